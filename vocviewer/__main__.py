@@ -1,0 +1,5 @@
+"""``python -m vocviewer`` runs the command line."""
+
+from vocviewer.cli import main
+
+raise SystemExit(main())

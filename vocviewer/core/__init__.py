@@ -1,0 +1,16 @@
+"""The shared model: numpy and stdlib only; no Qt, no file formats.
+
+Modules
+-------
+dataset
+    ``Dataset``: images, classes, image sets and ground truth as columnar numpy arrays.
+results
+    ``ResultSet``: detections and classification scores as columnar numpy arrays, with provenance
+    (file and line) for every row.
+boxes
+    Box conventions and vectorised pairwise overlap; the VOC ``+1`` rule is a named parameter.
+ranking
+    The one stable descending sort every protocol ranks with.
+errors
+    ``FormatError``: bad input, naming file and line or element.
+"""

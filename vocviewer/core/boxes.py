@@ -1,0 +1,72 @@
+"""Box conventions and vectorised overlap.
+
+Inside vocviewer every box is ``float64 (N, 4)`` as ``x1, y1, x2, y2`` holding the numbers the source
+file gave, unchanged (no rounding, no clipping, no validation), so that protocols see bit-identical
+values to the official code. What those numbers mean depends on the dataset's convention:
+
+``"voc"``
+    1-based, inclusive pixel indices: the box covers pixels ``x1..x2`` and ``y1..y2``. VOC and
+    ILSVRC files. In continuous 0-based image coordinates it spans ``[x1 - 1, x2] x [y1 - 1, y2]``.
+``"continuous"``
+    0-based continuous coordinates: ``[x1, x2] x [y1, y2]``. COCO (``x, y, x + w, y + h``).
+
+Each protocol applies its own area/IoU rule explicitly through ``overlap_pairs(..., plus_one=...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+BoxConvention = Literal["voc", "continuous"]
+Boxes = npt.NDArray[np.float64]
+
+
+def to_continuous(boxes: npt.ArrayLike, convention: BoxConvention) -> Boxes:
+    """Boxes in 0-based continuous image coordinates (for drawing), ``float64 (N, 4)`` xyxy."""
+    b = np.array(boxes, dtype=np.float64, copy=True).reshape(-1, 4)
+    if convention == "voc":
+        b[:, 0] -= 1.0
+        b[:, 1] -= 1.0
+    return b
+
+
+def overlap_pairs(
+    det: Boxes, gt: Boxes, *, plus_one: bool
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:
+    """Overlap of aligned box pairs ``det[i]`` vs ``gt[i]``, in the official expression order.
+
+    With ``plus_one`` (VOC, ILSVRC; ``VOCevaldet.m:79-87``) sizes are inclusive pixel counts::
+
+        iw = min(dx2, gx2) - max(dx1, gx1) + 1        ih likewise
+        ua = (dx2-dx1+1)*(dy2-dy1+1) + (gx2-gx1+1)*(gy2-gy1+1) - iw*ih
+        ov = iw*ih / ua
+
+    without it (COCO, VisDrone) the ``+ 1`` terms are absent. ``min``/``max`` skip NaN as MATLAB's
+    do; a NaN coordinate still yields a NaN overlap, which never passes a threshold.
+
+    Returns
+    -------
+    considered : bool (N,)
+        ``iw > 0 and ih > 0`` — the official code computes an overlap only for these pairs.
+    overlap : float64 (N,)
+        IoU for considered pairs, ``-inf`` elsewhere.
+    """
+    one = 1.0 if plus_one else 0.0
+    d = np.asarray(det, dtype=np.float64).reshape(-1, 4)
+    g = np.asarray(gt, dtype=np.float64).reshape(-1, 4)
+    iw = np.fmin(d[:, 2], g[:, 2]) - np.fmax(d[:, 0], g[:, 0]) + one
+    ih = np.fmin(d[:, 3], g[:, 3]) - np.fmax(d[:, 1], g[:, 1]) + one
+    considered = (iw > 0) & (ih > 0)
+    inter = iw * ih
+    ua = (
+        (d[:, 2] - d[:, 0] + one) * (d[:, 3] - d[:, 1] + one)
+        + (g[:, 2] - g[:, 0] + one) * (g[:, 3] - g[:, 1] + one)
+        - inter
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ov = inter / ua
+    ov = np.where(considered, ov, -np.inf)
+    return considered, ov

@@ -1,0 +1,281 @@
+"""``Dataset``: images, classes, image sets and ground truth as columnar numpy arrays.
+
+All arrays are read-only after construction. Objects are stored sorted by image, in each image's
+annotation order (XML order for VOC), so ``objects_of(i)`` is an O(1) slice through
+``object_offsets``. Boxes follow ``core.boxes`` (``box_convention`` says how to read them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.boxes import BoxConvention
+from vocviewer.core.errors import FormatError
+
+IntArray = npt.NDArray[np.int64]
+
+#: The 20 PASCAL VOC classes in devkit order (``VOCinit.m``); class index = position.
+VOC_CLASSES: tuple[str, ...] = (
+    "aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
+    "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train",
+    "tvmonitor",
+)  # fmt: skip
+#: VOC2011+ action classes (``VOCinit.m``); 'other' first, as the devkit lists it.
+VOC_ACTIONS: tuple[str, ...] = (
+    "other", "jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse",
+    "running", "takingphoto", "usingcomputer", "walking",
+)  # fmt: skip
+#: Person-layout part classes (``VOCinit.m``).
+VOC_PARTS: tuple[str, ...] = ("head", "hand", "foot")
+#: VOC pose values; index into this tuple is stored in ``ObjectTable.pose``.
+VOC_POSES: tuple[str, ...] = ("Unspecified", "Left", "Right", "Frontal", "Rear")
+
+
+def _frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
+    arr = np.array(a, dtype=dtype, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class ImageTable:
+    """Per-image columns, all of length ``I``.
+
+    ``id`` is the image identifier (``2008_000123``), ``path`` the image file (may not exist),
+    ``width``/``height`` in pixels from the annotation (0 if unknown), ``segmented`` the
+    annotation's ``<segmented>`` flag.
+    """
+
+    id: npt.NDArray[np.str_]
+    path: tuple[Path, ...]
+    width: npt.NDArray[np.int32]
+    height: npt.NDArray[np.int32]
+    segmented: npt.NDArray[np.bool_]
+
+    def __post_init__(self) -> None:
+        n = len(self.path)
+        object.__setattr__(self, "id", _frozen(self.id, np.str_))
+        object.__setattr__(self, "width", _frozen(self.width, np.int32))
+        object.__setattr__(self, "height", _frozen(self.height, np.int32))
+        object.__setattr__(self, "segmented", _frozen(self.segmented, np.bool_))
+        if not (len(self.id) == len(self.width) == len(self.height) == len(self.segmented) == n):
+            raise ValueError("ImageTable columns differ in length")
+
+    def __len__(self) -> int:
+        return len(self.path)
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectTable:
+    """Ground-truth objects, all columns of length ``N``, sorted by ``image_index`` then file order.
+
+    Columns
+    -------
+    image_index : int64 (N,)   row in ``Dataset.images``
+    label : int64 (N,)         index into ``Dataset.classes``
+    box : float64 (N, 4)       xyxy, see ``core.boxes``
+    difficult, truncated, occluded : bool (N,)
+    pose : int8 (N,)           index into ``VOC_POSES`` (0 = Unspecified)
+    order_in_image : int64 (N,) 0-based position among the image's objects (XML order); the
+                               devkit's 1-based "object index" is ``order_in_image + 1``
+    actions : bool (N, A)      action flags, columns in ``Dataset.actions`` order
+    """
+
+    image_index: IntArray
+    label: IntArray
+    box: npt.NDArray[np.float64]
+    difficult: npt.NDArray[np.bool_]
+    truncated: npt.NDArray[np.bool_]
+    occluded: npt.NDArray[np.bool_]
+    pose: npt.NDArray[np.int8]
+    order_in_image: IntArray
+    actions: npt.NDArray[np.bool_]
+
+    def __post_init__(self) -> None:
+        n = len(self.image_index)
+        for name, dtype in (
+            ("image_index", np.int64), ("label", np.int64), ("difficult", np.bool_),
+            ("truncated", np.bool_), ("occluded", np.bool_), ("pose", np.int8),
+            ("order_in_image", np.int64),
+        ):  # fmt: skip
+            arr = _frozen(getattr(self, name), dtype)
+            if arr.shape != (n,):
+                raise ValueError(f"ObjectTable.{name} has shape {arr.shape}, expected ({n},)")
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+        acts = np.asarray(self.actions, dtype=np.bool_)
+        if acts.ndim != 2 or acts.shape[0] != n:
+            raise ValueError(f"ObjectTable.actions has shape {acts.shape}, expected ({n}, A)")
+        object.__setattr__(self, "actions", _frozen(acts, np.bool_))
+
+    def __len__(self) -> int:
+        return len(self.image_index)
+
+
+@dataclass(frozen=True, eq=False)
+class PartTable:
+    """Person-layout parts: ``object_index`` (row in ``ObjectTable``), ``part`` (index into
+    ``VOC_PARTS``) and ``box`` float64 (P, 4), in XML order within each object."""
+
+    object_index: IntArray
+    part: npt.NDArray[np.int8]
+    box: npt.NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        n = len(self.object_index)
+        object.__setattr__(self, "object_index", _frozen(self.object_index, np.int64))
+        object.__setattr__(self, "part", _frozen(self.part, np.int8))
+        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+
+    def __len__(self) -> int:
+        return len(self.object_index)
+
+
+@dataclass(frozen=True, eq=False)
+class ImageLabels:
+    """Image-level class labels of one ``<class>_<set>.txt`` file, in file order.
+
+    ``image_index`` int64 (n,) rows in ``Dataset.images``; ``label`` int8 (n,): 1 present,
+    -1 absent, 0 present only as difficult objects.
+    """
+
+    image_index: IntArray
+    label: npt.NDArray[np.int8]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "image_index", _frozen(self.image_index, np.int64))
+        object.__setattr__(self, "label", _frozen(self.label, np.int8))
+
+
+@dataclass(frozen=True, eq=False)
+class PersonSet:
+    """Persons of a Layout or Action image set, in file order: ``image_index`` and
+    ``object_index`` (row in ``ObjectTable``, -1 if the annotation has no such object); for
+    ``Action/<action>_<set>.txt`` files also ``label`` (1 performing, -1 not, 0 neither)."""
+
+    image_index: IntArray
+    object_index: IntArray
+    label: npt.NDArray[np.int8] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "image_index", _frozen(self.image_index, np.int64))
+        object.__setattr__(self, "object_index", _frozen(self.object_index, np.int64))
+        if self.label is not None:
+            object.__setattr__(self, "label", _frozen(self.label, np.int8))
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A benchmark's ground truth, columnar.
+
+    Attributes
+    ----------
+    name
+        Display name, e.g. ``VOC2007``.
+    root
+        The folder it was read from (``None`` for in-memory datasets).
+    year
+        Challenge year if known (chooses VOC's AP rule), else ``None``.
+    classes
+        Class names; ``ObjectTable.label`` indexes this.
+    box_convention
+        How to read every box (``core.boxes``).
+    images, objects, parts
+        The tables above.
+    image_sets
+        ``"Main/test"``, ``"Segmentation/val"``, ... → int64 image rows in file order
+        (duplicates kept: the official detection code treats them as errors).
+    class_labels
+        ``(set, class)`` → ``ImageLabels`` from ``Main/<class>_<set>.txt``.
+    person_sets
+        ``"Layout/val"`` or ``"Action/val"`` → ``PersonSet``; ``"Action/<action>_val"`` with labels.
+    actions
+        Action names; columns of ``ObjectTable.actions``.
+    problems
+        Non-fatal input problems met while loading (the rest loaded).
+    """
+
+    name: str
+    root: Path | None
+    year: int | None
+    classes: tuple[str, ...]
+    box_convention: BoxConvention
+    images: ImageTable
+    objects: ObjectTable
+    parts: PartTable
+    image_sets: Mapping[str, IntArray] = field(default_factory=dict)
+    class_labels: Mapping[tuple[str, str], ImageLabels] = field(default_factory=dict)
+    person_sets: Mapping[str, PersonSet] = field(default_factory=dict)
+    actions: tuple[str, ...] = ()
+    problems: tuple[FormatError, ...] = ()
+    object_offsets: IntArray = field(init=False, repr=False)
+    _id_to_index: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        ii = self.objects.image_index
+        if len(ii) and (np.any(np.diff(ii) < 0) or ii[0] < 0 or ii[-1] >= len(self.images)):
+            raise ValueError("objects must be sorted by a valid image_index")
+        offsets = np.searchsorted(ii, np.arange(len(self.images) + 1), side="left")
+        object.__setattr__(self, "object_offsets", _frozen(offsets, np.int64))
+        object.__setattr__(
+            self, "image_sets", {k: _frozen(v, np.int64) for k, v in self.image_sets.items()}
+        )
+        object.__setattr__(
+            self, "_id_to_index", {s: i for i, s in enumerate(self.images.id.tolist())}
+        )
+
+    # --- lookups -------------------------------------------------------------------------------
+    def image_index(self, image_id: str) -> int:
+        """Row of ``image_id``; ``KeyError`` if unknown."""
+        return self._id_to_index[image_id]
+
+    def find_image(self, image_id: str) -> int | None:
+        """Row of ``image_id`` or ``None``."""
+        return self._id_to_index.get(image_id)
+
+    def objects_of(self, image: int) -> slice:
+        """Slice of ``objects`` rows belonging to image row ``image``."""
+        return slice(int(self.object_offsets[image]), int(self.object_offsets[image + 1]))
+
+    def class_index(self, name: str) -> int:
+        """Index of class ``name``; ``KeyError`` if unknown."""
+        return self.classes.index(name)
+
+    def main_sets(self) -> list[str]:
+        """Names of the ``Main`` image sets without prefix (``train``, ``val``, ``test``, ...)."""
+        return [k.split("/", 1)[1] for k in self.image_sets if k.startswith("Main/")]
+
+    def images_in_set(self, name: str | None) -> IntArray:
+        """Image rows of set ``name`` (``"test"`` means ``"Main/test"``); all images for ``None``.
+
+        Duplicated ids are kept once, in first-occurrence order."""
+        if name is None:
+            return np.arange(len(self.images), dtype=np.int64)
+        key = name if "/" in name else f"Main/{name}"
+        rows = self.image_sets[key]
+        _, first = np.unique(rows, return_index=True)
+        return rows[np.sort(first)]
+
+    def image_class_labels(self, image_set: str, class_name: str) -> ImageLabels:
+        """Classification ground truth for one class, as ``Main/<class>_<set>.txt`` gives it.
+
+        Falls back to deriving it from the objects as the devkit does when it writes those files:
+        1 if the image has a non-difficult object of the class, 0 if only difficult ones, else -1,
+        for every image of ``Main/<set>`` in list order."""
+        found = self.class_labels.get((image_set, class_name))
+        if found is not None:
+            return found
+        rows = self.image_sets[f"Main/{image_set}"]
+        k = self.class_index(class_name)
+        is_k = self.objects.label == k
+        has_easy = np.zeros(len(self.images), dtype=bool)
+        has_any = np.zeros(len(self.images), dtype=bool)
+        has_any[self.objects.image_index[is_k]] = True
+        has_easy[self.objects.image_index[is_k & ~self.objects.difficult]] = True
+        label = np.where(has_easy[rows], 1, np.where(has_any[rows], 0, -1)).astype(np.int8)
+        return ImageLabels(rows, label)

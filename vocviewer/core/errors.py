@@ -1,0 +1,59 @@
+"""Errors for bad input. One family: ``FormatError`` names the file and where in it.
+
+``FormatError`` lives in ``core`` (not ``formats``) because both readers (bad file content) and
+protocols (a result naming an image outside the evaluated set) raise it, and ``evaluation`` must not
+depend on ``formats``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class FormatError(ValueError):
+    """Input that does not follow its format.
+
+    Parameters
+    ----------
+    path
+        The offending file (or folder).
+    message
+        What is wrong and what was expected.
+    line
+        1-based line number in a text file, if known.
+    element
+        XML element path (e.g. ``annotation/object[3]/bndbox/xmin``) or JSON entry, if known.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        message: str,
+        *,
+        line: int | None = None,
+        element: str | None = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        self.message = message
+        self.line = line
+        self.element = element
+        super().__init__(str(self))
+
+    def location(self) -> str:
+        """``file:line`` / ``file (element)`` / ``file``, whichever is known."""
+        where = str(self.path) if self.path is not None else "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.element:
+            where += f" ({self.element})"
+        return where
+
+    def __str__(self) -> str:
+        return f"{self.location()}: {self.message}"
+
+    def __reduce__(self):  # keep picklable across processes despite keyword-only args
+        return (_rebuild, (self.path, self.message, self.line, self.element))
+
+
+def _rebuild(path, message, line, element) -> FormatError:  # type: ignore[no-untyped-def]
+    return FormatError(path, message, line=line, element=element)

@@ -1,0 +1,132 @@
+"""``ResultSet``: a method's outputs as columnar arrays, with the provenance of every row.
+
+Rows keep their file order (files in the order read, lines in file order), which is the tie-break
+order of every official ranking. ``file_index`` and ``line`` say where each row came from, so a
+protocol can name the file and line of a detection it rejects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.errors import FormatError
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
+    arr = np.array(a, dtype=dtype, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """Detections, all columns of length ``D``, in file order.
+
+    image_index : int64 (D,)  row in ``Dataset.images``
+    label : int64 (D,)        index into ``Dataset.classes``
+    score : float64 (D,)      confidence, finite (readers reject NaN; ±inf are allowed)
+    box : float64 (D, 4)      xyxy in the dataset's box convention (``core.boxes``)
+    file_index : int64 (D,)   index into ``ResultSet.files``
+    line : int64 (D,)         1-based line (or entry) number in that file
+    """
+
+    image_index: IntArray
+    label: IntArray
+    score: npt.NDArray[np.float64]
+    box: npt.NDArray[np.float64]
+    file_index: IntArray
+    line: IntArray
+
+    def __post_init__(self) -> None:
+        n = len(self.image_index)
+        for name, dtype in (
+            ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
+            ("file_index", np.int64), ("line", np.int64),
+        ):  # fmt: skip
+            arr = _frozen(getattr(self, name), dtype)
+            if arr.shape != (n,):
+                raise ValueError(f"Detections.{name} has shape {arr.shape}, expected ({n},)")
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+
+    def __len__(self) -> int:
+        return len(self.image_index)
+
+    @classmethod
+    def empty(cls) -> Detections:
+        z = np.zeros(0, dtype=np.int64)
+        return cls(z, z, np.zeros(0), np.zeros((0, 4)), z, z)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassScores:
+    """Image-level classification scores, columns of length ``M``, in file order.
+
+    image_index : int64 (M,)  row in ``Dataset.images``
+    label : int64 (M,)        class index
+    score : float64 (M,)      confidence (finite or ±inf)
+    file_index, line : int64 (M,)  provenance as in ``Detections``
+    """
+
+    image_index: IntArray
+    label: IntArray
+    score: npt.NDArray[np.float64]
+    file_index: IntArray
+    line: IntArray
+
+    def __post_init__(self) -> None:
+        n = len(self.image_index)
+        for name, dtype in (
+            ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
+            ("file_index", np.int64), ("line", np.int64),
+        ):  # fmt: skip
+            arr = _frozen(getattr(self, name), dtype)
+            if arr.shape != (n,):
+                raise ValueError(f"ClassScores.{name} has shape {arr.shape}, expected ({n},)")
+            object.__setattr__(self, name, arr)
+
+    def __len__(self) -> int:
+        return len(self.image_index)
+
+    @classmethod
+    def empty(cls) -> ClassScores:
+        z = np.zeros(0, dtype=np.int64)
+        return cls(z, z, np.zeros(0), z, z)
+
+
+@dataclass(frozen=True, eq=False)
+class ResultSet:
+    """One method's results for a dataset.
+
+    Attributes
+    ----------
+    name
+        Display name (e.g. ``comp4`` or a file stem).
+    files
+        Files read, in order; ``file_index`` columns index this.
+    detections, class_scores
+        Either may be empty.
+    classes_with_files
+        Class indices for which a results file was read per task (``{"det": ..., "cls": ...}``):
+        a class without a file is "not submitted", which differs from "no detections".
+    problems
+        Rows skipped while reading (unknown image ids, unparseable lines); a protocol that sees
+        problems marks its numbers as not official.
+    """
+
+    name: str
+    files: tuple[Path, ...]
+    detections: Detections = field(default_factory=Detections.empty)
+    class_scores: ClassScores = field(default_factory=ClassScores.empty)
+    classes_with_files: dict[str, frozenset[int]] = field(default_factory=dict)
+    problems: tuple[FormatError, ...] = ()
+
+    def where(self, file_index: int, line: int) -> str:
+        """``path:line`` of a row, for messages."""
+        return f"{self.files[file_index]}:{line}"
