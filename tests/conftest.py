@@ -13,8 +13,8 @@ SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
 @pytest.fixture(scope="session")
-def demo_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A freshly generated demo VOCdevkit (``<root>/VOC2012``-style year folder)."""
+def demo(tmp_path_factory: pytest.TempPathFactory):
+    """A freshly generated demo VOCdevkit: ``DemoPaths(devkit, year_dir, results_dir)``."""
     from vocviewer.demo import write_demo
 
     return write_demo(tmp_path_factory.mktemp("demo"))

@@ -72,5 +72,8 @@ def test_random_curves_match_oracle():
         prec, rec = voc_precision_recall(tp & ~ign, ~tp & ~ign, npos)
         ref_all = oracles.vocap(rec.tolist(), prec.tolist())
         ref_11 = oracles.ap11(rec.tolist(), prec.tolist())
-        for ours, ref in ((voc_ap_all_points(rec, prec), ref_all), (voc_ap_11_point(rec, prec), ref_11)):
+        for ours, ref in (
+            (voc_ap_all_points(rec, prec), ref_all),
+            (voc_ap_11_point(rec, prec), ref_11),
+        ):
             assert (math.isnan(ours) and math.isnan(ref)) or abs(ours - ref) <= 1e-12

@@ -30,7 +30,9 @@ def dataset_with_labels(labels):
 def evaluate(labels, scores, ap_rule="allpoints"):
     ds = dataset_with_labels(labels)
     rs = make_results(ds, scores=[("car", i, s) for i, s in scores])
-    res = evaluate_voc_cls(ds, rs, image_set="val", ap_rule=ap_rule, classes=[ds.class_index("car")])
+    res = evaluate_voc_cls(
+        ds, rs, image_set="val", ap_rule=ap_rule, classes=[ds.class_index("car")]
+    )
     return ds, res.classes[0]
 
 

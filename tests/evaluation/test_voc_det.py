@@ -79,7 +79,7 @@ def test_duplicate_does_not_fall_back_to_second_box():
     a2 = (11, 1, 110, 100)
     objects = {"im1": [("car", A, False), ("car", a2, False)]}
     dets = [("im1", 0.9, A), ("im1", 0.8, (3, 1, 102, 100))]
-    ds, ce = run(objects, dets)
+    _, ce = run(objects, dets)
     assert verdict_names(ce) == ["tp", "dup"]
     assert ce.best_gt.tolist() == [0, 0]
     # npos 2; rec .5 .5; prec 1 .5 → AP = .5 * 1
@@ -168,7 +168,7 @@ def test_detection_outside_image_set_is_an_error_naming_file_and_line():
     objects = {"im1": [("car", A, False)], "im2": []}
     ds = make_dataset(objects, {"Main/val": ["im1"]})
     rs = make_results(ds, [("car", "im1", 0.9, A), ("car", "im2", 0.8, A)])
-    with pytest.raises(FormatError, match="im2.*not in image set") as e:
+    with pytest.raises(FormatError, match=r"im2.*not in image set") as e:
         evaluate_voc_det(ds, rs, image_set="val")
     assert e.value.line == 2 and e.value.path.name == "comp4_det_val_car.txt"
     lenient = evaluate_voc_det(ds, rs, image_set="val", strict=False)
@@ -180,7 +180,9 @@ def test_image_listed_twice_counts_twice_and_rejects_its_detections():
     objects = {"im1": [("car", A, False)], "im2": [("car", B, False)]}
     ds = make_dataset(objects, {"Main/val": ["im1", "im2", "im2"]})
     car = [ds.class_index("car")]
-    res = evaluate_voc_det(ds, make_results(ds, [("car", "im1", 0.9, A)]), image_set="val", classes=car)
+    res = evaluate_voc_det(
+        ds, make_results(ds, [("car", "im1", 0.9, A)]), image_set="val", classes=car
+    )
     assert res.classes[0].npos == 3  # the official code loads im2's objects once per list entry
     with pytest.raises(FormatError, match="more than once"):
         evaluate_voc_det(ds, make_results(ds, [("car", "im2", 0.9, B)]), image_set="val")

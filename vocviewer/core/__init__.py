@@ -13,4 +13,6 @@ ranking
     The one stable descending sort every protocol ranks with.
 errors
     ``FormatError``: bad input, naming file and line or element.
+arrays
+    ``frozen``: read-only column copies.
 """

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.arrays import frozen
 from vocviewer.core.boxes import BoxConvention
 from vocviewer.core.errors import FormatError
 
@@ -36,12 +37,6 @@ VOC_PARTS: tuple[str, ...] = ("head", "hand", "foot")
 VOC_POSES: tuple[str, ...] = ("Unspecified", "Left", "Right", "Frontal", "Rear")
 
 
-def _frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
-    arr = np.array(a, dtype=dtype, copy=True)
-    arr.flags.writeable = False
-    return arr
-
-
 @dataclass(frozen=True, eq=False)
 class ImageTable:
     """Per-image columns, all of length ``I``.
@@ -59,10 +54,10 @@ class ImageTable:
 
     def __post_init__(self) -> None:
         n = len(self.path)
-        object.__setattr__(self, "id", _frozen(self.id, np.str_))
-        object.__setattr__(self, "width", _frozen(self.width, np.int32))
-        object.__setattr__(self, "height", _frozen(self.height, np.int32))
-        object.__setattr__(self, "segmented", _frozen(self.segmented, np.bool_))
+        object.__setattr__(self, "id", frozen(self.id, np.str_))
+        object.__setattr__(self, "width", frozen(self.width, np.int32))
+        object.__setattr__(self, "height", frozen(self.height, np.int32))
+        object.__setattr__(self, "segmented", frozen(self.segmented, np.bool_))
         if not (len(self.id) == len(self.width) == len(self.height) == len(self.segmented) == n):
             raise ValueError("ImageTable columns differ in length")
 
@@ -103,15 +98,15 @@ class ObjectTable:
             ("truncated", np.bool_), ("occluded", np.bool_), ("pose", np.int8),
             ("order_in_image", np.int64),
         ):  # fmt: skip
-            arr = _frozen(getattr(self, name), dtype)
+            arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"ObjectTable.{name} has shape {arr.shape}, expected ({n},)")
             object.__setattr__(self, name, arr)
-        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+        object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
         acts = np.asarray(self.actions, dtype=np.bool_)
         if acts.ndim != 2 or acts.shape[0] != n:
             raise ValueError(f"ObjectTable.actions has shape {acts.shape}, expected ({n}, A)")
-        object.__setattr__(self, "actions", _frozen(acts, np.bool_))
+        object.__setattr__(self, "actions", frozen(acts, np.bool_))
 
     def __len__(self) -> int:
         return len(self.image_index)
@@ -128,9 +123,9 @@ class PartTable:
 
     def __post_init__(self) -> None:
         n = len(self.object_index)
-        object.__setattr__(self, "object_index", _frozen(self.object_index, np.int64))
-        object.__setattr__(self, "part", _frozen(self.part, np.int8))
-        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+        object.__setattr__(self, "object_index", frozen(self.object_index, np.int64))
+        object.__setattr__(self, "part", frozen(self.part, np.int8))
+        object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
 
     def __len__(self) -> int:
         return len(self.object_index)
@@ -148,8 +143,8 @@ class ImageLabels:
     label: npt.NDArray[np.int8]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "image_index", _frozen(self.image_index, np.int64))
-        object.__setattr__(self, "label", _frozen(self.label, np.int8))
+        object.__setattr__(self, "image_index", frozen(self.image_index, np.int64))
+        object.__setattr__(self, "label", frozen(self.label, np.int8))
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,10 +158,10 @@ class PersonSet:
     label: npt.NDArray[np.int8] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "image_index", _frozen(self.image_index, np.int64))
-        object.__setattr__(self, "object_index", _frozen(self.object_index, np.int64))
+        object.__setattr__(self, "image_index", frozen(self.image_index, np.int64))
+        object.__setattr__(self, "object_index", frozen(self.object_index, np.int64))
         if self.label is not None:
-            object.__setattr__(self, "label", _frozen(self.label, np.int8))
+            object.__setattr__(self, "label", frozen(self.label, np.int8))
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,9 +216,9 @@ class Dataset:
         if len(ii) and (np.any(np.diff(ii) < 0) or ii[0] < 0 or ii[-1] >= len(self.images)):
             raise ValueError("objects must be sorted by a valid image_index")
         offsets = np.searchsorted(ii, np.arange(len(self.images) + 1), side="left")
-        object.__setattr__(self, "object_offsets", _frozen(offsets, np.int64))
+        object.__setattr__(self, "object_offsets", frozen(offsets, np.int64))
         object.__setattr__(
-            self, "image_sets", {k: _frozen(v, np.int64) for k, v in self.image_sets.items()}
+            self, "image_sets", {k: frozen(v, np.int64) for k, v in self.image_sets.items()}
         )
         object.__setattr__(
             self, "_id_to_index", {s: i for i, s in enumerate(self.images.id.tolist())}

@@ -13,15 +13,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.arrays import frozen
 from vocviewer.core.errors import FormatError
 
 IntArray = npt.NDArray[np.int64]
-
-
-def _frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
-    arr = np.array(a, dtype=dtype, copy=True)
-    arr.flags.writeable = False
-    return arr
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,11 +44,11 @@ class Detections:
             ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
             ("file_index", np.int64), ("line", np.int64),
         ):  # fmt: skip
-            arr = _frozen(getattr(self, name), dtype)
+            arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"Detections.{name} has shape {arr.shape}, expected ({n},)")
             object.__setattr__(self, name, arr)
-        object.__setattr__(self, "box", _frozen(np.reshape(self.box, (n, 4)), np.float64))
+        object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
 
     def __len__(self) -> int:
         return len(self.image_index)
@@ -86,7 +81,7 @@ class ClassScores:
             ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
             ("file_index", np.int64), ("line", np.int64),
         ):  # fmt: skip
-            arr = _frozen(getattr(self, name), dtype)
+            arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"ClassScores.{name} has shape {arr.shape}, expected ({n},)")
             object.__setattr__(self, name, arr)

@@ -1,0 +1,188 @@
+"""The ``vocviewer`` command line. The only module that writes to stdout/stderr.
+
+Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset, optionally
+saving a screenshot and exiting), ``eval`` (headless evaluation with a printed table and JSON).
+Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from vocviewer import __version__
+from vocviewer.core.errors import FormatError
+
+_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="vocviewer",
+        description="Browse object-recognition benchmarks and evaluate results exactly as the "
+        "official devkits do.",
+    )
+    p.add_argument("--version", action="version", version=f"vocviewer {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="write the embedded demo VOCdevkit and open it")
+    demo.add_argument(
+        "--dir", type=Path, help="where to write it (default: a per-user cache folder)"
+    )
+    demo.add_argument("--no-gui", action="store_true", help="only write it and print its path")
+    demo.add_argument(
+        "--seed", type=int, default=0, help="random seed of the generator (default 0)"
+    )
+    demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
+
+    op = sub.add_parser("open", help="open a dataset in the GUI")
+    op.add_argument("path", type=Path, help="a VOCdevkit root or year folder (VOC2007, ...)")
+    op.add_argument("--results", type=Path, nargs="+", default=[], metavar="R",
+                    help="result files or folders (devkit layout) to add")  # fmt: skip
+    op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
+    op.add_argument("--screenshot", type=Path, metavar="PNG",
+                    help="after loading and evaluation finish, save the window to PNG and exit")  # fmt: skip
+
+    ev = sub.add_parser("eval", help="evaluate results headless and print the AP table")
+    ev.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
+    ev.add_argument("--results", type=Path, nargs="+", required=True, metavar="R",
+                    help="result files (compN_det_<set>_<class>.txt, ...) or folders")  # fmt: skip
+    ev.add_argument("--task", choices=("det", "cls"), default="det")
+    ev.add_argument("--image-set", metavar="S",
+                    help="image set (default: the one named in the result file names)")  # fmt: skip
+    ev.add_argument("--protocol", choices=("voc2007", "voc2012"),
+                    help="AP rule: voc2007 = 11-point, voc2012 = all points "
+                    "(default: from the dataset year)")  # fmt: skip
+    ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
+    ev.add_argument("--keep-going", action="store_true",
+                    help="skip result rows the official code rejects instead of failing; "
+                    "the numbers are then marked NOT OFFICIAL")  # fmt: skip
+    return p
+
+
+def _infer_image_set(paths: Sequence[Path], task: str) -> str | None:
+    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
+    names: list[str] = []
+    for p in paths:
+        names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
+    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
+    return sets.pop() if len(sets) == 1 else None
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from vocviewer.evaluation.report import ap_table, result_to_json
+    from vocviewer.evaluation.voc import (
+        PROTOCOL_AP_RULES,
+        evaluate_voc_cls,
+        evaluate_voc_det,
+    )
+    from vocviewer.formats.detect import open_dataset, open_results
+
+    image_set = args.image_set or _infer_image_set(args.results, args.task)
+    if image_set is None:
+        _error("cannot tell the image set from the result file names; pass --image-set")
+        return 2
+    dataset = open_dataset(args.path)
+    for problem in dataset.problems:
+        _warn(f"{problem}")
+    results = open_results(dataset, args.results, image_set=image_set)
+    if results.problems and not args.keep_going:
+        for problem in results.problems:
+            _error(str(problem))
+        _error(f"{len(results.problems)} problem(s) in the results; fix them or pass --keep-going")
+        return 1
+    evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
+    rule = PROTOCOL_AP_RULES[args.protocol] if args.protocol else None
+    try:
+        result = evaluate(
+            dataset, results, image_set=image_set, ap_rule=rule, strict=not args.keep_going
+        )
+    except KeyError as e:  # unknown image set
+        _error(str(e.args[0]))
+        return 2
+    print(ap_table(result), end="")
+    if args.json:
+        _write_json(args.json, result_to_json(result))
+    return 0
+
+
+def _write_json(path: Path, payload: dict) -> None:
+    """Atomic write: a temp file beside the target, then rename."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _display_problem(screenshot: bool) -> str | None:
+    """Why the GUI cannot start here, or None. Avoids Qt's platform-plugin abort."""
+    if screenshot and not os.environ.get("QT_QPA_PLATFORM"):
+        if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a screenshot needs no screen
+        return None
+    if os.environ.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window cannot open.\n"
+        "  Headless alternatives:\n"
+        "    vocviewer eval PATH --results R ...        evaluate and print the AP table\n"
+        "    vocviewer demo --no-gui                    only write the demo dataset\n"
+        "    vocviewer open PATH --screenshot out.png   render the window to a PNG\n"
+        "    QT_QPA_PLATFORM=offscreen vocviewer ...    run the GUI without a screen"
+    )
+
+
+def _run_gui(path: Path, results: Sequence[Path], image_set: str | None, shot: Path | None) -> int:
+    problem = _display_problem(shot is not None)
+    if problem:
+        _error(problem)
+        return 3
+    from vocviewer.gui.app import run_gui
+
+    code = run_gui(path, results, image_set=image_set, screenshot=shot)
+    if shot is not None and code == 0:
+        print(shot)
+    return code
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from vocviewer.demo import default_demo_dir, write_demo
+
+    paths = write_demo(args.dir or default_demo_dir(), seed=args.seed)
+    print(paths.year_dir)
+    if args.no_gui:
+        return 0
+    return _run_gui(paths.year_dir, [paths.results_dir], "val", args.screenshot)
+
+
+def _error(msg: str) -> None:
+    print(f"vocviewer: error: {msg}", file=sys.stderr)
+
+
+def _warn(msg: str) -> None:
+    print(f"vocviewer: warning: {msg}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``vocviewer`` command; returns the exit code."""
+    args = _build_parser().parse_args(argv)
+    try:
+        if args.command == "eval":
+            return _cmd_eval(args)
+        if args.command == "demo":
+            return _cmd_demo(args)
+        return _run_gui(args.path, args.results, args.image_set, args.screenshot)
+    except FormatError as e:
+        _error(str(e))
+        return 1
+    except OSError as e:
+        _error(f"{e.filename or ''}: {e.strerror or e}")
+        return 1
