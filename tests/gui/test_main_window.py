@@ -1,0 +1,133 @@
+"""The main window on a tiny in-memory dataset: drawing, toggles, keys, PR click-through."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from vocviewer.core.dataset import VOC_CLASSES
+from vocviewer.gui.overlays import BoxItem
+from vocviewer.gui.state import Message
+
+DOG = VOC_CLASSES.index("dog")
+
+
+@pytest.fixture
+def window(qtbot, make_window, tiny):
+    win = make_window()
+    dataset, results = tiny
+    win.state.set_dataset(dataset)
+    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
+        win.state.add_result_set(results)
+    qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
+    return win
+
+
+def kinds(win):
+    return {k: len(win.view.overlay_items(k)) for k in ("gt", "det", "label")}
+
+
+def test_first_image_is_drawn_with_ground_truth_and_detections(window):
+    # img1: dog + difficult person; detections ≥ 0.5: dog TP, dog duplicate, person ignored
+    assert kinds(window) == {"gt": 2, "det": 3, "label": 5}
+    difficult = [
+        i for i in window.view.overlay_items("gt") if i.pen().style() == Qt.PenStyle.DashLine
+    ]
+    assert len(difficult) == 1
+    assert window.ap_table.model().rowCount() == 21  # 20 classes + mean
+    assert "tiny" in window.status_label.text() and "img1" in window.status_label.text()
+    assert window.progress.isHidden()
+
+
+def test_toggles_change_what_is_drawn(qtbot, window):
+    acts = window.toggle_actions
+    acts["show_labels"].trigger()
+    assert kinds(window) == {"gt": 2, "det": 3, "label": 0}
+    acts["show_gt"].trigger()
+    assert kinds(window)["gt"] == 0
+    acts["only_tp"].trigger()
+    assert kinds(window)["det"] == 1
+    acts["show_detections"].trigger()
+    assert kinds(window) == {"gt": 0, "det": 0, "label": 0}
+    for act in acts.values():
+        act.trigger()
+    assert kinds(window) == {"gt": 2, "det": 3, "label": 5}
+    window.state.set_threshold(0.85)
+    assert kinds(window)["det"] == 1  # only the 0.9 dog
+    assert window.threshold_slider.value() == 85
+
+
+def test_keys_change_image_and_toggles(qtbot, window):
+    window.activateWindow()
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Right)
+    assert window.state.current_image == 1
+    qtbot.keyClick(window.view, Qt.Key.Key_N)
+    assert window.state.current_image == 2
+    qtbot.keyClick(window.view, Qt.Key.Key_PageUp)
+    assert window.state.current_image == 1
+    qtbot.keyClick(window.view, Qt.Key.Key_Left)
+    assert window.state.current_image == 0
+    qtbot.keyClick(window.view, Qt.Key.Key_G)
+    assert not window.state.show_gt
+    qtbot.keyClick(window.view, Qt.Key.Key_T)
+    assert window.state.only_tp
+
+
+def test_missing_image_file_shows_a_placeholder(qtbot, window):
+    window.state.set_current_image(2)  # img3.jpg does not exist
+    qtbot.waitUntil(lambda: window.view.shown_image == 2, timeout=5000)
+    assert window.view.missing_file is not None and window.view.missing_file.name == "img3.jpg"
+    assert kinds(window)["gt"] == 1  # overlays are still drawn over the placeholder
+    assert "image file missing" in window.status_label.text()
+
+
+def test_zoom_keys(qtbot, window):
+    view = window.view
+    fit = view.scale_factor()
+    window.act_zoom_in.trigger()
+    assert view.scale_factor() == pytest.approx(fit * 1.25)
+    window.act_one.trigger()
+    assert view.scale_factor() == 1.0
+    window.act_fit.trigger()
+    assert view.scale_factor() == pytest.approx(fit)
+
+
+def test_ap_table_selects_class_and_pr_click_opens_the_detection(qtbot, window):
+    table = window.ap_table
+    table.selectRow(DOG)
+    assert window.state.selected_class == DOG
+    pane = window.pr_pane
+    assert pane.evaluation is not None and pane.evaluation.class_name == "dog"
+    spots = pane.spots.points()
+    assert len(spots) == 4 and len(pane.curve.getData()[0]) == 4
+    fp = next(s for s in spots if s.data() == 3)  # rank 3: the FP on img2
+    pane._on_spots_clicked(pane.spots, [fp], None)
+    assert window.state.selected_detection == (DOG, 3)
+    qtbot.waitUntil(lambda: window.view.shown_image == 1, timeout=5000)
+    hl = window.view.highlighted_item()
+    assert isinstance(hl, BoxItem) and hl.row == 2 and hl.pen().widthF() > 2.0
+    assert len(pane.marker.points()) == 1
+    # the highlighted detection stays visible even when detections are filtered out
+    window.state.set_threshold(0.95)
+    assert window.view.highlighted_item() is not None
+
+
+def test_messages_panel_collects_problems(qtbot, window):
+    assert window.messages.isHidden()
+    window.state.post([Message("warning", "a.xml: bad box"), Message("error", "b.txt:3: bad")])
+    assert window.messages.count() == 2
+    assert not window.messages.isHidden()  # errors open the panel
+    assert window.problems_button.text().endswith("2 messages")
+
+
+def test_all_classes_overview_and_curve_click(qtbot, window):
+    pane = window.pr_pane
+    assert window.state.selected_class == -1
+    visible = [k for k, c in enumerate(pane.overview) if c.isVisible()]
+    assert visible == [VOC_CLASSES.index(c) for c in ("cat", "dog", "person")]
+    pane._on_overview_clicked(DOG)  # what a curve's sigClicked delivers (plus the curve)
+    assert window.state.selected_class == DOG
+    assert not any(c.isVisible() for c in pane.overview)
+    assert window.browser.class_combo.currentText() == "dog"
+    assert window.browser.model.rowCount() == 2  # img1 and img3 contain a dog

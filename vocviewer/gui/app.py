@@ -1,0 +1,181 @@
+"""Application setup and entry points: ``main`` (the ``vocviewer-gui`` script) and ``run_gui``
+(called by ``vocviewer open`` / ``vocviewer demo``, optionally rendering a screenshot and exiting).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import (
+    QMessageLogContext,
+    QObject,
+    Qt,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
+from PySide6.QtWidgets import QApplication
+
+import vocviewer
+from vocviewer.core.errors import FormatError
+from vocviewer.gui.main_window import MainWindow
+
+SCREENSHOT_TIMEOUT_MS = 300_000
+_configured = False
+
+
+def configure_pyqtgraph() -> None:
+    """Global pyqtgraph options, set once: row-major images (numpy order), antialiased lines."""
+    global _configured
+    if not _configured:
+        pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+        _configured = True
+
+
+def make_app(argv: Sequence[str] | None = None) -> QApplication:
+    """The ``QApplication`` (created once), named, with pyqtgraph configured."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setApplicationName("vocviewer")
+    app.setApplicationVersion(vocviewer.__version__)
+    app.setOrganizationName("vocviewer")
+    configure_pyqtgraph()
+    return app
+
+
+def _drop_offscreen_noise(previous: Callable[..., None] | None) -> Callable[..., None]:
+    """A Qt message handler without the offscreen platform's harmless "This plugin does not
+    support propagateSizeHints()" (printed whenever a main window lays out)."""
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if "propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    return handler
+
+
+class ScreenshotWhenReady(QObject):
+    """Saves ``window.grab()`` to ``path`` once loading and evaluation are done and the current
+    image is on screen, then quits the event loop (exit code 0; 1 if a load failed or the PNG
+    could not be written; 3 on timeout)."""
+
+    def __init__(self, window: MainWindow, path: Path) -> None:
+        super().__init__(window)
+        self.window = window
+        self.path = Path(path)
+        self.error: BaseException | None = None
+        self._saving = False
+        self._timeout = QTimer(self)
+        self._timeout.setSingleShot(True)
+        self._timeout.start(SCREENSHOT_TIMEOUT_MS)
+
+        st = window.state
+        st.load_failed.connect(self._on_load_failed)
+        st.busy_changed.connect(self._check)
+        st.evaluation_finished.connect(self._check)
+        window.view.image_shown.connect(self._check)
+        self._timeout.timeout.connect(self._on_timeout)
+
+    def ready(self) -> bool:
+        st, view = self.window.state, self.window.view
+        shown = st.current_image < 0 or view.shown_image == st.current_image
+        return st.dataset is not None and st.is_idle() and shown
+
+    def _check(self, *_args: object) -> None:
+        if self.ready() and not self._saving:
+            self._saving = True
+            QTimer.singleShot(150, self._save)  # let layouts and repaints settle
+
+    def _save(self) -> None:
+        self._saving = False
+        if not self.ready():
+            return
+        ok = self.window.grab().save(str(self.path))
+        self._finish(0 if ok else 1)
+
+    def _on_load_failed(self, _text: str) -> None:
+        self.error = self.window.state.last_load_error
+        self._finish(1)
+
+    def _on_timeout(self) -> None:
+        self._finish(3)
+
+    def _finish(self, code: int) -> None:
+        self._timeout.stop()
+        QApplication.instance().exit(code)  # type: ignore[union-attr]
+
+
+def run_gui(
+    dataset_path: str | Path | None,
+    results_paths: Sequence[str | Path] = (),
+    image_set: str | None = None,
+    screenshot: str | Path | None = None,
+) -> int:
+    """Open the window on a dataset (and results), run the event loop, return the exit code.
+
+    With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
+    loaded, evaluated and drawn, and the function returns 0. If loading fails it prints nothing:
+    a ``FormatError``/``OSError`` is re-raised for the caller to report (the CLI prints it), any
+    other failure returns 1.
+    """
+    app = make_app()
+    quiet = app.platformName() == "offscreen"
+    previous = qInstallMessageHandler(None) if quiet else None
+    if quiet:
+        qInstallMessageHandler(_drop_offscreen_noise(previous))
+    window = MainWindow()
+    shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
+    if shot is not None:
+        window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    window.show()
+    if dataset_path is not None:
+        window.open_dataset(dataset_path, tuple(results_paths), image_set)
+    elif shot is not None:
+        QTimer.singleShot(0, lambda: shot._finish(0 if window.grab().save(str(shot.path)) else 1))
+    code = app.exec()
+    if shot is not None:  # close without the "last window closed" quit, which would linger
+        quit_on_close = app.quitOnLastWindowClosed()
+        app.setQuitOnLastWindowClosed(False)
+        window.close()
+        app.setQuitOnLastWindowClosed(quit_on_close)
+    if quiet:
+        qInstallMessageHandler(previous)
+    if shot is not None and shot.error is not None:
+        if isinstance(shot.error, FormatError | OSError):
+            raise shot.error
+        return 1
+    return int(code)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vocviewer-gui", description="Browse a benchmark dataset and evaluate results."
+    )
+    parser.add_argument("dataset", nargs="?", type=Path, help="dataset folder (VOCdevkit/VOC20xx)")
+    parser.add_argument("results", nargs="*", type=Path, help="result files or folders")
+    parser.add_argument("--image-set", help="image set to browse and evaluate (e.g. val)")
+    parser.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``vocviewer-gui`` script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return run_gui(args.dataset, args.results, args.image_set, args.screenshot)
+    except (FormatError, OSError) as exc:  # only with --screenshot; the window shows it otherwise
+        parser.exit(1, f"vocviewer-gui: error: {exc}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+"""``ImageView``: the current image, large, with its ground truth and detections drawn over it.
+
+Images are decoded in a worker (Pillow → ``QImage``); the GUI thread only turns the ``QImage`` into
+a pixmap and draws. A missing or unreadable file gives a neutral placeholder of the annotated size
+with a message. Fit-to-window on open, wheel zoom under the mouse, drag to pan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen, QPixmap, QResizeEvent, QWheelEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsItem,
+    QGraphicsPixmapItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QWidget,
+)
+
+from vocviewer.core.boxes import to_continuous
+from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items
+from vocviewer.gui.state import AppState
+from vocviewer.gui.worker import Jobs, Worker
+
+BACKGROUND = QColor("#2b2d30")
+PLACEHOLDER = QColor("#5f6368")
+MIN_SCALE, MAX_SCALE = 0.02, 40.0
+
+
+def decode_image(path: Path) -> QImage:
+    """Read an image file into an RGB ``QImage`` (worker thread; raises ``OSError`` on failure)."""
+    with Image.open(path) as im:
+        rgb = im.convert("RGB")
+        w, h = rgb.size
+        data = rgb.tobytes()
+    return QImage(data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+
+
+class ImageView(QGraphicsView):
+    """The current image with overlays; follows ``AppState``.
+
+    Signals
+    -------
+    image_shown(int)
+        The image row whose pixels (or placeholder) and overlays are now on screen.
+    overlays_drawn()
+        The boxes and labels were rebuilt (after any state change that affects them).
+    """
+
+    image_shown = Signal(int)
+    overlays_drawn = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self._jobs = Jobs(self)
+        self._scene = QGraphicsScene(self)
+        self._pixmap = QGraphicsPixmapItem()
+        self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
+        self._scene.addItem(self._pixmap)
+        self._backdrop: list[QGraphicsItem] = []  # placeholder or empty-state message
+        self._overlays: list[QGraphicsItem] = []
+        self.shown_image = -1
+        self.missing_file: Path | None = None
+        self._fit = True
+        self.setScene(self._scene)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setBackgroundBrush(BACKGROUND)
+        self.setRenderHints(
+            QPainter.RenderHint.Antialiasing | QPainter.RenderHint.SmoothPixmapTransform
+        )
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setMinimumSize(320, 240)
+        self._relayout = QTimer(self)  # zoom changes re-place labels, at most every 80 ms
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(80)
+        self._show_message(
+            "Open a dataset folder (File ▸ Open dataset folder…, Ctrl+O)\n"
+            "or the built-in demo (File ▸ Open demo dataset)"
+        )
+
+        self._relayout.timeout.connect(self.redraw_overlays)
+        state.dataset_loaded.connect(self._on_dataset_loaded)
+        state.image_changed.connect(self._on_image_changed)
+        state.display_changed.connect(self.redraw_overlays)
+        state.threshold_changed.connect(self.redraw_overlays)
+        state.class_changed.connect(self.redraw_overlays)
+        state.selection_changed.connect(self.redraw_overlays)
+        state.current_results_changed.connect(self.redraw_overlays)
+        state.class_evaluated.connect(self._on_class_evaluated)
+
+    # --- zoom ----------------------------------------------------------------------------------
+    def fit_to_window(self) -> None:
+        self._fit = True
+        rect = self._scene.sceneRect()
+        if rect.width() > 0 and rect.height() > 0:
+            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+            if self._overlays:
+                self._relayout.start()
+
+    def zoom_one_to_one(self) -> None:
+        self._fit = False
+        self.resetTransform()
+        self._relayout.start()
+
+    def zoom_by(self, factor: float) -> None:
+        scale = self.transform().m11()
+        factor = float(np.clip(scale * factor, MIN_SCALE, MAX_SCALE)) / scale
+        self._fit = False
+        self.scale(factor, factor)
+        self._relayout.start()
+
+    def scale_factor(self) -> float:
+        """Screen pixels per image pixel."""
+        return float(self.transform().m11())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.zoom_by(1.2**steps)
+        event.accept()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self._fit:
+            self.fit_to_window()
+
+    # --- image ---------------------------------------------------------------------------------
+    def _on_dataset_loaded(self, _dataset: object) -> None:
+        self._jobs.cancel_all()
+        self.shown_image = -1
+        self._clear()
+        self._show_message("No image in this set")
+
+    def _on_image_changed(self, image: int) -> None:
+        ds = self.state.dataset
+        if ds is None or image < 0:
+            self._jobs.cancel_all()
+            self.shown_image = -1
+            self._clear()
+            self._show_message("No image in this set" if ds is not None else "")
+            return
+        path = ds.images.path[image]
+        self._jobs.start(
+            "decode",
+            Worker(decode_image, path),
+            on_returned=lambda img, i=image: self._show_image(i, img),
+            on_errored=lambda exc, i=image: self._show_image(i, None, exc),
+        )
+
+    def _show_image(
+        self, image: int, qimage: QImage | None, error: BaseException | None = None
+    ) -> None:
+        if image != self.state.current_image:
+            return
+        ds = self.state.dataset
+        assert ds is not None
+        self._clear()
+        self.missing_file = None
+        if qimage is not None:
+            self._pixmap.setPixmap(QPixmap.fromImage(qimage))
+            rect = QRectF(0.0, 0.0, qimage.width(), qimage.height())
+        else:
+            rect = self._annotated_rect(image)
+            self.missing_file = ds.images.path[image]
+            why = (
+                "Image file not found"
+                if isinstance(error, FileNotFoundError)
+                else "Cannot read image"
+            )
+            self._show_placeholder(rect, f"{why}\n{self.missing_file}")
+        self._scene.setSceneRect(rect)
+        self.shown_image = image
+        self.fit_to_window()
+        self.redraw_overlays()
+        self.image_shown.emit(image)
+
+    def _annotated_rect(self, image: int) -> QRectF:
+        ds = self.state.dataset
+        assert ds is not None
+        w, h = int(ds.images.width[image]), int(ds.images.height[image])
+        if w <= 0 or h <= 0:  # size unknown: cover the boxes, or a VOC-typical 500 x 375
+            boxes = to_continuous(ds.objects.box[ds.objects_of(image)], ds.box_convention)
+            w = max(500, int(np.ceil(boxes[:, 2].max()))) if len(boxes) else 500
+            h = max(375, int(np.ceil(boxes[:, 3].max()))) if len(boxes) else 375
+        return QRectF(0.0, 0.0, w, h)
+
+    def _clear(self) -> None:
+        for item in self._backdrop + self._overlays:
+            self._scene.removeItem(item)
+        self._backdrop, self._overlays = [], []
+        self._pixmap.setPixmap(QPixmap())
+
+    def _show_placeholder(self, rect: QRectF, text: str) -> None:
+        box = self._scene.addRect(rect, QPen(QColor("#80868b"), 0), QBrush(PLACEHOLDER))
+        label = QGraphicsSimpleTextItem(text)
+        label.setBrush(QColor("#e8eaed"))
+        label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        label.setPos(rect.left() + 12.0, rect.top() + 12.0)
+        self._scene.addItem(label)
+        self._backdrop = [box, label]
+
+    def _show_message(self, text: str) -> None:
+        label = QGraphicsSimpleTextItem(text)
+        label.setBrush(QColor("#bdc1c6"))
+        self._scene.addItem(label)
+        self._backdrop = [label]
+        self._scene.setSceneRect(label.boundingRect().adjusted(-40, -40, 40, 40))
+        self._fit = False
+        self.resetTransform()
+
+    # --- overlays ------------------------------------------------------------------------------
+    def _on_class_evaluated(self, index: int, _evaluation: object) -> None:
+        if index == self.state.current_results:
+            self.redraw_overlays()
+
+    def overlay_options(self) -> OverlayOptions:
+        st = self.state
+        highlight_row, highlight_gt = st.selected_detection_row(), -1
+        if st.selected_detection is not None:
+            ev = st.class_evaluation(st.selected_detection[0])
+            if ev is not None:
+                highlight_gt = int(ev.best_gt[st.selected_detection[1]])
+        return OverlayOptions(
+            show_gt=st.show_gt,
+            show_detections=st.show_detections,
+            show_labels=st.show_labels,
+            only_tp=st.only_tp,
+            threshold=st.score_threshold,
+            class_index=st.selected_class,
+            highlight_row=highlight_row,
+            highlight_gt=highlight_gt,
+            pixel=1.0 / max(self.scale_factor(), 1e-6),
+        )
+
+    def redraw_overlays(self) -> None:
+        """Rebuild the boxes and labels of the shown image from the state."""
+        for item in self._overlays:
+            self._scene.removeItem(item)
+        self._overlays = []
+        st, image = self.state, self.shown_image
+        if st.dataset is None or image < 0 or image != st.current_image:
+            self.overlays_drawn.emit()
+            return
+        opts = self.overlay_options()
+        items: list[QGraphicsItem] = []
+        taken: list[QRectF] = []  # label rects, so that labels avoid each other
+        if opts.show_gt:
+            items += ground_truth_items(st.dataset, image, opts, taken)
+        if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
+            loaded, evals = st.results[st.current_results], st.evaluations[st.current_results]
+            items += detection_items(st.dataset, loaded, evals, image, opts, taken)
+        for item in items:
+            self._scene.addItem(item)
+        self._overlays = items
+        self.overlays_drawn.emit()
+
+    def overlay_items(self, kind: str | None = None) -> list[QGraphicsItem]:
+        """Overlay items on screen, optionally only those of ``kind`` (``gt``/``det``/``label``)."""
+        return [i for i in self._overlays if kind is None or getattr(i, "kind", None) == kind]
+
+    def highlighted_item(self) -> QGraphicsItem | None:
+        """The highlighted detection's box, if it is on screen."""
+        hits = [i for i in self.overlay_items("det") if getattr(i, "highlighted", False)]
+        return hits[0] if hits else None
+
+    def shutdown(self) -> None:
+        self._jobs.cancel_all()

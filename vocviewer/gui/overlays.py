@@ -1,0 +1,250 @@
+"""Graphics items drawn over an image: ground-truth boxes, detections and their labels.
+
+Items are built from the model (``Dataset``, ``LoadedResults``, ``ResultEvaluations``) in scene
+coordinates = 0-based continuous image pixels (``core.boxes.to_continuous``). Colours come from the
+evaluation's verdicts (DESIGN rule 5): nothing here decides TP or FP.
+
+Every item has a ``kind``: ``"gt"``, ``"det"`` or ``"label"`` (tests count items by kind).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
+
+from vocviewer.core.boxes import to_continuous
+from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.result import Verdict
+from vocviewer.gui.state import LoadedResults, ResultEvaluations
+
+GT_COLOR = QColor("#26c6da")
+UNEVALUATED_COLOR = QColor("#ce93d8")
+#: verdict → (colour, pen style, short name)
+VERDICT_STYLE: dict[int, tuple[QColor, Qt.PenStyle, str]] = {
+    Verdict.TP: (QColor("#43a047"), Qt.PenStyle.SolidLine, "TP"),
+    Verdict.FP: (QColor("#e53935"), Qt.PenStyle.SolidLine, "FP"),
+    Verdict.DUPLICATE: (QColor("#fb8c00"), Qt.PenStyle.DashDotLine, "duplicate"),
+    Verdict.IGNORED: (QColor("#9e9e9e"), Qt.PenStyle.DotLine, "ignored"),
+    -1: (UNEVALUATED_COLOR, Qt.PenStyle.DashLine, "not evaluated"),
+}
+Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
+
+
+@dataclass(frozen=True)
+class OverlayOptions:
+    """What to draw. ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1:
+    none), drawn whatever the filters, and ``highlight_gt`` an object row; ``pixel`` is the size
+    of a screen pixel in scene units (labels keep a constant screen size and avoid each other)."""
+
+    show_gt: bool = True
+    show_detections: bool = True
+    show_labels: bool = True
+    only_tp: bool = False
+    threshold: float = 0.0
+    class_index: int = -1
+    highlight_row: int = -1
+    highlight_gt: int = -1
+    pixel: float = 1.0
+
+
+class BoxItem(QGraphicsRectItem):
+    """A box outline with a thin dark halo so it reads on light and dark images."""
+
+    def __init__(
+        self,
+        rect: QRectF,
+        color: QColor,
+        *,
+        kind: str,
+        row: int,
+        style: Qt.PenStyle = Qt.PenStyle.SolidLine,
+        width: float = 2.0,
+        highlighted: bool = False,
+    ) -> None:
+        super().__init__(rect)
+        self.kind = kind
+        self.row = row
+        self.highlighted = highlighted
+        pen = QPen(color, width, style)
+        pen.setCosmetic(True)
+        self.setPen(pen)
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        pen = self.pen()
+        dark = QColor(0, 0, 0, 150 * pen.color().alpha() // 255)
+        halo = QPen(QColor(255, 255, 255, 230) if self.highlighted else dark)
+        halo.setWidthF(pen.widthF() + (3.0 if self.highlighted else 2.0))
+        halo.setCosmetic(True)
+        painter.setPen(halo)
+        painter.drawRect(self.rect())
+        painter.setPen(pen)
+        painter.drawRect(self.rect())
+
+
+class LabelItem(QGraphicsItem):
+    """A small text tag on a coloured background, constant size on screen.
+
+    Its origin sits at a box corner; ``above`` puts the tag just above that point, else below."""
+
+    kind = "label"
+
+    def __init__(self, text: str, color: QColor, *, above: bool, bold: bool = False) -> None:
+        super().__init__()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.text = text
+        self._color = color
+        self._font = QFont()
+        self._font.setPointSizeF(8.5)
+        self._font.setBold(bold)
+        fm = QFontMetricsF(self._font)
+        w, h = fm.horizontalAdvance(text) + 8.0, fm.height() + 2.0
+        self.above = above
+        self._rect = QRectF(0.0, -h if above else 0.0, w, h)
+        lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
+        self._ink = QColor("#111111") if lum > 150 else QColor("#ffffff")
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def place(self, x: float, y: float, pixel: float, taken: list[QRectF]) -> None:
+        """Put the tag at scene point ``(x, y)``, moved away (up if ``above``, else down) from
+        the tags in ``taken`` (scene rects, at ``pixel`` scene units per screen pixel)."""
+        r = self._rect
+        step = r.height() * pixel * (-1.0 if self.above else 1.0)
+        for _ in range(8):
+            scene = QRectF(
+                x + r.x() * pixel, y + r.y() * pixel, r.width() * pixel, r.height() * pixel
+            )
+            if not any(scene.intersects(t) for t in taken):
+                break
+            y += step
+        taken.append(scene)
+        self.setPos(x, y)
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        painter.fillRect(self._rect, self._color)
+        painter.setFont(self._font)
+        painter.setPen(self._ink)
+        painter.drawText(
+            self._rect.adjusted(4.0, 0.0, -4.0, 0.0),
+            int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft),
+            self.text,
+        )
+
+
+def _rect(b: np.ndarray) -> QRectF:
+    return QRectF(float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1]))
+
+
+def gt_label(dataset: Dataset, row: int) -> str:
+    """``dog`` plus tags: ``D`` difficult, ``T`` truncated, ``O`` occluded."""
+    obj = dataset.objects
+    flags = [("D", obj.difficult), ("T", obj.truncated), ("O", obj.occluded)]
+    tags = "".join(t for t, col in flags if col[row])
+    name = dataset.classes[int(obj.label[row])]
+    return f"{name} · {tags}" if tags else name
+
+
+def ground_truth_items(
+    dataset: Dataset, image: int, opts: OverlayOptions, taken: list[QRectF] | None = None
+) -> list[QGraphicsItem]:
+    """Boxes (difficult ones dashed) and labels of the image's objects; objects of other classes
+    than a selected one are drawn faded."""
+    rows = np.arange(len(dataset.objects))[dataset.objects_of(image)]
+    boxes = to_continuous(dataset.objects.box[rows], dataset.box_convention)
+    items: list[QGraphicsItem] = []
+    taken = [] if taken is None else taken
+    for row, b in zip(rows.tolist(), boxes, strict=True):
+        faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
+        color = QColor(GT_COLOR)
+        if faded:
+            color.setAlpha(110)
+        dashed = bool(dataset.objects.difficult[row])
+        hl = row == opts.highlight_gt
+        box = BoxItem(
+            _rect(b),
+            color,
+            kind="gt",
+            row=row,
+            style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine,
+            width=3.5 if hl else (1.5 if faded else 2.0),
+            highlighted=hl,
+        )
+        box.setZValue(Z_GT - (5.0 if faded else 0.0))
+        items.append(box)
+        if opts.show_labels and not faded:
+            above = b[1] >= 18.0 * opts.pixel
+            label = LabelItem(gt_label(dataset, row), GT_COLOR, above=above)
+            label.place(float(b[0]), float(b[1]), opts.pixel, taken)
+            label.setZValue(Z_LABEL)
+            items.append(label)
+    return items
+
+
+def detection_rows(
+    loaded: LoadedResults, evals: ResultEvaluations, image: int, opts: OverlayOptions
+) -> np.ndarray:
+    """Detection rows of the image to draw, lowest score first (the highlighted one last)."""
+    det = loaded.results.detections
+    rows = loaded.detections_of(image)
+    keep = det.score[rows] >= opts.threshold
+    if not opts.show_detections:  # only the highlighted one, if any
+        keep[:] = False
+    if opts.class_index >= 0:
+        keep &= det.label[rows] == opts.class_index
+    if opts.only_tp:
+        keep &= evals.verdict_by_row[rows] == Verdict.TP
+    keep &= rows != opts.highlight_row
+    rows = rows[keep]
+    rows = rows[np.argsort(det.score[rows], kind="stable")]
+    if opts.highlight_row >= 0 and np.any(loaded.detections_of(image) == opts.highlight_row):
+        rows = np.append(rows, opts.highlight_row)
+    return rows
+
+
+def detection_items(
+    dataset: Dataset,
+    loaded: LoadedResults,
+    evals: ResultEvaluations,
+    image: int,
+    opts: OverlayOptions,
+    taken: list[QRectF] | None = None,
+) -> list[QGraphicsItem]:
+    """Detection boxes coloured by verdict, with ``class score`` labels; the highlighted one is
+    thicker and its label names its rank and verdict."""
+    det = loaded.results.detections
+    rows = detection_rows(loaded, evals, image, opts)
+    boxes = to_continuous(det.box[rows], dataset.box_convention)
+    bottom = float(dataset.images.height[image]) or float("inf")
+    items: list[QGraphicsItem] = []
+    taken = [] if taken is None else taken
+    labels: list[tuple[LabelItem, float, float]] = []
+    for row, b in zip(rows.tolist(), boxes, strict=True):
+        verdict = int(evals.verdict_by_row[row])
+        color, style, name = VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])
+        hl = row == opts.highlight_row
+        box = BoxItem(
+            _rect(b), color, kind="det", row=row, style=style, width=4.0 if hl else 2.0,
+            highlighted=hl,
+        )  # fmt: skip
+        box.setZValue(Z_HIGHLIGHT if hl else Z_DET)
+        items.append(box)
+        if opts.show_labels or hl:
+            text = f"{dataset.classes[int(det.label[row])]} {det.score[row]:.2f}"
+            if hl:
+                text = f"#{int(evals.rank_by_row[row]) + 1}  {text}  {name}"
+            below = b[3] + 18.0 * opts.pixel <= bottom
+            label = LabelItem(text, color, above=not below, bold=hl)
+            label.setZValue(Z_LABEL + (10.0 if hl else 0.0))
+            labels.append((label, float(b[0]), float(b[3])))
+    for label, x, y in reversed(labels):  # highlighted and high scores first get their spot
+        label.place(x, y, opts.pixel, taken)
+    return items + [label for label, _, _ in labels]

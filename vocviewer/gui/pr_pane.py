@@ -1,0 +1,228 @@
+"""``PRPane``: the precision/recall curve of the selected class, as the evaluation gives it.
+
+One point per rank (``ClassEvaluation.precision[r]``, ``recall[r]``), coloured by the rank's verdict;
+ranks with NaN precision are not drawn. Every spot carries ``data=rank``, so a click maps straight
+to the detection: ``AppState.select_detection(class, rank)``. Nothing is computed here (no AP, no
+interpolation): the pane draws what it is given.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.result import ClassEvaluation, Verdict
+from vocviewer.gui.overlays import VERDICT_STYLE
+from vocviewer.gui.state import AppState
+
+CURVE_COLOR = "#1f6fb2"
+SELECTED_COLOR = "#111111"
+_BRUSHES = {int(v): pg.mkBrush(VERDICT_STYLE[int(v)][0]) for v in Verdict}
+
+
+class PRPane(QWidget):
+    """Precision/recall of the selected class for the current result set; click a point to open
+    that detection. Writes to ``AppState`` only (no signals of its own)."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.evaluation: ClassEvaluation | None = None
+        self.plot = pg.PlotWidget(background="w")
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "Recall")
+        item.setLabel("left", "Precision")
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setXRange(-0.02, 1.05, padding=0.0)  # room for the "1.0" tick label
+        item.setYRange(-0.02, 1.04, padding=0.0)
+        item.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.1)
+        item.hideButtons()
+        item.layout.setContentsMargins(4, 4, 10, 4)
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            axis.setPen(pg.mkPen("#5f6368"))
+            axis.setTextPen(pg.mkPen("#3c4043"))
+        self.legend = item.addLegend(
+            offset=(8, -8), labelTextColor="#202124", labelTextSize="9pt",
+            brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#dadce0"),
+        )  # fmt: skip
+        self.curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=2), connect="finite")
+        self.spots = pg.ScatterPlotItem(
+            size=7, pen=pg.mkPen(255, 255, 255, 160, width=0.8), hoverable=True,
+            hoverSize=11, hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5), tip=self._tip,
+        )  # fmt: skip
+        self.marker = pg.ScatterPlotItem(
+            size=17, symbol="o", pen=pg.mkPen(SELECTED_COLOR, width=2.2), brush=None
+        )
+        item.addItem(self.curve)
+        item.addItem(self.spots)
+        item.addItem(self.marker)
+        self._samples = {
+            int(v): pg.ScatterPlotItem(size=8, pen=None, brush=_BRUSHES[int(v)]) for v in Verdict
+        }
+        self.overview: list[pg.PlotCurveItem] = []  # one per class, when no class is selected
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.refresh()
+
+        self.spots.sigClicked.connect(self._on_spots_clicked)
+        state.dataset_loaded.connect(self._on_dataset_loaded)
+        state.class_changed.connect(self.refresh)
+        state.current_results_changed.connect(self.refresh)
+        state.evaluation_started.connect(self.refresh)
+        state.class_evaluated.connect(self._on_class_evaluated)
+        state.selection_changed.connect(self._update_marker)
+
+    # --- drawing -------------------------------------------------------------------------------
+    def _on_dataset_loaded(self, dataset: Dataset) -> None:
+        item = self.plot.getPlotItem()
+        for curve in self.overview:
+            item.removeItem(curve)
+        self.overview = []
+        for k in range(len(dataset.classes)):
+            color = pg.intColor(k, hues=len(dataset.classes), values=1, maxValue=190, alpha=170)
+            curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1.3), connect="finite")
+            curve.setClickable(True, width=6)
+            curve.setVisible(False)
+            item.addItem(curve)
+            curve.sigClicked.connect(partial(self._on_overview_clicked, k))
+            self.overview.append(curve)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw from the state's selected class and current result set."""
+        st = self.state
+        ev = st.class_evaluation(st.selected_class)
+        self.show_evaluation(ev)
+        self._show_overview(st.selected_class < 0)
+        if ev is None:
+            if st.current_results < 0:
+                title = "Add results (Ctrl+R) to evaluate" if st.dataset else ""
+            elif st.selected_class < 0:
+                title = self._overview_title()
+            else:
+                title = f"{st.dataset.classes[st.selected_class]}: evaluating…"  # type: ignore[union-attr]
+            self._set_title(title)
+
+    def _show_overview(self, on: bool) -> None:
+        """All classes' curves, thin, when no class is selected (click one to select it)."""
+        st = self.state
+        done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
+        for k, curve in enumerate(self.overview):
+            ev = done.get(k)
+            if ev is None or not len(ev):
+                curve.setVisible(False)
+                continue
+            ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
+            curve.setData(ev.recall[ok], ev.precision[ok])
+            curve.setVisible(True)
+
+    def _overview_title(self) -> str:
+        st = self.state
+        assert st.dataset is not None
+        mean = st.evaluations[st.current_results].mean_ap("det", len(st.dataset.classes))
+        m = "evaluating…" if mean is None else f"mAP {mean:.3f}"
+        return (
+            f"<b>All classes</b> &nbsp; {m} &nbsp; "
+            "<span style='color:#5f6368'>· click a curve</span>"
+        )
+
+    def show_evaluation(self, ev: ClassEvaluation | None) -> None:
+        """Draw one class's ranked evaluation (``None`` clears the plot)."""
+        self.evaluation = ev
+        self.legend.clear()
+        self.legend.setVisible(ev is not None and len(ev) > 0)
+        if ev is None or not len(ev):
+            self.curve.setData([], [])
+            self.spots.setData([])
+            self.marker.setData([])
+            if ev is not None:
+                self._set_title(f"{ev.class_name}: no detections (AP {ev.ap:.3f})")
+            return
+        ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
+        x, y = ev.recall[ranks], ev.precision[ranks]
+        self.curve.setData(x, y)
+        brushes = [_BRUSHES.get(int(v), _BRUSHES[Verdict.IGNORED]) for v in ev.verdict[ranks]]
+        self.spots.setData(x=x, y=y, data=ranks, brush=brushes)
+        name = self._results_name()
+        self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+        counts = ev.counts()
+        for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED):
+            if counts[v.name.lower()]:
+                label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
+                self.legend.addItem(self._samples[int(v)], label)
+        self._set_title(
+            f"<b>{ev.class_name}</b> &nbsp; AP {ev.ap:.3f} &nbsp; "
+            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
+        )
+        self._update_marker()
+
+    def _set_title(self, html: str) -> None:
+        self.plot.getPlotItem().setTitle(html, color="#202124", size="10pt")
+
+    def _results_name(self) -> str:
+        st = self.state
+        return st.results[st.current_results].results.name if st.current_results >= 0 else ""
+
+    def _update_marker(self, *_args: object) -> None:
+        ev, sel = self.evaluation, self.state.selected_detection
+        if ev is None or sel is None or sel[0] != ev.class_index:
+            self.marker.setData([])
+            return
+        x, y = float(ev.recall[sel[1]]), float(ev.precision[sel[1]])
+        if np.isfinite(x) and np.isfinite(y):
+            self.marker.setData([x], [y])
+        else:
+            self.marker.setData([])
+
+    def _on_class_evaluated(self, index: int, ev: ClassEvaluation) -> None:
+        st = self.state
+        mine = index == st.current_results and ev.task == "det"
+        if mine and st.selected_class in (-1, ev.class_index):
+            self.refresh()
+
+    def _on_overview_clicked(self, class_index: int, *_args: object) -> None:
+        self.state.select_class(class_index)
+
+    def _tip(self, x: float, y: float, data: Any) -> str:
+        ev = self.evaluation
+        if ev is None or data is None:
+            return ""
+        r = int(data)
+        ds = self.state.dataset
+        image = str(ds.images.id[ev.image_index[r]]) if ds is not None else "?"
+        verdict = VERDICT_STYLE.get(int(ev.verdict[r]), VERDICT_STYLE[-1])[2]
+        return (
+            f"rank {r + 1} · {verdict}\nscore {ev.score[r]:.4g}\nimage {image}\n"
+            f"precision {y:.3f} · recall {x:.3f}"
+        )
+
+    # --- clicks --------------------------------------------------------------------------------
+    def _on_spots_clicked(self, _item: object, points: Any, event: Any = None) -> None:
+        """``spots.sigClicked`` slot: select the clicked rank (the nearest of overlapping spots)."""
+        ev = self.evaluation
+        if ev is None or points is None or not len(points):
+            return
+        rank = self._pick(list(points), event)
+        self.state.select_detection(ev.class_index, rank)
+
+    def _pick(self, points: list[Any], event: Any) -> int:
+        ranks = [int(p.data()) for p in points]
+        pos = event.pos() if event is not None and hasattr(event, "pos") else None
+        if not isinstance(pos, QPointF) or len(points) == 1:
+            return min(ranks)
+        (x0, x1), (y0, y1) = self.plot.getPlotItem().getViewBox().viewRange()
+        sx, sy = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
+        d = [
+            ((p.pos().x() - pos.x()) / sx) ** 2 + ((p.pos().y() - pos.y()) / sy) ** 2
+            for p in points
+        ]
+        best = min(range(len(points)), key=lambda i: (d[i], ranks[i]))
+        return ranks[best]

@@ -1,0 +1,403 @@
+"""``AppState``: the one observable holder of what is open and what is selected.
+
+Views take an ``AppState`` in their constructor, connect to its ``*_changed`` signals and call its
+setters; they never talk to each other. Heavy data (``Dataset``, ``ResultSet``, ``ClassEvaluation``)
+is immutable and built in workers; only this object's small mutable fields change, on the GUI
+thread. Loading and evaluation jobs run through ``worker.Jobs`` (latest wins, stale results
+dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.gui.tasks import (
+    LoadedResults,
+    Message,
+    ResultEvaluations,
+    error_message,
+    evaluate,
+    guess_image_set,
+    load_dataset,
+    load_results,
+)
+from vocviewer.gui.worker import Jobs, Worker
+
+IntArray = npt.NDArray[np.int64]
+SET_FOLDERS = ("Main", "Segmentation", "Layout", "Action")
+
+
+class AppState(QObject):
+    """What is open (dataset, result sets, evaluations) and what is selected.
+
+    Signals
+    -------
+    dataset_loaded(object)
+        A new ``Dataset`` is open (results and evaluations were cleared).
+    load_failed(str)
+        Loading a dataset or result files failed (the message is also posted).
+    results_added(int)
+        A result set was appended at this index.
+    current_results_changed(int)
+        The result set drawn and tabulated changed (-1: none).
+    evaluation_started(int)
+        Evaluation jobs started; the payload is the total number of classes to evaluate.
+    class_evaluated(int, object)
+        One ``ClassEvaluation`` arrived for result set ``index``.
+    evaluation_progress(int, int)
+        ``done, total`` classes.
+    evaluation_finished()
+        No evaluation job is running any more.
+    image_set_changed(object)
+        The browsed image set (``"val"``, ``"Segmentation/val"``, ``None`` = all images).
+    visible_images_changed()
+        The filtered image list (``visible_images``) changed.
+    image_changed(int)
+        The current image row (-1: none).
+    class_changed(int)
+        The selected class (-1: all classes).
+    selection_changed(object)
+        The selected detection ``(class_index, rank)`` or ``None``.
+    threshold_changed(float)
+        The score threshold for drawn detections.
+    display_changed()
+        A drawing toggle changed (``show_gt``, ``show_detections``, ``show_labels``, ``only_tp``).
+    messages_posted(object)
+        A list of ``Message`` for the message area.
+    busy_changed(bool)
+        Whether any loading or evaluation job is running.
+    """
+
+    dataset_loaded = Signal(object)
+    load_failed = Signal(str)
+    results_added = Signal(int)
+    current_results_changed = Signal(int)
+    evaluation_started = Signal(int)
+    class_evaluated = Signal(int, object)
+    evaluation_progress = Signal(int, int)
+    evaluation_finished = Signal()
+    image_set_changed = Signal(object)
+    visible_images_changed = Signal()
+    image_changed = Signal(int)
+    class_changed = Signal(int)
+    selection_changed = Signal(object)
+    threshold_changed = Signal(float)
+    display_changed = Signal()
+    messages_posted = Signal(object)
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = Jobs(self)
+        self.dataset: Dataset | None = None
+        self.results: list[LoadedResults] = []
+        self.evaluations: list[ResultEvaluations] = []
+        self.current_results = -1
+        self.image_set: str | None = None
+        self.eval_set: str | None = None
+        self.visible_images: IntArray = np.zeros(0, dtype=np.int64)
+        self.current_image = -1
+        self.selected_class = -1
+        self.selected_detection: tuple[int, int] | None = None
+        self.score_threshold = 0.5
+        self.show_gt = True
+        self.show_detections = True
+        self.show_labels = True
+        self.only_tp = False
+        self._has_class: dict[int, npt.NDArray[np.bool_]] = {}
+        self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
+        self._eval_done = 0
+        self._eval_total = 0
+        self._busy = False
+        self._results_jobs = 0
+        self._explicit_set = False
+        self.last_load_error: BaseException | None = None
+        self.jobs.running_changed.connect(self._on_jobs_changed)
+
+    # --- loading -------------------------------------------------------------------------------
+    def open_dataset(
+        self,
+        path: str | Path,
+        results_paths: Sequence[str | Path] = (),
+        image_set: str | None = None,
+    ) -> None:
+        """Load a dataset folder in a worker, then the given result files."""
+        self.jobs.cancel_all()
+        self._pending = (tuple(Path(p) for p in results_paths), image_set)
+        self.jobs.start(
+            "dataset",
+            Worker(load_dataset, path),
+            on_returned=self.set_dataset,
+            on_errored=lambda exc: self._load_error(exc, f"Cannot open {path}"),
+        )
+
+    def add_results(self, paths: Sequence[str | Path]) -> None:
+        """Load result files for the open dataset in a worker; evaluation starts when they arrive."""
+        if self.dataset is None or not paths:
+            return
+        self._results_jobs += 1
+        key = f"results/{self._results_jobs}"
+        self.jobs.start(
+            key,
+            Worker(
+                load_results,
+                self.dataset,
+                list(paths),
+                self.eval_set if self._explicit_set else None,
+                self.eval_set,
+            ),
+            on_returned=self.add_result_set,
+            on_errored=lambda exc: self._load_error(exc, "Cannot read results"),
+        )
+
+    def set_dataset(self, dataset: Dataset, image_set: str | None = None) -> None:
+        """Make ``dataset`` the open dataset (clears results, evaluations and the selection)."""
+        self.jobs.cancel_all()
+        paths, requested = self._pending
+        self._pending = ((), None)
+        self.dataset = dataset
+        self.results, self.evaluations, self.current_results = [], [], -1
+        self._has_class = {}
+        self.selected_class, self.selected_detection, self.current_image = -1, None, -1
+        chosen = image_set or requested
+        self._explicit_set = chosen is not None
+        mains = dataset.main_sets()
+        self.eval_set = chosen if chosen in mains else _preferred_set(mains)
+        self.image_set = chosen if chosen is not None else self.eval_set
+        self.dataset_loaded.emit(dataset)
+        self.post([Message("warning", str(p)) for p in dataset.problems])
+        self.image_set_changed.emit(self.image_set)
+        self.class_changed.emit(-1)
+        self.current_results_changed.emit(-1)
+        self._refresh_visible()
+        if paths:
+            self.add_results(paths)
+
+    def add_result_set(self, results: ResultSet | LoadedResults) -> None:
+        """Append a result set (e.g. from a worker) and start evaluating it."""
+        assert self.dataset is not None
+        loaded = results if isinstance(results, LoadedResults) else None
+        loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
+        index = len(self.results)
+        self.results.append(loaded)
+        self.evaluations.append(ResultEvaluations(len(loaded.results.detections)))
+        self.post([Message("warning", str(p)) for p in loaded.results.problems])
+        guessed = guess_image_set(loaded.results, self.dataset)
+        self.results_added.emit(index)
+        if index == 0 and not self._explicit_set and guessed not in (None, self.eval_set):
+            self.set_image_set(guessed)  # re-evaluates everything, including this set
+        else:
+            self._start_evaluation([index])
+        if self.current_results < 0:
+            self.set_current_results(index)
+
+    def _load_error(self, exc: BaseException, what: str) -> None:
+        msg = error_message(exc, what)
+        self.last_load_error = exc
+        self.post([msg])
+        self.load_failed.emit(msg.text)
+
+    # --- evaluation ----------------------------------------------------------------------------
+    def _start_evaluation(self, indices: Sequence[int]) -> None:
+        if self.dataset is None or self.eval_set is None:
+            return
+        n_classes = len(self.dataset.classes)
+        started = 0
+        for i in indices:
+            res = self.results[i].results
+            self.evaluations[i] = ResultEvaluations(len(res.detections))
+            tasks = [
+                task
+                for task, n in (("det", len(res.detections)), ("cls", len(res.class_scores)))
+                if n or res.classes_with_files.get(task)
+            ]
+            for task in tasks:
+                worker = Worker(evaluate, task, self.dataset, res, self.eval_set)
+                self.jobs.start(
+                    f"eval/{i}/{task}",
+                    worker,
+                    on_yielded=lambda v, i=i: self._on_evaluated(i, v),
+                    on_errored=lambda exc, i=i, t=task: self._on_eval_error(i, t, exc),
+                )
+                started += 1
+        if started:
+            self._eval_total += started * n_classes
+            self.evaluation_started.emit(self._eval_total)
+            self.evaluation_progress.emit(self._eval_done, self._eval_total)
+
+    def _on_evaluated(self, index: int, value: ClassEvaluation | Message) -> None:
+        if isinstance(value, Message):
+            self.post([value])
+            return
+        self.evaluations[index].add(value)
+        self._eval_done += 1
+        self.class_evaluated.emit(index, value)
+        self.evaluation_progress.emit(self._eval_done, self._eval_total)
+
+    def _on_eval_error(self, index: int, task: str, exc: BaseException) -> None:
+        name = self.results[index].results.name
+        self.post([error_message(exc, f"Evaluation of {name} ({task}) stopped")])
+
+    def _on_jobs_changed(self, count: int) -> None:
+        evaluating = any(k.startswith("eval/") for k in self.jobs.running_keys())
+        if not evaluating and self._eval_total:
+            self._eval_done = self._eval_total = 0
+            self.evaluation_finished.emit()
+        if (count > 0) != self._busy:
+            self._busy = count > 0
+            self.busy_changed.emit(self._busy)
+
+    def is_idle(self) -> bool:
+        """No loading or evaluation job is running."""
+        return not self.jobs.running_keys()
+
+    def class_evaluation(self, class_index: int, task: str = "det") -> ClassEvaluation | None:
+        """The current result set's evaluation of a class, if it has arrived."""
+        if self.current_results < 0 or class_index < 0:
+            return None
+        ev = self.evaluations[self.current_results]
+        return (ev.det if task == "det" else ev.cls).get(class_index)
+
+    def selected_detection_row(self) -> int:
+        """Row in the current result set's ``detections`` of the selected detection, else -1."""
+        if self.selected_detection is None:
+            return -1
+        ev = self.class_evaluation(self.selected_detection[0])
+        return -1 if ev is None else int(ev.order[self.selected_detection[1]])
+
+    # --- selection -----------------------------------------------------------------------------
+    def set_current_results(self, index: int) -> None:
+        if index != self.current_results:
+            self.current_results = index
+            self.selected_detection = None
+            self.current_results_changed.emit(index)
+            self.selection_changed.emit(None)
+
+    def set_image_set(self, name: str | None) -> None:
+        """Browse another image set; choosing a Main set also re-evaluates on it."""
+        if self.dataset is None:
+            return
+        self.image_set = name
+        if name is not None and name in self.dataset.main_sets() and name != self.eval_set:
+            self.eval_set = name
+            self.jobs.cancel_matching("eval/")
+            self._eval_done = self._eval_total = 0
+            self.selected_detection = None
+            self.selection_changed.emit(None)
+            self._start_evaluation(range(len(self.results)))
+        self.image_set_changed.emit(name)
+        self._refresh_visible()
+
+    def select_class(self, class_index: int) -> None:
+        """Select a class (-1: all); the image list shows only images containing it."""
+        if class_index == self.selected_class:
+            return
+        self.selected_class = class_index
+        if self.selected_detection is not None and self.selected_detection[0] != class_index:
+            self.selected_detection = None
+            self.selection_changed.emit(None)
+        self.class_changed.emit(class_index)
+        self._refresh_visible()
+
+    def set_current_image(self, image: int) -> None:
+        if image != self.current_image:
+            self.current_image = image
+            self.image_changed.emit(image)
+
+    def step_image(self, delta: int) -> None:
+        """Go ``delta`` images forward/back in the visible list (clamped)."""
+        vis = self.visible_images
+        if not len(vis):
+            return
+        pos = np.flatnonzero(vis == self.current_image)
+        new = int(np.clip(pos[0] + delta, 0, len(vis) - 1)) if len(pos) else 0
+        self.set_current_image(int(vis[new]))
+
+    def select_detection(self, class_index: int, rank: int) -> None:
+        """Select the detection at ``rank`` of ``class_index`` and open its image."""
+        ev = self.class_evaluation(class_index)
+        if ev is None or not 0 <= rank < len(ev):
+            return
+        self.selected_detection = (class_index, int(rank))
+        if class_index != self.selected_class:
+            self.selected_class = class_index
+            self.class_changed.emit(class_index)
+            self._refresh_visible(keep_current=True)
+        self.set_current_image(int(ev.image_index[rank]))
+        self.selection_changed.emit(self.selected_detection)
+
+    def set_threshold(self, value: float) -> None:
+        value = float(value)
+        if value != self.score_threshold:
+            self.score_threshold = value
+            self.threshold_changed.emit(value)
+
+    def set_display(self, name: str, on: bool) -> None:
+        """Set a drawing toggle: ``show_gt``, ``show_detections``, ``show_labels`` or ``only_tp``."""
+        if name not in ("show_gt", "show_detections", "show_labels", "only_tp"):
+            raise ValueError(f"unknown display toggle {name!r}")
+        if getattr(self, name) != bool(on):
+            setattr(self, name, bool(on))
+            self.display_changed.emit()
+
+    def post(self, messages: Sequence[Message]) -> None:
+        if messages:
+            self.messages_posted.emit(list(messages))
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Quit every job and wait for the pool (window close, tests)."""
+        self.jobs.cancel_all()
+        QThreadPool.globalInstance().waitForDone(timeout_ms)
+
+    # --- derived -------------------------------------------------------------------------------
+    def image_set_choices(self) -> list[tuple[str, str | None]]:
+        """``(label, key)`` for the image-set chooser: Main sets, then other folders, then all."""
+        if self.dataset is None:
+            return []
+        ds = self.dataset
+        skip = set(ds.classes) | set(ds.actions)
+        out: list[tuple[str, str | None]] = [(s, s) for s in ds.main_sets()]
+        for key in ds.image_sets:
+            folder, _, name = key.partition("/")
+            if folder in SET_FOLDERS[1:] and name.rsplit("_", 1)[0] not in skip:
+                out.append((key, key))
+        out.append(("All images", None))
+        return out
+
+    def images_with_class(self, class_index: int) -> npt.NDArray[np.bool_]:
+        """bool (I,): whether each image has an object of the class (difficult ones included)."""
+        if class_index not in self._has_class:
+            assert self.dataset is not None
+            obj = self.dataset.objects
+            has = np.zeros(len(self.dataset.images), dtype=bool)
+            has[obj.image_index[obj.label == class_index]] = True
+            self._has_class[class_index] = has
+        return self._has_class[class_index]
+
+    def _refresh_visible(self, keep_current: bool = False) -> None:
+        if self.dataset is None:
+            return
+        key = self.image_set
+        known = key is None or (key if "/" in key else f"Main/{key}") in self.dataset.image_sets
+        rows = self.dataset.images_in_set(key if known else None)
+        if self.selected_class >= 0:
+            rows = rows[self.images_with_class(self.selected_class)[rows]]
+        self.visible_images = rows
+        self.visible_images_changed.emit()
+        if not keep_current and not np.any(rows == self.current_image):
+            self.set_current_image(int(rows[0]) if len(rows) else -1)
+
+
+def _preferred_set(mains: Sequence[str]) -> str | None:
+    for name in ("val", "test", "trainval", "train"):
+        if name in mains:
+            return name
+    return mains[0] if mains else None

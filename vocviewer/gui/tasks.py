@@ -1,0 +1,150 @@
+"""What workers run and the GUI-side indexes they build (no widgets here).
+
+``load_dataset`` / ``load_results`` / ``evaluate`` run off the GUI thread on immutable inputs;
+``LoadedResults`` indexes a result set's detections by image; ``ResultEvaluations`` collects the
+per-class evaluations on the GUI thread; ``Message`` is one line of the message area.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One line of the message area: ``level`` is ``"error"``, ``"warning"`` or ``"info"``."""
+
+    level: str
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedResults:
+    """A ``ResultSet`` with its detections indexed by image (built in the loading worker).
+
+    ``det_rows`` int64 (D,): detection rows sorted by image (stable); ``det_offsets`` int64 (I+1,).
+    """
+
+    results: ResultSet
+    det_rows: IntArray
+    det_offsets: IntArray
+
+    @classmethod
+    def build(cls, dataset: Dataset, results: ResultSet) -> LoadedResults:
+        img = results.detections.image_index
+        rows = np.argsort(img, kind="stable").astype(np.int64)
+        offsets = np.searchsorted(img[rows], np.arange(len(dataset.images) + 1)).astype(np.int64)
+        return cls(results, rows, offsets)
+
+    def detections_of(self, image: int) -> IntArray:
+        """Detection rows on image row ``image``, in file order."""
+        return self.det_rows[self.det_offsets[image] : self.det_offsets[image + 1]]
+
+
+class ResultEvaluations:
+    """GUI-thread store of one result set's per-class evaluations, filled as classes arrive.
+
+    ``verdict_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,) give each detection row its
+    ``Verdict`` and rank (-1 where not evaluated, e.g. images outside the evaluated set).
+    """
+
+    def __init__(self, n_detections: int) -> None:
+        self.det: dict[int, ClassEvaluation] = {}
+        self.cls: dict[int, ClassEvaluation] = {}
+        self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
+        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
+
+    def mean_ap(self, task: str, n_classes: int) -> float | None:
+        """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
+        arrived (NaN if no class qualifies)."""
+        done = self.det if task == "det" else self.cls
+        if not done or len(done) < n_classes:
+            return None
+        classes = tuple(done[k] for k in sorted(done))
+        return EvalResult("", task, "", "", math.nan, classes).mean_ap()
+
+    def add(self, ev: ClassEvaluation) -> None:
+        if ev.task == "cls":
+            self.cls[ev.class_index] = ev
+            return
+        self.det[ev.class_index] = ev
+        self.verdict_by_row[ev.order] = ev.verdict
+        self.rank_by_row[ev.order] = np.arange(len(ev.order))
+
+
+# --- worker functions (run off the GUI thread; inputs are immutable snapshots) -----------------
+def load_dataset(path: str | Path) -> Dataset:
+    from vocviewer.formats.detect import open_dataset
+
+    return open_dataset(Path(path))
+
+
+def load_results(
+    dataset: Dataset,
+    paths: Sequence[str | Path],
+    image_set: str | None = None,
+    fallback_set: str | None = None,
+) -> LoadedResults:
+    """Read result files (only those of ``image_set`` if given); if they turn out to mix image
+    sets, retry keeping those of ``fallback_set``."""
+    from vocviewer.formats.detect import open_results
+
+    given = [Path(p) for p in paths]
+    try:
+        results = open_results(dataset, given, image_set=image_set)
+    except FormatError:
+        if image_set is not None or fallback_set is None:
+            raise
+        results = open_results(dataset, given, image_set=fallback_set)
+    return LoadedResults.build(dataset, results)
+
+
+def evaluate(
+    task: str, dataset: Dataset, results: ResultSet, image_set: str
+) -> Iterator[ClassEvaluation | Message]:
+    """Per-class VOC evaluation; on a row the official code rejects, yield a warning and carry on
+    with the rejected rows dropped (``strict=False``)."""
+    from vocviewer.evaluation import voc
+
+    fn = voc.iter_evaluate_voc_det if task == "det" else voc.iter_evaluate_voc_cls
+    done = 0
+    try:
+        for ev in fn(dataset, results, image_set=image_set, strict=True):
+            done += 1
+            yield ev
+    except FormatError as err:
+        yield Message("warning", f"{err}; evaluating without such rows (numbers not official)")
+        rest = range(done, len(dataset.classes))
+        yield from fn(dataset, results, image_set=image_set, classes=rest, strict=False)
+
+
+def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
+    """The Main set named by VOC result file names (``comp4_det_val_car.txt`` → ``val``)."""
+    from vocviewer.formats.voc_results import parse_result_name
+
+    sets = set(dataset.main_sets())
+    for f in results.files:
+        entry = parse_result_name(Path(f))
+        if entry is not None and entry.image_set in sets:
+            return entry.image_set
+    return None
+
+
+def error_message(exc: BaseException, what: str) -> Message:
+    """A one-line message for a worker error (no traceback)."""
+    if isinstance(exc, FormatError | OSError | KeyError | ValueError):
+        return Message("error", f"{what}: {exc}")
+    return Message("error", f"{what}: {type(exc).__name__}: {exc}")
