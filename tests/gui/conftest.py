@@ -121,5 +121,3 @@ def make_window(qtbot) -> Iterator[Callable[[], object]]:
         window.state.shutdown()
     QThreadPool.globalInstance().waitForDone(10_000)
     qtbot.wait(20)  # deliver queued worker signals while the windows still exist
-
-

@@ -236,6 +236,9 @@ class ApTableModel(QAbstractTableModel):
             font = QFont()
             font.setBold(True)
             return font
+        if role == Qt.ItemDataRole.ToolTipRole and col in (1, 4) and not mean_row:
+            ev = self.state.class_evaluation(row, "det" if col == 1 else "cls")
+            return _ap_tooltip(ev)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if mean_row:
@@ -264,7 +267,17 @@ def _fmt_ap(ev: Any) -> str:
         return ""
     if not ev.has_results:
         return "n/a"
-    return "—" if math.isnan(ev.ap) else f"{ev.ap:.3f}"
+    return "NaN" if math.isnan(ev.ap) else f"{ev.ap:.3f}"
+
+
+def _ap_tooltip(ev: Any) -> str | None:
+    if ev is None:
+        return None
+    if not ev.has_results:
+        return "No results file for this class: not evaluated, left out of the mean"
+    if math.isnan(ev.ap):
+        return "AP undefined: detections but no positives (as the devkit computes it); left out of the mean"
+    return None
 
 
 class ApTable(QTableView):
