@@ -140,7 +140,9 @@ def _display_problem(screenshot: bool) -> str | None:
     )
 
 
-def _run_gui(path: Path, results: Sequence[Path], image_set: str | None, shot: Path | None) -> int:
+def _run_gui(
+    path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None
+) -> int:
     problem = _display_problem(shot is not None)
     if problem:
         _error(problem)
@@ -169,6 +171,21 @@ def _error(msg: str) -> None:
 
 def _warn(msg: str) -> None:
     print(f"vocviewer: warning: {msg}", file=sys.stderr)
+
+
+def gui_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``vocviewer-gui`` script: ``vocviewer-gui [DATASET [RESULTS ...]]``."""
+    p = argparse.ArgumentParser(prog="vocviewer-gui", description="Open the vocviewer window.")
+    p.add_argument("dataset", nargs="?", type=Path, help="a VOCdevkit root or year folder")
+    p.add_argument("results", nargs="*", type=Path, help="result files or folders to add")
+    p.add_argument("--image-set", metavar="S", help="image set to browse and evaluate")
+    p.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
+    args = p.parse_args(argv)
+    try:
+        return _run_gui(args.dataset, args.results, args.image_set, args.screenshot)
+    except (FormatError, OSError) as e:
+        _error(str(e))
+        return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,9 +16,7 @@ def test_run_gui_reraises_a_load_error_for_the_cli(qapp, tmp_path):
 
 
 def test_gui_script_reports_a_bad_path(qapp, tmp_path, capsys):
-    from vocviewer.gui.app import main
+    from vocviewer.cli import gui_main
 
-    with pytest.raises(SystemExit) as exit_info:
-        main([str(tmp_path / "missing"), "--screenshot", str(tmp_path / "x.png")])
-    assert exit_info.value.code == 1
+    assert gui_main([str(tmp_path / "missing"), "--screenshot", str(tmp_path / "x.png")]) == 1
     assert "does not exist" in capsys.readouterr().err

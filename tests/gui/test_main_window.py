@@ -130,4 +130,4 @@ def test_all_classes_overview_and_curve_click(qtbot, window):
     assert window.state.selected_class == DOG
     assert not any(c.isVisible() for c in pane.overview)
     assert window.browser.class_combo.currentText() == "dog"
-    assert window.browser.model.rowCount() == 2  # img1 and img3 contain a dog
+    assert window.browser.model.rowCount() == 3  # img1, img3 contain a dog; img2 has a dog FP

@@ -1,10 +1,9 @@
-"""Application setup and entry points: ``main`` (the ``vocviewer-gui`` script) and ``run_gui``
-(called by ``vocviewer open`` / ``vocviewer demo``, optionally rendering a screenshot and exiting).
+"""Application setup and ``run_gui``, which ``vocviewer open`` / ``vocviewer demo`` and the
+``vocviewer-gui`` script (``cli.gui_main``) call, optionally rendering a screenshot and exiting.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -156,26 +155,7 @@ def run_gui(
     return int(code)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="vocviewer-gui", description="Browse a benchmark dataset and evaluate results."
-    )
-    parser.add_argument("dataset", nargs="?", type=Path, help="dataset folder (VOCdevkit/VOC20xx)")
-    parser.add_argument("results", nargs="*", type=Path, help="result files or folders")
-    parser.add_argument("--image-set", help="image set to browse and evaluate (e.g. val)")
-    parser.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
-    return parser
+if __name__ == "__main__":  # open a pane alone: python -m vocviewer.gui.app [DATASET]
+    from vocviewer.cli import gui_main
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``vocviewer-gui`` script."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    try:
-        return run_gui(args.dataset, args.results, args.image_set, args.screenshot)
-    except (FormatError, OSError) as exc:  # only with --screenshot; the window shows it otherwise
-        parser.exit(1, f"vocviewer-gui: error: {exc}\n")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gui_main())

@@ -49,7 +49,7 @@ class PRPane(QWidget):
             axis.setPen(pg.mkPen("#5f6368"))
             axis.setTextPen(pg.mkPen("#3c4043"))
         self.legend = item.addLegend(
-            offset=(8, -8), labelTextColor="#202124", labelTextSize="9pt",
+            offset=(-8, 8), labelTextColor="#202124", labelTextSize="9pt",
             brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#dadce0"),
         )  # fmt: skip
         self.curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=2), connect="finite")

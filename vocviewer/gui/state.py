@@ -112,7 +112,7 @@ class AppState(QObject):
         self.show_detections = True
         self.show_labels = True
         self.only_tp = False
-        self._has_class: dict[int, npt.NDArray[np.bool_]] = {}
+        self._has_class: dict[tuple[int, int], npt.NDArray[np.bool_]] = {}
         self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
         self._eval_done = 0
         self._eval_total = 0
@@ -280,6 +280,8 @@ class AppState(QObject):
             self.selected_detection = None
             self.current_results_changed.emit(index)
             self.selection_changed.emit(None)
+            if self.selected_class >= 0:  # the class filter includes the results' detections
+                self._refresh_visible(keep_current=True)
 
     def set_image_set(self, name: str | None) -> None:
         """Browse another image set; choosing a Main set also re-evaluates on it."""
@@ -373,14 +375,19 @@ class AppState(QObject):
         return out
 
     def images_with_class(self, class_index: int) -> npt.NDArray[np.bool_]:
-        """bool (I,): whether each image has an object of the class (difficult ones included)."""
-        if class_index not in self._has_class:
+        """bool (I,): whether each image has an object of the class (difficult ones included)
+        or a detection of it in the current result set (so every false positive is reachable)."""
+        key = (class_index, self.current_results)
+        if key not in self._has_class:
             assert self.dataset is not None
             obj = self.dataset.objects
             has = np.zeros(len(self.dataset.images), dtype=bool)
             has[obj.image_index[obj.label == class_index]] = True
-            self._has_class[class_index] = has
-        return self._has_class[class_index]
+            if self.current_results >= 0:
+                det = self.results[self.current_results].results.detections
+                has[det.image_index[det.label == class_index]] = True
+            self._has_class[key] = has
+        return self._has_class[key]
 
     def _refresh_visible(self, keep_current: bool = False) -> None:
         if self.dataset is None:
