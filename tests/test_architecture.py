@@ -36,3 +36,13 @@ def test_ruff_is_clean():
         cwd=root, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_on_the_library():
+    """core, formats and evaluation type-check under ``mypy --strict`` (config in pyproject)."""
+    root = PACKAGE.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", "pyproject.toml"],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -51,9 +51,9 @@ class FormatError(ValueError):
     def __str__(self) -> str:
         return f"{self.location()}: {self.message}"
 
-    def __reduce__(self):  # keep picklable across processes despite keyword-only args
+    def __reduce__(self) -> tuple[object, ...]:  # picklable despite keyword-only arguments
         return (_rebuild, (self.path, self.message, self.line, self.element))
 
 
-def _rebuild(path, message, line, element) -> FormatError:  # type: ignore[no-untyped-def]
+def _rebuild(path: Path | None, message: str, line: int | None, element: str | None) -> FormatError:
     return FormatError(path, message, line=line, element=element)

@@ -52,9 +52,9 @@ class AnnotationColumns:
     column)`` pairs whose flag is 1; ``parts`` ``(object row, part, x1, y1, x2, y2)``.
     """
 
-    objects: list[tuple] = field(default_factory=list)
+    objects: list[tuple[float, ...]] = field(default_factory=list)
     action_flags: list[tuple[int, int]] = field(default_factory=list)
-    parts: list[tuple] = field(default_factory=list)
+    parts: list[tuple[float, ...]] = field(default_factory=list)
     problems: list[FormatError] = field(default_factory=list)
 
 
