@@ -174,3 +174,23 @@ def test_wrong_root_and_empty_file(tmp_path: Path) -> None:
         ("a.xml", 1, "html", "root element is <html>, expected <a"),
         ("b.xml", 1, None, "malformed XML: Document is empty, l"),  # lxml adds the column
     ]
+
+
+def test_image_level_fields_are_kept(tmp_path: Path) -> None:
+    year = tmp_path / "VOC2008"
+    (year / "Annotations").mkdir(parents=True)
+    (year / "ImageSets" / "Main").mkdir(parents=True)
+    (year / "ImageSets" / "Main" / "val.txt").write_text("2008_000001\n")
+    (year / "Annotations" / "2008_000001.xml").write_text(
+        "<annotation><folder>VOC2008</folder><filename>2008_000001.jpg</filename>"
+        "<source><database>The VOC2008 Database</database><annotation>PASCAL VOC2008</annotation>"
+        "<image>flickr</image></source><size><width>500</width><height>375</height>"
+        "<depth>3</depth></size><segmented>0</segmented></annotation>"
+    )
+    from vocviewer.formats.voc import read_voc
+
+    fields = read_voc(year).images.fields[0]
+    assert fields["folder"] == "VOC2008"
+    assert fields["source/database"] == "The VOC2008 Database"
+    assert fields["source/image"] == "flickr"
+    assert fields["size/depth"] == "3"

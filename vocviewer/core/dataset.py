@@ -43,7 +43,8 @@ class ImageTable:
 
     ``id`` is the image identifier (``2008_000123``), ``path`` the image file (may not exist),
     ``width``/``height`` in pixels from the annotation (0 if unknown), ``segmented`` the
-    annotation's ``<segmented>`` flag.
+    annotation's ``<segmented>`` flag, ``fields`` the annotation's other image-level text fields
+    by element path (``folder``, ``source/database``, ``source/annotation``, ``size/depth``, ...).
     """
 
     id: npt.NDArray[np.str_]
@@ -51,9 +52,14 @@ class ImageTable:
     width: npt.NDArray[np.int32]
     height: npt.NDArray[np.int32]
     segmented: npt.NDArray[np.bool_]
+    fields: tuple[Mapping[str, str], ...] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.path)
+        if self.fields is None:
+            object.__setattr__(self, "fields", ({},) * n)
+        elif len(self.fields) != n:
+            raise ValueError("ImageTable.fields differs in length")
         object.__setattr__(self, "id", frozen(self.id, np.str_))
         object.__setattr__(self, "width", frozen(self.width, np.int32))
         object.__setattr__(self, "height", frozen(self.height, np.int32))

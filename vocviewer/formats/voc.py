@@ -180,6 +180,7 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
             width=np.array([info.width for info in images], dtype=np.int32),
             height=np.array([info.height for info in images], dtype=np.int32),
             segmented=np.array([info.segmented for info in images], dtype=np.bool_),
+            fields=tuple(info.fields for info in images),
         ),
         objects=objects,
         parts=_part_table(cols),

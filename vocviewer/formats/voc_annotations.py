@@ -66,6 +66,7 @@ class ImageInfo:
     width: int = 0
     height: int = 0
     segmented: bool = False
+    fields: dict[str, str] = field(default_factory=dict)
 
 
 def make_parser() -> etree.XMLParser:
@@ -122,7 +123,23 @@ def _image_info(root: etree._Element, path: Path, problems: list[FormatError]) -
         width = _dimension(dims.get("width"), "width", path, problems)
         height = _dimension(dims.get("height"), "height", path, problems)
     segmented = "segmented" in els and _text(els["segmented"]) == "1"
-    return ImageInfo(filename or None, width, height, segmented)
+    return ImageInfo(filename or None, width, height, segmented, _scalar_fields(els))
+
+
+def _scalar_fields(els: dict[str, etree._Element]) -> dict[str, str]:
+    """Image-level text fields other than objects, by path: ``folder``, ``source/database``,
+    ``size/depth``, ``owner/name``, ... (PASreadrecord returns these too)."""
+    out: dict[str, str] = {}
+    for tag, el in els.items():
+        if tag == "object":
+            continue
+        children = [c for c in el if isinstance(c.tag, str)]
+        if not children:
+            out[tag] = _text(el)
+        for c in children:
+            if not len(c):
+                out.setdefault(f"{tag}/{c.tag}", _text(c))
+    return out
 
 
 def _dimension(
