@@ -8,9 +8,9 @@ Qt is imported only by the GUI commands, so ``eval`` starts fast and runs withou
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +18,8 @@ from pathlib import Path
 from vocviewer import __version__
 from vocviewer.core.errors import FormatError
 
-_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
+TASKS = ("det", "cls", "seg", "layout", "action", "bbox", "segm", "keypoints", "clsloc")
+PROTOCOLS = ("voc2007", "voc2012", "coco", "ilsvrc", "visdrone")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -48,16 +49,23 @@ def _build_parser() -> argparse.ArgumentParser:
     op.add_argument("--screenshot", type=Path, metavar="PNG",
                     help="after loading and evaluation finish, save the window to PNG and exit")  # fmt: skip
 
-    ev = sub.add_parser("eval", help="evaluate results headless and print the AP table")
-    ev.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
+    ev = sub.add_parser("eval", help="evaluate results headless and print the official numbers")
+    ev.add_argument("path", type=Path,
+                    help="the ground truth: a VOCdevkit root or year folder, a COCO annotation "
+                    "JSON, an ILSVRC annotation folder or a VisDrone split folder")  # fmt: skip
     ev.add_argument("--results", type=Path, nargs="+", required=True, metavar="R",
-                    help="result files (compN_det_<set>_<class>.txt, ...) or folders")  # fmt: skip
-    ev.add_argument("--task", choices=("det", "cls"), default="det")
+                    help="result files or folders")  # fmt: skip
+    ev.add_argument("--task", choices=TASKS, default=None,
+                    help="VOC: det (default), cls, seg, layout, action; COCO: bbox (default), "
+                    "segm, keypoints; ILSVRC: det (default), clsloc")  # fmt: skip
+    ev.add_argument("--protocol", choices=PROTOCOLS,
+                    help="voc2007 = VOC with 11-point AP, voc2012 = VOC with all-points AP "
+                    "(default for VOC: from the dataset year); coco, ilsvrc, visdrone "
+                    "(default: coco for a .json annotation file, else VOC)")  # fmt: skip
     ev.add_argument("--image-set", metavar="S",
-                    help="image set (default: the one named in the result file names)")  # fmt: skip
-    ev.add_argument("--protocol", choices=("voc2007", "voc2012"),
-                    help="AP rule: voc2007 = 11-point, voc2012 = all points "
-                    "(default: from the dataset year)")  # fmt: skip
+                    help="VOC image set (default: the one named in the result file names)")  # fmt: skip
+    ev.add_argument("--images", type=Path, metavar="DIR", help="COCO image folder")
+    ev.add_argument("--devkit", type=Path, metavar="DIR", help="ILSVRC devkit root (with data/)")
     ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
     ev.add_argument("--keep-going", action="store_true",
                     help="skip result rows the official code rejects instead of failing; "
@@ -65,53 +73,30 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _infer_image_set(paths: Sequence[Path], task: str) -> str | None:
-    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
-    names: list[str] = []
-    for p in paths:
-        names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
-    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
-    return sets.pop() if len(sets) == 1 else None
+def _family(args: argparse.Namespace) -> str:
+    """Which ``vocviewer.commands`` module evaluates: from --protocol, --task or the path."""
+    if args.protocol in ("coco", "ilsvrc", "visdrone"):
+        return str(args.protocol)
+    if args.task in ("bbox", "segm", "keypoints") or args.path.suffix.lower() == ".json":
+        return "coco"
+    return "voc"
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from vocviewer.evaluation.report import ap_table, result_to_json
-    from vocviewer.evaluation.voc import (
-        PROTOCOL_AP_RULES,
-        evaluate_voc_cls,
-        evaluate_voc_det,
-    )
-    from vocviewer.formats.detect import open_dataset, open_results
-
-    image_set = args.image_set or _infer_image_set(args.results, args.task)
-    if image_set is None:
-        _error("cannot tell the image set from the result file names; pass --image-set")
-        return 2
-    dataset = open_dataset(args.path)
-    for problem in dataset.problems:
-        _warn(f"{problem}")
-    results = open_results(dataset, args.results, image_set=image_set)
-    if results.problems and not args.keep_going:
-        for problem in results.problems:
-            _error(str(problem))
-        _error(f"{len(results.problems)} problem(s) in the results; fix them or pass --keep-going")
-        return 1
-    evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
-    rule = PROTOCOL_AP_RULES[args.protocol] if args.protocol else None
-    try:
-        result = evaluate(
-            dataset, results, image_set=image_set, ap_rule=rule, strict=not args.keep_going
-        )
-    except KeyError as e:  # unknown image set
-        _error(str(e.args[0]))
-        return 2
-    print(ap_table(result), end="")
+    family = _family(args)
+    if args.task is None:
+        args.task = {"coco": "bbox"}.get(family, "det")
+    module = importlib.import_module(f"vocviewer.commands.{family}")
+    out = module.run_eval(args)
+    for w in out.warnings:
+        _warn(w)
+    print(out.text, end="" if out.text.endswith("\n") else "\n")
     if args.json:
-        _write_json(args.json, result_to_json(result))
+        _write_json(args.json, out.payload)
     return 0
 
 
-def _write_json(path: Path, payload: dict) -> None:
+def _write_json(path: Path, payload: dict[str, object]) -> None:
     """Atomic write: a temp file beside the target, then rename."""
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -199,6 +200,10 @@ class Dataset:
         Action names; columns of ``ObjectTable.actions``.
     problems
         Non-fatal input problems met while loading (the rest loaded).
+    extras
+        Format-specific tables keyed by benchmark family (``"coco"``, ``"visdrone"``,
+        ``"ilsvrc"``, ...), each a frozen columnar dataclass defined in ``core/<family>.py``
+        and aligned with ``images`` / ``objects`` rows.
     """
 
     name: str
@@ -214,6 +219,7 @@ class Dataset:
     person_sets: Mapping[str, PersonSet] = field(default_factory=dict)
     actions: tuple[str, ...] = ()
     problems: tuple[FormatError, ...] = ()
+    extras: Mapping[str, Any] = field(default_factory=dict)
     object_offsets: IntArray = field(init=False, repr=False)
     _id_to_index: dict[str, int] = field(init=False, repr=False)
 

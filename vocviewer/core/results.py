@@ -7,8 +7,10 @@ protocol can name the file and line of a detection it rejects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -113,6 +115,9 @@ class ResultSet:
     problems
         Rows skipped while reading (unknown image ids, unparseable lines); a protocol that sees
         problems marks its numbers as not official.
+    extras
+        Format-specific per-row columns keyed by benchmark family (``"coco"``: masks,
+        keypoints; ``"visdrone"``: categories in file order; ...), aligned with ``detections``.
     """
 
     name: str
@@ -121,6 +126,7 @@ class ResultSet:
     class_scores: ClassScores = field(default_factory=ClassScores.empty)
     classes_with_files: dict[str, frozenset[int]] = field(default_factory=dict)
     problems: tuple[FormatError, ...] = ()
+    extras: Mapping[str, Any] = field(default_factory=dict)
 
     def where(self, file_index: int, line: int) -> str:
         """``path:line`` of a row, for messages."""

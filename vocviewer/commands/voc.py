@@ -1,0 +1,60 @@
+"""``vocviewer eval`` for VOC detection and classification."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from vocviewer.commands import EvalOutput
+from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.report import ap_table, result_to_json
+from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
+from vocviewer.formats.detect import open_dataset, open_results
+
+_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
+
+
+def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
+    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
+    names: list[str] = []
+    for p in paths:
+        names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
+    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
+    return sets.pop() if len(sets) == 1 else None
+
+
+def problems_error(problems: Sequence[FormatError], shown: int = 10) -> FormatError:
+    """One error for a list of input problems: the first, then up to ``shown`` more listed."""
+    first, rest = problems[0], problems[1:]
+    lines = [first.message] + [f"  {p}" for p in rest[:shown]]
+    if len(rest) > shown:
+        lines.append(f"  ... and {len(rest) - shown} more")
+    lines.append(f"{len(problems)} problem(s) in the results; fix them or pass --keep-going")
+    return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls``)."""
+    image_set = args.image_set or infer_image_set(args.results, args.task)
+    if image_set is None:
+        raise FormatError(
+            args.results[0],
+            "cannot tell the image set from the result file names; pass --image-set",
+        )
+    dataset = open_dataset(args.path)
+    warnings = [str(p) for p in dataset.problems]
+    results = open_results(dataset, args.results, image_set=image_set)
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings += [str(p) for p in results.problems]
+    evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
+    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    try:
+        result = evaluate(
+            dataset, results, image_set=image_set, ap_rule=rule, strict=not args.keep_going
+        )
+    except KeyError as e:  # unknown image set
+        raise FormatError(args.path, str(e.args[0])) from None
+    return EvalOutput(ap_table(result), result_to_json(result), warnings)
