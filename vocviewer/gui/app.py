@@ -23,7 +23,8 @@ import vocviewer
 from vocviewer.core.errors import FormatError
 from vocviewer.gui.main_window import MainWindow
 
-SCREENSHOT_TIMEOUT_MS = 300_000
+SCREENSHOT_TIMEOUT_MS = 120_000
+SCREENSHOT_POLL_MS = 200
 _configured = False
 
 
@@ -76,6 +77,8 @@ class ScreenshotWhenReady(QObject):
         self._timeout = QTimer(self)
         self._timeout.setSingleShot(True)
         self._timeout.start(SCREENSHOT_TIMEOUT_MS)
+        self._poll = QTimer(self)  # safety net: readiness can also change without a signal
+        self._poll.start(SCREENSHOT_POLL_MS)
 
         st = window.state
         st.load_failed.connect(self._on_load_failed)
@@ -83,6 +86,7 @@ class ScreenshotWhenReady(QObject):
         st.evaluation_finished.connect(self._check)
         window.view.image_shown.connect(self._check)
         self._timeout.timeout.connect(self._on_timeout)
+        self._poll.timeout.connect(self._check)
 
     def ready(self) -> bool:
         st, view = self.window.state, self.window.view
@@ -110,6 +114,7 @@ class ScreenshotWhenReady(QObject):
 
     def _finish(self, code: int) -> None:
         self._timeout.stop()
+        self._poll.stop()
         QApplication.instance().exit(code)  # type: ignore[union-attr]
 
 
