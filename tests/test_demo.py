@@ -12,7 +12,8 @@ from lxml import etree
 from PIL import Image
 
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
-from vocviewer.demo import VAL_EMPTY_CLASS, DemoPaths, default_demo_dir, voc_colormap, write_demo
+from vocviewer.core.palette import voc_colormap
+from vocviewer.demo import VAL_EMPTY_CLASS, DemoPaths, default_demo_dir, write_demo
 
 SETS = ("train", "val", "trainval")
 SEG_DIRS = ("SegmentationClass", "SegmentationObject")

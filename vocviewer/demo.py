@@ -24,6 +24,7 @@ from PIL import Image, ImageDraw
 
 from vocviewer import demo_drawing as dd
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES
+from vocviewer.core.palette import voc_colormap
 
 YEAR, DEMO_VERSION, STAMP = "VOC2012", 1, ".vocviewer-demo.json"
 #: The one class with no object in ``val``: its val results are all false positives (AP NaN).
@@ -67,16 +68,6 @@ class DemoPaths:
     devkit: Path
     year_dir: Path
     results_dir: Path
-
-
-def voc_colormap(n: int = 256) -> np.ndarray:
-    """The devkit's ``VOClabelcolormap(n)`` as (n, 3) uint8: bits 0, 1, 2 of each 3-bit group of
-    the label go to R, G, B from the most significant bit down (1 = (128, 0, 0), 255 = void)."""
-    ids, cmap = np.arange(n), np.zeros((n, 3), np.uint8)
-    for j in range(8):
-        for ch in range(3):
-            cmap[:, ch] |= (((ids >> (3 * j + ch)) & 1) << (7 - j)).astype(np.uint8)
-    return cmap
 
 
 def default_demo_dir() -> Path:

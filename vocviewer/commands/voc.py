@@ -36,7 +36,19 @@ def problems_error(problems: Sequence[FormatError], shown: int = 10) -> FormatEr
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls``)."""
+    """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls|seg|layout|
+    action``)."""
+    if args.task in ("seg", "layout", "action"):
+        from vocviewer.commands import voc_tasks
+
+        run = {"seg": voc_tasks.run_seg, "layout": voc_tasks.run_layout}.get(
+            args.task, voc_tasks.run_action
+        )
+        return run(args)
+    if args.task not in ("det", "cls"):
+        raise FormatError(
+            args.path, f"--task {args.task} is not a VOC task (det, cls, seg, layout, action)"
+        )
     image_set = args.image_set or infer_image_set(args.results, args.task)
     if image_set is None:
         raise FormatError(

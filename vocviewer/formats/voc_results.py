@@ -415,12 +415,12 @@ def write_voc_results(
             columns += [_format_numbers(c) for c in numbers[mask].T]
             text = "".join(line + "\n" for line in map(" ".join, zip(*columns, strict=True)))
             target = out_dir / f"{competition}_{task}_{image_set}_{dataset.classes[k]}.txt"
-            _write_atomic(target, text)
+            write_text_atomic(target, text)
             written.append(target)
     return written
 
 
-def _write_atomic(target: Path, text: str) -> None:
+def write_text_atomic(target: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:

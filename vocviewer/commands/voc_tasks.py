@@ -1,0 +1,127 @@
+"""``vocviewer eval --task seg|layout|action`` for PASCAL VOC.
+
+Each ``run_*(args) -> EvalOutput`` reads the dataset at ``args.path`` and the results in
+``args.results`` (the devkit results folder, e.g. ``results/VOC2012``, or the task's own folder
+or file), evaluates and renders. ``args.image_set`` defaults to the set named by the results
+(``comp6_val_cls``, ``comp7_layout_val.xml``, ``comp9_action_val_*.txt``), else ``"val"``;
+``args.protocol`` is ``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU;
+action: 11-point vs all-points AP; layout is always all-points); ``args.keep_going`` turns
+input errors into warnings and marks the numbers not official.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from vocviewer.commands import EvalOutput
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.report_tasks import (
+    action_table,
+    action_to_json,
+    layout_table,
+    layout_to_json,
+    seg_table,
+    seg_to_json,
+)
+from vocviewer.evaluation.voc_action import evaluate_voc_action
+from vocviewer.evaluation.voc_layout import evaluate_voc_layout
+from vocviewer.evaluation.voc_segmentation import default_seg_protocol, evaluate_voc_seg
+from vocviewer.formats.detect import open_dataset
+from vocviewer.formats.voc_action import ACTION_NAME, find_action_results, read_action_results
+from vocviewer.formats.voc_layout import LAYOUT_NAME, find_layout_results, read_layout_results
+from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation_results
+
+DEFAULT_SET = "val"
+
+
+def _problems_error(problems: list[FormatError]) -> FormatError:
+    from vocviewer.commands.voc import problems_error
+
+    return problems_error(problems)
+
+
+def _one_result(args: argparse.Namespace) -> Path:
+    if not args.results:
+        raise FormatError(None, "no results given")
+    if len(args.results) > 1:
+        raise FormatError(args.results[1], "this task takes one results folder or file")
+    return Path(args.results[0])
+
+
+def _check_set(dataset: Dataset, key: str) -> None:
+    if key not in dataset.image_sets and key not in dataset.person_sets:
+        raise FormatError(dataset.root, f"no image set ImageSets/{key}.txt in this dataset")
+
+
+def run_seg(args: argparse.Namespace) -> EvalOutput:
+    """VOC segmentation (``VOCevalseg``) of a folder of result PNGs."""
+    given = _one_result(args)
+    folder = find_segmentation_results(given, args.image_set)
+    image_set = args.image_set or folder.image_set or DEFAULT_SET
+    dataset = open_dataset(args.path)
+    key = f"Segmentation/{image_set}"
+    _check_set(dataset, key)
+    assert dataset.root is not None
+    ids = [str(dataset.images.id[i]) for i in dataset.image_sets[key].tolist()]
+    protocol = args.protocol or default_seg_protocol(dataset.year)
+    ev = evaluate_voc_seg(
+        ids,
+        LabelPngLoader(dataset.root / "SegmentationClass"),
+        LabelPngLoader(folder.folder),
+        image_set=image_set,
+        protocol=protocol,
+        strict=not args.keep_going,
+    )
+    if ev.problems and not args.keep_going:
+        raise _problems_error(list(ev.problems))
+    warnings = [str(p) for p in (*dataset.problems, *ev.problems)]
+    return EvalOutput(seg_table(ev), seg_to_json(ev), warnings)
+
+
+def run_layout(args: argparse.Namespace) -> EvalOutput:
+    """VOC person layout (``VOCevallayout_pr``) of one ``<comp>_layout_<set>.xml``."""
+    path = find_layout_results(_one_result(args), args.image_set)
+    m = LAYOUT_NAME.match(path.name)
+    image_set = args.image_set or (m["set"] if m else None) or DEFAULT_SET
+    dataset = open_dataset(args.path)
+    _check_set(dataset, f"Layout/{image_set}")
+    layouts, problems = read_layout_results(path)
+    if problems and not args.keep_going:
+        raise _problems_error(problems)
+    ev = evaluate_voc_layout(dataset, layouts, image_set=image_set, strict=not args.keep_going)
+    warnings = [str(p) for p in (*dataset.problems, *problems)] + list(ev.warnings)
+    if problems:
+        warnings.append("NOT OFFICIAL: layouts with problems were left out")
+    return EvalOutput(layout_table(ev), layout_to_json(ev), warnings)
+
+
+def run_action(args: argparse.Namespace) -> EvalOutput:
+    """VOC action classification (``VOCevalaction``) of ``<comp>_action_<set>_<action>.txt``."""
+    if not args.results:
+        raise FormatError(None, "no results given")
+    files = find_action_results(args.results, args.image_set)
+    sets = {m["set"] for f in files.values() if (m := ACTION_NAME.match(f.name))}
+    if args.image_set is None and len(sets) > 1:
+        raise FormatError(
+            args.results[0],
+            f"results for several image sets ({', '.join(sorted(sets))}); pass --image-set",
+        )
+    image_set = args.image_set or (sets.pop() if sets else DEFAULT_SET)
+    dataset = open_dataset(args.path)
+    scores = {}
+    problems: list[FormatError] = []
+    for action, f in files.items():
+        scores[action], found = read_action_results(f, action)
+        problems += found
+    if problems and not args.keep_going:
+        raise _problems_error(problems)
+    rule = "11point" if args.protocol == "voc2007" else "allpoints"
+    result = evaluate_voc_action(
+        dataset, scores, image_set=image_set, ap_rule=rule, strict=not args.keep_going
+    )
+    warnings = [str(p) for p in (*dataset.problems, *problems)]
+    if problems:
+        warnings.append("NOT OFFICIAL: malformed result lines were left out")
+    return EvalOutput(action_table(result), action_to_json(result), warnings)
