@@ -1,0 +1,75 @@
+"""``vocviewer eval GT_DIR --results PRED --protocol ilsvrc --task det --devkit DEVKIT``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from vocviewer.commands import EvalOutput
+from vocviewer.commands.voc import problems_error
+from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
+from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else v
+
+
+def format_det(result: IlsvrcDetResult, pred: str) -> str:
+    """The devkit demo's printout (``demo_eval_det.m``): per-category AP, mean and median."""
+    lines = ["DETECTION TASK", f"pred_file: {pred}", "-------------", "Category        AP"]
+    lines += [f"{name:<15} {ap:.3f}" for name, ap in zip(result.names, result.ap, strict=True)]
+    lines += [
+        " - - - - - - - -",
+        f"Mean AP:         {result.mean_ap:.3f}",
+        f"Median AP:       {result.median_ap:.3f}",
+        f"(not official) mean AP over labels with a defined AP: {result.mean_ap_defined:.3f}",
+    ]
+    if result.notes:
+        lines.append("NOT OFFICIAL: " + "; ".join(result.notes))
+    return "\n".join(lines) + "\n"
+
+
+def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
+    per_class = {
+        name: {"ap": _num(float(ap)), "npos": int(n), "ndet": int(d)}
+        for name, ap, n, d in zip(result.names, result.ap, result.npos, result.ndet, strict=True)
+    }
+    return {
+        "protocol": "ilsvrc",
+        "task": "det",
+        "per_class": per_class,
+        "summary": {
+            "mAP": _num(result.mean_ap),
+            "medianAP": _num(result.median_ap),
+            "mAP_defined_only": _num(result.mean_ap_defined),
+        },
+        "official": not result.notes,
+        "notes": list(result.notes),
+    }
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate an ILSVRC DET submission (``--task det``)."""
+    if args.task != "det":
+        raise FormatError(args.path, f"ILSVRC task {args.task!r} is not supported yet (det only)")
+    if args.devkit is None:
+        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(args.results) != 1:
+        raise FormatError(args.results[0], "ILSVRC DET takes exactly one submission file")
+    dataset = read_ilsvrc_det(args.path, args.devkit)
+    warnings = [str(p) for p in dataset.problems]
+    results = read_ilsvrc_det_results(dataset, args.results[0])
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings += [str(p) for p in results.problems]
+    unlisted = results.extras.get("ilsvrc_unlisted", {})
+    if unlisted:
+        warnings.append(
+            f"{sum(unlisted.values())} prediction(s) on {len(unlisted)} image id(s) not in the "
+            "eval list were dropped (the official code crashes on them): NOT OFFICIAL"
+        )
+    result = evaluate_ilsvrc_det(dataset, results)
+    return EvalOutput(format_det(result, str(args.results[0])), det_payload(result), warnings)

@@ -1,0 +1,105 @@
+"""``vocviewer eval SPLIT --results DIR --protocol visdrone``: VisDrone-DET."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from vocviewer.commands import EvalOutput
+from vocviewer.commands.voc import problems_error
+from vocviewer.core.visdrone import VisDroneDetections
+from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
+from vocviewer.evaluation.visdrone_regions import matlab_round
+from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else v
+
+
+def matlab_2dp(v: float) -> str:
+    """``num2str(roundn(v, -2))`` as ``evalDET.m`` prints: halves away from zero, no trailing
+    zeros (``12.5``, ``0``, ``NaN``)."""
+    if math.isnan(v):
+        return "NaN"
+    r = float(matlab_round(v * 100) / 100)
+    text = f"{r:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def format_visdrone(result: VisDroneResult) -> str:
+    """The toolkit's printed summary (``evalDET.m``, 2 decimals) and a per-class AP table."""
+    s = result.summary
+    lines = [
+        "Evaluation Completed. The peformance of the detector is presented as follows."
+        if result.official
+        else "Evaluation completed (NOT OFFICIAL: see the warnings).",
+    ]
+    lines += [
+        f"Average Precision  (AP) @[ IoU=0.50:0.95 | maxDets=500 ] = {matlab_2dp(s['AP'])}%.",
+        f"Average Precision  (AP) @[ IoU=0.50      | maxDets=500 ] = {matlab_2dp(s['AP50'])}%.",
+        f"Average Precision  (AP) @[ IoU=0.75      | maxDets=500 ] = {matlab_2dp(s['AP75'])}%.",
+        f"Average Recall     (AR) @[ IoU=0.50:0.95 | maxDets=  1 ] = {matlab_2dp(s['AR1'])}%.",
+        f"Average Recall     (AR) @[ IoU=0.50:0.95 | maxDets= 10 ] = {matlab_2dp(s['AR10'])}%.",
+        f"Average Recall     (AR) @[ IoU=0.50:0.95 | maxDets=100 ] = {matlab_2dp(s['AR100'])}%.",
+        f"Average Recall     (AR) @[ IoU=0.50:0.95 | maxDets=500 ] = {matlab_2dp(s['AR500'])}%.",
+        "",
+        f"{'class':<18}{'AP':>8}{'AP50':>8}{'AP75':>8}{'#gt':>8}{'#img':>7}{'#det':>8}",
+    ]
+    for k, (name, ap) in enumerate(result.class_ap().items()):
+        note = "" if result.images_with_class[k] else "  (no GT: not in the averages)"
+        lines.append(
+            f"{name:<18}{ap:>8.2f}{result.ap[k, 0]:>8.2f}{result.ap[k, 5]:>8.2f}"
+            f"{int(result.npos[k]):>8}{int(result.images_with_class[k]):>7}"
+            f"{int(result.ndet[k]):>8}{note}"
+        )
+    lines.append("(per-class AP is the mean over IoU 0.50:0.95; the toolkit prints none)")
+    return "\n".join(lines) + "\n"
+
+
+def visdrone_payload(result: VisDroneResult) -> dict[str, Any]:
+    """JSON payload: percentages; NaN as null."""
+    per_class: dict[str, Any] = {}
+    for k, (name, ap) in enumerate(result.class_ap().items()):
+        per_class[name] = {
+            "ap": _num(ap),
+            "ap50": float(result.ap[k, 0]),
+            "ap75": float(result.ap[k, 5]),
+            "npos": int(result.npos[k]),
+            "images": int(result.images_with_class[k]),
+            "ndet": int(result.ndet[k]),
+        }
+    return {
+        "protocol": "visdrone",
+        "task": "det",
+        "per_class": per_class,
+        "summary": {k: _num(result.summary[k]) for k in SUMMARY_KEYS},
+        "official": result.official,
+        "notes": list(result.notes),
+    }
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate the VisDrone result folder ``args.results`` on the split ``args.path``."""
+    dataset = read_visdrone(args.path)
+    warnings = [str(p) for p in dataset.problems]
+    results = read_visdrone_results(dataset, args.results)
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings += [str(p) for p in results.problems]
+    rx: VisDroneDetections = results.extras["visdrone"]
+    if rx.missing:
+        shown = ", ".join(rx.missing[:10]) + (" ..." if len(rx.missing) > 10 else "")
+        warnings.append(
+            f"{len(rx.missing)} result file(s) missing ({shown}); evaluated as no detections "
+            "(the official toolkit fails on them): the numbers are NOT OFFICIAL"
+        )
+    if rx.extra:
+        warnings.append(
+            f"{len(rx.extra)} result file(s) without an annotation were not read: "
+            + ", ".join(rx.extra[:10])
+        )
+    result = evaluate_visdrone(dataset, results)
+    warnings += [n for n in result.notes if "missing" not in n]
+    return EvalOutput(format_visdrone(result), visdrone_payload(result), warnings)
