@@ -1,0 +1,34 @@
+"""Format sniffing: a path goes to the right reader, or gets a message saying what was expected."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.evaluation.test_visdrone_reference import write_split
+from vocviewer.core.errors import FormatError
+from vocviewer.formats.detect import open_dataset, open_results
+
+
+def test_voc_year_folder(demo):
+    ds = open_dataset(demo.year_dir)
+    assert ds.name == "VOC2012" and ds.box_convention == "voc"
+    rs = open_results(ds, [demo.results_dir], image_set="val")
+    assert len(rs.detections) > 0
+
+
+def test_visdrone_split(tmp_path):
+    split, res = write_split(
+        tmp_path, [([(10, 10, 20, 20, 1, 4)], [(11, 10, 20, 20, 0.9, 4)], 100, 100)]
+    )
+    ds = open_dataset(split)
+    assert "visdrone" in ds.extras and ds.box_convention == "continuous"
+    assert ds.classes[ds.objects.label[0]] == "car"
+    rs = open_results(ds, [res])
+    assert len(rs.detections) == 1
+
+
+def test_unknown_folder_says_what_was_expected(tmp_path):
+    with pytest.raises(FormatError, match="VisDrone split"):
+        open_dataset(tmp_path)
+    with pytest.raises(FormatError, match="does not exist"):
+        open_dataset(tmp_path / "missing")
