@@ -152,7 +152,7 @@ def test_empty_submission_gives_zero_ap(tmp_path):
 
 def test_matches_loop_reference_on_random_cases(tmp_path):
     rng = np.random.default_rng(3)
-    for case in range(15):
+    for case in range(40):
         images = []
         for _ in range(int(rng.integers(1, 6))):
             objs = []

@@ -24,12 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.ilsvrc import IlsvrcDetInfo
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.ap import voc_ap_all_points
+from vocviewer.evaluation.matching import greedy_with_fallback, same_image_pairs
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)
@@ -72,6 +75,19 @@ def object_thresholds(box: FloatArray) -> FloatArray:
     return out
 
 
+def _blacklisted(
+    black_image: npt.ArrayLike, black_label: npt.ArrayLike, image_id: IntArray, label: IntArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each (image id, label) pair is on the blacklist (bool, like ``image_id``)."""
+    bi = np.asarray(black_image, dtype=np.int64)
+    bl = np.asarray(black_label, dtype=np.int64)
+    if not len(bi) or not len(image_id):
+        return np.zeros(len(image_id), dtype=bool)
+    scale = int(max(label.max(initial=0), bl.max(initial=0))) + 1
+    keys = np.unique(bi * scale + bl)
+    return np.isin(image_id.astype(np.int64) * scale + label, keys)
+
+
 def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
     """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
     info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
@@ -79,51 +95,28 @@ def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult
     dets = results.detections
     n_lab = int(obj.label.max()) + 1 if len(obj) else 0
     thr = object_thresholds(obj.box)
-    black = set(zip(info.blacklist_image_id.tolist(), info.blacklist_label.tolist(), strict=True))
     img_id = info.image_id[dets.image_index] if len(dets) else np.zeros(0, np.int64)
     # per-image visiting order and the global order: -score, image id, file order
     order = np.lexsort((np.arange(len(dets)), -dets.score, img_id))
-    verdict = np.zeros(len(dets), dtype=np.int8)
-    matched = np.full(len(dets), -1, dtype=np.int64)
-    boxes = obj.box.tolist()
-    labels = obj.label.tolist()
-    thr_l = thr.tolist()
-    dbox = dets.box.tolist()
-    dlab = dets.label.tolist()
-    detected = np.zeros(len(obj), dtype=bool).tolist()
-    ids = img_id.tolist()
-    rows = dets.image_index.tolist()
-    for j in order.tolist():
-        if (ids[j], dlab[j]) in black:
-            verdict[j] = -1
-            continue
-        bb = dbox[j]
-        s = dataset.objects_of(rows[j])
-        ovmax, kmax = -math.inf, -1
-        for k in range(s.start, s.stop):
-            if labels[k] != dlab[j] or detected[k]:
-                continue
-            g = boxes[k]
-            iw = min(bb[2], g[2]) - max(bb[0], g[0]) + 1
-            ih = min(bb[3], g[3]) - max(bb[1], g[1]) + 1
-            if iw > 0 and ih > 0:
-                ua = (
-                    (bb[2] - bb[0] + 1) * (bb[3] - bb[1] + 1)
-                    + (g[2] - g[0] + 1) * (g[3] - g[1] + 1)
-                    - iw * ih
-                )
-                ov = iw * ih / ua
-                if ov >= thr_l[k] and ov > ovmax:
-                    ovmax, kmax = ov, k
-        if kmax >= 0:
-            verdict[j] = 1
-            matched[j] = kmax
-            detected[kmax] = True
-    npos = np.bincount(obj.label, minlength=n_lab).astype(np.int64)[:n_lab]
-    obj_id = info.image_id[obj.image_index]
-    for i, lab in zip(obj_id.tolist(), labels, strict=True):
-        if (i, lab) in black:
-            npos[lab] -= 1
+    skipped = _blacklisted(info.blacklist_image_id, info.blacklist_label, img_id, dets.label)
+    # candidate pairs: same image, same label, IoU (+1 rule) >= the object's own threshold
+    pd, pg = same_image_pairs(dets.image_index, dataset.object_offsets)
+    sel = (dets.label[pd] == obj.label[pg]) & ~skipped[pd]
+    pd, pg = pd[sel], pg[sel]
+    considered, ov = overlap_pairs(dets.box[pd], obj.box[pg], plus_one=True)
+    sel = considered & (ov >= thr[pg])
+    pd, pg, ov = pd[sel], pg[sel], ov[sel]
+    # a detection prefers the largest IoU; strict ">" in XML order: the first object on ties
+    pref = np.empty(len(pd), dtype=np.int64)
+    pref[np.lexsort((pg, -ov, pd))] = np.arange(len(pd), dtype=np.int64)
+    priority = np.empty(len(dets), dtype=np.int64)
+    priority[order] = np.arange(len(dets), dtype=np.int64)
+    matched = greedy_with_fallback(pd, pg, pref, priority, len(dets), len(obj))
+    verdict = np.where(skipped, -1, np.where(matched >= 0, 1, 0)).astype(np.int8)
+    obj_black = _blacklisted(
+        info.blacklist_image_id, info.blacklist_label, info.image_id[obj.image_index], obj.label
+    )
+    npos = np.bincount(obj.label[~obj_black], minlength=n_lab).astype(np.int64)[:n_lab]
     glob = np.lexsort((np.arange(len(dets)), img_id, -dets.score))
     ap = np.zeros(n_lab)
     ndet = np.zeros(n_lab, dtype=np.int64)
