@@ -1,0 +1,115 @@
+"""COCO reader: annotation JSON → Dataset, results JSON → ResultSet (loadRes rules, errors)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vocviewer.core.coco import CocoAnnotations, CocoResults
+from vocviewer.core.errors import FormatError
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import read_coco_results
+
+MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
+needs_mini = pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+
+GT = {
+    "images": [{"id": 9, "width": 40, "height": 30, "file_name": "a.jpg"},
+               {"id": 4, "width": 40, "height": 30, "file_name": "b.jpg"}],
+    "categories": [{"id": 5, "name": "cat", "supercategory": "animal"},
+                   {"id": 2, "name": "dog", "supercategory": "animal"}],
+    "annotations": [
+        {"id": 1, "image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "area": 40.5,
+         "iscrowd": 0, "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]]},
+        {"id": 2, "image_id": 4, "category_id": 2, "bbox": [0, 0, 4, 4], "area": 16,
+         "iscrowd": 1, "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}},
+    ],
+}  # fmt: skip
+
+
+def _write(tmp: Path, obj: Any, name: str) -> Path:
+    p = tmp / name
+    p.write_text(json.dumps(obj))
+    return p
+
+
+def test_read_annotations(tmp_path: Path) -> None:
+    ds = read_coco(_write(tmp_path, GT, "gt.json"))
+    assert ds.classes == ("dog", "cat")  # ascending category id
+    assert ds.box_convention == "continuous"
+    co: CocoAnnotations = ds.extras["coco"]
+    assert co.category_id.tolist() == [2, 5]
+    # objects sorted by image row (JSON image order)
+    assert co.ann_id.tolist() == [1, 2]
+    assert ds.objects.box[0].tolist() == [1, 2, 11, 7]
+    assert co.bbox[0].tolist() == [1, 2, 10, 5]
+    assert co.area.tolist() == [40.5, 16.0]
+    assert co.iscrowd.tolist() == [False, True]
+    assert co.masks is not None and co.masks.areas().tolist() == [50, 8]
+
+
+def test_results_bbox_and_errors(tmp_path: Path) -> None:
+    ds = read_coco(_write(tmp_path, GT, "gt.json"))
+    dets = [{"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5},
+            {"image_id": 4, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.25}]  # fmt: skip
+    rs = read_coco_results(ds, _write(tmp_path, dets, "r.json"))
+    ex: CocoResults = rs.extras["coco"]
+    assert ex.kind == "bbox"
+    assert ex.area.tolist() == [12.0, 4.0]
+    assert ex.det_id.tolist() == [1, 2]
+    assert rs.detections.box[0].tolist() == [1, 2, 4, 6]
+    assert rs.detections.label.tolist() == [1, 0]
+    bad = [*dets, {"image_id": 77, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5}]
+    with pytest.raises(FormatError) as e:
+        read_coco_results(ds, _write(tmp_path, bad, "bad.json"))
+    assert e.value.element == "[2]" and "77" in e.value.message
+    rs = read_coco_results(ds, tmp_path / "bad.json", keep_going=True)
+    assert len(rs.detections) == 2 and len(rs.problems) == 1
+    for entry in ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": float("nan")},
+                  {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1},
+                  {"image_id": 9, "category_id": 5, "score": 1},
+                  {"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4]}):  # fmt: skip
+        with pytest.raises(FormatError) as e:
+            read_coco_results(ds, _write(tmp_path, [dets[0], entry], "x.json"))
+        assert e.value.element == "[1]"
+    with pytest.raises(FormatError):
+        read_coco_results(ds, _write(tmp_path, {"a": 1}, "y.json"))
+
+
+def test_results_segm_and_keypoints(tmp_path: Path) -> None:
+    ds = read_coco(_write(tmp_path, GT, "gt.json"))
+    seg = [{"image_id": 4, "category_id": 2, "score": 0.3,
+            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}}]  # fmt: skip
+    rs = read_coco_results(ds, _write(tmp_path, seg, "s.json"), task="segm")
+    ex: CocoResults = rs.extras["coco"]
+    assert ex.kind == "segm" and ex.area.tolist() == [8.0]
+    assert ex.bbox[0].tolist() == [0, 0, 2, 4]
+    kp = [{"image_id": 4, "category_id": 2, "score": 0.3, "keypoints": [1, 2, 1, 5, 9, 1]}]
+    ex = read_coco_results(ds, _write(tmp_path, kp, "k.json"), task="keypoints").extras["coco"]
+    assert ex.kind == "keypoints" and ex.area.tolist() == [28.0]
+    assert ex.bbox[0].tolist() == [1, 2, 4, 7]
+    assert ex.keypoints.shape == (1, 2, 3)
+
+
+@needs_mini
+def test_coco_mini_all_files() -> None:
+    ann = MINI / "annotations"
+    ds = read_coco(ann / "instances_val2017.json")
+    assert len(ds.images) == 79 and len(ds.classes) == 80
+    assert ds.images.path[0].parent == MINI / "val2017"
+    assert ds.images.path[0].is_file()
+    co = ds.extras["coco"]
+    assert co.masks is not None and len(co.masks) == len(ds.objects)
+    np.testing.assert_allclose(
+        co.bbox[:, 2:], ds.objects.box[:, 2:] - ds.objects.box[:, :2], atol=1e-9
+    )
+    np.testing.assert_array_equal(co.bbox[:, :2], ds.objects.box[:, :2])
+    kp = read_coco(ann / "person_keypoints_val2017.json").extras["coco"]
+    assert kp.keypoints.shape[1:] == (17, 3) and len(kp.keypoint_names[0]) == 17
+    caps = read_coco(ann / "captions_val2017.json", masks=False)
+    assert len(caps.objects) == 0
+    assert all(len(c) >= 5 for c in caps.extras["coco"].captions)

@@ -1,0 +1,36 @@
+"""``vocviewer eval`` for COCO bbox / segm / keypoints: pycocotools' printed summary and JSON."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from vocviewer.commands import EvalOutput
+from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import read_coco_results
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else v
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
+    task = args.task or "bbox"
+    dataset = read_coco(args.path, getattr(args, "images", None), masks=task == "segm")
+    keep_going = bool(getattr(args, "keep_going", False))
+    results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    warnings = [str(p) for p in dataset.problems] + [str(p) for p in results.problems]
+    result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+    text = "\n".join(summary_lines(result)) + "\n"
+    if result.notes:
+        text += "".join(f"NOTE: {n}\n" for n in result.notes)
+    payload = {
+        "protocol": "coco",
+        "task": task,
+        "per_class": {c.name: {"ap": _num(c.ap)} for c in result.categories},
+        "summary": result.stats(),
+        "official": not result.notes,
+    }
+    return EvalOutput(text, payload, warnings)

@@ -1,0 +1,154 @@
+"""COCO-specific columns: what ``COCOeval`` needs bit-exactly, beside ``Dataset`` / ``ResultSet``.
+
+``Dataset.extras["coco"]`` is a ``CocoAnnotations`` (rows aligned with ``Dataset.images`` and
+``Dataset.objects``); ``ResultSet.extras["coco"]`` is a ``CocoResults`` (rows aligned with
+``ResultSet.detections``). Boxes here are COCO's own ``x, y, w, h`` float64 exactly as in the JSON
+(0-based continuous pixels, no +1), because pycocotools computes IoU from those numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.arrays import frozen
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _points(a: npt.ArrayLike, n: int) -> FloatArray:
+    """``a`` as float64 (n, P, 3); empty input gives P = 0."""
+    arr = np.asarray(a, dtype=np.float64)
+    return arr.reshape(n, 0, 3) if arr.size == 0 else arr.reshape(n, -1, 3)
+
+
+@dataclass(frozen=True, eq=False)
+class RleTable:
+    """``N`` RLE masks, columnar (see ``core.masks`` for the RLE convention).
+
+    counts : int64 (C,)       all runs, concatenated
+    offsets : int64 (N + 1,)  mask ``i`` is ``counts[offsets[i]:offsets[i + 1]]``
+    height, width : int64 (N,) mask size in pixels
+    """
+
+    counts: IntArray
+    offsets: IntArray
+    height: IntArray
+    width: IntArray
+
+    def __post_init__(self) -> None:
+        for name in ("counts", "offsets", "height", "width"):
+            object.__setattr__(self, name, frozen(getattr(self, name), np.int64))
+        if len(self.offsets) != len(self.height) + 1 or len(self.height) != len(self.width):
+            raise ValueError("RleTable columns differ in length")
+
+    def __len__(self) -> int:
+        return len(self.height)
+
+    def __getitem__(self, i: int) -> IntArray:
+        return self.counts[self.offsets[i] : self.offsets[i + 1]]
+
+    def areas(self) -> IntArray:
+        """Foreground pixels per mask, int64 (N,)."""
+        n = len(self)
+        if n == 0:
+            return np.zeros(0, dtype=np.int64)
+        pos = np.arange(len(self.counts)) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
+        owner = np.repeat(np.arange(n), np.diff(self.offsets))
+        return np.bincount(owner, weights=self.counts * (pos % 2), minlength=n).astype(np.int64)
+
+    @classmethod
+    def from_list(
+        cls, counts: list[IntArray], height: npt.ArrayLike, width: npt.ArrayLike
+    ) -> RleTable:
+        """Build from one counts array per mask."""
+        lens = np.array([len(c) for c in counts], dtype=np.int64)
+        flat = np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
+        h = np.asarray(height, dtype=np.int64)
+        w = np.asarray(width, dtype=np.int64)
+        return cls(flat, np.concatenate(([0], np.cumsum(lens))), h, w)
+
+
+@dataclass(frozen=True, eq=False)
+class CocoAnnotations:
+    """COCO ground-truth columns.
+
+    Per image (``I`` rows, ``Dataset.images`` order)
+        image_id : int64 (I,) COCO image id; captions : tuple of ``I`` tuples of caption strings.
+    Per category (``K`` rows, ascending id = ``Dataset.classes`` order)
+        category_id : int64 (K,); supercategory : tuple[str]; keypoint_names : tuple of tuples;
+        skeleton : tuple of int64 (E, 2) arrays of 1-based keypoint pairs.
+    Per annotation (``N`` rows, ``Dataset.objects`` order)
+        ann_id : int64 (N,); category_id_of : int64 (N,); bbox : float64 (N, 4) ``x, y, w, h``
+        as given; area : float64 (N,) the JSON ``area`` field; iscrowd : bool (N,);
+        keypoints : float64 (N, P, 3) ``x, y, v`` (P = 0 without keypoints); num_keypoints :
+        int64 (N,); has_keypoints : bool (N,) whether the annotation had a ``keypoints`` field;
+        masks : ``RleTable`` of N masks (polygons rasterised as pycocotools does), or ``None``
+        when the reader was asked not to build them.
+    """
+
+    image_id: IntArray
+    captions: tuple[tuple[str, ...], ...]
+    category_id: IntArray
+    supercategory: tuple[str, ...]
+    keypoint_names: tuple[tuple[str, ...], ...]
+    skeleton: tuple[IntArray, ...]
+    ann_id: IntArray
+    category_id_of: IntArray
+    bbox: FloatArray
+    area: FloatArray
+    iscrowd: npt.NDArray[np.bool_]
+    keypoints: FloatArray
+    num_keypoints: IntArray
+    has_keypoints: npt.NDArray[np.bool_]
+    masks: RleTable | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.ann_id)
+        for name, dtype in (
+            ("image_id", np.int64), ("category_id", np.int64), ("ann_id", np.int64),
+            ("category_id_of", np.int64), ("area", np.float64), ("iscrowd", np.bool_),
+            ("num_keypoints", np.int64), ("has_keypoints", np.bool_),
+        ):  # fmt: skip
+            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
+        object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))
+        if self.masks is not None and len(self.masks) != n:
+            raise ValueError("CocoAnnotations.masks differs in length")
+
+
+@dataclass(frozen=True, eq=False)
+class CocoResults:
+    """COCO result columns, one row per detection (``ResultSet.detections`` order = file order).
+
+    kind : ``"bbox"``, ``"segm"`` or ``"keypoints"`` — which ``loadRes`` branch read the file
+        (chosen by the first entry's fields, as pycocotools does).
+    det_id : int64 (D,)     entry index + 1 (``loadRes``' ids)
+    image_id, category_id : int64 (D,)
+    bbox : float64 (D, 4)   ``x, y, w, h``: given, or the mask's / keypoints' extent
+    area : float64 (D,)     ``w*h`` (bbox), mask pixels (segm), keypoint extent (keypoints)
+    masks : ``RleTable`` or ``None``
+    keypoints : float64 (D, P, 3)  (P = 0 without keypoints)
+    """
+
+    kind: str
+    det_id: IntArray
+    image_id: IntArray
+    category_id: IntArray
+    bbox: FloatArray
+    area: FloatArray
+    keypoints: FloatArray
+    masks: RleTable | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.det_id)
+        for name, dtype in (
+            ("det_id", np.int64), ("image_id", np.int64), ("category_id", np.int64),
+            ("area", np.float64),
+        ):  # fmt: skip
+            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
+        object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))

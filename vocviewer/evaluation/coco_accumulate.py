@@ -1,0 +1,85 @@
+"""COCOeval's ``accumulate`` for one category: precision / recall / score arrays.
+
+For each area range and detection cap, the category's detections (each group's first ``maxDet``
+by score) are ranked by a stable sort on descending score, ties by image (ascending id) and then
+by rank within the image; precision ``tp / (tp + fp + eps)`` gets a right-to-left max envelope
+and is sampled at the recall thresholds with ``searchsorted(side="left")`` (0 past the end).
+Entries with no non-ignored ground truth stay -1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+_EPS = np.spacing(1)
+
+
+@dataclass(frozen=True)
+class CategoryCurves:
+    """One category's accumulated arrays (-1 where undefined).
+
+    precision, scores : float64 (T, R, A, M); recall : float64 (T, A, M);
+    order : int64 (N,) positions (in the category's detection arrays) in global rank order.
+    """
+
+    precision: FloatArray
+    recall: FloatArray
+    scores: FloatArray
+    order: npt.NDArray[np.int64]
+
+
+def accumulate_category(
+    score: FloatArray,
+    image_pos: npt.NDArray[np.int64],
+    rank: npt.NDArray[np.int64],
+    tp: npt.NDArray[np.bool_],
+    fp: npt.NDArray[np.bool_],
+    npig: npt.NDArray[np.int64],
+    rec_thrs: FloatArray,
+    max_dets: tuple[int, ...],
+) -> CategoryCurves:
+    """Accumulate one category.
+
+    Parameters
+    ----------
+    score, image_pos, rank : (N,)
+        Each detection's score, its image's position in ascending image-id order and its rank
+        within its (image, category) group.
+    tp, fp : bool (A, T, N)
+        True / false positive per area range and threshold (ignored: both False).
+    npig : int64 (A,)
+        Non-ignored ground truth per area range.
+    """
+    n_area, n_thr, _ = tp.shape
+    n_rec, n_cap = len(rec_thrs), len(max_dets)
+    precision = -np.ones((n_thr, n_rec, n_area, n_cap))
+    recall = -np.ones((n_thr, n_area, n_cap))
+    scores = -np.ones((n_thr, n_rec, n_area, n_cap))
+    order = np.lexsort((rank, image_pos, -score))
+    for m, cap in enumerate(max_dets):
+        sel = order[rank[order] < cap]
+        s_sorted = score[sel]
+        nd = len(sel)
+        tp_sum = np.cumsum(tp[:, :, sel], axis=2).astype(np.float64)
+        fp_sum = np.cumsum(fp[:, :, sel], axis=2).astype(np.float64)
+        for a in range(n_area):
+            if npig[a] == 0:
+                continue
+            rc = tp_sum[a] / npig[a]
+            pr = tp_sum[a] / (fp_sum[a] + tp_sum[a] + _EPS)
+            recall[:, a, m] = rc[:, -1] if nd else 0.0
+            pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+            for t in range(n_thr):
+                idx = np.searchsorted(rc[t], rec_thrs, side="left")
+                inside = idx < nd
+                q = np.zeros(n_rec)
+                ss = np.zeros(n_rec)
+                q[inside] = pr[t, idx[inside]]
+                ss[inside] = s_sorted[idx[inside]]
+                precision[t, :, a, m] = q
+                scores[t, :, a, m] = ss
+    return CategoryCurves(precision, recall, scores, order)

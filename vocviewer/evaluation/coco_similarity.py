@@ -1,0 +1,136 @@
+"""Similarity of (detection, ground truth) pairs for COCOeval: box IoU, mask IoU, keypoint OKS.
+
+Pairs are given as aligned index arrays into detection and GT columns; every function computes
+exactly what pycocotools computes for that pair (``maskApi.c`` ``bbIou`` / ``rleIou``,
+``cocoeval.py`` ``computeOks``), in the same expression order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core import masks as mk
+from vocviewer.core.coco import RleTable
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+#: COCO's per-keypoint OKS constants (``Params.kpt_oks_sigmas``), the 17 person keypoints.
+KEYPOINT_SIGMAS: FloatArray = (
+    np.array([0.26, 0.25, 0.25, 0.35, 0.35, 0.79, 0.79, 0.72, 0.72, 0.62, 0.62,
+              1.07, 1.07, 0.87, 0.87, 0.89, 0.89]) / 10.0
+)  # fmt: skip
+
+
+def pair_up(det_group: IntArray, gt_group: IntArray) -> tuple[IntArray, IntArray]:
+    """All (detection, GT) pairs of the same group.
+
+    ``det_group`` and ``gt_group`` must be sorted. Returns aligned int64 (E,) row arrays, sorted
+    by detection then GT row."""
+    lo = np.searchsorted(gt_group, det_group, side="left")
+    cnt = np.searchsorted(gt_group, det_group, side="right") - lo
+    ent_det = np.repeat(np.arange(len(det_group)), cnt)
+    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+    ent_gt = lo[ent_det] + (np.arange(len(ent_det)) - first)
+    return ent_det.astype(np.int64), ent_gt.astype(np.int64)
+
+
+def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_]) -> FloatArray:
+    """``bbIou`` of aligned ``x, y, w, h`` pairs: float64 (E,); 0 without overlap; crowd GT
+    divide by the detection's area."""
+    da = det[:, 2] * det[:, 3]
+    ga = gt[:, 2] * gt[:, 3]
+    iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
+    ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
+    ok = (iw > 0) & (ih > 0)
+    inter = iw * ih
+    union = np.where(crowd, da, da + ga - inter)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
+    return np.asarray(out, dtype=np.float64)
+
+
+def rle_boxes(table: RleTable) -> FloatArray:
+    """``rleToBbox`` of every mask: float64 (N, 4) ``x, y, w, h``."""
+    return np.array(
+        [mk.to_bbox(table[i], int(table.height[i])) for i in range(len(table))], dtype=np.float64
+    ).reshape(-1, 4)
+
+
+def mask_iou_pairs(
+    det: RleTable,
+    gt: RleTable,
+    ent_det: IntArray,
+    ent_gt: IntArray,
+    crowd: npt.NDArray[np.bool_],
+    det_box: FloatArray,
+    gt_box: FloatArray,
+) -> FloatArray:
+    """``rleIou`` of aligned mask pairs: float64 (E,). Pairs whose RLE boxes do not overlap are
+    0, masks of different sizes -1 (as pycocotools)."""
+    out = box_iou_pairs(det_box[ent_det], gt_box[ent_gt], crowd)
+    det_area = det.areas()
+    gt_area = gt.areas()
+    for e in np.flatnonzero(out > 0).tolist():
+        i, j = int(ent_det[e]), int(ent_gt[e])
+        if det.height[i] != gt.height[j] or det.width[i] != gt.width[j]:
+            out[e] = -1.0
+            continue
+        inter = mk.intersection(det[i], gt[j])
+        union = det_area[i] if crowd[e] else det_area[i] + gt_area[j] - inter
+        out[e] = 0.0 if inter == 0 else inter / union
+    return out
+
+
+def oks_pairs(
+    det_kp: FloatArray,
+    gt_kp: FloatArray,
+    gt_box: FloatArray,
+    gt_area: FloatArray,
+    ent_det: IntArray,
+    ent_gt: IntArray,
+    sigmas: FloatArray = KEYPOINT_SIGMAS,
+) -> FloatArray:
+    """``computeOks`` for aligned pairs: float64 (E,).
+
+    ``det_kp`` (D, K, 3), ``gt_kp`` (G, K, 3) as ``x, y, v``; ``gt_box`` (G, 4) ``x, y, w, h``;
+    ``gt_area`` (G,). GT keypoints with ``v > 0`` are compared; a GT without any is compared by
+    the detections' distances outside its box enlarged by its size on every side."""
+    var = (sigmas * 2) ** 2
+    k = len(sigmas)
+    out = np.zeros(len(ent_det), dtype=np.float64)
+    if len(ent_det) == 0:
+        return out
+    if det_kp.shape[1] != k or gt_kp.shape[1] != k:
+        raise ValueError(f"keypoints must have {k} points for OKS")
+    g = gt_kp[ent_gt]
+    d = det_kp[ent_det]
+    vis: npt.NDArray[np.bool_] = np.asarray(g[:, :, 2] > 0)
+    has: npt.NDArray[np.bool_] = np.asarray(vis.any(axis=1))
+    dx = d[:, :, 0] - g[:, :, 0]
+    dy = d[:, :, 1] - g[:, :, 1]
+    bb = gt_box[ent_gt]
+    x0 = (bb[:, 0] - bb[:, 2])[:, None]
+    x1 = (bb[:, 0] + bb[:, 2] * 2)[:, None]
+    y0 = (bb[:, 1] - bb[:, 3])[:, None]
+    y1 = (bb[:, 1] + bb[:, 3] * 2)[:, None]
+    z = 0.0
+    ox = np.maximum(z, x0 - d[:, :, 0]) + np.maximum(z, d[:, :, 0] - x1)
+    oy = np.maximum(z, y0 - d[:, :, 1]) + np.maximum(z, d[:, :, 1] - y1)
+    dx = np.where(has[:, None], dx, ox)
+    dy = np.where(has[:, None], dy, oy)
+    e = (dx**2 + dy**2) / var / (gt_area[ent_gt] + np.spacing(1))[:, None] / 2
+    ex = np.exp(-e)
+    # sum over the compared points, grouped by visibility pattern so numpy sums each row
+    # exactly as it sums pycocotools' compacted 1-D vector
+    pattern = np.where(has[:, None], vis, True)
+    uniq, inv = np.unique(np.asarray(pattern), axis=0, return_inverse=True)
+    uniq = np.asarray(uniq, dtype=bool)
+    inv = inv.reshape(-1)
+    for u in range(len(uniq)):
+        rows = np.flatnonzero(inv == u)
+        cols = np.flatnonzero(uniq[u])
+        vals = np.ascontiguousarray(ex[np.ix_(rows, cols)])
+        out[rows] = np.sum(vals, axis=1) / len(cols)
+    return out
