@@ -17,6 +17,7 @@ import json
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,8 @@ def main() -> None:
     report("vocviewer eval+acc", ours_t, base)
     same = np.abs(ev.eval["precision"] - ours.precision).max()
     print(f"max |precision difference| = {same:.3g}")
+    print(f"peak traced memory, eval+acc: pycocotools {peak_mb(pyc_eval):.0f} MB, "
+          f"vocviewer {peak_mb(lambda: evaluate_coco(ds, rs)):.0f} MB")  # fmt: skip
     try:
         from faster_coco_eval import COCO as FCOCO
         from faster_coco_eval import COCOeval_faster
@@ -129,15 +132,38 @@ def main() -> None:
         print("faster-coco-eval not installed: skipped")
         return
 
-    def fce_eval() -> Any:
+    def fce_load() -> tuple[Any, Any]:
         with contextlib.redirect_stdout(io.StringIO()):
             fg = FCOCO(str(ann))
-            e = COCOeval_faster(fg, fg.loadRes(str(res)), "bbox")
+            return fg, fg.loadRes(str(res))
+
+    t_fl, (fg, fd) = timed(fce_load, 1)
+    report("load faster-coco-eval (gt+res)", t_fl)
+
+    def fce_eval() -> Any:
+        with contextlib.redirect_stdout(io.StringIO()):
+            e = COCOeval_faster(fg, fd, "bbox")
             e.evaluate()
             e.accumulate()
             return e
 
-    report("faster-coco-eval load+eval+acc", timed(fce_eval, args.repeat)[0], base)
+    t_f, fe = timed(fce_eval, args.repeat)
+    report("faster-coco-eval eval+acc", t_f, base)
+    print(
+        f"vocviewer vs faster-coco-eval: {min(t_f) / min(ours_t):.2f}x (min/min), "
+        f"{statistics.median(t_f) / statistics.median(ours_t):.2f}x (median/median)"
+    )
+    print(f"max |precision difference| vs faster-coco-eval = "
+          f"{np.abs(fe.eval['precision'] - ours.precision).max():.3g}")  # fmt: skip
+
+
+def peak_mb(fn: Any) -> float:
+    """Peak memory traced by tracemalloc (Python and numpy allocations) while ``fn`` runs."""
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
 
 
 if __name__ == "__main__":

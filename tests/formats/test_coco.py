@@ -113,3 +113,41 @@ def test_coco_mini_all_files() -> None:
     caps = read_coco(ann / "captions_val2017.json", masks=False)
     assert len(caps.objects) == 0
     assert all(len(c) >= 5 for c in caps.extras["coco"].captions)
+
+
+def test_bulk_and_per_entry_box_paths_agree(tmp_path):
+    """Box results go through a bulk path; one odd entry sends the file through the per-entry
+    path, which must give the same columns for the other entries."""
+    import json
+
+    import numpy as np
+
+    from vocviewer.formats.coco import read_coco
+    from vocviewer.formats.coco_results import read_coco_results
+
+    ann = tmp_path / "gt.json"
+    ann.write_text(json.dumps({
+        "images": [{"id": 3, "width": 50, "height": 40}, {"id": 1, "width": 50, "height": 40}],
+        "categories": [{"id": 7, "name": "a"}, {"id": 2, "name": "b"}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 2, "bbox": [1, 2, 3, 4],
+                         "area": 12, "iscrowd": 0}],
+    }))  # fmt: skip
+    good = [
+        {"image_id": 1, "category_id": 2, "bbox": [1.5, 2, 3, 4.25], "score": 0.5},
+        {"image_id": 3, "category_id": 7, "bbox": [0, 0, 10, 10], "score": 1},
+    ]
+    ds = read_coco(ann)
+    (tmp_path / "a.json").write_text(json.dumps(good))
+    bulk = read_coco_results(ds, tmp_path / "a.json")
+    (tmp_path / "b.json").write_text(json.dumps([*good, {"image_id": 99, "category_id": 2,
+                                                          "bbox": [0, 0, 1, 1], "score": 0.1}]))  # fmt: skip
+    slow = read_coco_results(ds, tmp_path / "b.json", keep_going=True)
+    assert len(slow.problems) == 1 and slow.problems[0].element == "[2]"
+    for name in ("image_index", "label", "score", "box", "line"):
+        np.testing.assert_array_equal(
+            getattr(bulk.detections, name), getattr(slow.detections, name)
+        )
+    a, b = bulk.extras["coco"], slow.extras["coco"]
+    np.testing.assert_array_equal(a.area, b.area)
+    np.testing.assert_array_equal(a.bbox, b.bbox)
+    assert a.keypoints.shape == b.keypoints.shape

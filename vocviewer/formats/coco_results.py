@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vocviewer.core import masks as mk
 from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
@@ -55,6 +56,11 @@ def read_coco_results(
         raise FormatError(path, "first entry has no 'bbox', 'segmentation' or 'keypoints'"
                           + (" (caption results are not evaluated)" if kind == "caption" else ""),
                           element="[0]")  # fmt: skip
+    if kind == "bbox" and task != "segm":
+        fast = _fast_boxes(anns, gt)
+        if fast is not None:
+            ids, img, label, score, xywh, area = fast
+            return _result_set(path, kind, gt, ids, img, label, score, xywh, area, [], None, [])
     row_of = {int(v): i for i, v in enumerate(gt.image_id.tolist())}
     cat_of = {int(v): i for i, v in enumerate(gt.category_id.tolist())}
     problems: list[FormatError] = []
@@ -75,31 +81,89 @@ def read_coco_results(
         for k, v in zip(cols, vals, strict=True):
             cols[k].append(v)
     n = len(keep)
-    xywh = np.array(cols["bbox"], dtype=np.float64).reshape(n, 4)
-    npts = max((len(k) for k in cols["kp"]), default=0)
-    kps = np.zeros((n, npts, 3))
-    for j, kp in enumerate(cols["kp"]):
-        if kp:
-            kps[j, : len(kp)] = kp
     rles = None
     if task == "segm":
         hh = np.array([r[1] for r in cols["rle"]], dtype=np.int64)
         ww = np.array([r[2] for r in cols["rle"]], dtype=np.int64)
         rles = RleTable.from_list([r[0] for r in cols["rle"]], hh, ww)
-    ids = np.array(keep, dtype=np.int64) + 1
-    label = np.array(cols["cat"], dtype=np.int64)
+    return _result_set(
+        path, kind, gt,
+        np.array(keep, dtype=np.int64) + 1,
+        np.array(cols["img"], dtype=np.int64),
+        np.array(cols["cat"], dtype=np.int64),
+        np.array(cols["score"], dtype=np.float64),
+        np.array(cols["bbox"], dtype=np.float64).reshape(n, 4),
+        np.array(cols["area"], dtype=np.float64),
+        cols["kp"], rles, problems,
+    )  # fmt: skip
+
+
+def _result_set(
+    path: Path,
+    kind: str,
+    gt: CocoAnnotations,
+    ids: npt.NDArray[np.int64],
+    img: npt.NDArray[np.int64],
+    label: npt.NDArray[np.int64],
+    score: npt.NDArray[np.float64],
+    xywh: npt.NDArray[np.float64],
+    area: npt.NDArray[np.float64],
+    kp_lists: list[list[list[float]]],
+    rles: RleTable | None,
+    problems: list[FormatError],
+) -> ResultSet:
+    n = len(ids)
+    npts = max((len(k) for k in kp_lists), default=0)
+    kps = np.zeros((n, npts, 3))
+    for j, kp in enumerate(kp_lists):
+        if kp:
+            kps[j, : len(kp)] = kp
     extras = CocoResults(
-        kind=kind, det_id=ids, image_id=gt.image_id[np.array(cols["img"], dtype=np.int64)],
-        category_id=gt.category_id[label], bbox=xywh,
-        area=np.array(cols["area"], dtype=np.float64), keypoints=kps, masks=rles,
+        kind=kind, det_id=ids, image_id=gt.image_id[img], category_id=gt.category_id[label],
+        bbox=xywh, area=area, keypoints=kps, masks=rles,
     )  # fmt: skip
     dets = Detections(
-        np.array(cols["img"], dtype=np.int64), label, np.array(cols["score"], dtype=np.float64),
-        np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:])),
+        img, label, score, np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:])),
         np.zeros(n, dtype=np.int64), ids,
     )  # fmt: skip
     return ResultSet(path.stem, (path,), detections=dets, problems=tuple(problems),
                      extras={"coco": extras})  # fmt: skip
+
+
+def _lookup(keys: npt.NDArray[np.int64], values: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
+    """Row of each value in ``keys`` (any order), or ``None`` if one is missing."""
+    order = np.argsort(keys, kind="stable")
+    pos = np.searchsorted(keys[order], values)
+    pos = np.minimum(pos, len(keys) - 1)
+    rows = order[pos]
+    if len(keys) == 0 or not np.array_equal(keys[rows], values):
+        return None
+    return rows.astype(np.int64)
+
+
+def _fast_boxes(anns: list[Any], gt: CocoAnnotations) -> tuple[npt.NDArray[Any], ...] | None:
+    """Box results validated in bulk: ``(ids, img, label, score, xywh, area)``, or ``None`` when
+    any entry needs a closer look (the per-entry path then names it)."""
+    n = len(anns)
+    try:
+        img_ids = np.array([a["image_id"] for a in anns])
+        cat_ids = np.array([a["category_id"] for a in anns])
+        score = np.array([a["score"] for a in anns], dtype=np.float64)
+        xywh = np.array([a["bbox"] for a in anns], dtype=np.float64)
+    except (TypeError, KeyError, ValueError):
+        return None
+    if not (img_ids.dtype.kind == cat_ids.dtype.kind == "i" and xywh.shape == (n, 4)):
+        return None
+    if not (np.isfinite(score).all() and np.isfinite(xywh).all()):
+        return None
+    if any(type(a["score"]) is bool or type(a["image_id"]) is bool for a in anns):
+        return None
+    img = _lookup(gt.image_id.astype(np.int64), img_ids)
+    label = _lookup(gt.category_id.astype(np.int64), cat_ids)
+    if img is None or label is None:
+        return None
+    ids = np.arange(1, n + 1, dtype=np.int64)
+    return ids, img, label, score, xywh, xywh[:, 2] * xywh[:, 3]
 
 
 def _entry(
