@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.evaluation.test_visdrone_reference import write_split
@@ -32,3 +34,21 @@ def test_unknown_folder_says_what_was_expected(tmp_path):
         open_dataset(tmp_path)
     with pytest.raises(FormatError, match="does not exist"):
         open_dataset(tmp_path / "missing")
+
+
+COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
+
+
+@pytest.mark.skipif(not COCO_MINI.is_dir(), reason="../shared/data/coco-mini is absent")
+def test_coco_annotation_json(tmp_path):
+    import json
+
+    ann = COCO_MINI / "annotations" / "instances_val2017.json"
+    ds = open_dataset(ann, images=COCO_MINI / "val2017")
+    assert "coco" in ds.extras and ds.box_convention == "continuous"
+    assert ds.images.path[0].parent == COCO_MINI / "val2017"
+    first = ds.extras["coco"]
+    res = tmp_path / "res.json"
+    res.write_text(json.dumps([{"image_id": int(first.image_id[0]), "category_id": int(first.category_id[0]),
+                                "bbox": [1, 2, 3, 4], "score": 0.5}]))  # fmt: skip
+    assert len(open_results(ds, [res]).detections) == 1

@@ -1,6 +1,6 @@
-"""Open a dataset or results by sniffing what a path holds: a PASCAL VOC folder or a VisDrone
-split (``annotations/`` + ``images/``). ILSVRC needs its devkit and is opened by
-``formats.ilsvrc.read_ilsvrc_det`` directly."""
+"""Open a dataset or results by sniffing what a path holds: a PASCAL VOC folder, a VisDrone
+split (``annotations/`` + ``images/``) or a COCO annotation JSON. ILSVRC needs its devkit and is
+opened by ``formats.ilsvrc.read_ilsvrc_det`` directly."""
 
 from __future__ import annotations
 
@@ -11,17 +11,21 @@ from typing import Any
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import read_coco_results
 from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
 from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
 _VOC_HINT = (
     "expected a PASCAL VOC folder (a year folder with Annotations/ and ImageSets/, or a "
-    "VOCdevkit folder holding one) or a VisDrone split (annotations/ and images/)"
+    "VOCdevkit folder holding one), a VisDrone split (annotations/ and images/) or a COCO "
+    "annotation .json"
 )
 
 
-def open_dataset(path: str | Path) -> Dataset:
-    """Read the dataset at ``path``, whatever its format (PASCAL VOC, VisDrone).
+def open_dataset(path: str | Path, *, images: str | Path | None = None) -> Dataset:
+    """Read the dataset at ``path``, whatever its format (PASCAL VOC, VisDrone, COCO JSON;
+    ``images`` is COCO's image folder, by default guessed beside the annotation folder).
 
     Raises
     ------
@@ -37,19 +41,22 @@ def open_dataset(path: str | Path) -> Dataset:
     if looks_like_visdrone(p):
         return read_visdrone(p)
     if p.is_file() and p.suffix.lower() == ".json":
-        raise FormatError(p, f"COCO-style JSON annotations are not supported yet; {_VOC_HINT}")
+        return read_coco(p, images)
     raise FormatError(p, f"not a dataset vocviewer can read; {_VOC_HINT}")
 
 
 def open_results(dataset: Dataset, paths: Sequence[str | Path], **kw: Any) -> ResultSet:
-    """Read result files or folders for ``dataset`` (VOC ``comp*_det_*`` / ``comp*_cls_*``).
+    """Read result files or folders for ``dataset``: VOC ``comp*_det_*`` / ``comp*_cls_*``, a
+    VisDrone results folder, or a COCO results JSON.
 
-    Keyword arguments go to the format's reader (``read_voc_results``: ``image_set``, ``name``).
+    Keyword arguments go to the format's reader (``read_voc_results``: ``image_set``, ``name``;
+    ``read_coco_results``: ``task``, ``keep_going``).
     """
     given = [paths] if isinstance(paths, str | Path) else list(paths)
-    json_files = [Path(p) for p in given if Path(p).suffix.lower() == ".json"]
-    if json_files:
-        raise FormatError(json_files[0], "JSON results (COCO style) are not supported yet")
+    if "coco" in dataset.extras:
+        if len(given) != 1:
+            raise FormatError(given[-1], "COCO results are one JSON file")
+        return read_coco_results(dataset, given[0], **kw)
     if "visdrone" in dataset.extras:
         return read_visdrone_results(dataset, given)
     return read_voc_results(dataset, given, **kw)
