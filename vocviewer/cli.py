@@ -1,7 +1,8 @@
 """The ``vocviewer`` command line. The only module that writes to stdout/stderr.
 
 Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset, optionally
-saving a screenshot and exiting), ``eval`` (headless evaluation with a printed table and JSON).
+saving a screenshot and exiting), ``eval`` (headless evaluation with a printed table and JSON),
+``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
 """
 
@@ -70,7 +71,49 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--keep-going", action="store_true",
                     help="skip result rows the official code rejects instead of failing; "
                     "the numbers are then marked NOT OFFICIAL")  # fmt: skip
+    ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
+    ex.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
+    ex.add_argument("--results", type=Path, nargs="+", required=True, metavar="R",
+                    help="result sets: each file or folder is one set (compared in figures)")  # fmt: skip
+    ex.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
+    ex.add_argument("--pr-curves", type=Path, metavar="DIR", help="write pr_<class>.<fmt> here")
+    ex.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
+                    help="PR figure format (default png)")  # fmt: skip
+    ex.add_argument("--dpi", type=int, default=150, help="PNG/PDF resolution (default 150)")
+    ex.add_argument("--classes", nargs="+", metavar="C", help="only these classes' figures")
+    ex.add_argument("--images", type=Path, metavar="DIR", help="write annotated <id>.png here")
+    ex.add_argument("--ids", nargs="+", metavar="ID", help="image ids for --images")
+    ex.add_argument("--table", type=Path, metavar="FILE",
+                    help="the AP table; format from the suffix: .csv, .md, .tex, .json")  # fmt: skip
     return p
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    if not (args.pr_curves or args.images or args.table):
+        _error("export: nothing to write (give --pr-curves, --images or --table)")
+        return 2
+    if args.table and args.table.suffix.lower() not in (".csv", ".md", ".tex", ".json"):
+        _error(f"export: --table {args.table}: use a .csv, .md, .tex or .json file name")
+        return 2
+    if args.images and not args.ids:
+        _error("export: --images needs --ids")
+        return 2
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("QT_QPA_PLATFORM")
+        or os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # files only: no screen needed
+    from vocviewer.gui.export_run import run_export
+
+    try:
+        written = run_export(args)
+    except (KeyError, ValueError) as e:
+        _error(f"export: {e}")
+        return 1
+    for path in written:
+        print(path)
+    return 0
 
 
 def _family(args: argparse.Namespace) -> str:
@@ -181,6 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_eval(args)
         if args.command == "demo":
             return _cmd_demo(args)
+        if args.command == "export":
+            return _cmd_export(args)
         return _run_gui(args.path, args.results, args.image_set, args.screenshot)
     except FormatError as e:
         _error(str(e))

@@ -97,7 +97,7 @@ def test_open_dataset_sniffs_voc(two_years: Path, tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="several years"):
         open_dataset(two_years)
     (tmp_path / "instances.json").write_text("{}")
-    with pytest.raises(FormatError, match="not supported yet"):
+    with pytest.raises(FormatError, match="not a COCO annotation file"):
         open_dataset(tmp_path / "instances.json")
     (tmp_path / "photos").mkdir()
     assert not looks_like_voc(tmp_path / "photos")
@@ -114,5 +114,5 @@ def test_open_results_reads_voc_files(two_years: Path, tmp_path: Path) -> None:
     results = open_results(ds, [path], name="mine")
     assert results.name == "mine"
     assert results.detections.image_index.tolist() == [1]
-    with pytest.raises(FormatError, match="not supported yet"):
+    with pytest.raises(FormatError, match="need a COCO dataset"):
         open_results(ds, [tmp_path / "results.json"])

@@ -5,7 +5,11 @@ The CLI prints these; nothing here writes anywhere.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from vocviewer.evaluation.result import EvalResult
@@ -78,3 +82,101 @@ def result_to_json(result: EvalResult) -> dict[str, Any]:
             "not_submitted": excluded["no_results"],
         },
     }
+
+
+# --- AP tables over one or more result sets (export) ------------------------------------------
+TABLE_FORMATS = ("csv", "md", "tex", "json")
+
+
+def _table(results: Mapping[str, EvalResult]) -> tuple[list[str], list[list[float]], list[float]]:
+    """Classes (union, in first-seen order), per-class AP per result set (NaN where a class has
+    no results or no evaluation) and each set's ``mean_ap``."""
+    classes: list[str] = []
+    for res in results.values():
+        classes += [c.class_name for c in res.classes if c.class_name not in classes]
+    aps = []
+    for name in classes:
+        row = []
+        for res in results.values():
+            ev = next((c for c in res.classes if c.class_name == name), None)
+            row.append(ev.ap if ev is not None and ev.has_results else math.nan)
+        aps.append(row)
+    return classes, aps, [res.mean_ap() for res in results.values()]
+
+
+def ap_table_csv(results: Mapping[str, EvalResult]) -> str:
+    """``class,<set>,...`` rows with full-precision APs (empty = NaN), then a ``mean`` row."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    classes, aps, means = _table(results)
+    writer.writerow(["class", *results])
+    for name, row in zip([*classes, "mean"], [*aps, means], strict=True):
+        writer.writerow([name, *("" if math.isnan(x) else repr(float(x)) for x in row)])
+    return buf.getvalue()
+
+
+def ap_table_markdown(results: Mapping[str, EvalResult], digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table (AP rounded to ``digits``; ``—`` for NaN)."""
+    classes, aps, means = _table(results)
+
+    def cell(x: float) -> str:
+        return "—" if math.isnan(x) else f"{x:.{digits}f}"
+
+    lines = ["| class | " + " | ".join(results) + " |", "|---|" + "---:|" * len(results)]
+    for name, row in zip(classes, aps, strict=True):
+        lines.append(f"| {name} | " + " | ".join(cell(x) for x in row) + " |")
+    lines.append("| **mean** | " + " | ".join(f"**{cell(x)}**" for x in means) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}  # fmt: skip
+
+
+def _tex_escape(text: str) -> str:
+    return "".join(_TEX.get(ch, ch) for ch in text)
+
+
+def ap_table_latex(results: Mapping[str, EvalResult], digits: int = 1) -> str:
+    """A ``tabular`` (booktabs) with AP in percent, one column per result set, mean row last."""
+    classes, aps, means = _table(results)
+
+    def cell(x: float) -> str:
+        return "--" if math.isnan(x) else f"{100 * x:.{digits}f}"
+
+    cols = "l" + "r" * len(results)
+    lines = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
+    lines.append("class & " + " & ".join(_tex_escape(n) for n in results) + " \\\\")
+    lines.append("\\midrule")
+    for name, row in zip(classes, aps, strict=True):
+        lines.append(f"{_tex_escape(name)} & " + " & ".join(cell(x) for x in row) + " \\\\")
+    lines.append("\\midrule")
+    lines.append("mean & " + " & ".join(cell(x) for x in means) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def ap_table_json(results: Mapping[str, EvalResult]) -> str:
+    """``{"result_sets": {NAME: result_to_json(...)}}`` as indented JSON (NaN written as null)."""
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, float) and math.isnan(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    payload = {"result_sets": {n: clean(result_to_json(r)) for n, r in results.items()}}
+    return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+
+
+def render_ap_table(results: Mapping[str, EvalResult], fmt: str) -> str:
+    """The AP table in ``fmt``: one of ``TABLE_FORMATS`` (``csv``, ``md``, ``tex``, ``json``)."""
+    renderers = {
+        "csv": ap_table_csv, "md": ap_table_markdown, "tex": ap_table_latex, "json": ap_table_json,
+    }  # fmt: skip
+    if fmt not in renderers:
+        raise ValueError(f"unknown table format {fmt!r}; expected one of {TABLE_FORMATS}")
+    return renderers[fmt](results)

@@ -57,6 +57,11 @@ def open_results(dataset: Dataset, paths: Sequence[str | Path], **kw: Any) -> Re
         if len(given) != 1:
             raise FormatError(given[-1], "COCO results are one JSON file")
         return read_coco_results(dataset, given[0], **kw)
+    json_files = [Path(p) for p in given if Path(p).suffix.lower() == ".json"]
+    if json_files:
+        raise FormatError(
+            json_files[0], f"JSON (COCO) results need a COCO dataset, not {dataset.name}"
+        )
     if "visdrone" in dataset.extras:
         return read_visdrone_results(dataset, given)
     return read_voc_results(dataset, given, **kw)

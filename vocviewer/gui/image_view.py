@@ -12,7 +12,17 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPen, QPixmap, QResizeEvent, QWheelEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QImage,
+    QMouseEvent,
+    QPainter,
+    QPen,
+    QPixmap,
+    QResizeEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsItem,
@@ -24,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.boxes import to_continuous
-from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items
+from vocviewer.gui.overlays import BoxItem, OverlayOptions, detection_items, ground_truth_items
 from vocviewer.gui.state import AppState
 from vocviewer.gui.worker import Jobs, Worker
 
@@ -69,6 +79,8 @@ class ImageView(QGraphicsView):
         self.shown_image = -1
         self.missing_file: Path | None = None
         self._fit = True
+        self._zoom_pending = False
+        self._press = None
         self.setScene(self._scene)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setBackgroundBrush(BACKGROUND)
@@ -95,6 +107,7 @@ class ImageView(QGraphicsView):
         state.threshold_changed.connect(self.redraw_overlays)
         state.class_changed.connect(self.redraw_overlays)
         state.selection_changed.connect(self.redraw_overlays)
+        state.object_selected.connect(self.redraw_overlays)
         state.current_results_changed.connect(self.redraw_overlays)
         state.class_evaluated.connect(self._on_class_evaluated)
 
@@ -118,6 +131,51 @@ class ImageView(QGraphicsView):
         self._fit = False
         self.scale(factor, factor)
         self._relayout.start()
+
+    def zoom_to_highlight(self) -> None:
+        """Zoom to the highlighted detection (or object), with a margin; if its image is still
+        being decoded, do it as soon as it is shown."""
+        item = self.highlighted_item() or next(
+            (i for i in self.overlay_items("gt") if getattr(i, "highlighted", False)), None
+        )
+        if item is None or self.shown_image != self.state.current_image:
+            self._zoom_pending = True
+            return
+        self._zoom_pending = False
+        rect = item.sceneBoundingRect()
+        m = max(rect.width(), rect.height()) * 0.35 + 10.0
+        self._fit = False
+        self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
+        self._relayout.start()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        start, self._press = self._press, None
+        if start is not None and (event.position() - start).manhattanLength() < 4:
+            self.select_at(event.position().toPoint())
+
+    def select_at(self, pos: object) -> None:
+        """Select the box under viewport point ``pos`` whose outline is nearest (a click without
+        drag)."""
+        boxes = [i for i in self.items(pos) if isinstance(i, BoxItem)]  # type: ignore[call-overload]
+        if not boxes:
+            return
+        at = self.mapToScene(pos)  # type: ignore[call-overload]
+
+        def edge_distance(b: BoxItem) -> float:
+            r = b.rect()
+            return min(abs(at.x() - r.left()), abs(at.x() - r.right()),
+                       abs(at.y() - r.top()), abs(at.y() - r.bottom()))  # fmt: skip
+
+        box = min(boxes, key=edge_distance)
+        if box.kind == "det":
+            self.state.select_detection_row(box.row)
+        else:
+            self.state.select_object(box.row)
 
     def scale_factor(self) -> float:
         """Screen pixels per image pixel."""
@@ -182,6 +240,8 @@ class ImageView(QGraphicsView):
         self.shown_image = image
         self.fit_to_window()
         self.redraw_overlays()
+        if self._zoom_pending:
+            self.zoom_to_highlight()
         self.image_shown.emit(image)
 
     def _annotated_rect(self, image: int) -> QRectF:
@@ -225,8 +285,8 @@ class ImageView(QGraphicsView):
 
     def overlay_options(self) -> OverlayOptions:
         st = self.state
-        highlight_row, highlight_gt = st.selected_detection_row(), -1
-        if st.selected_detection is not None:
+        highlight_row, highlight_gt = st.selected_detection_row(), st.selected_object
+        if st.selected_detection is not None and highlight_gt < 0:
             ev = st.class_evaluation(st.selected_detection[0])
             if ev is not None:
                 highlight_gt = int(ev.best_gt[st.selected_detection[1]])
@@ -234,7 +294,8 @@ class ImageView(QGraphicsView):
             show_gt=st.show_gt,
             show_detections=st.show_detections,
             show_labels=st.show_labels,
-            only_tp=st.only_tp,
+            mode=st.view_mode,
+            missed=st.evaluations[st.current_results].missed if st.current_results >= 0 else None,
             threshold=st.score_threshold,
             class_index=st.selected_class,
             highlight_row=highlight_row,

@@ -8,6 +8,7 @@ the image, counts and evaluation progress; problems go to a non-modal, collapsib
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QSlider,
@@ -28,14 +30,25 @@ from PySide6.QtWidgets import (
 )
 
 import vocviewer
-from vocviewer.evaluation.result import Verdict
+from vocviewer.evaluation.report import render_ap_table
+from vocviewer.evaluation.result import EvalResult, Verdict
+from vocviewer.gui import export
+from vocviewer.gui.compare import ComparePane
 from vocviewer.gui.image_view import ImageView
-from vocviewer.gui.overlays import GT_COLOR, VERDICT_STYLE
+from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
 from vocviewer.gui.pr_pane import PRPane
+from vocviewer.gui.side_panel import SidePanel
 from vocviewer.gui.state import AppState, Message
 from vocviewer.gui.tables import ApTable, ImageBrowser, MessagesPanel
 from vocviewer.gui.worker import Worker
 
+#: AppState.view_mode → chooser text
+VIEW_MODE_NAMES = {
+    "all": "All boxes",
+    "tp": "Only true positives",
+    "fp": "Only false positives",
+    "missed": "Only missed objects",
+}
 #: (attribute on AppState, menu text, toolbar text, key)
 TOGGLES = (
     ("show_gt", "Ground truth", "GT", "G"),
@@ -55,7 +68,7 @@ def write_demo_dataset() -> tuple[Path, Path]:
 
 def colour_key() -> str:
     """Rich text naming the box colours: ground truth and each verdict."""
-    entries = [(GT_COLOR, "ground truth")] + [
+    entries = [(GT_COLOR, "ground truth"), (MISSED_COLOR, "missed")] + [
         (VERDICT_STYLE[int(v)][0], VERDICT_STYLE[int(v)][2])
         for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED)
     ]
@@ -78,6 +91,9 @@ class MainWindow(QMainWindow):
         self.pr_pane = PRPane(st)
         self.ap_table = ApTable(st)
         self.messages = MessagesPanel(st)
+        self.side = SidePanel(st)
+        self.compare = ComparePane(st)
+        self.side.tabs.addTab(self.compare, "Compare")
         self._message_count = 0
         self._build_layout()
         self._build_actions()
@@ -102,6 +118,9 @@ class MainWindow(QMainWindow):
         self.threshold_spin.valueChanged.connect(st.set_threshold)
         self.problems_button.clicked.connect(self.act_messages.toggle)
         self.messages.hide_requested.connect(lambda: self.act_messages.setChecked(False))
+        self.side.zoom_requested.connect(self.view.zoom_to_highlight)
+        self.pr_pane.export_requested.connect(self.export_pr)
+        self.mode_combo.activated.connect(self._on_mode_chosen)
 
     # --- construction --------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -110,7 +129,13 @@ class MainWindow(QMainWindow):
         self.right.addWidget(self.ap_table)
         self.right.setSizes([390, 420])
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        for w in (self.browser, self.view, self.right):
+        self.centre = QSplitter(Qt.Orientation.Vertical)
+        self.centre.addWidget(self.view)
+        self.centre.addWidget(self.side)
+        self.centre.setStretchFactor(0, 1)
+        self.centre.setCollapsible(0, False)
+        self.centre.setSizes([560, 230])
+        for w in (self.browser, self.centre, self.right):
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([230, 760, 410])
@@ -141,6 +166,9 @@ class MainWindow(QMainWindow):
         self.act_add_dir = self._action(
             "Add results &folder…", ("Ctrl+Shift+R",), self.choose_results_folder
         )
+        self.act_export_pr = self._action("Export PR &figure…", ("Ctrl+E",), self.export_pr)
+        self.act_export_image = self._action("Export &image…", (), self.export_image)
+        self.act_export_table = self._action("Export AP &table…", (), self.export_table)
         self.act_quit = self._action("&Quit", ("Ctrl+Q",), self.close)
         self.act_about = self._action("&About vocviewer", (), self.show_about)
         self.act_next = self._action("&Next image", ("Right", "PgDown", "N"), self.next_image)
@@ -149,6 +177,13 @@ class MainWindow(QMainWindow):
         self.act_one = self._action("Actual &size", ("1",), view.zoom_one_to_one)
         self.act_zoom_in = self._action("Zoom &in", ("+", "="), lambda: view.zoom_by(1.25))
         self.act_zoom_out = self._action("Zoom &out", ("-",), lambda: view.zoom_by(0.8))
+        self.act_next_fp = self._action(
+            "Next &false positive", ("]",), lambda: st.step_false_positive(+1)
+        )
+        self.act_prev_fp = self._action(
+            "Previous false positive", ("[",), lambda: st.step_false_positive(-1)
+        )
+        self.act_zoom_sel = self._action("&Zoom to selection", ("Z",), view.zoom_to_highlight)
         self.act_messages = self._action("&Messages", ("Ctrl+M",), None)
         self.act_messages.setCheckable(True)
         self.act_messages.toggled.connect(self.messages.setVisible)
@@ -192,8 +227,19 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.threshold_slider)
         bar.addWidget(self.threshold_spin)
         bar.addSeparator()
-        for act in self.toggle_actions.values():
-            bar.addAction(act)
+        for name, act in self.toggle_actions.items():
+            if name != "only_tp":  # the mode chooser covers it
+                bar.addAction(act)
+        bar.addWidget(QLabel(" Show "))
+        self.mode_combo = QComboBox()
+        for mode, text in VIEW_MODE_NAMES.items():
+            self.mode_combo.addItem(text, mode)
+        self.mode_combo.setToolTip("Which boxes to draw: all, only TP, only FP, only missed GT")
+        bar.addWidget(self.mode_combo)
+        self.mode_menu = QMenu("Show", self)
+        for mode, text in VIEW_MODE_NAMES.items():
+            act = self.mode_menu.addAction(text)
+            act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
         bar.addSeparator()
         bar.addAction(self.act_fit)
         bar.addAction(self.act_one)
@@ -204,13 +250,18 @@ class MainWindow(QMainWindow):
         for act in (self.act_open, self.act_demo, self.act_add, self.act_add_dir):
             file_menu.addAction(act)
         file_menu.addSeparator()
+        for act in (self.act_export_pr, self.act_export_image, self.act_export_table):
+            file_menu.addAction(act)
+        file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         view_menu = menu.addMenu("&View")
-        for act in (self.act_next, self.act_prev):
+        for act in (self.act_next, self.act_prev, self.act_next_fp, self.act_prev_fp):
             view_menu.addAction(act)
         view_menu.addSeparator()
         for act in self.toggle_actions.values():
             view_menu.addAction(act)
+        view_menu.addSeparator()
+        view_menu.addMenu(self.mode_menu)
         view_menu.addSeparator()
         for act in (self.act_fit, self.act_one, self.act_zoom_in, self.act_zoom_out):
             view_menu.addAction(act)
@@ -278,6 +329,75 @@ class MainWindow(QMainWindow):
     def _on_demo_failed(self, exc: BaseException) -> None:
         self.state.post([Message("error", f"Cannot write the demo dataset: {exc}")])
 
+    def _save_name(self, title: str, name: str, filters: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(self, title, name, filters)
+        return path
+
+    def export_pr(self, path: str | None = None) -> None:
+        """Save the selected class's PR curves (every result set) as PNG, SVG or PDF."""
+        ds, k = self.state.dataset, self.state.selected_class
+        if ds is None or k < 0:
+            self.state.post([Message("info", "Select a class to export its PR curves.")])
+            return
+        curves = [
+            (r.results.name, ev.det[k])
+            for r, ev in zip(self.state.results, self.state.evaluations, strict=True)
+            if k in ev.det
+        ]
+        path = path or self._save_name(
+            "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self._export(lambda: export.export_pr_figure(path, ds.classes[k], curves,
+                                                         dataset_root=ds.root))  # fmt: skip
+
+    def export_image(self, path: str | None = None) -> None:
+        """Save the image view (the visible part, with overlays) as PNG."""
+        ds = self.state.dataset
+        if ds is None or self.view.shown_image < 0:
+            return
+        name = f"{ds.images.id[self.view.shown_image]}.png"
+        path = path or self._save_name("Export image", name, "PNG (*.png)")
+        if path:
+            target = path
+            self._export(lambda: export.render_widget(
+                self.view.viewport(), export.check_target(target, ds.root), "png", 96))  # fmt: skip
+
+    def export_table(self, path: str | None = None) -> None:
+        """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
+        ds = self.state.dataset
+        if ds is None or not self.state.results:
+            return
+        path = path or self._save_name(
+            "Export AP table",
+            "ap.csv",
+            "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex);;JSON (*.json)",
+        )
+        if not path:
+            return
+        tables = {}
+        for r, ev in zip(self.state.results, self.state.evaluations, strict=True):
+            classes = tuple(ev.det[k] for k in sorted(ev.det))
+            tables[r.results.name] = EvalResult(
+                "", "det", str(self.state.eval_set), "", 0.5, classes
+            )
+        fmt = Path(path).suffix.lstrip(".").lower()
+        self._export(lambda: export.write_text(
+            export.check_target(path, ds.root), render_ap_table(tables, fmt)))  # fmt: skip
+
+    def _export(self, write: Callable[[], Path]) -> None:
+        try:
+            out = write()
+        except (OSError, ValueError) as e:
+            self.state.post([Message("error", f"Export failed: {e}")])
+            return
+        self.state.post([Message("info", f"Wrote {out}")])
+        self.statusBar().showMessage(f"Wrote {out}", 5000)
+
+    def show_compare(self) -> None:
+        """Bring the comparison list to the front."""
+        self.side.tabs.setCurrentWidget(self.compare)
+
     def next_image(self) -> None:
         self.state.step_image(+1)
 
@@ -318,6 +438,10 @@ class MainWindow(QMainWindow):
     def _sync_toggles(self) -> None:
         for name, act in self.toggle_actions.items():
             act.setChecked(getattr(self.state, name))
+        self.mode_combo.setCurrentIndex(self.mode_combo.findData(self.state.view_mode))
+
+    def _on_mode_chosen(self, i: int) -> None:
+        self.state.set_view_mode(str(self.mode_combo.itemData(i)))
 
     def _on_evaluation_progress(self, done: int, total: int) -> None:
         self.progress.setRange(0, max(total, 1))

@@ -18,10 +18,12 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from vocviewer.core.boxes import to_continuous
 from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.state import LoadedResults, ResultEvaluations
 
 GT_COLOR = QColor("#26c6da")
+MISSED_COLOR = QColor("#ffd600")
 UNEVALUATED_COLOR = QColor("#ce93d8")
 #: verdict → (colour, pen style, short name)
 VERDICT_STYLE: dict[int, tuple[QColor, Qt.PenStyle, str]] = {
@@ -36,14 +38,17 @@ Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
 
 @dataclass(frozen=True)
 class OverlayOptions:
-    """What to draw. ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1:
-    none), drawn whatever the filters, and ``highlight_gt`` an object row; ``pixel`` is the size
-    of a screen pixel in scene units (labels keep a constant screen size and avoid each other)."""
+    """What to draw. ``mode`` is ``AppState.view_mode`` (``all``/``tp``/``fp``/``missed``);
+    ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1: none), drawn
+    whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags missed
+    objects (drawn in ``MISSED_COLOR`` in ``missed`` mode); ``pixel`` is the size of a screen
+    pixel in scene units (labels keep a constant screen size and avoid each other)."""
 
     show_gt: bool = True
     show_detections: bool = True
     show_labels: bool = True
-    only_tp: bool = False
+    mode: str = "all"
+    missed: np.ndarray | None = None
     threshold: float = 0.0
     class_index: int = -1
     highlight_row: int = -1
@@ -153,18 +158,67 @@ def gt_label(dataset: Dataset, row: int) -> str:
     return f"{name} · {tags}" if tags else name
 
 
+def gt_tooltip(dataset: Dataset, row: int, missed: bool = False) -> str:
+    """Hover text of an object: class, index in the image, flags."""
+    obj = dataset.objects
+    flags = [n for n, col in (("difficult", obj.difficult), ("truncated", obj.truncated),
+                              ("occluded", obj.occluded)) if col[row]]  # fmt: skip
+    if missed:
+        flags.append("missed (no true positive)")
+    text = f"ground truth: {object_name(dataset, row)}"
+    return text + (f"\n{', '.join(flags)}" if flags else "")
+
+
+def detection_tooltip(
+    dataset: Dataset, loaded: LoadedResults, evals: ResultEvaluations, row: int
+) -> str:
+    """Hover text of a detection: class, score, rank, verdict / FP kind, IoU, its file line."""
+    det = loaded.results.detections
+    k, rank = int(det.label[row]), int(evals.rank_by_row[row])
+    lines = [f"{dataset.classes[k]}  score {det.score[row]:.4g}"]
+    ev = evals.det.get(k)
+    if rank >= 0 and ev is not None:
+        lines.append(f"rank {rank + 1} of {len(ev)} · {verdict_text(evals, row)}")
+        gt = int(ev.best_gt[rank])
+        if gt >= 0:
+            lines.append(f"IoU {fmt_iou(float(ev.best_iou[rank]))} with {object_name(dataset, gt)}")
+    else:
+        lines.append("not evaluated")
+    lines.append(loaded.results.where(int(det.file_index[row]), int(det.line[row])))
+    return "\n".join(lines)
+
+
+def verdict_text(evals: ResultEvaluations, row: int) -> str:
+    """``TP``, ``FP: background``, ``duplicate``, ... for a detection row."""
+    verdict = int(evals.verdict_by_row[row])
+    name = VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])[2]
+    kind = int(evals.fp_kind_by_row[row])
+    if verdict == Verdict.FP and kind > FPKind.DUPLICATE:
+        return f"FP: {FPKind(kind).label}"
+    return name
+
+
 def ground_truth_items(
     dataset: Dataset, image: int, opts: OverlayOptions, taken: list[QRectF] | None = None
 ) -> list[QGraphicsItem]:
     """Boxes (difficult ones dashed) and labels of the image's objects; objects of other classes
     than a selected one are drawn faded."""
     rows = np.arange(len(dataset.objects))[dataset.objects_of(image)]
+    missed = np.zeros(len(rows), dtype=bool)
+    if opts.missed is not None and len(opts.missed) == len(dataset.objects):
+        missed = opts.missed[rows]
+    if opts.mode == "missed":
+        keep = missed | (rows == opts.highlight_gt)
+        if opts.class_index >= 0:
+            keep &= dataset.objects.label[rows] == opts.class_index
+        rows, missed = rows[keep], missed[keep]
     boxes = to_continuous(dataset.objects.box[rows], dataset.box_convention)
     items: list[QGraphicsItem] = []
     taken = [] if taken is None else taken
-    for row, b in zip(rows.tolist(), boxes, strict=True):
+    for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
         faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
-        color = QColor(GT_COLOR)
+        base = MISSED_COLOR if miss and opts.mode == "missed" else GT_COLOR
+        color = QColor(base)
         if faded:
             color.setAlpha(110)
         dashed = bool(dataset.objects.difficult[row])
@@ -175,14 +229,16 @@ def ground_truth_items(
             kind="gt",
             row=row,
             style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine,
-            width=3.5 if hl else (1.5 if faded else 2.0),
+            width=3.5 if hl or base is MISSED_COLOR else (1.5 if faded else 2.0),
             highlighted=hl,
         )
         box.setZValue(Z_GT - (5.0 if faded else 0.0))
+        box.setToolTip(gt_tooltip(dataset, row, miss))
         items.append(box)
         if opts.show_labels and not faded:
             above = b[1] >= 18.0 * opts.pixel
-            label = LabelItem(gt_label(dataset, row), GT_COLOR, above=above)
+            text = gt_label(dataset, row) + (" · missed" if base is MISSED_COLOR else "")
+            label = LabelItem(text, base, above=above)
             label.place(float(b[0]), float(b[1]), opts.pixel, taken)
             label.setZValue(Z_LABEL)
             items.append(label)
@@ -200,8 +256,12 @@ def detection_rows(
         keep[:] = False
     if opts.class_index >= 0:
         keep &= det.label[rows] == opts.class_index
-    if opts.only_tp:
+    if opts.mode == "tp":
         keep &= evals.verdict_by_row[rows] == Verdict.TP
+    elif opts.mode == "fp":
+        keep &= evals.verdict_by_row[rows] >= Verdict.FP
+    elif opts.mode == "missed":
+        keep[:] = False
     keep &= rows != opts.highlight_row
     rows = rows[keep]
     rows = rows[np.argsort(det.score[rows], kind="stable")]
@@ -236,6 +296,7 @@ def detection_items(
             highlighted=hl,
         )  # fmt: skip
         box.setZValue(Z_HIGHLIGHT if hl else Z_DET)
+        box.setToolTip(detection_tooltip(dataset, loaded, evals, row))
         items.append(box)
         if opts.show_labels or hl:
             text = f"{dataset.classes[int(det.label[row])]} {det.score[row]:.2f}"

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -22,13 +22,23 @@ from vocviewer.gui.overlays import VERDICT_STYLE
 from vocviewer.gui.state import AppState
 
 CURVE_COLOR = "#1f6fb2"
+#: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
+RESULT_COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
 SELECTED_COLOR = "#111111"
 _BRUSHES = {int(v): pg.mkBrush(VERDICT_STYLE[int(v)][0]) for v in Verdict}
 
 
 class PRPane(QWidget):
-    """Precision/recall of the selected class for the current result set; click a point to open
-    that detection. Writes to ``AppState`` only (no signals of its own)."""
+    """Precision/recall of the selected class, every result set on the same axes; click a point
+    of the current set's curve to open that detection.
+
+    Signals
+    -------
+    export_requested()
+        "Export figure…" was chosen from the right-click menu.
+    """
+
+    export_requested = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,12 +77,20 @@ class PRPane(QWidget):
             int(v): pg.ScatterPlotItem(size=8, pen=None, brush=_BRUSHES[int(v)]) for v in Verdict
         }
         self.overview: list[pg.PlotCurveItem] = []  # one per class, when no class is selected
+        self.others: list[pg.PlotCurveItem] = []  # the other result sets' curves of the class
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
         self.refresh()
 
+        item.getViewBox().setMenuEnabled(False)
+        self.plot.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.menu = QMenu(self)
+        self.menu.addAction("Export figure (PNG, SVG, PDF)…").triggered.connect(
+            self.export_requested
+        )
         self.spots.sigClicked.connect(self._on_spots_clicked)
+        self.plot.customContextMenuRequested.connect(self._on_context_menu)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.class_changed.connect(self.refresh)
         state.current_results_changed.connect(self.refresh)
@@ -138,6 +156,7 @@ class PRPane(QWidget):
         """Draw one class's ranked evaluation (``None`` clears the plot)."""
         self.evaluation = ev
         self.legend.clear()
+        self._show_others(-1)
         self.legend.setVisible(ev is not None and len(ev) > 0)
         if ev is None or not len(ev):
             self.curve.setData([], [])
@@ -152,7 +171,10 @@ class PRPane(QWidget):
         brushes = [_BRUSHES.get(int(v), _BRUSHES[Verdict.IGNORED]) for v in ev.verdict[ranks]]
         self.spots.setData(x=x, y=y, data=ranks, brush=brushes)
         name = self._results_name()
+        color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
+        self.curve.setPen(pg.mkPen(color, width=2))
         self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+        self._show_others(ev.class_index)
         counts = ev.counts()
         for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED):
             if counts[v.name.lower()]:
@@ -163,6 +185,27 @@ class PRPane(QWidget):
             f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
         )
         self._update_marker()
+
+    def _show_others(self, class_index: int) -> None:
+        """Draw the other result sets' curves of ``class_index`` (dashed; -1 removes them)."""
+        item = self.plot.getPlotItem()
+        for curve in self.others:
+            item.removeItem(curve)
+        self.others = []
+        st = self.state
+        for i, evals in enumerate(st.evaluations):
+            ev = evals.det.get(class_index) if i != st.current_results else None
+            if ev is None or not len(ev):
+                continue
+            ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
+            pen = pg.mkPen(
+                RESULT_COLORS[i % len(RESULT_COLORS)], width=2, style=Qt.PenStyle.DashLine
+            )
+            curve = pg.PlotCurveItem(ev.recall[ok], ev.precision[ok], pen=pen)
+            curve.setZValue(-1)
+            item.addItem(curve)
+            self.legend.addItem(curve, f"{st.results[i].results.name}  AP {ev.ap:.3f}")
+            self.others.append(curve)
 
     def _set_title(self, html: str) -> None:
         self.plot.getPlotItem().setTitle(html, color="#202124", size="10pt")
@@ -184,8 +227,8 @@ class PRPane(QWidget):
 
     def _on_class_evaluated(self, index: int, ev: ClassEvaluation) -> None:
         st = self.state
-        mine = index == st.current_results and ev.task == "det"
-        if mine and st.selected_class in (-1, ev.class_index):
+        mine = index == st.current_results and st.selected_class in (-1, ev.class_index)
+        if ev.task == "det" and (mine or st.selected_class == ev.class_index):
             self.refresh()
 
     def _on_overview_clicked(self, class_index: int, *_args: object) -> None:
@@ -204,6 +247,9 @@ class PRPane(QWidget):
             f"precision {y:.3f} · recall {x:.3f}"
         )
 
+    def _on_context_menu(self, pos: QPoint) -> None:
+        self.menu.popup(self.plot.mapToGlobal(pos))
+
     # --- clicks --------------------------------------------------------------------------------
     def _on_spots_clicked(self, _item: object, points: Any, event: Any = None) -> None:
         """``spots.sigClicked`` slot: select the clicked rank (the nearest of overlapping spots)."""
@@ -211,7 +257,7 @@ class PRPane(QWidget):
         if ev is None or points is None or not len(points):
             return
         rank = self._pick(list(points), event)
-        self.state.select_detection(ev.class_index, rank)
+        self.state.click_pr_point(ev.class_index, rank)
 
     def _pick(self, points: list[Any], event: Any) -> int:
         ranks = [int(p.data()) for p in points]

@@ -18,21 +18,27 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FalsePositives, drop_cause, next_false_positive
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.gui.tasks import (
+    Diagnosed,
     LoadedResults,
     Message,
     ResultEvaluations,
     error_message,
     evaluate,
     guess_image_set,
+    image_set_choices,
     load_dataset,
     load_results,
+    preferred_set,
 )
 from vocviewer.gui.worker import Jobs, Worker
 
 IntArray = npt.NDArray[np.int64]
-SET_FOLDERS = ("Main", "Segmentation", "Layout", "Action")
+#: Drawing modes: everything, only true positives (``onlytp``), only false positives, only missed
+#: ground truth.
+VIEW_MODES = ("all", "tp", "fp", "missed")
 
 
 class AppState(QObject):
@@ -66,10 +72,15 @@ class AppState(QObject):
         The selected class (-1: all classes).
     selection_changed(object)
         The selected detection ``(class_index, rank)`` or ``None``.
+    object_selected(int)
+        The selected ground-truth object row (-1: none).
+    pr_point_clicked(int, int)
+        A PR point ``(class_index, rank)`` was clicked (the selection follows: ``drop_cause``).
     threshold_changed(float)
         The score threshold for drawn detections.
     display_changed()
-        A drawing toggle changed (``show_gt``, ``show_detections``, ``show_labels``, ``only_tp``).
+        A drawing toggle or the view mode changed (``show_gt``, ``show_detections``,
+        ``show_labels``, ``view_mode``: ``VIEW_MODES``).
     messages_posted(object)
         A list of ``Message`` for the message area.
     busy_changed(bool)
@@ -89,6 +100,8 @@ class AppState(QObject):
     image_changed = Signal(int)
     class_changed = Signal(int)
     selection_changed = Signal(object)
+    object_selected = Signal(int)
+    pr_point_clicked = Signal(int, int)
     threshold_changed = Signal(float)
     display_changed = Signal()
     messages_posted = Signal(object)
@@ -111,7 +124,8 @@ class AppState(QObject):
         self.show_gt = True
         self.show_detections = True
         self.show_labels = True
-        self.only_tp = False
+        self.view_mode = "all"
+        self.selected_object = -1
         self._has_class: dict[tuple[int, int], npt.NDArray[np.bool_]] = {}
         self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
         self._eval_done = 0
@@ -170,7 +184,7 @@ class AppState(QObject):
         chosen = image_set or requested
         self._explicit_set = chosen is not None
         mains = dataset.main_sets()
-        self.eval_set = chosen if chosen in mains else _preferred_set(mains)
+        self.eval_set = chosen if chosen in mains else preferred_set(mains)
         self.image_set = chosen if chosen is not None else self.eval_set
         self.dataset_loaded.emit(dataset)
         self.post([Message("warning", str(p)) for p in dataset.problems])
@@ -188,7 +202,9 @@ class AppState(QObject):
         loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
         index = len(self.results)
         self.results.append(loaded)
-        self.evaluations.append(ResultEvaluations(len(loaded.results.detections)))
+        self.evaluations.append(
+            ResultEvaluations(len(loaded.results.detections), self._n_objects())
+        )
         self.post([Message("warning", str(p)) for p in loaded.results.problems])
         guessed = guess_image_set(loaded.results, self.dataset)
         self.results_added.emit(index)
@@ -213,7 +229,7 @@ class AppState(QObject):
         started = 0
         for i in indices:
             res = self.results[i].results
-            self.evaluations[i] = ResultEvaluations(len(res.detections))
+            self.evaluations[i] = ResultEvaluations(len(res.detections), self._n_objects())
             tasks = [
                 task
                 for task, n in (("det", len(res.detections)), ("cls", len(res.class_scores)))
@@ -233,13 +249,17 @@ class AppState(QObject):
             self.evaluation_started.emit(self._eval_total)
             self.evaluation_progress.emit(self._eval_done, self._eval_total)
 
-    def _on_evaluated(self, index: int, value: ClassEvaluation | Message) -> None:
+    def _n_objects(self) -> int:
+        return len(self.dataset.objects) if self.dataset is not None else 0
+
+    def _on_evaluated(self, index: int, value: Diagnosed | ClassEvaluation | Message) -> None:
         if isinstance(value, Message):
             self.post([value])
             return
         self.evaluations[index].add(value)
+        ev = value.evaluation if isinstance(value, Diagnosed) else value
         self._eval_done += 1
-        self.class_evaluated.emit(index, value)
+        self.class_evaluated.emit(index, ev)
         self.evaluation_progress.emit(self._eval_done, self._eval_total)
 
     def _on_eval_error(self, index: int, task: str, exc: BaseException) -> None:
@@ -265,6 +285,12 @@ class AppState(QObject):
             return None
         ev = self.evaluations[self.current_results]
         return (ev.det if task == "det" else ev.cls).get(class_index)
+
+    def class_diagnosis(self, class_index: int) -> FalsePositives | None:
+        """The current result set's false-positive diagnosis of a class, if it has arrived."""
+        if self.current_results < 0:
+            return None
+        return self.evaluations[self.current_results].diagnosis.get(class_index)
 
     def selected_detection_row(self) -> int:
         """Row in the current result set's ``detections`` of the selected detection, else -1."""
@@ -312,6 +338,7 @@ class AppState(QObject):
     def set_current_image(self, image: int) -> None:
         if image != self.current_image:
             self.current_image = image
+            self.selected_object = -1
             self.image_changed.emit(image)
 
     def step_image(self, delta: int) -> None:
@@ -329,6 +356,7 @@ class AppState(QObject):
         if ev is None or not 0 <= rank < len(ev):
             return
         self.selected_detection = (class_index, int(rank))
+        self.selected_object = -1
         if class_index != self.selected_class:
             self.selected_class = class_index
             self.class_changed.emit(class_index)
@@ -336,16 +364,73 @@ class AppState(QObject):
         self.set_current_image(int(ev.image_index[rank]))
         self.selection_changed.emit(self.selected_detection)
 
+    def select_detection_row(self, row: int) -> None:
+        """Select the current result set's detection ``row`` (if it was evaluated)."""
+        if self.current_results < 0:
+            return
+        rank = int(self.evaluations[self.current_results].rank_by_row[row])
+        label = int(self.results[self.current_results].results.detections.label[row])
+        if rank >= 0:
+            self.select_detection(label, rank)
+
+    def click_pr_point(self, class_index: int, rank: int) -> None:
+        """A PR point was clicked: announce it, then select the FP to blame for the drop there."""
+        ev = self.class_evaluation(class_index)
+        if ev is None or not 0 <= rank < len(ev):
+            return
+        self.pr_point_clicked.emit(class_index, rank)
+        cause = drop_cause(ev, rank)
+        self.select_detection(class_index, cause if cause >= 0 else rank)
+
+    def step_false_positive(self, step: int) -> None:
+        """Select the next (``step`` +1) / previous (-1) false positive in rank order of the
+        selected detection's class (or the selected class)."""
+        sel = self.selected_detection
+        k = sel[0] if sel is not None else self.selected_class
+        ev = self.class_evaluation(k)
+        if ev is None:
+            return
+        start = sel[1] if sel is not None else (-1 if step > 0 else len(ev))
+        rank = next_false_positive(ev, start, step)
+        if rank >= 0:
+            self.select_detection(k, rank)
+
+    def select_object(self, row: int) -> None:
+        """Select a ground-truth object row (-1: none)."""
+        if row != self.selected_object:
+            self.selected_object = row
+            if row >= 0 and self.selected_detection is not None:
+                self.selected_detection = None
+                self.selection_changed.emit(None)
+            self.object_selected.emit(row)
+
     def set_threshold(self, value: float) -> None:
         value = float(value)
         if value != self.score_threshold:
             self.score_threshold = value
             self.threshold_changed.emit(value)
 
+    @property
+    def only_tp(self) -> bool:
+        """The devkit's ``onlytp``: only true positives are drawn (``view_mode == "tp"``)."""
+        return self.view_mode == "tp"
+
+    def set_view_mode(self, mode: str) -> None:
+        """``"all"``, ``"tp"``, ``"fp"`` (false positives) or ``"missed"`` (missed objects)."""
+        if mode not in VIEW_MODES:
+            raise ValueError(f"unknown view mode {mode!r}; expected one of {VIEW_MODES}")
+        if mode != self.view_mode:
+            self.view_mode = mode
+            self.display_changed.emit()
+
     def set_display(self, name: str, on: bool) -> None:
         """Set a drawing toggle: ``show_gt``, ``show_detections``, ``show_labels`` or ``only_tp``."""
         if name not in ("show_gt", "show_detections", "show_labels", "only_tp"):
             raise ValueError(f"unknown display toggle {name!r}")
+        if name == "only_tp":
+            if bool(on) != self.only_tp:
+                self.set_view_mode("tp" if on else "all")
+            return
         if getattr(self, name) != bool(on):
             setattr(self, name, bool(on))
             self.display_changed.emit()
@@ -361,18 +446,8 @@ class AppState(QObject):
 
     # --- derived -------------------------------------------------------------------------------
     def image_set_choices(self) -> list[tuple[str, str | None]]:
-        """``(label, key)`` for the image-set chooser: Main sets, then other folders, then all."""
-        if self.dataset is None:
-            return []
-        ds = self.dataset
-        skip = set(ds.classes) | set(ds.actions)
-        out: list[tuple[str, str | None]] = [(s, s) for s in ds.main_sets()]
-        for key in ds.image_sets:
-            folder, _, name = key.partition("/")
-            if folder in SET_FOLDERS[1:] and name.rsplit("_", 1)[0] not in skip:
-                out.append((key, key))
-        out.append(("All images", None))
-        return out
+        """``(label, key)`` for the image-set chooser (``tasks.image_set_choices``)."""
+        return image_set_choices(self.dataset) if self.dataset is not None else []
 
     def images_with_class(self, class_index: int) -> npt.NDArray[np.bool_]:
         """bool (I,): whether each image has an object of the class (difficult ones included)
@@ -401,10 +476,3 @@ class AppState(QObject):
         self.visible_images_changed.emit()
         if not keep_current and not np.any(rows == self.current_image):
             self.set_current_image(int(rows[0]) if len(rows) else -1)
-
-
-def _preferred_set(mains: Sequence[str]) -> str | None:
-    for name in ("val", "test", "trainval", "train"):
-        if name in mains:
-            return name
-    return mains[0] if mains else None

@@ -15,6 +15,7 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
+    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -42,6 +43,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.gui.state import AppState, Message
 
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 MUTED = QColor("#80868b")
 Index = QModelIndex | QPersistentModelIndex
 
@@ -187,9 +189,8 @@ class ImageBrowser(QWidget):
 
 
 class ApTableModel(QAbstractTableModel):
-    """One row per class plus a mean row: class, AP, npos, ndet (and classification AP)."""
-
-    HEADERS = ("Class", "AP", "npos", "ndet", "cls AP")
+    """One row per class plus a mean row: class, one AP column per result set, then npos, ndet
+    (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -213,53 +214,103 @@ class ApTableModel(QAbstractTableModel):
             st.current_results >= 0 and len(st.results[st.current_results].results.class_scores) > 0
         )
 
+    def n_sets(self) -> int:
+        """Number of AP columns: one per result set (at least one)."""
+        return max(1, len(self.state.results))
+
+    def headers(self) -> list[str]:
+        st = self.state
+        aps = ["AP"] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
+        return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         n = len(self.classes())
         return 0 if parent.isValid() or not n else n + 1
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 5 if self._has_cls() else 4
+        return self.n_sets() + 3 + int(self._has_cls())
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
+            return self.headers()[section]
+        return None
+
+    def _evaluation(self, row: int, col: int) -> Any:
+        """The ``ClassEvaluation`` behind an AP cell (or ``None``)."""
+        st, n = self.state, self.n_sets()
+        if 1 <= col <= n and col - 1 < len(st.evaluations):
+            return st.evaluations[col - 1].det.get(row)
+        if col == n + 3:
+            return st.class_evaluation(row, "cls")
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        row, col = index.row(), index.column()
+        row, col, n = index.row(), index.column(), self.n_sets()
         mean_row = row == len(self.classes())
+        is_ap = 1 <= col <= n or col == n + 3
         if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.FontRole and mean_row:
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole and col in (1, 4) and not mean_row:
-            ev = self.state.class_evaluation(row, "det" if col == 1 else "cls")
-            return _ap_tooltip(ev)
+        if role == Qt.ItemDataRole.ToolTipRole and is_ap and not mean_row:
+            return _ap_tooltip(self._evaluation(row, col))
+        if role == SORT_ROLE:
+            if col == 0:
+                return row
+            ev = None if mean_row else self._evaluation(row, col)
+            if ev is None and col in (n + 1, n + 2) and not mean_row:
+                ev = self.state.class_evaluation(row, "det")
+                return -1.0 if ev is None else float(ev.npos if col == n + 1 else ev.ndet)
+            return -1.0 if ev is None or math.isnan(ev.ap) else float(ev.ap)
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if mean_row:
-            return ("mean", self._mean("det"), "", "", self._mean("cls"))[col]
-        ev_det = self.state.class_evaluation(row, "det")
+            if col == 0:
+                return "mean"
+            if 1 <= col <= n:
+                return self._mean("det", col - 1)
+            return self._mean("cls", self.state.current_results) if col == n + 3 else ""
         if col == 0:
             return self.classes()[row]
-        if col == 4:
-            return _fmt_ap(self.state.class_evaluation(row, "cls"))
+        if is_ap:
+            ev = self._evaluation(row, col)
+            if ev is None and col <= n and self.state.current_results >= 0:
+                return "…"
+            return _fmt_ap(ev)
+        ev_det = self.state.class_evaluation(row, "det")
         if ev_det is None:
             return "…" if self.state.current_results >= 0 else ""
-        return (None, _fmt_ap(ev_det), f"{ev_det.npos}", f"{ev_det.ndet}")[col]
+        return f"{ev_det.npos}" if col == n + 1 else f"{ev_det.ndet}"
 
-    def _mean(self, task: str) -> str:
+    def _mean(self, task: str, index: int) -> str:
         st = self.state
-        if st.current_results < 0:
+        if index < 0 or index >= len(st.evaluations):
             return ""
-        mean = st.evaluations[st.current_results].mean_ap(task, len(self.classes()))
+        mean = st.evaluations[index].mean_ap(task, len(self.classes()))
         if mean is None:
             return "…" if task == "det" or self._has_cls() else ""
         return "—" if math.isnan(mean) else f"{mean:.3f}"
+
+
+class MeanLastProxy(QSortFilterProxyModel):
+    """Sorts by ``SORT_ROLE`` and keeps the mean row (the source's last row) at the bottom."""
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        last = self.sourceModel().rowCount() - 1
+        if left.row() == last or right.row() == last:
+            bottom_is_left = left.row() == last
+            ascending = self.sortOrder() == Qt.SortOrder.AscendingOrder
+            return (not bottom_is_left) if ascending else bottom_is_left
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        return bool(a < b) if a is not None and b is not None else False
+
+
+def _short(name: str, n: int = 11) -> str:
+    return name if len(name) <= n else name[: n - 1] + "…"
 
 
 def _fmt_ap(ev: Any) -> str:
@@ -281,7 +332,8 @@ def _ap_tooltip(ev: Any) -> str | None:
 
 
 class ApTable(QTableView):
-    """The per-class AP table of the current result set; selecting a row selects the class.
+    """The per-class AP table (one AP column per result set; click a header to sort, the mean row
+    stays last); selecting a row selects the class.
 
     (``app_state``, not ``state``: ``QAbstractItemView.state()`` exists.)"""
 
@@ -289,7 +341,12 @@ class ApTable(QTableView):
         super().__init__(parent)
         self.app_state = state
         self.ap_model = ApTableModel(state, self)
-        self.setModel(self.ap_model)
+        self.proxy = MeanLastProxy(self)
+        self.proxy.setSourceModel(self.ap_model)
+        self.proxy.setDynamicSortFilter(False)  # re-sort on header clicks, not on every class
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # class order until a header is clicked
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -305,31 +362,38 @@ class ApTable(QTableView):
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
         state.dataset_loaded.connect(self._reset)
         state.current_results_changed.connect(self._reset)
+        state.results_added.connect(self._reset)
         state.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation_started.connect(self._reset)
         state.class_changed.connect(self._sync_selection)
 
+    def selectRow(self, row: int) -> None:
+        """Select the row of class ``row`` (a source row), wherever sorting put it."""
+        proxy_row = self.proxy.mapFromSource(self.ap_model.index(row, 0)).row()
+        super().selectRow(proxy_row if proxy_row >= 0 else row)
+
     def _reset(self, *_args: object) -> None:
         self.ap_model.refresh()
-        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for c in range(1, self.ap_model.columnCount()):
+        self.horizontalHeader().setStretchLastSection(False)
+        for c in range(self.ap_model.columnCount()):
             self.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
         self._sync_selection(self.app_state.selected_class)
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
-        if index == self.app_state.current_results:
-            self.ap_model.update_class(ev.class_index)
+        self.ap_model.update_class(ev.class_index)
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
+            row = self.proxy.mapToSource(current).row()
             n = len(self.ap_model.classes())
-            self.app_state.select_class(-1 if current.row() >= n else current.row())
+            self.app_state.select_class(-1 if row >= n else row)
 
     def _sync_selection(self, k: int) -> None:
+        current = self.proxy.mapToSource(self.currentIndex()).row()
         if k < 0:
             self.setCurrentIndex(QModelIndex())
             self.clearSelection()
-        elif self.currentIndex().row() != k and k < self.ap_model.rowCount():
+        elif current != k and k < self.ap_model.rowCount():
             self.selectRow(k)
 
 

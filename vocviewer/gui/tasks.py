@@ -18,6 +18,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, missed_objects
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 
 IntArray = npt.NDArray[np.int64]
@@ -54,18 +55,32 @@ class LoadedResults:
         return self.det_rows[self.det_offsets[image] : self.det_offsets[image + 1]]
 
 
+@dataclass(frozen=True, eq=False)
+class Diagnosed:
+    """A detection ``ClassEvaluation`` with what the worker derived from it: the false-positive
+    diagnosis and the missed objects (``analysis.missed_objects`` on the evaluated set)."""
+
+    evaluation: ClassEvaluation
+    false_positives: FalsePositives
+    missed: IntArray
+
+
 class ResultEvaluations:
     """GUI-thread store of one result set's per-class evaluations, filled as classes arrive.
 
-    ``verdict_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,) give each detection row its
-    ``Verdict`` and rank (-1 where not evaluated, e.g. images outside the evaluated set).
+    ``verdict_by_row`` int8 (D,), ``fp_kind_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,)
+    give each detection row its ``Verdict``, ``FPKind`` and rank (-1 where not evaluated, e.g.
+    images outside the evaluated set); ``missed`` bool (O,) flags the objects no TP matched.
     """
 
-    def __init__(self, n_detections: int) -> None:
+    def __init__(self, n_detections: int, n_objects: int = 0) -> None:
         self.det: dict[int, ClassEvaluation] = {}
         self.cls: dict[int, ClassEvaluation] = {}
+        self.diagnosis: dict[int, FalsePositives] = {}
         self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
+        self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
         self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
+        self.missed = np.zeros(n_objects, dtype=bool)
 
     def mean_ap(self, task: str, n_classes: int) -> float | None:
         """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
@@ -76,7 +91,12 @@ class ResultEvaluations:
         classes = tuple(done[k] for k in sorted(done))
         return EvalResult("", task, "", "", math.nan, classes).mean_ap()
 
-    def add(self, ev: ClassEvaluation) -> None:
+    def add(self, ev: ClassEvaluation | Diagnosed) -> None:
+        if isinstance(ev, Diagnosed):
+            self.diagnosis[ev.evaluation.class_index] = ev.false_positives
+            self.fp_kind_by_row[ev.evaluation.order] = ev.false_positives.kind
+            self.missed[ev.missed[ev.missed < len(self.missed)]] = True
+            ev = ev.evaluation
         if ev.task == "cls":
             self.cls[ev.class_index] = ev
             return
@@ -114,21 +134,30 @@ def load_results(
 
 def evaluate(
     task: str, dataset: Dataset, results: ResultSet, image_set: str
-) -> Iterator[ClassEvaluation | Message]:
-    """Per-class VOC evaluation; on a row the official code rejects, yield a warning and carry on
-    with the rejected rows dropped (``strict=False``)."""
+) -> Iterator[Diagnosed | ClassEvaluation | Message]:
+    """Per-class VOC evaluation (detection results come ``Diagnosed``); on a row the official
+    code rejects, yield a warning and carry on with the rejected rows dropped (``strict=False``)."""
     from vocviewer.evaluation import voc
 
     fn = voc.iter_evaluate_voc_det if task == "det" else voc.iter_evaluate_voc_cls
+    images = dataset.images_in_set(image_set)
+
+    def diagnosed(ev: ClassEvaluation) -> Diagnosed | ClassEvaluation:
+        if ev.task != "det":
+            return ev
+        fp = classify_false_positives(dataset, results, ev)
+        return Diagnosed(ev, fp, missed_objects(dataset, ev, images))
+
     done = 0
     try:
         for ev in fn(dataset, results, image_set=image_set, strict=True):
             done += 1
-            yield ev
+            yield diagnosed(ev)
     except FormatError as err:
         yield Message("warning", f"{err}; evaluating without such rows (numbers not official)")
         rest = range(done, len(dataset.classes))
-        yield from fn(dataset, results, image_set=image_set, classes=rest, strict=False)
+        for ev in fn(dataset, results, image_set=image_set, classes=rest, strict=False):
+            yield diagnosed(ev)
 
 
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
@@ -148,3 +177,26 @@ def error_message(exc: BaseException, what: str) -> Message:
     if isinstance(exc, FormatError | OSError | KeyError | ValueError):
         return Message("error", f"{what}: {exc}")
     return Message("error", f"{what}: {type(exc).__name__}: {exc}")
+
+
+SET_FOLDERS = ("Main", "Segmentation", "Layout", "Action")
+
+
+def image_set_choices(ds: Dataset) -> list[tuple[str, str | None]]:
+    """``(label, key)`` for the image-set chooser: Main sets, then other folders, then all."""
+    skip = set(ds.classes) | set(ds.actions)
+    out: list[tuple[str, str | None]] = [(s, s) for s in ds.main_sets()]
+    for key in ds.image_sets:
+        folder, _, name = key.partition("/")
+        if folder in SET_FOLDERS[1:] and name.rsplit("_", 1)[0] not in skip:
+            out.append((key, key))
+    out.append(("All images", None))
+    return out
+
+
+def preferred_set(mains: Sequence[str]) -> str | None:
+    """The set to evaluate by default: val, test, trainval, train, else the first."""
+    for name in ("val", "test", "trainval", "train"):
+        if name in mains:
+            return name
+    return mains[0] if mains else None

@@ -1,0 +1,158 @@
+"""Benchmark: the real window, offscreen — image stepping and event-loop stalls during evaluation.
+
+1. Next/previous image on 640×480 JPEGs with 100 detections each drawn: the time from the key
+   action to the image and its overlays on screen (``ImageView.image_shown``), median and min over
+   ``--steps`` steps (target: median < 50 ms).
+2. The longest gap of a 10 ms ``QTimer`` probe while the window loads results and evaluates a
+   generated 5,000-image VOC set with 200,000 detections (``bench_voc.make_devkit``; target
+   < 100 ms).
+
+Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from benchmarks.bench_voc import make_devkit  # noqa: E402
+from tests.gui.conftest import make_tiny  # noqa: E402
+from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable  # noqa: E402
+from vocviewer.core.results import Detections, ResultSet  # noqa: E402
+from vocviewer.gui.app import make_app  # noqa: E402
+from vocviewer.gui.main_window import MainWindow  # noqa: E402
+
+
+def wait_until(app: QApplication, cond, timeout: float = 120.0) -> None:
+    t0 = time.perf_counter()
+    while not cond():
+        app.processEvents()
+        if time.perf_counter() - t0 > timeout:
+            raise TimeoutError("condition not met")
+        time.sleep(0.0005)
+
+
+def stepping_set(folder: Path, n_images: int = 60, per_image: int = 100):
+    """``n_images`` noisy 640×480 JPEGs, 3 objects each, ``per_image`` detections each."""
+    rng = np.random.default_rng(0)
+    base, _ = make_tiny(folder)
+    ids = [f"img{i:03d}" for i in range(n_images)]
+    paths = tuple(folder / f"{i}.jpg" for i in ids)
+    for p in paths:
+        arr = rng.integers(0, 255, (480, 640, 3), dtype=np.uint8)
+        Image.fromarray(arr).save(p, quality=90)
+    m = 3 * n_images
+    xy = rng.uniform(1, 400, (m, 2))
+    objects = ObjectTable(
+        image_index=np.repeat(np.arange(n_images), 3), label=rng.integers(0, 20, m),
+        box=np.c_[xy, xy + rng.uniform(40, 200, (m, 2))], difficult=np.zeros(m, bool),
+        truncated=np.zeros(m, bool), occluded=np.zeros(m, bool), pose=np.zeros(m, np.int8),
+        order_in_image=np.tile(np.arange(3), n_images), actions=np.zeros((m, 0), bool),
+    )  # fmt: skip
+    images = ImageTable(np.array(ids), paths, np.full(n_images, 640), np.full(n_images, 480),
+                        np.zeros(n_images, bool))  # fmt: skip
+    ds = Dataset("bench", folder, 2012, VOC_CLASSES, "voc", images, objects, base.parts,
+                 image_sets={"Main/val": np.arange(n_images)})  # fmt: skip
+    d = n_images * per_image
+    xy = rng.uniform(1, 500, (d, 2))
+    det = Detections(np.repeat(np.arange(n_images), per_image), rng.integers(0, 20, d),
+                     rng.uniform(0.5, 1.0, d), np.c_[xy, xy + rng.uniform(20, 140, (d, 2))],
+                     np.zeros(d, np.int64), np.arange(1, d + 1))  # fmt: skip
+    rs = ResultSet("bench", (folder / "comp4_det_val_all.txt",), det,
+                   classes_with_files={"det": frozenset(range(20))})  # fmt: skip
+    return ds, rs
+
+
+def bench_stepping(app: QApplication, steps: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        ds, rs = stepping_set(Path(tmp))
+        win = MainWindow()
+        win.resize(1400, 900)
+        win.show()
+        st = win.state
+        st.set_threshold(0.0)
+        st.set_dataset(ds)
+        st.add_result_set(rs)
+        wait_until(app, lambda: st.is_idle() and win.view.shown_image == st.current_image >= 0)
+        times = []
+        for i in range(steps):
+            action = win.act_next if (i // 20) % 2 == 0 else win.act_prev
+            t = time.perf_counter()
+            action.trigger()
+            wait_until(app, lambda: win.view.shown_image == st.current_image)
+            app.processEvents()  # the repaint
+            times.append((time.perf_counter() - t) * 1000)
+            assert len(win.view.overlay_items("det")) == 100
+        win.close()
+        return times
+
+
+def bench_stall(app: QApplication, n_images: int, n_dets: int) -> tuple[float, float, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        make_devkit(Path(tmp), n_images, n_dets)
+        print(
+            f"generated {n_images} images / {n_dets} detections in {time.perf_counter() - t:.1f} s"
+        )
+        win = MainWindow()
+        win.resize(1400, 900)
+        win.show()
+        st = win.state
+        clock, gaps = QElapsedTimer(), []
+        probe = QTimer()
+        probe.setInterval(10)
+        last = [0]
+
+        def tick() -> None:
+            now = clock.elapsed()
+            gaps.append(now - last[0])
+            last[0] = now
+
+        probe.timeout.connect(tick)
+        st.open_dataset(Path(tmp) / "VOC2007")
+        wait_until(app, lambda: st.dataset is not None and st.is_idle())
+        app.processEvents()
+        clock.start()
+        probe.start()
+        t = time.perf_counter()
+        st.add_results([Path(tmp) / "results" / "VOC2007"])
+        wait_until(app, lambda: len(st.results) == 1 and st.is_idle(), timeout=600)
+        elapsed = time.perf_counter() - t
+        probe.stop()
+        win.close()
+        QThreadPool.globalInstance().waitForDone()
+        return max(gaps), elapsed, len(gaps)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument("--images", type=int, default=4952)
+    ap.add_argument("--dets", type=int, default=200_000)
+    args = ap.parse_args()
+    app = make_app()
+    times = bench_stepping(app, args.steps)
+    print(f"next/previous image, 640x480 JPEG, 100 detections drawn: median "
+          f"{statistics.median(times):.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms "
+          f"over {len(times)} steps (target median < 50 ms)")  # fmt: skip
+    worst, elapsed, n = bench_stall(app, args.images, args.dets)
+    print(f"results loading + evaluation took {elapsed:.1f} s; longest event-loop stall "
+          f"{worst:.0f} ms over {n} probe ticks (target < 100 ms)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,393 @@
+"""Evidence in words: why each ranked detection is what it is (pure numpy, no Qt).
+
+False-positive kinds follow the diagnosis of Hoiem, Chodpathumwan and Dai (ECCV 2012), used in the
+PASCAL VOC retrospective (IJCV 2015): a false positive is
+
+* ``DUPLICATE``      — its best same-class object was already taken by a higher-ranked detection;
+* ``LOCALIZATION``   — it overlaps an object of its class with ``0.1 <= IoU < threshold``
+                       (duplicates count as localisation errors too: see ``FPKind.is_localization``);
+* ``SIMILAR``        — otherwise, it overlaps (IoU >= 0.1) an object of a *similar* class
+                       (``SIMILAR_GROUPS``: animals, vehicles, furniture);
+* ``OTHER``          — otherwise, it overlaps (IoU >= 0.1) an object of any other class;
+* ``BACKGROUND``     — it overlaps nothing by IoU >= 0.1.
+
+Everything is vectorised over a ``ClassEvaluation`` (per-rank arrays) and the ``Dataset``; the
+verdicts themselves are the protocol's and are never re-derived here (DESIGN rule 5). Overlaps use
+the VOC rule (inclusive pixels, ``plus_one=True``) unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.matching import best_overlaps, group_offsets
+from vocviewer.evaluation.result import ClassEvaluation, Verdict
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+#: Similarity groups of VOC classes (Hoiem et al. 2012); classes in no group are similar to none.
+SIMILAR_GROUPS: dict[str, frozenset[str]] = {
+    "animals": frozenset({"bird", "cat", "cow", "dog", "horse", "sheep"}),
+    "vehicles": frozenset({"aeroplane", "bicycle", "boat", "bus", "car", "motorbike", "train"}),
+    "furniture": frozenset({"chair", "diningtable", "sofa"}),
+}
+#: Minimum IoU for "overlaps" in the diagnosis (localisation and confusion).
+MIN_OVERLAP = 0.1
+
+
+class FPKind(IntEnum):
+    """Kind of a ranked detection's error (``NOT_FP`` for TP and ignored ranks)."""
+
+    NOT_FP = 0
+    DUPLICATE = 1
+    LOCALIZATION = 2
+    SIMILAR = 3
+    OTHER = 4
+    BACKGROUND = 5
+
+    @property
+    def is_localization(self) -> bool:
+        """Localisation error in the wide sense (poor overlap or duplicate)."""
+        return self in (FPKind.DUPLICATE, FPKind.LOCALIZATION)
+
+    @property
+    def label(self) -> str:
+        """Short human-readable name (``"poor localisation"``, ``"similar class"``, ...)."""
+        return _KIND_LABELS[self]
+
+
+_KIND_LABELS = {
+    FPKind.NOT_FP: "not a false positive",
+    FPKind.DUPLICATE: "duplicate",
+    FPKind.LOCALIZATION: "poor localisation",
+    FPKind.SIMILAR: "similar class",
+    FPKind.OTHER: "other class",
+    FPKind.BACKGROUND: "background",
+}
+
+
+def similarity_group(class_name: str) -> str | None:
+    """Name of the ``SIMILAR_GROUPS`` group containing ``class_name``, else ``None``."""
+    for group, members in SIMILAR_GROUPS.items():
+        if class_name in members:
+            return group
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class FalsePositives:
+    """Per-rank diagnosis of one ``ClassEvaluation`` (arrays aligned with its ranks).
+
+    kind : int8 (D,)            ``FPKind``
+    confused_gt : int64 (D,)    ``SIMILAR``/``OTHER``: the other-class object row overlapped most
+                                (within the chosen group), else -1
+    confused_iou : float64 (D,) its IoU (NaN where ``confused_gt`` is -1)
+    """
+
+    kind: npt.NDArray[np.int8]
+    confused_gt: IntArray
+    confused_iou: FloatArray
+
+    def counts(self) -> dict[str, int]:
+        """Number of false positives per kind name (``NOT_FP`` left out)."""
+        return {
+            k.name.lower(): int(np.count_nonzero(self.kind == k))
+            for k in FPKind
+            if k != FPKind.NOT_FP
+        }
+
+
+def _best_among(
+    dataset: Dataset, image: IntArray, box: FloatArray, rows: IntArray, plus_one: bool
+) -> tuple[IntArray, FloatArray]:
+    """Best-overlapping object among object ``rows`` (sorted) of each detection's image."""
+    obj = dataset.objects
+    offsets = group_offsets(obj.image_index[rows], len(dataset.images))
+    cand, ov = best_overlaps(image, box, offsets, obj.box[rows], plus_one=plus_one)
+    found = cand >= 0
+    out = np.full(len(image), -1, dtype=np.int64)
+    out[found] = rows[cand[found]]
+    return out, ov
+
+
+def classify_false_positives(
+    dataset: Dataset,
+    results: ResultSet,
+    ev: ClassEvaluation,
+    *,
+    plus_one: bool = True,
+    min_overlap: float = MIN_OVERLAP,
+) -> FalsePositives:
+    """Diagnose every false positive of a detection ``ClassEvaluation`` (see module docstring).
+
+    ``results`` must be the result set ``ev`` was computed from (``ev.order`` indexes its rows).
+    """
+    n = len(ev)
+    kind = np.zeros(n, dtype=np.int8)
+    confused = np.full(n, -1, dtype=np.int64)
+    confused_iou = np.full(n, np.nan)
+    if ev.task != "det" or n == 0:
+        return FalsePositives(kind, confused, confused_iou)
+    dup = ev.verdict == Verdict.DUPLICATE
+    fp = ev.verdict == Verdict.FP
+    same_iou = np.where(np.isnan(ev.best_iou), -np.inf, ev.best_iou)
+    loc = fp & (same_iou >= min_overlap)
+    kind[dup] = FPKind.DUPLICATE
+    kind[loc] = FPKind.LOCALIZATION
+    rest = np.flatnonzero(fp & ~loc)
+    if len(rest):
+        kind[rest] = FPKind.BACKGROUND
+        img = ev.image_index[rest]
+        box = results.detections.box[ev.order[rest]]
+        labels = dataset.objects.label
+        group = SIMILAR_GROUPS.get(similarity_group(ev.class_name) or "", frozenset())
+        similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
+        todo = np.ones(len(rest), dtype=bool)
+        for new_kind, wanted in (
+            (FPKind.SIMILAR, np.isin(labels, similar)),
+            (FPKind.OTHER, labels != ev.class_index),
+        ):
+            rows = np.flatnonzero(wanted)
+            best, ov = _best_among(dataset, img, box, rows, plus_one)
+            hit = todo & (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= min_overlap)
+            kind[rest[hit]] = new_kind
+            confused[rest[hit]] = best[hit]
+            confused_iou[rest[hit]] = ov[hit]
+            todo &= ~hit
+    return FalsePositives(kind, confused, confused_iou)
+
+
+# --- per image --------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class ImageCounts:
+    """Per-image counts for one class, each int64 (I,) over ``Dataset.images`` rows.
+
+    ``tp`` true positives, ``fp`` false positives (duplicates included), ``missed`` non-difficult
+    objects of the class never matched by a true positive (in the evaluated images only).
+    """
+
+    tp: IntArray
+    fp: IntArray
+    missed: IntArray
+
+
+def missed_objects(
+    dataset: Dataset, ev: ClassEvaluation, images: IntArray | None = None
+) -> IntArray:
+    """Object rows of ``ev``'s class, non-difficult, on ``images`` (default: all), that no true
+    positive matched — the objects the detector missed (ascending)."""
+    obj = dataset.objects
+    want = (obj.label == ev.class_index) & ~obj.difficult
+    if images is not None:
+        in_set = np.zeros(len(dataset.images), dtype=bool)
+        in_set[np.asarray(images, dtype=np.int64)] = True
+        want &= in_set[obj.image_index]
+    matched = ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]
+    want[matched] = False
+    return np.flatnonzero(want).astype(np.int64)
+
+
+def image_counts(
+    dataset: Dataset, ev: ClassEvaluation, images: IntArray | None = None
+) -> ImageCounts:
+    """TP / FP / missed counts per image for one detection ``ClassEvaluation``."""
+    n = len(dataset.images)
+    tp = np.bincount(ev.image_index[ev.verdict == Verdict.TP], minlength=n).astype(np.int64)
+    fp = np.bincount(ev.image_index[ev.verdict >= Verdict.FP], minlength=n).astype(np.int64)
+    missed_rows = missed_objects(dataset, ev, images)
+    missed = np.bincount(dataset.objects.image_index[missed_rows], minlength=n).astype(np.int64)
+    return ImageCounts(tp, fp, missed)
+
+
+@dataclass(frozen=True, eq=False)
+class ImageComparison:
+    """Images where two result sets differ for one class, biggest difference first.
+
+    ``image`` int64 (M,) rows; ``tp_a``, ``tp_b``, ``fp_a``, ``fp_b`` int64 (M,) counts there;
+    ``difference`` = ``tp_a - tp_b`` (positive: A finds more objects).
+    """
+
+    image: IntArray
+    tp_a: IntArray
+    tp_b: IntArray
+    fp_a: IntArray
+    fp_b: IntArray
+
+    @property
+    def difference(self) -> IntArray:
+        return self.tp_a - self.tp_b
+
+    def __len__(self) -> int:
+        return len(self.image)
+
+
+def compare_images(
+    dataset: Dataset, ev_a: ClassEvaluation, ev_b: ClassEvaluation
+) -> ImageComparison:
+    """Images whose TP count differs between two evaluations of the same class, sorted by
+    ``|tp_a - tp_b|`` descending, then by image row; A-better before B-better on equal size."""
+    a, b = image_counts(dataset, ev_a), image_counts(dataset, ev_b)
+    diff = a.tp - b.tp
+    rows = np.flatnonzero(diff != 0)
+    order = np.lexsort((rows, -diff[rows], -np.abs(diff[rows])))
+    rows = rows[order].astype(np.int64)
+    return ImageComparison(rows, a.tp[rows], b.tp[rows], a.fp[rows], b.fp[rows])
+
+
+# --- ranks ------------------------------------------------------------------------------------
+def is_false_positive(ev: ClassEvaluation) -> npt.NDArray[np.bool_]:
+    """bool (D,): FP or duplicate at each rank."""
+    return np.asarray(ev.verdict >= Verdict.FP)
+
+
+def next_false_positive(ev: ClassEvaluation, rank: int, step: int = 1) -> int:
+    """The nearest FP rank after (``step`` +1) or before (-1) ``rank``; -1 if there is none.
+
+    ``rank`` -1 with ``step`` +1 finds the first FP; ``rank`` ``len(ev)`` with -1 the last."""
+    fps = np.flatnonzero(is_false_positive(ev))
+    if step > 0:
+        after = fps[fps > rank]
+        return int(after[0]) if len(after) else -1
+    before = fps[fps < rank]
+    return int(before[-1]) if len(before) else -1
+
+
+def drop_cause(ev: ClassEvaluation, rank: int) -> int:
+    """The false positive to blame for the precision drop near ``rank``: ``rank`` itself if it is
+    one, else the nearest FP rank (the earlier one on ties); -1 if the class has no FP."""
+    fps = np.flatnonzero(is_false_positive(ev))
+    if not len(fps):
+        return -1
+    dist = np.abs(fps - rank)
+    return int(fps[np.argmin(dist)])  # argmin takes the first (earlier) on ties
+
+
+def neighbour_ranks(ev: ClassEvaluation, rank: int, radius: int = 5) -> IntArray:
+    """Ranks ``rank - radius .. rank + radius`` clipped to the list (int64, ascending)."""
+    lo, hi = max(0, rank - radius), min(len(ev), rank + radius + 1)
+    return np.arange(lo, hi, dtype=np.int64)
+
+
+# --- words ------------------------------------------------------------------------------------
+def object_name(dataset: Dataset, row: int) -> str:
+    """``dog #2`` (the devkit's 1-based object index in its image)."""
+    obj = dataset.objects
+    return f"{dataset.classes[int(obj.label[row])]} #{int(obj.order_in_image[row]) + 1}"
+
+
+def explain(
+    dataset: Dataset,
+    results: ResultSet,
+    ev: ClassEvaluation,
+    rank: int,
+    *,
+    iou_threshold: float = 0.5,
+    analysis: FalsePositives | None = None,
+) -> str:
+    """The protocol's verdict at ``rank`` with its reason, in words (a few lines).
+
+    Names the best-overlapping object of the class (index in its image, IoU against
+    ``iou_threshold``, difficult), the higher-ranked detection that took it for duplicates, and
+    for other false positives the diagnosis (``classify_false_positives``), naming a confused
+    class. Pass ``analysis`` to reuse a diagnosis already computed for ``ev``.
+    """
+    if not 0 <= rank < len(ev):
+        raise IndexError(f"rank {rank} outside 0..{len(ev) - 1}")
+    image_id = str(dataset.images.id[int(ev.image_index[rank])])
+    head = (
+        f"Rank {rank + 1} of {len(ev)} · {ev.class_name} · score {ev.score[rank]:.4g} "
+        f"· image {image_id}"
+    )
+    verdict = Verdict(int(ev.verdict[rank]))
+    if ev.task != "det":
+        what = {Verdict.TP: "a positive image", Verdict.FP: "a negative image"}
+        return f"{head}\n{verdict.name}: {what.get(verdict, 'an image labelled difficult only')}."
+    gt, iou = int(ev.best_gt[rank]), float(ev.best_iou[rank])
+    if gt >= 0:
+        cmp = "≥" if iou >= iou_threshold else "<"
+        flags = " (difficult)" if dataset.objects.difficult[gt] else ""
+        best = (
+            f"Best-overlapping {ev.class_name}: {object_name(dataset, gt)}{flags}, "
+            f"IoU {iou:.3f} {cmp} {iou_threshold:g}."
+        )
+    else:
+        best = f"No {ev.class_name} in {image_id} overlaps it."
+    if verdict == Verdict.TP:
+        return f"{head}\nTrue positive. {best} It is the first detection to claim that object."
+    if verdict == Verdict.IGNORED:
+        return f"{head}\nIgnored (neither TP nor FP). {best} Difficult objects are not counted."
+    if verdict == Verdict.DUPLICATE:
+        by = int(ev.duplicate_of[rank])
+        return (
+            f"{head}\nFalse positive: duplicate. {best} That object was already matched by "
+            f"rank {by + 1} (score {ev.score[by]:.4g})."
+        )
+    fa = analysis or classify_false_positives(dataset, results, ev)
+    kind = FPKind(int(fa.kind[rank]))
+    reason = f"{head}\nFalse positive: {kind.label}. {best}"
+    if kind == FPKind.LOCALIZATION:
+        return f"{reason} The box overlaps its object, but not enough."
+    if kind in (FPKind.SIMILAR, FPKind.OTHER):
+        other = int(fa.confused_gt[rank])
+        name = dataset.classes[int(dataset.objects.label[other])]
+        group = similarity_group(ev.class_name)
+        why = f"a similar class ({group})" if kind == FPKind.SIMILAR else "another class"
+        return (
+            f"{reason} It lies on {object_name(dataset, other)} (IoU "
+            f"{fa.confused_iou[rank]:.3f}): confusion with {why}, {name}."
+        )
+    return f"{reason} It overlaps no object of any class by IoU ≥ {MIN_OVERLAP:g}."
+
+
+def fmt_iou(x: float) -> str:
+    """IoU for tables: three decimals, ``—`` when undefined."""
+    return "—" if math.isnan(x) else f"{x:.3f}"
+
+
+def explain_object(
+    dataset: Dataset, ev: ClassEvaluation | None, row: int, *, iou_threshold: float = 0.5
+) -> str:
+    """What happened to ground-truth object ``row``: its flags, the detection that matched it
+    (rank, score, IoU), duplicates on it, or that it was missed (and the closest candidate)."""
+    obj = dataset.objects
+    image_id = str(dataset.images.id[int(obj.image_index[row])])
+    flags = [n for n, c in (("difficult", obj.difficult), ("truncated", obj.truncated),
+                            ("occluded", obj.occluded)) if c[row]]  # fmt: skip
+    head = f"Ground truth {object_name(dataset, row)} in {image_id}"
+    head += f" ({', '.join(flags)})" if flags else ""
+    if ev is None or ev.task != "det" or ev.class_index != int(obj.label[row]):
+        return f"{head}\nIts class has not been evaluated."
+    on = np.flatnonzero(ev.best_gt == row)
+    verdicts = ev.verdict[on]
+    tp = on[verdicts == Verdict.TP]
+    dup = on[verdicts == Verdict.DUPLICATE]
+    lines = [head]
+    if len(tp):
+        r = int(tp[0])
+        lines.append(
+            f"Matched by rank {r + 1} (score {ev.score[r]:.4g}, IoU {ev.best_iou[r]:.3f})."
+        )
+    elif obj.difficult[row]:
+        lines.append("Difficult: not counted; detections on it are ignored.")
+    else:
+        near = on[ev.best_iou[on] >= MIN_OVERLAP] if len(on) else on
+        lines.append(
+            f"Missed: no {ev.class_name} detection overlaps it by IoU ≥ {iou_threshold:g}."
+        )
+        if len(near):
+            r = int(near[np.argmax(ev.best_iou[near])])
+            lines.append(
+                f"Closest: rank {r + 1} (score {ev.score[r]:.4g}, IoU {ev.best_iou[r]:.3f})."
+            )
+    if len(dup):
+        ranks = ", ".join(str(int(r) + 1) for r in dup[:5]) + (" …" if len(dup) > 5 else "")
+        lines.append(f"Duplicates on it: rank {ranks}.")
+    return "\n".join(lines)
