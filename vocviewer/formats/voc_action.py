@@ -18,6 +18,7 @@ import numpy as np
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import ActionScores
+from vocviewer.formats.atomic import write_text_atomic
 from vocviewer.formats.voc_common import (
     FileProblems,
     describe,
@@ -26,7 +27,6 @@ from vocviewer.formats.voc_common import (
     to_float,
     to_int,
 )
-from vocviewer.formats.voc_results import write_text_atomic
 
 #: ``<comp>_action_<set>_<action>.txt``; action names have no ``_``.
 ACTION_NAME = re.compile(r"^(?P<comp>.+?)_action_(?P<set>.+)_(?P<action>[^_]+)\.txt$")

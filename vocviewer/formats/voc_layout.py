@@ -20,9 +20,7 @@ out and the problem names the file, line and element path; ``strict`` raises the
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ from lxml import etree
 from vocviewer.core.dataset import VOC_PARTS
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import LayoutResults
+from vocviewer.formats.atomic import write_bytes_atomic
 from vocviewer.formats.voc_common import FileProblems, clean, to_float, to_int
 
 #: ``<comp>_layout_<set>.xml``.
@@ -177,15 +176,7 @@ def write_layout_results(path: str | Path, layouts: LayoutResults) -> Path:
             )
         )
     data = etree.tostring(root, pretty_print=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_bytes_atomic(target, data)
 
 
 def find_layout_results(path: str | Path, image_set: str | None = None) -> Path:

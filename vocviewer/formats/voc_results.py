@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import io
 import itertools
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +24,7 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ClassScores, Detections, ResultSet
+from vocviewer.formats.atomic import write_text_atomic
 from vocviewer.formats.voc_common import FileProblems, describe, read_text, split_lines, to_float
 
 #: ``<competition>_<task>_<set>_<class>.txt``; the competition may contain ``_`` (py-faster-rcnn
@@ -418,14 +417,3 @@ def write_voc_results(
             write_text_atomic(target, text)
             written.append(target)
     return written
-
-
-def write_text_atomic(target: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

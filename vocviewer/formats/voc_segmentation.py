@@ -9,9 +9,8 @@ of ``<id>.png`` files is accepted too. Written PNGs use the VOC palette and are 
 
 from __future__ import annotations
 
-import os
+import io
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from PIL import Image, UnidentifiedImageError
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_palette_bytes
+from vocviewer.formats.atomic import write_bytes_atomic
 
 LabelImage = npt.NDArray[np.uint8]
 
@@ -67,15 +67,9 @@ def write_label_png(path: str | Path, labels: npt.ArrayLike) -> Path:
         raise ValueError("labels must lie in 0..255")
     img = Image.frombytes("P", (arr.shape[1], arr.shape[0]), arr.astype(np.uint8).tobytes())
     img.putpalette(voc_palette_bytes())
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            img.save(fh, format="PNG")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return write_bytes_atomic(target, buf.getvalue())
 
 
 def write_segmentations(
