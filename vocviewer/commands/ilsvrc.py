@@ -1,4 +1,4 @@
-"""``vocviewer eval GT_DIR --results PRED --protocol ilsvrc --task det --devkit DEVKIT``."""
+"""``vocviewer eval GT --results PRED --protocol ilsvrc --task det|clsloc --devkit DEVKIT``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from vocviewer.commands import EvalOutput
 from vocviewer.commands.voc import problems_error
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
+from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
 
 
 def _num(v: float) -> float | None:
@@ -51,10 +53,43 @@ def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
     }
 
 
+def run_clsloc(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate an ILSVRC CLS-LOC submission (``--task clsloc``): GT folder of XML (or a labels
+    file: classification only), ``--devkit`` for the mapping, labels file and blacklist."""
+    if args.devkit is None:
+        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(args.results) != 1:
+        raise FormatError(args.results[0], "ILSVRC CLS-LOC takes exactly one submission file")
+    dataset = read_ilsvrc_clsloc(args.path, args.devkit)
+    results = read_ilsvrc_clsloc_results(dataset, args.results[0])
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings = [str(p) for p in (*dataset.problems, *results.problems)]
+    result = evaluate_ilsvrc_clsloc(dataset, results)
+    info = dataset.extras["ilsvrc_clsloc"]
+    text = format_clsloc(result, info, str(args.results[0]), str(args.path))
+    payload = {
+        "protocol": "ilsvrc",
+        "task": "clsloc",
+        "summary": {
+            "guesses": [1, 2, 3, 4, 5],
+            "cls_error": [_num(float(v)) for v in result.cls_error],
+            "loc_error": [_num(float(v)) for v in result.loc_error],
+        },
+        "n_images": result.n_images,
+        "n_blacklisted": result.n_blacklist,
+        "official": not result.notes,
+        "notes": list(result.notes),
+    }
+    return EvalOutput(text, payload, warnings)
+
+
 def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate an ILSVRC DET submission (``--task det``)."""
+    """Evaluate an ILSVRC DET (``--task det``) or CLS-LOC (``--task clsloc``) submission."""
+    if args.task == "clsloc":
+        return run_clsloc(args)
     if args.task != "det":
-        raise FormatError(args.path, f"ILSVRC task {args.task!r} is not supported yet (det only)")
+        raise FormatError(args.path, f"ILSVRC task {args.task!r} is not supported (det, clsloc)")
     if args.devkit is None:
         raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
     if len(args.results) != 1:

@@ -1,0 +1,285 @@
+"""ILSVRC CLS-LOC ground truth, blacklist and submissions → ``core.Dataset`` / ``core.ResultSet``.
+
+What is accepted (ILSVRC2014 devkit readme §3; ``eval_clsloc.m`` of the devkit, as in
+``zhoubolei/CAM evaluation/``):
+
+GT path (``vocviewer eval PATH``)
+    * a folder of per-image XML files (``ILSVRC2012_val_00000001.xml`` ...), VOC-style, objects
+      named by WNID. As the official code does (``dir('*.xml')``), the i-th file in sorted name
+      order is image row i. Boxes enable the localisation error.
+    * or a ground-truth labels file (one ILSVRC2014_ID per line): classification error only.
+``DEVKIT/data/`` (``--devkit`` is the devkit root holding ``data/``, or ``data/`` itself)
+    * synset mapping: a text file ``meta_clsloc.txt`` or ``map_clsloc.txt``, one synset per
+      line, ``<ID> <WNID> <name ...>`` or ``<WNID> <ID> <name ...>`` (the ILSVRC2015
+      ``map_clsloc.txt``); ``#`` and blank lines skipped. Else ``meta_clsloc.mat`` (needs scipy;
+      field ``ILSVRC2014_ID`` or ``ILSVRC2012_ID``). Only needed to read XML.
+    * ``*clsloc_validation_ground_truth.txt`` (last in name order, e.g. ILSVRC2014 over 2012):
+      one ID per line, line i = image row i. Without it each image's label is the WNID of its
+      XML objects (not the official input: the numbers carry a note).
+    * ``*clsloc_validation_blacklist.txt`` (optional): one 1-based image row per line.
+Submission
+    One line per image row, in the same order: up to 5 guesses, each
+    ``<label> <xmin> <ymin> <xmax> <ymax>`` (whitespace or commas, as ``dlmread`` reads).
+    Fields after the 25th are ignored (readme §3.3). Label 0 is the official padding of short
+    lines and never matches. A blank line is an image without guesses; blank lines beyond
+    the last image are ignored.
+
+Fatal problems (wrong line count, unreadable labels file) raise ``FormatError`` with file and
+line. A bad submission line or XML object is recorded in ``problems`` with file and line and
+read as "no guesses" / skipped; the CLI then fails unless ``--keep-going``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.errors import FormatError
+from vocviewer.core.ilsvrc import ClslocGuesses, IlsvrcClslocInfo
+from vocviewer.core.results import ResultSet
+from vocviewer.formats.ilsvrc import data_dir
+from vocviewer.formats.voc_annotations import make_parser
+from vocviewer.formats.voc_common import (
+    FileProblems,
+    clean,
+    read_text,
+    split_lines,
+    to_float,
+    to_int,
+)
+
+#: Guesses per image the official evaluation looks at (``max_num_pred_per_image``).
+MAX_GUESSES = 5
+_MAPPING_NAMES = ("meta_clsloc.txt", "map_clsloc.txt")
+_Obj = tuple[int, int, float, float, float, float, int]
+
+
+def read_clsloc_synsets(data: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(WNIDs, names) in ILSVRC2014_ID order from a text mapping or ``meta_clsloc.mat``."""
+    for name in _MAPPING_NAMES:
+        if (data / name).is_file():
+            return _read_text_mapping(data / name)
+    mat = data / "meta_clsloc.mat"
+    if not mat.is_file():
+        raise FormatError(
+            data, "no synset mapping (meta_clsloc.mat, meta_clsloc.txt, map_clsloc.txt)"
+        )
+    try:
+        from scipy.io import loadmat  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:
+        raise FormatError(
+            mat,
+            "reading meta_clsloc.mat needs scipy (pip install scipy); or put a text mapping "
+            f"{data / 'meta_clsloc.txt'} with lines '<ILSVRC2014_ID> <WNID> <name>'",
+        ) from None
+    syn = loadmat(str(mat), squeeze_me=True, struct_as_record=False)["synsets"]
+    key = "ILSVRC2014_ID" if hasattr(syn[0], "ILSVRC2014_ID") else "ILSVRC2012_ID"
+    entries = sorted((int(getattr(s, key)), str(s.WNID), str(s.words)) for s in syn)
+    return tuple(e[1] for e in entries), tuple(e[2] for e in entries)
+
+
+def _read_text_mapping(path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    found: dict[int, tuple[str, str]] = {}
+    for n, parts in enumerate(split_lines(read_text(path)), start=1):
+        if not parts or parts[0].startswith("#"):
+            continue
+        a, b = [*parts, ""][:2]
+        first, second = to_int(a), to_int(b)
+        syn_id, wnid = (first, b) if first is not None else (second, a)
+        if syn_id is None or syn_id < 1 or syn_id in found:
+            raise FormatError(
+                path, "expected '<ILSVRC2014_ID> <WNID> <name>' with a new ID >= 1", line=n
+            )
+        found[syn_id] = (wnid, " ".join(parts[2:]) or wnid)
+    ids = sorted(found)
+    if ids != list(range(1, len(ids) + 1)):
+        raise FormatError(path, "ILSVRC2014_IDs must be 1..N without gaps")
+    return tuple(found[i][0] for i in ids), tuple(found[i][1] for i in ids)
+
+
+def _last(data: Path, pattern: str) -> Path | None:
+    found = sorted(data.glob(pattern))
+    return found[-1] if found else None
+
+
+def read_labels_file(path: Path) -> list[int]:
+    """One ILSVRC2014_ID per line (the devkit's validation ground truth); else ``FormatError``.
+
+    Several labels on a line are rejected: the readme promises one label per image, and the
+    official code's multi-label path has no consistent outcome (``for k=1:n`` with a vector).
+    """
+    out: list[int] = []
+    for n, parts in enumerate(split_lines(read_text(path)), start=1):
+        value = to_int(parts[0]) if len(parts) == 1 else None
+        if value is None or value < 1:
+            raise FormatError(path, "expected one ILSVRC2014_ID (integer >= 1) per line", line=n)
+        out.append(value)
+    return out
+
+
+def _read_blacklist(path: Path, problems: list[FormatError]) -> list[int]:
+    out: list[int] = []
+    sink = FileProblems(problems, path)
+    for n, parts in enumerate(split_lines(read_text(path)), start=1):
+        value = to_int(parts[0]) if len(parts) == 1 else None
+        if not parts:
+            continue
+        if value is None or value < 1:
+            sink.add("expected one 1-based image row per line; line ignored", line=n)
+            continue
+        out.append(value)
+    sink.close()
+    return out
+
+
+def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
+    """Read CLS-LOC ground truth: XML folder or labels file ``path``, with ``devkit``'s data/."""
+    path, data = Path(path), data_dir(Path(devkit))
+    problems: list[FormatError] = []
+    gt_file = path if path.is_file() else _last(data, "*clsloc_validation_ground_truth.txt")
+    labels = read_labels_file(gt_file) if gt_file is not None else None
+    objs: list[_Obj] = []
+    if path.is_dir():
+        wnids, names = read_clsloc_synsets(data)
+        index = {w: k for k, w in enumerate(wnids)}
+        xmls = sorted(p for p in path.iterdir() if p.suffix == ".xml")
+        if labels is not None and len(labels) != len(xmls):
+            raise FormatError(
+                path,
+                f"{len(xmls)} XML file(s) but {len(labels)} line(s) in {gt_file}: the i-th "
+                "XML in name order must belong to line i",
+            )
+        parser = make_parser()
+        for i, xml in enumerate(xmls):
+            _read_xml(xml, i, index, parser, objs, problems)
+        ids = [x.stem for x in xmls]
+        if labels is None:
+            labels = _labels_from_objects(xmls, objs, problems)
+    elif labels is not None:
+        wnids, names = (), tuple(str(k) for k in range(1, max(labels, default=0) + 1))
+        ids = [str(k) for k in range(1, len(labels) + 1)]
+    else:
+        raise FormatError(path, "expected a folder of XML annotations or a ground-truth file")
+    bl_file = _last(data, "*clsloc_validation_blacklist.txt")
+    blacklist = _read_blacklist(bl_file, problems) if bl_file is not None else []
+    box = np.array([o[2:6] for o in objs], dtype=np.float64).reshape(-1, 4)
+    n_obj, n_img = len(objs), len(ids)
+    objects = ObjectTable(
+        image_index=np.array([o[0] for o in objs], dtype=np.int64),
+        label=np.array([o[1] for o in objs], dtype=np.int64),
+        box=box, difficult=np.zeros(n_obj, bool), truncated=np.zeros(n_obj, bool),
+        occluded=np.zeros(n_obj, bool), pose=np.zeros(n_obj, np.int8),
+        order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
+        actions=np.zeros((n_obj, 0), bool),
+    )  # fmt: skip
+    folder = path if path.is_dir() else path.parent
+    images = ImageTable(
+        id=np.array(ids, dtype=np.str_), path=tuple(folder / f"{b}.JPEG" for b in ids),
+        width=np.zeros(n_img, np.int32), height=np.zeros(n_img, np.int32),
+        segmented=np.zeros(n_img, bool),
+    )  # fmt: skip
+    info = IlsvrcClslocInfo(
+        wnids=wnids, gt_label=np.array(labels, dtype=np.int64),
+        blacklist=np.array(blacklist, dtype=np.int64), has_boxes=path.is_dir(),
+        ground_truth_file=gt_file, blacklist_file=bl_file,
+    )  # fmt: skip
+    empty = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    return Dataset(
+        name=folder.name, root=folder, year=None, classes=names, box_convention="voc",
+        images=images, objects=objects, parts=empty, problems=tuple(problems),
+        extras={"ilsvrc_clsloc": info},
+    )  # fmt: skip
+
+
+def _labels_from_objects(
+    xmls: list[Path], objs: list[_Obj], problems: list[FormatError]
+) -> list[int]:
+    """Each image's ID from its objects' WNID (0 if none; the first if they disagree)."""
+    per_image: dict[int, set[int]] = {}
+    first: dict[int, int] = {}
+    for o in objs:
+        per_image.setdefault(o[0], set()).add(o[1] + 1)
+        first.setdefault(o[0], o[1] + 1)
+    for i, xml in enumerate(xmls):
+        if i not in first:
+            problems.append(FormatError(xml, "no object: the image's label is unknown"))
+        elif len(per_image[i]) > 1:
+            problems.append(FormatError(xml, "objects name different synsets; the first is used"))
+    return [first.get(i, 0) for i in range(len(xmls))]
+
+
+def _read_xml(
+    path: Path,
+    image: int,
+    index: dict[str, int],
+    parser: etree.XMLParser,
+    objs: list[_Obj],
+    problems: list[FormatError],
+) -> None:
+    try:
+        root = etree.fromstring(path.read_bytes(), parser)
+    except (OSError, etree.XMLSyntaxError) as exc:
+        problems.append(FormatError(path, f"cannot read the annotation ({exc}); no objects"))
+        return
+    order = 0
+    for k, obj in enumerate(root.iterfind("object"), start=1):
+        where = f"annotation/object[{k}]"
+        wnid = clean(obj.findtext("name"))
+        vals = [
+            to_float(clean(obj.findtext(f"bndbox/{c}"))) for c in ("xmin", "ymin", "xmax", "ymax")
+        ]
+        if wnid not in index:
+            message = f"unknown WNID {wnid!r}; object skipped"
+        elif any(v is None or not math.isfinite(v) for v in vals):
+            message = "bndbox needs four finite numbers; object skipped"
+        else:
+            x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
+            objs.append((image, index[wnid], x1, y1, x2, y2, order))
+            order += 1
+            continue
+        problems.append(FormatError(path, message, element=where, line=obj.sourceline))
+
+
+def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
+    """Read a CLS-LOC submission aligned with ``dataset``'s image rows.
+
+    ``ResultSet.extras["ilsvrc_clsloc"]`` is a ``ClslocGuesses`` with ``MAX_GUESSES`` columns.
+    """
+    path = Path(path)
+    rows = split_lines(read_text(path).replace(",", " "))
+    n_img = len(dataset.images)
+    while len(rows) > n_img and not rows[-1]:
+        rows.pop()
+    if len(rows) != n_img:
+        raise FormatError(
+            path, f"{len(rows)} line(s) but {n_img} image(s): one line per image is expected"
+        )
+    problems: list[FormatError] = []
+    sink = FileProblems(problems, path)
+    label = np.zeros((n_img, MAX_GUESSES), dtype=np.int64)
+    box = np.zeros((n_img, MAX_GUESSES, 4), dtype=np.float64)
+    for i, parts in enumerate(rows):
+        fields = parts[: 5 * MAX_GUESSES]
+        if len(fields) % 5:
+            sink.add(f"{len(fields)} fields: expected groups of '<label> <xmin> <ymin> <xmax> "
+                     "<ymax>'; read as no guesses", line=i + 1)  # fmt: skip
+            continue
+        labs = [to_int(t) for t in fields[::5]]
+        nums = [to_float(t) for k, t in enumerate(fields) if k % 5]
+        if any(v is None or v < 0 for v in labs) or any(v is None or math.isnan(v) for v in nums):
+            sink.add("labels must be integers >= 0 and boxes numbers (no NaN); read as no "
+                     "guesses", line=i + 1)  # fmt: skip
+            continue
+        g = len(labs)
+        label[i, :g] = [v for v in labs if v is not None]
+        box[i, :g] = np.array([v for v in nums if v is not None], dtype=np.float64).reshape(g, 4)
+    sink.close()
+    guesses = ClslocGuesses(label=label, box=box, line=np.arange(1, n_img + 1, dtype=np.int64))
+    return ResultSet(
+        name=path.stem, files=(path,), problems=tuple(problems),
+        extras={"ilsvrc_clsloc": guesses},
+    )  # fmt: skip
