@@ -43,10 +43,13 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
 
     op = sub.add_parser("open", help="open a dataset in the GUI")
-    op.add_argument("path", type=Path, help="a VOCdevkit root or year folder (VOC2007, ...)")
+    op.add_argument("path", type=Path,
+                    help="a VOCdevkit root or year folder, a COCO annotation JSON or a VisDrone split")  # fmt: skip
     op.add_argument("--results", type=Path, nargs="+", default=[], metavar="R",
                     help="result files or folders (devkit layout) to add")  # fmt: skip
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
+    op.add_argument("--images", type=Path, metavar="DIR",
+                    help="COCO: the image folder of the annotation JSON")  # fmt: skip
     op.add_argument("--screenshot", type=Path, metavar="PNG",
                     help="after loading and evaluation finish, save the window to PNG and exit")  # fmt: skip
 
@@ -169,15 +172,16 @@ def _display_problem(screenshot: bool) -> str | None:
 
 
 def _run_gui(
-    path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None
-) -> int:
+    path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None,
+    images: Path | None = None,
+) -> int:  # fmt: skip
     problem = _display_problem(shot is not None)
     if problem:
         _error(problem)
         return 3
     from vocviewer.gui.app import run_gui
 
-    code = run_gui(path, results, image_set=image_set, screenshot=shot)
+    code = run_gui(path, results, image_set=image_set, screenshot=shot, images=images)
     if shot is not None and code == 0:
         print(shot)
     return code
@@ -226,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "export":
             return _cmd_export(args)
-        return _run_gui(args.path, args.results, args.image_set, args.screenshot)
+        return _run_gui(args.path, args.results, args.image_set, args.screenshot, args.images)
     except FormatError as e:
         _error(str(e))
         return 1

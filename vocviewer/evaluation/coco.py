@@ -27,7 +27,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 __all__ = [
-    "CocoCategoryEvaluation", "CocoEvalResult", "CocoParams", "evaluate_coco",
+    "CocoCategoryEvaluation", "CocoEvalResult", "CocoParams", "collect_coco", "evaluate_coco",
     "iter_evaluate_coco", "summary_lines",
 ]  # fmt: skip
 
@@ -271,7 +271,14 @@ def evaluate_coco(
 ) -> CocoEvalResult:
     """Run the whole evaluation; see ``CocoEvalResult``."""
     params = params or CocoParams()
-    cats = tuple(iter_evaluate_coco(dataset, results, params))
+    return collect_coco(tuple(iter_evaluate_coco(dataset, results, params)), params, results)
+
+
+def collect_coco(
+    cats: tuple[CocoCategoryEvaluation, ...], params: CocoParams, results: ResultSet
+) -> CocoEvalResult:
+    """Stack ``iter_evaluate_coco``'s categories into a ``CocoEvalResult`` (what
+    ``evaluate_coco`` returns; for callers that consume the categories as they arrive)."""
     t, r = len(params.iou_thresholds), len(params.recall_thresholds)
     a, m = len(params.area_ranges), len(params.max_dets)
     if cats:

@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.boxes import to_continuous
+from vocviewer.gui.extra_overlays import extra_items
+from vocviewer.gui.layers import Decoded, decode_view
 from vocviewer.gui.overlays import BoxItem, OverlayOptions, detection_items, ground_truth_items
 from vocviewer.gui.state import AppState
 from vocviewer.gui.worker import Jobs, Worker
@@ -76,6 +78,9 @@ class ImageView(QGraphicsView):
         self._scene.addItem(self._pixmap)
         self._backdrop: list[QGraphicsItem] = []  # placeholder or empty-state message
         self._overlays: list[QGraphicsItem] = []
+        self._layers: dict[str, QGraphicsPixmapItem] = {}  # "masks", "segmentation"
+        self.seg_mode: str | None = None  # VOC segmentation overlay: "class" / "object" / None
+        self.seg_opacity = 0.6
         self.shown_image = -1
         self.missing_file: Path | None = None
         self._fit = True
@@ -210,13 +215,29 @@ class ImageView(QGraphicsView):
         path = ds.images.path[image]
         self._jobs.start(
             "decode",
-            Worker(decode_image, path),
+            Worker(decode_view, path, ds, image, self.seg_mode),
             on_returned=lambda img, i=image: self._show_image(i, img),
             on_errored=lambda exc, i=image: self._show_image(i, None, exc),
         )
 
+    def set_segmentation(self, mode: str | None) -> None:
+        """Overlay the VOC ``SegmentationClass`` (``"class"``) or ``SegmentationObject``
+        (``"object"``) PNG of the image, or nothing (``None``); the PNG is read in the worker."""
+        if mode != self.seg_mode:
+            self.seg_mode = mode
+            self._on_image_changed(self.state.current_image)
+
+    def set_segmentation_opacity(self, opacity: float) -> None:
+        self.seg_opacity = float(opacity)
+        if "segmentation" in self._layers:
+            self._layers["segmentation"].setOpacity(self.seg_opacity)
+
+    def layer(self, name: str) -> QGraphicsPixmapItem | None:
+        """The pixel layer ``"masks"`` or ``"segmentation"`` on screen, if any."""
+        return self._layers.get(name)
+
     def _show_image(
-        self, image: int, qimage: QImage | None, error: BaseException | None = None
+        self, image: int, decoded: Decoded | QImage | None, error: BaseException | None = None
     ) -> None:
         if image != self.state.current_image:
             return
@@ -224,6 +245,14 @@ class ImageView(QGraphicsView):
         assert ds is not None
         self._clear()
         self.missing_file = None
+        qimage = decoded.image if isinstance(decoded, Decoded) else decoded
+        if isinstance(decoded, Decoded):
+            for z, (name, layer) in enumerate(sorted(decoded.layers.items())):
+                item = QGraphicsPixmapItem(QPixmap.fromImage(layer))
+                item.setZValue(1.0 + z)
+                item.setOpacity(self.seg_opacity if name == "segmentation" else 1.0)
+                self._scene.addItem(item)
+                self._layers[name] = item
         if qimage is not None:
             self._pixmap.setPixmap(QPixmap.fromImage(qimage))
             rect = QRectF(0.0, 0.0, qimage.width(), qimage.height())
@@ -255,9 +284,9 @@ class ImageView(QGraphicsView):
         return QRectF(0.0, 0.0, w, h)
 
     def _clear(self) -> None:
-        for item in self._backdrop + self._overlays:
+        for item in self._backdrop + self._overlays + list(self._layers.values()):
             self._scene.removeItem(item)
-        self._backdrop, self._overlays = [], []
+        self._backdrop, self._overlays, self._layers = [], [], {}
         self._pixmap.setPixmap(QPixmap())
 
     def _show_placeholder(self, rect: QRectF, text: str) -> None:
@@ -316,7 +345,10 @@ class ImageView(QGraphicsView):
         items: list[QGraphicsItem] = []
         taken: list[QRectF] = []  # label rects, so that labels avoid each other
         if opts.show_gt:
+            items += extra_items(st.dataset, image, opts)
             items += ground_truth_items(st.dataset, image, opts, taken)
+        if "masks" in self._layers:
+            self._layers["masks"].setVisible(opts.show_gt)
         if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
             loaded, evals = st.results[st.current_results], st.evaluations[st.current_results]
             items += detection_items(st.dataset, loaded, evals, image, opts, taken)

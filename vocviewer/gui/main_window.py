@@ -37,6 +37,7 @@ from vocviewer.gui.compare import ComparePane
 from vocviewer.gui.image_view import ImageView
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
 from vocviewer.gui.pr_pane import PRPane
+from vocviewer.gui.protocol_views import install_protocol_views
 from vocviewer.gui.side_panel import SidePanel
 from vocviewer.gui.state import AppState, Message
 from vocviewer.gui.tables import ApTable, ImageBrowser, MessagesPanel
@@ -100,6 +101,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_menus()
         self._build_status_bar()
+        install_protocol_views(self)  # captions, summary tab, IoU and segmentation controls
         self._update_status()
 
         st.dataset_loaded.connect(self._on_dataset_loaded)
@@ -198,7 +200,7 @@ class MainWindow(QMainWindow):
             self.toggle_actions[name] = act
 
     def _build_toolbar(self) -> None:
-        bar = self.addToolBar("Main")
+        bar = self.toolbar = self.addToolBar("Main")
         bar.setObjectName("main-toolbar")
         bar.setMovable(False)
         bar.setIconSize(QSize(18, 18))
@@ -288,10 +290,11 @@ class MainWindow(QMainWindow):
 
     # --- commands ------------------------------------------------------------------------------
     def open_dataset(
-        self, path: str | Path, results: tuple[str | Path, ...] = (), image_set: str | None = None
-    ) -> None:
+        self, path: str | Path, results: tuple[str | Path, ...] = (), image_set: str | None = None,
+        images: str | Path | None = None,
+    ) -> None:  # fmt: skip
         self.status_label.setText(f"Opening {path}…")
-        self.state.open_dataset(path, results, image_set)
+        self.state.open_dataset(path, results, image_set, images)
 
     def choose_dataset(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open dataset folder (VOCdevkit or VOC20xx)")

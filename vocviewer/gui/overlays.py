@@ -25,6 +25,7 @@ from vocviewer.gui.state import LoadedResults, ResultEvaluations
 GT_COLOR = QColor("#26c6da")
 MISSED_COLOR = QColor("#ffd600")
 UNEVALUATED_COLOR = QColor("#ce93d8")
+OTHERS_COLOR = QColor("#b0bec5")
 #: verdict → (colour, pen style, short name)
 VERDICT_STYLE: dict[int, tuple[QColor, Qt.PenStyle, str]] = {
     Verdict.TP: (QColor("#43a047"), Qt.PenStyle.SolidLine, "TP"),
@@ -204,6 +205,8 @@ def ground_truth_items(
     """Boxes (difficult ones dashed) and labels of the image's objects; objects of other classes
     than a selected one are drawn faded."""
     rows = np.arange(len(dataset.objects))[dataset.objects_of(image)]
+    if "visdrone" in dataset.extras:  # ignored regions are shaded by ``extra_overlays``
+        rows = rows[dataset.extras["visdrone"].category[rows] != 0]
     missed = np.zeros(len(rows), dtype=bool)
     if opts.missed is not None and len(opts.missed) == len(dataset.objects):
         missed = opts.missed[rows]
@@ -218,10 +221,12 @@ def ground_truth_items(
     for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
         faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
         base = MISSED_COLOR if miss and opts.mode == "missed" else GT_COLOR
+        if dataset.classes[int(dataset.objects.label[row])] == "others" and base is GT_COLOR:
+            base = OTHERS_COLOR  # VisDrone 'others' (category 11): never evaluated
         color = QColor(base)
         if faded:
             color.setAlpha(110)
-        dashed = bool(dataset.objects.difficult[row])
+        dashed = bool(dataset.objects.difficult[row]) or base is OTHERS_COLOR
         hl = row == opts.highlight_gt
         box = BoxItem(
             _rect(b),

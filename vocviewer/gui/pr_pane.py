@@ -97,6 +97,7 @@ class PRPane(QWidget):
         state.evaluation_started.connect(self.refresh)
         state.class_evaluated.connect(self._on_class_evaluated)
         state.selection_changed.connect(self._update_marker)
+        state.protocol.evidence_replaced.connect(self.refresh)
 
     # --- drawing -------------------------------------------------------------------------------
     def _on_dataset_loaded(self, dataset: Dataset) -> None:
@@ -167,21 +168,27 @@ class PRPane(QWidget):
             return
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
         x, y = ev.recall[ranks], ev.precision[ranks]
-        self.curve.setData(x, y)
+        pc = self.state.protocol.class_curve(ev.class_index)  # COCO / VisDrone
+        if pc is not None and len(pc.curve_recall):
+            self.curve.setData(pc.curve_recall, pc.curve_precision)  # the protocol's own curve
+        else:
+            self.curve.setData(x, y)
         brushes = [_BRUSHES.get(int(v), _BRUSHES[Verdict.IGNORED]) for v in ev.verdict[ranks]]
         self.spots.setData(x=x, y=y, data=ranks, brush=brushes)
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
-        self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+        at = "" if pc is None else f" · AP{round(pc.iou * 100)} {pc.ap_at:.3f}"
+        self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}{at}")
         self._show_others(ev.class_index)
         counts = ev.counts()
         for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED):
             if counts[v.name.lower()]:
                 label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
                 self.legend.addItem(self._samples[int(v)], label)
+        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP@[.5:.95] {ev.ap:.3f} · IoU {pc.iou:.2f}"
         self._set_title(
-            f"<b>{ev.class_name}</b> &nbsp; AP {ev.ap:.3f} &nbsp; "
+            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; "
             f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
         )
         self._update_marker()

@@ -20,6 +20,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, drop_cause, next_false_positive
 from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.gui.protocol_eval import ProtocolEvaluation
 from vocviewer.gui.tasks import (
     Diagnosed,
     LoadedResults,
@@ -85,6 +86,8 @@ class AppState(QObject):
         A list of ``Message`` for the message area.
     busy_changed(bool)
         Whether any loading or evaluation job is running.
+
+    COCO / VisDrone evaluation and its IoU threshold live in ``protocol`` (``ProtocolEvaluation``).
     """
 
     dataset_loaded = Signal(object)
@@ -134,6 +137,7 @@ class AppState(QObject):
         self._results_jobs = 0
         self._explicit_set = False
         self.last_load_error: BaseException | None = None
+        self.protocol = ProtocolEvaluation(self)  # COCO / VisDrone datasets
         self.jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- loading -------------------------------------------------------------------------------
@@ -142,13 +146,14 @@ class AppState(QObject):
         path: str | Path,
         results_paths: Sequence[str | Path] = (),
         image_set: str | None = None,
+        images: str | Path | None = None,
     ) -> None:
-        """Load a dataset folder in a worker, then the given result files."""
+        """Load a dataset (a COCO JSON: with its ``images`` folder) in a worker, then results."""
         self.jobs.cancel_all()
         self._pending = (tuple(Path(p) for p in results_paths), image_set)
         self.jobs.start(
             "dataset",
-            Worker(load_dataset, path),
+            Worker(load_dataset, path, images),
             on_returned=self.set_dataset,
             on_errored=lambda exc: self._load_error(exc, f"Cannot open {path}"),
         )
@@ -223,7 +228,7 @@ class AppState(QObject):
 
     # --- evaluation ----------------------------------------------------------------------------
     def _start_evaluation(self, indices: Sequence[int]) -> None:
-        if self.dataset is None or self.eval_set is None:
+        if self.dataset is None or self.protocol.start(indices) or self.eval_set is None:
             return
         n_classes = len(self.dataset.classes)
         started = 0
@@ -257,7 +262,7 @@ class AppState(QObject):
             self.post([value])
             return
         self.evaluations[index].add(value)
-        ev = value.evaluation if isinstance(value, Diagnosed) else value
+        ev = getattr(value, "evaluation", value)  # Diagnosed / ProtocolClass carry one
         self._eval_done += 1
         self.class_evaluated.emit(index, ev)
         self.evaluation_progress.emit(self._eval_done, self._eval_total)

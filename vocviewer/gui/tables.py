@@ -290,6 +290,10 @@ class ApTableModel(QAbstractTableModel):
         st = self.state
         if index < 0 or index >= len(st.evaluations):
             return ""
+        summary = st.evaluations[index].summary
+        if task == "det" and summary is not None:  # COCO / VisDrone: the protocol's own AP
+            ap = summary.stats.get("AP", math.nan) / (100.0 if summary.percent else 1.0)
+            return "—" if math.isnan(ap) or ap < 0 else f"{ap:.3f}"
         mean = st.evaluations[index].mean_ap(task, len(self.classes()))
         if mean is None:
             return "…" if task == "det" or self._has_cls() else ""
@@ -366,6 +370,8 @@ class ApTable(QTableView):
         state.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation_started.connect(self._reset)
         state.class_changed.connect(self._sync_selection)
+        state.protocol.summary_changed.connect(self._reset)
+        state.protocol.evidence_replaced.connect(self._reset)
 
     def selectRow(self, row: int) -> None:
         """Select the row of class ``row`` (a source row), wherever sorting put it."""

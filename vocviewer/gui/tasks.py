@@ -20,6 +20,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, missed_objects
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.gui.protocol_tasks import ProtocolClass, Summary
 
 IntArray = npt.NDArray[np.int64]
 
@@ -81,6 +82,8 @@ class ResultEvaluations:
         self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
         self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
         self.missed = np.zeros(n_objects, dtype=bool)
+        self.protocol: dict[int, ProtocolClass] = {}  # COCO / VisDrone: curve, AP at the IoU
+        self.summary: Summary | None = None
 
     def mean_ap(self, task: str, n_classes: int) -> float | None:
         """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
@@ -91,7 +94,11 @@ class ResultEvaluations:
         classes = tuple(done[k] for k in sorted(done))
         return EvalResult("", task, "", "", math.nan, classes).mean_ap()
 
-    def add(self, ev: ClassEvaluation | Diagnosed) -> None:
+    def add(self, ev: ClassEvaluation | Diagnosed | ProtocolClass) -> None:
+        if isinstance(ev, ProtocolClass):
+            self.protocol[ev.evaluation.class_index] = ev
+            self.missed[ev.missed[ev.missed < len(self.missed)]] = True
+            ev = ev.evaluation
         if isinstance(ev, Diagnosed):
             self.diagnosis[ev.evaluation.class_index] = ev.false_positives
             self.fp_kind_by_row[ev.evaluation.order] = ev.false_positives.kind
@@ -106,10 +113,13 @@ class ResultEvaluations:
 
 
 # --- worker functions (run off the GUI thread; inputs are immutable snapshots) -----------------
-def load_dataset(path: str | Path) -> Dataset:
+def load_dataset(path: str | Path, images: str | Path | None = None) -> Dataset:
+    """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``)."""
     from vocviewer.formats.detect import open_dataset
+    from vocviewer.gui.protocol_tasks import attach_companions
 
-    return open_dataset(Path(path))
+    dataset = open_dataset(Path(path), images=images)
+    return attach_companions(dataset, Path(path)) if "coco" in dataset.extras else dataset
 
 
 def load_results(
@@ -123,6 +133,8 @@ def load_results(
     from vocviewer.formats.detect import open_results
 
     given = [Path(p) for p in paths]
+    if "coco" in dataset.extras or "visdrone" in dataset.extras:  # no image sets there
+        return LoadedResults.build(dataset, open_results(dataset, given))
     try:
         results = open_results(dataset, given, image_set=image_set)
     except FormatError:

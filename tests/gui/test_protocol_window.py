@@ -1,0 +1,170 @@
+"""COCO, VisDrone and VOC segmentation in the real window (offscreen)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vocviewer.evaluation.result import Verdict
+
+COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
+INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
+
+
+def write_coco_results(dataset, path: Path, seed: int = 0) -> Path:
+    """Jittered ground-truth boxes (some dropped, some duplicated, a few background boxes)."""
+    coco = dataset.extras["coco"]
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(len(coco.ann_id)):
+        if coco.iscrowd[i] or rng.random() < 0.1:
+            continue
+        x, y, w, h = coco.bbox[i]
+        image_id = int(coco.image_id[dataset.objects.image_index[i]])
+        for _ in range(1 + int(rng.random() < 0.1)):
+            j = rng.normal(0.0, 0.12, 4)
+            box = [x + j[0] * w, y + j[1] * h, max(1.0, w * (1 + j[2])), max(1.0, h * (1 + j[3]))]
+            out.append({"image_id": image_id, "category_id": int(coco.category_id_of[i]),
+                        "bbox": [float(v) for v in box], "score": float(rng.random())})  # fmt: skip
+    for image_id in coco.image_id[:20].tolist():
+        out.append({"image_id": image_id, "category_id": 1, "bbox": [5.0, 5.0, 40.0, 60.0],
+                    "score": float(rng.random() * 0.5)})  # fmt: skip
+    path.write_text(json.dumps(out))
+    return path
+
+
+def wait_idle(qtbot, win, timeout: int = 30_000) -> None:
+    st = win.state
+    qtbot.waitUntil(lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(),
+                    timeout=timeout)  # fmt: skip
+    qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
+
+
+@pytest.fixture
+def coco_window(qtbot, make_window, tmp_path):
+    if not INSTANCES.is_file():
+        pytest.skip("coco-mini is not available")
+    from vocviewer.formats.detect import open_dataset
+
+    ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
+    results = write_coco_results(ds, tmp_path / "bbox_results.json")
+    win = make_window()
+    win.open_dataset(INSTANCES, (results,), None, COCO_MINI / "val2017")
+    wait_idle(qtbot, win)
+    win.results_path = results
+    return win
+
+
+def test_coco_window_evaluates_and_draws(qtbot, coco_window):
+    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.formats.detect import open_results
+
+    win, st = coco_window, coco_window.state
+    ds = st.dataset
+    assert win.ap_table.model().rowCount() == 80 + 1  # 80 categories and the summary row
+    expected = evaluate_coco(ds, open_results(ds, [win.results_path])).stats()
+    shown = win.summary.values()
+    assert len(shown) == 12 and shown == expected
+    assert win.summary.table.rowCount() == 12
+    assert win.ap_table.model().index(80, 1).data() == f"{expected['AP']:.3f}"
+    # an image with people: masks (a pixel layer), keypoints, captions
+    person = ds.classes.index("person")
+    view = ds.extras["coco_view"]
+    has_kp = np.zeros(len(ds.images), bool)
+    rows = np.flatnonzero((ds.objects.label == person) & (view.keypoints[:, :, 2] > 0).any(axis=1))
+    has_kp[ds.objects.image_index[rows]] = True
+    image = int(np.flatnonzero(has_kp)[0])
+    st.set_current_image(image)
+    qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=10_000)
+    assert win.view.layer("masks") is not None and win.view.layer("masks").isVisible()
+    assert len(win.view.overlay_items("keypoints")) > 0
+    assert win.captions.isVisible() and win.captions.text().count("“") == len(view.captions[image])
+    st.set_display("show_gt", False)
+    assert not win.view.layer("masks").isVisible()
+    assert not win.view.overlay_items("keypoints")
+    st.set_display("show_gt", True)
+
+
+def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
+    win, st = coco_window, coco_window.state
+    st.set_threshold(0.0)
+
+    def verdicts() -> dict[int, int]:
+        return {
+            int(i.row): int(st.evaluations[0].verdict_by_row[i.row])
+            for i in win.view.overlay_items("det")
+        }
+
+    at50 = st.evaluations[0].verdict_by_row.copy()
+    assert np.count_nonzero(at50 == Verdict.TP) > 0
+    combo = win.iou_combo
+    i95 = combo.findData(0.95)
+    combo.setCurrentIndex(i95)
+    combo.activated.emit(i95)
+    qtbot.waitUntil(lambda: st.is_idle() and st.protocol.iou == 0.95, timeout=10_000)
+    qtbot.waitUntil(lambda: not np.array_equal(st.evaluations[0].verdict_by_row, at50),
+                    timeout=10_000)  # fmt: skip
+    at95 = st.evaluations[0].verdict_by_row
+    assert np.count_nonzero(at95 == Verdict.TP) < np.count_nonzero(at50 == Verdict.TP)
+    drawn = verdicts()
+    assert drawn and all(v == at95[r] for r, v in drawn.items())
+    person = st.dataset.classes.index("person")
+    st.select_class(person)
+    pc = st.protocol.class_curve(person)
+    assert pc.iou == 0.95 and len(pc.curve_recall) <= 101
+    x, _ = win.pr_pane.curve.getData()
+    assert np.array_equal(x, pc.curve_recall)
+
+
+def test_visdrone_split_shades_ignored_regions(qtbot, make_window, tmp_path):
+    from tests.evaluation.test_visdrone_reference import write_split
+
+    gt = [
+        (10, 10, 20, 20, 1, 4),
+        (40, 5, 15, 25, 1, 1),
+        (60, 40, 30, 20, 0, 0),
+        (5, 45, 10, 10, 1, 11),
+    ]
+    det = [
+        (11, 11, 20, 19, 0.9, 4),
+        (42, 6, 14, 24, 0.8, 1),
+        (70, 45, 5, 5, 0.7, 4),
+        (0, 0, 8, 8, 0.3, 1),
+    ]
+    split, res = write_split(tmp_path, [(gt, det, 80, 100), (gt[:2], det[:2], 80, 100)])
+    win = make_window()
+    win.open_dataset(split, (res,))
+    wait_idle(qtbot, win)
+    st = win.state
+    assert len(win.view.overlay_items("region")) == 2  # one region: shade + hatch
+    names = [i.text for i in win.view.overlay_items("label")]
+    assert "car" in " ".join(names) and "others" in " ".join(names)
+    assert "ignored regions" not in " ".join(names)
+    shown = win.summary.values()
+    assert set(shown) == {"AP", "AP50", "AP75", "AR1", "AR10", "AR100", "AR500"}
+    assert len(st.evaluations[0].det) == 12
+
+
+def test_segmentation_overlay_toggles(qtbot, make_window, demo):
+    win = make_window()
+    win.open_dataset(demo.year_dir, (), "Segmentation/val")
+    st = win.state
+    qtbot.waitUntil(lambda: st.dataset is not None and st.is_idle(), timeout=30_000)
+    qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
+    assert str(st.dataset.images.id[st.current_image]).startswith("2012_")
+    assert win.view.layer("segmentation") is None
+    win.act_seg.trigger()  # key S
+    qtbot.waitUntil(lambda: win.view.layer("segmentation") is not None, timeout=10_000)
+    layer = win.view.layer("segmentation")
+    assert layer.opacity() == pytest.approx(win.seg_opacity.value())
+    win.seg_opacity.setValue(0.3)
+    assert layer.opacity() == pytest.approx(0.3)
+    win.seg_combo.setCurrentIndex(1)
+    win.seg_combo.activated.emit(1)
+    qtbot.waitUntil(lambda: win.view.seg_mode == "object" and win.view.layer("segmentation") is not None,
+                    timeout=10_000)  # fmt: skip
+    win.act_seg.trigger()
+    qtbot.waitUntil(lambda: win.view.layer("segmentation") is None, timeout=10_000)

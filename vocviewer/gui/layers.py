@@ -1,0 +1,140 @@
+"""Pixel layers drawn over an image, built in the image-decode worker (numpy → ``QImage``).
+
+``decode_view`` reads the image file and, when asked, the layers that need per-pixel work: COCO
+instance masks (RLE decoded, one translucent colour per instance, outlines, crowd regions hatched)
+and a VOC segmentation PNG (palette colours, void hatched white). The GUI thread only turns the
+``QImage`` objects into pixmaps. Arrays are ``(H, W)`` image rows × columns, 0-based.
+"""
+
+from __future__ import annotations
+
+import colorsys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PIL import Image
+from PySide6.QtGui import QImage
+
+from vocviewer.core.dataset import Dataset
+
+Rgba = npt.NDArray[np.uint8]
+FILL_ALPHA, EDGE_ALPHA, CROWD_ALPHA = 105, 235, 150
+#: Segmentation views: label-PNG folder per mode.
+SEG_FOLDERS = {"class": "SegmentationClass", "object": "SegmentationObject"}
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """What the decode worker hands the view: the image and named RGBA layers (same size)."""
+
+    image: QImage
+    layers: dict[str, QImage] = field(default_factory=dict)
+
+
+def instance_color(i: int) -> tuple[int, int, int]:
+    """A distinct saturated colour for instance ``i`` (golden-ratio hue steps)."""
+    r, g, b = colorsys.hsv_to_rgb((0.13 + i * 0.618034) % 1.0, 0.75, 1.0)
+    return int(r * 255), int(g * 255), int(b * 255)
+
+
+def _edges(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    inner = mask.copy()
+    inner[1:, :] &= mask[:-1, :]
+    inner[:-1, :] &= mask[1:, :]
+    inner[:, 1:] &= mask[:, :-1]
+    inner[:, :-1] &= mask[:, 1:]
+    return mask & ~inner
+
+
+def _stripes(h: int, w: int, period: int = 8) -> npt.NDArray[np.bool_]:
+    y, x = np.ogrid[:h, :w]
+    return ((x + y) % period) < period // 2
+
+
+def instance_layer(dataset: Dataset, image: int, h: int, w: int) -> Rgba | None:
+    """RGBA ``(h, w, 4)`` of the image's COCO masks (largest first, so small ones stay visible);
+    crowd regions are hatched. ``None`` without masks."""
+    coco = dataset.extras.get("coco")
+    sl = dataset.objects_of(image)
+    if coco is None or coco.masks is None or sl.stop == sl.start:
+        return None
+    from vocviewer.core.masks import decode
+
+    out = np.zeros((h, w, 4), dtype=np.uint8)
+    rows = range(sl.start, sl.stop)
+    stripes = _stripes(h, w)
+    for row in sorted(rows, key=lambda r: -float(coco.area[r])):
+        mh, mw = int(coco.masks.height[row]), int(coco.masks.width[row])
+        if mh <= 0 or mw <= 0:
+            continue
+        m = decode(coco.masks[row], mh, mw)[:h, :w]
+        if m.shape != (h, w):
+            m = np.pad(m, ((0, h - m.shape[0]), (0, w - m.shape[1])))
+        rgb = instance_color(row - sl.start)
+        if coco.iscrowd[row]:
+            fill = m & stripes
+            out[fill, :3], out[fill, 3] = rgb, CROWD_ALPHA
+        else:
+            out[m, :3], out[m, 3] = rgb, FILL_ALPHA
+        e = _edges(m)
+        out[e, :3], out[e, 3] = rgb, EDGE_ALPHA
+    return out
+
+
+def segmentation_layer(path: Path) -> Rgba | None:
+    """RGBA of a VOC label PNG: palette colours (opaque), background clear, void (255) as a
+    white hatch. ``None`` if the file is absent or unreadable."""
+    from vocviewer.core.errors import FormatError
+    from vocviewer.core.palette import voc_colormap
+    from vocviewer.formats.voc_segmentation import read_label_png
+
+    if not path.is_file():
+        return None
+    try:
+        labels = read_label_png(path)
+    except FormatError:
+        return None
+    h, w = labels.shape
+    out = np.zeros((h, w, 4), dtype=np.uint8)
+    out[..., :3] = voc_colormap(256)[labels]
+    out[..., 3] = np.where((labels > 0) & (labels < 255), 255, 0)
+    void = (labels == 255) & _stripes(h, w, 6)
+    out[void] = (255, 255, 255, 230)
+    return out
+
+
+def to_qimage(rgba: Rgba) -> QImage:
+    h, w = rgba.shape[:2]
+    data = np.ascontiguousarray(rgba)
+    return QImage(data.data, w, h, 4 * w, QImage.Format.Format_RGBA8888).copy()
+
+
+def segmentation_path(dataset: Dataset, image: int, mode: str) -> Path | None:
+    """``SegmentationClass/<id>.png`` or ``SegmentationObject/<id>.png`` of a VOC image."""
+    if dataset.root is None or mode not in SEG_FOLDERS:
+        return None
+    return Path(dataset.root) / SEG_FOLDERS[mode] / f"{dataset.images.id[image]}.png"
+
+
+def decode_view(
+    path: Path, dataset: Dataset | None = None, image: int = -1, seg_mode: str | None = None
+) -> Decoded:
+    """Read the image (``OSError`` on failure) and its layers: ``"masks"`` (COCO) and
+    ``"segmentation"`` (VOC, when ``seg_mode`` is ``"class"`` or ``"object"``)."""
+    with Image.open(path) as im:
+        rgb = im.convert("RGB")
+        w, h = rgb.size
+        data = rgb.tobytes()
+    qimage = QImage(data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+    layers: dict[str, QImage] = {}
+    if dataset is not None and image >= 0:
+        masks = instance_layer(dataset, image, h, w)
+        if masks is not None:
+            layers["masks"] = to_qimage(masks)
+        seg_file = segmentation_path(dataset, image, seg_mode) if seg_mode else None
+        seg = segmentation_layer(seg_file) if seg_file is not None else None
+        if seg is not None:
+            layers["segmentation"] = to_qimage(seg)
+    return Decoded(qimage, layers)
