@@ -8,7 +8,6 @@ shown, so the CLI (``vocviewer export``) and the GUI make identical files. Every
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,9 +15,6 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import (
-    QBuffer,
-    QByteArray,
-    QIODevice,
     QMarginsF,
     QPoint,
     QRectF,
@@ -27,11 +23,12 @@ from PySide6.QtCore import (
     Qt,
 )
 from PySide6.QtGui import QColor, QFont, QImage, QPageSize, QPainter, QPdfWriter, QPixmap
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.formats.atomic import write_bytes_atomic, write_text_atomic
 from vocviewer.gui.image_view import decode_image
 from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items
 from vocviewer.gui.pr_pane import RESULT_COLORS
@@ -53,22 +50,19 @@ def check_target(path: str | Path, dataset_root: Path | None) -> Path:
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a temp file beside ``path``, then rename it onto ``path``."""
+    """Call ``write(tmp)`` on a scratch file, then store its bytes at ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
+    with tempfile.TemporaryDirectory(prefix=".vocviewer-", dir=target.parent) as scratch:
+        tmp = Path(scratch) / f"out{target.suffix}"
         write(tmp)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+        return write_bytes_atomic(target, tmp.read_bytes())
 
 
 def write_text(path: str | Path, text: str) -> Path:
-    return atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return write_text_atomic(target, text)
 
 
 def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480)) -> pg.PlotWidget:
@@ -105,12 +99,12 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
 
 
 def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -> Path:
-    """Write a widget (a ``pr_figure``, or the image view's viewport) as PNG, SVG or PDF.
+    """Write a widget (a ``pr_figure``, or the image view's viewport) as PNG or PDF.
 
-    The size is the widget's size in points at 96 per inch; ``dpi`` scales PNG pixels and sets
-    the PDF resolution (SVG is vector)."""
-    if fmt not in FIGURE_FORMATS:
-        raise ValueError(f"unknown figure format {fmt!r}; expected one of {FIGURE_FORMATS}")
+    The size is the widget's size in points at 96 per inch; ``dpi`` scales PNG pixels. (PR
+    figures as SVG are written by ``evaluation.figure_svg``.)"""
+    if fmt not in ("png", "pdf"):
+        raise ValueError(f"render_widget writes png or pdf, not {fmt!r}")
     w, h = widget.width(), widget.height()
 
     def paint(painter: QPainter, target: QRectF) -> None:
@@ -132,20 +126,6 @@ def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -
             painter.end()
             if not image.save(str(tmp), "PNG"):
                 raise OSError(f"cannot write {tmp}")
-        elif fmt == "svg":
-            data = QByteArray()
-            buf = QBuffer(data)
-            buf.open(QIODevice.OpenModeFlag.WriteOnly)
-            gen = QSvgGenerator()
-            gen.setOutputDevice(buf)
-            gen.setSize(QSize(w, h))
-            gen.setViewBox(QRectF(0, 0, w, h))
-            gen.setTitle("vocviewer figure")
-            painter = QPainter(gen)
-            paint(painter, QRectF(0, 0, w, h))
-            painter.end()
-            buf.close()
-            tmp.write_bytes(bytes(data.data()))
         else:
             pdf = QPdfWriter(str(tmp))
             pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
@@ -171,6 +151,9 @@ def export_pr_figure(
     """Write the PR figure of one class (format from ``fmt`` or the file suffix)."""
     target = check_target(path, dataset_root)
     kind = (fmt or target.suffix.lstrip(".")).lower()
+    if kind == "svg":  # vector text written directly: Qt's SVG generator loses view transforms
+        rows = [(name, ev.recall, ev.precision, ev.ap) for name, ev in curves]
+        return write_text(target, pr_figure_svg(class_name, rows, size))
     plot = pr_figure(class_name, curves, size)
     try:
         return render_widget(plot, target, kind, dpi)

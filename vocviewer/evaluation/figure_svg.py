@@ -1,0 +1,87 @@
+"""Precision/recall figures as standalone SVG text (pure strings, no Qt).
+
+Vector output for papers: the curves are drawn from the evaluation's per-rank precision and recall
+(NaN points left out), one colour per result set, with axes, grid, ticks, a title and a legend
+giving each set's AP. Qt's SVG generator loses pyqtgraph's view transforms, so SVG is written
+here directly; PNG and PDF come from the on-screen plot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+import numpy as np
+import numpy.typing as npt
+
+#: Curve colours, in result-set order (as in the window).
+COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
+
+
+def pr_figure_svg(
+    title: str,
+    curves: Sequence[tuple[str, npt.ArrayLike, npt.ArrayLike, float]],
+    size: tuple[int, int] = (640, 480),
+) -> str:
+    """An SVG document of PR curves.
+
+    Parameters
+    ----------
+    title
+        Figure title (the class name).
+    curves
+        ``(label, recall, precision, ap)`` per result set; recall/precision float (D,) per rank.
+    size
+        Width and height in CSS pixels (1/96 inch).
+    """
+    w, h = size
+    left, right, top, bottom = 62.0, 16.0, 36.0, 48.0
+    pw, ph = w - left - right, h - top - bottom
+
+    def x(r: float) -> float:
+        return left + (r + 0.02) / 1.04 * pw
+
+    def y(p: float) -> float:
+        return top + ph - (p + 0.02) / 1.04 * ph
+
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" font-family="DejaVu Sans, Arial, sans-serif">',
+        f'<rect width="{w}" height="{h}" fill="white"/>',
+        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="15" '
+        f'font-weight="bold" fill="#202124">{escape(title)}</text>',
+    ]
+    for t in np.linspace(0.0, 1.0, 6):
+        out.append(f'<line x1="{x(t):.2f}" y1="{y(0):.2f}" x2="{x(t):.2f}" y2="{y(1):.2f}" '
+                   'stroke="#e0e0e0" stroke-width="1"/>')  # fmt: skip
+        out.append(f'<line x1="{x(0):.2f}" y1="{y(t):.2f}" x2="{x(1):.2f}" y2="{y(t):.2f}" '
+                   'stroke="#e0e0e0" stroke-width="1"/>')  # fmt: skip
+        out.append(f'<text x="{x(t):.2f}" y="{top + ph + 18:.2f}" text-anchor="middle" '
+                   f'font-size="11" fill="#202124">{t:.1f}</text>')  # fmt: skip
+        out.append(f'<text x="{left - 8:.2f}" y="{y(t) + 4:.2f}" text-anchor="end" '
+                   f'font-size="11" fill="#202124">{t:.1f}</text>')  # fmt: skip
+    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" '
+               'stroke="#5f6368" stroke-width="1"/>')  # fmt: skip
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{h - 10}" text-anchor="middle" font-size="12" '
+               'fill="#202124">Recall</text>')  # fmt: skip
+    out.append(f'<text transform="translate(16 {top + ph / 2:.1f}) rotate(-90)" '
+               'text-anchor="middle" font-size="12" fill="#202124">Precision</text>')  # fmt: skip
+    legend_y = top + 18
+    for i, (label, recall, precision, ap) in enumerate(curves):
+        color = COLORS[i % len(COLORS)]
+        r = np.asarray(recall, dtype=np.float64)
+        p = np.asarray(precision, dtype=np.float64)
+        ok = np.isfinite(r) & np.isfinite(p)
+        pts = " ".join(f"{x(a):.2f},{y(b):.2f}" for a, b in zip(r[ok], p[ok], strict=True))
+        if pts:
+            out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
+                       'stroke-width="2.2" stroke-linejoin="round"/>')  # fmt: skip
+        ly = legend_y + 18 * i
+        lx = left + pw - 230
+        out.append(f'<line x1="{lx:.1f}" y1="{ly:.1f}" x2="{lx + 24:.1f}" y2="{ly:.1f}" '
+                   f'stroke="{color}" stroke-width="2.2"/>')  # fmt: skip
+        out.append(f'<text x="{lx + 30:.1f}" y="{ly + 4:.1f}" font-size="12" fill="#202124">'
+                   f"{escape(label)}  AP {ap:.3f}</text>")  # fmt: skip
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
