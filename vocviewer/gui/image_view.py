@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.boxes import to_continuous
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.extra_overlays import extra_items
 from vocviewer.gui.layers import Decoded, decode_view
 from vocviewer.gui.overlays import BoxItem, OverlayOptions, detection_items, ground_truth_items
@@ -114,7 +115,9 @@ class ImageView(QGraphicsView):
         state.selection_changed.connect(self.redraw_overlays)
         state.object_selected.connect(self.redraw_overlays)
         state.current_results_changed.connect(self.redraw_overlays)
+        self._overlays_later = Debounced(self.redraw_overlays, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._overlays_later.flush)
 
     # --- zoom ----------------------------------------------------------------------------------
     def fit_to_window(self) -> None:
@@ -310,7 +313,7 @@ class ImageView(QGraphicsView):
     # --- overlays ------------------------------------------------------------------------------
     def _on_class_evaluated(self, index: int, _evaluation: object) -> None:
         if index == self.state.current_results:
-            self.redraw_overlays()
+            self._overlays_later.request()
 
     def overlay_options(self) -> OverlayOptions:
         st = self.state

@@ -8,7 +8,6 @@ the image, counts and evaluation progress; problems go to a non-modal, collapsib
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QLabel,
-    QMainWindow,
     QMenu,
     QMessageBox,
     QProgressBar,
@@ -30,10 +28,10 @@ from PySide6.QtWidgets import (
 )
 
 import vocviewer
-from vocviewer.evaluation.report import render_ap_table
-from vocviewer.evaluation.result import EvalResult, Verdict
-from vocviewer.gui import export
+from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.compare import ComparePane
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.export_actions import ExportActions
 from vocviewer.gui.image_view import ImageView
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
 from vocviewer.gui.pr_pane import PRPane
@@ -78,7 +76,7 @@ def colour_key() -> str:
     )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ExportActions):
     """The application window; every view is built on ``state`` (created if not given)."""
 
     def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
@@ -107,6 +105,7 @@ class MainWindow(QMainWindow):
         st.dataset_loaded.connect(self._on_dataset_loaded)
         st.results_added.connect(self._on_results_added)
         st.current_results_changed.connect(self._sync_results_combo)
+        self._progress_later = Debounced(self._show_progress, REFRESH_DELAY_MS, self)
         st.evaluation_progress.connect(self._on_evaluation_progress)
         st.evaluation_finished.connect(self._on_evaluation_finished)
         st.messages_posted.connect(self._on_messages)
@@ -332,71 +331,6 @@ class MainWindow(QMainWindow):
     def _on_demo_failed(self, exc: BaseException) -> None:
         self.state.post([Message("error", f"Cannot write the demo dataset: {exc}")])
 
-    def _save_name(self, title: str, name: str, filters: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self, title, name, filters)
-        return path
-
-    def export_pr(self, path: str | None = None) -> None:
-        """Save the selected class's PR curves (every result set) as PNG, SVG or PDF."""
-        ds, k = self.state.dataset, self.state.selected_class
-        if ds is None or k < 0:
-            self.state.post([Message("info", "Select a class to export its PR curves.")])
-            return
-        curves = [
-            (r.results.name, ev.det[k])
-            for r, ev in zip(self.state.results, self.state.evaluations, strict=True)
-            if k in ev.det
-        ]
-        path = path or self._save_name(
-            "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
-        )
-        if path:
-            self._export(lambda: export.export_pr_figure(path, ds.classes[k], curves,
-                                                         dataset_root=ds.root))  # fmt: skip
-
-    def export_image(self, path: str | None = None) -> None:
-        """Save the image view (the visible part, with overlays) as PNG."""
-        ds = self.state.dataset
-        if ds is None or self.view.shown_image < 0:
-            return
-        name = f"{ds.images.id[self.view.shown_image]}.png"
-        path = path or self._save_name("Export image", name, "PNG (*.png)")
-        if path:
-            target = path
-            self._export(lambda: export.render_widget(
-                self.view.viewport(), export.check_target(target, ds.root), "png", 96))  # fmt: skip
-
-    def export_table(self, path: str | None = None) -> None:
-        """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
-        ds = self.state.dataset
-        if ds is None or not self.state.results:
-            return
-        path = path or self._save_name(
-            "Export AP table",
-            "ap.csv",
-            "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex);;JSON (*.json)",
-        )
-        if not path:
-            return
-        tables = {}
-        for r, ev in zip(self.state.results, self.state.evaluations, strict=True):
-            classes = tuple(ev.det[k] for k in sorted(ev.det))
-            tables[r.results.name] = EvalResult(
-                "", "det", str(self.state.eval_set), "", 0.5, classes
-            )
-        fmt = Path(path).suffix.lstrip(".").lower()
-        self._export(lambda: export.write_text(
-            export.check_target(path, ds.root), render_ap_table(tables, fmt)))  # fmt: skip
-
-    def _export(self, write: Callable[[], Path]) -> None:
-        try:
-            out = write()
-        except (OSError, ValueError) as e:
-            self.state.post([Message("error", f"Export failed: {e}")])
-            return
-        self.state.post([Message("info", f"Wrote {out}")])
-        self.statusBar().showMessage(f"Wrote {out}", 5000)
-
     def show_compare(self) -> None:
         """Bring the comparison list to the front."""
         self.side.tabs.setCurrentWidget(self.compare)
@@ -447,11 +381,17 @@ class MainWindow(QMainWindow):
         self.state.set_view_mode(str(self.mode_combo.itemData(i)))
 
     def _on_evaluation_progress(self, done: int, total: int) -> None:
+        self._progress_value = (done, total)  # repainting per class would stall: coalesce
+        self._progress_later.request()
+
+    def _show_progress(self) -> None:
+        done, total = self._progress_value
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.show()
 
     def _on_evaluation_finished(self) -> None:
+        self._progress_later.flush()
         self.progress.hide()
 
     def _on_messages(self, messages: list[Message]) -> None:

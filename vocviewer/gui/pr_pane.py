@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.overlays import VERDICT_STYLE
 from vocviewer.gui.state import AppState
 
@@ -95,7 +96,9 @@ class PRPane(QWidget):
         state.class_changed.connect(self.refresh)
         state.current_results_changed.connect(self.refresh)
         state.evaluation_started.connect(self.refresh)
+        self._refresh_later = Debounced(self.refresh, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._refresh_later.flush)
         state.selection_changed.connect(self._update_marker)
         state.protocol.evidence_replaced.connect(self.refresh)
 
@@ -236,7 +239,7 @@ class PRPane(QWidget):
         st = self.state
         mine = index == st.current_results and st.selected_class in (-1, ev.class_index)
         if ev.task == "det" and (mine or st.selected_class == ev.class_index):
-            self.refresh()
+            self._refresh_later.request()
 
     def _on_overview_clicked(self, class_index: int, *_args: object) -> None:
         self.state.select_class(class_index)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE, verdict_text
 from vocviewer.gui.state import AppState
 
@@ -197,7 +198,9 @@ class SidePanel(QWidget):
         state.image_changed.connect(self.refresh_image)
         state.class_changed.connect(self.refresh_image)
         state.current_results_changed.connect(self.refresh_image)
+        self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._image_later.flush)
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_object_selected)
         state.pr_point_clicked.connect(self._on_pr_point_clicked)
@@ -211,7 +214,7 @@ class SidePanel(QWidget):
 
     def _on_class_evaluated(self, index: int, _ev: object) -> None:
         if index == self.state.current_results:
-            self.refresh_image()
+            self._image_later.request()
 
     def refresh_image(self, *_args: object) -> None:
         """Rebuild the detections and objects of the current image."""

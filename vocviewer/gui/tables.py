@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.state import AppState, Message
 
 COUNT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -199,11 +200,6 @@ class ApTableModel(QAbstractTableModel):
     def refresh(self) -> None:
         self.beginResetModel()
         self.endResetModel()
-
-    def update_class(self, k: int) -> None:
-        last = self.columnCount() - 1
-        for row in (k, self.rowCount() - 1):
-            self.dataChanged.emit(self.index(row, 0), self.index(row, last))
 
     def classes(self) -> tuple[str, ...]:
         return self.state.dataset.classes if self.state.dataset is not None else ()
@@ -367,7 +363,9 @@ class ApTable(QTableView):
         state.dataset_loaded.connect(self._reset)
         state.current_results_changed.connect(self._reset)
         state.results_added.connect(self._reset)
+        self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._rows_later.flush)
         state.evaluation_started.connect(self._reset)
         state.class_changed.connect(self._sync_selection)
         state.protocol.summary_changed.connect(self._reset)
@@ -386,7 +384,13 @@ class ApTable(QTableView):
         self._sync_selection(self.app_state.selected_class)
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
-        self.ap_model.update_class(ev.class_index)
+        self._rows_later.request()  # a burst of classes → one relayout of the table
+
+    def _update_all_rows(self) -> None:
+        model = self.ap_model
+        if model.rowCount() and model.columnCount():
+            last = model.index(model.rowCount() - 1, model.columnCount() - 1)
+            model.dataChanged.emit(model.index(0, 0), last)
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():

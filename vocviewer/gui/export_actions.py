@@ -1,0 +1,94 @@
+"""The File ▸ Export actions of the main window: PR figure, image, AP table.
+
+``ExportActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
+``view`` (``ImageView``) and writes through ``gui.export`` (atomic, never into the dataset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QMainWindow
+
+from vocviewer.evaluation.report import render_ap_table
+from vocviewer.evaluation.result import EvalResult
+from vocviewer.gui import export
+from vocviewer.gui.state import Message
+
+if TYPE_CHECKING:
+    from vocviewer.gui.image_view import ImageView
+    from vocviewer.gui.state import AppState
+
+
+class ExportActions(QMainWindow):
+    """Export slots shared by the menu, the PR pane's context menu and tests."""
+
+    state: AppState
+    view: ImageView
+
+    def _save_name(self, title: str, name: str, filters: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(self, title, name, filters)
+        return path
+
+    def export_pr(self, path: str | None = None) -> None:
+        """Save the selected class's PR curves (every result set) as PNG, SVG or PDF."""
+        ds, k = self.state.dataset, self.state.selected_class
+        if ds is None or k < 0:
+            self.state.post([Message("info", "Select a class to export its PR curves.")])
+            return
+        curves = [
+            (r.results.name, ev.det[k])
+            for r, ev in zip(self.state.results, self.state.evaluations, strict=True)
+            if k in ev.det
+        ]
+        path = path or self._save_name(
+            "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self._export(lambda: export.export_pr_figure(path, ds.classes[k], curves,
+                                                         dataset_root=ds.root))  # fmt: skip
+
+    def export_image(self, path: str | None = None) -> None:
+        """Save the image view (the visible part, with overlays) as PNG."""
+        ds = self.state.dataset
+        if ds is None or self.view.shown_image < 0:
+            return
+        name = f"{ds.images.id[self.view.shown_image]}.png"
+        path = path or self._save_name("Export image", name, "PNG (*.png)")
+        if path:
+            target = path
+            self._export(lambda: export.render_widget(
+                self.view.viewport(), export.check_target(target, ds.root), "png", 96))  # fmt: skip
+
+    def export_table(self, path: str | None = None) -> None:
+        """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
+        ds = self.state.dataset
+        if ds is None or not self.state.results:
+            return
+        path = path or self._save_name(
+            "Export AP table",
+            "ap.csv",
+            "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex);;JSON (*.json)",
+        )
+        if not path:
+            return
+        tables = {}
+        for r, ev in zip(self.state.results, self.state.evaluations, strict=True):
+            classes = tuple(ev.det[k] for k in sorted(ev.det))
+            tables[r.results.name] = EvalResult(
+                "", "det", str(self.state.eval_set), "", 0.5, classes
+            )
+        fmt = Path(path).suffix.lstrip(".").lower()
+        self._export(lambda: export.write_text(
+            export.check_target(path, ds.root), render_ap_table(tables, fmt)))  # fmt: skip
+
+    def _export(self, write: Callable[[], Path]) -> None:
+        try:
+            out = write()
+        except (OSError, ValueError) as e:
+            self.state.post([Message("error", f"Export failed: {e}")])
+            return
+        self.state.post([Message("info", f"Wrote {out}")])
+        self.statusBar().showMessage(f"Wrote {out}", 5000)
