@@ -1,11 +1,14 @@
-"""COCO bbox evaluation speed: vocviewer vs pycocotools (vs faster-coco-eval if installed).
+"""COCO evaluation speed and memory: vocviewer vs pycocotools vs faster-coco-eval (if installed).
 
 A val2017-sized synthetic workload: 5,000 images, ~36,800 GT boxes with COCO's size mix
 (~41 % small, ~34 % medium, ~25 % large) and a few crowd regions, 100 detections per image
-(jittered true boxes with high scores, background boxes with low scores). Prints min / median of
-``--repeat`` runs of evaluate + accumulate, the ratios, and the JSON load times.
+(jittered true boxes with high scores, background boxes with low scores). ``--iou-type segm``
+gives every box a polygon (GT) / lets results' boxes become masks as ``loadRes`` does; use fewer
+images for it. Each evaluator runs in its own process, which loads the JSONs, then runs
+evaluate + accumulate ``--repeat`` times; the parent prints min / median, the ratios, load times
+and the peak resident memory of each process (``ru_maxrss``) and its growth during evaluation.
 
-    python benchmarks/bench_coco.py [--repeat 3] [--images 5000]
+    python benchmarks/bench_coco.py [--repeat 3] [--images 5000] [--iou-type bbox|segm]
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ import argparse
 import contextlib
 import io
 import json
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -71,99 +76,108 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[list[float], Any]:
     return times, out
 
 
-def report(name: str, times: list[float], base: list[float] | None = None) -> None:
-    line = f"{name:<28} min {min(times):8.3f} s   median {statistics.median(times):8.3f} s"
-    if base is not None:
-        line += f"   pycocotools/this: min {min(base) / min(times):6.1f}x"
-        line += f"  median {statistics.median(base) / statistics.median(times):6.1f}x"
-    print(line)
+def rss_mb() -> float:
+    """Current resident set size (MB), from /proc (Linux)."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+def child(name: str, ann: Path, res: Path, iou_type: str, repeat: int) -> None:
+    """Load, evaluate ``repeat`` times, and print one JSON line with the numbers."""
+    quiet = contextlib.redirect_stdout(io.StringIO())
+    t0 = time.perf_counter()
+    if name == "vocviewer":
+        from vocviewer.evaluation.coco import evaluate_coco
+        from vocviewer.formats.coco import read_coco
+        from vocviewer.formats.coco_results import read_coco_results
+
+        ds = read_coco(ann, masks=iou_type == "segm")
+        rs = read_coco_results(ds, res, task=iou_type)
+        from vocviewer.evaluation.coco import CocoParams
+
+        params = CocoParams.for_task(iou_type)
+
+        def run() -> Any:
+            return evaluate_coco(ds, rs, params).precision
+
+    else:
+        if name == "pycocotools":
+            from pycocotools.coco import COCO
+            from pycocotools.cocoeval import COCOeval as Eval
+        else:
+            from faster_coco_eval import COCO  # type: ignore[no-redef]
+            from faster_coco_eval import COCOeval_faster as Eval  # type: ignore[no-redef]
+        with quiet:
+            g = COCO(str(ann))
+            d = g.loadRes(str(res))
+
+        def run() -> Any:
+            with contextlib.redirect_stdout(io.StringIO()):
+                e = Eval(g, d, iou_type)
+                e.evaluate()
+                e.accumulate()
+            return e.eval["precision"]
+
+    load = time.perf_counter() - t0
+    before = rss_mb()
+    times, precision = timed(run, repeat)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    np.save(res.with_name(f"precision_{name}.npy"), precision)
+    print(json.dumps({"load": load, "times": times, "rss_before": before, "peak": peak}))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--images", type=int, default=5000)
+    ap.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--files", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        child(args.child, *args.files, args.iou_type, args.repeat)
+        return
     gt, dets = make_workload(args.images)
+    if args.iou_type == "segm":
+        for a in gt["annotations"]:
+            x, y, w, h = a["bbox"]
+            a["segmentation"] = [[x, y, x + w, y, x + w, y + h, x, y + h]]
     tmp = Path(tempfile.mkdtemp())
     ann, res = tmp / "gt.json", tmp / "dt.json"
     ann.write_text(json.dumps(gt))
     res.write_text(json.dumps(dets))
-    print(f"{len(gt['images'])} images, {len(gt['annotations'])} GT, {len(dets)} detections")
-
-    from pycocotools.coco import COCO
-    from pycocotools.cocoeval import COCOeval
-
-    from vocviewer.evaluation.coco import evaluate_coco
-    from vocviewer.formats.coco import read_coco
-    from vocviewer.formats.coco_results import read_coco_results
-
-    def pyc_load() -> tuple[Any, Any]:
-        with contextlib.redirect_stdout(io.StringIO()):
-            g = COCO(str(ann))
-            return g, g.loadRes(str(res))
-
-    t_pl, (g, d) = timed(pyc_load, 1)
-    t_ol, ds = timed(lambda: read_coco(ann, masks=False), 1)
-    t_or, rs = timed(lambda: read_coco_results(ds, res), 1)
-    report("load pycocotools (gt+res)", t_pl)
-    report("load vocviewer gt", t_ol)
-    report("load vocviewer results", t_or)
-
-    def pyc_eval() -> Any:
-        with contextlib.redirect_stdout(io.StringIO()):
-            e = COCOeval(g, d, "bbox")
-            e.evaluate()
-            e.accumulate()
-            return e
-
-    base, ev = timed(pyc_eval, args.repeat)
-    ours_t, ours = timed(lambda: evaluate_coco(ds, rs), args.repeat)
-    report("pycocotools eval+acc", base)
-    report("vocviewer eval+acc", ours_t, base)
-    same = np.abs(ev.eval["precision"] - ours.precision).max()
-    print(f"max |precision difference| = {same:.3g}")
-    print(f"peak traced memory, eval+acc: pycocotools {peak_mb(pyc_eval):.0f} MB, "
-          f"vocviewer {peak_mb(lambda: evaluate_coco(ds, rs)):.0f} MB")  # fmt: skip
+    print(f"{args.iou_type}: {len(gt['images'])} images, {len(gt['annotations'])} GT, "
+          f"{len(dets)} detections; evaluate+accumulate x{args.repeat} per evaluator")  # fmt: skip
+    names = ["pycocotools", "vocviewer"]
     try:
-        from faster_coco_eval import COCO as FCOCO
-        from faster_coco_eval import COCOeval_faster
+        import faster_coco_eval  # noqa: F401
+
+        names.append("faster-coco-eval")
     except ImportError:
         print("faster-coco-eval not installed: skipped")
-        return
-
-    def fce_load() -> tuple[Any, Any]:
-        with contextlib.redirect_stdout(io.StringIO()):
-            fg = FCOCO(str(ann))
-            return fg, fg.loadRes(str(res))
-
-    t_fl, (fg, fd) = timed(fce_load, 1)
-    report("load faster-coco-eval (gt+res)", t_fl)
-
-    def fce_eval() -> Any:
-        with contextlib.redirect_stdout(io.StringIO()):
-            e = COCOeval_faster(fg, fd, "bbox")
-            e.evaluate()
-            e.accumulate()
-            return e
-
-    t_f, fe = timed(fce_eval, args.repeat)
-    report("faster-coco-eval eval+acc", t_f, base)
-    print(
-        f"vocviewer vs faster-coco-eval: {min(t_f) / min(ours_t):.2f}x (min/min), "
-        f"{statistics.median(t_f) / statistics.median(ours_t):.2f}x (median/median)"
-    )
-    print(f"max |precision difference| vs faster-coco-eval = "
-          f"{np.abs(fe.eval['precision'] - ours.precision).max():.3g}")  # fmt: skip
-
-
-def peak_mb(fn: Any) -> float:
-    """Peak memory traced by tracemalloc (Python and numpy allocations) while ``fn`` runs."""
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / 2**20
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        cmd = [sys.executable, __file__, "--child", name, "--files", str(ann), str(res),
+               "--iou-type", args.iou_type, "--repeat", str(args.repeat)]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        out[name] = json.loads(done.stdout.strip().splitlines()[-1])
+    base = out["pycocotools"]["times"]
+    print(f"{'evaluator':<18}{'load s':>8}{'eval+acc min s':>16}{'median s':>10}"
+          f"{'vs pycocotools':>16}{'peak RSS MB':>13}{'eval growth MB':>16}")  # fmt: skip
+    for name, r in out.items():
+        t = r["times"]
+        ratio = f"{min(base) / min(t):.1f}x"
+        print(f"{name:<18}{r['load']:>8.2f}{min(t):>16.3f}{statistics.median(t):>10.3f}"
+              f"{ratio:>16}{r['peak']:>13.0f}{r['peak'] - r['rss_before']:>16.0f}")  # fmt: skip
+    ours = np.load(tmp / "precision_vocviewer.npy")
+    for name in names:
+        if name != "vocviewer":
+            other = np.load(tmp / f"precision_{name}.npy")
+            print(f"max |precision - {name}| = {np.abs(other - ours).max():.3g}")
+    if "faster-coco-eval" in out:
+        f, v = out["faster-coco-eval"]["times"], out["vocviewer"]["times"]
+        print(f"vocviewer vs faster-coco-eval: {min(f) / min(v):.2f}x (min/min), "
+              f"{statistics.median(f) / statistics.median(v):.2f}x (median/median)")  # fmt: skip
 
 
 if __name__ == "__main__":
