@@ -44,12 +44,15 @@ def _build_parser() -> argparse.ArgumentParser:
 
     op = sub.add_parser("open", help="open a dataset in the GUI")
     op.add_argument("path", type=Path,
-                    help="a VOCdevkit root or year folder, a COCO annotation JSON or a VisDrone split")  # fmt: skip
+                    help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split or "
+                    "an ILSVRC annotation folder (with --devkit)")  # fmt: skip
     op.add_argument("--results", type=Path, nargs="+", default=[], metavar="R",
                     help="result files or folders (devkit layout) to add")  # fmt: skip
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
     op.add_argument("--images", type=Path, metavar="DIR",
                     help="COCO: the image folder of the annotation JSON")  # fmt: skip
+    op.add_argument("--devkit", type=Path, metavar="DIR",
+                    help="ILSVRC: the devkit root (with data/) for a folder of annotation XML")  # fmt: skip
     op.add_argument("--screenshot", type=Path, metavar="PNG",
                     help="after loading and evaluation finish, save the window to PNG and exit")  # fmt: skip
 
@@ -173,7 +176,7 @@ def _display_problem(screenshot: bool) -> str | None:
 
 def _run_gui(
     path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None,
-    images: Path | None = None,
+    **sources: Path | None,
 ) -> int:  # fmt: skip
     problem = _display_problem(shot is not None)
     if problem:
@@ -181,7 +184,7 @@ def _run_gui(
         return 3
     from vocviewer.gui.app import run_gui
 
-    code = run_gui(path, results, image_set=image_set, screenshot=shot, images=images)
+    code = run_gui(path, results, image_set=image_set, screenshot=shot, **sources)
     if shot is not None and code == 0:
         print(shot)
     return code
@@ -230,7 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "export":
             return _cmd_export(args)
-        return _run_gui(args.path, args.results, args.image_set, args.screenshot, args.images)
+        return _run_gui(
+            args.path, args.results, args.image_set, args.screenshot,
+            images=args.images, devkit=args.devkit,
+        )  # fmt: skip
     except FormatError as e:
         _error(str(e))
         return 1

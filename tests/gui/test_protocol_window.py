@@ -52,7 +52,7 @@ def coco_window(qtbot, make_window, tmp_path):
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_coco_results(ds, tmp_path / "bbox_results.json")
     win = make_window()
-    win.open_dataset(INSTANCES, (results,), None, COCO_MINI / "val2017")
+    win.open_dataset(INSTANCES, (results,), None, images=COCO_MINI / "val2017")
     wait_idle(qtbot, win)
     win.results_path = results
     return win
@@ -168,3 +168,27 @@ def test_segmentation_overlay_toggles(qtbot, make_window, demo):
                     timeout=10_000)  # fmt: skip
     win.act_seg.trigger()
     qtbot.waitUntil(lambda: win.view.layer("segmentation") is None, timeout=10_000)
+
+
+def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
+    from tests.evaluation.test_ilsvrc import write_fixture
+
+    images = [[(0, 1, 1, 40, 30), (2, 50, 10, 90, 60)], [(1, 5, 5, 20, 20)]]
+    preds = [(1, 1, 0.9, 1, 1, 40, 30), (2, 2, 0.8, 5, 5, 20, 20)]
+    gt, devkit, pred = write_fixture(tmp_path, images, preds)
+    win = make_window()
+    win.open_dataset(gt, (pred,), devkit=devkit)
+    st = win.state
+    qtbot.waitUntil(lambda: st.dataset is not None and st.is_idle(), timeout=30_000)
+    qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
+    assert "ilsvrc" in st.dataset.extras
+    assert len(st.results) == 1 and len(st.results[0].results.detections) == 2
+    names = " ".join(i.text for i in win.view.overlay_items("label"))
+    assert "name 1" in names and "name 3" in names  # synset names from the devkit mapping
+    # evaluated with the devkit's rules, as evaluate_ilsvrc_det computes them
+    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
+
+    ref = evaluate_ilsvrc_det(st.dataset, st.results[0].results)
+    got = [st.class_evaluation(k).ap for k in range(len(ref.ap))]
+    np.testing.assert_array_equal(got, ref.ap)
+    assert set(win.summary.values()) == {"mAP", "medianAP"}

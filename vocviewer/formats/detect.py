@@ -13,6 +13,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
 from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
@@ -23,9 +24,12 @@ _VOC_HINT = (
 )
 
 
-def open_dataset(path: str | Path, *, images: str | Path | None = None) -> Dataset:
-    """Read the dataset at ``path``, whatever its format (PASCAL VOC, VisDrone, COCO JSON;
-    ``images`` is COCO's image folder, by default guessed beside the annotation folder).
+def open_dataset(
+    path: str | Path, *, images: str | Path | None = None, devkit: str | Path | None = None
+) -> Dataset:
+    """Read the dataset at ``path``, whatever its format (PASCAL VOC, VisDrone, COCO JSON, or an
+    ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
+    default guessed beside the annotation folder.
 
     Raises
     ------
@@ -36,6 +40,8 @@ def open_dataset(path: str | Path, *, images: str | Path | None = None) -> Datas
     p = Path(path)
     if not p.exists():
         raise FormatError(p, "does not exist")
+    if devkit is not None:
+        return read_ilsvrc_det(p, devkit)
     if looks_like_voc(p):
         return read_voc(p)
     if looks_like_visdrone(p):
@@ -62,6 +68,10 @@ def open_results(dataset: Dataset, paths: Sequence[str | Path], **kw: Any) -> Re
         raise FormatError(
             json_files[0], f"JSON (COCO) results need a COCO dataset, not {dataset.name}"
         )
+    if "ilsvrc" in dataset.extras:
+        if len(given) != 1:
+            raise FormatError(given[-1], "ILSVRC results are one submission file")
+        return read_ilsvrc_det_results(dataset, given[0])
     if "visdrone" in dataset.extras:
         return read_visdrone_results(dataset, given)
     return read_voc_results(dataset, given, **kw)

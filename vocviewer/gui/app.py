@@ -123,13 +123,13 @@ def run_gui(
     results_paths: Sequence[str | Path] = (),
     image_set: str | None = None,
     screenshot: str | Path | None = None,
-    images: str | Path | None = None,
+    **sources: str | Path | None,
 ) -> int:
     """Open the window on a dataset (and results), run the event loop, return the exit code.
 
     With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
-    loaded, evaluated and drawn, and the function returns 0. ``images`` is a COCO annotation
-    file's image folder. If loading fails it prints nothing:
+    loaded, evaluated and drawn, and the function returns 0. ``sources`` go to
+    ``formats.detect.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's). If loading fails it prints nothing:
     a ``FormatError``/``OSError`` is re-raised for the caller to report (the CLI prints it), any
     other failure returns 1.
     """
@@ -144,7 +144,7 @@ def run_gui(
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     window.show()
     if dataset_path is not None:
-        window.open_dataset(dataset_path, tuple(results_paths), image_set, images)
+        window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
     elif shot is not None:
         QTimer.singleShot(0, lambda: shot._finish(0 if window.grab().save(str(shot.path)) else 1))
     code = app.exec()

@@ -290,10 +290,10 @@ class MainWindow(ExportActions):
     # --- commands ------------------------------------------------------------------------------
     def open_dataset(
         self, path: str | Path, results: tuple[str | Path, ...] = (), image_set: str | None = None,
-        images: str | Path | None = None,
+        **sources: str | Path | None,
     ) -> None:  # fmt: skip
         self.status_label.setText(f"Opening {path}…")
-        self.state.open_dataset(path, results, image_set, images)
+        self.state.open_dataset(path, results, image_set, **sources)
 
     def choose_dataset(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open dataset folder (VOCdevkit or VOC20xx)")

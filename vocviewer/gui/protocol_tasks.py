@@ -186,9 +186,48 @@ def evaluate_visdrone_classes(
     yield Summary("VisDrone-DET", raw.summary, raw.notes, percent=True)
 
 
+# --- ILSVRC DET ----------------------------------------------------------------------------------
+_ILSVRC_VERDICT = np.array([Verdict.IGNORED, Verdict.FP, Verdict.TP], dtype=np.int8)  # -1, 0, 1
+
+
+def ilsvrc_classes(dataset: Dataset, results: ResultSet, raw: Any) -> list[ProtocolClass]:
+    """Per label, the ranked evidence of an ``IlsvrcDetResult`` (blacklisted detections are
+    ignored ranks; labels above the largest ground-truth label are not evaluated)."""
+    det = results.detections
+    image_id = dataset.extras["ilsvrc"].image_id[det.image_index]
+    out = []
+    for k in range(len(dataset.classes)):
+        evaluated = k < len(raw.ap)
+        rows = np.flatnonzero((det.label == k) & (raw.verdict >= -1))
+        rows = rows[np.lexsort((rows, image_id[rows], -det.score[rows]))]  # the devkit's order
+        verdict = _ILSVRC_VERDICT[raw.verdict[rows] + 1]
+        npos = int(raw.npos[k]) if evaluated else 0
+        ap = float(raw.ap[k]) if evaluated else math.nan
+        ev = ranked_evaluation(dataset, k, rows, det.image_index[rows], det.score[rows], verdict,
+                               raw.matched_gt[rows], npos, ap)  # fmt: skip
+        if not evaluated:
+            ev = dataclasses.replace(ev, has_results=False)
+        ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
+        out.append(ProtocolClass(ev, _missed(dataset, k, ev, np.zeros(len(dataset.objects), bool)),
+                                 ev.recall[ok], ev.precision[ok], ap, 0.5, raw))  # fmt: skip
+    return out
+
+
+def evaluate_ilsvrc_classes(
+    dataset: Dataset, results: ResultSet
+) -> Iterator[ProtocolClass | Summary]:
+    """The devkit's DET evaluation, then per label, then mean and median AP."""
+    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
+
+    raw = evaluate_ilsvrc_det(dataset, results)
+    yield from ilsvrc_classes(dataset, results, raw)
+    yield Summary("ILSVRC DET", {"mAP": raw.mean_ap, "medianAP": raw.median_ap}, raw.notes)
+
+
 def protocol_of(dataset: Dataset) -> str | None:
-    """``"coco"`` or ``"visdrone"`` when the window evaluates the dataset with that protocol."""
-    for name in ("coco", "visdrone"):
+    """``"coco"``, ``"visdrone"`` or ``"ilsvrc"`` when the window evaluates the dataset with
+    that protocol (``None``: VOC, which the state evaluates itself)."""
+    for name in ("coco", "visdrone", "ilsvrc"):
         if name in dataset.extras:
             return name
     return None
@@ -198,8 +237,11 @@ def evaluate_protocol(
     dataset: Dataset, results: ResultSet, iou: float
 ) -> Iterator[ProtocolClass | Summary]:
     """The dataset's protocol (``protocol_of``), as a generator a worker drives."""
-    if protocol_of(dataset) == "coco":
+    protocol = protocol_of(dataset)
+    if protocol == "coco":
         return evaluate_coco_classes(dataset, results, iou)
+    if protocol == "ilsvrc":
+        return evaluate_ilsvrc_classes(dataset, results)
     return evaluate_visdrone_classes(dataset, results, iou)
 
 
@@ -210,6 +252,8 @@ def rederive(
     if protocol_of(dataset) == "visdrone":
         raw = next(iter(raws.values()))
         return visdrone_classes(dataset, results, raw, iou)
+    if protocol_of(dataset) == "ilsvrc":  # per-object thresholds: nothing to choose
+        return ilsvrc_classes(dataset, results, next(iter(raws.values())))
     from vocviewer.evaluation.coco import CocoParams
 
     rt = CocoParams().recall_thresholds

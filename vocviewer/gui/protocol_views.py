@@ -197,7 +197,7 @@ def install_protocol_views(window: MainWindow) -> None:
     def on_dataset(*_args: object) -> None:  # show the controls that apply to the dataset
         ds = st.dataset
         for act in iou_actions:
-            act.setVisible(st.protocol.protocol() is not None)
+            act.setVisible(st.protocol.protocol() in ("coco", "visdrone"))  # ILSVRC: per object
         has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
         for act in seg_actions:
             act.setVisible(has_seg)

@@ -146,14 +146,15 @@ class AppState(QObject):
         path: str | Path,
         results_paths: Sequence[str | Path] = (),
         image_set: str | None = None,
-        images: str | Path | None = None,
+        **sources: str | Path | None,
     ) -> None:
-        """Load a dataset (a COCO JSON: with its ``images`` folder) in a worker, then results."""
+        """Load a dataset in a worker, then results. ``sources``: where the format keeps the rest
+        (``images``: a COCO JSON's image folder; ``devkit``: the ILSVRC devkit)."""
         self.jobs.cancel_all()
         self._pending = (tuple(Path(p) for p in results_paths), image_set)
         self.jobs.start(
             "dataset",
-            Worker(load_dataset, path, images),
+            Worker(load_dataset, path, **sources),
             on_returned=self.set_dataset,
             on_errored=lambda exc: self._load_error(exc, f"Cannot open {path}"),
         )

@@ -113,12 +113,12 @@ class ResultEvaluations:
 
 
 # --- worker functions (run off the GUI thread; inputs are immutable snapshots) -----------------
-def load_dataset(path: str | Path, images: str | Path | None = None) -> Dataset:
+def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``)."""
     from vocviewer.formats.detect import open_dataset
     from vocviewer.gui.protocol_tasks import attach_companions
 
-    dataset = open_dataset(Path(path), images=images)
+    dataset = open_dataset(Path(path), **sources)
     return attach_companions(dataset, Path(path)) if "coco" in dataset.extras else dataset
 
 
@@ -133,7 +133,7 @@ def load_results(
     from vocviewer.formats.detect import open_results
 
     given = [Path(p) for p in paths]
-    if "coco" in dataset.extras or "visdrone" in dataset.extras:  # no image sets there
+    if {"coco", "visdrone", "ilsvrc"} & set(dataset.extras):  # no image sets there
         return LoadedResults.build(dataset, open_results(dataset, given))
     try:
         results = open_results(dataset, given, image_set=image_set)
