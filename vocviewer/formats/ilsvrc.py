@@ -115,7 +115,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
     parser = make_parser()
     objs: list[tuple[int, int, float, float, float, float, int]] = []
     for i, (base, _, _) in enumerate(listed):
-        _read_xml(gt_dir / f"{base}.xml", i, index, parser, objs, problems)
+        read_objects_xml(gt_dir / f"{base}.xml", i, index, parser, objs, problems)
     bl_ids: list[int] = []
     bl_labels: list[int] = []
     for bl in sorted(data.glob("*det_validation_blacklist.txt"))[-1:]:
@@ -155,7 +155,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
     )  # fmt: skip
 
 
-def _read_xml(
+def read_objects_xml(
     path: Path,
     image: int,
     index: dict[str, int],
@@ -163,6 +163,8 @@ def _read_xml(
     objs: list[tuple[int, int, float, float, float, float, int]],
     problems: list[FormatError],
 ) -> None:
+    """Append ``(image, label, x1, y1, x2, y2, order)`` for each ``<object>`` of an ILSVRC XML
+    (``index`` maps WNID → label); unknown WNIDs and bad boxes become problems and are skipped."""
     try:
         root = etree.fromstring(path.read_bytes(), parser)
     except (OSError, etree.XMLSyntaxError) as exc:
@@ -172,32 +174,19 @@ def _read_xml(
     for k, obj in enumerate(root.iterfind("object"), start=1):
         where = f"annotation/object[{k}]"
         wnid = clean(obj.findtext("name"))
-        if wnid not in index:
-            problems.append(
-                FormatError(
-                    path,
-                    f"unknown WNID {wnid!r}; object skipped",
-                    element=where,
-                    line=obj.sourceline,
-                )
-            )
-            continue
         vals = [
             to_float(clean(obj.findtext(f"bndbox/{c}"))) for c in ("xmin", "ymin", "xmax", "ymax")
         ]
-        if any(v is None or not math.isfinite(v) for v in vals):
-            problems.append(
-                FormatError(
-                    path,
-                    "bndbox needs four finite numbers; object skipped",
-                    element=f"{where}/bndbox",
-                    line=obj.sourceline,
-                )
-            )
+        if wnid not in index:
+            message = f"unknown WNID {wnid!r}; object skipped"
+        elif any(v is None or not math.isfinite(v) for v in vals):
+            message = "bndbox needs four finite numbers; object skipped"
+        else:
+            x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
+            objs.append((image, index[wnid], x1, y1, x2, y2, order))
+            order += 1
             continue
-        x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
-        objs.append((image, index[wnid], x1, y1, x2, y2, order))
-        order += 1
+        problems.append(FormatError(path, message, element=where, line=obj.sourceline))
 
 
 def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:

@@ -35,17 +35,15 @@ import math
 from pathlib import Path
 
 import numpy as np
-from lxml import etree
 
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.ilsvrc import ClslocGuesses, IlsvrcClslocInfo
 from vocviewer.core.results import ResultSet
-from vocviewer.formats.ilsvrc import data_dir
+from vocviewer.formats.ilsvrc import data_dir, read_objects_xml
 from vocviewer.formats.voc_annotations import make_parser
 from vocviewer.formats.voc_common import (
     FileProblems,
-    clean,
     read_text,
     split_lines,
     to_float,
@@ -155,7 +153,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
             )
         parser = make_parser()
         for i, xml in enumerate(xmls):
-            _read_xml(xml, i, index, parser, objs, problems)
+            read_objects_xml(xml, i, index, parser, objs, problems)
         ids = [x.stem for x in xmls]
         if labels is None:
             labels = _labels_from_objects(xmls, objs, problems)
@@ -210,38 +208,6 @@ def _labels_from_objects(
         elif len(per_image[i]) > 1:
             problems.append(FormatError(xml, "objects name different synsets; the first is used"))
     return [first.get(i, 0) for i in range(len(xmls))]
-
-
-def _read_xml(
-    path: Path,
-    image: int,
-    index: dict[str, int],
-    parser: etree.XMLParser,
-    objs: list[_Obj],
-    problems: list[FormatError],
-) -> None:
-    try:
-        root = etree.fromstring(path.read_bytes(), parser)
-    except (OSError, etree.XMLSyntaxError) as exc:
-        problems.append(FormatError(path, f"cannot read the annotation ({exc}); no objects"))
-        return
-    order = 0
-    for k, obj in enumerate(root.iterfind("object"), start=1):
-        where = f"annotation/object[{k}]"
-        wnid = clean(obj.findtext("name"))
-        vals = [
-            to_float(clean(obj.findtext(f"bndbox/{c}"))) for c in ("xmin", "ymin", "xmax", "ymax")
-        ]
-        if wnid not in index:
-            message = f"unknown WNID {wnid!r}; object skipped"
-        elif any(v is None or not math.isfinite(v) for v in vals):
-            message = "bndbox needs four finite numbers; object skipped"
-        else:
-            x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
-            objs.append((image, index[wnid], x1, y1, x2, y2, order))
-            order += 1
-            continue
-        problems.append(FormatError(path, message, element=where, line=obj.sourceline))
 
 
 def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
