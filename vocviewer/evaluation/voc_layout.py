@@ -25,12 +25,12 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
-from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import VOC_PARTS, Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import LayoutResults
 from vocviewer.core.ranking import rank_by_score
 from vocviewer.evaluation.ap import voc_ap_all_points, voc_precision_recall
+from vocviewer.evaluation.matching import best_overlaps, first_claims, group_offsets
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -152,34 +152,12 @@ def evaluate_voc_layout(
             warnings.append(f"{where}: duplicate layout for person {k[0]} {k[1]}; skipped")
             continue
         has_layout.add(person)
-        obj = int(person_object[person])
-        lo, hi = np.searchsorted(gt_obj, [obj, obj + 1])
-        gt_rows = gt_order[lo:hi]
-        assigned: dict[int, int] = {}
-        for p in layouts.parts_of(lay):
-            cand = gt_rows[dataset.parts.part[gt_rows] == layouts.part_class[p]]
-            if len(cand):
-                _, ov = overlap_pairs(
-                    np.repeat(layouts.part_box[p : p + 1], len(cand), axis=0),
-                    dataset.parts.box[cand],
-                    plus_one=True,
-                )
-                ov = np.where(np.isnan(ov), -np.inf, ov)
-                j = int(np.argmax(ov))  # first maximum: strict '>' in XML order
-                if ov[j] > -np.inf:
-                    best_gt[p], best_iou[p] = int(cand[j]), float(ov[j])
-            if best_gt[p] >= 0 and best_iou[p] >= IOU_THRESHOLD:
-                if int(best_gt[p]) in assigned:
-                    verdict[p] = Verdict.DUPLICATE
-                    taken_by[p] = assigned[int(best_gt[p])]
-                else:
-                    verdict[p] = Verdict.TP
-                    assigned[int(best_gt[p])] = p
-            else:
-                verdict[p] = Verdict.FP
+        status[lay] = LAYOUT_USED
     part_rank = np.array(
         [p for lay in ranked.tolist() for p in layouts.parts_of(lay)], dtype=np.int64
     )
+    _match_parts(dataset, layouts, part_rank, status, layout_person, person_object,
+                 verdict, best_gt, best_iou, taken_by)  # fmt: skip
     layout_image = np.where(layout_person >= 0, person_image[np.maximum(layout_person, 0)], -1)
     classes = tuple(
         _part_type_evaluation(
@@ -193,6 +171,45 @@ def evaluate_voc_layout(
     )  # fmt: skip
     return LayoutEvaluation(result, frozen(status, np.int8), frozen(layout_person, np.int64),
                             tuple(warnings))  # fmt: skip
+
+
+def _match_parts(
+    dataset: Dataset,
+    layouts: LayoutResults,
+    part_rank: IntArray,
+    status: npt.NDArray[np.int8],
+    layout_person: IntArray,
+    person_object: IntArray,
+    verdict: npt.NDArray[np.int8],
+    best_gt: IntArray,
+    best_iou: npt.NDArray[np.float64],
+    taken_by: IntArray,
+) -> None:
+    """Match every part of the used layouts at once (fills the last four arrays in place).
+
+    A part's candidate is the ground-truth part of its person and class with the largest +1 IoU
+    (first in XML order on ties, assigned ones included); IoU >= 0.5 makes it a TP if no earlier
+    part of the same layout took that candidate, else a duplicate FP; below, an FP. Each person
+    has one used layout, so "earlier in the layout" is "earlier in rank order"."""
+    n_types = len(VOC_PARTS)
+    used = part_rank[status[layouts.part_layout[part_rank]] == LAYOUT_USED]
+    obj = person_object[layout_person[layouts.part_layout[used]]]
+    gt = dataset.parts
+    gt_key = gt.object_index * n_types + gt.part
+    gt_sorted = np.argsort(gt_key, kind="stable")  # XML order kept within (object, type)
+    offsets = group_offsets(gt_key[gt_sorted], len(dataset.objects) * n_types)
+    det_key = obj * n_types + layouts.part_class[used]
+    cand, ov = best_overlaps(det_key, layouts.part_box[used], offsets, gt.box[gt_sorted],
+                             plus_one=True)  # fmt: skip
+    has = cand >= 0
+    best_gt[used[has]] = gt_sorted[cand[has]]
+    best_iou[used[has]] = ov[has]
+    hit = ov >= IOU_THRESHOLD  # NaN (no candidate) is False
+    claimed_by = first_claims(cand, hit)
+    own = claimed_by == np.arange(len(used))
+    verdict[used] = np.where(hit, np.where(own, Verdict.TP, Verdict.DUPLICATE), Verdict.FP)
+    dup = hit & ~own
+    taken_by[used[dup]] = used[claimed_by[dup]]
 
 
 def _part_type_evaluation(
