@@ -91,3 +91,72 @@ def test_polygon_edge_cases_match_pycocotools() -> None:
         mk.to_string(mk.polygons_to_rle([[5.5, 6.2, 20.0, 10.4]], 480, 640))
         == box["counts"].decode()
     )
+
+
+def _random_polygons(
+    rng: np.random.Generator, n: int
+) -> tuple[list[list[float]], list[int], list[int]]:
+    """Random polygons with their image sizes, many of them degenerate."""
+    polys: list[list[float]] = []
+    hs: list[int] = []
+    ws: list[int] = []
+    for i in range(n):
+        h, w = (int(v) for v in rng.choice([1, 2, 3, 7, 20, 64, 150], 2))
+        k = int(rng.integers(3, 13))
+        lo, hi = -0.3 * max(h, w) - 2, 1.3 * max(h, w) + 2
+        xy = rng.uniform(lo, hi, (k, 2))
+        kind = i % 10
+        if kind == 1:  # repeated points
+            xy[1:] = xy[rng.integers(0, k, k - 1)]
+        elif kind == 2:  # zero area: collinear
+            xy = xy[:1] + np.outer(rng.uniform(-1, 1, k), xy[1] - xy[0])
+        elif kind == 3:  # a single point (once or repeated)
+            xy = xy[:1] if rng.random() < 0.5 else np.repeat(xy[:1], k, axis=0)
+        elif kind == 4:  # horizontal / vertical edges: axis-aligned staircase
+            xy[1::2, 0] = xy[:-1:2, 0]
+            xy[2::2, 1] = xy[1:-1:2, 1]
+        elif kind == 5:  # quantised coordinates (exact .5 / .1 steps, ties in rounding)
+            xy = np.round(xy * rng.choice([1, 2, 10])) / rng.choice([1, 2, 10])
+        elif kind == 6:  # a box's corner polygon
+            x0, y0, bw, bh = rng.uniform(lo, hi), rng.uniform(lo, hi), *rng.uniform(0, hi, 2)
+            xy = np.array([[x0, y0], [x0, y0 + bh], [x0 + bw, y0 + bh], [x0 + bw, y0]])
+        elif kind == 7:  # tiny, inside one pixel or two
+            xy = rng.uniform(0, 1, 2) * [w, h] + rng.uniform(-0.6, 0.6, (k, 2))
+        polys.append(xy.reshape(-1).tolist())
+        hs.append(h)
+        ws.append(w)
+    return polys, hs, ws
+
+
+def test_polygons_to_rle_batch_equals_polygon_to_rle(monkeypatch: pytest.MonkeyPatch) -> None:
+    merged: list[int] = []  # reference polygons whose crossings left empty runs to merge
+    orig = mk._merge_empty_runs
+
+    def counting(a: mk.Counts) -> mk.Counts:
+        merged.append(int(np.any(a[1:] == 0)))
+        return orig(a)
+
+    monkeypatch.setattr(mk, "_merge_empty_runs", counting)
+    rng = np.random.default_rng(12345)
+    polys, hs, ws = _random_polygons(rng, 6000)
+    polys += [[], [3.0], [1.0, 2.0, 3.0]]  # empty, and an odd trailing number ignored
+    hs += [5, 5, 5]
+    ws += [4, 4, 4]
+    got = mk.polygons_to_rle_batch(polys, hs, ws)
+    assert len(got) == len(polys)
+    for p, h, w, c in zip(polys, hs, ws, got, strict=True):
+        ref = mk.polygon_to_rle(p, h, w)
+        assert c.dtype == ref.dtype == np.int64
+        assert np.array_equal(c, ref), (p, h, w)
+        assert c.sum() == h * w
+    assert sum(merged) > 1000  # many needed rleFrPoly's empty-run merge
+    # small chunks (many passes) give the same counts; scalar h, w broadcast
+    monkeypatch.setattr(mk, "_BATCH_PAIRS", 50)
+    small = mk.polygons_to_rle_batch(polys, hs, ws)
+    assert all(np.array_equal(a, b) for a, b in zip(small, got, strict=True))
+    same = mk.polygons_to_rle_batch(polys[:50], 20, 30)
+    assert all(
+        np.array_equal(c, mk.polygon_to_rle(p, 20, 30))
+        for p, c in zip(polys[:50], same, strict=True)
+    )
+    assert mk.polygons_to_rle_batch([], [], []) == []

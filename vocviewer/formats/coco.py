@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vocviewer.core import masks as mk
 from vocviewer.core.coco import CocoAnnotations, RleTable
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.errors import FormatError
 
-__all__ = ["load_json", "read_coco", "segmentation_to_rle"]
+__all__ = ["load_json", "polygon_parts", "polygon_sets_to_rle", "read_coco", "segmentation_to_rle"]
 
 
 def load_json(path: Path) -> Any:
@@ -53,6 +54,45 @@ def segmentation_to_rle(segm: Any, h: int, w: int) -> mk.Counts:
             return np.asarray(counts, dtype=np.int64)
         return mk.from_string(counts)
     raise ValueError("expected polygons or an RLE with 'counts'")
+
+
+def polygon_parts(segm: list[Any]) -> list[npt.NDArray[np.float64]]:
+    """The flat ``x0, y0, x1, y1, ...`` polygons of a list ``segmentation``, as ``polygons_to_rle``
+    reads them: a first entry of exactly 4 numbers makes every entry an ``x, y, w, h`` box, taken
+    as its corner polygon (as ``bbox_to_rle`` builds it). ``ValueError`` / ``TypeError`` when
+    malformed or not finite."""
+    parts: list[npt.NDArray[np.float64]] = []
+    if segm and len(segm[0]) == 4:
+        for b in segm:
+            bx, by, bw, bh = (float(v) for v in np.asarray(b, dtype=np.float64).reshape(4))
+            xe, ye = bx + bw, by + bh
+            parts.append(np.array([bx, by, bx, ye, xe, ye, xe, by], dtype=np.float64))
+    else:
+        parts = [np.asarray(p, dtype=np.float64).reshape(-1) for p in segm]
+    if not all(np.isfinite(p).all() for p in parts):
+        raise ValueError("polygon coordinates must be finite")
+    return parts
+
+
+def polygon_sets_to_rle(
+    sets: list[list[npt.NDArray[np.float64]]], h: npt.ArrayLike, w: npt.ArrayLike
+) -> list[mk.Counts]:
+    """``segmentation_to_rle`` of many list segmentations given as ``polygon_parts`` (each with its
+    image's ``h``, ``w``): every polygon rasterised in one batch, an object's polygons merged."""
+    hh = np.asarray(h, dtype=np.int64).reshape(-1)
+    ww = np.asarray(w, dtype=np.int64).reshape(-1)
+    nparts = np.array([len(s) for s in sets], dtype=np.int64)
+    flat = [p for s in sets for p in s]
+    counts = mk.polygons_to_rle_batch(flat, np.repeat(hh, nparts), np.repeat(ww, nparts))
+    out: list[mk.Counts] = []
+    i = 0
+    for k, hi, wi in zip(nparts.tolist(), hh.tolist(), ww.tolist(), strict=True):
+        if k == 0:
+            out.append(np.array([hi * wi], dtype=np.int64))
+        else:  # one polygon: merge would return it unchanged
+            out.append(counts[i] if k == 1 else mk.merge(counts[i : i + k], hi, wi))
+        i += k
+    return out
 
 
 def _number(v: Any) -> bool:
@@ -143,6 +183,8 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     nkp = np.zeros(n, dtype=np.int64)
     has_kp = np.zeros(n, dtype=bool)
     rles: list[mk.Counts] = []
+    poly_rows: list[int] = []  # list segmentations, rasterised together after the loop
+    poly_sets: list[list[npt.NDArray[np.float64]]] = []
     for j, r in enumerate(rows):
         a = r[7]
         if "keypoints" in a:
@@ -152,12 +194,23 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
             nkp[j] = int(a.get("num_keypoints", np.count_nonzero(kp[:, 2] > 0)))
         if masks:
             h, w = heights[r[0]], widths[r[0]]
+            segm = a.get("segmentation", [])
             try:
-                rles.append(segmentation_to_rle(a.get("segmentation", []), h, w))
+                if isinstance(segm, list):
+                    poly_sets.append(polygon_parts(segm))
+                    poly_rows.append(j)
+                    rles.append(np.zeros(0, dtype=np.int64))  # placeholder
+                else:
+                    rles.append(segmentation_to_rle(segm, h, w))
             except (ValueError, TypeError):
                 raise FormatError(
                     path, "bad 'segmentation'", element=f"annotations[{r[6]}]"
                 ) from None
+    if poly_rows:
+        ph = [heights[rows[j][0]] for j in poly_rows]
+        pw = [widths[rows[j][0]] for j in poly_rows]
+        for j, c in zip(poly_rows, polygon_sets_to_rle(poly_sets, ph, pw), strict=True):
+            rles[j] = c
 
     image_index = np.array([r[0] for r in rows], dtype=np.int64)
     xywh = np.array([r[3] for r in rows], dtype=np.float64).reshape(n, 4)

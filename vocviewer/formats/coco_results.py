@@ -20,7 +20,13 @@ from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
-from vocviewer.formats.coco import finite, load_json, segmentation_to_rle
+from vocviewer.formats.coco import (
+    finite,
+    load_json,
+    polygon_parts,
+    polygon_sets_to_rle,
+    segmentation_to_rle,
+)
 
 __all__ = ["read_coco_results"]
 
@@ -81,6 +87,7 @@ def read_coco_results(
         for k, v in zip(cols, vals, strict=True):
             cols[k].append(v)
     n = len(keep)
+    _rasterise(cols, kind)
     rles = None
     if task == "segm":
         hh = np.array([r[1] for r in cols["rle"]], dtype=np.int64)
@@ -128,6 +135,30 @@ def _result_set(
     )  # fmt: skip
     return ResultSet(path.stem, (path,), detections=dets, problems=tuple(problems),
                      extras={"coco": extras})  # fmt: skip
+
+
+class _Polygons:
+    """A result's list ``segmentation`` (as ``polygon_parts``), rasterised later in one batch."""
+
+    def __init__(self, parts: list[npt.NDArray[np.float64]], h: int, w: int) -> None:
+        self.parts, self.h, self.w = parts, h, w
+
+
+def _rasterise(cols: dict[str, list[Any]], kind: str) -> None:
+    """Replace the ``_Polygons`` of ``cols["rle"]`` by ``(counts, h, w)``, all polygons in one
+    batch; for segm results also fill the area and the missing bboxes they left ``None``."""
+    rows = [j for j, r in enumerate(cols["rle"]) if isinstance(r, _Polygons)]
+    if not rows:
+        return
+    pend: list[_Polygons] = [cols["rle"][j] for j in rows]
+    counts = polygon_sets_to_rle([p.parts for p in pend], [p.h for p in pend],
+                                 [p.w for p in pend])  # fmt: skip
+    for j, p, c in zip(rows, pend, counts, strict=True):
+        cols["rle"][j] = (c, p.h, p.w)
+        if kind == "segm":
+            cols["area"][j] = mk.area(c)
+            if cols["bbox"][j] is None:
+                cols["bbox"][j] = mk.to_bbox(c, p.h).tolist()
 
 
 def _lookup(keys: npt.NDArray[np.int64], values: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
@@ -185,7 +216,7 @@ def _entry(
         raise ValueError(f"score must be a finite number, got {a['score']!r}")
     h, w = int(ds.images.height[img]), int(ds.images.width[img])
     kp: list[list[float]] = []
-    rle: tuple[mk.Counts, int, int] | None = None
+    rle: tuple[mk.Counts, int, int] | _Polygons | None = None
     if kind == "bbox":
         bb = a.get("bbox")
         if not (isinstance(bb, list) and len(bb) == 4 and all(finite(v) for v in bb)):
@@ -197,11 +228,15 @@ def _entry(
             rle = _rle(segm, h, w)
     elif kind == "segm":
         rle = _rle(a.get("segmentation"), h, w)
-        area = mk.area(rle[0])
         bb = a.get("bbox")
-        if bb is None:
-            bb = mk.to_bbox(rle[0], rle[1]).tolist()
-        elif not (isinstance(bb, list) and len(bb) == 4 and all(finite(v) for v in bb)):
+        area = None  # polygons: filled in by _rasterise
+        if not isinstance(rle, _Polygons):
+            area = mk.area(rle[0])
+            if bb is None:
+                bb = mk.to_bbox(rle[0], rle[1]).tolist()
+        if bb is not None and not (
+            isinstance(bb, list) and len(bb) == 4 and all(finite(v) for v in bb)
+        ):
             raise ValueError("'bbox' must be 4 finite numbers [x, y, w, h]")
     else:
         s = a.get("keypoints")
@@ -216,9 +251,12 @@ def _entry(
     return img, cat, a["score"], bb, area, kp, rle
 
 
-def _rle(segm: Any, h: int, w: int) -> tuple[mk.Counts, int, int]:
-    """RLE counts and size of a result's ``segmentation``."""
+def _rle(segm: Any, h: int, w: int) -> tuple[mk.Counts, int, int] | _Polygons:
+    """RLE counts and size of a result's ``segmentation``; polygons are validated and left to
+    ``_rasterise``."""
     try:
+        if isinstance(segm, list):
+            return _Polygons(polygon_parts(segm), h, w)
         counts = segmentation_to_rle(segm, h, w)
     except (ValueError, TypeError, AttributeError):
         raise ValueError("'segmentation' must be an RLE {size, counts} or polygons") from None
