@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.core import polygon_oracle
+from tests.core.polygon_oracle import polygon_to_rle_oracle
 from vocviewer.core import masks as mk
 
 MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini" / "annotations"
@@ -130,13 +132,13 @@ def _random_polygons(
 
 def test_polygons_to_rle_batch_equals_polygon_to_rle(monkeypatch: pytest.MonkeyPatch) -> None:
     merged: list[int] = []  # reference polygons whose crossings left empty runs to merge
-    orig = mk._merge_empty_runs
+    orig = polygon_oracle._merge_empty_runs
 
     def counting(a: mk.Counts) -> mk.Counts:
         merged.append(int(np.any(a[1:] == 0)))
         return orig(a)
 
-    monkeypatch.setattr(mk, "_merge_empty_runs", counting)
+    monkeypatch.setattr(polygon_oracle, "_merge_empty_runs", counting)
     rng = np.random.default_rng(12345)
     polys, hs, ws = _random_polygons(rng, 6000)
     polys += [[], [3.0], [1.0, 2.0, 3.0]]  # empty, and an odd trailing number ignored
@@ -145,7 +147,7 @@ def test_polygons_to_rle_batch_equals_polygon_to_rle(monkeypatch: pytest.MonkeyP
     got = mk.polygons_to_rle_batch(polys, hs, ws)
     assert len(got) == len(polys)
     for p, h, w, c in zip(polys, hs, ws, got, strict=True):
-        ref = mk.polygon_to_rle(p, h, w)
+        ref = polygon_to_rle_oracle(p, h, w)
         assert c.dtype == ref.dtype == np.int64
         assert np.array_equal(c, ref), (p, h, w)
         assert c.sum() == h * w
@@ -156,7 +158,7 @@ def test_polygons_to_rle_batch_equals_polygon_to_rle(monkeypatch: pytest.MonkeyP
     assert all(np.array_equal(a, b) for a, b in zip(small, got, strict=True))
     same = mk.polygons_to_rle_batch(polys[:50], 20, 30)
     assert all(
-        np.array_equal(c, mk.polygon_to_rle(p, 20, 30))
+        np.array_equal(c, polygon_to_rle_oracle(p, 20, 30))
         for p, c in zip(polys[:50], same, strict=True)
     )
     assert mk.polygons_to_rle_batch([], [], []) == []

@@ -121,3 +121,15 @@ def make_window(qtbot) -> Iterator[Callable[[], object]]:
         window.state.shutdown()
     QThreadPool.globalInstance().waitForDone(10_000)
     qtbot.wait(20)  # deliver queued worker signals while the windows still exist
+
+
+@pytest.fixture
+def window(qtbot, make_window, tiny):
+    """A window on the tiny dataset with its results evaluated and the first image shown."""
+    win = make_window()
+    dataset, results = tiny
+    win.state.set_dataset(dataset)
+    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
+        win.state.add_result_set(results)
+    qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
+    return win

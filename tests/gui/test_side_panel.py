@@ -5,24 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt
 
 from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.core.results import ResultSet
 
 DOG = VOC_CLASSES.index("dog")
-
-
-@pytest.fixture
-def window(qtbot, make_window, tiny):
-    win = make_window()
-    dataset, results = tiny
-    win.state.set_dataset(dataset)
-    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
-        win.state.add_result_set(results)
-    qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
-    return win
 
 
 def second_set(results: ResultSet) -> ResultSet:
