@@ -120,3 +120,14 @@ def test_all_classes_overview_and_curve_click(qtbot, window):
     assert not any(c.isVisible() for c in pane.overview)
     assert window.browser.class_combo.currentText() == "dog"
     assert window.browser.model.rowCount() == 3  # img1, img3 contain a dog; img2 has a dog FP
+
+
+def test_neighbours_are_decoded_ahead_so_stepping_shows_at_once(qtbot, window):
+    from PySide6.QtCore import QThreadPool
+
+    st, view = window.state, window.view
+    assert st.current_image == 0
+    QThreadPool.globalInstance().waitForDone(5000)  # the prefetch of image 1 has run
+    qtbot.wait(20)  # its result delivered on the GUI thread
+    window.act_next.trigger()
+    assert view.shown_image == st.current_image == 1  # shown synchronously from the cache

@@ -7,6 +7,8 @@ with a message. Fit-to-window on open, wheel zoom under the mouse, drag to pan.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.boxes import to_continuous
+from vocviewer.core.dataset import Dataset
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.extra_overlays import extra_items
 from vocviewer.gui.layers import Decoded, decode_view
@@ -44,6 +47,21 @@ from vocviewer.gui.worker import Jobs, Worker
 BACKGROUND = QColor("#2b2d30")
 PLACEHOLDER = QColor("#5f6368")
 MIN_SCALE, MAX_SCALE = 0.02, 40.0
+
+
+#: Decoded images kept for quick stepping (the current one and its neighbours, plus a few).
+DECODED_CACHE_SIZE = 6
+
+
+def _decode_each(
+    dataset: Dataset, images: list[int], seg_mode: str | None
+) -> Iterator[tuple[int, Decoded]]:
+    """Worker: decode each image row (skipping unreadable files), yielding ``(row, Decoded)``."""
+    for i in images:
+        try:
+            yield i, decode_view(dataset.images.path[i], dataset, i, seg_mode)
+        except OSError:
+            continue
 
 
 def decode_image(path: Path) -> QImage:
@@ -73,6 +91,7 @@ class ImageView(QGraphicsView):
         super().__init__(parent)
         self.state = state
         self._jobs = Jobs(self)
+        self._decoded: OrderedDict[tuple[int, str | None], Decoded] = OrderedDict()
         self._scene = QGraphicsScene(self)
         self._pixmap = QGraphicsPixmapItem()
         self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
@@ -97,6 +116,10 @@ class ImageView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setOptimizationFlags(
+            QGraphicsView.OptimizationFlag.DontSavePainterState
+            | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing
+        )
         self.setMinimumSize(320, 240)
         self._relayout = QTimer(self)  # zoom changes re-place labels, at most every 80 ms
         self._relayout.setSingleShot(True)
@@ -203,6 +226,7 @@ class ImageView(QGraphicsView):
     # --- image ---------------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: object) -> None:
         self._jobs.cancel_all()
+        self._decoded.clear()
         self.shown_image = -1
         self._clear()
         self._show_message("No image in this set")
@@ -215,13 +239,45 @@ class ImageView(QGraphicsView):
             self._clear()
             self._show_message("No image in this set" if ds is not None else "")
             return
-        path = ds.images.path[image]
-        self._jobs.start(
-            "decode",
-            Worker(decode_view, path, ds, image, self.seg_mode),
-            on_returned=lambda img, i=image: self._show_image(i, img),
-            on_errored=lambda exc, i=image: self._show_image(i, None, exc),
-        )
+        cached = self._decoded.get((image, self.seg_mode))
+        if cached is not None:
+            self._show_image(image, cached)
+        else:
+            self._jobs.start(
+                "decode",
+                Worker(decode_view, ds.images.path[image], ds, image, self.seg_mode),
+                on_returned=lambda img, i=image: self._keep_and_show(i, img),
+                on_errored=lambda exc, i=image: self._show_image(i, None, exc),
+            )
+        self._prefetch(image)
+
+    # --- decoded-image cache: the current image's neighbours are decoded ahead -----------------
+    def _keep(self, image: int, seg_mode: str | None, decoded: Decoded) -> None:
+        self._decoded[(image, seg_mode)] = decoded
+        self._decoded.move_to_end((image, seg_mode))
+        while len(self._decoded) > DECODED_CACHE_SIZE:
+            self._decoded.popitem(last=False)
+
+    def _keep_and_show(self, image: int, decoded: Decoded) -> None:
+        self._keep(image, self.seg_mode, decoded)
+        self._show_image(image, decoded)
+
+    def _prefetch(self, image: int) -> None:
+        """Decode the next and previous images of the list in a worker, into the cache."""
+        st, ds = self.state, self.state.dataset
+        pos = np.flatnonzero(st.visible_images == image)
+        if ds is None or not len(pos):
+            return
+        near = [int(st.visible_images[j]) for j in (pos[0] + 1, pos[0] - 1)
+                if 0 <= j < len(st.visible_images)]  # fmt: skip
+        todo = [i for i in near if (i, self.seg_mode) not in self._decoded]
+        if todo:
+            mode = self.seg_mode
+            self._jobs.start(
+                "prefetch",
+                Worker(_decode_each, ds, todo, mode),
+                on_yielded=lambda item, m=mode: self._keep(item[0], m, item[1]),
+            )
 
     def set_segmentation(self, mode: str | None) -> None:
         """Overlay the VOC ``SegmentationClass`` (``"class"``) or ``SegmentationObject``

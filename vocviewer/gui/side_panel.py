@@ -104,8 +104,17 @@ class RowsTable(QTableView):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
         header = self.horizontalHeader()
         header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        # fixed widths: sizing columns to their contents re-reads every cell on each image;
+        # the wordy column (verdict / status / image) takes the remaining width
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        digit = self.fontMetrics().horizontalAdvance("0")
+        for col, name in enumerate(headers):
+            wide = name in ("Verdict", "Status", "Class", "Image")
+            header.resizeSection(col, digit * (13 if wide else 7))
+        header.setStretchLastSection(False)
+        for col, name in enumerate(headers):
+            if name in ("Verdict", "Status"):
+                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         self._quiet = False
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
