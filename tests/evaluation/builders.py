@@ -39,7 +39,7 @@ def make_dataset(objects, image_sets, *, classes=VOC_CLASSES, year=2012, image_i
         height=np.full(len(ids), 375),
         segmented=np.zeros(len(ids), bool),
     )
-    parts = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    parts = PartTable.empty()
     sets = {k: np.array([index[i] for i in v], dtype=np.int64) for k, v in image_sets.items()}
     return Dataset(
         name="test", root=None, year=year, classes=tuple(classes), box_convention="voc",

@@ -59,7 +59,7 @@ def make_tiny(root: Path) -> tuple[Dataset, ResultSet]:
         height=np.full(3, 150),
         segmented=np.zeros(3, bool),
     )
-    parts = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    parts = PartTable.empty()
     dataset = Dataset(
         name="tiny", root=root, year=2012, classes=VOC_CLASSES, box_convention="voc",
         images=images, objects=objects, parts=parts,

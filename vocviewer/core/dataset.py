@@ -137,6 +137,11 @@ class PartTable:
     def __len__(self) -> int:
         return len(self.object_index)
 
+    @classmethod
+    def empty(cls) -> PartTable:
+        """A table without parts (datasets with no person layouts)."""
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+
 
 @dataclass(frozen=True, eq=False)
 class ImageLabels:

@@ -54,6 +54,15 @@ def ap_table(result: EvalResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def per_class_json(result: EvalResult) -> dict[str, dict[str, Any]]:
+    """``{CLASS: {"ap", "npos", "ndet"}}`` for the classes that have a results file."""
+    return {
+        c.class_name: {"ap": c.ap, "npos": c.npos, "ndet": c.ndet}
+        for c in result.classes
+        if c.has_results
+    }
+
+
 def result_to_json(result: EvalResult) -> dict[str, Any]:
     """The stable JSON schema of ``vocviewer eval --json``.
 
@@ -70,11 +79,7 @@ def result_to_json(result: EvalResult) -> dict[str, Any]:
         "ap_rule": result.ap_rule,
         "official": result.official,
         "notes": list(result.notes),
-        "per_class": {
-            c.class_name: {"ap": c.ap, "npos": c.npos, "ndet": c.ndet}
-            for c in result.classes
-            if c.has_results
-        },
+        "per_class": per_class_json(result),
         "summary": {
             "mAP": result.mean_ap(),
             "classes_in_mean": sum(c.has_results for c in result.classes) - len(excluded["nan_ap"]),

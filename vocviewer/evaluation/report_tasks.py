@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from vocviewer.evaluation.report import per_class_json
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.evaluation.voc_action import action_mean_ap
 from vocviewer.evaluation.voc_layout import LayoutEvaluation
@@ -149,10 +150,6 @@ def action_to_json(result: EvalResult) -> dict[str, Any]:
         "image_set": result.image_set,
         "official": result.official,
         "notes": list(result.notes),
-        "per_class": {
-            c.class_name: {"ap": c.ap, "npos": c.npos, "ndet": c.ndet}
-            for c in result.classes
-            if c.has_results
-        },
+        "per_class": per_class_json(result),
         "summary": {"mAP": mean, "actions_in_mean": used, "excluded": left_out},
     }

@@ -147,7 +147,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
         blacklist_image_id=np.array(bl_ids, dtype=np.int64),
         blacklist_label=np.array(bl_labels, dtype=np.int64),
     )  # fmt: skip
-    empty = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    empty = PartTable.empty()
     return Dataset(
         name=gt_dir.name, root=gt_dir, year=None, classes=names, box_convention="voc",
         images=images, objects=objects, parts=empty, problems=tuple(problems),

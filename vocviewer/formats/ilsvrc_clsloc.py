@@ -185,7 +185,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         blacklist=np.array(blacklist, dtype=np.int64), has_boxes=path.is_dir(),
         ground_truth_file=gt_file, blacklist_file=bl_file,
     )  # fmt: skip
-    empty = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    empty = PartTable.empty()
     return Dataset(
         name=folder.name, root=folder, year=None, classes=names, box_convention="voc",
         images=images, objects=objects, parts=empty, problems=tuple(problems),

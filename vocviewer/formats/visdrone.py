@@ -202,7 +202,7 @@ def read_visdrone(root: str | Path) -> Dataset:
         ltwh=ltwh, score=arr[:, 4], category=cat, truncation=arr[:, 6].astype(np.int64),
         occlusion=arr[:, 7].astype(np.int64), image_height=heights, image_width=widths,
     )  # fmt: skip
-    empty = PartTable(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros((0, 4)))
+    empty = PartTable.empty()
     return Dataset(
         name=root.name, root=root, year=None, classes=VISDRONE_CATEGORIES,
         box_convention="continuous", images=images, objects=objects, parts=empty,
