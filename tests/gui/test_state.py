@@ -7,7 +7,7 @@ import pytest
 from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import LoadedResults, guess_image_set
+from vocviewer.gui.tasks import LoadedResults, guess_image_set, image_set_choices
 
 DOG, CAT, PERSON = (VOC_CLASSES.index(c) for c in ("dog", "cat", "person"))
 
@@ -39,7 +39,7 @@ def test_set_dataset_emits_and_selects_the_first_image(qtbot, state, tiny):
     assert state.image_set == state.eval_set == "val"
     assert state.visible_images.tolist() == [0, 1, 2]
     assert state.current_image == 0
-    assert state.image_set_choices() == [("val", "val"), ("train", "train"), ("All images", None)]
+    assert image_set_choices(dataset) == [("val", "val"), ("train", "train"), ("All images", None)]
 
 
 def test_class_filter_and_navigation(qtbot, state, tiny):

@@ -32,13 +32,14 @@ from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.compare import ComparePane
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.export_actions import ExportActions
+from vocviewer.gui.image_browser import ImageBrowser
 from vocviewer.gui.image_view import ImageView
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
 from vocviewer.gui.pr_pane import PRPane
 from vocviewer.gui.protocol_views import install_protocol_views
 from vocviewer.gui.side_panel import SidePanel
 from vocviewer.gui.state import AppState, Message
-from vocviewer.gui.tables import ApTable, ImageBrowser, MessagesPanel
+from vocviewer.gui.tables import ApTable, MessagesPanel
 from vocviewer.gui.worker import Worker
 
 #: AppState.view_mode → chooser text

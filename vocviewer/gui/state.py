@@ -20,6 +20,13 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, drop_cause, next_false_positive
 from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.image_filter import (
+    ErrorCounts,
+    ImageFilter,
+    ImageListing,
+    error_counts,
+)
 from vocviewer.gui.protocol_eval import ProtocolEvaluation
 from vocviewer.gui.tasks import (
     Diagnosed,
@@ -29,7 +36,6 @@ from vocviewer.gui.tasks import (
     error_message,
     evaluate,
     guess_image_set,
-    image_set_choices,
     load_dataset,
     load_results,
     preferred_set,
@@ -129,7 +135,11 @@ class AppState(QObject):
         self.show_labels = True
         self.view_mode = "all"
         self.selected_object = -1
-        self._has_class: dict[tuple[int, int], npt.NDArray[np.bool_]] = {}
+        self.listing: ImageListing | None = None
+        self.image_filter = ImageFilter()
+        self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
+        for signal in (self.class_evaluated, self.threshold_changed, self.current_results_changed):
+            signal.connect(self._errors_changed.request)
         self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
         self._eval_done = 0
         self._eval_total = 0
@@ -185,7 +195,7 @@ class AppState(QObject):
         self._pending = ((), None)
         self.dataset = dataset
         self.results, self.evaluations, self.current_results = [], [], -1
-        self._has_class = {}
+        self.listing = ImageListing(dataset)
         self.selected_class, self.selected_detection, self.current_image = -1, None, -1
         chosen = image_set or requested
         self._explicit_set = chosen is not None
@@ -451,33 +461,38 @@ class AppState(QObject):
         QThreadPool.globalInstance().waitForDone(timeout_ms)
 
     # --- derived -------------------------------------------------------------------------------
-    def image_set_choices(self) -> list[tuple[str, str | None]]:
-        """``(label, key)`` for the image-set chooser (``tasks.image_set_choices``)."""
-        return image_set_choices(self.dataset) if self.dataset is not None else []
+    def error_counts(self) -> ErrorCounts | None:
+        """Drawn FPs and missed objects per image for the current result set and selected class
+        (``image_filter.error_counts``); ``None`` without an evaluated result set."""
+        if self.dataset is None or self.current_results < 0:
+            return None
+        ev = self.evaluations[self.current_results]
+        if not ev.det:
+            return None
+        res = self.results[self.current_results].results
+        return error_counts(
+            self.dataset, res, ev.verdict_by_row, ev.missed, ev.det, self.score_threshold,
+            self.selected_class,
+        )  # fmt: skip
 
-    def images_with_class(self, class_index: int) -> npt.NDArray[np.bool_]:
-        """bool (I,): whether each image has an object of the class (difficult ones included)
-        or a detection of it in the current result set (so every false positive is reachable)."""
-        key = (class_index, self.current_results)
-        if key not in self._has_class:
-            assert self.dataset is not None
-            obj = self.dataset.objects
-            has = np.zeros(len(self.dataset.images), dtype=bool)
-            has[obj.image_index[obj.label == class_index]] = True
-            if self.current_results >= 0:
-                det = self.results[self.current_results].results.detections
-                has[det.image_index[det.label == class_index]] = True
-            self._has_class[key] = has
-        return self._has_class[key]
+    def set_image_filter(self, flt: ImageFilter) -> None:
+        """Filter and order the image list (``image_filter.ImageFilter``)."""
+        if flt != self.image_filter:
+            self.image_filter = flt
+            self._refresh_visible(keep_current=True)
+
+    def _refresh_errors(self, *_args: object) -> None:
+        if self.image_filter.needs_errors:
+            self._refresh_visible(keep_current=True)
 
     def _refresh_visible(self, keep_current: bool = False) -> None:
-        if self.dataset is None:
+        if self.listing is None:
             return
-        key = self.image_set
-        known = key is None or (key if "/" in key else f"Main/{key}") in self.dataset.image_sets
-        rows = self.dataset.images_in_set(key if known else None)
-        if self.selected_class >= 0:
-            rows = rows[self.images_with_class(self.selected_class)[rows]]
+        flt, i = self.image_filter, self.current_results
+        rows = self.listing.rows(
+            self.image_set, self.selected_class, self.results[i].results if i >= 0 else None, i, flt,
+            self.error_counts() if flt.needs_errors else None,
+        )  # fmt: skip
         self.visible_images = rows
         self.visible_images_changed.emit()
         if not keep_current and not np.any(rows == self.current_image):

@@ -1,4 +1,4 @@
-"""Item models and the panes built on them: the image browser, the per-class AP table, messages.
+"""Item models and the panes built on them: the per-class AP table and the message area.
 
 Models are thin: they hold an array of rows and read everything else from the ``Dataset`` or the
 ``ClassEvaluation`` objects in ``AppState``. Views are virtualised (uniform row heights).
@@ -9,9 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import (
-    QAbstractListModel,
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
@@ -19,174 +17,27 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QListView,
     QListWidget,
     QListWidgetItem,
     QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from vocviewer.core.dataset import Dataset
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.state import AppState, Message
 
-COUNT_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 MUTED = QColor("#80868b")
 Index = QModelIndex | QPersistentModelIndex
-
-
-class ImageListModel(QAbstractListModel):
-    """Rows of ``Dataset.images`` shown as ``id`` with the object count (``COUNT_ROLE``)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.dataset: Dataset | None = None
-        self.rows = np.zeros(0, dtype=np.int64)
-
-    def set_rows(self, dataset: Dataset | None, rows: np.ndarray) -> None:
-        self.beginResetModel()
-        self.dataset, self.rows = dataset, np.asarray(rows, dtype=np.int64)
-        self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        ds = self.dataset
-        if ds is None or not index.isValid():
-            return None
-        image = int(self.rows[index.row()])
-        if role == Qt.ItemDataRole.DisplayRole:
-            return str(ds.images.id[image])
-        if role == COUNT_ROLE:
-            return int(ds.object_offsets[image + 1] - ds.object_offsets[image])
-        if role == Qt.ItemDataRole.ToolTipRole:
-            sl = ds.objects_of(image)
-            n, hard = sl.stop - sl.start, int(np.count_nonzero(ds.objects.difficult[sl]))
-            return f"{ds.images.id[image]} · {n} objects" + (f" ({hard} difficult)" if hard else "")
-        return None
-
-    def row_of(self, image: int) -> int:
-        hit = np.flatnonzero(self.rows == image)
-        return int(hit[0]) if len(hit) else -1
-
-
-class ImageRowDelegate(QStyledItemDelegate):
-    """Paints an image row compactly: id on the left, object count right-aligned and muted."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        count = index.data(COUNT_ROLE)
-        opt.text = ""
-        style = opt.widget.style() if opt.widget is not None else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        rect = opt.rect.adjusted(6, 0, -8, 0)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        ink = opt.palette.highlightedText() if selected else opt.palette.text()
-        painter.save()
-        painter.setPen(ink.color())
-        align = Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), str(index.data()))
-        painter.setPen(ink.color() if selected else MUTED)
-        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignRight), f"{count}")
-        painter.restore()
-
-
-class ImageBrowser(QWidget):
-    """Image-set chooser, class filter and the (filtered) image list; drives the current image."""
-
-    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.state = state
-        self.set_combo = QComboBox()
-        self.class_combo = QComboBox()
-        self.class_combo.setMaxVisibleItems(25)
-        self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #5f6368;")
-        self.model = ImageListModel(self)
-        self.list = QListView()
-        self.list.setModel(self.model)
-        self.list.setUniformItemSizes(True)
-        self.list.setItemDelegate(ImageRowDelegate(self.list))
-        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        form = QFormLayout()
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Image set", self.set_combo)
-        form.addRow("Class", self.class_combo)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 0, 6)
-        layout.addLayout(form)
-        layout.addWidget(self.count_label)
-        layout.addWidget(self.list, 1)
-
-        self.set_combo.activated.connect(self._on_set_chosen)
-        self.class_combo.activated.connect(self._on_class_chosen)
-        self.list.selectionModel().currentChanged.connect(self._on_current_row)
-        state.dataset_loaded.connect(self._on_dataset_loaded)
-        state.image_set_changed.connect(self._sync_set_combo)
-        state.class_changed.connect(self._sync_class_combo)
-        state.visible_images_changed.connect(self._on_visible_changed)
-        state.image_changed.connect(self._sync_current)
-
-    def _on_dataset_loaded(self, dataset: Dataset) -> None:
-        self.set_combo.clear()
-        for label, key in self.state.image_set_choices():
-            self.set_combo.addItem(label, key)
-        self.class_combo.clear()
-        self.class_combo.addItem("All classes", -1)
-        for k, name in enumerate(dataset.classes):
-            self.class_combo.addItem(name, k)
-
-    def _on_set_chosen(self, i: int) -> None:
-        self.state.set_image_set(self.set_combo.itemData(i))
-
-    def _on_class_chosen(self, i: int) -> None:
-        self.state.select_class(int(self.class_combo.itemData(i)))
-
-    def _sync_set_combo(self, key: str | None) -> None:
-        i = self.set_combo.findData(key)
-        if i >= 0:
-            self.set_combo.setCurrentIndex(i)
-
-    def _sync_class_combo(self, k: int) -> None:
-        self.class_combo.setCurrentIndex(max(self.class_combo.findData(k), 0))
-
-    def _on_visible_changed(self) -> None:
-        st = self.state
-        self.model.set_rows(st.dataset, st.visible_images)
-        n = len(st.visible_images)
-        self.count_label.setText(f"{n} image{'s' if n != 1 else ''}")
-        self._sync_current(st.current_image)
-
-    def _sync_current(self, image: int) -> None:
-        row = self.model.row_of(image)
-        if row < 0:
-            self.list.clearSelection()
-            return
-        index = self.model.index(row)
-        self.list.setCurrentIndex(index)
-        self.list.scrollTo(index)
-
-    def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.state.set_current_image(int(self.model.rows[current.row()]))
 
 
 class ApTableModel(QAbstractTableModel):

@@ -1,0 +1,196 @@
+"""Which images the browser lists, in which order (pure numpy; no Qt).
+
+``ImageFilter`` is the browser's choice: an id search, object flags an image must have, errors it
+must have, and the order. ``error_counts`` counts, per image, the false positives and missed
+objects *as drawn*: detections with ``score >= threshold`` whose protocol verdict is FP or
+duplicate, and non-ignored objects that no drawn true positive matched. Verdicts are always the
+protocol's (``ResultEvaluations``); nothing is re-matched here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import ClassEvaluation, Verdict
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: Object flags an image can be filtered on, with the browser's wording.
+FLAG_NAMES = {
+    "difficult": "difficult objects",
+    "truncated": "truncated objects",
+    "occluded": "occluded objects",
+    "crowd": "crowd regions",
+}
+#: Error filters: images with false positives, with missed objects, or with either.
+ERROR_FILTERS = {"fp": "false positives", "missed": "missed ground truth", "any": "any error"}
+
+
+@dataclass(frozen=True)
+class ImageFilter:
+    """The browser's filter. ``text``: case-insensitive substring of the image id; ``flags``:
+    ``FLAG_NAMES`` keys the image must have an object with (all of them); ``errors``: ``""`` or an
+    ``ERROR_FILTERS`` key; ``by_errors``: sort by FP + missed count, most first (stable)."""
+
+    text: str = ""
+    flags: frozenset[str] = field(default_factory=frozenset)
+    errors: str = ""
+    by_errors: bool = False
+
+    @property
+    def needs_errors(self) -> bool:
+        """Whether the filter depends on the evaluation (re-apply when verdicts change)."""
+        return bool(self.errors) or self.by_errors
+
+
+@dataclass(frozen=True, eq=False)
+class ErrorCounts:
+    """Per image (int64 (I,) over ``Dataset.images`` rows): drawn false positives, missed objects."""
+
+    fp: IntArray
+    missed: IntArray
+
+    @property
+    def total(self) -> IntArray:
+        return self.fp + self.missed
+
+
+def object_flags(dataset: Dataset) -> dict[str, BoolArray]:
+    """The ``FLAG_NAMES`` flags this dataset has at least one object with: bool (N,) each."""
+    obj = dataset.objects
+    flags = {"difficult": obj.difficult, "truncated": obj.truncated, "occluded": obj.occluded}
+    coco = dataset.extras.get("coco")
+    if coco is not None:
+        flags["crowd"] = np.asarray(coco.iscrowd, dtype=bool)
+    return {name: np.asarray(f, dtype=bool) for name, f in flags.items() if np.any(f)}
+
+
+def images_with(dataset: Dataset, objects: BoolArray) -> BoolArray:
+    """bool (I,): images having at least one of the flagged ``objects`` (bool (N,))."""
+    has = np.zeros(len(dataset.images), dtype=bool)
+    has[dataset.objects.image_index[objects]] = True
+    return has
+
+
+def error_counts(
+    dataset: Dataset,
+    results: ResultSet,
+    verdict_by_row: npt.NDArray[np.int8],
+    missed: BoolArray,
+    evaluations: Mapping[int, ClassEvaluation],
+    threshold: float,
+    class_index: int = -1,
+) -> ErrorCounts:
+    """False positives and missed objects per image, at score ``threshold``, for one class
+    (``class_index >= 0``) or all classes.
+
+    ``verdict_by_row`` / ``missed`` / ``evaluations`` are a ``ResultEvaluations``' arrays: the
+    protocol's verdict per detection row (-1: not evaluated), the positives no true positive
+    matched, and the per-class ranked evaluations. An object matched only by a true positive
+    scoring below ``threshold`` is missed as drawn, so it counts as missed here.
+    """
+    n_images = len(dataset.images)
+    det = results.detections
+    fp_rows = (verdict_by_row >= Verdict.FP) & (det.score >= threshold)
+    if class_index >= 0:
+        fp_rows &= det.label == class_index
+    fp = np.bincount(det.image_index[fp_rows], minlength=n_images).astype(np.int64)
+
+    gone = np.array(missed, dtype=bool)
+    for k, ev in evaluations.items():
+        if class_index >= 0 and k != class_index:
+            continue
+        low = (ev.verdict == Verdict.TP) & (ev.score < threshold) & (ev.best_gt >= 0)
+        gone[ev.best_gt[low]] = True
+    if class_index >= 0:
+        gone &= dataset.objects.label == class_index
+    image_of = dataset.objects.image_index[gone]
+    return ErrorCounts(fp, np.bincount(image_of, minlength=n_images).astype(np.int64))
+
+
+def search_ids(ids: npt.NDArray[np.str_], text: str) -> BoolArray:
+    """bool (I,): ids containing ``text`` (case-insensitive; empty text matches all)."""
+    if not text:
+        return np.ones(len(ids), dtype=bool)
+    return np.char.find(np.char.lower(ids), text.lower()) >= 0
+
+
+def apply_filter(
+    rows: IntArray,
+    flt: ImageFilter,
+    ids: npt.NDArray[np.str_],
+    flag_images: Mapping[str, BoolArray],
+    errors: ErrorCounts | None,
+) -> IntArray:
+    """Keep the image ``rows`` that pass ``flt`` and order them.
+
+    ``flag_images``: per flag, bool (I,) images having an object with it (a missing flag keeps
+    nothing); ``errors``: per-image counts, ``None`` before any evaluation (error filters then keep
+    nothing, and sorting by errors keeps the order)."""
+    keep = search_ids(ids[rows], flt.text)
+    for name in flt.flags:
+        got = flag_images.get(name)
+        keep &= got[rows] if got is not None else False
+    if flt.errors:
+        if errors is None:
+            keep[:] = False
+        else:
+            wanted = {"fp": errors.fp, "missed": errors.missed, "any": errors.total}[flt.errors]
+            keep &= wanted[rows] > 0
+    rows = rows[keep]
+    if flt.by_errors and errors is not None:
+        rows = rows[np.argsort(-errors.total[rows], kind="stable")]
+    return rows
+
+
+class ImageListing:
+    """The browser's rows for one dataset, with the per-dataset masks it needs cached."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self._has_class: dict[tuple[int, int], BoolArray] = {}
+        self._flag_images: dict[str, BoolArray] | None = None
+        self.errors: ErrorCounts | None = None  # the counts the last ``rows`` call used
+
+    def with_class(self, class_index: int, results: ResultSet | None, key: int) -> BoolArray:
+        """bool (I,): images with an object of the class (difficult ones included) or a detection
+        of it in ``results`` (so every false positive is reachable); cached under ``key``."""
+        if (class_index, key) not in self._has_class:
+            has = images_with(self.dataset, self.dataset.objects.label == class_index)
+            if results is not None:
+                det = results.detections
+                has[det.image_index[det.label == class_index]] = True
+            self._has_class[class_index, key] = has
+        return self._has_class[class_index, key]
+
+    def rows(
+        self,
+        image_set: str | None,
+        class_index: int,
+        results: ResultSet | None,
+        results_key: int,
+        flt: ImageFilter,
+        errors: ErrorCounts | None,
+    ) -> IntArray:
+        """Image rows of ``image_set`` (all images if unknown or ``None``), of the class if
+        ``class_index >= 0``, passing ``flt``, in list order."""
+        ds = self.dataset
+        known = image_set is None or (
+            (image_set if "/" in image_set else f"Main/{image_set}") in ds.image_sets
+        )
+        rows = ds.images_in_set(image_set if known else None)
+        self.errors = errors
+        if class_index >= 0:
+            rows = rows[self.with_class(class_index, results, results_key)[rows]]
+        if flt == ImageFilter():
+            return rows
+        if self._flag_images is None:
+            self._flag_images = {k: images_with(ds, f) for k, f in object_flags(ds).items()}
+        return apply_filter(rows, flt, ds.images.id, self._flag_images, errors)
