@@ -12,6 +12,15 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_settings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Keep the recent-files list and other settings of tests (and of the programs they start)
+    out of the user's configuration folder."""
+    folder = tmp_path_factory.mktemp("config")
+    os.environ["XDG_CONFIG_HOME"] = str(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory: pytest.TempPathFactory):
     """A freshly generated demo VOCdevkit: ``DemoPaths(devkit, year_dir, results_dir)``."""

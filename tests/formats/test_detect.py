@@ -8,7 +8,7 @@ import pytest
 
 from tests.evaluation.test_visdrone_reference import write_split
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.detect import open_dataset, open_results
+from vocviewer.formats.detect import looks_like_dataset, open_dataset, open_results
 
 
 def test_voc_year_folder(demo):
@@ -52,3 +52,18 @@ def test_coco_annotation_json(tmp_path):
     res.write_text(json.dumps([{"image_id": int(first.image_id[0]), "category_id": int(first.category_id[0]),
                                 "bbox": [1, 2, 3, 4], "score": 0.5}]))  # fmt: skip
     assert len(open_results(ds, [res]).detections) == 1
+
+
+def test_looks_like_dataset_tells_datasets_from_results(demo, tmp_path):
+    assert looks_like_dataset(demo.year_dir)
+    assert looks_like_dataset(demo.year_dir.parent)  # the VOCdevkit root
+    assert not looks_like_dataset(demo.results_dir)
+    split, res = write_split(tmp_path, [([(1, 1, 5, 5, 1, 4)], [(1, 1, 5, 5, 0.9, 4)], 9, 9)])
+    assert looks_like_dataset(split) and not looks_like_dataset(res)
+    ann = tmp_path / "instances.json"
+    ann.write_bytes(b'\xef\xbb\xbf\n  {"images": [], "annotations": []}')
+    dets = tmp_path / "dets.json"
+    dets.write_text('[{"image_id": 1, "category_id": 1, "bbox": [0, 0, 1, 1], "score": 1}]')
+    assert looks_like_dataset(ann) and not looks_like_dataset(dets)
+    assert not looks_like_dataset(tmp_path / "comp4_det_val_cat.txt")  # missing: not a dataset
+    assert not looks_like_dataset(tmp_path / "nothing.json")

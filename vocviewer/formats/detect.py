@@ -51,6 +51,23 @@ def open_dataset(
     raise FormatError(p, f"not a dataset vocviewer can read; {_VOC_HINT}")
 
 
+def looks_like_dataset(path: str | Path) -> bool:
+    """Whether ``path`` looks like something ``open_dataset`` reads rather than results: a VOC or
+    VisDrone folder, or a JSON file whose first character is ``{`` (a COCO annotation file; COCO
+    results are a JSON list). Cheap: reads at most a few KB."""
+    p = Path(path)
+    if p.is_dir():
+        return looks_like_voc(p) or looks_like_visdrone(p)
+    if p.is_file() and p.suffix.lower() == ".json":
+        try:
+            with p.open("rb") as f:
+                head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        except OSError:
+            return False
+        return head.startswith(b"{")
+    return False
+
+
 def open_results(dataset: Dataset, paths: Sequence[str | Path], **kw: Any) -> ResultSet:
     """Read result files or folders for ``dataset``: VOC ``comp*_det_*`` / ``comp*_cls_*``, a
     VisDrone results folder, or a COCO results JSON.

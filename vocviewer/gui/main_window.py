@@ -11,12 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt, QThreadPool
+from PySide6.QtCore import QSettings, QSize, Qt, QThreadPool
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QLabel,
     QMenu,
     QMessageBox,
@@ -34,6 +33,7 @@ from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.export_actions import ExportActions
 from vocviewer.gui.image_browser import ImageBrowser
 from vocviewer.gui.image_view import ImageView
+from vocviewer.gui.open_actions import OpenActions
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
 from vocviewer.gui.pr_pane import PRPane
 from vocviewer.gui.protocol_views import install_protocol_views
@@ -77,10 +77,15 @@ def colour_key() -> str:
     )
 
 
-class MainWindow(ExportActions):
+class MainWindow(OpenActions, ExportActions):
     """The application window; every view is built on ``state`` (created if not given)."""
 
-    def __init__(self, state: AppState | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        state: AppState | None = None,
+        parent: QWidget | None = None,
+        settings: QSettings | None = None,
+    ) -> None:
         super().__init__(parent)
         self.state = state if state is not None else AppState(self)
         st = self.state
@@ -96,6 +101,7 @@ class MainWindow(ExportActions):
         self.side.tabs.addTab(self.compare, "Compare")
         self._message_count = 0
         self._build_layout()
+        self.install_open_actions(settings)  # drops, recent list (``settings``: the user's)
         self._build_actions()
         self._build_toolbar()
         self._build_menus()
@@ -163,6 +169,9 @@ class MainWindow(ExportActions):
     def _build_actions(self) -> None:
         st, view = self.state, self.view
         self.act_open = self._action("&Open dataset folder…", ("Ctrl+O",), self.choose_dataset)
+        self.act_open_file = self._action(
+            "Open annotation &file…", ("Ctrl+Shift+O",), self.choose_annotation_file
+        )
         self.act_demo = self._action("Open &demo dataset", (), self.open_demo)
         self.act_add = self._action("&Add results…", ("Ctrl+R",), self.choose_results)
         self.act_add_dir = self._action(
@@ -249,7 +258,12 @@ class MainWindow(ExportActions):
     def _build_menus(self) -> None:
         menu = self.menuBar()
         file_menu = menu.addMenu("&File")
-        for act in (self.act_open, self.act_demo, self.act_add, self.act_add_dir):
+        for act in (self.act_open, self.act_open_file):
+            file_menu.addAction(act)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addAction(self.act_demo)
+        file_menu.addSeparator()
+        for act in (self.act_add, self.act_add_dir):
             file_menu.addAction(act)
         file_menu.addSeparator()
         for act in (self.act_export_pr, self.act_export_image, self.act_export_table):
@@ -289,36 +303,6 @@ class MainWindow(ExportActions):
         bar.addPermanentWidget(self.problems_button)
 
     # --- commands ------------------------------------------------------------------------------
-    def open_dataset(
-        self, path: str | Path, results: tuple[str | Path, ...] = (), image_set: str | None = None,
-        **sources: str | Path | None,
-    ) -> None:  # fmt: skip
-        self.status_label.setText(f"Opening {path}…")
-        self.state.open_dataset(path, results, image_set, **sources)
-
-    def choose_dataset(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open dataset folder (VOCdevkit or VOC20xx)")
-        if path:
-            self.open_dataset(path)
-
-    def choose_results(self) -> None:
-        if self.state.dataset is None:
-            self.state.post([Message("info", "Open a dataset before adding results.")])
-            return
-        files, _ = QFileDialog.getOpenFileNames(
-            self, "Add result files", "", "VOC results (comp*_det_*.txt comp*_cls_*.txt);;All (*)"
-        )
-        if files:
-            self.state.add_results(files)
-
-    def choose_results_folder(self) -> None:
-        if self.state.dataset is None:
-            self.state.post([Message("info", "Open a dataset before adding results.")])
-            return
-        path = QFileDialog.getExistingDirectory(self, "Add a results folder (results/VOC20xx)")
-        if path:
-            self.state.add_results([path])
-
     def open_demo(self) -> None:
         self.status_label.setText("Writing the demo dataset…")
         self._demo_worker = Worker(write_demo_dataset)
