@@ -105,10 +105,11 @@ class FalsePositives:
         }
 
 
-def _best_among(
+def best_among(
     dataset: Dataset, image: IntArray, box: FloatArray, rows: IntArray, plus_one: bool
 ) -> tuple[IntArray, FloatArray]:
-    """Best-overlapping object among object ``rows`` (sorted) of each detection's image."""
+    """Best-overlapping object among object ``rows`` (ascending) in each detection's image:
+    object row (-1: none there) and IoU (NaN where -1); first row on ties (``best_overlaps``)."""
     obj = dataset.objects
     offsets = group_offsets(obj.image_index[rows], len(dataset.images))
     cand, ov = best_overlaps(image, box, offsets, obj.box[rows], plus_one=plus_one)
@@ -156,7 +157,7 @@ def classify_false_positives(
             (FPKind.OTHER, labels != ev.class_index),
         ):
             rows = np.flatnonzero(wanted)
-            best, ov = _best_among(dataset, img, box, rows, plus_one)
+            best, ov = best_among(dataset, img, box, rows, plus_one)
             hit = todo & (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= min_overlap)
             kind[rest[hit]] = new_kind
             confused[rest[hit]] = best[hit]

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -103,12 +104,7 @@ def error_counts(
         fp_rows &= det.label == class_index
     fp = np.bincount(det.image_index[fp_rows], minlength=n_images).astype(np.int64)
 
-    gone = np.array(missed, dtype=bool)
-    for k, ev in evaluations.items():
-        if class_index >= 0 and k != class_index:
-            continue
-        low = (ev.verdict == Verdict.TP) & (ev.score < threshold) & (ev.best_gt >= 0)
-        gone[ev.best_gt[low]] = True
+    gone = missed_at(dataset, evaluations, missed, threshold)
     if class_index >= 0:
         gone &= dataset.objects.label == class_index
     image_of = dataset.objects.image_index[gone]
