@@ -65,6 +65,8 @@ class ConfusionMatrix:
         Its row in ``ResultSet.detections`` (``ClassEvaluation.order[rank]``).
     confused_gt : int64 (N,)
         Other-class columns: the object row (``Dataset.objects``) it lies on; else -1.
+    confused_iou : float64 (N,)
+        Its IoU with ``confused_gt`` (NaN where that is -1).
     missed_object, missed_class : int64 (M,)
         Objects counted in the ``missed`` column (ascending row) and their class.
     """
@@ -78,6 +80,7 @@ class ConfusionMatrix:
     column: IntArray
     detection: IntArray
     confused_gt: IntArray
+    confused_iou: FloatArray
     missed_object: IntArray
     missed_class: IntArray
 
@@ -172,7 +175,7 @@ def confusion_matrix(
     if missed.shape != (len(obj),):
         raise ValueError(f"missed has shape {missed.shape}, expected ({len(obj)},)")
     counts = np.zeros((n_classes, n_classes + len(EXTRA_COLUMNS)), dtype=np.int64)
-    parts: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] = []
+    parts: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray, FloatArray]] = []
     for k in sorted(evaluations):
         ev = evaluations[k]
         if ev.task != "det":
@@ -184,24 +187,26 @@ def confusion_matrix(
         column[verdict == Verdict.DUPLICATE] = n_classes
         fp = np.flatnonzero(kept & (verdict == Verdict.FP))
         confused = np.full(len(ev), -1, dtype=np.int64)
+        confused_iou = np.full(len(ev), np.nan)
         if len(fp):
             box = results.detections.box[ev.order[fp]]
             others = np.flatnonzero(obj.label != k).astype(np.int64)
             best, ov = best_among(dataset, ev.image_index[fp], box, others, plus_one)
             on = (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= iou_threshold)
             confused[fp[on]] = best[on]
+            confused_iou[fp[on]] = ov[on]
             column[fp] = np.where(on, obj.label[np.maximum(confused[fp], 0)], n_classes + 1)
         rank = np.flatnonzero(kept & (column >= 0)).astype(np.int64)
         counts[k] += np.bincount(column[rank], minlength=counts.shape[1])
         cls = np.full(len(rank), k, dtype=np.int64)
-        parts.append((cls, rank, column[rank], ev.order[rank], confused[rank]))
+        parts.append((cls, rank, column[rank], ev.order[rank], confused[rank], confused_iou[rank]))
     missed_object = np.flatnonzero(missed_at(dataset, evaluations, missed, score_threshold)).astype(
         np.int64
     )
     missed_class = obj.label[missed_object].astype(np.int64)
     counts[:, n_classes + 2] = np.bincount(missed_class, minlength=n_classes)
     empty = np.zeros(0, dtype=np.int64)
-    cols = [np.concatenate([p[i] for p in parts]) if parts else empty for i in range(5)]
+    cols = [np.concatenate([p[i] for p in parts]) if parts else empty for i in range(6)]
     return ConfusionMatrix(
         classes=tuple(dataset.classes),
         counts=counts,
@@ -212,6 +217,7 @@ def confusion_matrix(
         column=cols[2].astype(np.int64),
         detection=cols[3].astype(np.int64),
         confused_gt=cols[4].astype(np.int64),
+        confused_iou=cols[5].astype(np.float64),
         missed_object=missed_object,
         missed_class=missed_class,
     )

@@ -140,10 +140,12 @@ class ImageBrowser(QWidget):
         self.class_combo = QComboBox()
         self.class_combo.setMaxVisibleItems(25)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search image ids (Ctrl+F)")
+        self.search.setPlaceholderText("Search ids (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
         self.filter_button = QToolButton()
         self.filter_button.setText("Filter")
+        wide = self.filter_button.fontMetrics().horizontalAdvance("Filter (3)")
+        self.filter_button.setMinimumWidth(wide + 28)  # room for the menu arrow
         self.filter_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.filter_button.setToolTip("Show only images with flagged objects or errors; sort")
         self.filter_menu = QMenu(self)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 import vocviewer
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.compare import ComparePane
+from vocviewer.gui.confusion_pane import ConfusionPane
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.export_actions import ExportActions
 from vocviewer.gui.image_browser import ImageBrowser
@@ -107,6 +108,9 @@ class MainWindow(OpenActions, ExportActions):
         self._build_menus()
         self._build_status_bar()
         install_protocol_views(self)  # captions, summary tab, IoU and segmentation controls
+        self.confusion = ConfusionPane(st)
+        self.right_tabs.addTab(self.confusion, "Confusion")
+        self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
         self._update_status()
 
         st.dataset_loaded.connect(self._on_dataset_loaded)

@@ -1,0 +1,87 @@
+"""The confusion-matrix tab: counts from the protocol's verdicts, cell members, opening one.
+
+Tiny set (conftest), dog detections by rank: 0 (0.9) TP on img1, 1 (0.8) duplicate on img1,
+2 (0.7) TP on img3, 3 (0.6) FP on img2 overlapping nothing of another class by 0.5 (the cat box
+11..120 x 11..100 against 130..180 x 20..60: no overlap at all); cat 0.95 TP; person 0.55 ignored
+(difficult), so it is counted nowhere and the difficult person is never missed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vocviewer.core.dataset import VOC_CLASSES
+
+DOG, CAT, PERSON = (VOC_CLASSES.index(c) for c in ("dog", "cat", "person"))
+K = len(VOC_CLASSES)
+DUP, BACKGROUND, MISSED = K, K + 1, K + 2
+
+
+def show_confusion(qtbot, window):
+    pane = window.confusion
+    assert pane.matrix is None  # not computed while hidden
+    window.right_tabs.setCurrentWidget(pane)
+    qtbot.waitUntil(lambda: pane.matrix is not None, timeout=5000)
+    return pane
+
+
+def test_counts_follow_the_verdicts_and_the_threshold(qtbot, window):
+    pane = show_confusion(qtbot, window)
+    expected = np.zeros((K, K + 3), dtype=np.int64)
+    expected[DOG, DOG], expected[DOG, DUP], expected[DOG, BACKGROUND] = 2, 1, 1
+    expected[CAT, CAT] = 1
+    assert np.array_equal(pane.matrix.counts, expected)
+    assert pane.model.rowCount() == K and pane.model.columnCount() == K + 3
+
+    old = pane.matrix
+    window.state.set_threshold(0.75)  # drops the 0.6 FP and the 0.7 TP: img3's dog is missed
+    qtbot.waitUntil(lambda: pane.matrix is not old, timeout=5000)
+    expected[DOG, DOG], expected[DOG, BACKGROUND], expected[DOG, MISSED] = 1, 0, 1
+    assert np.array_equal(pane.matrix.counts, expected)
+    assert pane.matrix.score_threshold == 0.75 and pane.matrix.iou_threshold == 0.5
+
+
+def test_compact_view_keeps_classes_with_counts_and_the_extra_columns(qtbot, window):
+    pane = show_confusion(qtbot, window)
+    pane.compact.setChecked(True)
+    assert pane.model.rows.tolist() == [CAT, DOG]
+    assert pane.model.cols.tolist() == [CAT, DOG, DUP, BACKGROUND, MISSED]
+
+
+def test_clicking_a_cell_lists_it_and_enter_opens_the_detection(qtbot, window):
+    pane = show_confusion(qtbot, window)
+    pane.select_cell(DOG, BACKGROUND)
+    rows = pane.members.rows_model.rows
+    assert rows == [("4", "0.600", "img2", "on nothing")]
+    assert "1 false positive dog detection on no object" in pane.cell_label.text()
+    pane.members.selectRow(0)
+    qtbot.keyClick(pane.members, "\r")
+    st = window.state
+    assert st.selected_detection == (DOG, 3) and st.current_image == 1
+    qtbot.waitUntil(lambda: window.view.highlighted_item() is not None, timeout=5000)
+
+    pane.select_cell(DOG, DUP)
+    assert pane.members.rows_model.rows == [("2", "0.800", "img1", "duplicate of rank 1")]
+
+
+def test_missed_cell_opens_the_object(qtbot, window):
+    pane = show_confusion(qtbot, window)
+    st = window.state
+    old = pane.matrix
+    st.set_threshold(0.75)
+    qtbot.waitUntil(lambda: pane.matrix is not old, timeout=5000)
+    pane.select_cell(DOG, MISSED)
+    assert pane.members.rows_model.rows == [("—", "—", "img3", "dog #1")]
+    pane.members.row_activated.emit(0)
+    assert st.current_image == 2 and st.selected_object == 3 and st.selected_class == DOG
+
+
+def test_headers_are_short_with_full_names_in_tooltips(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    pane = show_confusion(qtbot, window)
+    horizontal = Qt.Orientation.Horizontal
+    assert pane.model.headerData(K + 1, horizontal, Qt.ItemDataRole.DisplayRole) == "bg"
+    assert pane.model.headerData(K + 1, horizontal, Qt.ItemDataRole.ToolTipRole) == "background"
+    vertical = Qt.Orientation.Vertical
+    assert pane.model.headerData(DOG, vertical, Qt.ItemDataRole.DisplayRole) == "dog"
