@@ -131,3 +131,20 @@ def test_neighbours_are_decoded_ahead_so_stepping_shows_at_once(qtbot, window):
     qtbot.wait(20)  # its result delivered on the GUI thread
     window.act_next.trigger()
     assert view.shown_image == st.current_image == 1  # shown synchronously from the cache
+
+
+def test_escape_cancels_a_running_evaluation_and_keeps_the_window_usable(qtbot, make_window, tiny):
+    win = make_window()
+    dataset, results = tiny
+    win.state.set_dataset(dataset)
+    win.state.add_result_set(results)  # evaluation starts in a worker; nothing delivered yet
+    assert any(k.startswith("eval/") for k in win.state.jobs.running_keys())
+    with qtbot.waitSignal(win.state.evaluation_finished, timeout=2000):
+        win.act_cancel.trigger()
+    qtbot.wait(200)  # whatever the cancelled worker still sends is dropped
+    assert win.state.evaluations[0].det == {}
+    assert win.progress.isHidden() and win.cancel_button.isHidden()
+    assert "Evaluation cancelled" in win.messages.list.item(0).text()
+    win.state.set_threshold(0.3)  # changing a setting re-runs nothing, raises nothing
+    win.act_cancel.trigger()  # nothing running: no second message
+    assert win.messages.count() == 1

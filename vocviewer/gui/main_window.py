@@ -199,6 +199,7 @@ class MainWindow(OpenActions, ExportActions):
             "Previous false positive", ("[",), lambda: st.step_false_positive(-1)
         )
         self.act_zoom_sel = self._action("&Zoom to selection", ("Z",), view.zoom_to_highlight)
+        self.act_cancel = self._action("&Cancel evaluation", ("Esc",), self.cancel_evaluation)
         self.act_messages = self._action("&Messages", ("Ctrl+M",), None)
         self.act_messages.setCheckable(True)
         self.act_messages.toggled.connect(self.messages.setVisible)
@@ -286,6 +287,7 @@ class MainWindow(OpenActions, ExportActions):
         for act in (self.act_fit, self.act_one, self.act_zoom_in, self.act_zoom_out):
             view_menu.addAction(act)
         view_menu.addSeparator()
+        view_menu.addAction(self.act_cancel)
         view_menu.addAction(self.act_messages)
         help_menu = menu.addMenu("&Help")
         help_menu.addAction(self.act_about)
@@ -300,6 +302,13 @@ class MainWindow(OpenActions, ExportActions):
         self.progress.setFormat("Evaluating %v / %m classes")
         self.progress.hide()
         bar.addPermanentWidget(self.progress)
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip("Stop evaluating (Esc); classes already done stay")
+        self.cancel_button.setAutoRaise(True)
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_evaluation)
+        bar.addPermanentWidget(self.cancel_button)
         self.problems_button = QToolButton()
         self.problems_button.setAutoRaise(True)
         self.problems_button.setToolTip("Show or hide the messages panel (Ctrl+M)")
@@ -323,6 +332,12 @@ class MainWindow(OpenActions, ExportActions):
     def show_compare(self) -> None:
         """Bring the comparison list to the front."""
         self.side.tabs.setCurrentWidget(self.compare)
+
+    def cancel_evaluation(self) -> None:
+        """Stop the running evaluations; the classes that arrived stay."""
+        if any(k.startswith("eval/") for k in self.state.jobs.running_keys()):
+            self.state.jobs.cancel_matching("eval/")
+            self.state.post([Message("info", "Evaluation cancelled; finished classes are kept.")])
 
     def next_image(self) -> None:
         self.state.step_image(+1)
@@ -378,10 +393,12 @@ class MainWindow(OpenActions, ExportActions):
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.show()
+        self.cancel_button.show()
 
     def _on_evaluation_finished(self) -> None:
         self._progress_later.flush()
         self.progress.hide()
+        self.cancel_button.hide()
 
     def _on_messages(self, messages: list[Message]) -> None:
         self._message_count += len(messages)
