@@ -190,6 +190,11 @@ class MainWindow(OpenActions, ExportActions):
         self.act_prev = self._action("&Previous image", ("Left", "PgUp", "P"), self.previous_image)
         self.act_fit = self._action("&Fit to window", ("F",), view.fit_to_window)
         self.act_one = self._action("Actual &size", ("1",), view.zoom_one_to_one)
+        for act, short in ((self.act_open, "Open"), (self.act_fit, "Fit"), (self.act_one, "1:1")):
+            act.setIconText(short)  # the toolbar's text; menus keep the long one
+            act.setToolTip(
+                f"{act.text().replace('&', '').rstrip('…')} ({act.shortcut().toString()})"
+            )
         self.act_zoom_in = self._action("Zoom &in", ("+", "="), lambda: view.zoom_by(1.25))
         self.act_zoom_out = self._action("Zoom &out", ("-",), lambda: view.zoom_by(0.8))
         self.act_next_fp = self._action(
@@ -233,7 +238,7 @@ class MainWindow(OpenActions, ExportActions):
         bar.addWidget(QLabel(" Score ≥ "))
         self.threshold_slider = QSlider(Qt.Orientation.Horizontal)
         self.threshold_slider.setRange(0, 100)
-        self.threshold_slider.setFixedWidth(140)
+        self.threshold_slider.setFixedWidth(110)
         self.threshold_spin = QDoubleSpinBox()
         self.threshold_spin.setRange(0.0, 1.0)
         self.threshold_spin.setSingleStep(0.05)
