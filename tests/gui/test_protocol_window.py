@@ -192,3 +192,31 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
     got = [st.class_evaluation(k).ap for k in range(len(ref.ap))]
     np.testing.assert_array_equal(got, ref.ap)
     assert set(win.summary.values()) == {"mAP", "medianAP"}
+
+
+def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_iou(
+    qtbot, coco_window
+):
+    from vocviewer.evaluation.coco_similarity import box_iou_pairs
+
+    st = coco_window.state
+    ds, res = st.dataset, st.results[0].results
+    coco_gt = ds.extras["coco"]
+    for ev in st.evaluations[0].det.values():
+        tp = ev.verdict == Verdict.TP
+        assert np.all(np.isnan(ev.best_iou[~tp]))
+        if not tp.any():
+            continue
+        # pycocotools' bbIou on the original x, y, w, h boxes (same numbers up to rounding)
+        b = res.detections.box[ev.order[tp]]
+        det_xywh = np.column_stack([b[:, :2], b[:, 2:] - b[:, :2]])
+        gt_xywh = np.asarray(coco_gt.bbox)[ev.best_gt[tp]]
+        ref = box_iou_pairs(det_xywh, gt_xywh, np.zeros(len(b), bool))
+        assert np.allclose(ev.best_iou[tp], ref, atol=1e-9) and np.all(ref >= 0.5)
+    pane = coco_window.confusion
+    coco_window.right_tabs.setCurrentWidget(pane)
+    qtbot.waitUntil(lambda: pane.matrix is not None, timeout=10_000)
+    assert pane.matrix.iou_threshold == 0.5 and pane.compact.isChecked()  # 80 classes
+    tp_total = sum(int(np.count_nonzero((e.verdict == Verdict.TP) & (e.score >= 0.5)))
+                   for e in st.evaluations[0].det.values())  # fmt: skip
+    assert int(np.trace(pane.matrix.counts[:, :80])) == tp_total

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -78,19 +79,30 @@ def threshold_index(thresholds: npt.ArrayLike, iou: float) -> int:
 def ranked_evaluation(
     dataset: Dataset, k: int, order: IntArray, image_index: IntArray, score: FloatArray,
     verdict: npt.NDArray[np.int8], matched: IntArray, npos: int, ap: float,
+    boxes: FloatArray | None = None,
 ) -> ClassEvaluation:  # fmt: skip
     """A detection ``ClassEvaluation`` from ranked evidence; precision/recall after each rank
-    count TPs and FPs (ignored ranks change neither; NaN before the first counted rank)."""
+    count TPs and FPs (ignored ranks change neither; NaN before the first counted rank).
+
+    ``boxes``: the result set's detection boxes (``Detections.box``) when the protocol matches
+    boxes; each TP's ``best_iou`` is then its box IoU with the matched object (for display; NaN
+    elsewhere and without ``boxes``, e.g. masks and keypoints)."""
     tp = np.cumsum(verdict == Verdict.TP).astype(np.float64)
     fp = np.cumsum(verdict == Verdict.FP).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
         recall = tp / npos if npos > 0 else np.full(len(tp), np.nan)
     n = len(order)
+    best_iou = np.full(n, np.nan)
+    if boxes is not None:
+        tp = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
+        plus_one = dataset.box_convention == "voc"
+        pair = (boxes[order[tp]], dataset.objects.box[matched[tp]])
+        best_iou[tp] = overlap_pairs(*pair, plus_one=plus_one)[1]
     return ClassEvaluation(
         class_index=k, class_name=dataset.classes[k], task="det", npos=int(npos),
         has_results=True, ndet=n, order=order, image_index=image_index, score=score,
-        verdict=verdict.astype(np.int8), best_gt=matched, best_iou=np.full(n, np.nan),
+        verdict=verdict.astype(np.int8), best_gt=matched, best_iou=best_iou,
         duplicate_of=np.full(n, -1, dtype=np.int64), precision=precision, recall=recall, ap=ap,
     )  # fmt: skip
 
@@ -105,18 +117,25 @@ def _missed(
 
 # --- COCO ----------------------------------------------------------------------------------------
 def coco_class(
-    dataset: Dataset, raw: Any, k: int, iou: float, recall_thresholds: FloatArray
-) -> ProtocolClass:
-    """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest ``iou``."""
+    dataset: Dataset, raw: Any, k: int, iou: float, recall_thresholds: FloatArray,
+    boxes: FloatArray | None = None,
+) -> ProtocolClass:  # fmt: skip
+    """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest ``iou``
+    (``boxes``: bbox results' boxes, for the TPs' IoU; see ``ranked_evaluation``)."""
     t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), iou)
     ev = ranked_evaluation(dataset, k, raw.det_rows, raw.image_index, raw.score, raw.verdict[t],
-                           raw.matched_gt[t], int(raw.npig[0]), raw.ap)  # fmt: skip
+                           raw.matched_gt[t], int(raw.npig[0]), raw.ap, boxes)  # fmt: skip
     curve = raw.precision[t, :, 0, -1]
     ok = curve > -1
     ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
     crowd = dataset.extras["coco"].iscrowd
     return ProtocolClass(ev, _missed(dataset, k, ev, crowd), np.asarray(recall_thresholds)[ok],
                          curve[ok], ap_at, IOU_CHOICES[t], raw)  # fmt: skip
+
+
+def _bbox_boxes(results: ResultSet) -> FloatArray | None:
+    """The detection boxes if COCO matched boxes (bbox results), else ``None``."""
+    return results.detections.box if coco_iou_type(results) == "bbox" else None
 
 
 def coco_iou_type(results: ResultSet) -> str:
@@ -135,7 +154,7 @@ def evaluate_coco_classes(
     cats = []
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
-        yield coco_class(dataset, raw, k, iou, params.recall_thresholds)
+        yield coco_class(dataset, raw, k, iou, params.recall_thresholds, _bbox_boxes(results))
     result = collect_coco(tuple(cats), params, results)
     yield Summary(f"COCO {kind}", result.stats(), result.notes)
 
@@ -164,7 +183,7 @@ def visdrone_classes(
         npos = int(raw.npos[k - 1]) if 1 <= k <= 10 else 0
         ap = float(np.mean(raw.ap[k - 1])) / 100 if 1 <= k <= 10 else math.nan
         ev = ranked_evaluation(dataset, k, rows, det.image_index[rows], det.score[rows], verdict,
-                               raw.matched_gt[rows, t], npos, ap)  # fmt: skip
+                               raw.matched_gt[rows, t], npos, ap, det.box)  # fmt: skip
         if not 1 <= k <= 10:
             ev = dataclasses.replace(ev, has_results=False)
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
@@ -204,7 +223,7 @@ def ilsvrc_classes(dataset: Dataset, results: ResultSet, raw: Any) -> list[Proto
         npos = int(raw.npos[k]) if evaluated else 0
         ap = float(raw.ap[k]) if evaluated else math.nan
         ev = ranked_evaluation(dataset, k, rows, det.image_index[rows], det.score[rows], verdict,
-                               raw.matched_gt[rows], npos, ap)  # fmt: skip
+                               raw.matched_gt[rows], npos, ap, det.box)  # fmt: skip
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
@@ -257,7 +276,8 @@ def rederive(
     from vocviewer.evaluation.coco import CocoParams
 
     rt = CocoParams().recall_thresholds
-    return [coco_class(dataset, raws[k], k, iou, rt) for k in sorted(raws)]
+    boxes = _bbox_boxes(results)
+    return [coco_class(dataset, raws[k], k, iou, rt, boxes) for k in sorted(raws)]
 
 
 # --- loading -------------------------------------------------------------------------------------
