@@ -33,7 +33,7 @@ def test_side_panel_lists_the_image_and_selection_follows_both_ways(qtbot, windo
     assert st.selected_detection == (DOG, 0)
     assert side.detections.current_key() == 0
     assert "True positive" in side.why.text()
-    assert "rank 1 of 4" in box.toolTip() and "IoU" in box.toolTip()
+    assert "rank 1 of 4" in box.tooltip_text() and "IoU" in box.tooltip_text()
     side.detections.selectRow(1)  # the duplicate
     assert st.selected_detection == (DOG, 1)
     assert window.view.highlighted_item().row == 1
@@ -129,3 +129,20 @@ def test_exports_from_the_window(qtbot, window, tmp_path, tmp_path_factory):
     window.export_table(str(tmp_path / "ap.md"))  # tmp_path is the dataset root: refused
     assert not (tmp_path / "ap.md").exists()
     assert not list(out.glob(".*"))  # no temp files left behind
+
+
+def test_hovering_a_box_shows_its_details(qtbot, window):
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    view = window.view
+    box = next(i for i in view.overlay_items("det") if i.row == 0)
+    at = view.mapFromScene(box.rect().left(), 50.0)
+    assert "rank 1 of 4" in view.tooltip_at(at)
+    event = QHelpEvent(QEvent.Type.ToolTip, at, view.viewport().mapToGlobal(at))
+    QApplication.sendEvent(view.viewport(), event)
+    qtbot.waitUntil(QToolTip.isVisible, timeout=2000)
+    assert "rank 1 of 4" in QToolTip.text() and "TP" in QToolTip.text()
+    assert view.tooltip_at(QPoint(1, 1)) == ""  # the dark margin: nothing
+    QToolTip.hideText()

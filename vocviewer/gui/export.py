@@ -30,7 +30,7 @@ from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.formats.atomic import write_bytes_atomic, write_text_atomic
 from vocviewer.gui.image_view import decode_image
-from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items
+from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items, label_space
 from vocviewer.gui.pr_pane import RESULT_COLORS
 from vocviewer.gui.tasks import LoadedResults, ResultEvaluations
 
@@ -184,7 +184,7 @@ def export_image(
         w = int(dataset.images.width[image]) or 500
         h = int(dataset.images.height[image]) or 375
         scene.addRect(QRectF(0, 0, w, h), pg.mkPen("#80868b"), pg.mkBrush("#5f6368"))
-    taken: list[QRectF] = []
+    taken = label_space(opts)
     items = ground_truth_items(dataset, image, opts, taken) if opts.show_gt else []
     if loaded is not None and evals is not None:
         items += detection_items(dataset, loaded, evals, image, opts, taken)

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QHelpEvent,
     QImage,
     QMouseEvent,
     QPainter,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QToolTip,
     QWidget,
 )
 
@@ -40,7 +42,13 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.extra_overlays import extra_items
 from vocviewer.gui.layers import Decoded, decode_view
-from vocviewer.gui.overlays import BoxItem, OverlayOptions, detection_items, ground_truth_items
+from vocviewer.gui.overlays import (
+    BoxItem,
+    OverlayOptions,
+    detection_items,
+    ground_truth_items,
+    label_space,
+)
 from vocviewer.gui.state import AppState
 from vocviewer.gui.worker import Jobs, Worker
 
@@ -93,6 +101,8 @@ class ImageView(QGraphicsView):
         self._jobs = Jobs(self)
         self._decoded: OrderedDict[tuple[int, str | None], Decoded] = OrderedDict()
         self._scene = QGraphicsScene(self)
+        # hundreds of items are replaced on every image: a BSP index costs more than it saves
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._pixmap = QGraphicsPixmapItem()
         self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._scene.addItem(self._pixmap)
@@ -207,6 +217,25 @@ class ImageView(QGraphicsView):
             self.state.select_detection_row(box.row)
         else:
             self.state.select_object(box.row)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:  # hover text of the box under the mouse
+            assert isinstance(event, QHelpEvent)
+            text = self.tooltip_at(event.pos())
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def tooltip_at(self, pos: QPoint) -> str:
+        """Hover text at viewport point ``pos``: the topmost item that has one."""
+        for item in self.items(pos):
+            text = item.tooltip_text() if isinstance(item, BoxItem) else item.toolTip()
+            if text:
+                return str(text)
+        return ""
 
     def scale_factor(self) -> float:
         """Screen pixels per image pixel."""
@@ -402,7 +431,7 @@ class ImageView(QGraphicsView):
             return
         opts = self.overlay_options()
         items: list[QGraphicsItem] = []
-        taken: list[QRectF] = []  # label rects, so that labels avoid each other
+        taken = label_space(opts)  # label rects, so that labels avoid each other
         if opts.show_gt:
             items += extra_items(st.dataset, image, opts)
             items += ground_truth_items(st.dataset, image, opts, taken)
