@@ -114,6 +114,27 @@ def test_two_result_sets_table_pr_and_comparison(qtbot, window):
     assert cmp.table.rows_model.rows == [("img3", "1", "0", "+1", "0", "0")]
     cmp.table.selectRow(0)
     assert st.current_image == 2
+    qtbot.waitUntil(lambda: window.view.shown_image == 2, timeout=5000)
+
+    # both sets are drawn: A's dog TP as usual, B's boxes dashed, labels tagged A / B
+    def drawn(i: int, image: int) -> int:
+        det = st.results[i].results.detections
+        return int(np.count_nonzero((det.image_index == image) & (det.label == DOG)
+                                    & (det.score >= st.score_threshold)))  # fmt: skip
+
+    def tags() -> list[str]:
+        return [i.text.split()[0] for i in window.view.overlay_items("label")]
+
+    assert tags().count("A") == drawn(0, 2) == 1 and tags().count("B") == drawn(1, 2) == 0
+    st.set_current_image(0)  # img1: both sets have dogs there
+    qtbot.waitUntil(lambda: window.view.shown_image == 0, timeout=5000)
+    assert tags().count("A") == drawn(0, 0) == 2 and tags().count("B") == drawn(1, 0) == 2
+    dashed = [
+        i for i in window.view.overlay_items("det") if i.pen().style() == Qt.PenStyle.DashLine
+    ]
+    assert dashed
+    window.side.tabs.setCurrentWidget(window.side.detections)  # leaving the comparison: A only
+    assert not any(i.text.startswith("B ") for i in window.view.overlay_items("label"))
 
 
 def test_exports_from_the_window(qtbot, window, tmp_path, tmp_path_factory):

@@ -1,11 +1,13 @@
 """``ComparePane``: images where result set A gets the selected class right and B wrong (or the
 reverse), biggest TP-count difference first (``evaluation.analysis.compare_images``).
 
-Choosing a row opens that image.
+Choosing a row opens that image with both result sets drawn: A as usual, B dashed, each label
+tagged "A" / "B" (``ImageView.set_compare``).
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -17,7 +19,15 @@ A_BETTER, B_BETTER = QColor("#2e7d32"), QColor("#c62828")
 
 
 class ComparePane(QWidget):
-    """Two result-set choosers and the list of images where they differ for the selected class."""
+    """Two result-set choosers and the list of images where they differ for the selected class.
+
+    Signals
+    -------
+    pair_chosen(int, int)
+        An image of the list was chosen: draw result set A (index) with B (index) beside it.
+    """
+
+    pair_chosen = Signal(int, int)
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,7 +53,7 @@ class ComparePane(QWidget):
 
         self.combo_a.activated.connect(self.refresh)
         self.combo_b.activated.connect(self.refresh)
-        self.table.row_chosen.connect(state.set_current_image)
+        self.table.row_chosen.connect(self._on_row_chosen)
         state.dataset_loaded.connect(self._on_results_listed)
         state.results_added.connect(self._on_results_listed)
         state.class_changed.connect(self.refresh)
@@ -59,6 +69,10 @@ class ComparePane(QWidget):
         if len(names) > 1 and self.combo_a.currentIndex() == self.combo_b.currentIndex():
             self.combo_b.setCurrentIndex(1 if self.combo_a.currentIndex() == 0 else 0)
         self.refresh()
+
+    def _on_row_chosen(self, image: int) -> None:
+        self.pair_chosen.emit(self.combo_a.currentIndex(), self.combo_b.currentIndex())
+        self.state.set_current_image(image)
 
     def _on_class_evaluated(self, _index: int, ev: object) -> None:
         if getattr(ev, "class_index", -2) == self.state.selected_class:
@@ -96,7 +110,8 @@ class ComparePane(QWidget):
             colors.append(A_BETTER if d > 0 else B_BETTER)
         self.table.set_rows(rows, cmp.image.tolist(), colors)
         better_a = int((cmp.difference > 0).sum())
+        n = len(cmp)
         self.summary.setText(
-            f"  {ds.classes[k]}: {len(cmp)} images differ · A finds more on {better_a}, "
-            f"B on {len(cmp) - better_a}"
+            f"  {ds.classes[k]}: {n} image{'s' if n != 1 else ''} differ{'s' if n == 1 else ''}"
+            f" · A finds more on {better_a}, B on {n - better_a} · choose one to see both"
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,7 @@ class ImageView(QGraphicsView):
         self.seg_mode: str | None = None  # VOC segmentation overlay: "class" / "object" / None
         self.seg_opacity = 0.6
         self.shown_image = -1
+        self.compare_with = -1  # a second result set drawn beside the current one (-1: none)
         self.missing_file: Path | None = None
         self._fit = True
         self._zoom_pending = False
@@ -439,11 +441,25 @@ class ImageView(QGraphicsView):
             self._layers["masks"].setVisible(opts.show_gt)
         if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
             loaded, evals = st.results[st.current_results], st.evaluations[st.current_results]
-            items += detection_items(st.dataset, loaded, evals, image, opts, taken)
+            b = self.compare_with
+            pair = 0 <= b < len(st.results) and b != st.current_results and opts.show_detections
+            tag = "A " if pair else ""
+            items += detection_items(st.dataset, loaded, evals, image, opts, taken, tag)
+            if pair:
+                other = replace(opts, highlight_row=-1)
+                items += detection_items(st.dataset, st.results[b], st.evaluations[b], image,
+                                         other, taken, "B ", dashed=True)  # fmt: skip
         for item in items:
             self._scene.addItem(item)
         self._overlays = items
         self.overlays_drawn.emit()
+
+    def set_compare(self, other: int) -> None:
+        """Draw result set ``other`` too (dashed, labels tagged "B"), or only the current one
+        (-1)."""
+        if other != self.compare_with:
+            self.compare_with = other
+            self.redraw_overlays()
 
     def overlay_items(self, kind: str | None = None) -> list[QGraphicsItem]:
         """Overlay items on screen, optionally only those of ``kind`` (``gt``/``det``/``label``)."""

@@ -131,6 +131,8 @@ class MainWindow(OpenActions, ExportActions):
         self.problems_button.clicked.connect(self.act_messages.toggle)
         self.messages.hide_requested.connect(lambda: self.act_messages.setChecked(False))
         self.side.zoom_requested.connect(self.view.zoom_to_highlight)
+        self.compare.pair_chosen.connect(self._on_compare_pair)
+        self.side.tabs.currentChanged.connect(self._on_side_tab)
         self.pr_pane.export_requested.connect(self.export_pr)
         self.mode_combo.activated.connect(self._on_mode_chosen)
 
@@ -337,6 +339,14 @@ class MainWindow(OpenActions, ExportActions):
     def show_compare(self) -> None:
         """Bring the comparison list to the front."""
         self.side.tabs.setCurrentWidget(self.compare)
+
+    def _on_compare_pair(self, a: int, b: int) -> None:
+        self.state.set_current_results(a)
+        self.view.set_compare(b)
+
+    def _on_side_tab(self, _index: int) -> None:
+        if self.side.tabs.currentWidget() is not self.compare:
+            self.view.set_compare(-1)  # B is drawn only while the comparison is in front
 
     def cancel_evaluation(self) -> None:
         """Stop the running evaluations; the classes that arrived stay."""

@@ -333,9 +333,12 @@ def detection_items(
     image: int,
     opts: OverlayOptions,
     taken: LabelSpace | None = None,
+    tag: str = "",
+    dashed: bool = False,
 ) -> list[QGraphicsItem]:
     """Detection boxes coloured by verdict, with ``class score`` labels; the highlighted one is
-    thicker and its label names its rank and verdict."""
+    thicker and its label names its rank and verdict. ``tag`` prefixes every label (``"B "``
+    when two result sets are drawn) and ``dashed`` draws every box dashed (the second set)."""
     det = loaded.results.detections
     rows = detection_rows(loaded, evals, image, opts)
     boxes = to_continuous(det.box[rows], dataset.box_convention)
@@ -348,14 +351,14 @@ def detection_items(
         color, style, name = VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])
         hl = row == opts.highlight_row
         box = BoxItem(
-            _rect(b), color, kind="det", row=row, style=style, width=4.0 if hl else 2.0,
-            highlighted=hl,
+            _rect(b), color, kind="det", row=row, width=4.0 if hl else 2.0, highlighted=hl,
+            style=Qt.PenStyle.DashLine if dashed else style,
         )  # fmt: skip
         box.setZValue(Z_HIGHLIGHT if hl else Z_DET)
         box.describe = partial(detection_tooltip, dataset, loaded, evals, row)
         items.append(box)
         if opts.show_labels or hl:
-            text = f"{dataset.classes[int(det.label[row])]} {det.score[row]:.2f}"
+            text = f"{tag}{dataset.classes[int(det.label[row])]} {det.score[row]:.2f}"
             if hl:
                 text = f"#{int(evals.rank_by_row[row]) + 1}  {text}  {name}"
             below = b[3] + 18.0 * opts.pixel <= bottom
