@@ -220,3 +220,22 @@ def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_
     tp_total = sum(int(np.count_nonzero((e.verdict == Verdict.TP) & (e.score >= 0.5)))
                    for e in st.evaluations[0].det.values())  # fmt: skip
     assert int(np.trace(pane.matrix.counts[:, :80])) == tp_total
+
+
+def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
+    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.formats.detect import open_results
+
+    win, st = coco_window, coco_window.state
+    second = write_coco_results(st.dataset, tmp_path / "second.json", seed=1)
+    win.add_results([second])
+    qtbot.waitUntil(lambda: len(st.results) == 2 and st.is_idle(), timeout=30_000)
+    qtbot.waitUntil(lambda: win.summary.table.columnCount() == 4, timeout=5000)
+    table = win.summary.table
+    assert [table.horizontalHeaderItem(c).text() for c in range(3)] == [
+        "Metric", "bbox_results", "second"]  # fmt: skip
+    assert table.horizontalHeaderItem(1).font().bold()  # the current result set
+    for col, path in ((1, win.results_path), (2, second)):
+        expected = evaluate_coco(st.dataset, open_results(st.dataset, [path])).stats()
+        shown = {table.item(r, 0).text(): table.item(r, col).text() for r in range(12)}
+        assert shown == {k: f"{v:.3f}" for k, v in expected.items()}

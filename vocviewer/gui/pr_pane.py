@@ -189,10 +189,10 @@ class PRPane(QWidget):
             if counts[v.name.lower()]:
                 label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
                 self.legend.addItem(self._samples[int(v)], label)
-        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP@[.5:.95] {ev.ap:.3f} · IoU {pc.iou:.2f}"
+        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP {ev.ap:.3f} (.5:.95) · IoU {pc.iou:.2f}"
         self._set_title(
             f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; "
-            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
+            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} det.</span>"
         )
         self._update_marker()
 
@@ -218,7 +218,9 @@ class PRPane(QWidget):
             self.others.append(curve)
 
     def _set_title(self, html: str) -> None:
-        self.plot.getPlotItem().setTitle(html, color="#202124", size="10pt")
+        item = self.plot.getPlotItem()
+        item.setTitle(html, color="#202124", size="10pt")
+        item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
 
     def _results_name(self) -> str:
         st = self.state

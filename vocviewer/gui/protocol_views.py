@@ -43,7 +43,7 @@ SUMMARY_HELP = {
 
 
 class SummaryPane(QWidget):
-    """The current result set's protocol summary (COCO's 12 or 10 numbers, VisDrone's 7)."""
+    """The protocol summary (COCO's 12 or 10 numbers, VisDrone's 7), a column per result set."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,8 +51,7 @@ class SummaryPane(QWidget):
         self.title = QLabel()
         self.title.setWordWrap(True)
         self.title.setMargin(6)
-        self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Metric", "Value", ""])
+        self.table = QTableWidget(0, 2)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -82,38 +81,45 @@ class SummaryPane(QWidget):
         return dict(summary.stats) if summary is not None else {}
 
     def refresh(self, *_args: object) -> None:
+        """One value column per result set with a summary (the current one's header bold)."""
         st = self.state
-        summary = (
-            st.evaluations[st.current_results].summary
-            if 0 <= st.current_results < len(st.evaluations)
-            else None
-        )
-        stats = dict(summary.stats) if summary is not None else {}
-        self.table.setRowCount(len(stats))
-        for r, (name, value) in enumerate(stats.items()):
-            text = "—" if math.isnan(value) else f"{value:.3f}"
-            if summary is not None and summary.percent and not math.isnan(value):
-                text = f"{value:.2f} %"
-            cells = (name, text, SUMMARY_HELP.get(name, ""))
-            for c, cell in enumerate(cells):
-                item = QTableWidgetItem(cell)
-                if c == 1:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                if c == 2:
-                    item.setForeground(Qt.GlobalColor.darkGray)
+        have = [(i, e.summary) for i, e in enumerate(st.evaluations) if e.summary is not None]
+        names = list(dict.fromkeys(k for _, sm in have for k in sm.stats))
+        self.table.clear()
+        self.table.setColumnCount(len(have) + 2)
+        self.table.setRowCount(len(names))
+        headers = ["Metric"] + [st.results[i].results.name for i, _ in have] + [""]
+        self.table.setHorizontalHeaderLabels(headers)
+        for c, (i, _) in enumerate(have, 1):
+            header = self.table.horizontalHeaderItem(c)
+            font = header.font()
+            font.setBold(i == st.current_results)
+            header.setFont(font)
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for r, name in enumerate(names):
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            for c, (_, sm) in enumerate(have, 1):
+                value = sm.stats.get(name, math.nan)
+                text = "—" if math.isnan(value) else f"{value:.3f}"
+                if sm.percent and not math.isnan(value):
+                    text = f"{value:.2f} %"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(right)
                 self.table.setItem(r, c, item)
-        if summary is not None:
-            notes = "".join(f"<br><span style='color:#c5221f'>{n}</span>" for n in summary.notes)
-            self.title.setText(
-                f"<b>{summary.protocol}</b> · {st.results[st.current_results].results.name}{notes}"
-            )
+            note = QTableWidgetItem(SUMMARY_HELP.get(name, ""))
+            note.setForeground(Qt.GlobalColor.darkGray)
+            self.table.setItem(r, len(have) + 1, note)
+        current = dict(have).get(st.current_results)
+        shown = current if current is not None else (have[0][1] if have else None)
+        if shown is not None:
+            notes = "".join(f"<br><span style='color:#c5221f'>{n}</span>" for n in shown.notes)
+            self.title.setText(f"<b>{shown.protocol}</b>{notes}")
         elif st.protocol.protocol() is not None and st.current_results >= 0:
             self.title.setText("Evaluating…")
         else:
             self.title.setText(
-                "<span style='color:#5f6368'>Summary numbers appear here for COCO and VisDrone results.</span>"
+                "<span style='color:#5f6368'>Summary numbers appear here for COCO and VisDrone "
+                "results.</span>"
             )
 
 
