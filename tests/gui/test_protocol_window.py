@@ -239,3 +239,24 @@ def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
         expected = evaluate_coco(st.dataset, open_results(st.dataset, [path])).stats()
         shown = {table.item(r, 0).text(): table.item(r, col).text() for r in range(12)}
         assert shown == {k: f"{v:.3f}" for k, v in expected.items()}
+
+
+def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
+    win, st = coco_window, coco_window.state
+    person = st.dataset.classes.index("person")
+    win.ap_table.selectRow(person)
+    verdicts = st.evaluations[0].verdict_by_row.copy()
+    i = win.area_combo.findData("small")
+    win.area_combo.setCurrentIndex(i)
+    win.area_combo.activated.emit(i)
+    qtbot.waitUntil(lambda: st.evaluations[0].protocol.get(person) is not None
+                    and st.evaluations[0].protocol[person].area == "small", timeout=10_000)  # fmt: skip
+    pc = st.evaluations[0].protocol[person]
+    expected = pc.raw.precision[0, :, 1, -1]  # IoU .50, area small, 100 detections
+    assert np.array_equal(pc.curve_precision, expected[expected > -1])
+    assert pc.ap_at == pytest.approx(float(np.mean(expected[expected > -1])), abs=0)
+    assert np.array_equal(st.evaluations[0].verdict_by_row, verdicts)  # area all, unchanged
+    qtbot.waitUntil(lambda: np.array_equal(win.pr_pane.curve.getData()[1], pc.curve_precision),
+                    timeout=5000)  # fmt: skip
+    legend = [label.text for _, label in win.pr_pane.legend.items]
+    assert any(f"AP50 small {pc.ap_at:.3f}" in t for t in legend)

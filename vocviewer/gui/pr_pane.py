@@ -181,7 +181,8 @@ class PRPane(QWidget):
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
-        at = "" if pc is None else f" · AP{round(pc.iou * 100)} {pc.ap_at:.3f}"
+        area = "" if pc is None or pc.area == "all" else f" {pc.area}"
+        at = "" if pc is None else f" · AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
         self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}{at}")
         self._show_others(ev.class_index)
         counts = ev.counts()

@@ -34,6 +34,8 @@ class ProtocolEvaluation(QObject):
     -------
     iou_changed(float)
         The IoU threshold for verdicts, curves and per-threshold AP changed.
+    area_changed(str)
+        The COCO area range of the curves changed (``COCO_AREAS``; verdicts stay area "all").
     summary_changed(int)
         Result set ``index`` got its protocol summary (``ResultEvaluations.summary``).
     evidence_replaced(int)
@@ -41,6 +43,7 @@ class ProtocolEvaluation(QObject):
     """
 
     iou_changed = Signal(float)
+    area_changed = Signal(str)
     summary_changed = Signal(int)
     evidence_replaced = Signal(int)
 
@@ -48,6 +51,7 @@ class ProtocolEvaluation(QObject):
         super().__init__(state)
         self.state = state
         self.iou = 0.5
+        self.area = "all"
 
     def protocol(self) -> str | None:
         """``"coco"``, ``"visdrone"`` or ``None`` (VOC: the state evaluates it itself)."""
@@ -65,7 +69,7 @@ class ProtocolEvaluation(QObject):
             st.evaluations[i] = ResultEvaluations(len(res.detections), len(st.dataset.objects))
             st.jobs.start(
                 f"eval/{i}/protocol",
-                Worker(evaluate_protocol, st.dataset, res, self.iou),
+                Worker(evaluate_protocol, st.dataset, res, self.iou, self.area),
                 on_yielded=lambda v, i=i: self._on_yielded(i, v),
                 on_errored=lambda exc, i=i: st._on_eval_error(i, str(self.protocol()), exc),
             )
@@ -90,7 +94,20 @@ class ProtocolEvaluation(QObject):
             return
         self.iou = iou
         self.iou_changed.emit(iou)
-        st = self.state
+        self._rederive_all()
+
+    def set_area(self, area: str) -> None:
+        """Draw the curves (and per-threshold AP) of COCO area range ``area``."""
+        if area == self.area:
+            return
+        self.area = area
+        self.area_changed.emit(area)
+        self._rederive_all()
+
+    def _rederive_all(self) -> None:
+        """Re-derive every result set's classes at the chosen IoU and area (restart those still
+        evaluating)."""
+        iou, st = self.iou, self.state
         if st.dataset is None or self.protocol() is None:
             return
         running = set(st.jobs.running_keys())
@@ -102,7 +119,7 @@ class ProtocolEvaluation(QObject):
             raws = {k: p.raw for k, p in evals.protocol.items()}
             st.jobs.start(
                 f"iou/{i}",
-                Worker(rederive, st.dataset, st.results[i].results, raws, iou),
+                Worker(rederive, st.dataset, st.results[i].results, raws, iou, self.area),
                 on_returned=lambda out, i=i: self._replace(i, out),
                 on_errored=lambda exc, i=i: st._on_eval_error(i, "IoU change", exc),
             )

@@ -29,6 +29,8 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 #: The IoU thresholds offered in the window (COCO's and VisDrone's .50:.05:.95).
 IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+#: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
+COCO_AREAS: tuple[str, ...] = ("all", "small", "medium", "large")
 
 
 @dataclass(frozen=True, eq=False)
@@ -47,6 +49,7 @@ class ProtocolClass:
     ap_at: float
     iou: float
     raw: Any = None
+    area: str = "all"
 
 
 @dataclass(frozen=True)
@@ -118,19 +121,23 @@ def _missed(
 # --- COCO ----------------------------------------------------------------------------------------
 def coco_class(
     dataset: Dataset, raw: Any, k: int, iou: float, recall_thresholds: FloatArray,
-    boxes: FloatArray | None = None,
+    boxes: FloatArray | None = None, area: str = "all",
 ) -> ProtocolClass:  # fmt: skip
     """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest ``iou``
-    (``boxes``: bbox results' boxes, for the TPs' IoU; see ``ranked_evaluation``)."""
+    (``boxes``: bbox results' boxes, for the TPs' IoU; see ``ranked_evaluation``). The curve and
+    ``ap_at`` are those of area range ``area`` (a ``COCO_AREAS`` name; ``all`` where the task has
+    no such range; the largest detection cap); verdicts are always those of area ``all``."""
     t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), iou)
     ev = ranked_evaluation(dataset, k, raw.det_rows, raw.image_index, raw.score, raw.verdict[t],
                            raw.matched_gt[t], int(raw.npig[0]), raw.ap, boxes)  # fmt: skip
-    curve = raw.precision[t, :, 0, -1]
+    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
+    area = area if area in areas else "all"
+    curve = raw.precision[t, :, areas.index(area), -1]
     ok = curve > -1
     ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
     crowd = dataset.extras["coco"].iscrowd
     return ProtocolClass(ev, _missed(dataset, k, ev, crowd), np.asarray(recall_thresholds)[ok],
-                         curve[ok], ap_at, IOU_CHOICES[t], raw)  # fmt: skip
+                         curve[ok], ap_at, IOU_CHOICES[t], raw, area)  # fmt: skip
 
 
 def _bbox_boxes(results: ResultSet) -> FloatArray | None:
@@ -144,7 +151,7 @@ def coco_iou_type(results: ResultSet) -> str:
 
 
 def evaluate_coco_classes(
-    dataset: Dataset, results: ResultSet, iou: float
+    dataset: Dataset, results: ResultSet, iou: float, area: str = "all"
 ) -> Iterator[ProtocolClass | Summary]:
     """COCOeval of the results' own type, category by category, then the summary."""
     from vocviewer.evaluation.coco import CocoParams, collect_coco, iter_evaluate_coco
@@ -154,7 +161,7 @@ def evaluate_coco_classes(
     cats = []
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
-        yield coco_class(dataset, raw, k, iou, params.recall_thresholds, _bbox_boxes(results))
+        yield coco_class(dataset, raw, k, iou, params.recall_thresholds, _bbox_boxes(results), area)
     result = collect_coco(tuple(cats), params, results)
     yield Summary(f"COCO {kind}", result.stats(), result.notes)
 
@@ -253,19 +260,20 @@ def protocol_of(dataset: Dataset) -> str | None:
 
 
 def evaluate_protocol(
-    dataset: Dataset, results: ResultSet, iou: float
+    dataset: Dataset, results: ResultSet, iou: float, area: str = "all"
 ) -> Iterator[ProtocolClass | Summary]:
-    """The dataset's protocol (``protocol_of``), as a generator a worker drives."""
+    """The dataset's protocol (``protocol_of``), as a generator a worker drives (``area``: the
+    COCO area range of the curves)."""
     protocol = protocol_of(dataset)
     if protocol == "coco":
-        return evaluate_coco_classes(dataset, results, iou)
+        return evaluate_coco_classes(dataset, results, iou, area)
     if protocol == "ilsvrc":
         return evaluate_ilsvrc_classes(dataset, results)
     return evaluate_visdrone_classes(dataset, results, iou)
 
 
 def rederive(
-    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], iou: float
+    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], iou: float, area: str = "all"
 ) -> list[ProtocolClass]:
     """Every evaluated class again at another threshold, from the stored evidence (no matching)."""
     if protocol_of(dataset) == "visdrone":
@@ -277,7 +285,7 @@ def rederive(
 
     rt = CocoParams().recall_thresholds
     boxes = _bbox_boxes(results)
-    return [coco_class(dataset, raws[k], k, iou, rt, boxes) for k in sorted(raws)]
+    return [coco_class(dataset, raws[k], k, iou, rt, boxes, area) for k in sorted(raws)]
 
 
 # --- loading -------------------------------------------------------------------------------------

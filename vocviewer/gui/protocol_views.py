@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.gui.protocol_tasks import IOU_CHOICES
+from vocviewer.gui.protocol_tasks import COCO_AREAS, IOU_CHOICES
 from vocviewer.gui.state import AppState
 
 if TYPE_CHECKING:
@@ -180,6 +180,11 @@ def install_protocol_views(window: MainWindow) -> None:
         window.iou_combo.addItem(f"{t:.2f}", t)
     window.iou_combo.setToolTip("IoU threshold of the verdicts and curves (COCO, VisDrone)")
     iou_actions.append(bar.addWidget(window.iou_combo))
+    window.area_combo = QComboBox()
+    for area in COCO_AREAS:
+        window.area_combo.addItem(area, area)
+    window.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
+    area_actions = [bar.addWidget(window.area_combo)]
     window.act_seg = QAction("Segmentation overlay", window)
     window.act_seg.setShortcut(QKeySequence("S"))
     window.act_seg.setCheckable(True)
@@ -204,6 +209,8 @@ def install_protocol_views(window: MainWindow) -> None:
         ds = st.dataset
         for act in iou_actions:
             act.setVisible(st.protocol.protocol() in ("coco", "visdrone"))  # ILSVRC: per object
+        for act in area_actions:
+            act.setVisible(st.protocol.protocol() == "coco")
         has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
         for act in seg_actions:
             act.setVisible(has_seg)
@@ -225,6 +232,9 @@ def install_protocol_views(window: MainWindow) -> None:
     window.seg_combo.activated.connect(apply_seg)
     window.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
     window.iou_combo.activated.connect(on_iou)
+    window.area_combo.activated.connect(
+        lambda i: st.protocol.set_area(str(window.area_combo.itemData(i)))
+    )
     st.protocol.iou_changed.connect(sync_iou)
     st.protocol.evidence_replaced.connect(lambda _i: view.redraw_overlays())
     st.protocol.evidence_replaced.connect(window.side.refresh_image)
