@@ -190,10 +190,10 @@ class PRPane(QWidget):
             if counts[v.name.lower()]:
                 label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
                 self.legend.addItem(self._samples[int(v)], label)
-        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP {ev.ap:.3f} (.5:.95) · IoU {pc.iou:.2f}"
+        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP {ev.ap:.3f} · IoU {pc.iou:.2f}"
         self._set_title(
             f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; "
-            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} det.</span>"
+            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
         )
         self._update_marker()
 

@@ -184,7 +184,7 @@ def install_protocol_views(window: MainWindow) -> None:
     for area in COCO_AREAS:
         window.area_combo.addItem(area, area)
     window.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
-    area_actions = [bar.addWidget(window.area_combo)]
+    area_actions = [bar.addWidget(QLabel(" Area ")), bar.addWidget(window.area_combo)]
     window.act_seg = QAction("Segmentation overlay", window)
     window.act_seg.setShortcut(QKeySequence("S"))
     window.act_seg.setCheckable(True)
