@@ -151,3 +151,33 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
     np.testing.assert_array_equal(a.area, b.area)
     np.testing.assert_array_equal(a.bbox, b.bbox)
     assert a.keypoints.shape == b.keypoints.shape
+
+
+def test_box_columns_parsed_elsewhere_give_the_same_result_set(tmp_path):
+    """``box_columns`` (run in a helper process by the window) + ``read_coco_results(boxes=)``
+    equals reading the file directly; odd files give ``None`` and are read (and named) as usual."""
+    from vocviewer.formats.coco_results import box_columns
+
+    ds = read_coco(_write(tmp_path, GT, "gt.json"))
+    good = [{"image_id": 4, "category_id": 2, "bbox": [0, 1, 4, 4.5], "score": 0.75},
+            {"image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "score": 0.25}]  # fmt: skip
+    path = _write(tmp_path, good, "good.json")
+    cols = box_columns(path)
+    assert cols is not None and cols.image_id.tolist() == [4, 9] and cols.xywh.shape == (2, 4)
+    direct, given = read_coco_results(ds, path), read_coco_results(ds, path, boxes=cols)
+    for name in ("image_index", "label", "score", "box", "line"):
+        np.testing.assert_array_equal(getattr(direct.detections, name),
+                                      getattr(given.detections, name))  # fmt: skip
+    np.testing.assert_array_equal(direct.extras["coco"].area, given.extras["coco"].area)
+    # an unknown image id: the columns parse, but the file is re-read so that entry is named
+    odd = _write(tmp_path, [*good, {**good[0], "image_id": 77}], "odd.json")
+    odd_cols = box_columns(odd)
+    assert odd_cols is not None
+    with pytest.raises(FormatError, match=r"odd\.json.*\[2\]"):
+        read_coco_results(ds, odd, boxes=odd_cols)
+    segm = _write(tmp_path, [{"image_id": 9, "category_id": 5, "score": 1.0,
+                              "segmentation": GT["annotations"][1]["segmentation"]}], "s.json")  # fmt: skip
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"image_id": 9,')
+    assert box_columns(segm) is None and box_columns(broken) is None
+    assert box_columns(_write(tmp_path, [{**good[0], "score": True}], "bool.json")) is None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from vocviewer.gui.worker import Jobs, Worker, running_workers
@@ -114,3 +115,29 @@ def test_jobs_report_running_count_and_cancel(qtbot):
 def _no_leftover_workers(qtbot):
     yield
     qtbot.waitUntil(lambda: running_workers() == 0, timeout=5000)
+
+
+def test_in_process_runs_in_another_process_and_returns_the_value():
+    import os
+
+    from vocviewer.gui.worker import in_process
+
+    assert in_process(os.getpid) != os.getpid()
+    assert in_process(divmod, 17, 5) == (3, 2)
+
+
+def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
+    """The window's loader (``tasks.load_results``) gives what the plain reader gives."""
+    from tests.gui.test_protocol_window import INSTANCES, write_coco_results
+    from vocviewer.formats.detect import open_dataset, open_results
+    from vocviewer.gui.tasks import load_results
+
+    if not INSTANCES.is_file():
+        pytest.skip("coco-mini is not available")
+    ds = open_dataset(INSTANCES)
+    path = write_coco_results(ds, tmp_path / "boxes.json")
+    loaded = load_results(ds, [path]).results
+    plain = open_results(ds, [path])
+    for name in ("image_index", "label", "score", "box", "line"):
+        np.testing.assert_array_equal(getattr(loaded.detections, name),
+                                      getattr(plain.detections, name))  # fmt: skip

@@ -160,3 +160,24 @@ class EvalResult:
             "no_results": [c.class_name for c in self.classes if not c.has_results],
             "nan_ap": [c.class_name for c in self.classes if c.has_results and math.isnan(c.ap)],
         }
+
+
+def pr_polyline(
+    recall: npt.NDArray[np.float64], precision: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The points that draw a ranked precision/recall polyline (per-rank float arrays): the
+    finite ones, less those inside a run of equal recall — there (false positives, ignored ranks)
+    precision only falls, so the run's first and last points draw the same vertical segment as
+    all of them. A 500,000-rank curve keeps a few thousand points.
+
+    >>> pr_polyline(np.array([0.5, 0.5, 0.5, 1.0]), np.array([1.0, 0.5, 1 / 3, 0.5]))
+    (array([0.5, 0.5, 1. ]), array([1.        , 0.33333333, 0.5       ]))
+    """
+    ok = np.isfinite(recall) & np.isfinite(precision)
+    r, p = recall[ok], precision[ok]
+    if len(r) < 3:
+        return r, p
+    same_prev = np.r_[False, r[1:] == r[:-1]]
+    same_next = np.r_[r[:-1] == r[1:], False]
+    keep = ~(same_prev & same_next)
+    return r[keep], p[keep]

@@ -9,6 +9,7 @@ index + 1. Bad entries raise ``FormatError`` naming the entry (``element="[i]"``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from vocviewer.formats.coco import (
     segmentation_to_rle,
 )
 
-__all__ = ["read_coco_results"]
+__all__ = ["BoxColumns", "box_columns", "read_coco_results"]
 
 
 def _kind(first: Any) -> str:
@@ -45,15 +46,52 @@ def _kind(first: Any) -> str:
     return "?"
 
 
+@dataclass(frozen=True, eq=False)
+class BoxColumns:
+    """A box results file as columns, in file order: ``image_id``, ``category_id`` int64 (N,),
+    ``score`` float64 (N,), ``xywh`` float64 (N, 4). Built where parsing may hold the
+    interpreter for seconds (``box_columns``), e.g. in another process."""
+
+    image_id: npt.NDArray[np.int64]
+    category_id: npt.NDArray[np.int64]
+    score: npt.NDArray[np.float64]
+    xywh: npt.NDArray[np.float64]
+
+
+def box_columns(path: str | Path) -> BoxColumns | None:
+    """Parse a results file into ``BoxColumns`` if every entry is a well-formed box result;
+    ``None`` otherwise (and for unreadable files: ``read_coco_results`` then reports them)."""
+    try:
+        anns = load_json(Path(path))
+    except (FormatError, OSError):
+        return None
+    if not isinstance(anns, list) or not anns or _kind(anns[0]) != "bbox":
+        return None
+    cols = _bulk_columns(anns)
+    return None if cols is None else BoxColumns(cols[0], cols[1], cols[2], cols[3])
+
+
 def read_coco_results(
-    dataset: Dataset, path: str | Path, *, task: str = "bbox", keep_going: bool = False
+    dataset: Dataset,
+    path: str | Path,
+    *,
+    task: str = "bbox",
+    keep_going: bool = False,
+    boxes: BoxColumns | None = None,
 ) -> ResultSet:
     """Read a COCO results file for ``dataset`` (read by ``formats.coco.read_coco``).
 
     ``task`` says what evaluation needs: masks are built only for ``"segm"`` (box results then
-    get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do)."""
+    get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do). ``boxes``: the file
+    already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
+    file is read again otherwise, so that problems are named)."""
     path = Path(path)
     gt: CocoAnnotations = dataset.extras["coco"]
+    if boxes is not None and task != "segm":
+        fast = _checked_boxes(boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt)
+        if fast is not None:
+            ids, img, label, score, xywh, area = fast
+            return _result_set(path, "bbox", gt, ids, img, label, score, xywh, area, [], None, [])
     anns = load_json(path)
     if not isinstance(anns, list):
         raise FormatError(path, "results must be a JSON array of objects")
@@ -172,9 +210,9 @@ def _lookup(keys: npt.NDArray[np.int64], values: npt.NDArray[Any]) -> npt.NDArra
     return rows.astype(np.int64)
 
 
-def _fast_boxes(anns: list[Any], gt: CocoAnnotations) -> tuple[npt.NDArray[Any], ...] | None:
-    """Box results validated in bulk: ``(ids, img, label, score, xywh, area)``, or ``None`` when
-    any entry needs a closer look (the per-entry path then names it)."""
+def _bulk_columns(anns: list[Any]) -> tuple[npt.NDArray[Any], ...] | None:
+    """``(image_id, category_id, score, xywh)`` of box results, or ``None`` when any entry
+    needs a closer look (the per-entry path then names it)."""
     n = len(anns)
     try:
         img_ids = np.array([a["image_id"] for a in anns])
@@ -185,16 +223,33 @@ def _fast_boxes(anns: list[Any], gt: CocoAnnotations) -> tuple[npt.NDArray[Any],
         return None
     if not (img_ids.dtype.kind == cat_ids.dtype.kind == "i" and xywh.shape == (n, 4)):
         return None
-    if not (np.isfinite(score).all() and np.isfinite(xywh).all()):
-        return None
     if any(type(a["score"]) is bool or type(a["image_id"]) is bool for a in anns):
+        return None
+    return img_ids.astype(np.int64), cat_ids.astype(np.int64), score, xywh
+
+
+def _checked_boxes(
+    img_ids: npt.NDArray[np.int64],
+    cat_ids: npt.NDArray[np.int64],
+    score: npt.NDArray[np.float64],
+    xywh: npt.NDArray[np.float64],
+    gt: CocoAnnotations,
+) -> tuple[npt.NDArray[Any], ...] | None:
+    """``(ids, img, label, score, xywh, area)`` if every value is finite and every id known."""
+    if not (np.isfinite(score).all() and np.isfinite(xywh).all()):
         return None
     img = _lookup(gt.image_id.astype(np.int64), img_ids)
     label = _lookup(gt.category_id.astype(np.int64), cat_ids)
     if img is None or label is None:
         return None
-    ids = np.arange(1, n + 1, dtype=np.int64)
+    ids = np.arange(1, len(score) + 1, dtype=np.int64)
     return ids, img, label, score, xywh, xywh[:, 2] * xywh[:, 3]
+
+
+def _fast_boxes(anns: list[Any], gt: CocoAnnotations) -> tuple[npt.NDArray[Any], ...] | None:
+    """Box results validated in bulk: ``(ids, img, label, score, xywh, area)``, or ``None``."""
+    cols = _bulk_columns(anns)
+    return None if cols is None else _checked_boxes(cols[0], cols[1], cols[2], cols[3], gt)
 
 
 def _entry(

@@ -45,6 +45,9 @@ def make_app(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationVersion(vocviewer.__version__)
     app.setOrganizationName("vocviewer")
     configure_pyqtgraph()
+    # workers hand the interpreter back every millisecond (Python's default: 5 ms), so the event
+    # loop never waits long behind a worker's pure-Python stretch
+    sys.setswitchinterval(0.001)
     return app
 
 

@@ -12,7 +12,6 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import (
     QMarginsF,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.figure_svg import pr_figure_svg
-from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats.atomic import write_bytes_atomic, write_text_atomic
 from vocviewer.gui.image_view import decode_image
 from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items, label_space
@@ -85,9 +84,8 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
     legend = item.addLegend(offset=(-10, 10), labelTextColor="#202124", labelTextSize="10pt",
                             brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dadce0"))  # fmt: skip
     for i, (name, ev) in enumerate(curves):
-        ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
         pen = pg.mkPen(RESULT_COLORS[i % len(RESULT_COLORS)], width=2.2)
-        line = item.plot(ev.recall[ok], ev.precision[ok], pen=pen)
+        line = item.plot(*pr_polyline(ev.recall, ev.precision), pen=pen)
         legend.removeItem(line)
         legend.addItem(line, f"{name}  AP {ev.ap:.3f}")
     item.disableAutoRange()

@@ -30,7 +30,7 @@ import vocviewer
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.compare import ComparePane
 from vocviewer.gui.confusion_pane import ConfusionPane
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.debounce import Debounced
 from vocviewer.gui.export_actions import ExportActions
 from vocviewer.gui.image_browser import ImageBrowser
 from vocviewer.gui.image_view import ImageView
@@ -116,7 +116,8 @@ class MainWindow(OpenActions, ExportActions):
         st.dataset_loaded.connect(self._on_dataset_loaded)
         st.results_added.connect(self._on_results_added)
         st.current_results_changed.connect(self._sync_results_combo)
-        self._progress_later = Debounced(self._show_progress, REFRESH_DELAY_MS, self)
+        # QProgressBar repaints the window at once on each new value: a few times a second only
+        self._progress_later = Debounced(self._show_progress, 250, self)
         st.evaluation_progress.connect(self._on_evaluation_progress)
         st.evaluation_finished.connect(self._on_evaluation_finished)
         st.messages_posted.connect(self._on_messages)

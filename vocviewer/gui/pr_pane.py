@@ -17,7 +17,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.evaluation.result import ClassEvaluation, Verdict
+from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.overlays import VERDICT_STYLE
 from vocviewer.gui.state import AppState
@@ -108,9 +108,10 @@ class PRPane(QWidget):
         for curve in self.overview:
             item.removeItem(curve)
         self.overview = []
+        self._overview_drawn: dict[int, ClassEvaluation] = {}
         for k in range(len(dataset.classes)):
             color = pg.intColor(k, hues=len(dataset.classes), values=1, maxValue=190, alpha=170)
-            curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1.3), connect="finite")
+            curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1), connect="finite")
             curve.setClickable(True, width=6)
             curve.setVisible(False)
             item.addItem(curve)
@@ -142,8 +143,9 @@ class PRPane(QWidget):
             if ev is None or not len(ev):
                 curve.setVisible(False)
                 continue
-            ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
-            curve.setData(ev.recall[ok], ev.precision[ok])
+            if self._overview_drawn.get(k) is not ev:  # new arrivals only: setData is costly
+                curve.setData(*pr_polyline(ev.recall, ev.precision))
+                self._overview_drawn[k] = ev
             curve.setVisible(True)
 
     def _overview_title(self) -> str:
@@ -208,11 +210,10 @@ class PRPane(QWidget):
             ev = evals.det.get(class_index) if i != st.current_results else None
             if ev is None or not len(ev):
                 continue
-            ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
             pen = pg.mkPen(
                 RESULT_COLORS[i % len(RESULT_COLORS)], width=2, style=Qt.PenStyle.DashLine
             )
-            curve = pg.PlotCurveItem(ev.recall[ok], ev.precision[ok], pen=pen)
+            curve = pg.PlotCurveItem(*pr_polyline(ev.recall, ev.precision), pen=pen)
             curve.setZValue(-1)
             item.addItem(curve)
             self.legend.addItem(curve, f"{st.results[i].results.name}  AP {ev.ap:.3f}")

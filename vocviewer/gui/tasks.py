@@ -21,6 +21,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, missed_objects
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.gui.protocol_tasks import ProtocolClass, Summary
+from vocviewer.gui.worker import in_process
 
 IntArray = npt.NDArray[np.int64]
 
@@ -133,6 +134,11 @@ def load_results(
     from vocviewer.formats.detect import open_results
 
     given = [Path(p) for p in paths]
+    if "coco" in dataset.extras and len(given) == 1 and _looks_like_boxes(given[0]):
+        from vocviewer.formats.coco_results import box_columns, read_coco_results
+
+        boxes = in_process(box_columns, given[0])  # the parse holds an interpreter for seconds
+        return LoadedResults.build(dataset, read_coco_results(dataset, given[0], boxes=boxes))
     if {"coco", "visdrone", "ilsvrc"} & set(dataset.extras):  # no image sets there
         return LoadedResults.build(dataset, open_results(dataset, given))
     try:
@@ -142,6 +148,17 @@ def load_results(
             raise
         results = open_results(dataset, given, image_set=fallback_set)
     return LoadedResults.build(dataset, results)
+
+
+def _looks_like_boxes(path: Path) -> bool:
+    """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
+    keypoints: worth parsing in a helper process (others are read in the worker itself)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    with path.open("rb") as f:
+        head = f.read(4096)
+    first = head.split(b"}", 1)[0]
+    return b'"bbox"' in first and b'"segmentation"' not in first and b'"keypoints"' not in first
 
 
 def evaluate(

@@ -11,8 +11,11 @@ new job under a key quits the old one, and anything the old one still reports is
 from __future__ import annotations
 
 import inspect
+import multiprocessing
 import threading
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
@@ -188,3 +191,26 @@ class Jobs(QObject):
         if self.is_current(key, gen):
             del self._current[key]
             self.running_changed.emit(len(self._current))
+
+
+# --- parsing in a helper process --------------------------------------------------------------
+_POOL: ProcessPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def in_process(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run the picklable ``fn(*args)`` in a helper process (spawned on first use, then reused)
+    and return its result. For long pure-Python work such as parsing a large JSON file, which in
+    a worker thread would hold the interpreter lock and freeze the window for seconds; the calling
+    worker thread only waits. Falls back to calling ``fn`` here if no process can be used."""
+    global _POOL
+    try:
+        with _POOL_LOCK:
+            if _POOL is None:
+                _POOL = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            pool = _POOL
+        return pool.submit(fn, *args).result()
+    except (OSError, BrokenProcessPool, RuntimeError):
+        with _POOL_LOCK:
+            _POOL = None
+        return fn(*args)
