@@ -34,7 +34,7 @@ def test_demo_loads_and_evaluates_every_class(demo_window):
     assert demo_window.progress.isHidden()
     assert demo_window.view.missing_file is None  # the demo ships its JPEGs
     assert len(demo_window.view.overlay_items("gt")) > 0
-    assert sum(c.isVisible() for c in demo_window.pr_pane.overview) > 0  # all-classes overview
+    assert sum(c.isVisible() for c in demo_window.pr_pane.overview.values()) > 0  # overview
 
 
 def test_pr_click_opens_the_false_positive(qtbot, demo_window):

@@ -113,11 +113,11 @@ def test_messages_panel_collects_problems(qtbot, window):
 def test_all_classes_overview_and_curve_click(qtbot, window):
     pane = window.pr_pane
     assert window.state.selected_class == -1
-    visible = [k for k, c in enumerate(pane.overview) if c.isVisible()]
+    visible = [k for k, c in sorted(pane.overview.items()) if c.isVisible()]
     assert visible == [VOC_CLASSES.index(c) for c in ("cat", "dog", "person")]
     pane._on_overview_clicked(DOG)  # what a curve's sigClicked delivers (plus the curve)
     assert window.state.selected_class == DOG
-    assert not any(c.isVisible() for c in pane.overview)
+    assert not any(c.isVisible() for c in pane.overview.values())
     assert window.browser.class_combo.currentText() == "dog"
     assert window.browser.model.rowCount() == 3  # img1, img3 contain a dog; img2 has a dog FP
 

@@ -77,7 +77,9 @@ class PRPane(QWidget):
         self._samples = {
             int(v): pg.ScatterPlotItem(size=8, pen=None, brush=_BRUSHES[int(v)]) for v in Verdict
         }
-        self.overview: list[pg.PlotCurveItem] = []  # one per class, when no class is selected
+        # class -> its thin curve when no class is selected (made when its evaluation arrives)
+        self.overview: dict[int, pg.PlotCurveItem] = {}
+        self._overview_drawn: dict[int, ClassEvaluation] = {}
         self.others: list[pg.PlotCurveItem] = []  # the other result sets' curves of the class
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -103,21 +105,24 @@ class PRPane(QWidget):
         state.protocol.evidence_replaced.connect(self.refresh)
 
     # --- drawing -------------------------------------------------------------------------------
-    def _on_dataset_loaded(self, dataset: Dataset) -> None:
+    def _on_dataset_loaded(self, _dataset: Dataset) -> None:
         item = self.plot.getPlotItem()
-        for curve in self.overview:
+        for curve in self.overview.values():
             item.removeItem(curve)
-        self.overview = []
-        self._overview_drawn: dict[int, ClassEvaluation] = {}
-        for k in range(len(dataset.classes)):
-            color = pg.intColor(k, hues=len(dataset.classes), values=1, maxValue=190, alpha=170)
+        self.overview, self._overview_drawn = {}, {}
+        self.refresh()
+
+    def _overview_curve(self, k: int) -> pg.PlotCurveItem:
+        """Class ``k``'s overview curve (created on first use: 80 idle curves cost 40 ms)."""
+        if k not in self.overview:
+            n = len(self.state.dataset.classes) if self.state.dataset is not None else 1
+            color = pg.intColor(k, hues=n, values=1, maxValue=190, alpha=170)
             curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1), connect="finite")
             curve.setClickable(True, width=6)
-            curve.setVisible(False)
-            item.addItem(curve)
+            self.plot.getPlotItem().addItem(curve)
             curve.sigClicked.connect(partial(self._on_overview_clicked, k))
-            self.overview.append(curve)
-        self.refresh()
+            self.overview[k] = curve
+        return self.overview[k]
 
     def refresh(self) -> None:
         """Redraw from the state's selected class and current result set."""
@@ -138,11 +143,14 @@ class PRPane(QWidget):
         """All classes' curves, thin, when no class is selected (click one to select it)."""
         st = self.state
         done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
-        for k, curve in enumerate(self.overview):
+        for k, curve in self.overview.items():
             ev = done.get(k)
             if ev is None or not len(ev):
                 curve.setVisible(False)
+        for k, ev in done.items():
+            if not len(ev):
                 continue
+            curve = self._overview_curve(k)
             if self._overview_drawn.get(k) is not ev:  # new arrivals only: setData is costly
                 curve.setData(*pr_polyline(ev.recall, ev.precision))
                 self._overview_drawn[k] = ev

@@ -47,9 +47,14 @@ class ApTableModel(QAbstractTableModel):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self._headers: list[str] = self._make_headers()
+        self._n_sets = 1
 
     def refresh(self) -> None:
+        """Re-read the shape (result sets, classes) and every cell; the views ask ``data()`` tens
+        of thousands of times during an evaluation, so the shape is computed here once."""
         self.beginResetModel()
+        self._headers, self._n_sets = self._make_headers(), max(1, len(self.state.results))
         self.endResetModel()
 
     def classes(self) -> tuple[str, ...]:
@@ -63,9 +68,12 @@ class ApTableModel(QAbstractTableModel):
 
     def n_sets(self) -> int:
         """Number of AP columns: one per result set (at least one)."""
-        return max(1, len(self.state.results))
+        return self._n_sets
 
     def headers(self) -> list[str]:
+        return self._headers
+
+    def _make_headers(self) -> list[str]:
         st = self.state
         aps = ["AP"] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
         return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
@@ -75,7 +83,7 @@ class ApTableModel(QAbstractTableModel):
         return 0 if parent.isValid() or not n else n + 1
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return self.n_sets() + 3 + int(self._has_cls())
+        return len(self._headers)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
@@ -229,9 +237,17 @@ class ApTable(QTableView):
 
     def _reset(self, *_args: object) -> None:
         self.ap_model.refresh()
-        self.horizontalHeader().setStretchLastSection(False)
-        for c in range(self.ap_model.columnCount()):
-            self.horizontalHeader().setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header = self.horizontalHeader()
+        header.setStretchLastSection(False)
+        # widths from the texts they must hold, once: sizing to contents would read every cell
+        # again on each update (80 classes x every column, many times during an evaluation)
+        fm, pad = self.fontMetrics(), 18
+        names = [*self.ap_model.classes(), "mean"]
+        for c, title in enumerate(self.ap_model.headers()):
+            texts = names if c == 0 else ["0.000", "00000"]
+            width = max(fm.horizontalAdvance(t) for t in [*texts, title]) + pad
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(c, width)
         self._sync_selection(self.app_state.selected_class)
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
