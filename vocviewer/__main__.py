@@ -2,4 +2,5 @@
 
 from vocviewer.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # helper processes (``gui.worker.in_process``) import this module too
+    raise SystemExit(main())

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 import vocviewer
 from vocviewer.core.errors import FormatError
 from vocviewer.gui.main_window import MainWindow
+from vocviewer.gui.worker import warm_up_process
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -141,6 +142,7 @@ def run_gui(
     previous = qInstallMessageHandler(None) if quiet else None
     if quiet:
         qInstallMessageHandler(_drop_offscreen_noise(previous))
+    warm_up_process()  # the helper that parses large JSON files starts while the window builds
     window = MainWindow()
     shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
     if shot is not None:

@@ -115,7 +115,15 @@ class ResultEvaluations:
 
 # --- worker functions (run off the GUI thread; inputs are immutable snapshots) -----------------
 def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
-    """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``)."""
+    """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
+    JSON annotation files are read in the helper process (``worker.in_process``)."""
+    if Path(path).suffix.lower() == ".json" and Path(path).is_file():
+        return in_process(read_dataset, path, **sources)  # type: ignore[no-any-return]
+    return read_dataset(path, **sources)
+
+
+def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
+    """``load_dataset`` in this process."""
     from vocviewer.formats.detect import open_dataset
     from vocviewer.gui.protocol_tasks import attach_companions
 

@@ -1,0 +1,671 @@
+"""Benchmark: the real window, offscreen — opening a COCO-sized set, and a 20,000-image list.
+
+1. **Open** (target: first image < 5 s). A ``bench_coco.make_workload`` ground truth (5,000 images,
+   ~36,700 objects) and its ~500,000 box detections are written as
+   ``annotations/instances_val2017.json`` + ``detections_val2017_results.json``, with real 640×480
+   JPEGs in ``val2017/`` (hard links to a few noisy ones). Each run is a fresh process that opens
+   both as ``vocviewer open GT --results R`` does (``MainWindow.open_dataset``) and records, from
+   process spawn and from ``MainWindow()`` construction: (a) the dataset arrived
+   (``dataset_loaded``), (b) the first image is shown with its ground truth (``image_shown``),
+   (c) the result set was added (``results_added``) and the first image's detections are drawn
+   (``overlays_drawn`` with the results), (d) evaluation finished (``evaluation_finished``), plus
+   the longest gap of a 10 ms ``QTimer`` probe during the whole open and the GUI-thread time spent
+   in ``set_dataset`` / ``add_result_set`` / ``_show_image`` / per-class arrivals.
+2. **Workers**: the worker functions (``tasks.load_dataset``, ``tasks.load_results``,
+   ``protocol_tasks.evaluate_protocol``) timed directly without Qt, each with the longest stretch
+   it held the GIL (the gap of a 5 ms ticker thread) — what starves the GUI thread meanwhile.
+3. **Scroll**: a 20,000-image COCO set (image files missing, then present as one smooth 640×480
+   JPEG hard-linked under every name): time to populate the image list, scrolling it top to
+   bottom in ``--scroll-steps`` steps (scrollbar ``setValue`` + ``processEvents`` + forced
+   ``viewport().repaint()``; max and median per step), and next-image stepping (action →
+   ``image_shown`` + repaint).
+
+``--profile`` adds: one open with a stack sampler naming what each thread ran during the longest
+probe gaps (``StackSampler``); one cProfiled open (GUI thread only: top 40 cumulative, top 25 own
+time); the worker functions cProfiled; and one cProfiled scroll + stepping run. Every timing is
+min / median over ``--runs`` fresh processes.
+
+Usage: ``python benchmarks/bench_gui_open.py [--runs 3] [--images 5000] [--dets 500000]
+[--list-images 20000] [--scroll-steps 200] [--steps 50] [--parts open workers scroll] [--profile]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MILESTONES = (
+    ("imports", "imports done (numpy, Qt, vocviewer.gui)"),
+    ("window", "MainWindow built and shown"),
+    ("dataset", "(a) dataset loaded (dataset_loaded)"),
+    ("image", "(b) first image shown with GT (image_shown)"),
+    ("results", "(c) result set added (results_added)"),
+    ("dets", "(c) first image's detections drawn"),
+    ("eval", "(d) evaluation finished"),
+)
+#: A stack sample without vocviewer / pyqtgraph / json frames: Qt's C++ (painting, layout, the
+#: event loop) or waiting for the GIL.
+IDLE = "(Qt C++ or waiting for the GIL)"
+SPANS = ("set_dataset", "add_result_set", "_show_image", "protocol._on_yielded")
+
+
+# --- data ----------------------------------------------------------------------------------------
+def write_jpegs(folder: Path, names: list[str], size: tuple[int, int], distinct: int,
+                noisy: bool) -> None:  # fmt: skip
+    """``distinct`` real JPEGs of ``size`` (noisy: worst-case decode; else a smooth gradient),
+    hard-linked (copied if links fail) under every name in ``names``."""
+    import numpy as np
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    w, h = size
+    rng = np.random.default_rng(1)
+    sources = []
+    for k in range(distinct):
+        if noisy:
+            arr = rng.integers(0, 255, (h, w, 3), dtype=np.uint8)
+        else:
+            y, x = np.mgrid[:h, :w]
+            arr = np.stack([x * 255 // w, y * 255 // h, np.full_like(x, 40 * k)], -1)
+        src = folder / f"_source{k}.jpg"
+        Image.fromarray(arr.astype(np.uint8)).save(src, quality=90)
+        sources.append(src)
+    for i, name in enumerate(names):
+        dst, src = folder / name, sources[i % distinct]
+        try:
+            os.link(src, dst)
+        except OSError:
+            dst.write_bytes(src.read_bytes())
+
+
+def make_open_set(tmp: Path, n_images: int, n_dets: int) -> tuple[Path, Path, dict[str, int]]:
+    """COCO layout under ``tmp``: annotations/instances_val2017.json (``read_coco`` finds the
+    images in ../val2017), val2017/*.jpg, detections_val2017_results.json."""
+    from benchmarks.bench_coco import make_workload
+
+    gt, dets = make_workload(n_images)
+    if n_dets < len(dets):  # a random subset, file order kept
+        keep = sorted(random.Random(0).sample(range(len(dets)), n_dets))
+        dets = [dets[i] for i in keep]
+    ann = tmp / "annotations" / "instances_val2017.json"
+    ann.parent.mkdir(parents=True)
+    ann.write_text(json.dumps(gt))
+    res = tmp / "detections_val2017_results.json"
+    res.write_text(json.dumps(dets))
+    write_jpegs(tmp / "val2017", [im["file_name"] for im in gt["images"]], (640, 480), 8, True)
+    sizes = {"images": len(gt["images"]), "objects": len(gt["annotations"]), "dets": len(dets),
+             "gt_mb": ann.stat().st_size >> 20, "res_mb": res.stat().st_size >> 20}  # fmt: skip
+    return ann, res, sizes
+
+
+def make_list_set(tmp: Path, n_images: int, with_files: bool) -> Path:
+    """A ground-truth-only COCO file of ``n_images`` 640×480 images with 0–6 boxes each; with
+    ``with_files`` the images exist (a smooth 640×480 JPEG, hard-linked)."""
+    rng = random.Random(2)
+    images = [{"id": i, "width": 640, "height": 480, "file_name": f"{i:012d}.jpg"}
+              for i in range(1, n_images + 1)]  # fmt: skip
+    anns = []
+    for im in images:
+        for _ in range(rng.randint(0, 6)):
+            x, y = rng.uniform(0, 500), rng.uniform(0, 350)
+            w, h = rng.uniform(10, 640 - x), rng.uniform(10, 480 - y)
+            anns.append({"id": len(anns) + 1, "image_id": im["id"], "category_id": rng.randint(1, 20),
+                         "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
+                         "area": round(w * h, 2), "iscrowd": 0})  # fmt: skip
+    cats = [{"id": c, "name": f"class{c}"} for c in range(1, 21)]
+    ann = tmp / "annotations" / "instances_val2017.json"
+    ann.parent.mkdir(parents=True)
+    ann.write_text(json.dumps({"images": images, "categories": cats, "annotations": anns}))
+    if with_files:
+        write_jpegs(tmp / "val2017", [im["file_name"] for im in images], (640, 480), 1, False)
+    return ann
+
+
+# --- child processes -----------------------------------------------------------------------------
+class Spans:
+    """GUI-thread time spent in wrapped instance methods (count, total, max)."""
+
+    def __init__(self) -> None:
+        self.stats: dict[str, list[float]] = {}
+
+    def wrap(self, obj: Any, name: str, label: str) -> None:
+        fn = getattr(obj, name, None)
+        if fn is None:  # renamed by a refactoring: not measured
+            return
+        entry = self.stats.setdefault(label, [0, 0.0, 0.0])
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                dt = (time.perf_counter() - t) * 1000
+                entry[0] += 1
+                entry[1] += dt
+                entry[2] = max(entry[2], dt)
+
+        setattr(obj, name, wrapper)  # callers look the method up at call time
+
+
+def quiet_qt() -> None:
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode: Any, _context: Any, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
+def print_profile(prof: Any, title: str, cumulative: int, own: int) -> None:
+    import io
+    import pstats
+
+    for key, n in (("cumulative", cumulative), ("tottime", own)):
+        if n:
+            out = io.StringIO()
+            pstats.Stats(prof, stream=out).strip_dirs().sort_stats(key).print_stats(n)
+            body = out.getvalue()
+            body = body[body.find("   ncalls") :] if "   ncalls" in body else body
+            print(f"\n===== {title}: top {n} by {key} =====\n{body.rstrip()}")
+
+
+class StackSampler:
+    """Samples every thread's Python stack every ~5 ms (``sys._current_frames``), to name what ran
+    during an event-loop stall: the GUI thread's own code, or a worker holding the GIL (then the
+    sampler itself is starved and its first sample after the gap shows who just let go)."""
+
+    KEEP = ("vocviewer", "pyqtgraph", "json")
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, dict[str, str]]] = []
+        self.main_id = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _describe(self, frame: Any) -> str:
+        names = []
+        while frame is not None and len(names) < 3:
+            code = frame.f_code
+            if any(k in code.co_filename for k in self.KEEP) and code.co_name != "wrapper":
+                names.append(f"{Path(code.co_filename).stem}.{code.co_name}")
+            frame = frame.f_back
+        return " < ".join(names) or IDLE
+
+    def _run(self) -> None:
+        me = threading.get_ident()
+        while not self._stop.is_set():
+            time.sleep(0.005)
+            now = time.perf_counter()
+            stacks = {}
+            for ident, frame in sys._current_frames().items():
+                if ident != me:
+                    stacks["GUI" if ident == self.main_id else f"w{ident % 10000}"] = (
+                        self._describe(frame)
+                    )
+            self.samples.append((now, stacks))
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def during(self, t0: float, t1: float) -> dict[str, list[tuple[str, int]]]:
+        """Per thread, the most frequent stacks sampled in ``[t0, t1 + 10 ms]``."""
+        counts: dict[str, dict[str, int]] = {}
+        for t, stacks in self.samples:
+            if t0 <= t <= t1 + 0.010:
+                for who, desc in stacks.items():
+                    if who == "GUI" or desc != IDLE:
+                        per = counts.setdefault(who, {})
+                        per[desc] = per.get(desc, 0) + 1
+        return {who: sorted(per.items(), key=lambda kv: -kv[1])[:2] for who, per in counts.items()}
+
+
+def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool) -> dict[str, Any]:
+    wall0, t_main = time.time(), time.perf_counter()
+    import resource
+
+    from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer
+
+    from vocviewer.gui.app import make_app
+    from vocviewer.gui.main_window import MainWindow
+
+    marks: dict[str, float] = {"imports": time.perf_counter()}
+    app = make_app()
+    quiet_qt()
+    prof = None
+    if profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    t_win = time.perf_counter()
+    win = MainWindow()
+    win.resize(1400, 900)
+    win.show()
+    app.processEvents()
+    marks["window"] = time.perf_counter()
+    st, view = win.state, win.view
+    spans = Spans()
+    spans.wrap(st, "set_dataset", "set_dataset")
+    spans.wrap(st, "add_result_set", "add_result_set")
+    spans.wrap(view, "_show_image", "_show_image")
+    spans.wrap(st.protocol, "_on_yielded", "protocol._on_yielded")
+    extra: dict[str, Any] = {"dets_drawn": -1}
+
+    def mark(name: str) -> None:
+        marks.setdefault(name, time.perf_counter())
+        check_done()
+
+    def on_overlays() -> None:
+        if st.current_results >= 0 and view.shown_image == st.current_image >= 0:
+            if "dets" not in marks:
+                extra["dets_drawn"] = len(view.overlay_items("det"))
+            mark("dets")
+
+    finishing = [False]
+
+    def check_done(*_args: object) -> None:
+        if all(k in marks for k, _ in MILESTONES) and st.is_idle() and not finishing[0]:
+            finishing[0] = True
+            QTimer.singleShot(300, app.quit)  # catch stalls right after the last milestone
+
+    st.dataset_loaded.connect(lambda _d: mark("dataset"))
+    view.image_shown.connect(lambda _i: mark("image"))
+    st.results_added.connect(lambda _i: mark("results"))
+    view.overlays_drawn.connect(on_overlays)
+    st.evaluation_finished.connect(lambda: mark("eval"))
+    st.busy_changed.connect(check_done)
+    st.load_failed.connect(lambda text: (extra.setdefault("error", text), app.exit(2)))
+    QTimer.singleShot(600_000, lambda: app.exit(3))
+
+    clock, gaps = QElapsedTimer(), []
+    probe = QTimer()
+    probe.setInterval(10)
+    last = [0]
+
+    def tick() -> None:
+        now = clock.elapsed()
+        gaps.append((now - last[0], last[0], now))
+        last[0] = now
+
+    probe.timeout.connect(tick)
+    sampler = StackSampler() if sample else None
+    if sampler is not None:
+        sampler.start()
+    clock.start()
+    probe.start()
+    t_open = time.perf_counter()
+    win.open_dataset(ann, (res,))
+    code = app.exec()
+    probe.stop()
+    if sampler is not None:
+        sampler.stop()
+    if prof is not None:
+        prof.disable()
+    win.close()
+    QThreadPool.globalInstance().waitForDone()
+    if code != 0:
+        raise SystemExit(f"open did not finish (exit {code}): {extra.get('error', 'timeout')}")
+    spawn_off = wall0 - t_spawn - t_main  # perf_counter value -> seconds since spawn
+    out = {
+        "interpreter": wall0 - t_spawn,
+        "from_spawn": {k: v + spawn_off for k, v in marks.items()},
+        "from_window": {k: v - t_win for k, v in marks.items() if v >= t_win},
+        "from_open": {k: v - t_open for k, v in marks.items() if v >= t_open},
+        "stall": max(g[0] for g in gaps),
+        "stalls": [[g[1], g[2]] for g in sorted(gaps, reverse=True)[:8]],  # ms after the start
+        "ticks": len(gaps),
+        "spans": spans.stats,
+        "dets_drawn": extra["dets_drawn"],
+        "n_images": len(st.dataset.images) if st.dataset is not None else 0,
+        "n_dets": len(st.results[0].results.detections) if st.results else 0,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    if prof is not None:
+        print_profile(prof, "GUI thread, MainWindow() to evaluation finished", 40, 25)
+    if sampler is not None:
+        print("\n===== what ran during the longest probe gaps (stack samples every ~5 ms) =====")
+        for a, b in [g for g in out["stalls"] if g[1] - g[0] > 100] or out["stalls"][:1]:
+            print(f"gap {b - a} ms at {a / 1000:.2f}-{b / 1000:.2f} s after open_dataset:")
+            for who, top in sampler.during(t_open + a / 1000, t_open + b / 1000).items():
+                print(f"    {who:>6}: " + "; ".join(f"{d} (x{n})" for d, n in top))
+    return out
+
+
+class GilTicker:
+    """A Python thread sleeping 5 ms at a time; its longest gap ≈ the longest GIL hold elsewhere."""
+
+    def __init__(self) -> None:
+        self.gaps: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        last = time.perf_counter()
+        while not self._stop.is_set():
+            time.sleep(0.005)
+            now = time.perf_counter()
+            self.gaps.append(now - last)
+            last = now
+
+    def __enter__(self) -> GilTicker:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
+    from vocviewer.formats.coco import load_json
+    from vocviewer.gui.protocol_tasks import evaluate_protocol
+    from vocviewer.gui.tasks import LoadedResults, load_dataset, load_results
+
+    box: dict[str, Any] = {}
+    steps: list[tuple[str, Callable[[], Any]]] = [
+        ("load_json(GT)", lambda: load_json(ann)),
+        ("load_json(results)", lambda: load_json(res)),
+        ("load_dataset (GT JSON -> Dataset)", lambda: box.setdefault("ds", load_dataset(ann))),
+        ("load_results (JSON -> LoadedResults)",
+         lambda: box.setdefault("lr", load_results(box["ds"], [res]))),
+        ("  of which LoadedResults.build", lambda: LoadedResults.build(box["ds"], box["lr"].results)),
+        ("evaluate_protocol (all 80 classes + summary)",
+         lambda: list(evaluate_protocol(box["ds"], box["lr"].results, 0.5))),
+    ]  # fmt: skip
+    out: dict[str, Any] = {}
+    for name, fn in steps:
+        prof = None
+        if profile and not name.startswith(("load_json", "  ")):
+            import cProfile
+
+            prof = cProfile.Profile()
+        with GilTicker() as ticker:
+            t = time.perf_counter()
+            if prof is not None:
+                prof.enable()
+            fn()
+            if prof is not None:
+                prof.disable()
+            dt = time.perf_counter() - t
+        out[name] = {"s": dt, "gil_ms": max(ticker.gaps, default=0.0) * 1000}
+        if prof is not None:
+            print_profile(prof, f"worker function {name.strip()} (main thread, no Qt)", 0, 15)
+    return out
+
+
+def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str, Any]:
+    from PySide6.QtCore import QPoint, QThreadPool
+
+    from vocviewer.gui.app import make_app
+    from vocviewer.gui.main_window import MainWindow
+
+    app = make_app()
+    quiet_qt()
+    win = MainWindow()
+    win.resize(1400, 900)
+    win.show()
+    app.processEvents()
+    st, view, lst = win.state, win.view, win.browser.list
+    spans = Spans()
+    spans.wrap(st, "set_dataset", "set_dataset")
+    marks: dict[str, float] = {}
+    st.dataset_loaded.connect(lambda _d: marks.setdefault("dataset", time.perf_counter()))
+    win.browser.model.modelReset.connect(lambda: marks.setdefault("list", time.perf_counter()))
+
+    def wait_until(cond: Callable[[], bool], timeout: float = 300.0) -> None:
+        t0 = time.perf_counter()
+        while not cond():
+            app.processEvents()
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError("condition not met")
+            time.sleep(0.0005)
+
+    t_open = time.perf_counter()
+    win.open_dataset(ann)
+    wait_until(lambda: "list" in marks and win.browser.model.rowCount() > 0)
+    t = time.perf_counter()
+    lst.viewport().repaint()
+    first_paint = time.perf_counter() - t
+    marks["painted"] = time.perf_counter()
+    wait_until(lambda: st.is_idle() and view.shown_image == st.current_image >= 0)
+    marks["image"] = time.perf_counter()
+    n = win.browser.model.rowCount()
+    bar = lst.verticalScrollBar()
+    top, bottom = bar.minimum(), bar.maximum()
+    scroll, paint = [], []
+    prof = None
+    if profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    t_all = time.perf_counter()
+    for i in range(1, steps + 1):
+        t = time.perf_counter()
+        bar.setValue(top + round((bottom - top) * i / steps))
+        app.processEvents()
+        t_paint = time.perf_counter()
+        lst.viewport().repaint()
+        scroll.append((time.perf_counter() - t) * 1000)
+        paint.append((time.perf_counter() - t_paint) * 1000)
+    scroll_total = time.perf_counter() - t_all
+    if prof is not None:
+        prof.disable()
+        print_profile(prof, f"scrolling the {n}-row list ({steps} steps)", 0, 20)
+        prof = cProfile.Profile()
+        prof.enable()
+    h = lst.viewport().height()
+    bottom_row = max(lst.indexAt(QPoint(5, y)).row() for y in range(max(h - 60, 0), h))
+    stepping = []
+    for _ in range(n_step):
+        t = time.perf_counter()
+        win.act_next.trigger()
+        wait_until(lambda: view.shown_image == st.current_image)
+        app.processEvents()  # the repaint
+        stepping.append((time.perf_counter() - t) * 1000)
+    if prof is not None:
+        prof.disable()
+        print_profile(prof, f"next image x{n_step} in the {n}-row list", 0, 20)
+    missing = view.missing_file is not None
+    win.close()
+    QThreadPool.globalInstance().waitForDone()
+    return {
+        "rows": n,
+        "open_to_list": marks["list"] - t_open,
+        "set_dataset_ms": spans.stats.get("set_dataset", [0, float("nan")])[1],
+        "dataset_to_list_ms": (marks["list"] - marks["dataset"]) * 1000,
+        "first_paint_ms": first_paint * 1000,
+        "open_to_image": marks["image"] - t_open,
+        "scroll": scroll,
+        "scroll_paint": paint,
+        "scroll_total": scroll_total,
+        "scroll_range": [top, bottom],
+        "reached_row": bottom_row,
+        "stepping": stepping,
+        "missing_file_shown": missing,
+    }
+
+
+# --- parent --------------------------------------------------------------------------------------
+def run_child(*args: str, show_stdout: bool = False) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--child", *args, "--t-spawn"]
+    t_spawn = time.time()
+    done = subprocess.run([*cmd, repr(t_spawn)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"child {args[0]} failed with exit code {done.returncode}")
+    lines = done.stdout.rstrip().splitlines()
+    if show_stdout:
+        print("\n".join(lines[:-1]))
+    return json.loads(lines[-1])
+
+
+def mm(values: list[float], fmt: str = "{:.2f}") -> str:
+    return f"{fmt.format(min(values))} / {fmt.format(statistics.median(values))}"
+
+
+def report_open(runs: list[dict[str, Any]]) -> None:
+    print(f"\n{'milestone (seconds, min / median)':<48}{'from spawn':>16}{'from MainWindow()':>20}"
+          f"{'from open':>16}")  # fmt: skip
+    print(f"{'Python interpreter up':<48}{mm([r['interpreter'] for r in runs]):>16}")
+    for key, label in MILESTONES:
+        cols = []
+        for frame in ("from_spawn", "from_window", "from_open"):
+            vals = [r[frame][key] for r in runs if key in r[frame]]
+            cols.append(mm(vals) if len(vals) == len(runs) else "-")
+        print(f"{label:<48}{cols[0]:>16}{cols[1]:>20}{cols[2]:>16}")
+    print(f"{'longest event-loop stall (10 ms probe), ms':<48}"
+          f"{mm([r['stall'] for r in runs], '{:.0f}'):>16}   (target < 100 ms)")  # fmt: skip
+    for i, r in enumerate(runs):
+        worst = ", ".join(f"{g:.0f} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in
+                          ([s[1] - s[0], s[0], s[1]] for s in r["stalls"][:3]))  # fmt: skip
+        print(f"  run {i + 1}: 3 longest probe gaps (s after open_dataset): {worst}")
+    print(f"\n{'GUI-thread time in (ms, min / median of runs)':<48}{'calls':>8}{'total':>16}"
+          f"{'longest call':>16}")  # fmt: skip
+    for name in SPANS:
+        s = [r["spans"][name] for r in runs if name in r["spans"]]
+        if len(s) < len(runs):
+            continue
+        print(f"{name:<48}{s[0][0]:>8}{mm([x[1] for x in s], '{:.0f}'):>16}"
+              f"{mm([x[2] for x in s], '{:.0f}'):>16}")  # fmt: skip
+    print(f"first image's detections drawn: {runs[0]['dets_drawn']} (score >= 0.5); peak RSS "
+          f"{mm([r['peak_mb'] for r in runs], '{:.0f}')} MB")  # fmt: skip
+
+
+def report_workers(runs: list[dict[str, Any]]) -> None:
+    print(f"\n{'worker function (no Qt), min / median':<48}{'seconds':>16}"
+          f"{'longest GIL hold, ms':>24}")  # fmt: skip
+    for name in runs[0]:
+        print(f"{name:<48}{mm([r[name]['s'] for r in runs]):>16}"
+              f"{mm([r[name]['gil_ms'] for r in runs], '{:.0f}'):>24}")  # fmt: skip
+
+
+def report_scroll(title: str, runs: list[dict[str, Any]]) -> None:
+    r0 = runs[0]
+    print(
+        f"\n{title}: {r0['rows']} rows, scroll range {r0['scroll_range']}, last step showed "
+        f"row {r0['reached_row']}; missing-file placeholder: {r0['missing_file_shown']}"
+    )
+    rows = [
+        ("open -> list populated, s", [r["open_to_list"] for r in runs], "{:.2f}"),
+        ("  set_dataset on the GUI thread, ms", [r["set_dataset_ms"] for r in runs], "{:.1f}"),
+        ("  dataset_loaded -> model reset, ms", [r["dataset_to_list_ms"] for r in runs], "{:.1f}"),
+        ("  first forced list repaint, ms", [r["first_paint_ms"] for r in runs], "{:.1f}"),
+        ("open -> first image shown, s", [r["open_to_image"] for r in runs], "{:.2f}"),
+        ("scroll top -> bottom total, ms", [r["scroll_total"] * 1000 for r in runs], "{:.0f}"),
+        ("scroll step, median ms", [statistics.median(r["scroll"]) for r in runs], "{:.2f}"),
+        ("scroll step, max ms", [max(r["scroll"]) for r in runs], "{:.2f}"),
+        (
+            "  of which repaint(), median ms",
+            [statistics.median(r["scroll_paint"]) for r in runs],
+            "{:.2f}",
+        ),
+        ("next image, median ms", [statistics.median(r["stepping"]) for r in runs], "{:.1f}"),
+        ("next image, min ms", [min(r["stepping"]) for r in runs], "{:.1f}"),
+        ("next image, max ms", [max(r["stepping"]) for r in runs], "{:.1f}"),
+    ]
+    for label, vals, fmt in rows:
+        print(f"  {label:<46}{mm(vals, fmt):>18}   (min / median of {len(runs)} runs)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="fresh processes per measurement")
+    ap.add_argument("--images", type=int, default=5000, help="images of the open benchmark")
+    ap.add_argument("--dets", type=int, default=500_000,
+                    help="detections kept (random subset of ~100 per image)")  # fmt: skip
+    ap.add_argument("--list-images", type=int, default=20_000, help="images of the scroll set")
+    ap.add_argument("--scroll-steps", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=50, help="next-image steps in the scroll set")
+    ap.add_argument("--parts", nargs="+", choices=("open", "workers", "scroll"),
+                    default=["open", "workers", "scroll"])  # fmt: skip
+    ap.add_argument("--profile", action="store_true", help="also one cProfiled open + workers")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--files", nargs="+", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--t-spawn", type=float, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        if args.child in ("open", "open-profile", "open-sample"):
+            kind = args.child
+            out = child_open(
+                *args.files, args.t_spawn, kind == "open-profile", kind == "open-sample"
+            )
+        elif args.child in ("workers", "workers-profile"):
+            out = child_workers(*args.files, args.child == "workers-profile")
+        else:
+            out = child_scroll(
+                args.files[0], args.scroll_steps, args.steps, args.child == "scroll-profile"
+            )
+        print(json.dumps(out))
+        return
+
+    print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+          f"QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}")  # fmt: skip
+    if {"open", "workers"} & set(args.parts) or args.profile:
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            ann, res, n = make_open_set(Path(tmp), args.images, args.dets)
+            print(f"open set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
+                  f"detections (GT JSON {n['gt_mb']} MB, results JSON {n['res_mb']} MB), 640x480 "
+                  f"JPEGs; generated in {time.perf_counter() - t:.1f} s")  # fmt: skip
+            files = ["--files", str(ann), str(res)]
+            if "open" in args.parts:
+                runs = [run_child("open", *files) for _ in range(args.runs)]
+                assert all(r["n_dets"] == n["dets"] for r in runs)
+                print(f"\n== 1. open to first image: {args.runs} fresh processes ==")
+                report_open(runs)
+            if "workers" in args.parts:
+                runs = [run_child("workers", *files) for _ in range(args.runs)]
+                print(f"\n== 2. worker functions timed directly: {args.runs} fresh processes ==")
+                report_workers(runs)
+            if args.profile:
+                print("\n== stall attribution (one open with a stack sampler) ==")
+                r = run_child("open-sample", *files, show_stdout=True)
+                print(f"(sampled open: first image at {r['from_open']['image']:.2f} s, evaluation "
+                      f"finished at {r['from_open']['eval']:.2f} s after open_dataset)")  # fmt: skip
+                print("\n== profile (cProfile; times inflated by profiling) ==")
+                r = run_child("open-profile", *files, show_stdout=True)
+                print(
+                    f"(profiled open: first image at {r['from_open']['image']:.2f} s, "
+                    f"evaluation finished at {r['from_open']['eval']:.2f} s after open_dataset)"
+                )
+                run_child("workers-profile", *files, show_stdout=True)
+    if "scroll" in args.parts:
+        print(f"\n== 3. {args.list_images}-image list: {args.runs} fresh processes per variant ==")
+        for with_files in (False, True):
+            with tempfile.TemporaryDirectory() as tmp:
+                ann = make_list_set(Path(tmp), args.list_images, with_files)
+                runs = [run_child("scroll", "--files", str(ann), "--scroll-steps",
+                                  str(args.scroll_steps), "--steps", str(args.steps))
+                        for _ in range(args.runs)]  # fmt: skip
+                what = "640x480 JPEGs on disk" if with_files else "image files missing"
+                report_scroll(what, runs)
+                if args.profile and with_files:
+                    print("\n== profile of scrolling and stepping (cProfile, GUI thread) ==")
+                    run_child("scroll-profile", "--files", str(ann), "--scroll-steps",
+                              str(args.scroll_steps), "--steps", str(args.steps),
+                              show_stdout=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
