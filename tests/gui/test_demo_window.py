@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtGui import QImage
 
@@ -75,3 +76,24 @@ def test_run_gui_saves_a_screenshot(qapp, demo, tmp_path):
     assert code == 0
     image = QImage(str(shot))
     assert not image.isNull() and image.width() >= 1000
+
+
+def test_parts_and_scores_toggles(qtbot, demo_window):
+    win, st = demo_window, demo_window.state
+    ds = st.dataset
+    with_parts = np.flatnonzero(np.bincount(ds.parts.object_index, minlength=len(ds.objects)))
+    image = int(ds.objects.image_index[with_parts[0]])
+    st.set_image_set(None)
+    st.set_current_image(image)
+    qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=5000)
+    assert win.view.overlay_items("part")
+    win.toggle_actions["show_parts"].trigger()  # H
+    assert not win.view.overlay_items("part") and not st.show_parts
+    win.toggle_actions["show_parts"].trigger()
+    assert win.view.overlay_items("part")
+    st.set_threshold(0.0)
+    det_labels = [i.text for i in win.view.overlay_items("label") if i.text[-3:-2] == "."]
+    assert det_labels  # "cow 0.65"-style labels
+    win.toggle_actions["show_scores"].trigger()  # C
+    names = set(ds.classes)
+    assert all(i.text.split(" · ")[0] in names for i in win.view.overlay_items("label"))

@@ -86,6 +86,13 @@ def test_coco_window_evaluates_and_draws(qtbot, coco_window):
     assert not win.view.layer("masks").isVisible()
     assert not win.view.overlay_items("keypoints")
     st.set_display("show_gt", True)
+    win.toggle_actions["show_masks"].trigger()  # M: boxes stay, masks go
+    assert not win.view.layer("masks").isVisible() and win.view.overlay_items("gt")
+    win.toggle_actions["show_keypoints"].trigger()  # K
+    assert not win.view.overlay_items("keypoints") and win.view.overlay_items("gt")
+    win.toggle_actions["show_masks"].trigger()
+    win.toggle_actions["show_keypoints"].trigger()
+    assert win.view.layer("masks").isVisible() and win.view.overlay_items("keypoints")
 
 
 def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):

@@ -195,7 +195,7 @@ def extra_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGra
     """Everything above that applies to the dataset (ground-truth drawing toggle on)."""
     return (
         region_items(dataset, image)
-        + keypoint_items(dataset, image, opts)
+        + (keypoint_items(dataset, image, opts) if opts.show_keypoints else [])
         + crowd_items(dataset, image, opts)
-        + layout_items(dataset, image, opts)
+        + (layout_items(dataset, image, opts) if opts.show_parts else [])
     )

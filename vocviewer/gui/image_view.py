@@ -413,6 +413,9 @@ class ImageView(QGraphicsView):
             show_gt=st.show_gt,
             show_detections=st.show_detections,
             show_labels=st.show_labels,
+            show_scores=st.show_scores,
+            show_keypoints=st.show_keypoints,
+            show_parts=st.show_parts,
             mode=st.view_mode,
             missed=st.evaluations[st.current_results].missed if st.current_results >= 0 else None,
             threshold=st.score_threshold,
@@ -438,7 +441,7 @@ class ImageView(QGraphicsView):
             items += extra_items(st.dataset, image, opts)
             items += ground_truth_items(st.dataset, image, opts, taken)
         if "masks" in self._layers:
-            self._layers["masks"].setVisible(opts.show_gt)
+            self._layers["masks"].setVisible(opts.show_gt and st.show_masks)
         if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
             loaded, evals = st.results[st.current_results], st.evaluations[st.current_results]
             b = self.compare_with

@@ -50,12 +50,16 @@ VIEW_MODE_NAMES = {
     "fp": "Only false positives",
     "missed": "Only missed objects",
 }
-#: (attribute on AppState, menu text, toolbar text, key)
+#: (attribute on AppState, menu text, toolbar text or "" for the menu only, key)
 TOGGLES = (
     ("show_gt", "Ground truth", "GT", "G"),
     ("show_detections", "Detections", "Detections", "D"),
     ("show_labels", "Labels", "Labels", "L"),
-    ("only_tp", "Only true positives", "Only TP", "T"),
+    ("show_scores", "Scores in labels", "", "C"),
+    ("show_masks", "Masks (COCO)", "", "M"),
+    ("show_keypoints", "Keypoints (COCO)", "", "K"),
+    ("show_parts", "Person parts and actions (VOC)", "", "H"),
+    ("only_tp", "Only true positives", "", "T"),
 )
 
 
@@ -214,7 +218,7 @@ class MainWindow(OpenActions, ExportActions):
         self.toggle_actions: dict[str, QAction] = {}
         for name, text, short, key in TOGGLES:
             act = self._action(text, (key,))
-            act.setIconText(short)
+            act.setIconText(short or text)
             act.setCheckable(True)
             act.setChecked(getattr(st, name))
             act.setToolTip(f"{text} ({key})")
@@ -251,9 +255,9 @@ class MainWindow(OpenActions, ExportActions):
         bar.addWidget(self.threshold_slider)
         bar.addWidget(self.threshold_spin)
         bar.addSeparator()
-        for name, act in self.toggle_actions.items():
-            if name != "only_tp":  # the mode chooser covers it
-                bar.addAction(act)
+        for name, _, short, _ in TOGGLES:
+            if short:
+                bar.addAction(self.toggle_actions[name])
         bar.addWidget(QLabel(" Show "))
         self.mode_combo = QComboBox()
         for mode, text in VIEW_MODE_NAMES.items():

@@ -52,6 +52,9 @@ class OverlayOptions:
     show_gt: bool = True
     show_detections: bool = True
     show_labels: bool = True
+    show_scores: bool = True
+    show_keypoints: bool = True
+    show_parts: bool = True
     mode: str = "all"
     missed: np.ndarray | None = None
     threshold: float = 0.0
@@ -358,7 +361,8 @@ def detection_items(
         box.describe = partial(detection_tooltip, dataset, loaded, evals, row)
         items.append(box)
         if opts.show_labels or hl:
-            text = f"{tag}{dataset.classes[int(det.label[row])]} {det.score[row]:.2f}"
+            text = f"{tag}{dataset.classes[int(det.label[row])]}"
+            text += f" {det.score[row]:.2f}" if opts.show_scores or hl else ""
             if hl:
                 text = f"#{int(evals.rank_by_row[row]) + 1}  {text}  {name}"
             below = b[3] + 18.0 * opts.pixel <= bottom

@@ -46,6 +46,10 @@ IntArray = npt.NDArray[np.int64]
 #: Drawing modes: everything, only true positives (``onlytp``), only false positives, only missed
 #: ground truth.
 VIEW_MODES = ("all", "tp", "fp", "missed")
+#: Drawing toggles (``AppState`` attributes): ground truth, detections, labels, scores in the
+#: detection labels, COCO masks, keypoints, VOC person parts.
+DISPLAY_TOGGLES = ("show_gt", "show_detections", "show_labels", "show_scores", "show_masks",
+                   "show_keypoints", "show_parts")  # fmt: skip
 
 
 class AppState(QObject):
@@ -86,8 +90,7 @@ class AppState(QObject):
     threshold_changed(float)
         The score threshold for drawn detections.
     display_changed()
-        A drawing toggle or the view mode changed (``show_gt``, ``show_detections``,
-        ``show_labels``, ``view_mode``: ``VIEW_MODES``).
+        A drawing toggle (``DISPLAY_TOGGLES``) or the view mode (``VIEW_MODES``) changed.
     messages_posted(object)
         A list of ``Message`` for the message area.
     busy_changed(bool)
@@ -130,9 +133,8 @@ class AppState(QObject):
         self.selected_class = -1
         self.selected_detection: tuple[int, int] | None = None
         self.score_threshold = 0.5
-        self.show_gt = True
-        self.show_detections = True
-        self.show_labels = True
+        self.show_gt = self.show_detections = self.show_labels = self.show_scores = True
+        self.show_masks = self.show_keypoints = self.show_parts = True
         self.view_mode = "all"
         self.selected_object = -1
         self.listing: ImageListing | None = None
@@ -440,8 +442,8 @@ class AppState(QObject):
             self.display_changed.emit()
 
     def set_display(self, name: str, on: bool) -> None:
-        """Set a drawing toggle: ``show_gt``, ``show_detections``, ``show_labels`` or ``only_tp``."""
-        if name not in ("show_gt", "show_detections", "show_labels", "only_tp"):
+        """Set a drawing toggle: one of ``DISPLAY_TOGGLES`` or ``only_tp``."""
+        if name not in (*DISPLAY_TOGGLES, "only_tp"):
             raise ValueError(f"unknown display toggle {name!r}")
         if name == "only_tp":
             if bool(on) != self.only_tp:
