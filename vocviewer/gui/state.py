@@ -466,16 +466,12 @@ class AppState(QObject):
     def error_counts(self) -> ErrorCounts | None:
         """Drawn FPs and missed objects per image for the current result set and selected class
         (``image_filter.error_counts``); ``None`` without an evaluated result set."""
-        if self.dataset is None or self.current_results < 0:
+        i = self.current_results
+        if self.dataset is None or i < 0 or not self.evaluations[i].det:
             return None
-        ev = self.evaluations[self.current_results]
-        if not ev.det:
-            return None
-        res = self.results[self.current_results].results
-        return error_counts(
-            self.dataset, res, ev.verdict_by_row, ev.missed, ev.det, self.score_threshold,
-            self.selected_class,
-        )  # fmt: skip
+        ev = self.evaluations[i]
+        return error_counts(self.dataset, self.results[i].results, ev.verdict_by_row, ev.missed,
+                            ev.det, self.score_threshold, self.selected_class)  # fmt: skip
 
     def set_image_filter(self, flt: ImageFilter) -> None:
         """Filter and order the image list (``image_filter.ImageFilter``)."""
