@@ -85,3 +85,25 @@ def test_headers_are_short_with_full_names_in_tooltips(qtbot, window):
     assert pane.model.headerData(K + 1, horizontal, Qt.ItemDataRole.ToolTipRole) == "background"
     vertical = Qt.Orientation.Vertical
     assert pane.model.headerData(DOG, vertical, Qt.ItemDataRole.DisplayRole) == "dog"
+
+
+def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
+    import csv
+    import json
+
+    from PySide6.QtCore import Qt
+
+    pane = show_confusion(qtbot, window)
+    out = tmp_path_factory.mktemp("exports")
+    window.export_confusion(str(out / "confusion.csv"))
+    rows = list(csv.reader((out / "confusion.csv").read_text().splitlines()))
+    assert rows[0][1:] == [*VOC_CLASSES, "duplicate", "background", "missed"]
+    dog = next(r for r in rows if r[0] == "dog")
+    assert [int(v) for v in dog[1:]] == pane.matrix.counts[DOG].tolist()
+    window.export_confusion(str(out / "confusion.json"))
+    assert json.loads((out / "confusion.json").read_text())["counts"] == pane.matrix.counts.tolist()
+    for widget, action in ((pane.table, window.act_export_confusion),
+                           (window.view, window.act_export_image),
+                           (window.ap_table, window.act_export_table)):  # fmt: skip
+        assert widget.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
+        assert action in widget.actions()

@@ -112,6 +112,14 @@ class ConfusionMatrix:
         rows: IntArray = self.missed_object[self.missed_class == row]
         return rows
 
+    def to_csv(self) -> str:
+        """The counts as CSV: a header row (``detected \\ lies on`` and the column labels), then
+        one row per class."""
+        lines = [",".join(["detected \\ lies on", *self.column_labels])]
+        lines += [",".join([name, *map(str, row)]) for name, row in
+                  zip(self.classes, self.counts.tolist(), strict=True)]  # fmt: skip
+        return "\n".join(lines) + "\n"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python form for JSON: classes, column labels, thresholds and counts."""
         return {

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from vocviewer.gui import export
 from vocviewer.gui.state import Message
 
 if TYPE_CHECKING:
+    from vocviewer.gui.confusion_pane import ConfusionPane
     from vocviewer.gui.image_view import ImageView
     from vocviewer.gui.state import AppState
 
@@ -27,6 +29,7 @@ class ExportActions(QMainWindow):
 
     state: AppState
     view: ImageView
+    confusion: ConfusionPane
 
     def _save_name(self, title: str, name: str, filters: str) -> str:
         path, _ = QFileDialog.getSaveFileName(self, title, name, filters)
@@ -83,6 +86,20 @@ class ExportActions(QMainWindow):
         fmt = Path(path).suffix.lstrip(".").lower()
         self._export(lambda: export.write_text(
             export.check_target(path, ds.root), render_ap_table(tables, fmt)))  # fmt: skip
+
+    def export_confusion(self, path: str | None = None) -> None:
+        """Save the confusion tab's matrix as CSV or JSON."""
+        ds, matrix = self.state.dataset, self.confusion.matrix
+        if ds is None or matrix is None:
+            self.state.post([Message("info", "Show the Confusion tab of a result set first.")])
+            return
+        path = path or self._save_name(
+            "Export confusion matrix", "confusion.csv", "CSV (*.csv);;JSON (*.json)"
+        )
+        if not path:
+            return
+        text = json.dumps(matrix.to_dict(), indent=1) if path.endswith(".json") else matrix.to_csv()
+        self._export(lambda: export.write_text(export.check_target(path, ds.root), text))
 
     def _export(self, write: Callable[[], Path]) -> None:
         try:

@@ -115,6 +115,13 @@ class MainWindow(OpenActions, ExportActions):
         self.confusion = ConfusionPane(st)
         self.right_tabs.addTab(self.confusion, "Confusion")
         self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
+        for pane, acts in (
+            (self.view, (self.act_export_image, self.act_fit, self.act_one, self.act_zoom_sel)),
+            (self.ap_table, (self.act_export_table, self.act_export_pr)),
+            (self.confusion.table, (self.act_export_confusion,)),
+        ):  # right-click menus
+            pane.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+            pane.addActions(list(acts))
         self._update_status()
 
         st.dataset_loaded.connect(self._on_dataset_loaded)
@@ -191,6 +198,9 @@ class MainWindow(OpenActions, ExportActions):
         self.act_export_pr = self._action("Export PR &figure…", ("Ctrl+E",), self.export_pr)
         self.act_export_image = self._action("Export &image…", (), self.export_image)
         self.act_export_table = self._action("Export AP &table…", (), self.export_table)
+        self.act_export_confusion = self._action(
+            "Export &confusion matrix…", (), self.export_confusion
+        )
         self.act_quit = self._action("&Quit", ("Ctrl+Q",), self.close)
         self.act_about = self._action("&About vocviewer", (), self.show_about)
         self.act_next = self._action("&Next image", ("Right", "PgDown", "N"), self.next_image)
@@ -283,7 +293,8 @@ class MainWindow(OpenActions, ExportActions):
         for act in (self.act_add, self.act_add_dir):
             file_menu.addAction(act)
         file_menu.addSeparator()
-        for act in (self.act_export_pr, self.act_export_image, self.act_export_table):
+        for act in (self.act_export_pr, self.act_export_image, self.act_export_table,
+                    self.act_export_confusion):  # fmt: skip
             file_menu.addAction(act)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
