@@ -142,3 +142,21 @@ def test_demo_action(demo):
         want = reference_action_ap(listed, rows)
         assert (math.isnan(c.ap) and math.isnan(want)) or abs(c.ap - want) <= 1e-12
     assert not math.isnan(action_mean_ap(res)[0])
+
+
+def test_a_listed_person_without_an_annotated_object_keeps_its_number():
+    """VOCevalaction keys persons by the list's (id, object index) and never reads the
+    annotation: a person listed as object 7 of an image with 3 objects is still scored."""
+    ds = build([("a", 1, 1), ("a", 2, -1)])
+    listed = ds.person_sets["Action/phoning_val"]
+    persons = PersonSet(
+        np.r_[listed.image_index, listed.image_index[:1]], np.r_[listed.object_index, -1],
+        np.r_[listed.label, 1], object_number=[1, 2, 7],
+    )  # fmt: skip
+    ds = dataclasses.replace(ds, person_sets={"Action/phoning_val": persons})
+    c = evaluate_action_class(
+        ds, "phoning", scores([("a", 7, 0.9), ("a", 2, 0.5), ("a", 1, 0.1)]), image_set="val"
+    )
+    # ranked a/7 (TP), a/2 (FP), a/1 (TP): prec 1, 1/2, 2/3; rec 1/2, 1/2, 1 -> 1/2 + 1/2 * 2/3
+    assert c.order.tolist() == [2, 1, 0] and c.ndet == 3
+    assert c.ap == pytest.approx(0.5 + 1 / 3, abs=1e-15)

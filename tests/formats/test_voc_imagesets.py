@@ -76,6 +76,8 @@ def test_layout_set_maps_persons_to_object_rows(ds: Dataset) -> None:
     first = ds.objects_of(ds.image_index("2008_000001")).start
     horse = ds.objects_of(ds.image_index("2008_000004")).start
     assert layout.object_index.tolist() == [first + 1, -1, horse]
+    assert layout.object_number is not None
+    assert layout.object_number.tolist() == [2, 9, 1]  # as listed, annotated or not
     assert layout.label is None
     assert ids(ds, ds.image_sets["Layout/val"]) == ["2008_000001", "2008_000001", "2008_000004"]
     assert "object 9 of image 2008_000001" in problem(ds, "ImageSets/Layout/val.txt", 2)

@@ -163,17 +163,32 @@ class ImageLabels:
 class PersonSet:
     """Persons of a Layout or Action image set, in file order: ``image_index`` and
     ``object_index`` (row in ``ObjectTable``, -1 if the annotation has no such object); for
-    ``Action/<action>_<set>.txt`` files also ``label`` (1 performing, -1 not, 0 neither)."""
+    ``Action/<action>_<set>.txt`` files also ``label`` (1 performing, -1 not, 0 neither).
+    ``object_number`` is the 1-based object index as the file lists it (``None``: that of
+    ``object_index``'s object) — what results refer to, annotated or not."""
 
     image_index: IntArray
     object_index: IntArray
     label: npt.NDArray[np.int8] | None = None
+    object_number: IntArray | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "image_index", frozen(self.image_index, np.int64))
         object.__setattr__(self, "object_index", frozen(self.object_index, np.int64))
         if self.label is not None:
             object.__setattr__(self, "label", frozen(self.label, np.int8))
+        if self.object_number is not None:
+            object.__setattr__(self, "object_number", frozen(self.object_number, np.int64))
+
+    def numbers(self, objects: ObjectTable) -> IntArray:
+        """1-based object number of each person: ``object_number``, else from ``objects``
+        (-1 where neither is known)."""
+        if self.object_number is not None:
+            return self.object_number
+        known = self.object_index >= 0
+        out = np.full(len(self.object_index), -1, dtype=np.int64)
+        out[known] = objects.order_in_image[self.object_index[known]] + 1
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -49,16 +49,15 @@ def action_persons(dataset: Dataset, action: str, image_set: str) -> PersonSet:
     rows = listed.object_index
     flag = np.zeros(len(rows), dtype=bool)
     flag[rows >= 0] = dataset.objects.actions[rows[rows >= 0], column]
-    return PersonSet(listed.image_index, rows, np.where(flag, 1, -1).astype(np.int8))
+    labels = np.where(flag, 1, -1).astype(np.int8)
+    return PersonSet(listed.image_index, rows, labels, listed.object_number)
 
 
 def _keys(dataset: Dataset, persons: PersonSet) -> list[tuple[str, int]]:
-    ids = dataset.images.id
-    order = dataset.objects.order_in_image
-    return [
-        (str(ids[i]), int(order[o]) + 1 if o >= 0 else -1)
-        for i, o in zip(persons.image_index.tolist(), persons.object_index.tolist(), strict=True)
-    ]
+    """``(image id, 1-based object number)`` of each listed person, as the file gives them (the
+    official code never looks at the annotation here)."""
+    ids = dataset.images.id[persons.image_index].tolist()
+    return list(zip(ids, persons.numbers(dataset.objects).tolist(), strict=True))
 
 
 def evaluate_action_class(

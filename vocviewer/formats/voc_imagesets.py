@@ -203,5 +203,8 @@ def assemble(
             found.append(hit)
         fp.close()
         labels_or_none = None if f.labels is None else np.array(f.labels, dtype=np.int8)
-        out.person_sets[f.key] = PersonSet(rows, np.array(found, dtype=np.int64), labels_or_none)
+        numbers = np.array(f.objects or [], dtype=np.int64)
+        out.person_sets[f.key] = PersonSet(
+            rows, np.array(found, dtype=np.int64), labels_or_none, numbers
+        )
     return out
