@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vocviewer.evaluation.result import Verdict
+from vocviewer.evaluation.result import Verdict, pr_polyline
 
 COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
@@ -122,8 +122,21 @@ def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
     st.select_class(person)
     pc = st.protocol.class_curve(person)
     assert pc.iou == 0.95 and len(pc.curve_recall) <= 101
-    x, _ = win.pr_pane.curve.getData()
-    assert np.array_equal(x, pc.curve_recall)
+    # the ranked curve carries the verdict dots; COCO's interpolated one is drawn beside it, up
+    # to the last recall level it reaches
+    x, _ = win.pr_pane.interpolated.getData()
+    positive = np.flatnonzero(pc.curve_precision > 0)
+    reached = int(positive[-1]) + 1 if len(positive) else 0
+    assert np.array_equal(x, pc.curve_recall[:reached])
+    ev = pc.evaluation
+    ranked_x, _ = win.pr_pane.curve.getData()
+    assert np.array_equal(ranked_x, pr_polyline(ev.recall, ev.precision)[0])
+    finite = np.isfinite(ev.recall) & np.isfinite(ev.precision)
+    spots_x, spots_y = win.pr_pane.spots.getData()
+    assert np.array_equal(spots_x, ev.recall[finite]) and np.array_equal(
+        spots_y, ev.precision[finite]
+    )
+    assert f"AP95 {pc.ap_at:.3f}" in win.pr_pane.plot.getPlotItem().titleLabel.text
 
 
 def test_visdrone_split_shades_ignored_regions(qtbot, make_window, tmp_path):
@@ -263,7 +276,9 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
     assert np.array_equal(pc.curve_precision, expected[expected > -1])
     assert pc.ap_at == pytest.approx(float(np.mean(expected[expected > -1])), abs=0)
     assert np.array_equal(st.evaluations[0].verdict_by_row, verdicts)  # area all, unchanged
-    qtbot.waitUntil(lambda: np.array_equal(win.pr_pane.curve.getData()[1], pc.curve_precision),
-                    timeout=5000)  # fmt: skip
+    positive = np.flatnonzero(pc.curve_precision > 0)
+    reached = int(positive[-1]) + 1 if len(positive) else 0
+    qtbot.waitUntil(lambda: np.array_equal(win.pr_pane.interpolated.getData()[1],
+                                           pc.curve_precision[:reached]), timeout=5000)  # fmt: skip
     legend = [label.text for _, label in win.pr_pane.legend.items]
     assert any(f"AP50 small {pc.ap_at:.3f}" in t for t in legend)

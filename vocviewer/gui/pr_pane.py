@@ -29,6 +29,14 @@ SELECTED_COLOR = "#111111"
 _BRUSHES = {int(v): pg.mkBrush(VERDICT_STYLE[int(v)][0]) for v in Verdict}
 
 
+def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An interpolated curve up to the last recall level it reaches: COCO writes precision 0 at
+    the recall levels beyond the detector's, which would draw a line to recall 1."""
+    hit = np.flatnonzero(precision > 0)
+    end = int(hit[-1]) + 1 if len(hit) else 0
+    return recall[:end], precision[:end]
+
+
 class PRPane(QWidget):
     """Precision/recall of the selected class, every result set on the same axes; click a point
     of the current set's curve to open that detection.
@@ -59,11 +67,14 @@ class PRPane(QWidget):
             axis = item.getAxis(side)
             axis.setPen(pg.mkPen("#5f6368"))
             axis.setTextPen(pg.mkPen("#3c4043"))
-        self.legend = item.addLegend(
-            offset=(-8, 8), labelTextColor="#202124", labelTextSize="9pt",
+        self.legend = item.addLegend(  # bottom left: where precision/recall curves rarely go
+            offset=(8, -8), labelTextColor="#202124", labelTextSize="9pt",
             brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#dadce0"),
         )  # fmt: skip
         self.curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=2), connect="finite")
+        # COCO / VisDrone: the protocol's own interpolated curve at the chosen IoU, beside the
+        # ranked one the verdict dots sit on
+        self.interpolated = pg.PlotCurveItem(connect="finite")
         self.spots = pg.ScatterPlotItem(
             size=7, pen=pg.mkPen(255, 255, 255, 160, width=0.8), hoverable=True,
             hoverSize=11, hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5), tip=self._tip,
@@ -71,6 +82,7 @@ class PRPane(QWidget):
         self.marker = pg.ScatterPlotItem(
             size=17, symbol="o", pen=pg.mkPen(SELECTED_COLOR, width=2.2), brush=None
         )
+        item.addItem(self.interpolated)
         item.addItem(self.curve)
         item.addItem(self.spots)
         item.addItem(self.marker)
@@ -172,6 +184,7 @@ class PRPane(QWidget):
         self.legend.clear()
         self._show_others(-1)
         self.legend.setVisible(ev is not None and len(ev) > 0)
+        self.interpolated.setData([], [])
         if ev is None or not len(ev):
             self.curve.setData([], [])
             self.spots.setData([])
@@ -182,30 +195,46 @@ class PRPane(QWidget):
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
         x, y = ev.recall[ranks], ev.precision[ranks]
         pc = self.state.protocol.class_curve(ev.class_index)  # COCO / VisDrone
-        if pc is not None and len(pc.curve_recall):
-            self.curve.setData(pc.curve_recall, pc.curve_precision)  # the protocol's own curve
-        else:
-            self.curve.setData(x, y)
+        self.curve.setData(*pr_polyline(ev.recall, ev.precision))
         brushes = [_BRUSHES.get(int(v), _BRUSHES[Verdict.IGNORED]) for v in ev.verdict[ranks]]
         self.spots.setData(x=x, y=y, data=ranks, brush=brushes)
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
-        area = "" if pc is None or pc.area == "all" else f" {pc.area}"
-        at = "" if pc is None else f" · AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
-        self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}{at}")
+        at = ""
+        if pc is not None:
+            area = "" if pc.area == "all" else f" {pc.area}"
+            at = f"AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
+            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {ev.ap:.3f}")
+            self.interpolated.setPen(pg.mkPen(color, width=1.5, style=Qt.PenStyle.DotLine))
+            self.interpolated.setData(*reached(pc.curve_recall, pc.curve_precision))
+            self.legend.addItem(self.interpolated, f"interpolated, {at}")
+        else:
+            self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
         self._show_others(ev.class_index)
         counts = ev.counts()
         for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED):
             if counts[v.name.lower()]:
                 label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
                 self.legend.addItem(self._samples[int(v)], label)
-        ap = f"AP {ev.ap:.3f}" if pc is None else f"AP {ev.ap:.3f} · IoU {pc.iou:.2f}"
+        self._place_legend(x, y)
+        ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
+        sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(
-            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; "
-            f"<span style='color:#5f6368'>{ev.npos} positives · {ev.ndet} detections</span>"
+            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; <span style='color:#5f6368'>{sizes}</span>"
         )
         self._update_marker()
+
+    def _place_legend(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Anchor the legend in the plot corner with the fewest points of the curve under it."""
+        corners = {  # (anchor on the legend and on the plot, offset): region it would cover
+            ((1, 0), (-8, 8)): (x > 0.5) & (y > 0.62),
+            ((0, 1), (8, -8)): (x < 0.5) & (y < 0.38),
+            ((1, 1), (-8, -8)): (x > 0.5) & (y < 0.38),
+            ((0, 0), (8, 8)): (x < 0.5) & (y > 0.62),
+        }
+        (anchor, offset), _ = min(corners.items(), key=lambda kv: int(np.count_nonzero(kv[1])))
+        self.legend.anchor(itemPos=anchor, parentPos=anchor, offset=offset)
 
     def _show_others(self, class_index: int) -> None:
         """Draw the other result sets' curves of ``class_index`` (dashed; -1 removes them)."""
