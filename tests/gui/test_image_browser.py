@@ -110,3 +110,23 @@ def test_ctrl_f_focuses_the_search(qtbot, window):
     window.activateWindow()
     qtbot.keyClick(window.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(window.browser.search.hasFocus, timeout=2000)
+
+
+def test_missed_objects_agree_between_list_image_and_inspector(qtbot, window):
+    """At score >= 0.75 img3's dog is found only by the 0.7 TP: the list counts it missed, the
+    image draws it in the missed colour (in every mode) and the Objects tab says "missed"."""
+    from vocviewer.gui.overlays import MISSED_COLOR
+
+    st = window.state
+    st.set_threshold(0.75)
+    st.set_image_filter(ImageFilter(errors="missed"))
+    assert st.visible_images.tolist() == [2]
+    st.set_current_image(2)
+    qtbot.waitUntil(lambda: window.view.shown_image == 2, timeout=5000)
+    (dog,) = window.view.overlay_items("gt")
+    assert dog.pen().color() == MISSED_COLOR
+    assert window.side.objects.rows_model.rows[0][3] == "missed"
+    st.set_threshold(0.5)  # the 0.7 TP is drawn again: found everywhere
+    (dog,) = window.view.overlay_items("gt")
+    assert dog.pen().color() != MISSED_COLOR
+    qtbot.waitUntil(lambda: window.side.objects.rows_model.rows[0][3] == "found", timeout=2000)

@@ -404,6 +404,7 @@ class ImageView(QGraphicsView):
 
     def overlay_options(self) -> OverlayOptions:
         st = self.state
+        evals = st.evaluations[st.current_results] if st.current_results >= 0 else None
         highlight_row, highlight_gt = st.selected_detection_row(), st.selected_object
         if st.selected_detection is not None and highlight_gt < 0:
             ev = st.class_evaluation(st.selected_detection[0])
@@ -417,7 +418,7 @@ class ImageView(QGraphicsView):
             show_keypoints=st.show_keypoints,
             show_parts=st.show_parts,
             mode=st.view_mode,
-            missed=st.evaluations[st.current_results].missed if st.current_results >= 0 else None,
+            missed=evals.missed_at(st.dataset, st.score_threshold) if evals is not None else None,
             threshold=st.score_threshold,
             class_index=st.selected_class,
             highlight_row=highlight_row,

@@ -45,8 +45,8 @@ Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
 class OverlayOptions:
     """What to draw. ``mode`` is ``AppState.view_mode`` (``all``/``tp``/``fp``/``missed``);
     ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1: none), drawn
-    whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags missed
-    objects (drawn in ``MISSED_COLOR`` in ``missed`` mode); ``pixel`` is the size of a screen
+    whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags the
+    objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
     pixel in scene units (labels keep a constant screen size and avoid each other)."""
 
     show_gt: bool = True
@@ -274,7 +274,7 @@ def ground_truth_items(
     taken = label_space(opts) if taken is None else taken
     for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
         faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
-        base = MISSED_COLOR if miss and opts.mode == "missed" else GT_COLOR
+        base = MISSED_COLOR if miss else GT_COLOR
         if dataset.classes[int(dataset.objects.label[row])] == "others" and base is GT_COLOR:
             base = OTHERS_COLOR  # VisDrone 'others' (category 11): never evaluated
         color = QColor(base)
@@ -288,7 +288,7 @@ def ground_truth_items(
             kind="gt",
             row=row,
             style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine,
-            width=3.5 if hl or base is MISSED_COLOR else (1.5 if faded else 2.0),
+            width=3.5 if hl or (miss and opts.mode == "missed") else (1.5 if faded else 2.0),
             highlighted=hl,
         )
         box.setZValue(Z_GT - (5.0 if faded else 0.0))

@@ -172,7 +172,8 @@ class PRPane(QWidget):
         st = self.state
         assert st.dataset is not None
         mean = st.evaluations[st.current_results].mean_ap("det", len(st.dataset.classes))
-        m = "evaluating…" if mean is None else f"mAP {mean:.3f}"
+        name = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "mAP"
+        m = "evaluating…" if mean is None else f"{name} {mean:.3f}"
         return (
             f"<b>All classes</b> &nbsp; {m} &nbsp; "
             "<span style='color:#5f6368'>· click a curve</span>"

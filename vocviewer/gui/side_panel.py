@@ -207,6 +207,7 @@ class SidePanel(QWidget):
         state.image_changed.connect(self.refresh_image)
         state.class_changed.connect(self.refresh_image)
         state.current_results_changed.connect(self.refresh_image)
+        state.threshold_changed.connect(self.refresh_image)
         self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation_finished.connect(self._image_later.flush)
@@ -246,21 +247,22 @@ class SidePanel(QWidget):
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
                 verdict = int(evals.verdict_by_row[row])
+                drawn = det.score[row] >= st.score_threshold
                 rows.append(
                     (
                         str(rank + 1) if rank >= 0 else "—",
                         ds.classes[k],
                         f"{det.score[row]:.3f}",
-                        verdict_text(evals, row),
+                        verdict_text(evals, row) + ("" if drawn else "  · below threshold"),
                         iou,
                     )
                 )
                 keys.append(row)
-                colors.append(VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])[0])
+                colors.append(VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])[0] if drawn else MUTED)
         self.detections.set_rows(rows, keys, colors)
         self.detections.select_key(st.selected_detection_row())
         obj, sl = ds.objects, ds.objects_of(image)
-        missed = evals.missed if evals is not None else None
+        missed = evals.missed_at(ds, st.score_threshold) if evals is not None else None
         orows, okeys, ocolors = [], [], []
         for row in range(sl.start, sl.stop):
             flags = "".join(t for t, c in (("D", obj.difficult), ("T", obj.truncated)) if c[row])

@@ -75,7 +75,8 @@ class ApTableModel(QAbstractTableModel):
 
     def _make_headers(self) -> list[str]:
         st = self.state
-        aps = ["AP"] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
+        ap = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "AP"
+        aps = [ap] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
         return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
