@@ -97,3 +97,15 @@ def test_parts_and_scores_toggles(qtbot, demo_window):
     win.toggle_actions["show_scores"].trigger()  # C
     names = set(ds.classes)
     assert all(i.text.split(" · ")[0] in names for i in win.view.overlay_items("label"))
+
+
+def test_browsing_another_set_keeps_results_on_the_set_they_name(qtbot, demo_window):
+    """The demo's files are comp4_det_val_*: browsing train shows train's images but the
+    evaluation stays on val (on train every detection would be outside the set)."""
+    st = demo_window.state
+    before = {k: ev.ap for k, ev in st.evaluations[0].det.items()}
+    st.set_image_set("train")
+    assert st.image_set == "train" and st.eval_set == "val"
+    assert not any(k.startswith("eval/") for k in st.jobs.running_keys())
+    assert {k: ev.ap for k, ev in st.evaluations[0].det.items()} == before
+    assert len(st.visible_images) == len(st.dataset.images_in_set("train"))

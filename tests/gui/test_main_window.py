@@ -148,3 +148,14 @@ def test_escape_cancels_a_running_evaluation_and_keeps_the_window_usable(qtbot, 
     win.state.set_threshold(0.3)  # changing a setting re-runs nothing, raises nothing
     win.act_cancel.trigger()  # nothing running: no second message
     assert win.messages.count() == 1
+
+
+def test_clearing_messages_resets_the_status_bar_button(qtbot, window):
+    window.state.post([Message("warning", "one"), Message("info", "two")])
+    assert (
+        window.problems_button.isVisibleTo(window) and "2 messages" in window.problems_button.text()
+    )
+    window.messages.clear_button.click()
+    assert not window.problems_button.isVisibleTo(window) and window.messages.count() == 0
+    window.state.post([Message("error", "three")])
+    assert "1 message" in window.problems_button.text() and window.messages.isVisibleTo(window)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from vocviewer.core.dataset import VOC_CLASSES
@@ -110,20 +112,33 @@ def test_select_detection_opens_its_image(qtbot, state, tiny):
     assert state.selected_detection is None
 
 
+def unnamed(tiny):
+    """The tiny results under a file name that names no image set (so any Main set applies)."""
+    dataset, results = tiny
+    return dataset, dataclasses.replace(results, files=(dataset.root / "detections.txt",))
+
+
 def test_switching_main_set_reevaluates_and_reports_rejected_rows(qtbot, state, tiny):
-    evaluated(qtbot, state, tiny)
+    evaluated(qtbot, state, unnamed(tiny))
     messages: list = []
     state.messages_posted.connect(messages.extend)
     with qtbot.waitSignal(state.evaluation_finished, timeout=10_000):
         state.set_image_set("train")
     assert state.eval_set == "train"
-    assert any(m.level == "warning" and "not in image set 'train'" in m.text for m in messages)
+    assert any(m.level == "error" and "not in image set 'train'" in m.text for m in messages)
     dog = state.class_evaluation(DOG)
     assert dog is not None and len(dog) == 2  # only img1's detections remain
 
 
+def test_results_naming_a_set_stay_evaluated_on_it(qtbot, state, tiny):
+    evaluated(qtbot, state, tiny)  # comp4_det_val_all.txt: val results
+    state.set_image_set("train")
+    assert state.image_set == "train" and state.eval_set == "val" and state.is_idle()
+    assert len(state.class_evaluation(DOG)) == 4
+
+
 def test_stale_evaluation_is_dropped(qtbot, state, tiny):
-    dataset, results = tiny
+    dataset, results = unnamed(tiny)
     state.set_dataset(dataset)
     state.add_result_set(results)  # evaluation on val starts ...
     state.set_image_set("train")  # ... and is superseded at once

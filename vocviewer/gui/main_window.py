@@ -142,6 +142,7 @@ class MainWindow(OpenActions, ExportActions):
         self.threshold_spin.valueChanged.connect(st.set_threshold)
         self.problems_button.clicked.connect(self.act_messages.toggle)
         self.messages.hide_requested.connect(lambda: self.act_messages.setChecked(False))
+        self.messages.cleared.connect(self._on_messages_cleared)
         self.side.zoom_requested.connect(self.view.zoom_to_highlight)
         self.compare.pair_chosen.connect(self._on_compare_pair)
         self.side.tabs.currentChanged.connect(self._on_side_tab)
@@ -438,6 +439,10 @@ class MainWindow(OpenActions, ExportActions):
         self.problems_button.show()
         if any(m.level == "error" for m in messages):
             self.act_messages.setChecked(True)
+
+    def _on_messages_cleared(self) -> None:
+        self._message_count = 0
+        self.problems_button.hide()
 
     def _update_status(self, *_args: object) -> None:
         st = self.state

@@ -35,6 +35,7 @@ from vocviewer.gui.tasks import (
     ResultEvaluations,
     error_message,
     evaluate,
+    evaluates_on,
     guess_image_set,
     load_dataset,
     load_results,
@@ -328,11 +329,12 @@ class AppState(QObject):
                 self._refresh_visible(keep_current=True)
 
     def set_image_set(self, name: str | None) -> None:
-        """Browse another image set; choosing a Main set also re-evaluates on it."""
+        """Browse another image set; choosing a Main set also re-evaluates on it, unless the
+        result files name another set (``tasks.evaluates_on``)."""
         if self.dataset is None:
             return
         self.image_set = name
-        if name is not None and name in self.dataset.main_sets() and name != self.eval_set:
+        if name != self.eval_set and evaluates_on(self.dataset, self.results, name):
             self.eval_set = name
             self.jobs.cancel_matching("eval/")
             self._eval_done = self._eval_total = 0

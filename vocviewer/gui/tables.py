@@ -283,9 +283,12 @@ class MessagesPanel(QWidget):
     -------
     hide_requested()
         The close button was pressed.
+    cleared()
+        The list was emptied (the Clear button).
     """
 
     hide_requested = Signal()
+    cleared = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -293,7 +296,7 @@ class MessagesPanel(QWidget):
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         self.title = QLabel("<b>Messages</b>")
-        clear = QToolButton()
+        clear = self.clear_button = QToolButton()
         clear.setText("Clear")
         clear.setAutoRaise(True)
         close = QToolButton()
@@ -318,6 +321,7 @@ class MessagesPanel(QWidget):
         self._icons = {k: self.style().standardIcon(v) for k, v in icons.items()}
 
         clear.clicked.connect(self.list.clear)
+        clear.clicked.connect(self.cleared)
         close.clicked.connect(self.hide_requested)
         state.messages_posted.connect(self.add_messages)
 

@@ -203,7 +203,8 @@ def evaluate(
             done += 1
             yield diagnosed(ev)
     except FormatError as err:
-        yield Message("warning", f"{err}; evaluating without such rows (numbers not official)")
+        # an error: the official code stops here; the window shows it at once
+        yield Message("error", f"{err}; evaluating without such rows (numbers not official)")
         rest = range(done, len(dataset.classes))
         for ev in fn(dataset, results, image_set=image_set, classes=rest, strict=False):
             yield diagnosed(ev)
@@ -219,6 +220,16 @@ def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
         if entry is not None and entry.image_set in sets:
             return entry.image_set
     return None
+
+
+def evaluates_on(dataset: Dataset, results: Sequence[LoadedResults], name: str | None) -> bool:
+    """Whether browsing image set ``name`` should re-evaluate ``results`` on it: a Main set,
+    and no result set whose file names name another set (``comp4_det_val_*`` stays on val —
+    on train every detection would lie outside the set)."""
+    if name is None or name not in dataset.main_sets():
+        return False
+    named = {guess_image_set(r.results, dataset) for r in results} - {None}
+    return not named or named == {name}
 
 
 def error_message(exc: BaseException, what: str) -> Message:
