@@ -159,3 +159,16 @@ def test_clearing_messages_resets_the_status_bar_button(qtbot, window):
     assert not window.problems_button.isVisibleTo(window) and window.messages.count() == 0
     window.state.post([Message("error", "three")])
     assert "1 message" in window.problems_button.text() and window.messages.isVisibleTo(window)
+
+
+def test_fp_keys_with_all_classes_start_at_the_top_scoring_false_positive(qtbot, window):
+    st = window.state
+    assert st.selected_class == -1 and st.selected_detection is None
+    window.act_next_fp.trigger()  # ]: the duplicate dog 0.8 beats the dog FP 0.6
+    assert st.selected_detection == (DOG, 1)
+    window.act_next_fp.trigger()  # then on within that class
+    assert st.selected_detection == (DOG, 3)
+    st.select_class(-1)  # back to all classes with nothing selected
+    assert st.selected_detection is None
+    window.act_prev_fp.trigger()  # [: the lowest-scoring false positive
+    assert st.selected_detection == (DOG, 3)

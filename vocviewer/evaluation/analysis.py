@@ -19,6 +19,7 @@ the VOC rule (inclusive pixels, ``plus_one=True``) unless told otherwise.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -259,6 +260,22 @@ def next_false_positive(ev: ClassEvaluation, rank: int, step: int = 1) -> int:
         return int(after[0]) if len(after) else -1
     before = fps[fps < rank]
     return int(before[-1]) if len(before) else -1
+
+
+def top_false_positive(
+    evaluations: Mapping[int, ClassEvaluation], step: int = 1
+) -> tuple[int, int] | None:
+    """``(class, rank)`` of the highest-scoring false positive over all classes (``step`` +1) or
+    the lowest-scoring one (-1); ties go to the lower class index. ``None`` if there is none."""
+    best: tuple[float, int, int] | None = None
+    for k in sorted(evaluations):
+        ev = evaluations[k]
+        rank = next_false_positive(ev, -1 if step > 0 else len(ev), step)
+        if rank < 0:
+            continue
+        key = (-float(ev.score[rank]) if step > 0 else float(ev.score[rank]), k, rank)
+        best = key if best is None or key[:2] < best[:2] else best
+    return None if best is None else (best[1], best[2])
 
 
 def drop_cause(ev: ClassEvaluation, rank: int) -> int:

@@ -18,9 +18,15 @@ from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.analysis import FalsePositives, drop_cause, next_false_positive
+from vocviewer.evaluation.analysis import (
+    FalsePositives,
+    drop_cause,
+    next_false_positive,
+    top_false_positive,
+)
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.display_settings import DisplaySettings
 from vocviewer.gui.image_filter import (
     ErrorCounts,
     ImageFilter,
@@ -44,16 +50,9 @@ from vocviewer.gui.tasks import (
 from vocviewer.gui.worker import Jobs, Worker
 
 IntArray = npt.NDArray[np.int64]
-#: Drawing modes: everything, only true positives (``onlytp``), only false positives, only missed
-#: ground truth.
-VIEW_MODES = ("all", "tp", "fp", "missed")
-#: Drawing toggles (``AppState`` attributes): ground truth, detections, labels, scores in the
-#: detection labels, COCO masks, keypoints, VOC person parts.
-DISPLAY_TOGGLES = ("show_gt", "show_detections", "show_labels", "show_scores", "show_masks",
-                   "show_keypoints", "show_parts")  # fmt: skip
 
 
-class AppState(QObject):
+class AppState(DisplaySettings, QObject):
     """What is open (dataset, result sets, evaluations) and what is selected.
 
     Signals
@@ -133,10 +132,7 @@ class AppState(QObject):
         self.current_image = -1
         self.selected_class = -1
         self.selected_detection: tuple[int, int] | None = None
-        self.score_threshold = 0.5
-        self.show_gt = self.show_detections = self.show_labels = self.show_scores = True
-        self.show_masks = self.show_keypoints = self.show_parts = True
-        self.view_mode = "all"
+        self.init_display()
         self.selected_object = -1
         self.listing: ImageListing | None = None
         self.image_filter = ImageFilter()
@@ -404,11 +400,16 @@ class AppState(QObject):
 
     def step_false_positive(self, step: int) -> None:
         """Select the next (``step`` +1) / previous (-1) false positive in rank order of the
-        selected detection's class (or the selected class)."""
+        selected detection's class (or the selected class; with all classes and nothing
+        selected, the highest- / lowest-scoring one of any class)."""
         sel = self.selected_detection
         k = sel[0] if sel is not None else self.selected_class
         ev = self.class_evaluation(k)
         if ev is None:
+            i = self.current_results
+            top = top_false_positive(self.evaluations[i].det, step) if k < 0 <= i else None
+            if top is not None:
+                self.select_detection(*top)
             return
         start = sel[1] if sel is not None else (-1 if step > 0 else len(ev))
         rank = next_false_positive(ev, start, step)
@@ -423,37 +424,6 @@ class AppState(QObject):
                 self.selected_detection = None
                 self.selection_changed.emit(None)
             self.object_selected.emit(row)
-
-    def set_threshold(self, value: float) -> None:
-        value = float(value)
-        if value != self.score_threshold:
-            self.score_threshold = value
-            self.threshold_changed.emit(value)
-
-    @property
-    def only_tp(self) -> bool:
-        """The devkit's ``onlytp``: only true positives are drawn (``view_mode == "tp"``)."""
-        return self.view_mode == "tp"
-
-    def set_view_mode(self, mode: str) -> None:
-        """``"all"``, ``"tp"``, ``"fp"`` (false positives) or ``"missed"`` (missed objects)."""
-        if mode not in VIEW_MODES:
-            raise ValueError(f"unknown view mode {mode!r}; expected one of {VIEW_MODES}")
-        if mode != self.view_mode:
-            self.view_mode = mode
-            self.display_changed.emit()
-
-    def set_display(self, name: str, on: bool) -> None:
-        """Set a drawing toggle: one of ``DISPLAY_TOGGLES`` or ``only_tp``."""
-        if name not in (*DISPLAY_TOGGLES, "only_tp"):
-            raise ValueError(f"unknown display toggle {name!r}")
-        if name == "only_tp":
-            if bool(on) != self.only_tp:
-                self.set_view_mode("tp" if on else "all")
-            return
-        if getattr(self, name) != bool(on):
-            setattr(self, name, bool(on))
-            self.display_changed.emit()
 
     def post(self, messages: Sequence[Message]) -> None:
         if messages:
