@@ -45,7 +45,7 @@ def test_compact_view_keeps_classes_with_counts_and_the_extra_columns(qtbot, win
     pane = show_confusion(qtbot, window)
     pane.compact.setChecked(True)
     assert pane.model.rows.tolist() == [CAT, DOG]
-    assert pane.model.cols.tolist() == [CAT, DOG, DUP, BACKGROUND, MISSED]
+    assert pane.model.cols.tolist() == [DUP, BACKGROUND, MISSED, CAT, DOG]  # extras first
 
 
 def test_clicking_a_cell_lists_it_and_enter_opens_the_detection(qtbot, window):
@@ -81,8 +81,10 @@ def test_headers_are_short_with_full_names_in_tooltips(qtbot, window):
 
     pane = show_confusion(qtbot, window)
     horizontal = Qt.Orientation.Horizontal
-    assert pane.model.headerData(K + 1, horizontal, Qt.ItemDataRole.DisplayRole) == "bg"
-    assert pane.model.headerData(K + 1, horizontal, Qt.ItemDataRole.ToolTipRole) == "background"
+    # view columns: duplicate, background, missed, then the classes
+    assert pane.model.headerData(1, horizontal, Qt.ItemDataRole.DisplayRole) == "bg"
+    assert pane.model.headerData(1, horizontal, Qt.ItemDataRole.ToolTipRole) == "background"
+    assert pane.model.headerData(3 + DOG, horizontal, Qt.ItemDataRole.ToolTipRole) == "dog"
     vertical = Qt.Orientation.Vertical
     assert pane.model.headerData(DOG, vertical, Qt.ItemDataRole.DisplayRole) == "dog"
 
@@ -107,3 +109,16 @@ def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
                            (window.ap_table, window.act_export_table)):  # fmt: skip
         assert widget.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
         assert action in widget.actions()
+
+
+def test_arrow_keys_move_between_cells_not_images(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    pane = show_confusion(qtbot, window)
+    pane.select_cell(DOG, DOG)
+    pane.table.setFocus()
+    image = window.state.current_image
+    column = pane.table.currentIndex().column()
+    qtbot.keyClick(pane.table, Qt.Key.Key_Right)
+    assert pane.table.currentIndex().column() == column + 1
+    assert window.state.current_image == image

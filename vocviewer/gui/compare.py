@@ -111,6 +111,9 @@ class ComparePane(QWidget):
         self.table.set_rows(rows, cmp.image.tolist(), colors)
         better_a = int((cmp.difference > 0).sum())
         n = len(cmp)
+        if not n:
+            self.summary.setText(f"  {ds.classes[k]}: A and B find the same objects on every image")
+            return
         self.summary.setText(
             f"  {ds.classes[k]}: {n} image{'s' if n != 1 else ''} differ{'s' if n == 1 else ''}"
             f" · A finds more on {better_a}, B on {n - better_a} · choose one to see both"

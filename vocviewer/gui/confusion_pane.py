@@ -15,8 +15,16 @@ from html import escape
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QShowEvent
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -84,14 +92,15 @@ class ConfusionModel(QAbstractTableModel):
             c = matrix.counts
             k = len(matrix.classes)
             self.rows = np.arange(k, dtype=np.int64)
-            self.cols = np.arange(c.shape[1], dtype=np.int64)
+            # duplicate, background, missed first: with 80 classes they would be far off-screen
+            self.cols = np.r_[np.arange(k, c.shape[1]), np.arange(k)].astype(np.int64)
             if compact:
                 used = c.sum(axis=1) > 0
                 self.rows = np.flatnonzero(used).astype(np.int64)
                 keep_col = c.sum(axis=0) > 0
                 keep_col[:k] |= used  # a shown class keeps its column (the diagonal)
                 keep_col[k:] = True
-                self.cols = np.flatnonzero(keep_col).astype(np.int64)
+                self.cols = self.cols[keep_col[self.cols]]
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -192,6 +201,7 @@ class ConfusionPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(False)
+        self.table.installEventFilter(self)  # arrow keys move between cells, not images
         size = self.fontMetrics().height() + 4
         self.table.verticalHeader().setDefaultSectionSize(size)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -239,6 +249,14 @@ class ConfusionPane(QWidget):
         self._cell = None
         self.compact.setChecked(len(dataset.classes) > COMPACT_ABOVE)
         self._invalidate()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            arrows = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
+            if event.key() in arrows:
+                event.accept()  # the table takes the key; the window's shortcut does not fire
+                return True
+        return super().eventFilter(watched, event)
 
     # --- computing ---------------------------------------------------------------------------
     def _invalidate(self, *_args: object) -> None:

@@ -184,6 +184,7 @@ class ImageBrowser(QWidget):
         state.class_changed.connect(self._sync_class_combo)
         state.visible_images_changed.connect(self._on_visible_changed)
         state.image_changed.connect(self._sync_current)
+        state.results_added.connect(self._enable_error_filters)
 
     def _build_filter_menu(self) -> None:
         menu = self.filter_menu
@@ -197,7 +198,7 @@ class ImageBrowser(QWidget):
         menu.addSeparator()
         group = QActionGroup(self)
         self.error_actions: dict[str, QAction] = {}
-        for key, text in {"": "Errors or not", **ERROR_FILTERS}.items():
+        for key, text in {"": "Any image, errors or not", **ERROR_FILTERS}.items():
             act = menu.addAction(f"With {text}" if key else text)
             act.setCheckable(True)
             act.setChecked(not key)
@@ -243,10 +244,18 @@ class ImageBrowser(QWidget):
         self.class_combo.addItem("All classes", -1)
         for k, name in enumerate(dataset.classes):
             self.class_combo.addItem(name, k)
+        self._enable_error_filters()
         present = object_flags(dataset)
         for name, act in self.flag_actions.items():
             act.setEnabled(name in present)
             act.setVisible(name in present or name != "crowd")
+
+    def _enable_error_filters(self, *_args: object) -> None:
+        """Error filters and sorting need an evaluated result set."""
+        has = bool(self.state.results)
+        for key, act in self.error_actions.items():
+            act.setEnabled(has or not key)
+        self.sort_action.setEnabled(has)
 
     def _on_set_chosen(self, i: int) -> None:
         self.state.set_image_set(self.set_combo.itemData(i))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QSettings, QSize, Qt, QThreadPool
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -276,9 +276,15 @@ class MainWindow(OpenActions, ExportActions):
         self.mode_combo.setToolTip("Which boxes to draw: all, only TP, only FP, only missed GT")
         bar.addWidget(self.mode_combo)
         self.mode_menu = QMenu("Show", self)
+        self.mode_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)  # one mode at a time, the current one checked
         for mode, text in VIEW_MODE_NAMES.items():
             act = self.mode_menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(mode == self.state.view_mode)
+            group.addAction(act)
             act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
+            self.mode_actions[mode] = act
         bar.addSeparator()
         bar.addAction(self.act_fit)
         bar.addAction(self.act_one)
@@ -412,6 +418,7 @@ class MainWindow(OpenActions, ExportActions):
         for name, act in self.toggle_actions.items():
             act.setChecked(getattr(self.state, name))
         self.mode_combo.setCurrentIndex(self.mode_combo.findData(self.state.view_mode))
+        self.mode_actions[self.state.view_mode].setChecked(True)
 
     def _on_mode_chosen(self, i: int) -> None:
         self.state.set_view_mode(str(self.mode_combo.itemData(i)))

@@ -165,7 +165,9 @@ class AppState(DisplaySettings, QObject):
             "dataset",
             Worker(load_dataset, path, **sources),
             on_returned=self.set_dataset,
-            on_errored=lambda exc: self._load_error(exc, f"Cannot open {path}"),
+            on_errored=lambda exc: self._load_error(  # a FormatError names the path itself
+                exc, "Cannot open" if str(path) in str(exc) else f"Cannot open {path}"
+            ),
         )
 
     def add_results(self, paths: Sequence[str | Path]) -> None:
