@@ -117,10 +117,16 @@ def test_missed_objects_agree_between_list_image_and_inspector(qtbot, window):
     image draws it in the missed colour (in every mode) and the Objects tab says "missed"."""
     from vocviewer.gui.overlays import MISSED_COLOR
 
+    from vocviewer.evaluation.confusion import missed_at
+
     st = window.state
     st.set_threshold(0.75)
     st.set_image_filter(ImageFilter(errors="missed"))
     assert st.visible_images.tolist() == [2]
+    ev = st.evaluations[0]  # its cache, filled class by class, equals the whole computation
+    assert np.array_equal(
+        ev.missed_at(st.dataset, 0.75), missed_at(st.dataset, ev.det, ev.missed, 0.75)
+    )
     st.set_current_image(2)
     qtbot.waitUntil(lambda: window.view.shown_image == 2, timeout=5000)
     (dog,) = window.view.overlay_items("gt")

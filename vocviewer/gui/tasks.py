@@ -86,15 +86,20 @@ class ResultEvaluations:
         self.missed = np.zeros(n_objects, dtype=bool)
         self.protocol: dict[int, ProtocolClass] = {}  # COCO / VisDrone: curve, AP at the IoU
         self.summary: Summary | None = None
-        self._missed_at: tuple[tuple[float, int], npt.NDArray[np.bool_]] | None = None
+        self._missed_at: tuple[float, npt.NDArray[np.bool_], set[int]] | None = None
 
     def missed_at(self, dataset: Dataset, threshold: float) -> npt.NDArray[np.bool_]:
         """bool (O,): objects missed as drawn at score ``threshold`` (``confusion.missed_at``:
-        no true positive scoring at least that matched them); cached per threshold."""
-        key = (float(threshold), len(self.det))
-        if self._missed_at is None or self._missed_at[0] != key:
-            self._missed_at = (key, missed_at(dataset, self.det, self.missed, threshold))
-        return self._missed_at[1]
+        no true positive scoring at least that matched them). Kept per threshold and brought up
+        to date class by class as evaluations arrive (classes own disjoint objects)."""
+        if self._missed_at is None or self._missed_at[0] != threshold:
+            self._missed_at = (threshold, np.zeros(len(self.missed), dtype=bool), set())
+        _, out, done = self._missed_at
+        new = {k: ev for k, ev in self.det.items() if k not in done}
+        if new:
+            out |= missed_at(dataset, new, self.missed, threshold)
+            done.update(new)
+        return out
 
     def mean_ap(self, task: str, n_classes: int) -> float | None:
         """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
@@ -110,7 +115,6 @@ class ResultEvaluations:
             self.protocol[ev.evaluation.class_index] = ev
             self.missed[ev.missed[ev.missed < len(self.missed)]] = True
             ev = ev.evaluation
-        self._missed_at = None
         if isinstance(ev, Diagnosed):
             self.diagnosis[ev.evaluation.class_index] = ev.false_positives
             self.fp_kind_by_row[ev.evaluation.order] = ev.false_positives.kind
@@ -120,7 +124,6 @@ class ResultEvaluations:
             self.cls[ev.class_index] = ev
             return
         self.det[ev.class_index] = ev
-        self._missed_at = None
         self.verdict_by_row[ev.order] = ev.verdict
         self.rank_by_row[ev.order] = np.arange(len(ev.order))
 
