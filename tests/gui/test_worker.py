@@ -120,7 +120,7 @@ def _no_leftover_workers(qtbot):
 def test_in_process_runs_in_another_process_and_returns_the_value():
     import os
 
-    from vocviewer.gui.worker import in_process
+    from vocviewer.gui.helper_process import in_process
 
     assert in_process(os.getpid) != os.getpid()
     assert in_process(divmod, 17, 5) == (3, 2)

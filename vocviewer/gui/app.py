@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QApplication
 
 import vocviewer
 from vocviewer.core.errors import FormatError
+from vocviewer.gui.helper_process import warm_up_process
 from vocviewer.gui.main_window import MainWindow
-from vocviewer.gui.worker import warm_up_process
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200

@@ -21,8 +21,8 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, missed_objects
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.gui.helper_process import in_process
 from vocviewer.gui.protocol_tasks import ProtocolClass, Summary
-from vocviewer.gui.worker import in_process
 
 IntArray = npt.NDArray[np.int64]
 

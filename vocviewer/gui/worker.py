@@ -10,13 +10,9 @@ new job under a key quits the old one, and anything the old one still reports is
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
@@ -192,41 +188,3 @@ class Jobs(QObject):
         if self.is_current(key, gen):
             del self._current[key]
             self.running_changed.emit(len(self._current))
-
-
-# --- parsing in a helper process --------------------------------------------------------------
-_POOL: ProcessPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> ProcessPoolExecutor:
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        return _POOL
-
-
-def in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run the picklable ``fn(*args, **kwargs)`` in a helper process (spawned on first use, then
-    reused) and return its result. For long stretches that hold the interpreter lock — parsing a
-    large JSON file takes seconds, and even C parsers never let go — which in a worker thread
-    would freeze the window; the calling worker thread only waits. Exceptions raised by ``fn``
-    come back as they are; if no process can be used, ``fn`` runs here."""
-    global _POOL
-    try:
-        future = _pool().submit(fn, *args, **kwargs)
-    except (OSError, BrokenProcessPool, RuntimeError):
-        return fn(*args, **kwargs)
-    try:
-        return future.result()
-    except BrokenProcessPool:  # the helper died (killed, out of memory): start afresh
-        with _POOL_LOCK:
-            _POOL = None
-        return fn(*args, **kwargs)
-
-
-def warm_up_process() -> None:
-    """Start the helper process now (its imports take a moment), without waiting for it."""
-    with contextlib.suppress(OSError, BrokenProcessPool, RuntimeError):
-        _pool().submit(int)

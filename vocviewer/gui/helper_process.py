@@ -1,0 +1,60 @@
+"""One helper process for work that would hold this interpreter's lock for long (no Qt here).
+
+A worker thread that parses a 45 MB JSON file keeps the interpreter lock for seconds (the C
+parser never lets go), and the window cannot repaint meanwhile. Such work runs in a helper
+process instead (spawned on first use, then reused): ``in_process`` returns a function's result;
+the calling worker thread only waits, without the lock. If no helper process can be used, the
+work runs in the calling thread.
+
+Only parsing goes there: streaming each class's evaluation back was tried and measured worse —
+sending a 500,000-detection result set across costs a longer stall than the evaluation's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+_POOL: ProcessPoolExecutor | None = None
+_LOCK = threading.Lock()  # guards _POOL
+_UNAVAILABLE = (OSError, BrokenProcessPool, RuntimeError)
+
+
+def _pool() -> ProcessPoolExecutor:
+    global _POOL
+    with _LOCK:
+        if _POOL is None:
+            _POOL = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return _POOL
+
+
+def _forget_pool() -> None:
+    """The helper died (killed, out of memory): the next call starts a new one."""
+    global _POOL
+    with _LOCK:
+        _POOL = None
+
+
+def in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` (picklable) run in the helper process; its exceptions come back as
+    they are. Runs here if no helper can be used."""
+    try:
+        future = _pool().submit(fn, *args, **kwargs)
+    except _UNAVAILABLE:
+        return fn(*args, **kwargs)
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        _forget_pool()
+        return fn(*args, **kwargs)
+
+
+def warm_up_process() -> None:
+    """Start the helper process now (its imports take a moment), without waiting for it."""
+    with contextlib.suppress(*_UNAVAILABLE):
+        _pool().submit(int)
