@@ -37,6 +37,34 @@ from vocviewer.gui.app import make_app  # noqa: E402
 from vocviewer.gui.main_window import MainWindow  # noqa: E402
 
 
+class StallProbe:
+    """A 10 ms ``QTimer`` whose tick gaps measure event-loop stalls: ``gaps`` holds
+    ``(gap, previous tick, this tick)`` in ms since ``start()``."""
+
+    def __init__(self) -> None:
+        self.clock, self.timer = QElapsedTimer(), QTimer()
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[tuple[int, int, int]] = []
+        self._last = 0
+
+    def _tick(self) -> None:
+        now = self.clock.elapsed()
+        self.gaps.append((now - self._last, self._last, now))
+        self._last = now
+
+    def start(self) -> None:
+        self.clock.start()
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def longest(self) -> int:
+        """The longest gap (ms)."""
+        return max((g[0] for g in self.gaps), default=0)
+
+
 def wait_until(app: QApplication, cond, timeout: float = 120.0) -> None:
     t0 = time.perf_counter()
     while not cond():
@@ -112,21 +140,10 @@ def bench_stall(app: QApplication, n_images: int, n_dets: int) -> tuple[float, f
         win.resize(1400, 900)
         win.show()
         st = win.state
-        clock, gaps = QElapsedTimer(), []
-        probe = QTimer()
-        probe.setInterval(10)
-        last = [0]
-
-        def tick() -> None:
-            now = clock.elapsed()
-            gaps.append(now - last[0])
-            last[0] = now
-
-        probe.timeout.connect(tick)
+        probe = StallProbe()
         st.open_dataset(Path(tmp) / "VOC2007")
         wait_until(app, lambda: st.dataset is not None and st.is_idle())
         app.processEvents()
-        clock.start()
         probe.start()
         t = time.perf_counter()
         st.add_results([Path(tmp) / "results" / "VOC2007"])
@@ -135,7 +152,7 @@ def bench_stall(app: QApplication, n_images: int, n_dets: int) -> tuple[float, f
         probe.stop()
         win.close()
         QThreadPool.globalInstance().waitForDone()
-        return max(gaps), elapsed, len(gaps)
+        return probe.longest(), elapsed, len(probe.gaps)
 
 
 def main() -> None:

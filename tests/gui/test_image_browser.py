@@ -21,9 +21,8 @@ def counts(window, threshold: float, class_index: int = -1):
     st = window.state
     ev = st.evaluations[0]
     res = st.results[0].results
-    return error_counts(
-        st.dataset, res, ev.verdict_by_row, ev.missed, ev.det, threshold, class_index
-    )
+    missed = ev.missed_at(st.dataset, threshold)
+    return error_counts(st.dataset, res, ev.verdict_by_row, missed, threshold, class_index)
 
 
 def test_error_counts_follow_the_drawn_threshold(window):

@@ -236,7 +236,7 @@ class ConfusionPane(QWidget):
 
         self.compact.toggled.connect(self._show_matrix)
         self.table.selectionModel().currentChanged.connect(self._on_cell)
-        self.members.row_chosen.connect(self._on_member)
+        self.members.row_chosen.connect(self._select)
         self.members.row_activated.connect(self._open_member)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         for signal in (
@@ -312,13 +312,9 @@ class ConfusionPane(QWidget):
         self.summary.setText(
             f"<b>{escape(name)}</b> · score ≥ {m.score_threshold:.2f} · IoU ≥ {m.iou_threshold:.2f}"
         )
-        cell = self._cell
-        self._list_cell(cell)
-        if cell is not None:
-            r = np.flatnonzero(self.model.rows == cell[0])
-            c = np.flatnonzero(self.model.cols == cell[1])
-            if len(r) and len(c):
-                self.table.setCurrentIndex(self.model.index(int(r[0]), int(c[0])))
+        self._list_cell(self._cell)
+        if self._cell is not None:
+            self.select_cell(*self._cell)
 
     # --- the chosen cell ---------------------------------------------------------------------
     def _on_cell(self, current: QModelIndex, _previous: QModelIndex) -> None:
@@ -354,8 +350,8 @@ class ConfusionPane(QWidget):
         else:
             ev = st.evaluations[st.current_results].det[row]
             here = (m.class_index == row) & (m.column == col)
-            on, ious = m.confused_gt[here], m.confused_iou[here]
-            for rank, gt, iou in zip(m.detections_in(row, col), on, ious, strict=True):
+            for rank, gt, iou in zip(m.rank[here], m.confused_gt[here], m.confused_iou[here],
+                                     strict=True):  # fmt: skip
                 detail = self._detail(ev, int(rank), int(gt), float(iou))
                 image = str(ds.images.id[int(ev.image_index[rank])])
                 rows.append((str(rank + 1), f"{ev.score[rank]:.3f}", image, detail))
@@ -375,9 +371,6 @@ class ConfusionPane(QWidget):
         if int(ev.best_gt[rank]) >= 0:
             return f"best IoU with its class {fmt_iou(float(ev.best_iou[rank]))}"
         return "on nothing"
-
-    def _on_member(self, key: int) -> None:
-        self._select(key)
 
     def _open_member(self, key: int) -> None:
         self._select(key)

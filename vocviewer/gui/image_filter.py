@@ -17,8 +17,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.confusion import missed_at
-from vocviewer.evaluation.result import ClassEvaluation, Verdict
+from vocviewer.evaluation.result import Verdict
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -84,18 +83,16 @@ def error_counts(
     dataset: Dataset,
     results: ResultSet,
     verdict_by_row: npt.NDArray[np.int8],
-    missed: BoolArray,
-    evaluations: Mapping[int, ClassEvaluation],
+    missed_drawn: BoolArray,
     threshold: float,
     class_index: int = -1,
 ) -> ErrorCounts:
     """False positives and missed objects per image, at score ``threshold``, for one class
     (``class_index >= 0``) or all classes.
 
-    ``verdict_by_row`` / ``missed`` / ``evaluations`` are a ``ResultEvaluations``' arrays: the
-    protocol's verdict per detection row (-1: not evaluated), the positives no true positive
-    matched, and the per-class ranked evaluations. An object matched only by a true positive
-    scoring below ``threshold`` is missed as drawn, so it counts as missed here.
+    ``verdict_by_row``: the protocol's verdict per detection row (-1: not evaluated);
+    ``missed_drawn``: bool (O,) objects missed as drawn at ``threshold``
+    (``ResultEvaluations.missed_at``, ``confusion.missed_at``).
     """
     n_images = len(dataset.images)
     det = results.detections
@@ -103,10 +100,9 @@ def error_counts(
     if class_index >= 0:
         fp_rows &= det.label == class_index
     fp = np.bincount(det.image_index[fp_rows], minlength=n_images).astype(np.int64)
-
-    gone = missed_at(dataset, evaluations, missed, threshold)
-    if class_index >= 0:
-        gone &= dataset.objects.label == class_index
+    gone = (
+        missed_drawn & (dataset.objects.label == class_index) if class_index >= 0 else missed_drawn
+    )
     image_of = dataset.objects.image_index[gone]
     return ErrorCounts(fp, np.bincount(image_of, minlength=n_images).astype(np.int64))
 

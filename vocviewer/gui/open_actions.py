@@ -55,8 +55,7 @@ class OpenActions(QMainWindow):
 
     def add_results(self, paths: Sequence[str | Path]) -> None:
         """Add result files or folders to the open dataset (and to its recent entry)."""
-        if self.state.dataset is None:
-            self.state.post([Message("info", "Open a dataset before adding results.")])
+        if not self._dataset_open():
             return
         self.state.add_results(list(paths))
         if self._opened is not None:
@@ -83,17 +82,21 @@ class OpenActions(QMainWindow):
         if path:
             self.open_dataset(path)
 
-    def choose_results(self) -> None:
+    def _dataset_open(self) -> bool:
+        """Whether a dataset is open (else say that results need one)."""
         if self.state.dataset is None:
             self.state.post([Message("info", "Open a dataset before adding results.")])
+        return self.state.dataset is not None
+
+    def choose_results(self) -> None:
+        if not self._dataset_open():
             return
         files, _ = QFileDialog.getOpenFileNames(self, "Add result files", "", RESULTS_FILTER)
         if files:
             self.add_results(files)
 
     def choose_results_folder(self) -> None:
-        if self.state.dataset is None:
-            self.state.post([Message("info", "Open a dataset before adding results.")])
+        if not self._dataset_open():
             return
         path = QFileDialog.getExistingDirectory(self, "Add a results folder (results/VOC20xx)")
         if path:

@@ -444,8 +444,9 @@ class AppState(DisplaySettings, QObject):
         if self.dataset is None or i < 0 or not self.evaluations[i].det:
             return None
         ev = self.evaluations[i]
-        return error_counts(self.dataset, self.results[i].results, ev.verdict_by_row, ev.missed,
-                            ev.det, self.score_threshold, self.selected_class)  # fmt: skip
+        missed = ev.missed_at(self.dataset, self.score_threshold)
+        return error_counts(self.dataset, self.results[i].results, ev.verdict_by_row, missed,
+                            self.score_threshold, self.selected_class)  # fmt: skip
 
     def set_image_filter(self, flt: ImageFilter) -> None:
         """Filter and order the image list (``image_filter.ImageFilter``)."""
