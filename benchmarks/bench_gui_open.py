@@ -407,6 +407,7 @@ def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
 def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str, Any]:
     from PySide6.QtCore import QPoint, QThreadPool
 
+    from benchmarks import bench_gui
     from vocviewer.gui.app import make_app
     from vocviewer.gui.main_window import MainWindow
 
@@ -424,12 +425,7 @@ def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str,
     win.browser.model.modelReset.connect(lambda: marks.setdefault("list", time.perf_counter()))
 
     def wait_until(cond: Callable[[], bool], timeout: float = 300.0) -> None:
-        t0 = time.perf_counter()
-        while not cond():
-            app.processEvents()
-            if time.perf_counter() - t0 > timeout:
-                raise TimeoutError("condition not met")
-            time.sleep(0.0005)
+        bench_gui.wait_until(app, cond, timeout)
 
     t_open = time.perf_counter()
     win.open_dataset(ann)
