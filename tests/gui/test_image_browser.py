@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.gui.image_browser import ERRORS_ROLE
 from vocviewer.gui.image_filter import ImageFilter, apply_filter, error_counts, search_ids
 
 DOG = VOC_CLASSES.index("dog")
@@ -96,7 +95,7 @@ def test_browser_widgets_drive_the_filter(qtbot, window, tmp_path):
     browser.sort_action.setChecked(True)
     assert st.visible_images.tolist() == [0, 1]
     assert browser.filter_button.text() == "Filter (2)"
-    assert browser.model.data(browser.model.index(0), ERRORS_ROLE) == "1 FP"
+    assert browser.model.errors_text(0) == "1 FP"
     window.grab().save(str(tmp_path / "filtered.png"))
     browser.clear_filters()
     assert st.visible_images.tolist() == [0, 1, 2]
@@ -134,3 +133,24 @@ def test_missed_objects_agree_between_list_image_and_inspector(qtbot, window):
     (dog,) = window.view.overlay_items("gt")
     assert dog.pen().color() != MISSED_COLOR
     qtbot.waitUntil(lambda: window.side.objects.rows_model.rows[0][3] == "found", timeout=2000)
+
+
+def test_list_rows_show_id_object_count_errors_and_tooltip(qtbot, window):
+    """Ids are held by Qt; the delegate paints the count and errors and answers tooltips."""
+    from PySide6.QtCore import QEvent
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QToolTip
+
+    browser, st = window.browser, window.state
+    st.set_image_filter(ImageFilter(by_errors=True))
+    model = browser.model
+    ids = [model.index(r).data() for r in range(model.rowCount())]
+    assert ids == [str(st.dataset.images.id[i]) for i in st.visible_images]
+    row = model.row_of(0)  # img1: a dog and a difficult person; the dog duplicate drawn at 0.5
+    assert model.count_text(row) == "2" and model.errors_text(row) == "1 FP"
+    rect = browser.list.visualRect(model.index(row))
+    viewport = browser.list.viewport()
+    event = QHelpEvent(QEvent.Type.ToolTip, rect.center(), viewport.mapToGlobal(rect.center()))
+    QToolTip.hideText()
+    browser.list.viewportEvent(event)
+    assert QToolTip.text() == "img1 · 2 objects (1 difficult) · 1 FP (drawn)"

@@ -64,13 +64,15 @@ def accumulate_category(
         sel = order[rank[order] < cap]
         s_sorted = score[sel]
         nd = len(sel)
-        tp_sum = np.cumsum(tp[:, :, sel], axis=2).astype(np.float64)
-        fp_sum = np.cumsum(fp[:, :, sel], axis=2).astype(np.float64)
         for a in range(n_area):
             if npig[a] == 0:
                 continue
-            rc = tp_sum[a] / npig[a]
-            pr = tp_sum[a] / (fp_sum[a] + tp_sum[a] + _EPS)
+            # one area range at a time: each numpy call stays short (a worker thread holds the
+            # interpreter lock through it, and the window waits)
+            tp_sum = np.cumsum(tp[a][:, sel], axis=1).astype(np.float64)
+            fp_sum = np.cumsum(fp[a][:, sel], axis=1).astype(np.float64)
+            rc = tp_sum / npig[a]
+            pr = tp_sum / (fp_sum + tp_sum + _EPS)
             recall[:, a, m] = rc[:, -1] if nd else 0.0
             pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
             for t in range(n_thr):

@@ -36,7 +36,7 @@ class ComparePane(QWidget):
         self.combo_b = QComboBox()
         self.summary = QLabel()
         self.summary.setStyleSheet("color: #5f6368;")
-        self.table = RowsTable(("Image", "TP A", "TP B", "Δ TP", "FP A", "FP B"))
+        self.table = RowsTable(("Image", "TP A", "TP B", "Δ TP", "FP A", "FP B"), long=True)
         top = QHBoxLayout()
         top.setContentsMargins(4, 4, 4, 0)
         top.addWidget(QLabel("A"))

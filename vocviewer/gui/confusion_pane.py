@@ -208,7 +208,7 @@ class ConfusionPane(QWidget):
         hh = self.table.horizontalHeader()
         hh.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("00000") + 6)
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.members = RowsTable(("Rank", "Score", "Image", "Detail"))
+        self.members = RowsTable(("Rank", "Score", "Image", "Detail"), long=True)
         self.members.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.cell_label = QLabel("Click a cell to list its detections or objects.")
         self.cell_label.setWordWrap(True)

@@ -1,8 +1,12 @@
-"""Coalesce bursts of refresh requests into one call.
+"""Coalesce bursts of refresh requests into one call, and run due calls one per event-loop turn.
 
 Evaluation reports one class at a time, often faster than a view can redraw; a view that
 refreshes on each arrival stalls the event loop. ``Debounced.request()`` schedules the callback
 once, ``delay_ms`` after the first request of a burst; ``flush()`` runs a pending call now.
+
+The views' refreshes fall due together (they answer the same arrivals), and run back to back
+they would be one long stall. So due callbacks queue, and the queue runs one callback per turn of
+the event loop, letting input, painting and timers in between.
 """
 
 from __future__ import annotations
@@ -10,10 +14,54 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
+from shiboken6 import isValid
+
+
+class _Turns(QObject):
+    """The queue of due callbacks, one run per event-loop turn (a zero-delay timer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queue: list[Debounced] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._next)
+
+    def add(self, job: Debounced) -> None:
+        if job not in self.queue:
+            self.queue.append(job)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def take(self, job: Debounced) -> bool:
+        """Remove ``job`` from the queue; whether it was there."""
+        if job in self.queue:
+            self.queue.remove(job)
+            return True
+        return False
+
+    def _next(self) -> None:
+        job = self.queue.pop(0) if self.queue else None
+        if self.queue:
+            self._timer.start()
+        if job is not None and isValid(job):  # its view may have been closed meanwhile
+            job.run_now()
+
+
+_TURNS: _Turns | None = None
+
+
+def _turns() -> _Turns:
+    global _TURNS
+    if _TURNS is None or not isValid(_TURNS):
+        _TURNS = _Turns()
+    return _TURNS
 
 
 class Debounced(QObject):
-    """Runs ``callback`` at most once per ``delay_ms`` burst of ``request()`` calls."""
+    """Runs ``callback`` at most once per ``delay_ms`` burst of ``request()`` calls (in its own
+    event-loop turn)."""
 
     def __init__(self, callback: Callable[[], object], delay_ms: int, parent: QObject) -> None:
         super().__init__(parent)
@@ -21,20 +69,24 @@ class Debounced(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
-        self._timer.timeout.connect(self._run)
+        self._timer.timeout.connect(self._due)
 
     def request(self, *_args: object) -> None:
         """Schedule the callback (no-op if one is already pending)."""
-        if not self._timer.isActive():
+        if not self._timer.isActive() and self not in _turns().queue:
             self._timer.start()
 
     def flush(self, *_args: object) -> None:
         """Run a pending callback now."""
-        if self._timer.isActive():
+        pending, queued = self._timer.isActive(), _turns().take(self)
+        if pending or queued:
             self._timer.stop()
-            self._run()
+            self.run_now()
 
-    def _run(self) -> None:
+    def _due(self) -> None:
+        _turns().add(self)
+
+    def run_now(self) -> None:
         self._callback()
 
 

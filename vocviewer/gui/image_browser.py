@@ -1,18 +1,24 @@
 """``ImageBrowser``: the image-set chooser, class filter, id search, flag / error filters and the
 virtualised image list that drives the current image.
 
-The list model holds an int64 array of image rows and paints each row from the ``Dataset``
-(uniform row heights, so 20,000 rows cost what the visible ones cost). Filtering and ordering are
+The list model holds an int64 array of image rows, their ids as Qt strings, and paints each row
+from the ``Dataset`` (uniform row heights, so 20,000 rows cost what the visible ones cost). Filtering and ordering are
 ``image_filter``'s; this module only collects the user's choice into an ``ImageFilter``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence, QPainter, QShortcut
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QStringListModel, Qt
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QColor,
+    QHelpEvent,
+    QKeySequence,
+    QPainter,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,6 +32,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolButton,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -41,16 +48,16 @@ from vocviewer.gui.image_filter import (
 from vocviewer.gui.state import AppState
 from vocviewer.gui.tasks import image_set_choices
 
-COUNT_ROLE = Qt.ItemDataRole.UserRole + 1
-ERRORS_ROLE = Qt.ItemDataRole.UserRole + 2
+Index = QModelIndex | QPersistentModelIndex
 MUTED = QColor("#80868b")
 ERROR_INK = QColor("#d93025")
-Index = QModelIndex | QPersistentModelIndex
 
 
-class ImageListModel(QAbstractListModel):
-    """Rows of ``Dataset.images`` shown as ``id`` with the object count (``COUNT_ROLE``) and,
-    when the list is filtered or sorted by errors, ``"2 FP · 1 missed"`` (``ERRORS_ROLE``)."""
+class ImageListModel(QStringListModel):
+    """Rows of ``Dataset.images``: the ids are held by Qt (a ``QStringListModel``), so laying out
+    and painting 20,000 rows never calls back into Python (a Python model is asked ``rowCount``
+    twice per row on every reset); ``count_text`` / ``errors_text`` / ``tooltip`` give the rest
+    of a row (errors: ``"2 FP · 1 missed"`` when the list is filtered or sorted by errors)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,39 +68,34 @@ class ImageListModel(QAbstractListModel):
     def set_rows(
         self, dataset: Dataset | None, rows: np.ndarray, errors: ErrorCounts | None = None
     ) -> None:
-        self.beginResetModel()
         self.dataset, self.rows = dataset, np.asarray(rows, dtype=np.int64)
         self.errors = errors
-        self.endResetModel()
+        ids = dataset.images.id[self.rows].tolist() if dataset is not None else []
+        self.setStringList([str(i) for i in ids])
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
+    def count_text(self, row: int) -> str:
+        """The number of objects in the image at ``row``."""
+        ds, image = self.dataset, int(self.rows[row])
+        return "" if ds is None else f"{ds.object_offsets[image + 1] - ds.object_offsets[image]}"
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        ds = self.dataset
-        if ds is None or not index.isValid():
-            return None
-        image = int(self.rows[index.row()])
-        if role == Qt.ItemDataRole.DisplayRole:
-            return str(ds.images.id[image])
-        if role == COUNT_ROLE:
-            return int(ds.object_offsets[image + 1] - ds.object_offsets[image])
-        if role == ERRORS_ROLE:
-            return self._errors_text(image)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            sl = ds.objects_of(image)
-            n, hard = sl.stop - sl.start, int(np.count_nonzero(ds.objects.difficult[sl]))
-            tip = f"{ds.images.id[image]} · {n} objects" + (f" ({hard} difficult)" if hard else "")
-            errors = self._errors_text(image)
-            return tip + (f" · {errors} (drawn)" if errors else "")
-        return None
-
-    def _errors_text(self, image: int) -> str:
+    def errors_text(self, row: int) -> str:
         if self.errors is None:
             return ""
+        image = int(self.rows[row])
         fp, missed = int(self.errors.fp[image]), int(self.errors.missed[image])
         parts = ([f"{fp} FP"] if fp else []) + ([f"{missed} missed"] if missed else [])
         return " · ".join(parts)
+
+    def tooltip(self, row: int) -> str:
+        ds = self.dataset
+        if ds is None:
+            return ""
+        image = int(self.rows[row])
+        sl = ds.objects_of(image)
+        n, hard = sl.stop - sl.start, int(np.count_nonzero(ds.objects.difficult[sl]))
+        tip = f"{ds.images.id[image]} · {n} objects" + (f" ({hard} difficult)" if hard else "")
+        errors = self.errors_text(row)
+        return tip + (f" · {errors} (drawn)" if errors else "")
 
     def row_of(self, image: int) -> int:
         hit = np.flatnonzero(self.rows == image)
@@ -102,12 +104,16 @@ class ImageListModel(QAbstractListModel):
 
 class ImageRowDelegate(QStyledItemDelegate):
     """Paints an image row compactly: id on the left; errors (red) and the object count (muted)
-    right-aligned."""
+    right-aligned; the tooltip names the objects and errors."""
+
+    def __init__(self, model: ImageListModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows = model
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        opt.text = ""
+        text, opt.text = opt.text, ""
         style = opt.widget.style() if opt.widget is not None else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
@@ -118,16 +124,28 @@ class ImageRowDelegate(QStyledItemDelegate):
         right = int(align | Qt.AlignmentFlag.AlignRight)
         painter.save()
         painter.setPen(ink.color())
-        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), str(index.data()))
-        count = f"{index.data(COUNT_ROLE)}"
+        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), text)
+        count = self.rows.count_text(index.row())
         painter.setPen(ink.color() if selected else MUTED)
         painter.drawText(rect, right, count)
-        errors = index.data(ERRORS_ROLE)
+        errors = self.rows.errors_text(index.row())
         if errors:
             gap = painter.fontMetrics().horizontalAdvance(count + "   ")
             painter.setPen(ink.color() if selected else ERROR_INK)
             painter.drawText(rect.adjusted(0, 0, -gap, 0), right, errors)
         painter.restore()
+
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: Index,
+    ) -> bool:
+        if event.type() == QEvent.Type.ToolTip and index.isValid():
+            QToolTip.showText(event.globalPos(), self.rows.tooltip(index.row()), view)
+            return True
+        return super().helpEvent(event, view, option, index)
 
 
 class ImageBrowser(QWidget):
@@ -156,7 +174,7 @@ class ImageBrowser(QWidget):
         self.list = QListView()
         self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
-        self.list.setItemDelegate(ImageRowDelegate(self.list))
+        self.list.setItemDelegate(ImageRowDelegate(self.model, self.list))
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         form = QFormLayout()

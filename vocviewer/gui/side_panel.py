@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtGui import QColor, QKeyEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -36,7 +36,8 @@ NEIGHBOURS = 6
 
 
 class RowsModel(QAbstractTableModel):
-    """A small read-only table: display strings per row, an int key per row, a colour per row."""
+    """A read-only table read on demand: display strings per row, an int key per row, a colour
+    per row. For long lists (thousands of rows); painting calls ``data()`` in Python."""
 
     def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,8 +77,39 @@ class RowsModel(QAbstractTableModel):
         return self.keys.index(key) if key in self.keys else -1
 
 
+class HeldRowsModel(QStandardItemModel):
+    """``RowsModel``'s interface with the cells handed to Qt when set: for short tables that
+    repaint while workers run, since painting a Python model calls back into Python thousands of
+    times, each call first waiting for the interpreter lock a busy worker holds."""
+
+    def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(0, len(headers), parent)
+        self.headers = tuple(headers)
+        self.setHorizontalHeaderLabels(list(headers))
+        self.rows: list[tuple[str, ...]] = []
+        self.keys: list[int] = []
+        self.colors: list[QColor | None] = []
+
+    def set_rows(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self.rows, self.keys, self.colors = rows, keys, colors
+        self.setRowCount(0)
+        for texts, color in zip(rows, colors, strict=True):
+            items = [QStandardItem(t) for t in texts]
+            for item in items:
+                item.setEditable(False)
+            if color is not None:
+                items[0].setForeground(color)
+            self.appendRow(items)
+
+    def row_of(self, key: int) -> int:
+        return self.keys.index(key) if key in self.keys else -1
+
+
 class RowsTable(QTableView):
-    """A compact, read-only, single-selection table over a ``RowsModel``.
+    """A compact, read-only, single-selection table over a ``HeldRowsModel`` (``long``: over a
+    ``RowsModel``, for lists of thousands of rows).
 
     Signals
     -------
@@ -90,9 +122,11 @@ class RowsTable(QTableView):
     row_chosen = Signal(int)
     row_activated = Signal(int)
 
-    def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, headers: Sequence[str], parent: QWidget | None = None, *, long: bool = False
+    ) -> None:
         super().__init__(parent)
-        self.rows_model = RowsModel(headers, self)
+        self.rows_model = RowsModel(headers, self) if long else HeldRowsModel(headers, self)
         self.setModel(self.rows_model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

@@ -1,7 +1,7 @@
 """Item models and the panes built on them: the per-class AP table and the message area.
 
-Models are thin: they hold an array of rows and read everything else from the ``Dataset`` or the
-``ClassEvaluation`` objects in ``AppState``. Views are virtualised (uniform row heights).
+The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` objects in
+``AppState`` and handed to a Qt-side ``QStandardItemModel``, so repainting stays in C++.
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ import math
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -40,22 +39,61 @@ MUTED = QColor("#80868b")
 Index = QModelIndex | QPersistentModelIndex
 
 
-class ApTableModel(QAbstractTableModel):
+class ApTableModel(QStandardItemModel):
     """One row per class plus a mean row: class, one AP column per result set, then npos, ndet
-    (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting."""
+    (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting.
+
+    The cells are worked out in Python by ``refresh`` / ``update_cells`` and held by Qt: painting
+    never calls back into Python, where each call would first wait for the interpreter lock that
+    an evaluating worker holds (thousands of calls per repaint of a Python model)."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self._headers: list[str] = self._make_headers()
+        self._headers: list[str] = []
         self._n_sets = 1
+        self._cells: dict[tuple[int, int], tuple[str, float, str | None]] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
 
     def refresh(self) -> None:
-        """Re-read the shape (result sets, classes) and every cell; the views ask ``data()`` tens
-        of thousands of times during an evaluation, so the shape is computed here once."""
-        self.beginResetModel()
-        self._headers, self._n_sets = self._make_headers(), max(1, len(self.state.results))
-        self.endResetModel()
+        """Re-read the shape (result sets, classes) and every cell; items are rebuilt only when
+        the shape changed."""
+        headers, self._n_sets = self._make_headers(), max(1, len(self.state.results))
+        n = len(self.classes())
+        n_rows = n + 1 if n else 0
+        if headers != self._headers or n_rows != self.rowCount():
+            self._headers = headers
+            self._cells = {}
+            self.setRowCount(0)
+            self.setColumnCount(len(headers))
+            self.setHorizontalHeaderLabels(headers)
+            right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+            for row in range(n_rows):
+                items = [QStandardItem() for _ in headers]
+                for col, item in enumerate(items):
+                    item.setEditable(False)
+                    if col > 0:
+                        item.setTextAlignment(right)
+                    if row == n:
+                        item.setFont(self._bold)
+                self.appendRow(items)
+        self.update_cells()
+
+    def update_cells(self) -> None:
+        """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
+        display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
+        for row in range(self.rowCount()):
+            for col in range(self.columnCount()):
+                ev = self._evaluation(row, col) if row < len(self.classes()) else None
+                cell = (self._text(row, col, ev), self._sort_value(row, col, ev),
+                        self._tooltip(row, col, ev))  # fmt: skip
+                if self._cells.get((row, col)) != cell:
+                    self._cells[row, col] = cell
+                    item = self.item(row, col)
+                    item.setData(cell[0], display)
+                    item.setData(cell[1], SORT_ROLE)
+                    item.setData(cell[2], tip)
 
     def classes(self) -> tuple[str, ...]:
         return self.state.dataset.classes if self.state.dataset is not None else ()
@@ -79,18 +117,6 @@ class ApTableModel(QAbstractTableModel):
         aps = [ap] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
         return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        n = len(self.classes())
-        return 0 if parent.isValid() or not n else n + 1
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return len(self._headers)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.headers()[section]
-        return None
-
     def _evaluation(self, row: int, col: int) -> Any:
         """The ``ClassEvaluation`` behind an AP cell (or ``None``)."""
         st, n = self.state, self.n_sets()
@@ -100,31 +126,27 @@ class ApTableModel(QAbstractTableModel):
             return st.class_evaluation(row, "cls")
         return None
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def _is_ap(self, col: int) -> bool:
+        return 1 <= col <= self.n_sets() or col == self.n_sets() + 3
+
+    def _tooltip(self, row: int, col: int, ev: Any) -> str | None:
+        if not self._is_ap(col) or row == len(self.classes()):
             return None
-        row, col, n = index.row(), index.column(), self.n_sets()
-        mean_row = row == len(self.classes())
-        is_ap = 1 <= col <= n or col == n + 3
-        if role == Qt.ItemDataRole.TextAlignmentRole and col > 0:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.FontRole and mean_row:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.ToolTipRole and is_ap and not mean_row:
-            return _ap_tooltip(self._evaluation(row, col))
-        if role == SORT_ROLE:
-            if col == 0:
-                return row
-            ev = None if mean_row else self._evaluation(row, col)
-            if ev is None and col in (n + 1, n + 2) and not mean_row:
-                ev = self.state.class_evaluation(row, "det")
-                return -1.0 if ev is None else float(ev.npos if col == n + 1 else ev.ndet)
-            return -1.0 if ev is None or math.isnan(ev.ap) else float(ev.ap)
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if mean_row:
+        return _ap_tooltip(ev)
+
+    def _sort_value(self, row: int, col: int, ev: Any) -> float:
+        """``ev``: the cell's ``_evaluation`` (``None`` on the mean row)."""
+        if col == 0:
+            return float(row)
+        n, mean_row = self.n_sets(), row == len(self.classes())
+        if ev is None and col in (n + 1, n + 2) and not mean_row:
+            ev = self.state.class_evaluation(row, "det")
+            return -1.0 if ev is None else float(ev.npos if col == n + 1 else ev.ndet)
+        return -1.0 if ev is None or math.isnan(ev.ap) else float(ev.ap)
+
+    def _text(self, row: int, col: int, ev: Any) -> str:
+        n = self.n_sets()
+        if row == len(self.classes()):
             if col == 0:
                 return "mean"
             if 1 <= col <= n:
@@ -132,8 +154,7 @@ class ApTableModel(QAbstractTableModel):
             return self._mean("cls", self.state.current_results) if col == n + 3 else ""
         if col == 0:
             return self.classes()[row]
-        if is_ap:
-            ev = self._evaluation(row, col)
+        if self._is_ap(col):
             if ev is None and col <= n and self.state.current_results >= 0:
                 return "…"
             return _fmt_ap(ev)
@@ -220,16 +241,17 @@ class ApTable(QTableView):
         self._reset()
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
-        state.dataset_loaded.connect(self._reset)
-        state.current_results_changed.connect(self._reset)
-        state.results_added.connect(self._reset)
+        # one reset per event-loop turn: adding a result set alone emits three of these signals
+        self._reset_later = Debounced(self._reset, 0, self)
+        for signal in (state.dataset_loaded, state.current_results_changed, state.results_added,
+                       state.evaluation_started, state.protocol.summary_changed,
+                       state.protocol.evidence_replaced):  # fmt: skip
+            signal.connect(self._reset_later.request)
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._reset_later.flush)
         state.evaluation_finished.connect(self._rows_later.flush)
-        state.evaluation_started.connect(self._reset)
         state.class_changed.connect(self._sync_selection)
-        state.protocol.summary_changed.connect(self._reset)
-        state.protocol.evidence_replaced.connect(self._reset)
 
     def selectRow(self, row: int) -> None:
         """Select the row of class ``row`` (a source row), wherever sorting put it."""
@@ -255,10 +277,7 @@ class ApTable(QTableView):
         self._rows_later.request()  # a burst of classes → one relayout of the table
 
     def _update_all_rows(self) -> None:
-        model = self.ap_model
-        if model.rowCount() and model.columnCount():
-            last = model.index(model.rowCount() - 1, model.columnCount() - 1)
-            model.dataChanged.emit(model.index(0, 0), last)
+        self.ap_model.update_cells()
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
