@@ -282,3 +282,35 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
                                            pc.curve_precision[:reached]), timeout=5000)  # fmt: skip
     legend = [label.text for _, label in win.pr_pane.legend.items]
     assert any(f"AP50 small {pc.ap_at:.3f}" in t for t in legend)
+
+
+def test_coco_false_positives_are_diagnosed_and_drawn_by_kind(qtbot, coco_window):
+    """COCO has no duplicate verdict: its false positives get their kind from the diagnosis, and
+    the image, the inspector and the PR dots show it (tests/evaluation/test_coco_diagnosis.py
+    checks each kind by hand)."""
+    from vocviewer.evaluation.analysis import FPKind
+    from vocviewer.gui.overlays import FP_KIND_STYLE, row_style
+
+    win, st = coco_window, coco_window.state
+    ev = st.evaluations[0]
+    fp = ev.verdict_by_row == Verdict.FP
+    kinds = set(ev.fp_kind_by_row[fp].tolist())
+    assert min(kinds) >= FPKind.DUPLICATE  # every false positive diagnosed
+    # write_coco_results duplicates some boxes and adds person boxes at the top left
+    assert {FPKind.DUPLICATE, FPKind.BACKGROUND} <= kinds
+    row = int(np.flatnonzero(fp & (ev.fp_kind_by_row == FPKind.DUPLICATE))[0])
+    image = int(st.results[0].results.detections.image_index[row])
+    st.set_threshold(0.0)
+    st.set_current_image(image)
+    qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=10_000)
+    (box,) = [i for i in win.view.overlay_items("det") if i.row == row]
+    assert box.pen().color() == FP_KIND_STYLE[FPKind.DUPLICATE][0]
+    assert row_style(ev, row)[2] == "FP: duplicate"
+    qtbot.waitUntil(lambda: row in win.side.detections.rows_model.keys, timeout=5000)
+    at = win.side.detections.rows_model.keys.index(row)
+    assert win.side.detections.rows_model.rows[at][3] == "FP: duplicate"
+    k = int(st.results[0].results.detections.label[row])
+    st.select_detection(k, int(ev.rank_by_row[row]))
+    assert "False positive: duplicate" in win.side.why.text()
+    legend = [label.text for _, label in win.pr_pane.legend.items]
+    assert any(t.startswith("FP: duplicate (") for t in legend)

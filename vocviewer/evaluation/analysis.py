@@ -3,17 +3,23 @@
 False-positive kinds follow the diagnosis of Hoiem, Chodpathumwan and Dai (ECCV 2012), used in the
 PASCAL VOC retrospective (IJCV 2015): a false positive is
 
-* ``DUPLICATE``      — its best same-class object was already taken by a higher-ranked detection;
+* ``DUPLICATE``      — its best same-class object was already taken by a higher-ranked detection
+                       (the protocol's own verdict; for protocols without one — COCO, VisDrone,
+                       ILSVRC — a false positive overlapping an object of its class by at least
+                       the protocol's IoU threshold, which only a taken object allows);
 * ``LOCALIZATION``   — it overlaps an object of its class with ``0.1 <= IoU < threshold``
                        (duplicates count as localisation errors too: see ``FPKind.is_localization``);
 * ``SIMILAR``        — otherwise, it overlaps (IoU >= 0.1) an object of a *similar* class
-                       (``SIMILAR_GROUPS``: animals, vehicles, furniture);
+                       (``similar_groups``: VOC's animals, vehicles, furniture; COCO's
+                       supercategories; VisDrone's people, cars, two- and three-wheelers);
 * ``OTHER``          — otherwise, it overlaps (IoU >= 0.1) an object of any other class;
 * ``BACKGROUND``     — it overlaps nothing by IoU >= 0.1.
 
 Everything is vectorised over a ``ClassEvaluation`` (per-rank arrays) and the ``Dataset``; the
-verdicts themselves are the protocol's and are never re-derived here (DESIGN rule 5). Overlaps use
-the VOC rule (inclusive pixels, ``plus_one=True``) unless told otherwise.
+verdicts themselves are the protocol's and are never re-derived here (DESIGN rule 5). Overlaps are
+box IoUs with the VOC rule (inclusive pixels, ``plus_one=True``) unless told otherwise; where the
+protocol records no overlap for a false positive (COCO and the others record the matched object's
+only), its best same-class overlap is measured here.
 """
 
 from __future__ import annotations
@@ -39,6 +45,12 @@ SIMILAR_GROUPS: dict[str, frozenset[str]] = {
     "animals": frozenset({"bird", "cat", "cow", "dog", "horse", "sheep"}),
     "vehicles": frozenset({"aeroplane", "bicycle", "boat", "bus", "car", "motorbike", "train"}),
     "furniture": frozenset({"chair", "diningtable", "sofa"}),
+}
+#: VisDrone's similar categories (pedestrian and people; four-wheelers; two- and three-wheelers).
+VISDRONE_GROUPS: dict[str, frozenset[str]] = {
+    "people": frozenset({"pedestrian", "people"}),
+    "cars": frozenset({"car", "van", "truck", "bus"}),
+    "cycles": frozenset({"bicycle", "tricycle", "awning-tricycle", "motor"}),
 }
 #: Minimum IoU for "overlaps" in the diagnosis (localisation and confusion).
 MIN_OVERLAP = 0.1
@@ -75,9 +87,24 @@ _KIND_LABELS = {
 }
 
 
-def similarity_group(class_name: str) -> str | None:
-    """Name of the ``SIMILAR_GROUPS`` group containing ``class_name``, else ``None``."""
-    for group, members in SIMILAR_GROUPS.items():
+def similar_groups(dataset: Dataset) -> Mapping[str, frozenset[str]]:
+    """The similarity groups of the dataset's classes: COCO's supercategories, VisDrone's
+    ``VISDRONE_GROUPS``, otherwise VOC's ``SIMILAR_GROUPS`` (ILSVRC's synsets match none)."""
+    coco = dataset.extras.get("coco")
+    if coco is not None:
+        groups: dict[str, set[str]] = {}
+        for name, group in zip(dataset.classes, coco.supercategory, strict=True):
+            if group:
+                groups.setdefault(group, set()).add(name)
+        return {g: frozenset(members) for g, members in groups.items()}
+    return VISDRONE_GROUPS if "visdrone" in dataset.extras else SIMILAR_GROUPS
+
+
+def similarity_group(
+    class_name: str, groups: Mapping[str, frozenset[str]] = SIMILAR_GROUPS
+) -> str | None:
+    """Name of the group of ``groups`` containing ``class_name``, else ``None``."""
+    for group, members in groups.items():
         if class_name in members:
             return group
     return None
@@ -91,11 +118,16 @@ class FalsePositives:
     confused_gt : int64 (D,)    ``SIMILAR``/``OTHER``: the other-class object row overlapped most
                                 (within the chosen group), else -1
     confused_iou : float64 (D,) its IoU (NaN where ``confused_gt`` is -1)
+    same_gt : int64 (D,)        the best-overlapping object of the detection's class (the
+                                protocol's ``best_gt`` where it has one, else measured), else -1
+    same_iou : float64 (D,)     its IoU (NaN where ``same_gt`` is -1)
     """
 
     kind: npt.NDArray[np.int8]
     confused_gt: IntArray
     confused_iou: FloatArray
+    same_gt: IntArray
+    same_iou: FloatArray
 
     def counts(self) -> dict[str, int]:
         """Number of false positives per kind name (``NOT_FP`` left out)."""
@@ -127,30 +159,44 @@ def classify_false_positives(
     *,
     plus_one: bool = True,
     min_overlap: float = MIN_OVERLAP,
+    groups: Mapping[str, frozenset[str]] = SIMILAR_GROUPS,
+    iou_threshold: float | None = None,
 ) -> FalsePositives:
     """Diagnose every false positive of a detection ``ClassEvaluation`` (see module docstring).
 
     ``results`` must be the result set ``ev`` was computed from (``ev.order`` indexes its rows).
+    ``groups``: the similarity groups (``similar_groups``). ``iou_threshold``: for protocols
+    without a duplicate verdict, the IoU threshold at which a false positive's overlap with an
+    object of its class makes it a duplicate.
     """
     n = len(ev)
     kind = np.zeros(n, dtype=np.int8)
     confused = np.full(n, -1, dtype=np.int64)
     confused_iou = np.full(n, np.nan)
+    same_gt, same_iou = ev.best_gt.astype(np.int64), ev.best_iou.astype(np.float64)
     if ev.task != "det" or n == 0:
-        return FalsePositives(kind, confused, confused_iou)
-    dup = ev.verdict == Verdict.DUPLICATE
+        return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
+    labels = dataset.objects.label
     fp = ev.verdict == Verdict.FP
-    same_iou = np.where(np.isnan(ev.best_iou), -np.inf, ev.best_iou)
-    loc = fp & (same_iou >= min_overlap)
+    unmeasured = np.flatnonzero(fp & np.isnan(same_iou))
+    if len(unmeasured):
+        box = results.detections.box[ev.order[unmeasured]]
+        rows = np.flatnonzero(labels == ev.class_index)
+        best, ov = best_among(dataset, ev.image_index[unmeasured], box, rows, plus_one)
+        same_gt[unmeasured], same_iou[unmeasured] = best, ov
+    overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
+    dup = ev.verdict == Verdict.DUPLICATE
+    if iou_threshold is not None:
+        dup |= fp & (overlap >= iou_threshold)
+    loc = fp & ~dup & (overlap >= min_overlap)
     kind[dup] = FPKind.DUPLICATE
     kind[loc] = FPKind.LOCALIZATION
-    rest = np.flatnonzero(fp & ~loc)
+    rest = np.flatnonzero(fp & ~dup & ~loc)
     if len(rest):
         kind[rest] = FPKind.BACKGROUND
         img = ev.image_index[rest]
         box = results.detections.box[ev.order[rest]]
-        labels = dataset.objects.label
-        group = SIMILAR_GROUPS.get(similarity_group(ev.class_name) or "", frozenset())
+        group = groups.get(similarity_group(ev.class_name, groups) or "", frozenset())
         similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
         todo = np.ones(len(rest), dtype=bool)
         for new_kind, wanted in (
@@ -164,7 +210,7 @@ def classify_false_positives(
             confused[rest[hit]] = best[hit]
             confused_iou[rest[hit]] = ov[hit]
             todo &= ~hit
-    return FalsePositives(kind, confused, confused_iou)
+    return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
 
 
 # --- per image --------------------------------------------------------------------------------
@@ -313,9 +359,10 @@ def explain(
     """The protocol's verdict at ``rank`` with its reason, in words (a few lines).
 
     Names the best-overlapping object of the class (index in its image, IoU against
-    ``iou_threshold``, difficult), the higher-ranked detection that took it for duplicates, and
-    for other false positives the diagnosis (``classify_false_positives``), naming a confused
-    class. Pass ``analysis`` to reuse a diagnosis already computed for ``ev``.
+    ``iou_threshold``, difficult or crowd), the higher-ranked detection that took it for
+    duplicates, and for other false positives the diagnosis (``classify_false_positives``),
+    naming a confused class. Pass ``analysis`` to reuse a diagnosis already computed for ``ev``
+    (COCO, VisDrone and ILSVRC evaluations need it: their false positives carry no overlap).
     """
     if not 0 <= rank < len(ev):
         raise IndexError(f"rank {rank} outside 0..{len(ev) - 1}")
@@ -328,41 +375,63 @@ def explain(
     if ev.task != "det":
         what = {Verdict.TP: "a positive image", Verdict.FP: "a negative image"}
         return f"{head}\n{verdict.name}: {what.get(verdict, 'an image labelled difficult only')}."
+    fa = analysis
+    if fa is None and verdict == Verdict.FP:
+        fa = classify_false_positives(dataset, results, ev)
     gt, iou = int(ev.best_gt[rank]), float(ev.best_iou[rank])
+    if fa is not None and gt < 0:
+        gt, iou = int(fa.same_gt[rank]), float(fa.same_iou[rank])
     if gt >= 0:
         cmp = "≥" if iou >= iou_threshold else "<"
         flags = " (difficult)" if dataset.objects.difficult[gt] else ""
-        best = (
-            f"Best-overlapping {ev.class_name}: {object_name(dataset, gt)}{flags}, "
-            f"IoU {iou:.3f} {cmp} {iou_threshold:g}."
-        )
+        flags += " (crowd)" if _is_crowd(dataset, gt) else ""
+        measure = f"IoU {iou:.3f} {cmp} {iou_threshold:g}" if not math.isnan(iou) else "matched"
+        best = f"Best-overlapping {ev.class_name}: {object_name(dataset, gt)}{flags}, {measure}."
     else:
         best = f"No {ev.class_name} in {image_id} overlaps it."
     if verdict == Verdict.TP:
         return f"{head}\nTrue positive. {best} It is the first detection to claim that object."
     if verdict == Verdict.IGNORED:
-        return f"{head}\nIgnored (neither TP nor FP). {best} Difficult objects are not counted."
+        return f"{head}\nIgnored (neither TP nor FP). {best} {_ignored_reason(dataset)}"
     if verdict == Verdict.DUPLICATE:
         by = int(ev.duplicate_of[rank])
         return (
             f"{head}\nFalse positive: duplicate. {best} That object was already matched by "
             f"rank {by + 1} (score {ev.score[by]:.4g})."
         )
-    fa = analysis or classify_false_positives(dataset, results, ev)
+    assert fa is not None
     kind = FPKind(int(fa.kind[rank]))
     reason = f"{head}\nFalse positive: {kind.label}. {best}"
+    if kind == FPKind.DUPLICATE:
+        return f"{reason} That object was already matched by a higher-ranked detection."
     if kind == FPKind.LOCALIZATION:
         return f"{reason} The box overlaps its object, but not enough."
     if kind in (FPKind.SIMILAR, FPKind.OTHER):
         other = int(fa.confused_gt[rank])
         name = dataset.classes[int(dataset.objects.label[other])]
-        group = similarity_group(ev.class_name)
+        group = similarity_group(ev.class_name, similar_groups(dataset))
         why = f"a similar class ({group})" if kind == FPKind.SIMILAR else "another class"
         return (
             f"{reason} It lies on {object_name(dataset, other)} (IoU "
             f"{fa.confused_iou[rank]:.3f}): confusion with {why}, {name}."
         )
     return f"{reason} It overlaps no object of any class by IoU ≥ {MIN_OVERLAP:g}."
+
+
+def _is_crowd(dataset: Dataset, row: int) -> bool:
+    coco = dataset.extras.get("coco")
+    return bool(coco is not None and coco.iscrowd[row])
+
+
+def _ignored_reason(dataset: Dataset) -> str:
+    """Why a protocol ignores a detection, in words."""
+    if "coco" in dataset.extras:
+        return "It matched a crowd region (or an object outside the area range): not counted."
+    if "visdrone" in dataset.extras:
+        return "It lies in an ignored region or on an object the toolkit ignores: not counted."
+    if "ilsvrc" in dataset.extras:
+        return "The devkit's blacklist excludes this class on this image: not counted."
+    return "Difficult objects are not counted."
 
 
 def fmt_iou(x: float) -> str:

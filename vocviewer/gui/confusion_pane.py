@@ -42,7 +42,7 @@ from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.confusion import ConfusionMatrix, confusion_matrix
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import MISSED_COLOR, VERDICT_STYLE
+from vocviewer.gui.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
 from vocviewer.gui.side_panel import RowsTable
 from vocviewer.gui.state import AppState
 from vocviewer.gui.tasks import error_message
@@ -52,7 +52,7 @@ Index = QModelIndex | QPersistentModelIndex
 #: Tint of each kind of cell: diagonal, other class, duplicate, background, missed.
 TINTS = {
     "tp": VERDICT_STYLE[Verdict.TP][0],
-    "confused": QColor("#8e24aa"),
+    "confused": WRONG_CLASS_COLOR,
     "duplicate": VERDICT_STYLE[Verdict.DUPLICATE][0],
     "background": VERDICT_STYLE[Verdict.FP][0],
     "missed": MISSED_COLOR.darker(115),
@@ -269,11 +269,6 @@ class ConfusionPane(QWidget):
         if self._dirty:
             self.refresh()
 
-    def iou_threshold(self) -> float:
-        """The protocol's IoU threshold: COCO / VisDrone's chosen one, else 0.5 (VOC, ILSVRC)."""
-        st = self.state
-        return st.protocol.iou if st.protocol.protocol() is not None else 0.5
-
     def refresh(self) -> None:
         """Recompute the matrix in a worker from the current evaluations."""
         st = self.state
@@ -287,7 +282,7 @@ class ConfusionPane(QWidget):
         ev = st.evaluations[i]
         worker = Worker(
             confusion_matrix, st.dataset, st.results[i].results, dict(ev.det), ev.missed.copy(),
-            score_threshold=st.score_threshold, iou_threshold=self.iou_threshold(),
+            score_threshold=st.score_threshold, iou_threshold=st.protocol.verdict_iou(),
             plus_one=st.dataset.box_convention == "voc",
         )  # fmt: skip
         st.jobs.start(

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 import vocviewer
+from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.compare import ComparePane
 from vocviewer.gui.confusion_pane import ConfusionPane
@@ -35,7 +36,13 @@ from vocviewer.gui.export_actions import ExportActions
 from vocviewer.gui.image_browser import ImageBrowser
 from vocviewer.gui.image_view import ImageView
 from vocviewer.gui.open_actions import OpenActions
-from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE
+from vocviewer.gui.overlays import (
+    FP_KIND_STYLE,
+    GT_COLOR,
+    MISSED_COLOR,
+    VERDICT_STYLE,
+    WRONG_CLASS_COLOR,
+)
 from vocviewer.gui.pr_pane import PRPane
 from vocviewer.gui.protocol_views import install_protocol_views
 from vocviewer.gui.side_panel import SidePanel
@@ -72,10 +79,16 @@ def write_demo_dataset() -> tuple[Path, Path]:
 
 
 def colour_key() -> str:
-    """Rich text naming the box colours: ground truth and each verdict."""
-    entries = [(GT_COLOR, "ground truth"), (MISSED_COLOR, "missed")] + [
-        (VERDICT_STYLE[int(v)][0], VERDICT_STYLE[int(v)][2])
-        for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED)
+    """Rich text naming the box colours: ground truth, TP, each kind of false positive."""
+    entries = [
+        (GT_COLOR, "ground truth"),
+        (MISSED_COLOR, "missed"),
+        (VERDICT_STYLE[Verdict.TP][0], "TP"),
+        (FP_KIND_STYLE[FPKind.BACKGROUND][0], "FP: background"),
+        (FP_KIND_STYLE[FPKind.LOCALIZATION][0], "poor localisation"),
+        (WRONG_CLASS_COLOR, "wrong class"),
+        (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
+        (VERDICT_STYLE[Verdict.IGNORED][0], "ignored"),
     ]
     return " ".join(
         f"<span style='color:{c.name()}'>■</span>&nbsp;{name}&nbsp;" for c, name in entries

@@ -2,7 +2,8 @@
 
 Items are built from the model (``Dataset``, ``LoadedResults``, ``ResultEvaluations``) in scene
 coordinates = 0-based continuous image pixels (``core.boxes.to_continuous``). Colours come from the
-evaluation's verdicts (DESIGN rule 5): nothing here decides TP or FP.
+evaluation's verdicts and the false-positive diagnosis (DESIGN rule 5): nothing here decides TP or
+FP.
 
 Every item has a ``kind``: ``"gt"``, ``"det"`` or ``"label"`` (tests count items by kind).
 """
@@ -38,7 +39,31 @@ VERDICT_STYLE: dict[int, tuple[QColor, Qt.PenStyle, str]] = {
     Verdict.IGNORED: (QColor("#9e9e9e"), Qt.PenStyle.DotLine, "ignored"),
     -1: (UNEVALUATED_COLOR, Qt.PenStyle.DashLine, "not evaluated"),
 }
+WRONG_CLASS_COLOR = QColor("#2962ff")
+#: false-positive kind → (colour, name): how a diagnosed false positive is drawn
+FP_KIND_STYLE: dict[int, tuple[QColor, str]] = {
+    FPKind.DUPLICATE: (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
+    FPKind.LOCALIZATION: (QColor("#aa00ff"), "poor localisation"),
+    FPKind.SIMILAR: (WRONG_CLASS_COLOR, "similar class"),
+    FPKind.OTHER: (WRONG_CLASS_COLOR, "other class"),
+    FPKind.BACKGROUND: (VERDICT_STYLE[Verdict.FP][0], "background"),
+}
 Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
+
+
+def detection_style(verdict: int, kind: int = -1) -> tuple[QColor, Qt.PenStyle, str]:
+    """Colour, pen style and name of a detection with this ``Verdict`` and ``FPKind`` (-1: not
+    diagnosed): its verdict's, and a diagnosed false positive's by its kind (``FP: background``;
+    duplicates dash-dotted as the protocols that have a duplicate verdict draw theirs)."""
+    if verdict == Verdict.FP and kind in FP_KIND_STYLE:
+        color, name = FP_KIND_STYLE[kind]
+        dup = kind == FPKind.DUPLICATE
+        return (
+            color,
+            VERDICT_STYLE[Verdict.DUPLICATE][1] if dup else Qt.PenStyle.SolidLine,
+            f"FP: {name}",
+        )
+    return VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])
 
 
 @dataclass(frozen=True)
@@ -243,14 +268,14 @@ def detection_tooltip(
     return "\n".join(lines)
 
 
+def row_style(evals: ResultEvaluations, row: int) -> tuple[QColor, Qt.PenStyle, str]:
+    """``detection_style`` of a detection row."""
+    return detection_style(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
+
+
 def verdict_text(evals: ResultEvaluations, row: int) -> str:
     """``TP``, ``FP: background``, ``duplicate``, ... for a detection row."""
-    verdict = int(evals.verdict_by_row[row])
-    name = VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])[2]
-    kind = int(evals.fp_kind_by_row[row])
-    if verdict == Verdict.FP and kind > FPKind.DUPLICATE:
-        return f"FP: {FPKind(kind).label}"
-    return name
+    return row_style(evals, row)[2]
 
 
 def ground_truth_items(
@@ -350,8 +375,7 @@ def detection_items(
     taken = label_space(opts) if taken is None else taken
     labels: list[tuple[LabelItem, float, float]] = []
     for row, b in zip(rows.tolist(), boxes, strict=True):
-        verdict = int(evals.verdict_by_row[row])
-        color, style, name = VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])
+        color, style, name = row_style(evals, row)
         hl = row == opts.highlight_row
         box = BoxItem(
             _rect(b), color, kind="det", row=row, width=4.0 if hl else 2.0, highlighted=hl,

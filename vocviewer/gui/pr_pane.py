@@ -19,14 +19,34 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import VERDICT_STYLE
+from vocviewer.gui.overlays import FP_KIND_STYLE, detection_style
 from vocviewer.gui.state import AppState
 
 CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
 RESULT_COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
 SELECTED_COLOR = "#111111"
-_BRUSHES = {int(v): pg.mkBrush(VERDICT_STYLE[int(v)][0]) for v in Verdict}
+#: Dot styles in legend order: verdicts (TP, then false positives by kind when diagnosed), as
+#: ``(verdict, FPKind or -1)``.
+DOT_STYLES = (
+    (int(Verdict.TP), -1),
+    *((int(Verdict.FP), int(kind)) for kind in FP_KIND_STYLE),
+    (int(Verdict.FP), -1),
+    (int(Verdict.DUPLICATE), -1),
+    (int(Verdict.IGNORED), -1),
+)
+
+
+def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
+    """Each rank's ``DOT_STYLES`` index from its verdict and false-positive kind."""
+    index = {style: i for i, style in enumerate(DOT_STYLES)}
+    codes = np.full(len(verdict), index[int(Verdict.IGNORED), -1], dtype=np.int64)
+    for (v, k), i in index.items():
+        hit = verdict == v
+        if v == Verdict.FP and kind is not None:
+            hit &= kind == k if k >= 0 else ~np.isin(kind, list(FP_KIND_STYLE))
+        codes[hit] = i
+    return codes
 
 
 def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,9 +106,10 @@ class PRPane(QWidget):
         item.addItem(self.curve)
         item.addItem(self.spots)
         item.addItem(self.marker)
-        self._samples = {
-            int(v): pg.ScatterPlotItem(size=8, pen=None, brush=_BRUSHES[int(v)]) for v in Verdict
-        }
+        self._brushes = [pg.mkBrush(detection_style(v, k)[0]) for v, k in DOT_STYLES]
+        self._samples = [
+            pg.ScatterPlotItem(size=8, pen=None, brush=brush) for brush in self._brushes
+        ]
         # class -> its thin curve when no class is selected (made when its evaluation arrives)
         self.overview: dict[int, pg.PlotCurveItem] = {}
         self._overview_drawn: dict[int, ClassEvaluation] = {}
@@ -197,8 +218,10 @@ class PRPane(QWidget):
         x, y = ev.recall[ranks], ev.precision[ranks]
         pc = self.state.protocol.class_curve(ev.class_index)  # COCO / VisDrone
         self.curve.setData(*pr_polyline(ev.recall, ev.precision))
-        brushes = [_BRUSHES.get(int(v), _BRUSHES[Verdict.IGNORED]) for v in ev.verdict[ranks]]
-        self.spots.setData(x=x, y=y, data=ranks, brush=brushes)
+        diagnosis = self.state.class_diagnosis(ev.class_index)
+        codes = dot_codes(ev.verdict, diagnosis.kind if diagnosis is not None else None)
+        brushes = np.array(self._brushes, dtype=object)[codes[ranks]]
+        self.spots.setData(x=x, y=y, data=ranks, brush=list(brushes))
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
@@ -213,11 +236,10 @@ class PRPane(QWidget):
         else:
             self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
         self._show_others(ev.class_index)
-        counts = ev.counts()
-        for v in (Verdict.TP, Verdict.FP, Verdict.DUPLICATE, Verdict.IGNORED):
-            if counts[v.name.lower()]:
-                label = f"{VERDICT_STYLE[int(v)][2]} ({counts[v.name.lower()]})"
-                self.legend.addItem(self._samples[int(v)], label)
+        counts = np.bincount(codes, minlength=len(DOT_STYLES))
+        for i, (v, k) in enumerate(DOT_STYLES):
+            if counts[i]:
+                self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
@@ -293,7 +315,9 @@ class PRPane(QWidget):
         r = int(data)
         ds = self.state.dataset
         image = str(ds.images.id[ev.image_index[r]]) if ds is not None else "?"
-        verdict = VERDICT_STYLE.get(int(ev.verdict[r]), VERDICT_STYLE[-1])[2]
+        diagnosis = self.state.class_diagnosis(ev.class_index)
+        kind = int(diagnosis.kind[r]) if diagnosis is not None else -1
+        verdict = detection_style(int(ev.verdict[r]), kind)[2]
         return (
             f"rank {r + 1} · {verdict}\nscore {ev.score[r]:.4g}\nimage {image}\n"
             f"precision {y:.3f} · recall {x:.3f}"

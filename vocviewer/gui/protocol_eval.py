@@ -54,9 +54,15 @@ class ProtocolEvaluation(QObject):
         self.area = "all"
 
     def protocol(self) -> str | None:
-        """``"coco"``, ``"visdrone"`` or ``None`` (VOC: the state evaluates it itself)."""
+        """``"coco"``, ``"visdrone"``, ``"ilsvrc"`` or ``None`` (VOC: the state evaluates it
+        itself)."""
         ds = self.state.dataset
         return protocol_of(ds) if ds is not None else None
+
+    def verdict_iou(self) -> float:
+        """The IoU threshold of the verdicts: COCO / VisDrone's chosen one, else 0.5 (VOC;
+        ILSVRC's, lower for small objects)."""
+        return self.iou if self.protocol() in ("coco", "visdrone") else 0.5
 
     def start(self, indices: Sequence[int]) -> bool:
         """Start evaluating result sets ``indices``; ``False`` if the dataset is not ours."""

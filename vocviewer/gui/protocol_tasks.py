@@ -23,6 +23,7 @@ import numpy.typing as npt
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, similar_groups
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -50,6 +51,7 @@ class ProtocolClass:
     iou: float
     raw: Any = None
     area: str = "all"
+    false_positives: FalsePositives | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,18 @@ def ranked_evaluation(
     )  # fmt: skip
 
 
+def diagnosed(dataset: Dataset, results: ResultSet, pc: ProtocolClass) -> ProtocolClass:
+    """``pc`` with its false positives diagnosed (``analysis.classify_false_positives``): these
+    protocols have no duplicate verdict, so a false positive overlapping an object of its class
+    by the chosen IoU threshold counts as a duplicate (ILSVRC: 0.5, although small objects have
+    lower thresholds)."""
+    fp = classify_false_positives(
+        dataset, results, pc.evaluation, plus_one=dataset.box_convention == "voc",
+        groups=similar_groups(dataset), iou_threshold=pc.iou,
+    )  # fmt: skip
+    return dataclasses.replace(pc, false_positives=fp)
+
+
 def _missed(
     dataset: Dataset, k: int, ev: ClassEvaluation, exclude: npt.NDArray[np.bool_]
 ) -> IntArray:
@@ -161,7 +175,8 @@ def evaluate_coco_classes(
     cats = []
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
-        yield coco_class(dataset, raw, k, iou, params.recall_thresholds, _bbox_boxes(results), area)
+        pc = coco_class(dataset, raw, k, iou, params.recall_thresholds, _bbox_boxes(results), area)
+        yield diagnosed(dataset, results, pc)
     result = collect_coco(tuple(cats), params, results)
     yield Summary(f"COCO {kind}", result.stats(), result.notes)
 
@@ -196,8 +211,9 @@ def visdrone_classes(
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
         exclude = ~raw.gt_kept | (gt.score == 0)
         ap_at = float(raw.ap[k - 1, t]) / 100 if 1 <= k <= 10 else math.nan
-        out.append(ProtocolClass(ev, _missed(dataset, k, ev, exclude), ev.recall[ok],
-                                 ev.precision[ok], ap_at, IOU_CHOICES[t], raw))  # fmt: skip
+        pc = ProtocolClass(ev, _missed(dataset, k, ev, exclude), ev.recall[ok], ev.precision[ok],
+                           ap_at, IOU_CHOICES[t], raw)  # fmt: skip
+        out.append(diagnosed(dataset, results, pc))
     return out
 
 
@@ -234,8 +250,9 @@ def ilsvrc_classes(dataset: Dataset, results: ResultSet, raw: Any) -> list[Proto
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
-        out.append(ProtocolClass(ev, _missed(dataset, k, ev, np.zeros(len(dataset.objects), bool)),
-                                 ev.recall[ok], ev.precision[ok], ap, 0.5, raw))  # fmt: skip
+        pc = ProtocolClass(ev, _missed(dataset, k, ev, np.zeros(len(dataset.objects), bool)),
+                           ev.recall[ok], ev.precision[ok], ap, 0.5, raw)  # fmt: skip
+        out.append(diagnosed(dataset, results, pc))
     return out
 
 
@@ -285,7 +302,10 @@ def rederive(
 
     rt = CocoParams().recall_thresholds
     boxes = _bbox_boxes(results)
-    return [coco_class(dataset, raws[k], k, iou, rt, boxes, area) for k in sorted(raws)]
+    return [
+        diagnosed(dataset, results, coco_class(dataset, raws[k], k, iou, rt, boxes, area))
+        for k in sorted(raws)
+    ]
 
 
 # --- loading -------------------------------------------------------------------------------------

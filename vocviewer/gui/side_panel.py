@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, VERDICT_STYLE, verdict_text
+from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, row_style
 from vocviewer.gui.state import AppState
 
 Index = QModelIndex | QPersistentModelIndex
@@ -280,19 +280,19 @@ class SidePanel(QWidget):
                 k, rank = int(det.label[row]), int(evals.rank_by_row[row])
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
-                verdict = int(evals.verdict_by_row[row])
+                color, _, verdict = row_style(evals, row)
                 drawn = det.score[row] >= st.score_threshold
                 rows.append(
                     (
                         str(rank + 1) if rank >= 0 else "—",
                         ds.classes[k],
                         f"{det.score[row]:.3f}",
-                        verdict_text(evals, row) + ("" if drawn else "  · below threshold"),
+                        verdict + ("" if drawn else "  · below threshold"),
                         iou,
                     )
                 )
                 keys.append(row)
-                colors.append(VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])[0] if drawn else MUTED)
+                colors.append(color if drawn else MUTED)
         self.detections.set_rows(rows, keys, colors)
         self.detections.select_key(st.selected_detection_row())
         obj, sl = ds.objects, ds.objects_of(image)
@@ -326,18 +326,18 @@ class SidePanel(QWidget):
         rows, colors = [], []
         ranks = neighbour_ranks(ev, rank, NEIGHBOURS).tolist()
         for r in ranks:
-            row = int(ev.order[r])
+            color, _, verdict = row_style(evals, int(ev.order[r]))
             rows.append(
                 (
                     str(r + 1),
                     f"{ev.score[r]:.3f}",
                     str(ds.images.id[int(ev.image_index[r])]),
-                    verdict_text(evals, row),
+                    verdict,
                     f"{ev.precision[r]:.3f}",
                     f"{ev.recall[r]:.3f}",
                 )
             )
-            colors.append(VERDICT_STYLE.get(int(ev.verdict[r]), VERDICT_STYLE[-1])[0])
+            colors.append(color)
         self.ranks.set_rows(rows, ranks, colors)
         sel = st.selected_detection
         self.ranks.select_key(sel[1] if sel is not None and sel[0] == class_index else -1)
@@ -364,7 +364,16 @@ class SidePanel(QWidget):
         ev, ds = st.class_evaluation(k), st.dataset
         if ev is not None and ds is not None:
             results = st.results[st.current_results].results
-            self.why.setText(explain(ds, results, ev, rank, analysis=st.class_diagnosis(k)))
+            self.why.setText(
+                explain(
+                    ds,
+                    results,
+                    ev,
+                    rank,
+                    iou_threshold=st.protocol.verdict_iou(),
+                    analysis=st.class_diagnosis(k),
+                )
+            )
 
     def _on_object_selected(self, row: int) -> None:
         self.objects.select_key(row)

@@ -114,6 +114,9 @@ class ResultEvaluations:
         if isinstance(ev, ProtocolClass):
             self.protocol[ev.evaluation.class_index] = ev
             self.missed[ev.missed[ev.missed < len(self.missed)]] = True
+            if ev.false_positives is not None:
+                self.diagnosis[ev.evaluation.class_index] = ev.false_positives
+                self.fp_kind_by_row[ev.evaluation.order] = ev.false_positives.kind
             ev = ev.evaluation
         if isinstance(ev, Diagnosed):
             self.diagnosis[ev.evaluation.class_index] = ev.false_positives
