@@ -167,3 +167,19 @@ def test_hovering_a_box_shows_its_details(qtbot, window):
     assert "rank 1 of 4" in QToolTip.text() and "TP" in QToolTip.text()
     assert view.tooltip_at(QPoint(1, 1)) == ""  # the dark margin: nothing
     QToolTip.hideText()
+
+
+def test_pr_legend_counts_verdict_kinds_and_leaves_them_out_when_small(qtbot, window):
+    """Tiny set, dog: TP 2, duplicate 1, FP on background 1 (img2's dog box is on nothing)."""
+    st = window.state
+    st.select_class(DOG)
+
+    def legend() -> list[str]:
+        return [label.text for _, label in window.pr_pane.legend.items]
+
+    assert legend()[1:] == ["TP (2)", "FP: background (1)", "duplicate (1)"]
+    window.resize(1000, 560)  # the plot gets shorter than SMALL_PLOT_PX: only the curve's entry
+    qtbot.waitUntil(lambda: len(legend()) == 1, timeout=2000)
+    assert "AP" in legend()[0]
+    window.resize(1400, 900)
+    qtbot.waitUntil(lambda: len(legend()) == 4, timeout=2000)

@@ -81,11 +81,11 @@ def write_demo_dataset() -> tuple[Path, Path]:
 def colour_key() -> str:
     """Rich text naming the box colours: ground truth, TP, each kind of false positive."""
     entries = [
-        (GT_COLOR, "ground truth"),
+        (GT_COLOR, "GT"),
         (MISSED_COLOR, "missed"),
         (VERDICT_STYLE[Verdict.TP][0], "TP"),
         (FP_KIND_STYLE[FPKind.BACKGROUND][0], "FP: background"),
-        (FP_KIND_STYLE[FPKind.LOCALIZATION][0], "poor localisation"),
+        (FP_KIND_STYLE[FPKind.LOCALIZATION][0], "poor loc."),
         (WRONG_CLASS_COLOR, "wrong class"),
         (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
         (VERDICT_STYLE[Verdict.IGNORED][0], "ignored"),
@@ -260,8 +260,11 @@ class MainWindow(OpenActions, ExportActions):
         bar.addSeparator()
         bar.addWidget(QLabel(" Results "))
         self.results_combo = QComboBox()
-        self.results_combo.setMinimumContentsLength(12)
-        self.results_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # a fixed width (long names elided; the popup shows them whole): the toolbar fits 1100 px
+        self.results_combo.setMinimumContentsLength(10)
+        self.results_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.results_combo.setToolTip("The result set drawn on the image and tabulated")
         self.results_combo.setPlaceholderText("none")
         bar.addWidget(self.results_combo)
@@ -269,7 +272,7 @@ class MainWindow(OpenActions, ExportActions):
         bar.addWidget(QLabel(" Score ≥ "))
         self.threshold_slider = QSlider(Qt.Orientation.Horizontal)
         self.threshold_slider.setRange(0, 100)
-        self.threshold_slider.setFixedWidth(110)
+        self.threshold_slider.setFixedWidth(80)
         self.threshold_spin = QDoubleSpinBox()
         self.threshold_spin.setRange(0.0, 1.0)
         self.threshold_spin.setSingleStep(0.05)
@@ -282,11 +285,11 @@ class MainWindow(OpenActions, ExportActions):
         for name, _, short, _ in TOGGLES:
             if short:
                 bar.addAction(self.toggle_actions[name])
-        bar.addWidget(QLabel(" Show "))
         self.mode_combo = QComboBox()
         for mode, text in VIEW_MODE_NAMES.items():
             self.mode_combo.addItem(text, mode)
         self.mode_combo.setToolTip("Which boxes to draw: all, only TP, only FP, only missed GT")
+        self.mode_combo.setFixedWidth(self.fontMetrics().horizontalAdvance("Only FP boxes") + 30)
         bar.addWidget(self.mode_combo)
         self.mode_menu = QMenu("Show", self)
         self.mode_actions: dict[str, QAction] = {}

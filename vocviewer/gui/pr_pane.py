@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -26,6 +27,8 @@ CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
 RESULT_COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
 SELECTED_COLOR = "#111111"
+#: Below this plot height (px) the legend leaves out the counts of TP / FP kinds.
+SMALL_PLOT_PX = 330
 #: Dot styles in legend order: verdicts (TP, then false positives by kind when diagnosed), as
 #: ``(verdict, FPKind or -1)``.
 DOT_STYLES = (
@@ -73,6 +76,7 @@ class PRPane(QWidget):
         super().__init__(parent)
         self.state = state
         self.evaluation: ClassEvaluation | None = None
+        self._compact = False
         self.plot = pg.PlotWidget(background="w")
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "Recall")
@@ -237,8 +241,9 @@ class PRPane(QWidget):
             self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
         self._show_others(ev.class_index)
         counts = np.bincount(codes, minlength=len(DOT_STYLES))
+        self._compact = self._is_small()
         for i, (v, k) in enumerate(DOT_STYLES):
-            if counts[i]:
+            if counts[i] and not self._compact:  # a small plot keeps the curve visible instead
                 self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
@@ -247,6 +252,15 @@ class PRPane(QWidget):
             f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; <span style='color:#5f6368'>{sizes}</span>"
         )
         self._update_marker()
+
+    def _is_small(self) -> bool:
+        """Too small for the dots' counts in the legend (the status bar's colour key stays)."""
+        return self.plot.height() < SMALL_PLOT_PX
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.evaluation is not None and self._is_small() != self._compact:
+            self.show_evaluation(self.evaluation)
 
     def _place_legend(self, x: np.ndarray, y: np.ndarray) -> None:
         """Anchor the legend in the plot corner with the fewest points of the curve under it."""

@@ -174,17 +174,16 @@ def install_protocol_views(window: MainWindow) -> None:
 
     bar = window.toolbar
     bar.addSeparator()
-    iou_actions = [bar.addWidget(QLabel(" IoU ≥ "))]
-    window.iou_combo = QComboBox()
+    window.iou_combo = QComboBox()  # the items say what they are: no labels, the toolbar fits
     for t in IOU_CHOICES:
-        window.iou_combo.addItem(f"{t:.2f}", t)
+        window.iou_combo.addItem(f"IoU ≥ {t:.2f}", t)
     window.iou_combo.setToolTip("IoU threshold of the verdicts and curves (COCO, VisDrone)")
-    iou_actions.append(bar.addWidget(window.iou_combo))
+    iou_actions = [bar.addWidget(window.iou_combo)]
     window.area_combo = QComboBox()
     for area in COCO_AREAS:
-        window.area_combo.addItem(area, area)
+        window.area_combo.addItem(f"Area: {area}", area)
     window.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
-    area_actions = [bar.addWidget(QLabel(" Area ")), bar.addWidget(window.area_combo)]
+    area_actions = [bar.addWidget(window.area_combo)]
     window.act_seg = QAction("Segmentation overlay", window)
     window.act_seg.setShortcut(QKeySequence("S"))
     window.act_seg.setCheckable(True)
