@@ -26,7 +26,9 @@ import numpy.typing as npt
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 MIN_THRESHOLD = 0.5
-_CHUNK = 2_000_000
+#: Pairs per step: bounded memory, and short numpy calls (a worker thread holds the interpreter
+#: lock through each one, and the window waits meanwhile).
+_CHUNK = 500_000
 
 
 def overlaps(
@@ -71,7 +73,7 @@ def build_pairs(
     gt_ltwh: FloatArray,
     gt_ignore: npt.NDArray[np.bool_],
 ) -> PairTable:
-    """All same-group pairs whose overlap reaches 0.5, built in chunks of ≤ ~2M pairs."""
+    """All same-group pairs whose overlap reaches 0.5, built in chunks of ≤ ~``_CHUNK`` pairs."""
     g_order = np.argsort(gt_group, kind="stable")
     g_sorted = gt_group[g_order]
     start = np.searchsorted(g_sorted, det_group, side="left")

@@ -251,7 +251,10 @@ def read_visdrone_results(
         lines += nums
     image_rows = _image_rows(dataset, files)
     fidx = np.array(cols[8], dtype=np.int64)
-    arr = np.array(cols[:8], dtype=np.float64).T.reshape(-1, 8)
+    # column by column: one conversion of every value would hold the interpreter lock for long
+    arr = np.empty((len(fidx), 8))
+    for c in range(8):
+        arr[:, c] = cols[c]
     ltwh = arr[:, :4]
     box = np.column_stack(
         (ltwh[:, 0], ltwh[:, 1], ltwh[:, 0] + ltwh[:, 2], ltwh[:, 1] + ltwh[:, 3])
