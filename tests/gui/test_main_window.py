@@ -172,3 +172,18 @@ def test_fp_keys_with_all_classes_start_at_the_top_scoring_false_positive(qtbot,
     assert st.selected_detection is None
     window.act_prev_fp.trigger()  # [: the lowest-scoring false positive
     assert st.selected_detection == (DOG, 3)
+
+
+def test_views_repainted_during_evaluation_hold_their_cells_in_qt(window):
+    """The AP table, the inspector's tables and the image list never call back into Python to
+    paint (each call would wait for the interpreter lock an evaluating worker holds): their
+    models override none of the methods a view calls per cell or per row."""
+    per_cell = ("data", "rowCount", "columnCount", "index", "parent", "headerData", "flags")
+    side = window.side
+    models = [window.ap_table.ap_model, window.browser.model,
+              side.detections.rows_model, side.objects.rows_model, side.ranks.rows_model]  # fmt: skip
+    for model in models:
+        ours = [c for c in type(model).__mro__ if c.__module__.startswith("vocviewer")]
+        assert ours, type(model)
+        for cls in ours:
+            assert not set(per_cell) & set(vars(cls)), cls
