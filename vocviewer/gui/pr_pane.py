@@ -43,11 +43,13 @@ DOT_STYLES = (
 def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     """Each rank's ``DOT_STYLES`` index from its verdict and false-positive kind."""
     index = {style: i for i, style in enumerate(DOT_STYLES)}
+    known = np.isin(kind, list(FP_KIND_STYLE)) if kind is not None else np.zeros(len(verdict), bool)
+    kind = np.where(known, kind, -1) if kind is not None else np.full(len(verdict), -1)
     codes = np.full(len(verdict), index[int(Verdict.IGNORED), -1], dtype=np.int64)
     for (v, k), i in index.items():
         hit = verdict == v
-        if v == Verdict.FP and kind is not None:
-            hit &= kind == k if k >= 0 else ~np.isin(kind, list(FP_KIND_STYLE))
+        if v == Verdict.FP:  # by kind where diagnosed, else a plain FP
+            hit &= kind == k
         codes[hit] = i
     return codes
 
