@@ -1,9 +1,10 @@
 """``ImageBrowser``: the image-set chooser, class filter, id search, flag / error filters and the
 virtualised image list that drives the current image.
 
-The list model holds an int64 array of image rows, their ids as Qt strings, and paints each row
-from the ``Dataset`` (uniform row heights, so 20,000 rows cost what the visible ones cost). Filtering and ordering are
-``image_filter``'s; this module only collects the user's choice into an ``ImageFilter``.
+The list model holds an int64 array of image rows and their ids as Qt strings; the delegate
+paints the rest of each row from the ``Dataset`` (uniform row heights, so 20,000 rows cost what
+the visible ones cost). Filtering and ordering are ``image_filter``'s; this module only collects
+the user's choice into an ``ImageFilter``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import FP_KIND_STYLE, detection_style
+from vocviewer.gui.overlays import FP_KIND_STYLE, detection_style, row_style
 from vocviewer.gui.state import AppState
 
 CURVE_COLOR = "#1f6fb2"
@@ -43,8 +43,9 @@ DOT_STYLES = (
 def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     """Each rank's ``DOT_STYLES`` index from its verdict and false-positive kind."""
     index = {style: i for i, style in enumerate(DOT_STYLES)}
-    known = np.isin(kind, list(FP_KIND_STYLE)) if kind is not None else np.zeros(len(verdict), bool)
-    kind = np.where(known, kind, -1) if kind is not None else np.full(len(verdict), -1)
+    if kind is None:
+        kind = np.full(len(verdict), -1)
+    kind = np.where(np.isin(kind, list(FP_KIND_STYLE)), kind, -1)
     codes = np.full(len(verdict), index[int(Verdict.IGNORED), -1], dtype=np.int64)
     for (v, k), i in index.items():
         hit = verdict == v
@@ -331,9 +332,7 @@ class PRPane(QWidget):
         r = int(data)
         ds = self.state.dataset
         image = str(ds.images.id[ev.image_index[r]]) if ds is not None else "?"
-        diagnosis = self.state.class_diagnosis(ev.class_index)
-        kind = int(diagnosis.kind[r]) if diagnosis is not None else -1
-        verdict = detection_style(int(ev.verdict[r]), kind)[2]
+        verdict = row_style(self.state.evaluations[self.state.current_results], int(ev.order[r]))[2]
         return (
             f"rank {r + 1} · {verdict}\nscore {ev.score[r]:.4g}\nimage {image}\n"
             f"precision {y:.3f} · recall {x:.3f}"

@@ -15,7 +15,6 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHeaderView,
     QLabel,
     QSplitter,
@@ -29,28 +28,45 @@ from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neig
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, row_style
 from vocviewer.gui.state import AppState
+from vocviewer.gui.tables import make_compact
 
 Index = QModelIndex | QPersistentModelIndex
 MUTED = QColor("#9aa0a6")
 NEIGHBOURS = 6
 
 
-class RowsModel(QAbstractTableModel):
-    """A read-only table read on demand: display strings per row, an int key per row, a colour
-    per row. For long lists (thousands of rows); painting calls ``data()`` in Python."""
+class KeyedRows:
+    """What both row models keep: display strings per row, an int key per row, a colour per
+    row (for the first column)."""
+
+    headers: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    keys: list[int]
+    colors: list[QColor | None]
+
+    def _keep(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self.rows, self.keys, self.colors = rows, keys, colors
+
+    def row_of(self, key: int) -> int:
+        return self.keys.index(key) if key in self.keys else -1
+
+
+class RowsModel(KeyedRows, QAbstractTableModel):
+    """Rows read on demand, for long lists (thousands of rows); painting calls ``data()`` in
+    Python."""
 
     def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.headers = tuple(headers)
-        self.rows: list[tuple[str, ...]] = []
-        self.keys: list[int] = []
-        self.colors: list[QColor | None] = []
+        self._keep([], [], [])
 
     def set_rows(
         self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
     ) -> None:
         self.beginResetModel()
-        self.rows, self.keys, self.colors = rows, keys, colors
+        self._keep(rows, keys, colors)
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -73,27 +89,22 @@ class RowsModel(QAbstractTableModel):
             return self.colors[index.row()]
         return None
 
-    def row_of(self, key: int) -> int:
-        return self.keys.index(key) if key in self.keys else -1
 
-
-class HeldRowsModel(QStandardItemModel):
-    """``RowsModel``'s interface with the cells handed to Qt when set: for short tables that
-    repaint while workers run, since painting a Python model calls back into Python thousands of
-    times, each call first waiting for the interpreter lock a busy worker holds."""
+class HeldRowsModel(KeyedRows, QStandardItemModel):
+    """Rows handed to Qt when set: for short tables that repaint while workers run, since
+    painting a Python model calls back into Python thousands of times, each call first waiting
+    for the interpreter lock a busy worker holds."""
 
     def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(0, len(headers), parent)
         self.headers = tuple(headers)
         self.setHorizontalHeaderLabels(list(headers))
-        self.rows: list[tuple[str, ...]] = []
-        self.keys: list[int] = []
-        self.colors: list[QColor | None] = []
+        self._keep([], [], [])
 
     def set_rows(
         self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
     ) -> None:
-        self.rows, self.keys, self.colors = rows, keys, colors
+        self._keep(rows, keys, colors)
         self.setRowCount(0)
         for texts, color in zip(rows, colors, strict=True):
             items = [QStandardItem(t) for t in texts]
@@ -102,9 +113,6 @@ class HeldRowsModel(QStandardItemModel):
             if color is not None:
                 items[0].setForeground(color)
             self.appendRow(items)
-
-    def row_of(self, key: int) -> int:
-        return self.keys.index(key) if key in self.keys else -1
 
 
 class RowsTable(QTableView):
@@ -128,16 +136,8 @@ class RowsTable(QTableView):
         super().__init__(parent)
         self.rows_model = RowsModel(headers, self) if long else HeldRowsModel(headers, self)
         self.setModel(self.rows_model)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setAlternatingRowColors(True)
-        self.setShowGrid(False)
-        self.setWordWrap(False)
-        self.verticalHeader().setVisible(False)
-        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
+        make_compact(self)
         header = self.horizontalHeader()
-        header.setHighlightSections(False)
         # fixed widths: sizing columns to their contents re-reads every cell on each image;
         # the wordy column (verdict / status / image) takes the remaining width
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -364,16 +364,8 @@ class SidePanel(QWidget):
         ev, ds = st.class_evaluation(k), st.dataset
         if ev is not None and ds is not None:
             results = st.results[st.current_results].results
-            self.why.setText(
-                explain(
-                    ds,
-                    results,
-                    ev,
-                    rank,
-                    iou_threshold=st.protocol.verdict_iou(),
-                    analysis=st.class_diagnosis(k),
-                )
-            )
+            iou, fa = st.protocol.verdict_iou(), st.class_diagnosis(k)
+            self.why.setText(explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa))
 
     def _on_object_selected(self, row: int) -> None:
         self.objects.select_key(row)

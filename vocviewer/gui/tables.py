@@ -39,6 +39,20 @@ MUTED = QColor("#80868b")
 Index = QModelIndex | QPersistentModelIndex
 
 
+def make_compact(view: QTableView) -> None:
+    """The look of the window's tables: read-only, one row selected at a time, alternating rows
+    one text line high, no grid, no wrapping, no row numbers."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
+    view.horizontalHeader().setHighlightSections(False)
+
+
 class ApTableModel(QStandardItemModel):
     """One row per class plus a mean row: class, one AP column per result set, then npos, ndet
     (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting.
@@ -228,16 +242,8 @@ class ApTable(QTableView):
         self.setModel(self.proxy)
         self.setSortingEnabled(True)
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # class order until a header is clicked
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setAlternatingRowColors(True)
-        self.setShowGrid(False)
-        self.setWordWrap(False)
-        self.verticalHeader().setVisible(False)
+        make_compact(self)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
-        self.horizontalHeader().setHighlightSections(False)
         self._reset()
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
