@@ -57,3 +57,23 @@ class FormatError(ValueError):
 
 def _rebuild(path: Path | None, message: str, line: int | None, element: str | None) -> FormatError:
     return FormatError(path, message, line=line, element=element)
+
+
+class OutputError(Exception):
+    """A write vocviewer refuses or could not finish; names the target, never a temp file.
+
+    Raised before anything is written when the target lies inside an opened dataset, is not a
+    regular file, or an id would leave the chosen folder; raised after cleaning up when the write
+    itself fails.
+    """
+
+    def __init__(self, path: str | Path, message: str) -> None:
+        self.path = Path(path)
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (OutputError, (self.path, self.message))

@@ -18,7 +18,7 @@ import numpy as np
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import ActionScores
-from vocviewer.formats.atomic import write_text_atomic
+from vocviewer.formats.output import write_text
 from vocviewer.formats.voc_common import (
     FileProblems,
     describe,
@@ -140,5 +140,5 @@ def write_action_results(path: str | Path, scores: ActionScores) -> Path:
         for i, o, s in zip(scores.image_id.tolist(), scores.object_number.tolist(),
                            scores.score.tolist(), strict=True)
     )  # fmt: skip
-    write_text_atomic(target, text)
+    write_text(target, text)
     return target

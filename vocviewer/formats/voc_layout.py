@@ -29,7 +29,7 @@ from lxml import etree
 from vocviewer.core.dataset import VOC_PARTS
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import LayoutResults
-from vocviewer.formats.atomic import write_bytes_atomic
+from vocviewer.formats.output import write_bytes
 from vocviewer.formats.voc_common import FileProblems, clean, to_float, to_int
 
 #: ``<comp>_layout_<set>.xml``.
@@ -176,7 +176,7 @@ def write_layout_results(path: str | Path, layouts: LayoutResults) -> Path:
             )
         )
     data = etree.tostring(root, pretty_print=True)
-    return write_bytes_atomic(target, data)
+    return write_bytes(target, data)
 
 
 def find_layout_results(path: str | Path, image_set: str | None = None) -> Path:

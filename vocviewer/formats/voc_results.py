@@ -24,7 +24,7 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ClassScores, Detections, ResultSet
-from vocviewer.formats.atomic import write_text_atomic
+from vocviewer.formats.output import write_text
 from vocviewer.formats.voc_common import FileProblems, describe, read_text, split_lines, to_float
 
 #: ``<competition>_<task>_<set>_<class>.txt``; the competition may contain ``_`` (py-faster-rcnn
@@ -414,6 +414,6 @@ def write_voc_results(
             columns += [_format_numbers(c) for c in numbers[mask].T]
             text = "".join(line + "\n" for line in map(" ".join, zip(*columns, strict=True)))
             target = out_dir / f"{competition}_{task}_{image_set}_{dataset.classes[k]}.txt"
-            write_text_atomic(target, text)
+            write_text(target, text)
             written.append(target)
     return written

@@ -21,7 +21,7 @@ from PIL import Image, UnidentifiedImageError
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_palette_bytes
-from vocviewer.formats.atomic import write_bytes_atomic
+from vocviewer.formats.output import write_bytes
 
 LabelImage = npt.NDArray[np.uint8]
 
@@ -69,7 +69,7 @@ def write_label_png(path: str | Path, labels: npt.ArrayLike) -> Path:
     img.putpalette(voc_palette_bytes())
     buf = io.BytesIO()
     img.save(buf, format="PNG")
-    return write_bytes_atomic(target, buf.getvalue())
+    return write_bytes(target, buf.getvalue())
 
 
 def write_segmentations(

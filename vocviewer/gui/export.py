@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
-from vocviewer.formats.atomic import write_bytes_atomic, write_text_atomic
+from vocviewer.formats import output
 from vocviewer.gui.image_view import decode_image
 from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items, label_space
 from vocviewer.gui.pr_pane import RESULT_COLORS
@@ -55,13 +55,13 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
     with tempfile.TemporaryDirectory(prefix=".vocviewer-", dir=target.parent) as scratch:
         tmp = Path(scratch) / f"out{target.suffix}"
         write(tmp)
-        return write_bytes_atomic(target, tmp.read_bytes())
+        return output.write_bytes(target, tmp.read_bytes())
 
 
 def write_text(path: str | Path, text: str) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    return write_text_atomic(target, text)
+    return output.write_text(target, text)
 
 
 def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480)) -> pg.PlotWidget:
