@@ -50,6 +50,6 @@ def test_export_refuses_the_dataset_folder_and_bad_requests(demo_paths, capsys, 
     code = main(["export", str(demo_paths.year_dir), "--results", str(demo_paths.results_dir),
                  "--table", str(inside)])  # fmt: skip
     assert code == 1 and not inside.exists()
-    assert "inside the dataset folder" in capsys.readouterr().err
+    assert "inside the opened dataset folder" in capsys.readouterr().err
     assert main(["export", str(demo_paths.year_dir), "--results", "x"]) == 2
     assert main(["export", str(demo_paths.year_dir), "--results", "x", "--table", "a.xls"]) == 2

@@ -1,15 +1,15 @@
 """Export what is on screen: PR figures (PNG, SVG, PDF), the image with overlays (PNG), AP tables.
 
 Figures are drawn by a standalone pyqtgraph plot (``pr_figure``) from the evaluations, never
-shown, so the CLI (``vocviewer export``) and the GUI make identical files. Every write is atomic
-(a temp file beside the target, then ``os.replace``) and refuses targets inside the dataset folder
-(DESIGN rule 7).
+shown, so the CLI (``vocviewer export``) and the GUI make identical files. Every write goes
+through ``formats.output.write_with`` (rendered straight to its unique temp file with an explicit
+format, then ``os.replace``d) and refuses targets inside ``protected``: the dataset's
+``protected_roots`` (DESIGN rule 7).
 """
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -25,6 +25,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
@@ -38,30 +39,31 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 Curves = Sequence[tuple[str, ClassEvaluation]]
 
 
-def check_target(path: str | Path, dataset_root: Path | None) -> Path:
-    """``path`` resolved; ``ValueError`` if it lies inside ``dataset_root``."""
-    target = Path(path).resolve()
-    if dataset_root is not None:
-        root = Path(dataset_root).resolve()
-        if target == root or root in target.parents:
-            raise ValueError(f"refusing to write {target} inside the dataset folder {root}")
-    return target
+def write_text(path: str | Path, text: str, protected: Iterable[Path] = ()) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through the guarded writer; returns the resolved path."""
+    return output.write_text(path, text, protected)
 
 
-def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a scratch file, then store its bytes at ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".vocviewer-", dir=target.parent) as scratch:
-        tmp = Path(scratch) / f"out{target.suffix}"
-        write(tmp)
-        return output.write_bytes(target, tmp.read_bytes())
+def save_png(image: QImage | QPixmap, path: str | Path, protected: Iterable[Path] = ()) -> Path:
+    """Save ``image`` as PNG at ``path`` through the guarded writer (the window's screenshot)."""
+
+    def write(tmp: Path) -> None:
+        if not image.save(str(tmp), "PNG"):
+            raise OSError("Qt could not encode or write the PNG")
+
+    return output.write_with(path, write, protected)
 
 
-def write_text(path: str | Path, text: str) -> Path:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return output.write_text(target, text)
+def save_screenshot(
+    image: QImage | QPixmap, path: str | Path, dataset: Dataset | None
+) -> OutputError | None:
+    """Save the window's ``image`` as PNG at ``path``, never inside ``dataset``'s folders; the
+    ``OutputError`` if it was refused or failed, else ``None``."""
+    try:
+        save_png(image, path, dataset.protected_roots if dataset is not None else ())
+    except OutputError as e:
+        return e
+    return None
 
 
 def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480)) -> pg.PlotWidget:
@@ -96,7 +98,9 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
     return plot
 
 
-def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -> Path:
+def render_widget(
+    widget: QWidget, path: str | Path, fmt: str, dpi: int = 150, protected: Iterable[Path] = ()
+) -> Path:
     """Write a widget (a ``pr_figure``, or the image view's viewport) as PNG or PDF.
 
     The size is the widget's size in points at 96 per inch; ``dpi`` scales PNG pixels. (PR
@@ -123,17 +127,21 @@ def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -
             paint(painter, QRectF(0, 0, image.width(), image.height()))
             painter.end()
             if not image.save(str(tmp), "PNG"):
-                raise OSError(f"cannot write {tmp}")
+                raise OSError("Qt could not encode or write the PNG")
         else:
             pdf = QPdfWriter(str(tmp))
             pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
             pdf.setPageSize(QPageSize(QSizeF(w * 72 / 96, h * 72 / 96), QPageSize.Unit.Point))
             pdf.setPageMargins(QMarginsF(0, 0, 0, 0))
-            painter = QPainter(pdf)
+            painter = QPainter()
+            if not painter.begin(pdf):
+                raise OSError("Qt could not write the PDF")
             paint(painter, QRectF(0, 0, pdf.width(), pdf.height()))
-            painter.end()
+            if not painter.end():
+                raise OSError("Qt could not finish the PDF")
+            del pdf  # closes the file before it is moved onto the target
 
-    return atomic_write(path, write)
+    return output.write_with(path, write, protected)
 
 
 def export_pr_figure(
@@ -144,17 +152,19 @@ def export_pr_figure(
     fmt: str | None = None,
     size: tuple[int, int] = (640, 480),
     dpi: int = 150,
-    dataset_root: Path | None = None,
+    protected: Iterable[Path] = (),
 ) -> Path:
-    """Write the PR figure of one class (format from ``fmt`` or the file suffix)."""
-    target = check_target(path, dataset_root)
+    """Write the PR figure of one class (format from ``fmt`` or the file suffix: png, svg, pdf)."""
+    target = output.guard_target(path, protected)  # refused before anything is drawn
     kind = (fmt or target.suffix.lstrip(".")).lower()
+    if kind not in FIGURE_FORMATS:
+        raise OutputError(Path(path), "use a .png, .svg or .pdf file name")
     if kind == "svg":  # vector text written directly: Qt's SVG generator loses view transforms
         rows = [(name, ev.recall, ev.precision, ev.ap) for name, ev in curves]
-        return write_text(target, pr_figure_svg(class_name, rows, size))
+        return write_text(path, pr_figure_svg(class_name, rows, size), protected)
     plot = pr_figure(class_name, curves, size)
     try:
-        return render_widget(plot, target, kind, dpi)
+        return render_widget(plot, path, kind, dpi, protected)
     finally:
         plot.close()
         plot.deleteLater()
@@ -167,11 +177,11 @@ def export_image(
     loaded: LoadedResults | None = None,
     evals: ResultEvaluations | None = None,
     opts: OverlayOptions | None = None,
-    dataset_root: Path | None = None,
+    protected: Iterable[Path] = (),
 ) -> Path:
     """Write image row ``image`` with its ground truth and detections drawn, as PNG (image size;
     a grey placeholder of the annotated size if the file is missing)."""
-    target = check_target(path, dataset_root)
+    output.guard_target(path, protected)  # refused before the image is decoded
     opts = opts or OverlayOptions(threshold=0.0)
     scene = QGraphicsScene()
     try:
@@ -197,6 +207,6 @@ def export_image(
         scene.render(painter, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
         painter.end()
         if not out.save(str(tmp), "PNG"):
-            raise OSError(f"cannot write {tmp}")
+            raise OSError("Qt could not encode or write the PNG")
 
-    return atomic_write(target, write)
+    return output.write_with(path, write, protected)
