@@ -33,7 +33,8 @@ def check_root(root: Path) -> None:
     build folders of demo writers that were killed (their PID no longer runs)."""
     for d in (root, *root.parents):
         if d.name == "VOCdevkit" or all((d / n).is_dir() for n in ("Annotations", "ImageSets")):
-            raise FileExistsError(errno.EEXIST, f"is inside the dataset folder {d}", str(root))
+            why = f"is inside the dataset folder {d}; choose another folder"
+            raise FileExistsError(errno.EEXIST, why, str(root))
     entries = list(root.iterdir()) if root.is_dir() else []
     if read_stamp(root / "VOCdevkit") is None and any(not TEMP.match(e.name) for e in entries):
         why = "exists, is not empty and holds no vocviewer demo; choose an empty or new folder"

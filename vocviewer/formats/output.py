@@ -59,7 +59,8 @@ def _outside(path: Path, protected: Iterable[str | Path]) -> Path:
         except (OSError, RuntimeError):
             base = Path(os.path.abspath(root))
         if real == base or base in real.parents:
-            raise OutputError(path, f"refusing to write inside the opened dataset folder {base}")
+            where = f"the opened dataset folder {base}"
+            raise OutputError(path, f"refusing to write inside {where}; choose another folder")
     return real
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import (
+    QBuffer,
+    QIODevice,
     QMarginsF,
     QPoint,
     QRectF,
@@ -45,13 +47,13 @@ def write_text(path: str | Path, text: str, protected: Iterable[Path] = ()) -> P
 
 
 def save_png(image: QImage | QPixmap, path: str | Path, protected: Iterable[Path] = ()) -> Path:
-    """Save ``image`` as PNG at ``path`` through the guarded writer (the window's screenshot)."""
-
-    def write(tmp: Path) -> None:
-        if not image.save(str(tmp), "PNG"):
-            raise OSError("Qt could not encode or write the PNG")
-
-    return output.write_with(path, write, protected)
+    """Save ``image`` as PNG at ``path`` through the guarded writer (encoded in memory, so any
+    file name Python can write works, a non-UTF-8 one included)."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise OutputError(Path(path), "Qt could not encode the PNG")
+    return output.write_bytes(path, bytes(buffer.data().data()), protected)
 
 
 def save_screenshot(
@@ -118,30 +120,29 @@ def render_widget(
             painter.scale(target.width() / w, target.height() / h)
             widget.render(painter, QPoint())
 
-    def write(tmp: Path) -> None:
-        if fmt == "png":
-            scale = dpi / 96.0
-            image = QImage(QSize(round(w * scale), round(h * scale)), QImage.Format.Format_ARGB32)
-            image.fill(QColor("white"))
-            painter = QPainter(image)
-            paint(painter, QRectF(0, 0, image.width(), image.height()))
-            painter.end()
-            if not image.save(str(tmp), "PNG"):
-                raise OSError("Qt could not encode or write the PNG")
-        else:
-            pdf = QPdfWriter(str(tmp))
-            pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
-            pdf.setPageSize(QPageSize(QSizeF(w * 72 / 96, h * 72 / 96), QPageSize.Unit.Point))
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0))
-            painter = QPainter()
-            if not painter.begin(pdf):
-                raise OSError("Qt could not write the PDF")
-            paint(painter, QRectF(0, 0, pdf.width(), pdf.height()))
-            if not painter.end():
-                raise OSError("Qt could not finish the PDF")
-            del pdf  # closes the file before it is moved onto the target
-
-    return output.write_with(path, write, protected)
+    output.guard_target(path, protected)  # refused before anything is drawn
+    if fmt == "png":
+        scale = dpi / 96.0
+        image = QImage(QSize(round(w * scale), round(h * scale)), QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        paint(painter, QRectF(0, 0, image.width(), image.height()))
+        painter.end()
+        return save_png(image, path, protected)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pdf = QPdfWriter(buffer)
+    pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
+    pdf.setPageSize(QPageSize(QSizeF(w * 72 / 96, h * 72 / 96), QPageSize.Unit.Point))
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0))
+    painter = QPainter()
+    if not painter.begin(pdf):
+        raise OutputError(Path(path), "Qt could not start the PDF")
+    paint(painter, QRectF(0, 0, pdf.width(), pdf.height()))
+    if not painter.end():
+        raise OutputError(Path(path), "Qt could not finish the PDF")
+    del pdf  # flushes the PDF into the buffer
+    return output.write_bytes(path, bytes(buffer.data().data()), protected)
 
 
 def export_pr_figure(
@@ -199,14 +200,10 @@ def export_image(
     for it in items:
         scene.addItem(it)
 
-    def write(tmp: Path) -> None:
-        out = QImage(QSize(w, h), QImage.Format.Format_RGB32)
-        out.fill(QColor("white"))
-        painter = QPainter(out)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        scene.render(painter, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
-        painter.end()
-        if not out.save(str(tmp), "PNG"):
-            raise OSError("Qt could not encode or write the PNG")
-
-    return output.write_with(path, write, protected)
+    out = QImage(QSize(w, h), QImage.Format.Format_RGB32)
+    out.fill(QColor("white"))
+    painter = QPainter(out)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    scene.render(painter, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
+    painter.end()
+    return save_png(out, path, protected)

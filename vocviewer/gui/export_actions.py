@@ -66,8 +66,8 @@ class ExportActions(QMainWindow):
             "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
         )
         if path:
-            self._export(lambda: export.export_pr_figure(path, ds.classes[k], curves,
-                                                         protected=ds.protected_roots))  # fmt: skip
+            self._export(path, lambda: export.export_pr_figure(path, ds.classes[k], curves,
+                                                               protected=ds.protected_roots))  # fmt: skip
 
     def export_image(self, path: str | None = None) -> None:
         """Save the image view (the visible part, with overlays) as PNG."""
@@ -78,7 +78,7 @@ class ExportActions(QMainWindow):
         path = path or self._save_name("Export image", name, "PNG (*.png)")
         if path:
             target = path
-            self._export(lambda: export.render_widget(
+            self._export(path, lambda: export.render_widget(
                 self.view.viewport(), target, "png", 96, ds.protected_roots))  # fmt: skip
 
     def export_table(self, path: str | None = None) -> None:
@@ -100,7 +100,7 @@ class ExportActions(QMainWindow):
                 "", "det", str(self.state.eval_set), "", 0.5, classes
             )
         fmt = Path(path).suffix.lstrip(".").lower()
-        self._export(lambda: export.write_text(
+        self._export(path, lambda: export.write_text(
             path, render_ap_table(tables, fmt), ds.protected_roots))  # fmt: skip
 
     def export_confusion(self, path: str | None = None) -> None:
@@ -115,13 +115,18 @@ class ExportActions(QMainWindow):
         if not path:
             return
         text = json.dumps(matrix.to_dict(), indent=1) if path.endswith(".json") else matrix.to_csv()
-        self._export(lambda: export.write_text(path, text, ds.protected_roots))
+        self._export(path, lambda: export.write_text(path, text, ds.protected_roots))
 
-    def _export(self, write: Callable[[], Path]) -> None:
+    def _export(self, path: str, write: Callable[[], Path]) -> None:
+        """Check ``path`` (never inside the dataset), then ``write()``; report either way."""
         try:
+            output.guard_target(path, self._protected())
             out = write()
-        except (OutputError, OSError, ValueError) as e:
+        except OutputError as e:
             self.state.post([Message("error", f"Export failed: {e}")])
+            return
+        except (OSError, ValueError) as e:  # an unknown table format, say
+            self.state.post([Message("error", f"Export failed: {path}: {e}")])
             return
         self.state.post([Message("info", f"Wrote {out}")])
         self.statusBar().showMessage(f"Wrote {out}", 5000)

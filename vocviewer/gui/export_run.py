@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.formats import output
@@ -84,7 +85,7 @@ def plan_targets(
         for name in args.classes or list(dataset.classes):
             if name not in dataset.classes:
                 raise ValueError(f"--classes: no class {name!r} in {dataset.name}")
-            out = output.child_path(args.pr_curves, f"pr_{name}", f".{args.format}")
+            out = _child(args.pr_curves, "class name", name, f"pr_{name}", f".{args.format}")
             figures.append((dataset.class_index(name), output.guard_target(out, roots)))
     if args.images:
         output.guard_folder(args.images, roots)
@@ -92,9 +93,17 @@ def plan_targets(
             row = dataset.find_image(image_id)
             if row is None:
                 raise ValueError(f"--ids: no image {image_id!r} in {dataset.name}")
-            out = output.child_path(args.images, image_id, ".png")
+            out = _child(args.images, "image id", image_id, image_id, ".png")
             images.append((row, output.guard_target(out, roots)))
     return figures, images
+
+
+def _child(folder: Path, what: str, value: str, name: str, suffix: str) -> Path:
+    """``output.child_path``, its refusal saying which class name or image id it was."""
+    try:
+        return output.child_path(folder, name, suffix)
+    except OutputError as e:
+        raise OutputError(e.path, f"{what} {value!r}: not a plain file name") from None
 
 
 def _unique(names: list[str]) -> list[str]:
