@@ -165,6 +165,27 @@ def test_1_screenshot_and_json_outside_the_dataset_are_written(voc, tmp_path, ca
     assert snapshot(devkit) == before and sorted(os.listdir(tmp_path)) == ["r.json"]
 
 
+def test_1_demo_dir_is_never_mixed_with_other_data(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("precious")
+    assert main(["demo", "--no-gui", "--dir", str(mine)]) == 1
+    assert capsys.readouterr().err == (
+        f"vocviewer: error: {mine}: exists, is not empty and holds no vocviewer demo; "
+        "choose an empty or new folder\n"
+    )
+    assert os.listdir(mine) == ["thesis.tex"]
+    cache = tmp_path / "cache"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    (cache / f".VOCdevkit-{dead}-abc" / "VOC2012").mkdir(parents=True)  # a killed writer's
+    argv = ["demo", "--no-gui", "--dir", str(cache), "--seed", "3"]
+    assert main(argv) == 0
+    assert os.listdir(cache) == ["VOCdevkit"]  # built, moved into place, the stale build swept
+    (cache / "notes.txt").write_text("mine")  # an earlier demo's folder may hold other files
+    assert main([*argv[:-1], "4"]) == 0 and (cache / "notes.txt").read_text() == "mine"
+
+
 # --- 2: ids never leave the chosen folder ------------------------------------------------------
 def test_2_an_id_with_dot_dot_is_refused_and_nothing_escapes(demo, tmp_path, capsys, qapp):
     devkit = tmp_path / "VOCdevkit"
