@@ -157,8 +157,10 @@ def guard(
     real = (output.guard_folder if folder else output.guard_target)(target, roots)
     for given in inputs:
         src = Path(os.path.abspath(given)).resolve()
-        if real == src or src in real.parents:
+        if real == src:
             raise OutputError(target, f"refusing to overwrite the input {given}")
+        if src in real.parents:
+            raise OutputError(target, f"refusing to write inside the input folder {given}")
     return real
 
 

@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 
 from vocviewer.cli import main
+from vocviewer.demo import write_demo
 from vocviewer.formats.output import TEMP_SUFFIX
 
 REPO = Path(__file__).resolve().parents[2]
@@ -179,11 +180,11 @@ def test_1_demo_dir_is_never_mixed_with_other_data(tmp_path, capsys):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
     (cache / f".VOCdevkit-{dead}-abc" / "VOC2012").mkdir(parents=True)  # a killed writer's
-    argv = ["demo", "--no-gui", "--dir", str(cache), "--seed", "3"]
-    assert main(argv) == 0
+    write_demo(cache, n_images=6)  # (what ``demo --dir`` runs, smaller)
     assert os.listdir(cache) == ["VOCdevkit"]  # built, moved into place, the stale build swept
     (cache / "notes.txt").write_text("mine")  # an earlier demo's folder may hold other files
-    assert main([*argv[:-1], "4"]) == 0 and (cache / "notes.txt").read_text() == "mine"
+    write_demo(cache, n_images=6, seed=4)
+    assert (cache / "notes.txt").read_text() == "mine"
 
 
 # --- 2: ids never leave the chosen folder ------------------------------------------------------
