@@ -1,10 +1,10 @@
 """Export what is on screen: PR figures (PNG, SVG, PDF), the image with overlays (PNG), AP tables.
 
 Figures are drawn by a standalone pyqtgraph plot (``pr_figure``) from the evaluations, never
-shown, so the CLI (``vocviewer export``) and the GUI make identical files. Every write goes
-through ``formats.output.write_with`` (rendered straight to its unique temp file with an explicit
-format, then ``os.replace``d) and refuses targets inside ``protected``: the dataset's
-``protected_roots`` (DESIGN rule 7).
+shown, so the CLI (``vocviewer export``) and the GUI make identical files. Images and PDFs are
+encoded in memory (``QBuffer``, explicit format) and every file goes through ``formats.output``
+(unique temp file, atomic replace), which refuses targets inside ``protected``: the dataset's
+``protected_roots`` (DESIGN rule 7). Refusals and failures are ``OutputError`` naming the target.
 """
 
 from __future__ import annotations
