@@ -241,7 +241,10 @@ def _run_gui(
 def _cmd_demo(args: argparse.Namespace) -> int:
     from vocviewer.demo import default_demo_dir, write_demo
 
-    paths = write_demo(args.dir or default_demo_dir(), seed=args.seed)
+    root = args.dir or default_demo_dir()
+    if args.screenshot is not None:  # refused before the demo is written, not after
+        guard(args.screenshot, [Path(root) / "VOCdevkit"])
+    paths = write_demo(root, seed=args.seed)
     _emit(sys.stdout, str(paths.year_dir))
     if args.no_gui:
         return 0

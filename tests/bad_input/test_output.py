@@ -113,6 +113,8 @@ CASE1 = {
         "eval {A} --results {C} --json {I}/out.json", "{I}/out.json"),
     "COCO eval --json over the results input": ("eval {A} --results {C} --json {C}", "{C}"),
     "demo --dir inside the year folder": ("demo --no-gui --dir {Y}/demo", "{Y}/demo"),
+    "demo --screenshot inside the demo": (
+        "demo --dir {T}/d --screenshot {T}/d/VOCdevkit/s.png", "{T}/d/VOCdevkit/s.png"),
 }  # fmt: skip
 
 
@@ -123,6 +125,7 @@ def test_1_nothing_is_written_into_the_dataset(case, voc, coco, tmp_path, capsys
     link = tmp_path / "link"
     link.symlink_to(year / "Annotations")
     names = {"Y": year, "D": devkit, "R": results, "A": ann, "I": images, "C": res, "L": link}
+    names["T"] = tmp_path
     argv, target = (s.format(**names) for s in CASE1[case])
     before = snapshot(devkit, ann.parent.parent, res)
     assert main(argv.split()) == 1
@@ -131,6 +134,7 @@ def test_1_nothing_is_written_into_the_dataset(case, voc, coco, tmp_path, capsys
     assert "refusing to" in err or "is inside the dataset folder" in err
     assert TEMP_SUFFIX not in err
     assert snapshot(devkit, ann.parent.parent, res) == before
+    assert not (tmp_path / "d").exists()
 
 
 def test_1_refused_before_the_results_are_read_or_evaluated(voc, coco, tmp_path, capsys):
@@ -157,7 +161,7 @@ def test_1_screenshot_refused_at_save_when_only_the_reader_knows_the_folder(coco
     assert snapshot(ann.parent.parent) == before
 
 
-def test_1_screenshot_and_json_outside_the_dataset_are_written(voc, tmp_path, capsys, qapp):
+def test_1_json_outside_the_dataset_is_written(voc, tmp_path, capsys, qapp):
     devkit, year, results = voc
     before = snapshot(devkit)
     argv = ["eval", str(year), "--results", str(results), "--json", str(tmp_path / "r.json")]
