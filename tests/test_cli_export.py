@@ -1,9 +1,11 @@
-"""``vocviewer export``: PR figures, annotated images and AP tables, written atomically."""
+"""``vocviewer export``: PR figures, annotated images and AP tables, written atomically through
+the guarded writer; every target checked before anything is evaluated."""
 
 from __future__ import annotations
 
 import csv
 import io
+import os
 
 import pytest
 
@@ -50,6 +52,24 @@ def test_export_refuses_the_dataset_folder_and_bad_requests(demo_paths, capsys, 
     code = main(["export", str(demo_paths.year_dir), "--results", str(demo_paths.results_dir),
                  "--table", str(inside)])  # fmt: skip
     assert code == 1 and not inside.exists()
-    assert "inside the dataset folder" in capsys.readouterr().err
+    assert "inside the opened dataset folder" in capsys.readouterr().err
     assert main(["export", str(demo_paths.year_dir), "--results", "x"]) == 2
     assert main(["export", str(demo_paths.year_dir), "--results", "x", "--table", "a.xls"]) == 2
+
+
+def test_export_checks_every_target_before_evaluating(demo_paths, tmp_path, capsys, qapp):
+    base = ["export", str(demo_paths.year_dir), "--results", str(demo_paths.results_dir)]
+    (tmp_path / "file").write_text("x")
+    cases = {
+        ("--pr-curves", str(tmp_path / "f"), "--classes", "dog", "unicorn"):
+            "export: --classes: no class 'unicorn' in VOC2012",
+        ("--images", str(tmp_path / "i"), "--ids", "2012_000002", "nope"):
+            "export: --ids: no image 'nope' in VOC2012",
+        ("--pr-curves", str(tmp_path / "file")): f"{tmp_path / 'file'}: is not a folder",
+        ("--table", str(demo_paths.results_dir / "Main" / "comp4_det_val_car.txt.md")):
+            "refusing to write inside the opened dataset folder",
+    }  # fmt: skip
+    for extra, message in cases.items():
+        assert main([*base, *extra]) == 1
+        assert message in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["file"]  # nothing written, not even a folder

@@ -44,7 +44,8 @@ def test_bad_submission_line_fails_unless_keep_going(tmp_path, capsys):
 def test_labels_file_only_gives_null_loc_error(tmp_path):
     images, preds, black = hand_case()
     _, devkit, pred = write_fixture(tmp_path, images, preds, black)
-    labels = tmp_path / "labels.txt"
+    labels = tmp_path / "gt" / "labels.txt"  # its folder is the dataset's: o.json goes beside
+    labels.parent.mkdir()
     labels.write_text("1\n2\n3\n4\n")
     out = tmp_path / "o.json"
     assert main([*_args(labels, pred, devkit), "--json", str(out)]) == 0

@@ -4,6 +4,8 @@ Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a da
 saving a screenshot and exiting), ``eval`` (headless evaluation with a printed table and JSON),
 ``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
+Every file goes through ``formats.output``: a target inside the dataset's folders or over an input
+is refused (before any work where the folders are known: ``given_roots``), with exit code 1.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from vocviewer import __version__
-from vocviewer.core.errors import FormatError
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.formats import output
 
 TASKS = ("det", "cls", "seg", "layout", "action", "bbox", "segm", "keypoints", "clsloc")
 PROTOCOLS = ("voc2007", "voc2012", "coco", "ilsvrc", "visdrone")
@@ -112,14 +117,51 @@ def _cmd_export(args: argparse.Namespace) -> int:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # files only: no screen needed
     from vocviewer.gui.export_run import run_export
 
+    roots = given_roots(args.path)  # (--images is an output folder here)
+    if args.table:
+        guard(args.table, roots, args.results)
+    for folder in (args.pr_curves, args.images):
+        if folder:
+            guard(folder, roots, args.results, folder=True)
     try:
-        written = run_export(args)
+        written = run_export(args, roots)
     except (KeyError, ValueError) as e:
         _error(f"export: {e}")
         return 1
     for path in written:
-        print(path)
+        _emit(sys.stdout, str(path))
     return 0
+
+
+def given_roots(path: Path | None, *sources: Path | None) -> list[Path]:
+    """The dataset folders the arguments name, known before anything is read: ``path`` (a file's
+    folder; a VOC year folder for a folder inside one), the VOCdevkit root holding it, and
+    ``sources`` (COCO ``--images``, ILSVRC ``--devkit``). ``Dataset.roots`` add the rest once
+    the dataset is read."""
+    roots = [Path(p) for p in sources if p is not None]
+    if path is not None and path.exists():
+        folder = path if path.is_dir() else path.parent
+        if folder.name in ("Annotations", "ImageSets", "JPEGImages"):
+            folder = folder.parent
+        roots += [path, folder]
+        if folder.parent.name == "VOCdevkit" or (folder.parent / "VOCcode").is_dir():
+            roots.append(folder.parent)
+    return roots
+
+
+def guard(
+    target: Path, roots: Sequence[Path], inputs: Sequence[Path] = (), *, folder: bool = False
+) -> Path:
+    """``target`` resolved, or ``OutputError``: inside one of ``roots`` (``formats.output``), an
+    existing non-file (non-folder if ``folder``), or one of the ``inputs`` or inside one."""
+    real = (output.guard_folder if folder else output.guard_target)(target, roots)
+    for given in inputs:
+        src = Path(os.path.abspath(given)).resolve()
+        if real == src:
+            raise OutputError(target, f"refusing to overwrite the input {given}")
+        if src in real.parents:
+            raise OutputError(target, f"refusing to write inside the input folder {given}")
+    return real
 
 
 def _family(args: argparse.Namespace) -> str:
@@ -136,20 +178,24 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.task is None:
         args.task = {"coco": "bbox"}.get(family, "det")
     module = importlib.import_module(f"vocviewer.commands.{family}")
+    roots = given_roots(args.path, args.images, args.devkit)
+    if args.json:  # refused before anything is read, and again once the dataset is known
+        guard(args.json, roots, args.results)
+
+    def on_dataset(dataset: Dataset) -> None:
+        roots.extend(dataset.protected_roots)
+        if args.json:
+            guard(args.json, roots, args.results)
+
+    args.on_dataset = on_dataset
     out = module.run_eval(args)
     for w in out.warnings:
         _warn(w)
-    print(out.text, end="" if out.text.endswith("\n") else "\n")
+    _emit(sys.stdout, out.text.removesuffix("\n"))
     if args.json:
-        _write_json(args.json, out.payload)
+        guard(args.json, roots, args.results)
+        output.write_text(args.json, json.dumps(out.payload, indent=2) + "\n", roots)
     return 0
-
-
-def _write_json(path: Path, payload: dict[str, object]) -> None:
-    """Atomic write: a temp file beside the target, then rename."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _display_problem(screenshot: bool) -> str | None:
@@ -178,6 +224,8 @@ def _run_gui(
     path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None,
     **sources: Path | None,
 ) -> int:  # fmt: skip
+    if shot is not None:
+        guard(shot, given_roots(path, *sources.values()), results)
     problem = _display_problem(shot is not None)
     if problem:
         _error(problem)
@@ -186,26 +234,52 @@ def _run_gui(
 
     code = run_gui(path, results, image_set=image_set, screenshot=shot, **sources)
     if shot is not None and code == 0:
-        print(shot)
+        _emit(sys.stdout, str(shot))
     return code
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from vocviewer.demo import default_demo_dir, write_demo
 
-    paths = write_demo(args.dir or default_demo_dir(), seed=args.seed)
-    print(paths.year_dir)
+    root = args.dir or default_demo_dir()
+    if args.screenshot is not None:  # refused before the demo is written, not after
+        guard(args.screenshot, [Path(root) / "VOCdevkit"])
+    paths = write_demo(root, seed=args.seed)
+    _emit(sys.stdout, str(paths.year_dir))
     if args.no_gui:
         return 0
     return _run_gui(paths.year_dir, [paths.results_dir], "val", args.screenshot)
 
 
+def _emit(stream: TextIO, text: str) -> None:
+    """Write ``text`` and a newline. What the stream's encoding cannot hold (a non-UTF-8 file name
+    kept as surrogate escapes, non-ASCII under a strict ASCII locale) is written as the file
+    system's bytes (or backslash escapes), never an error."""
+    line = text + "\n"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        line.encode(encoding)
+    except UnicodeEncodeError:
+        try:
+            data = line.encode(sys.getfilesystemencoding(), "surrogateescape")
+        except UnicodeEncodeError:
+            data = line.encode(encoding, "backslashreplace")
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            stream.flush()
+            buffer.write(data)
+            buffer.flush()
+            return
+        line = line.encode(encoding, "backslashreplace").decode(encoding)
+    stream.write(line)
+
+
 def _error(msg: str) -> None:
-    print(f"vocviewer: error: {msg}", file=sys.stderr)
+    _emit(sys.stderr, f"vocviewer: error: {msg}")
 
 
 def _warn(msg: str) -> None:
-    print(f"vocviewer: warning: {msg}", file=sys.stderr)
+    _emit(sys.stderr, f"vocviewer: warning: {msg}")
 
 
 def gui_main(argv: Sequence[str] | None = None) -> int:
@@ -218,7 +292,7 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return _run_gui(args.dataset, args.results, args.image_set, args.screenshot)
-    except (FormatError, OSError) as e:
+    except (FormatError, OutputError, OSError) as e:
         _error(str(e))
         return 1
 
@@ -237,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.path, args.results, args.image_set, args.screenshot,
             images=args.images, devkit=args.devkit,
         )  # fmt: skip
-    except FormatError as e:
+    except (FormatError, OutputError) as e:
         _error(str(e))
         return 1
     except OSError as e:

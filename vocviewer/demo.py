@@ -25,8 +25,9 @@ from PIL import Image, ImageDraw
 from vocviewer import demo_drawing as dd
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES
 from vocviewer.core.palette import voc_colormap
+from vocviewer.demo_place import STAMP, check_root, read_stamp
 
-YEAR, DEMO_VERSION, STAMP = "VOC2012", 1, ".vocviewer-demo.json"
+YEAR, DEMO_VERSION = "VOC2012", 1
 #: The one class with no object in ``val``: its val results are all false positives (AP NaN).
 VAL_EMPTY_CLASS = "sofa"
 #: scene -> (anchor classes, placed three times per split; companions, added at random)
@@ -453,28 +454,20 @@ def _generate(devkit: Path, seed: int, n_images: int) -> None:
     _write_results(rng, devkit / "results" / YEAR, val, palette)
 
 
-def _read_stamp(devkit: Path) -> dict | None:
-    try:
-        return json.loads((devkit / STAMP).read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def write_demo(root: str | Path, *, seed: int = 0, n_images: int = 60) -> DemoPaths:
     """Generate the demo VOCdevkit in ``root`` (byte-identical for the same ``seed``). Returns at
     once if ``root`` holds this demo (seed, size, version) already; replaces another demo; raises
-    ``FileExistsError`` rather than touch a ``VOCdevkit`` it did not write. Built in a temporary
-    folder and moved into place when complete."""
+    ``FileExistsError`` rather than mix it with other data (``demo_place.check_root``). Built in a
+    temporary folder (``.VOCdevkit-PID-*``, swept once its writer is gone), then moved into place."""
     devkit = Path(root) / "VOCdevkit"
     paths = DemoPaths(devkit, devkit / YEAR, devkit / "results" / YEAR)
     stamp = {"vocviewer_demo": DEMO_VERSION, "seed": seed, "n_images": n_images}
-    old = _read_stamp(devkit)
+    old = read_stamp(devkit)
     if old == stamp:
         return paths
-    if old is None and devkit.is_dir() and any(devkit.iterdir()):
-        raise FileExistsError(f"{devkit} exists and is not a vocviewer demo; not overwriting it")
+    check_root(Path(os.path.abspath(root)))
     devkit.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".VOCdevkit-", dir=devkit.parent))
+    tmp = Path(tempfile.mkdtemp(prefix=f".VOCdevkit-{os.getpid()}-", dir=devkit.parent))
     try:
         _generate(tmp, seed, n_images)
         (tmp / STAMP).write_text(json.dumps(stamp, sort_keys=True) + "\n")
@@ -483,6 +476,6 @@ def write_demo(root: str | Path, *, seed: int = 0, n_images: int = 60) -> DemoPa
         os.replace(tmp, devkit)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not (isinstance(exc, OSError) and _read_stamp(devkit) == stamp):
+        if not (isinstance(exc, OSError) and read_stamp(devkit) == stamp):
             raise  # else a concurrent writer finished first, which is fine
     return paths

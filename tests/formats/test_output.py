@@ -97,3 +97,58 @@ def test_concurrent_writers_to_one_target_all_succeed(tmp_path):
     assert [p.wait(timeout=120) for p in procs] == [0] * 8
     assert len(set(target.read_text())) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_guard_folder_refuses_protected_folders_and_files(tmp_path):
+    from vocviewer.formats.output import guard_folder
+
+    root = tmp_path / "VOC2012"
+    root.mkdir()
+    (tmp_path / "f").write_text("x")
+    assert guard_folder(tmp_path / "new" / "deeper", [root]) == tmp_path / "new" / "deeper"
+    with pytest.raises(OutputError, match="inside the opened dataset folder"):
+        guard_folder(root / "figs", [root])
+    with pytest.raises(OutputError, match="is not a folder"):
+        guard_folder(tmp_path / "f")
+
+
+# --- every reader names the dataset's folders (Dataset.roots) -----------------------------------
+def test_voc_roots_are_the_year_folder_and_its_devkit_root(demo, tmp_path):
+    from vocviewer.formats.voc import read_voc
+
+    devkit, year = demo.devkit, demo.year_dir
+    assert set(read_voc(year).protected_roots) == {year, devkit}
+    assert set(read_voc(devkit).protected_roots) == {year, devkit}
+    assert set(read_voc(year / "Annotations").protected_roots) == {
+        year,
+        year / "Annotations",
+        devkit,
+    }
+    plain = tmp_path / "data" / "myvoc"  # a year folder in an ordinary folder: only itself
+    (plain / "Annotations").mkdir(parents=True)
+    (plain / "ImageSets" / "Main").mkdir(parents=True)
+    assert read_voc(plain).protected_roots == (plain,)
+    (tmp_path / "data" / "VOCcode").mkdir()  # ... unless that folder is a devkit
+    assert set(read_voc(plain).protected_roots) == {plain, tmp_path / "data"}
+
+
+def test_coco_visdrone_and_ilsvrc_roots(tmp_path):
+    from tests.bad_input.test_output import make_coco
+    from tests.evaluation.test_ilsvrc import write_fixture as write_det
+    from tests.evaluation.test_ilsvrc_clsloc import write_fixture as write_clsloc
+    from tests.evaluation.test_visdrone_reference import write_split
+    from vocviewer.formats.coco import read_coco
+    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
+    from vocviewer.formats.visdrone import read_visdrone
+
+    ann, images, _ = make_coco(tmp_path / "c")
+    assert set(read_coco(ann).protected_roots) == {ann, ann.parent, images}
+    other = tmp_path / "elsewhere"
+    assert set(read_coco(ann, other).protected_roots) == {ann, ann.parent, other}
+    split, _ = write_split(tmp_path / "v", [([(0, 0, 10, 10, 1, 4)], [], 0, 0)])
+    assert read_visdrone(split).protected_roots == (split,)
+    gt, devkit, _ = write_det(tmp_path / "d", [[(0, 1, 1, 5, 5)]], [])
+    assert set(read_ilsvrc_det(gt, devkit).protected_roots) == {gt, devkit}
+    gt, devkit, _ = write_clsloc(tmp_path / "l", [(1, [(1, 1, 1, 5, 5)])], [[(1, 1, 1, 5, 5)]])
+    assert set(read_ilsvrc_clsloc(gt, devkit).protected_roots) == {gt, devkit}

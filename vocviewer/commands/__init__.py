@@ -3,6 +3,8 @@
 Each module has ``run_eval(args) -> EvalOutput``: it reads the inputs (``formats``), evaluates
 (``evaluation``) and renders (``evaluation.report`` or its own pure formatter), returning text
 and a JSON payload. Nothing here prints; ``cli.py`` does. Bad input raises ``FormatError``.
+Each passes the ground truth it read through ``opened(args, dataset)`` before reading results, so
+the CLI can refuse an output inside the dataset's folders before anything is evaluated.
 
 Modules
 -------
@@ -14,8 +16,11 @@ visdrone VisDrone-DET (``--protocol visdrone``)
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 from typing import Any
+
+from vocviewer.core.dataset import Dataset
 
 
 @dataclass(frozen=True)
@@ -26,3 +31,11 @@ class EvalOutput:
     text: str
     payload: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+
+
+def opened(args: argparse.Namespace, dataset: Dataset) -> Dataset:
+    """``dataset``, after telling the CLI it was read (``args.on_dataset(dataset)``, if set)."""
+    hook = getattr(args, "on_dataset", None)
+    if hook is not None:
+        hook(dataset)
+    return dataset

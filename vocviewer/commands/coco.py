@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from vocviewer.commands import EvalOutput
+from vocviewer.commands import EvalOutput, opened
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
@@ -18,7 +18,8 @@ def _num(v: float) -> float | None:
 def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
     task = args.task or "bbox"
-    dataset = read_coco(args.path, getattr(args, "images", None), masks=task == "segm")
+    images = getattr(args, "images", None)
+    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
     keep_going = bool(getattr(args, "keep_going", False))
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in dataset.problems] + [str(p) for p in results.problems]

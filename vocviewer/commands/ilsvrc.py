@@ -6,7 +6,7 @@ import argparse
 import math
 from typing import Any
 
-from vocviewer.commands import EvalOutput
+from vocviewer.commands import EvalOutput, opened
 from vocviewer.commands.voc import problems_error
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
@@ -60,7 +60,7 @@ def run_clsloc(args: argparse.Namespace) -> EvalOutput:
         raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
     if len(args.results) != 1:
         raise FormatError(args.results[0], "ILSVRC CLS-LOC takes exactly one submission file")
-    dataset = read_ilsvrc_clsloc(args.path, args.devkit)
+    dataset = opened(args, read_ilsvrc_clsloc(args.path, args.devkit))
     results = read_ilsvrc_clsloc_results(dataset, args.results[0])
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
@@ -94,7 +94,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
     if len(args.results) != 1:
         raise FormatError(args.results[0], "ILSVRC DET takes exactly one submission file")
-    dataset = read_ilsvrc_det(args.path, args.devkit)
+    dataset = opened(args, read_ilsvrc_det(args.path, args.devkit))
     warnings = [str(p) for p in dataset.problems]
     results = read_ilsvrc_det_results(dataset, args.results[0])
     if results.problems and not args.keep_going:

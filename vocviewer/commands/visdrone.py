@@ -6,7 +6,7 @@ import argparse
 import math
 from typing import Any
 
-from vocviewer.commands import EvalOutput
+from vocviewer.commands import EvalOutput, opened
 from vocviewer.commands.voc import problems_error
 from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
@@ -82,7 +82,7 @@ def visdrone_payload(result: VisDroneResult) -> dict[str, Any]:
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate the VisDrone result folder ``args.results`` on the split ``args.path``."""
-    dataset = read_visdrone(args.path)
+    dataset = opened(args, read_visdrone(args.path))
     warnings = [str(p) for p in dataset.problems]
     results = read_visdrone_results(dataset, args.results)
     if results.problems and not args.keep_going:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from vocviewer.commands import EvalOutput
+from vocviewer.commands import EvalOutput, opened
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
@@ -55,7 +55,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
             args.results[0],
             "cannot tell the image set from the result file names; pass --image-set",
         )
-    dataset = open_dataset(args.path)
+    dataset = opened(args, open_dataset(args.path))
     warnings = [str(p) for p in dataset.problems]
     results = open_results(dataset, args.results, image_set=image_set)
     if results.problems and not args.keep_going:

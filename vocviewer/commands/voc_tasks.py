@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vocviewer.commands import EvalOutput
+from vocviewer.commands import EvalOutput, opened
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report_tasks import (
@@ -60,7 +60,7 @@ def run_seg(args: argparse.Namespace) -> EvalOutput:
     given = _one_result(args)
     folder = find_segmentation_results(given, args.image_set)
     image_set = args.image_set or folder.image_set or DEFAULT_SET
-    dataset = open_dataset(args.path)
+    dataset = opened(args, open_dataset(args.path))
     key = f"Segmentation/{image_set}"
     _check_set(dataset, key)
     assert dataset.root is not None
@@ -85,7 +85,7 @@ def run_layout(args: argparse.Namespace) -> EvalOutput:
     path = find_layout_results(_one_result(args), args.image_set)
     m = LAYOUT_NAME.match(path.name)
     image_set = args.image_set or (m["set"] if m else None) or DEFAULT_SET
-    dataset = open_dataset(args.path)
+    dataset = opened(args, open_dataset(args.path))
     _check_set(dataset, f"Layout/{image_set}")
     layouts, problems = read_layout_results(path)
     if problems and not args.keep_going:
@@ -109,7 +109,7 @@ def run_action(args: argparse.Namespace) -> EvalOutput:
             f"results for several image sets ({', '.join(sorted(sets))}); pass --image-set",
         )
     image_set = args.image_set or (sets.pop() if sets else DEFAULT_SET)
-    dataset = open_dataset(args.path)
+    dataset = opened(args, open_dataset(args.path))
     scores = {}
     problems: list[FormatError] = []
     for action, f in files.items():

@@ -224,6 +224,10 @@ class Dataset:
         Format-specific tables keyed by benchmark family (``"coco"``, ``"visdrone"``,
         ``"ilsvrc"``, ...), each a frozen columnar dataclass defined in ``core/<family>.py``
         and aligned with ``images`` / ``objects`` rows.
+    roots
+        Every folder that belongs to the dataset (VOC: the year folder and its devkit root; COCO:
+        the annotation and image folders; ...), filled by the reader. vocviewer never writes
+        inside them (``protected_roots``, ``formats.output``).
     """
 
     name: str
@@ -240,6 +244,7 @@ class Dataset:
     actions: tuple[str, ...] = ()
     problems: tuple[FormatError, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
+    roots: tuple[Path, ...] = ()
     object_offsets: IntArray = field(init=False, repr=False)
     _id_to_index: dict[str, int] = field(init=False, repr=False)
 
@@ -255,6 +260,13 @@ class Dataset:
         object.__setattr__(
             self, "_id_to_index", {s: i for i, s in enumerate(self.images.id.tolist())}
         )
+        object.__setattr__(self, "roots", tuple(Path(p) for p in self.roots))
+
+    @property
+    def protected_roots(self) -> tuple[Path, ...]:
+        """``roots`` and ``root``: the paths no output of vocviewer may lie in."""
+        extra = (self.root,) if self.root is not None else ()
+        return tuple(dict.fromkeys((*self.roots, *extra)))
 
     # --- lookups -------------------------------------------------------------------------------
     def image_index(self, image_id: str) -> int:

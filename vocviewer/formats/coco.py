@@ -264,7 +264,7 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     return Dataset(
         name=path.stem, root=path, year=None, classes=names, box_convention="continuous",
         images=images_table, objects=objects, parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
-        problems=tuple(problems), extras={"coco": extras},
+        problems=tuple(problems), extras={"coco": extras}, roots=(path.parent, img_dir),
     )  # fmt: skip
 
 

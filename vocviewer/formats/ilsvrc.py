@@ -151,7 +151,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
     return Dataset(
         name=gt_dir.name, root=gt_dir, year=None, classes=names, box_convention="voc",
         images=images, objects=objects, parts=empty, problems=tuple(problems),
-        extras={"ilsvrc": info},
+        extras={"ilsvrc": info}, roots=(gt_dir, Path(devkit)),
     )  # fmt: skip
 
 

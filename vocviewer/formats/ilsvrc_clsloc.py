@@ -189,7 +189,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
     return Dataset(
         name=folder.name, root=folder, year=None, classes=names, box_convention="voc",
         images=images, objects=objects, parts=empty, problems=tuple(problems),
-        extras={"ilsvrc_clsloc": info},
+        extras={"ilsvrc_clsloc": info}, roots=(folder, Path(devkit)),
     )  # fmt: skip
 
 

@@ -45,13 +45,8 @@ def _resolved(path: str | Path) -> Path:
     return Path(os.path.abspath(path)).resolve()
 
 
-def guard_target(target: str | Path, protected: Iterable[str | Path] = ()) -> Path:
-    """``target`` made absolute and resolved, after checking it may be written.
-
-    Raises ``OutputError`` if it lies inside (or is) any of ``protected`` (symbolic links resolved
-    on both sides) or exists and is not a regular file.
-    """
-    path = Path(target)
+def _outside(path: Path, protected: Iterable[str | Path]) -> Path:
+    """``path`` resolved; ``OutputError`` if it is or lies inside one of ``protected``."""
     try:
         real = _resolved(path)
     except (OSError, RuntimeError) as e:  # RuntimeError: a symlink loop on older Pythons
@@ -59,9 +54,33 @@ def guard_target(target: str | Path, protected: Iterable[str | Path] = ()) -> Pa
     for root in protected:
         if root is None:
             continue
-        base = _resolved(root)
+        try:
+            base = _resolved(root)
+        except (OSError, RuntimeError):
+            base = Path(os.path.abspath(root))
         if real == base or base in real.parents:
-            raise OutputError(path, f"refusing to write inside the opened dataset folder {base}")
+            where = f"the opened dataset folder {base}"
+            raise OutputError(path, f"refusing to write inside {where}; choose another folder")
+    return real
+
+
+def guard_folder(folder: str | Path, protected: Iterable[str | Path] = ()) -> Path:
+    """``folder`` made absolute and resolved, after checking files may be written into it: not
+    inside (or one of) ``protected``, and not an existing file."""
+    real = _outside(Path(folder), protected)
+    if real.exists() and not real.is_dir():
+        raise OutputError(Path(folder), "is not a folder")
+    return real
+
+
+def guard_target(target: str | Path, protected: Iterable[str | Path] = ()) -> Path:
+    """``target`` made absolute and resolved, after checking it may be written.
+
+    Raises ``OutputError`` if it lies inside (or is) any of ``protected`` (symbolic links resolved
+    on both sides) or exists and is not a regular file.
+    """
+    path = Path(target)
+    real = _outside(path, protected)
     try:
         st = os.stat(real)
     except FileNotFoundError:
@@ -92,7 +111,8 @@ def child_path(folder: str | Path, name: str, suffix: str = "") -> Path:
     return Path(folder) / f"{name}{suffix}"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (so a temp it owns is in use, not left by a kill)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -111,7 +131,7 @@ def _sweep_stale(folder: Path, name: str) -> None:
         return
     for entry in entries:
         m = pattern.match(entry.name)
-        if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not pid_alive(int(m.group(1))):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
 

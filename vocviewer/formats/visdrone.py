@@ -206,7 +206,7 @@ def read_visdrone(root: str | Path) -> Dataset:
     return Dataset(
         name=root.name, root=root, year=None, classes=VISDRONE_CATEGORIES,
         box_convention="continuous", images=images, objects=objects, parts=empty,
-        problems=tuple(problems), extras={"visdrone": extras},
+        problems=tuple(problems), extras={"visdrone": extras}, roots=(root,),
     )  # fmt: skip
 
 

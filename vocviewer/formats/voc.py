@@ -189,6 +189,11 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
         person_sets=tables.person_sets,
         actions=VOC_ACTIONS,
         problems=(*cols.problems, *set_problems),
+        roots=(  # the year folder, the folder opened, the devkit root holding the year folder
+            folder,
+            Path(path),
+            *(d for d in [folder.parent] if d.name == "VOCdevkit" or (d / "VOCcode").is_dir()),
+        ),
     )
 
 

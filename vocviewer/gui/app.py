@@ -20,7 +20,8 @@ from PySide6.QtCore import (
 from PySide6.QtWidgets import QApplication
 
 import vocviewer
-from vocviewer.core.errors import FormatError
+from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.gui.export import save_screenshot
 from vocviewer.gui.helper_process import warm_up_process
 from vocviewer.gui.main_window import MainWindow
 
@@ -104,10 +105,13 @@ class ScreenshotWhenReady(QObject):
 
     def _save(self) -> None:
         self._saving = False
-        if not self.ready():
-            return
-        ok = self.window.grab().save(str(self.path))
-        self._finish(0 if ok else 1)
+        if self.ready():
+            self.save_now()
+
+    def save_now(self) -> None:
+        """Save the window through ``formats.output`` (never into the dataset) and quit."""
+        self.error = save_screenshot(self.window.grab(), self.path, self.window.state.dataset)
+        self._finish(0 if self.error is None else 1)
 
     def _on_load_failed(self, _text: str) -> None:
         self.error = self.window.state.last_load_error
@@ -151,7 +155,7 @@ def run_gui(
     if dataset_path is not None:
         window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
     elif shot is not None:
-        QTimer.singleShot(0, lambda: shot._finish(0 if window.grab().save(str(shot.path)) else 1))
+        QTimer.singleShot(0, shot.save_now)
     code = app.exec()
     if shot is not None:  # close without the "last window closed" quit, which would linger
         quit_on_close = app.quitOnLastWindowClosed()
@@ -161,7 +165,7 @@ def run_gui(
     if quiet:
         qInstallMessageHandler(previous)
     if shot is not None and shot.error is not None:
-        if isinstance(shot.error, FormatError | OSError):
+        if isinstance(shot.error, FormatError | OSError | OutputError):
             raise shot.error
         return 1
     return int(code)

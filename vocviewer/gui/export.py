@@ -1,19 +1,21 @@
 """Export what is on screen: PR figures (PNG, SVG, PDF), the image with overlays (PNG), AP tables.
 
 Figures are drawn by a standalone pyqtgraph plot (``pr_figure``) from the evaluations, never
-shown, so the CLI (``vocviewer export``) and the GUI make identical files. Every write is atomic
-(a temp file beside the target, then ``os.replace``) and refuses targets inside the dataset folder
-(DESIGN rule 7).
+shown, so the CLI (``vocviewer export``) and the GUI make identical files. Images and PDFs are
+encoded in memory (``QBuffer``, explicit format) and every file goes through ``formats.output``
+(unique temp file, atomic replace), which refuses targets inside ``protected``: the dataset's
+``protected_roots`` (DESIGN rule 7). Refusals and failures are ``OutputError`` naming the target.
 """
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import (
+    QBuffer,
+    QIODevice,
     QMarginsF,
     QPoint,
     QRectF,
@@ -25,6 +27,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
@@ -38,30 +41,31 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 Curves = Sequence[tuple[str, ClassEvaluation]]
 
 
-def check_target(path: str | Path, dataset_root: Path | None) -> Path:
-    """``path`` resolved; ``ValueError`` if it lies inside ``dataset_root``."""
-    target = Path(path).resolve()
-    if dataset_root is not None:
-        root = Path(dataset_root).resolve()
-        if target == root or root in target.parents:
-            raise ValueError(f"refusing to write {target} inside the dataset folder {root}")
-    return target
+def write_text(path: str | Path, text: str, protected: Iterable[Path] = ()) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through the guarded writer; returns the resolved path."""
+    return output.write_text(path, text, protected)
 
 
-def atomic_write(path: str | Path, write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` on a scratch file, then store its bytes at ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".vocviewer-", dir=target.parent) as scratch:
-        tmp = Path(scratch) / f"out{target.suffix}"
-        write(tmp)
-        return output.write_bytes(target, tmp.read_bytes())
+def save_png(image: QImage | QPixmap, path: str | Path, protected: Iterable[Path] = ()) -> Path:
+    """Save ``image`` as PNG at ``path`` through the guarded writer (encoded in memory, so any
+    file name Python can write works, a non-UTF-8 one included)."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise OutputError(Path(path), "Qt could not encode the PNG")
+    return output.write_bytes(path, bytes(buffer.data().data()), protected)
 
 
-def write_text(path: str | Path, text: str) -> Path:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return output.write_text(target, text)
+def save_screenshot(
+    image: QImage | QPixmap, path: str | Path, dataset: Dataset | None
+) -> OutputError | None:
+    """Save the window's ``image`` as PNG at ``path``, never inside ``dataset``'s folders; the
+    ``OutputError`` if it was refused or failed, else ``None``."""
+    try:
+        save_png(image, path, dataset.protected_roots if dataset is not None else ())
+    except OutputError as e:
+        return e
+    return None
 
 
 def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480)) -> pg.PlotWidget:
@@ -96,7 +100,9 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
     return plot
 
 
-def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -> Path:
+def render_widget(
+    widget: QWidget, path: str | Path, fmt: str, dpi: int = 150, protected: Iterable[Path] = ()
+) -> Path:
     """Write a widget (a ``pr_figure``, or the image view's viewport) as PNG or PDF.
 
     The size is the widget's size in points at 96 per inch; ``dpi`` scales PNG pixels. (PR
@@ -114,26 +120,29 @@ def render_widget(widget: QWidget, path: str | Path, fmt: str, dpi: int = 150) -
             painter.scale(target.width() / w, target.height() / h)
             widget.render(painter, QPoint())
 
-    def write(tmp: Path) -> None:
-        if fmt == "png":
-            scale = dpi / 96.0
-            image = QImage(QSize(round(w * scale), round(h * scale)), QImage.Format.Format_ARGB32)
-            image.fill(QColor("white"))
-            painter = QPainter(image)
-            paint(painter, QRectF(0, 0, image.width(), image.height()))
-            painter.end()
-            if not image.save(str(tmp), "PNG"):
-                raise OSError(f"cannot write {tmp}")
-        else:
-            pdf = QPdfWriter(str(tmp))
-            pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
-            pdf.setPageSize(QPageSize(QSizeF(w * 72 / 96, h * 72 / 96), QPageSize.Unit.Point))
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0))
-            painter = QPainter(pdf)
-            paint(painter, QRectF(0, 0, pdf.width(), pdf.height()))
-            painter.end()
-
-    return atomic_write(path, write)
+    output.guard_target(path, protected)  # refused before anything is drawn
+    if fmt == "png":
+        scale = dpi / 96.0
+        image = QImage(QSize(round(w * scale), round(h * scale)), QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        paint(painter, QRectF(0, 0, image.width(), image.height()))
+        painter.end()
+        return save_png(image, path, protected)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pdf = QPdfWriter(buffer)
+    pdf.setResolution(96)  # pyqtgraph sizes text in device pixels: keep 1 px = 1/96 in
+    pdf.setPageSize(QPageSize(QSizeF(w * 72 / 96, h * 72 / 96), QPageSize.Unit.Point))
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0))
+    painter = QPainter()
+    if not painter.begin(pdf):
+        raise OutputError(Path(path), "Qt could not start the PDF")
+    paint(painter, QRectF(0, 0, pdf.width(), pdf.height()))
+    if not painter.end():
+        raise OutputError(Path(path), "Qt could not finish the PDF")
+    del pdf  # flushes the PDF into the buffer
+    return output.write_bytes(path, bytes(buffer.data().data()), protected)
 
 
 def export_pr_figure(
@@ -144,17 +153,19 @@ def export_pr_figure(
     fmt: str | None = None,
     size: tuple[int, int] = (640, 480),
     dpi: int = 150,
-    dataset_root: Path | None = None,
+    protected: Iterable[Path] = (),
 ) -> Path:
-    """Write the PR figure of one class (format from ``fmt`` or the file suffix)."""
-    target = check_target(path, dataset_root)
+    """Write the PR figure of one class (format from ``fmt`` or the file suffix: png, svg, pdf)."""
+    target = output.guard_target(path, protected)  # refused before anything is drawn
     kind = (fmt or target.suffix.lstrip(".")).lower()
+    if kind not in FIGURE_FORMATS:
+        raise OutputError(Path(path), "use a .png, .svg or .pdf file name")
     if kind == "svg":  # vector text written directly: Qt's SVG generator loses view transforms
         rows = [(name, ev.recall, ev.precision, ev.ap) for name, ev in curves]
-        return write_text(target, pr_figure_svg(class_name, rows, size))
+        return write_text(path, pr_figure_svg(class_name, rows, size), protected)
     plot = pr_figure(class_name, curves, size)
     try:
-        return render_widget(plot, target, kind, dpi)
+        return render_widget(plot, path, kind, dpi, protected)
     finally:
         plot.close()
         plot.deleteLater()
@@ -167,11 +178,11 @@ def export_image(
     loaded: LoadedResults | None = None,
     evals: ResultEvaluations | None = None,
     opts: OverlayOptions | None = None,
-    dataset_root: Path | None = None,
+    protected: Iterable[Path] = (),
 ) -> Path:
     """Write image row ``image`` with its ground truth and detections drawn, as PNG (image size;
     a grey placeholder of the annotated size if the file is missing)."""
-    target = check_target(path, dataset_root)
+    output.guard_target(path, protected)  # refused before the image is decoded
     opts = opts or OverlayOptions(threshold=0.0)
     scene = QGraphicsScene()
     try:
@@ -189,14 +200,10 @@ def export_image(
     for it in items:
         scene.addItem(it)
 
-    def write(tmp: Path) -> None:
-        out = QImage(QSize(w, h), QImage.Format.Format_RGB32)
-        out.fill(QColor("white"))
-        painter = QPainter(out)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        scene.render(painter, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
-        painter.end()
-        if not out.save(str(tmp), "PNG"):
-            raise OSError(f"cannot write {tmp}")
-
-    return atomic_write(target, write)
+    out = QImage(QSize(w, h), QImage.Format.Format_RGB32)
+    out.fill(QColor("white"))
+    painter = QPainter(out)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    scene.render(painter, QRectF(0, 0, w, h), QRectF(0, 0, w, h))
+    painter.end()
+    return save_png(out, path, protected)

@@ -1,20 +1,25 @@
 """The File ▸ Export actions of the main window: PR figure, image, AP table.
 
 ``ExportActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``view`` (``ImageView``) and writes through ``gui.export`` (atomic, never into the dataset).
+``view`` (``ImageView``) and writes through ``gui.export`` / ``formats.output`` (atomic, never into
+the dataset's ``protected_roots``, whatever a file dialog returns). A refusal or failure is posted
+to the message area naming the target.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
+from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
+from vocviewer.formats import output
 from vocviewer.gui import export
 from vocviewer.gui.state import Message
 
@@ -31,8 +36,19 @@ class ExportActions(QMainWindow):
     view: ImageView
     confusion: ConfusionPane
 
+    def _protected(self) -> tuple[Path, ...]:
+        ds = self.state.dataset
+        return ds.protected_roots if ds is not None else ()
+
     def _save_name(self, title: str, name: str, filters: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self, title, name, filters)
+        """A save dialog proposing ``name`` in the working folder, or in the home folder when the
+        working folder lies inside the dataset (where nothing may be written)."""
+        start = Path(os.getcwd())
+        try:
+            output.guard_folder(start, self._protected())
+        except OutputError:
+            start = Path.home()
+        path, _ = QFileDialog.getSaveFileName(self, title, str(start / name), filters)
         return path
 
     def export_pr(self, path: str | None = None) -> None:
@@ -50,8 +66,8 @@ class ExportActions(QMainWindow):
             "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
         )
         if path:
-            self._export(lambda: export.export_pr_figure(path, ds.classes[k], curves,
-                                                         dataset_root=ds.root))  # fmt: skip
+            self._export(path, lambda: export.export_pr_figure(path, ds.classes[k], curves,
+                                                               protected=ds.protected_roots))  # fmt: skip
 
     def export_image(self, path: str | None = None) -> None:
         """Save the image view (the visible part, with overlays) as PNG."""
@@ -62,8 +78,8 @@ class ExportActions(QMainWindow):
         path = path or self._save_name("Export image", name, "PNG (*.png)")
         if path:
             target = path
-            self._export(lambda: export.render_widget(
-                self.view.viewport(), export.check_target(target, ds.root), "png", 96))  # fmt: skip
+            self._export(path, lambda: export.render_widget(
+                self.view.viewport(), target, "png", 96, ds.protected_roots))  # fmt: skip
 
     def export_table(self, path: str | None = None) -> None:
         """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
@@ -84,8 +100,8 @@ class ExportActions(QMainWindow):
                 "", "det", str(self.state.eval_set), "", 0.5, classes
             )
         fmt = Path(path).suffix.lstrip(".").lower()
-        self._export(lambda: export.write_text(
-            export.check_target(path, ds.root), render_ap_table(tables, fmt)))  # fmt: skip
+        self._export(path, lambda: export.write_text(
+            path, render_ap_table(tables, fmt), ds.protected_roots))  # fmt: skip
 
     def export_confusion(self, path: str | None = None) -> None:
         """Save the confusion tab's matrix as CSV or JSON."""
@@ -99,13 +115,18 @@ class ExportActions(QMainWindow):
         if not path:
             return
         text = json.dumps(matrix.to_dict(), indent=1) if path.endswith(".json") else matrix.to_csv()
-        self._export(lambda: export.write_text(export.check_target(path, ds.root), text))
+        self._export(path, lambda: export.write_text(path, text, ds.protected_roots))
 
-    def _export(self, write: Callable[[], Path]) -> None:
+    def _export(self, path: str, write: Callable[[], Path]) -> None:
+        """Check ``path`` (never inside the dataset), then ``write()``; report either way."""
         try:
+            output.guard_target(path, self._protected())
             out = write()
-        except (OSError, ValueError) as e:
+        except OutputError as e:
             self.state.post([Message("error", f"Export failed: {e}")])
+            return
+        except (OSError, ValueError) as e:  # an unknown table format, say
+            self.state.post([Message("error", f"Export failed: {path}: {e}")])
             return
         self.state.post([Message("info", f"Wrote {out}")])
         self.statusBar().showMessage(f"Wrote {out}", 5000)

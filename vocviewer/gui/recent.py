@@ -1,5 +1,10 @@
 """``RecentFiles``: the datasets opened lately, with the result files added to them, kept in
-``QSettings`` (newest first, at most ``LIMIT``; entries are JSON so paths keep any character)."""
+``QSettings`` (newest first, at most ``LIMIT``; entries are JSON so paths keep any character).
+
+The settings file lives in the user's configuration folder; a list is never stored when that file
+would lie inside one of the datasets it names (``formats.output.guard_target``). A damaged or
+foreign value reads as an empty list or loses only its bad entries, never an exception.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
+
+from vocviewer.core.errors import OutputError
+from vocviewer.formats import output
 
 KEY = "recent/datasets"
 LIMIT = 10
@@ -29,6 +37,20 @@ class RecentEntry:
         return self.dataset + (f"  (+{n} result{'s' if n != 1 else ''})" if n else "")
 
 
+def _entry(d: object) -> RecentEntry | None:
+    """The entry a stored JSON object describes, or ``None`` if it is not one."""
+    if not isinstance(d, dict) or not isinstance(d.get("dataset"), str) or not d["dataset"]:
+        return None
+    results, sources = d.get("results", []), d.get("sources", {})
+    if not isinstance(results, list) or not isinstance(sources, dict):
+        return None
+    return RecentEntry(
+        d["dataset"],
+        tuple(r for r in results if isinstance(r, str)),
+        {k: v for k, v in sources.items() if isinstance(k, str) and isinstance(v, str)},
+    )
+
+
 def default_settings() -> QSettings:
     """The user's settings file (INI, per user)."""
     return QSettings(
@@ -44,27 +66,30 @@ class RecentFiles(QObject):
     def __init__(self, settings: QSettings, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.error: OutputError | None = None  # why the list was last not stored, if it was not
 
     def entries(self) -> list[RecentEntry]:
         raw = self.settings.value(KEY, "[]")
         try:
-            items = json.loads(raw if isinstance(raw, str) else "[]")
-            return [
-                RecentEntry(
-                    str(d["dataset"]),
-                    tuple(str(r) for r in d.get("results", [])),
-                    {str(k): str(v) for k, v in d.get("sources", {}).items()},
-                )
-                for d in items
-            ]
-        except (ValueError, TypeError, KeyError, AttributeError):
+            items = json.loads(raw) if isinstance(raw, str) else []
+        except (ValueError, RecursionError):
             return []  # a damaged entry list is forgotten, not fatal
+        if not isinstance(items, list):
+            return []
+        return [e for e in map(_entry, items[: 4 * LIMIT]) if e is not None][:LIMIT]
 
     def _store(self, entries: Sequence[RecentEntry]) -> None:
         data = [
             {"dataset": e.dataset, "results": list(e.results), "sources": e.sources}
             for e in entries[:LIMIT]
         ]
+        named = [Path(p) for e in entries[:LIMIT] for p in (e.dataset, *e.sources.values())]
+        roots = [p if p.is_dir() else p.parent for p in named if p.exists()]
+        try:  # a settings file inside a dataset it lists (an odd XDG_CONFIG_HOME) stays untouched
+            output.guard_target(self.settings.fileName(), roots)
+        except OutputError as e:
+            self.error = e
+            return
         self.settings.setValue(KEY, json.dumps(data))
         self.settings.sync()
         self.changed.emit()
