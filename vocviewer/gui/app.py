@@ -8,6 +8,7 @@ import errno
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 
 import pyqtgraph as pg
 from PySide6.QtCore import (
@@ -24,7 +25,7 @@ import vocviewer
 from vocviewer.core.errors import FormatError
 from vocviewer.gui.helper_process import warm_up_process
 from vocviewer.gui.main_window import MainWindow
-from vocviewer.gui.tasks import Message, internal_error_text
+from vocviewer.gui.tasks import Message, error_message, internal_error_text
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -67,6 +68,25 @@ def _drop_offscreen_noise(previous: Callable[..., None] | None) -> Callable[...,
             sys.stderr.write(message + "\n")
 
     return handler
+
+
+def post_uncaught_errors(window: MainWindow) -> Callable[[], None]:
+    """Route exceptions that escape a Qt callback on the GUI thread (a bug) to the window's message
+    area as internal errors, traceback in the details, instead of stderr; returns the undo."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: as before
+            previous(kind, exc, tb)
+            return
+        window.state.post([error_message(exc.with_traceback(tb), "Unexpected error")])
+
+    sys.excepthook = hook
+
+    def undo() -> None:
+        sys.excepthook = previous
+
+    return undo
 
 
 class ScreenshotWhenReady(QObject):
@@ -172,6 +192,7 @@ def run_gui(
         qInstallMessageHandler(_drop_offscreen_noise(previous))
     warm_up_process()  # the helper that parses large JSON files starts while the window builds
     window = MainWindow()
+    restore_hook = post_uncaught_errors(window)
     shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
     if shot is not None:
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
@@ -188,6 +209,7 @@ def run_gui(
         app.setQuitOnLastWindowClosed(False)
         window.close()
         app.setQuitOnLastWindowClosed(quit_on_close)
+    restore_hook()
     if quiet:
         qInstallMessageHandler(previous)
     if shot is not None and shot.error is not None:
