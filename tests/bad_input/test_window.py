@@ -192,7 +192,7 @@ def test_case5_screenshot_prints_the_error_and_exits_1(tmp_path, demo, case):
                 continue  # nobody reading it
             os.write(fd, b"garbage\n")
             os.close(fd)
-        time.sleep(0.5)
+        time.sleep(0.1)
     _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
     assert proc.returncode == 1, err
     lines = err.strip().splitlines()
