@@ -141,3 +141,14 @@ def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
     for name in ("image_index", "label", "score", "box", "line"):
         np.testing.assert_array_equal(getattr(loaded.detections, name),
                                       getattr(plain.detections, name))  # fmt: skip
+
+
+def test_in_process_says_so_when_the_helper_dies_and_recovers():
+    """A helper killed mid-work (out of memory) is not retried in the window's own process."""
+    import os
+
+    from vocviewer.gui.helper_process import in_process
+
+    with pytest.raises(ChildProcessError, match="helper process reading it stopped"):
+        in_process(os._exit, 3)
+    assert in_process(divmod, 17, 5) == (3, 2)  # a new helper

@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 
 import pyqtgraph as pg
 from PySide6.QtCore import (
@@ -24,6 +26,7 @@ from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.gui.export import save_screenshot
 from vocviewer.gui.helper_process import warm_up_process
 from vocviewer.gui.main_window import MainWindow
+from vocviewer.gui.tasks import Message, error_message, internal_error_text
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -68,17 +71,38 @@ def _drop_offscreen_noise(previous: Callable[..., None] | None) -> Callable[...,
     return handler
 
 
+def post_uncaught_errors(window: MainWindow) -> Callable[[], None]:
+    """Route exceptions that escape a Qt callback on the GUI thread (a bug) to the window's message
+    area as internal errors, traceback in the details, instead of stderr; returns the undo."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: as before
+            previous(kind, exc, tb)
+            return
+        window.state.post([error_message(exc.with_traceback(tb), "Unexpected error")])
+
+    sys.excepthook = hook
+
+    def undo() -> None:
+        sys.excepthook = previous
+
+    return undo
+
+
 class ScreenshotWhenReady(QObject):
     """Saves ``window.grab()`` to ``path`` once loading and evaluation are done and the current
-    image is on screen, then quits the event loop (exit code 0; 1 if a load failed or the PNG
-    could not be written; 3 on timeout)."""
+    image is on screen, then quits the event loop (exit code 0; 1 if the PNG could not be
+    written). A load failure, an internal error in any worker, or a timeout quits at once with
+    ``error`` set to a ``FormatError`` or ``OSError`` naming the file, for the CLI to print."""
 
     def __init__(self, window: MainWindow, path: Path) -> None:
         super().__init__(window)
         self.window = window
         self.path = Path(path)
-        self.error: BaseException | None = None
+        self.error: FormatError | OSError | None = None
         self._saving = False
+        self.opened: Path | None = None  # the dataset path given to the window
         self._timeout = QTimer(self)
         self._timeout.setSingleShot(True)
         self._timeout.start(SCREENSHOT_TIMEOUT_MS)
@@ -87,6 +111,7 @@ class ScreenshotWhenReady(QObject):
 
         st = window.state
         st.load_failed.connect(self._on_load_failed)
+        st.messages_posted.connect(self._on_messages)
         st.busy_changed.connect(self._check)
         st.evaluation_finished.connect(self._check)
         window.view.image_shown.connect(self._check)
@@ -114,11 +139,33 @@ class ScreenshotWhenReady(QObject):
         self._finish(0 if self.error is None else 1)
 
     def _on_load_failed(self, _text: str) -> None:
-        self.error = self.window.state.last_load_error
+        st = self.window.state
+        exc = st.last_load_error
+        if isinstance(exc, FormatError | OSError):
+            self.error = exc
+        else:  # a bug: said as one line naming the file being read
+            self.error = FormatError(st.last_load_path, internal_error_text(exc))
         self._finish(1)
 
+    def _on_messages(self, messages: list[Message]) -> None:
+        """Any internal error (a worker's bug: evaluation, drawing, decoding) fails the run."""
+        bug = next((m for m in messages if m.level == "error" and m.details), None)
+        if bug is not None and self.error is None:
+            self.error = FormatError(self._source(), bug.text)
+            self._finish(1)
+
+    def _source(self) -> Path | None:
+        """The dataset being shown (what an error without a file of its own names)."""
+        ds = self.window.state.dataset
+        return Path(ds.root) if ds is not None and ds.root is not None else self.opened
+
     def _on_timeout(self) -> None:
-        self._finish(3)
+        running = ", ".join(self.window.state.jobs.running_keys()) or "drawing the image"
+        seconds = SCREENSHOT_TIMEOUT_MS // 1000
+        self.error = TimeoutError(
+            errno.ETIMEDOUT, f"gave up after {seconds} s waiting for: {running}", self._source()
+        )
+        self._finish(1)
 
     def _finish(self, code: int) -> None:
         self._timeout.stop()
@@ -137,9 +184,10 @@ def run_gui(
 
     With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
     loaded, evaluated and drawn, and the function returns 0. ``sources`` go to
-    ``formats.detect.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's). If loading fails it prints nothing:
-    a ``FormatError``/``OSError`` is re-raised for the caller to report (the CLI prints it), any
-    other failure returns 1.
+    ``formats.detect.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's).
+    If loading fails it prints nothing: a ``FormatError``/``OSError`` naming the file is raised
+    for the caller to report (the CLI prints it and exits 1) — also for an internal error (a
+    bug, said in one line) and for a load that never finishes (``TimeoutError``).
     """
     app = make_app()
     quiet = app.platformName() == "offscreen"
@@ -148,11 +196,14 @@ def run_gui(
         qInstallMessageHandler(_drop_offscreen_noise(previous))
     warm_up_process()  # the helper that parses large JSON files starts while the window builds
     window = MainWindow()
+    restore_hook = post_uncaught_errors(window)
     shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
     if shot is not None:
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     window.show()
     if dataset_path is not None:
+        if shot is not None:
+            shot.opened = Path(dataset_path)
         window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
     elif shot is not None:
         QTimer.singleShot(0, shot.save_now)
@@ -162,12 +213,11 @@ def run_gui(
         app.setQuitOnLastWindowClosed(False)
         window.close()
         app.setQuitOnLastWindowClosed(quit_on_close)
+    restore_hook()
     if quiet:
         qInstallMessageHandler(previous)
     if shot is not None and shot.error is not None:
-        if isinstance(shot.error, FormatError | OSError | OutputError):
-            raise shot.error
-        return 1
+        raise shot.error
     return int(code)
 
 

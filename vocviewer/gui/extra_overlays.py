@@ -2,6 +2,7 @@
 layout parts and action labels. Scene coordinates = 0-based continuous image pixels.
 
 Every item has a ``kind``: ``"keypoints"``, ``"crowd"``, ``"region"``, ``"part"`` or ``"action"``.
+Like boxes, only finite coordinates are drawn, clamped around the image (``drawable``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.core.boxes import to_continuous
 from vocviewer.core.dataset import VOC_PARTS, Dataset
+from vocviewer.gui.drawable import clamp, drawable_boxes, finite_rows, image_size
 from vocviewer.gui.layers import instance_color
 from vocviewer.gui.overlays import Z_LABEL, BoxItem, LabelItem, OverlayOptions
 
@@ -29,10 +30,11 @@ ACTION_COLOR = QColor("#7e57c2")
 
 class KeypointsItem(QGraphicsItem):
     """One instance's keypoints and skeleton: visible (v=2) points filled, labelled-but-hidden
-    (v=1) hollow, v=0 not drawn; bones join points that are both labelled.
+    (v=1) hollow, v=0 not drawn; bones join points that are both labelled. Points with a
+    non-finite coordinate count as not labelled.
 
-    ``points`` float64 (P, 3) ``x, y, v``; ``skeleton`` int64 (E, 2) 1-based; ``radius`` in
-    scene units."""
+    ``points`` float64 (P, 3) ``x, y, v`` (finite ``x, y``: clamp them first); ``skeleton`` int64
+    (E, 2) 1-based; ``radius`` in scene units."""
 
     kind = "keypoints"
 
@@ -40,7 +42,8 @@ class KeypointsItem(QGraphicsItem):
         self, points: np.ndarray, skeleton: np.ndarray, color: QColor, radius: float
     ) -> None:
         super().__init__()
-        self.points = np.asarray(points, dtype=np.float64)
+        self.points = np.asarray(points, dtype=np.float64).reshape(-1, 3).copy()
+        self.points[~finite_rows(self.points), 2] = 0.0
         self.skeleton = np.asarray(skeleton, dtype=np.int64).reshape(-1, 2)
         self.color = color
         self.radius = radius
@@ -107,9 +110,11 @@ def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[Q
     sl = dataset.objects_of(image)
     items: list[QGraphicsItem] = []
     for row in range(sl.start, sl.stop):
-        pts = view.keypoints[row]
+        pts = np.array(view.keypoints[row], dtype=np.float64)
+        pts[~finite_rows(pts), 2] = 0.0
         if not np.any(pts[:, 2] > 0):
             continue
+        pts[:, :2] = clamp(np.nan_to_num(pts[:, :2]), *image_size(dataset, image))
         k = int(dataset.objects.label[row])
         item = KeypointsItem(pts, view.skeleton[k], QColor(*instance_color(row - sl.start)),
                              3.2 * opts.pixel)  # fmt: skip
@@ -126,8 +131,8 @@ def crowd_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGra
     sl = dataset.objects_of(image)
     items: list[QGraphicsItem] = []
     for row in range(sl.start, sl.stop):
-        if coco.iscrowd[row]:
-            x, y = float(coco.bbox[row, 0]), float(coco.bbox[row, 1])
+        if coco.iscrowd[row] and finite_rows(coco.bbox[row, :2])[0]:
+            x, y = (float(v) for v in clamp(coco.bbox[row, :2], *image_size(dataset, image)))
             name = dataset.classes[int(dataset.objects.label[row])]
             tag = LabelItem(f"crowd · {name}", QColor("#fdd835"), above=False, bold=True)
             tag.kind = "crowd"  # type: ignore[misc]
@@ -145,12 +150,16 @@ def region_items(dataset: Dataset, image: int) -> list[QGraphicsItem]:
     sl = dataset.objects_of(image)
     rows = np.arange(sl.start, sl.stop)
     rows = rows[vd.category[rows] == 0]
+    ltwh = vd.ltwh[rows]
+    with np.errstate(all="ignore"):  # 1e308 + 1e308: inf, not drawn
+        ok, boxes = drawable_boxes(
+            dataset, image, np.hstack((ltwh[:, :2], ltwh[:, :2] + ltwh[:, 2:]))
+        )
     items: list[QGraphicsItem] = []
-    for row in rows.tolist():
-        x, y, w, h = (float(v) for v in vd.ltwh[row])
+    for x1, y1, x2, y2 in boxes[ok].tolist():
         for brush in (QBrush(QColor(20, 20, 20, 120)),
                       QBrush(REGION_COLOR, Qt.BrushStyle.BDiagPattern)):  # fmt: skip
-            item = QGraphicsRectItem(QRectF(x, y, w, h))
+            item = QGraphicsRectItem(QRectF(x1, y1, x2 - x1, y2 - y1).normalized())
             pen = QPen(REGION_COLOR, 1.0, Qt.PenStyle.DashLine)
             pen.setCosmetic(True)
             item.setPen(pen)
@@ -169,20 +178,21 @@ def layout_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGr
     parts = dataset.parts
     if len(parts):
         on = (parts.object_index >= sl.start) & (parts.object_index < sl.stop)
-        boxes = to_continuous(parts.box[on], dataset.box_convention)
-        for p, b in zip(parts.part[on].tolist(), boxes, strict=True):
-            name = VOC_PARTS[p]
+        ok, boxes = drawable_boxes(dataset, image, parts.box[on])
+        for p, b in zip(parts.part[on][ok].tolist(), boxes[ok], strict=True):
+            name = VOC_PARTS[p] if 0 <= p < len(VOC_PARTS) else "part"
             rect = QRectF(float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1]))
-            box = BoxItem(rect, PART_COLORS[name], kind="part", row=-1, width=1.5)
+            rect = rect.normalized()
+            box = BoxItem(rect, PART_COLORS.get(name, ACTION_COLOR), kind="part", row=-1, width=1.5)
             box.setZValue(Z_PART)
             box.setToolTip(name)
             items.append(box)
     acts = dataset.objects.actions
     if acts.shape[1] and opts.show_labels:
-        boxes = to_continuous(dataset.objects.box[sl], dataset.box_convention)
-        for row, b in zip(range(sl.start, sl.stop), boxes, strict=True):
+        ok, boxes = drawable_boxes(dataset, image, dataset.objects.box[sl])
+        for row, b, drawn in zip(range(sl.start, sl.stop), boxes, ok.tolist(), strict=True):
             names = [dataset.actions[a] for a in np.flatnonzero(acts[row])]
-            if names:
+            if names and drawn:
                 tag = LabelItem(", ".join(names), ACTION_COLOR, above=False)
                 tag.kind = "action"  # type: ignore[misc]
                 tag.setPos(float(b[0]), float(b[3]))

@@ -3,8 +3,10 @@
 A worker thread that parses a 45 MB JSON file keeps the interpreter lock for seconds (the C
 parser never lets go), and the window cannot repaint meanwhile. Such work runs in a helper
 process instead (spawned on first use, then reused): ``in_process`` returns a function's result;
-the calling worker thread only waits, without the lock. If no helper process can be used, the
-work runs in the calling thread.
+the calling worker thread only waits, without the lock. If no helper process can be started, the
+work runs in the calling thread; if the helper dies while working (killed, out of memory), the work
+is not tried again here, where the same input could take the window down: a
+``ChildProcessError`` says so and the next call starts a new helper.
 
 Only parsing goes there: streaming each class's evaluation back was tried and measured worse —
 sending a 500,000-detection result set across costs a longer stall than the evaluation's own.
@@ -42,7 +44,7 @@ def _forget_pool() -> None:
 
 def in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` (picklable) run in the helper process; its exceptions come back as
-    they are. Runs here if no helper can be used."""
+    they are. Runs here if no helper can be started; ``ChildProcessError`` if it died."""
     try:
         future = _pool().submit(fn, *args, **kwargs)
     except _UNAVAILABLE:
@@ -51,7 +53,10 @@ def in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return future.result()
     except BrokenProcessPool:
         _forget_pool()
-        return fn(*args, **kwargs)
+        what = f"{args[0]}: " if args else ""
+        raise ChildProcessError(
+            f"{what}the helper process reading it stopped (out of memory, or killed)"
+        ) from None
 
 
 def warm_up_process() -> None:

@@ -2,14 +2,14 @@
 
 Images are decoded in a worker (Pillow → ``QImage``); the GUI thread only turns the ``QImage`` into
 a pixmap and draws. A missing or unreadable file gives a neutral placeholder of the annotated size
-with a message. Fit-to-window on open, wheel zoom under the mouse, drag to pan.
+saying why, and a message (once per file). Fit-to-window on open, wheel zoom under the mouse, drag
+to pan.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -38,19 +38,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.core.boxes import to_continuous
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.extra_overlays import extra_items
+from vocviewer.gui.drawable import finite_rows, placeholder_size
 from vocviewer.gui.layers import Decoded, decode_view
-from vocviewer.gui.overlays import (
-    BoxItem,
-    OverlayOptions,
-    detection_items,
-    ground_truth_items,
-    label_space,
-)
+from vocviewer.gui.overlay_scene import build_overlays, overlay_options
+from vocviewer.gui.overlays import BoxItem, OverlayOptions
 from vocviewer.gui.state import AppState
+from vocviewer.gui.tasks import Message, describe_os_error, error_message
 from vocviewer.gui.worker import Jobs, Worker
 
 BACKGROUND = QColor("#2b2d30")
@@ -65,11 +61,12 @@ DECODED_CACHE_SIZE = 6
 def _decode_each(
     dataset: Dataset, images: list[int], seg_mode: str | None
 ) -> Iterator[tuple[int, Decoded]]:
-    """Worker: decode each image row (skipping unreadable files), yielding ``(row, Decoded)``."""
+    """Worker: decode each image row (skipping unreadable files: their error is shown when they
+    are), yielding ``(row, Decoded)``."""
     for i in images:
         try:
             yield i, decode_view(dataset.images.path[i], dataset, i, seg_mode)
-        except OSError:
+        except Exception:  # reported when the image itself is shown
             continue
 
 
@@ -115,6 +112,7 @@ class ImageView(QGraphicsView):
         self.shown_image = -1
         self.compare_with = -1  # a second result set drawn beside the current one (-1: none)
         self.missing_file: Path | None = None
+        self._reported: set[str] = set()  # messages already posted for this dataset
         self._fit = True
         self._zoom_pending = False
         self._press = None
@@ -181,6 +179,10 @@ class ImageView(QGraphicsView):
         item = self.highlighted_item() or next(
             (i for i in self.overlay_items("gt") if getattr(i, "highlighted", False)), None
         )
+        if item is None and not self._selection_drawable():
+            self._zoom_pending = False  # nothing to zoom to: the note on the image says why
+            self.fit_to_window()
+            return
         if item is None or self.shown_image != self.state.current_image:
             self._zoom_pending = True
             return
@@ -190,6 +192,13 @@ class ImageView(QGraphicsView):
         self._fit = False
         self.fitInView(rect.adjusted(-m, -m, m, m), Qt.AspectRatioMode.KeepAspectRatio)
         self._relayout.start()
+
+    def _selection_drawable(self) -> bool:
+        """False when the selected detection has a non-finite coordinate (never drawn)."""
+        st, row = self.state, self.state.selected_detection_row()
+        return row < 0 or bool(
+            finite_rows(st.results[st.current_results].results.detections.box[row])[0]
+        )
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         self._press = event.position()
@@ -258,6 +267,7 @@ class ImageView(QGraphicsView):
     def _on_dataset_loaded(self, _dataset: object) -> None:
         self._jobs.cancel_all()
         self._decoded.clear()
+        self._reported.clear()
         self.shown_image = -1
         self._clear()
         self._show_message("No image in this set")
@@ -343,17 +353,15 @@ class ImageView(QGraphicsView):
                 item.setOpacity(self.seg_opacity if name == "segmentation" else 1.0)
                 self._scene.addItem(item)
                 self._layers[name] = item
+        if isinstance(decoded, Decoded):
+            self._report([Message("warning", p) for p in decoded.problems])
         if qimage is not None:
             self._pixmap.setPixmap(QPixmap.fromImage(qimage))
             rect = QRectF(0.0, 0.0, qimage.width(), qimage.height())
         else:
-            rect = self._annotated_rect(image)
+            rect = QRectF(0.0, 0.0, *placeholder_size(ds, image))
             self.missing_file = ds.images.path[image]
-            why = (
-                "Image file not found"
-                if isinstance(error, FileNotFoundError)
-                else "Cannot read image"
-            )
+            why = self._unreadable(self.missing_file, error)
             self._show_placeholder(rect, f"{why}\n{self.missing_file}")
         self._scene.setSceneRect(rect)
         self.shown_image = image
@@ -363,15 +371,30 @@ class ImageView(QGraphicsView):
             self.zoom_to_highlight()
         self.image_shown.emit(image)
 
-    def _annotated_rect(self, image: int) -> QRectF:
-        ds = self.state.dataset
-        assert ds is not None
-        w, h = int(ds.images.width[image]), int(ds.images.height[image])
-        if w <= 0 or h <= 0:  # size unknown: cover the boxes, or a VOC-typical 500 x 375
-            boxes = to_continuous(ds.objects.box[ds.objects_of(image)], ds.box_convention)
-            w = max(500, int(np.ceil(boxes[:, 2].max()))) if len(boxes) else 500
-            h = max(375, int(np.ceil(boxes[:, 3].max()))) if len(boxes) else 375
-        return QRectF(0.0, 0.0, w, h)
+    def _unreadable(self, path: Path, error: BaseException | None) -> str:
+        """What the placeholder says about an image that cannot be shown; the reason also goes
+        to the message area (once per file)."""
+        if isinstance(error, FileNotFoundError) or error is None:
+            why, message = (
+                "Image file not found",
+                Message("warning", f"{path}: image file not found"),
+            )
+        elif isinstance(error, FormatError):
+            why, message = f"Cannot read image: {error.message}", Message("warning", str(error))
+        elif isinstance(error, OSError):
+            why = f"Cannot read image: {error.strerror or error}"
+            message = Message("warning", f"{path}: {describe_os_error(error)}")
+        else:
+            why, message = "Cannot show image (internal error)", error_message(error, str(path))
+        self._report([message])
+        return why
+
+    def _report(self, messages: list[Message]) -> None:
+        """Post ``messages`` not yet posted for this dataset (stepping back and forth over an
+        unreadable file says it once)."""
+        new = [m for m in messages if m.text not in self._reported]
+        self._reported.update(m.text for m in new)
+        self.state.post(new)
 
     def _clear(self) -> None:
         for item in self._backdrop + self._overlays + list(self._layers.values()):
@@ -403,28 +426,7 @@ class ImageView(QGraphicsView):
             self._overlays_later.request()
 
     def overlay_options(self) -> OverlayOptions:
-        st = self.state
-        evals = st.evaluations[st.current_results] if st.current_results >= 0 else None
-        highlight_row, highlight_gt = st.selected_detection_row(), st.selected_object
-        if st.selected_detection is not None and highlight_gt < 0:
-            ev = st.class_evaluation(st.selected_detection[0])
-            if ev is not None:
-                highlight_gt = int(ev.best_gt[st.selected_detection[1]])
-        return OverlayOptions(
-            show_gt=st.show_gt,
-            show_detections=st.show_detections,
-            show_labels=st.show_labels,
-            show_scores=st.show_scores,
-            show_keypoints=st.show_keypoints,
-            show_parts=st.show_parts,
-            mode=st.view_mode,
-            missed=evals.missed_at(st.dataset, st.score_threshold) if evals is not None else None,
-            threshold=st.score_threshold,
-            class_index=st.selected_class,
-            highlight_row=highlight_row,
-            highlight_gt=highlight_gt,
-            pixel=1.0 / max(self.scale_factor(), 1e-6),
-        )
+        return overlay_options(self.state, self.scale_factor())
 
     def redraw_overlays(self) -> None:
         """Rebuild the boxes and labels of the shown image from the state."""
@@ -436,23 +438,10 @@ class ImageView(QGraphicsView):
             self.overlays_drawn.emit()
             return
         opts = self.overlay_options()
-        items: list[QGraphicsItem] = []
-        taken = label_space(opts)  # label rects, so that labels avoid each other
-        if opts.show_gt:
-            items += extra_items(st.dataset, image, opts)
-            items += ground_truth_items(st.dataset, image, opts, taken)
+        items, failed = build_overlays(st, image, opts, self.compare_with)
+        self._report(failed)
         if "masks" in self._layers:
             self._layers["masks"].setVisible(opts.show_gt and st.show_masks)
-        if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
-            loaded, evals = st.results[st.current_results], st.evaluations[st.current_results]
-            b = self.compare_with
-            pair = 0 <= b < len(st.results) and b != st.current_results and opts.show_detections
-            tag = "A " if pair else ""
-            items += detection_items(st.dataset, loaded, evals, image, opts, taken, tag)
-            if pair:
-                other = replace(opts, highlight_row=-1)
-                items += detection_items(st.dataset, st.results[b], st.evaluations[b], image,
-                                         other, taken, "B ", dashed=True)  # fmt: skip
         for item in items:
             self._scene.addItem(item)
         self._overlays = items

@@ -3,7 +3,9 @@
 ``decode_view`` reads the image file and, when asked, the layers that need per-pixel work: COCO
 instance masks (RLE decoded, one translucent colour per instance, outlines, crowd regions hatched)
 and a VOC segmentation PNG (palette colours, void hatched white). The GUI thread only turns the
-``QImage`` objects into pixmaps. Arrays are ``(H, W)`` image rows × columns, 0-based.
+``QImage`` objects into pixmaps. Arrays are ``(H, W)`` image rows × columns, 0-based. A layer part
+that cannot be read (an unreadable mask or label PNG) is left out and named in
+``Decoded.problems``, which the view posts to the message area.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ SEG_FOLDERS = {"class": "SegmentationClass", "object": "SegmentationObject"}
 
 @dataclass(frozen=True)
 class Decoded:
-    """What the decode worker hands the view: the image and named RGBA layers (same size)."""
+    """What the decode worker hands the view: the image, named RGBA layers (same size) and
+    what could not be drawn (``file: reason`` lines)."""
 
     image: QImage
     layers: dict[str, QImage] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
 
 
 def instance_color(i: int) -> tuple[int, int, int]:
@@ -53,9 +57,12 @@ def _stripes(h: int, w: int, period: int = 8) -> npt.NDArray[np.bool_]:
     return ((x + y) % period) < period // 2
 
 
-def instance_layer(dataset: Dataset, image: int, h: int, w: int) -> Rgba | None:
+def instance_layer(
+    dataset: Dataset, image: int, h: int, w: int, problems: list[str] | None = None
+) -> Rgba | None:
     """RGBA ``(h, w, 4)`` of the image's COCO masks (largest first, so small ones stay visible);
-    crowd regions are hatched. ``None`` without masks."""
+    crowd regions are hatched. ``None`` without masks. A mask that cannot be decoded, or that
+    declares a size far beyond the image's, is left out and named in ``problems``."""
     coco = dataset.extras.get("coco")
     sl = dataset.objects_of(image)
     if coco is None or coco.masks is None or sl.stop == sl.start:
@@ -63,13 +70,21 @@ def instance_layer(dataset: Dataset, image: int, h: int, w: int) -> Rgba | None:
     from vocviewer.core.masks import decode
 
     out = np.zeros((h, w, 4), dtype=np.uint8)
-    rows = range(sl.start, sl.stop)
     stripes = _stripes(h, w)
-    for row in sorted(rows, key=lambda r: -float(coco.area[r])):
+    order = np.argsort(-np.nan_to_num(np.asarray(coco.area[sl], dtype=np.float64)), kind="stable")
+    for row in (sl.start + order).tolist():
         mh, mw = int(coco.masks.height[row]), int(coco.masks.width[row])
         if mh <= 0 or mw <= 0:
             continue
-        m = decode(coco.masks[row], mh, mw)[:h, :w]
+        try:
+            if mh * mw > 4 * max(h * w, 1 << 20):
+                raise ValueError(f"mask of {mw} x {mh} pixels on an image of {w} x {h}")
+            m = decode(coco.masks[row], mh, mw)[:h, :w]
+        except (ValueError, MemoryError) as e:  # negative runs, a size beyond the image
+            if problems is not None:
+                where = f"{dataset.root or dataset.name} (annotation id {int(coco.ann_id[row])})"
+                problems.append(f"{where}: mask not drawn: {e}")
+            continue
         if m.shape != (h, w):
             m = np.pad(m, ((0, h - m.shape[0]), (0, w - m.shape[1])))
         rgb = instance_color(row - sl.start)
@@ -83,9 +98,9 @@ def instance_layer(dataset: Dataset, image: int, h: int, w: int) -> Rgba | None:
     return out
 
 
-def segmentation_layer(path: Path) -> Rgba | None:
+def segmentation_layer(path: Path, problems: list[str] | None = None) -> Rgba | None:
     """RGBA of a VOC label PNG: palette colours (opaque), background clear, void (255) as a
-    white hatch. ``None`` if the file is absent or unreadable."""
+    white hatch. ``None`` if the file is absent or unreadable (then named in ``problems``)."""
     from vocviewer.core.errors import FormatError
     from vocviewer.core.palette import voc_colormap
     from vocviewer.formats.voc_segmentation import read_label_png
@@ -94,7 +109,9 @@ def segmentation_layer(path: Path) -> Rgba | None:
         return None
     try:
         labels = read_label_png(path)
-    except FormatError:
+    except (FormatError, OSError) as e:
+        if problems is not None:
+            problems.append(f"segmentation not drawn: {e}")
         return None
     h, w = labels.shape
     out = np.zeros((h, w, 4), dtype=np.uint8)
@@ -129,12 +146,13 @@ def decode_view(
         data = rgb.tobytes()
     qimage = QImage(data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
     layers: dict[str, QImage] = {}
+    problems: list[str] = []
     if dataset is not None and image >= 0:
-        masks = instance_layer(dataset, image, h, w)
+        masks = instance_layer(dataset, image, h, w, problems)
         if masks is not None:
             layers["masks"] = to_qimage(masks)
         seg_file = segmentation_path(dataset, image, seg_mode) if seg_mode else None
-        seg = segmentation_layer(seg_file) if seg_file is not None else None
+        seg = segmentation_layer(seg_file, problems) if seg_file is not None else None
         if seg is not None:
             layers["segmentation"] = to_qimage(seg)
-    return Decoded(qimage, layers)
+    return Decoded(qimage, layers, tuple(problems))

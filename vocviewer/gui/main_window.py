@@ -48,6 +48,7 @@ from vocviewer.gui.protocol_views import install_protocol_views
 from vocviewer.gui.side_panel import SidePanel
 from vocviewer.gui.state import AppState, Message
 from vocviewer.gui.tables import ApTable, MessagesPanel
+from vocviewer.gui.tasks import error_message
 from vocviewer.gui.worker import Worker
 
 #: AppState.view_mode → chooser text
@@ -373,7 +374,7 @@ class MainWindow(OpenActions, ExportActions):
         self.open_dataset(paths[0], (paths[1],), "val")
 
     def _on_demo_failed(self, exc: BaseException) -> None:
-        self.state.post([Message("error", f"Cannot write the demo dataset: {exc}")])
+        self.state.post([error_message(exc, "Cannot write the demo dataset")])
 
     def show_compare(self) -> None:
         """Bring the comparison list to the front."""

@@ -6,6 +6,8 @@ evaluation's verdicts and the false-positive diagnosis (DESIGN rule 5): nothing 
 FP.
 
 Every item has a ``kind``: ``"gt"``, ``"det"`` or ``"label"`` (tests count items by kind).
+Only boxes with finite coordinates are drawn, clamped around the image (``drawable``): one bad
+row never stops the others.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
-from vocviewer.core.boxes import to_continuous
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
+from vocviewer.gui.drawable import drawable_boxes, finite_rows
 from vocviewer.gui.state import LoadedResults, ResultEvaluations
 
 GT_COLOR = QColor("#26c6da")
@@ -146,8 +148,12 @@ class LabelSpace:
 
     def _keys(self, x1: float, y1: float, x2: float, y2: float) -> Iterator[tuple[int, int]]:
         c = self.cell
-        for i in range(math.floor(x1 / c), math.floor(x2 / c) + 1):
-            for j in range(math.floor(y1 / c), math.floor(y2 / c) + 1):
+        if not all(math.isfinite(v / c) for v in (x1, y1, x2, y2)):
+            return  # nothing to avoid or to take (never happens for drawable boxes)
+        i1, j1 = math.floor(x1 / c), math.floor(y1 / c)
+        i2, j2 = min(math.floor(x2 / c), i1 + 64), min(math.floor(y2 / c), j1 + 64)
+        for i in range(i1, i2 + 1):
+            for j in range(j1, j2 + 1):
                 yield i, j
 
     def hits(self, x1: float, y1: float, x2: float, y2: float) -> bool:
@@ -226,7 +232,8 @@ def label_space(opts: OverlayOptions) -> LabelSpace:
 
 
 def _rect(b: np.ndarray) -> QRectF:
-    return QRectF(float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1]))
+    """The box ``x1, y1, x2, y2`` (finite) as a rectangle, reversed corners swapped."""
+    return QRectF(float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])).normalized()
 
 
 def gt_label(dataset: Dataset, row: int) -> str:
@@ -294,7 +301,8 @@ def ground_truth_items(
         if opts.class_index >= 0:
             keep &= dataset.objects.label[rows] == opts.class_index
         rows, missed = rows[keep], missed[keep]
-    boxes = to_continuous(dataset.objects.box[rows], dataset.box_convention)
+    ok, boxes = drawable_boxes(dataset, image, dataset.objects.box[rows])
+    rows, boxes, missed = rows[ok], boxes[ok], missed[ok]
     items: list[QGraphicsItem] = []
     taken = label_space(opts) if taken is None else taken
     for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
@@ -332,9 +340,11 @@ def ground_truth_items(
 def detection_rows(
     loaded: LoadedResults, evals: ResultEvaluations, image: int, opts: OverlayOptions
 ) -> np.ndarray:
-    """Detection rows of the image to draw, lowest score first (the highlighted one last)."""
+    """Detection rows of the image to draw, lowest score first (the highlighted one last); rows
+    with a non-finite coordinate are never drawn."""
     det = loaded.results.detections
     rows = loaded.detections_of(image)
+    rows = rows[finite_rows(det.box[rows])]
     keep = det.score[rows] >= opts.threshold
     if not opts.show_detections:  # only the highlighted one, if any
         keep[:] = False
@@ -349,8 +359,9 @@ def detection_rows(
     keep &= rows != opts.highlight_row
     rows = rows[keep]
     rows = rows[np.argsort(det.score[rows], kind="stable")]
-    if opts.highlight_row >= 0 and np.any(loaded.detections_of(image) == opts.highlight_row):
-        rows = np.append(rows, opts.highlight_row)
+    hl = opts.highlight_row
+    if hl >= 0 and np.any(loaded.detections_of(image) == hl) and finite_rows(det.box[hl])[0]:
+        rows = np.append(rows, hl)
     return rows
 
 
@@ -369,7 +380,7 @@ def detection_items(
     when two result sets are drawn) and ``dashed`` draws every box dashed (the second set)."""
     det = loaded.results.detections
     rows = detection_rows(loaded, evals, image, opts)
-    boxes = to_continuous(det.box[rows], dataset.box_convention)
+    _, boxes = drawable_boxes(dataset, image, det.box[rows])
     bottom = float(dataset.images.height[image]) or float("inf")
     items: list[QGraphicsItem] = []
     taken = label_space(opts) if taken is None else taken

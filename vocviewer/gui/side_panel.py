@@ -24,8 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.drawable import NOT_DRAWN, finite_rows
 from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, row_style
 from vocviewer.gui.state import AppState
 from vocviewer.gui.tables import make_compact
@@ -276,18 +278,20 @@ class SidePanel(QWidget):
             if st.selected_class >= 0:
                 on = on[det.label[on] == st.selected_class]
             on = on[np.argsort(-det.score[on], kind="stable")]
-            for row in on.tolist():
+            finite = finite_rows(det.box[on]).tolist()
+            for row, is_finite in zip(on.tolist(), finite, strict=True):
                 k, rank = int(det.label[row]), int(evals.rank_by_row[row])
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
                 color, _, verdict = row_style(evals, row)
-                drawn = det.score[row] >= st.score_threshold
+                drawn = is_finite and det.score[row] >= st.score_threshold
+                note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
                 rows.append(
                     (
                         str(rank + 1) if rank >= 0 else "—",
                         ds.classes[k],
                         f"{det.score[row]:.3f}",
-                        verdict + ("" if drawn else "  · below threshold"),
+                        verdict + ("" if drawn else note),
                         iou,
                     )
                 )
@@ -365,7 +369,8 @@ class SidePanel(QWidget):
         if ev is not None and ds is not None:
             results = st.results[st.current_results].results
             iou, fa = st.protocol.verdict_iou(), st.class_diagnosis(k)
-            self.why.setText(explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa))
+            text = explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa)
+            self.why.setText(text + not_drawn_text(results, int(ev.order[rank])))
 
     def _on_object_selected(self, row: int) -> None:
         self.objects.select_key(row)
@@ -381,3 +386,19 @@ class SidePanel(QWidget):
             "precision/recall curve) to see why it counts as it does.\n\n"
             "] / [  next / previous false positive\nEnter  zoom to it"
         )
+
+
+def not_drawn_text(results: ResultSet, row: int) -> str:
+    """For a detection row with a non-finite coordinate: a paragraph with its numbers, where it
+    was read and why it is not on the image; else nothing."""
+    box = results.detections.box[row]
+    if finite_rows(box)[0]:
+        return ""
+    numbers = ", ".join(f"{float(v):g}" for v in box)
+    where = results.where(
+        int(results.detections.file_index[row]), int(results.detections.line[row])
+    )
+    return (
+        f"\n\nBox ({numbers}) from {where}: {NOT_DRAWN}. It is evaluated as the official code "
+        "evaluates it: it overlaps nothing."
+    )

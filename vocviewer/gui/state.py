@@ -60,7 +60,8 @@ class AppState(DisplaySettings, QObject):
     dataset_loaded(object)
         A new ``Dataset`` is open (results and evaluations were cleared).
     load_failed(str)
-        Loading a dataset or result files failed (the message is also posted).
+        Loading a dataset or result files failed (the message is also posted;
+        ``last_load_error`` and ``last_load_path`` say what and where).
     results_added(int)
         A result set was appended at this index.
     current_results_changed(int)
@@ -146,6 +147,7 @@ class AppState(DisplaySettings, QObject):
         self._results_jobs = 0
         self._explicit_set = False
         self.last_load_error: BaseException | None = None
+        self.last_load_path: Path | None = None
         self.protocol = ProtocolEvaluation(self)  # COCO / VisDrone datasets
         self.jobs.running_changed.connect(self._on_jobs_changed)
 
@@ -166,7 +168,7 @@ class AppState(DisplaySettings, QObject):
             Worker(load_dataset, path, **sources),
             on_returned=self.set_dataset,
             on_errored=lambda exc: self._load_error(  # a FormatError names the path itself
-                exc, "Cannot open" if str(path) in str(exc) else f"Cannot open {path}"
+                exc, "Cannot open" if str(path) in str(exc) else f"Cannot open {path}", path
             ),
         )
 
@@ -186,7 +188,7 @@ class AppState(DisplaySettings, QObject):
                 self.eval_set,
             ),
             on_returned=self.add_result_set,
-            on_errored=lambda exc: self._load_error(exc, "Cannot read results"),
+            on_errored=lambda exc: self._load_error(exc, "Cannot read results", paths[0]),
         )
 
     def set_dataset(self, dataset: Dataset, image_set: str | None = None) -> None:
@@ -232,9 +234,9 @@ class AppState(DisplaySettings, QObject):
         if self.current_results < 0:
             self.set_current_results(index)
 
-    def _load_error(self, exc: BaseException, what: str) -> None:
+    def _load_error(self, exc: BaseException, what: str, path: str | Path) -> None:
         msg = error_message(exc, what)
-        self.last_load_error = exc
+        self.last_load_error, self.last_load_path = exc, Path(path)
         self.post([msg])
         self.load_failed.emit(msg.text)
 

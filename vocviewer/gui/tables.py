@@ -356,6 +356,7 @@ class MessagesPanel(QWidget):
     def add_messages(self, messages: list[Message]) -> None:
         for m in messages:
             item = QListWidgetItem(self._icons.get(m.level, self._icons["info"]), m.text)
-            item.setToolTip(m.text)
+            item.setToolTip(f"{m.text}\n\n{m.details}" if m.details else m.text)
+            item.setData(Qt.ItemDataRole.UserRole, m.details)  # the traceback of a bug
             self.list.addItem(item)
         self.list.scrollToBottom()

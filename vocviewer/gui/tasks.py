@@ -8,6 +8,7 @@ per-class evaluations on the GUI thread; ``Message`` is one line of the message 
 from __future__ import annotations
 
 import math
+import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +30,12 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class Message:
-    """One line of the message area: ``level`` is ``"error"``, ``"warning"`` or ``"info"``."""
+    """One line of the message area: ``level`` is ``"error"``, ``"warning"`` or ``"info"``;
+    ``details`` (e.g. the traceback of an internal error) is shown on demand, never inline."""
 
     level: str
     text: str
+    details: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -242,10 +245,32 @@ def evaluates_on(dataset: Dataset, results: Sequence[LoadedResults], name: str |
 
 
 def error_message(exc: BaseException, what: str) -> Message:
-    """A one-line message for a worker error (no traceback)."""
-    if isinstance(exc, FormatError | OSError | KeyError | ValueError):
+    """A one-line message for a worker error. Bad input (``FormatError``) and file-system
+    failures (``OSError``) name their file themselves; anything else is a bug in vocviewer,
+    reported as an internal error with its traceback in ``details``."""
+    if isinstance(exc, FormatError):
         return Message("error", f"{what}: {exc}")
-    return Message("error", f"{what}: {type(exc).__name__}: {exc}")
+    if isinstance(exc, OSError):
+        return Message("error", f"{what}: {describe_os_error(exc)}")
+    details = "".join(traceback.format_exception(exc))
+    return Message("error", f"{what}: {internal_error_text(exc)}", details)
+
+
+def internal_error_text(exc: BaseException | None) -> str:
+    """One line for an exception that is a bug in vocviewer (not bad input)."""
+    return f"internal error ({type(exc).__name__}: {exc}); please report it"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``file: reason`` of an ``OSError`` (``[Errno 2] No such file ...`` made readable)."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return str(exc)
+
+
+def is_internal(exc: BaseException) -> bool:
+    """Whether a worker's exception is a bug rather than bad input or a file-system failure."""
+    return not isinstance(exc, FormatError | OSError)
 
 
 SET_FOLDERS = ("Main", "Segmentation", "Layout", "Action")
