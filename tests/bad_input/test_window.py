@@ -175,9 +175,9 @@ SCREENSHOT_CASES = {
 
 
 @pytest.mark.parametrize("case", list(SCREENSHOT_CASES))
-def test_case5_screenshot_prints_the_error_and_exits_1(tmp_path, demo, case):
+def test_case5_screenshot_prints_the_error_and_exits_1(tmp_path, tmp_path_factory, demo, case):
     args, name = SCREENSHOT_CASES[case](tmp_path, demo)
-    shot = tmp_path / "shot.png"
+    shot = tmp_path_factory.mktemp("shots") / "shot.png"  # an annotation JSON's folder is protected
     proc = subprocess.Popen(
         [sys.executable, "-m", "vocviewer", "open", *args, "--screenshot", str(shot)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
@@ -206,7 +206,7 @@ def test_case5_screenshot_with_a_malformed_xml_shows_the_rest_and_the_message(tm
     message area is open in the picture."""
     year, _ = copy_demo(demo, tmp_path)
     (year / "Annotations" / f"{IMAGE}.xml").write_text("<annotation><object><name>car")
-    shot = tmp_path / "shot.png"
+    shot = tmp_path / "out" / "shot.png"
     done = subprocess.run(
         [sys.executable, "-m", "vocviewer", "open", str(year), "--screenshot", str(shot)],
         capture_output=True, text=True, env=_env(), timeout=120, check=False,

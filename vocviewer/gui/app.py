@@ -100,7 +100,7 @@ class ScreenshotWhenReady(QObject):
         super().__init__(window)
         self.window = window
         self.path = Path(path)
-        self.error: FormatError | OSError | None = None
+        self.error: FormatError | OSError | OutputError | None = None
         self._saving = False
         self.opened: Path | None = None  # the dataset path given to the window
         self._timeout = QTimer(self)
