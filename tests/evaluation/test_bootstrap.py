@@ -7,6 +7,7 @@ drawn copy of an image a new image with its objects and detections) with ``evalu
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -209,9 +210,14 @@ def test_paired_verdicts_and_rank_ranges_of_clearly_separated_sets():
     assert res.paired("poor", "fair").verdict == B_BETTER
     ranks = {r.name: (r.rank, r.low, r.high) for r in res.rank_ranges()}
     assert ranks == {"good": (1, 1, 1), "fair": (2, 2, 2), "poor": (3, 3, 3)}
+    assert res.leaders() == ["good"]
     summary = res.summary()
-    assert summary["replicates"] == 300
+    assert summary["replicates"] == 300 and summary["seed"] == 5
     assert [p["verdict"] for p in summary["paired"]] == [A_BETTER, A_BETTER, A_BETTER]
+    assert summary["ranks"]["poor"] == {"rank": 3, "range": [3, 3]}
+    m = summary["sets"]["good"]["mAP"]
+    assert m["point"] == res.point_map[0] and m["replicates"] == 300 and m["level"] == 0.95
+    assert json.loads(json.dumps(summary)) == summary
 
 
 def test_rank_ranges_overlap_for_equal_sets():
@@ -221,6 +227,7 @@ def test_rank_ranges_overlap_for_equal_sets():
     _, b = det_evidence(ds, rs_b, "allpoints", "b")
     res = bootstrap([a, b], 100, seed=0)
     assert [(r.rank, r.low, r.high) for r in res.rank_ranges()] == [(1, 1, 1), (1, 1, 1)]
+    assert res.leaders() == ["a", "b"] and res.leaders("car") == ["a", "b"]
 
 
 def test_pr_bands_bracket_the_point_curve_and_match_the_11_point_ap():

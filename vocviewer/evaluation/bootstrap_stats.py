@@ -182,26 +182,40 @@ class BootstrapResult:
         lo, hi = np.nanquantile(self.precision[s, k], [alpha / 2, 1 - alpha / 2], axis=0)
         return self.recall_grid, self.point_precision[s, k], lo, hi
 
-    def summary(self, level: float = 0.95) -> dict[str, object]:
-        """JSON-ready: per set the mAP interval and per class intervals; ``paired`` for every
-        ordered pair of sets (A before B in ``set_names``)."""
-        out: dict[str, object] = {}
-        for name in self.set_names:
-            m = self.interval(name, None, level)
-            out[name] = {
-                "mAP": {
-                    "point": m.point,
-                    "ci": [m.low, m.high],
-                    "level": level,
-                    "replicates": m.replicates,
-                },
-                "classes": {
-                    c: {"point": i.point, "ci": [i.low, i.high]}
-                    for c in self.class_names
-                    for i in [self.interval(name, c, level)]
-                },
-            }
-        pairs = []
+    def leaders(self, class_name: str | None = None, level: float = 0.95) -> list[str]:
+        """The best set on the full data and every set not significantly worse than it (the
+        paper's bold entries, Tables 9-13), in ``set_names`` order."""
+        point = self.point_map if class_name is None else self.point_ap[:, self._class(class_name)]
+        if np.all(np.isnan(point)):
+            return []
+        best = self.set_names[int(np.nanargmax(point))]
+        return [
+            n
+            for n in self.set_names
+            if n == best or self.paired(best, n, class_name, level).verdict == NO_DIFFERENCE
+        ]
+
+    def set_summary(self, set_name: str, level: float = 0.95) -> dict[str, object]:
+        """JSON-ready intervals of one set: ``{"mAP": {"point", "ci", "level", "replicates"},
+        "classes": {name: {"point", "ci"}}}`` (NaN as ``None``)."""
+        m = self.interval(set_name, None, level)
+        classes = {c: self.interval(set_name, c, level) for c in self.class_names}
+        return {
+            "mAP": {
+                "point": _num(m.point),
+                "ci": [_num(m.low), _num(m.high)],
+                "level": level,
+                "replicates": m.replicates,
+            },
+            "classes": {
+                c: {"point": _num(i.point), "ci": [_num(i.low), _num(i.high)]}
+                for c, i in classes.items()
+            },
+        }
+
+    def paired_summary(self, level: float = 0.95) -> list[dict[str, object]]:
+        """JSON-ready mAP differences for every pair (A before B in ``set_names``)."""
+        pairs: list[dict[str, object]] = []
         for i, a in enumerate(self.set_names):
             for b in self.set_names[i + 1 :]:
                 p = self.paired(a, b, None, level)
@@ -210,9 +224,28 @@ class BootstrapResult:
                     {
                         "a": a,
                         "b": b,
-                        "difference": d.point,
-                        "ci": [d.low, d.high],
+                        "difference": _num(d.point),
+                        "ci": [_num(d.low), _num(d.high)],
+                        "level": level,
                         "verdict": p.verdict,
                     }
                 )
-        return {"sets": out, "paired": pairs, "seed": self.seed, "replicates": self.replicates}
+        return pairs
+
+    def summary(self, level: float = 0.95) -> dict[str, object]:
+        """JSON-ready: ``set_summary`` per set, ``paired_summary``, the mAP rank ranges, the seed
+        and the number of replicates."""
+        return {
+            "sets": {n: self.set_summary(n, level) for n in self.set_names},
+            "paired": self.paired_summary(level),
+            "ranks": {
+                r.name: {"rank": r.rank, "range": [r.low, r.high]}
+                for r in self.rank_ranges(None, level)
+            },
+            "seed": self.seed,
+            "replicates": self.replicates,
+        }
+
+
+def _num(x: float) -> float | None:
+    return None if np.isnan(x) else float(x)
