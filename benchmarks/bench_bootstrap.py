@@ -5,7 +5,8 @@ Generates in memory, with a fixed seed, a VOC-like test set of 4,952 images (~12
 ``evaluate_voc_det`` (11-point, as VOC2007), then times ``bootstrap`` over images: per-class AP and
 mAP for every replicate. Prints min and median of the runs, replicates per second and the peak
 memory (process maximum RSS, and the bootstrap's own peak allocation by
-``tracemalloc``). Usage: ``python benchmarks/bench_bootstrap.py [--runs 3] [--replicates N]``.
+``tracemalloc``). Usage: ``python benchmarks/bench_bootstrap.py [--runs 3] [--replicates N] [--rule R]
+[--sets S] [--bands]``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -33,6 +36,7 @@ def main() -> None:
     ap.add_argument("--replicates", type=int, default=1000)
     ap.add_argument("--rule", choices=("11point", "allpoints"), default="11point")
     ap.add_argument("--sets", type=int, default=1, help="result sets compared (paired)")
+    ap.add_argument("--bands", action="store_true", help="also keep PR bands (101 recalls)")
     args = ap.parse_args()
 
     t0 = time.perf_counter()
@@ -50,16 +54,17 @@ def main() -> None:
         f"{n_det} detections, {args.sets} result set(s), AP rule {args.rule}"
     )
 
+    grid = np.linspace(0, 1, 101) if args.bands else None
     times = []
     result = None
     for _ in range(args.runs):
         t = time.perf_counter()
-        result = bootstrap(evidence, args.replicates, seed=0)
+        result = bootstrap(evidence, args.replicates, seed=0, recall_grid=grid)
         times.append(time.perf_counter() - t)
     assert result is not None
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.start()  # one more run, traced: the bootstrap's own allocations (numpy included)
-    bootstrap(evidence, args.replicates, seed=0)
+    bootstrap(evidence, args.replicates, seed=0, recall_grid=grid)
     traced = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     best, med = min(times), statistics.median(times)

@@ -256,7 +256,7 @@ def test_progress_and_cancel_between_chunks():
         polls.append(1)
         return len(polls) > 1
 
-    with pytest.raises(BootstrapCancelled):
+    with pytest.raises(BootstrapCancelled, match="after 10 of 25"):
         bootstrap([es], 25, seed=0, chunk=10, cancelled=cancelled)
     chunks = list(iter_bootstrap([es], 25, seed=0, chunk=10))
     assert [(c.first, c.count, c.ap.shape) for c in chunks] == [

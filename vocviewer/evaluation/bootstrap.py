@@ -187,13 +187,21 @@ def interpolated_precision(
 
 def class_ap(ev: RankedEvidence, w: npt.NDArray[np.int32], ap_rule: str) -> FloatArray:
     """AP of ``ev`` under ``ap_rule`` for every column of ``w``, float64 (C,)."""
+    return _ap_and_precision(ev, w, ap_rule, ())[0]
+
+
+def _ap_and_precision(
+    ev: RankedEvidence, w: npt.NDArray[np.int32], ap_rule: str, grid: Sequence[float]
+) -> tuple[FloatArray, FloatArray]:
+    """(AP (C,), interpolated precision at ``grid`` (C, G)) in one pass over the ranks."""
     if ap_rule == "11point":
-        p = _curves(ev, w, VOC07_RECALL_LEVELS)[1]
+        n = len(VOC07_RECALL_LEVELS)
+        p = _curves(ev, w, (*VOC07_RECALL_LEVELS, *grid))[1]
         ap = np.zeros(w.shape[1])
-        for i in range(len(VOC07_RECALL_LEVELS)):  # the official order of additions
+        for i in range(n):  # the official order of additions
             ap = ap + p[:, i] / 11
-        return ap
-    return _curves(ev, w, ())[0]
+        return ap, p[:, n:]
+    return _curves(ev, w, grid)
 
 
 def _curves(
@@ -270,6 +278,8 @@ def _check_sets(sets: Sequence[EvidenceSet]) -> None:
             raise ValueError(f"{s.name!r} is evaluated on other images than {sets[0].name!r}")
         if [c.name for c in s.classes] != [c.name for c in sets[0].classes]:
             raise ValueError(f"{s.name!r} has other classes than {sets[0].name!r}")
+        if s.ap_rule != sets[0].ap_rule:
+            raise ValueError(f"{s.name!r} uses AP rule {s.ap_rule!r}, {sets[0].name!r} another")
 
 
 def _evaluate(
@@ -281,9 +291,7 @@ def _evaluate(
     prec = np.empty((len(sets), n_cls, n_rep, len(grid)))
     for s, es in enumerate(sets):
         for k, ev in enumerate(es.classes):
-            ap[s, :, k] = class_ap(ev, w, es.ap_rule)
-            if len(grid):
-                prec[s, k] = interpolated_precision(ev, w, grid.tolist())
+            ap[s, :, k], prec[s, k] = _ap_and_precision(ev, w, es.ap_rule, grid.tolist())
     return ap, prec
 
 
@@ -335,16 +343,18 @@ def bootstrap(
     ap = np.empty((len(sets), replicates, n_cls))
     prec = np.empty((len(sets), n_cls, replicates, len(grid)))
     chunks = iter_bootstrap(sets, replicates, seed, recall_grid=recall_grid, chunk=chunk)
+    done = 0
     while True:
         if cancelled is not None and cancelled():
-            raise BootstrapCancelled(f"cancelled after {replicates} replicates were requested")
+            raise BootstrapCancelled(f"cancelled after {done} of {replicates} replicates")
         part = next(chunks, None)
         if part is None:
             break
-        ap[:, part.first : part.first + part.count] = part.ap
-        prec[:, :, part.first : part.first + part.count] = part.precision
+        done = part.first + part.count
+        ap[:, part.first : done] = part.ap
+        prec[:, :, part.first : done] = part.precision
         if progress is not None:
-            progress(part.first + part.count, replicates)
+            progress(done, replicates)
     in_mean = np.array([c.in_mean for c in sets[0].classes], dtype=bool)
     return BootstrapResult(
         set_names=tuple(s.name for s in sets),
