@@ -1,0 +1,374 @@
+"""What each error costs: TIDE's error breakdown (Bolya et al., ECCV 2020), as ``tidecv`` 1.0.1.
+
+Definitions (``tidecv`` defaults: foreground IoU ``t_f = 0.5``, background ``t_b = 0.1``, boxes,
+at most ``max_dets = 100`` detections per image over all classes, kept by descending score):
+
+- Matching, per image, detections by descending score (stable): each takes the unused
+  ground truth (GT) of its class with the largest IoU (first in annotation order on ties) if that
+  IoU is ``>= t_f``. Crowd GT are ignore regions: an unmatched detection whose crowd IoU
+  (intersection / detection area) with a crowd GT of its class is ``> t_f`` is *ignored* — left
+  out of AP, yet still given an error type below.
+- Every unmatched detection gets the first type that applies; "max" is over all the image's
+  non-crowd GT: no GT in the image → **Bkg**; ``t_b <= max IoU with its class <= t_f`` → **Loc**
+  (target: that GT); ``max IoU with another class >= t_f`` → **Cls** (target: that GT);
+  ``max IoU with a used GT of its class >= t_f`` → **Dupe**; ``max IoU with any GT <= t_b`` →
+  **Bkg**; otherwise **Both** (wrong class and poorly localised).
+- **Miss**: a GT left unmatched that no Cls / Loc error targets while it is unused.
+
+Oracle fixes (``TIDERun.fix_errors``; each type fixed alone, dAP = mAP after - mAP before, negative
+values set to 0): Cls / Loc: the highest-scoring error (the first in processing order) that
+targets an unused GT becomes a true positive — in the GT's class for Cls — and the other errors
+aimed at it, or aimed at a used GT, are removed; Both / Dupe / Bkg: removed; Miss: the GT no
+longer counts as a positive. Special (not clamped): FalsePos scores true positives 1 and false
+positives 0 (perfect precision, same recall); FalseNeg removes every unmatched GT from the
+positives (perfect recall, same precision). AP and the ranking of the rebuilt lists are in
+``tide_fix``. Classes with detections but no GT count in the mean with AP 0, as in ``tidecv``.
+
+Other families (a plan; the breakdown only needs ``TideEvidence``): VOC — each class's detections
+ranked as ``VOCevaldet`` ranks them, matching at its ``ovmax > 0.5`` with the ``+1`` area
+convention; "difficult" GT play the crowd part (ignored detections); a detection's IoU with the
+image's other-class and used GT gives Loc / Cls / Dupe / Bkg / Both with the same thresholds; AP
+as above (TIDE's own AP, not VOC's 11-point or all-point AP, so the dAP stay comparable).
+VisDrone — ignored regions and "others" play the crowd part, its 500-detection cap replaces
+``max_dets``. ILSVRC — its per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` replaces
+``t_f``; 5-guess classification has no boxes to fix and is left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.arrays import frozen
+from vocviewer.core.coco import CocoAnnotations, CocoResults
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.coco_similarity import box_iou_pairs
+from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
+from vocviewer.evaluation.tide_fix import (
+    BKG,
+    BOTH,
+    CLS,
+    DUPE,
+    LOC,
+    MAIN_TYPES,
+    NOT_EVALUATED,
+    SPECIAL_TYPES,
+    TRUE_POSITIVE,
+    mean_ap,
+    scenario_aps,
+)
+
+__all__ = ["MAIN_TYPES", "SPECIAL_TYPES", "TideEvidence", "TideResult", "coco_tide", "tide"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: ``TideEvidence.kind`` code → name (-1: beyond ``max_dets``, not evaluated).
+KIND_NAMES: dict[int, str] = {
+    NOT_EVALUATED: "-", TRUE_POSITIVE: "TP", CLS: "Cls", LOC: "Loc", BOTH: "Both", DUPE: "Dupe",
+    BKG: "Bkg",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class TideEvidence:
+    """Per-detection and per-GT TIDE verdicts.
+
+    Per detection (``D`` rows, ``ResultSet.detections`` order)
+        label : int64 class index; score : float64
+        position : int64 processing order (image, then descending score), -1 beyond ``max_dets``
+        kind : int8 (``KIND_NAMES``); ignored : bool, inside a crowd region of its class
+        gt : int64 object row — TP: its match; Cls / Loc: the target; Dupe: the used GT; else -1
+        fixable : bool, fixing its error makes it a true positive
+    Per ground truth (``G`` rows, ``Dataset.objects`` order)
+        gt_label : int64; gt_counted : bool, a positive (not crowd); gt_matched : bool;
+        gt_missed : bool, a Miss error
+    """
+
+    label: IntArray
+    score: FloatArray
+    position: IntArray
+    kind: npt.NDArray[np.int8]
+    ignored: BoolArray
+    gt: IntArray
+    fixable: BoolArray
+    gt_label: IntArray
+    gt_counted: BoolArray
+    gt_matched: BoolArray
+    gt_missed: BoolArray
+
+    def __post_init__(self) -> None:
+        for name, dtype in (
+            ("label", np.int64), ("score", np.float64), ("position", np.int64),
+            ("kind", np.int8), ("ignored", np.bool_), ("gt", np.int64), ("fixable", np.bool_),
+            ("gt_label", np.int64), ("gt_counted", np.bool_), ("gt_matched", np.bool_),
+            ("gt_missed", np.bool_),
+        ):  # fmt: skip
+            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+
+    def count(self, name: str) -> int:
+        """How many errors of a main type (``MAIN_TYPES``) there are."""
+        if name == "Miss":
+            return int(np.count_nonzero(self.gt_missed))
+        code = next(k for k, v in KIND_NAMES.items() if v == name)
+        return int(np.count_nonzero(self.kind == code))
+
+
+@dataclass(frozen=True, eq=False)
+class TideResult:
+    """TIDE's breakdown in AP points (0-100), as ``tidecv`` prints it.
+
+    ap : the mAP at ``pos_threshold`` (``TIDERun.ap``)
+    main : dAP of fixing each of ``MAIN_TYPES`` alone (clamped at 0)
+    special : dAP of ``SPECIAL_TYPES`` (not clamped)
+    classes : class names; class_ap : float64 (K,) per-class AP (0 where not counted);
+    class_fixed_ap : per-class AP after each fix (keys of ``main`` and ``special``);
+    class_counted : per scenario (``"AP"`` and every fix), bool (K,) classes in the mean
+    evidence : the per-detection / per-GT verdicts
+    """
+
+    ap: float
+    main: dict[str, float]
+    special: dict[str, float]
+    classes: tuple[str, ...]
+    class_ap: FloatArray
+    class_fixed_ap: dict[str, FloatArray]
+    class_counted: dict[str, BoolArray]
+    evidence: TideEvidence
+    pos_threshold: float = 0.5
+    background_threshold: float = 0.1
+    max_dets: int = 100
+
+    def counts(self) -> dict[str, int]:
+        """Number of errors of each main type."""
+        return {name: self.evidence.count(name) for name in MAIN_TYPES}
+
+    def class_delta(self, name: str) -> FloatArray:
+        """Per-class dAP of one fix (a ``main`` or ``special`` key), float64 (K,); main types are
+        clamped at 0 as ``tidecv`` clamps its overall ones."""
+        delta = self.class_fixed_ap[name] - self.class_ap
+        return np.maximum(delta, 0.0) if name in MAIN_TYPES else delta
+
+    def to_json(self, *, per_class: bool = False) -> dict[str, Any]:
+        """``{"main": {...}, "special": {...}}`` (plus ``"ap"``, ``"counts"`` and, optionally,
+        ``"per_class"`` keyed by class name)."""
+        out: dict[str, Any] = {
+            "main": dict(self.main), "special": dict(self.special), "ap": self.ap,
+            "counts": self.counts(),
+        }  # fmt: skip
+        if per_class:
+            deltas = {n: self.class_delta(n) for n in (*MAIN_TYPES, *SPECIAL_TYPES)}
+            out["per_class"] = {
+                c: {
+                    "ap": float(self.class_ap[k]),
+                    "main": {n: float(deltas[n][k]) for n in MAIN_TYPES},
+                    "special": {n: float(deltas[n][k]) for n in SPECIAL_TYPES},
+                }
+                for k, c in enumerate(self.classes)
+                if self.class_counted["AP"][k]
+            }
+        return out
+
+
+def tide(
+    evidence: TideEvidence,
+    classes: tuple[str, ...],
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    max_dets: int = 100,
+) -> TideResult:
+    """The breakdown from evidence of any family (the thresholds are only recorded here)."""
+    per = scenario_aps(evidence, len(classes))
+    base_ap, base_counted = per["AP"]
+    base = mean_ap(base_ap, base_counted)
+    main = {n: max(mean_ap(*per[n]) - base, 0.0) for n in MAIN_TYPES}
+    special = {n: mean_ap(*per[n]) - base for n in SPECIAL_TYPES}
+    return TideResult(
+        ap=base, main=main, special=special, classes=classes, class_ap=base_ap,
+        class_fixed_ap={n: per[n][0] for n in (*MAIN_TYPES, *SPECIAL_TYPES)},
+        class_counted={n: v[1] for n, v in per.items()}, evidence=evidence,
+        pos_threshold=pos_threshold, background_threshold=background_threshold,
+        max_dets=max_dets,
+    )  # fmt: skip
+
+
+def coco_tide(
+    dataset: Dataset,
+    results: ResultSet,
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    max_dets: int = 100,
+) -> TideResult:
+    """TIDE on a COCO dataset (``formats.coco.read_coco``) and box results
+    (``formats.coco_results.read_coco_results``), as ``tidecv``'s ``TIDE.evaluate`` in box mode
+    on ``datasets.COCO`` / ``datasets.COCOResult``."""
+    ev = coco_evidence(
+        dataset, results, pos_threshold=pos_threshold,
+        background_threshold=background_threshold, max_dets=max_dets,
+    )  # fmt: skip
+    return tide(
+        ev, dataset.classes, pos_threshold=pos_threshold,
+        background_threshold=background_threshold, max_dets=max_dets,
+    )  # fmt: skip
+
+
+def coco_evidence(
+    dataset: Dataset,
+    results: ResultSet,
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    max_dets: int = 100,
+) -> TideEvidence:
+    """TIDE's verdicts for COCO boxes (IoU: pycocotools' ``bbIou`` on the JSON ``x, y, w, h``)."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    dt: CocoResults = results.extras["coco"]
+    if dt.kind != "bbox":
+        raise ValueError(f"TIDE needs box results, not {dt.kind!r}")
+    dets = results.detections
+    n_img, n_det = len(dataset.images), len(dets)
+    # processing order: image (dataset order), descending score, file order on ties
+    order = np.lexsort((-dets.score, dets.image_index))
+    img_sorted = dets.image_index[order]
+    rank = np.arange(n_det) - np.searchsorted(img_sorted, img_sorted, side="left")
+    proc = order[rank < max_dets]
+    p_img, p_lab, p_box = dets.image_index[proc], dets.label[proc], dt.bbox[proc]
+    n_proc = len(proc)
+
+    obj = dataset.objects
+    reg = np.flatnonzero(~gt.iscrowd)  # image-sorted, annotation order within an image
+    r_lab, r_box = obj.label[reg], gt.bbox[reg]
+    r_off = group_offsets(obj.image_index[reg], n_img)
+    pair_det, pair_gt = same_image_pairs(p_img, r_off)
+    iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
+    same = p_lab[pair_det] == r_lab[pair_gt]
+
+    # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
+    cand = np.flatnonzero(same & (iou >= pos_threshold))
+    pref = np.empty(len(cand), dtype=np.int64)
+    pref[np.lexsort((pair_gt[cand], -iou[cand], pair_det[cand]))] = np.arange(len(cand))
+    match = greedy_with_fallback(
+        pair_det[cand], pair_gt[cand], pref, np.arange(n_proc), n_proc, len(reg)
+    )
+    matched = match >= 0
+    used = np.zeros(len(reg), dtype=bool)
+    used[match[matched]] = True
+
+    ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
+    kind, target = _error_kinds(
+        iou, same, used, pair_gt, r_off, p_img, matched, pos_threshold,
+        background_threshold,
+    )  # fmt: skip
+
+    # BestGTMatch: among the Cls / Loc errors aimed at an unused GT, the first one fixes it
+    claims = np.flatnonzero(((kind == CLS) | (kind == LOC)) & (target >= 0))
+    claims = claims[~used[target[claims]]]
+    usable = np.zeros(len(reg), dtype=bool)
+    usable[target[claims]] = True
+    eligible = claims[dets.score[proc[claims]] > -1.0]  # tidecv's best_score starts at -1
+    _, first = np.unique(target[eligible], return_index=True)
+    fix = np.zeros(n_proc, dtype=bool)
+    fix[eligible[first]] = True
+
+    n_obj = len(obj.label)
+    gt_row = np.where(matched, match, target)
+    to_obj = np.where(gt_row >= 0, reg[np.maximum(gt_row, 0)], -1)
+    position = np.full(n_det, -1, dtype=np.int64)
+    position[proc] = np.arange(n_proc)
+    kind_all = np.full(n_det, NOT_EVALUATED, dtype=np.int8)
+    kind_all[proc] = np.where(matched, TRUE_POSITIVE, kind)
+    counted = ~gt.iscrowd
+    matched_obj = np.zeros(n_obj, dtype=bool)
+    matched_obj[reg[used]] = True
+    missed = np.zeros(n_obj, dtype=bool)
+    missed[reg[~used & ~usable]] = True
+    return TideEvidence(
+        label=dets.label, score=dets.score, position=position, kind=kind_all,
+        ignored=_scatter(n_det, proc, ignored, False), gt=_scatter(n_det, proc, to_obj, -1),
+        fixable=_scatter(n_det, proc, fix, False), gt_label=obj.label, gt_counted=counted,
+        gt_matched=matched_obj, gt_missed=missed,
+    )  # fmt: skip
+
+
+def _scatter(n: int, rows: IntArray, values: npt.NDArray[Any], fill: Any) -> npt.NDArray[Any]:
+    out = np.full(n, fill, dtype=values.dtype)
+    out[rows] = values
+    return out
+
+
+def _in_crowd(
+    dataset: Dataset,
+    gt: CocoAnnotations,
+    p_img: IntArray,
+    p_lab: IntArray,
+    p_box: FloatArray,
+    unmatched: BoolArray,
+    pos_threshold: float,
+) -> BoolArray:
+    """Unmatched detections with crowd IoU ``> t_f`` with a crowd GT of their class."""
+    crowd = np.flatnonzero(gt.iscrowd)
+    c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
+    rows = np.flatnonzero(unmatched)
+    pd, pc = same_image_pairs(p_img[rows], c_off)
+    ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
+    hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
+    out = np.zeros(len(p_img), dtype=bool)
+    out[rows[pd[hit]]] = True
+    return out
+
+
+def _error_kinds(
+    iou: FloatArray,
+    same: BoolArray,
+    used: BoolArray,
+    pair_gt: IntArray,
+    r_off: IntArray,
+    p_img: IntArray,
+    matched: BoolArray,
+    t_f: float,
+    t_b: float,
+) -> tuple[npt.NDArray[np.int8], IntArray]:
+    """Error kind of every detection (TRUE_POSITIVE where matched) and its target GT (index into
+    the non-crowd GT: Loc / Cls target, Dupe's used GT; else -1). The masked IoUs are products,
+    as ``tidecv`` forms them, so a NaN IoU spoils every test (→ Both) as there."""
+    n = len(p_img)
+    kind = np.full(n, BKG, dtype=np.int8)  # detections in an image without GT
+    target = np.full(n, -1, dtype=np.int64)
+    count = r_off[p_img + 1] - r_off[p_img]
+    rows = np.flatnonzero((count > 0) & ~matched)
+    if len(rows) == 0:
+        kind[matched] = TRUE_POSITIVE
+        return kind, target
+    sel = np.repeat(~matched, count)  # pairs of unmatched detections, still detection-major
+    v_iou, v_same, v_gt = iou[sel], same[sel], pair_gt[sel]
+    seg_start = np.cumsum(count[rows]) - count[rows]
+    cls_max, cls_at = _seg_max(v_iou * v_same, seg_start)
+    non_max, non_at = _seg_max(v_iou * ~v_same, seg_start)
+    dup_max, dup_at = _seg_max(used[v_gt] * v_iou * v_same, seg_start)
+    any_max, _ = _seg_max(v_iou, seg_start)
+    loc = (t_b <= cls_max) & (cls_max <= t_f)
+    cls = ~loc & (non_max >= t_f)
+    dupe = ~loc & ~cls & (dup_max >= t_f)
+    bkg = ~loc & ~cls & ~dupe & (any_max <= t_b)
+    kind[rows] = np.select([loc, cls, dupe, bkg], [LOC, CLS, DUPE, BKG], BOTH)
+    at = np.select([loc, cls, dupe], [cls_at, non_at, dup_at], -1)
+    target[rows] = np.where(at >= 0, v_gt[np.maximum(at, 0)], -1)
+    kind[matched] = TRUE_POSITIVE
+    return kind, target
+
+
+def _seg_max(values: FloatArray, seg_start: IntArray) -> tuple[FloatArray, IntArray]:
+    """Per segment (non-empty, consecutive), the maximum (NaN if any value is NaN) and the
+    position of its first occurrence (``np.argmax``; -1 for a NaN maximum)."""
+    seg_max = np.maximum.reduceat(values, seg_start)
+    seg = np.repeat(np.arange(len(seg_start)), np.diff(np.append(seg_start, len(values))))
+    pos = np.where(values == seg_max[seg], np.arange(len(values)), len(values))
+    first = np.minimum.reduceat(pos, seg_start)
+    return seg_max, np.where(first < len(values), first, -1)
