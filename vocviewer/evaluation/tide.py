@@ -24,14 +24,13 @@ positives 0 (perfect precision, same recall); FalseNeg removes every unmatched G
 positives (perfect recall, same precision). AP and the ranking of the rebuilt lists are in
 ``tide_fix``. Classes with detections but no GT count in the mean with AP 0, as in ``tidecv``.
 
-Other families (a plan; the breakdown only needs ``TideEvidence``): VOC — each class's detections
-ranked as ``VOCevaldet`` ranks them, matching at its ``ovmax > 0.5`` with the ``+1`` area
-convention; "difficult" GT play the crowd part (ignored detections); a detection's IoU with the
-image's other-class and used GT gives Loc / Cls / Dupe / Bkg / Both with the same thresholds; AP
-as above (TIDE's own AP, not VOC's 11-point or all-point AP, so the dAP stay comparable).
-VisDrone — ignored regions and "others" play the crowd part, its 500-detection cap replaces
-``max_dets``. ILSVRC — its per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` replaces
-``t_f``; 5-guess classification has no boxes to fix and is left out.
+Other families (the breakdown only needs ``TideEvidence``; ``assemble_evidence`` applies the
+BestGTMatch and Miss rules to any family's matches): VOC is implemented in ``tide_voc`` — VOC's own
+TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part, TIDE's
+typing with the same convention and TIDE's AP. VisDrone (plan): its matches, ignored regions and
+"others" in the crowd's part, its 500-detection cap as ``max_dets``. ILSVRC DET (plan): its
+per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` in place of ``t_f``; the 5-guess
+classification tasks have no boxes to fix and are left out.
 """
 
 from __future__ import annotations
@@ -129,7 +128,7 @@ class TideResult:
     classes : class names; class_ap : float64 (K,) per-class AP (0 where not counted);
     class_fixed_ap : per-class AP after each fix (keys of ``main`` and ``special``);
     class_counted : per scenario (``"AP"`` and every fix), bool (K,) classes in the mean
-    evidence : the per-detection / per-GT verdicts
+    evidence : the per-detection / per-GT verdicts; max_dets : the per-image cap (0: none)
     """
 
     ap: float
@@ -260,39 +259,64 @@ def coco_evidence(
     matched = match >= 0
     used = np.zeros(len(reg), dtype=bool)
     used[match[matched]] = True
-
     ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
-    kind, target = _error_kinds(
+    kind, target = error_kinds(
         iou, same, used, pair_gt, r_off, p_img, matched, pos_threshold,
         background_threshold,
     )  # fmt: skip
 
+    return assemble_evidence(
+        dets.label, dets.score, proc, match, kind, target, ignored, reg, obj.label, ~gt.iscrowd
+    )
+
+
+def assemble_evidence(
+    label: IntArray,
+    score: FloatArray,
+    proc: IntArray,
+    match: IntArray,
+    kind: npt.NDArray[np.int8],
+    target: IntArray,
+    ignored: BoolArray,
+    reg: IntArray,
+    gt_label: IntArray,
+    gt_counted: BoolArray,
+) -> TideEvidence:
+    """``TideEvidence`` from a family's verdicts, with TIDE's BestGTMatch and Miss rules.
+
+    ``label``, ``score`` (D,) all detections; ``proc`` int64 (P,) the evaluated rows in processing
+    order; per processed detection: ``match`` (index into ``reg`` or -1), ``kind``, ``target``
+    (index into ``reg`` or -1), ``ignored``. ``reg`` int64 the object rows that are positives;
+    ``gt_label``, ``gt_counted`` (G,) per object."""
+    n_det, n_proc, n_reg = len(label), len(proc), len(reg)
+    matched = match >= 0
+    used = np.zeros(n_reg, dtype=bool)
+    used[match[matched]] = True
     # BestGTMatch: among the Cls / Loc errors aimed at an unused GT, the first one fixes it
     claims = np.flatnonzero(((kind == CLS) | (kind == LOC)) & (target >= 0))
     claims = claims[~used[target[claims]]]
-    usable = np.zeros(len(reg), dtype=bool)
+    usable = np.zeros(n_reg, dtype=bool)
     usable[target[claims]] = True
-    eligible = claims[dets.score[proc[claims]] > -1.0]  # tidecv's best_score starts at -1
+    eligible = claims[score[proc[claims]] > -1.0]  # tidecv's best_score starts at -1
     _, first = np.unique(target[eligible], return_index=True)
     fix = np.zeros(n_proc, dtype=bool)
     fix[eligible[first]] = True
 
-    n_obj = len(obj.label)
+    n_obj = len(gt_label)
     gt_row = np.where(matched, match, target)
     to_obj = np.where(gt_row >= 0, reg[np.maximum(gt_row, 0)], -1)
     position = np.full(n_det, -1, dtype=np.int64)
     position[proc] = np.arange(n_proc)
     kind_all = np.full(n_det, NOT_EVALUATED, dtype=np.int8)
     kind_all[proc] = np.where(matched, TRUE_POSITIVE, kind)
-    counted = ~gt.iscrowd
     matched_obj = np.zeros(n_obj, dtype=bool)
     matched_obj[reg[used]] = True
     missed = np.zeros(n_obj, dtype=bool)
     missed[reg[~used & ~usable]] = True
     return TideEvidence(
-        label=dets.label, score=dets.score, position=position, kind=kind_all,
+        label=label, score=score, position=position, kind=kind_all,
         ignored=_scatter(n_det, proc, ignored, False), gt=_scatter(n_det, proc, to_obj, -1),
-        fixable=_scatter(n_det, proc, fix, False), gt_label=obj.label, gt_counted=counted,
+        fixable=_scatter(n_det, proc, fix, False), gt_label=gt_label, gt_counted=gt_counted,
         gt_matched=matched_obj, gt_missed=missed,
     )  # fmt: skip
 
@@ -324,7 +348,7 @@ def _in_crowd(
     return out
 
 
-def _error_kinds(
+def error_kinds(
     iou: FloatArray,
     same: BoolArray,
     used: BoolArray,
