@@ -297,3 +297,31 @@ def test_parity_on_coco_mini(tidecv: Any, tmp_path: Path, seed: int) -> None:
     assert all(v > 0 for v in res.counts().values())
     assert res.evidence.ignored.any()
     assert assert_parity(tidecv, gt_path, res_path) <= TOL
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_parity_on_grid_scenes(tidecv: Any, tmp_path: Path, seed: int) -> None:
+    """Boxes on a 5-pixel grid: IoU exactly 0.5 and 0.1, IoU ties between objects, score ties,
+    crowds, images without objects or without detections."""
+    rng = np.random.default_rng(seed)
+    n_img = 40
+
+    def box() -> list[int]:
+        x, y = (int(v) * 5 for v in rng.integers(0, 8, 2))
+        return [x, y, *(int(v) * 5 for v in rng.integers(1, 7, 2))]
+
+    gts = [(i, int(rng.integers(1, 4)), box(), int(rng.random() < 0.1))
+           for i in range(1, n_img + 1) for _ in range(int(rng.integers(0, 5)))]  # fmt: skip
+    dets = [(i, int(rng.integers(1, 4)), box(), int(rng.integers(1, 6)) / 5)
+            for i in range(1, n_img + 1) for _ in range(int(rng.integers(0, 8)))]  # fmt: skip
+    for i, c, b, _ in gts[: 2 * len(gts) // 3]:  # hits, near-hits and duplicates
+        for _ in range(int(rng.integers(1, 3))):
+            shift = 5 * int(rng.integers(0, 2))
+            dets.append((i, c if rng.random() < 0.8 else 1, [b[0] + shift, *b[1:]], 0.6))
+    assert assert_parity(tidecv, *write_case(tmp_path, gts, dets, n_images=n_img)) <= TOL
+
+
+def test_no_detections(tmp_path: Path) -> None:
+    gt_path, res_path = write_case(tmp_path, [(1, 1, A, 0), (1, 2, B, 0)], [])
+    res = ours(gt_path, res_path)
+    assert res.ap == 0.0 and res.main["Miss"] == 0.0 and res.counts()["Miss"] == 2
