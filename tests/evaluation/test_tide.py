@@ -1,8 +1,9 @@
 """TIDE's error breakdown: hand-worked cases and parity with the real ``tidecv`` 1.0.1.
 
 ``tidecv`` is run on the same COCO JSON files (``datasets.COCO`` / ``datasets.COCOResult``,
-``TIDE().evaluate(..., mode=TIDE.BOX)``, ``get_all_errors()``); the parity tests skip when it is
-not installed. Shims (test only): ``cv2``, ``matplotlib``, ``pandas`` and ``seaborn`` are stub
+``TIDE().evaluate(..., mode=TIDE.BOX)``, ``get_all_errors()``, and per class its ``fix_errors``
+objects); every number must be bit-identical and every detection's verdict the same. The parity
+tests skip when tidecv is not installed. Shims (test only): ``cv2``, ``matplotlib``, ``pandas`` and ``seaborn`` are stub
 modules while ``tidecv`` is imported — it uses them only to draw, and ``cv2`` would point Qt at
 its own plugins (``QT_QPA_PLATFORM_PLUGIN_PATH``) in this process — and ``plotting.Plotter`` (built
 by ``TIDE()``, which styles seaborn and creates a data folder in the home directory) is a no-op.
@@ -35,7 +36,7 @@ MINI = next(
      if p.is_dir()),
     None,
 )  # fmt: skip
-TOL = 1e-9
+TOL = 0.0  # bit-identical: the same float operations in the same order as tidecv
 STUBS = ("cv2", "matplotlib", "matplotlib.pyplot", "matplotlib.lines", "pandas", "seaborn")
 
 
@@ -113,7 +114,28 @@ def assert_parity(tidecv: Any, gt_path: Path, res_path: Path) -> float:
             seen[p["_id"]] = True
     assert np.array_equal(seen, ev.kind >= 0)
     assert res.counts()["Miss"] == len(run.error_dict[tidecv.MissedError])
-    return max(diffs)
+    worst = max(max(diffs), per_class_parity(tidecv, run, res, gt_path))
+    assert worst <= TOL
+    return worst
+
+
+def per_class_parity(tidecv: Any, run: Any, res: Any, gt_path: Path) -> float:
+    """Per-class AP of the baseline and of every fix equal ``tidecv``'s ``fix_errors`` objects
+    (tidecv reports only their means); the same classes enter the means."""
+    cat_ids = read_coco(gt_path, masks=False).extras["coco"].category_id.tolist()
+    fixed = {"AP": run.ap_data}
+    for err in tidecv.TIDE._error_types:
+        fixed[err.short_name] = run.fix_errors(lambda e, t=err: isinstance(e, t))
+    fixed["FalsePos"] = run.fix_errors(transform=tidecv.FalsePositiveError.fix)
+    fixed["FalseNeg"] = run.fix_errors(false_neg_dict=run.false_negatives)
+    worst = 0.0
+    for name, data in fixed.items():
+        ref = {c: o.get_ap() for c, o in data.objs.items() if not o.is_empty()}
+        ap = res.class_ap if name == "AP" else res.class_fixed_ap[name]
+        counted = res.class_counted[name]
+        assert {cat_ids[k] for k in np.flatnonzero(counted)} == set(ref), name
+        worst = max([worst] + [abs(ap[cat_ids.index(c)] - v) for c, v in ref.items()])
+    return worst
 
 
 # ---------------------------------------------------------------- synthetic COCO files

@@ -43,8 +43,8 @@ import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
 from vocviewer.core.coco import CocoAnnotations, CocoResults
-from vocviewer.core.dataset import Dataset
-from vocviewer.core.results import ResultSet
+from vocviewer.core.dataset import Dataset, ObjectTable
+from vocviewer.core.results import Detections, ResultSet
 from vocviewer.evaluation.coco_similarity import box_iou_pairs
 from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
 from vocviewer.evaluation.tide_fix import (
@@ -79,16 +79,17 @@ class TideEvidence:
     """Per-detection and per-GT TIDE verdicts.
 
     Per detection (``D`` rows, ``ResultSet.detections`` order)
-        label : int64 class index; score : float64
+        image_index, label : int64 image row, class index; score : float64
         position : int64 processing order (image, then descending score), -1 beyond ``max_dets``
         kind : int8 (``KIND_NAMES``); ignored : bool, inside a crowd region of its class
         gt : int64 object row — TP: its match; Cls / Loc: the target; Dupe: the used GT; else -1
         fixable : bool, fixing its error makes it a true positive
     Per ground truth (``G`` rows, ``Dataset.objects`` order)
-        gt_label : int64; gt_counted : bool, a positive (not crowd); gt_matched : bool;
+        gt_image, gt_label : int64; gt_counted : bool, a positive (not crowd); gt_matched : bool;
         gt_missed : bool, a Miss error
     """
 
+    image_index: IntArray
     label: IntArray
     score: FloatArray
     position: IntArray
@@ -96,6 +97,7 @@ class TideEvidence:
     ignored: BoolArray
     gt: IntArray
     fixable: BoolArray
+    gt_image: IntArray
     gt_label: IntArray
     gt_counted: BoolArray
     gt_matched: BoolArray
@@ -103,9 +105,9 @@ class TideEvidence:
 
     def __post_init__(self) -> None:
         for name, dtype in (
-            ("label", np.int64), ("score", np.float64), ("position", np.int64),
+            ("image_index", np.int64), ("label", np.int64), ("score", np.float64), ("position", np.int64),
             ("kind", np.int8), ("ignored", np.bool_), ("gt", np.int64), ("fixable", np.bool_),
-            ("gt_label", np.int64), ("gt_counted", np.bool_), ("gt_matched", np.bool_),
+            ("gt_image", np.int64), ("gt_label", np.int64), ("gt_counted", np.bool_), ("gt_matched", np.bool_),
             ("gt_missed", np.bool_),
         ):  # fmt: skip
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
@@ -184,8 +186,8 @@ def tide(
 ) -> TideResult:
     """The breakdown from evidence of any family (the thresholds are only recorded here)."""
     per = scenario_aps(evidence, len(classes))
-    base_ap, base_counted = per["AP"]
-    base = mean_ap(base_ap, base_counted)
+    base_ap = per["AP"][0]
+    base = mean_ap(*per["AP"])
     main = {n: max(mean_ap(*per[n]) - base, 0.0) for n in MAIN_TYPES}
     special = {n: mean_ap(*per[n]) - base for n in SPECIAL_TYPES}
     return TideResult(
@@ -265,29 +267,26 @@ def coco_evidence(
         background_threshold,
     )  # fmt: skip
 
-    return assemble_evidence(
-        dets.label, dets.score, proc, match, kind, target, ignored, reg, obj.label, ~gt.iscrowd
-    )
+    return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
 
 
 def assemble_evidence(
-    label: IntArray,
-    score: FloatArray,
+    dets: Detections,
+    objects: ObjectTable,
     proc: IntArray,
     match: IntArray,
     kind: npt.NDArray[np.int8],
     target: IntArray,
     ignored: BoolArray,
     reg: IntArray,
-    gt_label: IntArray,
     gt_counted: BoolArray,
 ) -> TideEvidence:
     """``TideEvidence`` from a family's verdicts, with TIDE's BestGTMatch and Miss rules.
 
-    ``label``, ``score`` (D,) all detections; ``proc`` int64 (P,) the evaluated rows in processing
-    order; per processed detection: ``match`` (index into ``reg`` or -1), ``kind``, ``target``
-    (index into ``reg`` or -1), ``ignored``. ``reg`` int64 the object rows that are positives;
-    ``gt_label``, ``gt_counted`` (G,) per object."""
+    ``proc`` int64 (P,): the evaluated rows of ``dets`` in processing order; per processed
+    detection: ``match`` (index into ``reg`` or -1), ``kind``, ``target`` (index into ``reg`` or
+    -1), ``ignored``. ``reg`` int64: the object rows that are positives (``gt_counted``, (G,))."""
+    label, score = dets.label, dets.score
     n_det, n_proc, n_reg = len(label), len(proc), len(reg)
     matched = match >= 0
     used = np.zeros(n_reg, dtype=bool)
@@ -302,7 +301,7 @@ def assemble_evidence(
     fix = np.zeros(n_proc, dtype=bool)
     fix[eligible[first]] = True
 
-    n_obj = len(gt_label)
+    n_obj = len(objects.label)
     gt_row = np.where(matched, match, target)
     to_obj = np.where(gt_row >= 0, reg[np.maximum(gt_row, 0)], -1)
     position = np.full(n_det, -1, dtype=np.int64)
@@ -314,10 +313,10 @@ def assemble_evidence(
     missed = np.zeros(n_obj, dtype=bool)
     missed[reg[~used & ~usable]] = True
     return TideEvidence(
-        label=label, score=score, position=position, kind=kind_all,
+        image_index=dets.image_index, label=label, score=score, position=position, kind=kind_all,
         ignored=_scatter(n_det, proc, ignored, False), gt=_scatter(n_det, proc, to_obj, -1),
-        fixable=_scatter(n_det, proc, fix, False), gt_label=gt_label, gt_counted=gt_counted,
-        gt_matched=matched_obj, gt_missed=missed,
+        fixable=_scatter(n_det, proc, fix, False), gt_image=objects.image_index,
+        gt_label=objects.label, gt_counted=gt_counted, gt_matched=matched_obj, gt_missed=missed,
     )  # fmt: skip
 
 

@@ -64,10 +64,8 @@ def voc_evidence(
     kind, target = error_kinds(
         iou, same, used, pair_gt, r_off, p_img, tp, pos_threshold, background_threshold
     )
-    return assemble_evidence(
-        det.label, det.score, proc, match, kind, target, verdict == Verdict.IGNORED, reg,
-        obj.label, counted,
-    )  # fmt: skip
+    ignored = verdict == Verdict.IGNORED
+    return assemble_evidence(det, obj, proc, match, kind, target, ignored, reg, counted)
 
 
 def voc_tide(
