@@ -29,7 +29,7 @@ STUBS = ("cv2", "matplotlib", "matplotlib.pyplot", "matplotlib.lines", "pandas",
 
 
 def run_vocviewer(ann: Path, res: Path) -> tuple[dict[str, float], float, float]:
-    from vocviewer.evaluation.tide import coco_tide
+    from vocviewer.evaluation.tide_coco import coco_tide
     from vocviewer.formats.coco import read_coco
     from vocviewer.formats.coco_results import read_coco_results
 

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vocviewer.evaluation.tide import KIND_NAMES, coco_tide
+from vocviewer.evaluation.tide import KIND_NAMES
+from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 

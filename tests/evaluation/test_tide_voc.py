@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tests.evaluation.builders import VOC_CLASSES, make_dataset, make_results
-from vocviewer.evaluation.tide import KIND_NAMES, coco_tide
+from vocviewer.evaluation.tide import KIND_NAMES
+from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.evaluation.tide_voc import voc_tide
 from vocviewer.evaluation.voc import evaluate_voc_det
 from vocviewer.formats.coco import read_coco

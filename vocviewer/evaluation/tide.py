@@ -10,7 +10,8 @@ at most ``max_dets = 100`` detections per image over all classes, kept by descen
   out of AP, yet still given an error type below.
 - Every unmatched detection gets the first type that applies; "max" is over all the image's
   non-crowd GT: no GT in the image → **Bkg**; ``t_b <= max IoU with its class <= t_f`` → **Loc**
-  (target: that GT); ``max IoU with another class >= t_f`` → **Cls** (target: that GT);
+  (target: that GT, used or not — so a box at exactly ``t_f`` on a used GT is Loc, not Dupe);
+  ``max IoU with another class >= t_f`` → **Cls** (target: that GT, used or not);
   ``max IoU with a used GT of its class >= t_f`` → **Dupe**; ``max IoU with any GT <= t_b`` →
   **Bkg**; otherwise **Both** (wrong class and poorly localised).
 - **Miss**: a GT left unmatched that no Cls / Loc error targets while it is unused.
@@ -18,15 +19,17 @@ at most ``max_dets = 100`` detections per image over all classes, kept by descen
 Oracle fixes (``TIDERun.fix_errors``; each type fixed alone, dAP = mAP after - mAP before, negative
 values set to 0): Cls / Loc: the highest-scoring error (the first in processing order) that
 targets an unused GT becomes a true positive — in the GT's class for Cls — and the other errors
-aimed at it, or aimed at a used GT, are removed; Both / Dupe / Bkg: removed; Miss: the GT no
+aimed at it, or aimed at a used GT, are removed (an ignored detection can be the one fixed, and
+it marks its GT as not missed); Both / Dupe / Bkg: removed; Miss: the GT no
 longer counts as a positive. Special (not clamped): FalsePos scores true positives 1 and false
 positives 0 (perfect precision, same recall); FalseNeg removes every unmatched GT from the
 positives (perfect recall, same precision). AP and the ranking of the rebuilt lists are in
-``tide_fix``. Classes with detections but no GT count in the mean with AP 0, as in ``tidecv``.
+``tide_fix``. Classes with detections but no GT count in the mean with AP 0, as in ``tidecv``;
+its baseline AP (``TideResult.ap``) is therefore close to, not equal to, COCOeval's AP50.
 
-Other families (the breakdown only needs ``TideEvidence``; ``assemble_evidence`` applies the
-BestGTMatch and Miss rules to any family's matches): VOC is implemented in ``tide_voc`` — VOC's own
-TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part, TIDE's
+Families: COCO boxes in ``tide_coco``. The breakdown (``tide``) only needs ``TideEvidence``, and
+``assemble_evidence`` applies the BestGTMatch and Miss rules to any family's matches. VOC is
+implemented in ``tide_voc``: VOC's own TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part, TIDE's
 typing with the same convention and TIDE's AP. VisDrone (plan): its matches, ignored regions and
 "others" in the crowd's part, its 500-detection cap as ``max_dets``. ILSVRC DET (plan): its
 per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` in place of ``t_f``; the 5-guess
@@ -42,11 +45,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
-from vocviewer.core.coco import CocoAnnotations, CocoResults
-from vocviewer.core.dataset import Dataset, ObjectTable
-from vocviewer.core.results import Detections, ResultSet
-from vocviewer.evaluation.coco_similarity import box_iou_pairs
-from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
+from vocviewer.core.dataset import ObjectTable
+from vocviewer.core.results import Detections
 from vocviewer.evaluation.tide_fix import (
     BKG,
     BOTH,
@@ -61,7 +61,10 @@ from vocviewer.evaluation.tide_fix import (
     scenario_aps,
 )
 
-__all__ = ["MAIN_TYPES", "SPECIAL_TYPES", "TideEvidence", "TideResult", "coco_tide", "tide"]
+__all__ = [
+    "KIND_NAMES", "MAIN_TYPES", "SPECIAL_TYPES", "TideEvidence", "TideResult",
+    "assemble_evidence", "error_kinds", "tide",
+]  # fmt: skip
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -199,77 +202,6 @@ def tide(
     )  # fmt: skip
 
 
-def coco_tide(
-    dataset: Dataset,
-    results: ResultSet,
-    *,
-    pos_threshold: float = 0.5,
-    background_threshold: float = 0.1,
-    max_dets: int = 100,
-) -> TideResult:
-    """TIDE on a COCO dataset (``formats.coco.read_coco``) and box results
-    (``formats.coco_results.read_coco_results``), as ``tidecv``'s ``TIDE.evaluate`` in box mode
-    on ``datasets.COCO`` / ``datasets.COCOResult``."""
-    ev = coco_evidence(
-        dataset, results, pos_threshold=pos_threshold,
-        background_threshold=background_threshold, max_dets=max_dets,
-    )  # fmt: skip
-    return tide(
-        ev, dataset.classes, pos_threshold=pos_threshold,
-        background_threshold=background_threshold, max_dets=max_dets,
-    )  # fmt: skip
-
-
-def coco_evidence(
-    dataset: Dataset,
-    results: ResultSet,
-    *,
-    pos_threshold: float = 0.5,
-    background_threshold: float = 0.1,
-    max_dets: int = 100,
-) -> TideEvidence:
-    """TIDE's verdicts for COCO boxes (IoU: pycocotools' ``bbIou`` on the JSON ``x, y, w, h``)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    dt: CocoResults = results.extras["coco"]
-    if dt.kind != "bbox":
-        raise ValueError(f"TIDE needs box results, not {dt.kind!r}")
-    dets = results.detections
-    n_img, n_det = len(dataset.images), len(dets)
-    # processing order: image (dataset order), descending score, file order on ties
-    order = np.lexsort((-dets.score, dets.image_index))
-    img_sorted = dets.image_index[order]
-    rank = np.arange(n_det) - np.searchsorted(img_sorted, img_sorted, side="left")
-    proc = order[rank < max_dets]
-    p_img, p_lab, p_box = dets.image_index[proc], dets.label[proc], dt.bbox[proc]
-    n_proc = len(proc)
-
-    obj = dataset.objects
-    reg = np.flatnonzero(~gt.iscrowd)  # image-sorted, annotation order within an image
-    r_lab, r_box = obj.label[reg], gt.bbox[reg]
-    r_off = group_offsets(obj.image_index[reg], n_img)
-    pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
-    same = p_lab[pair_det] == r_lab[pair_gt]
-
-    # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
-    cand = np.flatnonzero(same & (iou >= pos_threshold))
-    pref = np.empty(len(cand), dtype=np.int64)
-    pref[np.lexsort((pair_gt[cand], -iou[cand], pair_det[cand]))] = np.arange(len(cand))
-    match = greedy_with_fallback(
-        pair_det[cand], pair_gt[cand], pref, np.arange(n_proc), n_proc, len(reg)
-    )
-    matched = match >= 0
-    used = np.zeros(len(reg), dtype=bool)
-    used[match[matched]] = True
-    ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
-    kind, target = error_kinds(
-        iou, same, used, pair_gt, r_off, p_img, matched, pos_threshold,
-        background_threshold,
-    )  # fmt: skip
-
-    return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
-
-
 def assemble_evidence(
     dets: Detections,
     objects: ObjectTable,
@@ -323,27 +255,6 @@ def assemble_evidence(
 def _scatter(n: int, rows: IntArray, values: npt.NDArray[Any], fill: Any) -> npt.NDArray[Any]:
     out = np.full(n, fill, dtype=values.dtype)
     out[rows] = values
-    return out
-
-
-def _in_crowd(
-    dataset: Dataset,
-    gt: CocoAnnotations,
-    p_img: IntArray,
-    p_lab: IntArray,
-    p_box: FloatArray,
-    unmatched: BoolArray,
-    pos_threshold: float,
-) -> BoolArray:
-    """Unmatched detections with crowd IoU ``> t_f`` with a crowd GT of their class."""
-    crowd = np.flatnonzero(gt.iscrowd)
-    c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
-    rows = np.flatnonzero(unmatched)
-    pd, pc = same_image_pairs(p_img[rows], c_off)
-    ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
-    hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
-    out = np.zeros(len(p_img), dtype=bool)
-    out[rows[pd[hit]]] = True
     return out
 
 
