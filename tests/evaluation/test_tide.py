@@ -13,6 +13,7 @@ No numpy alias is needed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import io
 import json
@@ -348,3 +349,25 @@ def test_no_detections(tmp_path: Path) -> None:
     gt_path, res_path = write_case(tmp_path, [(1, 1, A, 0), (1, 2, B, 0)], [])
     res = ours(gt_path, res_path)
     assert res.ap == 0.0 and res.main["Miss"] == 0.0 and res.counts()["Miss"] == 2
+
+
+def test_parity_on_non_finite_boxes(tidecv: Any, tmp_path: Path) -> None:
+    """NaN / inf coordinates (kept by the results rule, refused by today's COCO reader, so the
+    boxes are put into the read results directly): pycocotools' IoU of such boxes, the
+    NaN-spoils-every-test typing (→ Both) and no RuntimeWarning, as in tidecv."""
+    nan, inf = float("nan"), float("inf")
+    boxes = [[nan, 20, 100, 100], [20, 20, nan, 100], A, [inf, 20, 10, 10], [5, 150, inf, 40],
+             B, [-inf, 0, inf, 50]]  # fmt: skip
+    gts = [(1, 1, A, 0), (1, 1, B, 0), (1, 2, E, 0)]
+    dets = [(1, 2 if k == 4 else 1, b, 0.95 - 0.1 * k) for k, b in enumerate(boxes)]
+    gt_path, res_path = write_case(tmp_path, gts, [(*d[:2], [1, 1, 1, 1], d[3]) for d in dets])
+    ds = read_coco(gt_path, masks=False)
+    rs = read_coco_results(ds, res_path)
+    coco = dataclasses.replace(rs.extras["coco"], bbox=np.array(boxes, dtype=float))
+    res = coco_tide(ds, dataclasses.replace(rs, extras={"coco": coco}))
+    assert [KIND_NAMES[int(k)] for k in res.evidence.kind] == [
+        "TP", "Both", "Dupe", "Bkg", "Bkg", "TP", "Bkg"
+    ]  # fmt: skip
+    write_case(tmp_path, gts, dets)  # the same file with the NaN / Infinity tokens
+    _, ref, _ = run_tidecv(tidecv, gt_path, res_path)
+    assert (res.ap, res.main, res.special) == (ref["ap"], ref["main"], ref["special"])

@@ -76,7 +76,8 @@ def coco_evidence(
     r_lab, r_box = obj.label[reg], gt.bbox[reg]
     r_off = group_offsets(obj.image_index[reg], n_img)
     pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
+    with np.errstate(invalid="ignore"):  # ±inf coordinates: NaN overlaps, as in pycocotools
+        iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
     same = p_lab[pair_det] == r_lab[pair_gt]
 
     # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
@@ -112,7 +113,8 @@ def _in_crowd(
     c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
     rows = np.flatnonzero(unmatched)
     pd, pc = same_image_pairs(p_img[rows], c_off)
-    ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
+    with np.errstate(invalid="ignore"):
+        ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
     hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
     out = np.zeros(len(p_img), dtype=bool)
     out[rows[pd[hit]]] = True
