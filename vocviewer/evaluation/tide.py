@@ -194,9 +194,10 @@ def tide(
     main = {n: max(mean_ap(*per[n]) - base, 0.0) for n in MAIN_TYPES}
     special = {n: mean_ap(*per[n]) - base for n in SPECIAL_TYPES}
     return TideResult(
-        ap=base, main=main, special=special, classes=classes, class_ap=base_ap,
-        class_fixed_ap={n: per[n][0] for n in (*MAIN_TYPES, *SPECIAL_TYPES)},
-        class_counted={n: v[1] for n, v in per.items()}, evidence=evidence,
+        ap=base, main=main, special=special, classes=classes,
+        class_ap=frozen(base_ap, np.float64),
+        class_fixed_ap={n: frozen(per[n][0], np.float64) for n in (*MAIN_TYPES, *SPECIAL_TYPES)},
+        class_counted={n: frozen(v[1], np.bool_) for n, v in per.items()}, evidence=evidence,
         pos_threshold=pos_threshold, background_threshold=background_threshold,
         max_dets=max_dets,
     )  # fmt: skip
