@@ -1,0 +1,121 @@
+"""TIDE's error breakdown on COCO boxes, as ``tidecv``'s ``TIDE().evaluate(gt, preds,
+mode=TIDE.BOX)`` on ``datasets.COCO`` / ``datasets.COCOResult`` (definitions: ``tide``).
+
+IoU is pycocotools' ``bbIou`` on the JSON ``x, y, w, h``; crowd annotations are the ignore regions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vocviewer.core.coco import CocoAnnotations, CocoResults
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.coco_similarity import box_iou_pairs
+from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
+from vocviewer.evaluation.tide import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    TideEvidence,
+    TideResult,
+    assemble_evidence,
+    error_kinds,
+    tide,
+)
+
+__all__ = ["coco_evidence", "coco_tide"]
+
+
+def coco_tide(
+    dataset: Dataset,
+    results: ResultSet,
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    max_dets: int = 100,
+) -> TideResult:
+    """TIDE on a COCO dataset (``formats.coco.read_coco``) and box results
+    (``formats.coco_results.read_coco_results``), as ``tidecv``'s ``TIDE.evaluate`` in box mode
+    on ``datasets.COCO`` / ``datasets.COCOResult``."""
+    ev = coco_evidence(
+        dataset, results, pos_threshold=pos_threshold,
+        background_threshold=background_threshold, max_dets=max_dets,
+    )  # fmt: skip
+    return tide(
+        ev, dataset.classes, pos_threshold=pos_threshold,
+        background_threshold=background_threshold, max_dets=max_dets,
+    )  # fmt: skip
+
+
+def coco_evidence(
+    dataset: Dataset,
+    results: ResultSet,
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    max_dets: int = 100,
+) -> TideEvidence:
+    """TIDE's verdicts for COCO boxes (IoU: pycocotools' ``bbIou`` on the JSON ``x, y, w, h``)."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    dt: CocoResults = results.extras["coco"]
+    if dt.kind != "bbox":
+        raise ValueError(f"TIDE needs box results, not {dt.kind!r}")
+    dets = results.detections
+    n_img, n_det = len(dataset.images), len(dets)
+    # processing order: image (dataset order), descending score, file order on ties
+    order = np.lexsort((-dets.score, dets.image_index))
+    img_sorted = dets.image_index[order]
+    rank = np.arange(n_det) - np.searchsorted(img_sorted, img_sorted, side="left")
+    proc = order[rank < max_dets]
+    p_img, p_lab, p_box = dets.image_index[proc], dets.label[proc], dt.bbox[proc]
+    n_proc = len(proc)
+
+    obj = dataset.objects
+    reg = np.flatnonzero(~gt.iscrowd)  # image-sorted, annotation order within an image
+    r_lab, r_box = obj.label[reg], gt.bbox[reg]
+    r_off = group_offsets(obj.image_index[reg], n_img)
+    pair_det, pair_gt = same_image_pairs(p_img, r_off)
+    with np.errstate(invalid="ignore"):  # ±inf coordinates: NaN overlaps, as in pycocotools
+        iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
+    same = p_lab[pair_det] == r_lab[pair_gt]
+
+    # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
+    cand = np.flatnonzero(same & (iou >= pos_threshold))
+    pref = np.empty(len(cand), dtype=np.int64)
+    pref[np.lexsort((pair_gt[cand], -iou[cand], pair_det[cand]))] = np.arange(len(cand))
+    match = greedy_with_fallback(
+        pair_det[cand], pair_gt[cand], pref, np.arange(n_proc), n_proc, len(reg)
+    )
+    matched = match >= 0
+    used = np.zeros(len(reg), dtype=bool)
+    used[match[matched]] = True
+    ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
+    kind, target = error_kinds(
+        iou, same, used, pair_gt, r_off, p_img, matched, pos_threshold,
+        background_threshold,
+    )  # fmt: skip
+
+    return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
+
+
+def _in_crowd(
+    dataset: Dataset,
+    gt: CocoAnnotations,
+    p_img: IntArray,
+    p_lab: IntArray,
+    p_box: FloatArray,
+    unmatched: BoolArray,
+    pos_threshold: float,
+) -> BoolArray:
+    """Unmatched detections with crowd IoU ``> t_f`` with a crowd GT of their class."""
+    crowd = np.flatnonzero(gt.iscrowd)
+    c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
+    rows = np.flatnonzero(unmatched)
+    pd, pc = same_image_pairs(p_img[rows], c_off)
+    with np.errstate(invalid="ignore"):
+        ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
+    hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
+    out = np.zeros(len(p_img), dtype=bool)
+    out[rows[pd[hit]]] = True
+    return out
