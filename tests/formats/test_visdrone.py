@@ -28,12 +28,15 @@ def test_bad_rows_are_reported_with_line_and_the_rest_loads(tmp_path):
     )
     ds = read_visdrone(split)
     rs = read_visdrone_results(ds, [res])
-    assert [p.line for p in rs.problems] == [2, 3, 4, 5]
+    assert [p.line for p in rs.problems] == [2, 3, 5]
     assert "8 comma-separated" in rs.problems[0].message
-    assert "category" in rs.problems[3].message
-    assert rs.detections.line.tolist() == [1, 6]
-    assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1]
+    assert "category" in rs.problems[2].message
+    # a NaN score is kept (it ranks last) and reported once as a warning naming file and line
+    assert rs.detections.line.tolist() == [1, 4, 6]
+    assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1, 2]
     assert rs.detections.box[0].tolist() == [0, 0, 10, 10]
+    (warning,) = rs.extras["nonfinite"]
+    assert warning.path == res / "a.txt" and warning.line == 4
 
 
 def test_gt_score_must_be_0_or_1(tmp_path):

@@ -31,6 +31,7 @@ MIN_THRESHOLD = 0.5
 _CHUNK = 500_000
 
 
+@np.errstate(all="ignore")  # a NaN/inf result row overlaps nothing (comparisons are False)
 def overlaps(
     det: FloatArray, gt: FloatArray, ignore: npt.NDArray[np.bool_]
 ) -> tuple[npt.NDArray[np.bool_], FloatArray]:

@@ -31,7 +31,8 @@ def matlab_round(x: npt.ArrayLike) -> FloatArray:
     """
     a = np.asarray(x, dtype=np.float64)
     t = np.trunc(a)
-    out: FloatArray = t + np.sign(a) * (np.abs(a - t) >= 0.5)
+    with np.errstate(invalid="ignore"):  # ±inf - ±inf: the comparison is False, as in MATLAB
+        out: FloatArray = t + np.sign(a) * (np.abs(a - t) >= 0.5)
     return out
 
 
@@ -69,7 +70,7 @@ def keep_outside_regions(
     rcov = _lengths(ry, ry_stop, row_edges) > 0  # (R, Kr)
     ccov = _lengths(rx, rx_stop, col_edges) > 0  # (R, Kc)
     mask = (rcov[:, :, None] & ccov[:, None, :]).any(axis=0).astype(np.float64)
-    pos = np.maximum(1.0, matlab_round(boxes))
+    pos = np.fmax(1.0, matlab_round(boxes))  # MATLAB's max(1, NaN) is 1
     x = np.maximum(1.0, np.minimum(float(width), pos[:, 0]))
     y = np.maximum(1.0, np.minimum(float(height), pos[:, 1]))
     w, h = pos[:, 2], pos[:, 3]
