@@ -5,8 +5,8 @@ Inputs
 GT folder
     ``<basename>.xml`` per image, VOC-style: ``<object><name>WNID</name><bndbox>...``.
 ``DEVKIT/data/`` (``--devkit`` is the devkit root holding ``data/``, or ``data/`` itself)
-    * synset mapping: ``meta_det.mat`` (read with scipy if installed), else a text file
-      ``meta_det.txt`` or ``map_det.txt``: one synset per line, either
+    * synset mapping: a text file ``meta_det.txt`` or ``map_det.txt`` if present, else
+      ``meta_det.mat`` (MAT v5, read by ``formats.matfile``). Text: one synset per line, either
       ``<DET_ID> <WNID> <name ...>`` or ``<WNID> <DET_ID> <name ...>`` (the ILSVRC2015
       ``map_det.txt``); names may contain spaces; ``#`` lines and blank lines are skipped;
     * ``det_lists/val.txt``: ``<basename> <image id>`` per line;
@@ -20,11 +20,7 @@ loads). An empty submission is valid and means no detections.
 
 from __future__ import annotations
 
-import io
 import math
-import struct
-import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +31,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.ilsvrc import IlsvrcDetInfo
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.formats.input import read_bytes, read_text
+from vocviewer.formats.matfile import load_variable
 from vocviewer.formats.voc_annotations import make_parser
 from vocviewer.formats.voc_common import FileProblems, clean, describe, to_float, to_int
 
@@ -42,10 +39,8 @@ _MAPPING_NAMES = ("meta_det.txt", "map_det.txt")
 #: Most synsets a mapping may list (ILSVRC has 1,860; the limit keeps a garbage ID from sizing
 #: anything).
 MAX_SYNSETS = 100_000
-#: Largest devkit ``.mat`` file read, and the most bytes its compressed elements may inflate to
-#: (the real ``meta_*.mat`` are well under 2 MB).
+#: Largest devkit ``.mat`` file read (the real ``meta_*.mat`` are well under 2 MB).
 MAX_MAT_BYTES = 64 << 20
-MAX_MAT_INFLATED = 256 << 20
 #: Image ids and other integers in the lists stay within int64.
 MAX_ID = 2**62
 _XYXY = ("xmin", "ymin", "xmax", "ymax")
@@ -64,7 +59,7 @@ def read_synsets(data: Path) -> Synsets:
             return read_text_mapping(data / name, "DET_ID")
     mat = data / "meta_det.mat"
     if present(mat):
-        return read_mat_synsets(mat, ("ILSVRC2014_DET_ID",), "name", "meta_det.txt")
+        return read_mat_synsets(mat, ("ILSVRC2014_DET_ID",), "name")
     raise FormatError(data, "no synset mapping (meta_det.mat, meta_det.txt or map_det.txt)")
 
 
@@ -113,93 +108,37 @@ def _in_id_order(path: Path, found: dict[int, tuple[str, str]], id_name: str) ->
     return tuple(found[i][0] for i in ids), tuple(found[i][1] for i in ids)
 
 
-def read_mat_synsets(mat: Path, id_fields: tuple[str, ...], name_field: str, text: str) -> Synsets:
+def read_mat_synsets(mat: Path, id_fields: tuple[str, ...], name_field: str) -> Synsets:
     """The devkit's ``synsets`` struct array (fields ``id_fields[k]``, ``WNID``, ``name_field``)
     from a MAT v5 file; any other content is a ``FormatError`` naming the file."""
-    try:
-        from scipy.io import loadmat  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError:
-        raise FormatError(
-            mat,
-            f"reading {mat.name} needs scipy (pip install scipy); or put a text mapping "
-            f"{mat.parent / text} with lines '<ID> <WNID> <name>'",
-        ) from None
     data = read_bytes(mat, limit=MAX_MAT_BYTES)
-    want = f"expected a MATLAB v5 file holding the struct array 'synsets' ({id_fields[0]}, WNID, "
-    want += f"{name_field})"
+    want = f"expected the struct array 'synsets' with fields {id_fields[0]}, WNID, {name_field}"
     if data[:19] == b"MATLAB 7.3 MAT-file" or data[:4] == b"\x89HDF":
-        raise FormatError(mat, f"MATLAB v7.3 (HDF5) is not read: {want}; save it with -v7")
-    _check_inflation(mat, data)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            contents = loadmat(
-                io.BytesIO(data), squeeze_me=True, struct_as_record=False,
-                variable_names=["synsets"],
-            )  # fmt: skip
-    except Exception as exc:  # scipy raises many types on garbage (ValueError, TypeError, ...)
-        raise FormatError(mat, f"unreadable ({type(exc).__name__}: {exc}); {want}") from None
-    syn = contents.get("synsets")
+        raise FormatError(mat, f"MATLAB v7.3 (HDF5) files are not read; save with -v7 ({want})")
+    syn = load_variable(mat, data, "synsets")
     if syn is None:
         raise FormatError(mat, f"no variable 'synsets': {want}")
-    items = list(np.ravel(syn)) if isinstance(syn, np.ndarray) else [syn]
+    if not syn or not all(isinstance(s, dict) for s in syn) or len(syn) > MAX_SYNSETS:
+        raise FormatError(mat, want, element="synsets")
     found: dict[int, tuple[str, str]] = {}
-    for k, s in enumerate(items, start=1):
+    for k, s in enumerate(syn, start=1):
+        assert isinstance(s, dict)
         where = f"synsets({k})"
-        names = getattr(s, "_fieldnames", None) or []
-        key = next((f for f in id_fields if f in names), None)
-        if key is None or "WNID" not in names or len(items) > MAX_SYNSETS:
-            raise FormatError(mat, f"not a synset struct: {want}", element=where)
-        syn_id, wnid = _mat_int(getattr(s, key)), _mat_str(s.WNID)
+        key = next((f for f in id_fields if f in s), None)
+        if key is None or "WNID" not in s:
+            raise FormatError(mat, f"not a synset: {want}", element=where)
+        value, wnid = s[key], s["WNID"]
+        syn_id = to_int(str(value[0])) if isinstance(value, list) and len(value) == 1 else None
         if syn_id is None or not 1 <= syn_id <= MAX_SYNSETS or syn_id in found:
             raise FormatError(
                 mat, f"expected a new integer ID in 1..{MAX_SYNSETS}", element=f"{where}.{key}"
             )
-        if not wnid:
+        if not isinstance(wnid, str) or not wnid.strip():
             raise FormatError(mat, "expected a WNID string", element=f"{where}.WNID")
-        found[syn_id] = (wnid, _mat_str(getattr(s, name_field, "")) or wnid)
+        name = s.get(name_field)
+        name = " ".join(name.split()) if isinstance(name, str) else ""
+        found[syn_id] = (wnid.strip(), name or wnid.strip())
     return _in_id_order(mat, found, id_fields[0])
-
-
-def _mat_int(value: object) -> int | None:
-    arr = np.asarray(value)
-    if arr.size != 1 or arr.dtype.kind not in "iuf":
-        return None
-    v = float(arr.reshape(-1)[0])
-    return int(v) if math.isfinite(v) and v == int(v) else None
-
-
-def _mat_str(value: object) -> str:
-    if isinstance(value, str):
-        return value.strip()
-    arr = np.asarray(value)
-    return "".join(arr.reshape(-1).tolist()).strip() if arr.dtype.kind == "U" else ""
-
-
-def _check_inflation(mat: Path, data: bytes) -> None:
-    """Refuse compressed elements that would inflate past ``MAX_MAT_INFLATED`` (a zip bomb)
-    before scipy inflates them; anything unparsable is left to scipy's own checks."""
-    order = "<" if data[126:128] == b"IM" else ">"
-    pos, total = 128, 0
-    while pos + 8 <= len(data):
-        kind, nbytes = struct.unpack(order + "II", data[pos : pos + 8])
-        if kind >> 16:  # small data element: 4-byte tag, 4 bytes of data
-            pos += 8
-            continue
-        if kind == 15:  # miCOMPRESSED
-            d = zlib.decompressobj()
-            chunk = data[pos + 8 : pos + 8 + nbytes]
-            try:
-                while chunk and total <= MAX_MAT_INFLATED:
-                    total += len(d.decompress(chunk, 1 << 20))
-                    chunk = d.unconsumed_tail
-            except zlib.error:
-                return
-        if total > MAX_MAT_INFLATED:
-            raise FormatError(
-                mat, f"compressed content inflates past {MAX_MAT_INFLATED:,} bytes; not read"
-            )
-        pos += 8 + nbytes + (0 if kind == 15 else -nbytes % 8)
 
 
 def _pairs(
@@ -383,16 +322,17 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
                      extras=extras)  # fmt: skip
 
 
-def nonfinite_warning(path: Path, lines: list[int]) -> tuple[FormatError, ...]:
+def nonfinite_warning(
+    path: Path, lines: list[int], what: str = "a NaN/inf coordinate or a NaN confidence"
+) -> tuple[FormatError, ...]:
     """The non-finite rule's one warning per results file (empty if ``lines`` is)."""
     if not lines:
         return ()
     return (
         FormatError(
             path,
-            f"{len(lines)} row(s) with a NaN/inf coordinate or a NaN confidence (first here); "
-            "kept and evaluated as the official code does (they match nothing; NaN ranks "
-            "last), never drawn",
+            f"{len(lines)} row(s) with {what} (first here); kept and evaluated as the official "
+            "code does (they match nothing; NaN ranks last), never drawn",
             line=lines[0],
         ),
     )

@@ -11,7 +11,7 @@ GT path (``vocviewer eval PATH``)
 ``DEVKIT/data/`` (``--devkit`` is the devkit root holding ``data/``, or ``data/`` itself)
     * synset mapping: a text file ``meta_clsloc.txt`` or ``map_clsloc.txt``, one synset per
       line, ``<ID> <WNID> <name ...>`` or ``<WNID> <ID> <name ...>`` (the ILSVRC2015
-      ``map_clsloc.txt``); ``#`` and blank lines skipped. Else ``meta_clsloc.mat`` (needs scipy;
+      ``map_clsloc.txt``); ``#`` and blank lines skipped. Else ``meta_clsloc.mat`` (MAT v5;
       field ``ILSVRC2014_ID`` or ``ILSVRC2012_ID``). Only needed to read XML.
     * ``*clsloc_validation_ground_truth.txt`` (last in name order, e.g. ILSVRC2014 over 2012):
       one ID per line, line i = image row i. Without it each image's label is the WNID of its
@@ -72,7 +72,7 @@ def read_clsloc_synsets(data: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
             data, "no synset mapping (meta_clsloc.mat, meta_clsloc.txt, map_clsloc.txt)"
         )
     ids = ("ILSVRC2014_ID", "ILSVRC2012_ID")
-    return read_mat_synsets(mat, ids, "words", "meta_clsloc.txt")
+    return read_mat_synsets(mat, ids, "words")
 
 
 def _last(data: Path, pattern: str) -> Path | None:
@@ -230,5 +230,5 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
     guesses = ClslocGuesses(label=label, box=box, line=np.arange(1, n_img + 1, dtype=np.int64))
     return ResultSet(
         name=path.stem, files=(path,), problems=tuple(problems),
-        extras={"ilsvrc_clsloc": guesses, "nonfinite": nonfinite_warning(path, nonfinite)},
+        extras={"ilsvrc_clsloc": guesses, "nonfinite": nonfinite_warning(path, nonfinite, "a NaN/inf box coordinate")},
     )  # fmt: skip
