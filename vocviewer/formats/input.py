@@ -79,7 +79,10 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
                 path, f"file of {st.st_size:,} bytes is over the {limit:,}-byte limit"
             )
         try:
-            data = f.read(limit + 1)
+            # sized to the file: read(limit + 1) would reserve ``limit`` bytes up front
+            data = f.read(min(limit, st.st_size) + 1)
+            while len(data) <= limit and (more := f.read(min(1 << 24, limit + 1 - len(data)))):
+                data += more
         except OSError as e:
             raise _os_error(path, e) from None
     if len(data) > limit:  # grew while read (or a special file reporting size 0)
