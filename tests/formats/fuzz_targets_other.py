@@ -229,6 +229,9 @@ def _fixture() -> Path:
     (split / "annotations").mkdir(parents=True)
     (split / "images").mkdir()
     (split / "annotations" / "0000.txt").write_text("0,0,10,10,1,4,0,0\n")
+    from PIL import Image
+
+    Image.new("L", (1200, 900)).save(split / "images" / "0000.jpg")
     return root
 
 
@@ -256,6 +259,7 @@ def read_visdrone_gt(path: Path) -> object:
 
     split = path.parent / f"{path.name}.split"
     placed = _place(path, split / "annotations", "0000.txt")
+    shutil.copytree(_fixture() / "visdrone" / "images", split / "images", dirs_exist_ok=True)
     with _named_as(path, placed):
         return read_visdrone(split)
 

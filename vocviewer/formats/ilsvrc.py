@@ -80,13 +80,13 @@ def read_text_mapping(path: Path, id_name: str) -> Synsets:
         if len(parts) < 2:
             raise FormatError(path, f"{expected}, found {describe(parts)}", line=n)
         a, b = parts[0], parts[1]
-        syn_id, wnid = (to_int(a), b) if to_int(a) is not None else (to_int(b), a)
+        syn_id, wnid, token = (to_int(a), b, a) if to_int(a) is not None else (to_int(b), a, b)
         if syn_id is None:
             raise FormatError(
                 path, f"{expected}: no integer {id_name} in {describe(parts)}", line=n
             )
         if not 1 <= syn_id <= MAX_SYNSETS:
-            raise FormatError(path, f"{id_name} {syn_id} is not in 1..{MAX_SYNSETS}", line=n)
+            raise FormatError(path, f"{id_name} {token[:30]} is not in 1..{MAX_SYNSETS}", line=n)
         if syn_id in found:
             raise FormatError(
                 path,
@@ -292,7 +292,7 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
         if not parts:
             continue
         if len(parts) != 7:
-            sink.add(f"{expected}: found {len(parts)} fields", line=n)
+            sink.add(f"{expected}: found {len(parts)} field(s)", line=n)
             continue
         img, lab = to_int(parts[0]), to_int(parts[1])
         nums = [to_float(p) for p in parts[2:]]
@@ -300,7 +300,7 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
             sink.add(f"{expected} (integers, then numbers), found {describe(parts)}", line=n)
             continue
         if not 1 <= lab <= n_cls:
-            sink.add(f"DET_ID {lab} is not in 1..{n_cls}; row skipped", line=n)
+            sink.add(f"DET_ID {parts[1][:30]} is not in 1..{n_cls}; row skipped", line=n)
             continue
         if img not in row_of:
             unlisted[img] = unlisted.get(img, 0) + 1

@@ -38,7 +38,7 @@ class _Buffer:
         self.data, self.order, self.path, self.where, self.pos = data, order, path, where, 0
 
     def fail(self, message: str) -> FormatError:
-        return FormatError(self.path, f"{message} (byte {self.pos})", element=self.where or None)
+        return FormatError(self.path, message, element=self.where or None)
 
     def element(self) -> tuple[int, bytes]:
         """The next data element: (miTYPE, payload); the cursor moves past its padding."""

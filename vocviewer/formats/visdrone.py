@@ -24,6 +24,7 @@ Result folders: an **empty file** means "no detections" (the official code crash
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -162,8 +163,10 @@ def _image_size(path: Path, problems: list[FormatError]) -> tuple[int, int]:
 
     try:
         check_regular(path)
-        with Image.open(path) as im:
-            w, h = (int(v) for v in im.size)
+        with warnings.catch_warnings():  # only the header is read: no bomb to warn about
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                w, h = (int(v) for v in im.size)
         check_image_size(path, w, h)
     except FormatError as exc:
         reason = exc.message
