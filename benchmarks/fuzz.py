@@ -6,6 +6,7 @@ absent is skipped with a note. Case ``i`` of a target is fully determined by ``-
 (``fuzz_targets_other.make_case``): one in eight is random bytes, the others a valid file with one
 to three mutations (bit flips, truncation, insertions of NaN/inf/huge/negative numbers and markup,
 a splice with a second valid file, numbers replaced, lines or XML elements deleted or doubled).
+A target module may also offer ``mutate(rng, json_object)``: then odd cases use it instead.
 
 A case passes if ``read`` returns, or raises vocviewer's ``FormatError`` naming the file. Anything
 else -- another exception, a ``FormatError`` naming no file or another file, a ``MemoryError``
@@ -29,8 +30,10 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
+import json
 import multiprocessing as mp
 import os
+import random
 import resource
 import shutil
 import sys
@@ -82,13 +85,34 @@ def load_targets(notes: list[str]) -> list[Target]:
         if module is None:
             notes.append(f"tests/formats/fuzz_targets_{short}.py not found: its formats skipped")
             continue
-        targets += list(getattr(module, "TARGETS", []))
+        mutate = getattr(module, "mutate", None) if short != "other" else None
+        for t in getattr(module, "TARGETS", []):
+            targets.append(t)
+            if callable(mutate):
+                _STRUCTURED[id(t[1])] = mutate
     return targets
 
 
+#: ``make_valid`` id -> a module's own ``mutate(rng, json_object)`` (the COCO targets have one).
+_STRUCTURED: dict[int, Any] = {}
+
+
 def make_case(make_valid: Any, seed: int) -> tuple[str, bytes]:
+    """Case ``seed``: ``fuzz_targets_other.make_case``, or for odd seeds of a target whose module
+    has a JSON-level ``mutate(rng, obj)``, one to three of those on a valid file."""
     other = _load("other")
     assert other is not None, "tests/formats/fuzz_targets_other.py holds the mutations"
+    structured = _STRUCTURED.get(id(make_valid))
+    if structured is not None and seed % 2:
+        rng = random.Random(seed)
+        try:
+            obj = json.loads(make_valid(rng))
+        except ValueError:
+            pass
+        else:
+            for _ in range(rng.randint(1, 3)):
+                obj = structured(rng, obj)
+            return "mutated-json", json.dumps(obj, allow_nan=True).encode()
     result: tuple[str, bytes] = other.make_case(make_valid, seed)
     return result
 

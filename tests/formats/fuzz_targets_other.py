@@ -187,6 +187,15 @@ def _mat_bytes(rng: random.Random, id_field: str, name_field: str) -> bytes:
     return buf.getvalue()
 
 
+def det_list_bytes(rng: random.Random) -> bytes:
+    return "".join(f"img{i} {i + 1}\n" for i in range(N_IMAGES)).encode()
+
+
+def det_blacklist_bytes(rng: random.Random) -> bytes:
+    pairs = [(rng.randint(1, N_IMAGES), rng.choice(WNIDS)) for _ in range(rng.randint(0, 6))]
+    return "".join(f"{i} {w}\n" for i, w in pairs).encode()
+
+
 def clsloc_labels_bytes(rng: random.Random) -> bytes:
     return "".join(f"{rng.randint(1, len(WNIDS))}\n" for _ in range(N_IMAGES)).encode()
 
@@ -291,6 +300,27 @@ def read_det_xml(path: Path) -> object:
         return read_ilsvrc_det(gt, _fixture() / "devkit")
 
 
+def _read_det_with(path: Path, relative: str) -> object:
+    """``read_ilsvrc_det`` with a copy of the devkit whose ``data/<relative>`` is ``path``."""
+    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+
+    devkit = path.parent / f"{path.name}.devkit"
+    shutil.rmtree(devkit, ignore_errors=True)
+    shutil.copytree(_fixture() / "devkit", devkit)
+    placed = devkit / "data" / relative
+    shutil.copyfile(path, placed)
+    with _named_as(path, placed):
+        return read_ilsvrc_det(_fixture() / "det_gt", devkit)
+
+
+def read_det_list(path: Path) -> object:
+    return _read_det_with(path, "det_lists/val.txt")
+
+
+def read_det_blacklist(path: Path) -> object:
+    return _read_det_with(path, "ILSVRC2014_det_validation_blacklist.txt")
+
+
 @cache
 def _det_dataset() -> object:
     from vocviewer.formats.ilsvrc import read_ilsvrc_det
@@ -352,6 +382,8 @@ TARGETS: list[Target] = [
     ("visdrone-results", visdrone_results_bytes, read_visdrone_res),
     ("ilsvrc-det-xml", ilsvrc_xml_bytes, read_det_xml),
     ("ilsvrc-det-submission", det_submission_bytes, read_det_submission),
+    ("ilsvrc-det-val-list", det_list_bytes, read_det_list),
+    ("ilsvrc-det-blacklist", det_blacklist_bytes, read_det_blacklist),
     ("ilsvrc-meta_det.txt", mapping_txt_bytes, read_meta_det_txt),
     ("ilsvrc-meta_det.mat", lambda r: _mat_bytes(r, "ILSVRC2014_DET_ID", "name"), read_meta_det_mat),
     ("ilsvrc-meta_clsloc.mat", lambda r: _mat_bytes(r, "ILSVRC2014_ID", "words"), read_meta_clsloc_mat),
