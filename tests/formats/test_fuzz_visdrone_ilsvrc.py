@@ -25,6 +25,8 @@ BUDGET = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 IDS = [t[0] for t in TARGETS]
+#: Problems about a whole file (formats.input's reasons) need no line or element.
+WHOLE_FILE = ("cannot read", "no such file", "symbolic link loop", "expected a regular file")
 
 
 def _read(target, data: bytes) -> object:
@@ -42,14 +44,17 @@ def _read(target, data: bytes) -> object:
     for problem in getattr(out, "problems", ()):
         assert isinstance(problem, FormatError) and problem.path is not None
         if problem.path.name == "0000.txt" or problem.path.suffix == ".xml":
-            assert problem.line is not None or problem.element or "file" in problem.message
+            whole_file = problem.message.startswith(WHOLE_FILE)
+            assert problem.line is not None or problem.element or whole_file, problem
     return out
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=IDS)
 @BUDGET
-@given(rng=st.randoms(use_true_random=False))
-def test_mutated_valid_files_give_data_or_a_located_error(target, rng: random.Random):
+@given(seed=st.integers(0, 2**64))
+def test_mutated_valid_files_give_data_or_a_located_error(target, seed: int):
+    # a seeded generator, not st.randoms(): hundreds of recorded draws per file cost 20 ms a case
+    rng = random.Random(seed)
     _read(target, mutate(target[1](rng), rng, target[1](rng)))
 
 
