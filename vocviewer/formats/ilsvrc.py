@@ -245,28 +245,20 @@ def read_objects_xml(
     for k, obj in enumerate(root.iterfind("object"), start=1):
         where = f"annotation/object[{k}]"
         wnid = clean(obj.findtext("name"))
-        vals = [to_float(clean(obj.findtext(f"bndbox/{c}"))) for c in _XYXY]
-        bad = next((c for c, v in zip(_XYXY, vals, strict=True) if v is None), None)
-        bad = bad or next(
-            (c for c, v in zip(_XYXY, vals, strict=True) if not math.isfinite(v or 0)), None
-        )
+        texts = [clean(obj.findtext(f"bndbox/{c}")) for c in _XYXY]
+        vals = [to_float(t) for t in texts]
+        bad = next((k for k, v in enumerate(vals) if v is None or not math.isfinite(v)), None)
         if wnid not in index:
-            sink.add(
-                f"unknown WNID {wnid[:40]!r}; object skipped",
-                element=f"{where}/name",
-                line=obj.sourceline,
-            )
+            message, element = f"unknown WNID {wnid[:40]!r}; object skipped", f"{where}/name"
+        elif bad is not None:
+            message = f"expected a finite number, found {texts[bad][:40]!r}; object skipped"
+            element = f"{where}/bndbox/{_XYXY[bad]}"
+        else:
+            x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
+            objs.append((image, index[wnid], x1, y1, x2, y2, order))
+            order += 1
             continue
-        if bad is not None:
-            sink.add(
-                "expected a finite number; object skipped",
-                element=f"{where}/bndbox/{bad}",
-                line=obj.sourceline,
-            )
-            continue
-        x1, y1, x2, y2 = (float(v) for v in vals if v is not None)
-        objs.append((image, index[wnid], x1, y1, x2, y2, order))
-        order += 1
+        sink.add(message, element=element, line=obj.sourceline)
     sink.close()
 
 
