@@ -57,16 +57,16 @@ def overlap_pairs(
     one = 1.0 if plus_one else 0.0
     d = np.asarray(det, dtype=np.float64).reshape(-1, 4)
     g = np.asarray(gt, dtype=np.float64).reshape(-1, 4)
-    iw = np.fmin(d[:, 2], g[:, 2]) - np.fmax(d[:, 0], g[:, 0]) + one
-    ih = np.fmin(d[:, 3], g[:, 3]) - np.fmax(d[:, 1], g[:, 1]) + one
-    considered = (iw > 0) & (ih > 0)
-    inter = iw * ih
-    ua = (
-        (d[:, 2] - d[:, 0] + one) * (d[:, 3] - d[:, 1] + one)
-        + (g[:, 2] - g[:, 0] + one) * (g[:, 3] - g[:, 1] + one)
-        - inter
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # inf - inf, 1e308 overflows: IEEE results, no warnings
+        iw = np.fmin(d[:, 2], g[:, 2]) - np.fmax(d[:, 0], g[:, 0]) + one
+        ih = np.fmin(d[:, 3], g[:, 3]) - np.fmax(d[:, 1], g[:, 1]) + one
+        considered = (iw > 0) & (ih > 0)
+        inter = iw * ih
+        ua = (
+            (d[:, 2] - d[:, 0] + one) * (d[:, 3] - d[:, 1] + one)
+            + (g[:, 2] - g[:, 0] + one) * (g[:, 3] - g[:, 1] + one)
+            - inter
+        )
         ov = inter / ua
     ov = np.where(considered, ov, -np.inf)
     return considered, ov

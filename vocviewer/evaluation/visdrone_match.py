@@ -31,23 +31,22 @@ MIN_THRESHOLD = 0.5
 _CHUNK = 500_000
 
 
-@np.errstate(all="ignore")  # a NaN/inf result row overlaps nothing (comparisons are False)
 def overlaps(
     det: FloatArray, gt: FloatArray, ignore: npt.NDArray[np.bool_]
 ) -> tuple[npt.NDArray[np.bool_], FloatArray]:
     """``compOas`` on aligned pairs (``ltwh`` float64 (P, 4) each): (considered, overlap)."""
-    dx2 = det[:, 0] + det[:, 2]
-    dy2 = det[:, 1] + det[:, 3]
-    gx2 = gt[:, 0] + gt[:, 2]
-    gy2 = gt[:, 1] + gt[:, 3]
-    da = det[:, 2] * det[:, 3]
-    ga = gt[:, 2] * gt[:, 3]
-    iw = np.minimum(dx2, gx2) - np.maximum(det[:, 0], gt[:, 0])
-    ih = np.minimum(dy2, gy2) - np.maximum(det[:, 1], gt[:, 1])
-    ok = (iw > 0) & (ih > 0)
-    t = iw * ih
-    u = np.where(ignore, da, da + ga - t)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # NaN / inf / 1e308 rows: IEEE results, overlap NaN or 0
+        dx2 = det[:, 0] + det[:, 2]
+        dy2 = det[:, 1] + det[:, 3]
+        gx2 = gt[:, 0] + gt[:, 2]
+        gy2 = gt[:, 1] + gt[:, 3]
+        da = det[:, 2] * det[:, 3]
+        ga = gt[:, 2] * gt[:, 3]
+        iw = np.minimum(dx2, gx2) - np.maximum(det[:, 0], gt[:, 0])
+        ih = np.minimum(dy2, gy2) - np.maximum(det[:, 1], gt[:, 1])
+        ok = (iw > 0) & (ih > 0)
+        t = iw * ih
+        u = np.where(ignore, da, da + ga - t)
         ov = np.where(ok, t / u, 0.0)
     return ok, ov
 

@@ -8,7 +8,9 @@ Rules, per image holding at least one category-0 row ("region"):
 * every other row is tested with ``X, Y, w, h = max(1, round(box))`` (MATLAB rounding: halves away
   from zero), ``x = min(W, X)``, ``y = min(H, Y)``; ``S`` = mask sum over rows
   ``y+1 .. min(H, y+h)`` and columns ``x+1 .. min(W, x+w)``; the row is kept iff
-  ``S / (w*h) < 0.5`` (exactly 0.5 is dropped; ``w*h`` unclipped).
+  ``S / (w*h) < 0.5`` (exactly 0.5 is dropped; ``w*h`` unclipped);
+* a row with a NaN or infinite number lies nowhere: it is kept (vocviewer's rule for results with
+  non-finite coordinates: evaluated, overlapping nothing; the toolkit's outcome is undefined).
 
 The toolkit sums an integral image; here the mask is a union of rectangles, so ``S`` is computed
 exactly on the grid compressed to the region edges (``S`` and ``w*h`` are integers, exact in
@@ -31,8 +33,7 @@ def matlab_round(x: npt.ArrayLike) -> FloatArray:
     """
     a = np.asarray(x, dtype=np.float64)
     t = np.trunc(a)
-    with np.errstate(invalid="ignore"):  # ±inf - ±inf: the comparison is False, as in MATLAB
-        out: FloatArray = t + np.sign(a) * (np.abs(a - t) >= 0.5)
+    out: FloatArray = t + np.sign(a) * (np.abs(a - t) >= 0.5)
     return out
 
 
@@ -70,13 +71,16 @@ def keep_outside_regions(
     rcov = _lengths(ry, ry_stop, row_edges) > 0  # (R, Kr)
     ccov = _lengths(rx, rx_stop, col_edges) > 0  # (R, Kc)
     mask = (rcov[:, :, None] & ccov[:, None, :]).any(axis=0).astype(np.float64)
-    pos = np.fmax(1.0, matlab_round(boxes))  # MATLAB's max(1, NaN) is 1
-    x = np.maximum(1.0, np.minimum(float(width), pos[:, 0]))
-    y = np.maximum(1.0, np.minimum(float(height), pos[:, 1]))
-    w, h = pos[:, 2], pos[:, 3]
-    x2 = np.minimum(float(width), x + w)
-    y2 = np.maximum(1.0, np.minimum(float(height), y + h))
-    rl = _lengths(y + 1.0, y2 + 1.0, row_edges)
-    cl = _lengths(x + 1.0, x2 + 1.0, col_edges)
-    s = np.einsum("qi,ij,qj->q", rl, mask, cl)
-    return np.asarray(s / (h * w) < 0.5)
+    finite = np.isfinite(boxes).all(axis=1)
+    with np.errstate(all="ignore"):  # NaN / inf / 1e308 rows: computed, then kept below
+        pos = np.maximum(1.0, matlab_round(boxes))
+        x = np.maximum(1.0, np.minimum(float(width), pos[:, 0]))
+        y = np.maximum(1.0, np.minimum(float(height), pos[:, 1]))
+        w, h = pos[:, 2], pos[:, 3]
+        x2 = np.minimum(float(width), x + w)
+        y2 = np.maximum(1.0, np.minimum(float(height), y + h))
+        rl = _lengths(y + 1.0, y2 + 1.0, row_edges)
+        cl = _lengths(x + 1.0, x2 + 1.0, col_edges)
+        s = np.einsum("qi,ij,qj->q", rl, mask, cl)
+        inside = s / (h * w) >= 0.5
+    return np.asarray(~(inside & finite))
