@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import json
 import multiprocessing as mp
 import os
@@ -86,6 +87,8 @@ def load_targets(notes: list[str]) -> list[Target]:
             notes.append(f"tests/formats/fuzz_targets_{short}.py not found: its formats skipped")
             continue
         mutate = getattr(module, "mutate", None) if short != "other" else None
+        if callable(mutate) and next(iter(inspect.signature(mutate).parameters), "") != "rng":
+            mutate = None  # only a JSON-level mutate(rng, obj) is used
         for t in getattr(module, "TARGETS", []):
             targets.append(t)
             if callable(mutate):
@@ -108,8 +111,8 @@ def make_case(make_valid: Any, seed: int) -> tuple[str, bytes]:
         try:
             obj = json.loads(make_valid(rng))
         except ValueError:
-            pass
-        else:
+            obj = None
+        if isinstance(obj, (dict, list)):
             for _ in range(rng.randint(1, 3)):
                 obj = structured(rng, obj)
             return "mutated-json", json.dumps(obj, allow_nan=True).encode()
