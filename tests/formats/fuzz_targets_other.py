@@ -140,6 +140,15 @@ def visdrone_results_bytes(rng: random.Random) -> bytes:
     return "".join(r + "\n" for r in rows).encode()
 
 
+def image_bytes(rng: random.Random) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    size = (rng.randint(1, 64), rng.randint(1, 64))
+    Image.new("L", size, rng.randint(0, 255)).save(buf, format=rng.choice(("JPEG", "PNG")))
+    return buf.getvalue()
+
+
 def ilsvrc_xml_bytes(rng: random.Random) -> bytes:
     objs = []
     for _ in range(rng.randint(0, 5)):
@@ -273,6 +282,17 @@ def read_visdrone_gt(path: Path) -> object:
         return read_visdrone(split)
 
 
+def read_visdrone_image(path: Path) -> object:
+    """A split whose one annotation file holds an ignored region, so the image header is read."""
+    from vocviewer.formats.visdrone import read_visdrone
+
+    split = path.parent / f"{path.name}.split"
+    _place(path, split / "images", "0000.jpg")
+    (split / "annotations").mkdir()
+    (split / "annotations" / "0000.txt").write_text("0,0,10,10,1,4,0,0\n0,0,5,5,0,0,0,0\n")
+    return read_visdrone(split)
+
+
 @cache
 def _visdrone_dataset() -> object:
     from vocviewer.formats.visdrone import read_visdrone
@@ -380,6 +400,7 @@ def read_clsloc_submission(path: Path) -> object:
 TARGETS: list[Target] = [
     ("visdrone-annotations", visdrone_gt_bytes, read_visdrone_gt),
     ("visdrone-results", visdrone_results_bytes, read_visdrone_res),
+    ("visdrone-image-header", image_bytes, read_visdrone_image),
     ("ilsvrc-det-xml", ilsvrc_xml_bytes, read_det_xml),
     ("ilsvrc-det-submission", det_submission_bytes, read_det_submission),
     ("ilsvrc-det-val-list", det_list_bytes, read_det_list),
