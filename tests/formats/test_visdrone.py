@@ -28,12 +28,15 @@ def test_bad_rows_are_reported_with_line_and_the_rest_loads(tmp_path):
     )
     ds = read_visdrone(split)
     rs = read_visdrone_results(ds, [res])
-    assert [p.line for p in rs.problems] == [2, 3, 4, 5]
+    assert [p.line for p in rs.problems] == [2, 3, 5]
     assert "8 comma-separated" in rs.problems[0].message
-    assert "category" in rs.problems[3].message
-    assert rs.detections.line.tolist() == [1, 6]
-    assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1]
+    assert "category" in rs.problems[2].message
+    # a NaN score is kept (it ranks last) and reported once as a warning naming file and line
+    assert rs.detections.line.tolist() == [1, 4, 6]
+    assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1, 2]
     assert rs.detections.box[0].tolist() == [0, 0, 10, 10]
+    (warning,) = rs.extras["nonfinite"]
+    assert warning.path == res / "a.txt" and warning.line == 4
 
 
 def test_gt_score_must_be_0_or_1(tmp_path):
@@ -61,3 +64,26 @@ def test_image_size_read_only_for_images_with_regions(tmp_path):
     ds = read_visdrone(split)
     assert ds.extras["visdrone"].image_height.tolist() == [21]
     assert ds.extras["visdrone"].image_width.tolist() == [33]
+
+
+def test_nonfinite_results_are_kept_ranked_last_and_evaluated_silently(tmp_path):
+    """The non-finite rule: NaN/inf rows are false positives, a NaN score ranks last, no numpy
+    warning (the suite turns warnings into errors), even with ignored regions to filter."""
+    from tests.evaluation.test_visdrone_reference import evaluate_dirs, write_split
+
+    gt = [(0, 0, 10, 10, 1, 4), (20, 20, 10, 10, 1, 4), (40, 40, 10, 10, 0, 0)]
+    clean = [(0, 0, 10, 10, 0.9, 4), (20, 20, 10, 10, 0.3, 4)]
+    split, res = write_split(tmp_path / "a", [(gt, clean, 100, 100)])
+    lines = (res / "0000.txt").read_text().splitlines()
+    # a NaN-score FP ranked last changes nothing; an inf-box FP ranked first costs precision
+    (res / "0000.txt").write_text("\n".join([*lines, "0,0,10,10,nan,4,-1,-1"]) + "\n")
+    assert evaluate_dirs(split, res).ap.tolist() == _ap(tmp_path / "b", gt, clean)
+    (res / "0000.txt").write_text("\n".join(["-inf,nan,inf,inf,0.95,4,-1,-1", *lines]) + "\n")
+    far = [(500, 500, 10, 10, 0.95, 4), *clean]
+    assert evaluate_dirs(split, res).ap.tolist() == _ap(tmp_path / "c", gt, far)
+
+
+def _ap(root, gt, dets):
+    from tests.evaluation.test_visdrone_reference import evaluate_dirs, write_split
+
+    return evaluate_dirs(*write_split(root, [(gt, dets, 100, 100)])).ap.tolist()

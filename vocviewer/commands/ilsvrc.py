@@ -64,7 +64,8 @@ def run_clsloc(args: argparse.Namespace) -> EvalOutput:
     results = read_ilsvrc_clsloc_results(dataset, args.results[0])
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings = [str(p) for p in (*dataset.problems, *results.problems)]
+    nonfinite = results.extras.get("nonfinite", ())
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *nonfinite)]
     result = evaluate_ilsvrc_clsloc(dataset, results)
     info = dataset.extras["ilsvrc_clsloc"]
     text = format_clsloc(result, info, str(args.results[0]), str(args.path))
@@ -99,7 +100,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = read_ilsvrc_det_results(dataset, args.results[0])
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in results.problems]
+    warnings += [str(p) for p in (*results.problems, *results.extras.get("nonfinite", ()))]
     unlisted = results.extras.get("ilsvrc_unlisted", {})
     if unlisted:
         warnings.append(

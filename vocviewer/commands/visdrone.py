@@ -87,7 +87,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = read_visdrone_results(dataset, args.results)
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in results.problems]
+    warnings += [str(p) for p in (*results.problems, *results.extras.get("nonfinite", ()))]
     rx: VisDroneDetections = results.extras["visdrone"]
     if rx.missing:
         shown = ", ".join(rx.missing[:10]) + (" ..." if len(rx.missing) > 10 else "")

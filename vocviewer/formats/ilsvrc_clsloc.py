@@ -11,7 +11,7 @@ GT path (``vocviewer eval PATH``)
 ``DEVKIT/data/`` (``--devkit`` is the devkit root holding ``data/``, or ``data/`` itself)
     * synset mapping: a text file ``meta_clsloc.txt`` or ``map_clsloc.txt``, one synset per
       line, ``<ID> <WNID> <name ...>`` or ``<WNID> <ID> <name ...>`` (the ILSVRC2015
-      ``map_clsloc.txt``); ``#`` and blank lines skipped. Else ``meta_clsloc.mat`` (needs scipy;
+      ``map_clsloc.txt``); ``#`` and blank lines skipped. Else ``meta_clsloc.mat`` (MAT v5;
       field ``ILSVRC2014_ID`` or ``ILSVRC2012_ID``). Only needed to read XML.
     * ``*clsloc_validation_ground_truth.txt`` (last in name order, e.g. ILSVRC2014 over 2012):
       one ID per line, line i = image row i. Without it each image's label is the WNID of its
@@ -21,7 +21,8 @@ Submission
     One line per image row, in the same order: up to 5 guesses, each
     ``<label> <xmin> <ymin> <xmax> <ymax>`` (whitespace or commas, as ``dlmread`` reads).
     Fields after the 25th are ignored (readme §3.3). Label 0 is the official padding of short
-    lines and never matches. A blank line is an image without guesses; blank lines beyond
+    lines and never matches. A NaN/inf box is kept (it overlaps nothing); the file's first such
+    line is a warning in ``ResultSet.extras["nonfinite"]``. A blank line is an image without guesses; blank lines beyond
     the last image are ignored.
 
 Fatal problems (wrong line count, unreadable labels file) raise ``FormatError`` with file and
@@ -40,15 +41,19 @@ from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.ilsvrc import ClslocGuesses, IlsvrcClslocInfo
 from vocviewer.core.results import ResultSet
-from vocviewer.formats.ilsvrc import data_dir, read_objects_xml
-from vocviewer.formats.voc_annotations import make_parser
-from vocviewer.formats.voc_common import (
-    FileProblems,
-    read_text,
-    split_lines,
-    to_float,
-    to_int,
+from vocviewer.formats.ilsvrc import (
+    MAX_ID,
+    MAX_SYNSETS,
+    data_dir,
+    nonfinite_warning,
+    present,
+    read_mat_synsets,
+    read_objects_xml,
+    read_text_mapping,
 )
+from vocviewer.formats.input import check_regular, read_text
+from vocviewer.formats.voc_annotations import make_parser
+from vocviewer.formats.voc_common import FileProblems, split_lines, to_float, to_int
 
 #: Guesses per image the official evaluation looks at (``max_num_pred_per_image``).
 MAX_GUESSES = 5
@@ -59,44 +64,15 @@ _Obj = tuple[int, int, float, float, float, float, int]
 def read_clsloc_synsets(data: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(WNIDs, names) in ILSVRC2014_ID order from a text mapping or ``meta_clsloc.mat``."""
     for name in _MAPPING_NAMES:
-        if (data / name).is_file():
-            return _read_text_mapping(data / name)
+        if present(data / name):
+            return read_text_mapping(data / name, "ILSVRC2014_ID")
     mat = data / "meta_clsloc.mat"
-    if not mat.is_file():
+    if not present(mat):
         raise FormatError(
             data, "no synset mapping (meta_clsloc.mat, meta_clsloc.txt, map_clsloc.txt)"
         )
-    try:
-        from scipy.io import loadmat  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError:
-        raise FormatError(
-            mat,
-            "reading meta_clsloc.mat needs scipy (pip install scipy); or put a text mapping "
-            f"{data / 'meta_clsloc.txt'} with lines '<ILSVRC2014_ID> <WNID> <name>'",
-        ) from None
-    syn = loadmat(str(mat), squeeze_me=True, struct_as_record=False)["synsets"]
-    key = "ILSVRC2014_ID" if hasattr(syn[0], "ILSVRC2014_ID") else "ILSVRC2012_ID"
-    entries = sorted((int(getattr(s, key)), str(s.WNID), str(s.words)) for s in syn)
-    return tuple(e[1] for e in entries), tuple(e[2] for e in entries)
-
-
-def _read_text_mapping(path: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    found: dict[int, tuple[str, str]] = {}
-    for n, parts in enumerate(split_lines(read_text(path)), start=1):
-        if not parts or parts[0].startswith("#"):
-            continue
-        a, b = [*parts, ""][:2]
-        first, second = to_int(a), to_int(b)
-        syn_id, wnid = (first, b) if first is not None else (second, a)
-        if syn_id is None or syn_id < 1 or syn_id in found:
-            raise FormatError(
-                path, "expected '<ILSVRC2014_ID> <WNID> <name>' with a new ID >= 1", line=n
-            )
-        found[syn_id] = (wnid, " ".join(parts[2:]) or wnid)
-    ids = sorted(found)
-    if ids != list(range(1, len(ids) + 1)):
-        raise FormatError(path, "ILSVRC2014_IDs must be 1..N without gaps")
-    return tuple(found[i][0] for i in ids), tuple(found[i][1] for i in ids)
+    ids = ("ILSVRC2014_ID", "ILSVRC2012_ID")
+    return read_mat_synsets(mat, ids, "words")
 
 
 def _last(data: Path, pattern: str) -> Path | None:
@@ -113,8 +89,10 @@ def read_labels_file(path: Path) -> list[int]:
     out: list[int] = []
     for n, parts in enumerate(split_lines(read_text(path)), start=1):
         value = to_int(parts[0]) if len(parts) == 1 else None
-        if value is None or value < 1:
-            raise FormatError(path, "expected one ILSVRC2014_ID (integer >= 1) per line", line=n)
+        if value is None or not 1 <= value <= MAX_SYNSETS:
+            raise FormatError(
+                path, f"expected one ILSVRC2014_ID (integer 1..{MAX_SYNSETS}) per line", line=n
+            )
         out.append(value)
     return out
 
@@ -126,7 +104,7 @@ def _read_blacklist(path: Path, problems: list[FormatError]) -> list[int]:
         value = to_int(parts[0]) if len(parts) == 1 else None
         if not parts:
             continue
-        if value is None or value < 1:
+        if value is None or not 1 <= value < MAX_ID:
             sink.add("expected one 1-based image row per line; line ignored", line=n)
             continue
         out.append(value)
@@ -137,6 +115,8 @@ def _read_blacklist(path: Path, problems: list[FormatError]) -> list[int]:
 def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
     """Read CLS-LOC ground truth: XML folder or labels file ``path``, with ``devkit``'s data/."""
     path, data = Path(path), data_dir(Path(devkit))
+    if not path.is_dir():
+        check_regular(path)  # a FIFO, device, link loop or missing file: FormatError
     problems: list[FormatError] = []
     gt_file = path if path.is_file() else _last(data, "*clsloc_validation_ground_truth.txt")
     labels = read_labels_file(gt_file) if gt_file is not None else None
@@ -225,6 +205,7 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
             path, f"{len(rows)} line(s) but {n_img} image(s): one line per image is expected"
         )
     problems: list[FormatError] = []
+    nonfinite: list[int] = []
     sink = FileProblems(problems, path)
     label = np.zeros((n_img, MAX_GUESSES), dtype=np.int64)
     box = np.zeros((n_img, MAX_GUESSES, 4), dtype=np.float64)
@@ -236,10 +217,12 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
             continue
         labs = [to_int(t) for t in fields[::5]]
         nums = [to_float(t) for k, t in enumerate(fields) if k % 5]
-        if any(v is None or v < 0 for v in labs) or any(v is None or math.isnan(v) for v in nums):
-            sink.add("labels must be integers >= 0 and boxes numbers (no NaN); read as no "
-                     "guesses", line=i + 1)  # fmt: skip
+        if any(v is None or not 0 <= v < MAX_ID for v in labs) or any(v is None for v in nums):
+            sink.add("labels must be integers >= 0 and boxes numbers; read as no guesses",
+                     line=i + 1)  # fmt: skip
             continue
+        if not all(math.isfinite(v) for v in nums if v is not None):
+            nonfinite.append(i + 1)
         g = len(labs)
         label[i, :g] = [v for v in labs if v is not None]
         box[i, :g] = np.array([v for v in nums if v is not None], dtype=np.float64).reshape(g, 4)
@@ -247,5 +230,5 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
     guesses = ClslocGuesses(label=label, box=box, line=np.arange(1, n_img + 1, dtype=np.int64))
     return ResultSet(
         name=path.stem, files=(path,), problems=tuple(problems),
-        extras={"ilsvrc_clsloc": guesses},
+        extras={"ilsvrc_clsloc": guesses, "nonfinite": nonfinite_warning(path, nonfinite, "a NaN/inf box coordinate")},
     )  # fmt: skip

@@ -5,11 +5,17 @@ of ``<name>.txt`` files with the same names. Every row (annotation and result) i
 ``left,top,width,height,score,category,truncation,occlusion``; a trailing comma and surrounding
 whitespace are accepted, blank lines are skipped.
 
-Accepted values: finite numbers for the box; a non-NaN score (annotations: exactly 0 or 1);
-integral category 0..11; integral truncation and occlusion. Any other row is reported as a
+Accepted values: numbers for the box with width and height >= 0; integral category 0..11;
+integral truncation and occlusion. Annotations need finite boxes and a score of exactly 0 or 1.
+Results follow the program-wide non-finite rule: a NaN/inf coordinate or a NaN score is kept and
+evaluated as the toolkit does (it overlaps nothing; a NaN score ranks last) and the first such
+line of each file is reported in ``ResultSet.extras["nonfinite"]``. Any other bad row is a
 ``FormatError`` with file and line and left out; the rest loads (the numbers are then not
 official). Images are sorted by name (the toolkit's directory listing order). The image size is
-read (JPEG header only, Pillow) just for images holding ignored regions (category 0).
+read (image header only, Pillow) just for images holding ignored regions (category 0).
+
+Files are opened through ``formats.input``: a FIFO, device, folder or link loop in a listing is a
+problem naming that file, and the rest loads.
 
 Result folders: an **empty file** means "no detections" (the official code crashes on it); a
 **missing file** is listed in ``extras["visdrone"].missing`` and treated as empty.
@@ -18,6 +24,7 @@ Result folders: an **empty file** means "no detections" (the official code crash
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,7 +34,8 @@ from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.core.visdrone import VISDRONE_CATEGORIES, VisDroneDetections, VisDroneGroundTruth
-from vocviewer.formats.voc_common import to_float, to_int
+from vocviewer.formats.input import check_image_size, check_regular, read_text
+from vocviewer.formats.voc_common import FileProblems, to_float, to_int
 
 Row = tuple[float, float, float, float, float, int, int, int]
 _FIELDS = "left,top,width,height,score,category,truncation,occlusion"
@@ -37,6 +45,9 @@ def looks_like_visdrone(path: Path) -> bool:
     """A folder holding ``annotations/*.txt`` and no VOC ``Annotations/*.xml``."""
     ann = path / "annotations"
     return ann.is_dir() and any(ann.glob("*.txt"))
+
+
+_INT_LIMIT = 2**31  # truncation / occlusion are small flags; bounded so columns stay int64
 
 
 def parse_row(line: str, *, ground_truth: bool) -> Row | str:
@@ -50,47 +61,60 @@ def parse_row(line: str, *, ground_truth: bool) -> Row | str:
     nums: list[float] = []
     for name, f in zip(_FIELDS.split(","), fields[:5], strict=False):
         v = to_float(f)
-        if v is None or math.isnan(v):
-            return f"{name} is not a number: {f!r}"
-        if name != "score" and not math.isfinite(v):
-            return f"{name} is not finite: {f!r}"
+        if v is None:
+            return f"{name} is not a number: {_short(f)}"
+        if ground_truth and not math.isfinite(v):
+            return f"{name} is not a finite number: {_short(f)}"
+        if name in ("width", "height") and v < 0:
+            return f"{name} is negative: {_short(f)}"
         nums.append(v)
+    if ground_truth and not (math.isfinite(nums[0] + nums[2]) and math.isfinite(nums[1] + nums[3])):
+        return "left + width or top + height is not a finite number"
     ints: list[int] = []
     for name, f in zip(("category", "truncation", "occlusion"), fields[5:], strict=True):
         i = to_int(f)
-        if i is None:
-            return f"{name} is not an integer: {f!r}"
+        if i is None or not -_INT_LIMIT < i < _INT_LIMIT:
+            return f"{name} is not an integer: {_short(f)}"
         ints.append(i)
     if not 0 <= ints[0] < len(VISDRONE_CATEGORIES):
         return f"unknown category {ints[0]} (expected 0..{len(VISDRONE_CATEGORIES) - 1})"
     if ground_truth and nums[4] not in (0.0, 1.0):
-        return f"annotation score must be 1 (evaluate) or 0 (ignore), found {fields[4]!r}"
+        return f"annotation score must be 1 (evaluate) or 0 (ignore), found {_short(fields[4])}"
     return (nums[0], nums[1], nums[2], nums[3], nums[4], ints[0], ints[1], ints[2])
+
+
+def _short(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def read_rows(
     path: Path, problems: list[FormatError], *, ground_truth: bool
 ) -> tuple[list[Row], list[int]]:
-    """Rows of one file and their 1-based line numbers; bad rows go to ``problems``."""
+    """Rows of one file and their 1-based line numbers; bad rows go to ``problems``.
+
+    An unreadable file (FIFO, device, folder, link loop, ...) adds one problem and no rows.
+    """
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        problems.append(FormatError(path, f"cannot read: {exc.strerror or exc}"))
+        text = read_text(path)
+    except FormatError as exc:
+        problems.append(FormatError(path, exc.message + "; file skipped"))
         return [], []
     fast = _fast_rows(text, ground_truth=ground_truth)
     if fast is not None:
         return fast
     rows: list[Row] = []
     lines: list[int] = []
+    sink = FileProblems(problems, path)
     for n, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         row = parse_row(line, ground_truth=ground_truth)
         if isinstance(row, str):
-            problems.append(FormatError(path, row + "; row skipped", line=n))
+            sink.add(row + "; row skipped", line=n)
         else:
             rows.append(row)
             lines.append(n)
+    sink.close()
     return rows, lines
 
 
@@ -108,14 +132,23 @@ def _fast_rows(text: str, *, ground_truth: bool) -> tuple[list[Row], list[int]] 
         return None
     a = a.reshape(-1, 8)
     ints = a[:, 5:]
-    ok = (
-        np.isfinite(a[:, :4]).all()
-        and not np.isnan(a[:, 4]).any()
-        and np.isfinite(ints).all()
-        and (ints == np.trunc(ints)).all()
-        and ((a[:, 5] >= 0) & (a[:, 5] < len(VISDRONE_CATEGORIES))).all()
-        and (not ground_truth or np.isin(a[:, 4], (0.0, 1.0)).all())
-    )
+    with np.errstate(all="ignore"):
+        ends = a[:, :2] + a[:, 2:4]
+        ok = (
+            not (a[:, 2:4] < 0).any()
+            and np.isfinite(ints).all()
+            and (np.abs(ints) < _INT_LIMIT).all()
+            and (ints == np.trunc(ints)).all()
+            and ((a[:, 5] >= 0) & (a[:, 5] < len(VISDRONE_CATEGORIES))).all()
+            and (
+                not ground_truth
+                or (
+                    np.isfinite(a[:, :4]).all()
+                    and np.isfinite(ends).all()
+                    and np.isin(a[:, 4], (0.0, 1.0)).all()
+                )
+            )
+        )
     if not ok:
         return None
     cols = a[:, :5].tolist()
@@ -125,22 +158,30 @@ def _fast_rows(text: str, *, ground_truth: bool) -> tuple[list[Row], list[int]] 
 
 
 def _image_size(path: Path, problems: list[FormatError]) -> tuple[int, int]:
-    """(height, width) from the image header; (0, 0) with a problem if unreadable."""
+    """(height, width) from the image header; (0, 0) with a problem if unreadable or too big."""
     from PIL import Image
 
     try:
-        with Image.open(path) as im:
-            w, h = im.size
-    except (OSError, ValueError) as exc:
-        problems.append(
-            FormatError(
-                path,
-                f"cannot read the image size ({exc}); it is needed for the ignored regions of "
-                "this image, which are then not applied (numbers not official)",
-            )
+        check_regular(path)
+        with warnings.catch_warnings():  # only the header is read: no bomb to warn about
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:
+                w, h = (int(v) for v in im.size)
+        check_image_size(path, w, h)
+    except FormatError as exc:
+        reason = exc.message
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as exc:
+        reason = str(exc) or type(exc).__name__
+    else:
+        return h, w
+    problems.append(
+        FormatError(
+            path,
+            f"cannot read the image size ({reason}); it is needed for the ignored regions of "
+            "this image, which are then not applied (numbers not official)",
         )
-        return 0, 0
-    return int(h), int(w)
+    )
+    return 0, 0
 
 
 def read_visdrone(root: str | Path) -> Dataset:
@@ -154,8 +195,8 @@ def read_visdrone(root: str | Path) -> Dataset:
     ann_dir = root / "annotations"
     if not ann_dir.is_dir():
         raise FormatError(root, "expected a VisDrone split folder with annotations/ and images/")
-    names = sorted(p.name for p in ann_dir.iterdir() if p.is_file())
     problems: list[FormatError] = []
+    names = _listing(ann_dir, problems)
     all_rows: list[Row] = []
     image_of: list[int] = []
     order: list[int] = []
@@ -210,6 +251,44 @@ def read_visdrone(root: str | Path) -> Dataset:
     )  # fmt: skip
 
 
+def _listing(ann_dir: Path, problems: list[FormatError]) -> list[str]:
+    """Names of the regular files in ``annotations/``; a ``*.txt`` entry that is not one (FIFO,
+    device, folder, link loop) is a problem and left out (it then has no image row)."""
+    try:
+        entries = sorted(ann_dir.iterdir())
+    except OSError as exc:
+        raise FormatError(ann_dir, f"cannot list: {exc.strerror or exc}") from None
+    names: list[str] = []
+    for p in entries:
+        try:
+            check_regular(p)
+        except FormatError as exc:
+            if p.suffix == ".txt":
+                problems.append(FormatError(p, exc.message + "; annotation file skipped"))
+            continue
+        names.append(p.name)
+    return names
+
+
+def _nonfinite(files: Sequence[Path], dets: Detections) -> tuple[FormatError, ...]:
+    """One warning per file for its first row with a NaN/inf coordinate or a NaN score."""
+    bad = ~np.isfinite(dets.box).all(axis=1) | np.isnan(dets.score)
+    out: list[FormatError] = []
+    for fi in np.unique(dets.file_index[bad]).tolist():
+        rows = bad & (dets.file_index == fi)
+        first = int(dets.line[rows].min())
+        out.append(
+            FormatError(
+                files[fi],
+                f"{int(rows.sum())} row(s) with a NaN/inf coordinate or a NaN score (first here); "
+                "kept and evaluated as the toolkit does (they match nothing; a NaN score ranks "
+                "last), never drawn",
+                line=first,
+            )
+        )
+    return tuple(out)
+
+
 def read_visdrone_results(
     dataset: Dataset, paths: Sequence[str | Path], *, name: str | None = None
 ) -> ResultSet:
@@ -224,10 +303,9 @@ def read_visdrone_results(
     for p in given:
         if p.is_dir():
             by_name.update({f.name: f for f in sorted(p.glob("*.txt"))})
-        elif p.is_file():
-            by_name[p.name] = p
         else:
-            raise FormatError(p, "does not exist")
+            check_regular(p)  # FormatError for a FIFO, device, link loop or missing file
+            by_name[p.name] = p
     problems: list[FormatError] = []
     files: list[Path] = []
     cols: list[list[float]] = [[] for _ in range(9)]
@@ -256,9 +334,10 @@ def read_visdrone_results(
     for c in range(8):
         arr[:, c] = cols[c]
     ltwh = arr[:, :4]
-    box = np.column_stack(
-        (ltwh[:, 0], ltwh[:, 1], ltwh[:, 0] + ltwh[:, 2], ltwh[:, 1] + ltwh[:, 3])
-    )
+    with np.errstate(all="ignore"):  # inf + -inf is NaN: kept, as the toolkit's sums give
+        box = np.column_stack(
+            (ltwh[:, 0], ltwh[:, 1], ltwh[:, 0] + ltwh[:, 2], ltwh[:, 1] + ltwh[:, 3])
+        )
     cat = arr[:, 5].astype(np.int64)
     dets = Detections(
         image_index=image_rows[fidx] if len(fidx) else np.zeros(0, np.int64),
@@ -272,7 +351,7 @@ def read_visdrone_results(
     label = name or (given[0].name if given else "results")
     return ResultSet(
         name=label, files=tuple(files), detections=dets, problems=tuple(problems),
-        extras={"visdrone": extras},
+        extras={"visdrone": extras, "nonfinite": _nonfinite(files, dets)},
     )  # fmt: skip
 
 
