@@ -11,7 +11,9 @@ Rules reproduced (``cocoeval.py`` ``evaluateImg``):
   crowd GT stay available;
 - regular (non-ignored) GT come first: the best regular candidate wins, ties to the **later** GT;
   only when no regular GT qualifies is the best ignored GT taken (again ties to the later one);
-- a detection matched to an ignored GT is ignored.
+- a detection matched to an ignored GT is ignored;
+- a NaN similarity (a box result with a NaN width or height) passes every comparison, and
+  from there on every available GT does: the last available one is taken.
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ def _last_best(
     hit = ok & (key == best[..., seg])
     last = np.maximum.reduceat(np.where(hit, pos, -1), starts, axis=-1)
     return np.asarray(last, dtype=np.int64)
+
+
+def _nan_last(avail: BoolArray, nan: BoolArray, best: IntArray, starts: IntArray) -> IntArray:
+    """``best``, except where an available pair's similarity is NaN: there ``evaluateImg``'s
+    ``if ious[d, g] < iou: continue`` never skips again, so the last available GT is taken."""
+    if not nan.any():
+        return best
+    pos = np.arange(avail.shape[-1])
+    has_nan = np.maximum.reduceat(avail & nan, starts, axis=-1)
+    last = np.maximum.reduceat(np.where(avail, pos, -1), starts, axis=-1)
+    return np.where(has_nan, last, best).astype(np.int64)
 
 
 def greedy_match(
@@ -73,7 +86,9 @@ def greedy_match(
     n_area, n_gt = gt_ignore.shape
     thr = np.minimum(np.asarray(thresholds, dtype=np.float64), 1 - 1e-10)
     match = np.full((n_area, len(thr), n_det), -1, dtype=np.int64)
-    keep = ent_sim >= thr.min() if len(thr) else np.zeros(len(ent_sim), bool)
+    nan_det = np.zeros(n_det, dtype=bool)
+    nan_det[ent_det[np.isnan(ent_sim)]] = True  # their every pair may be taken (see below)
+    keep = (ent_sim >= thr.min()) | nan_det[ent_det] if len(thr) else np.zeros(len(ent_sim), bool)
     d, g, s = ent_det[keep], ent_gt[keep], ent_sim[keep]
     if len(d) == 0:
         return match
@@ -88,10 +103,13 @@ def greedy_match(
         starts = np.flatnonzero(new_seg)
         seg = np.cumsum(new_seg) - 1
         avail = ~taken[:, :, gg] | gt_crowd[gg]
-        ok = avail & (ss >= thr[:, None])
+        nan = np.isnan(ss)
+        ok = avail & ((ss >= thr[:, None]) | nan)
         regular = ~gt_ignore[:, gg][:, None, :]
-        pos_reg = _last_best(ok & regular, ss, starts, seg)
-        pos_ign = _last_best(ok & ~regular, ss, starts, seg)
+        pos_reg = _nan_last(avail & regular, nan, _last_best(ok & regular, ss, starts, seg), starts)
+        pos_ign = _nan_last(
+            avail & ~regular, nan, _last_best(ok & ~regular, ss, starts, seg), starts
+        )
         chosen = np.where(pos_reg >= 0, pos_reg, pos_ign)
         a_i, t_i, s_i = np.nonzero(chosen >= 0)
         gsel = gg[chosen[a_i, t_i, s_i]]

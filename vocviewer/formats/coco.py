@@ -139,7 +139,10 @@ def _categories(path: Path, data: dict[str, Any], anns: list[Any]) -> list[_Cate
         if not (
             isinstance(sk, list)
             and all(
-                isinstance(e, list) and len(e) == 2 and all(type(v) is int for v in e) for e in sk
+                isinstance(e, list)
+                and len(e) == 2
+                and all(type(v) is int and 0 <= v < 2**31 for v in e)
+                for e in sk
             )
         ):
             raise FormatError(
@@ -230,7 +233,8 @@ def _annotation(
         raise FormatError(path, f"unknown category_id {cid}", element=f"{where}.category_id")
     bb = schema.bbox(path, a.get("bbox"), f"{where}.bbox")
     schema.finite_or_raise(path, bb, f"{where}.bbox")
-    area = float(bb[2] * bb[3])
+    with np.errstate(over="ignore"):
+        area = float(bb[2] * bb[3])
     if "area" in a:
         area = schema.json_number(path, a["area"], f"{where}.area")
         if not np.isfinite(area):

@@ -23,8 +23,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco import polygon_sets_to_rle
-from vocviewer.formats.coco_schema import parse_json, show
-from vocviewer.formats.input import read_bytes
+from vocviewer.formats.coco_schema import parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_results"]
 
@@ -105,6 +104,12 @@ def read_coco_results(
             + (" (caption results are not evaluated)" if kind == "caption" else ""),
             element="[0]",
         )
+    if kind == "keypoints" and task == "segm":
+        raise FormatError(
+            path,
+            "keypoint results (no 'bbox' or 'segmentation') cannot be evaluated as segm",
+            element="[0]",
+        )
     if kind == "bbox" and task == "bbox":
         cols = _bulk_columns(anns, literals)
         fast = None if cols is None else _checked_boxes(path, *cols, gt=gt)
@@ -116,7 +121,7 @@ def read_coco_results(
 def _load(path: Path) -> tuple[Any, bool]:
     """The parsed file and whether its text holds ``true``, ``false`` or ``null`` anywhere (then
     only the per-entry path can tell which fields they are in)."""
-    raw = read_bytes(path)
+    raw = read_json_bytes(path)
     return parse_json(path, raw), any(w in raw for w in (b"true", b"false", b"null"))
 
 
@@ -238,11 +243,13 @@ def _result_set(
         masks=rles,
         warnings=tuple(warnings),
     )
+    with np.errstate(invalid="ignore", over="ignore"):  # kept rows may hold inf, NaN
+        xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     dets = Detections(
         img,
         label,
         score,
-        np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:])),
+        xyxy,
         np.zeros(n, dtype=np.int64),
         ids,
     )
@@ -349,7 +356,8 @@ def _checked_boxes(
             nonfinite_warning(path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}")
         )
     ids = np.arange(1, n + 1, dtype=np.int64)
-    area = xywh[:, 2] * xywh[:, 3]
+    with np.errstate(invalid="ignore", over="ignore"):
+        area = xywh[:, 2] * xywh[:, 3]
     return _result_set(
         path, "bbox", gt, ids, img, label, score, xywh, area, [], None, warnings, warnings
     )
@@ -394,11 +402,10 @@ def _entry(
     if kind == "bbox":
         bb = schema.bbox(path, a.get("bbox"), f"{where}.bbox")
         flags.check(bb, f"{where}.bbox")
-        area = float(bb[2] * bb[3])
+        with np.errstate(invalid="ignore", over="ignore"):
+            area = float(bb[2] * bb[3])
         if task == "segm":
             rle = _rle(path, a, where, h, w, flags, box=bb)
-        if task == "keypoints":  # loadRes' bbox branch keeps them
-            kp = _keypoints(path, a, where, flags)
     elif kind == "segm":
         rle = _rle(path, a, where, h, w, flags)
         bb = None
@@ -413,10 +420,12 @@ def _entry(
     else:
         kp = _keypoints(path, a, where, flags)
         x, y = kp[:, 0], kp[:, 1]
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
             area = (x1 - x0) * (y1 - y0)
             bb = np.array([x0, y0, x1 - x0, y1 - y0])
+    if task == "keypoints" and kind != "keypoints":  # loadRes' other branches keep them
+        kp = _keypoints(path, a, where, flags)
     return img, cat, score, bb, area, kp, rle
 
 
@@ -449,8 +458,18 @@ def _rle(
             raise FormatError(path, "missing 'segmentation'", element=where)
         if not np.isfinite(box).all() or not (h and w):  # empty mask
             return np.array([h * w], dtype=np.int64), h, w
-        x1, y1, x2, y2 = box[0], box[1], box[0] + box[2], box[1] + box[3]
-        return _Polygons([np.array([x1, y1, x1, y2, x2, y2, x2, y1])], h, w)
+        with np.errstate(over="ignore"):
+            x1, y1, x2, y2 = box[0], box[1], box[0] + box[2], box[1] + box[3]
+        corners = np.array([x1, y1, x1, y2, x2, y2, x2, y1])
+        if (np.abs(corners) > schema.MAX_COORDINATE).any() or (
+            schema.polygon_work([corners])[0] > schema.MAX_POLYGON_WORK
+        ):
+            raise FormatError(
+                path,
+                "box too large to rasterise as a mask for segm evaluation",
+                element=f"{where}.bbox",
+            )
+        return _Polygons([corners], h, w)
     segm = a["segmentation"]
     if isinstance(segm, list):
         parts = schema.polygon_parts(path, segm, sw)

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.input import check_image_size, read_bytes
+from vocviewer.formats.input import check_image_size, check_regular, read_bytes
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -36,7 +36,14 @@ MAX_POLYGON_WORK = 2_000_000
 
 def load_json(path: Path) -> Any:
     """Parse a JSON file read through ``formats.input.read_bytes`` (regular files only, bounded)."""
-    return parse_json(path, read_bytes(path))
+    return parse_json(path, read_json_bytes(path))
+
+
+def read_json_bytes(path: Path) -> bytes:
+    """The bytes of a regular file (``check_regular`` first: ``read_bytes`` alone lets a
+    folder's ``IsADirectoryError`` through)."""
+    check_regular(path)
+    return read_bytes(path)
 
 
 def parse_json(path: Path, data: bytes) -> Any:
@@ -89,7 +96,9 @@ def json_int(path: Path, v: Any, where: str, what: str = "an integer") -> int:
 
 def json_size(path: Path, v: Any, where: str) -> int:
     """A positive whole number of pixels (``640`` or ``640.0``)."""
-    if is_number(v) and math.isfinite(v) and v == int(v) and 0 < v <= INT64_MAX:
+    if type(v) is int and 0 < v <= INT64_MAX:
+        return v
+    if type(v) is float and math.isfinite(v) and v == int(v) and 0 < v <= INT64_MAX:
         return int(v)
     raise FormatError(path, f"expected a positive integer, got {show(v)}", element=where)
 
