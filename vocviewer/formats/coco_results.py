@@ -122,7 +122,8 @@ def _load(path: Path) -> tuple[Any, bool]:
     """The parsed file and whether its text holds ``true``, ``false`` or ``null`` anywhere (then
     only the per-entry path can tell which fields they are in)."""
     raw = read_json_bytes(path)
-    return parse_json(path, raw), any(w in raw for w in (b"true", b"false", b"null"))
+    maybe = raw.find(b"u") >= 0 or raw.find(b"f") >= 0  # memchr: fast; most files have neither
+    return parse_json(path, raw), maybe and any(w in raw for w in (b"true", b"false", b"null"))
 
 
 def _read_entries(

@@ -117,15 +117,21 @@ def json_numbers(path: Path, v: Any, where: str, *, count: int = 0, step: int = 
     """A list of numbers as float64: exactly ``count`` of them, else a multiple of ``step``."""
     if not isinstance(v, list):
         raise FormatError(path, f"expected a list of numbers, got {show(v)}", element=where)
-    for i, x in enumerate(v):
-        json_number(path, x, f"{where}[{i}]")
+    try:
+        out = np.array(v, dtype=np.float64) if all(map(is_number, v)) else None
+    except OverflowError:  # an integer beyond float
+        out = None
+    if out is None:
+        for i, x in enumerate(v):
+            json_number(path, x, f"{where}[{i}]")  # raises at the first that is not a number
+        raise FormatError(path, "expected numbers", element=where)
     if count and len(v) != count:
         raise FormatError(path, f"expected {count} numbers, got {len(v)}", element=where)
     if step > 1 and len(v) % step:
         raise FormatError(
             path, f"expected a multiple of {step} numbers, got {len(v)}", element=where
         )
-    return np.array(v, dtype=np.float64).reshape(-1)
+    return out.reshape(-1)
 
 
 def bbox(path: Path, v: Any, where: str) -> FloatArray:
