@@ -254,3 +254,21 @@ def test_keypoint_results_with_bbox_equal_pycocotools(with_bbox: bool, tmp_path:
         b = np.array([d["bbox"] for d in dets])
         np.testing.assert_array_equal(ex.area, b[:, 2] * b[:, 3])
     assert len(ours.stats()) == 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nonfinite_keypoint_rows_are_evaluated_as_pycocotools_does(
+    seed: int, tmp_path: Path
+) -> None:
+    """A NaN keypoint makes OKS NaN; ``evaluateImg`` then takes that GT and the next available
+    one whatever its OKS (``coco_matching._nan_scan``)."""
+    ann = _person_gt(tmp_path)
+    dets = _kp_results(json.loads(ann.read_text()), seed, seed % 2 == 0)
+    rng = np.random.default_rng(seed)
+    for e in dets:
+        if rng.random() < 0.3:
+            e["keypoints"][int(rng.integers(len(e["keypoints"])))] = [NAN, INF, -INF][seed % 3]
+        if rng.random() < 0.1:
+            e["score"] = NAN
+    rs, _ = _both(ann, dets, "keypoints", tmp_path)
+    assert len(rs.extras["coco"].warnings) == 1

@@ -12,8 +12,8 @@ Rules reproduced (``cocoeval.py`` ``evaluateImg``):
 - regular (non-ignored) GT come first: the best regular candidate wins, ties to the **later** GT;
   only when no regular GT qualifies is the best ignored GT taken (again ties to the later one);
 - a detection matched to an ignored GT is ignored;
-- a NaN similarity (a box result with a NaN width or height) passes every comparison, and
-  from there on every available GT does: the last available one is taken.
+- a NaN similarity (a result with a NaN width, height or keypoint) passes the comparison and
+  lets the next available GT through whatever its similarity (``_nan_scan``).
 """
 
 from __future__ import annotations
@@ -39,15 +39,29 @@ def _last_best(
     return np.asarray(last, dtype=np.int64)
 
 
-def _nan_last(avail: BoolArray, nan: BoolArray, best: IntArray, starts: IntArray) -> IntArray:
-    """``best``, except where an available pair's similarity is NaN: there ``evaluateImg``'s
-    ``if ious[d, g] < iou: continue`` never skips again, so the last available GT is taken."""
+def _nan_scan(
+    avail: BoolArray,
+    sim: npt.NDArray[np.float64],
+    thr: npt.NDArray[np.float64],
+    best: IntArray,
+    starts: IntArray,
+) -> IntArray:
+    """``best``, redone by ``evaluateImg``'s own loop where a segment has an available pair with
+    a NaN similarity: ``if ious[d, g] < iou: continue`` lets a NaN through and, once ``iou`` is
+    NaN, the next available GT too (whatever its similarity). Rare: a plain loop."""
+    nan = np.isnan(sim)
     if not nan.any():
         return best
-    pos = np.arange(avail.shape[-1])
     has_nan = np.maximum.reduceat(avail & nan, starts, axis=-1)
-    last = np.maximum.reduceat(np.where(avail, pos, -1), starts, axis=-1)
-    return np.where(has_nan, last, best).astype(np.int64)
+    ends = np.r_[starts[1:], avail.shape[-1]]
+    out = best.copy()
+    for a, t, g in zip(*np.nonzero(has_nan), strict=True):
+        iou, m = thr[t], -1
+        for e in range(int(starts[g]), int(ends[g])):
+            if avail[a, t, e] and not sim[e] < iou:
+                iou, m = sim[e], e
+        out[a, t, g] = m
+    return out
 
 
 def greedy_match(
@@ -103,13 +117,12 @@ def greedy_match(
         starts = np.flatnonzero(new_seg)
         seg = np.cumsum(new_seg) - 1
         avail = ~taken[:, :, gg] | gt_crowd[gg]
-        nan = np.isnan(ss)
-        ok = avail & ((ss >= thr[:, None]) | nan)
+        ok = avail & (ss >= thr[:, None])
         regular = ~gt_ignore[:, gg][:, None, :]
-        pos_reg = _nan_last(avail & regular, nan, _last_best(ok & regular, ss, starts, seg), starts)
-        pos_ign = _nan_last(
-            avail & ~regular, nan, _last_best(ok & ~regular, ss, starts, seg), starts
-        )
+        best_reg = _last_best(ok & regular, ss, starts, seg)
+        best_ign = _last_best(ok & ~regular, ss, starts, seg)
+        pos_reg = _nan_scan(avail & regular, ss, thr, best_reg, starts)
+        pos_ign = _nan_scan(avail & ~regular, ss, thr, best_ign, starts)
         chosen = np.where(pos_reg >= 0, pos_reg, pos_ign)
         a_i, t_i, s_i = np.nonzero(chosen >= 0)
         gsel = gg[chosen[a_i, t_i, s_i]]
