@@ -340,6 +340,44 @@ def test_coco_keypoint_results_with_bbox(
     assert "Average Precision  (AP) @[ IoU=0.50:0.95 | area=   all | maxDets= 20 ] = 1.000" in out
 
 
+KP17 = [float(v) for i in range(17) for v in (5 + i, 6 + i, 2)]
+PERSON = {
+    "id": 1,
+    "image_id": 9,
+    "category_id": 5,
+    "bbox": [5, 6, 20, 20],
+    "area": 300,
+    "iscrowd": 0,
+    "keypoints": KP17,
+    "num_keypoints": 17,
+}
+
+
+@pytest.mark.parametrize(
+    ("gt_kp", "dt_kp", "named", "text"),
+    [
+        (False, [1.0, 2.0, 1.0] * 17, "ann", "compares COCO's 17 keypoints; this file has none"),
+        (True, [1.0, 2.0, 1.0] * 2, "res", "compares COCO's 17 keypoints; this file has 2 per"),
+        (True, None, "res ([0])", "missing 'keypoints'"),
+    ],
+)
+def test_coco_keypoint_counts_other_than_17(
+    gt_kp: bool,
+    dt_kp: Any,
+    named: str,
+    text: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """OKS needs COCO's 17 keypoints: other counts are a message, not a numpy error."""
+    ann, res = _files(tmp_path, (lambda g: g.update(annotations=[PERSON])) if gt_kp else None, [])
+    res.write_text(json.dumps([{**DET, "keypoints": dt_kp} if dt_kp else DET]))
+    assert main(["eval", str(ann), "--results", str(res), "--task", "keypoints"]) == 1
+    err = capsys.readouterr().err
+    where = named.replace("ann", str(ann)).replace("res", str(res))
+    assert f"vocviewer: error: {where}: " in err and text in err, err
+
+
 # --- case 3: peak memory of the oversized declarations ----------------------------------------
 _WINDOW_LOAD = """
 import sys

@@ -135,7 +135,7 @@ def _read_entries(
     cat_of = {int(v): i for i, v in enumerate(gt.category_id.tolist())}
     problems: list[FormatError] = []
     keep: list[int] = []
-    flags = _Flags()
+    flags = schema.KeptRows()
     cols: dict[str, list[Any]] = {
         k: [] for k in ("img", "cat", "score", "bbox", "area", "kp", "rle")
     }
@@ -172,43 +172,6 @@ def _read_entries(
         rles,
         [*problems, *warnings],
         warnings,
-    )
-
-
-class _Flags:
-    """First and count of kept rows with a non-finite value / an RLE of another size."""
-
-    def __init__(self) -> None:
-        self.nonfinite: list[str] = []
-        self.resized: list[str] = []
-
-    def check(self, a: npt.NDArray[np.float64], where: str) -> None:
-        if not np.isfinite(a).all():
-            self.nonfinite.append(where)
-
-    def warnings(self, path: Path) -> list[FormatError]:
-        out = []
-        if self.nonfinite:
-            out.append(nonfinite_warning(path, len(self.nonfinite), self.nonfinite[0]))
-        if self.resized:
-            out.append(
-                FormatError(
-                    path,
-                    f"{len(self.resized)} RLE(s) whose size differs from their image's; kept "
-                    "(pycocotools gives them IoU -1)",
-                    element=self.resized[0],
-                )
-            )
-        return out
-
-
-def nonfinite_warning(path: Path, n: int, first: str) -> FormatError:
-    """The once-per-file warning for rows with a NaN / infinite score or coordinate."""
-    return FormatError(
-        path,
-        f"{n} result(s) with a NaN or infinite value (first shown); kept and evaluated as "
-        "pycocotools does, never drawn",
-        element=first,
     )
 
 
@@ -354,7 +317,9 @@ def _checked_boxes(
     if bad.any():
         i = int(np.argmax(bad))
         warnings.append(
-            nonfinite_warning(path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}")
+            schema.nonfinite_warning(
+                path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}"
+            )
         )
     ids = np.arange(1, n + 1, dtype=np.int64)
     with np.errstate(invalid="ignore", over="ignore"):
@@ -385,7 +350,7 @@ def _entry(
     row_of: dict[int, int],
     cat_of: dict[int, int],
     ds: Dataset,
-    flags: _Flags,
+    flags: schema.KeptRows,
 ) -> tuple[Any, ...]:
     """Validated columns of entry ``i``; ``FormatError`` names the field."""
     where = f"[{i}]"
@@ -430,7 +395,9 @@ def _entry(
     return img, cat, score, bb, area, kp, rle
 
 
-def _keypoints(path: Path, a: dict[str, Any], where: str, flags: _Flags) -> npt.NDArray[np.float64]:
+def _keypoints(
+    path: Path, a: dict[str, Any], where: str, flags: schema.KeptRows
+) -> npt.NDArray[np.float64]:
     """A result's ``keypoints``: a non-empty list of ``x, y, v`` triples, as (P, 3)."""
     if "keypoints" not in a:
         raise FormatError(path, "missing 'keypoints'", element=where)
@@ -447,7 +414,7 @@ def _rle(
     where: str,
     h: int,
     w: int,
-    flags: _Flags,
+    flags: schema.KeptRows,
     box: npt.NDArray[np.float64] | None = None,
 ) -> tuple[mk.Counts, int, int] | _Polygons:
     """RLE counts and size of a result's ``segmentation`` (for box results without one, the

@@ -236,3 +236,43 @@ def polygon_work(parts: list[FloatArray]) -> npt.NDArray[np.float64]:
     out = np.zeros(len(parts))
     np.add.at(out, np.repeat(np.arange(len(parts)), lens), step)
     return out
+
+
+class KeptRows:
+    """Result rows kept despite a non-finite value or an RLE of another size than its image:
+    their JSON paths, reported once per file (``warnings``)."""
+
+    def __init__(self) -> None:
+        self.nonfinite: list[str] = []
+        self.resized: list[str] = []
+
+    def check(self, a: FloatArray, where: str) -> None:
+        """Note ``where`` if ``a`` holds a NaN or infinity."""
+        if not np.isfinite(a).all():
+            self.nonfinite.append(where)
+
+    def warnings(self, path: Path) -> list[FormatError]:
+        """One warning per kind of kept row, naming the first."""
+        out = []
+        if self.nonfinite:
+            out.append(nonfinite_warning(path, len(self.nonfinite), self.nonfinite[0]))
+        if self.resized:
+            out.append(
+                FormatError(
+                    path,
+                    f"{len(self.resized)} RLE(s) whose size differs from their image's; kept "
+                    "(pycocotools gives them IoU -1)",
+                    element=self.resized[0],
+                )
+            )
+        return out
+
+
+def nonfinite_warning(path: Path, n: int, first: str) -> FormatError:
+    """The once-per-file warning for rows with a NaN / infinite score or coordinate."""
+    return FormatError(
+        path,
+        f"{n} result(s) with a NaN or infinite value (first shown); kept and evaluated as "
+        "pycocotools does, never drawn",
+        element=first,
+    )
