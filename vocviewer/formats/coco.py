@@ -105,7 +105,7 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
         rows.append(r)
     if masks:
         rows = _bounded_polygons(path, rows, problems)
-    return _dataset(path, data, rows, cats, ids, files, widths, heights, captions, problems, masks)
+    return _dataset(path, rows, cats, ids, files, widths, heights, captions, problems, masks)
 
 
 _Category = tuple[int, str, str, tuple[str, ...], npt.NDArray[np.int64]]
@@ -310,7 +310,6 @@ def _bounded_polygons(path: Path, rows: list[_Row], problems: list[FormatError])
 
 def _dataset(
     path: Path,
-    data: dict[str, Any],
     rows: list[_Row],
     cats: list[_Category],
     ids: list[int],
@@ -363,26 +362,17 @@ def _dataset(
         has_keypoints=np.array([r.keypoints is not None for r in rows], dtype=bool),
         masks=_mask_table(rows, heights, widths) if masks else None,
     )
+    names = tuple(c[1] for c in cats)
     images_table = ImageTable(
-        np.array([str(i) for i in ids], dtype=np.str_),
-        tuple(files),
-        np.array(widths, dtype=np.int64),
-        np.array(heights, dtype=np.int64),
-        np.zeros(len(ids), dtype=bool),
-    )
+        np.array([str(i) for i in ids], dtype=np.str_), tuple(files),
+        np.array(widths), np.array(heights), np.zeros(len(ids), dtype=bool),
+    )  # fmt: skip
     z = np.zeros(0, dtype=np.int64)
     return Dataset(
-        name=path.stem,
-        root=path,
-        year=None,
-        classes=tuple(c[1] for c in cats),
-        box_convention="continuous",
-        images=images_table,
-        objects=objects,
-        parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
-        problems=tuple(problems),
-        extras={"coco": extras},
-    )
+        name=path.stem, root=path, year=None, classes=names, box_convention="continuous",
+        images=images_table, objects=objects, parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
+        problems=tuple(problems), extras={"coco": extras},
+    )  # fmt: skip
 
 
 def _mask_table(rows: list[_Row], heights: list[int], widths: list[int]) -> RleTable:
