@@ -34,12 +34,26 @@ GT: dict[str, Any] = {
     "images": [{"id": 9, "width": 40, "height": 30}, {"id": 4, "width": 40, "height": 30}],
     "categories": [{"id": 5, "name": "cat"}, {"id": 2, "name": "dog"}],
     "annotations": [
-        {"id": 1, "image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "area": 50,
-         "iscrowd": 0, "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]]},
-        {"id": 2, "image_id": 4, "category_id": 2, "bbox": [0, 0, 4, 4], "area": 16,
-         "iscrowd": 1, "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}},
+        {
+            "id": 1,
+            "image_id": 9,
+            "category_id": 5,
+            "bbox": [1, 2, 10, 5],
+            "area": 50,
+            "iscrowd": 0,
+            "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]],
+        },
+        {
+            "id": 2,
+            "image_id": 4,
+            "category_id": 2,
+            "bbox": [0, 0, 4, 4],
+            "area": 16,
+            "iscrowd": 1,
+            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]},
+        },
     ],
-}  # fmt: skip
+}
 
 
 def _gt(tmp: Path, edit: Any = None) -> Path:
@@ -52,47 +66,101 @@ def _gt(tmp: Path, edit: Any = None) -> Path:
 
 
 ANNOTATION_CASES = {
-    "width_abc": (lambda g: g["images"][1].update(width="abc"), "images[1].width",
-                  'expected a positive integer, got "abc"'),
-    "image_too_big": (lambda g: g["images"][1].update(width=100000, height=100000), "images[1]",
-                      "over the 178,956,970-pixel limit"),
-    "image_id_list": (lambda g: g["annotations"][0].update(image_id=[1]),
-                      "annotations[0].image_id", "expected an integer image id, got [1]"),
-    "category_id_dict": (lambda g: g["annotations"][0].update(category_id={}),
-                         "annotations[0].category_id", "expected an integer id, got {}"),
-    "id_2_70": (lambda g: g["annotations"][0].update(id=2**70), "annotations[0].id",
-                "within 64 bits, got 1180591620717411303424"),
-    "keypoints_text": (lambda g: g["annotations"][0].update(keypoints=[1, "a", 2]),
-                       "annotations[0].keypoints[1]", 'expected a number, got "a"'),
-    "keypoints_not_triples": (lambda g: g["annotations"][0].update(keypoints=[1, 2]),
-                              "annotations[0].keypoints", "multiple of 3"),
-    "bbox_nan": (lambda g: g["annotations"][0].update(bbox=[1, NAN, 3, 4]),
-                 "annotations[0].bbox[1]", "expected a finite number, got NaN"),
-    "bbox_three": (lambda g: g["annotations"][0].update(bbox=[1, 2, 3]),
-                   "annotations[0].bbox", "expected 4 numbers, got 3"),
-    "polygon_text": (lambda g: g["annotations"][0].update(segmentation=[[1, 2, "x", 4, 5, 6]]),
-                     "annotations[0].segmentation[0][2]", 'expected a number, got "x"'),
-    "polygon_odd": (lambda g: g["annotations"][0].update(segmentation=[[1, 2, 3, 4, 5]]),
-                    "annotations[0].segmentation[0]", "multiple of 2"),
-    "polygon_huge": (lambda g: g["annotations"][0].update(
-                         segmentation=[[0, 0, 3e6, 1, 0, 2, 3e6, 3, 0, 4]]),
-                     "annotations[0].segmentation", "too costly to rasterise"),
-    "rle_size_text": (lambda g: g["annotations"][1]["segmentation"].update(size=["a", "b"]),
-                      "annotations[1].segmentation.size", 'got ["a", "b"]'),
-    "rle_size_huge": (lambda g: g["annotations"][1]["segmentation"].update(
-                          size=[100000, 100000], counts=[0, 10**10]),
-                      "annotations[1].segmentation.size", "over the 178,956,970-pixel limit"),
-    "rle_negative": (lambda g: g["annotations"][1]["segmentation"].update(
-                         counts=[0, -4, 30, 4, 1170]),
-                     "annotations[1].segmentation.counts", "negative run length -4"),
-    "rle_short": (lambda g: g["annotations"][1]["segmentation"].update(counts=[0, 4, 26]),
-                  "annotations[1].segmentation.counts", "runs sum to 30, not 30 x 40 = 1200"),
-    "rle_string_short": (lambda g: g["annotations"][1]["segmentation"].update(counts="04"),
-                         "annotations[1].segmentation.counts", "runs sum to 4, not"),
-    "rle_other_size": (lambda g: g["annotations"][1]["segmentation"].update(
-                           size=[20, 40], counts=[0, 4, 16, 4, 776]),
-                       "annotations[1].segmentation.size", "differs from its image's [30, 40]"),
-}  # fmt: skip
+    "width_abc": (
+        lambda g: g["images"][1].update(width="abc"),
+        "images[1].width",
+        'expected a positive integer, got "abc"',
+    ),
+    "image_too_big": (
+        lambda g: g["images"][1].update(width=100000, height=100000),
+        "images[1]",
+        "over the 178,956,970-pixel limit",
+    ),
+    "image_id_list": (
+        lambda g: g["annotations"][0].update(image_id=[1]),
+        "annotations[0].image_id",
+        "expected an integer image id, got [1]",
+    ),
+    "category_id_dict": (
+        lambda g: g["annotations"][0].update(category_id={}),
+        "annotations[0].category_id",
+        "expected an integer id, got {}",
+    ),
+    "id_2_70": (
+        lambda g: g["annotations"][0].update(id=2**70),
+        "annotations[0].id",
+        "within 64 bits, got 1180591620717411303424",
+    ),
+    "keypoints_text": (
+        lambda g: g["annotations"][0].update(keypoints=[1, "a", 2]),
+        "annotations[0].keypoints[1]",
+        'expected a number, got "a"',
+    ),
+    "keypoints_not_triples": (
+        lambda g: g["annotations"][0].update(keypoints=[1, 2]),
+        "annotations[0].keypoints",
+        "multiple of 3",
+    ),
+    "bbox_nan": (
+        lambda g: g["annotations"][0].update(bbox=[1, NAN, 3, 4]),
+        "annotations[0].bbox[1]",
+        "expected a finite number, got NaN",
+    ),
+    "bbox_three": (
+        lambda g: g["annotations"][0].update(bbox=[1, 2, 3]),
+        "annotations[0].bbox",
+        "expected 4 numbers, got 3",
+    ),
+    "polygon_text": (
+        lambda g: g["annotations"][0].update(segmentation=[[1, 2, "x", 4, 5, 6]]),
+        "annotations[0].segmentation[0][2]",
+        'expected a number, got "x"',
+    ),
+    "polygon_odd": (
+        lambda g: g["annotations"][0].update(segmentation=[[1, 2, 3, 4, 5]]),
+        "annotations[0].segmentation[0]",
+        "multiple of 2",
+    ),
+    "polygon_huge": (
+        lambda g: g["annotations"][0].update(segmentation=[[0, 0, 3e6, 1, 0, 2, 3e6, 3, 0, 4]]),
+        "annotations[0].segmentation",
+        "too costly to rasterise",
+    ),
+    "rle_size_text": (
+        lambda g: g["annotations"][1]["segmentation"].update(size=["a", "b"]),
+        "annotations[1].segmentation.size",
+        'got ["a", "b"]',
+    ),
+    "rle_size_huge": (
+        lambda g: g["annotations"][1]["segmentation"].update(
+            size=[100000, 100000], counts=[0, 10**10]
+        ),
+        "annotations[1].segmentation.size",
+        "over the 178,956,970-pixel limit",
+    ),
+    "rle_negative": (
+        lambda g: g["annotations"][1]["segmentation"].update(counts=[0, -4, 30, 4, 1170]),
+        "annotations[1].segmentation.counts",
+        "negative run length -4",
+    ),
+    "rle_short": (
+        lambda g: g["annotations"][1]["segmentation"].update(counts=[0, 4, 26]),
+        "annotations[1].segmentation.counts",
+        "runs sum to 30, not 30 x 40 = 1200",
+    ),
+    "rle_string_short": (
+        lambda g: g["annotations"][1]["segmentation"].update(counts="04"),
+        "annotations[1].segmentation.counts",
+        "runs sum to 4, not",
+    ),
+    "rle_other_size": (
+        lambda g: g["annotations"][1]["segmentation"].update(
+            size=[20, 40], counts=[0, 4, 16, 4, 776]
+        ),
+        "annotations[1].segmentation.size",
+        "differs from its image's [30, 40]",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", sorted(ANNOTATION_CASES))
@@ -136,8 +204,11 @@ def test_broken_tables_are_errors(edit: Any, where: str, text: str, tmp_path: Pa
 
 def test_captions_need_no_categories(tmp_path: Path) -> None:
     p = tmp_path / "captions.json"
-    p.write_text(json.dumps({"images": GT["images"],
-                             "annotations": [{"id": 1, "image_id": 4, "caption": "a dog"}]}))  # fmt: skip
+    p.write_text(
+        json.dumps(
+            {"images": GT["images"], "annotations": [{"id": 1, "image_id": 4, "caption": "a dog"}]}
+        )
+    )
     assert read_coco(p).extras["coco"].captions == ((), ("a dog",))
 
 
@@ -148,6 +219,81 @@ def test_deep_nesting_and_special_files(tmp_path: Path) -> None:
         read_coco(deep)
     with pytest.raises(FormatError, match="expected a regular file, found a folder"):
         read_coco(tmp_path)
+
+
+D = {"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5}
+RLE = {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}
+RESULT_CASES = [
+    ([D, 7], "bbox", "[1]", "expected an object, got 7"),
+    ([D, {**D, "image_id": True}], "bbox", "[1].image_id", "got true"),
+    ([D, {**D, "image_id": 2.5}], "bbox", "[1].image_id", "got 2.5"),
+    ([D, {**D, "image_id": 2**63}], "bbox", "[1].image_id", "within 64 bits"),
+    ([D, {**D, "category_id": None}], "bbox", "[1].category_id", "got null"),
+    ([D, {**D, "score": [0.5]}], "bbox", "[1].score", "got [0.5]"),
+    ([D, {**D, "bbox": [1, 2, 3, "4"]}], "bbox", "[1].bbox[3]", 'got "4"'),
+    ([D, {**D, "bbox": [1, 2, 3, 10**400]}], "bbox", "[1].bbox[3]", "expected a number"),
+    ([D, {**D, "bbox": [0, 0, 1e7, 1e7]}], "segm", "[1].bbox", "box too large to rasterise"),
+    (
+        [{**D, "segmentation": {"size": [30, 40], "counts": "!!"}}],
+        "segm",
+        "[0].segmentation.counts",
+        "runs sum to",
+    ),
+    (
+        [{**D, "segmentation": [[0, 0, 3e6, 1, 0, 2, 3e6, 3]]}],
+        "segm",
+        "[0].segmentation",
+        "too costly to rasterise",
+    ),
+    (
+        [{"image_id": 9, "category_id": 5, "score": 1, "segmentation": {**RLE, "counts": [5, -5]}}],
+        "segm",
+        "[0].segmentation.counts",
+        "negative run length -5",
+    ),
+    (
+        [{"image_id": 9, "category_id": 5, "score": 1, "keypoints": [1, 2]}],
+        "keypoints",
+        "[0].keypoints",
+        "multiple of 3",
+    ),
+    (
+        [{"image_id": 9, "category_id": 5, "score": 1, "keypoints": [1, 2, 1]}],
+        "segm",
+        "[0]",
+        "cannot be evaluated as segm",
+    ),
+]
+
+
+@pytest.mark.parametrize(("dets", "task", "where", "text"), RESULT_CASES)
+def test_bad_result_entry_names_its_path(
+    dets: list[Any], task: str, where: str, text: str, tmp_path: Path
+) -> None:
+    ds = read_coco(_gt(tmp_path), masks=task == "segm")
+    res = tmp_path / "r.json"
+    res.write_text(json.dumps(dets))
+    with pytest.raises(FormatError) as e:
+        read_coco_results(ds, res, task=task)
+    assert (e.value.path, e.value.element) == (res, where) and text in e.value.message, e.value
+    if "cannot be evaluated" not in text:  # the file's kind: no entry to skip
+        kept = read_coco_results(ds, res, task=task, keep_going=True)
+        assert len(kept.detections) == len(dets) - 1 and kept.problems[0].element == where
+
+
+def test_result_rle_of_another_size_is_kept_with_one_warning(tmp_path: Path) -> None:
+    ds = read_coco(_gt(tmp_path))
+    res = tmp_path / "r.json"
+    seg = {
+        "image_id": 4,
+        "category_id": 2,
+        "score": 1.0,
+        "segmentation": {"size": [20, 40], "counts": [0, 4, 16, 4, 776]},
+    }
+    res.write_text(json.dumps([seg, seg]))
+    rs = read_coco_results(ds, res, task="segm")
+    assert len(rs.detections) == 2 and len(rs.problems) == 1
+    assert rs.problems[0].element == "[0].segmentation.size" and "2 RLE(s)" in str(rs.problems[0])
 
 
 # --- results: what pycocotools accepts, evaluated as it evaluates it --------------------------
@@ -172,8 +318,9 @@ def _both(ann: Path, dets: list[dict[str, Any]], task: str, tmp: Path) -> Any:
         rs = read_coco_results(ds, res, task=task)
         ours = evaluate_coco(ds, rs, CocoParams.for_task(task))
     for name in ("precision", "recall", "scores"):
-        np.testing.assert_allclose(getattr(ours, name), ev.eval[name], rtol=0, atol=1e-12,
-                                   err_msg=name)  # fmt: skip
+        np.testing.assert_allclose(
+            getattr(ours, name), ev.eval[name], rtol=0, atol=1e-12, err_msg=name
+        )
     np.testing.assert_allclose(list(ours.stats().values()), ev.stats, rtol=0, atol=1e-12)
     return rs, ours
 
@@ -181,9 +328,17 @@ def _both(ann: Path, dets: list[dict[str, Any]], task: str, tmp: Path) -> Any:
 @pytest.mark.parametrize("seed", range(12))
 def test_nonfinite_box_rows_are_evaluated_as_pycocotools_does(seed: int, tmp_path: Path) -> None:
     rng = np.random.default_rng(seed)
-    anns = [{"id": i + 1, "image_id": int(rng.choice([9, 4])), "category_id": 5,
-             "bbox": [float(v) for v in rng.uniform(0, 20, 2)] + [8.0, 8.0], "area": 64.0,
-             "iscrowd": int(rng.random() < 0.2)} for i in range(6)]  # fmt: skip
+    anns = [
+        {
+            "id": i + 1,
+            "image_id": int(rng.choice([9, 4])),
+            "category_id": 5,
+            "bbox": [float(v) for v in rng.uniform(0, 20, 2)] + [8.0, 8.0],
+            "area": 64.0,
+            "iscrowd": int(rng.random() < 0.2),
+        }
+        for i in range(6)
+    ]
     ann = _gt(tmp_path, lambda g: g.update(annotations=anns))
     odd = [NAN, INF, -INF]
     dets = []
@@ -212,9 +367,12 @@ def _kp_results(gt: dict[str, Any], seed: int, with_bbox: bool) -> list[dict[str
         kp[:, 1] = np.where(kp[:, 2] > 0, kp[:, 1], y + rng.random(len(kp)) * h)
         kp[:, :2] += rng.normal(0, 0.05, (len(kp), 2)) * [max(w, 1), max(h, 1)]
         kp[:, 2] = 1
-        e = {"image_id": a["image_id"], "category_id": a["category_id"],
-             "keypoints": [round(float(v), 2) for v in kp.reshape(-1)],
-             "score": round(float(rng.random()), 2)}  # fmt: skip
+        e = {
+            "image_id": a["image_id"],
+            "category_id": a["category_id"],
+            "keypoints": [round(float(v), 2) for v in kp.reshape(-1)],
+            "score": round(float(rng.random()), 2),
+        }
         if with_bbox:  # as mmpose / detectron2 write it: the person box
             e["bbox"] = [round(float(v + rng.normal(0, 3)), 2) for v in a["bbox"]]
         out.append(e)
@@ -229,15 +387,28 @@ def _person_gt(tmp: Path) -> Path:
     anns = []
     for k in range(25):
         x, y, w, h = (float(v) for v in (*rng.uniform(0, 400, 2), *rng.uniform(20, 200, 2)))
-        kp = np.column_stack((x + rng.random(17) * w, y + rng.random(17) * h,
-                              rng.choice([0, 1, 2], 17))).reshape(-1)  # fmt: skip
+        kp = np.column_stack(
+            (x + rng.random(17) * w, y + rng.random(17) * h, rng.choice([0, 1, 2], 17))
+        ).reshape(-1)
         kp[np.repeat(kp[2::3] == 0, 3)] = 0
-        anns.append({"id": k + 1, "image_id": int(rng.integers(1, 6)), "category_id": 1,
-                     "bbox": [x, y, w, h], "area": w * h * 0.6, "iscrowd": 0,
-                     "keypoints": kp.tolist(), "num_keypoints": int((kp[2::3] > 0).sum())})  # fmt: skip
+        anns.append(
+            {
+                "id": k + 1,
+                "image_id": int(rng.integers(1, 6)),
+                "category_id": 1,
+                "bbox": [x, y, w, h],
+                "area": w * h * 0.6,
+                "iscrowd": 0,
+                "keypoints": kp.tolist(),
+                "num_keypoints": int((kp[2::3] > 0).sum()),
+            }
+        )
     p = tmp / "person_keypoints.json"
-    p.write_text(json.dumps({"images": images, "annotations": anns,
-                             "categories": [{"id": 1, "name": "person"}]}))  # fmt: skip
+    p.write_text(
+        json.dumps(
+            {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "person"}]}
+        )
+    )
     return p
 
 
