@@ -237,7 +237,7 @@ RESULT_CASES = [
         [{**D, "segmentation": {"size": [30, 40], "counts": "!!"}}],
         "segm",
         "[0].segmentation.counts",
-        "runs sum to",
+        "not a compressed RLE string",
     ),
     (
         [{**D, "segmentation": [[0, 0, 3e6, 1, 0, 2, 3e6, 3]]}],
