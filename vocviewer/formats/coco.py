@@ -9,6 +9,7 @@ Classes are the category names in ascending category-id order; boxes are stored 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     rows: list[_Row] = []
     for i, a in enumerate(anns):
         try:
-            r = _annotation(path, a, f"annotations[{i}]", row_of, cat_index)
+            r = _annotation(path, a, i, row_of, cat_index)
             if isinstance(r, str):
                 captions[row_of[a["image_id"]]].append(r)
                 continue
@@ -201,7 +202,7 @@ class _Row:
     row: int
     label: int
     ann_id: int
-    bbox: npt.NDArray[np.float64]
+    bbox: tuple[float, ...]
     area: float
     crowd: bool
     index: int
@@ -214,34 +215,33 @@ class _Row:
 def _annotation(
     path: Path,
     a: Any,
-    where: str,
+    index: int,
     row_of: dict[int, int],
     cat_index: dict[int, int],
 ) -> _Row | str:
-    """A validated annotation, or a caption."""
+    """A validated annotation (``annotations[index]``), or a caption."""
+    where = f"annotations[{index}]"
     if not isinstance(a, dict):
         raise FormatError(path, f"expected an object, got {show(a)}", element=where)
-    iid = schema.json_int(path, a.get("image_id"), f"{where}.image_id", "an integer image id")
+    iid = schema.int_field(path, a, "image_id", where, "an integer image id")
     row = row_of.get(iid)
     if row is None:
         raise FormatError(path, f"unknown image_id {iid}", element=f"{where}.image_id")
     if "caption" in a:
         return str(a["caption"])
-    cid = schema.json_int(path, a.get("category_id"), f"{where}.category_id", "an integer id")
+    cid = schema.int_field(path, a, "category_id", where, "an integer id")
     k = cat_index.get(cid)
     if k is None:
         raise FormatError(path, f"unknown category_id {cid}", element=f"{where}.category_id")
-    bb = schema.bbox(path, a.get("bbox"), f"{where}.bbox")
-    schema.finite_or_raise(path, bb, f"{where}.bbox")
-    with np.errstate(over="ignore"):
-        area = float(bb[2] * bb[3])
+    bb = schema.finite_bbox(path, a, where)
+    area = bb[2] * bb[3]
     if "area" in a:
         area = schema.json_number(path, a["area"], f"{where}.area")
-        if not np.isfinite(area):
+        if not math.isfinite(area):
             raise FormatError(
                 path, f"expected a finite number, got {show(area)}", element=f"{where}.area"
             )
-    ann_id = schema.json_int(path, a.get("id"), f"{where}.id", "an integer id")
+    ann_id = schema.int_field(path, a, "id", where, "an integer id")
     crowd = a.get("iscrowd", 0)
     if not (type(crowd) in (bool, int, float) and crowd in (0, 1)):
         raise FormatError(path, f"expected 0 or 1, got {show(crowd)}", element=f"{where}.iscrowd")
@@ -253,7 +253,7 @@ def _annotation(
         nkp = int(np.count_nonzero(kp[:, 2] > 0))
         if "num_keypoints" in a:
             nkp = schema.json_int(path, a["num_keypoints"], f"{where}.num_keypoints")
-    return _Row(row, k, ann_id, bb, area, bool(crowd), int(where[12:-1]), kp, nkp)
+    return _Row(row, k, ann_id, bb, area, bool(crowd), index, kp, nkp)
 
 
 def _segmentation(

@@ -94,6 +94,29 @@ def json_int(path: Path, v: Any, where: str, what: str = "an integer") -> int:
     return v
 
 
+def int_field(path: Path, a: dict[str, Any], key: str, where: str, what: str) -> int:
+    """``json_int`` of ``a[key]`` (path ``where.key``), with a fast path for plain ints."""
+    v = a.get(key)
+    if type(v) is int and INT64_MIN <= v <= INT64_MAX:
+        return v
+    return json_int(path, v, f"{where}.{key}", what)
+
+
+def finite_bbox(path: Path, a: dict[str, Any], where: str) -> tuple[float, ...]:
+    """Ground truth's ``bbox``: 4 finite numbers (fast path for the usual case)."""
+    v = a.get("bbox")
+    if type(v) is list and len(v) == 4 and all(map(is_number, v)):
+        try:
+            b = tuple(map(float, v))
+        except OverflowError:
+            b = ()
+        if b and all(map(math.isfinite, b)):
+            return b
+    arr = bbox(path, v, f"{where}.bbox")
+    finite_or_raise(path, arr, f"{where}.bbox")
+    raise FormatError(path, "expected 4 finite numbers", element=f"{where}.bbox")
+
+
 def json_size(path: Path, v: Any, where: str) -> int:
     """A positive whole number of pixels (``640`` or ``640.0``)."""
     if type(v) is int and 0 < v <= INT64_MAX:
