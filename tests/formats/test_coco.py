@@ -79,7 +79,7 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
     assert len(rs.detections) == 2 and len(rs.problems) == 1
     for entry, where in (
         ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": "0.5"}, "[1].score"),
-        ({"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1}, "[1].category_id"),
+        ({"image_id": 9, "category_id": 8, "bbox": [1, 2, "x", 4], "score": 1}, "[1].bbox[2]"),
         ({"image_id": 9, "category_id": 5, "score": 1}, "[1].bbox"),
         ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4]}, "[1]"),
     ):
@@ -88,6 +88,11 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
         assert e.value.element == where
     with pytest.raises(FormatError):
         read_coco_results(ds, _write(tmp_path, {"a": 1}, "y.json"))
+    # a category the annotation file lacks: loadRes takes it, COCOeval ignores it; so do we
+    other = {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1}
+    rs = read_coco_results(ds, _write(tmp_path, [dets[0], other, other], "o.json"))
+    assert rs.extras["coco"].det_id.tolist() == [1] and len(rs.problems) == 1
+    assert rs.problems[0].element == "[1].category_id" and "2 result(s)" in str(rs.problems[0])
 
 
 def test_results_segm_and_keypoints(tmp_path: Path) -> None:

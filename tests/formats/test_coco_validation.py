@@ -443,3 +443,14 @@ def test_nonfinite_keypoint_rows_are_evaluated_as_pycocotools_does(
             e["score"] = NAN
     rs, _ = _both(ann, dets, "keypoints", tmp_path)
     assert len(rs.extras["coco"].warnings) == 1
+
+
+def test_results_of_other_categories_are_left_out_as_cocoeval_does(tmp_path: Path) -> None:
+    ann = _gt(tmp_path)
+    dets = [
+        {"image_id": 9, "category_id": c, "bbox": [1, 2, 10, 5], "score": s}
+        for c, s in ((5, 0.9), (77, 0.95), (2, 0.5), (77, NAN))
+    ]
+    rs, ours = _both(ann, dets, "bbox", tmp_path)
+    assert rs.extras["coco"].det_id.tolist() == [1, 3] and not ours.notes
+    assert [p.element for p in rs.problems] == ["[1].category_id"]

@@ -147,6 +147,9 @@ def _read_entries(
                 raise
             problems.append(err)
             continue
+        if vals is None:  # a category the annotation file does not have
+            flags.other_category.append(f"[{i}].category_id")
+            continue
         keep.append(i)
         for k, v in zip(cols, vals, strict=True):
             cols[k].append(v)
@@ -331,12 +334,14 @@ def _checked_boxes(
 
 def _known(
     path: Path, a: dict[str, Any], where: str, field: str, rows: dict[int, int], what: str
-) -> int:
+) -> int | None:
+    """The row of the id ``a[field]``; ``None`` for an id not in ``rows``, or ``FormatError``
+    naming ``what`` it should be when ``what`` is given."""
     if field not in a:
         raise FormatError(path, f"missing '{field}'", element=where)
     v = schema.json_int(path, a[field], f"{where}.{field}", f"an integer {field}")
     row = rows.get(v)
-    if row is None:
+    if row is None and what:
         raise FormatError(path, f"{field} {v} is not {what}", element=f"{where}.{field}")
     return row
 
@@ -351,13 +356,18 @@ def _entry(
     cat_of: dict[int, int],
     ds: Dataset,
     flags: schema.KeptRows,
-) -> tuple[Any, ...]:
-    """Validated columns of entry ``i``; ``FormatError`` names the field."""
+) -> tuple[Any, ...] | None:
+    """Validated columns of entry ``i``; ``FormatError`` names the field. ``None`` for an entry
+    (otherwise valid) of a category the annotation file does not have: ``loadRes`` takes it and
+    ``COCOeval`` never looks at it, as ``--task`` evaluation here (``use_cats``)."""
     where = f"[{i}]"
     if not isinstance(a, dict):
         raise FormatError(path, f"expected an object, got {show(a)}", element=where)
     img = _known(path, a, where, "image_id", row_of, "an image of the annotation file")
-    cat = _known(path, a, where, "category_id", cat_of, "a category of the annotation file")
+    assert img is not None
+    cat = _known(path, a, where, "category_id", cat_of, "")
+    if cat is None:
+        flags = schema.KeptRows()  # its non-finite values are not reported: it is left out
     if "score" not in a:
         raise FormatError(path, "missing 'score'", element=where)
     score = schema.json_number(path, a["score"], f"{where}.score")
@@ -392,7 +402,7 @@ def _entry(
             bb = np.array([x0, y0, x1 - x0, y1 - y0])
     if task == "keypoints" and kind != "keypoints":  # loadRes' other branches keep them
         kp = _keypoints(path, a, where, flags)
-    return img, cat, score, bb, area, kp, rle
+    return None if cat is None else (img, cat, score, bb, area, kp, rle)
 
 
 def _keypoints(

@@ -262,12 +262,14 @@ def polygon_work(parts: list[FloatArray]) -> npt.NDArray[np.float64]:
 
 
 class KeptRows:
-    """Result rows kept despite a non-finite value or an RLE of another size than its image:
-    their JSON paths, reported once per file (``warnings``)."""
+    """Result rows read despite an oddity the official code accepts, by JSON path, reported
+    once per file (``warnings``): kept with a non-finite value or an RLE of another size than
+    its image; left out for a category the annotation file lacks (``COCOeval`` ignores them)."""
 
     def __init__(self) -> None:
         self.nonfinite: list[str] = []
         self.resized: list[str] = []
+        self.other_category: list[str] = []
 
     def check(self, a: FloatArray, where: str) -> None:
         """Note ``where`` if ``a`` holds a NaN or infinity."""
@@ -286,6 +288,15 @@ class KeptRows:
                     f"{len(self.resized)} RLE(s) whose size differs from their image's; kept "
                     "(pycocotools gives them IoU -1)",
                     element=self.resized[0],
+                )
+            )
+        if self.other_category:
+            out.append(
+                FormatError(
+                    path,
+                    f"{len(self.other_category)} result(s) of a category not in the annotation "
+                    "file (first shown); left out, as COCOeval leaves them out",
+                    element=self.other_category[0],
                 )
             )
         return out
