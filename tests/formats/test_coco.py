@@ -14,7 +14,15 @@ from vocviewer.core.errors import FormatError
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 
-MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
+_HERE = Path(__file__).resolve()
+MINI = next(
+    (
+        _HERE.parents[k] / "shared" / "data" / "coco-mini"
+        for k in (3, 4)
+        if (_HERE.parents[k] / "shared" / "data" / "coco-mini").is_dir()
+    ),
+    _HERE.parents[3] / "shared" / "data" / "coco-mini",
+)
 needs_mini = pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 
 GT = {
@@ -66,18 +74,25 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
     bad = [*dets, {"image_id": 77, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5}]
     with pytest.raises(FormatError) as e:
         read_coco_results(ds, _write(tmp_path, bad, "bad.json"))
-    assert e.value.element == "[2]" and "77" in e.value.message
+    assert e.value.element == "[2].image_id" and "77" in e.value.message
     rs = read_coco_results(ds, tmp_path / "bad.json", keep_going=True)
     assert len(rs.detections) == 2 and len(rs.problems) == 1
-    for entry in ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": float("nan")},
-                  {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1},
-                  {"image_id": 9, "category_id": 5, "score": 1},
-                  {"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4]}):  # fmt: skip
+    for entry, where in (
+        ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": "0.5"}, "[1].score"),
+        ({"image_id": 9, "category_id": 8, "bbox": [1, 2, "x", 4], "score": 1}, "[1].bbox[2]"),
+        ({"image_id": 9, "category_id": 5, "score": 1}, "[1].bbox"),
+        ({"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4]}, "[1]"),
+    ):
         with pytest.raises(FormatError) as e:
             read_coco_results(ds, _write(tmp_path, [dets[0], entry], "x.json"))
-        assert e.value.element == "[1]"
+        assert e.value.element == where
     with pytest.raises(FormatError):
         read_coco_results(ds, _write(tmp_path, {"a": 1}, "y.json"))
+    # a category the annotation file lacks: loadRes takes it, COCOeval ignores it; so do we
+    other = {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1}
+    rs = read_coco_results(ds, _write(tmp_path, [dets[0], other, other], "o.json"))
+    assert rs.extras["coco"].det_id.tolist() == [1] and len(rs.problems) == 1
+    assert rs.problems[0].element == "[1].category_id" and "2 result(s)" in str(rs.problems[0])
 
 
 def test_results_segm_and_keypoints(tmp_path: Path) -> None:
@@ -142,7 +157,7 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps([*good, {"image_id": 99, "category_id": 2,
                                                           "bbox": [0, 0, 1, 1], "score": 0.1}]))  # fmt: skip
     slow = read_coco_results(ds, tmp_path / "b.json", keep_going=True)
-    assert len(slow.problems) == 1 and slow.problems[0].element == "[2]"
+    assert len(slow.problems) == 1 and slow.problems[0].element == "[2].image_id"
     for name in ("image_index", "label", "score", "box", "line"):
         np.testing.assert_array_equal(
             getattr(bulk.detections, name), getattr(slow.detections, name)

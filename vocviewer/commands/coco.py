@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 from vocviewer.commands import EvalOutput, opened
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
+from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 
 
 def _num(v: float) -> float | None:
     return None if math.isnan(v) else v
+
+
+def _check_keypoints(dataset: Dataset, results: ResultSet, ann: Path, res: Path) -> None:
+    """OKS compares COCO's 17 person keypoints: refuse other counts with a message (pycocotools
+    fails with a numpy broadcasting error)."""
+    k = len(KEYPOINT_SIGMAS)
+    for path, n, p in (
+        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
+        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
+    ):
+        if n and p != k:
+            what = f"this file has {p} per entry" if p else "this file has none"
+            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -23,6 +41,8 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     keep_going = bool(getattr(args, "keep_going", False))
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in dataset.problems] + [str(p) for p in results.problems]
+    if task == "keypoints":
+        _check_keypoints(dataset, results, args.path, args.results[0])
     result = evaluate_coco(dataset, results, CocoParams.for_task(task))
     text = "\n".join(summary_lines(result)) + "\n"
     if result.notes:

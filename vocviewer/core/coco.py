@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
+from vocviewer.core.errors import FormatError
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -132,6 +133,8 @@ class CocoResults:
     area : float64 (D,)     ``w*h`` (bbox), mask pixels (segm), keypoint extent (keypoints)
     masks : ``RleTable`` or ``None``
     keypoints : float64 (D, P, 3)  (P = 0 without keypoints)
+    warnings : problems of rows that were kept (non-finite values, an RLE size other than its
+        image's), also in ``ResultSet.problems``; the others there are rows left out
     """
 
     kind: str
@@ -142,6 +145,7 @@ class CocoResults:
     area: FloatArray
     keypoints: FloatArray
     masks: RleTable | None = None
+    warnings: tuple[FormatError, ...] = ()
 
     def __post_init__(self) -> None:
         n = len(self.det_id)

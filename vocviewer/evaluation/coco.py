@@ -288,7 +288,9 @@ def collect_coco(
     else:
         precision, scores = -np.ones((t, r, 0, a, m)), -np.ones((t, r, 0, a, m))
         recall = -np.ones((t, 0, a, m))
-    notes = ("result rows were skipped: NOT OFFICIAL",) if results.problems else ()
+    kept = results.extras["coco"].warnings  # problems of rows kept, not skipped
+    skipped = any(all(p is not w for w in kept) for p in results.problems)
+    notes = ("result rows were skipped: NOT OFFICIAL",) if skipped else ()
     return CocoEvalResult(
         params=params, category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
         category_names=tuple(c.name for c in cats), precision=precision, recall=recall,

@@ -11,7 +11,9 @@ Rules reproduced (``cocoeval.py`` ``evaluateImg``):
   crowd GT stay available;
 - regular (non-ignored) GT come first: the best regular candidate wins, ties to the **later** GT;
   only when no regular GT qualifies is the best ignored GT taken (again ties to the later one);
-- a detection matched to an ignored GT is ignored.
+- a detection matched to an ignored GT is ignored;
+- a NaN similarity (a result with a NaN width, height or keypoint) passes the comparison and
+  lets the next available GT through whatever its similarity (``_nan_scan``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,31 @@ def _last_best(
     hit = ok & (key == best[..., seg])
     last = np.maximum.reduceat(np.where(hit, pos, -1), starts, axis=-1)
     return np.asarray(last, dtype=np.int64)
+
+
+def _nan_scan(
+    avail: BoolArray,
+    sim: npt.NDArray[np.float64],
+    thr: npt.NDArray[np.float64],
+    best: IntArray,
+    starts: IntArray,
+) -> IntArray:
+    """``best``, redone by ``evaluateImg``'s own loop where a segment has an available pair with
+    a NaN similarity: ``if ious[d, g] < iou: continue`` lets a NaN through and, once ``iou`` is
+    NaN, the next available GT too (whatever its similarity). Rare: a plain loop."""
+    nan = np.isnan(sim)
+    if not nan.any():
+        return best
+    has_nan = np.maximum.reduceat(avail & nan, starts, axis=-1)
+    ends = np.r_[starts[1:], avail.shape[-1]]
+    out = best.copy()
+    for a, t, g in zip(*np.nonzero(has_nan), strict=True):
+        iou, m = thr[t], -1
+        for e in range(int(starts[g]), int(ends[g])):
+            if avail[a, t, e] and not sim[e] < iou:
+                iou, m = sim[e], e
+        out[a, t, g] = m
+    return out
 
 
 def greedy_match(
@@ -73,7 +100,9 @@ def greedy_match(
     n_area, n_gt = gt_ignore.shape
     thr = np.minimum(np.asarray(thresholds, dtype=np.float64), 1 - 1e-10)
     match = np.full((n_area, len(thr), n_det), -1, dtype=np.int64)
-    keep = ent_sim >= thr.min() if len(thr) else np.zeros(len(ent_sim), bool)
+    nan_det = np.zeros(n_det, dtype=bool)
+    nan_det[ent_det[np.isnan(ent_sim)]] = True  # their every pair may be taken (see below)
+    keep = (ent_sim >= thr.min()) | nan_det[ent_det] if len(thr) else np.zeros(len(ent_sim), bool)
     d, g, s = ent_det[keep], ent_gt[keep], ent_sim[keep]
     if len(d) == 0:
         return match
@@ -90,8 +119,10 @@ def greedy_match(
         avail = ~taken[:, :, gg] | gt_crowd[gg]
         ok = avail & (ss >= thr[:, None])
         regular = ~gt_ignore[:, gg][:, None, :]
-        pos_reg = _last_best(ok & regular, ss, starts, seg)
-        pos_ign = _last_best(ok & ~regular, ss, starts, seg)
+        best_reg = _last_best(ok & regular, ss, starts, seg)
+        best_ign = _last_best(ok & ~regular, ss, starts, seg)
+        pos_reg = _nan_scan(avail & regular, ss, thr, best_reg, starts)
+        pos_ign = _nan_scan(avail & ~regular, ss, thr, best_ign, starts)
         chosen = np.where(pos_reg >= 0, pos_reg, pos_ign)
         a_i, t_i, s_i = np.nonzero(chosen >= 0)
         gsel = gg[chosen[a_i, t_i, s_i]]

@@ -39,14 +39,14 @@ def pair_up(det_group: IntArray, gt_group: IntArray) -> tuple[IntArray, IntArray
 def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_]) -> FloatArray:
     """``bbIou`` of aligned ``x, y, w, h`` pairs: float64 (E,); 0 without overlap; crowd GT
     divide by the detection's area."""
-    da = det[:, 2] * det[:, 3]
-    ga = gt[:, 2] * gt[:, 3]
-    iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
-    ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
-    ok = (iw > 0) & (ih > 0)
-    inter = iw * ih
-    union = np.where(crowd, da, da + ga - inter)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # non-finite or huge results: IEEE values, as bbIou in C
+        da = det[:, 2] * det[:, 3]
+        ga = gt[:, 2] * gt[:, 3]
+        iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
+        ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
+        ok = ~(iw <= 0) & ~(ih <= 0)  # C's `if (w <= 0) continue`: NaN goes on
+        inter = iw * ih
+        union = np.where(crowd, da, da + ga - inter)
         out = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
     return np.asarray(out, dtype=np.float64)
 
@@ -120,8 +120,9 @@ def oks_pairs(
     oy = np.maximum(z, y0 - d[:, :, 1]) + np.maximum(z, d[:, :, 1] - y1)
     dx = np.where(has[:, None], dx, ox)
     dy = np.where(has[:, None], dy, oy)
-    e = (dx**2 + dy**2) / var / (gt_area[ent_gt] + np.spacing(1))[:, None] / 2
-    ex = np.exp(-e)
+    with np.errstate(all="ignore"):  # non-finite or huge keypoints: IEEE values, as numpy's
+        e = (dx**2 + dy**2) / var / (gt_area[ent_gt] + np.spacing(1))[:, None] / 2
+        ex = np.exp(-e)
     # sum over the compared points, grouped by visibility pattern so numpy sums each row
     # exactly as it sums pycocotools' compacted 1-D vector
     pattern = np.where(has[:, None], vis, True)

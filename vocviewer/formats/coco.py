@@ -8,9 +8,9 @@ Classes are the category names in ascending category-id order; boxes are stored 
 
 from __future__ import annotations
 
-import gc
-import json
+import itertools
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,66 +21,17 @@ from vocviewer.core import masks as mk
 from vocviewer.core.coco import CocoAnnotations, RleTable
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.errors import FormatError
+from vocviewer.formats import coco_schema as schema
+from vocviewer.formats.coco_schema import load_json, show
+from vocviewer.formats.input import check_image_size
 
-__all__ = ["load_json", "polygon_parts", "polygon_sets_to_rle", "read_coco", "segmentation_to_rle"]
-
-
-def load_json(path: Path) -> Any:
-    """Parse a JSON file; a syntax error becomes ``FormatError`` with its line.
-
-    The cyclic garbage collector is paused meanwhile: millions of fresh containers would set it
-    off again and again (about 40% of the parse), and parsed JSON holds no cycles."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with open(path, "rb") as f:
-            return json.load(f)
-    except json.JSONDecodeError as e:
-        raise FormatError(path, f"not valid JSON: {e.msg}", line=e.lineno) from None
-    except UnicodeDecodeError as e:
-        raise FormatError(path, f"not UTF-8 text: {e.reason}") from None
-    finally:
-        if was_enabled:
-            gc.enable()
+__all__ = ["load_json", "polygon_sets_to_rle", "read_coco"]
 
 
 def _guess_image_dir(path: Path) -> Path:
     """``annotations/instances_val2017.json`` → ``../val2017`` (pycocotools' layout)."""
     split = path.stem.rsplit("_", 1)[-1]
     return path.parent.parent / split
-
-
-def segmentation_to_rle(segm: Any, h: int, w: int) -> mk.Counts:
-    """One annotation's ``segmentation`` (polygons, uncompressed or compressed RLE) as RLE
-    counts, as ``COCO.annToRLE`` converts it (polygons use the image's ``h x w``)."""
-    if isinstance(segm, list):
-        if not segm:
-            return np.array([h * w], dtype=np.int64)
-        return mk.polygons_to_rle(segm, h, w)
-    if isinstance(segm, dict) and "counts" in segm:
-        counts = segm["counts"]
-        if isinstance(counts, list):
-            return np.asarray(counts, dtype=np.int64)
-        return mk.from_string(counts)
-    raise ValueError("expected polygons or an RLE with 'counts'")
-
-
-def polygon_parts(segm: list[Any]) -> list[npt.NDArray[np.float64]]:
-    """The flat ``x0, y0, x1, y1, ...`` polygons of a list ``segmentation``, as ``polygons_to_rle``
-    reads them: a first entry of exactly 4 numbers makes every entry an ``x, y, w, h`` box, taken
-    as its corner polygon (as ``bbox_to_rle`` builds it). ``ValueError`` / ``TypeError`` when
-    malformed or not finite."""
-    parts: list[npt.NDArray[np.float64]] = []
-    if segm and len(segm[0]) == 4:
-        for b in segm:
-            bx, by, bw, bh = (float(v) for v in np.asarray(b, dtype=np.float64).reshape(4))
-            xe, ye = bx + bw, by + bh
-            parts.append(np.array([bx, by, bx, ye, xe, ye, xe, by], dtype=np.float64))
-    else:
-        parts = [np.asarray(p, dtype=np.float64).reshape(-1) for p in segm]
-    if not all(np.isfinite(p).all() for p in parts):
-        raise ValueError("polygon coordinates must be finite")
-    return parts
 
 
 def polygon_sets_to_rle(
@@ -104,10 +55,6 @@ def polygon_sets_to_rle(
     return out
 
 
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
 def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool = True) -> Dataset:
     """Read a COCO annotation JSON.
 
@@ -123,139 +70,299 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     Raises
     ------
     FormatError
-        Not a COCO annotation file, or an entry without the fields evaluation needs.
+        Not a COCO annotation file, or its ``images`` / ``categories`` tables are broken (named
+        by JSON path). An image or annotation entry with a bad field (wrong type, a size over
+        the limit, a non-finite number) is left out and listed in ``Dataset.problems``.
     """
     path = Path(path)
     data = load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise FormatError(path, "not a COCO annotation file: expected an object with 'images'")
+    anns = data.get("annotations", [])
+    if not isinstance(anns, list):
+        raise FormatError(path, f"expected a list, got {show(anns)}", element="annotations")
     img_dir = Path(images) if images is not None else _guess_image_dir(path)
+    cats = _categories(path, data, anns)
+    cat_index = {c[0]: i for i, c in enumerate(cats)}
+    problems: list[FormatError] = []
+    ids, files, widths, heights = _images(path, data["images"], img_dir, problems)
+    row_of = {v: i for i, v in enumerate(ids)}
 
-    cats = data.get("categories") or []
-    try:
-        cats = sorted(cats, key=lambda c: int(c["id"]))
-        names = tuple(str(c["name"]) for c in cats)
-    except (KeyError, TypeError, ValueError):
-        raise FormatError(path, "each category needs an integer 'id' and a 'name'",
-                          element="categories") from None  # fmt: skip
-    cat_ids = np.array([int(c["id"]) for c in cats], dtype=np.int64)
-    cat_index = {int(c): i for i, c in enumerate(cat_ids.tolist())}
+    captions: list[list[str]] = [[] for _ in ids]
+    rows: list[_Row] = []
+    for i, a in enumerate(anns):
+        try:
+            r = _annotation(path, a, i, row_of, cat_index)
+            if isinstance(r, str):
+                captions[row_of[a["image_id"]]].append(r)
+                continue
+            if masks:
+                r.segm = _segmentation(path, a, r, heights, widths, problems)
+        except FormatError as e:
+            problems.append(
+                FormatError(path, f"{e.message}; the annotation is left out", element=e.element)
+            )
+            continue
+        rows.append(r)
+    if masks:
+        rows = _bounded_polygons(path, rows, problems)
+    return _dataset(path, rows, cats, ids, files, widths, heights, captions, problems, masks)
 
+
+_Category = tuple[int, str, str, tuple[str, ...], npt.NDArray[np.int64]]
+
+
+def _categories(path: Path, data: dict[str, Any], anns: list[Any]) -> list[_Category]:
+    """``(id, name, supercategory, keypoint names, skeleton)`` per category, ascending id."""
+    if "categories" not in data:
+        if any(isinstance(a, dict) and "caption" not in a for a in anns):
+            raise FormatError(
+                path, "missing: the annotations need a list of {id, name}", element="categories"
+            )
+        return []
+    cats = data["categories"]
+    if not isinstance(cats, list):
+        raise FormatError(path, f"expected a list, got {show(cats)}", element="categories")
+    out: list[_Category] = []
+    for i, c in enumerate(cats):
+        where = f"categories[{i}]"
+        if not isinstance(c, dict):
+            raise FormatError(path, f"expected an object, got {show(c)}", element=where)
+        cid = schema.json_int(path, c.get("id"), f"{where}.id", "an integer id")
+        if "name" not in c or isinstance(c["name"], list | dict):
+            raise FormatError(path, "expected a 'name'", element=f"{where}.name")
+        kp = c.get("keypoints", [])
+        if not (isinstance(kp, list) and all(isinstance(s, str) for s in kp)):
+            raise FormatError(
+                path, f"expected a list of names, got {show(kp)}", element=f"{where}.keypoints"
+            )
+        sk = c.get("skeleton", [])
+        if not (
+            isinstance(sk, list)
+            and all(
+                isinstance(e, list)
+                and len(e) == 2
+                and all(type(v) is int and 0 <= v < 2**31 for v in e)
+                for e in sk
+            )
+        ):
+            raise FormatError(
+                path,
+                f"expected a list of [i, j] keypoint pairs, got {show(sk)}",
+                element=f"{where}.skeleton",
+            )
+        sup = str(c.get("supercategory", ""))
+        out.append((cid, str(c["name"]), sup, tuple(kp), np.array(sk, np.int64).reshape(-1, 2)))
+    out.sort(key=lambda c: c[0])
+    dup = [a[0] for a, b in itertools.pairwise(out) if a[0] == b[0]]
+    if dup:
+        raise FormatError(path, f"duplicate category id {dup[0]}", element="categories")
+    return out
+
+
+def _images(
+    path: Path, entries: list[Any], img_dir: Path, problems: list[FormatError]
+) -> tuple[list[int], list[Path], list[int], list[int]]:
+    """Ids, files, widths, heights (0 = unknown) of the images. An image whose size is not a
+    positive integer or is over the limit is kept with size 0 (its polygons are not
+    rasterised), with a problem: pycocotools' box evaluation never reads the size."""
     ids: list[int] = []
     files: list[Path] = []
     widths: list[int] = []
     heights: list[int] = []
-    for i, im in enumerate(data["images"]):
-        if not isinstance(im, dict) or not _number(im.get("id")):
-            raise FormatError(path, "image entry needs a numeric 'id'", element=f"images[{i}]")
-        ids.append(int(im["id"]))
-        files.append(img_dir / str(im.get("file_name", f"{im['id']}.jpg")))
-        widths.append(int(im.get("width", 0)))
-        heights.append(int(im.get("height", 0)))
-    row_of = {v: i for i, v in enumerate(ids)}
-    if len(row_of) != len(ids):
-        raise FormatError(path, "duplicate image ids", element="images")
+    seen: set[int] = set()
+    for i, im in enumerate(entries):
+        where = f"images[{i}]"
+        if not isinstance(im, dict):
+            raise FormatError(path, f"expected an object, got {show(im)}", element=where)
+        iid = schema.json_int(path, im.get("id"), f"{where}.id", "an integer id")
+        if iid in seen:
+            raise FormatError(path, f"duplicate image id {iid}", element=f"{where}.id")
+        seen.add(iid)
+        try:
+            w = schema.json_size(path, im["width"], f"{where}.width") if "width" in im else 0
+            h = schema.json_size(path, im["height"], f"{where}.height") if "height" in im else 0
+            if w and h:
+                check_image_size(path, w, h, element=where)
+        except FormatError as e:
+            msg = f"{e.message}; the image is kept without a size (no polygon masks)"
+            problems.append(FormatError(path, msg, element=e.element))
+            w = h = 0
+        ids.append(iid)
+        files.append(img_dir / str(im.get("file_name", f"{iid}.jpg")))
+        widths.append(w)
+        heights.append(h)
+    return ids, files, widths, heights
 
-    captions: list[list[str]] = [[] for _ in ids]
-    rows: list[tuple[Any, ...]] = []
-    problems: list[FormatError] = []
-    anns = data.get("annotations") or []
-    for i, a in enumerate(anns):
-        where = f"annotations[{i}]"
-        if not isinstance(a, dict):
-            raise FormatError(path, "annotation is not an object", element=where)
-        row = row_of.get(a.get("image_id"))  # type: ignore[arg-type]
-        if row is None:
-            problems.append(FormatError(path, f"unknown image_id {a.get('image_id')!r}",
-                                        element=where))  # fmt: skip
-            continue
-        if "caption" in a:
-            captions[row].append(str(a["caption"]))
-            continue
-        k = cat_index.get(a.get("category_id"))  # type: ignore[arg-type]
-        bb = a.get("bbox")
-        if k is None:
-            problems.append(FormatError(path, f"unknown category_id {a.get('category_id')!r}",
-                                        element=where))  # fmt: skip
-            continue
-        if not (isinstance(bb, list) and len(bb) == 4 and all(_number(v) for v in bb)):
-            raise FormatError(path, "'bbox' must be 4 numbers [x, y, w, h]", element=where)
-        ar = a.get("area", bb[2] * bb[3])
-        if not _number(ar) or not _number(a.get("id")):
-            raise FormatError(path, "'id' and 'area' must be numbers", element=where)
-        rows.append((row, k, int(a["id"]), bb, float(ar), bool(a.get("iscrowd", 0)), i, a))
 
-    rows.sort(key=lambda r: r[0])  # stable: file order within an image
+@dataclass
+class _Row:
+    """One validated annotation (``index`` = its position in the JSON list)."""
+
+    row: int
+    label: int
+    ann_id: int
+    bbox: tuple[float, ...]
+    area: float
+    crowd: bool
+    index: int
+    keypoints: npt.NDArray[np.float64] | None
+    num_keypoints: int
+    segm: list[npt.NDArray[np.float64]] | mk.Counts | None = None
+    size: tuple[int, int] | None = None  # an RLE's own [h, w]
+
+
+def _annotation(
+    path: Path,
+    a: Any,
+    index: int,
+    row_of: dict[int, int],
+    cat_index: dict[int, int],
+) -> _Row | str:
+    """A validated annotation (``annotations[index]``), or a caption."""
+    where = f"annotations[{index}]"
+    if not isinstance(a, dict):
+        raise FormatError(path, f"expected an object, got {show(a)}", element=where)
+    iid = schema.int_field(path, a, "image_id", where, "an integer image id")
+    row = row_of.get(iid)
+    if row is None:
+        raise FormatError(path, f"unknown image_id {iid}", element=f"{where}.image_id")
+    if "caption" in a:
+        return str(a["caption"])
+    cid = schema.int_field(path, a, "category_id", where, "an integer id")
+    k = cat_index.get(cid)
+    if k is None:
+        raise FormatError(path, f"unknown category_id {cid}", element=f"{where}.category_id")
+    bb = schema.finite_bbox(path, a, where)
+    area = bb[2] * bb[3]
+    if "area" in a:
+        area = schema.json_number(path, a["area"], f"{where}.area")
+        if not math.isfinite(area):
+            raise FormatError(
+                path, f"expected a finite number, got {show(area)}", element=f"{where}.area"
+            )
+    ann_id = schema.int_field(path, a, "id", where, "an integer id")
+    crowd = a.get("iscrowd", 0)
+    if not (type(crowd) in (bool, int, float) and crowd in (0, 1)):
+        raise FormatError(path, f"expected 0 or 1, got {show(crowd)}", element=f"{where}.iscrowd")
+    kp, nkp = None, 0
+    if "keypoints" in a:
+        kp = schema.json_numbers(path, a["keypoints"], f"{where}.keypoints", step=3)
+        schema.finite_or_raise(path, kp, f"{where}.keypoints")
+        kp = kp.reshape(-1, 3)
+        nkp = int(np.count_nonzero(kp[:, 2] > 0))
+        if "num_keypoints" in a:
+            nkp = schema.json_int(path, a["num_keypoints"], f"{where}.num_keypoints")
+    return _Row(row, k, ann_id, bb, area, bool(crowd), index, kp, nkp)
+
+
+def _segmentation(
+    path: Path,
+    a: dict[str, Any],
+    r: _Row,
+    heights: list[int],
+    widths: list[int],
+    problems: list[FormatError],
+) -> list[npt.NDArray[np.float64]] | mk.Counts:
+    """Polygons (rasterised later, in one batch) or validated RLE counts of ``r``'s mask; an
+    RLE whose size differs from its image's is kept, with a problem (pycocotools then gives it
+    IoU -1 against every detection)."""
+    where = f"annotations[{r.index}].segmentation"
+    segm = a.get("segmentation", [])
+    if isinstance(segm, list):
+        return schema.polygon_parts(path, segm, where)
+    counts, h, w = schema.rle_counts(path, segm, where)
+    ih, iw = heights[r.row], widths[r.row]
+    if (h, w) != (ih, iw) and ih and iw:
+        problems.append(
+            FormatError(
+                path,
+                f"RLE size [{h}, {w}] differs from its image's [{ih}, {iw}]; kept (pycocotools "
+                "compares it with no detection: IoU -1)",
+                element=f"{where}.size",
+            )
+        )
+    r.size = (h, w)
+    return counts
+
+
+def _bounded_polygons(path: Path, rows: list[_Row], problems: list[FormatError]) -> list[_Row]:
+    """``rows`` without those holding a polygon too costly to rasterise (listed as problems)."""
+    poly = [r for r in rows if isinstance(r.segm, list)]
+    parts = [p for r in poly for p in r.segm]  # type: ignore[union-attr]
+    work = schema.polygon_work(parts)
+    if not len(work) or work.max() <= schema.MAX_POLYGON_WORK:
+        return rows
+    owner = np.repeat(np.arange(len(poly)), [len(r.segm) for r in poly])  # type: ignore[arg-type]
+    bad_rows = {id(poly[i]) for i in np.unique(owner[work > schema.MAX_POLYGON_WORK]).tolist()}
+    for r in poly:
+        if id(r) in bad_rows:
+            problems.append(
+                FormatError(
+                    path,
+                    f"a polygon crossing over {schema.MAX_POLYGON_WORK:,} pixel columns "
+                    "(too costly to rasterise); the annotation is left out",
+                    element=f"annotations[{r.index}].segmentation",
+                )
+            )
+    return [r for r in rows if id(r) not in bad_rows]
+
+
+def _dataset(
+    path: Path,
+    rows: list[_Row],
+    cats: list[_Category],
+    ids: list[int],
+    files: list[Path],
+    widths: list[int],
+    heights: list[int],
+    captions: list[list[str]],
+    problems: list[FormatError],
+    masks: bool,
+) -> Dataset:
+    """The ``Dataset`` of validated rows (sorted by image row, file order within an image)."""
+    rows.sort(key=lambda r: r.row)
     n = len(rows)
-    npts = max((len(r[7].get("keypoints") or []) // 3 for r in rows), default=0)
+    npts = max((len(r.keypoints) for r in rows if r.keypoints is not None), default=0)
     kps = np.zeros((n, npts, 3))
-    nkp = np.zeros(n, dtype=np.int64)
-    has_kp = np.zeros(n, dtype=bool)
-    rles: list[mk.Counts] = []
-    poly_rows: list[int] = []  # list segmentations, rasterised together after the loop
-    poly_sets: list[list[npt.NDArray[np.float64]]] = []
     for j, r in enumerate(rows):
-        a = r[7]
-        if "keypoints" in a:
-            kp = np.asarray(a["keypoints"], dtype=np.float64).reshape(-1, 3)
-            kps[j, : len(kp)] = kp
-            has_kp[j] = True
-            nkp[j] = int(a.get("num_keypoints", np.count_nonzero(kp[:, 2] > 0)))
-        if masks:
-            h, w = heights[r[0]], widths[r[0]]
-            segm = a.get("segmentation", [])
-            try:
-                if isinstance(segm, list):
-                    poly_sets.append(polygon_parts(segm))
-                    poly_rows.append(j)
-                    rles.append(np.zeros(0, dtype=np.int64))  # placeholder
-                else:
-                    rles.append(segmentation_to_rle(segm, h, w))
-            except (ValueError, TypeError):
-                raise FormatError(
-                    path, "bad 'segmentation'", element=f"annotations[{r[6]}]"
-                ) from None
-    if poly_rows:
-        ph = [heights[rows[j][0]] for j in poly_rows]
-        pw = [widths[rows[j][0]] for j in poly_rows]
-        for j, c in zip(poly_rows, polygon_sets_to_rle(poly_sets, ph, pw), strict=True):
-            rles[j] = c
-
-    image_index = np.array([r[0] for r in rows], dtype=np.int64)
-    xywh = np.array([r[3] for r in rows], dtype=np.float64).reshape(n, 4)
+        if r.keypoints is not None:
+            kps[j, : len(r.keypoints)] = r.keypoints
+    image_index = np.array([r.row for r in rows], dtype=np.int64)
+    xywh = np.array([r.bbox for r in rows], dtype=np.float64).reshape(n, 4)
     box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     order_in_image = np.arange(n) - np.searchsorted(image_index, image_index, side="left")
     zeros = np.zeros(n, dtype=bool)
     objects = ObjectTable(
-        image_index, np.array([r[1] for r in rows], dtype=np.int64), box, zeros, zeros, zeros,
-        np.zeros(n, dtype=np.int8), order_in_image, np.zeros((n, 0), dtype=bool),
-    )  # fmt: skip
-    mask_table = None
-    if masks:
-        hh = np.array([heights[r[0]] for r in rows], dtype=np.int64)
-        ww = np.array([widths[r[0]] for r in rows], dtype=np.int64)
-        for j, r in enumerate(rows):  # RLE dicts carry their own size
-            segm = r[7].get("segmentation")
-            if isinstance(segm, dict) and isinstance(segm.get("size"), list):
-                hh[j], ww[j] = int(segm["size"][0]), int(segm["size"][1])
-        mask_table = RleTable.from_list(rles, hh, ww)
+        image_index,
+        np.array([r.label for r in rows], dtype=np.int64),
+        box,
+        zeros,
+        zeros,
+        zeros,
+        np.zeros(n, dtype=np.int8),
+        order_in_image,
+        np.zeros((n, 0), dtype=bool),
+    )
+    cat_ids = np.array([c[0] for c in cats], dtype=np.int64)
     extras = CocoAnnotations(
         image_id=np.array(ids, dtype=np.int64),
         captions=tuple(tuple(c) for c in captions),
         category_id=cat_ids,
-        supercategory=tuple(str(c.get("supercategory", "")) for c in cats),
-        keypoint_names=tuple(tuple(str(s) for s in c.get("keypoints", [])) for c in cats),
-        skeleton=tuple(np.asarray(c.get("skeleton", []), np.int64).reshape(-1, 2) for c in cats),
-        ann_id=np.array([r[2] for r in rows], dtype=np.int64),
+        supercategory=tuple(c[2] for c in cats),
+        keypoint_names=tuple(c[3] for c in cats),
+        skeleton=tuple(c[4] for c in cats),
+        ann_id=np.array([r.ann_id for r in rows], dtype=np.int64),
         category_id_of=cat_ids[objects.label] if n else np.zeros(0, np.int64),
         bbox=xywh,
-        area=np.array([r[4] for r in rows], dtype=np.float64),
-        iscrowd=np.array([r[5] for r in rows], dtype=bool),
+        area=np.array([r.area for r in rows], dtype=np.float64),
+        iscrowd=np.array([r.crowd for r in rows], dtype=bool),
         keypoints=kps,
-        num_keypoints=nkp,
-        has_keypoints=has_kp,
-        masks=mask_table,
+        num_keypoints=np.array([r.num_keypoints for r in rows], dtype=np.int64),
+        has_keypoints=np.array([r.keypoints is not None for r in rows], dtype=bool),
+        masks=_mask_table(rows, heights, widths) if masks else None,
     )
+    names = tuple(c[1] for c in cats)
     images_table = ImageTable(
         np.array([str(i) for i in ids], dtype=np.str_), tuple(files),
         np.array(widths), np.array(heights), np.zeros(len(ids), dtype=bool),
@@ -268,6 +375,17 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     )  # fmt: skip
 
 
-def finite(v: Any) -> bool:
-    """A JSON number that is neither NaN nor infinite."""
-    return _number(v) and math.isfinite(v)
+def _mask_table(rows: list[_Row], heights: list[int], widths: list[int]) -> RleTable:
+    """Every row's mask: polygons rasterised in one batch (image size), RLEs as given."""
+    hh = np.array([heights[r.row] for r in rows], dtype=np.int64)
+    ww = np.array([widths[r.row] for r in rows], dtype=np.int64)
+    rles: list[mk.Counts] = [np.zeros(1, dtype=np.int64)] * len(rows)  # sizeless: empty
+    poly = [j for j, r in enumerate(rows) if isinstance(r.segm, list) and hh[j] and ww[j]]
+    sets = [rows[j].segm for j in poly]
+    for j, c in zip(poly, polygon_sets_to_rle(sets, hh[poly], ww[poly]), strict=True):  # type: ignore[arg-type]
+        rles[j] = c
+    for j, r in enumerate(rows):
+        if r.size is not None:
+            rles[j] = r.segm  # type: ignore[assignment]
+            hh[j], ww[j] = r.size
+    return RleTable.from_list(rles, hh, ww)

@@ -21,13 +21,9 @@ from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
-from vocviewer.formats.coco import (
-    finite,
-    load_json,
-    polygon_parts,
-    polygon_sets_to_rle,
-    segmentation_to_rle,
-)
+from vocviewer.formats import coco_schema as schema
+from vocviewer.formats.coco import polygon_sets_to_rle
+from vocviewer.formats.coco_schema import parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_results"]
 
@@ -62,13 +58,13 @@ def box_columns(path: str | Path) -> BoxColumns | None:
     """Parse a results file into ``BoxColumns`` if every entry is a well-formed box result;
     ``None`` otherwise (and for unreadable files: ``read_coco_results`` then reports them)."""
     try:
-        anns = load_json(Path(path))
+        anns, literals = _load(Path(path))
     except (FormatError, OSError):
         return None
     if not isinstance(anns, list) or not anns or _kind(anns[0]) != "bbox":
         return None
-    cols = _bulk_columns(anns)
-    return None if cols is None else BoxColumns(cols[0], cols[1], cols[2], cols[3])
+    cols = _bulk_columns(anns, literals)
+    return None if cols is None else BoxColumns(*cols)
 
 
 def read_coco_results(
@@ -82,44 +78,77 @@ def read_coco_results(
     """Read a COCO results file for ``dataset`` (read by ``formats.coco.read_coco``).
 
     ``task`` says what evaluation needs: masks are built only for ``"segm"`` (box results then
-    get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do). ``boxes``: the file
+    get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do); ``"keypoints"`` keeps
+    the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``boxes``: the file
     already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
-    file is read again otherwise, so that problems are named)."""
+    file is read again otherwise, so that problems are named).
+
+    Entries are checked field by field (``FormatError`` names the JSON path, e.g.
+    ``[3].score``); with ``keep_going`` bad entries are skipped and listed in ``problems``.
+    Rows with a NaN / infinite score or coordinate are kept and evaluated as pycocotools does;
+    one warning per file names the first (``CocoResults.warnings``, also in ``problems``)."""
     path = Path(path)
     gt: CocoAnnotations = dataset.extras["coco"]
-    if boxes is not None and task != "segm":
-        fast = _checked_boxes(boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt)
+    if boxes is not None and task == "bbox":
+        fast = _checked_boxes(path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt)
         if fast is not None:
-            ids, img, label, score, xywh, area = fast
-            return _result_set(path, "bbox", gt, ids, img, label, score, xywh, area, [], None, [])
-    anns = load_json(path)
+            return fast
+    anns, literals = _load(path)
     if not isinstance(anns, list):
-        raise FormatError(path, "results must be a JSON array of objects")
+        raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
     kind = _kind(anns[0]) if anns else task if task != "segm" else "segm"
     if kind in ("caption", "?"):
-        raise FormatError(path, "first entry has no 'bbox', 'segmentation' or 'keypoints'"
-                          + (" (caption results are not evaluated)" if kind == "caption" else ""),
-                          element="[0]")  # fmt: skip
-    if kind == "bbox" and task != "segm":
-        fast = _fast_boxes(anns, gt)
+        raise FormatError(
+            path,
+            "first entry has no 'bbox', 'segmentation' or 'keypoints'"
+            + (" (caption results are not evaluated)" if kind == "caption" else ""),
+            element="[0]",
+        )
+    if kind == "keypoints" and task == "segm":
+        raise FormatError(
+            path,
+            "keypoint results (no 'bbox' or 'segmentation') cannot be evaluated as segm",
+            element="[0]",
+        )
+    if kind == "bbox" and task == "bbox":
+        cols = _bulk_columns(anns, literals)
+        fast = None if cols is None else _checked_boxes(path, *cols, gt=gt)
         if fast is not None:
-            ids, img, label, score, xywh, area = fast
-            return _result_set(path, kind, gt, ids, img, label, score, xywh, area, [], None, [])
+            return fast
+    return _read_entries(path, anns, kind, task, keep_going, dataset)
+
+
+def _load(path: Path) -> tuple[Any, bool]:
+    """The parsed file and whether its text holds ``true``, ``false`` or ``null`` anywhere (then
+    only the per-entry path can tell which fields they are in)."""
+    raw = read_json_bytes(path)
+    maybe = raw.find(b"u") >= 0 or raw.find(b"f") >= 0  # memchr: fast; most files have neither
+    return parse_json(path, raw), maybe and any(w in raw for w in (b"true", b"false", b"null"))
+
+
+def _read_entries(
+    path: Path, anns: list[Any], kind: str, task: str, keep_going: bool, dataset: Dataset
+) -> ResultSet:
+    """The per-entry path: every entry checked by ``_entry``."""
+    gt: CocoAnnotations = dataset.extras["coco"]
     row_of = {int(v): i for i, v in enumerate(gt.image_id.tolist())}
     cat_of = {int(v): i for i, v in enumerate(gt.category_id.tolist())}
     problems: list[FormatError] = []
     keep: list[int] = []
+    flags = schema.KeptRows()
     cols: dict[str, list[Any]] = {
         k: [] for k in ("img", "cat", "score", "bbox", "area", "kp", "rle")
     }
     for i, a in enumerate(anns):
         try:
-            vals = _entry(a, kind, task, row_of, cat_of, dataset)
-        except ValueError as e:
-            err = FormatError(path, str(e), element=f"[{i}]")
+            vals = _entry(path, a, i, kind, task, row_of, cat_of, dataset, flags)
+        except FormatError as err:
             if not keep_going:
-                raise err from None
+                raise
             problems.append(err)
+            continue
+        if vals is None:  # a category the annotation file does not have
+            flags.other_category.append(f"[{i}].category_id")
             continue
         keep.append(i)
         for k, v in zip(cols, vals, strict=True):
@@ -131,16 +160,22 @@ def read_coco_results(
         hh = np.array([r[1] for r in cols["rle"]], dtype=np.int64)
         ww = np.array([r[2] for r in cols["rle"]], dtype=np.int64)
         rles = RleTable.from_list([r[0] for r in cols["rle"]], hh, ww)
+    warnings = flags.warnings(path)
     return _result_set(
-        path, kind, gt,
+        path,
+        kind,
+        gt,
         np.array(keep, dtype=np.int64) + 1,
         np.array(cols["img"], dtype=np.int64),
         np.array(cols["cat"], dtype=np.int64),
         np.array(cols["score"], dtype=np.float64),
         np.array(cols["bbox"], dtype=np.float64).reshape(n, 4),
         np.array(cols["area"], dtype=np.float64),
-        cols["kp"], rles, problems,
-    )  # fmt: skip
+        cols["kp"],
+        rles,
+        [*problems, *warnings],
+        warnings,
+    )
 
 
 def _result_set(
@@ -153,26 +188,41 @@ def _result_set(
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
     area: npt.NDArray[np.float64],
-    kp_lists: list[list[list[float]]],
+    kp_lists: list[npt.NDArray[np.float64]],
     rles: RleTable | None,
     problems: list[FormatError],
+    warnings: list[FormatError],
 ) -> ResultSet:
     n = len(ids)
     npts = max((len(k) for k in kp_lists), default=0)
     kps = np.zeros((n, npts, 3))
     for j, kp in enumerate(kp_lists):
-        if kp:
+        if len(kp):
             kps[j, : len(kp)] = kp
     extras = CocoResults(
-        kind=kind, det_id=ids, image_id=gt.image_id[img], category_id=gt.category_id[label],
-        bbox=xywh, area=area, keypoints=kps, masks=rles,
-    )  # fmt: skip
+        kind=kind,
+        det_id=ids,
+        image_id=gt.image_id[img],
+        category_id=gt.category_id[label],
+        bbox=xywh,
+        area=area,
+        keypoints=kps,
+        masks=rles,
+        warnings=tuple(warnings),
+    )
+    with np.errstate(invalid="ignore", over="ignore"):  # kept rows may hold inf, NaN
+        xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     dets = Detections(
-        img, label, score, np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:])),
-        np.zeros(n, dtype=np.int64), ids,
-    )  # fmt: skip
-    return ResultSet(path.stem, (path,), detections=dets, problems=tuple(problems),
-                     extras={"coco": extras})  # fmt: skip
+        img,
+        label,
+        score,
+        xyxy,
+        np.zeros(n, dtype=np.int64),
+        ids,
+    )
+    return ResultSet(
+        path.stem, (path,), detections=dets, problems=tuple(problems), extras={"coco": extras}
+    )
 
 
 class _Polygons:
@@ -189,137 +239,227 @@ def _rasterise(cols: dict[str, list[Any]], kind: str) -> None:
     if not rows:
         return
     pend: list[_Polygons] = [cols["rle"][j] for j in rows]
-    counts = polygon_sets_to_rle([p.parts for p in pend], [p.h for p in pend],
-                                 [p.w for p in pend])  # fmt: skip
+    counts = polygon_sets_to_rle([p.parts for p in pend], [p.h for p in pend], [p.w for p in pend])
     for j, p, c in zip(rows, pend, counts, strict=True):
         cols["rle"][j] = (c, p.h, p.w)
         if kind == "segm":
             cols["area"][j] = mk.area(c)
             if cols["bbox"][j] is None:
-                cols["bbox"][j] = mk.to_bbox(c, p.h).tolist()
+                cols["bbox"][j] = mk.to_bbox(c, p.h)
 
 
 def _lookup(keys: npt.NDArray[np.int64], values: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
     """Row of each value in ``keys`` (any order), or ``None`` if one is missing."""
+    if len(keys) == 0:
+        return None if len(values) else np.zeros(0, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
     pos = np.searchsorted(keys[order], values)
     pos = np.minimum(pos, len(keys) - 1)
     rows = order[pos]
-    if len(keys) == 0 or not np.array_equal(keys[rows], values):
+    if not np.array_equal(keys[rows], values):
         return None
     return rows.astype(np.int64)
 
 
-def _bulk_columns(anns: list[Any]) -> tuple[npt.NDArray[Any], ...] | None:
+def _id_column(a: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
+    """Integer ids as int64 (whole floats accepted, as by ``json_int``), or ``None``."""
+    if a.ndim != 1:
+        return None
+    if a.dtype.kind == "i":
+        return a.astype(np.int64)
+    if a.dtype.kind == "f" and len(a):
+        ok = np.isfinite(a) & (a == np.floor(a)) & (a >= -(2.0**63)) & (a < 2.0**63)
+        return a.astype(np.int64) if ok.all() else None
+    return None
+
+
+_Columns = tuple[
+    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
+]
+
+
+def _bulk_columns(anns: list[Any], literals: bool) -> _Columns | None:
     """``(image_id, category_id, score, xywh)`` of box results, or ``None`` when any entry
-    needs a closer look (the per-entry path then names it)."""
+    needs a closer look (the per-entry path then decides, and names it): a missing field or a
+    value of another type (strings, lists, ``true`` / ``false`` / ``null`` anywhere)."""
+    if literals or not anns:
+        return None
     n = len(anns)
     try:
-        img_ids = np.array([a["image_id"] for a in anns])
-        cat_ids = np.array([a["category_id"] for a in anns])
-        score = np.array([a["score"] for a in anns], dtype=np.float64)
-        xywh = np.array([a["bbox"] for a in anns], dtype=np.float64)
-    except (TypeError, KeyError, ValueError):
+        img_ids = _id_column(np.array([a["image_id"] for a in anns]))
+        cat_ids = _id_column(np.array([a["category_id"] for a in anns]))
+        score = np.array([a["score"] for a in anns])
+        xywh = np.array([a["bbox"] for a in anns])
+    except (TypeError, KeyError, ValueError, IndexError, OverflowError):
         return None
-    if not (img_ids.dtype.kind == cat_ids.dtype.kind == "i" and xywh.shape == (n, 4)):
+    if img_ids is None or cat_ids is None or score.shape != (n,) or xywh.shape != (n, 4):
         return None
-    if any(type(a["score"]) is bool or type(a["image_id"]) is bool for a in anns):
+    if score.dtype.kind not in "if" or xywh.dtype.kind not in "if":
         return None
-    return img_ids.astype(np.int64), cat_ids.astype(np.int64), score, xywh
+    return img_ids, cat_ids, score.astype(np.float64), xywh.astype(np.float64)
 
 
 def _checked_boxes(
+    path: Path,
     img_ids: npt.NDArray[np.int64],
     cat_ids: npt.NDArray[np.int64],
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
     gt: CocoAnnotations,
-) -> tuple[npt.NDArray[Any], ...] | None:
-    """``(ids, img, label, score, xywh, area)`` if every value is finite and every id known."""
-    if not (np.isfinite(score).all() and np.isfinite(xywh).all()):
-        return None
+) -> ResultSet | None:
+    """The box ``ResultSet`` if every id is known (else ``None``: the per-entry path names
+    it); rows with NaN / infinite values are kept, with one warning."""
     img = _lookup(gt.image_id.astype(np.int64), img_ids)
     label = _lookup(gt.category_id.astype(np.int64), cat_ids)
     if img is None or label is None:
         return None
-    ids = np.arange(1, len(score) + 1, dtype=np.int64)
-    return ids, img, label, score, xywh, xywh[:, 2] * xywh[:, 3]
+    n = len(score)
+    bad_score = ~np.isfinite(score)
+    bad = bad_score | ~np.isfinite(xywh).all(axis=1)
+    warnings = []
+    if bad.any():
+        i = int(np.argmax(bad))
+        warnings.append(
+            schema.nonfinite_warning(
+                path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}"
+            )
+        )
+    ids = np.arange(1, n + 1, dtype=np.int64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        area = xywh[:, 2] * xywh[:, 3]
+    return _result_set(
+        path, "bbox", gt, ids, img, label, score, xywh, area, [], None, warnings, warnings
+    )
 
 
-def _fast_boxes(anns: list[Any], gt: CocoAnnotations) -> tuple[npt.NDArray[Any], ...] | None:
-    """Box results validated in bulk: ``(ids, img, label, score, xywh, area)``, or ``None``."""
-    cols = _bulk_columns(anns)
-    return None if cols is None else _checked_boxes(cols[0], cols[1], cols[2], cols[3], gt)
+def _known(
+    path: Path, a: dict[str, Any], where: str, field: str, rows: dict[int, int], what: str
+) -> int | None:
+    """The row of the id ``a[field]``; ``None`` for an id not in ``rows``, or ``FormatError``
+    naming ``what`` it should be when ``what`` is given."""
+    if field not in a:
+        raise FormatError(path, f"missing '{field}'", element=where)
+    v = schema.json_int(path, a[field], f"{where}.{field}", f"an integer {field}")
+    row = rows.get(v)
+    if row is None and what:
+        raise FormatError(path, f"{field} {v} is not {what}", element=f"{where}.{field}")
+    return row
 
 
 def _entry(
-    a: Any, kind: str, task: str, row_of: dict[int, int], cat_of: dict[int, int], ds: Dataset
-) -> tuple[Any, ...]:
-    """Validated columns of one entry; ``ValueError`` says what is wrong."""
+    path: Path,
+    a: Any,
+    i: int,
+    kind: str,
+    task: str,
+    row_of: dict[int, int],
+    cat_of: dict[int, int],
+    ds: Dataset,
+    flags: schema.KeptRows,
+) -> tuple[Any, ...] | None:
+    """Validated columns of entry ``i``; ``FormatError`` names the field. ``None`` for an entry
+    (otherwise valid) of a category the annotation file does not have: ``loadRes`` takes it and
+    ``COCOeval`` never looks at it, as ``--task`` evaluation here (``use_cats``)."""
+    where = f"[{i}]"
     if not isinstance(a, dict):
-        raise ValueError("entry is not an object")
-    for f in ("image_id", "category_id", "score"):
-        if f not in a:
-            raise ValueError(f"missing '{f}'")
-    img = row_of.get(a["image_id"]) if isinstance(a["image_id"], int) else None
-    if img is None:
-        raise ValueError(f"image_id {a['image_id']!r} is not an image of the annotation file")
-    cat = cat_of.get(a["category_id"]) if isinstance(a["category_id"], int) else None
+        raise FormatError(path, f"expected an object, got {show(a)}", element=where)
+    img = _known(path, a, where, "image_id", row_of, "an image of the annotation file")
+    assert img is not None
+    cat = _known(path, a, where, "category_id", cat_of, "")
     if cat is None:
-        raise ValueError(f"unknown category_id {a['category_id']!r}")
-    if not finite(a["score"]):
-        raise ValueError(f"score must be a finite number, got {a['score']!r}")
+        flags = schema.KeptRows()  # its non-finite values are not reported: it is left out
+    if "score" not in a:
+        raise FormatError(path, "missing 'score'", element=where)
+    score = schema.json_number(path, a["score"], f"{where}.score")
+    flags.check(np.array([score]), f"{where}.score")
     h, w = int(ds.images.height[img]), int(ds.images.width[img])
-    kp: list[list[float]] = []
+    kp = np.zeros((0, 3))
     rle: tuple[mk.Counts, int, int] | _Polygons | None = None
     if kind == "bbox":
-        bb = a.get("bbox")
-        if not (isinstance(bb, list) and len(bb) == 4 and all(finite(v) for v in bb)):
-            raise ValueError("'bbox' must be 4 finite numbers [x, y, w, h]")
-        area = bb[2] * bb[3]
+        bb = schema.bbox(path, a.get("bbox"), f"{where}.bbox")
+        flags.check(bb, f"{where}.bbox")
+        with np.errstate(invalid="ignore", over="ignore"):
+            area = float(bb[2] * bb[3])
         if task == "segm":
-            x1, y1, x2, y2 = bb[0], bb[1], bb[0] + bb[2], bb[1] + bb[3]
-            segm = a.get("segmentation", [[x1, y1, x1, y2, x2, y2, x2, y1]])
-            rle = _rle(segm, h, w)
+            rle = _rle(path, a, where, h, w, flags, box=bb)
     elif kind == "segm":
-        rle = _rle(a.get("segmentation"), h, w)
-        bb = a.get("bbox")
+        rle = _rle(path, a, where, h, w, flags)
+        bb = None
+        if "bbox" in a:
+            bb = schema.bbox(path, a["bbox"], f"{where}.bbox")
+            flags.check(bb, f"{where}.bbox")
         area = None  # polygons: filled in by _rasterise
         if not isinstance(rle, _Polygons):
             area = mk.area(rle[0])
             if bb is None:
-                bb = mk.to_bbox(rle[0], rle[1]).tolist()
-        if bb is not None and not (
-            isinstance(bb, list) and len(bb) == 4 and all(finite(v) for v in bb)
-        ):
-            raise ValueError("'bbox' must be 4 finite numbers [x, y, w, h]")
+                bb = mk.to_bbox(rle[0], rle[1])
     else:
-        s = a.get("keypoints")
-        if not (isinstance(s, list) and s and len(s) % 3 == 0 and all(finite(v) for v in s)):
-            raise ValueError("'keypoints' must be a non-empty list of x, y, v triples")
-        arr = np.asarray(s)
-        x, y = arr[0::3], arr[1::3]
-        x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
-        area = (x1 - x0) * (y1 - y0)
-        bb = [x0, y0, x1 - x0, y1 - y0]
-        kp = np.asarray(s, dtype=np.float64).reshape(-1, 3).tolist()
-    return img, cat, a["score"], bb, area, kp, rle
+        kp = _keypoints(path, a, where, flags)
+        x, y = kp[:, 0], kp[:, 1]
+        with np.errstate(invalid="ignore", over="ignore"):
+            x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
+            area = (x1 - x0) * (y1 - y0)
+            bb = np.array([x0, y0, x1 - x0, y1 - y0])
+    if task == "keypoints" and kind != "keypoints":  # loadRes' other branches keep them
+        kp = _keypoints(path, a, where, flags)
+    return None if cat is None else (img, cat, score, bb, area, kp, rle)
 
 
-def _rle(segm: Any, h: int, w: int) -> tuple[mk.Counts, int, int] | _Polygons:
-    """RLE counts and size of a result's ``segmentation``; polygons are validated and left to
-    ``_rasterise``."""
-    try:
-        if isinstance(segm, list):
-            return _Polygons(polygon_parts(segm), h, w)
-        counts = segmentation_to_rle(segm, h, w)
-    except (ValueError, TypeError, AttributeError):
-        raise ValueError("'segmentation' must be an RLE {size, counts} or polygons") from None
-    if isinstance(segm, dict):
-        size = segm.get("size")
-        if not (isinstance(size, list) and len(size) == 2):
-            raise ValueError("an RLE 'segmentation' needs 'size': [h, w]")
-        h, w = int(size[0]), int(size[1])
-    if int(counts.sum()) != h * w:
-        raise ValueError(f"RLE runs sum to {int(counts.sum())}, not {h}*{w} pixels")
-    return counts, h, w
+def _keypoints(
+    path: Path, a: dict[str, Any], where: str, flags: schema.KeptRows
+) -> npt.NDArray[np.float64]:
+    """A result's ``keypoints``: a non-empty list of ``x, y, v`` triples, as (P, 3)."""
+    if "keypoints" not in a:
+        raise FormatError(path, "missing 'keypoints'", element=where)
+    kp = schema.json_numbers(path, a["keypoints"], f"{where}.keypoints", step=3)
+    if not len(kp):
+        raise FormatError(path, "expected x, y, v triples, got []", element=f"{where}.keypoints")
+    flags.check(kp, f"{where}.keypoints")
+    return kp.reshape(-1, 3)
+
+
+def _rle(
+    path: Path,
+    a: dict[str, Any],
+    where: str,
+    h: int,
+    w: int,
+    flags: schema.KeptRows,
+    box: npt.NDArray[np.float64] | None = None,
+) -> tuple[mk.Counts, int, int] | _Polygons:
+    """RLE counts and size of a result's ``segmentation`` (for box results without one, the
+    box's corner polygon, as ``loadRes`` builds it; an empty mask for a non-finite box);
+    polygons are checked and left to ``_rasterise``."""
+    sw = f"{where}.segmentation"
+    if "segmentation" not in a:
+        if box is None:
+            raise FormatError(path, "missing 'segmentation'", element=where)
+        if not np.isfinite(box).all() or not (h and w):  # empty mask
+            return np.array([h * w], dtype=np.int64), h, w
+        with np.errstate(over="ignore"):
+            x1, y1, x2, y2 = box[0], box[1], box[0] + box[2], box[1] + box[3]
+        corners = np.array([x1, y1, x1, y2, x2, y2, x2, y1])
+        if (np.abs(corners) > schema.MAX_COORDINATE).any() or (
+            schema.polygon_work([corners])[0] > schema.MAX_POLYGON_WORK
+        ):
+            raise FormatError(
+                path,
+                "box too large to rasterise as a mask for segm evaluation",
+                element=f"{where}.bbox",
+            )
+        return _Polygons([corners], h, w)
+    segm = a["segmentation"]
+    if isinstance(segm, list):
+        parts = schema.polygon_parts(path, segm, sw)
+        if len(parts) and schema.polygon_work(parts).max() > schema.MAX_POLYGON_WORK:
+            raise FormatError(
+                path,
+                f"a polygon crossing over {schema.MAX_POLYGON_WORK:,} pixel "
+                "columns (too costly to rasterise)",
+                element=sw,
+            )
+        return _Polygons(parts, h, w) if h and w else (np.array([0], dtype=np.int64), h, w)
+    counts, rh, rw = schema.rle_counts(path, segm, sw)
+    if (rh, rw) != (h, w):
+        flags.resized.append(f"{sw}.size")
+    return counts, rh, rw
