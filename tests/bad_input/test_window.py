@@ -105,11 +105,11 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _coco(tmp_path: Path, width: object = 10) -> Path:
+def _coco(tmp_path: Path) -> Path:
     (tmp_path / "img").mkdir(exist_ok=True)
     Image.new("RGB", (10, 10)).save(tmp_path / "img" / "a.jpg")
     path = tmp_path / "instances_x.json"
-    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": width, "height": 10}],
+    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
            "annotations": [], "categories": [{"id": 1, "name": "thing"}]}  # fmt: skip
     path.write_text(json.dumps(doc))
     return path
@@ -144,8 +144,12 @@ def _case_garbage_coco(tmp_path, demo):
     return [str(path)], path.name
 
 
-def _case_coco_wrong_type(tmp_path, demo):
-    path = _coco(tmp_path, width="abc")
+def _case_coco_image_id_too_large(tmp_path, demo):
+    """A fatal schema error (an image id beyond 64 bits); a wrong ``width`` is only a warning."""
+    path = _coco(tmp_path)
+    doc = json.loads(path.read_text())
+    doc["images"][0]["id"] = 2**70
+    path.write_text(json.dumps(doc))
     return [str(path), "--images", str(tmp_path / "img")], path.name
 
 
@@ -168,7 +172,7 @@ SCREENSHOT_CASES = {
     "fifo-as-annotations": _case_fifo_annotations,
     "malformed-json": _case_malformed_annotation_file,
     "garbage-coco-json": _case_garbage_coco,
-    "coco-width-abc": _case_coco_wrong_type,
+    "coco-image-id-2**70": _case_coco_image_id_too_large,
     "json-nested-100000-deep": _case_deeply_nested_json,
     "malformed-results": _case_malformed_results,
 }

@@ -106,7 +106,9 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
         rows.append(r)
     if masks:
         rows = _bounded_polygons(path, rows, problems)
-    return _dataset(path, rows, cats, ids, files, widths, heights, captions, problems, masks)
+    return _dataset(
+        path, rows, cats, ids, files, widths, heights, captions, problems, masks, img_dir
+    )
 
 
 _Category = tuple[int, str, str, tuple[str, ...], npt.NDArray[np.int64]]
@@ -319,8 +321,10 @@ def _dataset(
     captions: list[list[str]],
     problems: list[FormatError],
     masks: bool,
+    img_dir: Path,
 ) -> Dataset:
-    """The ``Dataset`` of validated rows (sorted by image row, file order within an image)."""
+    """The ``Dataset`` of validated rows (sorted by image row, file order within an image);
+    ``img_dir`` is the image folder, protected from writes with the annotation file's folder."""
     rows.sort(key=lambda r: r.row)
     n = len(rows)
     npts = max((len(r.keypoints) for r in rows if r.keypoints is not None), default=0)
