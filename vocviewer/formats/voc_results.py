@@ -5,17 +5,26 @@ Detection lines are ``<id> <score> <xmin> <ymin> <xmax> <ymax>`` and classificat
 inclusive pixels, stored as written. Rows keep file order: files go in ``dataset.classes`` order
 (detection files first), lines in file order — the tie-break order of the official ranking.
 
-A clean file is parsed in one call to numpy's C text reader (ids mapped by a sorted search); a file
-with any doubt (blank or malformed lines, NaN, unknown ids) is read again line by line to name
-every offending line.
+The file is read through ``formats.input`` (regular files only: a FIFO or ``/dev/zero`` gives a
+message, never a hang) and parsed in chunks of about ``CHUNK_BYTES`` by numpy's C text reader (ids
+mapped by a sorted search, unknown ids reported from the arrays); only a chunk that reader refuses
+(blank or malformed lines) is read again line by line to name every offending line, so one bad line
+costs one chunk, not the file.
+
+Non-finite numbers (the program-wide rule): a line whose score or box holds NaN or ±inf is KEPT and
+evaluated as the official code evaluates it: its box overlaps nothing, so it is a false positive,
+and a NaN score ranks last (MATLAB's ``sort(-conf)``, numpy's ``argsort``). Each such file gets one
+warning naming its first such line, in ``ResultSet.extras["warnings"]`` (not ``problems``: the
+numbers stay official). The window never draws such a box.
 """
 
 from __future__ import annotations
 
+import codecs
 import io
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,14 +33,25 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ClassScores, Detections, ResultSet
+from vocviewer.formats.input import check_regular, read_bytes
 from vocviewer.formats.output import write_text
-from vocviewer.formats.voc_common import FileProblems, describe, read_text, split_lines, to_float
+from vocviewer.formats.voc_common import (
+    FileProblems,
+    describe,
+    listed_files,
+    split_lines,
+    to_float,
+)
 
 #: ``<competition>_<task>_<set>_<class>.txt``; the competition may contain ``_`` (py-faster-rcnn
 #: writes ``comp4_<salt>_det_test_car.txt``), class names never do.
 RESULT_NAME = re.compile(r"^(?P<comp>.+?)_(?P<task>det|cls)_(?P<set>.+)_(?P<cls>[^_]+)\.txt$")
 _FIELDS = {"det": ("id", "score", "xmin", "ymin", "xmax", "ymax"), "cls": ("id", "score")}
 _TASKS = ("det", "cls")
+#: Bytes parsed per call of numpy's reader; a bad line costs re-reading only its chunk slowly.
+CHUNK_BYTES = 1 << 22
+#: A line longer than this is reported without being split into tokens.
+MAX_LINE_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -53,13 +73,18 @@ def parse_result_name(path: Path) -> ResultFile | None:
     return ResultFile(path, m["comp"], m["task"], m["set"], m["cls"])
 
 
+def _is_result_name(name: str) -> bool:
+    return RESULT_NAME.match(name) is not None
+
+
 def collect_result_files(
     paths: Sequence[str | Path], problems: list[FormatError]
 ) -> list[ResultFile]:
     """Expand files and folders into recognised results files (each path once, given order).
 
     A folder contributes its ``Main/`` subfolder if it has one (a devkit ``results/VOC2012/``),
-    else its own matching files; other files in folders are ignored. A file named explicitly
+    else its own matching files; other files in folders are ignored, and a matching entry that is
+    a link loop, a dangling link or a FIFO is a problem (file skipped). A file named explicitly
     that does not match the pattern is a problem. A path that does not exist is fatal.
     """
     found: list[ResultFile] = []
@@ -67,10 +92,12 @@ def collect_result_files(
     for given in paths:
         path = Path(given)
         if not path.exists():
+            if path.is_symlink():
+                check_regular(path)  # raises: a link loop or a dangling link
             raise FormatError(path, "does not exist")
         if path.is_dir():
             folder = path / "Main" if (path / "Main").is_dir() else path
-            candidates = sorted(p for p in folder.iterdir() if p.is_file())
+            candidates = listed_files(folder, _is_result_name, problems)
             entries = [e for p in candidates if (e := parse_result_name(p)) is not None]
         else:
             entry = parse_result_name(path)
@@ -151,19 +178,46 @@ def read_results_file(
     """Parse one file: ``(image rows int64 (n,), numbers float64 (n, k), lines int64 (n,))``.
 
     ``numbers`` holds score then box (det: k = 5; cls: k = 1). Bad lines are reported to ``fp``
-    in line order and skipped: wrong field count, a non-numeric field, a NaN score or
-    coordinate, an unknown image id. ±inf is accepted.
+    in line order and skipped: wrong field count, a non-numeric field, an unknown image id.
+    NaN and ±inf are kept (see the module docstring). The file is read through
+    ``formats.input`` (regular files only, bounded) and parsed in chunks of about
+    ``CHUNK_BYTES``; only a chunk holding a doubtful line is read again line by line.
     """
-    text = read_text(entry.path)
-    fast = _read_fast(text, len(_FIELDS[entry.task]), index)
-    return fast if fast is not None else _read_carefully(text, entry.task, index.row_of, fp)
+    data = read_bytes(entry.path)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    width = len(_FIELDS[entry.task])
+    parts = []
+    first_line = 1
+    for chunk in _chunks(data, CHUNK_BYTES):
+        text = chunk.decode("utf-8", errors="replace")
+        part = _read_fast(text, width, index, first_line, fp)
+        if part is None:
+            part = _read_carefully(text, entry.task, index.row_of, fp, first_line)
+        parts.append(part)
+        first_line += chunk.count(b"\n")
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros((0, width - 1)), np.zeros(0, np.int64)
+    image, numbers, lines = (np.concatenate(c) for c in zip(*parts, strict=True))
+    return image, numbers, lines
+
+
+def _chunks(data: bytes, size: int) -> Iterator[bytes]:
+    """``data`` in pieces of about ``size`` bytes, each ending after a newline (but the last)."""
+    start, n = 0, len(data)
+    while start < n:
+        end = data.find(b"\n", start + size) + 1 if start + size < n else n
+        end = end or n
+        yield data[start:end]
+        start = end
 
 
 def _read_fast(
-    text: str, width: int, index: ImageIds
+    text: str, width: int, index: ImageIds, first_line: int, fp: FileProblems
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """numpy's C parser on a clean file; ``None`` at the first doubt (blank or bad lines,
-    NaN, unknown ids) so that the careful reader can name the lines."""
+    """numpy's C parser on a chunk starting at line ``first_line``; ``None`` if any line does
+    not parse (wrong field count, not a number, a blank line), so that the careful reader can
+    name it. Unknown image ids are reported here and their rows dropped."""
     body = text.rstrip()
     if not body:
         return np.zeros(0, np.int64), np.zeros((0, width - 1)), np.zeros(0, np.int64)
@@ -177,18 +231,31 @@ def _read_fast(
         return None
     numbers = np.column_stack([table[f"v{j}"] for j in range(1, width)])
     image = index.rows(table["id"])
-    if np.isnan(numbers).any() or (image < 0).any():
-        return None
-    return image, numbers, np.arange(1, n + 1, dtype=np.int64)
+    lines = np.arange(first_line, first_line + n, dtype=np.int64)
+    unknown = np.flatnonzero(image < 0)
+    if len(unknown):
+        shown = unknown[: max(fp.limit - fp.count, 0)]
+        rows = body.split("\n") if len(shown) else []
+        for i in shown.tolist():
+            fp.add(_unknown_id(rows[i].split()[0]), line=int(lines[i]))
+        if len(unknown) > len(shown):
+            fp.hide(len(unknown) - len(shown), int(lines[unknown[len(shown)]]))
+        ok = image >= 0
+        image, numbers, lines = image[ok], numbers[ok], lines[ok]
+    return image, numbers, lines
+
+
+def _unknown_id(image_id: str) -> str:
+    return f"unknown image id {describe([image_id])}; line skipped"
 
 
 def _read_carefully(
-    text: str, task: str, row_of: dict[str, int], fp: FileProblems
+    text: str, task: str, row_of: dict[str, int], fp: FileProblems, first_line: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Line by line, reporting every bad line (see ``read_results_file``)."""
     fields = _FIELDS[task]
     width = len(fields)
-    rows = split_lines(text)
+    rows = split_lines(text, max_chars=MAX_LINE_CHARS)
     found: list[tuple[int, str]] = []  # (line, message), reported sorted by line at the end
     kept = [k for k, r in enumerate(rows, start=1) if r]
     if len(kept) != len(rows) or any(len(r) != width for r in rows):
@@ -200,9 +267,9 @@ def _read_carefully(
         ]
         kept = [k for k in kept if len(rows[k - 1]) == width]
         rows = [rows[k - 1] for k in kept]
-    lines = np.array(kept, dtype=np.int64)
+    lines = np.array(kept, dtype=np.int64) + (first_line - 1)
     if not rows:
-        _report(found, fp)
+        _report(found, fp, first_line)
         return np.zeros(0, np.int64), np.zeros((0, width - 1)), lines
     columns = list(zip(*rows, strict=True))
     try:
@@ -212,25 +279,20 @@ def _read_carefully(
         numbers = np.array(columns[1:], dtype=np.float64).T
         rejected = np.zeros(len(rows), dtype=bool)
     except ValueError:
-        numbers, rejected = _numbers_slowly(columns[1:], lines, fields, found)
-    nan = np.isnan(numbers)
-    for i in np.flatnonzero(nan.any(axis=1) & ~rejected).tolist():
-        which = ", ".join(f for f, bad in zip(fields[1:], nan[i].tolist(), strict=True) if bad)
-        found.append((int(lines[i]), f"NaN {which}; line skipped"))
-    rejected |= nan.any(axis=1)
+        numbers, rejected = _numbers_slowly(columns[1:], lines, fields, found, first_line)
     image = np.array([row_of.get(s, -1) for s in columns[0]], dtype=np.int64)
     for i in np.flatnonzero((image < 0) & ~rejected).tolist():
-        found.append((int(lines[i]), f"unknown image id {columns[0][i]!r}; line skipped"))
-    _report(found, fp)
+        found.append((int(lines[i]) - first_line + 1, _unknown_id(columns[0][i])))
+    _report(found, fp, first_line)
     ok = (image >= 0) & ~rejected
     if not ok.all():
         image, numbers, lines = image[ok], numbers[ok], lines[ok]
     return image, numbers, lines
 
 
-def _report(found: list[tuple[int, str]], fp: FileProblems) -> None:
+def _report(found: list[tuple[int, str]], fp: FileProblems, first_line: int) -> None:
     for line, message in sorted(found, key=lambda item: item[0]):
-        fp.add(message, line=line)
+        fp.add(message, line=line + first_line - 1)
 
 
 def _numbers_slowly(
@@ -238,6 +300,7 @@ def _numbers_slowly(
     lines: np.ndarray,
     fields: Sequence[str],
     found: list[tuple[int, str]],
+    first_line: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-field conversion after the bulk one failed; returns numbers and the rejected rows."""
     n, k = len(lines), len(columns)
@@ -248,13 +311,26 @@ def _numbers_slowly(
             text = columns[j][i]
             value = to_float(text)
             if value is None:
-                found.append(
-                    (int(lines[i]), f"{fields[j + 1]} is not a number: {text!r}; line skipped")
-                )
+                message = f"{fields[j + 1]} is not a number: {describe([text])}; line skipped"
+                found.append((int(lines[i]) - first_line + 1, message))
                 rejected[i] = True
                 break
             out[i, j] = value
     return out, rejected
+
+
+def _non_finite_warning(path: Path, numbers: np.ndarray, lines: np.ndarray) -> FormatError | None:
+    """One warning for the rows of a file holding NaN or ±inf (kept: see the module docstring)."""
+    bad = np.flatnonzero(~np.isfinite(numbers).all(axis=1))
+    if not len(bad):
+        return None
+    return FormatError(
+        path,
+        f"{len(bad)} line(s) hold NaN or ±inf (first here); kept and evaluated as the official "
+        "code does: such a box overlaps nothing (a false positive), a NaN score ranks last; "
+        "never drawn",
+        line=int(lines[bad[0]]),
+    )
 
 
 def read_voc_results(
@@ -323,15 +399,18 @@ def read_voc_results(
     order = sorted(chosen, key=lambda key: (_TASKS.index(key[0]), key[1]))
     index = ImageIds(dataset.images.id)
     parts: dict[str, list[tuple[np.ndarray, ...]]] = {"det": [], "cls": []}
+    warnings: list[FormatError] = []
     for file_index, key in enumerate(order):
         fp = FileProblems(problems, chosen[key].path)
         try:
             image, numbers, lines = read_results_file(chosen[key], index, fp)
-        except OSError as exc:
-            fp.add(f"cannot read: {exc.strerror or exc}")
+        except FormatError as exc:  # not a regular file, a link loop, over the size limit
+            fp.add(f"{exc.message}; file skipped")
             image, lines = np.zeros(0, np.int64), np.zeros(0, np.int64)
             numbers = np.zeros((0, len(_FIELDS[key[0]]) - 1))
         fp.close()
+        if (warning := _non_finite_warning(chosen[key].path, numbers, lines)) is not None:
+            warnings.append(warning)
         label = np.full(len(image), key[1], dtype=np.int64)
         parts[key[0]].append((image, label, numbers, np.full(len(image), file_index), lines))
     return ResultSet(
@@ -341,6 +420,7 @@ def read_voc_results(
         class_scores=_class_scores(parts["cls"]),
         classes_with_files={t: frozenset(k for task, k in order if task == t) for t in _TASKS},
         problems=tuple(problems),
+        extras={"warnings": tuple(warnings)},
     )
 
 
