@@ -49,7 +49,7 @@ RESULT_NAME = re.compile(r"^(?P<comp>.+?)_(?P<task>det|cls)_(?P<set>.+)_(?P<cls>
 _FIELDS = {"det": ("id", "score", "xmin", "ymin", "xmax", "ymax"), "cls": ("id", "score")}
 _TASKS = ("det", "cls")
 #: Bytes parsed per call of numpy's reader; a bad line costs re-reading only its chunk slowly.
-CHUNK_BYTES = 1 << 22
+CHUNK_BYTES = 1 << 20
 #: A line longer than this is reported without being split into tokens.
 MAX_LINE_CHARS = 4096
 
