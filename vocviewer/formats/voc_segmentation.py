@@ -58,9 +58,9 @@ def read_label_png(path: str | Path, *, expect_size: tuple[int, int] | None = No
         if img.mode not in LABEL_MODES:
             raise FormatError(
                 p,
-                f"is a {img.mode!r} image; expected an indexed (palette, mode 'P') PNG whose pixel "
-                "indices are the labels 0-20 (255 void), or an 8-bit greyscale ('L') one whose "
-                "grey values are",
+                f"is a {img.mode!r} image; expected an indexed ('P') or 8-bit greyscale ('L') "
+                "PNG whose pixel values are the labels 0-20 (255 void in ground truth); colours "
+                "are not mapped back to labels",
             )
         if expect_size is not None and tuple(img.size) != tuple(expect_size):
             w, h = img.size
