@@ -78,8 +78,13 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
             raise FormatError(
                 path, f"file of {st.st_size:,} bytes is over the {limit:,}-byte limit"
             )
-        try:
-            data = f.read(limit + 1)
+        try:  # never f.read(limit + 1): that allocates the whole limit (8 GB) up front
+            parts = [f.read(st.st_size + 1)]  # what it says it holds, and a byte to see it grew
+            size = len(parts[0])
+            while st.st_size < size <= limit and parts[-1]:  # grew, or reports 0 (/proc)
+                parts.append(f.read(min(1 << 20, limit + 1 - size)))
+                size += len(parts[-1])
+            data = parts[0] if len(parts) == 1 else b"".join(parts)
         except OSError as e:
             raise _os_error(path, e) from None
     if len(data) > limit:  # grew while read (or a special file reporting size 0)
