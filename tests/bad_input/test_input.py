@@ -339,7 +339,8 @@ def test_case9_bad_last_line_costs_one_chunk(
 
     monkeypatch.setattr(voc_results_lines, "_read_carefully", spy)
     r = read_voc_results(ds, [path], image_set="val")
-    assert len(careful) == 1 and careful[0] <= voc_results_lines.CHUNK_BYTES + 100
+    # only a piece of at most CAREFUL_BYTES around the bad line is read line by line
+    assert len(careful) == 1 and careful[0] <= voc_results_lines.CAREFUL_BYTES
     assert len(r.detections) == 20_000 and r.detections.line.tolist()[-1] == 20_000
     (problem,) = r.problems
     assert str(problem) == (
@@ -361,15 +362,17 @@ def test_case9_chunks_do_not_change_what_is_read(
                       strict=True):  # fmt: skip
         rows[k] = bad
     path.write_text("".join(rows))
+    monkeypatch.setattr(voc_results_lines, "CAREFUL_BYTES", 1 << 30)  # all line by line
     whole = read_voc_results(ds, [path], image_set="val")
-    monkeypatch.setattr(voc_results_lines, "CHUNK_BYTES", 64)
-    chunked = read_voc_results(ds, [path], image_set="val")
-    assert whole.problems == chunked.problems or [str(p) for p in whole.problems] == [
-        str(p) for p in chunked.problems
-    ]
-    assert len(whole.problems) == 3
-    for col in ("image_index", "score", "box", "line"):
-        assert np.array_equal(getattr(whole.detections, col), getattr(chunked.detections, col))
+    assert len(whole.problems) == 3 and len(whole.detections) == 300 - 5
+    for chunk, careful in ((64, 16), (1000, 100), (1 << 20, 300)):
+        monkeypatch.setattr(voc_results_lines, "CHUNK_BYTES", chunk)
+        monkeypatch.setattr(voc_results_lines, "CAREFUL_BYTES", careful)
+        chunked = read_voc_results(ds, [path], image_set="val")
+        assert [str(p) for p in whole.problems] == [str(p) for p in chunked.problems]
+        for col in ("image_index", "score", "box", "line"):
+            got, want = getattr(chunked.detections, col), getattr(whole.detections, col)
+            assert np.array_equal(got, want)
 
 
 # --- case 10a: greyscale segmentation results ---------------------------------------------------

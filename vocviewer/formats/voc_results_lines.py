@@ -3,9 +3,10 @@
 Detection lines are ``<id> <score> <xmin> <ymin> <xmax> <ymax>``, classification lines
 ``<id> <score>``, whitespace separated. The file is read through ``formats.input`` (regular files
 only, bounded) and parsed in chunks of about ``CHUNK_BYTES`` by numpy's C text reader (ids mapped
-by a sorted search, unknown ids reported from the arrays). Only a chunk that reader refuses (a
-blank or malformed line) is read again line by line, to name every offending line, so one bad line
-costs one chunk, not the whole file, in time and memory. NaN and ±inf are kept (the caller warns).
+by a sorted search, unknown ids reported from the arrays). A chunk that reader refuses (a blank or
+malformed line) is halved until the pieces it refuses are small, and only those are read line by
+line to name every offending line: one bad line costs about two reads of one chunk, not a slow
+pass over the file, in time and memory. NaN and ±inf are kept (the caller warns).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from vocviewer.formats.voc_common import FileProblems, describe, split_lines, to
 FIELDS = {"det": ("id", "score", "xmin", "ymin", "xmax", "ymax"), "cls": ("id", "score")}
 #: Bytes parsed per call of numpy's reader; a bad line costs re-reading only its chunk slowly.
 CHUNK_BYTES = 1 << 20
+#: Text refused by numpy's reader is halved down to this size, then read line by line.
+CAREFUL_BYTES = 1 << 14
 #: A line longer than this is reported without being split into tokens.
 MAX_LINE_CHARS = 4096
 
@@ -56,7 +59,7 @@ def read_results_file(
     in line order and skipped: wrong field count, a non-numeric field, an unknown image id.
     NaN and ±inf are kept (see the module docstring). The file is read through
     ``formats.input`` (regular files only, bounded) and parsed in chunks of about
-    ``CHUNK_BYTES``; only a chunk holding a doubtful line is read again line by line.
+    ``CHUNK_BYTES``; only small pieces around doubtful lines are read again line by line.
     """
     data = read_bytes(path)
     if data.startswith(codecs.BOM_UTF8):
@@ -65,17 +68,33 @@ def read_results_file(
     parts = []
     first_line = 1
     for chunk in _chunks(data, CHUNK_BYTES):
-        text = chunk.decode("utf-8", errors="replace")
-        part = _read_fast(text, width, index, first_line, fp)
-        if part is None:
-            part = _read_carefully(text, task, index.row_of, fp, first_line)
-        parts.append(part)
+        parts += _parse(chunk.decode("utf-8", errors="replace"), task, index, first_line, fp)
         first_line += chunk.count(b"\n")
     del data  # before the columns are joined: a lower peak
     if not parts:
         return np.zeros(0, np.int64), np.zeros((0, width - 1)), np.zeros(0, np.int64)
     image, numbers, lines = (np.concatenate(c) for c in zip(*parts, strict=True))
     return image, numbers, lines
+
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _parse(
+    text: str, task: str, index: ImageIds, first_line: int, fp: FileProblems
+) -> list[Columns]:
+    """The columns of ``text`` (lines from ``first_line``): numpy's reader, and where it refuses
+    the text, the same on each half, down to ``CAREFUL_BYTES`` read line by line. numpy stops at
+    the first bad line, so locating one bad line costs about two reads of its chunk."""
+    part = _read_fast(text, len(FIELDS[task]), index, first_line, fp)
+    if part is not None:
+        return [part]
+    mid = text.find("\n", len(text) // 2) + 1
+    if len(text) <= CAREFUL_BYTES or not 0 < mid < len(text):
+        return [_read_carefully(text, task, index.row_of, fp, first_line)]
+    left, right = text[:mid], text[mid:]
+    found = _parse(left, task, index, first_line, fp)
+    return found + _parse(right, task, index, first_line + left.count("\n"), fp)
 
 
 def _chunks(data: bytes, size: int) -> Iterator[bytes]:
