@@ -5,9 +5,11 @@ Writes a small VOC2007-layout dataset (5,000 images, one object each) and two de
 fields. Each measurement runs in a fresh process (``os.wait4`` gives that process's own peak
 RSS): ``read`` times ``read_voc_results`` inside the child; ``eval`` times the whole
 ``vocviewer eval --keep-going`` command from outside. Prints min and median of ``--runs`` runs
-(default 3) and the bad/clean ratios, which issue 10 wants at most 1.2.
+(default 3; clean and bad runs interleaved) and the bad/clean ratios, which issue 10 wants at
+most 1.2. ``--root`` measures another checkout (e.g. the main branch, for before/after).
 
-Usage: ``python benchmarks/bench_results_txt.py [--lines 1000000] [--runs 3] [--mode read|eval]``.
+Usage: ``python benchmarks/bench_results_txt.py [--lines 1000000] [--runs 3] [--mode read|eval]
+[--root DIR]``.
 """
 
 from __future__ import annotations
@@ -83,9 +85,9 @@ def make_results(folder: Path, lines: int) -> tuple[Path, Path]:
     return paths[0], paths[1]
 
 
-def run_once(mode: str, year: Path, results: Path) -> tuple[float, float]:
-    """``(seconds, peak RSS in MB)`` of one fresh process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def run_once(mode: str, year: Path, results: Path, root: Path) -> tuple[float, float]:
+    """``(seconds, peak RSS in MB)`` of one fresh process running the code at ``root``."""
+    env = dict(os.environ, PYTHONPATH=str(root))
     if mode == "read":
         cmd = [sys.executable, "-c", CHILD, str(year), str(results)]
     else:
@@ -107,6 +109,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=10_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mode", choices=("read", "eval"), default="read")
+    ap.add_argument("--root", type=Path, default=ROOT,
+                    help="checkout whose vocviewer is measured (default: this one)")  # fmt: skip
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         year = make_dataset(Path(tmp) / "data")
@@ -114,9 +118,13 @@ def main() -> None:
         print(f"{args.lines:,} lines, {clean.stat().st_size / 1e6:.0f} MB, mode {args.mode}, "
               f"{args.runs} fresh processes each")  # fmt: skip
         stats = {}
-        for name, path in (("clean", clean), ("one bad line", bad)):
-            runs = [run_once(args.mode, year, path) for _ in range(args.runs)]
-            secs, rss = [r[0] for r in runs], [r[1] for r in runs]
+        cases = (("clean", clean), ("one bad line", bad))
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in cases}
+        for _ in range(args.runs):  # interleaved, so both see the same machine load
+            for name, path in cases:
+                runs[name].append(run_once(args.mode, year, path, args.root))
+        for name, _ in cases:
+            secs, rss = [r[0] for r in runs[name]], [r[1] for r in runs[name]]
             stats[name] = (statistics.median(secs), statistics.median(rss))
             print(f"{name:>13}: time min {min(secs):7.2f} s  median {statistics.median(secs):7.2f} s"
                   f"   peak RSS min {min(rss):7.0f} MB  median {statistics.median(rss):7.0f} MB")  # fmt: skip

@@ -25,6 +25,7 @@ from vocviewer.core.dataset import (
     PartTable,
 )
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.input import check_regular
 from vocviewer.formats.voc_annotations import (
     AnnotationColumns,
     ImageInfo,
@@ -79,6 +80,8 @@ def looks_like_voc(path: str | Path) -> bool:
 def _resolve(path: Path, year: int | None) -> tuple[Path, int | None]:
     """The year folder to read and its year."""
     if not path.exists():
+        if path.is_symlink():
+            check_regular(path)  # raises: a link loop or a dangling link
         raise FormatError(path, "does not exist")
     if not path.is_dir():
         raise FormatError(path, "is a file; expected a VOCdevkit folder or a year folder (VOC2012)")
