@@ -94,7 +94,9 @@ def run_once(mode: str, year: Path, results: Path, root: Path) -> tuple[float, f
         cmd = [sys.executable, "-m", "vocviewer", "eval", str(year), "--results",
                str(results), "--keep-going"]  # fmt: skip
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(  # cwd: not a checkout, so PYTHONPATH decides what is imported
+        cmd, env=env, cwd=year.parent, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
     out = proc.stdout.read() if proc.stdout else b""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start

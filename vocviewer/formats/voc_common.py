@@ -82,6 +82,9 @@ def listed_files(folder: Path, keep: Callable[[str], bool], sink: list[FormatErr
         if not keep(entry.name):
             continue
         path = Path(entry.path)
+        if entry.is_file(follow_symlinks=False):  # a plain file: no stat needed
+            found.append(path)
+            continue
         try:
             check_regular(path)
         except FormatError as exc:

@@ -171,7 +171,7 @@ def _read_carefully(
         text_of_numbers = "".join(itertools.chain.from_iterable(columns[1:]))
         if "_" in text_of_numbers or not text_of_numbers.isascii():  # forms to_float rejects
             raise ValueError
-        numbers = np.array(columns[1:], dtype=np.float64).T
+        numbers = np.ascontiguousarray(np.array(columns[1:], dtype=np.float64).T)
         rejected = np.zeros(len(rows), dtype=bool)
     except ValueError:
         numbers, rejected = _numbers_slowly(columns[1:], lines, fields, found, first_line)
