@@ -41,7 +41,7 @@ def open_image(path: str | Path) -> Iterator[Image.Image]:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             img = Image.open(p)
     except Image.DecompressionBombError as exc:
-        raise FormatError(p, f"refused as a decompression bomb: {exc}") from None
+        raise FormatError(p, f"refused as a decompression bomb: {str(exc).rstrip('.')}") from None
     except FileNotFoundError:
         raise FormatError(p, "does not exist") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
