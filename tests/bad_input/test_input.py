@@ -178,28 +178,36 @@ def test_case4_non_finite_result_line_is_a_false_positive(
     kit: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     year, results = kit
-    path, image = _first_val_image_with(results, "car")
+    path, _ = _first_val_image_with(results, "car")
+    ds = read_voc(year)
+    val = set(ds.image_sets["Main/val"].tolist())
+    cars = [i for i, k in zip(ds.objects.image_index.tolist(), ds.objects.label.tolist(), strict=True)
+            if k == ds.class_index("car") and i in val]  # fmt: skip
+    image = str(ds.images.id[cars[0]])  # an image with a car: the overlaps are computed
     clean = path.read_text()
     n = clean.count("\n")
     json_inf, json_far = tmp_path / "inf.json", tmp_path / "far.json"
 
-    path.write_text(clean + f"{image} 0.97 -inf -inf inf inf\n{image} nan 1 2 3 4\n")
+    # inf - inf in the overlap arithmetic: NaN, which must not print a numpy RuntimeWarning
+    bad = f"{image} 0.97 -inf -inf inf inf\n{image} nan 1 2 3 4\n{image} 0.5 inf 1 inf 5\n"
+    path.write_text(clean + bad)
     code, out, err = run(capsys, "eval", year, "--results", results, "--json", json_inf)
     assert code == 0 and "NOT OFFICIAL" not in out
     assert (
-        f"vocviewer: warning: {path}:{n + 1}: 2 line(s) hold NaN or ±inf (first here); kept and "
+        f"vocviewer: warning: {path}:{n + 1}: 3 line(s) hold NaN or ±inf (first here); kept and "
         "evaluated as the official code does: such a box overlaps nothing (a false positive), "
         "a NaN score ranks last; never drawn"
     ) in err
     r = read_voc_results(read_voc(year), [path], image_set="val")
-    assert r.detections.line.tolist()[-2:] == [n + 1, n + 2] and not r.problems
+    assert r.detections.line.tolist()[-3:] == [n + 1, n + 2, n + 3] and not r.problems
 
     # the same rows as plain false positives (a box far outside, the lowest score): same numbers
-    path.write_text(clean + f"{image} 0.97 1e5 1e5 2e5 2e5\n{image} -1e300 1e5 1e5 2e5 2e5\n")
+    far = "1e5 1e5 2e5 2e5"
+    path.write_text(clean + f"{image} 0.97 {far}\n{image} -1e300 {far}\n{image} 0.5 {far}\n")
     assert run(capsys, "eval", year, "--results", results, "--json", json_far)[0] == 0
     got, want = json.loads(json_inf.read_text()), json.loads(json_far.read_text())
     assert got["per_class"]["car"] == want["per_class"]["car"]
-    assert got["per_class"]["car"]["ndet"] == n + 2
+    assert got["per_class"]["car"]["ndet"] == n + 3
 
 
 # --- case 5: sizes over the limits --------------------------------------------------------
