@@ -100,8 +100,8 @@ def run_once(mode: str, year: Path, results: Path, root: Path) -> tuple[float, f
     out = proc.stdout.read() if proc.stdout else b""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    if status != 0 and mode == "read":
-        raise SystemExit(f"child failed: {out!r}")
+    if status != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed (status {status}): {out[-500:]!r}")
     seconds = json.loads(out)["seconds"] if mode == "read" else wall
     return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
 
