@@ -106,22 +106,23 @@ def test_every_bad_line_is_named_and_skipped(ds: Dataset, tmp_path: Path) -> Non
         "2008_000001 0.5 1 2 3 4 5\n"  # 4 seven fields
         "2008_000001 high 1 2 3 4\n"  # 5 non-numeric score
         "2008_000001 0.5 1 2 3 4px\n"  # 6 non-numeric ymax
-        "2008_000001 nan 1 2 3 4\n"  # 7 NaN score
-        "2008_000001 0.5 1 NaN 3 4\n"  # 8 NaN coordinate
+        "2008_000001 nan 1 2 3 4\n"  # 7 NaN score: kept (one warning per file)
+        "2008_000001 0.5 1 NaN 3 4\n"  # 8 NaN coordinate: kept
         "2009_000009 0.5 1 2 3 4\n"  # 9 unknown id
-        "2008_000003 -inf 1 2 3 4\n",  # 10 ok: ±inf scores are allowed
+        "2008_000003 -inf 1 2 3 4\n",  # 10 ok: ±inf scores are kept too
     )
     r = read_voc_results(ds, [path])
-    assert r.detections.line.tolist() == [1, 10]
-    assert r.detections.image_index.tolist() == [0, 2]
+    assert r.detections.line.tolist() == [1, 7, 8, 10]
+    assert r.detections.image_index.tolist() == [0, 0, 0, 2]
+    (warning,) = r.extras["warnings"]
+    assert (warning.path, warning.line) == (path, 7)
+    assert warning.message.startswith("3 line(s) hold NaN or ±inf (first here); kept")
     expected = "expected 6 fields (id score xmin ymin xmax ymax), found"
     assert lines_of(r) == [
         (path.name, 3, f"{expected} '2008_000001 0.5 1 2 3'; line skipped"),
         (path.name, 4, f"{expected} '2008_000001 0.5 1 2 3 4 5'; line skipped"),
         (path.name, 5, "score is not a number: 'high'; line skipped"),
         (path.name, 6, "ymax is not a number: '4px'; line skipped"),
-        (path.name, 7, "NaN score; line skipped"),
-        (path.name, 8, "NaN ymin; line skipped"),
         (path.name, 9, "unknown image id '2009_000009'; line skipped"),
     ]  # fmt: skip
     assert str(r.problems[-1]).startswith(f"{path}:9: ")

@@ -1,17 +1,30 @@
-"""``vocviewer eval`` for VOC detection and classification."""
+"""``vocviewer eval`` for VOC detection and classification.
+
+Input problems and the numbers: a results file with problems (bad lines, unknown ids, unreadable
+files) stops ``eval`` unless ``--keep-going``, which marks the numbers NOT OFFICIAL. So does
+ground truth that lost objects (``formats.voc_annotations.lost_ground_truth``: a missing or
+non-finite box coordinate, a missing ``<bndbox>``, an unreadable or malformed annotation file),
+for the tasks that use objects (det, layout, action): the numbers would count fewer positives than
+the annotations hold. Harmless problems (an object of an unknown class, ids without an annotation
+file) stay warnings. Result lines with NaN/inf are kept and evaluated as the official code does,
+with one warning per file; the numbers stay official.
+"""
 
 from __future__ import annotations
 
 import argparse
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from vocviewer.commands import EvalOutput, opened
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
 from vocviewer.formats.detect import open_dataset, open_results
+from vocviewer.formats.voc_annotations import lost_ground_truth
 
 _RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
 
@@ -25,14 +38,30 @@ def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
     return sets.pop() if len(sets) == 1 else None
 
 
-def problems_error(problems: Sequence[FormatError], shown: int = 10) -> FormatError:
+def problems_error(
+    problems: Sequence[FormatError], shown: int = 10, where: str = "the results"
+) -> FormatError:
     """One error for a list of input problems: the first, then up to ``shown`` more listed."""
     first, rest = problems[0], problems[1:]
     lines = [first.message] + [f"  {p}" for p in rest[:shown]]
     if len(rest) > shown:
         lines.append(f"  ... and {len(rest) - shown} more")
-    lines.append(f"{len(problems)} problem(s) in the results; fix them or pass --keep-going")
+    lines.append(f"{len(problems)} problem(s) in {where}; fix them or pass --keep-going")
     return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
+
+
+def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
+    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
+    ``keep_going``; then return the "not official" note to attach to the numbers."""
+    lost = lost_ground_truth(dataset.problems)
+    if not lost:
+        return None
+    if not keep_going:
+        raise problems_error(lost, where="the ground truth (objects left out)")
+    return (
+        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
+        "the official code cannot read these annotations"
+    )
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -56,11 +85,12 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
             "cannot tell the image set from the result file names; pass --image-set",
         )
     dataset = opened(args, open_dataset(args.path))
+    lost = check_ground_truth(dataset, args.keep_going) if args.task == "det" else None
     warnings = [str(p) for p in dataset.problems]
     results = open_results(dataset, args.results, image_set=image_set)
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in results.problems]
+    warnings += [str(p) for p in (*results.problems, *results.extras.get("warnings", ()))]
     evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
     try:
@@ -69,4 +99,6 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         )
     except KeyError as e:  # unknown image set
         raise FormatError(args.path, str(e.args[0])) from None
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, lost))
     return EvalOutput(ap_table(result), result_to_json(result), warnings)

@@ -6,7 +6,8 @@ or file), evaluates and renders. ``args.image_set`` defaults to the set named by
 (``comp6_val_cls``, ``comp7_layout_val.xml``, ``comp9_action_val_*.txt``), else ``"val"``;
 ``args.protocol`` is ``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU;
 action: 11-point vs all-points AP; layout is always all-points); ``args.keep_going`` turns
-input errors into warnings and marks the numbers not official.
+input errors into warnings and marks the numbers not official; ground truth that lost objects is
+such an input error for layout and action (``commands.voc.check_ground_truth``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ def _problems_error(problems: list[FormatError]) -> FormatError:
     from vocviewer.commands.voc import problems_error
 
     return problems_error(problems)
+
+
+def _check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
+    from vocviewer.commands.voc import check_ground_truth
+
+    return check_ground_truth(dataset, keep_going)
 
 
 def _one_result(args: argparse.Namespace) -> Path:
@@ -86,6 +93,7 @@ def run_layout(args: argparse.Namespace) -> EvalOutput:
     m = LAYOUT_NAME.match(path.name)
     image_set = args.image_set or (m["set"] if m else None) or DEFAULT_SET
     dataset = opened(args, open_dataset(args.path))
+    lost = _check_ground_truth(dataset, args.keep_going)
     _check_set(dataset, f"Layout/{image_set}")
     layouts, problems = read_layout_results(path)
     if problems and not args.keep_going:
@@ -94,6 +102,8 @@ def run_layout(args: argparse.Namespace) -> EvalOutput:
     warnings = [str(p) for p in (*dataset.problems, *problems)] + list(ev.warnings)
     if problems:
         warnings.append("NOT OFFICIAL: layouts with problems were left out")
+    if lost:
+        warnings.append(f"NOT OFFICIAL: {lost}")
     return EvalOutput(layout_table(ev), layout_to_json(ev), warnings)
 
 
@@ -110,6 +120,7 @@ def run_action(args: argparse.Namespace) -> EvalOutput:
         )
     image_set = args.image_set or (sets.pop() if sets else DEFAULT_SET)
     dataset = opened(args, open_dataset(args.path))
+    lost = _check_ground_truth(dataset, args.keep_going)
     scores = {}
     problems: list[FormatError] = []
     for action, f in files.items():
@@ -124,4 +135,6 @@ def run_action(args: argparse.Namespace) -> EvalOutput:
     warnings = [str(p) for p in (*dataset.problems, *problems)]
     if problems:
         warnings.append("NOT OFFICIAL: malformed result lines were left out")
+    if lost:
+        warnings.append(f"NOT OFFICIAL: {lost}")
     return EvalOutput(action_table(result), action_to_json(result), warnings)

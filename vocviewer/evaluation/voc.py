@@ -138,7 +138,10 @@ def iter_evaluate_voc_det(
         rows = np.flatnonzero((det.label == k) & ok)
         rows = rows[rank_by_score(det.score[rows])]
         img = det.image_index[rows]
-        cand, ov = best_overlaps(img, det.box[rows], offsets, obj.box[g], plus_one=True)
+        # NaN / ±inf boxes (kept by the readers) overlap nothing, as in the official code; their
+        # arithmetic (inf - inf, overflow) must not print numpy warnings
+        with np.errstate(invalid="ignore", over="ignore"):
+            cand, ov = best_overlaps(img, det.box[rows], offsets, obj.box[g], plus_one=True)
         hit = ov >= iou_threshold  # NaN (no candidate) compares False
         difficult_hit = np.zeros(len(rows), dtype=bool)
         difficult_hit[hit] = g_diff[cand[hit]]

@@ -6,7 +6,7 @@ Rules (PROTOCOLS.md §3):
   pixels with ground-truth label ``g`` and result label ``r``; rows are the truth. Ground-truth
   void (255) pixels are excluded; every other pixel counts, whatever the result says there.
 * A result value above 20 (255 included) or a result whose size differs from the ground truth's is
-  an error in the official code. Here that image is left out and named in ``problems``; the other
+  an error in the official code (the size is compared from the PNG header, before decoding). Here that image is left out and named in ``problems``; the other
   images are still evaluated and the numbers are marked not official. Ground-truth values 21-254
   have no defined meaning: they are left out, counted and reported (not official either).
 * VOC2008+ (``protocol="voc2012"``): per label, background included,
@@ -250,19 +250,35 @@ def evaluate_voc_seg(
     for k, image_id in enumerate(image_ids):
         try:
             gt = load_gt(image_id)
-            res = load_result(image_id)
+            wrong_size = _size_problem(load_result, image_id, gt.shape)
+            res = load_result(image_id) if wrong_size is None else None
         except FormatError as exc:
             if strict:
                 raise
             acc.problems.append(FormatError(exc.path, f"image {image_id}: {exc.message}; left out"))
         else:
-            acc.add(
-                image_id, gt, res,
-                result_path=_path_of(load_result, image_id), gt_path=_path_of(load_gt, image_id),
-            )  # fmt: skip
+            where = _path_of(load_result, image_id)
+            if res is None:
+                acc.problems.append(FormatError(where, f"image {image_id}: {wrong_size}; left out"))
+            else:
+                acc.add(image_id, gt, res, result_path=where, gt_path=_path_of(load_gt, image_id))
         if progress is not None:
             progress(k + 1, len(image_ids))
     return acc.finish(image_set=image_set, protocol=protocol)
+
+
+def _size_problem(
+    loader: Callable[[str], object], image_id: str, gt_shape: tuple[int, ...]
+) -> str | None:
+    """The wrong-size message when the loader can tell a result's size before decoding it
+    (``loader.declared_size(id)`` → ``(width, height)``), so a decompression bomb never is."""
+    declared = getattr(loader, "declared_size", None)
+    if not callable(declared):
+        return None
+    w, h = declared(image_id)
+    if (h, w) == tuple(gt_shape):
+        return None
+    return f"result is {w}x{h} but the ground truth is {_size(gt_shape)}"
 
 
 def _path_of(loader: Callable[[str], object], image_id: str) -> str | None:

@@ -14,6 +14,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.formats.input import check_regular
 from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
 from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
@@ -38,8 +39,10 @@ def open_dataset(
         expected.
     """
     p = Path(path)
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise FormatError(p, "does not exist")
+    if not p.is_dir():
+        check_regular(p)  # a FIFO, a device, a link loop: a message naming it
     if devkit is not None:
         return read_ilsvrc_det(p, devkit)
     if looks_like_voc(p):

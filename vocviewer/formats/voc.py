@@ -4,13 +4,13 @@ A year folder (``VOC2007``, ``VOC2012``, or any folder holding ``Annotations/`` 
 ``ImageSets/``) is read whole: every ``Annotations/*.xml`` (``voc_annotations``) and every
 ``ImageSets/<task>/*.txt`` (``voc_imagesets``). Boxes keep VOC's convention (1-based inclusive
 pixels, numbers as written). Results files are handled by ``voc_results`` and re-exported here.
-Problems that leave the rest usable are collected in ``Dataset.problems``; a missing folder is
-fatal (``FormatError``).
+Problems that leave the rest usable are collected in ``Dataset.problems`` (an annotation that is a
+link loop, a dangling link or a FIFO is skipped with one); a missing folder is fatal
+(``FormatError``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -25,13 +25,14 @@ from vocviewer.core.dataset import (
     PartTable,
 )
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.input import check_regular
 from vocviewer.formats.voc_annotations import (
     AnnotationColumns,
     ImageInfo,
     make_parser,
     read_annotation,
 )
-from vocviewer.formats.voc_common import parse_year
+from vocviewer.formats.voc_common import listed_files, parse_year
 from vocviewer.formats.voc_imagesets import assemble, scan_image_sets
 from vocviewer.formats.voc_results import read_voc_results, write_voc_results
 
@@ -79,6 +80,8 @@ def looks_like_voc(path: str | Path) -> bool:
 def _resolve(path: Path, year: int | None) -> tuple[Path, int | None]:
     """The year folder to read and its year."""
     if not path.exists():
+        if path.is_symlink():
+            check_regular(path)  # raises: a link loop or a dangling link
         raise FormatError(path, "does not exist")
     if not path.is_dir():
         raise FormatError(path, "is a file; expected a VOCdevkit folder or a year folder (VOC2012)")
@@ -138,14 +141,10 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
         years and ``year`` does not pick one.
     """
     folder, found_year = _resolve(Path(path), year)
-    xml_of = {
-        entry.name[:-4]: Path(entry.path)
-        for entry in os.scandir(folder / "Annotations")
-        if entry.name.lower().endswith(".xml")
-        and not entry.name.startswith(".")  # macOS ._* resource forks, editor backups
-        and entry.is_file()
-    }
     set_problems: list[FormatError] = []
+    xml_of = {
+        p.name[:-4]: p for p in listed_files(folder / "Annotations", _is_xml_name, set_problems)
+    }
     list_files = scan_image_sets(folder / "ImageSets", set_problems)
     ids = sorted(set(xml_of).union(*(f.ids for f in list_files)))
     cols = AnnotationColumns()
@@ -195,6 +194,11 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
             *(d for d in [folder.parent] if d.name == "VOCdevkit" or (d / "VOCcode").is_dir()),
         ),
     )
+
+
+def _is_xml_name(name: str) -> bool:
+    """``*.xml`` except hidden files (macOS ``._*`` resource forks, editor backups)."""
+    return name.lower().endswith(".xml") and not name.startswith(".")
 
 
 def _file_name(name: str | None) -> str:

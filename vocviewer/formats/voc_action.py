@@ -18,6 +18,7 @@ import numpy as np
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import ActionScores
+from vocviewer.formats.input import check_regular
 from vocviewer.formats.output import write_text
 from vocviewer.formats.voc_common import (
     FileProblems,
@@ -44,8 +45,7 @@ def read_action_results(
         line is malformed.
     """
     p = Path(path)
-    if not p.is_file():
-        raise FormatError(p, "does not exist" if not p.exists() else "is not a file")
+    check_regular(p)  # FormatError naming the file: missing, FIFO, device, link loop
     if action is None:
         m = ACTION_NAME.match(p.name)
         if m is None:

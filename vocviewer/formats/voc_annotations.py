@@ -6,11 +6,20 @@ true only when their cleaned text is exactly ``1`` (PROTOCOLS.md §1.2); box num
 written (1-based inclusive pixels, no rounding or clipping). Unlike the official reader, any
 well-formed XML is accepted (declaration, comments, attributes, zero objects, missing optional
 fields); real problems are reported with file, element path and line.
+
+Files are read through ``formats.input`` (regular files only, bounded). ``<size>`` must hold
+integers of at most ``MAX_IMAGE_PIXELS`` pixels together, else it is unknown (0) with a problem.
+A box coordinate that is missing or not a finite number (``abc``, ``nan``, ``inf``) leaves that
+object (or part) out with a problem naming ``annotation/object[k]/bndbox/<coord>``; the other
+objects of the image still load. Such problems end in ``LEFT_OUT`` (or ``NOTHING_READ`` for a
+file that gave no objects at all), so ``lost_ground_truth`` can tell them from harmless ones
+(an object of an unknown class is no ground truth of any VOC class, as in the official code).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +27,7 @@ from lxml import etree
 
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.input import MAX_IMAGE_PIXELS, check_image_size, read_bytes
 from vocviewer.formats.voc_common import clean, to_float, to_int
 
 _COORDS = ("xmin", "ymin", "xmax", "ymax")
@@ -25,7 +35,15 @@ _CLASS_INDEX = {name: k for k, name in enumerate(VOC_CLASSES)}
 _PART_INDEX = {name: k for k, name in enumerate(VOC_PARTS)}
 _ACTION_INDEX = {name: k for k, name in enumerate(VOC_ACTIONS)}
 _POSE_INDEX = {name.lower(): k for k, name in enumerate(VOC_POSES)}
-_NAN = math.nan
+#: Ends the message of a problem that left a ground-truth object (or part) out.
+LEFT_OUT = "object left out"
+#: Ends the message of a problem that left a whole annotation file's objects out.
+NOTHING_READ = "no objects read"
+
+
+def lost_ground_truth(problems: Iterable[FormatError]) -> list[FormatError]:
+    """The problems that left ground truth out (objects or whole files), in order."""
+    return [p for p in problems if p.message.endswith((LEFT_OUT, "part left out", NOTHING_READ))]
 
 
 def _text(el: etree._Element) -> str:
@@ -82,22 +100,22 @@ def read_annotation(
     Malformed XML or an unreadable file adds one problem and no objects.
     """
     try:
-        root = etree.fromstring(path.read_bytes(), parser)
+        root = etree.fromstring(read_bytes(path), parser)
     except etree.XMLSyntaxError as exc:
         msg = exc.msg or "not well-formed"
         cols.problems.append(
-            FormatError(path, f"malformed XML: {msg}; no objects read", line=exc.lineno)
+            FormatError(path, f"malformed XML: {msg}; {NOTHING_READ}", line=exc.lineno)
         )
         return ImageInfo()
-    except OSError as exc:
-        cols.problems.append(FormatError(path, f"cannot read: {exc.strerror or exc}"))
+    except FormatError as exc:
+        cols.problems.append(FormatError(path, f"{exc.message}; {NOTHING_READ}"))
         return ImageInfo()
     top = root.tag if isinstance(root.tag, str) else "?"
     if top != "annotation":
         cols.problems.append(
             FormatError(
                 path,
-                f"root element is <{top}>, expected <annotation>; no objects read",
+                f"root element is <{top}>, expected <annotation>; {NOTHING_READ}",
                 line=root.sourceline,
                 element=top,
             )
@@ -122,6 +140,17 @@ def _image_info(root: etree._Element, path: Path, problems: list[FormatError]) -
         dims = _first_children(size)
         width = _dimension(dims.get("width"), "width", path, problems)
         height = _dimension(dims.get("height"), "height", path, problems)
+        if width > 0 and height > 0:
+            try:
+                check_image_size(path, width, height, element="annotation/size")
+            except FormatError as exc:
+                problems.append(
+                    FormatError(
+                        path, f"{exc.message}; using 0 x 0 (unknown)",
+                        line=size.sourceline, element=exc.element,
+                    )
+                )  # fmt: skip
+                width = height = 0
     segmented = "segmented" in els and _text(els["segmented"]) == "1"
     return ImageInfo(filename or None, width, height, segmented, _scalar_fields(els))
 
@@ -149,17 +178,23 @@ def _dimension(
         return 0
     text = _text(el)
     value = to_int(text)
-    if value is None:
+    if value is None or not 0 <= value <= MAX_IMAGE_PIXELS:
+        what = "an integer" if value is None else f"an integer from 1 to {MAX_IMAGE_PIXELS:,}"
         problems.append(
             FormatError(
                 path,
-                f"image {name} is not an integer: {text!r}; using 0 (unknown)",
+                f"image {name} is not {what}: {_shorten(text)}; using 0 (unknown)",
                 line=el.sourceline,
                 element=f"annotation/size/{name}",
             )
         )
         return 0
     return value
+
+
+def _shorten(text: str, limit: int = 40) -> str:
+    """``repr`` of element text, cut for a message."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 def _read_object(
@@ -195,10 +230,14 @@ def _read_object(
     bndbox = els.get("bndbox")
     if bndbox is None:
         problems.append(
-            FormatError(path, "object has no <bndbox>; skipped", line=obj.sourceline, element=where)
+            FormatError(
+                path, f"object has no <bndbox>; {LEFT_OUT}", line=obj.sourceline, element=where
+            )
         )
         return
-    box = _read_box(bndbox, f"{where}/bndbox", path, problems)
+    box = _read_box(bndbox, f"{where}/bndbox", path, problems, LEFT_OUT)
+    if box is None:
+        return
     pose_el = els.get("pose")
     pose = _POSE_INDEX.get(_text(pose_el).lower(), 0) if pose_el is not None else 0
     row = len(cols.objects)
@@ -219,9 +258,10 @@ def _flag(els: dict[str, etree._Element], tag: str) -> bool:
 
 
 def _read_box(
-    bndbox: etree._Element, where: str, path: Path, problems: list[FormatError]
-) -> tuple[float, float, float, float]:
-    """``(xmin, ymin, xmax, ymax)`` as written; a missing or non-numeric value → NaN + problem."""
+    bndbox: etree._Element, where: str, path: Path, problems: list[FormatError], left_out: str
+) -> tuple[float, float, float, float] | None:
+    """``(xmin, ymin, xmax, ymax)`` as written; ``None`` (and a problem per bad coordinate,
+    ending in ``left_out``) if one is missing or not a finite number."""
     els = _first_children(bndbox)
     out = []
     for coord in _COORDS:
@@ -230,27 +270,26 @@ def _read_box(
             problems.append(
                 FormatError(
                     path,
-                    f"<bndbox> has no <{coord}>; using NaN (the box can never match)",
+                    f"<bndbox> has no <{coord}>; {left_out}",
                     line=bndbox.sourceline,
                     element=f"{where}/{coord}",
                 )
             )
-            out.append(_NAN)
             continue
         text = _text(el)
         value = to_float(text)
-        if value is None or value != value:
+        if value is None or not math.isfinite(value):
             problems.append(
                 FormatError(
                     path,
-                    f"{coord} is not a number: {text!r}; using NaN (the box can never match)",
+                    f"{coord} is not a finite number: {_shorten(text)}; {left_out}",
                     line=el.sourceline,
                     element=f"{where}/{coord}",
                 )
             )
-            value = _NAN
+            continue
         out.append(value)
-    return out[0], out[1], out[2], out[3]
+    return (out[0], out[1], out[2], out[3]) if len(out) == 4 else None
 
 
 def _read_actions(
@@ -294,7 +333,11 @@ def _read_part(
     bndbox = els.get("bndbox")
     if bndbox is None:
         cols.problems.append(
-            FormatError(path, "part has no <bndbox>; skipped", line=part.sourceline, element=where)
+            FormatError(
+                path, "part has no <bndbox>; part left out", line=part.sourceline, element=where
+            )
         )
         return
-    cols.parts.append((row, index, *_read_box(bndbox, f"{where}/bndbox", path, cols.problems)))
+    box = _read_box(bndbox, f"{where}/bndbox", path, cols.problems, "part left out")
+    if box is not None:
+        cols.parts.append((row, index, *box))

@@ -9,10 +9,14 @@ a readable report instead of 200,000 lines.
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.input import check_regular
+from vocviewer.formats.input import read_text as input_text
 
 #: Problems listed one by one per file before the rest are summarised.
 LIMIT = 20
@@ -59,16 +63,58 @@ def parse_year(name: str) -> int | None:
 
 
 def read_text(path: Path) -> str:
-    """A text file as ``str`` (UTF-8, BOM dropped, undecodable bytes replaced)."""
-    return path.read_bytes().decode("utf-8-sig", errors="replace")
+    """A text file as ``str`` (UTF-8, BOM dropped, undecodable bytes replaced).
+
+    Only regular files are read, and only up to ``formats.input.MAX_FILE_BYTES``: a FIFO, device,
+    folder, link loop or missing file raises ``FormatError`` naming it (``formats.input``).
+    """
+    return input_text(path)
 
 
-def split_lines(text: str) -> list[list[str]]:
+def listed_files(folder: Path, keep: Callable[[str], bool], sink: list[FormatError]) -> list[Path]:
+    """The regular files of ``folder`` whose name passes ``keep``, sorted by name.
+
+    A matching entry that is not a regular file (a symbolic-link loop, a dangling link, a FIFO or
+    device) is reported to ``sink`` as skipped, so one bad entry never stops the rest.
+    """
+    found: list[Path] = []
+    for entry in os.scandir(folder):
+        if not keep(entry.name):
+            continue
+        path = Path(entry.path)
+        if entry.is_file(follow_symlinks=False):  # a plain file: no stat needed
+            found.append(path)
+            continue
+        try:
+            check_regular(path)
+        except FormatError as exc:
+            if not os.path.isdir(path):  # folders named like files are not files: ignored
+                sink.append(FormatError(path, f"{exc.message}; skipped"))
+            continue
+        found.append(path)
+    return sorted(found)
+
+
+def split_lines(text: str, *, max_chars: int | None = None) -> list[list[str]]:
     """Whitespace-split tokens of every line; entry ``k`` is line ``k + 1`` (blank → ``[]``).
 
-    Lines end at LF only (a trailing CR is whitespace), so numbers agree with text editors.
+    Lines end at LF only (a trailing CR is whitespace), so numbers agree with text editors. A line
+    longer than ``max_chars`` is not split: it becomes its first ``max_chars`` characters and
+    ``"..."`` (two tokens), so a gigabyte without a newline never becomes millions of tokens.
     """
+    if max_chars is not None:
+        return _split_bounded(text, max_chars)
     rows = [line.split() for line in text.split("\n")]
+    if rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def _split_bounded(text: str, max_chars: int) -> list[list[str]]:
+    rows = [
+        line.split() if len(line) <= max_chars else [line[:max_chars], "..."]
+        for line in text.split("\n")
+    ]
     if rows and not rows[-1]:
         rows.pop()
     return rows
@@ -94,6 +140,12 @@ class FileProblems:
             self.sink.append(FormatError(self.path, message, line=line, element=element))
         elif self._first_hidden is None:
             self._first_hidden = line
+
+    def hide(self, count: int, first_line: int | None) -> None:
+        """Count ``count`` more problems, from ``first_line`` on, without listing them."""
+        self.count += count
+        if count > 0 and self._first_hidden is None:
+            self._first_hidden = first_line
 
     def close(self) -> None:
         """Append one summary problem for those beyond ``limit`` (if any)."""

@@ -12,7 +12,9 @@ What each file holds (VOC2011 devkit manual §9.1):
 ``Action/<action>_<set>.txt``
     ``<id> <object index> <label>`` → a person set with labels.
 
-Blank lines are skipped; line numbers in problems count every line, 1-based.
+Blank lines are skipped; line numbers in problems count every line, 1-based. Files are read
+through ``formats.input`` (regular files only, bounded); a list file that is a link loop, a dangling
+link or a FIFO is skipped with a problem.
 """
 
 from __future__ import annotations
@@ -25,7 +27,14 @@ import numpy as np
 
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, ImageLabels, PersonSet
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.voc_common import FileProblems, describe, read_text, split_lines, to_int
+from vocviewer.formats.voc_common import (
+    FileProblems,
+    describe,
+    listed_files,
+    read_text,
+    split_lines,
+    to_int,
+)
 
 _LABELS = {"1": 1, "-1": -1, "0": 0}
 
@@ -55,17 +64,20 @@ def scan_image_sets(folder: Path, problems: list[FormatError]) -> list[ListFile]
     found: list[ListFile] = []
     for task_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
         task = task_dir.name
-        paths = (p for p in task_dir.iterdir() if p.suffix == ".txt" and p.name[0] != ".")
-        for path in sorted(p for p in paths if p.is_file()):
+        for path in listed_files(task_dir, _is_list_name, problems):
             fp = FileProblems(problems, path)
             try:
                 rows = split_lines(read_text(path))
-            except OSError as exc:
-                fp.add(f"cannot read: {exc.strerror or exc}")
+            except FormatError as exc:
+                fp.add(f"{exc.message}; file skipped")
                 continue
             found.append(_parse(task, path, rows, fp))
             fp.close()
     return found
+
+
+def _is_list_name(name: str) -> bool:
+    return name.endswith(".txt") and not name.startswith(".")
 
 
 def _split_prefix(stem: str, names: Sequence[str]) -> tuple[str, str] | None:

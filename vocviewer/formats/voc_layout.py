@@ -29,6 +29,7 @@ from lxml import etree
 from vocviewer.core.dataset import VOC_PARTS
 from vocviewer.core.errors import FormatError
 from vocviewer.core.person_results import LayoutResults
+from vocviewer.formats.input import read_bytes
 from vocviewer.formats.output import write_bytes
 from vocviewer.formats.voc_common import FileProblems, clean, to_float, to_int
 
@@ -66,15 +67,14 @@ def read_layout_results(
     Raises
     ------
     FormatError
-        The file is missing or is not well-formed XML, or (``strict``) any layout has a problem.
+        The file is missing, not a regular file (FIFO, device, link loop), not well-formed XML,
+        or (``strict``) any layout has a problem.
     """
     p = Path(path)
-    if not p.is_file():
-        raise FormatError(p, "does not exist" if not p.exists() else "is not a file")
+    data = read_bytes(p)  # regular files only, bounded: FormatError naming the file
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
     try:
-        root = etree.parse(
-            str(p), etree.XMLParser(resolve_entities=False, no_network=True)
-        ).getroot()
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         raise FormatError(p, f"is not well-formed XML: {exc.msg}", line=exc.lineno) from None
     problems: list[FormatError] = []
@@ -185,8 +185,8 @@ def find_layout_results(path: str | Path, image_set: str | None = None) -> Path:
     p = Path(path)
     if not p.exists():
         raise FormatError(p, "does not exist")
-    if p.is_file():
-        return p
+    if not p.is_dir():
+        return p  # a file (or a FIFO, refused when read)
     base = p / "Layout" if (p / "Layout").is_dir() else p
     found = sorted(
         f for f in base.iterdir()

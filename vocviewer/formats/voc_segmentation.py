@@ -2,7 +2,11 @@
 
 Both are indexed (palette) PNGs whose pixel *indices* are the labels: 0 background, 1-20 the
 classes in ``VOC_CLASSES`` order, 255 void (ground truth only). The palette colours are never
-read; a PNG that is not indexed is rejected, since its values would be colours or grey levels.
+read. An 8-bit greyscale PNG is read as its grey values, as MATLAB's ``imread`` (and so the
+official ``VOCevalseg``) reads it, although the devkit manual asks for indexed PNGs; any other
+mode (RGB colours) is refused with a message rather than mapped back. Every PNG is opened through
+``formats.image_file``: regular files only, declared size checked before decoding (result PNGs
+against their ground truth's), decompression bombs and truncated files a ``FormatError``.
 Results live in ``<results>/Segmentation/<comp>_<set>_cls/<id>.png`` (``VOCinit.m``); any folder
 of ``<id>.png`` files is accepted too. Written PNGs use the VOC palette and are replaced atomically.
 """
@@ -17,41 +21,55 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_palette_bytes
+from vocviewer.formats.image_file import declared_size, decode
 from vocviewer.formats.output import write_bytes
 
 LabelImage = npt.NDArray[np.uint8]
+
+#: Pillow modes read as labels: indexed (palette indices) and 8-bit greyscale (grey values).
+LABEL_MODES = ("P", "L")
 
 #: ``<comp>_<set>_cls`` result folder names; the competition is ``compN`` by convention.
 SEG_RESULT_DIR = re.compile(r"^(?P<comp>comp\d+|.+?)_(?P<set>.+)_cls$")
 
 
-def read_label_png(path: str | Path) -> LabelImage:
-    """The palette indices of an indexed PNG, ``uint8 (H, W)`` (row = y, column = x, 0-based).
+def read_label_png(path: str | Path, *, expect_size: tuple[int, int] | None = None) -> LabelImage:
+    """The labels of a label PNG, ``uint8 (H, W)`` (row = y, column = x, 0-based).
+
+    An indexed ("P") PNG gives its palette indices; an 8-bit greyscale ("L") PNG its grey values
+    (what MATLAB's ``imread`` returns, so the official code evaluates those too, although the
+    devkit asks for indexed PNGs). ``expect_size`` ``(width, height)``: the declared size must
+    equal it, checked before anything is decoded.
 
     Raises
     ------
     FormatError
-        The file is missing, unreadable, or not an indexed ("P" mode) image.
+        The file is missing, not a regular file, not an image, truncated, over the pixel limit
+        (a decompression bomb), of another size than ``expect_size``, or of another mode (RGB
+        colours are refused rather than guessed back into labels).
     """
     p = Path(path)
-    try:
-        with Image.open(p) as img:
-            mode = img.mode
-            if mode != "P":
-                raise FormatError(
-                    p,
-                    f"is a {mode!r} image; expected an indexed (palette, mode 'P') PNG whose "
-                    "pixel indices are the labels 0-20 (255 void)",
-                )
-            return np.array(img, dtype=np.uint8)
-    except FileNotFoundError:
-        raise FormatError(p, "does not exist") from None
-    except (UnidentifiedImageError, OSError) as exc:
-        raise FormatError(p, f"cannot be read as an image ({exc})") from None
+
+    def labels(img: Image.Image) -> LabelImage:
+        if img.mode not in LABEL_MODES:
+            raise FormatError(
+                p,
+                f"is a {img.mode!r} image; expected an indexed ('P') or 8-bit greyscale ('L') "
+                "PNG whose pixel values are the labels 0-20 (255 void in ground truth); colours "
+                "are not mapped back to labels",
+            )
+        if expect_size is not None and tuple(img.size) != tuple(expect_size):
+            w, h = img.size
+            raise FormatError(
+                p, f"is {w}x{h} but the ground truth is {expect_size[0]}x{expect_size[1]}"
+            )
+        return np.array(img, dtype=np.uint8)
+
+    return decode(p, labels)
 
 
 def write_label_png(path: str | Path, labels: npt.ArrayLike) -> Path:
@@ -133,7 +151,8 @@ def find_segmentation_results(path: str | Path, image_set: str | None = None) ->
 class LabelPngLoader:
     """``id → label image`` for ``evaluate_voc_seg``: reads ``<folder>/<id>.png``.
 
-    ``path_of(id)`` names the file, so problems can point at it.
+    ``path_of(id)`` names the file, so problems can point at it; ``declared_size(id)`` reads only
+    the header, so a result's size can be compared with its ground truth's before decoding.
     """
 
     def __init__(self, folder: str | Path) -> None:
@@ -142,6 +161,10 @@ class LabelPngLoader:
     def path_of(self, image_id: str) -> Path:
         """The PNG read for ``image_id``."""
         return self.folder / f"{image_id}.png"
+
+    def declared_size(self, image_id: str) -> tuple[int, int]:
+        """``(width, height)`` from the PNG header of ``image_id``."""
+        return declared_size(self.path_of(image_id))
 
     def __call__(self, image_id: str) -> LabelImage:
         return read_label_png(self.path_of(image_id))

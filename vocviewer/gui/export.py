@@ -27,7 +27,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import OutputError
+from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
@@ -189,7 +189,7 @@ def export_image(
         qimage = decode_image(dataset.images.path[image])
         scene.addPixmap(QPixmap.fromImage(qimage))
         w, h = qimage.width(), qimage.height()
-    except OSError:
+    except (OSError, FormatError):  # missing, truncated, a decompression bomb: placeholder
         w = int(dataset.images.width[image]) or 500
         h = int(dataset.images.height[image]) or 375
         scene.addRect(QRectF(0, 0, w, h), pg.mkPen("#80868b"), pg.mkBrush("#5f6368"))

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
 from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
@@ -40,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.image_file import read_rgb
 from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.drawable import finite_rows, placeholder_size
 from vocviewer.gui.layers import Decoded, decode_view
@@ -71,12 +71,14 @@ def _decode_each(
 
 
 def decode_image(path: Path) -> QImage:
-    """Read an image file into an RGB ``QImage`` (worker thread; raises ``OSError`` on failure)."""
-    with Image.open(path) as im:
-        rgb = im.convert("RGB")
-        w, h = rgb.size
-        data = rgb.tobytes()
-    return QImage(data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+    """Read an image file into an RGB ``QImage`` (worker thread).
+
+    Raises ``FormatError`` naming the file when it is missing, not a regular file, declares more
+    than ``MAX_IMAGE_PIXELS`` (a decompression bomb) or is truncated / not an image.
+    """
+    rgb = read_rgb(path)
+    h, w = rgb.shape[:2]
+    return QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).copy()
 
 
 class ImageView(QGraphicsView):

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
 from PySide6.QtGui import QImage
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.formats.image_file import read_rgb
 
 Rgba = npt.NDArray[np.uint8]
 FILL_ALPHA, EDGE_ALPHA, CROWD_ALPHA = 105, 235, 150
@@ -138,13 +138,11 @@ def segmentation_path(dataset: Dataset, image: int, mode: str) -> Path | None:
 def decode_view(
     path: Path, dataset: Dataset | None = None, image: int = -1, seg_mode: str | None = None
 ) -> Decoded:
-    """Read the image (``OSError`` on failure) and its layers: ``"masks"`` (COCO) and
+    """Read the image (``FormatError`` naming the file on failure) and its layers: ``"masks"`` (COCO) and
     ``"segmentation"`` (VOC, when ``seg_mode`` is ``"class"`` or ``"object"``)."""
-    with Image.open(path) as im:
-        rgb = im.convert("RGB")
-        w, h = rgb.size
-        data = rgb.tobytes()
-    qimage = QImage(data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+    rgb = read_rgb(path)  # FormatError naming the file: bomb, truncated, not an image
+    h, w = rgb.shape[:2]
+    qimage = QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).copy()
     layers: dict[str, QImage] = {}
     problems: list[str] = []
     if dataset is not None and image >= 0:
