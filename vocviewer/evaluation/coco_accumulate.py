@@ -69,19 +69,35 @@ def accumulate_category(
                 continue
             # one area range at a time: each numpy call stays short (a worker thread holds the
             # interpreter lock through it, and the window waits)
-            tp_sum = np.cumsum(tp[a][:, sel], axis=1).astype(np.float64)
+            tp_cum = np.cumsum(tp[a][:, sel], axis=1)
+            tp_sum = tp_cum.astype(np.float64)
             fp_sum = np.cumsum(fp[a][:, sel], axis=1).astype(np.float64)
-            rc = tp_sum / npig[a]
             pr = tp_sum / (fp_sum + tp_sum + _EPS)
-            recall[:, a, m] = rc[:, -1] if nd else 0.0
+            recall[:, a, m] = tp_sum[:, -1] / npig[a] if nd else 0.0
             pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-            for t in range(n_thr):
-                idx = np.searchsorted(rc[t], rec_thrs, side="left")
-                inside = idx < nd
-                q = np.zeros(n_rec)
-                ss = np.zeros(n_rec)
-                q[inside] = pr[t, idx[inside]]
-                ss[inside] = s_sorted[idx[inside]]
-                precision[t, :, a, m] = q
-                scores[t, :, a, m] = ss
+            idx = _recall_index(tp_cum, int(npig[a]), rec_thrs)
+            inside = idx < nd
+            safe = np.where(inside, idx, 0)
+            got = np.take_along_axis(pr, safe, axis=1) if nd else np.zeros(idx.shape)
+            precision[:, :, a, m] = np.where(inside, got, 0.0)
+            scores[:, :, a, m] = np.where(inside, s_sorted[safe] if nd else 0.0, 0.0)
     return CategoryCurves(precision, recall, scores, order)
+
+
+def _recall_index(
+    tp_cum: npt.NDArray[np.int64], npig: int, rec_thrs: FloatArray
+) -> npt.NDArray[np.int64]:
+    """``searchsorted(tp_cum[t] / npig, rec_thrs, side="left")`` for every row ``t`` at once:
+    int64 (T, R). Exact: ``k / npig`` is monotone in ``k``, so the first recall at or above a
+    threshold is the first count at or above the smallest whole ``k`` whose quotient is."""
+    n_thr, nd = tp_cum.shape
+    base = np.maximum(np.floor(rec_thrs * npig).astype(np.int64) - 2, 0)
+    cand = base[:, None] + np.arange(5)  # the smallest k lies within a rounding of thr * npig
+    k_min = np.argmax(cand / npig >= rec_thrs[:, None], axis=1) + base
+    k_min = np.where((cand / npig >= rec_thrs[:, None]).any(axis=1), k_min, nd + 1)
+    k_min = np.minimum(k_min, nd + 1)
+    stride = nd + 2
+    rows = np.arange(n_thr, dtype=np.int64)[:, None] * stride
+    flat = np.searchsorted((tp_cum + rows).reshape(-1), (k_min[None, :] + rows).reshape(-1))
+    out = flat.reshape(n_thr, -1) - np.arange(n_thr, dtype=np.int64)[:, None] * nd
+    return np.asarray(out, dtype=np.int64)
