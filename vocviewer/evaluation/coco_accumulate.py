@@ -94,9 +94,10 @@ def _recall_index(
     base = np.maximum(np.floor(rec_thrs * npig).astype(np.int64) - 2, 0)
     cand = base[:, None] + np.arange(5)  # the smallest k lies within a rounding of thr * npig
     k_min = np.argmax(cand / npig >= rec_thrs[:, None], axis=1) + base
-    k_min = np.where((cand / npig >= rec_thrs[:, None]).any(axis=1), k_min, nd + 1)
-    k_min = np.minimum(k_min, nd + 1)
-    stride = nd + 2
+    top = max(nd, npig, int(tp_cum.max(initial=0))) + 1  # above every count
+    k_min = np.where((cand / npig >= rec_thrs[:, None]).any(axis=1), k_min, top)
+    k_min = np.minimum(k_min, top)
+    stride = top + 1
     rows = np.arange(n_thr, dtype=np.int64)[:, None] * stride
     flat = np.searchsorted((tp_cum + rows).reshape(-1), (k_min[None, :] + rows).reshape(-1))
     out = flat.reshape(n_thr, -1) - np.arange(n_thr, dtype=np.int64)[:, None] * nd
