@@ -167,9 +167,14 @@ def areas(counts: IntArray, offsets: IntArray) -> IntArray:
 
 
 def _areas(counts: IntArray, offsets: IntArray) -> IntArray:
-    fg = np.where(positions(offsets) % 2 == 1, counts, 0)
-    cs = np.concatenate(([0], np.cumsum(fg)))
-    return np.asarray(cs[offsets[1:]] - cs[offsets[:-1]], dtype=np.int64)
+    # a mask's odd runs are the runs of one global parity: prefix sums of each parity suffice
+    even = np.concatenate(([0], np.cumsum(counts[0::2])))  # runs 0, 2, ... before (i + 1) // 2
+    odd = np.concatenate(([0], np.cumsum(counts[1::2])))  # runs 1, 3, ... before i // 2
+    a, b = offsets[:-1], offsets[1:]
+    odd_is_odd = a % 2 == 0
+    from_odd = odd[b // 2] - odd[a // 2]
+    from_even = even[(b + 1) // 2] - even[(a + 1) // 2]
+    return np.asarray(np.where(odd_is_odd, from_odd, from_even), dtype=np.int64)
 
 
 def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
