@@ -135,6 +135,9 @@ def test_polygon_masks_and_a_full_sized_image(block: int) -> None:
 def test_truncated_string_is_named() -> None:
     with pytest.raises(ValueError, match=r"truncated.*string 2"):
         rc.from_strings(["0", "", "1P"])  # "P" = 32 + 48: a continuation char at the end
+    with pytest.raises(TypeError):
+        rc.from_strings(["01", [3, 5]])  # an uncompressed RLE is not a string
+    assert rc.from_strings(["01", b"01", bytearray(b"01")])[0].tolist() == [0, 1] * 3
     counts, offsets = rc.from_strings([])
     assert len(counts) == 0 and offsets.tolist() == [0]
     counts, offsets = rc.from_strings(["", "0", ""])

@@ -41,13 +41,14 @@ def from_strings(strings: Sequence[str | bytes]) -> tuple[IntArray, IntArray]:
     """Decode compressed RLE strings (``rleFrString``) all at once: ``(counts, offsets)``.
 
     ``ValueError`` (naming the string's position) if a string ends inside a value or is not
-    ASCII. Works in blocks of about a million characters, which keeps the temporaries in
+    ASCII; ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a million characters, which keeps the temporaries in
     reused memory."""
     n = len(strings)
-    if n and all(isinstance(s, str) for s in strings):
+    try:
         raw = "".join(strings).encode("ascii")  # type: ignore[arg-type]
-    else:
-        raw = b"".join(s.encode("ascii") if isinstance(s, str) else bytes(s) for s in strings)
+    except TypeError:  # bytes among them (anything else fails here too)
+        raw = b"".join(s.encode("ascii") if isinstance(s, str) else memoryview(s).tobytes()
+                       for s in strings)  # fmt: skip
     nch = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     pos = np.concatenate(([0], np.cumsum(nch)))
     counts = np.empty(len(raw), dtype=np.int64)  # at most one value per char; pages untouched
