@@ -60,45 +60,51 @@ def accumulate_category(
     recall = -np.ones((n_thr, n_area, n_cap))
     scores = -np.ones((n_thr, n_rec, n_area, n_cap))
     order = np.lexsort((rank, image_pos, -score))
+    areas = np.flatnonzero(npig > 0)  # the others stay -1
+    n_rows = len(areas) * n_thr
+    row_npig = np.repeat(npig[areas], n_thr)
     for m, cap in enumerate(max_dets):
         sel = order[rank[order] < cap]
         s_sorted = score[sel]
         nd = len(sel)
-        for a in range(n_area):
-            if npig[a] == 0:
-                continue
-            # one area range at a time: each numpy call stays short (a worker thread holds the
-            # interpreter lock through it, and the window waits)
-            tp_cum = np.cumsum(tp[a][:, sel], axis=1)
-            tp_sum = tp_cum.astype(np.float64)
-            fp_sum = np.cumsum(fp[a][:, sel], axis=1).astype(np.float64)
-            pr = tp_sum / (fp_sum + tp_sum + _EPS)
-            recall[:, a, m] = tp_sum[:, -1] / npig[a] if nd else 0.0
-            pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-            idx = _recall_index(tp_cum, int(npig[a]), rec_thrs)
-            inside = idx < nd
-            safe = np.where(inside, idx, 0)
-            got = np.take_along_axis(pr, safe, axis=1) if nd else np.zeros(idx.shape)
-            precision[:, :, a, m] = np.where(inside, got, 0.0)
-            scores[:, :, a, m] = np.where(inside, s_sorted[safe] if nd else 0.0, 0.0)
+        if len(areas) == 0:
+            continue
+        # every (area range, threshold) row at once
+        tp_cum = np.cumsum(tp[areas][:, :, sel].reshape(n_rows, nd), axis=1, dtype=np.int64)
+        tp_sum = tp_cum.astype(np.float64)
+        fp_sum = np.cumsum(fp[areas][:, :, sel].reshape(n_rows, nd), axis=1).astype(np.float64)
+        pr = tp_sum / (fp_sum + tp_sum + _EPS)
+        rc = tp_sum[:, -1] / row_npig if nd else np.zeros(n_rows)
+        recall[:, areas, m] = rc.reshape(len(areas), n_thr).T
+        pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+        idx = _recall_index(tp_cum, row_npig, rec_thrs)
+        inside = idx < nd
+        safe = np.where(inside, idx, 0)
+        got = np.take_along_axis(pr, safe, axis=1) if nd else np.zeros(idx.shape)
+        q = np.where(inside, got, 0.0).reshape(len(areas), n_thr, n_rec)
+        ss = np.where(inside, s_sorted[safe] if nd else 0.0, 0.0).reshape(q.shape)
+        precision[:, :, areas, m] = q.transpose(1, 2, 0)
+        scores[:, :, areas, m] = ss.transpose(1, 2, 0)
     return CategoryCurves(precision, recall, scores, order)
 
 
 def _recall_index(
-    tp_cum: npt.NDArray[np.int64], npig: int, rec_thrs: FloatArray
+    tp_cum: npt.NDArray[np.int64], npig: npt.NDArray[np.int64], rec_thrs: FloatArray
 ) -> npt.NDArray[np.int64]:
-    """``searchsorted(tp_cum[t] / npig, rec_thrs, side="left")`` for every row ``t`` at once:
-    int64 (T, R). Exact: ``k / npig`` is monotone in ``k``, so the first recall at or above a
+    """``searchsorted(tp_cum[i] / npig[i], rec_thrs, side="left")`` for every row ``i`` at once:
+    int64 (rows, R). Exact: ``k / npig`` is monotone in ``k``, so the first recall at or above a
     threshold is the first count at or above the smallest whole ``k`` whose quotient is."""
-    n_thr, nd = tp_cum.shape
-    base = np.maximum(np.floor(rec_thrs * npig).astype(np.int64) - 2, 0)
-    cand = base[:, None] + np.arange(5)  # the smallest k lies within a rounding of thr * npig
-    k_min = np.argmax(cand / npig >= rec_thrs[:, None], axis=1) + base
-    top = max(nd, npig, int(tp_cum.max(initial=0))) + 1  # above every count
-    k_min = np.where((cand / npig >= rec_thrs[:, None]).any(axis=1), k_min, top)
-    k_min = np.minimum(k_min, top)
+    n_rows, nd = tp_cum.shape
+    npig = np.asarray(npig, dtype=np.int64).reshape(-1, 1, 1)
+    thr = rec_thrs[None, :, None]
+    base = np.maximum(np.floor(thr * npig).astype(np.int64) - 2, 0)
+    cand = base + np.arange(5)  # the smallest k lies within a rounding of thr * npig
+    ok = cand / npig >= thr
+    k_min = (np.argmax(ok, axis=2) + base[:, :, 0]).astype(np.int64)
+    top = max(nd, int(npig.max(initial=0)), int(tp_cum.max(initial=0))) + 1  # above every count
+    k_min = np.minimum(np.where(ok.any(axis=2), k_min, top), top)
     stride = top + 1
-    rows = np.arange(n_thr, dtype=np.int64)[:, None] * stride
-    flat = np.searchsorted((tp_cum + rows).reshape(-1), (k_min[None, :] + rows).reshape(-1))
-    out = flat.reshape(n_thr, -1) - np.arange(n_thr, dtype=np.int64)[:, None] * nd
+    rows = np.arange(n_rows, dtype=np.int64)[:, None] * stride
+    flat = np.searchsorted((tp_cum + rows).reshape(-1), (k_min + rows).reshape(-1))
+    out = flat.reshape(n_rows, -1) - np.arange(n_rows, dtype=np.int64)[:, None] * nd
     return np.asarray(out, dtype=np.int64)
