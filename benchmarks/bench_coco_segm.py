@@ -15,7 +15,7 @@ numbers and the precision arrays equal pycocotools' (or faster-coco-eval's when 
 skipped). faster-coco-eval (``pip install faster-coco-eval``) is a benchmark peer only.
 
     python benchmarks/bench_coco_segm.py [--images 2000] [--dets 100] [--runs 3]
-        [--peers vocviewer,faster-coco-eval,pycocotools]
+        [--peers vocviewer,faster-coco-eval,pycocotools,vocviewer=/path/to/another/checkout]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -174,13 +175,15 @@ def main() -> None:
         for name in names:
             if name in failed:
                 continue
-            dst = args.cache / f"out_{name}.npz"
-            cmd = [sys.executable, __file__, "--child", name, "--files", str(ann), str(res),
+            kind, _, path = name.partition("=")  # "vocviewer=/other/checkout": that tree
+            dst = args.cache / f"out_{name.replace('/', '_')}.npz"
+            cmd = [sys.executable, __file__, "--child", kind, "--files", str(ann), str(res),
                    str(dst)]  # fmt: skip
+            env = {**os.environ, "PYTHONPATH": path} if path else None
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
             try:
-                done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+                done = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
             except subprocess.CalledProcessError as e:
                 print(f"{name} failed:\n{e.stderr[-2000:]}")
                 failed.add(name)
@@ -191,11 +194,11 @@ def main() -> None:
             r["wall"] = wall
             r["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
             out.setdefault(name, []).append(r)
-    print(f"{'evaluator':<18}{'wall min s':>11}{'median':>8}{'cpu min s':>11}{'median':>8}"
+    print(f"{'evaluator':<24}{'wall min s':>11}{'median':>8}{'cpu min s':>11}{'median':>8}"
           f"{'peak MB min':>13}{'median':>8}")  # fmt: skip
     for name, rs in out.items():
         w, c, p = ([r[k] for r in rs] for k in ("wall", "cpu", "peak"))
-        print(f"{name:<18}{min(w):>11.2f}{statistics.median(w):>8.2f}{min(c):>11.2f}"
+        print(f"{name:<24}{min(w):>11.2f}{statistics.median(w):>8.2f}{min(c):>11.2f}"
               f"{statistics.median(c):>8.2f}{min(p):>13.0f}{statistics.median(p):>8.0f}")  # fmt: skip
     if "vocviewer" in out:
         v = out["vocviewer"]
@@ -213,7 +216,7 @@ def main() -> None:
         ours = np.load(args.cache / "out_vocviewer.npz")
         for name in out:
             if name != "vocviewer":
-                ref = np.load(args.cache / f"out_{name}.npz")
+                ref = np.load(args.cache / f"out_{name.replace('/', '_')}.npz")
                 same = np.array_equal(ours["stats"], ref["stats"])
                 diff = np.abs(ours["precision"] - ref["precision"]).max()
                 print(f"vs {name}: stats identical: {same}; max |precision diff| = {diff:.3g}")
