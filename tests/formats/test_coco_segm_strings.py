@@ -69,6 +69,8 @@ def test_strings_read_as_load_res(tmp_path: Path, with_bbox: bool) -> None:
     [
         ({"counts": "0P"}, "segmentation"),  # ends inside a value
         ({"counts": "0"}, "RLE runs sum"),  # too few pixels
+        ({"counts": ""}, "RLE runs sum"),
+        ({"counts": [3, 5]}, "RLE runs sum"),  # uncompressed, too few pixels
         ({"size": [3]}, "size"),
     ],
 )
