@@ -317,6 +317,11 @@ def take(counts: IntArray, offsets: IntArray, rows: IntArray) -> tuple[IntArray,
     rows = np.asarray(rows, dtype=np.int64)
     lens = offsets[rows + 1] - offsets[rows]
     new_off = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
-    idx = np.arange(int(new_off[-1]), dtype=np.int64)
-    idx += np.repeat(offsets[rows] - new_off[:-1], lens)
-    return np.asarray(counts)[idx], new_off
+    out = np.empty(int(new_off[-1]), dtype=np.int64)
+    src = np.asarray(counts)
+    for a, b in _blocks(new_off):  # index arrays of a block at a time
+        lo, hi = int(new_off[a]), int(new_off[b])
+        idx = np.arange(lo, hi, dtype=np.int64)
+        idx += np.repeat(offsets[rows[a:b]] - new_off[a:b], lens[a:b])
+        out[lo:hi] = src[idx]
+    return out, new_off

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -131,18 +132,12 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
 
 
 def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
-    """``rleToBbox`` of every detection and GT mask that shares a group with the other side (by
-    row; others zero), computed once per ``Prepared``."""
-    if prep.mask_boxes:
-        return prep.mask_boxes[0], prep.mask_boxes[1]
-    gt, dt = prep.gt_anno.masks, prep.dt_anno.masks
-    assert gt is not None and dt is not None
-    d_used = np.isin(prep.dt_group, prep.gt_group)
-    g_used = np.isin(prep.gt_group, prep.dt_group)
-    d_box = sim.mask_boxes(dt, np.unique(prep.dt_rows[d_used]))
-    g_box = sim.mask_boxes(gt, np.unique(prep.gt_rows[g_used]))
-    prep.mask_boxes.extend((d_box, g_box))
-    return d_box, g_box
+    """``rleToBbox`` of every detection and GT mask (by row), computed once per ``Prepared``."""
+    if not prep.mask_boxes:
+        for t in (prep.dt_anno.masks, prep.gt_anno.masks):
+            assert t is not None
+            prep.mask_boxes.append(rc.bboxes(t.counts, t.offsets, t.height))
+    return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
 def similarities(

@@ -51,17 +51,6 @@ def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_])
     return np.asarray(out, dtype=np.float64)
 
 
-def mask_boxes(table: RleTable, rows: IntArray) -> FloatArray:
-    """``rleToBbox`` of masks ``rows`` (sorted, unique) as float64 (N, 4) over all ``N`` masks
-    of ``table`` (zeros for the others; all are computed when most are asked for)."""
-    if 2 * len(rows) > len(table):
-        return rc.bboxes(table.counts, table.offsets, table.height)
-    out = np.zeros((len(table), 4), dtype=np.float64)
-    counts, offsets = rc.take(table.counts, table.offsets, rows)
-    out[rows] = rc.bboxes(counts, offsets, table.height[rows])
-    return out
-
-
 def mask_iou_pairs(
     det: RleTable,
     gt: RleTable,
