@@ -10,6 +10,7 @@ Entries with no non-ignored ground truth stay -1.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -63,16 +64,17 @@ def accumulate_category(
     areas = np.flatnonzero(npig > 0)  # the others stay -1
     n_rows = len(areas) * n_thr
     row_npig = np.repeat(npig[areas], n_thr)
+    tp_rows, fp_rows = _flat(tp, areas), _flat(fp, areas)  # (area range, threshold) rows
     for m, cap in enumerate(max_dets):
         sel = order[rank[order] < cap]
         s_sorted = score[sel]
         nd = len(sel)
         if len(areas) == 0:
             continue
-        # every (area range, threshold) row at once
-        tp_cum = np.cumsum(tp[areas][:, :, sel].reshape(n_rows, nd), axis=1, dtype=np.int64)
+        # every row at once; counts summed in int32 (several times faster than int64 here)
+        tp_cum = np.cumsum(tp_rows[:, sel], axis=1, dtype=np.int32)
         tp_sum = tp_cum.astype(np.float64)
-        fp_sum = np.cumsum(fp[areas][:, :, sel].reshape(n_rows, nd), axis=1).astype(np.float64)
+        fp_sum = np.cumsum(fp_rows[:, sel], axis=1, dtype=np.int32).astype(np.float64)
         pr = tp_sum / (fp_sum + tp_sum + _EPS)
         rc = tp_sum[:, -1] / row_npig if nd else np.zeros(n_rows)
         recall[:, areas, m] = rc.reshape(len(areas), n_thr).T
@@ -88,8 +90,15 @@ def accumulate_category(
     return CategoryCurves(precision, recall, scores, order)
 
 
+def _flat(flags: npt.NDArray[np.bool_], areas: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """``flags[areas]`` (A, T, N) as (A * T, N), without a copy when every area is kept."""
+    if len(areas) < flags.shape[0]:
+        flags = flags[areas]
+    return flags.reshape(-1, flags.shape[2])
+
+
 def _recall_index(
-    tp_cum: npt.NDArray[np.int64], npig: npt.NDArray[np.int64], rec_thrs: FloatArray
+    tp_cum: npt.NDArray[np.signedinteger[Any]], npig: npt.NDArray[np.int64], rec_thrs: FloatArray
 ) -> npt.NDArray[np.int64]:
     """``searchsorted(tp_cum[i] / npig[i], rec_thrs, side="left")`` for every row ``i`` at once:
     int64 (rows, R). Exact: ``k / npig`` is monotone in ``k``, so the first recall at or above a
