@@ -94,7 +94,7 @@ def _flat(flags: npt.NDArray[np.bool_], areas: npt.NDArray[np.int64]) -> npt.NDA
     """``flags[areas]`` (A, T, N) as (A * T, N), without a copy when every area is kept."""
     if len(areas) < flags.shape[0]:
         flags = flags[areas]
-    return flags.reshape(-1, flags.shape[2])
+    return flags.reshape(flags.shape[0] * flags.shape[1], flags.shape[2])
 
 
 def _recall_index(
