@@ -62,7 +62,8 @@ def block(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> in
 @settings(max_examples=60, deadline=None)
 @given(ms=st.lists(masks(), min_size=1, max_size=12))
 def test_strings_areas_boxes_equal_pycocotools(ms: list[np.ndarray]) -> None:
-    for size in (1 << 20, 5):
+    default = rc._BLOCK
+    for size in (default, 5):
         rc._BLOCK = size
         try:
             rles, table = _table(ms)
@@ -78,7 +79,7 @@ def test_strings_areas_boxes_equal_pycocotools(ms: list[np.ndarray]) -> None:
             for i, s in enumerate(strings):
                 assert np.array_equal(mk.from_string(s), table[i])
         finally:
-            rc._BLOCK = 1 << 20
+            rc._BLOCK = default
 
 
 @settings(max_examples=60, deadline=None)
@@ -98,12 +99,13 @@ def test_iou_equals_pycocotools(shape: tuple[int, int], data: st.DataObject) -> 
     di, gi = di.reshape(-1), gi.reshape(-1)
     d_box = rc.bboxes(d_tab.counts, d_tab.offsets, d_tab.height)
     g_box = rc.bboxes(g_tab.counts, g_tab.offsets, g_tab.height)
-    for size in (1 << 20, 3):
+    default = rc._CHUNK
+    for size in (default, 3):
         rc._CHUNK = size
         try:
             got = sim.mask_iou_pairs(d_tab, g_tab, di, gi, np.asarray(crowd)[gi], d_box, g_box)
         finally:
-            rc._CHUNK = 2_000_000
+            rc._CHUNK = default
         assert np.array_equal(got.reshape(len(dts), len(gts)), ref)
     inter = rc.intersections(rc.Intervals(d_tab.counts, d_tab.offsets),
                              rc.Intervals(g_tab.counts, g_tab.offsets), di, gi)  # fmt: skip

@@ -18,7 +18,7 @@ import numpy.typing as npt
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-_CHUNK = 2_000_000  # interval endpoints evaluated per pass of ``intersections``
+_CHUNK = 1 << 19  # interval endpoints evaluated per pass of ``intersections``
 _BLOCK = 1 << 20  # runs (or chars) per block: temporaries of a few MB, reused
 
 
