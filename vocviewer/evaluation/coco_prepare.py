@@ -9,13 +9,14 @@ descending score (stable), and cut to the largest ``max_dets`` per group. ``igno
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
+from vocviewer.core import rle_columns as rc
+from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation import coco_similarity as sim
@@ -51,6 +52,7 @@ class Prepared:
     dt_image_pos: IntArray
     dt_image_index: IntArray
     dt_offsets: IntArray
+    mask_boxes: list[FloatArray] = field(default_factory=list)  # filled by the first segm pass
 
     @property
     def n_categories(self) -> int:
@@ -129,8 +131,13 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     )  # fmt: skip
 
 
-def _subset(table: RleTable, rows: IntArray) -> RleTable:
-    return RleTable.from_list([table[int(i)] for i in rows], table.height[rows], table.width[rows])
+def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
+    """``rleToBbox`` of every detection and GT mask (by row), computed once per ``Prepared``."""
+    if not prep.mask_boxes:
+        for t in (prep.dt_anno.masks, prep.gt_anno.masks):
+            assert t is not None
+            prep.mask_boxes.append(rc.bboxes(t.counts, t.offsets, t.height))
+    return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
 def similarities(
@@ -149,11 +156,9 @@ def similarities(
     elif kind == "segm":
         if gt.masks is None or dt.masks is None:
             raise ValueError("segm evaluation needs masks: read with masks / task='segm'")
-        used_d, used_g = np.unique(ent_det), np.unique(ent_gt)
-        dm, gm = _subset(dt.masks, d_rows[used_d]), _subset(gt.masks, g_rows[used_g])
-        inv_d = np.searchsorted(used_d, ent_det)
-        inv_g = np.searchsorted(used_g, ent_gt)
-        s = sim.mask_iou_pairs(dm, gm, inv_d, inv_g, crowd, sim.rle_boxes(dm), sim.rle_boxes(gm))
+        d_box, g_box = _mask_boxes(prep)
+        s = sim.mask_iou_pairs(dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd,
+                               d_box, g_box)  # fmt: skip
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core import masks as mk
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import RleTable
 
 IntArray = npt.NDArray[np.int64]
@@ -51,35 +51,36 @@ def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_])
     return np.asarray(out, dtype=np.float64)
 
 
-def rle_boxes(table: RleTable) -> FloatArray:
-    """``rleToBbox`` of every mask: float64 (N, 4) ``x, y, w, h``."""
-    return np.array(
-        [mk.to_bbox(table[i], int(table.height[i])) for i in range(len(table))], dtype=np.float64
-    ).reshape(-1, 4)
-
-
 def mask_iou_pairs(
     det: RleTable,
     gt: RleTable,
-    ent_det: IntArray,
-    ent_gt: IntArray,
+    det_row: IntArray,
+    gt_row: IntArray,
     crowd: npt.NDArray[np.bool_],
     det_box: FloatArray,
     gt_box: FloatArray,
 ) -> FloatArray:
-    """``rleIou`` of aligned mask pairs: float64 (E,). Pairs whose RLE boxes do not overlap are
-    0, masks of different sizes -1 (as pycocotools)."""
-    out = box_iou_pairs(det_box[ent_det], gt_box[ent_gt], crowd)
-    det_area = det.areas()
-    gt_area = gt.areas()
-    for e in np.flatnonzero(out > 0).tolist():
-        i, j = int(ent_det[e]), int(ent_gt[e])
-        if det.height[i] != gt.height[j] or det.width[i] != gt.width[j]:
-            out[e] = -1.0
-            continue
-        inter = mk.intersection(det[i], gt[j])
-        union = det_area[i] if crowd[e] else det_area[i] + gt_area[j] - inter
-        out[e] = 0.0 if inter == 0 else inter / union
+    """``rleIou`` of aligned mask pairs (rows of ``det`` and ``gt``; ``*_box`` their
+    ``rleToBbox`` by row): float64 (E,).
+
+    Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
+    the others are intersection / union counted on the runs, never on pixels."""
+    out = box_iou_pairs(det_box[det_row], gt_box[gt_row], crowd)
+    cand = np.flatnonzero(out > 0)
+    i, j = det_row[cand], gt_row[cand]
+    same = (det.height[i] == gt.height[j]) & (det.width[i] == gt.width[j])
+    out[cand[~same]] = -1.0
+    cand, i, j = cand[same], i[same], j[same]
+    if len(cand) == 0:
+        return out
+    ui, ii = np.unique(i, return_inverse=True)
+    uj, jj = np.unique(j, return_inverse=True)
+    dc, do = rc.take(det.counts, det.offsets, ui)
+    gc, go = rc.take(gt.counts, gt.offsets, uj)
+    inter = rc.intersections(rc.Intervals(dc, do), rc.Intervals(gc, go), ii, jj)
+    d_area = rc.areas(dc, do)[ii]
+    union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
+    out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
     return out
 
 
