@@ -115,7 +115,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         or os.environ.get("WAYLAND_DISPLAY")
     ):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # files only: no screen needed
-    from vocviewer.gui.export_run import run_export
+    from vocviewer.gui.window.export_run import run_export
 
     roots = given_roots(args.path)  # (--images is an output folder here)
     if args.table:
@@ -230,7 +230,7 @@ def _run_gui(
     if problem:
         _error(problem)
         return 3
-    from vocviewer.gui.app import run_gui
+    from vocviewer.gui.window.app import run_gui
 
     code = run_gui(path, results, image_set=image_set, screenshot=shot, **sources)
     if shot is not None and code == 0:

@@ -17,11 +17,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
 
 from vocviewer.formats.detect import looks_like_dataset
-from vocviewer.gui.recent import RecentEntry, RecentFiles, default_settings
-from vocviewer.gui.state import Message
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.window.recent import RecentEntry, RecentFiles, default_settings
 
 if TYPE_CHECKING:
-    from vocviewer.gui.state import AppState
+    from vocviewer.gui.models.state import AppState
 
 ANNOTATION_FILTER = "Annotations (*.json);;All files (*)"
 RESULTS_FILTER = "Results (comp*_det_*.txt comp*_cls_*.txt *.json *.txt);;All files (*)"

@@ -29,27 +29,27 @@ from PySide6.QtWidgets import (
 import vocviewer
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.compare import ComparePane
-from vocviewer.gui.confusion_pane import ConfusionPane
-from vocviewer.gui.debounce import Debounced
-from vocviewer.gui.export_actions import ExportActions
-from vocviewer.gui.image_browser import ImageBrowser
-from vocviewer.gui.image_view import ImageView
-from vocviewer.gui.open_actions import OpenActions
-from vocviewer.gui.overlays import (
+from vocviewer.gui.models.debounce import Debounced
+from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.models.tasks import error_message
+from vocviewer.gui.models.worker import Worker
+from vocviewer.gui.panes.compare import ComparePane
+from vocviewer.gui.panes.confusion_pane import ConfusionPane
+from vocviewer.gui.panes.image_browser import ImageBrowser
+from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.overlays import (
     FP_KIND_STYLE,
     GT_COLOR,
     MISSED_COLOR,
     VERDICT_STYLE,
     WRONG_CLASS_COLOR,
 )
-from vocviewer.gui.pr_pane import PRPane
-from vocviewer.gui.protocol_views import install_protocol_views
-from vocviewer.gui.side_panel import SidePanel
-from vocviewer.gui.state import AppState, Message
-from vocviewer.gui.tables import ApTable, MessagesPanel
-from vocviewer.gui.tasks import error_message
-from vocviewer.gui.worker import Worker
+from vocviewer.gui.panes.pr_pane import PRPane
+from vocviewer.gui.panes.protocol_views import install_protocol_views
+from vocviewer.gui.panes.side_panel import SidePanel
+from vocviewer.gui.panes.tables import ApTable, MessagesPanel
+from vocviewer.gui.window.export_actions import ExportActions
+from vocviewer.gui.window.open_actions import OpenActions
 
 #: AppState.view_mode → chooser text
 VIEW_MODE_NAMES = {

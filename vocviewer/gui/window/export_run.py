@@ -13,7 +13,7 @@ from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.formats import output
-from vocviewer.gui.tasks import (
+from vocviewer.gui.models.tasks import (
     Diagnosed,
     LoadedResults,
     ResultEvaluations,
@@ -31,8 +31,8 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
 
     Nothing is written inside ``protected`` or the dataset's ``protected_roots``; every target is
     checked (``plan_targets``) before anything is evaluated."""
-    from vocviewer.gui.app import make_app
-    from vocviewer.gui.export import export_image, export_pr_figure, write_text
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.export import export_image, export_pr_figure, write_text
 
     make_app()
     dataset = load_dataset(args.path)

@@ -15,9 +15,11 @@ from dataclasses import replace
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
-from vocviewer.gui.drawable import NOT_DRAWN, finite_rows
-from vocviewer.gui.extra_overlays import extra_items
-from vocviewer.gui.overlays import (
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.tasks import Message, internal_error_text
+from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
+from vocviewer.gui.panes.extra_overlays import extra_items
+from vocviewer.gui.panes.overlays import (
     Z_LABEL,
     LabelItem,
     OverlayOptions,
@@ -26,8 +28,6 @@ from vocviewer.gui.overlays import (
     label_space,
     row_style,
 )
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import Message, internal_error_text
 
 NOTE_COLOR = QColor("#fff59d")
 

@@ -31,10 +31,15 @@ from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
-from vocviewer.gui.image_view import decode_image
-from vocviewer.gui.overlays import OverlayOptions, detection_items, ground_truth_items, label_space
-from vocviewer.gui.pr_pane import RESULT_COLORS
-from vocviewer.gui.tasks import LoadedResults, ResultEvaluations
+from vocviewer.gui.models.tasks import LoadedResults, ResultEvaluations
+from vocviewer.gui.panes.image_view import decode_image
+from vocviewer.gui.panes.overlays import (
+    OverlayOptions,
+    detection_items,
+    ground_truth_items,
+    label_space,
+)
+from vocviewer.gui.panes.pr_pane import RESULT_COLORS
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 #: (result-set name, evaluation) per curve

@@ -40,14 +40,14 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.drawable import finite_rows, placeholder_size
-from vocviewer.gui.layers import Decoded, decode_view
-from vocviewer.gui.overlay_scene import build_overlays, overlay_options
-from vocviewer.gui.overlays import BoxItem, OverlayOptions
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import Message, describe_os_error, error_message
-from vocviewer.gui.worker import Jobs, Worker
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.tasks import Message, describe_os_error, error_message
+from vocviewer.gui.models.worker import Jobs, Worker
+from vocviewer.gui.panes.drawable import finite_rows, placeholder_size
+from vocviewer.gui.panes.layers import Decoded, decode_view
+from vocviewer.gui.panes.overlay_scene import build_overlays, overlay_options
+from vocviewer.gui.panes.overlays import BoxItem, OverlayOptions
 
 BACKGROUND = QColor("#2b2d30")
 PLACEHOLDER = QColor("#5f6368")

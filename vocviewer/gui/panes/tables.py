@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.state import AppState, Message
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState, Message
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 MUTED = QColor("#80868b")

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import QApplication
 
 import vocviewer
 from vocviewer.core.errors import FormatError, OutputError
-from vocviewer.gui.export import save_screenshot
-from vocviewer.gui.helper_process import warm_up_process
-from vocviewer.gui.main_window import MainWindow
-from vocviewer.gui.tasks import Message, error_message, internal_error_text
+from vocviewer.gui.models.helper_process import warm_up_process
+from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
+from vocviewer.gui.window.export import save_screenshot
+from vocviewer.gui.window.main_window import MainWindow
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -221,7 +221,7 @@ def run_gui(
     return int(code)
 
 
-if __name__ == "__main__":  # open a pane alone: python -m vocviewer.gui.app [DATASET]
+if __name__ == "__main__":  # open a pane alone: python -m vocviewer.gui.window.app [DATASET]
     from vocviewer.cli import gui_main
 
     sys.exit(gui_main())

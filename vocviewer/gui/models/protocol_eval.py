@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from vocviewer.gui.protocol_tasks import (
+from vocviewer.gui.models.protocol_tasks import (
     ProtocolClass,
     Summary,
     evaluate_protocol,
     protocol_of,
     rederive,
 )
-from vocviewer.gui.tasks import ResultEvaluations
-from vocviewer.gui.worker import Worker
+from vocviewer.gui.models.tasks import ResultEvaluations
+from vocviewer.gui.models.worker import Worker
 
 if TYPE_CHECKING:
-    from vocviewer.gui.state import AppState
+    from vocviewer.gui.models.state import AppState
 
 
 class ProtocolEvaluation(QObject):

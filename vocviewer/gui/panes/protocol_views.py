@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.gui.protocol_tasks import COCO_AREAS, IOU_CHOICES
-from vocviewer.gui.state import AppState
+from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
+from vocviewer.gui.models.state import AppState
 
 if TYPE_CHECKING:
-    from vocviewer.gui.main_window import MainWindow
+    from vocviewer.gui.window.main_window import MainWindow
 
 #: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
 SUMMARY_HELP = {

@@ -25,16 +25,16 @@ from vocviewer.evaluation.analysis import (
     top_false_positive,
 )
 from vocviewer.evaluation.result import ClassEvaluation
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.display_settings import DisplaySettings
-from vocviewer.gui.image_filter import (
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.display_settings import DisplaySettings
+from vocviewer.gui.models.image_filter import (
     ErrorCounts,
     ImageFilter,
     ImageListing,
     error_counts,
 )
-from vocviewer.gui.protocol_eval import ProtocolEvaluation
-from vocviewer.gui.tasks import (
+from vocviewer.gui.models.protocol_eval import ProtocolEvaluation
+from vocviewer.gui.models.tasks import (
     Diagnosed,
     LoadedResults,
     Message,
@@ -47,7 +47,7 @@ from vocviewer.gui.tasks import (
     load_results,
     preferred_set,
 )
-from vocviewer.gui.worker import Jobs, Worker
+from vocviewer.gui.models.worker import Jobs, Worker
 
 IntArray = npt.NDArray[np.int64]
 

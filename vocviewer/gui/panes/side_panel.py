@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.drawable import NOT_DRAWN, finite_rows
-from vocviewer.gui.overlays import GT_COLOR, MISSED_COLOR, row_style
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tables import make_compact
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
+from vocviewer.gui.panes.overlays import GT_COLOR, MISSED_COLOR, row_style
+from vocviewer.gui.panes.tables import make_compact
 
 Index = QModelIndex | QPersistentModelIndex
 MUTED = QColor("#9aa0a6")

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import FP_KIND_STYLE, detection_style, row_style
-from vocviewer.gui.state import AppState
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
 
 CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.drawable import drawable_boxes, finite_rows
-from vocviewer.gui.state import LoadedResults, ResultEvaluations
+from vocviewer.gui.models.state import LoadedResults, ResultEvaluations
+from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
 
 GT_COLOR = QColor("#26c6da")
 MISSED_COLOR = QColor("#ffd600")

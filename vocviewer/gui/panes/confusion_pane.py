@@ -41,12 +41,12 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.confusion import ConfusionMatrix, confusion_matrix
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
-from vocviewer.gui.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
-from vocviewer.gui.side_panel import RowsTable
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import error_message
-from vocviewer.gui.worker import Worker
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.tasks import error_message
+from vocviewer.gui.models.worker import Worker
+from vocviewer.gui.panes.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
+from vocviewer.gui.panes.side_panel import RowsTable
 
 Index = QModelIndex | QPersistentModelIndex
 #: Tint of each kind of cell: diagonal, other class, duplicate, background, missed.

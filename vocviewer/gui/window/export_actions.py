@@ -1,7 +1,7 @@
 """The File ▸ Export actions of the main window: PR figure, image, AP table.
 
 ``ExportActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``view`` (``ImageView``) and writes through ``gui.export`` / ``formats.output`` (atomic, never into
+``view`` (``ImageView``) and writes through ``gui.window.export`` / ``formats.output`` (atomic, never into
 the dataset's ``protected_roots``, whatever a file dialog returns). A refusal or failure is posted
 to the message area naming the target.
 """
@@ -20,13 +20,13 @@ from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.formats import output
-from vocviewer.gui import export
-from vocviewer.gui.state import Message
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.window import export
 
 if TYPE_CHECKING:
-    from vocviewer.gui.confusion_pane import ConfusionPane
-    from vocviewer.gui.image_view import ImageView
-    from vocviewer.gui.state import AppState
+    from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.panes.confusion_pane import ConfusionPane
+    from vocviewer.gui.panes.image_view import ImageView
 
 
 class ExportActions(QMainWindow):

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.dataset import VOC_PARTS, Dataset
-from vocviewer.gui.drawable import clamp, drawable_boxes, finite_rows, image_size
-from vocviewer.gui.layers import instance_color
-from vocviewer.gui.overlays import Z_LABEL, BoxItem, LabelItem, OverlayOptions
+from vocviewer.gui.panes.drawable import clamp, drawable_boxes, finite_rows, image_size
+from vocviewer.gui.panes.layers import instance_color
+from vocviewer.gui.panes.overlays import Z_LABEL, BoxItem, LabelItem, OverlayOptions
 
 Z_REGION, Z_KEYPOINTS, Z_PART = 5.0, 25.0, 12.0
 REGION_COLOR = QColor("#eceff1")

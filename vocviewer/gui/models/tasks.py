@@ -22,8 +22,8 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, missed_objects
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
-from vocviewer.gui.helper_process import in_process
-from vocviewer.gui.protocol_tasks import ProtocolClass, Summary
+from vocviewer.gui.models.helper_process import in_process
+from vocviewer.gui.models.protocol_tasks import ProtocolClass, Summary
 
 IntArray = npt.NDArray[np.int64]
 
@@ -149,7 +149,7 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """``load_dataset`` in this process."""
     from vocviewer.formats.detect import open_dataset
-    from vocviewer.gui.protocol_tasks import attach_companions
+    from vocviewer.gui.models.protocol_tasks import attach_companions
 
     dataset = open_dataset(Path(path), **sources)
     return attach_companions(dataset, Path(path)) if "coco" in dataset.extras else dataset

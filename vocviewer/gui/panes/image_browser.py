@@ -39,15 +39,15 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.gui.image_filter import (
+from vocviewer.gui.models.image_filter import (
     ERROR_FILTERS,
     FLAG_NAMES,
     ErrorCounts,
     ImageFilter,
     object_flags,
 )
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import image_set_choices
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.tasks import image_set_choices
 
 Index = QModelIndex | QPersistentModelIndex
 MUTED = QColor("#80868b")

@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from vocviewer.evaluation.analysis import compare_images
-from vocviewer.gui.side_panel import RowsTable
-from vocviewer.gui.state import AppState
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.side_panel import RowsTable
 
 A_BETTER, B_BETTER = QColor("#2e7d32"), QColor("#c62828")
 
