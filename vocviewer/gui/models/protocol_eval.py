@@ -9,10 +9,11 @@ threshold re-derives the verdicts from the stored evidence in a worker (no re-ma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from vocviewer.core.dataset import Dataset
 from vocviewer.gui.models.protocol_tasks import (
     ProtocolClass,
     Summary,
@@ -20,11 +21,23 @@ from vocviewer.gui.models.protocol_tasks import (
     protocol_of,
     rederive,
 )
-from vocviewer.gui.models.tasks import ResultEvaluations
-from vocviewer.gui.models.worker import Worker
+from vocviewer.gui.models.tasks import LoadedResults, ResultEvaluations
+from vocviewer.gui.models.worker import Jobs, Worker
 
-if TYPE_CHECKING:
-    from vocviewer.gui.models.state import AppState
+
+class EvaluationHost(Protocol):
+    """What ``ProtocolEvaluation`` needs of its owner (``AppState``), without importing it."""
+
+    dataset: Dataset | None
+    results: list[LoadedResults]
+    evaluations: list[ResultEvaluations]
+    jobs: Jobs
+    current_results: int
+
+    def count_started(self, n: int) -> None: ...
+    def reset_progress(self) -> None: ...
+    def add_class_result(self, index: int, value: Any) -> None: ...
+    def report_eval_error(self, index: int, task: str, exc: BaseException) -> None: ...
 
 
 class ProtocolEvaluation(QObject):
@@ -47,8 +60,8 @@ class ProtocolEvaluation(QObject):
     summary_changed = Signal(int)
     evidence_replaced = Signal(int)
 
-    def __init__(self, state: AppState) -> None:
-        super().__init__(state)
+    def __init__(self, state: EvaluationHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.state = state
         self.iou = 0.5
         self.area = "all"
@@ -77,13 +90,11 @@ class ProtocolEvaluation(QObject):
                 f"eval/{i}/protocol",
                 Worker(evaluate_protocol, st.dataset, res, self.iou, self.area),
                 on_yielded=lambda v, i=i: self._on_yielded(i, v),
-                on_errored=lambda exc, i=i: st._on_eval_error(i, str(self.protocol()), exc),
+                on_errored=lambda exc, i=i: st.report_eval_error(i, str(self.protocol()), exc),
             )
             started += 1
         if started:
-            st._eval_total += started * len(st.dataset.classes)
-            st.evaluation_started.emit(st._eval_total)
-            st.evaluation_progress.emit(st._eval_done, st._eval_total)
+            st.count_started(started * len(st.dataset.classes))
         return True
 
     def _on_yielded(self, index: int, value: ProtocolClass | Summary) -> None:
@@ -91,7 +102,7 @@ class ProtocolEvaluation(QObject):
             self.state.evaluations[index].summary = value
             self.summary_changed.emit(index)
         else:
-            self.state._on_evaluated(index, value)
+            self.state.add_class_result(index, value)
 
     def set_iou(self, iou: float) -> None:
         """Use IoU threshold ``iou`` (0.50 … 0.95) for verdicts and curves."""
@@ -127,11 +138,11 @@ class ProtocolEvaluation(QObject):
                 f"iou/{i}",
                 Worker(rederive, st.dataset, st.results[i].results, raws, iou, self.area),
                 on_returned=lambda out, i=i: self._replace(i, out),
-                on_errored=lambda exc, i=i: st._on_eval_error(i, "IoU change", exc),
+                on_errored=lambda exc, i=i: st.report_eval_error(i, "IoU change", exc),
             )
         if restart:
             st.jobs.cancel_matching("eval/")
-            st._eval_done = st._eval_total = 0
+            st.reset_progress()
             self.start(restart)
 
     def _replace(self, index: int, classes: list[ProtocolClass]) -> None:

@@ -148,7 +148,7 @@ class AppState(DisplaySettings, QObject):
         self._explicit_set = False
         self.last_load_error: BaseException | None = None
         self.last_load_path: Path | None = None
-        self.protocol = ProtocolEvaluation(self)  # COCO / VisDrone datasets
+        self.protocol = ProtocolEvaluation(self, self)  # COCO / VisDrone datasets
         self.jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- loading -------------------------------------------------------------------------------
@@ -259,19 +259,28 @@ class AppState(DisplaySettings, QObject):
                 self.jobs.start(
                     f"eval/{i}/{task}",
                     worker,
-                    on_yielded=lambda v, i=i: self._on_evaluated(i, v),
-                    on_errored=lambda exc, i=i, t=task: self._on_eval_error(i, t, exc),
+                    on_yielded=lambda v, i=i: self.add_class_result(i, v),
+                    on_errored=lambda exc, i=i, t=task: self.report_eval_error(i, t, exc),
                 )
                 started += 1
         if started:
-            self._eval_total += started * n_classes
-            self.evaluation_started.emit(self._eval_total)
-            self.evaluation_progress.emit(self._eval_done, self._eval_total)
+            self.count_started(started * n_classes)
+
+    def count_started(self, n: int) -> None:
+        """``n`` more per-class evaluations will arrive: update the progress counters."""
+        self._eval_total += n
+        self.evaluation_started.emit(self._eval_total)
+        self.evaluation_progress.emit(self._eval_done, self._eval_total)
+
+    def reset_progress(self) -> None:
+        """Forget the progress counters (the running evaluations were cancelled)."""
+        self._eval_done = self._eval_total = 0
 
     def _n_objects(self) -> int:
         return len(self.dataset.objects) if self.dataset is not None else 0
 
-    def _on_evaluated(self, index: int, value: Diagnosed | ClassEvaluation | Message) -> None:
+    def add_class_result(self, index: int, value: Diagnosed | ClassEvaluation | Message) -> None:
+        """Result set ``index``'s next per-class result (or a message) arrived from a worker."""
         if isinstance(value, Message):
             self.post([value])
             return
@@ -281,7 +290,8 @@ class AppState(DisplaySettings, QObject):
         self.class_evaluated.emit(index, ev)
         self.evaluation_progress.emit(self._eval_done, self._eval_total)
 
-    def _on_eval_error(self, index: int, task: str, exc: BaseException) -> None:
+    def report_eval_error(self, index: int, task: str, exc: BaseException) -> None:
+        """Result set ``index``'s evaluation (``task``) stopped with ``exc``: say so."""
         name = self.results[index].results.name
         self.post([error_message(exc, f"Evaluation of {name} ({task}) stopped")])
 

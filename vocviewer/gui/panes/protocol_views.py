@@ -1,35 +1,24 @@
-"""Views for the protocols beside VOC: the summary numbers, the captions under the image, and the
-window controls they need (IoU threshold chooser, segmentation overlay toggle and opacity).
-
-``install_protocol_views(window)`` adds them to a ``MainWindow``: the caption bar under the image
-view, a "Summary" tab beside the AP table, and toolbar/menu entries.
+"""Panes for the protocols beside VOC: the summary numbers (``SummaryPane``) and the captions under
+the image (``CaptionBar``). ``window.protocol_controls`` places them in the window, beside the
+controls they need (IoU threshold and area choosers, segmentation overlay toggle and opacity).
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
-    QDoubleSpinBox,
     QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
 from vocviewer.gui.models.state import AppState
-
-if TYPE_CHECKING:
-    from vocviewer.gui.window.main_window import MainWindow
 
 #: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
 SUMMARY_HELP = {
@@ -148,92 +137,3 @@ class CaptionBar(QLabel):
         caps = self.captions()
         self.setText("\n".join(f"“{c.strip()}”" for c in caps))
         self.setVisible(bool(caps))
-
-
-def install_protocol_views(window: MainWindow) -> None:
-    """Add the caption bar, the summary tab, the IoU chooser and the segmentation controls."""
-    st, view = window.state, window.view
-    window.captions = CaptionBar(st)
-    holder = QWidget()
-    box = QVBoxLayout(holder)
-    box.setContentsMargins(0, 0, 0, 0)
-    box.setSpacing(0)
-    window.centre.insertWidget(0, holder)  # adding the view below moves it into the holder
-    box.addWidget(view, 1)
-    box.addWidget(window.captions)
-    window.centre.setStretchFactor(0, 1)
-    window.centre.setCollapsible(0, False)
-    window.centre.setSizes([600, 200])
-    window.summary = SummaryPane(st)
-    window.right_tabs = QTabWidget()
-    window.right_tabs.setDocumentMode(True)
-    window.right.insertWidget(1, window.right_tabs)
-    window.right_tabs.addTab(window.ap_table, "AP per class")
-    window.right_tabs.addTab(window.summary, "Summary")
-    window.right.setSizes([390, 420])
-
-    bar = window.toolbar
-    bar.addSeparator()
-    window.iou_combo = QComboBox()  # the items say what they are: no labels, the toolbar fits
-    for t in IOU_CHOICES:
-        window.iou_combo.addItem(f"IoU ≥ {t:.2f}", t)
-    window.iou_combo.setToolTip("IoU threshold of the verdicts and curves (COCO, VisDrone)")
-    iou_actions = [bar.addWidget(window.iou_combo)]
-    window.area_combo = QComboBox()
-    for area in COCO_AREAS:
-        window.area_combo.addItem(f"Area: {area}", area)
-    window.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
-    area_actions = [bar.addWidget(window.area_combo)]
-    window.act_seg = QAction("Segmentation overlay", window)
-    window.act_seg.setShortcut(QKeySequence("S"))
-    window.act_seg.setCheckable(True)
-    window.act_seg.setToolTip("Overlay the VOC segmentation PNG (S)")
-    window.act_seg.setIconText("Seg")
-    window.addAction(window.act_seg)
-    bar.addAction(window.act_seg)
-    seg_actions = [window.act_seg]
-    window.seg_combo = QComboBox()
-    window.seg_combo.addItem("class", "class")
-    window.seg_combo.addItem("object", "object")
-    window.seg_combo.setToolTip("SegmentationClass or SegmentationObject")
-    seg_actions.append(bar.addWidget(window.seg_combo))
-    window.seg_opacity = QDoubleSpinBox()
-    window.seg_opacity.setRange(0.1, 1.0)
-    window.seg_opacity.setSingleStep(0.1)
-    window.seg_opacity.setValue(view.seg_opacity)
-    window.seg_opacity.setToolTip("Opacity of the segmentation overlay")
-    seg_actions.append(bar.addWidget(window.seg_opacity))
-
-    def on_dataset(*_args: object) -> None:  # show the controls that apply to the dataset
-        ds = st.dataset
-        for act in iou_actions:
-            act.setVisible(st.protocol.protocol() in ("coco", "visdrone"))  # ILSVRC: per object
-        for act in area_actions:
-            act.setVisible(st.protocol.protocol() == "coco")
-        has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
-        for act in seg_actions:
-            act.setVisible(has_seg)
-
-    def apply_seg(*_args: object) -> None:
-        view.set_segmentation(
-            window.seg_combo.currentData() if window.act_seg.isChecked() else None
-        )
-
-    def on_iou(i: int) -> None:
-        st.protocol.set_iou(float(window.iou_combo.itemData(i)))
-
-    def sync_iou(iou: float) -> None:
-        window.iou_combo.setCurrentIndex(max(window.iou_combo.findData(iou), 0))
-
-    on_dataset()
-    st.dataset_loaded.connect(on_dataset)
-    window.act_seg.toggled.connect(apply_seg)
-    window.seg_combo.activated.connect(apply_seg)
-    window.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
-    window.iou_combo.activated.connect(on_iou)
-    window.area_combo.activated.connect(
-        lambda i: st.protocol.set_area(str(window.area_combo.itemData(i)))
-    )
-    st.protocol.iou_changed.connect(sync_iou)
-    st.protocol.evidence_replaced.connect(lambda _i: view.redraw_overlays())
-    st.protocol.evidence_replaced.connect(window.side.refresh_image)

@@ -220,8 +220,3 @@ def run_gui(
         raise shot.error
     return int(code)
 
-
-if __name__ == "__main__":  # open a pane alone: python -m vocviewer.gui.window.app [DATASET]
-    from vocviewer.cli import gui_main
-
-    sys.exit(gui_main())
