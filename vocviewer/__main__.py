@@ -2,5 +2,7 @@
 
 from vocviewer.cli import main
 
-if __name__ == "__main__":  # helper processes (``gui.models.helper_process``) import this module too
+if (
+    __name__ == "__main__"
+):  # helper processes (``gui.models.helper_process``) import this module too
     raise SystemExit(main())

@@ -13,8 +13,15 @@ from typing import Any
 VIEW_MODES = ("all", "tp", "fp", "missed")
 #: Drawing toggles (``AppState`` attributes): ground truth, detections, labels, scores in the
 #: detection labels, COCO masks, keypoints, VOC person parts.
-DISPLAY_TOGGLES = ("show_gt", "show_detections", "show_labels", "show_scores", "show_masks",
-                   "show_keypoints", "show_parts")  # fmt: skip
+DISPLAY_TOGGLES = (
+    "show_gt",
+    "show_detections",
+    "show_labels",
+    "show_scores",
+    "show_masks",
+    "show_keypoints",
+    "show_parts",
+)
 
 
 class DisplaySettings:

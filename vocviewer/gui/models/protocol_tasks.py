@@ -82,10 +82,17 @@ def threshold_index(thresholds: npt.ArrayLike, iou: float) -> int:
 
 
 def ranked_evaluation(
-    dataset: Dataset, k: int, order: IntArray, image_index: IntArray, score: FloatArray,
-    verdict: npt.NDArray[np.int8], matched: IntArray, npos: int, ap: float,
+    dataset: Dataset,
+    k: int,
+    order: IntArray,
+    image_index: IntArray,
+    score: FloatArray,
+    verdict: npt.NDArray[np.int8],
+    matched: IntArray,
+    npos: int,
+    ap: float,
     boxes: FloatArray | None = None,
-) -> ClassEvaluation:  # fmt: skip
+) -> ClassEvaluation:
     """A detection ``ClassEvaluation`` from ranked evidence; precision/recall after each rank
     count TPs and FPs (ignored ranks change neither; NaN before the first counted rank).
 
@@ -105,11 +112,23 @@ def ranked_evaluation(
         pair = (boxes[order[tp]], dataset.objects.box[matched[tp]])
         best_iou[tp] = overlap_pairs(*pair, plus_one=plus_one)[1]
     return ClassEvaluation(
-        class_index=k, class_name=dataset.classes[k], task="det", npos=int(npos),
-        has_results=True, ndet=n, order=order, image_index=image_index, score=score,
-        verdict=verdict.astype(np.int8), best_gt=matched, best_iou=best_iou,
-        duplicate_of=np.full(n, -1, dtype=np.int64), precision=precision, recall=recall, ap=ap,
-    )  # fmt: skip
+        class_index=k,
+        class_name=dataset.classes[k],
+        task="det",
+        npos=int(npos),
+        has_results=True,
+        ndet=n,
+        order=order,
+        image_index=image_index,
+        score=score,
+        verdict=verdict.astype(np.int8),
+        best_gt=matched,
+        best_iou=best_iou,
+        duplicate_of=np.full(n, -1, dtype=np.int64),
+        precision=precision,
+        recall=recall,
+        ap=ap,
+    )
 
 
 def diagnosed(dataset: Dataset, results: ResultSet, pc: ProtocolClass) -> ProtocolClass:
@@ -118,9 +137,13 @@ def diagnosed(dataset: Dataset, results: ResultSet, pc: ProtocolClass) -> Protoc
     by the chosen IoU threshold counts as a duplicate (ILSVRC: 0.5, although small objects have
     lower thresholds)."""
     fp = classify_false_positives(
-        dataset, results, pc.evaluation, plus_one=dataset.box_convention == "voc",
-        groups=similar_groups(dataset), iou_threshold=pc.iou,
-    )  # fmt: skip
+        dataset,
+        results,
+        pc.evaluation,
+        plus_one=dataset.box_convention == "voc",
+        groups=similar_groups(dataset),
+        iou_threshold=pc.iou,
+    )
     return dataclasses.replace(pc, false_positives=fp)
 
 
@@ -134,24 +157,47 @@ def _missed(
 
 # --- COCO ----------------------------------------------------------------------------------------
 def coco_class(
-    dataset: Dataset, raw: Any, k: int, iou: float, recall_thresholds: FloatArray,
-    boxes: FloatArray | None = None, area: str = "all",
-) -> ProtocolClass:  # fmt: skip
+    dataset: Dataset,
+    raw: Any,
+    k: int,
+    iou: float,
+    recall_thresholds: FloatArray,
+    boxes: FloatArray | None = None,
+    area: str = "all",
+) -> ProtocolClass:
     """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest ``iou``
     (``boxes``: bbox results' boxes, for the TPs' IoU; see ``ranked_evaluation``). The curve and
     ``ap_at`` are those of area range ``area`` (a ``COCO_AREAS`` name; ``all`` where the task has
     no such range; the largest detection cap); verdicts are always those of area ``all``."""
     t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), iou)
-    ev = ranked_evaluation(dataset, k, raw.det_rows, raw.image_index, raw.score, raw.verdict[t],
-                           raw.matched_gt[t], int(raw.npig[0]), raw.ap, boxes)  # fmt: skip
+    ev = ranked_evaluation(
+        dataset,
+        k,
+        raw.det_rows,
+        raw.image_index,
+        raw.score,
+        raw.verdict[t],
+        raw.matched_gt[t],
+        int(raw.npig[0]),
+        raw.ap,
+        boxes,
+    )
     areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
     area = area if area in areas else "all"
     curve = raw.precision[t, :, areas.index(area), -1]
     ok = curve > -1
     ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
     crowd = dataset.extras["coco"].iscrowd
-    return ProtocolClass(ev, _missed(dataset, k, ev, crowd), np.asarray(recall_thresholds)[ok],
-                         curve[ok], ap_at, IOU_CHOICES[t], raw, area)  # fmt: skip
+    return ProtocolClass(
+        ev,
+        _missed(dataset, k, ev, crowd),
+        np.asarray(recall_thresholds)[ok],
+        curve[ok],
+        ap_at,
+        IOU_CHOICES[t],
+        raw,
+        area,
+    )
 
 
 def _bbox_boxes(results: ResultSet) -> FloatArray | None:
@@ -204,15 +250,32 @@ def visdrone_classes(
         verdict = _VD_VERDICT[v_all[rows] + 1]
         npos = int(raw.npos[k - 1]) if 1 <= k <= 10 else 0
         ap = float(np.mean(raw.ap[k - 1])) / 100 if 1 <= k <= 10 else math.nan
-        ev = ranked_evaluation(dataset, k, rows, det.image_index[rows], det.score[rows], verdict,
-                               raw.matched_gt[rows, t], npos, ap, det.box)  # fmt: skip
+        ev = ranked_evaluation(
+            dataset,
+            k,
+            rows,
+            det.image_index[rows],
+            det.score[rows],
+            verdict,
+            raw.matched_gt[rows, t],
+            npos,
+            ap,
+            det.box,
+        )
         if not 1 <= k <= 10:
             ev = dataclasses.replace(ev, has_results=False)
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
         exclude = ~raw.gt_kept | (gt.score == 0)
         ap_at = float(raw.ap[k - 1, t]) / 100 if 1 <= k <= 10 else math.nan
-        pc = ProtocolClass(ev, _missed(dataset, k, ev, exclude), ev.recall[ok], ev.precision[ok],
-                           ap_at, IOU_CHOICES[t], raw)  # fmt: skip
+        pc = ProtocolClass(
+            ev,
+            _missed(dataset, k, ev, exclude),
+            ev.recall[ok],
+            ev.precision[ok],
+            ap_at,
+            IOU_CHOICES[t],
+            raw,
+        )
         out.append(diagnosed(dataset, results, pc))
     return out
 
@@ -245,13 +308,30 @@ def ilsvrc_classes(dataset: Dataset, results: ResultSet, raw: Any) -> list[Proto
         verdict = _ILSVRC_VERDICT[raw.verdict[rows] + 1]
         npos = int(raw.npos[k]) if evaluated else 0
         ap = float(raw.ap[k]) if evaluated else math.nan
-        ev = ranked_evaluation(dataset, k, rows, det.image_index[rows], det.score[rows], verdict,
-                               raw.matched_gt[rows], npos, ap, det.box)  # fmt: skip
+        ev = ranked_evaluation(
+            dataset,
+            k,
+            rows,
+            det.image_index[rows],
+            det.score[rows],
+            verdict,
+            raw.matched_gt[rows],
+            npos,
+            ap,
+            det.box,
+        )
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)
         ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
-        pc = ProtocolClass(ev, _missed(dataset, k, ev, np.zeros(len(dataset.objects), bool)),
-                           ev.recall[ok], ev.precision[ok], ap, 0.5, raw)  # fmt: skip
+        pc = ProtocolClass(
+            ev,
+            _missed(dataset, k, ev, np.zeros(len(dataset.objects), bool)),
+            ev.recall[ok],
+            ev.precision[ok],
+            ap,
+            0.5,
+            raw,
+        )
         out.append(diagnosed(dataset, results, pc))
     return out
 

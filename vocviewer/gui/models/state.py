@@ -457,8 +457,14 @@ class AppState(DisplaySettings, QObject):
             return None
         ev = self.evaluations[i]
         missed = ev.missed_at(self.dataset, self.score_threshold)
-        return error_counts(self.dataset, self.results[i].results, ev.verdict_by_row, missed,
-                            self.score_threshold, self.selected_class)  # fmt: skip
+        return error_counts(
+            self.dataset,
+            self.results[i].results,
+            ev.verdict_by_row,
+            missed,
+            self.score_threshold,
+            self.selected_class,
+        )
 
     def set_image_filter(self, flt: ImageFilter) -> None:
         """Filter and order the image list (``image_filter.ImageFilter``)."""
@@ -475,9 +481,13 @@ class AppState(DisplaySettings, QObject):
             return
         flt, i = self.image_filter, self.current_results
         rows = self.listing.rows(
-            self.image_set, self.selected_class, self.results[i].results if i >= 0 else None, i, flt,
+            self.image_set,
+            self.selected_class,
+            self.results[i].results if i >= 0 else None,
+            i,
+            flt,
             self.error_counts() if flt.needs_errors else None,
-        )  # fmt: skip
+        )
         self.visible_images = rows
         self.visible_images_changed.emit()
         if not keep_current and not np.any(rows == self.current_image):

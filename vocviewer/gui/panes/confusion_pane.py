@@ -240,9 +240,12 @@ class ConfusionPane(QWidget):
         self.members.row_activated.connect(self._open_member)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         for signal in (
-            state.class_evaluated, state.threshold_changed, state.current_results_changed,
-            state.evaluation_finished, state.protocol.evidence_replaced,
-        ):  # fmt: skip
+            state.class_evaluated,
+            state.threshold_changed,
+            state.current_results_changed,
+            state.evaluation_finished,
+            state.protocol.evidence_replaced,
+        ):
             signal.connect(self._invalidate)
 
     def _on_dataset_loaded(self, dataset: Dataset) -> None:
@@ -281,10 +284,15 @@ class ConfusionPane(QWidget):
             return
         ev = st.evaluations[i]
         worker = Worker(
-            confusion_matrix, st.dataset, st.results[i].results, dict(ev.det), ev.missed.copy(),
-            score_threshold=st.score_threshold, iou_threshold=st.protocol.verdict_iou(),
+            confusion_matrix,
+            st.dataset,
+            st.results[i].results,
+            dict(ev.det),
+            ev.missed.copy(),
+            score_threshold=st.score_threshold,
+            iou_threshold=st.protocol.verdict_iou(),
             plus_one=st.dataset.box_convention == "voc",
-        )  # fmt: skip
+        )
         st.jobs.start(
             "confusion",
             worker,
@@ -345,8 +353,9 @@ class ConfusionPane(QWidget):
         else:
             ev = st.evaluations[st.current_results].det[row]
             here = (m.class_index == row) & (m.column == col)
-            for rank, gt, iou in zip(m.rank[here], m.confused_gt[here], m.confused_iou[here],
-                                     strict=True):  # fmt: skip
+            for rank, gt, iou in zip(
+                m.rank[here], m.confused_gt[here], m.confused_iou[here], strict=True
+            ):
                 detail = self._detail(ev, int(rank), int(gt), float(iou))
                 image = str(ds.images.id[int(ev.image_index[rank])])
                 rows.append((str(rank + 1), f"{ev.score[rank]:.3f}", image, detail))

@@ -116,8 +116,9 @@ def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[Q
             continue
         pts[:, :2] = clamp(np.nan_to_num(pts[:, :2]), *image_size(dataset, image))
         k = int(dataset.objects.label[row])
-        item = KeypointsItem(pts, view.skeleton[k], QColor(*instance_color(row - sl.start)),
-                             3.2 * opts.pixel)  # fmt: skip
+        item = KeypointsItem(
+            pts, view.skeleton[k], QColor(*instance_color(row - sl.start)), 3.2 * opts.pixel
+        )
         item.setZValue(Z_KEYPOINTS)
         items.append(item)
     return items
@@ -157,8 +158,10 @@ def region_items(dataset: Dataset, image: int) -> list[QGraphicsItem]:
         )
     items: list[QGraphicsItem] = []
     for x1, y1, x2, y2 in boxes[ok].tolist():
-        for brush in (QBrush(QColor(20, 20, 20, 120)),
-                      QBrush(REGION_COLOR, Qt.BrushStyle.BDiagPattern)):  # fmt: skip
+        for brush in (
+            QBrush(QColor(20, 20, 20, 120)),
+            QBrush(REGION_COLOR, Qt.BrushStyle.BDiagPattern),
+        ):
             item = QGraphicsRectItem(QRectF(x1, y1, x2 - x1, y2 - y1).normalized())
             pen = QPen(REGION_COLOR, 1.0, Qt.PenStyle.DashLine)
             pen.setCosmetic(True)

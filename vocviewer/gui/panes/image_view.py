@@ -220,8 +220,12 @@ class ImageView(QGraphicsView):
 
         def edge_distance(b: BoxItem) -> float:
             r = b.rect()
-            return min(abs(at.x() - r.left()), abs(at.x() - r.right()),
-                       abs(at.y() - r.top()), abs(at.y() - r.bottom()))  # fmt: skip
+            return min(
+                abs(at.x() - r.left()),
+                abs(at.x() - r.right()),
+                abs(at.y() - r.top()),
+                abs(at.y() - r.bottom()),
+            )
 
         box = min(boxes, key=edge_distance)
         if box.kind == "det":
@@ -309,8 +313,11 @@ class ImageView(QGraphicsView):
         pos = np.flatnonzero(st.visible_images == image)
         if ds is None or not len(pos):
             return
-        near = [int(st.visible_images[j]) for j in (pos[0] + 1, pos[0] - 1)
-                if 0 <= j < len(st.visible_images)]  # fmt: skip
+        near = [
+            int(st.visible_images[j])
+            for j in (pos[0] + 1, pos[0] - 1)
+            if 0 <= j < len(st.visible_images)
+        ]
         todo = [i for i in near if (i, self.seg_mode) not in self._decoded]
         if todo:
             mode = self.seg_mode

@@ -74,14 +74,24 @@ def build_overlays(
         b = compare_with
         pair = 0 <= b < len(st.results) and b != a and opts.show_detections
         tag = "A " if pair else ""
-        groups.append(("detections", lambda: detection_items(
-            ds, st.results[a], st.evaluations[a], image, opts, taken, tag
-        )))  # fmt: skip
+        groups.append(
+            (
+                "detections",
+                lambda: detection_items(
+                    ds, st.results[a], st.evaluations[a], image, opts, taken, tag
+                ),
+            )
+        )
         if pair:
             other = replace(opts, highlight_row=-1)
-            groups.append(("compared detections", lambda: detection_items(
-                ds, st.results[b], st.evaluations[b], image, other, taken, "B ", dashed=True
-            )))  # fmt: skip
+            groups.append(
+                (
+                    "compared detections",
+                    lambda: detection_items(
+                        ds, st.results[b], st.evaluations[b], image, other, taken, "B ", dashed=True
+                    ),
+                )
+            )
         groups.append(("selection note", lambda: not_drawn_note(st, image, opts)))
     items: list[QGraphicsItem] = []
     failed: list[Message] = []

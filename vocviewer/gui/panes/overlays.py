@@ -248,8 +248,15 @@ def gt_label(dataset: Dataset, row: int) -> str:
 def gt_tooltip(dataset: Dataset, row: int, missed: bool = False) -> str:
     """Hover text of an object: class, index in the image, flags."""
     obj = dataset.objects
-    flags = [n for n, col in (("difficult", obj.difficult), ("truncated", obj.truncated),
-                              ("occluded", obj.occluded)) if col[row]]  # fmt: skip
+    flags = [
+        n
+        for n, col in (
+            ("difficult", obj.difficult),
+            ("truncated", obj.truncated),
+            ("occluded", obj.occluded),
+        )
+        if col[row]
+    ]
     if missed:
         flags.append("missed (no true positive)")
     text = f"ground truth: {object_name(dataset, row)}"
@@ -389,9 +396,14 @@ def detection_items(
         color, style, name = row_style(evals, row)
         hl = row == opts.highlight_row
         box = BoxItem(
-            _rect(b), color, kind="det", row=row, width=4.0 if hl else 2.0, highlighted=hl,
+            _rect(b),
+            color,
+            kind="det",
+            row=row,
+            width=4.0 if hl else 2.0,
+            highlighted=hl,
             style=Qt.PenStyle.DashLine if dashed else style,
-        )  # fmt: skip
+        )
         box.setZValue(Z_HIGHLIGHT if hl else Z_DET)
         box.describe = partial(detection_tooltip, dataset, loaded, evals, row)
         items.append(box)

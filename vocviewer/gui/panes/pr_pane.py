@@ -95,17 +95,24 @@ class PRPane(QWidget):
             axis.setPen(pg.mkPen("#5f6368"))
             axis.setTextPen(pg.mkPen("#3c4043"))
         self.legend = item.addLegend(  # bottom left: where precision/recall curves rarely go
-            offset=(8, -8), labelTextColor="#202124", labelTextSize="9pt",
-            brush=pg.mkBrush(255, 255, 255, 220), pen=pg.mkPen("#dadce0"),
-        )  # fmt: skip
+            offset=(8, -8),
+            labelTextColor="#202124",
+            labelTextSize="9pt",
+            brush=pg.mkBrush(255, 255, 255, 220),
+            pen=pg.mkPen("#dadce0"),
+        )
         self.curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=2), connect="finite")
         # COCO / VisDrone: the protocol's own interpolated curve at the chosen IoU, beside the
         # ranked one the verdict dots sit on
         self.interpolated = pg.PlotCurveItem(connect="finite")
         self.spots = pg.ScatterPlotItem(
-            size=7, pen=pg.mkPen(255, 255, 255, 160, width=0.8), hoverable=True,
-            hoverSize=11, hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5), tip=self._tip,
-        )  # fmt: skip
+            size=7,
+            pen=pg.mkPen(255, 255, 255, 160, width=0.8),
+            hoverable=True,
+            hoverSize=11,
+            hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5),
+            tip=self._tip,
+        )
         self.marker = pg.ScatterPlotItem(
             size=17, symbol="o", pen=pg.mkPen(SELECTED_COLOR, width=2.2), brush=None
         )

@@ -22,13 +22,23 @@ from vocviewer.gui.models.state import AppState
 
 #: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
 SUMMARY_HELP = {
-    "AP": "AP @ IoU .50:.95", "AP50": "AP @ IoU .50", "AP75": "AP @ IoU .75",
-    "APs": "AP, small objects", "APm": "AP, medium objects", "APl": "AP, large objects",
-    "AR": "AR @ IoU .50:.95", "AR50": "AR @ IoU .50", "AR75": "AR @ IoU .75",
-    "AR1": "AR, 1 detection / image", "AR10": "AR, 10 detections / image",
-    "AR100": "AR, 100 detections / image", "AR500": "AR, 500 detections / image",
-    "ARs": "AR, small objects", "ARm": "AR, medium objects", "ARl": "AR, large objects",
-}  # fmt: skip
+    "AP": "AP @ IoU .50:.95",
+    "AP50": "AP @ IoU .50",
+    "AP75": "AP @ IoU .75",
+    "APs": "AP, small objects",
+    "APm": "AP, medium objects",
+    "APl": "AP, large objects",
+    "AR": "AR @ IoU .50:.95",
+    "AR50": "AR @ IoU .50",
+    "AR75": "AR @ IoU .75",
+    "AR1": "AR, 1 detection / image",
+    "AR10": "AR, 10 detections / image",
+    "AR100": "AR, 100 detections / image",
+    "AR500": "AR, 500 detections / image",
+    "ARs": "AR, small objects",
+    "ARm": "AR, medium objects",
+    "ARl": "AR, large objects",
+}
 
 
 class SummaryPane(QWidget):

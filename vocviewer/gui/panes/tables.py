@@ -100,8 +100,11 @@ class ApTableModel(QStandardItemModel):
         for row in range(self.rowCount()):
             for col in range(self.columnCount()):
                 ev = self._evaluation(row, col) if row < len(self.classes()) else None
-                cell = (self._text(row, col, ev), self._sort_value(row, col, ev),
-                        self._tooltip(row, col, ev))  # fmt: skip
+                cell = (
+                    self._text(row, col, ev),
+                    self._sort_value(row, col, ev),
+                    self._tooltip(row, col, ev),
+                )
                 if self._cells.get((row, col)) != cell:
                     self._cells[row, col] = cell
                     item = self.item(row, col)
@@ -249,9 +252,14 @@ class ApTable(QTableView):
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
         # one reset per event-loop turn: adding a result set alone emits three of these signals
         self._reset_later = Debounced(self._reset, 0, self)
-        for signal in (state.dataset_loaded, state.current_results_changed, state.results_added,
-                       state.evaluation_started, state.protocol.summary_changed,
-                       state.protocol.evidence_replaced):  # fmt: skip
+        for signal in (
+            state.dataset_loaded,
+            state.current_results_changed,
+            state.results_added,
+            state.evaluation_started,
+            state.protocol.summary_changed,
+            state.protocol.evidence_replaced,
+        ):
             signal.connect(self._reset_later.request)
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.class_evaluated.connect(self._on_class_evaluated)

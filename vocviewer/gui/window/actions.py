@@ -231,8 +231,12 @@ class WindowActions(OpenActions, ExportActions):
         for act in (self.act_add, self.act_add_dir):
             file_menu.addAction(act)
         file_menu.addSeparator()
-        for act in (self.act_export_pr, self.act_export_image, self.act_export_table,
-                    self.act_export_confusion):  # fmt: skip
+        for act in (
+            self.act_export_pr,
+            self.act_export_image,
+            self.act_export_table,
+            self.act_export_confusion,
+        ):
             file_menu.addAction(act)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)

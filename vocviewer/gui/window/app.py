@@ -219,4 +219,3 @@ def run_gui(
     if shot is not None and shot.error is not None:
         raise shot.error
     return int(code)
-

@@ -90,8 +90,13 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
         item.getAxis(side).setPen(pg.mkPen("#5f6368"))
         item.getAxis(side).setTextPen(pg.mkPen("#202124"))
         item.getAxis(side).setStyle(tickFont=QFont("DejaVu Sans", 9))
-    legend = item.addLegend(offset=(-10, 10), labelTextColor="#202124", labelTextSize="10pt",
-                            brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dadce0"))  # fmt: skip
+    legend = item.addLegend(
+        offset=(-10, 10),
+        labelTextColor="#202124",
+        labelTextSize="10pt",
+        brush=pg.mkBrush(255, 255, 255, 230),
+        pen=pg.mkPen("#dadce0"),
+    )
     for i, (name, ev) in enumerate(curves):
         pen = pg.mkPen(RESULT_COLORS[i % len(RESULT_COLORS)], width=2.2)
         line = item.plot(*pr_polyline(ev.recall, ev.precision), pen=pen)

@@ -66,8 +66,12 @@ class ExportActions(QMainWindow):
             "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
         )
         if path:
-            self._export(path, lambda: export.export_pr_figure(path, ds.classes[k], curves,
-                                                               protected=ds.protected_roots))  # fmt: skip
+            self._export(
+                path,
+                lambda: export.export_pr_figure(
+                    path, ds.classes[k], curves, protected=ds.protected_roots
+                ),
+            )
 
     def export_image(self, path: str | None = None) -> None:
         """Save the image view (the visible part, with overlays) as PNG."""
@@ -78,8 +82,12 @@ class ExportActions(QMainWindow):
         path = path or self._save_name("Export image", name, "PNG (*.png)")
         if path:
             target = path
-            self._export(path, lambda: export.render_widget(
-                self.view.viewport(), target, "png", 96, ds.protected_roots))  # fmt: skip
+            self._export(
+                path,
+                lambda: export.render_widget(
+                    self.view.viewport(), target, "png", 96, ds.protected_roots
+                ),
+            )
 
     def export_table(self, path: str | None = None) -> None:
         """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
@@ -100,8 +108,9 @@ class ExportActions(QMainWindow):
                 "", "det", str(self.state.eval_set), "", 0.5, classes
             )
         fmt = Path(path).suffix.lstrip(".").lower()
-        self._export(path, lambda: export.write_text(
-            path, render_ap_table(tables, fmt), ds.protected_roots))  # fmt: skip
+        self._export(
+            path, lambda: export.write_text(path, render_ap_table(tables, fmt), ds.protected_roots)
+        )
 
     def export_confusion(self, path: str | None = None) -> None:
         """Save the confusion tab's matrix as CSV or JSON."""

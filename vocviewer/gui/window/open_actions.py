@@ -44,9 +44,12 @@ class OpenActions(QMainWindow):
         self.state.dataset_loaded.connect(self._remember_dataset)
 
     def open_dataset(
-        self, path: str | Path, results: Sequence[str | Path] = (), image_set: str | None = None,
+        self,
+        path: str | Path,
+        results: Sequence[str | Path] = (),
+        image_set: str | None = None,
         **sources: str | Path | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Open the dataset at ``path`` in the background, then add ``results``."""
         self.status_label.setText(f"Opening {path}…")
         given = {k: str(v) for k, v in sources.items() if v is not None}
@@ -128,11 +131,15 @@ class OpenActions(QMainWindow):
             self.add_results(paths)
         else:
             names = ", ".join(str(p) for p in paths)
-            self.state.post([Message(
-                "error",
-                f"{names}: not a dataset. Drop a VOC folder, a VisDrone split or a COCO "
-                "annotation .json first, then result files.",
-            )])  # fmt: skip
+            self.state.post(
+                [
+                    Message(
+                        "error",
+                        f"{names}: not a dataset. Drop a VOC folder, a VisDrone split or a COCO "
+                        "annotation .json first, then result files.",
+                    )
+                ]
+            )
 
     # --- recent ------------------------------------------------------------------------------
     def _fill_recent_menu(self) -> None:
