@@ -4,7 +4,8 @@ and a module-size budget counted on ``ruff format`` output (DESIGN.md rules 1 an
 The import graph is read with ``ast`` from the source, so it holds every import: at module level,
 inside functions (lazy imports) and under ``if TYPE_CHECKING:``. All of them count. A lazy import
 only changes *when* a module is loaded, not that one module depends on the other; a cycle through
-one is still a cycle in the design.
+one is still a cycle in the design. (import-linter would check the same contracts through one
+more dependency and its own configuration language; the graph here is a page of ``ast``.)
 """
 
 from __future__ import annotations
