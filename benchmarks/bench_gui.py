@@ -33,8 +33,8 @@ from benchmarks.bench_voc import make_devkit  # noqa: E402
 from tests.gui.conftest import make_tiny  # noqa: E402
 from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable  # noqa: E402
 from vocviewer.core.results import Detections, ResultSet  # noqa: E402
-from vocviewer.gui.app import make_app  # noqa: E402
-from vocviewer.gui.main_window import MainWindow  # noqa: E402
+from vocviewer.gui.window.app import make_app  # noqa: E402
+from vocviewer.gui.window.main_window import MainWindow  # noqa: E402
 
 
 class StallProbe:

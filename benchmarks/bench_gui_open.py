@@ -245,8 +245,8 @@ def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool
 
     from PySide6.QtCore import QThreadPool, QTimer
 
-    from vocviewer.gui.app import make_app
-    from vocviewer.gui.main_window import MainWindow
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.main_window import MainWindow
 
     marks: dict[str, float] = {"imports": time.perf_counter()}
     from benchmarks.bench_gui import StallProbe  # after the milestone: not the app's own cost
@@ -369,8 +369,8 @@ class GilTicker:
 
 def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
     from vocviewer.formats.coco import load_json
-    from vocviewer.gui.protocol_tasks import evaluate_protocol
-    from vocviewer.gui.tasks import LoadedResults, load_dataset, load_results
+    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
+    from vocviewer.gui.models.tasks import LoadedResults, load_dataset, load_results
 
     box: dict[str, Any] = {}
     steps: list[tuple[str, Callable[[], Any]]] = [
@@ -408,8 +408,8 @@ def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str,
     from PySide6.QtCore import QPoint, QThreadPool
 
     from benchmarks import bench_gui
-    from vocviewer.gui.app import make_app
-    from vocviewer.gui.main_window import MainWindow
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.main_window import MainWindow
 
     app = make_app()
     quiet_qt()

@@ -3,18 +3,19 @@
 Subpackages
 -----------
 core
-    The shared model: ``Dataset``, ``ResultSet``, box conventions, ranking. numpy + stdlib only.
+    The shared model (``Dataset``, ``ResultSet``, boxes, RLE masks, palette, errors): numpy only.
 formats
-    The only code that reads or writes files (VOCdevkit today; COCO, ILSVRC, VisDrone later).
+    The only code that reads or writes files: PASCAL VOC, COCO, ILSVRC DET / CLS-LOC, VisDrone-DET.
 evaluation
-    Pure numpy protocols (VOC detection and classification): per-class generators, result objects
-    carrying per-detection evidence, and text reports. Never prints.
+    Pure numpy protocols (VOC, COCO, ILSVRC, VisDrone) with per-detection evidence; never prints.
+commands
+    ``vocviewer eval`` per benchmark family: read, evaluate, render text and JSON; never prints.
 cli
     The ``vocviewer`` command line; the only module that writes to stdout/stderr.
 demo
     Generates the embedded demo VOCdevkit used by ``vocviewer demo`` and the tests.
 gui
-    The Qt application (PySide6 + pyqtgraph): thin views over core and evaluation.
+    The Qt application (PySide6 + pyqtgraph): models, panes and the window.
 """
 
 __version__ = "0.1.0"

@@ -2,5 +2,6 @@
 
 from vocviewer.cli import main
 
-if __name__ == "__main__":  # helper processes (``gui.helper_process``) import this module too
+# helper processes (``gui.models.helper_process``) import this module too: only a run executes main
+if __name__ == "__main__":
     raise SystemExit(main())

@@ -48,54 +48,108 @@ def _build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
 
     op = sub.add_parser("open", help="open a dataset in the GUI")
-    op.add_argument("path", type=Path,
-                    help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split or "
-                    "an ILSVRC annotation folder (with --devkit)")  # fmt: skip
-    op.add_argument("--results", type=Path, nargs="+", default=[], metavar="R",
-                    help="result files or folders (devkit layout) to add")  # fmt: skip
+    op.add_argument(
+        "path",
+        type=Path,
+        help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split or "
+        "an ILSVRC annotation folder (with --devkit)",
+    )
+    op.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="R",
+        help="result files or folders (devkit layout) to add",
+    )
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    op.add_argument("--images", type=Path, metavar="DIR",
-                    help="COCO: the image folder of the annotation JSON")  # fmt: skip
-    op.add_argument("--devkit", type=Path, metavar="DIR",
-                    help="ILSVRC: the devkit root (with data/) for a folder of annotation XML")  # fmt: skip
-    op.add_argument("--screenshot", type=Path, metavar="PNG",
-                    help="after loading and evaluation finish, save the window to PNG and exit")  # fmt: skip
+    op.add_argument(
+        "--images", type=Path, metavar="DIR", help="COCO: the image folder of the annotation JSON"
+    )
+    op.add_argument(
+        "--devkit",
+        type=Path,
+        metavar="DIR",
+        help="ILSVRC: the devkit root (with data/) for a folder of annotation XML",
+    )
+    op.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="after loading and evaluation finish, save the window to PNG and exit",
+    )
 
     ev = sub.add_parser("eval", help="evaluate results headless and print the official numbers")
-    ev.add_argument("path", type=Path,
-                    help="the ground truth: a VOCdevkit root or year folder, a COCO annotation "
-                    "JSON, an ILSVRC annotation folder or a VisDrone split folder")  # fmt: skip
-    ev.add_argument("--results", type=Path, nargs="+", required=True, metavar="R",
-                    help="result files or folders")  # fmt: skip
-    ev.add_argument("--task", choices=TASKS, default=None,
-                    help="VOC: det (default), cls, seg, layout, action; COCO: bbox (default), "
-                    "segm, keypoints; ILSVRC: det (default), clsloc")  # fmt: skip
-    ev.add_argument("--protocol", choices=PROTOCOLS,
-                    help="voc2007 = VOC with 11-point AP, voc2012 = VOC with all-points AP "
-                    "(default for VOC: from the dataset year); coco, ilsvrc, visdrone "
-                    "(default: coco for a .json annotation file, else VOC)")  # fmt: skip
-    ev.add_argument("--image-set", metavar="S",
-                    help="VOC image set (default: the one named in the result file names)")  # fmt: skip
+    ev.add_argument(
+        "path",
+        type=Path,
+        help="the ground truth: a VOCdevkit root or year folder, a COCO annotation "
+        "JSON, an ILSVRC annotation folder or a VisDrone split folder",
+    )
+    ev.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="R",
+        help="result files or folders",
+    )
+    ev.add_argument(
+        "--task",
+        choices=TASKS,
+        default=None,
+        help="VOC: det (default), cls, seg, layout, action; COCO: bbox (default), "
+        "segm, keypoints; ILSVRC: det (default), clsloc",
+    )
+    ev.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        help="voc2007 = VOC with 11-point AP, voc2012 = VOC with all-points AP "
+        "(default for VOC: from the dataset year); coco, ilsvrc, visdrone "
+        "(default: coco for a .json annotation file, else VOC)",
+    )
+    ev.add_argument(
+        "--image-set",
+        metavar="S",
+        help="VOC image set (default: the one named in the result file names)",
+    )
     ev.add_argument("--images", type=Path, metavar="DIR", help="COCO image folder")
     ev.add_argument("--devkit", type=Path, metavar="DIR", help="ILSVRC devkit root (with data/)")
     ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
-    ev.add_argument("--keep-going", action="store_true",
-                    help="skip result rows the official code rejects instead of failing; "
-                    "the numbers are then marked NOT OFFICIAL")  # fmt: skip
+    ev.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="skip result rows the official code rejects instead of failing; "
+        "the numbers are then marked NOT OFFICIAL",
+    )
     ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
     ex.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
-    ex.add_argument("--results", type=Path, nargs="+", required=True, metavar="R",
-                    help="result sets: each file or folder is one set (compared in figures)")  # fmt: skip
+    ex.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="R",
+        help="result sets: each file or folder is one set (compared in figures)",
+    )
     ex.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
     ex.add_argument("--pr-curves", type=Path, metavar="DIR", help="write pr_<class>.<fmt> here")
-    ex.add_argument("--format", choices=("png", "svg", "pdf"), default="png",
-                    help="PR figure format (default png)")  # fmt: skip
+    ex.add_argument(
+        "--format",
+        choices=("png", "svg", "pdf"),
+        default="png",
+        help="PR figure format (default png)",
+    )
     ex.add_argument("--dpi", type=int, default=150, help="PNG/PDF resolution (default 150)")
     ex.add_argument("--classes", nargs="+", metavar="C", help="only these classes' figures")
     ex.add_argument("--images", type=Path, metavar="DIR", help="write annotated <id>.png here")
     ex.add_argument("--ids", nargs="+", metavar="ID", help="image ids for --images")
-    ex.add_argument("--table", type=Path, metavar="FILE",
-                    help="the AP table; format from the suffix: .csv, .md, .tex, .json")  # fmt: skip
+    ex.add_argument(
+        "--table",
+        type=Path,
+        metavar="FILE",
+        help="the AP table; format from the suffix: .csv, .md, .tex, .json",
+    )
     return p
 
 
@@ -115,7 +169,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         or os.environ.get("WAYLAND_DISPLAY")
     ):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # files only: no screen needed
-    from vocviewer.gui.export_run import run_export
+    from vocviewer.gui.window.export_run import run_export
 
     roots = given_roots(args.path)  # (--images is an output folder here)
     if args.table:
@@ -221,16 +275,19 @@ def _display_problem(screenshot: bool) -> str | None:
 
 
 def _run_gui(
-    path: Path | None, results: Sequence[Path], image_set: str | None, shot: Path | None,
+    path: Path | None,
+    results: Sequence[Path],
+    image_set: str | None,
+    shot: Path | None,
     **sources: Path | None,
-) -> int:  # fmt: skip
+) -> int:
     if shot is not None:
         guard(shot, given_roots(path, *sources.values()), results)
     problem = _display_problem(shot is not None)
     if problem:
         _error(problem)
         return 3
-    from vocviewer.gui.app import run_gui
+    from vocviewer.gui.window.app import run_gui
 
     code = run_gui(path, results, image_set=image_set, screenshot=shot, **sources)
     if shot is not None and code == 0:
@@ -308,9 +365,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "export":
             return _cmd_export(args)
         return _run_gui(
-            args.path, args.results, args.image_set, args.screenshot,
-            images=args.images, devkit=args.devkit,
-        )  # fmt: skip
+            args.path,
+            args.results,
+            args.image_set,
+            args.screenshot,
+            images=args.images,
+            devkit=args.devkit,
+        )
     except (FormatError, OutputError) as e:
         _error(str(e))
         return 1

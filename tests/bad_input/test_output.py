@@ -289,7 +289,7 @@ def test_7_kill_during_export_leaves_no_scratch_folder_and_the_next_run_sweeps(v
 def window(qtbot, voc, tmp_path):
     from PySide6.QtCore import QSettings
 
-    from vocviewer.gui.main_window import MainWindow
+    from vocviewer.gui.window.main_window import MainWindow
 
     _, year, results = voc
     win = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
@@ -357,7 +357,7 @@ DAMAGED = ["not json", "{}", "5", '"text"', "[1, null, {}]", '[{"dataset": 5}]',
 def test_recent_list_reads_damaged_values_as_defaults(qapp, tmp_path, value):
     from PySide6.QtCore import QSettings
 
-    from vocviewer.gui.recent import KEY, RecentEntry, RecentFiles
+    from vocviewer.gui.window.recent import KEY, RecentEntry, RecentFiles
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     settings.setValue(KEY, value)
@@ -370,7 +370,7 @@ def test_recent_list_reads_damaged_values_as_defaults(qapp, tmp_path, value):
 def test_recent_list_keeps_good_entries_beside_bad_ones(qapp, tmp_path):
     from PySide6.QtCore import QSettings
 
-    from vocviewer.gui.recent import KEY, RecentEntry, RecentFiles
+    from vocviewer.gui.window.recent import KEY, RecentEntry, RecentFiles
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     good = {"dataset": "/d", "results": ["/r", 3], "sources": {"images": "/i", "x": 1}}
@@ -381,7 +381,7 @@ def test_recent_list_keeps_good_entries_beside_bad_ones(qapp, tmp_path):
 def test_recent_list_is_never_written_into_a_dataset_it_names(qapp, voc, tmp_path):
     from PySide6.QtCore import QSettings
 
-    from vocviewer.gui.recent import RecentEntry, RecentFiles
+    from vocviewer.gui.window.recent import RecentEntry, RecentFiles
 
     devkit, year, _ = voc
     before = snapshot(devkit)
@@ -391,5 +391,5 @@ def test_recent_list_is_never_written_into_a_dataset_it_names(qapp, voc, tmp_pat
     assert recent.error is not None and "refusing to write inside" in str(recent.error)
     inside.sync()
     assert snapshot(devkit) == before
-    default = __import__("vocviewer.gui.recent", fromlist=["x"]).default_settings()
+    default = __import__("vocviewer.gui.window.recent", fromlist=["x"]).default_settings()
     assert Path(default.fileName()).is_relative_to(os.environ["XDG_CONFIG_HOME"])

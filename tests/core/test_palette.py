@@ -51,6 +51,6 @@ def test_colours_are_distinct_and_prefix_consistent():
 
 
 def test_matches_the_demo_generator():
-    from vocviewer.demo import voc_colormap as demo_colormap
+    from vocviewer.demo.devkit import voc_colormap as demo_colormap
 
     assert np.array_equal(demo_colormap(256), voc_colormap(256))

@@ -14,7 +14,7 @@ import pytest
 from vocviewer.evaluation.analysis import FPKind, explain, similar_groups
 from vocviewer.evaluation.result import Verdict
 from vocviewer.formats.detect import open_dataset, open_results
-from vocviewer.gui.protocol_tasks import ProtocolClass, evaluate_coco_classes
+from vocviewer.gui.models.protocol_tasks import ProtocolClass, evaluate_coco_classes
 
 CATEGORIES = [
     {"id": 1, "name": "person", "supercategory": "person"},

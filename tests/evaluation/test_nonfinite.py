@@ -145,7 +145,7 @@ def visdrone_case(tmp_path, box):
 @pytest.mark.parametrize("name", list(BAD))
 def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
     from vocviewer.evaluation.visdrone import evaluate_visdrone
-    from vocviewer.gui.protocol_tasks import evaluate_protocol
+    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
 
     ds, res = visdrone_case(tmp_path, BAD[name])
     with warnings.catch_warnings(record=True) as seen:
@@ -162,7 +162,7 @@ def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
 def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
     from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
     from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
-    from vocviewer.gui.protocol_tasks import evaluate_protocol
+    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
 
     box = BAD[name]
     gt, devkit, pred = write_fixture(

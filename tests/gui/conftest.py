@@ -101,8 +101,8 @@ def make_window(qtbot) -> Iterator[Callable[[], object]]:
     """Factory for ``MainWindow`` (1400 x 900, shown offscreen); windows are shut down after."""
     from PySide6.QtCore import QThreadPool
 
-    from vocviewer.gui.app import configure_pyqtgraph
-    from vocviewer.gui.main_window import MainWindow
+    from vocviewer.gui.window.app import configure_pyqtgraph
+    from vocviewer.gui.window.main_window import MainWindow
 
     configure_pyqtgraph()
     made: list[MainWindow] = []

@@ -8,7 +8,7 @@ from vocviewer.core.errors import FormatError
 
 
 def test_run_gui_reraises_a_load_error_for_the_cli(qapp, tmp_path):
-    from vocviewer.gui.app import run_gui
+    from vocviewer.gui.window.app import run_gui
 
     with pytest.raises(FormatError, match="does not exist"):
         run_gui(tmp_path / "missing", screenshot=tmp_path / "x.png")
@@ -25,7 +25,7 @@ def test_gui_script_reports_a_bad_path(qapp, tmp_path, capsys):
 def test_run_gui_names_what_it_waited_for_on_timeout(qapp, demo, tmp_path, monkeypatch):
     from PySide6.QtCore import QThreadPool
 
-    import vocviewer.gui.app as app
+    import vocviewer.gui.window.app as app
 
     monkeypatch.setattr(app, "SCREENSHOT_TIMEOUT_MS", 1)
     # what is still running after 1 ms: the dataset job, or (a warm, fast load) the drawing
@@ -40,7 +40,7 @@ def test_run_gui_names_what_it_waited_for_on_timeout(qapp, demo, tmp_path, monke
 def test_an_exception_escaping_a_callback_goes_to_the_message_area(qtbot, make_window):
     import sys
 
-    from vocviewer.gui.app import post_uncaught_errors
+    from vocviewer.gui.window.app import post_uncaught_errors
 
     win = make_window()
     undo = post_uncaught_errors(win)

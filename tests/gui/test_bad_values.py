@@ -17,7 +17,7 @@ import pytest
 
 from tests.gui.conftest import make_tiny
 from vocviewer.core.dataset import VOC_CLASSES, PartTable
-from vocviewer.gui.drawable import NOT_DRAWN
+from vocviewer.gui.panes.drawable import NOT_DRAWN
 
 INF, NAN = math.inf, math.nan
 DOG, PERSON = VOC_CLASSES.index("dog"), VOC_CLASSES.index("person")
@@ -134,7 +134,7 @@ def test_selecting_a_detection_that_cannot_be_drawn(qtbot, make_window, tmp_path
 def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
     from PIL import Image
 
-    from vocviewer.gui.export import export_image
+    from vocviewer.gui.window.export import export_image
 
     ds, res, _ = with_bad_rows(tmp_path, BAD[name][0])
     win = open_window(qtbot, make_window, ds, res)
@@ -147,9 +147,9 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
     from vocviewer.core.visdrone import VisDroneGroundTruth
-    from vocviewer.gui.extra_overlays import keypoint_items, region_items
-    from vocviewer.gui.overlays import OverlayOptions
-    from vocviewer.gui.protocol_tasks import CocoCompanions
+    from vocviewer.gui.models.protocol_tasks import CocoCompanions
+    from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
+    from vocviewer.gui.panes.overlays import OverlayOptions
 
     ds, _ = make_tiny(tmp_path)
     n = len(ds.objects)

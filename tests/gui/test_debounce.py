@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from shiboken6 import delete
 
-from vocviewer.gui.debounce import Debounced
+from vocviewer.gui.models.debounce import Debounced
 
 
 def test_bursts_coalesce_and_run_in_order(qtbot):

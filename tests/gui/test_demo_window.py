@@ -69,7 +69,7 @@ def test_next_previous_keys_walk_the_list(qtbot, demo_window):
 
 
 def test_run_gui_saves_a_screenshot(qapp, demo, tmp_path):
-    from vocviewer.gui.app import run_gui
+    from vocviewer.gui.window.app import run_gui
 
     shot = tmp_path / "main.png"
     code = run_gui(demo.year_dir, [demo.results_dir], image_set="val", screenshot=shot)

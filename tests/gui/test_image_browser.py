@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.gui.image_filter import ImageFilter, apply_filter, error_counts, search_ids
+from vocviewer.gui.models.image_filter import ImageFilter, apply_filter, error_counts, search_ids
 
 DOG = VOC_CLASSES.index("dog")
 
@@ -114,7 +114,7 @@ def test_missed_objects_agree_between_list_image_and_inspector(qtbot, window):
     """At score >= 0.75 img3's dog is found only by the 0.7 TP: the list counts it missed, the
     image draws it in the missed colour (in every mode) and the Objects tab says "missed"."""
     from vocviewer.evaluation.confusion import missed_at
-    from vocviewer.gui.overlays import MISSED_COLOR
+    from vocviewer.gui.panes.overlays import MISSED_COLOR
 
     st = window.state
     st.set_threshold(0.75)

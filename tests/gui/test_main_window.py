@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.gui.overlays import BoxItem
-from vocviewer.gui.state import Message
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.panes.overlays import BoxItem
 
 DOG = VOC_CLASSES.index("dog")
 

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
-from vocviewer.gui.recent import LIMIT, RecentEntry, RecentFiles
+from vocviewer.gui.window.recent import LIMIT, RecentEntry, RecentFiles
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def settings(tmp_path):
 @pytest.fixture
 def demo_window(qtbot, settings):
     def make():
-        from vocviewer.gui.main_window import MainWindow
+        from vocviewer.gui.window.main_window import MainWindow
 
         win = MainWindow(settings=settings)
         qtbot.addWidget(win)

@@ -8,8 +8,8 @@ import pytest
 
 from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.state import AppState
-from vocviewer.gui.tasks import LoadedResults, guess_image_set, image_set_choices
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.tasks import LoadedResults, guess_image_set, image_set_choices
 
 DOG, CAT, PERSON = (VOC_CLASSES.index(c) for c in ("dog", "cat", "person"))
 

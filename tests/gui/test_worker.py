@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from vocviewer.gui.worker import Jobs, Worker, running_workers
+from vocviewer.gui.models.worker import Jobs, Worker, running_workers
 
 
 def count_to(n: int):
@@ -120,7 +120,7 @@ def _no_leftover_workers(qtbot):
 def test_in_process_runs_in_another_process_and_returns_the_value():
     import os
 
-    from vocviewer.gui.helper_process import in_process
+    from vocviewer.gui.models.helper_process import in_process
 
     assert in_process(os.getpid) != os.getpid()
     assert in_process(divmod, 17, 5) == (3, 2)
@@ -130,7 +130,7 @@ def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
     """The window's loader (``tasks.load_results``) gives what the plain reader gives."""
     from tests.gui.test_protocol_window import INSTANCES, write_coco_results
     from vocviewer.formats.detect import open_dataset, open_results
-    from vocviewer.gui.tasks import load_results
+    from vocviewer.gui.models.tasks import load_results
 
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
@@ -147,7 +147,7 @@ def test_in_process_says_so_when_the_helper_dies_and_recovers():
     """A helper killed mid-work (out of memory) is not retried in the window's own process."""
     import os
 
-    from vocviewer.gui.helper_process import in_process
+    from vocviewer.gui.models.helper_process import in_process
 
     with pytest.raises(ChildProcessError, match="helper process reading it stopped"):
         in_process(os._exit, 3)

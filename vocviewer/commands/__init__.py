@@ -8,7 +8,7 @@ the CLI can refuse an output inside the dataset's folders before anything is eva
 
 Modules
 -------
-voc      VOC detection / classification (``--task det|cls``), later seg / layout / action
+voc      VOC detection / classification (``--task det|cls``); voc_tasks: seg / layout / action
 coco     COCO bbox / segm / keypoints (``--protocol coco`` or an annotation ``.json``)
 ilsvrc   ILSVRC DET / CLS-LOC (``--protocol ilsvrc``)
 visdrone VisDrone-DET (``--protocol visdrone``)

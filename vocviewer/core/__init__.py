@@ -11,8 +11,16 @@ boxes
     Box conventions and vectorised pairwise overlap; the VOC ``+1`` rule is a named parameter.
 ranking
     The one stable descending sort every protocol ranks with.
+masks
+    COCO run-length encoded (RLE) masks: decode, encode, area, IoU.
+palette
+    The PASCAL VOC label colour map.
+person_results
+    Person layouts and action scores, columnar.
+coco, ilsvrc, visdrone
+    Each benchmark's extra columns beside ``Dataset`` / ``ResultSet``.
 errors
-    ``FormatError``: bad input, naming file and line or element.
+    ``FormatError`` (bad input, naming file and line or element) and ``OutputError``.
 arrays
     ``frozen``: read-only column copies.
 """

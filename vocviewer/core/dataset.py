@@ -23,15 +23,41 @@ IntArray = npt.NDArray[np.int64]
 
 #: The 20 PASCAL VOC classes in devkit order (``VOCinit.m``); class index = position.
 VOC_CLASSES: tuple[str, ...] = (
-    "aeroplane", "bicycle", "bird", "boat", "bottle", "bus", "car", "cat", "chair", "cow",
-    "diningtable", "dog", "horse", "motorbike", "person", "pottedplant", "sheep", "sofa", "train",
+    "aeroplane",
+    "bicycle",
+    "bird",
+    "boat",
+    "bottle",
+    "bus",
+    "car",
+    "cat",
+    "chair",
+    "cow",
+    "diningtable",
+    "dog",
+    "horse",
+    "motorbike",
+    "person",
+    "pottedplant",
+    "sheep",
+    "sofa",
+    "train",
     "tvmonitor",
-)  # fmt: skip
+)
 #: VOC2011+ action classes (``VOCinit.m``); 'other' first, as the devkit lists it.
 VOC_ACTIONS: tuple[str, ...] = (
-    "other", "jumping", "phoning", "playinginstrument", "reading", "ridingbike", "ridinghorse",
-    "running", "takingphoto", "usingcomputer", "walking",
-)  # fmt: skip
+    "other",
+    "jumping",
+    "phoning",
+    "playinginstrument",
+    "reading",
+    "ridingbike",
+    "ridinghorse",
+    "running",
+    "takingphoto",
+    "usingcomputer",
+    "walking",
+)
 #: Person-layout part classes (``VOCinit.m``).
 VOC_PARTS: tuple[str, ...] = ("head", "hand", "foot")
 #: VOC pose values; index into this tuple is stored in ``ObjectTable.pose``.
@@ -101,10 +127,14 @@ class ObjectTable:
     def __post_init__(self) -> None:
         n = len(self.image_index)
         for name, dtype in (
-            ("image_index", np.int64), ("label", np.int64), ("difficult", np.bool_),
-            ("truncated", np.bool_), ("occluded", np.bool_), ("pose", np.int8),
+            ("image_index", np.int64),
+            ("label", np.int64),
+            ("difficult", np.bool_),
+            ("truncated", np.bool_),
+            ("occluded", np.bool_),
+            ("pose", np.int8),
             ("order_in_image", np.int64),
-        ):  # fmt: skip
+        ):
             arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"ObjectTable.{name} has shape {arr.shape}, expected ({n},)")

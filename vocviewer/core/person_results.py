@@ -42,18 +42,24 @@ class LayoutResults:
         n, p = len(self.image_id), len(self.part_layout)
         object.__setattr__(self, "image_id", frozen(self.image_id, np.str_))
         for name, dtype, size in (
-            ("object_number", np.int64, n), ("confidence", np.float64, n),
-            ("part_layout", np.int64, p), ("part_class", np.int8, p),
-            ("layout_line", np.int64, n), ("part_line", np.int64, p),
-        ):  # fmt: skip
+            ("object_number", np.int64, n),
+            ("confidence", np.float64, n),
+            ("part_layout", np.int64, p),
+            ("part_class", np.int8, p),
+            ("layout_line", np.int64, n),
+            ("part_line", np.int64, p),
+        ):
             value = getattr(self, name)
             arr = frozen(np.zeros(size) if value is None else value, dtype)
             if arr.shape != (size,):
                 raise ValueError(f"LayoutResults.{name} has shape {arr.shape}, expected ({size},)")
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "part_box", frozen(np.reshape(self.part_box, (p, 4)), np.float64))
-        if p and (np.any(np.diff(self.part_layout) < 0) or self.part_layout[0] < 0
-                  or self.part_layout[-1] >= n):  # fmt: skip
+        if p and (
+            np.any(np.diff(self.part_layout) < 0)
+            or self.part_layout[0] < 0
+            or self.part_layout[-1] >= n
+        ):
             raise ValueError("parts must be grouped by a valid layout row, in layout order")
 
     def __len__(self) -> int:

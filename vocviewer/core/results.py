@@ -43,9 +43,12 @@ class Detections:
     def __post_init__(self) -> None:
         n = len(self.image_index)
         for name, dtype in (
-            ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
-            ("file_index", np.int64), ("line", np.int64),
-        ):  # fmt: skip
+            ("image_index", np.int64),
+            ("label", np.int64),
+            ("score", np.float64),
+            ("file_index", np.int64),
+            ("line", np.int64),
+        ):
             arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"Detections.{name} has shape {arr.shape}, expected ({n},)")
@@ -80,9 +83,12 @@ class ClassScores:
     def __post_init__(self) -> None:
         n = len(self.image_index)
         for name, dtype in (
-            ("image_index", np.int64), ("label", np.int64), ("score", np.float64),
-            ("file_index", np.int64), ("line", np.int64),
-        ):  # fmt: skip
+            ("image_index", np.int64),
+            ("label", np.int64),
+            ("score", np.float64),
+            ("file_index", np.int64),
+            ("line", np.int64),
+        ):
             arr = frozen(getattr(self, name), dtype)
             if arr.shape != (n,):
                 raise ValueError(f"ClassScores.{name} has shape {arr.shape}, expected ({n},)")

@@ -17,9 +17,19 @@ from vocviewer.core.arrays import frozen
 
 #: Category names by category number (``README.md:79-81`` of the toolkit); index = number.
 VISDRONE_CATEGORIES: tuple[str, ...] = (
-    "ignored regions", "pedestrian", "people", "bicycle", "car", "van", "truck", "tricycle",
-    "awning-tricycle", "bus", "motor", "others",
-)  # fmt: skip
+    "ignored regions",
+    "pedestrian",
+    "people",
+    "bicycle",
+    "car",
+    "van",
+    "truck",
+    "tricycle",
+    "awning-tricycle",
+    "bus",
+    "motor",
+    "others",
+)
 #: The evaluated categories 1..10 (``calcAccuracy.m:8``).
 VISDRONE_EVAL_CLASSES: tuple[int, ...] = tuple(range(1, 11))
 
@@ -55,9 +65,11 @@ class VisDroneGroundTruth:
         n = len(self.category)
         object.__setattr__(self, "ltwh", frozen(np.reshape(self.ltwh, (n, 4)), np.float64))
         for name, dtype in (
-            ("score", np.float64), ("category", np.int64), ("truncation", np.int64),
+            ("score", np.float64),
+            ("category", np.int64),
+            ("truncation", np.int64),
             ("occlusion", np.int64),
-        ):  # fmt: skip
+        ):
             object.__setattr__(self, name, _column(getattr(self, name), dtype, n, name))
         object.__setattr__(self, "image_height", frozen(self.image_height, np.int64))
         object.__setattr__(self, "image_width", frozen(self.image_width, np.int64))

@@ -446,8 +446,15 @@ def explain_object(
     (rank, score, IoU), duplicates on it, or that it was missed (and the closest candidate)."""
     obj = dataset.objects
     image_id = str(dataset.images.id[int(obj.image_index[row])])
-    flags = [n for n, c in (("difficult", obj.difficult), ("truncated", obj.truncated),
-                            ("occluded", obj.occluded)) if c[row]]  # fmt: skip
+    flags = [
+        n
+        for n, c in (
+            ("difficult", obj.difficult),
+            ("truncated", obj.truncated),
+            ("occluded", obj.occluded),
+        )
+        if c[row]
+    ]
     head = f"Ground truth {object_name(dataset, row)} in {image_id}"
     head += f" ({', '.join(flags)})" if flags else ""
     if ev is None or ev.task != "det" or ev.class_index != int(obj.label[row]):

@@ -14,8 +14,18 @@ import numpy.typing as npt
 #: Level 4 is one ulp above 0.3; levels 7 and 8 are the doubles nearest 0.6 and 0.7, unlike
 #: ``np.arange``/``np.linspace``. Hard-coded on purpose: do not generate.
 VOC07_RECALL_LEVELS: tuple[float, ...] = (
-    0.0, 0.1, 0.2, 0.30000000000000004, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-)  # fmt: skip
+    0.0,
+    0.1,
+    0.2,
+    0.30000000000000004,
+    0.4,
+    0.5,
+    0.6,
+    0.7,
+    0.8,
+    0.9,
+    1.0,
+)
 
 FloatArray = npt.NDArray[np.float64]
 

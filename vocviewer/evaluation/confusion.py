@@ -116,8 +116,10 @@ class ConfusionMatrix:
         """The counts as CSV: a header row (``detected \\ lies on`` and the column labels), then
         one row per class."""
         lines = [",".join(["detected \\ lies on", *self.column_labels])]
-        lines += [",".join([name, *map(str, row)]) for name, row in
-                  zip(self.classes, self.counts.tolist(), strict=True)]  # fmt: skip
+        lines += [
+            ",".join([name, *map(str, row)])
+            for name, row in zip(self.classes, self.counts.tolist(), strict=True)
+        ]
         return "\n".join(lines) + "\n"
 
     def to_dict(self) -> dict[str, Any]:

@@ -53,20 +53,34 @@ def pr_figure_svg(
         f'font-weight="bold" fill="#202124">{escape(title)}</text>',
     ]
     for t in np.linspace(0.0, 1.0, 6):
-        out.append(f'<line x1="{x(t):.2f}" y1="{y(0):.2f}" x2="{x(t):.2f}" y2="{y(1):.2f}" '
-                   'stroke="#e0e0e0" stroke-width="1"/>')  # fmt: skip
-        out.append(f'<line x1="{x(0):.2f}" y1="{y(t):.2f}" x2="{x(1):.2f}" y2="{y(t):.2f}" '
-                   'stroke="#e0e0e0" stroke-width="1"/>')  # fmt: skip
-        out.append(f'<text x="{x(t):.2f}" y="{top + ph + 18:.2f}" text-anchor="middle" '
-                   f'font-size="11" fill="#202124">{t:.1f}</text>')  # fmt: skip
-        out.append(f'<text x="{left - 8:.2f}" y="{y(t) + 4:.2f}" text-anchor="end" '
-                   f'font-size="11" fill="#202124">{t:.1f}</text>')  # fmt: skip
-    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" '
-               'stroke="#5f6368" stroke-width="1"/>')  # fmt: skip
-    out.append(f'<text x="{left + pw / 2:.1f}" y="{h - 10}" text-anchor="middle" font-size="12" '
-               'fill="#202124">Recall</text>')  # fmt: skip
-    out.append(f'<text transform="translate(16 {top + ph / 2:.1f}) rotate(-90)" '
-               'text-anchor="middle" font-size="12" fill="#202124">Precision</text>')  # fmt: skip
+        out.append(
+            f'<line x1="{x(t):.2f}" y1="{y(0):.2f}" x2="{x(t):.2f}" y2="{y(1):.2f}" '
+            'stroke="#e0e0e0" stroke-width="1"/>'
+        )
+        out.append(
+            f'<line x1="{x(0):.2f}" y1="{y(t):.2f}" x2="{x(1):.2f}" y2="{y(t):.2f}" '
+            'stroke="#e0e0e0" stroke-width="1"/>'
+        )
+        out.append(
+            f'<text x="{x(t):.2f}" y="{top + ph + 18:.2f}" text-anchor="middle" '
+            f'font-size="11" fill="#202124">{t:.1f}</text>'
+        )
+        out.append(
+            f'<text x="{left - 8:.2f}" y="{y(t) + 4:.2f}" text-anchor="end" '
+            f'font-size="11" fill="#202124">{t:.1f}</text>'
+        )
+    out.append(
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" '
+        'stroke="#5f6368" stroke-width="1"/>'
+    )
+    out.append(
+        f'<text x="{left + pw / 2:.1f}" y="{h - 10}" text-anchor="middle" font-size="12" '
+        'fill="#202124">Recall</text>'
+    )
+    out.append(
+        f'<text transform="translate(16 {top + ph / 2:.1f}) rotate(-90)" '
+        'text-anchor="middle" font-size="12" fill="#202124">Precision</text>'
+    )
     legend_y = top + 18
     for i, (label, recall, precision, ap) in enumerate(curves):
         color = COLORS[i % len(COLORS)]
@@ -75,13 +89,19 @@ def pr_figure_svg(
         ok = np.isfinite(r) & np.isfinite(p)
         pts = " ".join(f"{x(a):.2f},{y(b):.2f}" for a, b in zip(r[ok], p[ok], strict=True))
         if pts:
-            out.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
-                       'stroke-width="2.2" stroke-linejoin="round"/>')  # fmt: skip
+            out.append(
+                f'<polyline points="{pts}" fill="none" stroke="{color}" '
+                'stroke-width="2.2" stroke-linejoin="round"/>'
+            )
         ly = legend_y + 18 * i
         lx = left + pw - 230
-        out.append(f'<line x1="{lx:.1f}" y1="{ly:.1f}" x2="{lx + 24:.1f}" y2="{ly:.1f}" '
-                   f'stroke="{color}" stroke-width="2.2"/>')  # fmt: skip
-        out.append(f'<text x="{lx + 30:.1f}" y="{ly + 4:.1f}" font-size="12" fill="#202124">'
-                   f"{escape(label)}  AP {ap:.3f}</text>")  # fmt: skip
+        out.append(
+            f'<line x1="{lx:.1f}" y1="{ly:.1f}" x2="{lx + 24:.1f}" y2="{ly:.1f}" '
+            f'stroke="{color}" stroke-width="2.2"/>'
+        )
+        out.append(
+            f'<text x="{lx + 30:.1f}" y="{ly + 4:.1f}" font-size="12" fill="#202124">'
+            f"{escape(label)}  AP {ap:.3f}</text>"
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"

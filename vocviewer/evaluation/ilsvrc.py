@@ -138,6 +138,11 @@ def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult
     if dataset.problems:
         notes.append(f"{len(dataset.problems)} ground-truth problem(s)")
     return IlsvrcDetResult(
-        names=dataset.classes[:n_lab], ap=ap, npos=npos, ndet=ndet, verdict=verdict,
-        matched_gt=matched, notes=tuple(notes),
-    )  # fmt: skip
+        names=dataset.classes[:n_lab],
+        ap=ap,
+        npos=npos,
+        ndet=ndet,
+        verdict=verdict,
+        matched_gt=matched,
+        notes=tuple(notes),
+    )

@@ -116,9 +116,14 @@ def evaluate_ilsvrc_clsloc(
         loc_error = np.full(N_GUESSES, math.nan)
     notes = _notes(dataset, results, info, hit, pi, black, n_img)
     return IlsvrcClslocResult(
-        cls_error=cls_error, loc_error=loc_error, cls_first=cls_first, loc_first=loc_first,
-        n_images=n_img, n_blacklist=n_black, notes=tuple(notes),
-    )  # fmt: skip
+        cls_error=cls_error,
+        loc_error=loc_error,
+        cls_first=cls_first,
+        loc_first=loc_first,
+        n_images=n_img,
+        n_blacklist=n_black,
+        notes=tuple(notes),
+    )
 
 
 def _notes(

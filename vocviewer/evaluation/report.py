@@ -134,8 +134,18 @@ def ap_table_markdown(results: Mapping[str, EvalResult], digits: int = 3) -> str
     return "\n".join(lines) + "\n"
 
 
-_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-        "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}  # fmt: skip
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\^{}",
+}
 
 
 def _tex_escape(text: str) -> str:
@@ -180,8 +190,11 @@ def ap_table_json(results: Mapping[str, EvalResult]) -> str:
 def render_ap_table(results: Mapping[str, EvalResult], fmt: str) -> str:
     """The AP table in ``fmt``: one of ``TABLE_FORMATS`` (``csv``, ``md``, ``tex``, ``json``)."""
     renderers = {
-        "csv": ap_table_csv, "md": ap_table_markdown, "tex": ap_table_latex, "json": ap_table_json,
-    }  # fmt: skip
+        "csv": ap_table_csv,
+        "md": ap_table_markdown,
+        "tex": ap_table_latex,
+        "json": ap_table_json,
+    }
     if fmt not in renderers:
         raise ValueError(f"unknown table format {fmt!r}; expected one of {TABLE_FORMATS}")
     return renderers[fmt](results)

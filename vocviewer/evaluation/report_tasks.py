@@ -104,8 +104,11 @@ def _ap_lines(result: EvalResult, title: str) -> list[str]:
 def layout_table(ev: LayoutEvaluation) -> str:
     """Per-part-type AP table, as ``vocviewer eval --task layout`` prints it."""
     r = ev.result
-    lines = _ap_lines(r, f"VOC person layout, image set {r.image_set!r}, AP: all points, "
-                         f"overlap >= {r.iou_threshold:g}")  # fmt: skip
+    lines = _ap_lines(
+        r,
+        f"VOC person layout, image set {r.image_set!r}, AP: all points, "
+        f"overlap >= {r.iou_threshold:g}",
+    )
     used = sum(not math.isnan(c.ap) for c in r.classes)
     lines.append(f"{'mAP':<6}  {_fmt(ev.mean_ap()):>8}  mean of {used} part types (NaN left out)")
     lines += [f"warning: {w}" for w in ev.warnings[:20]]

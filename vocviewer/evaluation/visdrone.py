@@ -45,8 +45,17 @@ from vocviewer.evaluation.visdrone_regions import keep_outside_regions
 
 #: MATLAB's ``0.5:0.05:0.95`` bit for bit (PROTOCOLS.md §0.1); hard-coded on purpose.
 VISDRONE_IOU_THRESHOLDS: tuple[float, ...] = (
-    0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.7999999999999999, 0.85, 0.8999999999999999, 0.95,
-)  # fmt: skip
+    0.5,
+    0.55,
+    0.6,
+    0.65,
+    0.7,
+    0.75,
+    0.7999999999999999,
+    0.85,
+    0.8999999999999999,
+    0.95,
+)
 #: Per-image detection caps (``calcAccuracy.m:21``).
 VISDRONE_MAX_DETS: tuple[int, ...] = (1, 10, 100, 500)
 SUMMARY_KEYS: tuple[str, ...] = ("AP", "AP50", "AP75", "AR1", "AR10", "AR100", "AR500")
@@ -214,7 +223,15 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
         summary[f"AR{cap}"] = _mean2(ar[:, :, y], weights)
     ndet = np.bincount(d_cls, minlength=n_cls).astype(np.int64)
     return VisDroneResult(
-        ap=ap, ar=ar, npos=npos, images_with_class=weights, ndet=ndet, summary=summary,
-        gt_kept=gt_kept, det_kept=det_kept, verdict=verdict_all, matched_gt=matched_all,
+        ap=ap,
+        ar=ar,
+        npos=npos,
+        images_with_class=weights,
+        ndet=ndet,
+        summary=summary,
+        gt_kept=gt_kept,
+        det_kept=det_kept,
+        verdict=verdict_all,
+        matched_gt=matched_all,
         notes=tuple(notes),
-    )  # fmt: skip
+    )

@@ -89,9 +89,13 @@ def evaluate_action_class(
     skipped: list[str] = []
     if scores is not None:
         for row, (image, obj, s) in enumerate(
-            zip(scores.image_id.tolist(), scores.object_number.tolist(), scores.score.tolist(),
-                strict=True)
-        ):  # fmt: skip
+            zip(
+                scores.image_id.tolist(),
+                scores.object_number.tolist(),
+                scores.score.tolist(),
+                strict=True,
+            )
+        ):
             k = (str(image), int(obj))
             idx = first.get(k)
             why = None
@@ -151,14 +155,20 @@ def iter_evaluate_voc_action(
     ``dataset.actions`` order, plus the ten challenge actions that have a person list)."""
     if actions is None:
         actions = [
-            a for a in dataset.actions
+            a
+            for a in dataset.actions
             if a in scores or (a != OTHER_ACTION and _has_list(dataset, a, image_set))
-        ]  # fmt: skip
+        ]
     for action in actions:
         yield evaluate_action_class(
-            dataset, action, scores.get(action), image_set=image_set, ap_rule=ap_rule,
-            strict=strict, notes=notes,
-        )  # fmt: skip
+            dataset,
+            action,
+            scores.get(action),
+            image_set=image_set,
+            ap_rule=ap_rule,
+            strict=strict,
+            notes=notes,
+        )
 
 
 def _has_list(dataset: Dataset, action: str, image_set: str) -> bool:
@@ -181,20 +191,31 @@ def evaluate_voc_action(
     unknown = sorted(set(scores) - set(dataset.actions))
     if unknown:
         first = scores[unknown[0]]
-        raise FormatError(first.path, f"unknown action {unknown[0]!r}; expected one of "
-                          f"{', '.join(dataset.actions)}")  # fmt: skip
+        raise FormatError(
+            first.path,
+            f"unknown action {unknown[0]!r}; expected one of {', '.join(dataset.actions)}",
+        )
     notes: list[str] = []
     classes = tuple(
         iter_evaluate_voc_action(
-            dataset, scores, image_set=image_set, ap_rule=ap_rule, actions=actions,
-            strict=strict, notes=notes,
+            dataset,
+            scores,
+            image_set=image_set,
+            ap_rule=ap_rule,
+            actions=actions,
+            strict=strict,
+            notes=notes,
         )
-    )  # fmt: skip
+    )
     return EvalResult(
-        protocol="voc2007" if ap_rule == "11point" else "voc2012", task="action",
-        image_set=image_set, ap_rule=ap_rule, iou_threshold=math.nan, classes=classes,
+        protocol="voc2007" if ap_rule == "11point" else "voc2012",
+        task="action",
+        image_set=image_set,
+        ap_rule=ap_rule,
+        iou_threshold=math.nan,
+        classes=classes,
         notes=tuple(notes),
-    )  # fmt: skip
+    )
 
 
 def action_mean_ap(result: EvalResult) -> tuple[float, list[str], list[str]]:

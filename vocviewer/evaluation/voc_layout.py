@@ -156,8 +156,18 @@ def evaluate_voc_layout(
     part_rank = np.array(
         [p for lay in ranked.tolist() for p in layouts.parts_of(lay)], dtype=np.int64
     )
-    _match_parts(dataset, layouts, part_rank, status, layout_person, person_object,
-                 verdict, best_gt, best_iou, taken_by)  # fmt: skip
+    _match_parts(
+        dataset,
+        layouts,
+        part_rank,
+        status,
+        layout_person,
+        person_object,
+        verdict,
+        best_gt,
+        best_iou,
+        taken_by,
+    )
     layout_image = np.where(layout_person >= 0, person_image[np.maximum(layout_person, 0)], -1)
     classes = tuple(
         _part_type_evaluation(
@@ -166,11 +176,17 @@ def evaluate_voc_layout(
         for t in range(len(VOC_PARTS))
     )
     result = EvalResult(
-        protocol="voc2012", task="layout", image_set=image_set, ap_rule="allpoints",
-        iou_threshold=IOU_THRESHOLD, classes=classes, notes=tuple(notes),
-    )  # fmt: skip
-    return LayoutEvaluation(result, frozen(status, np.int8), frozen(layout_person, np.int64),
-                            tuple(warnings))  # fmt: skip
+        protocol="voc2012",
+        task="layout",
+        image_set=image_set,
+        ap_rule="allpoints",
+        iou_threshold=IOU_THRESHOLD,
+        classes=classes,
+        notes=tuple(notes),
+    )
+    return LayoutEvaluation(
+        result, frozen(status, np.int8), frozen(layout_person, np.int64), tuple(warnings)
+    )
 
 
 def _match_parts(
@@ -199,8 +215,9 @@ def _match_parts(
     gt_sorted = np.argsort(gt_key, kind="stable")  # XML order kept within (object, type)
     offsets = group_offsets(gt_key[gt_sorted], len(dataset.objects) * n_types)
     det_key = obj * n_types + layouts.part_class[used]
-    cand, ov = best_overlaps(det_key, layouts.part_box[used], offsets, gt.box[gt_sorted],
-                             plus_one=True)  # fmt: skip
+    cand, ov = best_overlaps(
+        det_key, layouts.part_box[used], offsets, gt.box[gt_sorted], plus_one=True
+    )
     has = cand >= 0
     best_gt[used[has]] = gt_sorted[cand[has]]
     best_iou[used[has]] = ov[has]

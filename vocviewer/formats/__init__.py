@@ -15,4 +15,14 @@ voc_results
     ``_cls_``) files ↔ ``core.ResultSet``.
 voc_common
     Element text cleaning, number parsing, per-file problem lists shared by the above.
+voc_segmentation, voc_layout, voc_action
+    VOC segmentation PNGs, person-layout results XML, action results files.
+coco, coco_results
+    COCO annotation JSON → ``Dataset``; COCO results JSON → ``ResultSet`` (``loadRes``' rules).
+ilsvrc, ilsvrc_clsloc
+    ILSVRC DET and CLS-LOC ground truth, devkit lists and submissions.
+visdrone
+    VisDrone-DET split folders and result folders.
+input, output
+    Bounded reading of regular files only; the one guarded writer (atomic, never into a dataset).
 """

@@ -1,0 +1,494 @@
+"""``AppState``: the one observable holder of what is open and what is selected.
+
+Views take an ``AppState`` in their constructor, connect to its ``*_changed`` signals and call its
+setters; they never talk to each other. Heavy data (``Dataset``, ``ResultSet``, ``ClassEvaluation``)
+is immutable and built in workers; only this object's small mutable fields change, on the GUI
+thread. Loading and evaluation jobs run through ``worker.Jobs`` (latest wins, stale results
+dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import (
+    FalsePositives,
+    drop_cause,
+    next_false_positive,
+    top_false_positive,
+)
+from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.display_settings import DisplaySettings
+from vocviewer.gui.models.image_filter import (
+    ErrorCounts,
+    ImageFilter,
+    ImageListing,
+    error_counts,
+)
+from vocviewer.gui.models.protocol_eval import ProtocolEvaluation
+from vocviewer.gui.models.tasks import (
+    Diagnosed,
+    LoadedResults,
+    Message,
+    ResultEvaluations,
+    error_message,
+    evaluate,
+    evaluates_on,
+    guess_image_set,
+    load_dataset,
+    load_results,
+    preferred_set,
+)
+from vocviewer.gui.models.worker import Jobs, Worker
+
+IntArray = npt.NDArray[np.int64]
+
+
+class AppState(DisplaySettings, QObject):
+    """What is open (dataset, result sets, evaluations) and what is selected.
+
+    Signals
+    -------
+    dataset_loaded(object)
+        A new ``Dataset`` is open (results and evaluations were cleared).
+    load_failed(str)
+        Loading a dataset or result files failed (the message is also posted;
+        ``last_load_error`` and ``last_load_path`` say what and where).
+    results_added(int)
+        A result set was appended at this index.
+    current_results_changed(int)
+        The result set drawn and tabulated changed (-1: none).
+    evaluation_started(int)
+        Evaluation jobs started; the payload is the total number of classes to evaluate.
+    class_evaluated(int, object)
+        One ``ClassEvaluation`` arrived for result set ``index``.
+    evaluation_progress(int, int)
+        ``done, total`` classes.
+    evaluation_finished()
+        No evaluation job is running any more.
+    image_set_changed(object)
+        The browsed image set (``"val"``, ``"Segmentation/val"``, ``None`` = all images).
+    visible_images_changed()
+        The filtered image list (``visible_images``) changed.
+    image_changed(int)
+        The current image row (-1: none).
+    class_changed(int)
+        The selected class (-1: all classes).
+    selection_changed(object)
+        The selected detection ``(class_index, rank)`` or ``None``.
+    object_selected(int)
+        The selected ground-truth object row (-1: none).
+    pr_point_clicked(int, int)
+        A PR point ``(class_index, rank)`` was clicked (the selection follows: ``drop_cause``).
+    threshold_changed(float)
+        The score threshold for drawn detections.
+    display_changed()
+        A drawing toggle (``DISPLAY_TOGGLES``) or the view mode (``VIEW_MODES``) changed.
+    messages_posted(object)
+        A list of ``Message`` for the message area.
+    busy_changed(bool)
+        Whether any loading or evaluation job is running.
+
+    COCO / VisDrone evaluation and its IoU threshold live in ``protocol`` (``ProtocolEvaluation``).
+    """
+
+    dataset_loaded = Signal(object)
+    load_failed = Signal(str)
+    results_added = Signal(int)
+    current_results_changed = Signal(int)
+    evaluation_started = Signal(int)
+    class_evaluated = Signal(int, object)
+    evaluation_progress = Signal(int, int)
+    evaluation_finished = Signal()
+    image_set_changed = Signal(object)
+    visible_images_changed = Signal()
+    image_changed = Signal(int)
+    class_changed = Signal(int)
+    selection_changed = Signal(object)
+    object_selected = Signal(int)
+    pr_point_clicked = Signal(int, int)
+    threshold_changed = Signal(float)
+    display_changed = Signal()
+    messages_posted = Signal(object)
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = Jobs(self)
+        self.dataset: Dataset | None = None
+        self.results: list[LoadedResults] = []
+        self.evaluations: list[ResultEvaluations] = []
+        self.current_results = -1
+        self.image_set: str | None = None
+        self.eval_set: str | None = None
+        self.visible_images: IntArray = np.zeros(0, dtype=np.int64)
+        self.current_image = -1
+        self.selected_class = -1
+        self.selected_detection: tuple[int, int] | None = None
+        self.init_display()
+        self.selected_object = -1
+        self.listing: ImageListing | None = None
+        self.image_filter = ImageFilter()
+        self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
+        for signal in (self.class_evaluated, self.threshold_changed, self.current_results_changed):
+            signal.connect(self._errors_changed.request)
+        self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
+        self._eval_done = 0
+        self._eval_total = 0
+        self._busy = False
+        self._results_jobs = 0
+        self._explicit_set = False
+        self.last_load_error: BaseException | None = None
+        self.last_load_path: Path | None = None
+        self.protocol = ProtocolEvaluation(self, self)  # COCO / VisDrone datasets
+        self.jobs.running_changed.connect(self._on_jobs_changed)
+
+    # --- loading -------------------------------------------------------------------------------
+    def open_dataset(
+        self,
+        path: str | Path,
+        results_paths: Sequence[str | Path] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> None:
+        """Load a dataset in a worker, then results. ``sources``: where the format keeps the rest
+        (``images``: a COCO JSON's image folder; ``devkit``: the ILSVRC devkit)."""
+        self.jobs.cancel_all()
+        self._pending = (tuple(Path(p) for p in results_paths), image_set)
+        self.jobs.start(
+            "dataset",
+            Worker(load_dataset, path, **sources),
+            on_returned=self.set_dataset,
+            on_errored=lambda exc: self._load_error(  # a FormatError names the path itself
+                exc, "Cannot open" if str(path) in str(exc) else f"Cannot open {path}", path
+            ),
+        )
+
+    def add_results(self, paths: Sequence[str | Path]) -> None:
+        """Load result files for the open dataset in a worker; evaluation starts when they arrive."""
+        if self.dataset is None or not paths:
+            return
+        self._results_jobs += 1
+        key = f"results/{self._results_jobs}"
+        self.jobs.start(
+            key,
+            Worker(
+                load_results,
+                self.dataset,
+                list(paths),
+                self.eval_set if self._explicit_set else None,
+                self.eval_set,
+            ),
+            on_returned=self.add_result_set,
+            on_errored=lambda exc: self._load_error(exc, "Cannot read results", paths[0]),
+        )
+
+    def set_dataset(self, dataset: Dataset, image_set: str | None = None) -> None:
+        """Make ``dataset`` the open dataset (clears results, evaluations and the selection)."""
+        self.jobs.cancel_all()
+        paths, requested = self._pending
+        self._pending = ((), None)
+        self.dataset = dataset
+        self.results, self.evaluations, self.current_results = [], [], -1
+        self.listing = ImageListing(dataset)
+        self.selected_class, self.selected_detection, self.current_image = -1, None, -1
+        chosen = image_set or requested
+        self._explicit_set = chosen is not None
+        mains = dataset.main_sets()
+        self.eval_set = chosen if chosen in mains else preferred_set(mains)
+        self.image_set = chosen if chosen is not None else self.eval_set
+        self.dataset_loaded.emit(dataset)
+        self.post([Message("warning", str(p)) for p in dataset.problems])
+        self.image_set_changed.emit(self.image_set)
+        self.class_changed.emit(-1)
+        self.current_results_changed.emit(-1)
+        self._refresh_visible()
+        if paths:
+            self.add_results(paths)
+
+    def add_result_set(self, results: ResultSet | LoadedResults) -> None:
+        """Append a result set (e.g. from a worker) and start evaluating it."""
+        assert self.dataset is not None
+        loaded = results if isinstance(results, LoadedResults) else None
+        loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
+        index = len(self.results)
+        self.results.append(loaded)
+        self.evaluations.append(
+            ResultEvaluations(len(loaded.results.detections), self._n_objects())
+        )
+        self.post([Message("warning", str(p)) for p in loaded.results.problems])
+        guessed = guess_image_set(loaded.results, self.dataset)
+        self.results_added.emit(index)
+        if index == 0 and not self._explicit_set and guessed not in (None, self.eval_set):
+            self.set_image_set(guessed)  # re-evaluates everything, including this set
+        else:
+            self._start_evaluation([index])
+        if self.current_results < 0:
+            self.set_current_results(index)
+
+    def _load_error(self, exc: BaseException, what: str, path: str | Path) -> None:
+        msg = error_message(exc, what)
+        self.last_load_error, self.last_load_path = exc, Path(path)
+        self.post([msg])
+        self.load_failed.emit(msg.text)
+
+    # --- evaluation ----------------------------------------------------------------------------
+    def _start_evaluation(self, indices: Sequence[int]) -> None:
+        if self.dataset is None or self.protocol.start(indices) or self.eval_set is None:
+            return
+        n_classes = len(self.dataset.classes)
+        started = 0
+        for i in indices:
+            res = self.results[i].results
+            self.evaluations[i] = ResultEvaluations(len(res.detections), self._n_objects())
+            tasks = [
+                task
+                for task, n in (("det", len(res.detections)), ("cls", len(res.class_scores)))
+                if n or res.classes_with_files.get(task)
+            ]
+            for task in tasks:
+                worker = Worker(evaluate, task, self.dataset, res, self.eval_set)
+                self.jobs.start(
+                    f"eval/{i}/{task}",
+                    worker,
+                    on_yielded=lambda v, i=i: self.add_class_result(i, v),
+                    on_errored=lambda exc, i=i, t=task: self.report_eval_error(i, t, exc),
+                )
+                started += 1
+        if started:
+            self.count_started(started * n_classes)
+
+    def count_started(self, n: int) -> None:
+        """``n`` more per-class evaluations will arrive: update the progress counters."""
+        self._eval_total += n
+        self.evaluation_started.emit(self._eval_total)
+        self.evaluation_progress.emit(self._eval_done, self._eval_total)
+
+    def reset_progress(self) -> None:
+        """Forget the progress counters (the running evaluations were cancelled)."""
+        self._eval_done = self._eval_total = 0
+
+    def _n_objects(self) -> int:
+        return len(self.dataset.objects) if self.dataset is not None else 0
+
+    def add_class_result(self, index: int, value: Diagnosed | ClassEvaluation | Message) -> None:
+        """Result set ``index``'s next per-class result (or a message) arrived from a worker."""
+        if isinstance(value, Message):
+            self.post([value])
+            return
+        self.evaluations[index].add(value)
+        ev = getattr(value, "evaluation", value)  # Diagnosed / ProtocolClass carry one
+        self._eval_done += 1
+        self.class_evaluated.emit(index, ev)
+        self.evaluation_progress.emit(self._eval_done, self._eval_total)
+
+    def report_eval_error(self, index: int, task: str, exc: BaseException) -> None:
+        """Result set ``index``'s evaluation (``task``) stopped with ``exc``: say so."""
+        name = self.results[index].results.name
+        self.post([error_message(exc, f"Evaluation of {name} ({task}) stopped")])
+
+    def _on_jobs_changed(self, count: int) -> None:
+        evaluating = any(k.startswith("eval/") for k in self.jobs.running_keys())
+        if not evaluating and self._eval_total:
+            self._eval_done = self._eval_total = 0
+            self.evaluation_finished.emit()
+        if (count > 0) != self._busy:
+            self._busy = count > 0
+            self.busy_changed.emit(self._busy)
+
+    def is_idle(self) -> bool:
+        """No loading or evaluation job is running."""
+        return not self.jobs.running_keys()
+
+    def class_evaluation(self, class_index: int, task: str = "det") -> ClassEvaluation | None:
+        """The current result set's evaluation of a class, if it has arrived."""
+        if self.current_results < 0 or class_index < 0:
+            return None
+        ev = self.evaluations[self.current_results]
+        return (ev.det if task == "det" else ev.cls).get(class_index)
+
+    def class_diagnosis(self, class_index: int) -> FalsePositives | None:
+        """The current result set's false-positive diagnosis of a class, if it has arrived."""
+        if self.current_results < 0:
+            return None
+        return self.evaluations[self.current_results].diagnosis.get(class_index)
+
+    def selected_detection_row(self) -> int:
+        """Row in the current result set's ``detections`` of the selected detection, else -1."""
+        if self.selected_detection is None:
+            return -1
+        ev = self.class_evaluation(self.selected_detection[0])
+        return -1 if ev is None else int(ev.order[self.selected_detection[1]])
+
+    # --- selection -----------------------------------------------------------------------------
+    def set_current_results(self, index: int) -> None:
+        if index != self.current_results:
+            self.current_results = index
+            self.selected_detection = None
+            self.current_results_changed.emit(index)
+            self.selection_changed.emit(None)
+            if self.selected_class >= 0:  # the class filter includes the results' detections
+                self._refresh_visible(keep_current=True)
+
+    def set_image_set(self, name: str | None) -> None:
+        """Browse another image set; choosing a Main set also re-evaluates on it, unless the
+        result files name another set (``tasks.evaluates_on``)."""
+        if self.dataset is None:
+            return
+        self.image_set = name
+        if name != self.eval_set and evaluates_on(self.dataset, self.results, name):
+            self.eval_set = name
+            self.jobs.cancel_matching("eval/")
+            self._eval_done = self._eval_total = 0
+            self.selected_detection = None
+            self.selection_changed.emit(None)
+            self._start_evaluation(range(len(self.results)))
+        self.image_set_changed.emit(name)
+        self._refresh_visible()
+
+    def select_class(self, class_index: int) -> None:
+        """Select a class (-1: all); the image list shows only images containing it."""
+        if class_index == self.selected_class:
+            return
+        self.selected_class = class_index
+        if self.selected_detection is not None and self.selected_detection[0] != class_index:
+            self.selected_detection = None
+            self.selection_changed.emit(None)
+        self.class_changed.emit(class_index)
+        self._refresh_visible()
+
+    def set_current_image(self, image: int) -> None:
+        if image != self.current_image:
+            self.current_image = image
+            self.selected_object = -1
+            self.image_changed.emit(image)
+
+    def step_image(self, delta: int) -> None:
+        """Go ``delta`` images forward/back in the visible list (clamped)."""
+        vis = self.visible_images
+        if not len(vis):
+            return
+        pos = np.flatnonzero(vis == self.current_image)
+        new = int(np.clip(pos[0] + delta, 0, len(vis) - 1)) if len(pos) else 0
+        self.set_current_image(int(vis[new]))
+
+    def select_detection(self, class_index: int, rank: int) -> None:
+        """Select the detection at ``rank`` of ``class_index`` and open its image."""
+        ev = self.class_evaluation(class_index)
+        if ev is None or not 0 <= rank < len(ev):
+            return
+        self.selected_detection = (class_index, int(rank))
+        self.selected_object = -1
+        if class_index != self.selected_class:
+            self.selected_class = class_index
+            self.class_changed.emit(class_index)
+            self._refresh_visible(keep_current=True)
+        self.set_current_image(int(ev.image_index[rank]))
+        self.selection_changed.emit(self.selected_detection)
+
+    def select_detection_row(self, row: int) -> None:
+        """Select the current result set's detection ``row`` (if it was evaluated)."""
+        if self.current_results < 0:
+            return
+        rank = int(self.evaluations[self.current_results].rank_by_row[row])
+        label = int(self.results[self.current_results].results.detections.label[row])
+        if rank >= 0:
+            self.select_detection(label, rank)
+
+    def click_pr_point(self, class_index: int, rank: int) -> None:
+        """A PR point was clicked: announce it, then select the FP to blame for the drop there."""
+        ev = self.class_evaluation(class_index)
+        if ev is None or not 0 <= rank < len(ev):
+            return
+        self.pr_point_clicked.emit(class_index, rank)
+        cause = drop_cause(ev, rank)
+        self.select_detection(class_index, cause if cause >= 0 else rank)
+
+    def step_false_positive(self, step: int) -> None:
+        """Select the next (``step`` +1) / previous (-1) false positive in rank order of the
+        selected detection's class (or the selected class; with all classes and nothing
+        selected, the highest- / lowest-scoring one of any class)."""
+        sel = self.selected_detection
+        k = sel[0] if sel is not None else self.selected_class
+        ev = self.class_evaluation(k)
+        if ev is None:
+            i = self.current_results
+            top = top_false_positive(self.evaluations[i].det, step) if k < 0 <= i else None
+            if top is not None:
+                self.select_detection(*top)
+            return
+        start = sel[1] if sel is not None else (-1 if step > 0 else len(ev))
+        rank = next_false_positive(ev, start, step)
+        if rank >= 0:
+            self.select_detection(k, rank)
+
+    def select_object(self, row: int) -> None:
+        """Select a ground-truth object row (-1: none)."""
+        if row != self.selected_object:
+            self.selected_object = row
+            if row >= 0 and self.selected_detection is not None:
+                self.selected_detection = None
+                self.selection_changed.emit(None)
+            self.object_selected.emit(row)
+
+    def post(self, messages: Sequence[Message]) -> None:
+        if messages:
+            self.messages_posted.emit(list(messages))
+
+    def shutdown(self, timeout_ms: int = 5000) -> None:
+        """Quit every job and wait for the pool (window close, tests)."""
+        self.jobs.cancel_all()
+        QThreadPool.globalInstance().waitForDone(timeout_ms)
+
+    # --- derived -------------------------------------------------------------------------------
+    def error_counts(self) -> ErrorCounts | None:
+        """Drawn FPs and missed objects per image for the current result set and selected class
+        (``image_filter.error_counts``); ``None`` without an evaluated result set."""
+        i = self.current_results
+        if self.dataset is None or i < 0 or not self.evaluations[i].det:
+            return None
+        ev = self.evaluations[i]
+        missed = ev.missed_at(self.dataset, self.score_threshold)
+        return error_counts(
+            self.dataset,
+            self.results[i].results,
+            ev.verdict_by_row,
+            missed,
+            self.score_threshold,
+            self.selected_class,
+        )
+
+    def set_image_filter(self, flt: ImageFilter) -> None:
+        """Filter and order the image list (``image_filter.ImageFilter``)."""
+        if flt != self.image_filter:
+            self.image_filter = flt
+            self._refresh_visible(keep_current=True)
+
+    def _refresh_errors(self, *_args: object) -> None:
+        if self.image_filter.needs_errors:
+            self._refresh_visible(keep_current=True)
+
+    def _refresh_visible(self, keep_current: bool = False) -> None:
+        if self.listing is None:
+            return
+        flt, i = self.image_filter, self.current_results
+        rows = self.listing.rows(
+            self.image_set,
+            self.selected_class,
+            self.results[i].results if i >= 0 else None,
+            i,
+            flt,
+            self.error_counts() if flt.needs_errors else None,
+        )
+        self.visible_images = rows
+        self.visible_images_changed.emit()
+        if not keep_current and not np.any(rows == self.current_image):
+            self.set_current_image(int(rows[0]) if len(rows) else -1)

@@ -1,0 +1,372 @@
+"""``PRPane``: the precision/recall curve of the selected class, as the evaluation gives it.
+
+One point per rank (``ClassEvaluation.precision[r]``, ``recall[r]``), coloured by the rank's verdict;
+ranks with NaN precision are not drawn. Every spot carries ``data=rank``, so a click maps straight
+to the detection: ``AppState.select_detection(class, rank)``. Nothing is computed here (no AP, no
+interpolation): the pane draws what it is given.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
+
+CURVE_COLOR = "#1f6fb2"
+#: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
+RESULT_COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
+SELECTED_COLOR = "#111111"
+#: Below this plot height (px) the legend leaves out the counts of TP / FP kinds.
+SMALL_PLOT_PX = 330
+#: Dot styles in legend order: verdicts (TP, then false positives by kind when diagnosed), as
+#: ``(verdict, FPKind or -1)``.
+DOT_STYLES = (
+    (int(Verdict.TP), -1),
+    *((int(Verdict.FP), int(kind)) for kind in FP_KIND_STYLE),
+    (int(Verdict.FP), -1),
+    (int(Verdict.DUPLICATE), -1),
+    (int(Verdict.IGNORED), -1),
+)
+
+
+def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
+    """Each rank's ``DOT_STYLES`` index from its verdict and false-positive kind."""
+    index = {style: i for i, style in enumerate(DOT_STYLES)}
+    if kind is None:
+        kind = np.full(len(verdict), -1)
+    kind = np.where(np.isin(kind, list(FP_KIND_STYLE)), kind, -1)
+    codes = np.full(len(verdict), index[int(Verdict.IGNORED), -1], dtype=np.int64)
+    for (v, k), i in index.items():
+        hit = verdict == v
+        if v == Verdict.FP:  # by kind where diagnosed, else a plain FP
+            hit &= kind == k
+        codes[hit] = i
+    return codes
+
+
+def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An interpolated curve up to the last recall level it reaches: COCO writes precision 0 at
+    the recall levels beyond the detector's, which would draw a line to recall 1."""
+    hit = np.flatnonzero(precision > 0)
+    end = int(hit[-1]) + 1 if len(hit) else 0
+    return recall[:end], precision[:end]
+
+
+class PRPane(QWidget):
+    """Precision/recall of the selected class, every result set on the same axes; click a point
+    of the current set's curve to open that detection.
+
+    Signals
+    -------
+    export_requested()
+        "Export figure…" was chosen from the right-click menu.
+    """
+
+    export_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.evaluation: ClassEvaluation | None = None
+        self._compact = False
+        self.plot = pg.PlotWidget(background="w")
+        item = self.plot.getPlotItem()
+        item.setLabel("bottom", "Recall")
+        item.setLabel("left", "Precision")
+        item.showGrid(x=True, y=True, alpha=0.2)
+        item.setXRange(-0.02, 1.05, padding=0.0)  # room for the "1.0" tick label
+        item.setYRange(-0.02, 1.04, padding=0.0)
+        item.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.1)
+        item.hideButtons()
+        item.layout.setContentsMargins(4, 4, 10, 4)
+        for side in ("left", "bottom"):
+            axis = item.getAxis(side)
+            axis.setPen(pg.mkPen("#5f6368"))
+            axis.setTextPen(pg.mkPen("#3c4043"))
+        self.legend = item.addLegend(  # bottom left: where precision/recall curves rarely go
+            offset=(8, -8),
+            labelTextColor="#202124",
+            labelTextSize="9pt",
+            brush=pg.mkBrush(255, 255, 255, 220),
+            pen=pg.mkPen("#dadce0"),
+        )
+        self.curve = pg.PlotCurveItem(pen=pg.mkPen(CURVE_COLOR, width=2), connect="finite")
+        # COCO / VisDrone: the protocol's own interpolated curve at the chosen IoU, beside the
+        # ranked one the verdict dots sit on
+        self.interpolated = pg.PlotCurveItem(connect="finite")
+        self.spots = pg.ScatterPlotItem(
+            size=7,
+            pen=pg.mkPen(255, 255, 255, 160, width=0.8),
+            hoverable=True,
+            hoverSize=11,
+            hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5),
+            tip=self._tip,
+        )
+        self.marker = pg.ScatterPlotItem(
+            size=17, symbol="o", pen=pg.mkPen(SELECTED_COLOR, width=2.2), brush=None
+        )
+        item.addItem(self.interpolated)
+        item.addItem(self.curve)
+        item.addItem(self.spots)
+        item.addItem(self.marker)
+        self._brushes = [pg.mkBrush(detection_style(v, k)[0]) for v, k in DOT_STYLES]
+        self._samples = [
+            pg.ScatterPlotItem(size=8, pen=None, brush=brush) for brush in self._brushes
+        ]
+        # class -> its thin curve when no class is selected (made when its evaluation arrives)
+        self.overview: dict[int, pg.PlotCurveItem] = {}
+        self._overview_drawn: dict[int, ClassEvaluation] = {}
+        self.others: list[pg.PlotCurveItem] = []  # the other result sets' curves of the class
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        self.refresh()
+
+        item.getViewBox().setMenuEnabled(False)
+        self.plot.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.menu = QMenu(self)
+        self.menu.addAction("Export figure (PNG, SVG, PDF)…").triggered.connect(
+            self.export_requested
+        )
+        self.spots.sigClicked.connect(self._on_spots_clicked)
+        self.plot.customContextMenuRequested.connect(self._on_context_menu)
+        state.dataset_loaded.connect(self._on_dataset_loaded)
+        state.class_changed.connect(self.refresh)
+        state.current_results_changed.connect(self.refresh)
+        state.evaluation_started.connect(self.refresh)
+        self._refresh_later = Debounced(self.refresh, REFRESH_DELAY_MS, self)
+        state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._refresh_later.flush)
+        state.selection_changed.connect(self._update_marker)
+        state.protocol.evidence_replaced.connect(self.refresh)
+
+    # --- drawing -------------------------------------------------------------------------------
+    def _on_dataset_loaded(self, _dataset: Dataset) -> None:
+        item = self.plot.getPlotItem()
+        for curve in self.overview.values():
+            item.removeItem(curve)
+        self.overview, self._overview_drawn = {}, {}
+        self.refresh()
+
+    def _overview_curve(self, k: int) -> pg.PlotCurveItem:
+        """Class ``k``'s overview curve (created on first use: 80 idle curves cost 40 ms)."""
+        if k not in self.overview:
+            n = len(self.state.dataset.classes) if self.state.dataset is not None else 1
+            color = pg.intColor(k, hues=n, values=1, maxValue=190, alpha=170)
+            curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1), connect="finite")
+            curve.setClickable(True, width=6)
+            self.plot.getPlotItem().addItem(curve)
+            curve.sigClicked.connect(partial(self._on_overview_clicked, k))
+            self.overview[k] = curve
+        return self.overview[k]
+
+    def refresh(self) -> None:
+        """Redraw from the state's selected class and current result set."""
+        st = self.state
+        ev = st.class_evaluation(st.selected_class)
+        self.show_evaluation(ev)
+        self._show_overview(st.selected_class < 0)
+        if ev is None:
+            if st.current_results < 0:
+                title = "Add results (Ctrl+R) to evaluate" if st.dataset else ""
+            elif st.selected_class < 0:
+                title = self._overview_title()
+            else:
+                title = f"{st.dataset.classes[st.selected_class]}: evaluating…"  # type: ignore[union-attr]
+            self._set_title(title)
+
+    def _show_overview(self, on: bool) -> None:
+        """All classes' curves, thin, when no class is selected (click one to select it)."""
+        st = self.state
+        done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
+        for k, curve in self.overview.items():
+            ev = done.get(k)
+            if ev is None or not len(ev):
+                curve.setVisible(False)
+        for k, ev in done.items():
+            if not len(ev):
+                continue
+            curve = self._overview_curve(k)
+            if self._overview_drawn.get(k) is not ev:  # new arrivals only: setData is costly
+                curve.setData(*pr_polyline(ev.recall, ev.precision))
+                self._overview_drawn[k] = ev
+            curve.setVisible(True)
+
+    def _overview_title(self) -> str:
+        st = self.state
+        assert st.dataset is not None
+        mean = st.evaluations[st.current_results].mean_ap("det", len(st.dataset.classes))
+        name = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "mAP"
+        m = "evaluating…" if mean is None else f"{name} {mean:.3f}"
+        return (
+            f"<b>All classes</b> &nbsp; {m} &nbsp; "
+            "<span style='color:#5f6368'>· click a curve</span>"
+        )
+
+    def show_evaluation(self, ev: ClassEvaluation | None) -> None:
+        """Draw one class's ranked evaluation (``None`` clears the plot)."""
+        self.evaluation = ev
+        self.legend.clear()
+        self._show_others(-1)
+        self.legend.setVisible(ev is not None and len(ev) > 0)
+        self.interpolated.setData([], [])
+        if ev is None or not len(ev):
+            self.curve.setData([], [])
+            self.spots.setData([])
+            self.marker.setData([])
+            if ev is not None:
+                self._set_title(f"{ev.class_name}: no detections (AP {ev.ap:.3f})")
+            return
+        ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
+        x, y = ev.recall[ranks], ev.precision[ranks]
+        pc = self.state.protocol.class_curve(ev.class_index)  # COCO / VisDrone
+        self.curve.setData(*pr_polyline(ev.recall, ev.precision))
+        diagnosis = self.state.class_diagnosis(ev.class_index)
+        codes = dot_codes(ev.verdict, diagnosis.kind if diagnosis is not None else None)
+        brushes = np.array(self._brushes, dtype=object)[codes[ranks]]
+        self.spots.setData(x=x, y=y, data=ranks, brush=list(brushes))
+        name = self._results_name()
+        color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
+        self.curve.setPen(pg.mkPen(color, width=2))
+        at = ""
+        if pc is not None:
+            area = "" if pc.area == "all" else f" {pc.area}"
+            at = f"AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
+            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {ev.ap:.3f}")
+            self.interpolated.setPen(pg.mkPen(color, width=1.5, style=Qt.PenStyle.DotLine))
+            self.interpolated.setData(*reached(pc.curve_recall, pc.curve_precision))
+            self.legend.addItem(self.interpolated, f"interpolated, {at}")
+        else:
+            self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+        self._show_others(ev.class_index)
+        counts = np.bincount(codes, minlength=len(DOT_STYLES))
+        self._compact = self._is_small()
+        for i, (v, k) in enumerate(DOT_STYLES):
+            if counts[i] and not self._compact:  # a small plot keeps the curve visible instead
+                self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
+        self._place_legend(x, y)
+        ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
+        sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
+        self._set_title(
+            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; <span style='color:#5f6368'>{sizes}</span>"
+        )
+        self._update_marker()
+
+    def _is_small(self) -> bool:
+        """Too small for the dots' counts in the legend (the status bar's colour key stays)."""
+        return self.plot.height() < SMALL_PLOT_PX
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.evaluation is not None and self._is_small() != self._compact:
+            self.show_evaluation(self.evaluation)
+
+    def _place_legend(self, x: np.ndarray, y: np.ndarray) -> None:
+        """Anchor the legend in the plot corner with the fewest points of the curve under it."""
+        corners = {  # (anchor on the legend and on the plot, offset): region it would cover
+            ((1, 0), (-8, 8)): (x > 0.5) & (y > 0.62),
+            ((0, 1), (8, -8)): (x < 0.5) & (y < 0.38),
+            ((1, 1), (-8, -8)): (x > 0.5) & (y < 0.38),
+            ((0, 0), (8, 8)): (x < 0.5) & (y > 0.62),
+        }
+        (anchor, offset), _ = min(corners.items(), key=lambda kv: int(np.count_nonzero(kv[1])))
+        self.legend.anchor(itemPos=anchor, parentPos=anchor, offset=offset)
+
+    def _show_others(self, class_index: int) -> None:
+        """Draw the other result sets' curves of ``class_index`` (dashed; -1 removes them)."""
+        item = self.plot.getPlotItem()
+        for curve in self.others:
+            item.removeItem(curve)
+        self.others = []
+        st = self.state
+        for i, evals in enumerate(st.evaluations):
+            ev = evals.det.get(class_index) if i != st.current_results else None
+            if ev is None or not len(ev):
+                continue
+            pen = pg.mkPen(
+                RESULT_COLORS[i % len(RESULT_COLORS)], width=2, style=Qt.PenStyle.DashLine
+            )
+            curve = pg.PlotCurveItem(*pr_polyline(ev.recall, ev.precision), pen=pen)
+            curve.setZValue(-1)
+            item.addItem(curve)
+            self.legend.addItem(curve, f"{st.results[i].results.name}  AP {ev.ap:.3f}")
+            self.others.append(curve)
+
+    def _set_title(self, html: str) -> None:
+        item = self.plot.getPlotItem()
+        item.setTitle(html, color="#202124", size="10pt")
+        item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
+
+    def _results_name(self) -> str:
+        st = self.state
+        return st.results[st.current_results].results.name if st.current_results >= 0 else ""
+
+    def _update_marker(self, *_args: object) -> None:
+        ev, sel = self.evaluation, self.state.selected_detection
+        if ev is None or sel is None or sel[0] != ev.class_index:
+            self.marker.setData([])
+            return
+        x, y = float(ev.recall[sel[1]]), float(ev.precision[sel[1]])
+        if np.isfinite(x) and np.isfinite(y):
+            self.marker.setData([x], [y])
+        else:
+            self.marker.setData([])
+
+    def _on_class_evaluated(self, index: int, ev: ClassEvaluation) -> None:
+        st = self.state
+        mine = index == st.current_results and st.selected_class in (-1, ev.class_index)
+        if ev.task == "det" and (mine or st.selected_class == ev.class_index):
+            self._refresh_later.request()
+
+    def _on_overview_clicked(self, class_index: int, *_args: object) -> None:
+        self.state.select_class(class_index)
+
+    def _tip(self, x: float, y: float, data: Any) -> str:
+        ev = self.evaluation
+        if ev is None or data is None:
+            return ""
+        r = int(data)
+        ds = self.state.dataset
+        image = str(ds.images.id[ev.image_index[r]]) if ds is not None else "?"
+        verdict = row_style(self.state.evaluations[self.state.current_results], int(ev.order[r]))[2]
+        return (
+            f"rank {r + 1} · {verdict}\nscore {ev.score[r]:.4g}\nimage {image}\n"
+            f"precision {y:.3f} · recall {x:.3f}"
+        )
+
+    def _on_context_menu(self, pos: QPoint) -> None:
+        self.menu.popup(self.plot.mapToGlobal(pos))
+
+    # --- clicks --------------------------------------------------------------------------------
+    def _on_spots_clicked(self, _item: object, points: Any, event: Any = None) -> None:
+        """``spots.sigClicked`` slot: select the clicked rank (the nearest of overlapping spots)."""
+        ev = self.evaluation
+        if ev is None or points is None or not len(points):
+            return
+        rank = self._pick(list(points), event)
+        self.state.click_pr_point(ev.class_index, rank)
+
+    def _pick(self, points: list[Any], event: Any) -> int:
+        ranks = [int(p.data()) for p in points]
+        pos = event.pos() if event is not None and hasattr(event, "pos") else None
+        if not isinstance(pos, QPointF) or len(points) == 1:
+            return min(ranks)
+        (x0, x1), (y0, y1) = self.plot.getPlotItem().getViewBox().viewRange()
+        sx, sy = max(x1 - x0, 1e-9), max(y1 - y0, 1e-9)
+        d = [
+            ((p.pos().x() - pos.x()) / sx) ** 2 + ((p.pos().y() - pos.y()) / sy) ** 2
+            for p in points
+        ]
+        best = min(range(len(points)), key=lambda i: (d[i], ranks[i]))
+        return ranks[best]

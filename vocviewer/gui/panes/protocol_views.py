@@ -1,0 +1,149 @@
+"""Panes for the protocols beside VOC: the summary numbers (``SummaryPane``) and the captions under
+the image (``CaptionBar``). ``window.protocol_controls`` places them in the window, beside the
+controls they need (IoU threshold and area choosers, segmentation overlay toggle and opacity).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vocviewer.gui.models.state import AppState
+
+#: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
+SUMMARY_HELP = {
+    "AP": "AP @ IoU .50:.95",
+    "AP50": "AP @ IoU .50",
+    "AP75": "AP @ IoU .75",
+    "APs": "AP, small objects",
+    "APm": "AP, medium objects",
+    "APl": "AP, large objects",
+    "AR": "AR @ IoU .50:.95",
+    "AR50": "AR @ IoU .50",
+    "AR75": "AR @ IoU .75",
+    "AR1": "AR, 1 detection / image",
+    "AR10": "AR, 10 detections / image",
+    "AR100": "AR, 100 detections / image",
+    "AR500": "AR, 500 detections / image",
+    "ARs": "AR, small objects",
+    "ARm": "AR, medium objects",
+    "ARl": "AR, large objects",
+}
+
+
+class SummaryPane(QWidget):
+    """The protocol summary (COCO's 12 or 10 numbers, VisDrone's 7), a column per result set."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.title = QLabel()
+        self.title.setWordWrap(True)
+        self.title.setMargin(6)
+        self.table = QTableWidget(0, 2)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 4)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table)
+        self.refresh()
+
+        state.dataset_loaded.connect(self.refresh)
+        state.current_results_changed.connect(self.refresh)
+        state.evaluation_started.connect(self.refresh)
+        state.protocol.summary_changed.connect(self.refresh)
+
+    def values(self) -> dict[str, float]:
+        """The numbers shown (name → value as the protocol computes it)."""
+        st = self.state
+        if st.current_results < 0 or st.current_results >= len(st.evaluations):
+            return {}
+        summary = st.evaluations[st.current_results].summary
+        return dict(summary.stats) if summary is not None else {}
+
+    def refresh(self, *_args: object) -> None:
+        """One value column per result set with a summary (the current one's header bold)."""
+        st = self.state
+        have = [(i, e.summary) for i, e in enumerate(st.evaluations) if e.summary is not None]
+        names = list(dict.fromkeys(k for _, sm in have for k in sm.stats))
+        self.table.clear()
+        self.table.setColumnCount(len(have) + 2)
+        self.table.setRowCount(len(names))
+        headers = ["Metric"] + [st.results[i].results.name for i, _ in have] + [""]
+        self.table.setHorizontalHeaderLabels(headers)
+        for c, (i, _) in enumerate(have, 1):
+            header = self.table.horizontalHeaderItem(c)
+            font = header.font()
+            font.setBold(i == st.current_results)
+            header.setFont(font)
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for r, name in enumerate(names):
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            for c, (_, sm) in enumerate(have, 1):
+                value = sm.stats.get(name, math.nan)
+                text = "—" if math.isnan(value) else f"{value:.3f}"
+                if sm.percent and not math.isnan(value):
+                    text = f"{value:.2f} %"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(right)
+                self.table.setItem(r, c, item)
+            note = QTableWidgetItem(SUMMARY_HELP.get(name, ""))
+            note.setForeground(Qt.GlobalColor.darkGray)
+            self.table.setItem(r, len(have) + 1, note)
+        current = dict(have).get(st.current_results)
+        shown = current if current is not None else (have[0][1] if have else None)
+        if shown is not None:
+            notes = "".join(f"<br><span style='color:#c5221f'>{n}</span>" for n in shown.notes)
+            self.title.setText(f"<b>{shown.protocol}</b>{notes}")
+        elif st.protocol.protocol() is not None and st.current_results >= 0:
+            self.title.setText("Evaluating…")
+        else:
+            self.title.setText(
+                "<span style='color:#5f6368'>Summary numbers appear here for COCO and VisDrone "
+                "results.</span>"
+            )
+
+
+class CaptionBar(QLabel):
+    """The current image's captions (COCO), one per line, under the image; hidden when none."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setStyleSheet("QLabel { background: #1f2023; color: #e8eaed; padding: 5px 10px; }")
+        self.hide()
+        state.image_changed.connect(self.refresh)
+        state.dataset_loaded.connect(self.refresh)
+
+    def captions(self) -> tuple[str, ...]:
+        st = self.state
+        view = st.dataset.extras.get("coco_view") if st.dataset is not None else None
+        if view is None or st.current_image < 0:
+            return ()
+        return tuple(view.captions[st.current_image])
+
+    def refresh(self, *_args: object) -> None:
+        caps = self.captions()
+        self.setText("\n".join(f"“{c.strip()}”" for c in caps))
+        self.setVisible(bool(caps))

@@ -1,0 +1,404 @@
+"""``SidePanel``: the current image's detections and objects, the ranks around a PR point, and the
+"why" of the selected detection or object, in words (``evaluation.analysis.explain``).
+
+Selecting a row selects the detection (or object) in ``AppState``, and the image view highlights
+it; selections made elsewhere (a box click, a PR click, ``]``/``[``) select the row here.
+Enter or double-click asks for the image zoomed to it (``zoom_requested``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
+from vocviewer.gui.panes.overlays import GT_COLOR, MISSED_COLOR, row_style
+from vocviewer.gui.panes.tables import make_compact
+
+Index = QModelIndex | QPersistentModelIndex
+MUTED = QColor("#9aa0a6")
+NEIGHBOURS = 6
+
+
+class KeyedRows:
+    """What both row models keep: display strings per row, an int key per row, a colour per
+    row (for the first column)."""
+
+    headers: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    keys: list[int]
+    colors: list[QColor | None]
+
+    def _keep(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self.rows, self.keys, self.colors = rows, keys, colors
+
+    def row_of(self, key: int) -> int:
+        return self.keys.index(key) if key in self.keys else -1
+
+
+class RowsModel(KeyedRows, QAbstractTableModel):
+    """Rows read on demand, for long lists (thousands of rows); painting calls ``data()`` in
+    Python."""
+
+    def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.headers = tuple(headers)
+        self._keep([], [], [])
+
+    def set_rows(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self.beginResetModel()
+        self._keep(rows, keys, colors)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return len(self.headers)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.headers[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
+            return self.colors[index.row()]
+        return None
+
+
+class HeldRowsModel(KeyedRows, QStandardItemModel):
+    """Rows handed to Qt when set: for short tables that repaint while workers run, since
+    painting a Python model calls back into Python thousands of times, each call first waiting
+    for the interpreter lock a busy worker holds."""
+
+    def __init__(self, headers: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__(0, len(headers), parent)
+        self.headers = tuple(headers)
+        self.setHorizontalHeaderLabels(list(headers))
+        self._keep([], [], [])
+
+    def set_rows(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self._keep(rows, keys, colors)
+        self.setRowCount(0)
+        for texts, color in zip(rows, colors, strict=True):
+            items = [QStandardItem(t) for t in texts]
+            for item in items:
+                item.setEditable(False)
+            if color is not None:
+                items[0].setForeground(color)
+            self.appendRow(items)
+
+
+class RowsTable(QTableView):
+    """A compact, read-only, single-selection table over a ``HeldRowsModel`` (``long``: over a
+    ``RowsModel``, for lists of thousands of rows).
+
+    Signals
+    -------
+    row_chosen(int)
+        The current row changed to the row with this key.
+    row_activated(int)
+        Enter or double-click on the row with this key.
+    """
+
+    row_chosen = Signal(int)
+    row_activated = Signal(int)
+
+    def __init__(
+        self, headers: Sequence[str], parent: QWidget | None = None, *, long: bool = False
+    ) -> None:
+        super().__init__(parent)
+        self.rows_model = RowsModel(headers, self) if long else HeldRowsModel(headers, self)
+        self.setModel(self.rows_model)
+        make_compact(self)
+        header = self.horizontalHeader()
+        # fixed widths: sizing columns to their contents re-reads every cell on each image;
+        # the wordy column (verdict / status / image) takes the remaining width
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        digit = self.fontMetrics().horizontalAdvance("0")
+        for col, name in enumerate(headers):
+            wide = name in ("Verdict", "Status", "Class", "Image")
+            header.resizeSection(col, digit * (13 if wide else 7))
+        header.setStretchLastSection(False)
+        for col, name in enumerate(headers):
+            if name in ("Verdict", "Status"):
+                header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
+        self._quiet = False
+
+        self.selectionModel().currentRowChanged.connect(self._on_row_changed)
+        self.doubleClicked.connect(self._on_double_clicked)
+
+    def set_rows(
+        self, rows: list[tuple[str, ...]], keys: list[int], colors: list[QColor | None]
+    ) -> None:
+        self._quiet = True
+        self.rows_model.set_rows(rows, keys, colors)
+        self._quiet = False
+
+    def select_key(self, key: int) -> None:
+        """Make the row with ``key`` current without emitting ``row_chosen`` (-1: none)."""
+        self._quiet = True
+        row = self.rows_model.row_of(key)
+        if row < 0:
+            self.clearSelection()
+            self.setCurrentIndex(QModelIndex())
+        else:
+            self.selectRow(row)
+            self.scrollTo(self.rows_model.index(row, 0))
+        self._quiet = False
+
+    def current_key(self) -> int:
+        row = self.currentIndex().row()
+        return self.rows_model.keys[row] if 0 <= row < len(self.rows_model.keys) else -1
+
+    def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not self._quiet and current.isValid():
+            self.row_chosen.emit(self.rows_model.keys[current.row()])
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        self.row_activated.emit(self.rows_model.keys[index.row()])
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.current_key() >= 0:
+            self.row_activated.emit(self.current_key())
+            return
+        super().keyPressEvent(event)
+
+
+class SidePanel(QWidget):
+    """Tabs "Detections", "Objects", "Ranks" (plus any added by the window) beside the "why" text.
+
+    Signals
+    -------
+    zoom_requested()
+        Enter / double-click on a row: show the selection zoomed in.
+    """
+
+    zoom_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.detections = RowsTable(("Rank", "Class", "Score", "Verdict", "IoU"))
+        self.objects = RowsTable(("#", "Class", "Flags", "Status"))
+        self.ranks = RowsTable(("Rank", "Score", "Image", "Verdict", "Prec.", "Rec."))
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.detections, "Detections")
+        self.tabs.addTab(self.objects, "Objects")
+        self.tabs.addTab(self.ranks, "Ranks")
+        self.why = QLabel()
+        self.why.setWordWrap(True)
+        self.why.setTextFormat(Qt.TextFormat.PlainText)
+        self.why.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.why.setMargin(8)
+        self.why.setMinimumWidth(220)
+        self.why.setStyleSheet("QLabel { background: #f8f9fa; color: #202124; }")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.addWidget(self.why)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+        self._ranks_class = -1
+        self._show_hint()
+
+        self.detections.row_chosen.connect(state.select_detection_row)
+        self.objects.row_chosen.connect(state.select_object)
+        self.ranks.row_chosen.connect(self._on_rank_chosen)
+        for table in (self.detections, self.objects, self.ranks):
+            table.row_activated.connect(self._on_activated)
+        state.dataset_loaded.connect(self._on_dataset_loaded)
+        state.image_changed.connect(self.refresh_image)
+        state.class_changed.connect(self.refresh_image)
+        state.current_results_changed.connect(self.refresh_image)
+        state.threshold_changed.connect(self.refresh_image)
+        self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
+        state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._image_later.flush)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.object_selected.connect(self._on_object_selected)
+        state.pr_point_clicked.connect(self._on_pr_point_clicked)
+
+    # --- tables --------------------------------------------------------------------------------
+    def _on_dataset_loaded(self, _dataset: object) -> None:
+        for table in (self.detections, self.objects, self.ranks):
+            table.set_rows([], [], [])
+        self._ranks_class = -1
+        self._show_hint()
+
+    def _on_class_evaluated(self, index: int, _ev: object) -> None:
+        if index == self.state.current_results:
+            self._image_later.request()
+
+    def refresh_image(self, *_args: object) -> None:
+        """Rebuild the detections and objects of the current image."""
+        st, ds, image = self.state, self.state.dataset, self.state.current_image
+        if ds is None or image < 0:
+            self.detections.set_rows([], [], [])
+            self.objects.set_rows([], [], [])
+            return
+        evals = st.evaluations[st.current_results] if st.current_results >= 0 else None
+        rows, keys, colors = [], [], []
+        if evals is not None:
+            loaded = st.results[st.current_results]
+            det = loaded.results.detections
+            on = loaded.detections_of(image)
+            if st.selected_class >= 0:
+                on = on[det.label[on] == st.selected_class]
+            on = on[np.argsort(-det.score[on], kind="stable")]
+            finite = finite_rows(det.box[on]).tolist()
+            for row, is_finite in zip(on.tolist(), finite, strict=True):
+                k, rank = int(det.label[row]), int(evals.rank_by_row[row])
+                ev = evals.det.get(k)
+                iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
+                color, _, verdict = row_style(evals, row)
+                drawn = is_finite and det.score[row] >= st.score_threshold
+                note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
+                rows.append(
+                    (
+                        str(rank + 1) if rank >= 0 else "—",
+                        ds.classes[k],
+                        f"{det.score[row]:.3f}",
+                        verdict + ("" if drawn else note),
+                        iou,
+                    )
+                )
+                keys.append(row)
+                colors.append(color if drawn else MUTED)
+        self.detections.set_rows(rows, keys, colors)
+        self.detections.select_key(st.selected_detection_row())
+        obj, sl = ds.objects, ds.objects_of(image)
+        missed = evals.missed_at(ds, st.score_threshold) if evals is not None else None
+        orows, okeys, ocolors = [], [], []
+        for row in range(sl.start, sl.stop):
+            flags = "".join(t for t, c in (("D", obj.difficult), ("T", obj.truncated)) if c[row])
+            is_missed = missed is not None and len(missed) > row and bool(missed[row])
+            k = int(obj.label[row])
+            evaluated = evals is not None and k in evals.det
+            status = "missed" if is_missed else ("found" if evaluated else "")
+            status = "difficult" if obj.difficult[row] else status
+            orows.append((str(int(obj.order_in_image[row]) + 1), ds.classes[k], flags, status))
+            okeys.append(row)
+            ocolors.append(MISSED_COLOR.darker(130) if is_missed else GT_COLOR.darker(130))
+        self.objects.set_rows(orows, okeys, ocolors)
+        self.objects.select_key(st.selected_object)
+
+    def _on_pr_point_clicked(self, class_index: int, rank: int) -> None:
+        self.show_ranks(class_index, rank)
+        self.tabs.setCurrentWidget(self.ranks)
+
+    def show_ranks(self, class_index: int, rank: int) -> None:
+        """List the ranks around ``rank`` of ``class_index`` in the "Ranks" tab."""
+        st, ds = self.state, self.state.dataset
+        ev = st.class_evaluation(class_index)
+        if ev is None or ds is None:
+            return
+        self._ranks_class = class_index
+        evals = st.evaluations[st.current_results]
+        rows, colors = [], []
+        ranks = neighbour_ranks(ev, rank, NEIGHBOURS).tolist()
+        for r in ranks:
+            color, _, verdict = row_style(evals, int(ev.order[r]))
+            rows.append(
+                (
+                    str(r + 1),
+                    f"{ev.score[r]:.3f}",
+                    str(ds.images.id[int(ev.image_index[r])]),
+                    verdict,
+                    f"{ev.precision[r]:.3f}",
+                    f"{ev.recall[r]:.3f}",
+                )
+            )
+            colors.append(color)
+        self.ranks.set_rows(rows, ranks, colors)
+        sel = st.selected_detection
+        self.ranks.select_key(sel[1] if sel is not None and sel[0] == class_index else -1)
+
+    def _on_rank_chosen(self, rank: int) -> None:
+        if self._ranks_class >= 0:
+            self.state.select_detection(self._ranks_class, rank)
+
+    def _on_activated(self, _key: int) -> None:
+        self.zoom_requested.emit()
+
+    # --- selection → rows and words ------------------------------------------------------------
+    def _on_selection_changed(self, sel: tuple[int, int] | None) -> None:
+        st = self.state
+        self.detections.select_key(st.selected_detection_row())
+        if sel is None:
+            if st.selected_object < 0:
+                self._show_hint()
+            return
+        k, rank = sel
+        if k != self._ranks_class or rank not in self.ranks.rows_model.keys:
+            self.show_ranks(k, rank)
+        self.ranks.select_key(rank)
+        ev, ds = st.class_evaluation(k), st.dataset
+        if ev is not None and ds is not None:
+            results = st.results[st.current_results].results
+            iou, fa = st.protocol.verdict_iou(), st.class_diagnosis(k)
+            text = explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa)
+            self.why.setText(text + not_drawn_text(results, int(ev.order[rank])))
+
+    def _on_object_selected(self, row: int) -> None:
+        self.objects.select_key(row)
+        ds = self.state.dataset
+        if row < 0 or ds is None:
+            return
+        ev = self.state.class_evaluation(int(ds.objects.label[row]))
+        self.why.setText(explain_object(ds, ev, row))
+
+    def _show_hint(self) -> None:
+        self.why.setText(
+            "Select a detection or an object (here, on the image, or by clicking a point of the "
+            "precision/recall curve) to see why it counts as it does.\n\n"
+            "] / [  next / previous false positive\nEnter  zoom to it"
+        )
+
+
+def not_drawn_text(results: ResultSet, row: int) -> str:
+    """For a detection row with a non-finite coordinate: a paragraph with its numbers, where it
+    was read and why it is not on the image; else nothing."""
+    box = results.detections.box[row]
+    if finite_rows(box)[0]:
+        return ""
+    numbers = ", ".join(f"{float(v):g}" for v in box)
+    where = results.where(
+        int(results.detections.file_index[row]), int(results.detections.line[row])
+    )
+    return (
+        f"\n\nBox ({numbers}) from {where}: {NOT_DRAWN}. It is evaluated as the official code "
+        "evaluates it: it overlaps nothing."
+    )

@@ -1,0 +1,370 @@
+"""Item models and the panes built on them: the per-class AP table and the message area.
+
+The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` objects in
+``AppState`` and handed to a Qt-side ``QStandardItemModel``, so repainting stays in C++.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QStyle,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.state import AppState, Message
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 2
+MUTED = QColor("#80868b")
+Index = QModelIndex | QPersistentModelIndex
+
+
+def make_compact(view: QTableView) -> None:
+    """The look of the window's tables: read-only, one row selected at a time, alternating rows
+    one text line high, no grid, no wrapping, no row numbers."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
+    view.horizontalHeader().setHighlightSections(False)
+
+
+class ApTableModel(QStandardItemModel):
+    """One row per class plus a mean row: class, one AP column per result set, then npos, ndet
+    (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting.
+
+    The cells are worked out in Python by ``refresh`` / ``update_cells`` and held by Qt: painting
+    never calls back into Python, where each call would first wait for the interpreter lock that
+    an evaluating worker holds (thousands of calls per repaint of a Python model)."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self._headers: list[str] = []
+        self._n_sets = 1
+        self._cells: dict[tuple[int, int], tuple[str, float, str | None]] = {}
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def refresh(self) -> None:
+        """Re-read the shape (result sets, classes) and every cell; items are rebuilt only when
+        the shape changed."""
+        headers, self._n_sets = self._make_headers(), max(1, len(self.state.results))
+        n = len(self.classes())
+        n_rows = n + 1 if n else 0
+        if headers != self._headers or n_rows != self.rowCount():
+            self._headers = headers
+            self._cells = {}
+            self.setRowCount(0)
+            self.setColumnCount(len(headers))
+            self.setHorizontalHeaderLabels(headers)
+            right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+            for row in range(n_rows):
+                items = [QStandardItem() for _ in headers]
+                for col, item in enumerate(items):
+                    item.setEditable(False)
+                    if col > 0:
+                        item.setTextAlignment(right)
+                    if row == n:
+                        item.setFont(self._bold)
+                self.appendRow(items)
+        self.update_cells()
+
+    def update_cells(self) -> None:
+        """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
+        display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
+        for row in range(self.rowCount()):
+            for col in range(self.columnCount()):
+                ev = self._evaluation(row, col) if row < len(self.classes()) else None
+                cell = (
+                    self._text(row, col, ev),
+                    self._sort_value(row, col, ev),
+                    self._tooltip(row, col, ev),
+                )
+                if self._cells.get((row, col)) != cell:
+                    self._cells[row, col] = cell
+                    item = self.item(row, col)
+                    item.setData(cell[0], display)
+                    item.setData(cell[1], SORT_ROLE)
+                    item.setData(cell[2], tip)
+
+    def classes(self) -> tuple[str, ...]:
+        return self.state.dataset.classes if self.state.dataset is not None else ()
+
+    def _has_cls(self) -> bool:
+        st = self.state
+        return (
+            st.current_results >= 0 and len(st.results[st.current_results].results.class_scores) > 0
+        )
+
+    def n_sets(self) -> int:
+        """Number of AP columns: one per result set (at least one)."""
+        return self._n_sets
+
+    def headers(self) -> list[str]:
+        return self._headers
+
+    def _make_headers(self) -> list[str]:
+        st = self.state
+        ap = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "AP"
+        aps = [ap] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
+        return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
+
+    def _evaluation(self, row: int, col: int) -> Any:
+        """The ``ClassEvaluation`` behind an AP cell (or ``None``)."""
+        st, n = self.state, self.n_sets()
+        if 1 <= col <= n and col - 1 < len(st.evaluations):
+            return st.evaluations[col - 1].det.get(row)
+        if col == n + 3:
+            return st.class_evaluation(row, "cls")
+        return None
+
+    def _is_ap(self, col: int) -> bool:
+        return 1 <= col <= self.n_sets() or col == self.n_sets() + 3
+
+    def _tooltip(self, row: int, col: int, ev: Any) -> str | None:
+        if not self._is_ap(col) or row == len(self.classes()):
+            return None
+        return _ap_tooltip(ev)
+
+    def _sort_value(self, row: int, col: int, ev: Any) -> float:
+        """``ev``: the cell's ``_evaluation`` (``None`` on the mean row)."""
+        if col == 0:
+            return float(row)
+        n, mean_row = self.n_sets(), row == len(self.classes())
+        if ev is None and col in (n + 1, n + 2) and not mean_row:
+            ev = self.state.class_evaluation(row, "det")
+            return -1.0 if ev is None else float(ev.npos if col == n + 1 else ev.ndet)
+        return -1.0 if ev is None or math.isnan(ev.ap) else float(ev.ap)
+
+    def _text(self, row: int, col: int, ev: Any) -> str:
+        n = self.n_sets()
+        if row == len(self.classes()):
+            if col == 0:
+                return "mean"
+            if 1 <= col <= n:
+                return self._mean("det", col - 1)
+            return self._mean("cls", self.state.current_results) if col == n + 3 else ""
+        if col == 0:
+            return self.classes()[row]
+        if self._is_ap(col):
+            if ev is None and col <= n and self.state.current_results >= 0:
+                return "…"
+            return _fmt_ap(ev)
+        ev_det = self.state.class_evaluation(row, "det")
+        if ev_det is None:
+            return "…" if self.state.current_results >= 0 else ""
+        return f"{ev_det.npos}" if col == n + 1 else f"{ev_det.ndet}"
+
+    def _mean(self, task: str, index: int) -> str:
+        st = self.state
+        if index < 0 or index >= len(st.evaluations):
+            return ""
+        summary = st.evaluations[index].summary
+        if task == "det" and summary is not None:  # COCO / VisDrone: the protocol's own AP
+            ap = summary.stats.get("AP", math.nan) / (100.0 if summary.percent else 1.0)
+            return "—" if math.isnan(ap) or ap < 0 else f"{ap:.3f}"
+        mean = st.evaluations[index].mean_ap(task, len(self.classes()))
+        if mean is None:
+            return "…" if task == "det" or self._has_cls() else ""
+        return "—" if math.isnan(mean) else f"{mean:.3f}"
+
+
+class MeanLastProxy(QSortFilterProxyModel):
+    """Sorts by ``SORT_ROLE`` and keeps the mean row (the source's last row) at the bottom."""
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        last = self.sourceModel().rowCount() - 1
+        if left.row() == last or right.row() == last:
+            bottom_is_left = left.row() == last
+            ascending = self.sortOrder() == Qt.SortOrder.AscendingOrder
+            return (not bottom_is_left) if ascending else bottom_is_left
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        return bool(a < b) if a is not None and b is not None else False
+
+
+def _short(name: str, n: int = 11) -> str:
+    return name if len(name) <= n else name[: n - 1] + "…"
+
+
+def _fmt_ap(ev: Any) -> str:
+    if ev is None:
+        return ""
+    if not ev.has_results:
+        return "n/a"
+    return "NaN" if math.isnan(ev.ap) else f"{ev.ap:.3f}"
+
+
+def _ap_tooltip(ev: Any) -> str | None:
+    if ev is None:
+        return None
+    if not ev.has_results:
+        return "No results file for this class: not evaluated, left out of the mean"
+    if math.isnan(ev.ap):
+        return "AP undefined: detections but no positives (as the devkit computes it); left out of the mean"
+    return None
+
+
+class ApTable(QTableView):
+    """The per-class AP table (one AP column per result set; click a header to sort, the mean row
+    stays last); selecting a row selects the class.
+
+    (``app_state``, not ``state``: ``QAbstractItemView.state()`` exists.)"""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.app_state = state
+        self.ap_model = ApTableModel(state, self)
+        self.proxy = MeanLastProxy(self)
+        self.proxy.setSourceModel(self.ap_model)
+        self.proxy.setDynamicSortFilter(False)  # re-sort on header clicks, not on every class
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # class order until a header is clicked
+        make_compact(self)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self._reset()
+
+        self.selectionModel().currentRowChanged.connect(self._on_row_changed)
+        # one reset per event-loop turn: adding a result set alone emits three of these signals
+        self._reset_later = Debounced(self._reset, 0, self)
+        for signal in (
+            state.dataset_loaded,
+            state.current_results_changed,
+            state.results_added,
+            state.evaluation_started,
+            state.protocol.summary_changed,
+            state.protocol.evidence_replaced,
+        ):
+            signal.connect(self._reset_later.request)
+        self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
+        state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation_finished.connect(self._reset_later.flush)
+        state.evaluation_finished.connect(self._rows_later.flush)
+        state.class_changed.connect(self._sync_selection)
+
+    def selectRow(self, row: int) -> None:
+        """Select the row of class ``row`` (a source row), wherever sorting put it."""
+        proxy_row = self.proxy.mapFromSource(self.ap_model.index(row, 0)).row()
+        super().selectRow(proxy_row if proxy_row >= 0 else row)
+
+    def _reset(self, *_args: object) -> None:
+        self.ap_model.refresh()
+        header = self.horizontalHeader()
+        header.setStretchLastSection(False)
+        # widths from the texts they must hold, once: sizing to contents would read every cell
+        # again on each update (80 classes x every column, many times during an evaluation)
+        fm, pad = self.fontMetrics(), 18
+        names = [*self.ap_model.classes(), "mean"]
+        for c, title in enumerate(self.ap_model.headers()):
+            texts = names if c == 0 else ["0.000", "00000"]
+            width = max(fm.horizontalAdvance(t) for t in [*texts, title]) + pad
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(c, width)
+        self._sync_selection(self.app_state.selected_class)
+
+    def _on_class_evaluated(self, index: int, ev: Any) -> None:
+        self._rows_later.request()  # a burst of classes → one relayout of the table
+
+    def _update_all_rows(self) -> None:
+        self.ap_model.update_cells()
+
+    def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            row = self.proxy.mapToSource(current).row()
+            n = len(self.ap_model.classes())
+            self.app_state.select_class(-1 if row >= n else row)
+
+    def _sync_selection(self, k: int) -> None:
+        current = self.proxy.mapToSource(self.currentIndex()).row()
+        if k < 0:
+            self.setCurrentIndex(QModelIndex())
+            self.clearSelection()
+        elif current != k and k < self.ap_model.rowCount():
+            self.selectRow(k)
+
+
+class MessagesPanel(QWidget):
+    """Non-modal list of problems and errors (``AppState.messages_posted``), newest last, with a
+    header that clears or hides it.
+
+    Signals
+    -------
+    hide_requested()
+        The close button was pressed.
+    cleared()
+        The list was emptied (the Clear button).
+    """
+
+    hide_requested = Signal()
+    cleared = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.list = QListWidget()
+        self.list.setWordWrap(True)
+        self.list.setAlternatingRowColors(True)
+        self.title = QLabel("<b>Messages</b>")
+        clear = self.clear_button = QToolButton()
+        clear.setText("Clear")
+        clear.setAutoRaise(True)
+        close = QToolButton()
+        close.setText("Hide")
+        close.setAutoRaise(True)
+        header = QHBoxLayout()
+        header.setContentsMargins(6, 2, 2, 0)
+        header.addWidget(self.title)
+        header.addStretch(1)
+        header.addWidget(clear)
+        header.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(header)
+        layout.addWidget(self.list)
+        icons = {
+            "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
+            "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
+            "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
+        }
+        self._icons = {k: self.style().standardIcon(v) for k, v in icons.items()}
+
+        clear.clicked.connect(self.list.clear)
+        clear.clicked.connect(self.cleared)
+        close.clicked.connect(self.hide_requested)
+        state.messages_posted.connect(self.add_messages)
+
+    def count(self) -> int:
+        return self.list.count()
+
+    def add_messages(self, messages: list[Message]) -> None:
+        for m in messages:
+            item = QListWidgetItem(self._icons.get(m.level, self._icons["info"]), m.text)
+            item.setToolTip(f"{m.text}\n\n{m.details}" if m.details else m.text)
+            item.setData(Qt.ItemDataRole.UserRole, m.details)  # the traceback of a bug
+            self.list.addItem(item)
+        self.list.scrollToBottom()

@@ -1,0 +1,334 @@
+"""The main window's actions, toolbar, menus and status bar, and the commands they trigger.
+
+``WindowActions`` is a mixin of ``MainWindow`` (beside ``OpenActions`` and ``ExportActions``, whose
+slots the File menu calls): ``build_actions`` creates every ``QAction`` (with its keys), the
+toolbar (result set, score threshold, drawing toggles, box mode), the menu bar and the status bar,
+and keeps the toolbar's controls in step with ``AppState``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QSlider,
+    QToolButton,
+)
+
+import vocviewer
+from vocviewer.evaluation.analysis import FPKind
+from vocviewer.evaluation.result import Verdict
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.models.tasks import error_message
+from vocviewer.gui.models.worker import Worker
+from vocviewer.gui.panes.overlays import (
+    FP_KIND_STYLE,
+    GT_COLOR,
+    MISSED_COLOR,
+    VERDICT_STYLE,
+    WRONG_CLASS_COLOR,
+)
+from vocviewer.gui.window.export_actions import ExportActions
+from vocviewer.gui.window.open_actions import OpenActions
+
+if TYPE_CHECKING:
+    from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.panes.image_view import ImageView
+    from vocviewer.gui.panes.tables import MessagesPanel
+
+#: AppState.view_mode → chooser text
+VIEW_MODE_NAMES = {
+    "all": "All boxes",
+    "tp": "Only true positives",
+    "fp": "Only false positives",
+    "missed": "Only missed objects",
+}
+#: (attribute on AppState, menu text, toolbar text or "" for the menu only, key)
+TOGGLES = (
+    ("show_gt", "Ground truth", "GT", "G"),
+    ("show_detections", "Detections", "Detections", "D"),
+    ("show_labels", "Labels", "Labels", "L"),
+    ("show_scores", "Scores in labels", "", "C"),
+    ("show_masks", "Masks (COCO)", "", "M"),
+    ("show_keypoints", "Keypoints (COCO)", "", "K"),
+    ("show_parts", "Person parts and actions (VOC)", "", "H"),
+    ("only_tp", "Only true positives", "", "T"),
+)
+
+
+def write_demo_dataset() -> tuple[Path, Path]:
+    """Write (or refresh) the demo VOCdevkit in the cache; return (year folder, results folder)."""
+    from vocviewer.demo import default_demo_dir, write_demo
+
+    paths = write_demo(default_demo_dir())
+    return Path(paths.year_dir), Path(paths.results_dir)
+
+
+def colour_key() -> str:
+    """Rich text naming the box colours: ground truth, TP, each kind of false positive."""
+    entries = [
+        (GT_COLOR, "GT"),
+        (MISSED_COLOR, "missed"),
+        (VERDICT_STYLE[Verdict.TP][0], "TP"),
+        (FP_KIND_STYLE[FPKind.BACKGROUND][0], "FP: background"),
+        (FP_KIND_STYLE[FPKind.LOCALIZATION][0], "poor loc."),
+        (WRONG_CLASS_COLOR, "wrong class"),
+        (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
+        (VERDICT_STYLE[Verdict.IGNORED][0], "ignored"),
+    ]
+    return " ".join(
+        f"<span style='color:{c.name()}'>■</span>&nbsp;{name}&nbsp;" for c, name in entries
+    )
+
+
+class WindowActions(OpenActions, ExportActions):
+    """Actions, toolbar, menus and status bar of the window, over its ``state`` and ``view``."""
+
+    state: AppState
+    view: ImageView
+    messages: MessagesPanel
+
+    def build_actions(self) -> None:
+        """Create the actions, then the toolbar, the menus and the status bar that show them."""
+        self._build_actions()
+        self._build_toolbar()
+        self._build_menus()
+        self._build_status_bar()
+
+    def _action(self, text: str, keys: tuple[str, ...] = (), slot: object = None) -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if slot is not None:
+            action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        st, view = self.state, self.view
+        self.act_open = self._action("&Open dataset folder…", ("Ctrl+O",), self.choose_dataset)
+        self.act_open_file = self._action(
+            "Open annotation &file…", ("Ctrl+Shift+O",), self.choose_annotation_file
+        )
+        self.act_demo = self._action("Open &demo dataset", (), self.open_demo)
+        self.act_add = self._action("&Add results…", ("Ctrl+R",), self.choose_results)
+        self.act_add_dir = self._action(
+            "Add results &folder…", ("Ctrl+Shift+R",), self.choose_results_folder
+        )
+        self.act_export_pr = self._action("Export PR &figure…", ("Ctrl+E",), self.export_pr)
+        self.act_export_image = self._action("Export &image…", (), self.export_image)
+        self.act_export_table = self._action("Export AP &table…", (), self.export_table)
+        self.act_export_confusion = self._action(
+            "Export &confusion matrix…", (), self.export_confusion
+        )
+        self.act_quit = self._action("&Quit", ("Ctrl+Q",), self.close)
+        self.act_about = self._action("&About vocviewer", (), self.show_about)
+        self.act_next = self._action("&Next image", ("Right", "PgDown", "N"), self.next_image)
+        self.act_prev = self._action("&Previous image", ("Left", "PgUp", "P"), self.previous_image)
+        self.act_fit = self._action("&Fit to window", ("F",), view.fit_to_window)
+        self.act_one = self._action("Actual &size", ("1",), view.zoom_one_to_one)
+        for act, short in ((self.act_open, "Open"), (self.act_fit, "Fit"), (self.act_one, "1:1")):
+            act.setIconText(short)  # the toolbar's text; menus keep the long one
+            act.setToolTip(
+                f"{act.text().replace('&', '').rstrip('…')} ({act.shortcut().toString()})"
+            )
+        self.act_zoom_in = self._action("Zoom &in", ("+", "="), lambda: view.zoom_by(1.25))
+        self.act_zoom_out = self._action("Zoom &out", ("-",), lambda: view.zoom_by(0.8))
+        self.act_next_fp = self._action(
+            "Next &false positive", ("]",), lambda: st.step_false_positive(+1)
+        )
+        self.act_prev_fp = self._action(
+            "Previous false positive", ("[",), lambda: st.step_false_positive(-1)
+        )
+        self.act_zoom_sel = self._action("&Zoom to selection", ("Z",), view.zoom_to_highlight)
+        self.act_cancel = self._action("&Cancel evaluation", ("Esc",), self.cancel_evaluation)
+        self.act_messages = self._action("&Messages", ("Ctrl+M",), None)
+        self.act_messages.setCheckable(True)
+        self.act_messages.toggled.connect(self.messages.setVisible)
+        self.toggle_actions: dict[str, QAction] = {}
+        for name, text, short, key in TOGGLES:
+            act = self._action(text, (key,))
+            act.setIconText(short or text)
+            act.setCheckable(True)
+            act.setChecked(getattr(st, name))
+            act.setToolTip(f"{text} ({key})")
+            act.toggled.connect(lambda on, n=name: self.state.set_display(n, on))
+            self.toggle_actions[name] = act
+
+    def _build_toolbar(self) -> None:
+        bar = self.toolbar = self.addToolBar("Main")
+        bar.setObjectName("main-toolbar")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(18, 18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.addAction(self.act_open)
+        bar.addAction(self.act_add)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Results "))
+        self.results_combo = QComboBox()
+        # a fixed width (long names elided; the popup shows them whole): the toolbar fits 1100 px
+        self.results_combo.setMinimumContentsLength(10)
+        self.results_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.results_combo.setToolTip("The result set drawn on the image and tabulated")
+        self.results_combo.setPlaceholderText("none")
+        bar.addWidget(self.results_combo)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Score ≥ "))
+        self.threshold_slider = QSlider(Qt.Orientation.Horizontal)
+        self.threshold_slider.setRange(0, 100)
+        self.threshold_slider.setFixedWidth(80)
+        self.threshold_spin = QDoubleSpinBox()
+        self.threshold_spin.setRange(0.0, 1.0)
+        self.threshold_spin.setSingleStep(0.05)
+        self.threshold_spin.setDecimals(2)
+        self.threshold_spin.setToolTip("Draw detections whose score is at least this")
+        self._sync_threshold(self.state.score_threshold)
+        bar.addWidget(self.threshold_slider)
+        bar.addWidget(self.threshold_spin)
+        bar.addSeparator()
+        for name, _, short, _ in TOGGLES:
+            if short:
+                bar.addAction(self.toggle_actions[name])
+        self.mode_combo = QComboBox()
+        for mode, text in VIEW_MODE_NAMES.items():
+            self.mode_combo.addItem(text, mode)
+        self.mode_combo.setToolTip("Which boxes to draw: all, only TP, only FP, only missed GT")
+        self.mode_combo.setFixedWidth(self.fontMetrics().horizontalAdvance("Only FP boxes") + 30)
+        bar.addWidget(self.mode_combo)
+        self.mode_menu = QMenu("Show", self)
+        self.mode_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)  # one mode at a time, the current one checked
+        for mode, text in VIEW_MODE_NAMES.items():
+            act = self.mode_menu.addAction(text)
+            act.setCheckable(True)
+            act.setChecked(mode == self.state.view_mode)
+            group.addAction(act)
+            act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
+            self.mode_actions[mode] = act
+        bar.addSeparator()
+        bar.addAction(self.act_fit)
+        bar.addAction(self.act_one)
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        for act in (self.act_open, self.act_open_file):
+            file_menu.addAction(act)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addAction(self.act_demo)
+        file_menu.addSeparator()
+        for act in (self.act_add, self.act_add_dir):
+            file_menu.addAction(act)
+        file_menu.addSeparator()
+        for act in (
+            self.act_export_pr,
+            self.act_export_image,
+            self.act_export_table,
+            self.act_export_confusion,
+        ):
+            file_menu.addAction(act)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        view_menu = menu.addMenu("&View")
+        for act in (self.act_next, self.act_prev, self.act_next_fp, self.act_prev_fp):
+            view_menu.addAction(act)
+        view_menu.addSeparator()
+        for act in self.toggle_actions.values():
+            view_menu.addAction(act)
+        view_menu.addSeparator()
+        view_menu.addMenu(self.mode_menu)
+        view_menu.addSeparator()
+        for act in (self.act_fit, self.act_one, self.act_zoom_in, self.act_zoom_out):
+            view_menu.addAction(act)
+        view_menu.addSeparator()
+        view_menu.addAction(self.act_cancel)
+        view_menu.addAction(self.act_messages)
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self.act_about)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.status_label = QLabel()
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(QLabel(colour_key()))
+        self.progress = QProgressBar()
+        self.progress.setFixedWidth(220)
+        self.progress.setFormat("Evaluating %v / %m classes")
+        self.progress.hide()
+        bar.addPermanentWidget(self.progress)
+        self.cancel_button = QToolButton()
+        self.cancel_button.setText("Cancel")
+        self.cancel_button.setToolTip("Stop evaluating (Esc); classes already done stay")
+        self.cancel_button.setAutoRaise(True)
+        self.cancel_button.hide()
+        self.cancel_button.clicked.connect(self.cancel_evaluation)
+        bar.addPermanentWidget(self.cancel_button)
+        self.problems_button = QToolButton()
+        self.problems_button.setAutoRaise(True)
+        self.problems_button.setToolTip("Show or hide the messages panel (Ctrl+M)")
+        self.problems_button.hide()
+        bar.addPermanentWidget(self.problems_button)
+
+    # --- commands ------------------------------------------------------------------------------
+    def open_demo(self) -> None:
+        self.status_label.setText("Writing the demo dataset…")
+        self._demo_worker = Worker(write_demo_dataset)
+        self._demo_worker.signals.returned.connect(self._on_demo_written)
+        self._demo_worker.signals.errored.connect(self._on_demo_failed)
+        self._demo_worker.start()
+
+    def _on_demo_written(self, paths: tuple[Path, Path]) -> None:
+        self.open_dataset(paths[0], (paths[1],), "val")
+
+    def _on_demo_failed(self, exc: BaseException) -> None:
+        self.state.post([error_message(exc, "Cannot write the demo dataset")])
+
+    def cancel_evaluation(self) -> None:
+        """Stop the running evaluations; the classes that arrived stay."""
+        if any(k.startswith("eval/") for k in self.state.jobs.running_keys()):
+            self.state.jobs.cancel_matching("eval/")
+            self.state.post([Message("info", "Evaluation cancelled; finished classes are kept.")])
+
+    def next_image(self) -> None:
+        self.state.step_image(+1)
+
+    def previous_image(self) -> None:
+        self.state.step_image(-1)
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About vocviewer",
+            f"<b>vocviewer {vocviewer.__version__}</b><p>Browse object-recognition benchmarks and "
+            "evaluate results exactly as the official devkits do; click a point of a "
+            "precision/recall curve to see the detection behind it.</p>",
+        )
+
+    # --- toolbar ↔ state -----------------------------------------------------------------------
+    def _on_slider(self, value: int) -> None:
+        if round(self.threshold_spin.value() * 100) != value:
+            self.state.set_threshold(value / 100.0)
+
+    def _sync_threshold(self, value: float) -> None:
+        self.threshold_slider.setValue(round(value * 100))
+        self.threshold_spin.setValue(value)
+
+    def _sync_toggles(self) -> None:
+        for name, act in self.toggle_actions.items():
+            act.setChecked(getattr(self.state, name))
+        self.mode_combo.setCurrentIndex(self.mode_combo.findData(self.state.view_mode))
+        self.mode_actions[self.state.view_mode].setChecked(True)
+
+    def _on_mode_chosen(self, i: int) -> None:
+        self.state.set_view_mode(str(self.mode_combo.itemData(i)))

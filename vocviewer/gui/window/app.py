@@ -1,0 +1,221 @@
+"""Application setup and ``run_gui``, which ``vocviewer open`` / ``vocviewer demo`` and the
+``vocviewer-gui`` script (``cli.gui_main``) call, optionally rendering a screenshot and exiting.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+import pyqtgraph as pg
+from PySide6.QtCore import (
+    QMessageLogContext,
+    QObject,
+    Qt,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
+from PySide6.QtWidgets import QApplication
+
+import vocviewer
+from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.gui.models.helper_process import warm_up_process
+from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
+from vocviewer.gui.window.export import save_screenshot
+from vocviewer.gui.window.main_window import MainWindow
+
+SCREENSHOT_TIMEOUT_MS = 120_000
+SCREENSHOT_POLL_MS = 200
+_configured = False
+
+
+def configure_pyqtgraph() -> None:
+    """Global pyqtgraph options, set once: row-major images (numpy order), antialiased lines."""
+    global _configured
+    if not _configured:
+        pg.setConfigOptions(imageAxisOrder="row-major", antialias=True)
+        _configured = True
+
+
+def make_app(argv: Sequence[str] | None = None) -> QApplication:
+    """The ``QApplication`` (created once), named, with pyqtgraph configured."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setApplicationName("vocviewer")
+    app.setApplicationVersion(vocviewer.__version__)
+    app.setOrganizationName("vocviewer")
+    configure_pyqtgraph()
+    # workers hand the interpreter back every millisecond (Python's default: 5 ms), so the event
+    # loop never waits long behind a worker's pure-Python stretch
+    sys.setswitchinterval(0.001)
+    return app
+
+
+def _drop_offscreen_noise(previous: Callable[..., None] | None) -> Callable[..., None]:
+    """A Qt message handler without the offscreen platform's harmless "This plugin does not
+    support propagateSizeHints()" (printed whenever a main window lays out)."""
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if "propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            sys.stderr.write(message + "\n")
+
+    return handler
+
+
+def post_uncaught_errors(window: MainWindow) -> Callable[[], None]:
+    """Route exceptions that escape a Qt callback on the GUI thread (a bug) to the window's message
+    area as internal errors, traceback in the details, instead of stderr; returns the undo."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: as before
+            previous(kind, exc, tb)
+            return
+        window.state.post([error_message(exc.with_traceback(tb), "Unexpected error")])
+
+    sys.excepthook = hook
+
+    def undo() -> None:
+        sys.excepthook = previous
+
+    return undo
+
+
+class ScreenshotWhenReady(QObject):
+    """Saves ``window.grab()`` to ``path`` once loading and evaluation are done and the current
+    image is on screen, then quits the event loop (exit code 0; 1 if the PNG could not be
+    written). A load failure, an internal error in any worker, or a timeout quits at once with
+    ``error`` set to a ``FormatError`` or ``OSError`` naming the file, for the CLI to print."""
+
+    def __init__(self, window: MainWindow, path: Path) -> None:
+        super().__init__(window)
+        self.window = window
+        self.path = Path(path)
+        self.error: FormatError | OSError | OutputError | None = None
+        self._saving = False
+        self.opened: Path | None = None  # the dataset path given to the window
+        self._timeout = QTimer(self)
+        self._timeout.setSingleShot(True)
+        self._timeout.start(SCREENSHOT_TIMEOUT_MS)
+        self._poll = QTimer(self)  # safety net: readiness can also change without a signal
+        self._poll.start(SCREENSHOT_POLL_MS)
+
+        st = window.state
+        st.load_failed.connect(self._on_load_failed)
+        st.messages_posted.connect(self._on_messages)
+        st.busy_changed.connect(self._check)
+        st.evaluation_finished.connect(self._check)
+        window.view.image_shown.connect(self._check)
+        self._timeout.timeout.connect(self._on_timeout)
+        self._poll.timeout.connect(self._check)
+
+    def ready(self) -> bool:
+        st, view = self.window.state, self.window.view
+        shown = st.current_image < 0 or view.shown_image == st.current_image
+        return st.dataset is not None and st.is_idle() and shown
+
+    def _check(self, *_args: object) -> None:
+        if self.ready() and not self._saving:
+            self._saving = True
+            QTimer.singleShot(150, self._save)  # let layouts and repaints settle
+
+    def _save(self) -> None:
+        self._saving = False
+        if self.ready():
+            self.save_now()
+
+    def save_now(self) -> None:
+        """Save the window through ``formats.output`` (never into the dataset) and quit."""
+        self.error = save_screenshot(self.window.grab(), self.path, self.window.state.dataset)
+        self._finish(0 if self.error is None else 1)
+
+    def _on_load_failed(self, _text: str) -> None:
+        st = self.window.state
+        exc = st.last_load_error
+        if isinstance(exc, FormatError | OSError):
+            self.error = exc
+        else:  # a bug: said as one line naming the file being read
+            self.error = FormatError(st.last_load_path, internal_error_text(exc))
+        self._finish(1)
+
+    def _on_messages(self, messages: list[Message]) -> None:
+        """Any internal error (a worker's bug: evaluation, drawing, decoding) fails the run."""
+        bug = next((m for m in messages if m.level == "error" and m.details), None)
+        if bug is not None and self.error is None:
+            self.error = FormatError(self._source(), bug.text)
+            self._finish(1)
+
+    def _source(self) -> Path | None:
+        """The dataset being shown (what an error without a file of its own names)."""
+        ds = self.window.state.dataset
+        return Path(ds.root) if ds is not None and ds.root is not None else self.opened
+
+    def _on_timeout(self) -> None:
+        running = ", ".join(self.window.state.jobs.running_keys()) or "drawing the image"
+        seconds = SCREENSHOT_TIMEOUT_MS // 1000
+        self.error = TimeoutError(
+            errno.ETIMEDOUT, f"gave up after {seconds} s waiting for: {running}", self._source()
+        )
+        self._finish(1)
+
+    def _finish(self, code: int) -> None:
+        self._timeout.stop()
+        self._poll.stop()
+        QApplication.instance().exit(code)  # type: ignore[union-attr]
+
+
+def run_gui(
+    dataset_path: str | Path | None,
+    results_paths: Sequence[str | Path] = (),
+    image_set: str | None = None,
+    screenshot: str | Path | None = None,
+    **sources: str | Path | None,
+) -> int:
+    """Open the window on a dataset (and results), run the event loop, return the exit code.
+
+    With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
+    loaded, evaluated and drawn, and the function returns 0. ``sources`` go to
+    ``formats.detect.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's).
+    If loading fails it prints nothing: a ``FormatError``/``OSError`` naming the file is raised
+    for the caller to report (the CLI prints it and exits 1) — also for an internal error (a
+    bug, said in one line) and for a load that never finishes (``TimeoutError``).
+    """
+    app = make_app()
+    quiet = app.platformName() == "offscreen"
+    previous = qInstallMessageHandler(None) if quiet else None
+    if quiet:
+        qInstallMessageHandler(_drop_offscreen_noise(previous))
+    warm_up_process()  # the helper that parses large JSON files starts while the window builds
+    window = MainWindow()
+    restore_hook = post_uncaught_errors(window)
+    shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
+    if shot is not None:
+        window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    window.show()
+    if dataset_path is not None:
+        if shot is not None:
+            shot.opened = Path(dataset_path)
+        window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
+    elif shot is not None:
+        QTimer.singleShot(0, shot.save_now)
+    code = app.exec()
+    if shot is not None:  # close without the "last window closed" quit, which would linger
+        quit_on_close = app.quitOnLastWindowClosed()
+        app.setQuitOnLastWindowClosed(False)
+        window.close()
+        app.setQuitOnLastWindowClosed(quit_on_close)
+    restore_hook()
+    if quiet:
+        qInstallMessageHandler(previous)
+    if shot is not None and shot.error is not None:
+        raise shot.error
+    return int(code)

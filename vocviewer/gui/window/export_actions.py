@@ -1,0 +1,141 @@
+"""The File ▸ Export actions of the main window: PR figure, image, AP table.
+
+``ExportActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
+``view`` (``ImageView``) and writes through ``gui.window.export`` / ``formats.output`` (atomic, never into
+the dataset's ``protected_roots``, whatever a file dialog returns). A refusal or failure is posted
+to the message area naming the target.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QMainWindow
+
+from vocviewer.core.errors import OutputError
+from vocviewer.evaluation.report import render_ap_table
+from vocviewer.evaluation.result import EvalResult
+from vocviewer.formats import output
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.window import export
+
+if TYPE_CHECKING:
+    from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.panes.confusion_pane import ConfusionPane
+    from vocviewer.gui.panes.image_view import ImageView
+
+
+class ExportActions(QMainWindow):
+    """Export slots shared by the menu, the PR pane's context menu and tests."""
+
+    state: AppState
+    view: ImageView
+    confusion: ConfusionPane
+
+    def _protected(self) -> tuple[Path, ...]:
+        ds = self.state.dataset
+        return ds.protected_roots if ds is not None else ()
+
+    def _save_name(self, title: str, name: str, filters: str) -> str:
+        """A save dialog proposing ``name`` in the working folder, or in the home folder when the
+        working folder lies inside the dataset (where nothing may be written)."""
+        start = Path(os.getcwd())
+        try:
+            output.guard_folder(start, self._protected())
+        except OutputError:
+            start = Path.home()
+        path, _ = QFileDialog.getSaveFileName(self, title, str(start / name), filters)
+        return path
+
+    def export_pr(self, path: str | None = None) -> None:
+        """Save the selected class's PR curves (every result set) as PNG, SVG or PDF."""
+        ds, k = self.state.dataset, self.state.selected_class
+        if ds is None or k < 0:
+            self.state.post([Message("info", "Select a class to export its PR curves.")])
+            return
+        curves = [
+            (r.results.name, ev.det[k])
+            for r, ev in zip(self.state.results, self.state.evaluations, strict=True)
+            if k in ev.det
+        ]
+        path = path or self._save_name(
+            "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self._export(
+                path,
+                lambda: export.export_pr_figure(
+                    path, ds.classes[k], curves, protected=ds.protected_roots
+                ),
+            )
+
+    def export_image(self, path: str | None = None) -> None:
+        """Save the image view (the visible part, with overlays) as PNG."""
+        ds = self.state.dataset
+        if ds is None or self.view.shown_image < 0:
+            return
+        name = f"{ds.images.id[self.view.shown_image]}.png"
+        path = path or self._save_name("Export image", name, "PNG (*.png)")
+        if path:
+            target = path
+            self._export(
+                path,
+                lambda: export.render_widget(
+                    self.view.viewport(), target, "png", 96, ds.protected_roots
+                ),
+            )
+
+    def export_table(self, path: str | None = None) -> None:
+        """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
+        ds = self.state.dataset
+        if ds is None or not self.state.results:
+            return
+        path = path or self._save_name(
+            "Export AP table",
+            "ap.csv",
+            "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex);;JSON (*.json)",
+        )
+        if not path:
+            return
+        tables = {}
+        for r, ev in zip(self.state.results, self.state.evaluations, strict=True):
+            classes = tuple(ev.det[k] for k in sorted(ev.det))
+            tables[r.results.name] = EvalResult(
+                "", "det", str(self.state.eval_set), "", 0.5, classes
+            )
+        fmt = Path(path).suffix.lstrip(".").lower()
+        self._export(
+            path, lambda: export.write_text(path, render_ap_table(tables, fmt), ds.protected_roots)
+        )
+
+    def export_confusion(self, path: str | None = None) -> None:
+        """Save the confusion tab's matrix as CSV or JSON."""
+        ds, matrix = self.state.dataset, self.confusion.matrix
+        if ds is None or matrix is None:
+            self.state.post([Message("info", "Show the Confusion tab of a result set first.")])
+            return
+        path = path or self._save_name(
+            "Export confusion matrix", "confusion.csv", "CSV (*.csv);;JSON (*.json)"
+        )
+        if not path:
+            return
+        text = json.dumps(matrix.to_dict(), indent=1) if path.endswith(".json") else matrix.to_csv()
+        self._export(path, lambda: export.write_text(path, text, ds.protected_roots))
+
+    def _export(self, path: str, write: Callable[[], Path]) -> None:
+        """Check ``path`` (never inside the dataset), then ``write()``; report either way."""
+        try:
+            output.guard_target(path, self._protected())
+            out = write()
+        except OutputError as e:
+            self.state.post([Message("error", f"Export failed: {e}")])
+            return
+        except (OSError, ValueError) as e:  # an unknown table format, say
+            self.state.post([Message("error", f"Export failed: {path}: {e}")])
+            return
+        self.state.post([Message("info", f"Wrote {out}")])
+        self.statusBar().showMessage(f"Wrote {out}", 5000)

@@ -1,0 +1,116 @@
+"""``vocviewer export``: evaluate result sets headless and write PR figures, annotated images and
+the AP table (Qt offscreen; called lazily by ``cli``). Each ``--results`` path is one result set.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import OutputError
+from vocviewer.evaluation.report import render_ap_table
+from vocviewer.evaluation.result import EvalResult
+from vocviewer.formats import output
+from vocviewer.gui.models.tasks import (
+    Diagnosed,
+    LoadedResults,
+    ResultEvaluations,
+    evaluate,
+    guess_image_set,
+    load_dataset,
+    load_results,
+    preferred_set,
+)
+
+
+def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list[Path]:
+    """Do what ``args`` asks (``path``, ``results``, ``image_set``, ``pr_curves``, ``format``,
+    ``classes``, ``images``, ``ids``, ``table``, ``dpi``); return the files written.
+
+    Nothing is written inside ``protected`` or the dataset's ``protected_roots``; every target is
+    checked (``plan_targets``) before anything is evaluated."""
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.export import export_image, export_pr_figure, write_text
+
+    make_app()
+    dataset = load_dataset(args.path)
+    roots = (*protected, *dataset.protected_roots)
+    figures, images = plan_targets(args, dataset, roots)
+    sets: list[tuple[LoadedResults, ResultEvaluations, EvalResult]] = []
+    image_set = args.image_set
+    for r in args.results:
+        loaded = load_results(dataset, [r], image_set)
+        if image_set is None:
+            image_set = guess_image_set(loaded.results, dataset) or preferred_set(
+                dataset.main_sets()
+            )
+        evals = ResultEvaluations(len(loaded.results.detections), len(dataset.objects))
+        for item in evaluate("det", dataset, loaded.results, str(image_set)):
+            if isinstance(item, Diagnosed):
+                evals.add(item)
+        classes = tuple(evals.det[k] for k in sorted(evals.det))
+        sets.append((loaded, evals, EvalResult("", "det", str(image_set), "", 0.5, classes)))
+    names = _unique(
+        [s[0].results.name or Path(r).stem for s, r in zip(sets, args.results, strict=True)]
+    )
+    written: list[Path] = []
+    if args.table:
+        fmt = Path(args.table).suffix.lstrip(".").lower()
+        text = render_ap_table({n: s[2] for n, s in zip(names, sets, strict=True)}, fmt)
+        written.append(write_text(args.table, text, roots))
+    for k, out in figures:
+        curves = [(n, s[1].det[k]) for n, s in zip(names, sets, strict=True) if k in s[1].det]
+        name = dataset.classes[k]
+        written.append(export_pr_figure(out, name, curves, dpi=args.dpi, protected=roots))
+    loaded_evals = (sets[0][0], sets[0][1]) if sets else (None, None)
+    for image, out in images:
+        written.append(export_image(out, dataset, image, *loaded_evals, protected=roots))
+    return written
+
+
+def plan_targets(
+    args: argparse.Namespace, dataset: Dataset, roots: Sequence[Path]
+) -> tuple[list[tuple[int, Path]], list[tuple[int, Path]]]:
+    """(class index, figure file) and (image row, image file) pairs to write, every file checked
+    (``formats.output``): names made from class names and image ids never leave their folder.
+    ``OutputError`` or ``ValueError`` (an unknown class or id) before anything is written."""
+    figures: list[tuple[int, Path]] = []
+    images: list[tuple[int, Path]] = []
+    if args.table:
+        output.guard_target(args.table, roots)
+    if args.pr_curves:
+        output.guard_folder(args.pr_curves, roots)
+        for name in args.classes or list(dataset.classes):
+            if name not in dataset.classes:
+                raise ValueError(f"--classes: no class {name!r} in {dataset.name}")
+            out = _child(args.pr_curves, "class name", name, f"pr_{name}", f".{args.format}")
+            figures.append((dataset.class_index(name), output.guard_target(out, roots)))
+    if args.images:
+        output.guard_folder(args.images, roots)
+        for image_id in args.ids or []:
+            row = dataset.find_image(image_id)
+            if row is None:
+                raise ValueError(f"--ids: no image {image_id!r} in {dataset.name}")
+            out = _child(args.images, "image id", image_id, image_id, ".png")
+            images.append((row, output.guard_target(out, roots)))
+    return figures, images
+
+
+def _child(folder: Path, what: str, value: str, name: str, suffix: str) -> Path:
+    """``output.child_path``, its refusal saying which class name or image id it was."""
+    try:
+        return output.child_path(folder, name, suffix)
+    except OutputError as e:
+        raise OutputError(e.path, f"{what} {value!r}: not a plain file name") from None
+
+
+def _unique(names: list[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        m, i = n, 2
+        while m in out:
+            m, i = f"{n} ({i})", i + 1
+        out.append(m)
+    return out

@@ -1,0 +1,167 @@
+"""The File ▸ Open side of the main window: dialogs, drag and drop, and File ▸ Open Recent.
+
+``OpenActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
+``status_label``. Dropped paths that look like a dataset (``formats.detect.looks_like_dataset``)
+open it, with any other dropped paths as its results; otherwise they are added as results to the
+open dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
+
+from vocviewer.formats.detect import looks_like_dataset
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.window.recent import RecentEntry, RecentFiles, default_settings
+
+if TYPE_CHECKING:
+    from vocviewer.gui.models.state import AppState
+
+ANNOTATION_FILTER = "Annotations (*.json);;All files (*)"
+RESULTS_FILTER = "Results (comp*_det_*.txt comp*_cls_*.txt *.json *.txt);;All files (*)"
+
+
+class OpenActions(QMainWindow):
+    """Open slots shared by the menu, drops, the recent list and tests."""
+
+    state: AppState
+    status_label: QLabel
+
+    def install_open_actions(self, settings: QSettings | None = None) -> None:
+        """Accept drops and keep the recent list (``settings``: the user's by default)."""
+        self.setAcceptDrops(True)
+        self.recent = RecentFiles(settings if settings is not None else default_settings(), self)
+        self._opening: RecentEntry | None = None  # requested, recorded once it loads
+        self._opened: str | None = None  # the recent entry of the open dataset
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.state.dataset_loaded.connect(self._remember_dataset)
+
+    def open_dataset(
+        self,
+        path: str | Path,
+        results: Sequence[str | Path] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> None:
+        """Open the dataset at ``path`` in the background, then add ``results``."""
+        self.status_label.setText(f"Opening {path}…")
+        given = {k: str(v) for k, v in sources.items() if v is not None}
+        self._opening = RecentEntry(str(Path(path)), tuple(str(p) for p in results), given)
+        self.state.open_dataset(path, tuple(results), image_set, **sources)
+
+    def add_results(self, paths: Sequence[str | Path]) -> None:
+        """Add result files or folders to the open dataset (and to its recent entry)."""
+        if not self._dataset_open():
+            return
+        self.state.add_results(list(paths))
+        if self._opened is not None:
+            self.recent.add_results(self._opened, paths)
+
+    def _remember_dataset(self, _dataset: object) -> None:
+        self._opened = self._opening.dataset if self._opening is not None else None
+        if self._opening is not None:
+            self.recent.add(self._opening)
+            self._opening = None
+
+    # --- dialogs ---------------------------------------------------------------------------
+    def choose_dataset(self) -> None:
+        path = QFileDialog.getExistingDirectory(
+            self, "Open dataset folder (VOCdevkit, VOC20xx or a VisDrone split)"
+        )
+        if path:
+            self.open_dataset(path)
+
+    def choose_annotation_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open annotation file (COCO instances JSON)", "", ANNOTATION_FILTER
+        )
+        if path:
+            self.open_dataset(path)
+
+    def _dataset_open(self) -> bool:
+        """Whether a dataset is open (else say that results need one)."""
+        if self.state.dataset is None:
+            self.state.post([Message("info", "Open a dataset before adding results.")])
+        return self.state.dataset is not None
+
+    def choose_results(self) -> None:
+        if not self._dataset_open():
+            return
+        files, _ = QFileDialog.getOpenFileNames(self, "Add result files", "", RESULTS_FILTER)
+        if files:
+            self.add_results(files)
+
+    def choose_results_folder(self) -> None:
+        if not self._dataset_open():
+            return
+        path = QFileDialog.getExistingDirectory(self, "Add a results folder (results/VOC20xx)")
+        if path:
+            self.add_results([path])
+
+    # --- drag and drop -----------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_paths(paths)
+
+    def open_paths(self, paths: Sequence[Path]) -> None:
+        """What a drop does: open the first dataset-like path with the others as its results, or
+        add every path as results to the open dataset."""
+        datasets = [p for p in paths if looks_like_dataset(p)]
+        if datasets:
+            others = [p for p in paths if p != datasets[0]]
+            if len(datasets) > 1:
+                skipped = ", ".join(str(p) for p in datasets[1:])
+                self.state.post([Message("info", f"Opened {datasets[0]}; not opened: {skipped}")])
+                others = [p for p in others if p not in datasets]
+            self.open_dataset(datasets[0], others)
+        elif self.state.dataset is not None:
+            self.add_results(paths)
+        else:
+            names = ", ".join(str(p) for p in paths)
+            self.state.post(
+                [
+                    Message(
+                        "error",
+                        f"{names}: not a dataset. Drop a VOC folder, a VisDrone split or a COCO "
+                        "annotation .json first, then result files.",
+                    )
+                ]
+            )
+
+    # --- recent ------------------------------------------------------------------------------
+    def _fill_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        entries = self.recent.entries()
+        for n, entry in enumerate(entries, 1):
+            act = menu.addAction(f"&{n % 10}  {entry.label()}")
+            act.setToolTip("\n".join((entry.dataset, *entry.results)))
+            act.triggered.connect(lambda _=False, e=entry: self.open_recent(e))
+        if not entries:
+            menu.addAction("No recent datasets").setEnabled(False)
+        menu.addSeparator()
+        menu.addAction("Clear list", self.recent.clear).setEnabled(bool(entries))
+
+    def open_recent(self, entry: RecentEntry) -> None:
+        """Reopen a recent dataset with its result files (missing paths are reported)."""
+        if not Path(entry.dataset).exists():
+            self.state.post([Message("error", f"{entry.dataset}: no longer exists")])
+            return
+        results = [r for r in entry.results if Path(r).exists()]
+        gone = [r for r in entry.results if not Path(r).exists()]
+        if gone:
+            self.state.post([Message("warning", f"{r}: no longer exists") for r in gone])
+        self.open_dataset(entry.dataset, results, **entry.sources)  # type: ignore[arg-type]

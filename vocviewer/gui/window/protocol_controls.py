@@ -1,0 +1,132 @@
+"""The window's places for the protocols beside VOC: the caption bar under the image, a "Summary"
+tab beside the AP table, and the toolbar's IoU, area and segmentation controls.
+
+``ProtocolControls`` is a mixin of ``MainWindow``; ``build_protocol_controls`` runs once the
+layout, the toolbar and the side panel exist, and shows each control only for the datasets it
+applies to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QMainWindow,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
+from vocviewer.gui.panes.protocol_views import CaptionBar, SummaryPane
+
+if TYPE_CHECKING:
+    from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.panes.image_view import ImageView
+    from vocviewer.gui.panes.side_panel import SidePanel
+    from vocviewer.gui.panes.tables import ApTable
+
+
+class ProtocolControls(QMainWindow):
+    """Captions, the summary tab and the IoU / area / segmentation controls of the window."""
+
+    state: AppState
+    view: ImageView
+    side: SidePanel
+    ap_table: ApTable
+    centre: QSplitter
+    right: QSplitter
+    toolbar: QToolBar
+
+    def build_protocol_controls(self) -> None:
+        """Add the caption bar, the summary tab, the IoU chooser and the segmentation controls."""
+        st, view = self.state, self.view
+        self.captions = CaptionBar(st)
+        holder = QWidget()
+        box = QVBoxLayout(holder)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        self.centre.insertWidget(0, holder)  # adding the view below moves it into the holder
+        box.addWidget(view, 1)
+        box.addWidget(self.captions)
+        self.centre.setStretchFactor(0, 1)
+        self.centre.setCollapsible(0, False)
+        self.centre.setSizes([600, 200])
+        self.summary = SummaryPane(st)
+        self.right_tabs = QTabWidget()
+        self.right_tabs.setDocumentMode(True)
+        self.right.insertWidget(1, self.right_tabs)
+        self.right_tabs.addTab(self.ap_table, "AP per class")
+        self.right_tabs.addTab(self.summary, "Summary")
+        self.right.setSizes([390, 420])
+
+        bar = self.toolbar
+        bar.addSeparator()
+        self.iou_combo = QComboBox()  # the items say what they are: no labels, the toolbar fits
+        for t in IOU_CHOICES:
+            self.iou_combo.addItem(f"IoU ≥ {t:.2f}", t)
+        self.iou_combo.setToolTip("IoU threshold of the verdicts and curves (COCO, VisDrone)")
+        iou_actions = [bar.addWidget(self.iou_combo)]
+        self.area_combo = QComboBox()
+        for area in COCO_AREAS:
+            self.area_combo.addItem(f"Area: {area}", area)
+        self.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
+        area_actions = [bar.addWidget(self.area_combo)]
+        self.act_seg = QAction("Segmentation overlay", self)
+        self.act_seg.setShortcut(QKeySequence("S"))
+        self.act_seg.setCheckable(True)
+        self.act_seg.setToolTip("Overlay the VOC segmentation PNG (S)")
+        self.act_seg.setIconText("Seg")
+        self.addAction(self.act_seg)
+        bar.addAction(self.act_seg)
+        seg_actions = [self.act_seg]
+        self.seg_combo = QComboBox()
+        self.seg_combo.addItem("class", "class")
+        self.seg_combo.addItem("object", "object")
+        self.seg_combo.setToolTip("SegmentationClass or SegmentationObject")
+        seg_actions.append(bar.addWidget(self.seg_combo))
+        self.seg_opacity = QDoubleSpinBox()
+        self.seg_opacity.setRange(0.1, 1.0)
+        self.seg_opacity.setSingleStep(0.1)
+        self.seg_opacity.setValue(view.seg_opacity)
+        self.seg_opacity.setToolTip("Opacity of the segmentation overlay")
+        seg_actions.append(bar.addWidget(self.seg_opacity))
+
+        def on_dataset(*_args: object) -> None:  # show the controls that apply to the dataset
+            ds = st.dataset
+            for act in iou_actions:
+                act.setVisible(st.protocol.protocol() in ("coco", "visdrone"))  # ILSVRC: per object
+            for act in area_actions:
+                act.setVisible(st.protocol.protocol() == "coco")
+            has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
+            for act in seg_actions:
+                act.setVisible(has_seg)
+
+        def apply_seg(*_args: object) -> None:
+            view.set_segmentation(
+                self.seg_combo.currentData() if self.act_seg.isChecked() else None
+            )
+
+        def on_iou(i: int) -> None:
+            st.protocol.set_iou(float(self.iou_combo.itemData(i)))
+
+        def sync_iou(iou: float) -> None:
+            self.iou_combo.setCurrentIndex(max(self.iou_combo.findData(iou), 0))
+
+        on_dataset()
+        st.dataset_loaded.connect(on_dataset)
+        self.act_seg.toggled.connect(apply_seg)
+        self.seg_combo.activated.connect(apply_seg)
+        self.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
+        self.iou_combo.activated.connect(on_iou)
+        self.area_combo.activated.connect(
+            lambda i: st.protocol.set_area(str(self.area_combo.itemData(i)))
+        )
+        st.protocol.iou_changed.connect(sync_iou)
+        st.protocol.evidence_replaced.connect(lambda _i: view.redraw_overlays())
+        st.protocol.evidence_replaced.connect(self.side.refresh_image)
