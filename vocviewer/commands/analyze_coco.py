@@ -8,11 +8,9 @@ import argparse
 from typing import Any
 
 from vocviewer.commands import opened
-from vocviewer.commands.analyze import (
-    COCO_AP50,
-    COCO_MAP,
+from vocviewer.commands.analyze_report import (
+    AnalysedSet,
     AnalyzeOutput,
-    _Set,
     finish,
     interval_json,
     num,
@@ -25,6 +23,9 @@ from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 
+COCO_MAP = "COCO AP@[.50:.95], area all, maxDets 100 (summary 'AP')"
+COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
+
 
 def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
     """COCO bbox analysis of every ``args.results`` file against the annotation JSON."""
@@ -32,7 +33,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(args.path, f"analyze: COCO analysis is for --task bbox, not {args.task}")
     dataset = opened(args, read_coco(args.path, args.images, masks=False))
     warnings = [str(p) for p in dataset.problems]
-    sets: list[_Set] = []
+    sets: list[AnalysedSet] = []
     evidence = []
     params = CocoParams.for_task("bbox")
     for name, path in zip(set_names(args.results), args.results, strict=True):
@@ -51,7 +52,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
             "tide": tide.to_json(),
         }
         evidence.append(coco_bbox_evidence(dataset, ev, name))
-        sets.append(_Set(name, stats["AP"], entry, tide))
+        sets.append(AnalysedSet(name, stats["AP"], entry, tide))
     boot = coco_bootstrap(evidence, args.bootstrap, args.seed, progress=args.progress)
     extra = {
         s.name: {

@@ -105,7 +105,7 @@ def _aps(es: CocoEvidenceSet, w: npt.NDArray[np.int32]) -> tuple[FloatArray, Flo
     prec50 = np.zeros((n_cls, n_rep, len(es.recall_thresholds)))
     for k, per_thr in enumerate(es.ranked):
         for t, ev in enumerate(per_thr):
-            p = np.nan_to_num(interpolated_precision(ev, w, es.recall_thresholds), nan=0.0)
+            p = np.nan_to_num(interpolated_precision(ev, w, es.recall_thresholds.tolist()), nan=0.0)
             a = p.mean(axis=1)
             a[ev.weighted_counts(w)[0] == 0] = np.nan
             ap[:, k, t] = a
