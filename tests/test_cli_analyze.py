@@ -258,3 +258,25 @@ def test_coco_figures_and_refusal(coco_results, tmp_path, capsys) -> None:
     assert (figs / "tide_res1.json.svg").is_file() and (figs / "pr_person.svg").is_file()
     code, _, err = run(capsys, GT, "--results", coco_results[0], "--json", ANN / "x.json")
     assert code == 1 and "refusing" in err
+
+
+@pytest.mark.parametrize(("fmt", "magic"), [("png", b"\x89PNG"), ("pdf", b"%PDF")])
+def test_png_and_pdf_figures(demo, tmp_path, capsys, fmt: str, magic: bytes) -> None:
+    figs = tmp_path / fmt
+    code, text, _ = run(
+        capsys,
+        demo.year_dir,
+        "--results",
+        demo.results_dir,
+        "--bootstrap",
+        20,
+        "--figures",
+        figs,
+        "--format",
+        fmt,
+    )
+    assert code == 0
+    tide = figs / f"tide_{demo.results_dir.name}.{fmt}"
+    assert str(tide) in text and tide.read_bytes().startswith(magic)
+    assert (figs / f"pr_person.{fmt}").read_bytes().startswith(magic)
+    assert not list(figs.glob("*.svg"))

@@ -183,7 +183,11 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="VOC normalised AP's N (default: mean positives per class)",
     )
     an.add_argument("--json", type=Path, metavar="OUT", help="write everything as JSON")
-    an.add_argument("--figures", type=Path, metavar="DIR", help="write SVG figures here")
+    an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
+    an.add_argument(
+        "--format", choices=("svg", "png", "pdf"), default="svg", help="figure format (svg)"
+    )
+    an.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -212,8 +216,26 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     if args.json:
         output.write_text(args.json, json.dumps(out.payload, indent=2) + "\n", roots)
     for name, svg in out.figures:
-        _emit(sys.stdout, str(output.write_text(output.child_path(args.figures, name), svg, roots)))
+        target = output.child_path(args.figures, f"{Path(name).stem}.{args.format}")
+        if args.format == "svg":
+            written = output.write_text(target, svg, roots)
+        else:
+            written = output.write_bytes(target, _raster(svg, args.format, args.dpi), roots)
+        _emit(sys.stdout, str(written))
     return 0
+
+
+def _raster(svg: str, fmt: str, dpi: int) -> bytes:
+    """``svg`` as PNG or PDF bytes (Qt offscreen when there is no display)."""
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("QT_QPA_PLATFORM")
+        or os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from vocviewer.gui.window.svg_raster import svg_to_bytes
+
+    return svg_to_bytes(svg, fmt, dpi)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:

@@ -175,7 +175,7 @@ def _figures(sets: list[AnalysedSet], boot: BootstrapResult, level: float) -> li
     out: list[tuple[str, str]] = []
     for s in sets:
         if s.tide is not None:
-            title = f"{s.name}: TIDE dAP (AP {s.tide.ap:.2f})"
+            title = f"{s.name}: TIDE dAP (TIDE AP50 {s.tide.ap:.2f})"
             out.append((f"tide_{s.name}.svg", tide_svg(title, s.tide.main, s.tide.special)))
     if not len(boot.recall_grid):
         return out
