@@ -5,6 +5,7 @@ evaluations; outputs inside the dataset are refused."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -280,3 +281,13 @@ def test_png_and_pdf_figures(demo, tmp_path, capsys, fmt: str, magic: bytes) -> 
     assert str(tide) in text and tide.read_bytes().startswith(magic)
     assert (figs / f"pr_person.{fmt}").read_bytes().startswith(magic)
     assert not list(figs.glob("*.svg"))
+
+
+def test_progress_goes_to_a_terminal_only(demo, capsys, monkeypatch) -> None:
+    assert (
+        "bootstrap"
+        not in run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 40)[2]
+    )
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 40)[2]
+    assert "\rbootstrap 2/40" in err and "\rbootstrap 40/40" in err

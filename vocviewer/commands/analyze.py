@@ -32,7 +32,7 @@ from vocviewer.commands import opened
 from vocviewer.commands.analyze_report import AnalysedSet, AnalyzeOutput, finish, num, set_names
 from vocviewer.commands.voc import check_ground_truth, infer_image_set, problems_error
 from vocviewer.core.errors import FormatError
-from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
+from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet, bootstrap
 
 #: Recall levels of the PR bands (VOC; COCO uses its own 101 recall thresholds, the same values).
 RECALL_GRID = np.linspace(0.0, 1.0, 101).tolist()
@@ -60,6 +60,13 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
 
         return analyze_coco(args)
     return _analyze_voc(args)
+
+
+def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:
+    """Replicates per chunk: about 20 progress steps, never above the engine's memory bound."""
+    longest = max((len(c.unit) for s in sets for c in s.classes), default=1)
+    bound = max(1, DEFAULT_CHUNK_ELEMENTS // max(longest, sets[0].n_units, 1))
+    return min(bound, max(1, -(-replicates // 20)))
 
 
 def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
@@ -126,6 +133,7 @@ def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         args.bootstrap,
         args.seed,
         recall_grid=RECALL_GRID if args.figures else None,
+        chunk=progress_chunk(evidence, args.bootstrap),
         progress=args.progress,
     )
     metric = f"VOC mean AP ({evidence[0].ap_rule})"

@@ -53,7 +53,13 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         }
         evidence.append(coco_bbox_evidence(dataset, ev, name))
         sets.append(AnalysedSet(name, stats["AP"], entry, tide))
-    boot = coco_bootstrap(evidence, args.bootstrap, args.seed, progress=args.progress)
+    boot = coco_bootstrap(
+        evidence,
+        args.bootstrap,
+        args.seed,
+        chunk=max(1, min(50, -(-args.bootstrap // 20))),
+        progress=args.progress,
+    )
     extra = {
         s.name: {
             "AP50": interval_json(boot.ap50, s.name, args.level, COCO_AP50),
