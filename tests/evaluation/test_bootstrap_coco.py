@@ -84,7 +84,9 @@ def test_seed_interval_and_cancel(case: Any) -> None:
     es = coco_bbox_evidence(ds, ev, "a")
     a = coco_bootstrap([es, es], 40, seed=3, chunk=7)
     b = coco_bootstrap([es, es], 40, seed=3, chunk=40)
-    assert np.array_equal(a.ap.map, b.ap.map) and np.array_equal(a.ap50.ap, b.ap50.ap, equal_nan=True)
+    assert np.array_equal(a.ap.map, b.ap.map) and np.array_equal(
+        a.ap50.ap, b.ap50.ap, equal_nan=True
+    )
     i = a.ap.interval("a")
     assert i.low <= i.point <= i.high and i.low < i.high
     assert a.ap.paired("a", "a").difference.high == 0.0
