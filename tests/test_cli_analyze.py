@@ -205,6 +205,13 @@ def test_bad_arguments_give_a_message(demo, tmp_path, capsys) -> None:
     assert code == 1 and "--bootstrap" in err
     code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--level", 1.5)
     assert code == 1 and "--level" in err
+    missing = tmp_path / "missing"
+    code, _, err = run(capsys, demo.year_dir, "--results", missing)
+    assert code == 1 and f"{missing}: no such file or folder" in err
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--task", "bbox")
+    assert code == 1 and "--task bbox: a VOCdevkit is analysed for det or cls" in err
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--image-set", "x")
+    assert code == 1 and "no results for image set 'x'" in err
 
 
 @pytest.fixture(scope="module")

@@ -40,9 +40,9 @@ RECALL_GRID = np.linspace(0.0, 1.0, 101).tolist()
 
 def is_coco(args: argparse.Namespace) -> bool:
     """COCO when asked for (``--task bbox``, ``--protocol coco``) or given an annotation JSON."""
-    return bool(
-        args.task == "bbox" or args.protocol == "coco" or args.path.suffix.lower() == ".json"
-    )
+    path = args.path
+    bbox = args.task == "bbox" and not path.is_dir()
+    return bool(bbox or args.protocol == "coco" or path.suffix.lower() == ".json")
 
 
 def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
@@ -55,6 +55,9 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         )
     if not 0 < args.level < 1:
         raise FormatError(args.path, f"--level must lie between 0 and 1, got {args.level}")
+    for path in args.results:
+        if not path.exists():
+            raise FormatError(path, "no such file or folder")
     if is_coco(args):
         from vocviewer.commands.analyze_coco import analyze_coco
 
@@ -78,7 +81,9 @@ def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
 
     task = args.task or "det"
     if task not in ("det", "cls"):
-        raise FormatError(args.path, f"analyze: --task {task} is not det, cls (VOC) or bbox (COCO)")
+        raise FormatError(
+            args.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
+        )
     image_set = args.image_set or infer_image_set(args.results, task)
     if image_set is None:
         raise FormatError(
