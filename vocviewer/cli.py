@@ -150,7 +150,92 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the AP table; format from the suffix: .csv, .md, .tex, .json",
     )
+    _add_analyze(sub)
     return p
+
+
+def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    an = sub.add_parser(
+        "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
+    )
+    an.add_argument("path", type=Path, help="a VOCdevkit root or year folder, or a COCO JSON")
+    an.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="R",
+        help="result sets: each file or folder is one set",
+    )
+    an.add_argument(
+        "--task", choices=("det", "cls", "bbox"), help="VOC det (default), cls; COCO bbox"
+    )
+    an.add_argument("--protocol", choices=("voc2007", "voc2012", "coco"), help="as for eval")
+    an.add_argument("--image-set", metavar="S", help="VOC image set (default: from file names)")
+    an.add_argument("--images", type=Path, metavar="DIR", help="COCO image folder")
+    an.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="replicates (1000)")
+    an.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    an.add_argument("--level", type=float, default=0.95, metavar="L", help="interval level (0.95)")
+    an.add_argument(
+        "--n-pos",
+        type=float,
+        metavar="N",
+        help="VOC normalised AP's N (default: mean positives per class)",
+    )
+    an.add_argument("--json", type=Path, metavar="OUT", help="write everything as JSON")
+    an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
+    an.add_argument(
+        "--format", choices=("svg", "png", "pdf"), default="svg", help="figure format (svg)"
+    )
+    an.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from vocviewer.commands.analyze import run_analyze
+
+    roots = given_roots(args.path, args.images)
+    targets = [(args.json, False), (args.figures, True)]
+
+    def check(dataset: Dataset | None = None) -> None:
+        roots.extend(dataset.protected_roots if dataset else ())
+        for target, folder in targets:
+            if target:
+                guard(target, roots, args.results, folder=folder)
+
+    check()
+    args.on_dataset = check
+    tty = sys.stderr.isatty()
+    args.progress = (lambda d, n: sys.stderr.write(f"\rbootstrap {d}/{n}\x1b[K")) if tty else None
+    out = run_analyze(args)
+    if tty:
+        sys.stderr.write("\r\x1b[K")
+    for w in out.warnings:
+        _warn(w)
+    _emit(sys.stdout, out.text.removesuffix("\n"))
+    check()
+    if args.json:
+        output.write_text(args.json, json.dumps(out.payload, indent=2) + "\n", roots)
+    for name, svg in out.figures:
+        target = output.child_path(args.figures, f"{Path(name).stem}.{args.format}")
+        if args.format == "svg":
+            written = output.write_text(target, svg, roots)
+        else:
+            written = output.write_bytes(target, _raster(svg, args.format, args.dpi), roots)
+        _emit(sys.stdout, str(written))
+    return 0
+
+
+def _raster(svg: str, fmt: str, dpi: int) -> bytes:
+    """``svg`` as PNG or PDF bytes (Qt offscreen when there is no display)."""
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("QT_QPA_PLATFORM")
+        or os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from vocviewer.gui.window.svg_raster import svg_to_bytes
+
+    return svg_to_bytes(svg, fmt, dpi)
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -364,6 +449,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(args)
         if args.command == "export":
             return _cmd_export(args)
+        if args.command == "analyze":
+            return _cmd_analyze(args)
         return _run_gui(
             args.path,
             args.results,

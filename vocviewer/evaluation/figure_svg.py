@@ -22,6 +22,7 @@ def pr_figure_svg(
     title: str,
     curves: Sequence[tuple[str, npt.ArrayLike, npt.ArrayLike, float]],
     size: tuple[int, int] = (640, 480),
+    bands: Sequence[tuple[npt.ArrayLike, npt.ArrayLike, npt.ArrayLike] | None] = (),
 ) -> str:
     """An SVG document of PR curves.
 
@@ -33,6 +34,8 @@ def pr_figure_svg(
         ``(label, recall, precision, ap)`` per result set; recall/precision float (D,) per rank.
     size
         Width and height in CSS pixels (1/96 inch).
+    bands
+        Optional ``(recall, low, high)`` per curve (or None): a shaded interval band, drawn first.
     """
     w, h = size
     left, right, top, bottom = 62.0, 16.0, 36.0, 48.0
@@ -81,6 +84,14 @@ def pr_figure_svg(
         f'<text transform="translate(16 {top + ph / 2:.1f}) rotate(-90)" '
         'text-anchor="middle" font-size="12" fill="#202124">Precision</text>'
     )
+    for i, band in enumerate(bands):
+        if band is not None:
+            r, lo, hi = (np.asarray(v, dtype=np.float64) for v in band)
+            ok = np.isfinite(r) & np.isfinite(lo) & np.isfinite(hi)
+            ring = [*zip(r[ok], hi[ok], strict=True), *zip(r[ok][::-1], lo[ok][::-1], strict=True)]
+            pts = " ".join(f"{x(a):.2f},{y(b):.2f}" for a, b in ring)
+            color = COLORS[i % len(COLORS)]
+            out.append(f'<polygon points="{pts}" fill="{color}" fill-opacity="0.2" stroke="none"/>')
     legend_y = top + 18
     for i, (label, recall, precision, ap) in enumerate(curves):
         color = COLORS[i % len(COLORS)]

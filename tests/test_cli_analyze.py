@@ -1,0 +1,300 @@
+"""``vocviewer analyze`` through the real CLI: on the embedded demo (VOC det / cls) and on
+coco-mini with generated results. The numbers must equal the library's own calls and the official
+evaluations; outputs inside the dataset are refused."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.evaluation.test_tide import gen_results
+from vocviewer.cli import main
+from vocviewer.evaluation.coco import CocoParams, evaluate_coco
+from vocviewer.evaluation.normalised_ap import normalised_aps
+from vocviewer.evaluation.tide_coco import coco_tide
+from vocviewer.evaluation.tide_voc import voc_tide
+from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.formats.detect import open_dataset, open_results
+
+ANN = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "coco-mini" / "annotations"
+GT = ANN / "instances_val2017.json"
+needs_mini = pytest.mark.skipif(not GT.is_file(), reason="coco-mini not available")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
+    code = main(["analyze", *map(str, argv)])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def perturbed(demo: Any, folder: Path, seed: int) -> Path:
+    """A second detector: the demo's detection files with every score jittered."""
+    rng = np.random.default_rng(seed)
+    out = folder / "Main"
+    out.mkdir(parents=True)
+    for f in sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt")):
+        lines = []
+        for line in f.read_text().splitlines():
+            img, score, *box = line.split()
+            lines.append(" ".join([img, f"{float(score) + rng.normal(0, 0.3):.6f}", *box]))
+        (out / f.name).write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_demo_det_json_equals_the_library(demo: Any, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "a.json"
+    code, text, _ = run(
+        capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 200, "--json", out
+    )
+    assert code == 0
+    payload = json.loads(out.read_text())
+    assert payload["protocol"] == "voc" and payload["task"] == "det"
+    assert payload["image_set"] == "val" and "paired" not in payload
+    (name,) = payload["sets"]
+    entry = payload["sets"][name]
+    dataset = open_dataset(demo.year_dir)
+    results = open_results(dataset, [demo.results_dir], image_set="val")
+    ev = evaluate_voc_det(dataset, results, image_set="val")
+    # bootstrap point == the official mAP; the interval holds it
+    boot = entry["bootstrap"]["mAP"]
+    assert boot["point"] == ev.mean_ap() == entry["mAP"]
+    assert boot["ci"][0] <= boot["point"] <= boot["ci"][1]
+    assert boot["level"] == 0.95 and boot["replicates"] == 200
+    for c in ev.classes:
+        if c.has_results and not np.isnan(c.ap):
+            assert entry["bootstrap"]["per_class"][c.class_name]["point"] == c.ap
+            assert entry["per_class"][c.class_name]["ap"] == c.ap
+    # TIDE == voc_tide, in tidecv's keys
+    tide = voc_tide(dataset, results, ev, image_set="val")
+    assert entry["tide"]["main"] == tide.main and entry["tide"]["special"] == tide.special
+    assert set(entry["tide"]["main"]) == {"Cls", "Loc", "Both", "Dupe", "Bkg", "Miss"}
+    assert set(entry["tide"]["special"]) == {"FalsePos", "FalseNeg"}
+    # normalised AP beside AP, with the N used
+    apn = normalised_aps(ev)
+    n_pos = float(np.mean([c.npos for c in ev.classes]))
+    assert entry["normalised_ap"]["n_pos"] == pytest.approx(n_pos, abs=0)
+    assert entry["per_class"]["person"]["ap_n"] == apn["person"]
+    # the printed summary
+    assert f"{ev.mean_ap():.3f}" in text and "TIDE" in text and f"{tide.main['Loc']:.2f}" in text
+
+
+def test_paired_with_itself_is_exactly_zero_and_seed_reproduces(demo, tmp_path, capsys) -> None:
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"p{i}.json"
+        code, text, _ = run(
+            capsys,
+            demo.year_dir,
+            "--results",
+            demo.results_dir,
+            demo.results_dir,
+            "--bootstrap",
+            300,
+            "--seed",
+            7,
+            "--json",
+            out,
+        )
+        assert code == 0
+        outs.append(json.loads(out.read_text()))
+    assert outs[0] == outs[1]
+    a, b = outs[0]["sets"]  # unique names
+    assert b == f"{a}-2"
+    (pair,) = outs[0]["paired"]
+    assert pair["difference"] == 0.0 and pair["ci"] == [0.0, 0.0]
+    assert pair["verdict"] == "no significant difference"
+    assert "no significant difference" in text
+    other = tmp_path / "o.json"
+    assert (
+        run(
+            capsys,
+            demo.year_dir,
+            "--results",
+            demo.results_dir,
+            "--bootstrap",
+            300,
+            "--seed",
+            8,
+            "--json",
+            other,
+        )[0]
+        == 0
+    )
+    ci7 = outs[0]["sets"][a]["bootstrap"]["mAP"]["ci"]
+    assert json.loads(other.read_text())["sets"][a]["bootstrap"]["mAP"]["ci"] != ci7
+
+
+def test_three_sets_give_ranks_and_figures(demo, tmp_path, capsys) -> None:
+    second = perturbed(demo, tmp_path / "noisy", 1)
+    out, figs = tmp_path / "r.json", tmp_path / "figs"
+    code, text, _ = run(
+        capsys,
+        demo.year_dir,
+        "--image-set",
+        "val",
+        "--results",
+        demo.results_dir,
+        second,
+        demo.results_dir,
+        "--bootstrap",
+        200,
+        "--json",
+        out,
+        "--figures",
+        figs,
+    )
+    assert code == 0
+    payload = json.loads(out.read_text())
+    names = list(payload["sets"])
+    assert len(payload["paired"]) == 3 and set(payload["ranks"]) == set(names)
+    for r in payload["ranks"].values():
+        assert 1 <= r["range"][0] <= r["range"][1] <= 3 and 1 <= r["rank"] <= 3
+    noisy = payload["sets"]["noisy"]["mAP"]
+    assert noisy != payload["sets"][names[0]]["mAP"]
+    assert "rank by mAP" in text
+    written = sorted(p.name for p in figs.iterdir())
+    assert {f"tide_{n}.svg" for n in names} <= set(written) and "pr_person.svg" in written
+    svg = (figs / "pr_person.svg").read_text()
+    assert svg.count("<polygon") == 3 and svg.count("<polyline") == 3
+    assert "<rect" in (figs / "tide_noisy.svg").read_text()
+
+
+def test_demo_classification(demo, tmp_path, capsys) -> None:
+    out = tmp_path / "c.json"
+    code, _, _ = run(
+        capsys,
+        demo.year_dir,
+        "--task",
+        "cls",
+        "--results",
+        demo.results_dir,
+        "--bootstrap",
+        100,
+        "--json",
+        out,
+    )
+    assert code == 0
+    entry = next(iter(json.loads(out.read_text())["sets"].values()))
+    dataset = open_dataset(demo.year_dir)
+    ev = evaluate_voc_cls(
+        dataset, open_results(dataset, [demo.results_dir], image_set="val"), image_set="val"
+    )
+    assert entry["bootstrap"]["mAP"]["point"] == ev.mean_ap()
+    assert "tide" not in entry and entry["normalised_ap"]["n_neg"] > 0
+    assert entry["per_class"]["dog"]["ap_n"] == normalised_aps(ev)["dog"]
+
+
+def test_output_inside_the_dataset_is_refused(demo, capsys) -> None:
+    target = demo.year_dir / "analysis.json"
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--json", target)
+    assert code == 1 and "refusing to write inside" in err and not target.exists()
+    figs = demo.devkit / "figs"
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--figures", figs)
+    assert code == 1 and "refusing to write inside" in err and not figs.exists()
+
+
+def test_bad_arguments_give_a_message(demo, tmp_path, capsys) -> None:
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 0)
+    assert code == 1 and "--bootstrap" in err
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--level", 1.5)
+    assert code == 1 and "--level" in err
+    missing = tmp_path / "missing"
+    code, _, err = run(capsys, demo.year_dir, "--results", missing)
+    assert code == 1 and f"{missing}: no such file or folder" in err
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--task", "bbox")
+    assert code == 1 and "--task bbox: a VOCdevkit is analysed for det or cls" in err
+    code, _, err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--image-set", "x")
+    assert code == 1 and "no results for image set 'x'" in err
+
+
+@pytest.fixture(scope="module")
+def coco_results(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    gt = json.loads(GT.read_text())
+    folder = tmp_path_factory.mktemp("coco_res")
+    paths = []
+    for seed in (1, 2):
+        p = folder / f"res{seed}.json"
+        p.write_text(json.dumps(gen_results(gt, seed)))
+        paths.append(p)
+    return paths
+
+
+@needs_mini
+def test_coco_tide_and_bootstrap_equal_the_library(coco_results, tmp_path, capsys) -> None:
+    out = tmp_path / "coco.json"
+    code, text, _ = run(
+        capsys, GT, "--results", *coco_results, coco_results[0], "--bootstrap", 100, "--json", out
+    )
+    assert code == 0
+    payload = json.loads(out.read_text())
+    assert payload["protocol"] == "coco" and list(payload["sets"]) == [
+        "res1.json",
+        "res2.json",
+        "res1.json-2",
+    ]
+    dataset = read_coco(GT, None, masks=False)
+    for path, name in zip(coco_results, ("res1.json", "res2.json"), strict=True):
+        results = read_coco_results(dataset, path, task="bbox")
+        entry = payload["sets"][name]
+        tide = coco_tide(dataset, results)
+        assert entry["tide"]["main"] == tide.main and entry["tide"]["special"] == tide.special
+        stats = evaluate_coco(dataset, results, CocoParams.for_task("bbox")).stats()
+        boot = entry["bootstrap"]
+        assert abs(boot["mAP"]["point"] - stats["AP"]) <= 1e-12
+        assert abs(boot["AP50"]["point"] - stats["AP50"]) <= 1e-12
+        assert "AP@[.50:.95]" in boot["mAP"]["metric"] and "AP@0.50" in boot["AP50"]["metric"]
+        for key in ("mAP", "AP50"):
+            assert boot[key]["ci"][0] < boot[key]["ci"][1]
+    pairs = {(p["a"], p["b"]): p for p in payload["paired"]}
+    same = pairs[("res1.json", "res1.json-2")]
+    assert same["difference"] == 0.0 and same["verdict"] == "no significant difference"
+    assert "ranks" in payload and "res2.json" in text
+
+
+@needs_mini
+def test_coco_figures_and_refusal(coco_results, tmp_path, capsys) -> None:
+    figs = tmp_path / "figs"
+    code, _, _ = run(capsys, GT, "--results", coco_results[0], "--bootstrap", 20, "--figures", figs)
+    assert code == 0
+    assert (figs / "tide_res1.json.svg").is_file() and (figs / "pr_person.svg").is_file()
+    code, _, err = run(capsys, GT, "--results", coco_results[0], "--json", ANN / "x.json")
+    assert code == 1 and "refusing" in err
+
+
+@pytest.mark.parametrize(("fmt", "magic"), [("png", b"\x89PNG"), ("pdf", b"%PDF")])
+def test_png_and_pdf_figures(demo, tmp_path, capsys, fmt: str, magic: bytes) -> None:
+    figs = tmp_path / fmt
+    code, text, _ = run(
+        capsys,
+        demo.year_dir,
+        "--results",
+        demo.results_dir,
+        "--bootstrap",
+        20,
+        "--figures",
+        figs,
+        "--format",
+        fmt,
+    )
+    assert code == 0
+    tide = figs / f"tide_{demo.results_dir.name}.{fmt}"
+    assert str(tide) in text and tide.read_bytes().startswith(magic)
+    assert (figs / f"pr_person.{fmt}").read_bytes().startswith(magic)
+    assert not list(figs.glob("*.svg"))
+
+
+def test_progress_goes_to_a_terminal_only(demo, capsys, monkeypatch) -> None:
+    assert (
+        "bootstrap"
+        not in run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 40)[2]
+    )
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 40)[2]
+    assert "\rbootstrap 2/40" in err and "\rbootstrap 40/40" in err

@@ -1,0 +1,194 @@
+"""What ``vocviewer analyze`` returns, shared by its families: the JSON payload (layout in
+``analyze``), the printed summary and the SVG figures, from the sets' entries and a bootstrap."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocviewer.commands.analyze_figures import tide_svg
+from vocviewer.evaluation.bootstrap_stats import BootstrapResult
+from vocviewer.evaluation.figure_svg import pr_figure_svg
+from vocviewer.evaluation.tide import TideResult
+
+
+@dataclass(frozen=True)
+class AnalyzeOutput:
+    """``text`` for stdout, ``payload`` for ``--json``, ``warnings`` for stderr, ``figures``
+    (file name, SVG text) for ``--figures``."""
+
+    text: str
+    payload: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    figures: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class AnalysedSet:
+    """One analysed result set: its official mean AP, payload entry and TIDE breakdown."""
+
+    name: str
+    point: float
+    entry: dict[str, Any]
+    tide: TideResult | None = None
+
+
+def set_names(paths: Sequence[Path]) -> list[str]:
+    """Each path's file or folder name, made unique (``name``, ``name-2``, ...)."""
+    names: list[str] = []
+    for p in paths:
+        base = Path(p).name or str(p)
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names
+
+
+def num(v: float) -> float | None:
+    """JSON number: NaN as None."""
+    return None if v is None or math.isnan(v) else float(v)
+
+
+def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:
+    """``{"point", "ci", "level", "replicates", "metric"}`` of a set's mean AP."""
+    m = boot.interval(name, None, level)
+    return {
+        "point": num(m.point),
+        "ci": [num(m.low), num(m.high)],
+        "level": level,
+        "replicates": m.replicates,
+        "metric": metric,
+    }
+
+
+def finish(
+    args: argparse.Namespace,
+    protocol: str,
+    task: str,
+    image_set: str | None,
+    header: str,
+    sets: list[AnalysedSet],
+    boot: BootstrapResult,
+    metric: str,
+    warnings: list[str],
+    extra: dict[str, dict[str, Any]] | None = None,
+    bands: BootstrapResult | None = None,
+) -> AnalyzeOutput:
+    """Payload, printed summary and figures, shared by the families. ``boot`` is the bootstrap
+    of the sets' ``mAP`` (with PR bands when figures are asked for); ``extra`` adds entries to
+    each set's ``"bootstrap"`` (COCO's ``AP50``); ``bands``: the bootstrap whose PR bands are
+    drawn (default ``boot``)."""
+    level = args.level
+    for s in sets:
+        per_class = boot.set_summary(s.name, level)["classes"]
+        s.entry["bootstrap"] = {
+            "mAP": interval_json(boot, s.name, level, metric),
+            **(extra or {}).get(s.name, {}),
+            "per_class": per_class,
+        }
+    payload: dict[str, Any] = {
+        "protocol": protocol,
+        "task": task,
+        "image_set": image_set,
+        "bootstrap": {"replicates": args.bootstrap, "seed": args.seed, "level": level},
+        "sets": {s.name: s.entry for s in sets},
+    }
+    if len(sets) >= 2:
+        payload["paired"] = boot.paired_summary(level)
+    if len(sets) >= 3:
+        payload["ranks"] = {
+            r.name: {"rank": r.rank, "range": [r.low, r.high]}
+            for r in boot.rank_ranges(None, level)
+        }
+    text = summary_text(header, sets, payload, level)
+    figures = _figures(sets, bands or boot, level) if args.figures else []
+    return AnalyzeOutput(text, payload, warnings, figures)
+
+
+def summary_text(
+    header: str, sets: list[AnalysedSet], payload: dict[str, Any], level: float
+) -> str:
+    """The printed summary: per set mAP [lo, hi] and TIDE's main dAP; paired verdicts; ranks."""
+    b = payload["bootstrap"]
+    lines = [
+        header,
+        f"bootstrap over images: {b['replicates']} replicates, seed {b['seed']}, "
+        f"{level:.0%} percentile intervals",
+        "",
+    ]
+    width = max(12, *(len(s.name) for s in sets))
+    lines.append(f"{'set':<{width}}  {'mAP':>6}  {level:.0%} interval")
+    for s in sets:
+        m = s.entry["bootstrap"]["mAP"]
+        lo, hi = m["ci"]
+        lines.append(f"{s.name:<{width}}  {_f(m['point'])}  [{_f(lo)}, {_f(hi)}]")
+    tide = [s for s in sets if s.tide is not None]
+    if tide:
+        main, special = ("Cls", "Loc", "Both", "Dupe", "Bkg", "Miss"), ("FalsePos", "FalseNeg")
+        lines += [
+            "",
+            "TIDE: AP points gained by fixing each error type alone (IoU 0.5), and the special",
+            f"{'set':<{width}}  "
+            + " ".join(f"{c:>5}" for c in main)
+            + "  "
+            + " ".join(f"{c:>8}" for c in special),
+        ]
+        lines += [
+            f"{s.name:<{width}}  "
+            + " ".join(f"{s.tide.main[c]:5.2f}" for c in main)
+            + "  "
+            + " ".join(f"{s.tide.special[c]:8.2f}" for c in special)
+            for s in tide
+            if s.tide is not None
+        ]
+    for p in payload.get("paired", ()):
+        if p is payload["paired"][0]:
+            lines += ["", "paired difference of mAP (A - B, same resampled images):"]
+        lo, hi = p["ci"]
+        lines.append(
+            f"  {p['a']} - {p['b']}: {_f(p['difference'], '+')} [{_f(lo, '+')}, {_f(hi, '+')}]"
+            f"  {p['verdict']}"
+        )
+    if "ranks" in payload:
+        lines += ["", "rank by mAP (range over the replicates):"]
+        lines += [
+            f"  {n}: {r['rank']} [{r['range'][0]}, {r['range'][1]}]"
+            for n, r in payload["ranks"].items()
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _f(v: float | None, sign: str = "") -> str:
+    return "nan" if v is None else f"{v:{sign}.3f}"
+
+
+def _figures(sets: list[AnalysedSet], boot: BootstrapResult, level: float) -> list[tuple[str, str]]:
+    """``tide_<set>.svg`` per set with a breakdown and ``pr_<class>.svg`` with bands per class."""
+    out: list[tuple[str, str]] = []
+    for s in sets:
+        if s.tide is not None:
+            title = f"{s.name}: TIDE dAP (TIDE AP50 {s.tide.ap:.2f})"
+            out.append((f"tide_{s.name}.svg", tide_svg(title, s.tide.main, s.tide.special)))
+    if not len(boot.recall_grid):
+        return out
+    for k, cls in enumerate(boot.class_names):
+        if cls not in sets[0].entry["per_class"] or np.all(np.isnan(boot.point_ap[:, k])):
+            continue  # not submitted (VOC) or no ground truth
+        curves, bands = [], []
+        for s in sets:
+            grid, point, lo, hi = boot.pr_band(s.name, cls, level)
+            curves.append(
+                (s.name, grid, point, float(boot.point_ap[boot.set_names.index(s.name), k]))
+            )
+            bands.append((grid, lo, hi))
+        title = f"{cls} (interpolated precision, {level:.0%} bootstrap band)"
+        out.append((f"pr_{cls}.svg", pr_figure_svg(title, curves, bands=bands)))
+    return out
