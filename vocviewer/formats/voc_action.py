@@ -67,8 +67,8 @@ def read_action_results(
         score = to_float(tokens[2]) if len(tokens) == 3 else None
         if len(tokens) != 3:
             why = f"expected '<image id> <object index> <score>', got {describe(tokens)}"
-        elif obj is None or obj < 1:
-            why = f"object index {tokens[1]!r} is not an integer >= 1"
+        elif obj is None or not 1 <= obj < 2**31:
+            why = f"object index {tokens[1]!r} is not an integer in 1..2^31-1"
         elif score is None or math.isnan(score):
             why = f"score {tokens[2]!r} is not a number"
         if why is not None:

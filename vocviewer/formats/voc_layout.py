@@ -93,8 +93,10 @@ def read_layout_results(
                 raise _Bad("<image> is empty", node, f"{where}/image")
             text, el = _child(node, "object", where)
             obj = to_int(text)
-            if obj is None or obj < 1:
-                raise _Bad(f"<object> is {text!r}; expected an index >= 1", el, f"{where}/object")
+            if obj is None or not 1 <= obj < 2**31:
+                raise _Bad(
+                    f"<object> is {text!r}; expected an index in 1..2^31-1", el, f"{where}/object"
+                )
             conf = _number(node, "confidence", where)
             parts: list[tuple[float, ...]] = []
             for k, part in enumerate((c for c in node if c.tag == "part"), 1):
