@@ -123,8 +123,11 @@ def find_action_results(
             if image_set is not None and m["set"] != image_set:
                 continue
             if m["action"] in found and found[m["action"]] != f:
-                raise FormatError(f, f"a second results file for action {m['action']!r} "
-                                  f"(the first is {found[m['action']].name})")  # fmt: skip
+                raise FormatError(
+                    f,
+                    f"a second results file for action {m['action']!r} "
+                    f"(the first is {found[m['action']].name})",
+                )
             found[m["action"]] = f
     if not found:
         wanted = f"<comp>_action_{image_set or '<set>'}_<action>.txt"
@@ -137,8 +140,12 @@ def write_action_results(path: str | Path, scores: ActionScores) -> Path:
     target = Path(path)
     text = "".join(
         f"{i} {o} {s!r}\n".replace("inf", "Inf")
-        for i, o, s in zip(scores.image_id.tolist(), scores.object_number.tolist(),
-                           scores.score.tolist(), strict=True)
-    )  # fmt: skip
+        for i, o, s in zip(
+            scores.image_id.tolist(),
+            scores.object_number.tolist(),
+            scores.score.tolist(),
+            strict=True,
+        )
+    )
     write_text(target, text)
     return target

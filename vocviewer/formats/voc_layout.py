@@ -105,8 +105,9 @@ def read_layout_results(
                 if cls not in VOC_PARTS:
                     raise _Bad(
                         f"unknown part class {cls!r}; expected one of {', '.join(VOC_PARTS)}",
-                        el, f"{ppath}/class",
-                    )  # fmt: skip
+                        el,
+                        f"{ppath}/class",
+                    )
                 _, bb = _child(part, "bndbox", ppath)
                 box = [_number(bb, t, f"{ppath}/bndbox") for t in _BOX]
                 parts.append((VOC_PARTS.index(cls), *box, part.sourceline or 0))
@@ -191,9 +192,10 @@ def find_layout_results(path: str | Path, image_set: str | None = None) -> Path:
         return p  # a file (or a FIFO, refused when read)
     base = p / "Layout" if (p / "Layout").is_dir() else p
     found = sorted(
-        f for f in base.iterdir()
+        f
+        for f in base.iterdir()
         if (m := LAYOUT_NAME.match(f.name)) and (image_set is None or m["set"] == image_set)
-    )  # fmt: skip
+    )
     if len(found) != 1:
         what = "no" if not found else "several"
         wanted = f"<comp>_layout_{image_set or '<set>'}.xml"
