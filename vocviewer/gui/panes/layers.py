@@ -57,9 +57,7 @@ def _stripes(h: int, w: int, period: int = 8) -> npt.NDArray[np.bool_]:
     return ((x + y) % period) < period // 2
 
 
-def decode_window(
-    counts: npt.ArrayLike, mh: int, mw: int, h: int, w: int
-) -> npt.NDArray[np.bool_]:
+def decode_window(counts: npt.ArrayLike, mh: int, mw: int, h: int, w: int) -> npt.NDArray[np.bool_]:
     """The ``[:h, :w]`` part of the column-major RLE ``counts`` of an ``mh x mw`` mask, as
     ``bool (h, w)`` (zero-padded where the mask is smaller); allocates about ``h x w``, whatever
     size the RLE declares. ``ValueError`` for a negative run."""
