@@ -91,8 +91,8 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
     # a category the annotation file lacks: loadRes takes it, COCOeval ignores it; so do we
     other = {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1}
     rs = read_coco_results(ds, _write(tmp_path, [dets[0], other, other], "o.json"))
-    assert rs.extras["coco"].det_id.tolist() == [1] and len(rs.problems) == 1
-    assert rs.problems[0].element == "[1].category_id" and "2 result(s)" in str(rs.problems[0])
+    assert rs.extras["coco"].det_id.tolist() == [1] and len(rs.warnings) == 1
+    assert rs.warnings[0].element == "[1].category_id" and "2 result(s)" in str(rs.warnings[0])
 
 
 def test_results_segm_and_keypoints(tmp_path: Path) -> None:

@@ -292,8 +292,8 @@ def test_result_rle_of_another_size_is_kept_with_one_warning(tmp_path: Path) -> 
     }
     res.write_text(json.dumps([seg, seg]))
     rs = read_coco_results(ds, res, task="segm")
-    assert len(rs.detections) == 2 and len(rs.problems) == 1
-    assert rs.problems[0].element == "[0].segmentation.size" and "2 RLE(s)" in str(rs.problems[0])
+    assert len(rs.detections) == 2 and len(rs.warnings) == 1
+    assert rs.warnings[0].element == "[0].segmentation.size" and "2 RLE(s)" in str(rs.warnings[0])
 
 
 # --- results: what pycocotools accepts, evaluated as it evaluates it --------------------------
@@ -453,4 +453,4 @@ def test_results_of_other_categories_are_left_out_as_cocoeval_does(tmp_path: Pat
     ]
     rs, ours = _both(ann, dets, "bbox", tmp_path)
     assert rs.extras["coco"].det_id.tolist() == [1, 3] and not ours.notes
-    assert [p.element for p in rs.problems] == ["[1].category_id"]
+    assert [p.element for p in rs.warnings] == ["[1].category_id"]

@@ -27,7 +27,7 @@ def test_det_warning_names_the_file_and_first_line(tmp_path):
     ds = read_ilsvrc_det(gt, devkit)
     rs = read_ilsvrc_det_results(ds, pred)
     assert len(rs.detections) == 5 and not rs.problems
-    (warning,) = rs.extras["nonfinite"]
+    (warning,) = rs.warnings
     assert warning.path == pred and warning.line == 4 and "2 row(s)" in warning.message
 
 

@@ -35,7 +35,7 @@ def test_bad_rows_are_reported_with_line_and_the_rest_loads(tmp_path):
     assert rs.detections.line.tolist() == [1, 4, 6]
     assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1, 2]
     assert rs.detections.box[0].tolist() == [0, 0, 10, 10]
-    (warning,) = rs.extras["nonfinite"]
+    (warning,) = rs.warnings
     assert warning.path == res / "a.txt" and warning.line == 4
 
 

@@ -125,7 +125,7 @@ def test_every_kind_of_bad_line(tmp_path: Path) -> None:
         ("dog_test.txt", 1, "expected <id> <label>"),
         ("dog_test.txt", 2, "expected <id> <label>"),
         ("dog_test.txt", 4, "label must be 1"),
-        ("phoning_test.txt", 2, "object index must be an integer ≥ 1"),
+        ("phoning_test.txt", 2, "object index must be an integer in 1..2^31-1"),
         ("phoning_test.txt", 3, "label must be 1"),
         ("phoning_test.txt", 4, "expected <id> <object index> <label>"),
         ("test.txt", 1, "expected <id> <object index>"),

@@ -114,7 +114,7 @@ def test_every_bad_line_is_named_and_skipped(ds: Dataset, tmp_path: Path) -> Non
     r = read_voc_results(ds, [path])
     assert r.detections.line.tolist() == [1, 7, 8, 10]
     assert r.detections.image_index.tolist() == [0, 0, 0, 2]
-    (warning,) = r.extras["warnings"]
+    (warning,) = r.warnings
     assert (warning.path, warning.line) == (path, 7)
     assert warning.message.startswith("3 line(s) hold NaN or ±inf (first here); kept")
     expected = "expected 6 fields (id score xmin ymin xmax ymax), found"

@@ -17,10 +17,13 @@ visdrone VisDrone-DET (``--protocol visdrone``)
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.formats.voc_annotations import lost_ground_truth
 
 
 @dataclass(frozen=True)
@@ -39,3 +42,29 @@ def opened(args: argparse.Namespace, dataset: Dataset) -> Dataset:
     if hook is not None:
         hook(dataset)
     return dataset
+
+
+def problems_error(
+    problems: Sequence[FormatError], shown: int = 10, where: str = "the results"
+) -> FormatError:
+    """One error for a list of input problems: the first, then up to ``shown`` more listed."""
+    first, rest = problems[0], problems[1:]
+    lines = [first.message] + [f"  {p}" for p in rest[:shown]]
+    if len(rest) > shown:
+        lines.append(f"  ... and {len(rest) - shown} more")
+    lines.append(f"{len(problems)} problem(s) in {where}; fix them or pass --keep-going")
+    return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
+
+
+def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
+    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
+    ``keep_going``; then return the "not official" note to attach to the numbers."""
+    lost = lost_ground_truth(dataset.problems)
+    if not lost:
+        return None
+    if not keep_going:
+        raise problems_error(lost, where="the ground truth (objects left out)")
+    return (
+        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
+        "the official code cannot read these annotations"
+    )

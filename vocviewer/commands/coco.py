@@ -40,7 +40,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
     keep_going = bool(getattr(args, "keep_going", False))
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
-    warnings = [str(p) for p in dataset.problems] + [str(p) for p in results.problems]
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if task == "keypoints":
         _check_keypoints(dataset, results, args.path, args.results[0])
     result = evaluate_coco(dataset, results, CocoParams.for_task(task))

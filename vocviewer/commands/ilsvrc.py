@@ -6,8 +6,7 @@ import argparse
 import math
 from typing import Any
 
-from vocviewer.commands import EvalOutput, opened
-from vocviewer.commands.voc import problems_error
+from vocviewer.commands import EvalOutput, opened, problems_error
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
@@ -64,8 +63,7 @@ def run_clsloc(args: argparse.Namespace) -> EvalOutput:
     results = read_ilsvrc_clsloc_results(dataset, args.results[0])
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    nonfinite = results.extras.get("nonfinite", ())
-    warnings = [str(p) for p in (*dataset.problems, *results.problems, *nonfinite)]
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     result = evaluate_ilsvrc_clsloc(dataset, results)
     info = dataset.extras["ilsvrc_clsloc"]
     text = format_clsloc(result, info, str(args.results[0]), str(args.path))
@@ -100,7 +98,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = read_ilsvrc_det_results(dataset, args.results[0])
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in (*results.problems, *results.extras.get("nonfinite", ()))]
+    warnings += [str(p) for p in (*results.problems, *results.warnings)]
     unlisted = results.extras.get("ilsvrc_unlisted", {})
     if unlisted:
         warnings.append(

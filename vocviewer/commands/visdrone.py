@@ -6,8 +6,7 @@ import argparse
 import math
 from typing import Any
 
-from vocviewer.commands import EvalOutput, opened
-from vocviewer.commands.voc import problems_error
+from vocviewer.commands import EvalOutput, opened, problems_error
 from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
 from vocviewer.evaluation.visdrone_regions import matlab_round
@@ -87,7 +86,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = read_visdrone_results(dataset, args.results)
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in (*results.problems, *results.extras.get("nonfinite", ()))]
+    warnings += [str(p) for p in (*results.problems, *results.warnings)]
     rx: VisDroneDetections = results.extras["visdrone"]
     if rx.missing:
         shown = ", ".join(rx.missing[:10]) + (" ..." if len(rx.missing) > 10 else "")

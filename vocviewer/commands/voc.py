@@ -18,13 +18,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from vocviewer.commands import EvalOutput, opened
-from vocviewer.core.dataset import Dataset
+from vocviewer.commands import EvalOutput, check_ground_truth, opened, problems_error, voc_tasks
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
 from vocviewer.formats.detect import open_dataset, open_results
-from vocviewer.formats.voc_annotations import lost_ground_truth
 
 _RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
 
@@ -38,38 +36,10 @@ def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
     return sets.pop() if len(sets) == 1 else None
 
 
-def problems_error(
-    problems: Sequence[FormatError], shown: int = 10, where: str = "the results"
-) -> FormatError:
-    """One error for a list of input problems: the first, then up to ``shown`` more listed."""
-    first, rest = problems[0], problems[1:]
-    lines = [first.message] + [f"  {p}" for p in rest[:shown]]
-    if len(rest) > shown:
-        lines.append(f"  ... and {len(rest) - shown} more")
-    lines.append(f"{len(problems)} problem(s) in {where}; fix them or pass --keep-going")
-    return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
-
-
-def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
-    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
-    ``keep_going``; then return the "not official" note to attach to the numbers."""
-    lost = lost_ground_truth(dataset.problems)
-    if not lost:
-        return None
-    if not keep_going:
-        raise problems_error(lost, where="the ground truth (objects left out)")
-    return (
-        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
-        "the official code cannot read these annotations"
-    )
-
-
 def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls|seg|layout|
     action``)."""
     if args.task in ("seg", "layout", "action"):
-        from vocviewer.commands import voc_tasks
-
         run = {"seg": voc_tasks.run_seg, "layout": voc_tasks.run_layout}.get(
             args.task, voc_tasks.run_action
         )
@@ -90,7 +60,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = open_results(dataset, args.results, image_set=image_set)
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
-    warnings += [str(p) for p in (*results.problems, *results.extras.get("warnings", ()))]
+    warnings += [str(p) for p in (*results.problems, *results.warnings)]
     evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
     try:

@@ -7,7 +7,7 @@ or file), evaluates and renders. ``args.image_set`` defaults to the set named by
 ``args.protocol`` is ``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU;
 action: 11-point vs all-points AP; layout is always all-points); ``args.keep_going`` turns
 input errors into warnings and marks the numbers not official; ground truth that lost objects is
-such an input error for layout and action (``commands.voc.check_ground_truth``).
+such an input error for layout and action (``commands.check_ground_truth``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from vocviewer.commands import EvalOutput, opened
+from vocviewer.commands import EvalOutput, check_ground_truth, opened, problems_error
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report_tasks import (
@@ -35,18 +35,6 @@ from vocviewer.formats.voc_layout import LAYOUT_NAME, find_layout_results, read_
 from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation_results
 
 DEFAULT_SET = "val"
-
-
-def _problems_error(problems: list[FormatError]) -> FormatError:
-    from vocviewer.commands.voc import problems_error
-
-    return problems_error(problems)
-
-
-def _check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
-    from vocviewer.commands.voc import check_ground_truth
-
-    return check_ground_truth(dataset, keep_going)
 
 
 def _one_result(args: argparse.Namespace) -> Path:
@@ -82,7 +70,7 @@ def run_seg(args: argparse.Namespace) -> EvalOutput:
         strict=not args.keep_going,
     )
     if ev.problems and not args.keep_going:
-        raise _problems_error(list(ev.problems))
+        raise problems_error(list(ev.problems))
     warnings = [str(p) for p in (*dataset.problems, *ev.problems)]
     return EvalOutput(seg_table(ev), seg_to_json(ev), warnings)
 
@@ -93,11 +81,11 @@ def run_layout(args: argparse.Namespace) -> EvalOutput:
     m = LAYOUT_NAME.match(path.name)
     image_set = args.image_set or (m["set"] if m else None) or DEFAULT_SET
     dataset = opened(args, open_dataset(args.path))
-    lost = _check_ground_truth(dataset, args.keep_going)
+    lost = check_ground_truth(dataset, args.keep_going)
     _check_set(dataset, f"Layout/{image_set}")
     layouts, problems = read_layout_results(path)
     if problems and not args.keep_going:
-        raise _problems_error(problems)
+        raise problems_error(problems)
     ev = evaluate_voc_layout(dataset, layouts, image_set=image_set, strict=not args.keep_going)
     warnings = [str(p) for p in (*dataset.problems, *problems)] + list(ev.warnings)
     if problems:
@@ -120,14 +108,14 @@ def run_action(args: argparse.Namespace) -> EvalOutput:
         )
     image_set = args.image_set or (sets.pop() if sets else DEFAULT_SET)
     dataset = opened(args, open_dataset(args.path))
-    lost = _check_ground_truth(dataset, args.keep_going)
+    lost = check_ground_truth(dataset, args.keep_going)
     scores = {}
     problems: list[FormatError] = []
     for action, f in files.items():
         scores[action], found = read_action_results(f, action)
         problems += found
     if problems and not args.keep_going:
-        raise _problems_error(problems)
+        raise problems_error(problems)
     rule = "11point" if args.protocol == "voc2007" else "allpoints"
     result = evaluate_voc_action(
         dataset, scores, image_set=image_set, ap_rule=rule, strict=not args.keep_going

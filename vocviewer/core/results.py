@@ -121,6 +121,11 @@ class ResultSet:
     problems
         Rows skipped while reading (unknown image ids, unparseable lines); a protocol that sees
         problems marks its numbers as not official.
+    warnings
+        Messages that leave the numbers official, each naming a file and its first line (or JSON
+        path) concerned: rows kept under the non-finite rule (a NaN/inf coordinate or a NaN score
+        is evaluated as the official code does and never drawn), or rows the official code
+        ignores too (COCO: a category not in the annotation file). At most one per file and kind.
     extras
         Format-specific per-row columns keyed by benchmark family (``"coco"``: masks,
         keypoints; ``"visdrone"``: categories in file order; ...), aligned with ``detections``.
@@ -132,6 +137,7 @@ class ResultSet:
     class_scores: ClassScores = field(default_factory=ClassScores.empty)
     classes_with_files: dict[str, frozenset[int]] = field(default_factory=dict)
     problems: tuple[FormatError, ...] = ()
+    warnings: tuple[FormatError, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     def where(self, file_index: int, line: int) -> str:

@@ -195,9 +195,14 @@ def iter_evaluate_voc_cls(
         mult = np.bincount(gt.image_index, minlength=n_img)
         rows = np.flatnonzero(cs.label == k)
         ok, err = _rejected_rows(
-            results, cs.image_index[rows], cs.file_index[rows], cs.line[rows],
-            mult, dataset, f"{dataset.classes[k]}_{image_set}",
-        )  # fmt: skip
+            results,
+            cs.image_index[rows],
+            cs.file_index[rows],
+            cs.line[rows],
+            mult,
+            dataset,
+            f"{dataset.classes[k]}_{image_set}",
+        )
         if err is not None and strict:
             raise err
         rows = rows[ok]
@@ -290,10 +295,15 @@ def evaluate_voc_det(
     rule = ap_rule or default_ap_rule(dataset.year)
     per_class = tuple(
         iter_evaluate_voc_det(
-            dataset, results, image_set=image_set, ap_rule=rule,
-            iou_threshold=iou_threshold, classes=classes, strict=strict,
+            dataset,
+            results,
+            image_set=image_set,
+            ap_rule=rule,
+            iou_threshold=iou_threshold,
+            classes=classes,
+            strict=strict,
         )
-    )  # fmt: skip
+    )
     return EvalResult(
         protocol="voc2007" if rule == "11point" else "voc2012",
         task="det",

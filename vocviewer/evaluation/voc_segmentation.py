@@ -223,9 +223,14 @@ class SegAccumulator:
             else tuple(str(k) for k in range(self.n_labels))
         )
         return SegEvaluation(
-            protocol, image_set, names, frozen, tuple(self.image_ids),
-            self.invalid_gt_pixels, tuple(self.problems),
-        )  # fmt: skip
+            protocol,
+            image_set,
+            names,
+            frozen,
+            tuple(self.image_ids),
+            self.invalid_gt_pixels,
+            tuple(self.problems),
+        )
 
 
 def evaluate_voc_seg(

@@ -220,8 +220,14 @@ def _result_set(
         np.zeros(n, dtype=np.int64),
         ids,
     )
+    kept = tuple(warnings)  # rows kept with a warning: in ResultSet.warnings, not problems
     return ResultSet(
-        path.stem, (path,), detections=dets, problems=tuple(problems), extras={"coco": extras}
+        path.stem,
+        (path,),
+        detections=dets,
+        problems=tuple(p for p in problems if all(p is not w for w in kept)),
+        warnings=kept,
+        extras={"coco": extras},
     )
 
 

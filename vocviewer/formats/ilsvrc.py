@@ -191,29 +191,42 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
     objects = ObjectTable(
         image_index=np.array([o[0] for o in objs], dtype=np.int64),
         label=np.array([o[1] for o in objs], dtype=np.int64),
-        box=arr, difficult=np.zeros(n_obj, bool), truncated=np.zeros(n_obj, bool),
-        occluded=np.zeros(n_obj, bool), pose=np.zeros(n_obj, np.int8),
+        box=arr,
+        difficult=np.zeros(n_obj, bool),
+        truncated=np.zeros(n_obj, bool),
+        occluded=np.zeros(n_obj, bool),
+        pose=np.zeros(n_obj, np.int8),
         order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
         actions=np.zeros((n_obj, 0), bool),
-    )  # fmt: skip
+    )
     n_img = len(listed)
     images = ImageTable(
         id=np.array([b for b, _, _ in listed], dtype=np.str_),
         path=tuple(gt_dir / f"{b}.JPEG" for b, _, _ in listed),
-        width=np.zeros(n_img, np.int32), height=np.zeros(n_img, np.int32),
+        width=np.zeros(n_img, np.int32),
+        height=np.zeros(n_img, np.int32),
         segmented=np.zeros(n_img, bool),
-    )  # fmt: skip
+    )
     info = IlsvrcDetInfo(
-        wnids=wnids, image_id=np.array([v for _, v, _ in listed], dtype=np.int64),
+        wnids=wnids,
+        image_id=np.array([v for _, v, _ in listed], dtype=np.int64),
         blacklist_image_id=np.array(bl_ids, dtype=np.int64),
         blacklist_label=np.array(bl_labels, dtype=np.int64),
-    )  # fmt: skip
+    )
     empty = PartTable.empty()
     return Dataset(
-        name=gt_dir.name, root=gt_dir, year=None, classes=names, box_convention="voc",
-        images=images, objects=objects, parts=empty, problems=tuple(problems),
-        extras={"ilsvrc": info}, roots=(gt_dir, Path(devkit)),
-    )  # fmt: skip
+        name=gt_dir.name,
+        root=gt_dir,
+        year=None,
+        classes=names,
+        box_convention="voc",
+        images=images,
+        objects=objects,
+        parts=empty,
+        problems=tuple(problems),
+        extras={"ilsvrc": info},
+        roots=(gt_dir, Path(devkit)),
+    )
 
 
 def read_objects_xml(
@@ -267,7 +280,7 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
     ``detections`` and reported in ``problems`` (the official code crashes on them).
 
     A NaN/inf coordinate or a NaN confidence is kept (it matches nothing; NaN ranks last) and the
-    file's first such line is a warning in ``extras["nonfinite"]``.
+    file's first such line is a warning in ``ResultSet.warnings``.
     """
     path = Path(path)
     info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
@@ -306,12 +319,21 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
     sink.close()
     a = np.array(rows, dtype=np.float64).reshape(-1, 8)
     dets = Detections(
-        image_index=a[:, 0].astype(np.int64), label=a[:, 1].astype(np.int64), score=a[:, 2],
-        box=a[:, 3:7], file_index=np.zeros(len(a), np.int64), line=a[:, 7].astype(np.int64),
-    )  # fmt: skip
-    extras = {"ilsvrc_unlisted": dict(unlisted), "nonfinite": nonfinite_warning(path, nonfinite)}
-    return ResultSet(name=path.stem, files=(path,), detections=dets, problems=tuple(problems),
-                     extras=extras)  # fmt: skip
+        image_index=a[:, 0].astype(np.int64),
+        label=a[:, 1].astype(np.int64),
+        score=a[:, 2],
+        box=a[:, 3:7],
+        file_index=np.zeros(len(a), np.int64),
+        line=a[:, 7].astype(np.int64),
+    )
+    return ResultSet(
+        name=path.stem,
+        files=(path,),
+        detections=dets,
+        problems=tuple(problems),
+        warnings=nonfinite_warning(path, nonfinite),
+        extras={"ilsvrc_unlisted": dict(unlisted)},
+    )
 
 
 def nonfinite_warning(

@@ -22,7 +22,7 @@ Submission
     ``<label> <xmin> <ymin> <xmax> <ymax>`` (whitespace or commas, as ``dlmread`` reads).
     Fields after the 25th are ignored (readme §3.3). Label 0 is the official padding of short
     lines and never matches. A NaN/inf box is kept (it overlaps nothing); the file's first such
-    line is a warning in ``ResultSet.extras["nonfinite"]``. A blank line is an image without guesses; blank lines beyond
+    line is a warning in ``ResultSet.warnings``. A blank line is an image without guesses; blank lines beyond
     the last image are ignored.
 
 Fatal problems (wrong line count, unreadable labels file) raise ``FormatError`` with file and
@@ -149,28 +149,44 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
     objects = ObjectTable(
         image_index=np.array([o[0] for o in objs], dtype=np.int64),
         label=np.array([o[1] for o in objs], dtype=np.int64),
-        box=box, difficult=np.zeros(n_obj, bool), truncated=np.zeros(n_obj, bool),
-        occluded=np.zeros(n_obj, bool), pose=np.zeros(n_obj, np.int8),
+        box=box,
+        difficult=np.zeros(n_obj, bool),
+        truncated=np.zeros(n_obj, bool),
+        occluded=np.zeros(n_obj, bool),
+        pose=np.zeros(n_obj, np.int8),
         order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
         actions=np.zeros((n_obj, 0), bool),
-    )  # fmt: skip
+    )
     folder = path if path.is_dir() else path.parent
     images = ImageTable(
-        id=np.array(ids, dtype=np.str_), path=tuple(folder / f"{b}.JPEG" for b in ids),
-        width=np.zeros(n_img, np.int32), height=np.zeros(n_img, np.int32),
+        id=np.array(ids, dtype=np.str_),
+        path=tuple(folder / f"{b}.JPEG" for b in ids),
+        width=np.zeros(n_img, np.int32),
+        height=np.zeros(n_img, np.int32),
         segmented=np.zeros(n_img, bool),
-    )  # fmt: skip
+    )
     info = IlsvrcClslocInfo(
-        wnids=wnids, gt_label=np.array(labels, dtype=np.int64),
-        blacklist=np.array(blacklist, dtype=np.int64), has_boxes=path.is_dir(),
-        ground_truth_file=gt_file, blacklist_file=bl_file,
-    )  # fmt: skip
+        wnids=wnids,
+        gt_label=np.array(labels, dtype=np.int64),
+        blacklist=np.array(blacklist, dtype=np.int64),
+        has_boxes=path.is_dir(),
+        ground_truth_file=gt_file,
+        blacklist_file=bl_file,
+    )
     empty = PartTable.empty()
     return Dataset(
-        name=folder.name, root=folder, year=None, classes=names, box_convention="voc",
-        images=images, objects=objects, parts=empty, problems=tuple(problems),
-        extras={"ilsvrc_clsloc": info}, roots=(folder, Path(devkit)),
-    )  # fmt: skip
+        name=folder.name,
+        root=folder,
+        year=None,
+        classes=names,
+        box_convention="voc",
+        images=images,
+        objects=objects,
+        parts=empty,
+        problems=tuple(problems),
+        extras={"ilsvrc_clsloc": info},
+        roots=(folder, Path(devkit)),
+    )
 
 
 def _labels_from_objects(
@@ -212,14 +228,18 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
     for i, parts in enumerate(rows):
         fields = parts[: 5 * MAX_GUESSES]
         if len(fields) % 5:
-            sink.add(f"{len(fields)} fields: expected groups of '<label> <xmin> <ymin> <xmax> "
-                     "<ymax>'; read as no guesses", line=i + 1)  # fmt: skip
+            sink.add(
+                f"{len(fields)} fields: expected groups of '<label> <xmin> <ymin> <xmax> "
+                "<ymax>'; read as no guesses",
+                line=i + 1,
+            )
             continue
         labs = [to_int(t) for t in fields[::5]]
         nums = [to_float(t) for k, t in enumerate(fields) if k % 5]
         if any(v is None or not 0 <= v < MAX_ID for v in labs) or any(v is None for v in nums):
-            sink.add("labels must be integers >= 0 and boxes numbers; read as no guesses",
-                     line=i + 1)  # fmt: skip
+            sink.add(
+                "labels must be integers >= 0 and boxes numbers; read as no guesses", line=i + 1
+            )
             continue
         if not all(math.isfinite(v) for v in nums if v is not None):
             nonfinite.append(i + 1)
@@ -229,6 +249,9 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
     sink.close()
     guesses = ClslocGuesses(label=label, box=box, line=np.arange(1, n_img + 1, dtype=np.int64))
     return ResultSet(
-        name=path.stem, files=(path,), problems=tuple(problems),
-        extras={"ilsvrc_clsloc": guesses, "nonfinite": nonfinite_warning(path, nonfinite, "a NaN/inf box coordinate")},
-    )  # fmt: skip
+        name=path.stem,
+        files=(path,),
+        problems=tuple(problems),
+        warnings=nonfinite_warning(path, nonfinite, "a NaN/inf box coordinate"),
+        extras={"ilsvrc_clsloc": guesses},
+    )

@@ -6,11 +6,15 @@ declared size is read from the header and checked with ``check_image_size`` (at 
 decoded. Pillow's ``DecompressionBombError`` becomes a ``FormatError`` naming the file; its
 ``DecompressionBombWarning`` (images between half and all of that limit) is silenced, since the
 size was already checked against the shared limit. Truncated or garbage data is a ``FormatError``
-too, never a traceback or a partial picture.
+too, never a traceback or a partial picture. Pixels are decoded from the file's bytes, read once
+with ``formats.input.read_bytes`` (bounded): a chunk length declared in a PNG can then never make
+Pillow allocate more than the file holds; any error Pillow raises (``MemoryError`` included)
+becomes a ``FormatError`` naming the file.
 """
 
 from __future__ import annotations
 
+import io
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,34 +26,44 @@ import numpy.typing as npt
 from PIL import Image, UnidentifiedImageError
 
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.input import check_image_size, check_regular
+from vocviewer.formats.input import check_image_size, check_regular, read_bytes
 
 T = TypeVar("T")
 
 
 @contextmanager
-def open_image(path: str | Path) -> Iterator[Image.Image]:
+def open_image(path: str | Path, *, whole: bool = False) -> Iterator[Image.Image]:
     """An opened (not yet decoded) Pillow image of the regular file ``path``, size checked.
 
-    Raises ``FormatError`` for a missing or non-regular file, an unknown format, a declared size
-    over ``MAX_IMAGE_PIXELS`` (or not positive) and a decompression bomb.
+    ``whole``: open it over the file's bytes, read at once (for decoding); otherwise over the
+    file itself, of which only the header is read. Raises ``FormatError`` for a missing or
+    non-regular file, an unknown format, a declared size over ``MAX_IMAGE_PIXELS`` (or not
+    positive), a decompression bomb and any other error Pillow raises while reading the header.
     """
     p = Path(path)
-    check_regular(p)
+    source: Path | io.BytesIO = io.BytesIO(read_bytes(p)) if whole else p
+    if not whole:
+        check_regular(p)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            img = Image.open(p)
+            img = Image.open(source)
     except Image.DecompressionBombError as exc:
         raise FormatError(p, f"refused as a decompression bomb: {str(exc).rstrip('.')}") from None
     except FileNotFoundError:
         raise FormatError(p, "does not exist") from None
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
+    except UnidentifiedImageError as exc:
         raise FormatError(p, f"cannot be read as an image ({exc})") from None
+    except Exception as exc:  # any Pillow failure on hostile bytes, MemoryError included
+        raise FormatError(p, f"cannot be read as an image ({_reason(exc)})") from None
     with img:
         w, h = img.size
         check_image_size(p, w, h)
         yield img
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
 
 
 def decode(path: str | Path, convert: Callable[[Image.Image], T]) -> T:
@@ -59,15 +73,17 @@ def decode(path: str | Path, convert: Callable[[Image.Image], T]) -> T:
     corrupt file raises inside it and is reported naming ``path``.
     """
     p = Path(path)
-    with open_image(p) as img:
+    with open_image(p, whole=True) as img:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
                 return convert(img)
         except FormatError:
             raise
-        except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError) as exc:
-            raise FormatError(p, f"cannot be decoded ({exc}); truncated or corrupt?") from None
+        except Exception as exc:  # any Pillow failure on hostile bytes, MemoryError included
+            raise FormatError(
+                p, f"cannot be decoded ({_reason(exc)}); truncated or corrupt?"
+            ) from None
 
 
 def read_rgb(path: str | Path) -> npt.NDArray[np.uint8]:

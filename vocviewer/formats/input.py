@@ -70,7 +70,7 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as e:
         raise _os_error(path, e) from None
-    with os.fdopen(fd, "rb") as f:
+    try:  # the raw descriptor is checked first: os.fdopen refuses a folder before any check
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise FormatError(path, f"expected a regular file, found {_kind(st.st_mode)}")
@@ -78,6 +78,11 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
             raise FormatError(
                 path, f"file of {st.st_size:,} bytes is over the {limit:,}-byte limit"
             )
+        f = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with f:  # closes fd on every path from here on
         try:  # never f.read(limit + 1): that allocates the whole limit (8 GB) up front
             parts = [f.read(st.st_size + 1)]  # what it says it holds, and a byte to see it grew
             size = len(parts[0])

@@ -9,7 +9,7 @@ Accepted values: numbers for the box with width and height >= 0; integral catego
 integral truncation and occlusion. Annotations need finite boxes and a score of exactly 0 or 1.
 Results follow the program-wide non-finite rule: a NaN/inf coordinate or a NaN score is kept and
 evaluated as the toolkit does (it overlaps nothing; a NaN score ranks last) and the first such
-line of each file is reported in ``ResultSet.extras["nonfinite"]``. Any other bad row is a
+line of each file is reported in ``ResultSet.warnings``. Any other bad row is a
 ``FormatError`` with file and line and left out; the rest loads (the numbers are then not
 official). Images are sorted by name (the toolkit's directory listing order). The image size is
 read (image header only, Pillow) just for images holding ignored regions (category 0).
@@ -240,15 +240,28 @@ def read_visdrone(root: str | Path) -> Dataset:
         segmented=np.zeros(len(names), dtype=bool),
     )
     extras = VisDroneGroundTruth(
-        ltwh=ltwh, score=arr[:, 4], category=cat, truncation=arr[:, 6].astype(np.int64),
-        occlusion=arr[:, 7].astype(np.int64), image_height=heights, image_width=widths,
-    )  # fmt: skip
+        ltwh=ltwh,
+        score=arr[:, 4],
+        category=cat,
+        truncation=arr[:, 6].astype(np.int64),
+        occlusion=arr[:, 7].astype(np.int64),
+        image_height=heights,
+        image_width=widths,
+    )
     empty = PartTable.empty()
     return Dataset(
-        name=root.name, root=root, year=None, classes=VISDRONE_CATEGORIES,
-        box_convention="continuous", images=images, objects=objects, parts=empty,
-        problems=tuple(problems), extras={"visdrone": extras}, roots=(root,),
-    )  # fmt: skip
+        name=root.name,
+        root=root,
+        year=None,
+        classes=VISDRONE_CATEGORIES,
+        box_convention="continuous",
+        images=images,
+        objects=objects,
+        parts=empty,
+        problems=tuple(problems),
+        extras={"visdrone": extras},
+        roots=(root,),
+    )
 
 
 def _listing(ann_dir: Path, problems: list[FormatError]) -> list[str]:
@@ -341,18 +354,28 @@ def read_visdrone_results(
     cat = arr[:, 5].astype(np.int64)
     dets = Detections(
         image_index=image_rows[fidx] if len(fidx) else np.zeros(0, np.int64),
-        label=cat, score=arr[:, 4], box=box, file_index=fidx,
+        label=cat,
+        score=arr[:, 4],
+        box=box,
+        file_index=fidx,
         line=np.array(lines, dtype=np.int64),
-    )  # fmt: skip
+    )
     extras = VisDroneDetections(
-        ltwh=ltwh, category=cat, row_in_file=np.array(within, dtype=np.int64),
-        missing=tuple(missing), extra=tuple(sorted(by_name)),
-    )  # fmt: skip
+        ltwh=ltwh,
+        category=cat,
+        row_in_file=np.array(within, dtype=np.int64),
+        missing=tuple(missing),
+        extra=tuple(sorted(by_name)),
+    )
     label = name or (given[0].name if given else "results")
     return ResultSet(
-        name=label, files=tuple(files), detections=dets, problems=tuple(problems),
-        extras={"visdrone": extras, "nonfinite": _nonfinite(files, dets)},
-    )  # fmt: skip
+        name=label,
+        files=tuple(files),
+        detections=dets,
+        problems=tuple(problems),
+        warnings=_nonfinite(files, dets),
+        extras={"visdrone": extras},
+    )
 
 
 def _image_rows(dataset: Dataset, files: Sequence[Path]) -> np.ndarray:

@@ -67,8 +67,8 @@ def read_action_results(
         score = to_float(tokens[2]) if len(tokens) == 3 else None
         if len(tokens) != 3:
             why = f"expected '<image id> <object index> <score>', got {describe(tokens)}"
-        elif obj is None or obj < 1:
-            why = f"object index {tokens[1]!r} is not an integer >= 1"
+        elif obj is None or not 1 <= obj < 2**31:
+            why = f"object index {tokens[1]!r} is not an integer in 1..2^31-1"
         elif score is None or math.isnan(score):
             why = f"score {tokens[2]!r} is not a number"
         if why is not None:
@@ -123,8 +123,11 @@ def find_action_results(
             if image_set is not None and m["set"] != image_set:
                 continue
             if m["action"] in found and found[m["action"]] != f:
-                raise FormatError(f, f"a second results file for action {m['action']!r} "
-                                  f"(the first is {found[m['action']].name})")  # fmt: skip
+                raise FormatError(
+                    f,
+                    f"a second results file for action {m['action']!r} "
+                    f"(the first is {found[m['action']].name})",
+                )
             found[m["action"]] = f
     if not found:
         wanted = f"<comp>_action_{image_set or '<set>'}_<action>.txt"
@@ -137,8 +140,12 @@ def write_action_results(path: str | Path, scores: ActionScores) -> Path:
     target = Path(path)
     text = "".join(
         f"{i} {o} {s!r}\n".replace("inf", "Inf")
-        for i, o, s in zip(scores.image_id.tolist(), scores.object_number.tolist(),
-                           scores.score.tolist(), strict=True)
-    )  # fmt: skip
+        for i, o, s in zip(
+            scores.image_id.tolist(),
+            scores.object_number.tolist(),
+            scores.score.tolist(),
+            strict=True,
+        )
+    )
     write_text(target, text)
     return target

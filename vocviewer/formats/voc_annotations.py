@@ -146,10 +146,12 @@ def _image_info(root: etree._Element, path: Path, problems: list[FormatError]) -
             except FormatError as exc:
                 problems.append(
                     FormatError(
-                        path, f"{exc.message}; using 0 x 0 (unknown)",
-                        line=size.sourceline, element=exc.element,
+                        path,
+                        f"{exc.message}; using 0 x 0 (unknown)",
+                        line=size.sourceline,
+                        element=exc.element,
                     )
-                )  # fmt: skip
+                )
                 width = height = 0
     segmented = "segmented" in els and _text(els["segmented"]) == "1"
     return ImageInfo(filename or None, width, height, segmented, _scalar_fields(els))
@@ -242,9 +244,17 @@ def _read_object(
     pose = _POSE_INDEX.get(_text(pose_el).lower(), 0) if pose_el is not None else 0
     row = len(cols.objects)
     cols.objects.append(
-        (image, label, *box, _flag(els, "difficult"), _flag(els, "truncated"),
-         _flag(els, "occluded"), pose, order)
-    )  # fmt: skip
+        (
+            image,
+            label,
+            *box,
+            _flag(els, "difficult"),
+            _flag(els, "truncated"),
+            _flag(els, "occluded"),
+            pose,
+            order,
+        )
+    )
     actions = els.get("actions")
     if actions is not None:
         _read_actions(actions, f"{where}/actions", path, row, cols)

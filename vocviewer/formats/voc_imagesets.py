@@ -116,11 +116,18 @@ def _parse_columns(
     if all(len(rows[k - 1]) == width for k in kept):  # fast path: columns checked in bulk
         obj = [to_int(rows[k - 1][1]) for k in kept] if objects else [1] * len(kept)
         lab = [_LABELS.get(rows[k - 1][-1]) for k in kept] if labels else [0] * len(kept)
-        if None not in obj and None not in lab and all(o > 0 for o in obj):  # type: ignore[operator]
+        good_obj = [o for o in obj if o is not None and 0 < o < 2**31]
+        good_lab = [v for v in lab if v is not None]
+        if len(good_obj) == len(good_lab) == len(kept):
             return ListFile(
-                key, kind, path, [rows[k - 1][0] for k in kept], kept,
-                obj if objects else None, lab if labels else None,  # type: ignore[arg-type]
-            )  # fmt: skip
+                key,
+                kind,
+                path,
+                [rows[k - 1][0] for k in kept],
+                kept,
+                good_obj if objects else None,
+                good_lab if labels else None,
+            )
     expected = "<id>" + (" <object index>" if objects else "") + (" <label>" if labels else "")
     ids: list[str] = []
     lines: list[int] = []
@@ -132,8 +139,11 @@ def _parse_columns(
             fp.add(f"expected {expected}, found {describe(r)}; line skipped", line=k)
             continue
         o = to_int(r[1]) if objects else 1
-        if o is None or o < 1:
-            fp.add(f"object index must be an integer ≥ 1, found {r[1]!r}; line skipped", line=k)
+        if o is None or not 1 <= o < 2**31:
+            fp.add(
+                f"object index must be an integer in 1..2^31-1, found {r[1]!r}; line skipped",
+                line=k,
+            )
             continue
         lab_value = to_int(r[-1]) if labels else 0
         if lab_value is None or lab_value not in (-1, 0, 1):

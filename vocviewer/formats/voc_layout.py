@@ -93,8 +93,10 @@ def read_layout_results(
                 raise _Bad("<image> is empty", node, f"{where}/image")
             text, el = _child(node, "object", where)
             obj = to_int(text)
-            if obj is None or obj < 1:
-                raise _Bad(f"<object> is {text!r}; expected an index >= 1", el, f"{where}/object")
+            if obj is None or not 1 <= obj < 2**31:
+                raise _Bad(
+                    f"<object> is {text!r}; expected an index in 1..2^31-1", el, f"{where}/object"
+                )
             conf = _number(node, "confidence", where)
             parts: list[tuple[float, ...]] = []
             for k, part in enumerate((c for c in node if c.tag == "part"), 1):
@@ -103,8 +105,9 @@ def read_layout_results(
                 if cls not in VOC_PARTS:
                     raise _Bad(
                         f"unknown part class {cls!r}; expected one of {', '.join(VOC_PARTS)}",
-                        el, f"{ppath}/class",
-                    )  # fmt: skip
+                        el,
+                        f"{ppath}/class",
+                    )
                 _, bb = _child(part, "bndbox", ppath)
                 box = [_number(bb, t, f"{ppath}/bndbox") for t in _BOX]
                 parts.append((VOC_PARTS.index(cls), *box, part.sourceline or 0))
@@ -189,9 +192,10 @@ def find_layout_results(path: str | Path, image_set: str | None = None) -> Path:
         return p  # a file (or a FIFO, refused when read)
     base = p / "Layout" if (p / "Layout").is_dir() else p
     found = sorted(
-        f for f in base.iterdir()
+        f
+        for f in base.iterdir()
         if (m := LAYOUT_NAME.match(f.name)) and (image_set is None or m["set"] == image_set)
-    )  # fmt: skip
+    )
     if len(found) != 1:
         what = "no" if not found else "several"
         wanted = f"<comp>_layout_{image_set or '<set>'}.xml"

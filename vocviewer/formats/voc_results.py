@@ -11,7 +11,7 @@ message, never a hang; numpy's C reader in chunks, so one bad line costs one chu
 Non-finite numbers (the program-wide rule): a line whose score or box holds NaN or ±inf is KEPT and
 evaluated as the official code evaluates it: its box overlaps nothing, so it is a false positive,
 and a NaN score ranks last (MATLAB's ``sort(-conf)``, numpy's ``argsort``). Each such file gets one
-warning naming its first such line, in ``ResultSet.extras["warnings"]`` (not ``problems``: the
+warning naming its first such line, in ``ResultSet.warnings`` (not ``problems``: the
 numbers stay official). The window never draws such a box.
 """
 
@@ -230,7 +230,7 @@ def read_voc_results(
         class_scores=_class_scores(parts["cls"]),
         classes_with_files={t: frozenset(k for task, k in order if task == t) for t in _TASKS},
         problems=tuple(problems),
-        extras={"warnings": tuple(warnings)},
+        warnings=tuple(warnings),
     )
 
 

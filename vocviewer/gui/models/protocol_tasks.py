@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives, classify_false_positives, similar_groups
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -210,6 +211,21 @@ def coco_iou_type(results: ResultSet) -> str:
     return str(results.extras["coco"].kind)
 
 
+def check_keypoint_counts(dataset: Dataset, results: ResultSet) -> None:
+    """OKS compares COCO's 17 person keypoints: ``FormatError`` naming the annotation or results
+    file that holds another count (as ``vocviewer eval --task keypoints`` refuses it)."""
+    from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
+
+    k = len(KEYPOINT_SIGMAS)
+    for path, n, p in (
+        (dataset.root, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
+        (results.files[0], len(results.detections), results.extras["coco"].keypoints.shape[1]),
+    ):
+        if n and p != k:
+            what = f"this file has {p} per entry" if p else "this file has none"
+            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
+
+
 def evaluate_coco_classes(
     dataset: Dataset, results: ResultSet, iou: float, area: str = "all"
 ) -> Iterator[ProtocolClass | Summary]:
@@ -217,6 +233,8 @@ def evaluate_coco_classes(
     from vocviewer.evaluation.coco import CocoParams, collect_coco, iter_evaluate_coco
 
     kind = coco_iou_type(results)
+    if kind == "keypoints":
+        check_keypoint_counts(dataset, results)
     params = CocoParams.for_task(kind)
     cats = []
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):

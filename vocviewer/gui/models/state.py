@@ -224,7 +224,12 @@ class AppState(DisplaySettings, QObject):
         self.evaluations.append(
             ResultEvaluations(len(loaded.results.detections), self._n_objects())
         )
-        self.post([Message("warning", str(p)) for p in loaded.results.problems])
+        self.post(
+            [
+                Message("warning", str(p))
+                for p in (*loaded.results.problems, *loaded.results.warnings)
+            ]
+        )
         guessed = guess_image_set(loaded.results, self.dataset)
         self.results_added.emit(index)
         if index == 0 and not self._explicit_set and guessed not in (None, self.eval_set):

@@ -57,18 +57,46 @@ def _stripes(h: int, w: int, period: int = 8) -> npt.NDArray[np.bool_]:
     return ((x + y) % period) < period // 2
 
 
+def decode_window(counts: npt.ArrayLike, mh: int, mw: int, h: int, w: int) -> npt.NDArray[np.bool_]:
+    """The ``[:h, :w]`` part of the column-major RLE ``counts`` of an ``mh x mw`` mask, as
+    ``bool (h, w)`` (zero-padded where the mask is smaller); allocates about ``h x w``, whatever
+    size the RLE declares. ``ValueError`` for a negative run."""
+    c = np.asarray(counts, dtype=np.int64)
+    if (c < 0).any():
+        raise ValueError("negative run length")
+    out = np.zeros((h, w), dtype=bool)
+    cols, rows = min(mw, w), min(mh, h)
+    if cols <= 0 or rows <= 0:
+        return out
+    ends = np.cumsum(c)
+    s, e = (ends - c)[1::2], ends[1::2]  # foreground runs [s, e) in column-major pixel order
+    keep = (e > s) & (s < mh * cols)
+    s, e = s[keep], np.minimum(e[keep], mh * cols)
+    first = s // mh
+    n = (e - 1) // mh - first + 1  # columns each run touches (runs are disjoint: sum bounded)
+    run = np.repeat(np.arange(len(s)), n)
+    col = first[run] + np.arange(len(run)) - np.repeat(np.cumsum(n) - n, n)
+    lo = np.clip(s[run] - col * mh, 0, rows)
+    hi = np.clip(e[run] - col * mh, 0, rows)
+    ok = lo < hi
+    step = np.zeros((cols, rows + 1), dtype=np.int8)
+    np.add.at(step, (col[ok], lo[ok]), 1)
+    np.add.at(step, (col[ok], hi[ok]), -1)
+    out[:rows, :cols] = (np.cumsum(step, axis=1, dtype=np.int8)[:, :rows] > 0).T
+    return out
+
+
 def instance_layer(
     dataset: Dataset, image: int, h: int, w: int, problems: list[str] | None = None
 ) -> Rgba | None:
     """RGBA ``(h, w, 4)`` of the image's COCO masks (largest first, so small ones stay visible);
-    crowd regions are hatched. ``None`` without masks. A mask that cannot be decoded, or that
-    declares a size far beyond the image's, is left out and named in ``problems``."""
+    crowd regions are hatched. ``None`` without masks. Only the image's part of each mask is
+    decoded (``decode_window``), whatever size its RLE declares; a mask that cannot be decoded is
+    left out and named in ``problems``."""
     coco = dataset.extras.get("coco")
     sl = dataset.objects_of(image)
     if coco is None or coco.masks is None or sl.stop == sl.start:
         return None
-    from vocviewer.core.masks import decode
-
     out = np.zeros((h, w, 4), dtype=np.uint8)
     stripes = _stripes(h, w)
     order = np.argsort(-np.nan_to_num(np.asarray(coco.area[sl], dtype=np.float64)), kind="stable")
@@ -77,16 +105,12 @@ def instance_layer(
         if mh <= 0 or mw <= 0:
             continue
         try:
-            if mh * mw > 4 * max(h * w, 1 << 20):
-                raise ValueError(f"mask of {mw} x {mh} pixels on an image of {w} x {h}")
-            m = decode(coco.masks[row], mh, mw)[:h, :w]
-        except (ValueError, MemoryError) as e:  # negative runs, a size beyond the image
+            m = decode_window(coco.masks[row], mh, mw, h, w)
+        except (ValueError, MemoryError) as e:  # negative runs
             if problems is not None:
                 where = f"{dataset.root or dataset.name} (annotation id {int(coco.ann_id[row])})"
                 problems.append(f"{where}: mask not drawn: {e}")
             continue
-        if m.shape != (h, w):
-            m = np.pad(m, ((0, h - m.shape[0]), (0, w - m.shape[1])))
         rgb = instance_color(row - sl.start)
         if coco.iscrowd[row]:
             fill = m & stripes
