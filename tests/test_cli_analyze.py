@@ -298,3 +298,25 @@ def test_progress_goes_to_a_terminal_only(demo, capsys, monkeypatch) -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     err = run(capsys, demo.year_dir, "--results", demo.results_dir, "--bootstrap", 40)[2]
     assert "\rbootstrap 2/40" in err and "\rbootstrap 40/40" in err
+
+
+def test_lost_ground_truth_stops_analyze_unless_keep_going(demo, tmp_path, capsys):
+    """As for ``eval``: an object left out of the ground truth (here a non-numeric ``xmin``)
+    stops the analysis; ``--keep-going`` analyses the rest and marks it NOT OFFICIAL."""
+    import shutil
+
+    root = tmp_path / "data"
+    shutil.copytree(demo.devkit, root)
+    year = root / demo.year_dir.name
+    xml = sorted((year / "Annotations").glob("*.xml"))[0]
+    text = xml.read_text()
+    start = text.index("<xmin>") + len("<xmin>")
+    xml.write_text(text[:start] + "abc" + text[text.index("</xmin>") :])
+    results = root / "results" / demo.year_dir.name
+    out = tmp_path / "out" / "a.json"
+    code, _, err = run(capsys, year, "--results", results, "--bootstrap", 20, "--json", out)
+    assert code == 1 and f"{xml.name}:" in err and "--keep-going" in err and not out.exists()
+    args = (year, "--results", results, "--bootstrap", 20, "--json", out, "--keep-going")
+    code, _, err = run(capsys, *args)
+    assert code == 0 and "NOT OFFICIAL" in err
+    assert json.loads(out.read_text())["official"] is False

@@ -182,6 +182,11 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="N",
         help="VOC normalised AP's N (default: mean positives per class)",
     )
+    an.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="analyse even if ground-truth objects were left out (numbers marked NOT OFFICIAL)",
+    )
     an.add_argument("--json", type=Path, metavar="OUT", help="write everything as JSON")
     an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
     an.add_argument(

@@ -91,9 +91,8 @@ def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
             "cannot tell the image set from the result file names; pass --image-set",
         )
     dataset = opened(args, open_dataset(args.path))
-    if task == "det":
-        check_ground_truth(dataset, False)
-    warnings = [str(p) for p in dataset.problems]
+    lost = check_ground_truth(dataset, args.keep_going) if task == "det" else None
+    warnings = [str(p) for p in dataset.problems] + ([f"NOT OFFICIAL: {lost}"] if lost else [])
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
@@ -101,7 +100,7 @@ def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         results = open_results(dataset, [path], image_set=image_set)
         if results.problems:
             raise problems_error(results.problems)
-        warnings += [f"{name}: {w}" for w in results.extras.get("warnings", ())]
+        warnings += [f"{name}: {w}" for w in results.warnings]
         evaluate = evaluate_voc_det if task == "det" else evaluate_voc_cls
         try:
             ev = evaluate(dataset, results, image_set=image_set, ap_rule=rule, strict=True)
@@ -146,4 +145,6 @@ def _analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         f"{dataset.name or 'VOC'} {task}, image set {image_set}, {evidence[0].n_units} images; "
         f"mAP = VOC mean AP ({evidence[0].ap_rule}, 0-1)"
     )
-    return finish(args, "voc", task, image_set, header, sets, boot, metric, warnings)
+    return finish(
+        args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
+    )

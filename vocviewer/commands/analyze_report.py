@@ -81,11 +81,12 @@ def finish(
     warnings: list[str],
     extra: dict[str, dict[str, Any]] | None = None,
     bands: BootstrapResult | None = None,
+    official: bool = True,
 ) -> AnalyzeOutput:
     """Payload, printed summary and figures, shared by the families. ``boot`` is the bootstrap
     of the sets' ``mAP`` (with PR bands when figures are asked for); ``extra`` adds entries to
     each set's ``"bootstrap"`` (COCO's ``AP50``); ``bands``: the bootstrap whose PR bands are
-    drawn (default ``boot``)."""
+    drawn (default ``boot``); ``official`` is False when ``--keep-going`` let ground truth go."""
     level = args.level
     for s in sets:
         per_class = boot.set_summary(s.name, level)["classes"]
@@ -98,6 +99,7 @@ def finish(
         "protocol": protocol,
         "task": task,
         "image_set": image_set,
+        "official": official,
         "bootstrap": {"replicates": args.bootstrap, "seed": args.seed, "level": level},
         "sets": {s.name: s.entry for s in sets},
     }
