@@ -1,11 +1,19 @@
-"""The frozen app's entry script: what the ``vocviewer-gui`` launcher runs (``cli.gui_main``).
+"""The frozen app's entry script.
 
-It lives outside the package so that ``vocviewer.gui`` never imports ``vocviewer.cli``.
+``vocviewer [DATASET [RESULTS ...]]`` opens the window as ``vocviewer-gui`` does
+(``cli.gui_main``); ``vocviewer COMMAND ...`` with a ``vocviewer`` command (``demo``, ``open``,
+``eval``, ``export``) or ``--version`` runs that (``cli.main``). It lives outside the package so
+that ``vocviewer.gui`` never imports ``vocviewer.cli``.
 """
 
+import multiprocessing
 import sys
 
-from vocviewer.cli import gui_main
+COMMANDS = ("demo", "open", "eval", "analyze", "export", "--version")
 
 if __name__ == "__main__":
-    sys.exit(gui_main())
+    multiprocessing.freeze_support()  # the helper process (spawned) re-runs this executable
+    from vocviewer.cli import gui_main, main
+
+    args = sys.argv[1:]
+    sys.exit(main(args) if args[:1] and args[0] in COMMANDS else gui_main(args))

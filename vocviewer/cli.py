@@ -15,7 +15,8 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -364,6 +365,45 @@ def _display_problem(screenshot: bool) -> str | None:
     )
 
 
+def _startup_probe() -> Callable[[str], None] | None:
+    """With ``VOCVIEWER_STARTUP_PROBE`` set (to the launch time in seconds since the epoch, or
+    to ``1`` for this process's start), a reporter that prints how long after that time the
+    window's first frame, then its first image, were painted (``benchmarks/bench_startup.py``)."""
+    value = os.environ.get("VOCVIEWER_STARTUP_PROBE")
+    if not value:
+        return None
+    try:
+        start = float(value)
+    except ValueError:
+        start = 0.0
+    if start < 1e9:  # not an epoch time
+        start = _process_start()
+
+    def report(what: str) -> None:
+        elapsed = time.time() - start
+        cpu = time.process_time()  # this process's CPU time: less at the mercy of a busy machine
+        _emit(
+            sys.stderr,
+            f"vocviewer: startup probe: {what} shown after {elapsed:.3f} s (CPU {cpu:.3f} s)",
+        )
+
+    return report
+
+
+def _process_start() -> float:
+    """When this process started (seconds since the epoch): from ``/proc`` on Linux (10 ms
+    ticks), else when this module was imported."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return time.time() - age
+    except (OSError, ValueError, IndexError, AttributeError):
+        return _IMPORTED
+
+
+_IMPORTED = time.time()
+
+
 def _run_gui(
     path: Path | None,
     results: Sequence[Path],
@@ -379,7 +419,9 @@ def _run_gui(
         return 3
     from vocviewer.gui.window.app import run_gui
 
-    code = run_gui(path, results, image_set=image_set, screenshot=shot, **sources)
+    code = run_gui(
+        path, results, image_set=image_set, screenshot=shot, on_shown=_startup_probe(), **sources
+    )
     if shot is not None and code == 0:
         _emit(sys.stdout, str(shot))
     return code

@@ -12,6 +12,7 @@ from types import TracebackType
 
 import pyqtgraph as pg
 from PySide6.QtCore import (
+    QEvent,
     QMessageLogContext,
     QObject,
     Qt,
@@ -88,6 +89,28 @@ def post_uncaught_errors(window: MainWindow) -> Callable[[], None]:
         sys.excepthook = previous
 
     return undo
+
+
+class FirstFrame(QObject):
+    """The start-up probe (``VOCVIEWER_STARTUP_PROBE``, see ``cli``): calls ``callback("window")``
+    once the window's first frame is painted and ``callback("image")`` once the first image is."""
+
+    def __init__(self, window: MainWindow, callback: Callable[[str], None]) -> None:
+        super().__init__(window)
+        self._callback = callback
+        self._painted = False
+        window.installEventFilter(self)
+        window.view.image_shown.connect(self._on_image, Qt.ConnectionType.SingleShotConnection)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self._painted:
+            self._painted = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, lambda: self._callback("window"))  # once the frame is flushed
+        return False
+
+    def _on_image(self, _image: int) -> None:
+        QTimer.singleShot(0, lambda: self._callback("image"))
 
 
 class ScreenshotWhenReady(QObject):
@@ -178,6 +201,7 @@ def run_gui(
     results_paths: Sequence[str | Path] = (),
     image_set: str | None = None,
     screenshot: str | Path | None = None,
+    on_shown: Callable[[str], None] | None = None,
     **sources: str | Path | None,
 ) -> int:
     """Open the window on a dataset (and results), run the event loop, return the exit code.
@@ -188,6 +212,8 @@ def run_gui(
     If loading fails it prints nothing: a ``FormatError``/``OSError`` naming the file is raised
     for the caller to report (the CLI prints it and exits 1) — also for an internal error (a
     bug, said in one line) and for a load that never finishes (``TimeoutError``).
+    ``on_shown`` is called with ``"window"`` and ``"image"`` once the window's first frame,
+    then its first image, are painted.
     """
     app = make_app()
     quiet = app.platformName() == "offscreen"
@@ -200,6 +226,8 @@ def run_gui(
     shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
     if shot is not None:
         window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    if on_shown is not None:
+        FirstFrame(window, on_shown)
     window.show()
     if dataset_path is not None:
         if shot is not None:

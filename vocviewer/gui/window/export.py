@@ -28,7 +28,6 @@ from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
-from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
 from vocviewer.gui.models.tasks import LoadedResults, ResultEvaluations
@@ -171,6 +170,8 @@ def export_pr_figure(
     if kind not in FIGURE_FORMATS:
         raise OutputError(Path(path), "use a .png, .svg or .pdf file name")
     if kind == "svg":  # vector text written directly: Qt's SVG generator loses view transforms
+        from vocviewer.evaluation.figure_svg import pr_figure_svg  # start-up: urllib via saxutils
+
         rows = [(name, ev.recall, ev.precision, ev.ap) for name, ev in curves]
         return write_text(path, pr_figure_svg(class_name, rows, size), protected)
     plot = pr_figure(class_name, curves, size)

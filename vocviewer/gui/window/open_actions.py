@@ -16,7 +16,6 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
 
-from vocviewer.formats.detect import looks_like_dataset
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.window.recent import RecentEntry, RecentFiles, default_settings
 
@@ -119,6 +118,8 @@ class OpenActions(QMainWindow):
     def open_paths(self, paths: Sequence[Path]) -> None:
         """What a drop does: open the first dataset-like path with the others as its results, or
         add every path as results to the open dataset."""
+        from vocviewer.formats.detect import looks_like_dataset  # start-up: every format reader
+
         datasets = [p for p in paths if looks_like_dataset(p)]
         if datasets:
             others = [p for p in paths if p != datasets[0]]

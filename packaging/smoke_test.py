@@ -1,0 +1,94 @@
+"""Smoke test of a built bundle: the demo opened offscreen, saved with ``--screenshot``, checked.
+
+    python packaging/smoke_test.py dist/vocviewer [--keep shot.png]
+
+Runs ``BUNDLE/vocviewer demo --dir TMP --screenshot TMP/shot.png`` with ``QT_QPA_PLATFORM=offscreen``
+and a fresh HOME (no settings or caches of the user), then checks the PNG: it exists, it is the
+window's default size, and it is not blank (grey-level standard deviation and distinct colours).
+Needs Pillow and numpy (the build venv has both). Exit code 0 when every check passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WINDOW_SIZE = (1400, 900)  # MainWindow's default size, at a device pixel ratio of 1
+MIN_STD = 10.0  # grey levels; a blank or single-colour window is ~0
+MIN_COLOURS = 1000  # the demo image, boxes and the PR curve give tens of thousands
+
+
+def executable(bundle: Path) -> Path:
+    """The bundle's executable (``vocviewer`` or ``vocviewer.exe``)."""
+    for name in ("vocviewer", "vocviewer.exe"):
+        if (bundle / name).is_file():
+            return bundle / name
+    raise FileNotFoundError(f"{bundle}: no vocviewer executable in it")
+
+
+def check_png(path: Path, size: tuple[int, int] = WINDOW_SIZE) -> list[str]:
+    """What is wrong with the screenshot at ``path`` (empty list: nothing)."""
+    import numpy as np
+    from PIL import Image
+
+    if not path.is_file() or path.stat().st_size == 0:
+        return [f"{path}: no screenshot written"]
+    with Image.open(path) as im:
+        problems = [] if im.format == "PNG" else [f"{path}: not a PNG ({im.format})"]
+        rgb = np.asarray(im.convert("RGB"))
+    if (rgb.shape[1], rgb.shape[0]) != size:
+        problems.append(f"{path}: {rgb.shape[1]}x{rgb.shape[0]}, expected {size[0]}x{size[1]}")
+    std = float(rgb.mean(axis=2).std())
+    colours = len(np.unique(rgb.reshape(-1, 3), axis=0))
+    if std < MIN_STD or colours < MIN_COLOURS:
+        problems.append(f"{path}: looks blank (grey std {std:.1f}, {colours} colours)")
+    return problems
+
+
+def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
+    """Run the bundle on the demo, check the PNG, print the outcome; the exit code."""
+    exe = executable(bundle)
+    with tempfile.TemporaryDirectory(prefix="vocviewer-smoke-") as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir()
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(home))
+        for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+            env.pop(var, None)
+        shot = Path(tmp) / "shot.png"
+        cmd = [str(exe), "demo", "--dir", str(Path(tmp) / "demo"), "--screenshot", str(shot)]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        seconds = time.perf_counter() - start
+        problems = [] if proc.returncode == 0 else [f"exit code {proc.returncode}"]
+        if proc.stderr.strip():
+            problems.append("stderr: " + proc.stderr.strip()[-2000:])
+        problems += check_png(shot)
+        if keep is not None and shot.is_file():
+            shutil.copyfile(shot, keep)
+    print(f"smoke test: {' '.join(cmd[:2])} --screenshot ... ran in {seconds:.1f} s")
+    for p in problems:
+        print(f"  FAILED: {p}")
+    if not problems:
+        print(
+            f"  passed: {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]} PNG, not blank"
+            + (f", kept as {keep}" if keep else "")
+        )
+    return 1 if problems else 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("bundle", type=Path, help="the one-folder bundle (dist/vocviewer)")
+    p.add_argument("--keep", type=Path, metavar="PNG", help="also copy the screenshot here")
+    args = p.parse_args()
+    return run(args.bundle, args.keep)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
