@@ -1,7 +1,7 @@
 """The File ▸ Open side of the main window: dialogs, drag and drop, and File ▸ Open Recent.
 
 ``OpenActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``status_label``. Dropped paths that look like a dataset (``formats.detect.looks_like_dataset``)
+``status_label``. Dropped paths that look like a dataset (``benchmarks.looks_like_dataset``)
 open it, with any other dropped paths as its results; otherwise they are added as results to the
 open dataset.
 """
@@ -16,7 +16,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
 
-from vocviewer.formats.detect import looks_like_dataset
+from vocviewer.benchmarks import looks_like_dataset
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.window.recent import RecentEntry, RecentFiles, default_settings
 
