@@ -41,12 +41,15 @@ def _protocol_help(families: Sequence[Benchmark]) -> str:
     return f"{listed} (default: the family the path holds; VOC's AP rule from its year)"
 
 
-def _add_family_options(p: argparse.ArgumentParser, families: Sequence[Benchmark]) -> None:
-    """The options the families declare (``Benchmark.options``), each once."""
+def _add_family_options(
+    p: argparse.ArgumentParser, families: Sequence[Benchmark], *, sources_only: bool = False
+) -> None:
+    """The options the families declare (``Benchmark.options``), each once; ``sources_only``:
+    only the dataset folders (``CliOption.source``)."""
     seen: set[str] = set()
     for b in families:
         for o in b.options:
-            if o.flag not in seen:
+            if o.flag not in seen and (o.source or not sources_only):
                 seen.add(o.flag)
                 kind = Path if o.kind == "path" else str
                 p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
@@ -97,15 +100,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="result files or folders (devkit layout) to add",
     )
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    op.add_argument(
-        "--images", type=Path, metavar="DIR", help="COCO: the image folder of the annotation JSON"
-    )
-    op.add_argument(
-        "--devkit",
-        type=Path,
-        metavar="DIR",
-        help="ILSVRC: the devkit root (with data/) for a folder of annotation XML",
-    )
+    _add_family_options(op, registry.registered(), sources_only=True)
     op.add_argument(
         "--screenshot",
         type=Path,
@@ -471,8 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.results,
             args.image_set,
             args.screenshot,
-            images=args.images,
-            devkit=args.devkit,
+            **_sources(args),
         )
     except (FormatError, OutputError) as e:
         _error(str(e))

@@ -193,3 +193,17 @@ def test_visdrone_and_ilsvrc_are_sniffed_without_protocol(
         given = capsys.readouterr()
         assert main(argv) == 0
         assert capsys.readouterr() == given
+
+
+def test_analyze_names_a_family_it_does_not_analyse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.evaluation.test_visdrone_reference import write_split
+
+    split, res = write_split(tmp_path / "vd", [([(0, 0, 10, 10, 1, 4)], [], 0, 0)])
+    assert main(["analyze", str(split), "--results", str(res)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"vocviewer: error: {split}: analyze: VisDrone is not analysed yet (only VOC, COCO)\n"
+    )

@@ -28,8 +28,8 @@ import argparse
 import numpy as np
 
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
-from vocviewer.benchmarks.base import Benchmark
-from vocviewer.benchmarks.registry import choose, registered
+from vocviewer.benchmarks.base import CERTAIN, Benchmark
+from vocviewer.benchmarks.registry import choose, registered, sniff
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet
 
@@ -56,6 +56,12 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         if not path.exists():
             raise FormatError(path, "no such file or folder")
     sources = {o.dest: getattr(args, o.dest, None) for b in analysed() for o in b.options}
+    score, sniffed = sniff(args.path, sources)
+    if sniffed is not None and score >= CERTAIN and not sniffed.analyze_tasks:
+        titles = ", ".join(b.title for b in analysed())
+        raise FormatError(
+            args.path, f"analyze: {sniffed.title} is not analysed yet (only {titles})"
+        )
     return choose(args.path, args.task, args.protocol, sources, analysed()).analyze(args)
 
 

@@ -87,6 +87,13 @@ def _sniffed(
     return best
 
 
+def sniff(
+    path: str | Path, sources: dict[str, Path | None] | None = None
+) -> tuple[float, Benchmark | None]:
+    """The most confident ``sniff`` of every registered family (0 and None if none claims)."""
+    return _sniffed(registered(), Path(path), dict(sources or {}))
+
+
 def choose(
     path: Path,
     task: str | None = None,
