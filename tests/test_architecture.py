@@ -172,25 +172,60 @@ def test_the_graph_sees_lazy_and_type_checking_imports():
 
 CORE, FORMATS, EVALUATION = "vocviewer.core", "vocviewer.formats", "vocviewer.evaluation"
 LIBRARY = (CORE, FORMATS, EVALUATION)
+BENCHMARKS = "vocviewer.benchmarks"
 MODELS, PANES = "vocviewer.gui.models", "vocviewer.gui.panes"
 #: package -> the vocviewer packages its modules may import (``import vocviewer`` always may)
 LAYERS = {
     CORE: (CORE,),
     FORMATS: (CORE, FORMATS),
     EVALUATION: (CORE, EVALUATION),
-    "vocviewer.commands": (*LIBRARY, "vocviewer.commands"),
+    BENCHMARKS: (*LIBRARY, BENCHMARKS),
     "vocviewer.demo": (CORE, FORMATS, "vocviewer.demo"),
-    "vocviewer.gui": (*LIBRARY, "vocviewer.demo", "vocviewer.gui"),
-    MODELS: (*LIBRARY, MODELS),
-    PANES: (*LIBRARY, MODELS, PANES),
+    "vocviewer.gui": (*LIBRARY, BENCHMARKS, "vocviewer.demo", "vocviewer.gui"),
+    MODELS: (*LIBRARY, BENCHMARKS, MODELS),
+    PANES: (*LIBRARY, BENCHMARKS, MODELS, PANES),
 }
 
 
 @pytest.mark.parametrize("package", list(LAYERS))
 def test_layers_import_only_downward(package):
-    """core <- formats / evaluation (never each other) <- commands <- cli; gui never imports the
-    CLI; inside gui, models <- panes <- window."""
+    """core <- formats / evaluation (never each other) <- benchmarks <- cli / gui; gui never
+    imports the CLI, benchmarks neither (nor Qt); inside gui, models <- panes <- window."""
     assert not _violations((package,), LAYERS[package])
+
+
+#: family names, and the modules that must not test them (DESIGN.md rule 9: one seam)
+FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
+FAMILY_FREE = (
+    "vocviewer.cli",
+    "vocviewer.benchmarks",
+    "vocviewer.benchmarks.base",
+    "vocviewer.benchmarks.registry",
+    "vocviewer.benchmarks.analyze",
+    "vocviewer.benchmarks.analyze_report",
+    "vocviewer.benchmarks.analyze_figures",
+)
+
+
+def test_no_family_name_outside_its_benchmark_module():
+    """No string constant naming a family in the modules that dispatch over the registry (the
+    registry's ``BUILTIN`` list of modules to import is the one exception)."""
+    found = []
+    for name in FAMILY_FREE:
+        tree = ast.parse(_sources()[name].read_text(encoding="utf-8"))
+        builtin = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "BUILTIN" for t in n.targets)
+        ]
+        allowed = {id(c) for b in builtin for c in ast.walk(b)}
+        found += [
+            f"{name}:{n.lineno} {n.value!r}"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and n.value in FAMILIES and id(n) not in allowed
+        ]
+    assert not found
 
 
 def test_nothing_outside_gui_imports_qt():
@@ -217,12 +252,12 @@ def test_known_cycles_are_still_needed():
 
 
 def test_library_and_cli_do_not_import_qt():
-    """Every module of core, formats, evaluation and commands, plus cli and demo, imports
+    """Every module of core, formats, evaluation and benchmarks, plus cli and demo, imports
     without pulling in Qt (DESIGN.md rule 1)."""
     code = (
         "import importlib, pkgutil, sys\n"
-        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.commands\n"
-        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.commands):\n"
+        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks\n"
+        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks):\n"
         "    for m in pkgutil.iter_modules(pkg.__path__):\n"
         "        importlib.import_module(f'{pkg.__name__}.{m.name}')\n"
         "import vocviewer.cli, vocviewer.demo\n"

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tests.evaluation.test_tide import gen_results
+from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.cli import main
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco
 from vocviewer.evaluation.normalised_ap import normalised_aps
@@ -21,7 +22,6 @@ from vocviewer.evaluation.tide_voc import voc_tide
 from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
-from vocviewer.formats.detect import open_dataset, open_results
 
 ANN = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "coco-mini" / "annotations"
 GT = ANN / "instances_val2017.json"

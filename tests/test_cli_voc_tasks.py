@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
-from vocviewer.commands.voc_tasks import run_action, run_layout, run_seg
+from vocviewer.benchmarks.voc_tasks import run_action, run_layout, run_seg
 from vocviewer.core.errors import FormatError
 
 

@@ -152,9 +152,9 @@ def test_spec_excludes_nothing_the_window_loads() -> None:
     of the excluded modules only those pyqtgraph merely tries (``try: import``) may load."""
     excludes, _ = _spec_names()
     code = (
-        "import sys, vocviewer.cli, vocviewer.gui.window.app, vocviewer.demo, vocviewer.formats.detect\n"
-        "import vocviewer.commands.coco, vocviewer.commands.voc, vocviewer.commands.ilsvrc\n"
-        "import vocviewer.commands.visdrone, vocviewer.gui.window.export_run\n"
+        "import sys, vocviewer.cli, vocviewer.gui.window.app, vocviewer.demo\n"
+        "from vocviewer.benchmarks import registry; registry.registered()\n"
+        "import vocviewer.benchmarks.analyze, vocviewer.gui.window.export_run\n"
         "print('\\n'.join(sys.modules))"
     )
     run = subprocess.run(

@@ -8,8 +8,9 @@ formats
     The only code that reads or writes files: PASCAL VOC, COCO, ILSVRC DET / CLS-LOC, VisDrone-DET.
 evaluation
     Pure numpy protocols (VOC, COCO, ILSVRC, VisDrone) with per-detection evidence; never prints.
-commands
-    ``vocviewer eval`` per benchmark family: read, evaluate, render text and JSON; never prints.
+benchmarks
+    One module per benchmark family (VOC, COCO, VisDrone, ILSVRC), each a ``Benchmark`` in the
+    registry: sniffing, reading, tasks, CLI options, ``eval`` / ``analyze`` text and JSON.
 cli
     The ``vocviewer`` command line; the only module that writes to stdout/stderr.
 demo

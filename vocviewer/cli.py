@@ -11,7 +11,6 @@ is refused (before any work where the folders are known: ``given_roots``), with 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -21,12 +20,50 @@ from pathlib import Path
 from typing import TextIO
 
 from vocviewer import __version__
+from vocviewer.benchmarks import registry
+from vocviewer.benchmarks.base import Benchmark
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats import output
 
-TASKS = ("det", "cls", "seg", "layout", "action", "bbox", "segm", "keypoints", "clsloc")
-PROTOCOLS = ("voc2007", "voc2012", "coco", "ilsvrc", "visdrone")
+
+def _task_help(families: Sequence[Benchmark], tasks: str = "tasks") -> str:
+    """``VOC: det (default), cls, ...; COCO: bbox (default), ...`` for families with a choice."""
+    parts = []
+    for b in families:
+        offered: tuple[str, ...] = getattr(b, tasks)
+        if len(offered) > 1:
+            parts.append(f"{b.title}: {offered[0]} (default), {', '.join(offered[1:])}")
+    return "; ".join(parts)
+
+
+def _protocol_help(families: Sequence[Benchmark]) -> str:
+    listed = "; ".join(f"{b.title}: {', '.join(b.protocols)}" for b in families)
+    return f"{listed} (default: the family the path holds; VOC's AP rule from its year)"
+
+
+def _add_family_options(
+    p: argparse.ArgumentParser, families: Sequence[Benchmark], *, sources_only: bool = False
+) -> None:
+    """The options the families declare (``Benchmark.options``), each once; ``sources_only``:
+    only the dataset folders (``CliOption.source``)."""
+    seen: set[str] = set()
+    for b in families:
+        for o in b.options:
+            if o.flag not in seen and (o.source or not sources_only):
+                seen.add(o.flag)
+                kind = Path if o.kind == "path" else str
+                p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
+
+
+def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
+    """The dataset folders given by family options (``CliOption.source``: ``--images``, ...)."""
+    return {
+        o.dest: getattr(args, o.dest, None)
+        for b in registry.registered()
+        for o in b.options
+        if o.source
+    }
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -64,15 +101,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="result files or folders (devkit layout) to add",
     )
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    op.add_argument(
-        "--images", type=Path, metavar="DIR", help="COCO: the image folder of the annotation JSON"
-    )
-    op.add_argument(
-        "--devkit",
-        type=Path,
-        metavar="DIR",
-        help="ILSVRC: the devkit root (with data/) for a folder of annotation XML",
-    )
+    _add_family_options(op, registry.registered(), sources_only=True)
     op.add_argument(
         "--screenshot",
         type=Path,
@@ -95,27 +124,10 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="result files or folders",
     )
-    ev.add_argument(
-        "--task",
-        choices=TASKS,
-        default=None,
-        help="VOC: det (default), cls, seg, layout, action; COCO: bbox (default), "
-        "segm, keypoints; ILSVRC: det (default), clsloc",
-    )
-    ev.add_argument(
-        "--protocol",
-        choices=PROTOCOLS,
-        help="voc2007 = VOC with 11-point AP, voc2012 = VOC with all-points AP "
-        "(default for VOC: from the dataset year); coco, ilsvrc, visdrone "
-        "(default: coco for a .json annotation file, else VOC)",
-    )
-    ev.add_argument(
-        "--image-set",
-        metavar="S",
-        help="VOC image set (default: the one named in the result file names)",
-    )
-    ev.add_argument("--images", type=Path, metavar="DIR", help="COCO image folder")
-    ev.add_argument("--devkit", type=Path, metavar="DIR", help="ILSVRC devkit root (with data/)")
+    families = registry.registered()
+    ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
+    ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
+    _add_family_options(ev, families)
     ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
     ev.add_argument(
         "--keep-going",
@@ -168,12 +180,14 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="R",
         help="result sets: each file or folder is one set",
     )
-    an.add_argument(
-        "--task", choices=("det", "cls", "bbox"), help="VOC det (default), cls; COCO bbox"
-    )
-    an.add_argument("--protocol", choices=("voc2007", "voc2012", "coco"), help="as for eval")
-    an.add_argument("--image-set", metavar="S", help="VOC image set (default: from file names)")
-    an.add_argument("--images", type=Path, metavar="DIR", help="COCO image folder")
+    from vocviewer.benchmarks.analyze import analysed
+
+    families = analysed()
+    tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
+    an.add_argument("--task", choices=tasks, help=_task_help(families, "analyze_tasks"))
+    protocols = tuple(dict.fromkeys(p for b in families for p in b.protocols))
+    an.add_argument("--protocol", choices=protocols, help="as for eval")
+    _add_family_options(an, families)
     an.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="replicates (1000)")
     an.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     an.add_argument("--level", type=float, default=0.95, metavar="L", help="interval level (0.95)")
@@ -197,9 +211,9 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from vocviewer.commands.analyze import run_analyze
+    from vocviewer.benchmarks.analyze import run_analyze
 
-    roots = given_roots(args.path, args.images)
+    roots = given_roots(args.path, *_sources(args).values())
     targets = [(args.json, False), (args.figures, True)]
 
     def check(dataset: Dataset | None = None) -> None:
@@ -309,21 +323,12 @@ def guard(
     return real
 
 
-def _family(args: argparse.Namespace) -> str:
-    """Which ``vocviewer.commands`` module evaluates: from --protocol, --task or the path."""
-    if args.protocol in ("coco", "ilsvrc", "visdrone"):
-        return str(args.protocol)
-    if args.task in ("bbox", "segm", "keypoints") or args.path.suffix.lower() == ".json":
-        return "coco"
-    return "voc"
-
-
 def _cmd_eval(args: argparse.Namespace) -> int:
-    family = _family(args)
+    sources = _sources(args)
+    benchmark = registry.choose(args.path, args.task, args.protocol, sources)
     if args.task is None:
-        args.task = {"coco": "bbox"}.get(family, "det")
-    module = importlib.import_module(f"vocviewer.commands.{family}")
-    roots = given_roots(args.path, args.images, args.devkit)
+        args.task = benchmark.tasks[0]
+    roots = given_roots(args.path, *sources.values())
     if args.json:  # refused before anything is read, and again once the dataset is known
         guard(args.json, roots, args.results)
 
@@ -333,7 +338,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             guard(args.json, roots, args.results)
 
     args.on_dataset = on_dataset
-    out = module.run_eval(args)
+    out = benchmark.evaluate(args)
     for w in out.warnings:
         _warn(w)
     _emit(sys.stdout, out.text.removesuffix("\n"))
@@ -503,8 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.results,
             args.image_set,
             args.screenshot,
-            images=args.images,
-            devkit=args.devkit,
+            **_sources(args),
         )
     except (FormatError, OutputError) as e:
         _error(str(e))

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.evaluation.analysis import FPKind, explain, similar_groups
 from vocviewer.evaluation.result import Verdict
-from vocviewer.formats.detect import open_dataset, open_results
 from vocviewer.gui.models.protocol_tasks import ProtocolClass, evaluate_coco_classes
 
 CATEGORIES = [

@@ -148,7 +148,7 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
 
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """``load_dataset`` in this process."""
-    from vocviewer.formats.detect import open_dataset
+    from vocviewer.benchmarks import open_dataset
     from vocviewer.gui.models.protocol_tasks import attach_companions
 
     dataset = open_dataset(Path(path), **sources)
@@ -163,7 +163,7 @@ def load_results(
 ) -> LoadedResults:
     """Read result files (only those of ``image_set`` if given); if they turn out to mix image
     sets, retry keeping those of ``fallback_set``."""
-    from vocviewer.formats.detect import open_results
+    from vocviewer.benchmarks import open_results
 
     given = [Path(p) for p in paths]
     if "coco" in dataset.extras and len(given) == 1 and _looks_like_boxes(given[0]):

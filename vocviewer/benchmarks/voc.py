@@ -1,4 +1,5 @@
-"""``vocviewer eval`` for VOC detection and classification.
+"""PASCAL VOC: the ``Benchmark`` of a VOCdevkit (det, cls; seg, layout, action in ``voc_tasks``),
+and ``vocviewer eval`` for VOC detection and classification.
 
 Input problems and the numbers: a results file with problems (bad lines, unknown ids, unreadable
 files) stops ``eval`` unless ``--keep-going``, which marks the numbers NOT OFFICIAL. So does
@@ -13,27 +14,31 @@ with one warning per file; the numbers stay official.
 from __future__ import annotations
 
 import argparse
-import re
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from vocviewer.commands import EvalOutput, check_ground_truth, opened, problems_error, voc_tasks
+from vocviewer.benchmarks import voc_tasks
+from vocviewer.benchmarks.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    check_ground_truth,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
+from vocviewer.benchmarks.registry import open_dataset, open_results, register
+from vocviewer.benchmarks.voc_tasks import infer_image_set
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
-from vocviewer.formats.detect import open_dataset, open_results
+from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
-_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
-
-
-def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
-    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
-    names: list[str] = []
-    for p in paths:
-        names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
-    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
-    return sets.pop() if len(sets) == 1 else None
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -72,3 +77,56 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     if lost is not None:
         result = replace(result, notes=(*result.notes, lost))
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
+
+
+class VocBenchmark:
+    """PASCAL VOC: a VOCdevkit root or year folder; ``--protocol voc2007`` (11-point AP) or
+    ``voc2012`` (all points; default from the dataset year)."""
+
+    name = "voc"
+    title = "VOC"
+    tasks = ("det", "cls", "seg", "layout", "action")
+    protocols = ("voc2007", "voc2012")
+    options = (
+        CliOption(
+            "--image-set",
+            "VOC image set (default: the one named in the result file names)",
+            kind="str",
+            metavar="S",
+        ),
+    )
+    analyze_tasks = ("det", "cls")
+    priority = 30
+    hint = (
+        "a PASCAL VOC folder (a year folder with Annotations/ and ImageSets/, or a "
+        "VOCdevkit folder holding one)"
+    )
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if path.is_dir() and looks_like_voc(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return path.is_dir() and looks_like_voc(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_voc(path)
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return not dataset.extras  # the other families keep their annotations' extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        refuse_json_results(paths, dataset)
+        return read_voc_results(dataset, paths, **kw)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        from vocviewer.benchmarks.voc_analyze import analyze_voc
+
+        return analyze_voc(args)
+
+
+register(VocBenchmark())

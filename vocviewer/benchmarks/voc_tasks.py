@@ -7,15 +7,18 @@ or file), evaluates and renders. ``args.image_set`` defaults to the set named by
 ``args.protocol`` is ``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU;
 action: 11-point vs all-points AP; layout is always all-points); ``args.keep_going`` turns
 input errors into warnings and marks the numbers not official; ground truth that lost objects is
-such an input error for layout and action (``commands.check_ground_truth``).
+such an input error for layout and action (``benchmarks.base.check_ground_truth``).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
-from vocviewer.commands import EvalOutput, check_ground_truth, opened, problems_error
+from vocviewer.benchmarks.base import EvalOutput, check_ground_truth, opened, problems_error
+from vocviewer.benchmarks.registry import open_dataset
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report_tasks import (
@@ -29,12 +32,21 @@ from vocviewer.evaluation.report_tasks import (
 from vocviewer.evaluation.voc_action import evaluate_voc_action
 from vocviewer.evaluation.voc_layout import evaluate_voc_layout
 from vocviewer.evaluation.voc_segmentation import default_seg_protocol, evaluate_voc_seg
-from vocviewer.formats.detect import open_dataset
 from vocviewer.formats.voc_action import ACTION_NAME, find_action_results, read_action_results
 from vocviewer.formats.voc_layout import LAYOUT_NAME, find_layout_results, read_layout_results
 from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation_results
 
 DEFAULT_SET = "val"
+_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
+
+
+def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
+    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
+    names: list[str] = []
+    for p in paths:
+        names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
+    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
+    return sets.pop() if len(sets) == 1 else None
 
 
 def _one_result(args: argparse.Namespace) -> Path:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from vocviewer.commands import opened
-from vocviewer.commands.analyze_report import (
+from vocviewer.benchmarks.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
     finish,
@@ -16,6 +15,7 @@ from vocviewer.commands.analyze_report import (
     num,
     set_names,
 )
+from vocviewer.benchmarks.base import opened
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco

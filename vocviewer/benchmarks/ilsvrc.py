@@ -1,13 +1,26 @@
-"""``vocviewer eval GT --results PRED --protocol ilsvrc --task det|clsloc --devkit DEVKIT``."""
+"""ILSVRC: the ``Benchmark`` of an annotation folder with its devkit (DET, CLS-LOC), and
+``vocviewer eval GT --results PRED --task det|clsloc --devkit DEVKIT [--protocol ilsvrc]``."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any
 
-from vocviewer.commands import EvalOutput, opened, problems_error
+from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+from vocviewer.benchmarks.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
+from vocviewer.benchmarks.registry import register
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
@@ -107,3 +120,52 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         )
     result = evaluate_ilsvrc_det(dataset, results)
     return EvalOutput(format_det(result, str(args.results[0])), det_payload(result), warnings)
+
+
+class IlsvrcBenchmark:
+    """ILSVRC DET / CLS-LOC: an annotation folder (CLS-LOC: or a labels file) and ``--devkit``."""
+
+    name = "ilsvrc"
+    title = "ILSVRC"
+    tasks = ("det", "clsloc")
+    protocols = ("ilsvrc",)
+    options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
+    analyze_tasks: tuple[str, ...] = ()
+    priority = 40
+    hint = None  # recognised by its --devkit, not by its folder
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if sources.get("devkit") is not None else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return False  # needs its devkit
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        devkit = sources.get("devkit")
+        if devkit is None:
+            raise FormatError(path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+        if task == "clsloc":
+            return read_ilsvrc_clsloc(path, devkit)
+        return read_ilsvrc_det(path, devkit)
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "ilsvrc" in dataset.extras or "ilsvrc_clsloc" in dataset.extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        refuse_json_results(paths, dataset)
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "ILSVRC results are one submission file")
+        if "ilsvrc_clsloc" in dataset.extras:
+            return read_ilsvrc_clsloc_results(dataset, paths[0])
+        return read_ilsvrc_det_results(dataset, paths[0])
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        raise FormatError(args.path, "analyze: ILSVRC is not analysed yet")
+
+
+register(IlsvrcBenchmark())

@@ -1,16 +1,30 @@
-"""``vocviewer eval SPLIT --results DIR --protocol visdrone``: VisDrone-DET."""
+"""VisDrone-DET: the ``Benchmark`` of a split folder (``annotations/`` + ``images/``), and
+``vocviewer eval SPLIT --results DIR [--protocol visdrone]``."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any
 
-from vocviewer.commands import EvalOutput, opened, problems_error
+from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+from vocviewer.benchmarks.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
+from vocviewer.benchmarks.registry import register
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
 from vocviewer.evaluation.visdrone_regions import matlab_round
-from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
 
 
 def _num(v: float) -> float | None:
@@ -102,3 +116,43 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     result = evaluate_visdrone(dataset, results)
     warnings += [n for n in result.notes if "missing" not in n]
     return EvalOutput(format_visdrone(result), visdrone_payload(result), warnings)
+
+
+class VisDroneBenchmark:
+    """VisDrone-DET: a split folder and a folder of per-image result txts."""
+
+    name = "visdrone"
+    title = "VisDrone"
+    tasks = ("det",)
+    protocols = ("visdrone",)
+    options: tuple[CliOption, ...] = ()
+    analyze_tasks: tuple[str, ...] = ()
+    priority = 20
+    hint = "a VisDrone split (annotations/ and images/)"
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if self.looks_like_dataset(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return path.is_dir() and looks_like_visdrone(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_visdrone(path)
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "visdrone" in dataset.extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        refuse_json_results(paths, dataset)
+        return read_visdrone_results(dataset, paths)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        raise FormatError(args.path, "analyze: VisDrone is not analysed yet")
+
+
+register(VisDroneBenchmark())

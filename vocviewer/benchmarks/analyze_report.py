@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.commands.analyze_figures import tide_svg
+from vocviewer.benchmarks.analyze_figures import tide_svg
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.tide import TideResult

@@ -1,0 +1,72 @@
+"""``vocviewer analyze``: what each error costs (TIDE), bootstrap intervals, paired differences,
+rank ranges and normalised AP for one or more result sets, as a printed summary, JSON and figures.
+
+Families: those of the registry with ``analyze_tasks`` (VOC detection and classification in
+``voc_analyze``, COCO boxes in ``coco_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is one result set, named by its file or folder
+name (made unique with ``-2``, ``-3``, ...). The JSON (``run_analyze(...).payload``)::
+
+    {"protocol", "task", "image_set", "bootstrap": {"replicates", "seed", "level"},
+     "sets": {name: {"mAP", "per_class": {class: {"ap", "ap_n"}}, "normalised_ap": {"n_pos", ...},
+                     "tide": {"main": {...}, "special": {...}, "ap", "counts"},   # boxes only
+                     "bootstrap": {"mAP": {"point", "ci", "level", "replicates", "metric"},
+                                   "per_class": {class: {"point", "ci"}}}}},
+     "paired": [{"a", "b", "difference", "ci", "level", "verdict"}],   # two or more sets
+     "ranks": {name: {"rank", "range"}}}                                # three or more sets
+
+VOC: ``mAP`` is VOC's own mean AP (the evaluation's AP rule) and its bootstrap; normalised AP
+(IJCV 2015 eq. 5-6) beside AP, ``N`` the paper's mean positives per class unless ``--n-pos``;
+TIDE (detection) from ``tide_voc``. COCO: ``mAP`` is COCOeval's AP@[.50:.95] (summary "AP"),
+``AP50`` its AP at IoU 0.5 (summary "AP50"), both bootstrapped (``bootstrap_coco``); TIDE from
+``tide_coco`` (tidecv's units: AP points at IoU 0.5). COCO has no normalised AP here.
+Nothing here prints; ``cli`` prints the text and writes the JSON and the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+from vocviewer.benchmarks.base import CERTAIN, Benchmark
+from vocviewer.benchmarks.registry import choose, registered, sniff
+from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet
+
+#: Recall levels of the PR bands (VOC; COCO uses its own 101 recall thresholds, the same values).
+RECALL_GRID = np.linspace(0.0, 1.0, 101).tolist()
+
+
+def analysed() -> list[Benchmark]:
+    """The registered families that ``analyze`` (``analyze_tasks`` not empty)."""
+    return [b for b in registered() if b.analyze_tasks]
+
+
+def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
+    """Analyse ``args.results`` on ``args.path``. ``args``: ``task``, ``protocol``, ``image_set``,
+    ``images``, ``bootstrap`` (replicates), ``seed``, ``level``, ``n_pos``, ``figures`` (whether
+    to build figures), ``progress`` (``(done, total)`` callback or None)."""
+    if args.bootstrap < 1:
+        raise FormatError(
+            args.path, "--bootstrap needs at least 1 replicate (1000 or more advised)"
+        )
+    if not 0 < args.level < 1:
+        raise FormatError(args.path, f"--level must lie between 0 and 1, got {args.level}")
+    for path in args.results:
+        if not path.exists():
+            raise FormatError(path, "no such file or folder")
+    sources = {o.dest: getattr(args, o.dest, None) for b in analysed() for o in b.options}
+    score, sniffed = sniff(args.path, sources)
+    if sniffed is not None and score >= CERTAIN and not sniffed.analyze_tasks:
+        titles = ", ".join(b.title for b in analysed())
+        raise FormatError(
+            args.path, f"analyze: {sniffed.title} is not analysed yet (only {titles})"
+        )
+    return choose(args.path, args.task, args.protocol, sources, analysed()).analyze(args)
+
+
+def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:
+    """Replicates per chunk: about 20 progress steps, never above the engine's memory bound."""
+    longest = max((len(c.unit) for s in sets for c in s.classes), default=1)
+    bound = max(1, DEFAULT_CHUNK_ELEMENTS // max(longest, sets[0].n_units, 1))
+    return min(bound, max(1, -(-replicates // 20)))

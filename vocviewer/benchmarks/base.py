@@ -1,0 +1,164 @@
+"""The ``Benchmark`` protocol every family implements, and the helpers its ``evaluate`` shares.
+
+A benchmark owns, for its family: sniffing a path (``sniff``: a confidence in [0, 1]), reading the
+dataset and results (through ``formats``), the tasks it offers (the first is the default), the
+``--protocol`` values it answers to, its CLI options, the evaluation behind ``vocviewer eval``
+(``evaluate(args) -> EvalOutput``: its official printed layout, its JSON payload, its warnings)
+and, if it has one, ``vocviewer analyze`` (``analyze``). Nothing here prints; ``cli.py`` does.
+Bad input raises ``FormatError``. ``evaluate`` passes the ground truth it read through
+``opened(args, dataset)`` before reading results, so the CLI can refuse an output inside the
+dataset's folders before anything is evaluated.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.formats.voc_annotations import lost_ground_truth
+
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+
+#: ``sniff`` confidences: the path is surely this family's / might be (its reader will say why not)
+CERTAIN, LIKELY = 1.0, 0.3
+
+
+@dataclass(frozen=True)
+class CliOption:
+    """A command-line option a benchmark accepts beyond the common ones (``path``, ``--results``,
+    ``--task``, ``--protocol``, ``--json``, ``--keep-going``): ``flag`` (``--images``), its
+    ``help``, ``kind`` (``"path"`` or ``"str"``) and ``source``: a folder of the dataset (the CLI
+    never writes inside it)."""
+
+    flag: str
+    help: str
+    kind: str = "path"
+    metavar: str = "DIR"
+    source: bool = False
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+@runtime_checkable
+class Benchmark(Protocol):
+    """One benchmark family. Registered with ``registry.register``; ``priority`` breaks ties of
+    ``sniff`` (higher first). ``hint`` says what its dataset looks like (for "not a dataset")."""
+
+    @property
+    def name(self) -> str:
+        """The identifier (``vocviewer.benchmarks.<name>`` for the built-in ones)."""
+        ...
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def tasks(self) -> tuple[str, ...]:
+        """The ``--task`` values it evaluates; the first is the default."""
+        ...
+
+    @property
+    def protocols(self) -> tuple[str, ...]:
+        """The ``--protocol`` values that choose it."""
+        ...
+
+    @property
+    def options(self) -> tuple[CliOption, ...]: ...
+    @property
+    def analyze_tasks(self) -> tuple[str, ...]: ...
+    @property
+    def priority(self) -> int: ...
+    @property
+    def hint(self) -> str | None: ...
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        """How surely ``path`` (with ``sources`` such as ``images``/``devkit``) is this family's:
+        ``CERTAIN``, ``LIKELY`` or 0. Cheap: reads at most a few KB."""
+        ...
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        """Whether ``path`` is this family's ground truth rather than results (cheap)."""
+        ...
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        """The ground truth at ``path`` for ``task`` (default: what the window browses)."""
+        ...
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        """Whether ``dataset`` is this family's (it was read by ``read_dataset``)."""
+        ...
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        """Result files or folders for ``dataset``; ``kw`` go to the format's reader."""
+        ...
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        """``vocviewer eval``: read, evaluate, and render the official layout and JSON."""
+        ...
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        """``vocviewer analyze`` (only called when ``analyze_tasks`` is not empty)."""
+        ...
+
+
+def refuse_json_results(given: Sequence[Path | str], dataset: Dataset) -> None:
+    """JSON results are COCO-style: refuse them for a dataset of another family."""
+    json_files = [Path(p) for p in given if Path(p).suffix.lower() == ".json"]
+    if json_files:
+        raise FormatError(
+            json_files[0], f"JSON (COCO) results need a COCO dataset, not {dataset.name}"
+        )
+
+
+@dataclass(frozen=True)
+class EvalOutput:
+    """What ``vocviewer eval`` shows: ``text`` for stdout, ``payload`` for ``--json``,
+    ``warnings`` for stderr (non-fatal input problems, "not official" notes)."""
+
+    text: str
+    payload: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+def opened(args: argparse.Namespace, dataset: Dataset) -> Dataset:
+    """``dataset``, after telling the CLI it was read (``args.on_dataset(dataset)``, if set)."""
+    hook = getattr(args, "on_dataset", None)
+    if hook is not None:
+        hook(dataset)
+    return dataset
+
+
+def problems_error(
+    problems: Sequence[FormatError], shown: int = 10, where: str = "the results"
+) -> FormatError:
+    """One error for a list of input problems: the first, then up to ``shown`` more listed."""
+    first, rest = problems[0], problems[1:]
+    lines = [first.message] + [f"  {p}" for p in rest[:shown]]
+    if len(rest) > shown:
+        lines.append(f"  ... and {len(rest) - shown} more")
+    lines.append(f"{len(problems)} problem(s) in {where}; fix them or pass --keep-going")
+    return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
+
+
+def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
+    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
+    ``keep_going``; then return the "not official" note to attach to the numbers."""
+    lost = lost_ground_truth(dataset.problems)
+    if not lost:
+        return None
+    if not keep_going:
+        raise problems_error(lost, where="the ground truth (objects left out)")
+    return (
+        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
+        "the official code cannot read these annotations"
+    )

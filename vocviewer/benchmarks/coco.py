@@ -1,0 +1,120 @@
+"""COCO: the ``Benchmark`` of a COCO annotation JSON, and ``vocviewer eval`` for bbox / segm /
+keypoints: pycocotools' printed summary and JSON. LVIS files are refused (``coco_lvis``)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, opened
+from vocviewer.benchmarks.coco_analyze import analyze_coco
+from vocviewer.benchmarks.coco_lvis import refuse_lvis
+from vocviewer.benchmarks.registry import register
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
+from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import read_coco_results
+
+
+def _num(v: float) -> float | None:
+    return None if math.isnan(v) else v
+
+
+def _check_keypoints(dataset: Dataset, results: ResultSet, ann: Path, res: Path) -> None:
+    """OKS compares COCO's 17 person keypoints: refuse other counts with a message (pycocotools
+    fails with a numpy broadcasting error)."""
+    k = len(KEYPOINT_SIGMAS)
+    for path, n, p in (
+        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
+        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
+    ):
+        if n and p != k:
+            what = f"this file has {p} per entry" if p else "this file has none"
+            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
+    task = args.task or "bbox"
+    images = getattr(args, "images", None)
+    refuse_lvis(args.path)
+    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
+    keep_going = bool(getattr(args, "keep_going", False))
+    results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    if task == "keypoints":
+        _check_keypoints(dataset, results, args.path, args.results[0])
+    result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+    text = "\n".join(summary_lines(result)) + "\n"
+    if result.notes:
+        text += "".join(f"NOTE: {n}\n" for n in result.notes)
+    payload = {
+        "protocol": "coco",
+        "task": task,
+        "per_class": {c.name: {"ap": _num(c.ap)} for c in result.categories},
+        "summary": result.stats(),
+        "official": not result.notes,
+    }
+    return EvalOutput(text, payload, warnings)
+
+
+def _json_head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return b""
+
+
+class CocoBenchmark:
+    """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints."""
+
+    name = "coco"
+    title = "COCO"
+    tasks = ("bbox", "segm", "keypoints")
+    protocols = ("coco",)
+    options = (CliOption("--images", "COCO image folder", source=True),)
+    analyze_tasks = ("bbox",)
+    priority = 10
+    hint = "a COCO annotation .json"
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        if path.suffix.lower() != ".json":
+            return 0.0
+        return CERTAIN if self.looks_like_dataset(path) else LIKELY
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        """A JSON file whose first character is ``{`` (COCO results are a JSON list)."""
+        if not (path.is_file() and path.suffix.lower() == ".json"):
+            return False
+        return _json_head(path).startswith(b"{")
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        refuse_lvis(path)
+        return read_coco(path, sources.get("images"), masks=task != "bbox")
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "coco" in dataset.extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "COCO results are one JSON file")
+        return read_coco_results(dataset, paths[0], **kw)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        refuse_lvis(args.path)
+        return analyze_coco(args)
+
+
+register(CocoBenchmark())

@@ -1,0 +1,92 @@
+"""``vocviewer analyze`` on a VOCdevkit (``--task det|cls``); the JSON layout is in ``analyze``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
+from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, num, set_names
+from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
+from vocviewer.benchmarks.voc_tasks import infer_image_set
+from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
+
+
+def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
+    """VOC det / cls analysis of every ``args.results`` set on the VOCdevkit ``args.path``."""
+    from vocviewer.benchmarks.registry import open_dataset, open_results
+    from vocviewer.evaluation.bootstrap_voc import voc_cls_evidence, voc_det_evidence
+    from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
+    from vocviewer.evaluation.tide_voc import voc_tide
+    from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
+
+    task = args.task or "det"
+    if task not in ("det", "cls"):
+        raise FormatError(
+            args.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
+        )
+    image_set = args.image_set or infer_image_set(args.results, task)
+    if image_set is None:
+        raise FormatError(
+            args.results[0],
+            "cannot tell the image set from the result file names; pass --image-set",
+        )
+    dataset = opened(args, open_dataset(args.path))
+    lost = check_ground_truth(dataset, args.keep_going) if task == "det" else None
+    warnings = [str(p) for p in dataset.problems] + ([f"NOT OFFICIAL: {lost}"] if lost else [])
+    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    sets: list[AnalysedSet] = []
+    evidence: list[EvidenceSet] = []
+    for name, path in zip(set_names(args.results), args.results, strict=True):
+        results = open_results(dataset, [path], image_set=image_set)
+        if results.problems:
+            raise problems_error(results.problems)
+        warnings += [f"{name}: {w}" for w in results.warnings]
+        evaluate = evaluate_voc_det if task == "det" else evaluate_voc_cls
+        try:
+            ev = evaluate(dataset, results, image_set=image_set, ap_rule=rule, strict=True)
+        except KeyError as e:  # unknown image set
+            raise FormatError(args.path, str(e.args[0])) from None
+        if not any(c.has_results for c in ev.classes):
+            raise FormatError(path, f"no {task} results for image set {image_set} here")
+        d_pos, d_neg = default_normalisers(ev)
+        n_pos = d_pos if args.n_pos is None else float(args.n_pos)
+        ap_n = normalised_aps(ev, n_pos=n_pos, n_neg=d_neg)
+        norm: dict[str, Any] = {"n_pos": n_pos, "n_pos_default": d_pos}
+        if task == "cls":
+            norm["n_neg"] = d_neg
+        entry: dict[str, Any] = {
+            "files": len(results.files),
+            "ap_rule": ev.ap_rule,
+            "mAP": num(ev.mean_ap()),
+            "per_class": {
+                c.class_name: {"ap": num(c.ap), "ap_n": num(ap_n[c.class_name]), "npos": c.npos}
+                for c in ev.classes
+                if c.has_results
+            },
+            "normalised_ap": norm,
+        }
+        tide = None
+        if task == "det":
+            tide = voc_tide(dataset, results, ev, image_set=image_set)
+            entry["tide"] = tide.to_json()
+        build = voc_det_evidence if task == "det" else voc_cls_evidence
+        evidence.append(build(dataset, ev, name))
+        sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide))
+    boot = bootstrap(
+        evidence,
+        args.bootstrap,
+        args.seed,
+        recall_grid=RECALL_GRID if args.figures else None,
+        chunk=progress_chunk(evidence, args.bootstrap),
+        progress=args.progress,
+    )
+    metric = f"VOC mean AP ({evidence[0].ap_rule})"
+    header = (
+        f"{dataset.name or 'VOC'} {task}, image set {image_set}, {evidence[0].n_units} images; "
+        f"mAP = VOC mean AP ({evidence[0].ap_rule}, 0-1)"
+    )
+    return finish(
+        args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
+    )
