@@ -40,9 +40,10 @@ def _segmented_cumsum(values: IntArray, first: npt.NDArray[np.bool_]) -> IntArra
 def from_strings(strings: Sequence[str | bytes]) -> tuple[IntArray, IntArray]:
     """Decode compressed RLE strings (``rleFrString``) all at once: ``(counts, offsets)``.
 
-    ``ValueError`` (naming the string's position) if a string ends inside a value or is not
-    ASCII; ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a million characters, which keeps the temporaries in
-    reused memory."""
+    ``ValueError`` (naming the string's position) if a string ends inside a value, holds a value
+    of over 12 characters (60 bits; ``rleFrString`` would overflow) or is not ASCII;
+    ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a
+    million characters, which keeps the temporaries in reused memory."""
     n = len(strings)
     try:
         raw = "".join(strings).encode("ascii")  # type: ignore[arg-type]
@@ -105,6 +106,9 @@ def _decode_block(raw: bytes, nch: IntArray) -> tuple[IntArray, IntArray]:
         k = j - np.maximum.accumulate(np.where(new, j, 0))
         low = np.add.reduceat((c[ic] & 0x1F).astype(np.int64) << (5 * k), first)
         nlow = np.diff(np.append(first, len(ic)))
+        if nlow.max() > 11:  # over 12 chars, 60 bits: no run of a valid mask is that long
+            v = int(ic[first[np.argmax(nlow)]])
+            raise ValueError("a value of over 60 bits", int(np.searchsorted(str_end, v, "right")))
         vi = ic[first] - first  # value index: chars before it minus continuation chars
         buf[vi] = low + (buf[vi] << (5 * nlow))
     return _undelta(buf, nv, offsets), offsets
