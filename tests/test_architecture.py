@@ -29,21 +29,13 @@ LINTED = ("vocviewer", "tests", "benchmarks")
 
 #: Import cycles still to break, each named once here (issue 11). An entry whose modules exist but
 #: no longer form a cycle fails ``test_known_cycles_are_still_needed``: delete it then.
-KNOWN_CYCLES = (
-    {"vocviewer.commands.voc", "vocviewer.commands.voc_tasks"},
-    {"vocviewer.evaluation.coco", "vocviewer.evaluation.coco_prepare"},
-    {"vocviewer.evaluation.tide", "vocviewer.evaluation.tide_fix"},  # came with the tide branch
-)
+KNOWN_CYCLES = ({"vocviewer.commands.voc", "vocviewer.commands.voc_tasks"},)
 
 #: Files that may still carry ``# fmt: skip`` markers (``fnmatch`` patterns relative to
 #: ``vocviewer/``): those other branches were editing when the rest was cleaned, and files that came
 #: from them. Remove a file's markers, ``ruff format`` it, then delete its pattern here.
 FMT_SKIP_TO_CLEAN = (
     "formats/*.py",
-    "core/coco.py",
-    "core/rle_columns.py",  # comes with the speed branch
-    "evaluation/coco*.py",
-    "evaluation/tide*.py",  # came with the tide branch
     "evaluation/voc.py",
     "evaluation/voc_segmentation.py",
 )

@@ -48,8 +48,9 @@ def from_strings(strings: Sequence[str | bytes]) -> tuple[IntArray, IntArray]:
     try:
         raw = "".join(strings).encode("ascii")  # type: ignore[arg-type]
     except TypeError:  # bytes among them (anything else fails here too)
-        raw = b"".join(s.encode("ascii") if isinstance(s, str) else memoryview(s).tobytes()
-                       for s in strings)  # fmt: skip
+        raw = b"".join(
+            s.encode("ascii") if isinstance(s, str) else memoryview(s).tobytes() for s in strings
+        )
     nch = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     pos = np.concatenate(([0], np.cumsum(nch)))
     counts = np.empty(len(raw), dtype=np.int64)  # at most one value per char; pages untouched
@@ -166,8 +167,10 @@ def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
 
 def areas(counts: IntArray, offsets: IntArray) -> IntArray:
     """Foreground pixels per mask (``rleArea``), int64 (N,)."""
-    parts = [_areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
-             for a, b in _blocks(offsets)]  # fmt: skip
+    parts = [
+        _areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
+        for a, b in _blocks(offsets)
+    ]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
@@ -187,8 +190,10 @@ def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
     an odd last run is dropped, an empty RLE gives zeros, a run that wraps a column spans the
     full height)."""
     h = np.asarray(height, dtype=np.int64)
-    parts = [_bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
-             for a, b in _blocks(offsets)]  # fmt: skip
+    parts = [
+        _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
+        for a, b in _blocks(offsets)
+    ]
     return np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.float64)
 
 
