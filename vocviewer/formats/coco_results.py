@@ -25,7 +25,7 @@ from vocviewer.core.results import Detections, ResultSet
 from vocviewer.formats import coco_results_bulk as bulk
 from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco import polygon_sets_to_rle
-from vocviewer.formats.coco_schema import parse_json, read_json_bytes, show
+from vocviewer.formats.coco_schema import json_text, parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_results"]
 
@@ -114,9 +114,10 @@ def read_coco_results(
         )
     if kind == "bbox" and task == "bbox":
         cols = bulk.box_columns(anns, literals)
-        fast = None if cols is None else _checked_boxes(path, *cols, gt=gt)
-        if fast is not None:
-            return fast
+        rows = None if cols is None else _box_rows(cols[0], cols[1], gt)
+        if cols is not None and rows is not None:
+            anns.clear()  # the parsed entries are not held while the result set is built
+            return _box_result(path, *rows, cols[2], cols[3], gt)
     if task == "segm":
         ims = dataset.images
         args = (
@@ -128,6 +129,7 @@ def read_coco_results(
         s = bulk.segm_columns(anns, literals, *args, box_kind=kind == "bbox")
         if s is not None:
             ids = np.arange(1, len(anns) + 1, dtype=np.int64)
+            anns.clear()  # the parsed entries are not held while the result set is built
             return _result_set(
                 path, kind, gt, ids, s.image, s.label, s.score, s.xywh, s.area, [], s.masks, [], []
             )
@@ -137,9 +139,8 @@ def read_coco_results(
 def _load(path: Path) -> tuple[Any, bool]:
     """The parsed file and whether its text holds ``true``, ``false`` or ``null`` anywhere (then
     only the per-entry path can tell which fields they are in)."""
-    raw = read_json_bytes(path)
-    maybe = raw.find(b"u") >= 0 or raw.find(b"f") >= 0  # memchr: fast; most files have neither
-    return parse_json(path, raw), maybe and any(w in raw for w in (b"true", b"false", b"null"))
+    text = json_text(path, read_json_bytes(path))  # the bytes are not held while parsing
+    return parse_json(path, text), any(w in text for w in ("true", "false", "null"))
 
 
 def _read_entries(
@@ -274,10 +275,28 @@ def _checked_boxes(
 ) -> ResultSet | None:
     """The box ``ResultSet`` if every id is known (else ``None``: the per-entry path names
     it); rows with NaN / infinite values are kept, with one warning."""
+    rows = _box_rows(img_ids, cat_ids, gt)
+    return None if rows is None else _box_result(path, *rows, score, xywh, gt)
+
+
+def _box_rows(
+    img_ids: npt.NDArray[np.int64], cat_ids: npt.NDArray[np.int64], gt: CocoAnnotations
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Image and category rows of box results, or ``None`` if an id is unknown."""
     img = bulk.lookup(gt.image_id, img_ids)
     label = bulk.lookup(gt.category_id, cat_ids)
-    if img is None or label is None:
-        return None
+    return None if img is None or label is None else (img, label)
+
+
+def _box_result(
+    path: Path,
+    img: npt.NDArray[np.int64],
+    label: npt.NDArray[np.int64],
+    score: npt.NDArray[np.float64],
+    xywh: npt.NDArray[np.float64],
+    gt: CocoAnnotations,
+) -> ResultSet:
+    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
     n = len(score)
     bad_score = ~np.isfinite(score)
     bad = bad_score | ~np.isfinite(xywh).all(axis=1)
