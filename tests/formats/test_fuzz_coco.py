@@ -351,3 +351,19 @@ def test_bulk_and_per_entry_segm_paths_accept_and_reject_the_same_entries(
             assert not isinstance(slow, FormatError) and not slow.problems
             np.testing.assert_array_equal(cols.xywh, slow.extras["coco"].bbox)
             np.testing.assert_array_equal(cols.area, slow.extras["coco"].area)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32-be"])
+def test_literals_are_seen_in_any_encoding(tmp_path: Path, encoding: str) -> None:
+    """``true`` among box results in a UTF-16 / 32 file (``json.loads`` reads those) is refused
+    naming its path, as in UTF-8: the bulk path looks for literals in the decoded text."""
+    (tmp_path / "gt.json").write_text(json.dumps(GT))
+    ds = read_coco(tmp_path / "gt.json", masks=False)
+    good = {"image_id": IDS[0], "category_id": CATS[0], "bbox": [1, 2, 3, 4], "score": 0.5}
+    path = tmp_path / "r.json"
+    path.write_bytes(json.dumps([good, {**good, "score": True}]).encode(encoding))
+    with pytest.raises(FormatError) as e:
+        cr.read_coco_results(ds, path)
+    assert e.value.element == "[1].score" and "got true" in e.value.message
+    path.write_bytes(json.dumps([good, good]).encode(encoding))
+    assert len(cr.read_coco_results(ds, path).detections.score) == 2
