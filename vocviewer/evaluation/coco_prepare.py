@@ -9,7 +9,6 @@ descending score (stable), and cut to the largest ``max_dets`` per group. ``igno
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -140,17 +139,12 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     )
 
 
-_MASK_BOXES_LOCK = threading.Lock()
-
-
 def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
-    """``rleToBbox`` of every detection and GT mask (by row), computed once per ``Prepared``
-    (under a lock: ``evaluate_coco`` evaluates categories in threads)."""
-    with _MASK_BOXES_LOCK:
-        if not prep.mask_boxes:
-            for t in (prep.dt_anno.masks, prep.gt_anno.masks):
-                assert t is not None
-                prep.mask_boxes.append(rc.bboxes(t.counts, t.offsets, t.height))
+    """``rleToBbox`` of every detection and GT mask (by row), computed once per ``Prepared``."""
+    if not prep.mask_boxes:
+        for t in (prep.dt_anno.masks, prep.gt_anno.masks):
+            assert t is not None
+            prep.mask_boxes.append(rc.bboxes(t.counts, t.offsets, t.height))
     return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
