@@ -53,8 +53,10 @@ def make_workload(n_img: int, n_det: int, seed: int = 0) -> tuple[dict[str, Any]
 
     rng = np.random.default_rng(seed)
     W, H = 640, 480
-    images = [{"id": int(i), "width": W, "height": H, "file_name": f"{i:012d}.jpg"}
-              for i in rng.choice(600_000, n_img, replace=False)]  # fmt: skip
+    images = [
+        {"id": int(i), "width": W, "height": H, "file_name": f"{i:012d}.jpg"}
+        for i in rng.choice(600_000, n_img, replace=False)
+    ]
     cats = [{"id": c, "name": f"c{c}"} for c in range(1, 91) if c % 9 != 0][:80]
     cat_ids = np.array([c["id"] for c in cats])
     cat_p = rng.dirichlet(np.full(80, 0.3))
@@ -72,8 +74,9 @@ def make_workload(n_img: int, n_det: int, seed: int = 0) -> tuple[dict[str, Any]
         n = int(rng.poisson(7.36))
         size_class = rng.choice(3, n, p=[0.41, 0.34, 0.25])
         lo, hi = np.array([1.5, 3.47, 4.57])[size_class], np.array([3.46, 4.56, 6.0])[size_class]
-        gt_boxes = np.vstack([boxes(1, a, b) for a, b in zip(lo, hi, strict=True)]
-                             or [np.zeros((0, 4))])  # fmt: skip
+        gt_boxes = np.vstack(
+            [boxes(1, a, b) for a, b in zip(lo, hi, strict=True)] or [np.zeros((0, 4))]
+        )
         cs = rng.choice(cat_ids, n, p=cat_p)
         img_dets: list[tuple[list[float], int, float]] = []
         for b, c in zip(gt_boxes, cs, strict=True):
@@ -81,9 +84,13 @@ def make_workload(n_img: int, n_det: int, seed: int = 0) -> tuple[dict[str, Any]
             polys = [_blob(rng, b, int(rng.integers(8, 33)))]
             if rng.random() < 0.1:
                 polys.append(_blob(rng, b * [1, 1, 0.4, 0.4], 8))
-            a: dict[str, Any] = {"id": len(anns) + 1, "image_id": im["id"],
-                                 "category_id": int(c), "bbox": b.round(2).tolist(),
-                                 "iscrowd": int(crowd)}  # fmt: skip
+            a: dict[str, Any] = {
+                "id": len(anns) + 1,
+                "image_id": im["id"],
+                "category_id": int(c),
+                "bbox": b.round(2).tolist(),
+                "iscrowd": int(crowd),
+            }
             rle = pm.merge(pm.frPyObjects(polys, H, W))
             a["area"] = float(pm.area(rle))
             if crowd:
@@ -101,13 +108,23 @@ def make_workload(n_img: int, n_det: int, seed: int = 0) -> tuple[dict[str, Any]
                 c2 = int(c) if rng.random() > 0.1 else int(rng.choice(cat_ids))
                 img_dets.append((_blob(rng, j), c2, round(float(rng.beta(5, 2)), 3)))
         n_bg = max(0, n_det - len(img_dets))
-        for b, c, s in zip(boxes(n_bg, 2, 5.5), rng.choice(cat_ids, n_bg, p=cat_p),
-                           rng.beta(1, 6, n_bg), strict=True):  # fmt: skip
+        for b, c, s in zip(
+            boxes(n_bg, 2, 5.5),
+            rng.choice(cat_ids, n_bg, p=cat_p),
+            rng.beta(1, 6, n_bg),
+            strict=True,
+        ):
             img_dets.append((_blob(rng, b), int(c), round(float(s), 3)))
         rles = pm.frPyObjects([d[0] for d in img_dets[:n_det]], H, W)
         for (_, c, s), r in zip(img_dets[:n_det], rles, strict=True):
-            dets.append({"image_id": im["id"], "category_id": c, "score": s,
-                         "segmentation": {"size": [H, W], "counts": r["counts"].decode()}})  # fmt: skip
+            dets.append(
+                {
+                    "image_id": im["id"],
+                    "category_id": c,
+                    "score": s,
+                    "segmentation": {"size": [H, W], "counts": r["counts"].decode()},
+                }
+            )
     return {"images": images, "categories": cats, "annotations": anns}, dets
 
 
@@ -166,8 +183,10 @@ def main() -> None:
         ann.write_text(json.dumps(gt))
         res.write_text(json.dumps(dets))
     gt_n = len(json.loads(ann.read_text())["annotations"])
-    print(f"segm: {args.images} images, {gt_n} GT, {args.images * args.dets} compressed-RLE "
-          f"detections ({res.stat().st_size / 2**20:.0f} MB); {args.runs} fresh processes each")  # fmt: skip
+    print(
+        f"segm: {args.images} images, {gt_n} GT, {args.images * args.dets} compressed-RLE "
+        f"detections ({res.stat().st_size / 2**20:.0f} MB); {args.runs} fresh processes each"
+    )
     names = [n for n in args.peers.split(",") if n]
     out: dict[str, list[dict[str, float]]] = {}
     failed: set[str] = set()
@@ -177,8 +196,16 @@ def main() -> None:
                 continue
             kind, _, path = name.partition("=")  # "vocviewer=/other/checkout": that tree
             dst = args.cache / f"out_{name.replace('/', '_')}.npz"
-            cmd = [sys.executable, __file__, "--child", kind, "--files", str(ann), str(res),
-                   str(dst)]  # fmt: skip
+            cmd = [
+                sys.executable,
+                __file__,
+                "--child",
+                kind,
+                "--files",
+                str(ann),
+                str(res),
+                str(dst),
+            ]
             env = {**os.environ, "PYTHONPATH": path} if path else None
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
@@ -194,12 +221,16 @@ def main() -> None:
             r["wall"] = wall
             r["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
             out.setdefault(name, []).append(r)
-    print(f"{'evaluator':<24}{'wall min s':>11}{'median':>8}{'cpu min s':>11}{'median':>8}"
-          f"{'peak MB min':>13}{'median':>8}")  # fmt: skip
+    print(
+        f"{'evaluator':<24}{'wall min s':>11}{'median':>8}{'cpu min s':>11}{'median':>8}"
+        f"{'peak MB min':>13}{'median':>8}"
+    )
     for name, rs in out.items():
         w, c, p = ([r[k] for r in rs] for k in ("wall", "cpu", "peak"))
-        print(f"{name:<24}{min(w):>11.2f}{statistics.median(w):>8.2f}{min(c):>11.2f}"
-              f"{statistics.median(c):>8.2f}{min(p):>13.0f}{statistics.median(p):>8.0f}")  # fmt: skip
+        print(
+            f"{name:<24}{min(w):>11.2f}{statistics.median(w):>8.2f}{min(c):>11.2f}"
+            f"{statistics.median(c):>8.2f}{min(p):>13.0f}{statistics.median(p):>8.0f}"
+        )
     if "vocviewer" in out:
         v = out["vocviewer"]
         for name in out:
@@ -209,10 +240,12 @@ def main() -> None:
             def ratio(key: str, f: Callable[[list[float]], float], name: str = name) -> float:
                 return f([r[key] for r in out[name]]) / f([r[key] for r in v])
 
-            print(f"{name} / vocviewer: wall {ratio('wall', min):.2f}x (min), "
-                  f"{ratio('wall', statistics.median):.2f}x (median); cpu "
-                  f"{ratio('cpu', min):.2f}x (min), {ratio('cpu', statistics.median):.2f}x "
-                  f"(median); peak memory {ratio('peak', statistics.median):.2f}x (median)")  # fmt: skip
+            print(
+                f"{name} / vocviewer: wall {ratio('wall', min):.2f}x (min), "
+                f"{ratio('wall', statistics.median):.2f}x (median); cpu "
+                f"{ratio('cpu', min):.2f}x (min), {ratio('cpu', statistics.median):.2f}x "
+                f"(median); peak memory {ratio('peak', statistics.median):.2f}x (median)"
+            )
         ours = np.load(args.cache / "out_vocviewer.npz")
         for name in out:
             if name != "vocviewer":

@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
@@ -29,21 +28,6 @@ LINTED = ("vocviewer", "tests", "benchmarks")
 
 #: Import cycles still to break, each named once here (issue 11). An entry whose modules exist but
 #: no longer form a cycle fails ``test_known_cycles_are_still_needed``: delete it then.
-KNOWN_CYCLES = (
-    {"vocviewer.evaluation.coco", "vocviewer.evaluation.coco_prepare"},
-    {"vocviewer.evaluation.tide", "vocviewer.evaluation.tide_fix"},  # came with the tide branch
-)
-
-#: Files that may still carry ``# fmt: skip`` markers (``fnmatch`` patterns relative to
-#: ``vocviewer/``): those other branches were editing when the rest was cleaned, and files that came
-#: from them. Remove a file's markers, ``ruff format`` it, then delete its pattern here.
-FMT_SKIP_TO_CLEAN = (
-    "formats/coco*.py",
-    "core/coco.py",
-    "core/rle_columns.py",  # comes with the speed branch
-    "evaluation/coco*.py",
-    "evaluation/tide*.py",  # came with the tide branch
-)
 FMT_SKIP = re.compile(r"[ \t]*#\s*fmt:\s*skip\b")
 
 
@@ -240,15 +224,8 @@ def test_nothing_outside_gui_imports_qt():
 
 
 def test_no_import_cycles():
-    known = [frozenset(c) for c in KNOWN_CYCLES]
-    new = [sorted(c) for c in cycles(import_graph()) if frozenset(c) not in known]
-    assert not new, f"import cycles (lazy and TYPE_CHECKING imports count): {new}"
-
-
-def test_known_cycles_are_still_needed():
-    found = [frozenset(c) for c in cycles(import_graph())]
-    stale = [sorted(c) for c in KNOWN_CYCLES if c <= set(_sources()) and frozenset(c) not in found]
-    assert not stale, f"no longer cycles: remove them from KNOWN_CYCLES: {stale}"
+    found = [sorted(c) for c in cycles(import_graph())]
+    assert not found, f"import cycles (lazy and TYPE_CHECKING imports count): {found}"
 
 
 def test_library_and_cli_do_not_import_qt():
@@ -269,17 +246,14 @@ def test_library_and_cli_do_not_import_qt():
 
 
 # --- formatting and the module budget ----------------------------------------------------------
-def test_fmt_skip_only_in_files_still_to_clean():
-    files = [str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")]
-    marked = {f for f in files if FMT_SKIP.search((PACKAGE / f).read_text(encoding="utf-8"))}
-    unlisted = sorted(f for f in marked if not any(fnmatch(f, pat) for pat in FMT_SKIP_TO_CLEAN))
-    assert not unlisted, f"use ruff format, not # fmt: skip: {unlisted}"
-    clean = [
-        pat
-        for pat in FMT_SKIP_TO_CLEAN
-        if any(fnmatch(f, pat) for f in files) and not any(fnmatch(f, pat) for f in marked)
+def test_no_fmt_skip():
+    """The formatter owns layout: no ``# fmt: skip`` anywhere in the package (issue 11)."""
+    marked = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if FMT_SKIP.search(p.read_text(encoding="utf-8"))
     ]
-    assert not clean, f"no markers left: remove from FMT_SKIP_TO_CLEAN: {clean}"
+    assert not marked, f"use ruff format, not # fmt: skip: {marked}"
 
 
 def test_no_module_over_the_size_budget(tmp_path):

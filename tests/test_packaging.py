@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 import vocviewer
-from vocviewer.cli import _build_parser
+from vocviewer.cli_parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCES = ROOT / "resources"
@@ -191,7 +191,7 @@ def test_spec_hidden_imports_exist_and_are_loaded() -> None:
 
 def test_entry_script_dispatches_every_command() -> None:
     launch = _load(PACKAGING / "launch_gui.py")
-    sub = next(a for a in _build_parser()._actions if a.dest == "command")
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert set(launch.COMMANDS) == {*sub.choices, "--version"}  # type: ignore[union-attr]
     run = subprocess.run(
         [sys.executable, str(PACKAGING / "launch_gui.py"), "--version"],

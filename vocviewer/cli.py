@@ -19,41 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from vocviewer import __version__
 from vocviewer.benchmarks import registry
-from vocviewer.benchmarks.base import Benchmark
+from vocviewer.cli_parser import build_parser
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats import output
-
-
-def _task_help(families: Sequence[Benchmark], tasks: str = "tasks") -> str:
-    """``VOC: det (default), cls, ...; COCO: bbox (default), ...`` for families with a choice."""
-    parts = []
-    for b in families:
-        offered: tuple[str, ...] = getattr(b, tasks)
-        if len(offered) > 1:
-            parts.append(f"{b.title}: {offered[0]} (default), {', '.join(offered[1:])}")
-    return "; ".join(parts)
-
-
-def _protocol_help(families: Sequence[Benchmark]) -> str:
-    listed = "; ".join(f"{b.title}: {', '.join(b.protocols)}" for b in families)
-    return f"{listed} (default: the family the path holds; VOC's AP rule from its year)"
-
-
-def _add_family_options(
-    p: argparse.ArgumentParser, families: Sequence[Benchmark], *, sources_only: bool = False
-) -> None:
-    """The options the families declare (``Benchmark.options``), each once; ``sources_only``:
-    only the dataset folders (``CliOption.source``)."""
-    seen: set[str] = set()
-    for b in families:
-        for o in b.options:
-            if o.flag not in seen and (o.source or not sources_only):
-                seen.add(o.flag)
-                kind = Path if o.kind == "path" else str
-                p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
 
 
 def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
@@ -64,150 +34,6 @@ def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
         for o in b.options
         if o.source
     }
-
-
-def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="vocviewer",
-        description="Browse object-recognition benchmarks and evaluate results exactly as the "
-        "official devkits do.",
-    )
-    p.add_argument("--version", action="version", version=f"vocviewer {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    demo = sub.add_parser("demo", help="write the embedded demo VOCdevkit and open it")
-    demo.add_argument(
-        "--dir", type=Path, help="where to write it (default: a per-user cache folder)"
-    )
-    demo.add_argument("--no-gui", action="store_true", help="only write it and print its path")
-    demo.add_argument(
-        "--seed", type=int, default=0, help="random seed of the generator (default 0)"
-    )
-    demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
-
-    op = sub.add_parser("open", help="open a dataset in the GUI")
-    op.add_argument(
-        "path",
-        type=Path,
-        help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split or "
-        "an ILSVRC annotation folder (with --devkit)",
-    )
-    op.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        default=[],
-        metavar="R",
-        help="result files or folders (devkit layout) to add",
-    )
-    op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    _add_family_options(op, registry.registered(), sources_only=True)
-    op.add_argument(
-        "--screenshot",
-        type=Path,
-        metavar="PNG",
-        help="after loading and evaluation finish, save the window to PNG and exit",
-    )
-
-    ev = sub.add_parser("eval", help="evaluate results headless and print the official numbers")
-    ev.add_argument(
-        "path",
-        type=Path,
-        help="the ground truth: a VOCdevkit root or year folder, a COCO annotation "
-        "JSON, an ILSVRC annotation folder or a VisDrone split folder",
-    )
-    ev.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result files or folders",
-    )
-    families = registry.registered()
-    ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
-    ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
-    _add_family_options(ev, families)
-    ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
-    ev.add_argument(
-        "--keep-going",
-        action="store_true",
-        help="skip result rows the official code rejects instead of failing; "
-        "the numbers are then marked NOT OFFICIAL",
-    )
-    ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
-    ex.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
-    ex.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result sets: each file or folder is one set (compared in figures)",
-    )
-    ex.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
-    ex.add_argument("--pr-curves", type=Path, metavar="DIR", help="write pr_<class>.<fmt> here")
-    ex.add_argument(
-        "--format",
-        choices=("png", "svg", "pdf"),
-        default="png",
-        help="PR figure format (default png)",
-    )
-    ex.add_argument("--dpi", type=int, default=150, help="PNG/PDF resolution (default 150)")
-    ex.add_argument("--classes", nargs="+", metavar="C", help="only these classes' figures")
-    ex.add_argument("--images", type=Path, metavar="DIR", help="write annotated <id>.png here")
-    ex.add_argument("--ids", nargs="+", metavar="ID", help="image ids for --images")
-    ex.add_argument(
-        "--table",
-        type=Path,
-        metavar="FILE",
-        help="the AP table; format from the suffix: .csv, .md, .tex, .json",
-    )
-    _add_analyze(sub)
-    return p
-
-
-def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    an = sub.add_parser(
-        "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
-    )
-    an.add_argument("path", type=Path, help="a VOCdevkit root or year folder, or a COCO JSON")
-    an.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result sets: each file or folder is one set",
-    )
-    from vocviewer.benchmarks.analyze import analysed
-
-    families = analysed()
-    tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
-    an.add_argument("--task", choices=tasks, help=_task_help(families, "analyze_tasks"))
-    protocols = tuple(dict.fromkeys(p for b in families for p in b.protocols))
-    an.add_argument("--protocol", choices=protocols, help="as for eval")
-    _add_family_options(an, families)
-    an.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="replicates (1000)")
-    an.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    an.add_argument("--level", type=float, default=0.95, metavar="L", help="interval level (0.95)")
-    an.add_argument(
-        "--n-pos",
-        type=float,
-        metavar="N",
-        help="VOC normalised AP's N (default: mean positives per class)",
-    )
-    an.add_argument(
-        "--keep-going",
-        action="store_true",
-        help="analyse even if ground-truth objects were left out (numbers marked NOT OFFICIAL)",
-    )
-    an.add_argument("--json", type=Path, metavar="OUT", help="write everything as JSON")
-    an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
-    an.add_argument(
-        "--format", choices=("svg", "png", "pdf"), default="svg", help="figure format (svg)"
-    )
-    an.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
@@ -493,7 +319,7 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vocviewer`` command; returns the exit code."""
-    args = _build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.command == "eval":
             return _cmd_eval(args)

@@ -5,6 +5,7 @@ accept and reject exactly the same entries."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import tempfile
 import warnings
@@ -13,12 +14,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.formats.fuzz_targets_coco import TARGETS, dumps, make_gt, mutate
+from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
 from vocviewer.formats import coco_results as cr
+from vocviewer.formats import coco_results_bulk as bulk
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_schema import parse_json
 
@@ -188,3 +191,179 @@ def test_string_score_is_refused_on_both_paths(tmp_path: Path) -> None:
             fn()
         assert e.value.element == "[1].score" and 'got "0.5"' in e.value.message
     assert cr.box_columns(path) is None
+
+
+# --- segm results: compressed strings in bulk, everything else entry by entry ------------------
+SIZE = {im["id"]: (im["height"], im["width"]) for im in GT["images"]}
+RLE_CHARS = st.text(alphabet=[chr(c) for c in range(40, 120)], max_size=12)
+
+
+@st.composite
+def _runs(draw: Any, h: int, w: int) -> list[int]:
+    """Runs summing to ``h * w`` (zero runs included)."""
+    cuts = sorted(draw(st.lists(st.integers(0, h * w), max_size=8)))
+    return np.diff([0, *cuts, h * w]).tolist()
+
+
+@st.composite
+def _segmentation(draw: Any, image_id: Any, odd: int) -> Any:
+    """A segmentation for the image: a compressed string mostly, else runs or a polygon; with
+    ``odd`` 1 sometimes, with 2 always, a malformed one."""
+    h, w = SIZE.get(image_id, (9, 9)) if isinstance(image_id, int) else (9, 9)
+    runs = draw(_runs(h, w))
+    forms = ["string"] * 6 + ["list", "polygon"] + ["odd"] * 3 * odd
+    form = draw(st.sampled_from(forms if odd < 2 else ["odd"]))
+    if form == "string":
+        return {"size": [h, w], "counts": mk.to_string(np.array(runs))}
+    if form == "list":
+        return {"size": [h, w], "counts": runs}
+    if form == "polygon":
+        return [draw(st.lists(st.floats(0, max(h, w)), min_size=6, max_size=10))]
+    other = draw(st.sampled_from(sorted(set(SIZE.values()) - {(h, w)}) or [(h + 1, w)]))
+    size_odd = st.sampled_from([[h], [h, w, 1], [h, float(w)], [w, h], list(other), [0, w]])
+    string = mk.to_string(np.array(runs))
+    counts_odd = st.sampled_from(
+        [string + "P", string[:-1], string + "0", string + "o" * 13 + "0", runs[:-1], "", "0"]
+        + [mk.to_string(np.array(r)) for r in (runs[:-1] or [1], [*runs, 1], [-1, *runs])]
+    )
+    return draw(
+        st.one_of(
+            ODD,
+            st.fixed_dictionaries({"size": size_odd, "counts": st.just(string)}),
+            st.fixed_dictionaries({"size": st.just([h, w]), "counts": st.one_of(counts_odd, ODD)}),
+            st.fixed_dictionaries({"size": st.one_of(ODD, st.just([h, w])), "counts": RLE_CHARS}),
+            st.just({"size": [h, w]}),
+            st.just({"counts": string}),
+            st.just({"size": [100_000, 100_000], "counts": "0"}),
+            _runs(*other).map(lambda r: {"size": list(other), "counts": mk.to_string(np.array(r))}),
+        )
+    )
+
+
+@st.composite
+def _segm_entry(draw: Any, odd: bool, boxed: bool) -> dict[str, Any]:
+    odd_or = (lambda s: st.one_of(s, s, s, ODD)) if odd else (lambda s: s)
+    image_id = draw(odd_or(st.sampled_from(IDS)))
+    e: dict[str, Any] = {
+        "image_id": image_id,
+        "category_id": draw(odd_or(st.sampled_from(CATS))),
+        "score": draw(odd_or(NUM)),
+        "segmentation": draw(_segmentation(image_id, int(odd))),
+    }
+    if boxed or draw(st.integers(0, 2)) == 0:
+        e["bbox"] = draw(
+            odd_or(st.lists(NUM, min_size=4, max_size=4))
+            if not odd or draw(st.booleans())
+            else st.lists(st.one_of(NUM, ODD), min_size=3, max_size=5)
+        )
+    if odd and draw(st.integers(0, 30)) == 0:
+        del e[draw(st.sampled_from(sorted(e)))]
+    return e
+
+
+def _resized(e: dict[str, Any], data: Any) -> dict[str, Any]:
+    """``e`` with an RLE of another image's size."""
+    h, w = data.draw(st.sampled_from(sorted(set(SIZE.values()) - {SIZE[e["image_id"]]})))
+    counts = mk.to_string(np.array(data.draw(_runs(h, w))))
+    return {**e, "segmentation": {"size": [h, w], "counts": counts}}
+
+
+@st.composite
+def _one_defect(draw: Any, plain: Any) -> dict[str, Any]:
+    """A plain entry with one field made odd (or its ``segmentation`` malformed)."""
+    e = draw(plain)
+    field = draw(st.sampled_from(["segmentation"] * 4 + sorted(e)))
+    if field == "segmentation":
+        seg = draw(_segmentation(e["image_id"], 2))
+        return {**e, "segmentation": seg}
+    return {**e, field: draw(ODD)}
+
+
+@st.composite
+def _segm_entries(draw: Any) -> list[Any]:
+    boxed = draw(st.booleans())  # the first entry's ``bbox`` picks ``loadRes``' branch
+    plain = _segm_entry(odd=False, boxed=boxed)
+    nonfinite = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+    kept = st.one_of(  # what the official code accepts: kept, with a warning
+        st.builds(lambda e, v: {**e, "score": v}, plain, nonfinite),
+        st.builds(lambda e, v: {**e, "bbox": [1, 2, v, 4]}, plain, nonfinite),
+        st.builds(_resized, plain, st.data()),
+    )
+    defect = _one_defect(plain)
+    rest = st.one_of(plain, plain, kept, defect, defect, _segm_entry(odd=True, boxed=boxed))
+    return [draw(plain), *draw(st.lists(rest, max_size=6))]
+
+
+def _segm_per_entry(ds: Any, path: Path, keep_going: bool) -> Any:
+    anns = parse_json(path, path.read_bytes())
+    return cr._read_entries(path, anns, cr._kind(anns[0]), "segm", keep_going, ds)
+
+
+def _same_masks(a: Any, b: Any) -> None:
+    _same(a, b)
+    if not isinstance(a, FormatError):
+        ma, mb = a.extras["coco"].masks, b.extras["coco"].masks
+        for name in ("counts", "offsets", "height", "width"):
+            np.testing.assert_array_equal(getattr(ma, name), getattr(mb, name))
+        assert [str(w) for w in a.extras["coco"].warnings] == [
+            str(w) for w in b.extras["coco"].warnings
+        ]
+
+
+@settings(max_examples=int(os.environ.get("SEGM_EXAMPLES", "300")), deadline=None, derandomize=True)
+@given(entries=_segm_entries())
+def test_bulk_and_per_entry_segm_paths_accept_and_reject_the_same_entries(
+    entries: list[Any],
+) -> None:
+    """Compressed strings, uncompressed runs and polygons, valid and not, mixed: the bulk path
+    takes a file only when the per-entry path would take every entry without a warning, and
+    then builds the same columns and masks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        gt_path = Path(tmp) / "gt.json"
+        gt_path.write_text(json.dumps(GT))
+        ds = read_coco(gt_path, masks=False)
+        path = Path(tmp) / "r.json"
+        path.write_bytes(dumps(entries))
+        slow = _run(lambda: _segm_per_entry(ds, path, False))
+        _same_masks(_run(lambda: cr.read_coco_results(ds, path, task="segm")), slow)
+        _same_masks(
+            _run(lambda: cr.read_coco_results(ds, path, task="segm", keep_going=True)),
+            _run(lambda: _segm_per_entry(ds, path, True)),
+        )
+        anns = parse_json(path, path.read_bytes())
+        gt = ds.extras["coco"]
+        sizes = (ds.images.height.astype(np.int64), ds.images.width.astype(np.int64))
+        cols = bulk.segm_columns(
+            anns, False, gt.image_id, gt.category_id, *sizes, box_kind=cr._kind(anns[0]) == "bbox"
+        )
+        if (
+            b"true" in path.read_bytes()
+            or b"false" in path.read_bytes()
+            or b"null" in (path.read_bytes())
+        ):
+            cols = None  # ``literals``: the caller never asks the bulk path
+        event("bulk path" if cols is not None else "per-entry path")
+        if isinstance(slow, FormatError):
+            event("per-entry: an error")
+        else:
+            event("per-entry: kept with a warning" if slow.problems else "per-entry: clean")
+        if cols is not None:  # taken in bulk: the per-entry path takes it whole, no warning
+            assert not isinstance(slow, FormatError) and not slow.problems
+            np.testing.assert_array_equal(cols.xywh, slow.extras["coco"].bbox)
+            np.testing.assert_array_equal(cols.area, slow.extras["coco"].area)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32-be"])
+def test_literals_are_seen_in_any_encoding(tmp_path: Path, encoding: str) -> None:
+    """``true`` among box results in a UTF-16 / 32 file (``json.loads`` reads those) is refused
+    naming its path, as in UTF-8: the bulk path looks for literals in the decoded text."""
+    (tmp_path / "gt.json").write_text(json.dumps(GT))
+    ds = read_coco(tmp_path / "gt.json", masks=False)
+    good = {"image_id": IDS[0], "category_id": CATS[0], "bbox": [1, 2, 3, 4], "score": 0.5}
+    path = tmp_path / "r.json"
+    path.write_bytes(json.dumps([good, {**good, "score": True}]).encode(encoding))
+    with pytest.raises(FormatError) as e:
+        cr.read_coco_results(ds, path)
+    assert e.value.element == "[1].score" and "got true" in e.value.message
+    path.write_bytes(json.dumps([good, good]).encode(encoding))
+    assert len(cr.read_coco_results(ds, path).detections.score) == 2

@@ -20,6 +20,25 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
+#: Column dtypes of ``CocoAnnotations`` and ``CocoResults`` (besides boxes and keypoints).
+_ANNOTATION_DTYPES: dict[str, type[np.generic]] = {
+    "image_id": np.int64,
+    "category_id": np.int64,
+    "ann_id": np.int64,
+    "category_id_of": np.int64,
+    "area": np.float64,
+    "iscrowd": np.bool_,
+    "num_keypoints": np.int64,
+    "has_keypoints": np.bool_,
+}
+_RESULT_DTYPES: dict[str, type[np.generic]] = {
+    "det_id": np.int64,
+    "image_id": np.int64,
+    "category_id": np.int64,
+    "area": np.float64,
+}
+
+
 def _points(a: npt.ArrayLike, n: int) -> FloatArray:
     """``a`` as float64 (n, P, 3); empty input gives P = 0."""
     arr = np.asarray(a, dtype=np.float64)
@@ -30,7 +49,8 @@ def _points(a: npt.ArrayLike, n: int) -> FloatArray:
 class RleTable:
     """``N`` RLE masks, columnar (see ``core.masks`` for the RLE convention).
 
-    counts : int64 (C,)       all runs, concatenated
+    counts : int64 (C,)       all runs, concatenated (an int64 array given is not copied: it is
+                              made read-only, so its maker must not write to it afterwards)
     offsets : int64 (N + 1,)  mask ``i`` is ``counts[offsets[i]:offsets[i + 1]]``
     height, width : int64 (N,) mask size in pixels
     """
@@ -41,7 +61,12 @@ class RleTable:
     width: IntArray
 
     def __post_init__(self) -> None:
-        for name in ("counts", "offsets", "height", "width"):
+        c = self.counts  # millions of runs: an int64 array is taken over, made read-only in place
+        if isinstance(c, np.ndarray) and c.dtype == np.int64 and c.ndim == 1:
+            c.flags.writeable = False
+        else:
+            object.__setattr__(self, "counts", frozen(c, np.int64))
+        for name in ("offsets", "height", "width"):
             object.__setattr__(self, name, frozen(getattr(self, name), np.int64))
         if len(self.offsets) != len(self.height) + 1 or len(self.height) != len(self.width):
             raise ValueError("RleTable columns differ in length")
@@ -109,11 +134,7 @@ class CocoAnnotations:
 
     def __post_init__(self) -> None:
         n = len(self.ann_id)
-        for name, dtype in (
-            ("image_id", np.int64), ("category_id", np.int64), ("ann_id", np.int64),
-            ("category_id_of", np.int64), ("area", np.float64), ("iscrowd", np.bool_),
-            ("num_keypoints", np.int64), ("has_keypoints", np.bool_),
-        ):  # fmt: skip
+        for name, dtype in _ANNOTATION_DTYPES.items():
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
         object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
         object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))
@@ -149,10 +170,7 @@ class CocoResults:
 
     def __post_init__(self) -> None:
         n = len(self.det_id)
-        for name, dtype in (
-            ("det_id", np.int64), ("image_id", np.int64), ("category_id", np.int64),
-            ("area", np.float64),
-        ):  # fmt: skip
+        for name, dtype in _RESULT_DTYPES.items():
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
         object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
         object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))

@@ -40,15 +40,17 @@ def _segmented_cumsum(values: IntArray, first: npt.NDArray[np.bool_]) -> IntArra
 def from_strings(strings: Sequence[str | bytes]) -> tuple[IntArray, IntArray]:
     """Decode compressed RLE strings (``rleFrString``) all at once: ``(counts, offsets)``.
 
-    ``ValueError`` (naming the string's position) if a string ends inside a value or is not
-    ASCII; ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a million characters, which keeps the temporaries in
-    reused memory."""
+    ``ValueError`` (naming the string's position) if a string ends inside a value, holds a value
+    of over 12 characters (60 bits; ``rleFrString`` would overflow) or is not ASCII;
+    ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a
+    million characters, which keeps the temporaries in reused memory."""
     n = len(strings)
     try:
         raw = "".join(strings).encode("ascii")  # type: ignore[arg-type]
     except TypeError:  # bytes among them (anything else fails here too)
-        raw = b"".join(s.encode("ascii") if isinstance(s, str) else memoryview(s).tobytes()
-                       for s in strings)  # fmt: skip
+        raw = b"".join(
+            s.encode("ascii") if isinstance(s, str) else memoryview(s).tobytes() for s in strings
+        )
     nch = np.fromiter(map(len, strings), dtype=np.int64, count=n)
     pos = np.concatenate(([0], np.cumsum(nch)))
     counts = np.empty(len(raw), dtype=np.int64)  # at most one value per char; pages untouched
@@ -105,6 +107,9 @@ def _decode_block(raw: bytes, nch: IntArray) -> tuple[IntArray, IntArray]:
         k = j - np.maximum.accumulate(np.where(new, j, 0))
         low = np.add.reduceat((c[ic] & 0x1F).astype(np.int64) << (5 * k), first)
         nlow = np.diff(np.append(first, len(ic)))
+        if nlow.max() > 11:  # over 12 chars, 60 bits: no run of a valid mask is that long
+            v = int(ic[first[np.argmax(nlow)]])
+            raise ValueError("a value of over 60 bits", int(np.searchsorted(str_end, v, "right")))
         vi = ic[first] - first  # value index: chars before it minus continuation chars
         buf[vi] = low + (buf[vi] << (5 * nlow))
     return _undelta(buf, nv, offsets), offsets
@@ -162,8 +167,10 @@ def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
 
 def areas(counts: IntArray, offsets: IntArray) -> IntArray:
     """Foreground pixels per mask (``rleArea``), int64 (N,)."""
-    parts = [_areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
-             for a, b in _blocks(offsets)]  # fmt: skip
+    parts = [
+        _areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
+        for a, b in _blocks(offsets)
+    ]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
@@ -183,8 +190,10 @@ def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
     an odd last run is dropped, an empty RLE gives zeros, a run that wraps a column spans the
     full height)."""
     h = np.asarray(height, dtype=np.int64)
-    parts = [_bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
-             for a, b in _blocks(offsets)]  # fmt: skip
+    parts = [
+        _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
+        for a, b in _blocks(offsets)
+    ]
     return np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.float64)
 
 

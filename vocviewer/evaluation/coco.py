@@ -4,14 +4,15 @@
 ``use_cats`` is off); ``evaluate_coco`` collects them into a ``CocoEvalResult`` whose arrays have
 pycocotools' shapes — ``precision[T, R, K, A, M]``, ``recall[T, K, A, M]``, ``scores[T, R, K, A,
 M]`` (-1 where undefined) — with named coordinate vectors and a selector ``ap()`` / ``ar()``.
-Rules: PROTOCOLS.md §8. Modules: ``coco_prepare`` (grouping, ranking), ``coco_similarity``
+Rules: PROTOCOLS.md §8. Modules: ``coco_params`` (``CocoParams``, re-exported here),
+``coco_prepare`` (grouping, ranking), ``coco_similarity``
 (IoU / OKS), ``coco_matching`` (greedy), ``coco_accumulate`` (curves).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +21,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco_accumulate import accumulate_category
 from vocviewer.evaluation.coco_matching import greedy_match
+from vocviewer.evaluation.coco_params import CocoParams
 from vocviewer.evaluation.coco_prepare import Prepared, prepare, similarities
 from vocviewer.evaluation.result import Verdict
 
@@ -27,55 +29,14 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 __all__ = [
-    "CocoCategoryEvaluation", "CocoEvalResult", "CocoParams", "collect_coco", "evaluate_coco",
-    "iter_evaluate_coco", "summary_lines",
-]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class CocoParams:
-    """COCOeval ``Params``. Build with ``CocoParams.for_task("bbox" | "segm" | "keypoints")``.
-
-    ``iou_thresholds`` / ``recall_thresholds`` are built with ``np.linspace`` exactly as
-    pycocotools builds them; area bounds are in pixels² and inclusive at both ends.
-    ``image_ids`` / ``category_ids`` restrict the evaluation (``None``: all). ``fix_id0`` fixes the
-    id-0 quirk (a detection matched to a GT with annotation id 0 counts as unmatched); off by
-    default, as in pycocotools. ``fix_keypoints_no_cats`` fixes another quirk: with ``use_cats``
-    off, pycocotools' ``computeOks`` finds no pairs, so every keypoint detection is unmatched.
-    """
-
-    iou_type: str = "bbox"
-    use_cats: bool = True
-    iou_thresholds: FloatArray = field(
-        default_factory=lambda: np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1)
-    )
-    recall_thresholds: FloatArray = field(
-        default_factory=lambda: np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1)
-    )
-    max_dets: tuple[int, ...] = (1, 10, 100)
-    area_ranges: tuple[tuple[float, float], ...] = (
-        (0.0**2, 1e5**2), (0.0**2, 32.0**2), (32.0**2, 96.0**2), (96.0**2, 1e5**2),
-    )  # fmt: skip
-    area_names: tuple[str, ...] = ("all", "small", "medium", "large")
-    image_ids: tuple[int, ...] | None = None
-    category_ids: tuple[int, ...] | None = None
-    fix_id0: bool = False
-    fix_keypoints_no_cats: bool = False
-
-    @classmethod
-    def for_task(cls, iou_type: str, *, use_cats: bool = True, **kw: object) -> CocoParams:
-        """pycocotools' defaults for ``iou_type``; keyword arguments override fields."""
-        if iou_type not in ("bbox", "segm", "keypoints"):
-            raise ValueError(f"iou_type must be bbox, segm or keypoints, not {iou_type!r}")
-        base: dict[str, object] = {"iou_type": iou_type, "use_cats": use_cats}
-        if iou_type == "keypoints":
-            base.update(
-                max_dets=(20,),
-                area_ranges=((0.0**2, 1e5**2), (32.0**2, 96.0**2), (96.0**2, 1e5**2)),
-                area_names=("all", "medium", "large"),
-            )
-        base.update(kw)
-        return cls(**base)  # type: ignore[arg-type]
+    "CocoCategoryEvaluation",
+    "CocoEvalResult",
+    "CocoParams",
+    "collect_coco",
+    "evaluate_coco",
+    "iter_evaluate_coco",
+    "summary_lines",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,9 +112,12 @@ class CocoEvalResult:
         return arr[..., [a], [m]]
 
     def ap(
-        self, iou: float | None = None, area: str = "all", max_dets: int | None = None,
+        self,
+        iou: float | None = None,
+        area: str = "all",
+        max_dets: int | None = None,
         category: int | None = None,
-    ) -> float:  # fmt: skip
+    ) -> float:
         """Mean precision over the entries > -1, as ``summarize()`` (-1 if none).
 
         ``iou`` None means .50:.95; ``max_dets`` None means the largest cap; ``category`` is a
@@ -163,9 +127,12 @@ class CocoEvalResult:
         return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
 
     def ar(
-        self, iou: float | None = None, area: str = "all", max_dets: int | None = None,
+        self,
+        iou: float | None = None,
+        area: str = "all",
+        max_dets: int | None = None,
         category: int | None = None,
-    ) -> float:  # fmt: skip
+    ) -> float:
         """Mean recall over the entries > -1, as ``summarize()`` (-1 if none)."""
         cap = self.max_dets[-1] if max_dets is None else max_dets
         s = self._select(self.recall, iou, area, cap, category)
@@ -192,21 +159,32 @@ def _summary_rows(r: CocoEvalResult) -> list[tuple[str, float, str]]:
     if p.iou_type == "keypoints":
         c = 20
         return [
-            row("AP", True, None, "all", c), row("AP50", True, 0.5, "all", c),
-            row("AP75", True, 0.75, "all", c), row("APm", True, None, "medium", c),
-            row("APl", True, None, "large", c), row("AR", False, None, "all", c),
-            row("AR50", False, 0.5, "all", c), row("AR75", False, 0.75, "all", c),
-            row("ARm", False, None, "medium", c), row("ARl", False, None, "large", c),
-        ]  # fmt: skip
+            row("AP", True, None, "all", c),
+            row("AP50", True, 0.5, "all", c),
+            row("AP75", True, 0.75, "all", c),
+            row("APm", True, None, "medium", c),
+            row("APl", True, None, "large", c),
+            row("AR", False, None, "all", c),
+            row("AR50", False, 0.5, "all", c),
+            row("AR75", False, 0.75, "all", c),
+            row("ARm", False, None, "medium", c),
+            row("ARl", False, None, "large", c),
+        ]
     m = p.max_dets
     return [
-        row("AP", True, None, "all", 100), row("AP50", True, 0.5, "all", m[2]),
-        row("AP75", True, 0.75, "all", m[2]), row("APs", True, None, "small", m[2]),
-        row("APm", True, None, "medium", m[2]), row("APl", True, None, "large", m[2]),
-        row("AR1", False, None, "all", m[0]), row("AR10", False, None, "all", m[1]),
-        row("AR100", False, None, "all", m[2]), row("ARs", False, None, "small", m[2]),
-        row("ARm", False, None, "medium", m[2]), row("ARl", False, None, "large", m[2]),
-    ]  # fmt: skip
+        row("AP", True, None, "all", 100),
+        row("AP50", True, 0.5, "all", m[2]),
+        row("AP75", True, 0.75, "all", m[2]),
+        row("APs", True, None, "small", m[2]),
+        row("APm", True, None, "medium", m[2]),
+        row("APl", True, None, "large", m[2]),
+        row("AR1", False, None, "all", m[0]),
+        row("AR10", False, None, "all", m[1]),
+        row("AR100", False, None, "all", m[2]),
+        row("ARs", False, None, "small", m[2]),
+        row("ARm", False, None, "medium", m[2]),
+        row("ARl", False, None, "large", m[2]),
+    ]
 
 
 def summary_lines(result: CocoEvalResult) -> list[str]:
@@ -224,8 +202,9 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     hi = np.array([a[1] for a in p.area_ranges])[:, None]
     gt_ignore = prep.gt_ignore[gs][None, :] | (gt_area < lo) | (gt_area > hi)
     nd = ds.stop - ds.start
-    match = greedy_match(ent_det, ent_gt, sim, prep.dt_rank[ds], p.iou_thresholds, gt_ignore,
-                         prep.gt_crowd[gs], nd)  # fmt: skip
+    match = greedy_match(
+        ent_det, ent_gt, sim, prep.dt_rank[ds], p.iou_thresholds, gt_ignore, prep.gt_crowd[gs], nd
+    )
     hit = match >= 0
     safe = np.where(hit, match, 0)
     ann_id = np.append(prep.gt_ann_id[gs], 1)  # one dummy row so that ``safe`` always indexes
@@ -237,8 +216,16 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     dt_ig = (hit & ig_pad[a_idx, safe]) | (~matched & out)
     tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
     npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
-    curves = accumulate_category(prep.dt_score[ds], prep.dt_image_pos[ds], prep.dt_rank[ds], tp,
-                                 fp, npig, p.recall_thresholds, p.max_dets)  # fmt: skip
+    curves = accumulate_category(
+        prep.dt_score[ds],
+        prep.dt_image_pos[ds],
+        prep.dt_rank[ds],
+        tp,
+        fp,
+        npig,
+        p.recall_thresholds,
+        p.max_dets,
+    )
     order = curves.order
     verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
     verdict[tp[0][:, order]] = Verdict.TP
@@ -246,12 +233,18 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     mg = match[0][:, order]
     gt_rows = prep.gt_rows[gs]
     return CocoCategoryEvaluation(
-        category_id=prep.category_id_of(k), name=prep.category_name_of(k),
-        precision=curves.precision, recall=curves.recall, scores=curves.scores, npig=npig,
-        det_rows=prep.dt_rows[ds][order], image_index=prep.dt_image_index[ds][order],
-        score=prep.dt_score[ds][order], verdict=verdict,
+        category_id=prep.category_id_of(k),
+        name=prep.category_name_of(k),
+        precision=curves.precision,
+        recall=curves.recall,
+        scores=curves.scores,
+        npig=npig,
+        det_rows=prep.dt_rows[ds][order],
+        image_index=prep.dt_image_index[ds][order],
+        score=prep.dt_score[ds][order],
+        verdict=verdict,
         matched_gt=np.where(mg >= 0, np.append(gt_rows, -1)[np.where(mg >= 0, mg, -1)], -1),
-    )  # fmt: skip
+    )
 
 
 def iter_evaluate_coco(
@@ -292,7 +285,12 @@ def collect_coco(
     skipped = any(all(p is not w for w in kept) for p in results.problems)
     notes = ("result rows were skipped: NOT OFFICIAL",) if skipped else ()
     return CocoEvalResult(
-        params=params, category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
-        category_names=tuple(c.name for c in cats), precision=precision, recall=recall,
-        scores=scores, categories=cats, notes=notes,
-    )  # fmt: skip
+        params=params,
+        category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
+        category_names=tuple(c.name for c in cats),
+        precision=precision,
+        recall=recall,
+        scores=scores,
+        categories=cats,
+        notes=notes,
+    )

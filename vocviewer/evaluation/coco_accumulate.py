@@ -65,12 +65,22 @@ def accumulate_category(
     n_rows = len(areas) * n_thr
     row_npig = np.repeat(npig[areas], n_thr)
     tp_rows, fp_rows = _flat(tp, areas), _flat(fp, areas)  # (area range, threshold) rows
+    done: dict[int, int] = {}  # detections kept -> the cap computed with them
     for m, cap in enumerate(max_dets):
         sel = order[rank[order] < cap]
         s_sorted = score[sel]
         nd = len(sel)
         if len(areas) == 0:
             continue
+        if nd in done:  # caps keep nested sets: as many detections means the same ones
+            m0 = done[nd]
+            recall[:, :, m], precision[..., m], scores[..., m] = (
+                recall[:, :, m0],
+                precision[..., m0],
+                scores[..., m0],
+            )
+            continue
+        done[nd] = m
         # every row at once; counts summed in int32 (several times faster than int64 here)
         tp_cum = np.cumsum(tp_rows[:, sel], axis=1, dtype=np.int32)
         tp_sum = tp_cum.astype(np.float64)

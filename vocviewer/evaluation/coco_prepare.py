@@ -10,7 +10,6 @@ descending score (stable), and cut to the largest ``max_dets`` per group. ``igno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -20,9 +19,7 @@ from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation import coco_similarity as sim
-
-if TYPE_CHECKING:
-    from vocviewer.evaluation.coco import CocoParams
+from vocviewer.evaluation.coco_params import CocoParams
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -119,16 +116,27 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         ignore |= gt.num_keypoints[g_rows] == 0
     kk = np.arange(n_k + 1)
     return Prepared(
-        params=params, gt_anno=gt, dt_anno=dt, cat_ids=gt.category_id[cat_ok],
+        params=params,
+        gt_anno=gt,
+        dt_anno=dt,
+        cat_ids=gt.category_id[cat_ok],
         cat_names=tuple(n for n, ok in zip(dataset.classes, cat_ok, strict=True) if ok),
-        gt_rows=g_rows, gt_group=g_group[g_order], gt_ann_id=gt.ann_id[g_rows],
-        gt_area=gt.area[g_rows], gt_crowd=gt.iscrowd[g_rows], gt_ignore=ignore,
+        gt_rows=g_rows,
+        gt_group=g_group[g_order],
+        gt_ann_id=gt.ann_id[g_rows],
+        gt_area=gt.area[g_rows],
+        gt_crowd=gt.iscrowd[g_rows],
+        gt_ignore=ignore,
         gt_offsets=np.searchsorted(g_k[g_order], kk, side="left").astype(np.int64),
-        dt_rows=d_rows, dt_group=d_group[d_order], dt_rank=rank, dt_score=det.score[d_rows],
-        dt_area=dt.area[d_rows], dt_image_pos=img_pos[det.image_index[d_rows]],
+        dt_rows=d_rows,
+        dt_group=d_group[d_order],
+        dt_rank=rank,
+        dt_score=det.score[d_rows],
+        dt_area=dt.area[d_rows],
+        dt_image_pos=img_pos[det.image_index[d_rows]],
         dt_image_index=det.image_index[d_rows],
         dt_offsets=np.searchsorted(d_k[d_order], kk, side="left").astype(np.int64),
-    )  # fmt: skip
+    )
 
 
 def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
@@ -157,11 +165,18 @@ def similarities(
         if gt.masks is None or dt.masks is None:
             raise ValueError("segm evaluation needs masks: read with masks / task='segm'")
         d_box, g_box = _mask_boxes(prep)
-        s = sim.mask_iou_pairs(dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd,
-                               d_box, g_box)  # fmt: skip
+        s = sim.mask_iou_pairs(
+            dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd, d_box, g_box
+        )
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:
-        s = sim.oks_pairs(dt.keypoints[d_rows], gt.keypoints[g_rows], gt.bbox[g_rows],
-                          gt.area[g_rows], ent_det, ent_gt)  # fmt: skip
+        s = sim.oks_pairs(
+            dt.keypoints[d_rows],
+            gt.keypoints[g_rows],
+            gt.bbox[g_rows],
+            gt.area[g_rows],
+            ent_det,
+            ent_gt,
+        )
     return ent_det, ent_gt, s

@@ -18,9 +18,29 @@ FloatArray = npt.NDArray[np.float64]
 
 #: COCO's per-keypoint OKS constants (``Params.kpt_oks_sigmas``), the 17 person keypoints.
 KEYPOINT_SIGMAS: FloatArray = (
-    np.array([0.26, 0.25, 0.25, 0.35, 0.35, 0.79, 0.79, 0.72, 0.72, 0.62, 0.62,
-              1.07, 1.07, 0.87, 0.87, 0.89, 0.89]) / 10.0
-)  # fmt: skip
+    np.array(
+        [
+            0.26,
+            0.25,
+            0.25,
+            0.35,
+            0.35,
+            0.79,
+            0.79,
+            0.72,
+            0.72,
+            0.62,
+            0.62,
+            1.07,
+            1.07,
+            0.87,
+            0.87,
+            0.89,
+            0.89,
+        ]
+    )
+    / 10.0
+)
 
 
 def pair_up(det_group: IntArray, gt_group: IntArray) -> tuple[IntArray, IntArray]:

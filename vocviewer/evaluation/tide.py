@@ -27,10 +27,11 @@ positives (perfect recall, same precision). AP and the ranking of the rebuilt li
 ``tide_fix``. Classes with detections but no GT count in the mean with AP 0, as in ``tidecv``;
 its baseline AP (``TideResult.ap``) is therefore close to, not equal to, COCOeval's AP50.
 
-Families: COCO boxes in ``tide_coco``. The breakdown (``tide``) only needs ``TideEvidence``, and
-``assemble_evidence`` applies the BestGTMatch and Miss rules to any family's matches. VOC is
-implemented in ``tide_voc``: VOC's own TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part, TIDE's
-typing with the same convention and TIDE's AP. VisDrone (plan): its matches, ignored regions and
+Families: COCO boxes in ``tide_coco``. The breakdown (``tide``) only needs ``TideEvidence`` (in
+``tide_evidence``, with the error codes; re-exported here), and ``assemble_evidence`` applies the
+BestGTMatch and Miss rules to any family's matches. VOC is implemented in ``tide_voc``: VOC's own
+TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part,
+TIDE's typing with the same convention and TIDE's AP. VisDrone (plan): its matches, ignored regions and
 "others" in the crowd's part, its 500-detection cap as ``max_dets``. ILSVRC DET (plan): its
 per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` in place of ``t_f``; the 5-guess
 classification tasks have no boxes to fix and are left out.
@@ -47,80 +48,35 @@ import numpy.typing as npt
 from vocviewer.core.arrays import frozen
 from vocviewer.core.dataset import ObjectTable
 from vocviewer.core.results import Detections
-from vocviewer.evaluation.tide_fix import (
+from vocviewer.evaluation.tide_evidence import (
     BKG,
     BOTH,
     CLS,
     DUPE,
+    KIND_NAMES,
     LOC,
     MAIN_TYPES,
     NOT_EVALUATED,
     SPECIAL_TYPES,
     TRUE_POSITIVE,
-    mean_ap,
-    scenario_aps,
+    TideEvidence,
 )
+from vocviewer.evaluation.tide_fix import mean_ap, scenario_aps
 
 __all__ = [
-    "KIND_NAMES", "MAIN_TYPES", "SPECIAL_TYPES", "TideEvidence", "TideResult",
-    "assemble_evidence", "error_kinds", "tide",
-]  # fmt: skip
+    "KIND_NAMES",
+    "MAIN_TYPES",
+    "SPECIAL_TYPES",
+    "TideEvidence",
+    "TideResult",
+    "assemble_evidence",
+    "error_kinds",
+    "tide",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
-
-#: ``TideEvidence.kind`` code → name (-1: beyond ``max_dets``, not evaluated).
-KIND_NAMES: dict[int, str] = {
-    NOT_EVALUATED: "-", TRUE_POSITIVE: "TP", CLS: "Cls", LOC: "Loc", BOTH: "Both", DUPE: "Dupe",
-    BKG: "Bkg",
-}  # fmt: skip
-
-
-@dataclass(frozen=True, eq=False)
-class TideEvidence:
-    """Per-detection and per-GT TIDE verdicts.
-
-    Per detection (``D`` rows, ``ResultSet.detections`` order)
-        image_index, label : int64 image row, class index; score : float64
-        position : int64 processing order (image, then descending score), -1 beyond ``max_dets``
-        kind : int8 (``KIND_NAMES``); ignored : bool, inside a crowd region of its class
-        gt : int64 object row — TP: its match; Cls / Loc: the target; Dupe: the used GT; else -1
-        fixable : bool, fixing its error makes it a true positive
-    Per ground truth (``G`` rows, ``Dataset.objects`` order)
-        gt_image, gt_label : int64; gt_counted : bool, a positive (not crowd); gt_matched : bool;
-        gt_missed : bool, a Miss error
-    """
-
-    image_index: IntArray
-    label: IntArray
-    score: FloatArray
-    position: IntArray
-    kind: npt.NDArray[np.int8]
-    ignored: BoolArray
-    gt: IntArray
-    fixable: BoolArray
-    gt_image: IntArray
-    gt_label: IntArray
-    gt_counted: BoolArray
-    gt_matched: BoolArray
-    gt_missed: BoolArray
-
-    def __post_init__(self) -> None:
-        for name, dtype in (
-            ("image_index", np.int64), ("label", np.int64), ("score", np.float64), ("position", np.int64),
-            ("kind", np.int8), ("ignored", np.bool_), ("gt", np.int64), ("fixable", np.bool_),
-            ("gt_image", np.int64), ("gt_label", np.int64), ("gt_counted", np.bool_), ("gt_matched", np.bool_),
-            ("gt_missed", np.bool_),
-        ):  # fmt: skip
-            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
-
-    def count(self, name: str) -> int:
-        """How many errors of a main type (``MAIN_TYPES``) there are."""
-        if name == "Miss":
-            return int(np.count_nonzero(self.gt_missed))
-        code = next(k for k, v in KIND_NAMES.items() if v == name)
-        return int(np.count_nonzero(self.kind == code))
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,9 +118,11 @@ class TideResult:
         """``{"main": {...}, "special": {...}}`` (plus ``"ap"``, ``"counts"`` and, optionally,
         ``"per_class"`` keyed by class name)."""
         out: dict[str, Any] = {
-            "main": dict(self.main), "special": dict(self.special), "ap": self.ap,
+            "main": dict(self.main),
+            "special": dict(self.special),
+            "ap": self.ap,
             "counts": self.counts(),
-        }  # fmt: skip
+        }
         if per_class:
             deltas = {n: self.class_delta(n) for n in (*MAIN_TYPES, *SPECIAL_TYPES)}
             out["per_class"] = {
@@ -194,13 +152,18 @@ def tide(
     main = {n: max(mean_ap(*per[n]) - base, 0.0) for n in MAIN_TYPES}
     special = {n: mean_ap(*per[n]) - base for n in SPECIAL_TYPES}
     return TideResult(
-        ap=base, main=main, special=special, classes=classes,
+        ap=base,
+        main=main,
+        special=special,
+        classes=classes,
         class_ap=frozen(base_ap, np.float64),
         class_fixed_ap={n: frozen(per[n][0], np.float64) for n in (*MAIN_TYPES, *SPECIAL_TYPES)},
-        class_counted={n: frozen(v[1], np.bool_) for n, v in per.items()}, evidence=evidence,
-        pos_threshold=pos_threshold, background_threshold=background_threshold,
+        class_counted={n: frozen(v[1], np.bool_) for n, v in per.items()},
+        evidence=evidence,
+        pos_threshold=pos_threshold,
+        background_threshold=background_threshold,
         max_dets=max_dets,
-    )  # fmt: skip
+    )
 
 
 def assemble_evidence(
@@ -246,11 +209,20 @@ def assemble_evidence(
     missed = np.zeros(n_obj, dtype=bool)
     missed[reg[~used & ~usable]] = True
     return TideEvidence(
-        image_index=dets.image_index, label=label, score=score, position=position, kind=kind_all,
-        ignored=_scatter(n_det, proc, ignored, False), gt=_scatter(n_det, proc, to_obj, -1),
-        fixable=_scatter(n_det, proc, fix, False), gt_image=objects.image_index,
-        gt_label=objects.label, gt_counted=gt_counted, gt_matched=matched_obj, gt_missed=missed,
-    )  # fmt: skip
+        image_index=dets.image_index,
+        label=label,
+        score=score,
+        position=position,
+        kind=kind_all,
+        ignored=_scatter(n_det, proc, ignored, False),
+        gt=_scatter(n_det, proc, to_obj, -1),
+        fixable=_scatter(n_det, proc, fix, False),
+        gt_image=objects.image_index,
+        gt_label=objects.label,
+        gt_counted=gt_counted,
+        gt_matched=matched_obj,
+        gt_missed=missed,
+    )
 
 
 def _scatter(n: int, rows: IntArray, values: npt.NDArray[Any], fill: Any) -> npt.NDArray[Any]:

@@ -39,13 +39,19 @@ def coco_tide(
     (``formats.coco_results.read_coco_results``), as ``tidecv``'s ``TIDE.evaluate`` in box mode
     on ``datasets.COCO`` / ``datasets.COCOResult``."""
     ev = coco_evidence(
-        dataset, results, pos_threshold=pos_threshold,
-        background_threshold=background_threshold, max_dets=max_dets,
-    )  # fmt: skip
+        dataset,
+        results,
+        pos_threshold=pos_threshold,
+        background_threshold=background_threshold,
+        max_dets=max_dets,
+    )
     return tide(
-        ev, dataset.classes, pos_threshold=pos_threshold,
-        background_threshold=background_threshold, max_dets=max_dets,
-    )  # fmt: skip
+        ev,
+        dataset.classes,
+        pos_threshold=pos_threshold,
+        background_threshold=background_threshold,
+        max_dets=max_dets,
+    )
 
 
 def coco_evidence(
@@ -92,9 +98,16 @@ def coco_evidence(
     used[match[matched]] = True
     ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
     kind, target = error_kinds(
-        iou, same, used, pair_gt, r_off, p_img, matched, pos_threshold,
+        iou,
+        same,
+        used,
+        pair_gt,
+        r_off,
+        p_img,
+        matched,
+        pos_threshold,
         background_threshold,
-    )  # fmt: skip
+    )
 
     return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
 

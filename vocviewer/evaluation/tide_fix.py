@@ -1,4 +1,4 @@
-"""TIDE's oracle fixes and its AP, from per-detection TIDE evidence (``tide.TideEvidence``).
+"""TIDE's oracle fixes and its AP, from per-detection TIDE evidence (``tide_evidence.TideEvidence``).
 
 Each scenario rebuilds the per-class list of ranked data points exactly as ``tidecv``'s
 ``TIDERun.fix_errors`` does, then scores it with ``tidecv``'s ``APDataObject.get_ap``:
@@ -18,24 +18,21 @@ Units: AP points (0-100).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import numpy.typing as npt
 
-if TYPE_CHECKING:
-    from vocviewer.evaluation.tide import TideEvidence
+from vocviewer.evaluation.tide_evidence import (
+    CLS,
+    KIND_OF,
+    MAIN_TYPES,
+    TRUE_POSITIVE,
+    TideEvidence,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: Error kind codes in ``TideEvidence.kind``.
-NOT_EVALUATED, TRUE_POSITIVE, CLS, LOC, BOTH, DUPE, BKG = -1, 0, 1, 2, 3, 4, 5
-#: tidecv's main error types in its order, with their ``kind`` code (Miss is a ground-truth error).
-MAIN_TYPES: tuple[str, ...] = ("Cls", "Loc", "Both", "Dupe", "Bkg", "Miss")
-SPECIAL_TYPES: tuple[str, ...] = ("FalsePos", "FalseNeg")
-KIND_OF: dict[str, int] = {"Cls": CLS, "Loc": LOC, "Both": BOTH, "Dupe": DUPE, "Bkg": BKG}
 #: ``x_range`` of ``get_ap``: the 101 recall levels ``x / 100``.
 RECALL_LEVELS: FloatArray = np.arange(101, dtype=np.float64) / 100.0
 

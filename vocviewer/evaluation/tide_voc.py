@@ -79,10 +79,17 @@ def voc_tide(
 ) -> TideResult:
     """TIDE's breakdown of a VOC detection evaluation (see the module docstring)."""
     ev = voc_evidence(
-        dataset, results, evaluation, image_set=image_set, pos_threshold=pos_threshold,
+        dataset,
+        results,
+        evaluation,
+        image_set=image_set,
+        pos_threshold=pos_threshold,
         background_threshold=background_threshold,
-    )  # fmt: skip
+    )
     return tide(
-        ev, dataset.classes, pos_threshold=pos_threshold,
-        background_threshold=background_threshold, max_dets=0,
-    )  # fmt: skip
+        ev,
+        dataset.classes,
+        pos_threshold=pos_threshold,
+        background_threshold=background_threshold,
+        max_dets=0,
+    )

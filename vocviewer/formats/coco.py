@@ -368,15 +368,26 @@ def _dataset(
     )
     names = tuple(c[1] for c in cats)
     images_table = ImageTable(
-        np.array([str(i) for i in ids], dtype=np.str_), tuple(files),
-        np.array(widths), np.array(heights), np.zeros(len(ids), dtype=bool),
-    )  # fmt: skip
+        np.array([str(i) for i in ids], dtype=np.str_),
+        tuple(files),
+        np.array(widths),
+        np.array(heights),
+        np.zeros(len(ids), dtype=bool),
+    )
     z = np.zeros(0, dtype=np.int64)
     return Dataset(
-        name=path.stem, root=path, year=None, classes=names, box_convention="continuous",
-        images=images_table, objects=objects, parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
-        problems=tuple(problems), extras={"coco": extras}, roots=(path.parent, img_dir),
-    )  # fmt: skip
+        name=path.stem,
+        root=path,
+        year=None,
+        classes=names,
+        box_convention="continuous",
+        images=images_table,
+        objects=objects,
+        parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
+        problems=tuple(problems),
+        extras={"coco": extras},
+        roots=(path.parent, img_dir),
+    )
 
 
 def _mask_table(rows: list[_Row], heights: list[int], widths: list[int]) -> RleTable:

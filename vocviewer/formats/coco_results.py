@@ -3,8 +3,9 @@
 The kind of file is chosen by its **first** entry, as ``COCO.loadRes`` does: ``bbox`` (non-empty)
 → boxes, area ``w*h``; else ``segmentation`` → masks, area = mask pixels, bbox given or the mask's
 extent; else ``keypoints`` → area and bbox from the keypoints' extent. Detection ids are entry
-index + 1. Bad entries raise ``FormatError`` naming the entry (``element="[i]"``); with
-``keep_going`` they are skipped and listed in ``ResultSet.problems``.
+index + 1. Bad entries raise ``FormatError`` naming the JSON path (``element="[3].score"``); with
+``keep_going`` they are skipped and listed in ``ResultSet.problems``. Plain box files and
+compressed-RLE segm files are read in bulk (``coco_results_bulk``), with the same outcome.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
+from vocviewer.formats import coco_results_bulk as bulk
 from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco import polygon_sets_to_rle
-from vocviewer.formats.coco_schema import parse_json, read_json_bytes, show
+from vocviewer.formats.coco_schema import json_text, parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_results"]
 
@@ -63,7 +65,7 @@ def box_columns(path: str | Path) -> BoxColumns | None:
         return None
     if not isinstance(anns, list) or not anns or _kind(anns[0]) != "bbox":
         return None
-    cols = _bulk_columns(anns, literals)
+    cols = bulk.box_columns(anns, literals)
     return None if cols is None else BoxColumns(*cols)
 
 
@@ -111,19 +113,34 @@ def read_coco_results(
             element="[0]",
         )
     if kind == "bbox" and task == "bbox":
-        cols = _bulk_columns(anns, literals)
-        fast = None if cols is None else _checked_boxes(path, *cols, gt=gt)
-        if fast is not None:
-            return fast
+        cols = bulk.box_columns(anns, literals)
+        rows = None if cols is None else _box_rows(cols[0], cols[1], gt)
+        if cols is not None and rows is not None:
+            anns.clear()  # the parsed entries are not held while the result set is built
+            return _box_result(path, *rows, cols[2], cols[3], gt)
+    if task == "segm":
+        ims = dataset.images
+        args = (
+            gt.image_id,
+            gt.category_id,
+            ims.height.astype(np.int64),
+            ims.width.astype(np.int64),
+        )
+        s = bulk.segm_columns(anns, literals, *args, box_kind=kind == "bbox")
+        if s is not None:
+            ids = np.arange(1, len(anns) + 1, dtype=np.int64)
+            anns.clear()  # the parsed entries are not held while the result set is built
+            return _result_set(
+                path, kind, gt, ids, s.image, s.label, s.score, s.xywh, s.area, [], s.masks, [], []
+            )
     return _read_entries(path, anns, kind, task, keep_going, dataset)
 
 
 def _load(path: Path) -> tuple[Any, bool]:
     """The parsed file and whether its text holds ``true``, ``false`` or ``null`` anywhere (then
     only the per-entry path can tell which fields they are in)."""
-    raw = read_json_bytes(path)
-    maybe = raw.find(b"u") >= 0 or raw.find(b"f") >= 0  # memchr: fast; most files have neither
-    return parse_json(path, raw), maybe and any(w in raw for w in (b"true", b"false", b"null"))
+    text = json_text(path, read_json_bytes(path))  # the bytes are not held while parsing
+    return parse_json(path, text), any(w in text for w in ("true", "false", "null"))
 
 
 def _read_entries(
@@ -254,57 +271,6 @@ def _rasterise(cols: dict[str, list[Any]], kind: str) -> None:
                 cols["bbox"][j] = mk.to_bbox(c, p.h)
 
 
-def _lookup(keys: npt.NDArray[np.int64], values: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
-    """Row of each value in ``keys`` (any order), or ``None`` if one is missing."""
-    if len(keys) == 0:
-        return None if len(values) else np.zeros(0, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
-    pos = np.searchsorted(keys[order], values)
-    pos = np.minimum(pos, len(keys) - 1)
-    rows = order[pos]
-    if not np.array_equal(keys[rows], values):
-        return None
-    return rows.astype(np.int64)
-
-
-def _id_column(a: npt.NDArray[Any]) -> npt.NDArray[np.int64] | None:
-    """Integer ids as int64 (whole floats accepted, as by ``json_int``), or ``None``."""
-    if a.ndim != 1:
-        return None
-    if a.dtype.kind == "i":
-        return a.astype(np.int64)
-    if a.dtype.kind == "f" and len(a):
-        ok = np.isfinite(a) & (a == np.floor(a)) & (a >= -(2.0**63)) & (a < 2.0**63)
-        return a.astype(np.int64) if ok.all() else None
-    return None
-
-
-_Columns = tuple[
-    npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]
-]
-
-
-def _bulk_columns(anns: list[Any], literals: bool) -> _Columns | None:
-    """``(image_id, category_id, score, xywh)`` of box results, or ``None`` when any entry
-    needs a closer look (the per-entry path then decides, and names it): a missing field or a
-    value of another type (strings, lists, ``true`` / ``false`` / ``null`` anywhere)."""
-    if literals or not anns:
-        return None
-    n = len(anns)
-    try:
-        img_ids = _id_column(np.array([a["image_id"] for a in anns]))
-        cat_ids = _id_column(np.array([a["category_id"] for a in anns]))
-        score = np.array([a["score"] for a in anns])
-        xywh = np.array([a["bbox"] for a in anns])
-    except (TypeError, KeyError, ValueError, IndexError, OverflowError):
-        return None
-    if img_ids is None or cat_ids is None or score.shape != (n,) or xywh.shape != (n, 4):
-        return None
-    if score.dtype.kind not in "if" or xywh.dtype.kind not in "if":
-        return None
-    return img_ids, cat_ids, score.astype(np.float64), xywh.astype(np.float64)
-
-
 def _checked_boxes(
     path: Path,
     img_ids: npt.NDArray[np.int64],
@@ -315,10 +281,28 @@ def _checked_boxes(
 ) -> ResultSet | None:
     """The box ``ResultSet`` if every id is known (else ``None``: the per-entry path names
     it); rows with NaN / infinite values are kept, with one warning."""
-    img = _lookup(gt.image_id.astype(np.int64), img_ids)
-    label = _lookup(gt.category_id.astype(np.int64), cat_ids)
-    if img is None or label is None:
-        return None
+    rows = _box_rows(img_ids, cat_ids, gt)
+    return None if rows is None else _box_result(path, *rows, score, xywh, gt)
+
+
+def _box_rows(
+    img_ids: npt.NDArray[np.int64], cat_ids: npt.NDArray[np.int64], gt: CocoAnnotations
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None:
+    """Image and category rows of box results, or ``None`` if an id is unknown."""
+    img = bulk.lookup(gt.image_id, img_ids)
+    label = bulk.lookup(gt.category_id, cat_ids)
+    return None if img is None or label is None else (img, label)
+
+
+def _box_result(
+    path: Path,
+    img: npt.NDArray[np.int64],
+    label: npt.NDArray[np.int64],
+    score: npt.NDArray[np.float64],
+    xywh: npt.NDArray[np.float64],
+    gt: CocoAnnotations,
+) -> ResultSet:
+    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
     n = len(score)
     bad_score = ~np.isfinite(score)
     bad = bad_score | ~np.isfinite(xywh).all(axis=1)

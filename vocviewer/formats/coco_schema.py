@@ -46,8 +46,18 @@ def read_json_bytes(path: Path) -> bytes:
     return read_bytes(path)
 
 
-def parse_json(path: Path, data: bytes) -> Any:
-    """Parse the JSON text ``data`` of ``path``.
+def json_text(path: Path, data: bytes) -> str:
+    """The text of JSON bytes, decoded as ``json.loads`` decodes them (UTF-8, or UTF-16 / 32 by
+    their byte pattern); ``FormatError`` for bytes that are not such text. The caller can then
+    drop ``data`` before parsing (a whole copy of the file less at the peak)."""
+    try:
+        return data.decode(json.detect_encoding(data), "surrogatepass")
+    except UnicodeDecodeError as e:
+        raise FormatError(path, f"not UTF-8 text: {e.reason}") from None
+
+
+def parse_json(path: Path, data: bytes | str) -> Any:
+    """Parse the JSON text ``data`` of ``path`` (bytes, or text from ``json_text``).
 
     Syntax errors, non-UTF-8 text and nesting too deep for Python's parser become
     ``FormatError``. The cyclic garbage collector is paused meanwhile: millions of fresh
