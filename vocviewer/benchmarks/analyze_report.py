@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from vocviewer.benchmarks.analyze_figures import tide_svg
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.tide import TideResult
@@ -52,17 +52,12 @@ def set_names(paths: Sequence[Path]) -> list[str]:
     return names
 
 
-def num(v: float) -> float | None:
-    """JSON number: NaN as None."""
-    return None if v is None or math.isnan(v) else float(v)
-
-
 def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:
     """``{"point", "ci", "level", "replicates", "metric"}`` of a set's mean AP."""
     m = boot.interval(name, None, level)
     return {
-        "point": num(m.point),
-        "ci": [num(m.low), num(m.high)],
+        "point": nan_to_null(m.point),
+        "ci": [nan_to_null(m.low), nan_to_null(m.high)],
         "level": level,
         "replicates": m.replicates,
         "metric": metric,

@@ -4,7 +4,6 @@ keypoints: pycocotools' printed summary and JSON. LVIS files are refused (``coco
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, op
 from vocviewer.benchmarks.coco_analyze import analyze_coco
 from vocviewer.benchmarks.coco_lvis import refuse_lvis
 from vocviewer.benchmarks.registry import register
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -20,10 +20,6 @@ from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
 from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
-
-
-def _num(v: float) -> float | None:
-    return None if math.isnan(v) else v
 
 
 def _check_keypoints(dataset: Dataset, results: ResultSet, ann: Path, res: Path) -> None:
@@ -57,7 +53,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     payload = {
         "protocol": "coco",
         "task": task,
-        "per_class": {c.name: {"ap": _num(c.ap)} for c in result.categories},
+        "per_class": {c.name: {"ap": nan_to_null(c.ap)} for c in result.categories},
         "summary": result.stats(),
         "official": not result.notes,
     }

@@ -12,10 +12,10 @@ from vocviewer.benchmarks.analyze_report import (
     AnalyzeOutput,
     finish,
     interval_json,
-    num,
     set_names,
 )
 from vocviewer.benchmarks.base import opened
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco
@@ -43,10 +43,13 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         tide = coco_tide(dataset, results)
         stats = ev.stats()
         entry: dict[str, Any] = {
-            "mAP": num(stats["AP"]),
-            "AP50": num(stats["AP50"]),
+            "mAP": nan_to_null(stats["AP"]),
+            "AP50": nan_to_null(stats["AP50"]),
             "per_class": {
-                c.name: {"ap": num(c.ap), "ap50": num(ev.ap(0.5, category=int(c.category_id)))}
+                c.name: {
+                    "ap": nan_to_null(c.ap),
+                    "ap50": nan_to_null(ev.ap(0.5, category=int(c.category_id))),
+                }
                 for c in ev.categories
             },
             "tide": tide.to_json(),

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from vocviewer.benchmarks.base import (
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import register
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -25,10 +25,6 @@ from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
-
-
-def _num(v: float) -> float | None:
-    return None if math.isnan(v) else v
 
 
 def format_det(result: IlsvrcDetResult, pred: str) -> str:
@@ -48,7 +44,7 @@ def format_det(result: IlsvrcDetResult, pred: str) -> str:
 
 def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
     per_class = {
-        name: {"ap": _num(float(ap)), "npos": int(n), "ndet": int(d)}
+        name: {"ap": nan_to_null(float(ap)), "npos": int(n), "ndet": int(d)}
         for name, ap, n, d in zip(result.names, result.ap, result.npos, result.ndet, strict=True)
     }
     return {
@@ -56,9 +52,9 @@ def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
         "task": "det",
         "per_class": per_class,
         "summary": {
-            "mAP": _num(result.mean_ap),
-            "medianAP": _num(result.median_ap),
-            "mAP_defined_only": _num(result.mean_ap_defined),
+            "mAP": nan_to_null(result.mean_ap),
+            "medianAP": nan_to_null(result.median_ap),
+            "mAP_defined_only": nan_to_null(result.mean_ap_defined),
         },
         "official": not result.notes,
         "notes": list(result.notes),
@@ -85,8 +81,8 @@ def run_clsloc(args: argparse.Namespace) -> EvalOutput:
         "task": "clsloc",
         "summary": {
             "guesses": [1, 2, 3, 4, 5],
-            "cls_error": [_num(float(v)) for v in result.cls_error],
-            "loc_error": [_num(float(v)) for v in result.loc_error],
+            "cls_error": [nan_to_null(float(v)) for v in result.cls_error],
+            "loc_error": [nan_to_null(float(v)) for v in result.loc_error],
         },
         "n_images": result.n_images,
         "n_blacklisted": result.n_blacklist,

@@ -18,6 +18,7 @@ from vocviewer.benchmarks.base import (
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import register
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -25,10 +26,6 @@ from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
 from vocviewer.evaluation.visdrone_regions import matlab_round
 from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
-
-
-def _num(v: float) -> float | None:
-    return None if math.isnan(v) else v
 
 
 def matlab_2dp(v: float) -> str:
@@ -76,7 +73,7 @@ def visdrone_payload(result: VisDroneResult) -> dict[str, Any]:
     per_class: dict[str, Any] = {}
     for k, (name, ap) in enumerate(result.class_ap().items()):
         per_class[name] = {
-            "ap": _num(ap),
+            "ap": nan_to_null(ap),
             "ap50": float(result.ap[k, 0]),
             "ap75": float(result.ap[k, 5]),
             "npos": int(result.npos[k]),
@@ -87,7 +84,7 @@ def visdrone_payload(result: VisDroneResult) -> dict[str, Any]:
         "protocol": "visdrone",
         "task": "det",
         "per_class": per_class,
-        "summary": {k: _num(result.summary[k]) for k in SUMMARY_KEYS},
+        "summary": {k: nan_to_null(result.summary[k]) for k in SUMMARY_KEYS},
         "official": result.official,
         "notes": list(result.notes),
     }

@@ -6,9 +6,10 @@ import argparse
 from typing import Any
 
 from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
-from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, num, set_names
+from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.voc_tasks import infer_image_set
+from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
 
@@ -59,9 +60,13 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         entry: dict[str, Any] = {
             "files": len(results.files),
             "ap_rule": ev.ap_rule,
-            "mAP": num(ev.mean_ap()),
+            "mAP": nan_to_null(ev.mean_ap()),
             "per_class": {
-                c.class_name: {"ap": num(c.ap), "ap_n": num(ap_n[c.class_name]), "npos": c.npos}
+                c.class_name: {
+                    "ap": nan_to_null(c.ap),
+                    "ap_n": nan_to_null(ap_n[c.class_name]),
+                    "npos": c.npos,
+                }
                 for c in ev.classes
                 if c.has_results
             },

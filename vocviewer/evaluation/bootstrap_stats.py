@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.arrays import nan_to_null
+
 FloatArray = npt.NDArray[np.float64]
 
 A_BETTER = "A better"
@@ -202,13 +204,13 @@ class BootstrapResult:
         classes = {c: self.interval(set_name, c, level) for c in self.class_names}
         return {
             "mAP": {
-                "point": _num(m.point),
-                "ci": [_num(m.low), _num(m.high)],
+                "point": nan_to_null(m.point),
+                "ci": [nan_to_null(m.low), nan_to_null(m.high)],
                 "level": level,
                 "replicates": m.replicates,
             },
             "classes": {
-                c: {"point": _num(i.point), "ci": [_num(i.low), _num(i.high)]}
+                c: {"point": nan_to_null(i.point), "ci": [nan_to_null(i.low), nan_to_null(i.high)]}
                 for c, i in classes.items()
             },
         }
@@ -224,8 +226,8 @@ class BootstrapResult:
                     {
                         "a": a,
                         "b": b,
-                        "difference": _num(d.point),
-                        "ci": [_num(d.low), _num(d.high)],
+                        "difference": nan_to_null(d.point),
+                        "ci": [nan_to_null(d.low), nan_to_null(d.high)],
                         "level": level,
                         "verdict": p.verdict,
                     }
@@ -245,7 +247,3 @@ class BootstrapResult:
             "seed": self.seed,
             "replicates": self.replicates,
         }
-
-
-def _num(x: float) -> float | None:
-    return None if np.isnan(x) else float(x)
