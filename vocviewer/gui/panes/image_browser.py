@@ -16,9 +16,7 @@ from PySide6.QtGui import (
     QActionGroup,
     QColor,
     QHelpEvent,
-    QKeySequence,
     QPainter,
-    QShortcut,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -192,8 +190,6 @@ class ImageBrowser(QWidget):
         layout.addWidget(self.count_label)
         layout.addWidget(self.list, 1)
         self._build_filter_menu()
-        QShortcut(QKeySequence.StandardKey.Find, self, self._focus_search)
-
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)
         self.search.textChanged.connect(self._apply_filter)
@@ -251,7 +247,8 @@ class ImageBrowser(QWidget):
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
         self.state.set_image_filter(flt)
 
-    def _focus_search(self) -> None:
+    def focus_search(self) -> None:
+        """Put the cursor in the id search, its text selected (View ▸ Find image, Ctrl+F)."""
         self.search.setFocus()
         self.search.selectAll()
 
