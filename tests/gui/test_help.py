@@ -66,7 +66,7 @@ def test_shortcut_list_is_every_action_with_keys_plus_the_pane_keys(qtbot, windo
     keyed = {(plain(a.text()), key_text(a)) for a in keyed_actions(window)}
     assert len(keyed) >= 28  # toggles, navigation, zoom, files, help, segmentation
     assert keyed <= set(listed)
-    assert {(k, v) for k, v in listed if v} == keyed | {(pk.where, pk.names) for pk in PANE_KEYS}
+    assert {(k, v) for k, v in listed if v} == keyed | {(pk.action, pk.names) for pk in PANE_KEYS}
     # Z, S, ], [ and Ctrl+F are real actions in a menu, shown with their keys
     in_menus = {plain(a.text()): key_text(a) for _, a in menu_bar_actions(window)}
     for text, key in (

@@ -13,10 +13,12 @@ from PySide6.QtCore import Qt
 
 @dataclass(frozen=True)
 class PaneKey:
-    """Keys (``Qt.Key`` values, no modifier) that do ``what`` while the focus is in ``where``."""
+    """Keys (``Qt.Key`` values, no modifier; ``names`` as Help shows them) that do ``action``
+    (said at length in ``what``) while the focus is in ``where``."""
 
     keys: tuple[Qt.Key, ...]
     names: str
+    action: str
     where: str
     what: str
 
@@ -28,14 +30,16 @@ class PaneKey:
 ACTIVATE_ROW = PaneKey(
     (Qt.Key.Key_Return, Qt.Key.Key_Enter),
     "Enter",
-    "Inspector, Ranks, Compare and Confusion lists",
-    "Open the row's image with its detection or object selected and zoomed to (or double-click)",
+    "Open the row",
+    "Inspector, Compare, Confusion",
+    "Open its image, the detection or object zoomed to",
 )
 CONFUSION_ARROWS = PaneKey(
     (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down),
     "← → ↑ ↓",
+    "Move between cells",
     "Confusion matrix",
-    "Move between cells (there the arrows do not change the image)",
+    "Move between cells (not to another image)",
 )
 
 #: every key a pane handles itself, in the order Help lists them

@@ -132,13 +132,13 @@ class WindowActions(OpenActions, ExportActions):
             "Open annotation &file…",
             ("Ctrl+Shift+O",),
             self.choose_annotation_file,
-            "Open a COCO annotation JSON (its image folder is found beside it or asked for)",
+            "Open a COCO annotation JSON file",
         )
         self.act_demo = a(
             "Open &demo dataset",
             (),
             self.open_demo,
-            "Write the small generated VOC dataset with results to the cache and open it",
+            "Open a small generated VOC dataset with results (no download)",
         )
         self.act_add = a(
             "&Add results…",

@@ -79,7 +79,7 @@ def action_rows(window: QMainWindow) -> list[tuple[str, str, str, str, str]]:
             tip = act.statusTip() or act.toolTip()
             rows.append((ELSEWHERE, plain(act.text()), key_text(act), "", tip))
     for pk in PANE_KEYS:
-        rows.append((IN_PANES, pk.where, pk.names, "", pk.what))
+        rows.append((IN_PANES, pk.action, pk.names, pk.where, pk.what))
     return rows
 
 
@@ -94,7 +94,7 @@ class ShortcutsDialog(QDialog):
         self.filter.setPlaceholderText("Filter: action, key or description")
         self.filter.setClearButtonEnabled(True)
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["Action", "Keys", "Menu", "What it does"])
+        self.tree.setHeaderLabels(["Action", "Keys", "Menu or pane", "What it does"])
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setWordWrap(True)
