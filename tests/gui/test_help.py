@@ -150,3 +150,9 @@ def test_getting_started_names_the_panes_and_true_keys(qtbot, make_window):
         ("Find image", "Ctrl+F"),
     ):
         assert key in actions[text_].split(", ") and key in text
+
+
+def test_pane_menus_have_status_tips_too(window):
+    for menu in (window.browser.filter_menu, window.pr_pane.menu):
+        for act in menu.actions():
+            assert act.isSeparator() or act.statusTip(), act.text()
