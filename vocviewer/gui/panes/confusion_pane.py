@@ -46,6 +46,7 @@ from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.panes.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
+from vocviewer.gui.panes.pane_keys import CONFUSION_ARROWS
 from vocviewer.gui.panes.side_panel import RowsTable
 
 Index = QModelIndex | QPersistentModelIndex
@@ -254,11 +255,13 @@ class ConfusionPane(QWidget):
         self._invalidate()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
-            arrows = (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
-            if event.key() in arrows:
-                event.accept()  # the table takes the key; the window's shortcut does not fire
-                return True
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and CONFUSION_ARROWS.matches(event.key())
+        ):
+            event.accept()  # the table takes the key; the window's shortcut does not fire
+            return True
         return super().eventFilter(watched, event)
 
     # --- computing ---------------------------------------------------------------------------

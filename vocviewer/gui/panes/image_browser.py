@@ -16,9 +16,7 @@ from PySide6.QtGui import (
     QActionGroup,
     QColor,
     QHelpEvent,
-    QKeySequence,
     QPainter,
-    QShortcut,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -192,8 +190,6 @@ class ImageBrowser(QWidget):
         layout.addWidget(self.count_label)
         layout.addWidget(self.list, 1)
         self._build_filter_menu()
-        QShortcut(QKeySequence.StandardKey.Find, self, self._focus_search)
-
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)
         self.search.textChanged.connect(self._apply_filter)
@@ -210,6 +206,7 @@ class ImageBrowser(QWidget):
         self.flag_actions: dict[str, QAction] = {}
         for name, text in FLAG_NAMES.items():
             act = menu.addAction(f"With {text}")
+            act.setStatusTip(f"List only the images with {text}")
             act.setCheckable(True)
             act.setEnabled(False)
             act.toggled.connect(self._apply_filter)
@@ -222,15 +219,23 @@ class ImageBrowser(QWidget):
             act.setCheckable(True)
             act.setChecked(not key)
             act.setToolTip("For the current result set and class, at the score threshold")
+            act.setStatusTip(
+                f"List only the images with {text}, for the current result set and class"
+                if key
+                else "List the images whatever their errors"
+            )
             group.addAction(act)
             act.toggled.connect(self._apply_filter)
             self.error_actions[key] = act
         menu.addSeparator()
         self.sort_action = menu.addAction("Sort by errors (most first)")
         self.sort_action.setCheckable(True)
+        self.sort_action.setStatusTip("Put the images with the most errors first")
         self.sort_action.toggled.connect(self._apply_filter)
         menu.addSeparator()
-        menu.addAction("Clear filters", self.clear_filters)
+        menu.addAction("Clear filters", self.clear_filters).setStatusTip(
+            "List every image of the image set and class again"
+        )
 
     def current_filter(self) -> ImageFilter:
         """The ``ImageFilter`` the widgets describe."""
@@ -251,7 +256,8 @@ class ImageBrowser(QWidget):
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
         self.state.set_image_filter(flt)
 
-    def _focus_search(self) -> None:
+    def focus_search(self) -> None:
+        """Put the cursor in the id search, its text selected (View ▸ Find image, Ctrl+F)."""
         self.search.setFocus()
         self.search.selectAll()
 

@@ -136,9 +136,9 @@ class PRPane(QWidget):
         item.getViewBox().setMenuEnabled(False)
         self.plot.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.menu = QMenu(self)
-        self.menu.addAction("Export figure (PNG, SVG, PDF)…").triggered.connect(
-            self.export_requested
-        )
+        export = self.menu.addAction("Export figure (PNG, SVG, PDF)…")
+        export.setStatusTip("Save the precision/recall figure as PNG, SVG or PDF")
+        export.triggered.connect(self.export_requested)
         self.spots.sigClicked.connect(self._on_spots_clicked)
         self.plot.customContextMenuRequested.connect(self._on_context_menu)
         state.dataset_loaded.connect(self._on_dataset_loaded)

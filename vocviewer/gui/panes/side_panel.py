@@ -30,6 +30,7 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
 from vocviewer.gui.panes.overlays import GT_COLOR, MISSED_COLOR, row_style
+from vocviewer.gui.panes.pane_keys import ACTIVATE_ROW
 from vocviewer.gui.panes.tables import make_compact
 
 Index = QModelIndex | QPersistentModelIndex
@@ -187,7 +188,7 @@ class RowsTable(QTableView):
         self.row_activated.emit(self.rows_model.keys[index.row()])
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.current_key() >= 0:
+        if ACTIVATE_ROW.matches(event.key()) and self.current_key() >= 0:
             self.row_activated.emit(self.current_key())
             return
         super().keyPressEvent(event)

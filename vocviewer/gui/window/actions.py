@@ -8,6 +8,7 @@ and keeps the toolbar's controls in step with ``AppState``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,16 +16,15 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QDoubleSpinBox,
     QLabel,
     QMenu,
-    QMessageBox,
     QProgressBar,
     QSlider,
     QToolButton,
 )
 
-import vocviewer
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.state import Message
@@ -38,10 +38,12 @@ from vocviewer.gui.panes.overlays import (
     WRONG_CLASS_COLOR,
 )
 from vocviewer.gui.window.export_actions import ExportActions
+from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog
 from vocviewer.gui.window.open_actions import OpenActions
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.panes.image_browser import ImageBrowser
     from vocviewer.gui.panes.image_view import ImageView
     from vocviewer.gui.panes.tables import MessagesPanel
 
@@ -95,68 +97,166 @@ class WindowActions(OpenActions, ExportActions):
 
     state: AppState
     view: ImageView
+    browser: ImageBrowser
     messages: MessagesPanel
 
     def build_actions(self) -> None:
         """Create the actions, then the toolbar, the menus and the status bar that show them."""
+        self._dialogs: dict[str, QDialog] = {}  # Help's dialogs, made on first use
         self._build_actions()
         self._build_toolbar()
         self._build_menus()
         self._build_status_bar()
 
-    def _action(self, text: str, keys: tuple[str, ...] = (), slot: object = None) -> QAction:
+    def _action(
+        self, text: str, keys: tuple[str, ...] = (), slot: object = None, tip: str = ""
+    ) -> QAction:
         action = QAction(text, self)
         action.setShortcuts([QKeySequence(k) for k in keys])
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setStatusTip(tip)
         if slot is not None:
             action.triggered.connect(slot)
         self.addAction(action)
         return action
 
     def _build_actions(self) -> None:
-        st, view = self.state, self.view
-        self.act_open = self._action("&Open dataset folder…", ("Ctrl+O",), self.choose_dataset)
-        self.act_open_file = self._action(
-            "Open annotation &file…", ("Ctrl+Shift+O",), self.choose_annotation_file
+        st, view, a = self.state, self.view, self._action
+        self.act_open = a(
+            "&Open dataset folder…",
+            ("Ctrl+O",),
+            self.choose_dataset,
+            "Open a VOCdevkit year, a VisDrone split or an ILSVRC folder",
         )
-        self.act_demo = self._action("Open &demo dataset", (), self.open_demo)
-        self.act_add = self._action("&Add results…", ("Ctrl+R",), self.choose_results)
-        self.act_add_dir = self._action(
-            "Add results &folder…", ("Ctrl+Shift+R",), self.choose_results_folder
+        self.act_open_file = a(
+            "Open annotation &file…",
+            ("Ctrl+Shift+O",),
+            self.choose_annotation_file,
+            "Open a COCO annotation JSON file",
         )
-        self.act_export_pr = self._action("Export PR &figure…", ("Ctrl+E",), self.export_pr)
-        self.act_export_image = self._action("Export &image…", (), self.export_image)
-        self.act_export_table = self._action("Export AP &table…", (), self.export_table)
-        self.act_export_confusion = self._action(
-            "Export &confusion matrix…", (), self.export_confusion
+        self.act_demo = a(
+            "Open &demo dataset",
+            (),
+            self.open_demo,
+            "Open a small generated VOC dataset with results (no download)",
         )
-        self.act_quit = self._action("&Quit", ("Ctrl+Q",), self.close)
-        self.act_about = self._action("&About vocviewer", (), self.show_about)
-        self.act_next = self._action("&Next image", ("Right", "PgDown", "N"), self.next_image)
-        self.act_prev = self._action("&Previous image", ("Left", "PgUp", "P"), self.previous_image)
-        self.act_fit = self._action("&Fit to window", ("F",), view.fit_to_window)
-        self.act_one = self._action("Actual &size", ("1",), view.zoom_one_to_one)
+        self.act_add = a(
+            "&Add results…",
+            ("Ctrl+R",),
+            self.choose_results,
+            "Add result files to the open dataset and evaluate them",
+        )
+        self.act_add_dir = a(
+            "Add results &folder…",
+            ("Ctrl+Shift+R",),
+            self.choose_results_folder,
+            "Add every result file of a folder (e.g. VOC's results/VOC2007/Main)",
+        )
+        self.act_export_pr = a(
+            "Export PR &figure…",
+            ("Ctrl+E",),
+            self.export_pr,
+            "Save the precision/recall figure as PNG, SVG or PDF",
+        )
+        self.act_export_image = a(
+            "Export &image…", (), self.export_image, "Save the image with what is drawn on it"
+        )
+        self.act_export_table = a(
+            "Export AP &table…",
+            (),
+            self.export_table,
+            "Save the AP table as CSV, Markdown, LaTeX or JSON",
+        )
+        self.act_export_confusion = a(
+            "Export &confusion matrix…",
+            (),
+            self.export_confusion,
+            "Save the confusion matrix of the current result set",
+        )
+        self.act_quit = a("&Quit", ("Ctrl+Q",), self.close, "Close the window")
+        self.act_shortcuts = a(
+            "&Keyboard shortcuts",
+            ("F1", "?"),
+            self.show_shortcuts,
+            "List every action and key of the window, with a filter",
+        )
+        self.act_getting_started = a(
+            "&Getting started",
+            (),
+            self.show_getting_started,
+            "What each pane is and the first steps",
+        )
+        self.act_about = a(
+            "&About vocviewer",
+            (),
+            self.show_about,
+            "The versions of vocviewer and of the libraries it runs on",
+        )
+        self.act_next = a(
+            "&Next image",
+            ("Right", "PgDown", "N"),
+            self.next_image,
+            "Show the next image of the list",
+        )
+        self.act_prev = a(
+            "&Previous image",
+            ("Left", "PgUp", "P"),
+            self.previous_image,
+            "Show the previous image of the list",
+        )
+        self.act_find = a(
+            "F&ind image…",
+            ("Ctrl+F",),
+            self.browser.focus_search,
+            "Search the image list by id",
+        )
+        self.act_fit = a(
+            "&Fit to window", ("F",), view.fit_to_window, "Scale the image to fit the view"
+        )
+        self.act_one = a(
+            "Actual &size", ("1",), view.zoom_one_to_one, "One image pixel per screen pixel"
+        )
         for act, short in ((self.act_open, "Open"), (self.act_fit, "Fit"), (self.act_one, "1:1")):
             act.setIconText(short)  # the toolbar's text; menus keep the long one
             act.setToolTip(
                 f"{act.text().replace('&', '').rstrip('…')} ({act.shortcut().toString()})"
             )
-        self.act_zoom_in = self._action("Zoom &in", ("+", "="), lambda: view.zoom_by(1.25))
-        self.act_zoom_out = self._action("Zoom &out", ("-",), lambda: view.zoom_by(0.8))
-        self.act_next_fp = self._action(
-            "Next &false positive", ("]",), lambda: st.step_false_positive(+1)
+        self.act_zoom_in = a(
+            "Zoom &in", ("+", "="), lambda: view.zoom_by(1.25), "Enlarge the image"
         )
-        self.act_prev_fp = self._action(
-            "Previous false positive", ("[",), lambda: st.step_false_positive(-1)
+        self.act_zoom_out = a("Zoom &out", ("-",), lambda: view.zoom_by(0.8), "Shrink the image")
+        self.act_next_fp = a(
+            "Next &false positive",
+            ("]",),
+            lambda: st.step_false_positive(+1),
+            "Select the next false positive of the class in rank order",
         )
-        self.act_zoom_sel = self._action("&Zoom to selection", ("Z",), view.zoom_to_highlight)
-        self.act_cancel = self._action("&Cancel evaluation", ("Esc",), self.cancel_evaluation)
-        self.act_messages = self._action("&Messages", ("Ctrl+M",), None)
+        self.act_prev_fp = a(
+            "Previous false positive",
+            ("[",),
+            lambda: st.step_false_positive(-1),
+            "Select the previous false positive of the class in rank order",
+        )
+        self.act_zoom_sel = a(
+            "&Zoom to selection",
+            ("Z",),
+            view.zoom_to_highlight,
+            "Zoom the image to the selected detection or object",
+        )
+        self.act_cancel = a(
+            "&Cancel evaluation",
+            ("Esc",),
+            self.cancel_evaluation,
+            "Stop evaluating; the classes already done stay",
+        )
+        self.act_messages = a(
+            "&Messages", ("Ctrl+M",), None, "Show or hide the warnings and errors about the files"
+        )
         self.act_messages.setCheckable(True)
         self.act_messages.toggled.connect(self.messages.setVisible)
         self.toggle_actions: dict[str, QAction] = {}
         for name, text, short, key in TOGGLES:
-            act = self._action(text, (key,))
+            act = a(text, (key,), None, f"Draw or hide: {text[0].lower()}{text[1:]}")
             act.setIconText(short or text)
             act.setCheckable(True)
             act.setChecked(getattr(st, name))
@@ -207,11 +307,13 @@ class WindowActions(OpenActions, ExportActions):
         self.mode_combo.setFixedWidth(self.fontMetrics().horizontalAdvance("Only FP boxes") + 30)
         bar.addWidget(self.mode_combo)
         self.mode_menu = QMenu("Show", self)
+        self.mode_menu.menuAction().setStatusTip("Which boxes to draw")
         self.mode_actions: dict[str, QAction] = {}
         group = QActionGroup(self)  # one mode at a time, the current one checked
         for mode, text in VIEW_MODE_NAMES.items():
             act = self.mode_menu.addAction(text)
             act.setCheckable(True)
+            act.setStatusTip(f"Draw {text[0].lower()}{text[1:]}")
             act.setChecked(mode == self.state.view_mode)
             group.addAction(act)
             act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
@@ -240,21 +342,31 @@ class WindowActions(OpenActions, ExportActions):
             file_menu.addAction(act)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
-        view_menu = menu.addMenu("&View")
+        view_menu = self.view_menu = menu.addMenu("&View")
         for act in (self.act_next, self.act_prev, self.act_next_fp, self.act_prev_fp):
             view_menu.addAction(act)
+        view_menu.addAction(self.act_find)
         view_menu.addSeparator()
         for act in self.toggle_actions.values():
             view_menu.addAction(act)
-        view_menu.addSeparator()
+        self.after_toggles = view_menu.addSeparator()  # the segmentation overlay goes above
         view_menu.addMenu(self.mode_menu)
         view_menu.addSeparator()
-        for act in (self.act_fit, self.act_one, self.act_zoom_in, self.act_zoom_out):
+        for act in (
+            self.act_fit,
+            self.act_one,
+            self.act_zoom_in,
+            self.act_zoom_out,
+            self.act_zoom_sel,
+        ):
             view_menu.addAction(act)
         view_menu.addSeparator()
         view_menu.addAction(self.act_cancel)
         view_menu.addAction(self.act_messages)
         help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self.act_shortcuts)
+        help_menu.addAction(self.act_getting_started)
+        help_menu.addSeparator()
         help_menu.addAction(self.act_about)
 
     def _build_status_bar(self) -> None:
@@ -306,14 +418,24 @@ class WindowActions(OpenActions, ExportActions):
     def previous_image(self) -> None:
         self.state.step_image(-1)
 
+    def _show_dialog(self, name: str, make: Callable[[], QDialog]) -> QDialog:
+        """Show the window's one dialog ``name`` (made on first use), non-modal, in front."""
+        dialog = self._dialogs.get(name)
+        if dialog is None:
+            dialog = self._dialogs[name] = make()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def show_shortcuts(self) -> None:
+        self._show_dialog("shortcuts", lambda: ShortcutsDialog(self))
+
+    def show_getting_started(self) -> None:
+        self._show_dialog("getting-started", lambda: GettingStartedDialog(self))
+
     def show_about(self) -> None:
-        QMessageBox.about(
-            self,
-            "About vocviewer",
-            f"<b>vocviewer {vocviewer.__version__}</b><p>Browse object-recognition benchmarks and "
-            "evaluate results exactly as the official devkits do; click a point of a "
-            "precision/recall curve to see the detection behind it.</p>",
-        )
+        self._show_dialog("about", lambda: AboutDialog(self))
 
     # --- toolbar ↔ state -----------------------------------------------------------------------
     def _on_slider(self, value: int) -> None:

@@ -201,6 +201,8 @@ class MainWindow(WindowActions, ProtocolControls):
         self.status_label.setText("  ·  ".join(parts))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        for dialog in self._dialogs.values():  # Help's dialogs go with the window
+            dialog.close()
         self.view.shutdown()
         self.state.shutdown()
         QThreadPool.globalInstance().waitForDone(5000)

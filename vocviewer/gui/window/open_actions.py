@@ -39,6 +39,7 @@ class OpenActions(QMainWindow):
         self._opening: RecentEntry | None = None  # requested, recorded once it loads
         self._opened: str | None = None  # the recent entry of the open dataset
         self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.menuAction().setStatusTip("Reopen a dataset with its result files")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.state.dataset_loaded.connect(self._remember_dataset)
 
@@ -150,11 +151,16 @@ class OpenActions(QMainWindow):
         for n, entry in enumerate(entries, 1):
             act = menu.addAction(f"&{n % 10}  {entry.label()}")
             act.setToolTip("\n".join((entry.dataset, *entry.results)))
+            act.setStatusTip(f"Reopen {entry.label()}")
             act.triggered.connect(lambda _=False, e=entry: self.open_recent(e))
         if not entries:
-            menu.addAction("No recent datasets").setEnabled(False)
+            empty = menu.addAction("No recent datasets")
+            empty.setEnabled(False)
+            empty.setStatusTip("The datasets you open are listed here with their result files")
         menu.addSeparator()
-        menu.addAction("Clear list", self.recent.clear).setEnabled(bool(entries))
+        clear = menu.addAction("Clear list", self.recent.clear)
+        clear.setEnabled(bool(entries))
+        clear.setStatusTip("Forget the recent datasets")
 
     def open_recent(self, entry: RecentEntry) -> None:
         """Reopen a recent dataset with its result files (missing paths are reported)."""

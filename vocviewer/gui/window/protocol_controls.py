@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QMainWindow,
+    QMenu,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -42,6 +43,8 @@ class ProtocolControls(QMainWindow):
     centre: QSplitter
     right: QSplitter
     toolbar: QToolBar
+    view_menu: QMenu
+    after_toggles: QAction
 
     def build_protocol_controls(self) -> None:
         """Add the caption bar, the summary tab, the IoU chooser and the segmentation controls."""
@@ -81,8 +84,10 @@ class ProtocolControls(QMainWindow):
         self.act_seg.setShortcut(QKeySequence("S"))
         self.act_seg.setCheckable(True)
         self.act_seg.setToolTip("Overlay the VOC segmentation PNG (S)")
+        self.act_seg.setStatusTip("Draw the image's VOC segmentation PNG over it (class or object)")
         self.act_seg.setIconText("Seg")
         self.addAction(self.act_seg)
+        self.view_menu.insertAction(self.after_toggles, self.act_seg)
         bar.addAction(self.act_seg)
         seg_actions = [self.act_seg]
         self.seg_combo = QComboBox()
