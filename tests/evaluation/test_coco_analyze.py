@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,16 @@ def test_json_has_every_setting(mini: Any) -> None:
     assert person["areas"]["all"]["ap"] == an.category(1).areas
     assert out["overall"]["all"]["ap"]["FN"] == 1.0
     assert len(out["overall"]["all"]["precision"]["Sim"]) == 101
+
+
+def test_a_non_finite_box_is_evaluated_as_pycocotools_does(tmp_path: Path) -> None:
+    """No numpy warnings; a NaN IoU passes pycocotools' comparison, so the NaN box takes the
+    object (coco_matching's ``_nan_scan``) and the good box is the duplicate."""
+    d = write_case(
+        tmp_path, [(1, A, 0)], [(1, [20.0, 20.0, float("nan"), 100.0], 0.9), (1, A, 0.5)]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        an = ours(d / "gt.json", d / "res.json")
+    np.testing.assert_array_equal(an.precision, pycocotools_analysis(d / "gt.json", d / "res.json"))
+    assert an.category(1).areas["Oth"] == pytest.approx(1.0)
