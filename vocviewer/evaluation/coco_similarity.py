@@ -125,34 +125,45 @@ def oks_pairs(
         return out
     if det_kp.shape[1] != k or gt_kp.shape[1] != k:
         raise ValueError(f"keypoints must have {k} points for OKS")
-    g = gt_kp[ent_gt]
-    d = det_kp[ent_det]
-    vis: npt.NDArray[np.bool_] = np.asarray(g[:, :, 2] > 0)
+    dkx, dky = np.ascontiguousarray(det_kp[:, :, 0]), np.ascontiguousarray(det_kp[:, :, 1])
+    gkx, gky = np.ascontiguousarray(gt_kp[:, :, 0]), np.ascontiguousarray(gt_kp[:, :, 1])
+    # per GT: which points are compared (the labelled ones, or all 17 without any), in order
+    vis: npt.NDArray[np.bool_] = np.asarray(gt_kp[:, :, 2] > 0)
     has: npt.NDArray[np.bool_] = np.asarray(vis.any(axis=1))
-    dx = d[:, :, 0] - g[:, :, 0]
-    dy = d[:, :, 1] - g[:, :, 1]
-    bb = gt_box[ent_gt]
-    x0 = (bb[:, 0] - bb[:, 2])[:, None]
-    x1 = (bb[:, 0] + bb[:, 2] * 2)[:, None]
-    y0 = (bb[:, 1] - bb[:, 3])[:, None]
-    y1 = (bb[:, 1] + bb[:, 3] * 2)[:, None]
-    z = 0.0
-    ox = np.maximum(z, x0 - d[:, :, 0]) + np.maximum(z, d[:, :, 0] - x1)
-    oy = np.maximum(z, y0 - d[:, :, 1]) + np.maximum(z, d[:, :, 1] - y1)
-    dx = np.where(has[:, None], dx, ox)
-    dy = np.where(has[:, None], dy, oy)
-    with np.errstate(all="ignore"):  # non-finite or huge keypoints: IEEE values, as numpy's
-        e = (dx**2 + dy**2) / var / (gt_area[ent_gt] + np.spacing(1))[:, None] / 2
-        ex = np.exp(-e)
-    # sum over the compared points, grouped by visibility pattern so numpy sums each row
-    # exactly as it sums pycocotools' compacted 1-D vector
     pattern = np.where(has[:, None], vis, True)
-    uniq, inv = np.unique(np.asarray(pattern), axis=0, return_inverse=True)
-    uniq = np.asarray(uniq, dtype=bool)
-    inv = inv.reshape(-1)
-    for u in range(len(uniq)):
-        rows = np.flatnonzero(inv == u)
-        cols = np.flatnonzero(uniq[u])
-        vals = np.ascontiguousarray(ex[np.ix_(rows, cols)])
-        out[rows] = np.sum(vals, axis=1) / len(cols)
+    with np.errstate(all="ignore"):  # non-finite or huge keypoints: IEEE values, as numpy's
+        dx = dkx[ent_det] - gkx[ent_gt]
+        dy = dky[ent_det] - gky[ent_gt]
+        off = np.flatnonzero(~has[ent_gt])  # pairs with a GT without keypoints: outside its box
+        if len(off):
+            bb = gt_box[ent_gt[off]]
+            x0 = (bb[:, 0] - bb[:, 2])[:, None]
+            x1 = (bb[:, 0] + bb[:, 2] * 2)[:, None]
+            y0 = (bb[:, 1] - bb[:, 3])[:, None]
+            y1 = (bb[:, 1] + bb[:, 3] * 2)[:, None]
+            xd, yd = dkx[ent_det[off]], dky[ent_det[off]]
+            z = 0.0
+            dx[off] = np.maximum(z, x0 - xd) + np.maximum(z, xd - x1)
+            dy[off] = np.maximum(z, y0 - yd) + np.maximum(z, yd - y1)
+        # e = (dx**2 + dy**2) / var / (area + eps) / 2, in place, in pycocotools' order
+        e = np.square(dx, out=dx)
+        e += np.square(dy, out=dy)
+        e /= var
+        e /= (gt_area + np.spacing(1))[ent_gt][:, None]
+        e /= 2
+        ex = np.exp(np.negative(e, out=e), out=e)
+    # sum over the compared points: each row's compared values moved to the front in order,
+    # then rows grouped by how many there are, so numpy sums every row exactly as it sums
+    # pycocotools' compacted 1-D vector (same length, same order, same pairwise summation)
+    n_cmp = pattern.sum(axis=1)[ent_gt]
+    full = n_cmp == k
+    out[full] = np.sum(ex[full], axis=1) / k
+    part = np.flatnonzero(~full)
+    if len(part):
+        front = np.argsort(~pattern, axis=1, kind="stable")[ent_gt[part]]
+        packed = np.take_along_axis(ex[part], front, axis=1)
+        n_part = n_cmp[part]
+        for n in np.unique(n_part).tolist():
+            rows = np.flatnonzero(n_part == n)
+            out[part[rows]] = np.sum(np.ascontiguousarray(packed[rows, :n]), axis=1) / n
     return out
