@@ -16,6 +16,7 @@ from tests.evaluation.test_tide import gen_results
 from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.cli import main
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco
+from vocviewer.evaluation.coco_analyze import CURVE_NAMES, analyze_coco
 from vocviewer.evaluation.normalised_ap import normalised_aps
 from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.evaluation.tide_voc import voc_tide
@@ -320,3 +321,68 @@ def test_lost_ground_truth_stops_analyze_unless_keep_going(demo, tmp_path, capsy
     code, _, err = run(capsys, *args)
     assert code == 0 and "NOT OFFICIAL" in err
     assert json.loads(out.read_text())["official"] is False
+
+
+@needs_mini
+def test_coco_analyze_areas_equal_the_library(coco_results, tmp_path, capsys) -> None:
+    """``"analysis"``: the areas of ``analyze_coco`` overall (every area range), per
+    supercategory and per category (area all); the summary prints the overall legend."""
+    out = tmp_path / "coco.json"
+    code, text, _ = run(capsys, GT, "--results", *coco_results, "--bootstrap", 10, "--json", out)
+    assert code == 0
+    payload = json.loads(out.read_text())
+    dataset = read_coco(GT, None, masks=False)
+    for path in coco_results:
+        analysis = payload["sets"][path.name]["analysis"]
+        a = analyze_coco(dataset, read_coco_results(dataset, path, task="bbox"), CocoParams())
+        assert analysis["curves"] == list(CURVE_NAMES) and analysis["max_dets"] == 100
+        assert set(analysis["overall"]) == set(a.area_names) == {"all", "small", "medium", "large"}
+        for area in a.area_names:
+            assert analysis["overall"][area] == a.overall(area).areas
+        assert analysis["supercategories"] == {
+            s: a.supercategory(s).areas for s in a.supercategory_names
+        }
+        assert analysis["categories"] == {
+            n: a.category(int(c)).areas
+            for c, n in zip(a.category_ids, a.category_names, strict=True)
+        }
+        assert "precision" not in json.dumps(analysis)  # areas only, the curves are in figures
+        assert analysis["overall"]["all"]["FN"] == 1.0
+        loc = analysis["overall"]["all"]
+        assert 0 < loc["C75"] <= loc["C50"] <= loc["Loc"] <= loc["Oth"] <= loc["BG"] <= 1
+        legend = " ".join(
+            f"[{v:.3f}] {k}".replace("[0.", "[.").replace("[1.000]", "[1.00]")
+            for k, v in a.overall().areas.items()
+        )
+        assert f"{path.name}" in text and legend in text
+
+
+@needs_mini
+@pytest.mark.parametrize(("fmt", "magic"), [("svg", b"<?xml"), ("png", b"\x89PNG")])
+def test_coco_analyze_figures(coco_results, tmp_path, capsys, fmt: str, magic: bytes) -> None:
+    """One stacked-area figure overall and one per supercategory, valid SVG / PNG."""
+    from xml.etree import ElementTree
+
+    figs = tmp_path / "figs"
+    args = ("--results", coco_results[0], "--bootstrap", 10, "--figures", figs, "--format", fmt)
+    code, text, _ = run(capsys, GT, *args)
+    assert code == 0
+    dataset = read_coco(GT, None, masks=False)
+    sups = sorted(set(dataset.extras["coco"].supercategory))
+    names = [f"analyze_res1.json.{fmt}", *(f"analyze_res1.json_{s}.{fmt}" for s in sups)]
+    for name in names:
+        data = (figs / name).read_bytes()
+        assert data.startswith(magic) and str(figs / name) in text
+    if fmt == "svg":
+        root = ElementTree.fromstring((figs / names[0]).read_bytes())
+        ns = "{http://www.w3.org/2000/svg}"
+        assert len(root.findall(f"{ns}polygon")) == len(CURVE_NAMES)
+        legend = [t.text or "" for t in root.iter(f"{ns}text")]
+        assert any(t.endswith("] C75") for t in legend) and "[1.00] FN" in legend
+    else:
+        from PySide6.QtGui import QImage
+
+        image = QImage(str(figs / names[0]))
+        assert not image.isNull() and image.width() > 300
+    code, _, err = run(capsys, GT, "--results", coco_results[0], "--figures", ANN / "figs")
+    assert code == 1 and "refusing" in err and not (ANN / "figs").exists()
