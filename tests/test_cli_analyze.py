@@ -348,8 +348,10 @@ def test_coco_analyze_areas_equal_the_library(coco_results, tmp_path, capsys) ->
         }
         assert "precision" not in json.dumps(analysis)  # areas only, the curves are in figures
         assert analysis["overall"]["all"]["FN"] == 1.0
-        loc = analysis["overall"]["all"]
-        assert 0 < loc["C75"] <= loc["C50"] <= loc["Loc"] <= loc["Oth"] <= loc["BG"] <= 1
+        areas = analysis["overall"]["all"]
+        # only these steps are guaranteed (C75 <= C50 <= Loc is not: COCO's greedy matching with
+        # crowd and out-of-range ignores, see evaluation/coco_analyze.py)
+        assert 0 < areas["Loc"] <= areas["Sim"] <= areas["Oth"] <= areas["BG"] <= 1
         legend = " ".join(
             f"[{v:.3f}] {k}".replace("[0.", "[.").replace("[1.000]", "[1.00]")
             for k, v in a.overall().areas.items()
