@@ -221,7 +221,7 @@ def keypoint_columns(
         return None
     if kp.shape[1] == 0 or kp.shape[1] % 3:
         return None
-    kp = kp.astype(np.float64).reshape(n, -1, 3)
+    kp = kp.astype(np.float64, copy=False).reshape(n, -1, 3)
     finite = np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
     img, label = lookup(image_ids, ids[0]), lookup(category_ids, ids[1])
     if not finite or img is None or label is None:
