@@ -346,9 +346,9 @@ def test_bulk_and_per_entry_segm_paths_accept_and_reject_the_same_entries(
         if isinstance(slow, FormatError):
             event("per-entry: an error")
         else:
-            event("per-entry: kept with a warning" if slow.problems else "per-entry: clean")
+            event("per-entry: kept with a warning" if slow.warnings else "per-entry: clean")
         if cols is not None:  # taken in bulk: the per-entry path takes it whole, no warning
-            assert not isinstance(slow, FormatError) and not slow.problems
+            assert not isinstance(slow, FormatError) and not slow.problems and not slow.warnings
             np.testing.assert_array_equal(cols.xywh, slow.extras["coco"].bbox)
             np.testing.assert_array_equal(cols.area, slow.extras["coco"].area)
 
@@ -367,3 +367,118 @@ def test_literals_are_seen_in_any_encoding(tmp_path: Path, encoding: str) -> Non
     assert e.value.element == "[1].score" and "got true" in e.value.message
     path.write_bytes(json.dumps([good, good]).encode(encoding))
     assert len(cr.read_coco_results(ds, path).detections.score) == 2
+
+
+# --- keypoint results: in bulk when every entry is plain, else entry by entry ----------------
+@st.composite
+def _kp_list(draw: Any, p: int, odd: bool, extra: int = 0) -> Any:
+    """``p`` triples (``x, y`` numbers, ``v`` 0 / 1 / 2) and ``extra`` numbers; with ``odd``,
+    a malformed list."""
+    plain = draw(st.lists(NUM, min_size=2 * p, max_size=2 * p))
+    vis = draw(st.lists(st.sampled_from([0, 1, 2, 2.0]), min_size=p, max_size=p))
+    kp = [v for j in range(p) for v in (*plain[2 * j : 2 * j + 2], vis[j])] + vis[:extra]
+    if not odd:
+        return kp
+    form = draw(st.sampled_from(["value", "value", "length", "triples", "empty", "field"]))
+    if form == "value":  # one value a string, bool, null, list, non-finite, huge ...
+        kp[draw(st.integers(0, len(kp) - 1))] = draw(ODD)
+    elif form == "length":
+        kp = kp[: draw(st.sampled_from([1, 2, len(kp) - 1]))] or [1]
+    elif form == "triples":  # another whole number of triples: valid, not for the bulk path
+        kp = kp + kp[:3]
+    elif form == "empty":
+        kp = []
+    else:
+        kp = draw(st.one_of(ODD, st.just([kp]), st.just("1 2 1")))
+    return kp
+
+
+@st.composite
+def _kp_entry(draw: Any, p: int, boxed: bool, odd: bool, extra: int = 0) -> dict[str, Any]:
+    e: dict[str, Any] = {
+        "image_id": draw(st.sampled_from(IDS)),
+        "category_id": draw(st.sampled_from(CATS)),
+        "score": draw(NUM),
+        "keypoints": draw(_kp_list(p, False, extra)),
+    }
+    if boxed or draw(st.integers(0, 2)) == 0:  # without ``boxed``, a bbox is ignored
+        e["bbox"] = draw(st.lists(NUM, min_size=4, max_size=4))
+    if odd:
+        field = draw(st.sampled_from(["keypoints"] * 3 + sorted(e) + ["bbox_odd", "del"]))
+        if field == "keypoints":
+            e[field] = draw(_kp_list(p, True))
+        elif field == "bbox_odd":
+            e["bbox"] = draw(st.one_of(ODD, st.lists(st.one_of(NUM, ODD), min_size=3, max_size=5)))
+        elif field == "del":
+            del e[draw(st.sampled_from(sorted(e)))]
+        else:
+            e[field] = draw(ODD)
+    return e
+
+
+@st.composite
+def _kp_entries(draw: Any) -> tuple[str, list[Any]]:
+    p, boxed = draw(st.integers(1, 3)), draw(st.booleans())
+    extra = draw(st.sampled_from([0] * 6 + [1, 2]))  # every list of the file one or two long
+    task = "keypoints" if boxed else draw(st.sampled_from(["keypoints", "bbox"]))
+    first = draw(_kp_entry(p, boxed, False, extra))
+    if not boxed and "bbox" in first:
+        first["bbox"] = []  # an empty first bbox: still ``loadRes``' keypoints branch
+    plain = _kp_entry(p, boxed, False, extra)
+    nan = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+    kept = st.one_of(
+        st.builds(lambda e, v: {**e, "score": v}, plain, nan),
+        st.builds(lambda e, v: {**e, "keypoints": [v, *e["keypoints"][1:]]}, plain, nan),
+        st.builds(lambda e, v: {**e, "bbox": [1, 2, v, 4]}, plain, nan),
+    )
+    rest = st.one_of(plain, plain, plain, kept, _kp_entry(p, boxed, True, extra))
+    return task, [first, *draw(st.lists(rest, max_size=6))]
+
+
+@settings(max_examples=int(os.environ.get("KP_EXAMPLES", "300")), deadline=None, derandomize=True)
+@given(case=_kp_entries())
+def test_bulk_and_per_entry_keypoint_paths_accept_and_reject_the_same_entries(
+    case: tuple[str, list[Any]],
+) -> None:
+    """Keypoint results valid and not (NaN, strings, bools, wrong lengths, with and without a
+    bbox), mixed: the bulk path takes a file only when the per-entry path would take every
+    entry without a warning, and then builds the same columns and keypoints."""
+    task, entries = case
+    with tempfile.TemporaryDirectory() as tmp:
+        gt_path = Path(tmp) / "gt.json"
+        gt_path.write_text(json.dumps(GT))
+        ds = read_coco(gt_path, masks=False)
+        path = Path(tmp) / "r.json"
+        path.write_bytes(dumps(entries))
+        anns = parse_json(path, path.read_bytes())
+        kind = cr._kind(anns[0])
+
+        def per_entry(keep_going: bool) -> Any:
+            return cr._read_entries(path, anns.copy(), kind, task, keep_going, ds)
+
+        for kg in (False, True):
+            fast = _run(lambda kg=kg: cr.read_coco_results(ds, path, task=task, keep_going=kg))
+            slow = _run(lambda kg=kg: per_entry(kg))
+            _same(fast, slow)
+            if not isinstance(slow, FormatError):
+                np.testing.assert_array_equal(
+                    fast.extras["coco"].keypoints, slow.extras["coco"].keypoints
+                )
+                assert [str(w) for w in fast.warnings] == [str(w) for w in slow.warnings]
+        gt = ds.extras["coco"]
+        literals = any(w in path.read_bytes() for w in (b"true", b"false", b"null"))
+        cols = bulk.keypoint_columns(
+            anns, literals, gt.image_id, gt.category_id, box_kind=kind == "bbox"
+        )
+        slow = _run(lambda: per_entry(False))
+        event("bulk path" if cols is not None else "per-entry path")
+        if isinstance(slow, FormatError):
+            event("per-entry: an error")
+        else:
+            event("per-entry: kept with a warning" if slow.warnings else "per-entry: clean")
+        if cols is not None:  # taken in bulk: the per-entry path takes it whole, no warning
+            assert not isinstance(slow, FormatError) and not slow.problems and not slow.warnings
+            ex = slow.extras["coco"]
+            np.testing.assert_array_equal(cols.xywh, ex.bbox)
+            np.testing.assert_array_equal(cols.area, ex.area)
+            np.testing.assert_array_equal(cols.keypoints, ex.keypoints)

@@ -133,6 +133,15 @@ def read_coco_results(
             return _result_set(
                 path, kind, gt, ids, s.image, s.label, s.score, s.xywh, s.area, [], s.masks, [], []
             )
+    if kind == "keypoints" or (kind == "bbox" and task == "keypoints"):
+        k = bulk.keypoint_columns(
+            anns, literals, gt.image_id, gt.category_id, box_kind=kind == "bbox"
+        )
+        if k is not None:
+            ids = np.arange(1, len(anns) + 1, dtype=np.int64)
+            anns.clear()  # the parsed entries are not held while the result set is built
+            kcols = (k.image, k.label, k.score, k.xywh, k.area, k.keypoints)
+            return _result_set(path, kind, gt, ids, *kcols, None, [], [])
     return _read_entries(path, anns, kind, task, keep_going, dataset)
 
 
@@ -205,17 +214,19 @@ def _result_set(
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
     area: npt.NDArray[np.float64],
-    kp_lists: list[npt.NDArray[np.float64]],
+    kp_lists: list[npt.NDArray[np.float64]] | npt.NDArray[np.float64],
     rles: RleTable | None,
     problems: list[FormatError],
     warnings: list[FormatError],
 ) -> ResultSet:
     n = len(ids)
-    npts = max((len(k) for k in kp_lists), default=0)
-    kps = np.zeros((n, npts, 3))
-    for j, kp in enumerate(kp_lists):
-        if len(kp):
-            kps[j, : len(kp)] = kp
+    if isinstance(kp_lists, np.ndarray):  # (N, P, 3) from the bulk path
+        kps = kp_lists
+    else:
+        kps = np.zeros((n, max((len(k) for k in kp_lists), default=0), 3))
+        for j, kp in enumerate(kp_lists):
+            if len(kp):
+                kps[j, : len(kp)] = kp
     extras = CocoResults(
         kind=kind,
         det_id=ids,

@@ -177,3 +177,61 @@ def _decoded(strings: list[str], h: IntArray, w: IntArray) -> RleTable | None:
     if not np.array_equal(np.add.reduceat(counts, offsets[:-1]), hw):
         return None
     return RleTable(counts, offsets, h, w)
+
+
+@dataclass(frozen=True, eq=False)
+class KeypointColumns:
+    """Keypoint results as columns, rows in file order: ``image`` int64 (N,) image row,
+    ``label`` int64 (N,) category row, ``score`` float64 (N,), ``xywh`` float64 (N, 4), ``area``
+    float64 (N,), ``keypoints`` float64 (N, P, 3) ``x, y, v`` triples."""
+
+    image: IntArray
+    label: IntArray
+    score: FloatArray
+    xywh: FloatArray
+    area: FloatArray
+    keypoints: FloatArray
+
+
+def keypoint_columns(
+    anns: list[Any],
+    literals: bool,
+    image_ids: IntArray,
+    category_ids: IntArray,
+    *,
+    box_kind: bool,
+) -> KeypointColumns | None:
+    """Results whose every ``keypoints`` is a list of the same number (a positive multiple of 3)
+    of finite numbers; ``None`` when any entry needs a closer look.
+
+    ``image_ids`` / ``category_ids``: the annotation file's, int64 (I,) / (K,). ``box_kind``:
+    the file is read by ``loadRes``' bbox branch (its first entry has a ``bbox``): every entry
+    needs a finite one, kept, and the area is ``w * h``; else any ``bbox`` is ignored, the box
+    is the keypoints' extent and the area that extent's."""
+    if literals or not anns:
+        return None
+    n = len(anns)
+    ids = _ids_and_scores(anns)
+    try:
+        kp = np.array([a["keypoints"] for a in anns])
+        given = _numbers([a["bbox"] for a in anns], (n, 4)) if box_kind else np.zeros((n, 4))
+    except _MALFORMED:
+        return None
+    if ids is None or given is None or kp.ndim != 2 or kp.dtype.kind not in "if":
+        return None
+    if kp.shape[1] == 0 or kp.shape[1] % 3:
+        return None
+    kp = kp.astype(np.float64, copy=False).reshape(n, -1, 3)
+    finite = np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
+    img, label = lookup(image_ids, ids[0]), lookup(category_ids, ids[1])
+    if not finite or img is None or label is None:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):  # finite extents may overflow
+        if box_kind:
+            xywh = given
+            area = xywh[:, 2] * xywh[:, 3]
+        else:
+            lo, hi = kp[:, :, :2].min(axis=1), kp[:, :, :2].max(axis=1)
+            xywh = np.column_stack((lo, hi - lo))
+            area = xywh[:, 2] * xywh[:, 3]
+    return KeypointColumns(img, label, ids[2], xywh, area, kp)
