@@ -17,8 +17,6 @@ runs.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import statistics
 import subprocess
@@ -168,31 +166,9 @@ def main() -> None:
             )
 
 
-def own_peak_mb() -> float | None:
-    """This process's own peak resident memory (MB): ``VmHWM`` (Linux), reset by ``exec``,
-    unlike ``ru_maxrss``, which a child started by ``subprocess`` inherits from its parent."""
-    try:
-        with open("/proc/self/status") as fh:
-            hwm = [line.split()[1] for line in fh if line.startswith("VmHWM:")]
-    except OSError:
-        return None
-    return int(hwm[0]) / 1024 if hwm else None
-
-
-def child_with_own_peak(who: str, ann: Path, res: Path, repeat: int) -> None:
-    """``bench_coco.child``, its ``peak`` replaced by ``own_peak_mb`` where available."""
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        child(who, ann, res, "keypoints", repeat)
-    r = json.loads(buf.getvalue().strip().splitlines()[-1])
-    peak = own_peak_mb()
-    r["peak"] = r["peak"] if peak is None else peak
-    print(json.dumps(r))
-
-
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _, _, who, a, r, _, rep = sys.argv
-        child_with_own_peak(who, Path(a), Path(r), int(rep))
+        child(who, Path(a), Path(r), "keypoints", int(rep))
     else:
         main()

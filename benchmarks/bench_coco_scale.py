@@ -6,8 +6,8 @@ of ``--sizes`` detections (default 0.5M, 1M, 2M, 5M), each written once into ``-
 background boxes with low scores, spread evenly over the images. Each size runs
 ``vocviewer eval GT --results R --task bbox`` in ``--runs`` fresh processes (``python -m
 vocviewer`` with this checkout first on ``PYTHONPATH``); the table shows wall time (min /
-median), time per million detections, peak resident memory of the process (``ru_maxrss`` from
-``wait4``) and its ratio to the file size. ``--sample`` also prints each run's RSS timeline
+median), time per million detections, peak resident memory of the process (its own ``VmHWM``;
+``ru_maxrss`` would carry the parent's over ``fork`` + ``exec``) and its ratio to the file size. ``--sample`` also prints each run's RSS timeline
 (sampled from /proc every 0.1 s) to show where the memory is taken.
 
     python benchmarks/bench_coco_scale.py [--sizes 0.5,1,2,5] [--runs 3] [--sample]
@@ -82,19 +82,20 @@ def write_results(path: Path, gt: dict[str, Any], n: int, seed: int = 1) -> None
 
 
 CHILD = (
-    "import resource, sys\n"
+    "import sys\n"
+    "from bench_coco import own_peak_mb\n"
     "from vocviewer.cli import main\n"
     "rc = main(sys.argv[1:])\n"
-    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+    "peak = own_peak_mb()\n"
     "sys.stderr.write(f'\\nPEAK_MB {peak}\\n')\n"
     "raise SystemExit(rc)\n"
 )
 
 
 def run_cli(ann: Path, res: Path, sample: bool) -> dict[str, Any]:
-    """One ``vocviewer eval`` process (the CLI's ``main``, then its own ``ru_maxrss``): wall
+    """One ``vocviewer eval`` process (the CLI's ``main``, then its own peak, ``VmHWM``): wall
     seconds, peak RSS MB, the RSS timeline if ``sample``, and the AP line it printed."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT), str(Path(__file__).parent))))
     cmd = [sys.executable, "-c", CHILD, "eval", str(ann), "--results", str(res), "--task", "bbox"]
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -164,7 +165,7 @@ t = mark("evaluate_coco", t)
 
 def phases(ann: Path, res: Path) -> None:
     """Peak and current RSS of each step of the CLI's bbox path, in one fresh process."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join((str(ROOT), str(Path(__file__).parent))))
     done = subprocess.run(
         [sys.executable, "-c", PHASES, str(ann), str(res)],
         env=env,

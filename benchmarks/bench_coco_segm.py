@@ -9,7 +9,7 @@ Generated once per seed (deterministic) into ``--cache`` with pycocotools' own e
 
 Each evaluator runs ``--runs`` times, each in a fresh process that loads both JSONs, evaluates
 and accumulates (and summarises); the parent prints the whole-process wall time and the peak
-resident memory (``ru_maxrss``) and CPU time (user + system; steadier than wall time on a
+resident memory (each child's own ``VmHWM``) and CPU time (user + system; steadier than wall time on a
 busy machine), min and median (peers interleaved run by run), the ratios, and checks that the 12 summary
 numbers and the precision arrays equal pycocotools' (or faster-coco-eval's when pycocotools is
 skipped). faster-coco-eval (``pip install faster-coco-eval``) is a benchmark peer only.
@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_coco import own_peak_mb
 
 
 def _blob(rng: np.random.Generator, box: np.ndarray, n: int = 16) -> list[float]:
@@ -157,7 +158,7 @@ def child(name: str, ann: Path, res: Path, out: Path) -> None:
         precision, stats = e.eval["precision"], np.asarray(e.stats)
     wall = time.perf_counter() - t0
     np.savez(out, precision=precision, stats=stats)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = own_peak_mb()
     print(json.dumps({"in_process": wall, "peak": peak}))
 
 
