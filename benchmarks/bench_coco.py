@@ -127,6 +127,30 @@ def own_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # elsewhere: an upper bound
 
 
+def run_children(
+    script: str,
+    names: list[str],
+    child_args: tuple[str, ...],
+    runs: int,
+    max_runs: int | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """``script --child NAME *child_args`` in a fresh process per evaluator and run, interleaved
+    so that a busy machine slows every peer alike; each child prints one JSON line, to which the
+    wall time (``"wall"``, s) is added. ``max_runs`` (if given) caps pycocotools' runs (slow)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for run in range(runs):
+        for name in names:
+            if name == "pycocotools" and max_runs is not None and run >= max_runs:
+                continue
+            t = time.perf_counter()
+            cmd = [sys.executable, script, "--child", name, *child_args]
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            r = json.loads(done.stdout.strip().splitlines()[-1])
+            r["wall"] = time.perf_counter() - t
+            out.setdefault(name, []).append(r)
+    return out
+
+
 def child(name: str, ann: Path, res: Path, iou_type: str, repeat: int) -> None:
     """Load, evaluate ``repeat`` times, and print one JSON line with the numbers."""
     quiet = contextlib.redirect_stdout(io.StringIO())
@@ -209,18 +233,8 @@ def main() -> None:
         except ImportError:
             print("faster-coco-eval not installed: skipped")
             names.remove("faster-coco-eval")
-    out: dict[str, list[dict[str, Any]]] = {}
-    for _ in range(args.runs):  # interleaved, so that a busy machine slows every peer alike
-        for name in names:
-            cmd = [
-                *(sys.executable, __file__, "--child", name, "--files", str(ann), str(res)),
-                *("--iou-type", args.iou_type, "--repeat", str(args.repeat)),
-            ]
-            t = time.perf_counter()
-            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            r = json.loads(done.stdout.strip().splitlines()[-1])
-            r["wall"] = time.perf_counter() - t
-            out.setdefault(name, []).append(r)
+    child_args = ("--files", str(ann), str(res), "--iou-type", args.iou_type)
+    out = run_children(__file__, names, (*child_args, "--repeat", str(args.repeat)), args.runs)
     print(
         f"{'evaluator':<18}{'process s min':>14}{'median':>8}{'load s':>8}{'eval+acc min s':>16}"
         f"{'median s':>10}{'peak MB min':>13}{'median':>8}{'eval growth MB':>16}"

@@ -19,17 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_coco import child
+from bench_coco import child, run_children
 
 K = 17
 
@@ -123,20 +121,8 @@ def main() -> None:
         f"{len(json.loads(res.read_text()))} results; evaluate+accumulate x{args.repeat}"
     )
     names = [n for n in args.peers.split(",") if n]
-    out: dict[str, list[dict[str, Any]]] = {}
-    for run in range(args.runs):  # interleaved, so that a busy machine slows every peer alike
-        for name in names:
-            if name == "pycocotools" and run >= args.slow_runs:
-                continue
-            cmd = [
-                *(sys.executable, __file__, "--child", name, str(ann), str(res)),
-                *("--repeat", str(args.repeat)),
-            ]
-            t = time.perf_counter()
-            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-            r = json.loads(done.stdout.strip().splitlines()[-1])
-            r["wall"] = time.perf_counter() - t
-            out.setdefault(name, []).append(r)
+    child_args = (str(ann), str(res), "--repeat", str(args.repeat))
+    out = run_children(__file__, names, child_args, args.runs, args.slow_runs)
     print(
         f"{'evaluator':<18}{'runs':>5}{'process s min':>14}{'median':>8}{'load s':>8}"
         f"{'eval+acc min s':>16}{'median s':>10}{'peak MB min':>13}{'median':>8}"

@@ -15,38 +15,16 @@ from typing import Any
 
 import pytest
 
+from tests.formats import test_coco_validation as validation
 from vocviewer.cli import main
 
 NAN = float("nan")
 ROOT = Path(__file__).resolve().parents[2]
 
-GT: dict[str, Any] = {
-    "images": [
-        {"id": 9, "width": 40, "height": 30, "file_name": "a.png"},
-        {"id": 4, "width": 40, "height": 30, "file_name": "b.png"},
-    ],
-    "categories": [{"id": 5, "name": "cat"}, {"id": 2, "name": "dog"}],
-    "annotations": [
-        {
-            "id": 1,
-            "image_id": 9,
-            "category_id": 5,
-            "bbox": [1, 2, 10, 5],
-            "area": 50,
-            "iscrowd": 0,
-            "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]],
-        },
-        {
-            "id": 2,
-            "image_id": 4,
-            "category_id": 2,
-            "bbox": [0, 0, 4, 4],
-            "area": 16,
-            "iscrowd": 1,
-            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]},
-        },
-    ],
-}
+# the validation tests' two-image file (a polygon and a crowd RLE), with image file names
+GT: dict[str, Any] = copy.deepcopy(validation.GT)
+for _image, _name in zip(GT["images"], ("a.png", "b.png"), strict=True):
+    _image["file_name"] = _name
 DET = {"image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "score": 0.9}
 
 

@@ -39,8 +39,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
     task = args.task or "bbox"
     images = getattr(args, "images", None)
-    refuse_lvis(args.path)
-    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
+    dataset = opened(args, refuse_lvis(read_coco(args.path, images, masks=task == "segm")))
     keep_going = bool(getattr(args, "keep_going", False))
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
@@ -94,8 +93,7 @@ class CocoBenchmark:
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
     ) -> Dataset:
-        refuse_lvis(path)
-        return read_coco(path, sources.get("images"), masks=task != "bbox")
+        return refuse_lvis(read_coco(path, sources.get("images"), masks=task != "bbox"))
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "coco" in dataset.extras
@@ -109,7 +107,6 @@ class CocoBenchmark:
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        refuse_lvis(args.path)
         return analyze_coco(args)
 
 

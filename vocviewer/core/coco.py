@@ -114,6 +114,9 @@ class CocoAnnotations:
         int64 (N,); has_keypoints : bool (N,) whether the annotation had a ``keypoints`` field;
         masks : ``RleTable`` of N masks (polygons rasterised as pycocotools does), or ``None``
         when the reader was asked not to build them.
+    Per file
+        federated : the file carries LVIS's federated fields (an image's ``neg_category_ids`` /
+        ``not_exhaustive_category_ids``, a category's ``frequency``): COCO's rules do not apply.
     """
 
     image_id: IntArray
@@ -131,6 +134,7 @@ class CocoAnnotations:
     num_keypoints: IntArray
     has_keypoints: npt.NDArray[np.bool_]
     masks: RleTable | None = None
+    federated: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.ann_id)

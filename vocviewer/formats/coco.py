@@ -107,7 +107,18 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     if masks:
         rows = _bounded_polygons(path, rows, problems)
     return _dataset(
-        path, rows, cats, ids, files, widths, heights, captions, problems, masks, img_dir
+        path,
+        rows,
+        cats,
+        ids,
+        files,
+        widths,
+        heights,
+        captions,
+        problems,
+        masks,
+        img_dir,
+        _federated(data),
     )
 
 
@@ -310,6 +321,22 @@ def _bounded_polygons(path: Path, rows: list[_Row], problems: list[FormatError])
     return [r for r in rows if id(r) not in bad_rows]
 
 
+#: LVIS v1 fields COCO files never carry: images' federated lists, categories' frequency group
+_FEDERATED_KEYS = {
+    "images": ("neg_category_ids", "not_exhaustive_category_ids"),
+    "categories": ("frequency",),
+}
+
+
+def _federated(data: dict[str, Any]) -> bool:
+    """Whether the parsed file carries LVIS's federated fields (``CocoAnnotations.federated``)."""
+    return any(
+        isinstance(entries := data.get(section), list)
+        and any(isinstance(e, dict) and any(k in e for k in keys) for e in entries)
+        for section, keys in _FEDERATED_KEYS.items()
+    )
+
+
 def _dataset(
     path: Path,
     rows: list[_Row],
@@ -322,6 +349,7 @@ def _dataset(
     problems: list[FormatError],
     masks: bool,
     img_dir: Path,
+    federated: bool,
 ) -> Dataset:
     """The ``Dataset`` of validated rows (sorted by image row, file order within an image);
     ``img_dir`` is the image folder, protected from writes with the annotation file's folder."""
@@ -365,6 +393,7 @@ def _dataset(
         num_keypoints=np.array([r.num_keypoints for r in rows], dtype=np.int64),
         has_keypoints=np.array([r.keypoints is not None for r in rows], dtype=bool),
         masks=_mask_table(rows, heights, widths) if masks else None,
+        federated=federated,
     )
     names = tuple(c[1] for c in cats)
     images_table = ImageTable(
