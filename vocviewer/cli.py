@@ -40,16 +40,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from vocviewer.benchmarks.analyze import run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
-    targets = [(args.json, False), (args.figures, True)]
-
-    def check(dataset: Dataset | None = None) -> None:
-        roots.extend(dataset.protected_roots if dataset else ())
-        for target, folder in targets:
-            if target:
-                guard(target, roots, args.results, folder=folder)
-
-    check()
-    args.on_dataset = check
+    check = guard_outputs(args, roots, [(args.json, False), (args.figures, True)])
     tty = sys.stderr.isatty()
     args.progress = (lambda d, n: sys.stderr.write(f"\rbootstrap {d}/{n}\x1b[K")) if tty else None
     out = run_analyze(args)
@@ -149,21 +140,32 @@ def guard(
     return real
 
 
+def guard_outputs(
+    args: argparse.Namespace, roots: list[Path], targets: list[tuple[Path | None, bool]]
+) -> Callable[..., None]:
+    """Refuse the ``(target, is_folder)`` outputs now (before anything is read) and again once
+    the dataset's own folders are known: ``args.on_dataset``, which the benchmark calls when it
+    has read the dataset (``benchmarks.base.opened``). ``roots`` grows with those folders.
+    Returns the check, to run once more just before writing."""
+
+    def check(dataset: Dataset | None = None) -> None:
+        roots.extend(dataset.protected_roots if dataset else ())
+        for target, folder in targets:
+            if target:
+                guard(target, roots, args.results, folder=folder)
+
+    check()
+    args.on_dataset = check
+    return check
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     sources = _sources(args)
     benchmark = registry.choose(args.path, args.task, args.protocol, sources)
     if args.task is None:
         args.task = benchmark.tasks[0]
     roots = given_roots(args.path, *sources.values())
-    if args.json:  # refused before anything is read, and again once the dataset is known
-        guard(args.json, roots, args.results)
-
-    def on_dataset(dataset: Dataset) -> None:
-        roots.extend(dataset.protected_roots)
-        if args.json:
-            guard(args.json, roots, args.results)
-
-    args.on_dataset = on_dataset
+    guard_outputs(args, roots, [(args.json, False)])
     out = benchmark.evaluate(args)
     for w in out.warnings:
         _warn(w)
