@@ -12,7 +12,7 @@
    the longest gap of a 10 ms ``QTimer`` probe during the whole open and the GUI-thread time spent
    in ``set_dataset`` / ``add_result_set`` / ``_show_image`` / per-class arrivals.
 2. **Workers**: the worker functions (``tasks.load_dataset``, ``tasks.load_results``,
-   ``protocol_tasks.evaluate_protocol``) timed directly without Qt, each with the longest stretch
+   ``Benchmark.evaluate_views``) timed directly without Qt, each with the longest stretch
    it held the GIL (the gap of a 5 ms ticker thread) — what starves the GUI thread meanwhile.
 3. **Scroll**: a 20,000-image COCO set (image files missing, then present as one smooth 640×480
    JPEG hard-linked under every name): time to populate the image list, scrolling it top to
@@ -61,7 +61,7 @@ MILESTONES = (
 #: A stack sample without vocviewer / pyqtgraph / json frames: Qt's C++ (painting, layout, the
 #: event loop) or waiting for the GIL.
 IDLE = "(Qt C++ or waiting for the GIL)"
-SPANS = ("set_dataset", "add_result_set", "_show_image", "protocol._on_yielded")
+SPANS = ("set_dataset", "add_result_set", "_show_image", "evaluation._arrived")
 
 
 # --- data ----------------------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool
     spans.wrap(st, "set_dataset", "set_dataset")
     spans.wrap(st, "add_result_set", "add_result_set")
     spans.wrap(view, "_show_image", "_show_image")
-    spans.wrap(st.protocol, "_on_yielded", "protocol._on_yielded")
+    spans.wrap(st.evaluation, "_arrived", "evaluation._arrived")
     extra: dict[str, Any] = {"dets_drawn": -1}
 
     def mark(name: str) -> None:
@@ -294,7 +294,7 @@ def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool
     view.image_shown.connect(lambda _i: mark("image"))
     st.results_added.connect(lambda _i: mark("results"))
     view.overlays_drawn.connect(on_overlays)
-    st.evaluation_finished.connect(lambda: mark("eval"))
+    st.evaluation.finished.connect(lambda: mark("eval"))
     st.busy_changed.connect(check_done)
     st.load_failed.connect(lambda text: (extra.setdefault("error", text), app.exit(2)))
     QTimer.singleShot(600_000, lambda: app.exit(3))
@@ -368,8 +368,9 @@ class GilTicker:
 
 
 def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import ViewChoice
     from vocviewer.formats.coco import load_json
-    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
     from vocviewer.gui.models.tasks import LoadedResults, load_dataset, load_results
 
     box: dict[str, Any] = {}
@@ -380,8 +381,9 @@ def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
         ("load_results (JSON -> LoadedResults)",
          lambda: box.setdefault("lr", load_results(box["ds"], [res]))),
         ("  of which LoadedResults.build", lambda: LoadedResults.build(box["ds"], box["lr"].results)),
-        ("evaluate_protocol (all 80 classes + summary)",
-         lambda: list(evaluate_protocol(box["ds"], box["lr"].results, 0.5))),
+        ("evaluate_views (all 80 classes + summary)",
+         lambda: list(benchmark_of(box["ds"]).evaluate_views(box["ds"], box["lr"].results,
+                                                              ViewChoice(0.5)))),
     ]  # fmt: skip
     out: dict[str, Any] = {}
     for name, fn in steps:

@@ -12,15 +12,16 @@ from typing import Any
 import pytest
 
 from vocviewer.benchmarks import Benchmark, EvalOutput, open_dataset, registry
-from vocviewer.benchmarks.base import CERTAIN, CliOption
+from vocviewer.benchmarks.base import CERTAIN, CliOption, ViewDefaults
 from vocviewer.benchmarks.coco_lvis import LVIS_MESSAGE
+from vocviewer.benchmarks.views import ViewChoice, ViewSettings
 from vocviewer.cli import main
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 
 
-class ToyBenchmark:
+class ToyBenchmark(ViewDefaults):
     """A family that reads ``*.toy`` files: one line ``score`` per result file; AP = the mean."""
 
     name = "toy"
@@ -59,6 +60,12 @@ class ToyBenchmark:
         return EvalOutput(f"TOY {args.task} AP {ap:.3f}\n", {"protocol": "toy", "ap": ap}, ["toy"])
 
     def analyze(self, args: argparse.Namespace) -> Any:
+        raise AssertionError("not called")
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return ViewSettings("Toy")
+
+    def evaluate_views(self, dataset: Dataset, results: ResultSet, choice: ViewChoice) -> Any:
         raise AssertionError("not called")
 
 

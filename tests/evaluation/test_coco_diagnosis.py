@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from vocviewer.benchmarks import open_dataset, open_results
-from vocviewer.evaluation.analysis import FPKind, explain, similar_groups
+from vocviewer.benchmarks.coco_view import coco_rules, evaluate_coco_views
+from vocviewer.benchmarks.views import ClassView, ViewChoice
+from vocviewer.evaluation.analysis import FPKind, explain
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.models.protocol_tasks import ProtocolClass, evaluate_coco_classes
 
 CATEGORIES = [
     {"id": 1, "name": "person", "supercategory": "person"},
@@ -34,7 +35,7 @@ DOG_DETECTIONS = [
 
 
 @pytest.fixture
-def dog(tmp_path: Path) -> tuple[object, object, ProtocolClass]:
+def dog(tmp_path: Path) -> tuple[object, object, ClassView]:
     ann = {
         "images": [{"id": 7, "file_name": "7.jpg", "width": 100, "height": 100}],
         "categories": CATEGORIES,
@@ -51,7 +52,7 @@ def dog(tmp_path: Path) -> tuple[object, object, ProtocolClass]:
     (tmp_path / "results.json").write_text(json.dumps(dets))
     ds = open_dataset(tmp_path / "instances_val.json", images=tmp_path)
     rs = open_results(ds, [tmp_path / "results.json"])
-    classes = [c for c in evaluate_coco_classes(ds, rs, 0.5) if isinstance(c, ProtocolClass)]
+    classes = [c for c in evaluate_coco_views(ds, rs, ViewChoice(0.5)) if isinstance(c, ClassView)]
     return ds, rs, classes[ds.classes.index("dog")]
 
 
@@ -71,7 +72,7 @@ def test_every_kind_from_cocos_own_verdicts(dog):
 
 def test_supercategories_are_the_similarity_groups(dog):
     ds, _, _ = dog
-    assert similar_groups(ds) == {"person": {"person"}, "animal": {"cat", "dog"}}
+    assert coco_rules(ds).groups == {"person": {"person"}, "animal": {"cat", "dog"}}
 
 
 def test_explanations_name_the_measured_overlap_and_the_threshold(dog):
@@ -84,5 +85,5 @@ def test_explanations_name_the_measured_overlap_and_the_threshold(dog):
     assert (
         "False positive: poor localisation. Best-overlapping dog: dog #1, IoU 0.300 < 0.75" in loc
     )
-    similar = explain(ds, rs, ev, 3, analysis=fa)
+    similar = explain(ds, rs, ev, 3, analysis=fa, rules=coco_rules(ds))
     assert "confusion with a similar class (animal), cat" in similar

@@ -144,14 +144,15 @@ def visdrone_case(tmp_path, box):
 
 @pytest.mark.parametrize("name", list(BAD))
 def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import ViewChoice
     from vocviewer.evaluation.visdrone import evaluate_visdrone
-    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
 
     ds, res = visdrone_case(tmp_path, BAD[name])
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         out = evaluate_visdrone(ds, res)
-        classes = list(evaluate_protocol(ds, res, 0.5))
+        classes = list(benchmark_of(ds).evaluate_views(ds, res, ViewChoice(0.5)))
     assert seen == []
     assert out.det_kept.tolist() == [True, True, True]  # never "inside" the ignored region
     assert out.verdict[:, 0].tolist() == [1, 0, 0]  # TP, then the two bad rows are FPs
@@ -160,9 +161,10 @@ def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
 
 @pytest.mark.parametrize("name", READABLE)
 def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import ViewChoice
     from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
     from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
-    from vocviewer.gui.models.protocol_tasks import evaluate_protocol
 
     box = BAD[name]
     gt, devkit, pred = write_fixture(
@@ -173,7 +175,7 @@ def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
         ds = read_ilsvrc_det(gt, devkit)
         res = read_ilsvrc_det_results(ds, pred)
         out = evaluate_ilsvrc_det(ds, res)
-        classes = list(evaluate_protocol(ds, res, 0.5))
+        classes = list(benchmark_of(ds).evaluate_views(ds, res, ViewChoice(0.5)))
     assert seen == []
     assert out.verdict.tolist() == [1, 0]
     assert out.ap[0] == pytest.approx(0.5)

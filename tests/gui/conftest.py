@@ -129,7 +129,7 @@ def window(qtbot, make_window, tiny):
     win = make_window()
     dataset, results = tiny
     win.state.set_dataset(dataset)
-    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
         win.state.add_result_set(results)
     qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
     return win

@@ -75,7 +75,7 @@ def with_bad_rows(root, box):
 def open_window(qtbot, make_window, dataset, results):
     win = make_window()
     win.state.set_dataset(dataset)
-    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
         win.state.add_result_set(results)
     qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
     return win
@@ -146,8 +146,8 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
 
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
+    from vocviewer.benchmarks.coco_view import CocoCompanions
     from vocviewer.core.visdrone import VisDroneGroundTruth
-    from vocviewer.gui.models.protocol_tasks import CocoCompanions
     from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
     from vocviewer.gui.panes.overlays import OverlayOptions
 

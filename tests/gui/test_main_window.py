@@ -139,7 +139,7 @@ def test_escape_cancels_a_running_evaluation_and_keeps_the_window_usable(qtbot, 
     win.state.set_dataset(dataset)
     win.state.add_result_set(results)  # evaluation starts in a worker; nothing delivered yet
     assert any(k.startswith("eval/") for k in win.state.jobs.running_keys())
-    with qtbot.waitSignal(win.state.evaluation_finished, timeout=2000):
+    with qtbot.waitSignal(win.state.evaluation.finished, timeout=2000):
         win.act_cancel.trigger()
     qtbot.wait(200)  # whatever the cancelled worker still sends is dropped
     assert win.state.evaluations[0].det == {}

@@ -111,7 +111,7 @@ def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
     i95 = combo.findData(0.95)
     combo.setCurrentIndex(i95)
     combo.activated.emit(i95)
-    qtbot.waitUntil(lambda: st.is_idle() and st.protocol.iou == 0.95, timeout=10_000)
+    qtbot.waitUntil(lambda: st.is_idle() and st.evaluation.iou == 0.95, timeout=10_000)
     qtbot.waitUntil(lambda: not np.array_equal(st.evaluations[0].verdict_by_row, at50),
                     timeout=10_000)  # fmt: skip
     at95 = st.evaluations[0].verdict_by_row
@@ -120,7 +120,7 @@ def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
     assert drawn and all(v == at95[r] for r, v in drawn.items())
     person = st.dataset.classes.index("person")
     st.select_class(person)
-    pc = st.protocol.class_curve(person)
+    pc = st.evaluation.view_of(st.current_results, person)
     assert pc.iou == 0.95 and len(pc.curve_recall) <= 101
     # the ranked curve carries the verdict dots; COCO's interpolated one is drawn beside it, up
     # to the last recall level it reaches
@@ -269,9 +269,9 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
     i = win.area_combo.findData("small")
     win.area_combo.setCurrentIndex(i)
     win.area_combo.activated.emit(i)
-    qtbot.waitUntil(lambda: st.evaluations[0].protocol.get(person) is not None
-                    and st.evaluations[0].protocol[person].area == "small", timeout=10_000)  # fmt: skip
-    pc = st.evaluations[0].protocol[person]
+    qtbot.waitUntil(lambda: st.evaluations[0].views.get(person) is not None
+                    and st.evaluations[0].views[person].area == "small", timeout=10_000)  # fmt: skip
+    pc = st.evaluations[0].views[person]
     expected = pc.raw.precision[0, :, 1, -1]  # IoU .50, area small, 100 detections
     assert np.array_equal(pc.curve_precision, expected[expected > -1])
     assert pc.ap_at == pytest.approx(float(np.mean(expected[expected > -1])), abs=0)

@@ -80,7 +80,7 @@ def test_walk_false_positives_and_view_modes(qtbot, window):
 
 def test_missed_ground_truth_is_drawn_highlighted(qtbot, window):
     st = window.state
-    with qtbot.waitSignal(st.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(st.evaluation.finished, timeout=10_000):
         st.set_current_results(0)
         st.add_result_set(second_set(st.results[0].results))
     st.set_current_results(1)
@@ -94,7 +94,7 @@ def test_missed_ground_truth_is_drawn_highlighted(qtbot, window):
 
 def test_two_result_sets_table_pr_and_comparison(qtbot, window):
     st = window.state
-    with qtbot.waitSignal(st.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(st.evaluation.finished, timeout=10_000):
         st.add_result_set(second_set(st.results[0].results))
     model = window.ap_table.ap_model
     assert model.headers()[:3] == ["Class", "tinydet", "other"]

@@ -25,7 +25,7 @@ def state(qtbot):
 def evaluated(qtbot, state, tiny):
     dataset, results = tiny
     state.set_dataset(dataset)
-    with qtbot.waitSignal(state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(state.evaluation.finished, timeout=10_000):
         state.add_result_set(results)
     return dataset, results
 
@@ -79,10 +79,10 @@ def test_evaluation_runs_per_class_in_a_worker(qtbot, state, tiny):
     dataset, results = tiny
     state.set_dataset(dataset)
     arrived: list[int] = []
-    state.class_evaluated.connect(lambda i, ev: arrived.append(ev.class_index))
+    state.evaluation.class_evaluated.connect(lambda i, ev: arrived.append(ev.class_index))
     progress: list[tuple[int, int]] = []
-    state.evaluation_progress.connect(lambda d, t: progress.append((d, t)))
-    with qtbot.waitSignal(state.evaluation_finished, timeout=10_000):
+    state.evaluation.progress.connect(lambda d, t: progress.append((d, t)))
+    with qtbot.waitSignal(state.evaluation.finished, timeout=10_000):
         state.add_result_set(results)
     assert arrived == list(range(20))
     assert progress[0] == (0, 20) and progress[-1] == (20, 20)
@@ -122,7 +122,7 @@ def test_switching_main_set_reevaluates_and_reports_rejected_rows(qtbot, state, 
     evaluated(qtbot, state, unnamed(tiny))
     messages: list = []
     state.messages_posted.connect(messages.extend)
-    with qtbot.waitSignal(state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(state.evaluation.finished, timeout=10_000):
         state.set_image_set("train")
     assert state.eval_set == "train"
     assert any(m.level == "error" and "not in image set 'train'" in m.text for m in messages)
@@ -142,7 +142,7 @@ def test_stale_evaluation_is_dropped(qtbot, state, tiny):
     state.set_dataset(dataset)
     state.add_result_set(results)  # evaluation on val starts ...
     state.set_image_set("train")  # ... and is superseded at once
-    with qtbot.waitSignal(state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(state.evaluation.finished, timeout=10_000):
         pass
     qtbot.wait(50)
     assert state.is_idle()

@@ -23,7 +23,7 @@ def test_placeholder_and_message_give_the_readers_reason(qtbot, make_window, tmp
     posted: list = []
     win.state.messages_posted.connect(posted.extend)
     win.state.set_dataset(dataset)
-    with qtbot.waitSignal(win.state.evaluation_finished, timeout=10_000):
+    with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
         win.state.add_result_set(results)
     qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
     from PySide6.QtWidgets import QGraphicsSimpleTextItem

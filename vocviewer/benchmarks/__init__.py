@@ -5,17 +5,23 @@ Modules
 -------
 base            the ``Benchmark`` protocol, ``CliOption``, ``EvalOutput`` and shared helpers
 registry        register / unregister / choose a family; ``open_dataset``, ``open_results``,
-                ``looks_like_dataset`` over the registry (the window's entry points)
-voc             PASCAL VOC det / cls (``voc_tasks``: seg, layout, action; ``voc_analyze``)
-coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_lvis`` refuses LVIS files)
-visdrone        VisDrone-DET
-ilsvrc          ILSVRC DET / CLS-LOC
+                ``looks_like_dataset``, ``benchmark_of`` over the registry (the window's entry
+                points)
+views           what a family gives the window: ``ClassView`` per class, ``Summary``,
+                ``ViewSettings`` (IoU / area choices, diagnosis rules), ``ViewChoice``
+voc             PASCAL VOC det / cls (``voc_tasks``: seg, layout, action; ``voc_analyze``;
+                ``voc_view``: the window)
+coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_view``; ``coco_lvis``
+                refuses LVIS files)
+visdrone        VisDrone-DET (``visdrone_view``)
+ilsvrc          ILSVRC DET / CLS-LOC (``ilsvrc_view``)
 analyze         ``vocviewer analyze`` over the families that analyse (``analyze_report``,
                 ``analyze_figures``: its JSON, text and SVG figures)
 """
 
 from vocviewer.benchmarks.base import Benchmark, CliOption, EvalOutput
 from vocviewer.benchmarks.registry import (
+    benchmark_of,
     choose,
     get,
     looks_like_dataset,
@@ -30,6 +36,7 @@ __all__ = [
     "Benchmark",
     "CliOption",
     "EvalOutput",
+    "benchmark_of",
     "choose",
     "get",
     "looks_like_dataset",

@@ -24,7 +24,10 @@ from vocviewer.core.results import ResultSet
 from vocviewer.formats.voc_annotations import lost_ground_truth
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+
     from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+    from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 
 #: ``sniff`` confidences: the path is surely this family's / might be (its reader will say why not)
 CERTAIN, LIKELY = 1.0, 0.3
@@ -109,6 +112,77 @@ class Benchmark(Protocol):
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         """``vocviewer analyze`` (only called when ``analyze_tasks`` is not empty)."""
         ...
+
+    # --- the window (``benchmarks.views``) ---------------------------------------------------
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        """What the window offers for ``dataset`` (IoU choices, area ranges, diagnosis rules)."""
+        ...
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        """``dataset`` (read from ``path``) with what the window draws beside it."""
+        ...
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        """Result files for the window: only those of ``image_set`` if the family has image
+        sets (if they mix sets, those of ``fallback_set``); ``offload(fn, *args)`` runs a long
+        parse away from the window's interpreter."""
+        ...
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        """Per class a ``ClassView`` at ``choice``, ``Notice`` lines on the way, the
+        ``Summary`` last (if the protocol has one)."""
+        ...
+
+    def rederive_views(
+        self,
+        dataset: Dataset,
+        results: ResultSet,
+        raws: Mapping[int, Any],
+        choice: ViewChoice,
+    ) -> list[ClassView] | None:
+        """Every class again at another ``choice`` from the stored evidence (``ClassView.raw``
+        by class index), or ``None`` if the family must evaluate anew."""
+        ...
+
+
+class ViewDefaults:
+    """What most families do in the window: draw the dataset as read, read results as
+    ``read_results`` does (no image sets, nothing to offload) and evaluate anew at another
+    choice."""
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        raise NotImplementedError
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return dataset
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return self.read_results(dataset, paths)
+
+    def rederive_views(
+        self,
+        dataset: Dataset,
+        results: ResultSet,
+        raws: Mapping[int, Any],
+        choice: ViewChoice,
+    ) -> list[ClassView] | None:
+        return None
 
 
 def refuse_json_results(given: Sequence[Path | str], dataset: Dataset) -> None:

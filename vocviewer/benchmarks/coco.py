@@ -4,35 +4,24 @@ keypoints: pycocotools' printed summary and JSON. LVIS files are refused (``coco
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from vocviewer.benchmarks import coco_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, opened
 from vocviewer.benchmarks.coco_analyze import analyze_coco
 from vocviewer.benchmarks.coco_lvis import refuse_lvis
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
-from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
-
-
-def _check_keypoints(dataset: Dataset, results: ResultSet, ann: Path, res: Path) -> None:
-    """OKS compares COCO's 17 person keypoints: refuse other counts with a message (pycocotools
-    fails with a numpy broadcasting error)."""
-    k = len(KEYPOINT_SIGMAS)
-    for path, n, p in (
-        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
-        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
-    ):
-        if n and p != k:
-            what = f"this file has {p} per entry" if p else "this file has none"
-            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -44,7 +33,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if task == "keypoints":
-        _check_keypoints(dataset, results, args.path, args.results[0])
+        coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
     result = evaluate_coco(dataset, results, CocoParams.for_task(task))
     text = "\n".join(summary_lines(result)) + "\n"
     if result.notes:
@@ -108,6 +97,32 @@ class CocoBenchmark:
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         return analyze_coco(args)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return coco_view.coco_view_settings(dataset)
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return coco_view.attach_companions(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return coco_view.read_coco_view_results(dataset, paths, offload)
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return coco_view.evaluate_coco_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return coco_view.rederive_coco_views(dataset, results, raws, choice)
 
 
 register(CocoBenchmark())

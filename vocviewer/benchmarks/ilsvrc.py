@@ -4,19 +4,23 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from vocviewer.benchmarks import ilsvrc_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    ViewDefaults,
     opened,
     problems_error,
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -118,7 +122,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     return EvalOutput(format_det(result, str(args.results[0])), det_payload(result), warnings)
 
 
-class IlsvrcBenchmark:
+class IlsvrcBenchmark(ViewDefaults):
     """ILSVRC DET / CLS-LOC: an annotation folder (CLS-LOC: or a labels file) and ``--devkit``."""
 
     name = "ilsvrc"
@@ -162,6 +166,19 @@ class IlsvrcBenchmark:
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(args.path, "analyze: ILSVRC is not analysed yet")
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return ilsvrc_view.SETTINGS
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return ilsvrc_view.rederive_ilsvrc_views(dataset, results, raws, choice)
 
 
 register(IlsvrcBenchmark())

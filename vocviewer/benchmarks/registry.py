@@ -157,6 +157,14 @@ def looks_like_dataset(path: str | Path) -> bool:
     return any(b.looks_like_dataset(Path(path)) for b in registered())
 
 
+def benchmark_of(dataset: Dataset) -> Benchmark:
+    """The family that read ``dataset`` (``FormatError`` if none claims it)."""
+    for b in registered():
+        if b.reads_results_of(dataset):
+            return b
+    raise FormatError(dataset.root, f"no benchmark evaluates {dataset.name}")
+
+
 def open_results(
     dataset: Dataset, paths: Sequence[str | Path] | str | Path, **kw: Any
 ) -> ResultSet:
@@ -168,7 +176,4 @@ def open_results(
     ``read_coco_results``: ``task``, ``keep_going``).
     """
     given = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
-    for b in registered():
-        if b.reads_results_of(dataset):
-            return b.read_results(dataset, given, **kw)
-    raise FormatError(given[0] if given else None, f"no benchmark reads results for {dataset.name}")
+    return benchmark_of(dataset).read_results(dataset, given, **kw)

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from vocviewer.benchmarks import visdrone_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    ViewDefaults,
     opened,
     problems_error,
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -115,7 +119,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     return EvalOutput(format_visdrone(result), visdrone_payload(result), warnings)
 
 
-class VisDroneBenchmark:
+class VisDroneBenchmark(ViewDefaults):
     """VisDrone-DET: a split folder and a folder of per-image result txts."""
 
     name = "visdrone"
@@ -150,6 +154,19 @@ class VisDroneBenchmark:
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(args.path, "analyze: VisDrone is not analysed yet")
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return visdrone_view.SETTINGS
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return visdrone_view.evaluate_visdrone_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return visdrone_view.rederive_visdrone_views(dataset, results, raws, choice)
 
 
 register(VisDroneBenchmark())

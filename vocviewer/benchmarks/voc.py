@@ -14,21 +14,24 @@ with one warning per file; the numbers stay official.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vocviewer.benchmarks import voc_tasks
+from vocviewer.benchmarks import voc_tasks, voc_view
 from vocviewer.benchmarks.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    ViewDefaults,
     check_ground_truth,
     opened,
     problems_error,
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import open_dataset, open_results, register
+from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.benchmarks.voc_tasks import infer_image_set
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -79,7 +82,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 
 
-class VocBenchmark:
+class VocBenchmark(ViewDefaults):
     """PASCAL VOC: a VOCdevkit root or year folder; ``--protocol voc2007`` (11-point AP) or
     ``voc2012`` (all points; default from the dataset year)."""
 
@@ -127,6 +130,25 @@ class VocBenchmark:
         from vocviewer.benchmarks.voc_analyze import analyze_voc
 
         return analyze_voc(args)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return voc_view.SETTINGS
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        refuse_json_results(paths, dataset)
+        return voc_view.read_voc_view_results(dataset, paths, image_set, fallback_set)
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return voc_view.evaluate_voc_views(dataset, results, choice)
 
 
 register(VocBenchmark())

@@ -10,7 +10,7 @@ PASCAL VOC retrospective (IJCV 2015): a false positive is
 * ``LOCALIZATION``   — it overlaps an object of its class with ``0.1 <= IoU < threshold``
                        (duplicates count as localisation errors too: see ``FPKind.is_localization``);
 * ``SIMILAR``        — otherwise, it overlaps (IoU >= 0.1) an object of a *similar* class
-                       (``similar_groups``: VOC's animals, vehicles, furniture; COCO's
+                       (``DiagnosisRules.groups``: VOC's animals, vehicles, furniture; COCO's
                        supercategories; VisDrone's people, cars, two- and three-wheelers);
 * ``OTHER``          — otherwise, it overlaps (IoU >= 0.1) an object of any other class;
 * ``BACKGROUND``     — it overlaps nothing by IoU >= 0.1.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
@@ -87,17 +87,18 @@ _KIND_LABELS = {
 }
 
 
-def similar_groups(dataset: Dataset) -> Mapping[str, frozenset[str]]:
-    """The similarity groups of the dataset's classes: COCO's supercategories, VisDrone's
-    ``VISDRONE_GROUPS``, otherwise VOC's ``SIMILAR_GROUPS`` (ILSVRC's synsets match none)."""
-    coco = dataset.extras.get("coco")
-    if coco is not None:
-        groups: dict[str, set[str]] = {}
-        for name, group in zip(dataset.classes, coco.supercategory, strict=True):
-            if group:
-                groups.setdefault(group, set()).add(name)
-        return {g: frozenset(members) for g, members in groups.items()}
-    return VISDRONE_GROUPS if "visdrone" in dataset.extras else SIMILAR_GROUPS
+@dataclass(frozen=True)
+class DiagnosisRules:
+    """How a family's verdicts are diagnosed and explained: ``groups`` of similar classes
+    (VOC's animals, vehicles, furniture by default), ``ignored_reason`` (why the protocol ignores
+    a detection, in words) and ``crowd`` (bool per object row: crowd regions; ``None``: none)."""
+
+    groups: Mapping[str, frozenset[str]] = field(default_factory=lambda: SIMILAR_GROUPS)
+    ignored_reason: str = "Difficult objects are not counted."
+    crowd: npt.NDArray[np.bool_] | None = None
+
+    def is_crowd(self, row: int) -> bool:
+        return bool(self.crowd is not None and self.crowd[row])
 
 
 def similarity_group(
@@ -165,7 +166,7 @@ def classify_false_positives(
     """Diagnose every false positive of a detection ``ClassEvaluation`` (see module docstring).
 
     ``results`` must be the result set ``ev`` was computed from (``ev.order`` indexes its rows).
-    ``groups``: the similarity groups (``similar_groups``). ``iou_threshold``: for protocols
+    ``groups``: the similarity groups (``DiagnosisRules.groups``). ``iou_threshold``: for protocols
     without a duplicate verdict, the IoU threshold at which a false positive's overlap with an
     object of its class makes it a duplicate.
     """
@@ -355,6 +356,7 @@ def explain(
     *,
     iou_threshold: float = 0.5,
     analysis: FalsePositives | None = None,
+    rules: DiagnosisRules | None = None,
 ) -> str:
     """The protocol's verdict at ``rank`` with its reason, in words (a few lines).
 
@@ -362,8 +364,10 @@ def explain(
     ``iou_threshold``, difficult or crowd), the higher-ranked detection that took it for
     duplicates, and for other false positives the diagnosis (``classify_false_positives``),
     naming a confused class. Pass ``analysis`` to reuse a diagnosis already computed for ``ev``
-    (COCO, VisDrone and ILSVRC evaluations need it: their false positives carry no overlap).
+    (COCO, VisDrone and ILSVRC evaluations need it: their false positives carry no overlap);
+    ``rules``: the family's similar classes, crowd flags and ignore reason (default: VOC's).
     """
+    rules = rules or DiagnosisRules()
     if not 0 <= rank < len(ev):
         raise IndexError(f"rank {rank} outside 0..{len(ev) - 1}")
     image_id = str(dataset.images.id[int(ev.image_index[rank])])
@@ -384,7 +388,7 @@ def explain(
     if gt >= 0:
         cmp = "≥" if iou >= iou_threshold else "<"
         flags = " (difficult)" if dataset.objects.difficult[gt] else ""
-        flags += " (crowd)" if _is_crowd(dataset, gt) else ""
+        flags += " (crowd)" if rules.is_crowd(gt) else ""
         measure = f"IoU {iou:.3f} {cmp} {iou_threshold:g}" if not math.isnan(iou) else "matched"
         best = f"Best-overlapping {ev.class_name}: {object_name(dataset, gt)}{flags}, {measure}."
     else:
@@ -392,7 +396,7 @@ def explain(
     if verdict == Verdict.TP:
         return f"{head}\nTrue positive. {best} It is the first detection to claim that object."
     if verdict == Verdict.IGNORED:
-        return f"{head}\nIgnored (neither TP nor FP). {best} {_ignored_reason(dataset)}"
+        return f"{head}\nIgnored (neither TP nor FP). {best} {rules.ignored_reason}"
     if verdict == Verdict.DUPLICATE:
         by = int(ev.duplicate_of[rank])
         return (
@@ -409,29 +413,13 @@ def explain(
     if kind in (FPKind.SIMILAR, FPKind.OTHER):
         other = int(fa.confused_gt[rank])
         name = dataset.classes[int(dataset.objects.label[other])]
-        group = similarity_group(ev.class_name, similar_groups(dataset))
+        group = similarity_group(ev.class_name, rules.groups)
         why = f"a similar class ({group})" if kind == FPKind.SIMILAR else "another class"
         return (
             f"{reason} It lies on {object_name(dataset, other)} (IoU "
             f"{fa.confused_iou[rank]:.3f}): confusion with {why}, {name}."
         )
     return f"{reason} It overlaps no object of any class by IoU ≥ {MIN_OVERLAP:g}."
-
-
-def _is_crowd(dataset: Dataset, row: int) -> bool:
-    coco = dataset.extras.get("coco")
-    return bool(coco is not None and coco.iscrowd[row])
-
-
-def _ignored_reason(dataset: Dataset) -> str:
-    """Why a protocol ignores a detection, in words."""
-    if "coco" in dataset.extras:
-        return "It matched a crowd region (or an object outside the area range): not counted."
-    if "visdrone" in dataset.extras:
-        return "It lies in an ignored region or on an object the toolkit ignores: not counted."
-    if "ilsvrc" in dataset.extras:
-        return "The devkit's blacklist excludes this class on this image: not counted."
-    return "Difficult objects are not counted."
 
 
 def fmt_iou(x: float) -> str:

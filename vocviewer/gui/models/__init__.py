@@ -3,7 +3,10 @@
 Modules
 -------
 state
-    ``AppState``: the observable holder of what is open and what is selected.
+    ``AppState``: what is open and what is selected, composed of the models below.
+evaluation
+    ``EvaluationModel``: every result set evaluated through its benchmark family at the
+    user's choice (IoU, area, image set) — one path for every family; ``ResultEvaluations``.
 display_settings
     Score threshold, view mode and drawing toggles.
 image_filter
@@ -12,10 +15,8 @@ worker
     The one background-worker pattern (``Worker``, ``Jobs``: latest wins, stale results dropped).
 debounce
     Coalescing bursts of refresh requests.
-tasks, protocol_tasks
-    What workers run (load, evaluate VOC / COCO / VisDrone / ILSVRC) and the indexes they build.
-protocol_eval
-    ``ProtocolEvaluation``: COCO / VisDrone / ILSVRC evaluation of the state, at a chosen IoU.
+tasks
+    What loading workers run (through the dataset's family) and the indexes they build.
 helper_process
     One helper process for long parses that would hold the interpreter lock.
 """

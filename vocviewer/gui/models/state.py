@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
+from vocviewer.benchmarks import benchmark_of
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import (
@@ -27,20 +28,17 @@ from vocviewer.evaluation.analysis import (
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.display_settings import DisplaySettings
+from vocviewer.gui.models.evaluation import EvaluationModel, ResultEvaluations
 from vocviewer.gui.models.image_filter import (
     ErrorCounts,
     ImageFilter,
     ImageListing,
     error_counts,
 )
-from vocviewer.gui.models.protocol_eval import ProtocolEvaluation
 from vocviewer.gui.models.tasks import (
-    Diagnosed,
     LoadedResults,
     Message,
-    ResultEvaluations,
     error_message,
-    evaluate,
     evaluates_on,
     guess_image_set,
     load_dataset,
@@ -48,6 +46,8 @@ from vocviewer.gui.models.tasks import (
     preferred_set,
 )
 from vocviewer.gui.models.worker import Jobs, Worker
+
+__all__ = ["AppState", "Message"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -66,14 +66,6 @@ class AppState(DisplaySettings, QObject):
         A result set was appended at this index.
     current_results_changed(int)
         The result set drawn and tabulated changed (-1: none).
-    evaluation_started(int)
-        Evaluation jobs started; the payload is the total number of classes to evaluate.
-    class_evaluated(int, object)
-        One ``ClassEvaluation`` arrived for result set ``index``.
-    evaluation_progress(int, int)
-        ``done, total`` classes.
-    evaluation_finished()
-        No evaluation job is running any more.
     image_set_changed(object)
         The browsed image set (``"val"``, ``"Segmentation/val"``, ``None`` = all images).
     visible_images_changed()
@@ -97,17 +89,15 @@ class AppState(DisplaySettings, QObject):
     busy_changed(bool)
         Whether any loading or evaluation job is running.
 
-    COCO / VisDrone evaluation and its IoU threshold live in ``protocol`` (``ProtocolEvaluation``).
+    Evaluation, its choices (IoU, area) and its signals live in ``evaluation``
+    (``EvaluationModel``, one path for every benchmark family); drawing toggles in the
+    ``DisplaySettings`` part.
     """
 
     dataset_loaded = Signal(object)
     load_failed = Signal(str)
     results_added = Signal(int)
     current_results_changed = Signal(int)
-    evaluation_started = Signal(int)
-    class_evaluated = Signal(int, object)
-    evaluation_progress = Signal(int, int)
-    evaluation_finished = Signal()
     image_set_changed = Signal(object)
     visible_images_changed = Signal()
     image_changed = Signal(int)
@@ -125,7 +115,7 @@ class AppState(DisplaySettings, QObject):
         self.jobs = Jobs(self)
         self.dataset: Dataset | None = None
         self.results: list[LoadedResults] = []
-        self.evaluations: list[ResultEvaluations] = []
+        self.evaluation = EvaluationModel(self.jobs, self)
         self.current_results = -1
         self.image_set: str | None = None
         self.eval_set: str | None = None
@@ -138,17 +128,20 @@ class AppState(DisplaySettings, QObject):
         self.listing: ImageListing | None = None
         self.image_filter = ImageFilter()
         self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
-        for signal in (self.class_evaluated, self.threshold_changed, self.current_results_changed):
+        for signal in (
+            self.evaluation.class_evaluated,
+            self.evaluation.evidence_replaced,
+            self.threshold_changed,
+            self.current_results_changed,
+        ):
             signal.connect(self._errors_changed.request)
         self._pending: tuple[tuple[Path, ...], str | None] = ((), None)
-        self._eval_done = 0
-        self._eval_total = 0
         self._busy = False
         self._results_jobs = 0
         self._explicit_set = False
         self.last_load_error: BaseException | None = None
         self.last_load_path: Path | None = None
-        self.protocol = ProtocolEvaluation(self, self)  # COCO / VisDrone datasets
+        self.evaluation.messages_posted.connect(self.messages_posted)
         self.jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- loading -------------------------------------------------------------------------------
@@ -197,7 +190,7 @@ class AppState(DisplaySettings, QObject):
         paths, requested = self._pending
         self._pending = ((), None)
         self.dataset = dataset
-        self.results, self.evaluations, self.current_results = [], [], -1
+        self.results, self.current_results = [], -1
         self.listing = ImageListing(dataset)
         self.selected_class, self.selected_detection, self.current_image = -1, None, -1
         chosen = image_set or requested
@@ -205,6 +198,7 @@ class AppState(DisplaySettings, QObject):
         mains = dataset.main_sets()
         self.eval_set = chosen if chosen in mains else preferred_set(mains)
         self.image_set = chosen if chosen is not None else self.eval_set
+        self.evaluation.reset(dataset, benchmark_of(dataset), self.eval_set)
         self.dataset_loaded.emit(dataset)
         self.post([Message("warning", str(p)) for p in dataset.problems])
         self.image_set_changed.emit(self.image_set)
@@ -221,9 +215,6 @@ class AppState(DisplaySettings, QObject):
         loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
         index = len(self.results)
         self.results.append(loaded)
-        self.evaluations.append(
-            ResultEvaluations(len(loaded.results.detections), self._n_objects())
-        )
         self.post(
             [
                 Message("warning", str(p))
@@ -233,9 +224,12 @@ class AppState(DisplaySettings, QObject):
         guessed = guess_image_set(loaded.results, self.dataset)
         self.results_added.emit(index)
         if index == 0 and not self._explicit_set and guessed not in (None, self.eval_set):
-            self.set_image_set(guessed)  # re-evaluates everything, including this set
-        else:
-            self._start_evaluation([index])
+            self.eval_set = guessed  # evaluated there from the start
+            self.evaluation.set_image_set(guessed)
+            self.image_set = guessed
+            self.image_set_changed.emit(guessed)
+            self._refresh_visible()
+        self.evaluation.add_set(loaded.results)
         if self.current_results < 0:
             self.set_current_results(index)
 
@@ -245,66 +239,13 @@ class AppState(DisplaySettings, QObject):
         self.post([msg])
         self.load_failed.emit(msg.text)
 
-    # --- evaluation ----------------------------------------------------------------------------
-    def _start_evaluation(self, indices: Sequence[int]) -> None:
-        if self.dataset is None or self.protocol.start(indices) or self.eval_set is None:
-            return
-        n_classes = len(self.dataset.classes)
-        started = 0
-        for i in indices:
-            res = self.results[i].results
-            self.evaluations[i] = ResultEvaluations(len(res.detections), self._n_objects())
-            tasks = [
-                task
-                for task, n in (("det", len(res.detections)), ("cls", len(res.class_scores)))
-                if n or res.classes_with_files.get(task)
-            ]
-            for task in tasks:
-                worker = Worker(evaluate, task, self.dataset, res, self.eval_set)
-                self.jobs.start(
-                    f"eval/{i}/{task}",
-                    worker,
-                    on_yielded=lambda v, i=i: self.add_class_result(i, v),
-                    on_errored=lambda exc, i=i, t=task: self.report_eval_error(i, t, exc),
-                )
-                started += 1
-        if started:
-            self.count_started(started * n_classes)
-
-    def count_started(self, n: int) -> None:
-        """``n`` more per-class evaluations will arrive: update the progress counters."""
-        self._eval_total += n
-        self.evaluation_started.emit(self._eval_total)
-        self.evaluation_progress.emit(self._eval_done, self._eval_total)
-
-    def reset_progress(self) -> None:
-        """Forget the progress counters (the running evaluations were cancelled)."""
-        self._eval_done = self._eval_total = 0
-
-    def _n_objects(self) -> int:
-        return len(self.dataset.objects) if self.dataset is not None else 0
-
-    def add_class_result(self, index: int, value: Diagnosed | ClassEvaluation | Message) -> None:
-        """Result set ``index``'s next per-class result (or a message) arrived from a worker."""
-        if isinstance(value, Message):
-            self.post([value])
-            return
-        self.evaluations[index].add(value)
-        ev = getattr(value, "evaluation", value)  # Diagnosed / ProtocolClass carry one
-        self._eval_done += 1
-        self.class_evaluated.emit(index, ev)
-        self.evaluation_progress.emit(self._eval_done, self._eval_total)
-
-    def report_eval_error(self, index: int, task: str, exc: BaseException) -> None:
-        """Result set ``index``'s evaluation (``task``) stopped with ``exc``: say so."""
-        name = self.results[index].results.name
-        self.post([error_message(exc, f"Evaluation of {name} ({task}) stopped")])
+    # --- evaluation (``self.evaluation``) ------------------------------------------------------
+    @property
+    def evaluations(self) -> list[ResultEvaluations]:
+        """Each result set's evaluations (``evaluation.sets``; read only)."""
+        return self.evaluation.sets
 
     def _on_jobs_changed(self, count: int) -> None:
-        evaluating = any(k.startswith("eval/") for k in self.jobs.running_keys())
-        if not evaluating and self._eval_total:
-            self._eval_done = self._eval_total = 0
-            self.evaluation_finished.emit()
         if (count > 0) != self._busy:
             self._busy = count > 0
             self.busy_changed.emit(self._busy)
@@ -351,11 +292,9 @@ class AppState(DisplaySettings, QObject):
         self.image_set = name
         if name != self.eval_set and evaluates_on(self.dataset, self.results, name):
             self.eval_set = name
-            self.jobs.cancel_matching("eval/")
-            self._eval_done = self._eval_total = 0
             self.selected_detection = None
             self.selection_changed.emit(None)
-            self._start_evaluation(range(len(self.results)))
+            self.evaluation.set_image_set(name)
         self.image_set_changed.emit(name)
         self._refresh_visible()
 

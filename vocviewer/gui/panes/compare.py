@@ -57,7 +57,7 @@ class ComparePane(QWidget):
         state.dataset_loaded.connect(self._on_results_listed)
         state.results_added.connect(self._on_results_listed)
         state.class_changed.connect(self.refresh)
-        state.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.class_evaluated.connect(self._on_class_evaluated)
 
     def _on_results_listed(self, *_args: object) -> None:
         names = [r.results.name for r in self.state.results]

@@ -241,11 +241,11 @@ class ConfusionPane(QWidget):
         self.members.row_activated.connect(self._open_member)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         for signal in (
-            state.class_evaluated,
+            state.evaluation.class_evaluated,
             state.threshold_changed,
             state.current_results_changed,
-            state.evaluation_finished,
-            state.protocol.evidence_replaced,
+            state.evaluation.finished,
+            state.evaluation.evidence_replaced,
         ):
             signal.connect(self._invalidate)
 
@@ -293,7 +293,7 @@ class ConfusionPane(QWidget):
             dict(ev.det),
             ev.missed.copy(),
             score_threshold=st.score_threshold,
-            iou_threshold=st.protocol.verdict_iou(),
+            iou_threshold=st.evaluation.verdict_iou(),
             plus_one=st.dataset.box_convention == "voc",
         )
         st.jobs.start(

@@ -151,8 +151,8 @@ class ImageView(QGraphicsView):
         state.object_selected.connect(self.redraw_overlays)
         state.current_results_changed.connect(self.redraw_overlays)
         self._overlays_later = Debounced(self.redraw_overlays, REFRESH_DELAY_MS, self)
-        state.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation_finished.connect(self._overlays_later.flush)
+        state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._overlays_later.flush)
 
     # --- zoom ----------------------------------------------------------------------------------
     def fit_to_window(self) -> None:

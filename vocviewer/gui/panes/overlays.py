@@ -26,7 +26,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.models.state import LoadedResults, ResultEvaluations
+from vocviewer.gui.models.evaluation import ResultEvaluations
+from vocviewer.gui.models.tasks import LoadedResults
 from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
 
 GT_COLOR = QColor("#26c6da")

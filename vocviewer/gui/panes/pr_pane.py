@@ -144,12 +144,12 @@ class PRPane(QWidget):
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.class_changed.connect(self.refresh)
         state.current_results_changed.connect(self.refresh)
-        state.evaluation_started.connect(self.refresh)
+        state.evaluation.started.connect(self.refresh)
         self._refresh_later = Debounced(self.refresh, REFRESH_DELAY_MS, self)
-        state.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation_finished.connect(self._refresh_later.flush)
+        state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._refresh_later.flush)
         state.selection_changed.connect(self._update_marker)
-        state.protocol.evidence_replaced.connect(self.refresh)
+        state.evaluation.evidence_replaced.connect(self.refresh)
 
     # --- drawing -------------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: Dataset) -> None:
@@ -206,9 +206,10 @@ class PRPane(QWidget):
     def _overview_title(self) -> str:
         st = self.state
         assert st.dataset is not None
-        mean = st.evaluations[st.current_results].mean_ap("det", len(st.dataset.classes))
-        name = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "mAP"
-        m = "evaluating…" if mean is None else f"{name} {mean:.3f}"
+        mean = st.evaluations[st.current_results].headline("det", len(st.dataset.classes))
+        settings = st.evaluation.settings
+        name = settings.ap_name if settings.averages_thresholds else "mAP"
+        m = "evaluating…" if mean is None else f"{name} {mean:.3f}{self._not_official()}"
         return (
             f"<b>All classes</b> &nbsp; {m} &nbsp; "
             "<span style='color:#5f6368'>· click a curve</span>"
@@ -230,7 +231,9 @@ class PRPane(QWidget):
             return
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
         x, y = ev.recall[ranks], ev.precision[ranks]
-        pc = self.state.protocol.class_curve(ev.class_index)  # COCO / VisDrone
+        st = self.state
+        pc = st.evaluation.view_of(st.current_results, ev.class_index)
+        pc = pc if st.evaluation.settings.averages_thresholds else None
         self.curve.setData(*pr_polyline(ev.recall, ev.precision))
         diagnosis = self.state.class_diagnosis(ev.class_index)
         codes = dot_codes(ev.verdict, diagnosis.kind if diagnosis is not None else None)
@@ -257,11 +260,18 @@ class PRPane(QWidget):
                 self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
+        ap += self._not_official()
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(
             f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; <span style='color:#5f6368'>{sizes}</span>"
         )
         self._update_marker()
+
+    def _not_official(self) -> str:
+        """A red "NOT OFFICIAL (IoU …)" after numbers computed at a non-official choice."""
+        ev = self.state.evaluation
+        text = ev.settings.not_official(ev.choice())
+        return f" <span style='color:#c5221f'>{text}</span>" if text else ""
 
     def _is_small(self) -> bool:
         """Too small for the dots' counts in the legend (the status bar's colour key stays)."""

@@ -68,8 +68,8 @@ class SummaryPane(QWidget):
 
         state.dataset_loaded.connect(self.refresh)
         state.current_results_changed.connect(self.refresh)
-        state.evaluation_started.connect(self.refresh)
-        state.protocol.summary_changed.connect(self.refresh)
+        state.evaluation.started.connect(self.refresh)
+        state.evaluation.summary_changed.connect(self.refresh)
 
     def values(self) -> dict[str, float]:
         """The numbers shown (name → value as the protocol computes it)."""
@@ -113,12 +113,12 @@ class SummaryPane(QWidget):
         if shown is not None:
             notes = "".join(f"<br><span style='color:#c5221f'>{n}</span>" for n in shown.notes)
             self.title.setText(f"<b>{shown.protocol}</b>{notes}")
-        elif st.protocol.protocol() is not None and st.current_results >= 0:
+        elif st.dataset is not None and st.current_results >= 0:
             self.title.setText("Evaluating…")
         else:
             self.title.setText(
-                "<span style='color:#5f6368'>Summary numbers appear here for COCO and VisDrone "
-                "results.</span>"
+                "<span style='color:#5f6368'>The protocol's summary numbers appear here once "
+                "results are evaluated.</span>"
             )
 
 

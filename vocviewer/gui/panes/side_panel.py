@@ -246,8 +246,8 @@ class SidePanel(QWidget):
         state.current_results_changed.connect(self.refresh_image)
         state.threshold_changed.connect(self.refresh_image)
         self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
-        state.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation_finished.connect(self._image_later.flush)
+        state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._image_later.flush)
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_object_selected)
         state.pr_point_clicked.connect(self._on_pr_point_clicked)
@@ -369,8 +369,9 @@ class SidePanel(QWidget):
         ev, ds = st.class_evaluation(k), st.dataset
         if ev is not None and ds is not None:
             results = st.results[st.current_results].results
-            iou, fa = st.protocol.verdict_iou(), st.class_diagnosis(k)
-            text = explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa)
+            iou, fa = st.evaluation.verdict_iou(), st.class_diagnosis(k)
+            rules = st.evaluation.settings.rules
+            text = explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa, rules=rules)
             self.why.setText(text + not_drawn_text(results, int(ev.order[rank])))
 
     def _on_object_selected(self, row: int) -> None:
@@ -379,7 +380,8 @@ class SidePanel(QWidget):
         if row < 0 or ds is None:
             return
         ev = self.state.class_evaluation(int(ds.objects.label[row]))
-        self.why.setText(explain_object(ds, ev, row))
+        iou = self.state.evaluation.verdict_iou()
+        self.why.setText(explain_object(ds, ev, row, iou_threshold=iou))
 
     def _show_hint(self) -> None:
         self.why.setText(

@@ -130,7 +130,8 @@ class ApTableModel(QStandardItemModel):
 
     def _make_headers(self) -> list[str]:
         st = self.state
-        ap = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "AP"
+        settings = st.evaluation.settings
+        ap = settings.ap_name + settings.not_official(st.evaluation.choice())
         aps = [ap] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
         return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
 
@@ -184,14 +185,10 @@ class ApTableModel(QStandardItemModel):
         st = self.state
         if index < 0 or index >= len(st.evaluations):
             return ""
-        summary = st.evaluations[index].summary
-        if task == "det" and summary is not None:  # COCO / VisDrone: the protocol's own AP
-            ap = summary.stats.get("AP", math.nan) / (100.0 if summary.percent else 1.0)
-            return "—" if math.isnan(ap) or ap < 0 else f"{ap:.3f}"
-        mean = st.evaluations[index].mean_ap(task, len(self.classes()))
+        mean = st.evaluations[index].headline(task, len(self.classes()))
         if mean is None:
             return "…" if task == "det" or self._has_cls() else ""
-        return "—" if math.isnan(mean) else f"{mean:.3f}"
+        return "—" if math.isnan(mean) or mean < 0 else f"{mean:.3f}"
 
 
 class MeanLastProxy(QSortFilterProxyModel):
@@ -256,15 +253,15 @@ class ApTable(QTableView):
             state.dataset_loaded,
             state.current_results_changed,
             state.results_added,
-            state.evaluation_started,
-            state.protocol.summary_changed,
-            state.protocol.evidence_replaced,
+            state.evaluation.started,
+            state.evaluation.summary_changed,
+            state.evaluation.evidence_replaced,
         ):
             signal.connect(self._reset_later.request)
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
-        state.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation_finished.connect(self._reset_later.flush)
-        state.evaluation_finished.connect(self._rows_later.flush)
+        state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._reset_later.flush)
+        state.evaluation.finished.connect(self._rows_later.flush)
         state.class_changed.connect(self._sync_selection)
 
     def selectRow(self, row: int) -> None:

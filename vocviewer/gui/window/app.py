@@ -136,7 +136,7 @@ class ScreenshotWhenReady(QObject):
         st.load_failed.connect(self._on_load_failed)
         st.messages_posted.connect(self._on_messages)
         st.busy_changed.connect(self._check)
-        st.evaluation_finished.connect(self._check)
+        st.evaluation.finished.connect(self._check)
         window.view.image_shown.connect(self._check)
         self._timeout.timeout.connect(self._on_timeout)
         self._poll.timeout.connect(self._check)

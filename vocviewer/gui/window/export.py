@@ -30,7 +30,8 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
-from vocviewer.gui.models.tasks import LoadedResults, ResultEvaluations
+from vocviewer.gui.models.evaluation import ResultEvaluations
+from vocviewer.gui.models.tasks import LoadedResults
 from vocviewer.gui.panes.image_view import decode_image
 from vocviewer.gui.panes.overlays import (
     OverlayOptions,

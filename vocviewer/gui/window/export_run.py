@@ -8,16 +8,16 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from vocviewer.benchmarks import benchmark_of
+from vocviewer.benchmarks.views import ClassView, ViewChoice
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.formats import output
+from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import (
-    Diagnosed,
     LoadedResults,
-    ResultEvaluations,
-    evaluate,
     guess_image_set,
     load_dataset,
     load_results,
@@ -40,15 +40,18 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
     figures, images = plan_targets(args, dataset, roots)
     sets: list[tuple[LoadedResults, ResultEvaluations, EvalResult]] = []
     image_set = args.image_set
+    bench = benchmark_of(dataset)
+    settings = bench.view_settings(dataset)
     for r in args.results:
         loaded = load_results(dataset, [r], image_set)
-        if image_set is None:
+        if image_set is None and settings.image_sets:
             image_set = guess_image_set(loaded.results, dataset) or preferred_set(
                 dataset.main_sets()
             )
         evals = ResultEvaluations(len(loaded.results.detections), len(dataset.objects))
-        for item in evaluate("det", dataset, loaded.results, str(image_set)):
-            if isinstance(item, Diagnosed):
+        choice = ViewChoice(settings.default_choice().iou, "all", image_set)
+        for item in bench.evaluate_views(dataset, loaded.results, choice):
+            if isinstance(item, ClassView):
                 evals.add(item)
         classes = tuple(evals.det[k] for k in sorted(evals.det))
         sets.append((loaded, evals, EvalResult("", "det", str(image_set), "", 0.5, classes)))

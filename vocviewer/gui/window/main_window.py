@@ -75,8 +75,8 @@ class MainWindow(WindowActions, ProtocolControls):
         st.current_results_changed.connect(self._sync_results_combo)
         # QProgressBar repaints the window at once on each new value: a few times a second only
         self._progress_later = Debounced(self._show_progress, 250, self)
-        st.evaluation_progress.connect(self._on_evaluation_progress)
-        st.evaluation_finished.connect(self._on_evaluation_finished)
+        st.evaluation.progress.connect(self._on_evaluation_progress)
+        st.evaluation.finished.connect(self._on_evaluation_finished)
         st.messages_posted.connect(self._on_messages)
         st.threshold_changed.connect(self._sync_threshold)
         st.display_changed.connect(self._sync_toggles)

@@ -8,6 +8,7 @@ applies to.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
@@ -23,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
+from vocviewer.benchmarks.views import ViewSettings
 from vocviewer.gui.panes.protocol_views import CaptionBar, SummaryPane
 
 if TYPE_CHECKING:
@@ -71,14 +72,10 @@ class ProtocolControls(QMainWindow):
         bar = self.toolbar
         bar.addSeparator()
         self.iou_combo = QComboBox()  # the items say what they are: no labels, the toolbar fits
-        for t in IOU_CHOICES:
-            self.iou_combo.addItem(f"IoU ≥ {t:.2f}", t)
-        self.iou_combo.setToolTip("IoU threshold of the verdicts and curves (COCO, VisDrone)")
+        self.iou_combo.setToolTip("IoU threshold of the verdicts and curves")
         iou_actions = [bar.addWidget(self.iou_combo)]
         self.area_combo = QComboBox()
-        for area in COCO_AREAS:
-            self.area_combo.addItem(f"Area: {area}", area)
-        self.area_combo.setToolTip("COCO area range of the PR curves (verdicts: all areas)")
+        self.area_combo.setToolTip("Area range of the PR curves (verdicts: all areas)")
         area_actions = [bar.addWidget(self.area_combo)]
         self.act_seg = QAction("Segmentation overlay", self)
         self.act_seg.setShortcut(QKeySequence("S"))
@@ -102,12 +99,14 @@ class ProtocolControls(QMainWindow):
         self.seg_opacity.setToolTip("Opacity of the segmentation overlay")
         seg_actions.append(bar.addWidget(self.seg_opacity))
 
-        def on_dataset(*_args: object) -> None:  # show the controls that apply to the dataset
-            ds = st.dataset
+        def on_dataset(*_args: object) -> None:  # show the choices the family offers
+            ds, ev = st.dataset, st.evaluation
+            fill_choices(self.iou_combo, iou_items(ev.settings), ev.iou)
+            fill_choices(self.area_combo, [(f"Area: {a}", a) for a in ev.settings.areas], ev.area)
             for act in iou_actions:
-                act.setVisible(st.protocol.protocol() in ("coco", "visdrone"))  # ILSVRC: per object
+                act.setVisible(ds is not None and len(ev.settings.iou_choices) > 1)
             for act in area_actions:
-                act.setVisible(st.protocol.protocol() == "coco")
+                act.setVisible(ds is not None and len(ev.settings.areas) > 1)
             has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
             for act in seg_actions:
                 act.setVisible(has_seg)
@@ -118,10 +117,13 @@ class ProtocolControls(QMainWindow):
             )
 
         def on_iou(i: int) -> None:
-            st.protocol.set_iou(float(self.iou_combo.itemData(i)))
+            st.evaluation.set_iou(float(self.iou_combo.itemData(i)))
 
         def sync_iou(iou: float) -> None:
             self.iou_combo.setCurrentIndex(max(self.iou_combo.findData(iou), 0))
+
+        def sync_area(area: str) -> None:
+            self.area_combo.setCurrentIndex(max(self.area_combo.findData(area), 0))
 
         on_dataset()
         st.dataset_loaded.connect(on_dataset)
@@ -130,8 +132,26 @@ class ProtocolControls(QMainWindow):
         self.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
         self.iou_combo.activated.connect(on_iou)
         self.area_combo.activated.connect(
-            lambda i: st.protocol.set_area(str(self.area_combo.itemData(i)))
+            lambda i: st.evaluation.set_area(str(self.area_combo.itemData(i)))
         )
-        st.protocol.iou_changed.connect(sync_iou)
-        st.protocol.evidence_replaced.connect(lambda _i: view.redraw_overlays())
-        st.protocol.evidence_replaced.connect(self.side.refresh_image)
+        st.evaluation.iou_changed.connect(sync_iou)
+        st.evaluation.area_changed.connect(sync_area)
+        st.evaluation.evidence_replaced.connect(lambda _i: view.redraw_overlays())
+        st.evaluation.evidence_replaced.connect(self.side.refresh_image)
+
+
+def iou_items(settings: ViewSettings) -> list[tuple[str, float]]:
+    """The IoU combo's items: ``IoU ≥ 0.50``, marked where the protocol does not use it."""
+    out = []
+    for t in settings.iou_choices:
+        official = settings.official_iou is None or t == settings.official_iou
+        out.append((f"IoU ≥ {t:.2f}" + ("" if official else " (NOT OFFICIAL)"), t))
+    return out
+
+
+def fill_choices(combo: QComboBox, items: Sequence[tuple[str, object]], current: object) -> None:
+    """Replace ``combo``'s items (text, data) and select ``current``."""
+    combo.clear()
+    for text, data in items:
+        combo.addItem(text, data)
+    combo.setCurrentIndex(max(combo.findData(current), 0))

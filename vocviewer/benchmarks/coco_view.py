@@ -1,0 +1,228 @@
+"""COCO in the window: COCOeval's per-category evidence as ``ClassView``, companions, loading.
+
+Verdicts are COCOeval's (area "all", the largest detection cap) at the chosen IoU threshold; the
+curve and the AP beside it are those of the chosen area range. Changing either re-shapes the
+stored evidence (``rederive_views``) without matching again. ``attach_companions`` reads a COCO
+annotation file's sibling keypoint and caption files so one view shows masks, keypoints and
+captions together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.benchmarks.views import (
+    IOU_CHOICES,
+    ClassView,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    diagnosed,
+    missed_rows,
+    ranked_evaluation,
+    threshold_index,
+)
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.evaluation.coco import CocoParams, collect_coco, iter_evaluate_coco
+from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
+from vocviewer.formats.coco import read_coco
+from vocviewer.formats.coco_results import box_columns, read_coco_results
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+#: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
+COCO_AREAS: tuple[str, ...] = ("all", "small", "medium", "large")
+IGNORED_REASON = "It matched a crowd region (or an object outside the area range): not counted."
+
+
+@dataclass(frozen=True, eq=False)
+class CocoCompanions:
+    """What the window draws beside a COCO annotation file, possibly from its sibling files.
+
+    keypoints : float64 (N, P, 3) per object (P = 0: none); skeleton : per class, int64 (E, 2)
+    1-based keypoint pairs; captions : per image row, a tuple of strings."""
+
+    keypoints: FloatArray
+    skeleton: tuple[IntArray, ...]
+    captions: tuple[tuple[str, ...], ...]
+
+
+def coco_rules(dataset: Dataset) -> DiagnosisRules:
+    """Similar classes are those of one supercategory; crowd regions are ignored."""
+    coco = dataset.extras["coco"]
+    groups: dict[str, set[str]] = {}
+    for name, group in zip(dataset.classes, coco.supercategory, strict=True):
+        if group:
+            groups.setdefault(group, set()).add(name)
+    frozen = {g: frozenset(members) for g, members in groups.items()}
+    return DiagnosisRules(frozen, IGNORED_REASON, np.asarray(coco.iscrowd, dtype=bool))
+
+
+def coco_view_settings(dataset: Dataset, title: str = "COCO") -> ViewSettings:
+    return ViewSettings(
+        title, IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=coco_rules(dataset)
+    )
+
+
+def coco_class(
+    dataset: Dataset,
+    raw: Any,
+    k: int,
+    choice: ViewChoice,
+    recall_thresholds: FloatArray,
+    boxes: FloatArray | None = None,
+) -> ClassView:
+    """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest
+    ``choice.iou`` (``boxes``: bbox results' boxes, for the TPs' IoU). The curve and ``ap_at`` are
+    those of ``choice.area`` (``all`` where the task has no such range; the largest detection
+    cap); verdicts are always those of area ``all``."""
+    t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
+    ev = ranked_evaluation(
+        dataset,
+        k,
+        raw.det_rows,
+        raw.image_index,
+        raw.score,
+        raw.verdict[t],
+        raw.matched_gt[t],
+        int(raw.npig[0]),
+        raw.ap,
+        boxes,
+    )
+    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
+    area = choice.area if choice.area in areas else "all"
+    curve = raw.precision[t, :, areas.index(area), -1]
+    ok = curve > -1
+    ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
+    crowd = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
+    missed = missed_rows(dataset, ev, crowd)
+    rt = np.asarray(recall_thresholds)[ok]
+    return ClassView(ev, missed, rt, curve[ok], ap_at, IOU_CHOICES[t], raw, area)
+
+
+def iou_type(results: ResultSet) -> str:
+    """``bbox``, ``segm`` or ``keypoints``: what the results file holds."""
+    return str(results.extras["coco"].kind)
+
+
+def _boxes(results: ResultSet) -> FloatArray | None:
+    return results.detections.box if iou_type(results) == "bbox" else None
+
+
+def check_keypoint_counts(
+    dataset: Dataset, results: ResultSet, ann: Path | None, res: Path | None
+) -> None:
+    """OKS compares COCO's 17 person keypoints: ``FormatError`` naming the annotation (``ann``)
+    or results file (``res``) that holds another count (pycocotools fails with a numpy
+    broadcasting error)."""
+    k = len(KEYPOINT_SIGMAS)
+    for path, n, p in (
+        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
+        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
+    ):
+        if n and p != k:
+            what = f"this file has {p} per entry" if p else "this file has none"
+            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
+
+
+def evaluate_coco_views(
+    dataset: Dataset, results: ResultSet, choice: ViewChoice, title: str = "COCO"
+) -> Iterator[ClassView | Summary]:
+    """COCOeval of the results' own type, category by category, then the summary."""
+    kind = iou_type(results)
+    if kind == "keypoints":
+        check_keypoint_counts(dataset, results, dataset.root, results.files[0])
+    params = CocoParams.for_task(kind)
+    rules, cats = coco_rules(dataset), []
+    for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
+        cats.append(raw)
+        view = coco_class(dataset, raw, k, choice, params.recall_thresholds, _boxes(results))
+        yield diagnosed(dataset, results, view, rules)
+    result = collect_coco(tuple(cats), params, results)
+    yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
+
+
+def rederive_coco_views(
+    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+) -> list[ClassView]:
+    """Every class again at another threshold or area, from the stored evidence."""
+    rt, boxes, rules = CocoParams().recall_thresholds, _boxes(results), coco_rules(dataset)
+    return [
+        diagnosed(dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes), rules)
+        for k in sorted(raws)
+    ]
+
+
+def read_coco_view_results(
+    dataset: Dataset, paths: list[Path], offload: Callable[..., Any]
+) -> ResultSet:
+    """One results JSON; box results are parsed by ``offload`` (the window's helper process:
+    the parse would hold this interpreter for seconds)."""
+    if len(paths) != 1:
+        raise FormatError(paths[-1], "COCO results are one JSON file")
+    boxes = offload(box_columns, paths[0]) if _looks_like_boxes(paths[0]) else None
+    return read_coco_results(dataset, paths[0], boxes=boxes)
+
+
+def _looks_like_boxes(path: Path) -> bool:
+    """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
+    keypoints: worth parsing in a helper process (others are read in the worker itself)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    with path.open("rb") as f:
+        head = f.read(4096)
+    first = head.split(b"}", 1)[0]
+    return b'"bbox"' in first and b'"segmentation"' not in first and b'"keypoints"' not in first
+
+
+# --- companions ----------------------------------------------------------------------------------
+def _sibling(path: Path, prefix: str) -> Path | None:
+    stem = path.stem
+    split = stem.split("_", 1)[1] if "_" in stem else ""
+    if not split or stem.startswith("captions_"):
+        split = stem.split("_", 1)[-1]
+    p = path.with_name(f"{prefix}_{split}.json")
+    return p if p.is_file() and p != path else None
+
+
+def attach_companions(dataset: Dataset, path: Path) -> Dataset:
+    """Add ``extras["coco_view"]`` (``CocoCompanions``): keypoints and captions from the file
+    itself, else from ``person_keypoints_<split>.json`` / ``captions_<split>.json`` beside it
+    (matched by annotation id and image id; unreadable siblings are skipped)."""
+    coco = dataset.extras["coco"]
+    keypoints, skeleton, captions = coco.keypoints, tuple(coco.skeleton), coco.captions
+    kp_file = _sibling(path, "person_keypoints") if keypoints.shape[1] == 0 else None
+    cap_file = _sibling(path, "captions") if not any(captions) else None
+    try:
+        if kp_file is not None:
+            folder = dataset.images.path[0].parent if len(dataset.images) else None
+            oc = read_coco(kp_file, folder, masks=False).extras["coco"]
+            pos = {a: i for i, a in enumerate(oc.ann_id.tolist())}
+            keypoints = np.zeros((len(coco.ann_id), oc.keypoints.shape[1], 3))
+            rows = [(i, pos[a]) for i, a in enumerate(coco.ann_id.tolist()) if a in pos]
+            if rows:
+                mine, theirs = np.array(rows).T
+                keypoints[mine] = oc.keypoints[theirs]
+            by_id = dict(zip(oc.category_id.tolist(), oc.skeleton, strict=True))
+            skeleton = tuple(
+                by_id.get(c, s) for c, s in zip(coco.category_id.tolist(), skeleton, strict=True)
+            )
+        if cap_file is not None:
+            other = read_coco(cap_file, None, masks=False).extras["coco"]
+            by_image = dict(zip(other.image_id.tolist(), other.captions, strict=True))
+            captions = tuple(by_image.get(i, ()) for i in coco.image_id.tolist())
+    except (FormatError, OSError, ValueError):
+        pass
+    view = CocoCompanions(keypoints, skeleton, captions)
+    return dataclasses.replace(dataset, extras={**dataset.extras, "coco_view": view})

@@ -1,0 +1,230 @@
+"""What a benchmark gives the window: per-class evidence in one shape for every family.
+
+A family's ``evaluate_views(dataset, results, choice)`` yields one ``ClassView`` per class (a
+detection or classification ``ClassEvaluation`` with its missed objects, the protocol's own
+curve at the chosen IoU threshold and area range, the AP there and the false-positive
+diagnosis), ``Notice`` lines on the way and, last, the protocol's ``Summary``. Its
+``view_settings(dataset)`` says what the window may choose (IoU thresholds, area ranges; which
+choices are official) and how to explain verdicts (``DiagnosisRules``). ``rederive_views``
+re-shapes stored evidence at another choice without matching again, where the protocol allows.
+Nothing here imports Qt: the window's models consume these objects as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.boxes import overlap_pairs
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import DiagnosisRules, FalsePositives, classify_false_positives
+from vocviewer.evaluation.result import ClassEvaluation, Verdict
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+#: IoU thresholds .50:.05:.95 (COCO's and VisDrone's; offered to choose from in the window).
+IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+
+
+@dataclass(frozen=True)
+class ViewChoice:
+    """What the user chose: ``iou`` threshold of verdicts and curves, ``area`` range of the
+    curves, ``image_set`` evaluated (VOC's Main sets; ``None`` elsewhere)."""
+
+    iou: float = 0.5
+    area: str = "all"
+    image_set: str | None = None
+
+
+@dataclass(frozen=True)
+class ViewSettings:
+    """What the window offers for a dataset of this family.
+
+    ``iou_choices``: IoU thresholds to choose from (empty: fixed by the protocol, e.g. ILSVRC's
+    per-object thresholds); ``official_iou``: the only official one (``None``: all are);
+    ``areas``: area ranges of the curves (first: all); ``ap_name``: what a class's AP averages
+    ("AP[.5:.95]", "AP"); ``percent``: the summary is in percent; ``rules``: how verdicts are
+    explained; ``image_sets``: the family evaluates named image sets (VOC's Main sets)."""
+
+    title: str
+    iou_choices: tuple[float, ...] = ()
+    official_iou: float | None = None
+    areas: tuple[str, ...] = ("all",)
+    ap_name: str = "AP"
+    percent: bool = False
+    rules: DiagnosisRules = field(default_factory=DiagnosisRules)
+    image_sets: bool = False
+
+    def default_choice(self) -> ViewChoice:
+        """The official choice: 0.5 where it is offered (COCO's AP50, VOC), else the first."""
+        iou = self.official_iou or (0.5 if 0.5 in self.iou_choices or not self.iou_choices else 0)
+        return ViewChoice(float(iou or self.iou_choices[0]), self.areas[0])
+
+    def official(self, choice: ViewChoice) -> bool:
+        """Whether numbers computed at ``choice`` are the protocol's official ones."""
+        return self.official_iou is None or math.isclose(choice.iou, self.official_iou)
+
+    @property
+    def averages_thresholds(self) -> bool:
+        """A class's AP averages several IoU thresholds (COCO's AP[.5:.95]): the window shows
+        the protocol's curve and AP at the chosen one beside it."""
+        return self.ap_name != "AP"
+
+    def not_official(self, choice: ViewChoice) -> str:
+        """``" NOT OFFICIAL (IoU 0.70)"`` where ``choice`` is not the protocol's, else ``""``."""
+        return "" if self.official(choice) else f" NOT OFFICIAL (IoU {choice.iou:.2f})"
+
+    def verdict_iou(self, choice: ViewChoice) -> float:
+        """The IoU threshold the verdicts were decided at (fixed protocols: 0.5, in words)."""
+        return choice.iou if self.iou_choices else 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class ClassView:
+    """One class's evaluation at one choice, for the window.
+
+    ``missed`` int64: object rows of the class no true positive matched (ignored objects
+    excluded); ``curve_recall`` / ``curve_precision`` float64: the protocol's own curve at the
+    threshold (COCO: the 101 recall thresholds where precision is defined, largest cap);
+    ``ap_at``: the AP at that threshold (NaN if undefined); ``raw``: the protocol's evidence
+    (for ``rederive_views``); ``false_positives``: the diagnosis of detection classes."""
+
+    evaluation: ClassEvaluation
+    missed: IntArray
+    curve_recall: FloatArray
+    curve_precision: FloatArray
+    ap_at: float
+    iou: float
+    raw: Any = None
+    area: str = "all"
+    false_positives: FalsePositives | None = None
+
+    @property
+    def class_index(self) -> int:
+        return self.evaluation.class_index
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A protocol's summary numbers in its printed order (``percent``: VisDrone's scale);
+    ``headline`` names the number the window shows as the result set's mean."""
+
+    protocol: str
+    stats: Mapping[str, float]
+    notes: tuple[str, ...] = ()
+    percent: bool = False
+    headline: str | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A line for the message area (``level``: ``"error"``, ``"warning"`` or ``"info"``)."""
+
+    level: str
+    text: str
+
+
+def threshold_index(thresholds: npt.ArrayLike, iou: float) -> int:
+    """Index of the threshold nearest ``iou``."""
+    return int(np.argmin(np.abs(np.asarray(thresholds, dtype=np.float64) - iou)))
+
+
+def ranked_evaluation(
+    dataset: Dataset,
+    k: int,
+    order: IntArray,
+    image_index: IntArray,
+    score: FloatArray,
+    verdict: npt.NDArray[np.int8],
+    matched: IntArray,
+    npos: int,
+    ap: float,
+    boxes: FloatArray | None = None,
+) -> ClassEvaluation:
+    """A detection ``ClassEvaluation`` from ranked evidence (``order``: detection rows in rank
+    order); precision/recall after each rank count TPs and FPs (ignored ranks change neither;
+    NaN before the first counted rank).
+
+    ``boxes``: the result set's detection boxes when the protocol matches boxes; each TP's
+    ``best_iou`` is then its box IoU with the matched object (NaN elsewhere)."""
+    tp = np.cumsum(verdict == Verdict.TP).astype(np.float64)
+    fp = np.cumsum(verdict == Verdict.FP).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
+        recall = tp / npos if npos > 0 else np.full(len(tp), np.nan)
+    n = len(order)
+    best_iou = np.full(n, np.nan)
+    if boxes is not None:
+        hit = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
+        pair = (boxes[order[hit]], dataset.objects.box[matched[hit]])
+        best_iou[hit] = overlap_pairs(*pair, plus_one=dataset.box_convention == "voc")[1]
+    return ClassEvaluation(
+        class_index=k,
+        class_name=dataset.classes[k],
+        task="det",
+        npos=int(npos),
+        has_results=True,
+        ndet=n,
+        order=order,
+        image_index=image_index,
+        score=score,
+        verdict=verdict.astype(np.int8),
+        best_gt=matched,
+        best_iou=best_iou,
+        duplicate_of=np.full(n, -1, dtype=np.int64),
+        precision=precision,
+        recall=recall,
+        ap=ap,
+    )
+
+
+def missed_rows(
+    dataset: Dataset, ev: ClassEvaluation, exclude: npt.NDArray[np.bool_] | None = None
+) -> IntArray:
+    """Object rows of ``ev``'s class (less ``exclude``) that no true positive matched."""
+    want = dataset.objects.label == ev.class_index
+    if exclude is not None:
+        want &= ~exclude
+    rows = np.flatnonzero(want)
+    found = ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]
+    return rows[~np.isin(rows, found)].astype(np.int64)
+
+
+def diagnosed(
+    dataset: Dataset, results: ResultSet, view: ClassView, rules: DiagnosisRules
+) -> ClassView:
+    """``view`` with its false positives diagnosed (``analysis.classify_false_positives``, at
+    the view's IoU threshold: protocols without a duplicate verdict count a false positive on
+    an object of its class by that IoU as a duplicate)."""
+    if view.evaluation.task != "det":
+        return view
+    fp = classify_false_positives(
+        dataset,
+        results,
+        view.evaluation,
+        plus_one=dataset.box_convention == "voc",
+        groups=rules.groups,
+        iou_threshold=view.iou,
+    )
+    return dataclasses.replace(view, false_positives=fp)
+
+
+def curve_view(
+    ev: ClassEvaluation,
+    missed: IntArray,
+    iou: float,
+    raw: Any = None,
+    ap_at: float | None = None,
+) -> ClassView:
+    """A ``ClassView`` whose curve is the ranked precision/recall itself (VOC, VisDrone,
+    ILSVRC: the protocol integrates exactly these points)."""
+    ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
+    ap = ev.ap if ap_at is None else ap_at
+    return ClassView(ev, missed, ev.recall[ok], ev.precision[ok], ap, iou, raw)

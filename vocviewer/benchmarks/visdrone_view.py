@@ -1,0 +1,91 @@
+"""VisDrone-DET in the window: the toolkit's evidence as ``ClassView`` at a chosen IoU threshold.
+
+Categories 1..10 are evaluated; 0 (ignored regions) and 11 (others) are not: their views have no
+results and no missed objects (the toolkit never counts them). The summary is in percent, its
+headline the toolkit's AP (mean over the ten categories and the ten thresholds).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from vocviewer.benchmarks.views import (
+    IOU_CHOICES,
+    ClassView,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    curve_view,
+    diagnosed,
+    missed_rows,
+    ranked_evaluation,
+    threshold_index,
+)
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import VISDRONE_GROUPS, DiagnosisRules
+from vocviewer.evaluation.visdrone import evaluate_visdrone
+
+_VERDICT = np.array([0, 2, 1], dtype=np.int8)  # the toolkit's -1, 0, 1 as IGNORED, FP, TP
+RULES = DiagnosisRules(
+    VISDRONE_GROUPS,
+    "It lies in an ignored region or on an object the toolkit ignores: not counted.",
+)
+SETTINGS = ViewSettings(
+    "VisDrone-DET", IOU_CHOICES, None, ap_name="AP[.5:.95]", percent=True, rules=RULES
+)
+
+
+def visdrone_views(
+    dataset: Dataset, results: ResultSet, raw: Any, choice: ViewChoice
+) -> list[ClassView]:
+    """Per category (0..11) evidence of a ``VisDroneResult`` at the threshold nearest
+    ``choice.iou``."""
+    t = threshold_index(IOU_CHOICES, choice.iou)
+    det, gt = results.detections, dataset.extras["visdrone"]
+    exclude = ~raw.gt_kept | (gt.score == 0)
+    out = []
+    for k in range(len(dataset.classes)):
+        evaluated = 1 <= k <= 10
+        v_all = raw.verdict[:, t]
+        rows = np.flatnonzero((det.label == k) & (v_all != -2)) if evaluated else np.zeros(0, int)
+        rows = rows[np.lexsort((rows, det.image_index[rows], -det.score[rows]))]
+        ev = ranked_evaluation(
+            dataset,
+            k,
+            rows.astype(np.int64),
+            det.image_index[rows],
+            det.score[rows],
+            _VERDICT[v_all[rows] + 1],
+            raw.matched_gt[rows, t],
+            int(raw.npos[k - 1]) if evaluated else 0,
+            float(np.mean(raw.ap[k - 1])) / 100 if evaluated else math.nan,
+            det.box,
+        )
+        if not evaluated:
+            ev = dataclasses.replace(ev, has_results=False)
+        missed = missed_rows(dataset, ev, exclude) if evaluated else np.zeros(0, np.int64)
+        ap_at = float(raw.ap[k - 1, t]) / 100 if evaluated else math.nan
+        view = curve_view(ev, missed, IOU_CHOICES[t], raw, ap_at)
+        out.append(diagnosed(dataset, results, view, RULES))
+    return out
+
+
+def evaluate_visdrone_views(
+    dataset: Dataset, results: ResultSet, choice: ViewChoice
+) -> Iterator[ClassView | Summary]:
+    """The toolkit's evaluation (all at once), then per category, then the summary (percent)."""
+    raw = evaluate_visdrone(dataset, results)
+    yield from visdrone_views(dataset, results, raw, choice)
+    yield Summary("VisDrone-DET", raw.summary, raw.notes, percent=True, headline="AP")
+
+
+def rederive_visdrone_views(
+    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+) -> list[ClassView]:
+    return visdrone_views(dataset, results, next(iter(raws.values())), choice)

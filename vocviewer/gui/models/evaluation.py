@@ -1,0 +1,321 @@
+"""``EvaluationModel``: every result set evaluated at the user's choice, one path for every family.
+
+The dataset's benchmark (``benchmarks.benchmark_of``) says what may be chosen
+(``ViewSettings``: IoU thresholds, area ranges, image sets) and evaluates in a worker
+(``evaluate_views``), yielding one ``ClassView`` per class, notices and a ``Summary``; the model
+stores them per result set (``ResultEvaluations``) on the GUI thread and announces each. A new
+choice re-shapes the stored evidence in a worker where the family allows (``rederive_views``),
+else evaluates anew. Nothing outside this module writes its fields.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from PySide6.QtCore import QObject, Signal
+
+from vocviewer.benchmarks.base import Benchmark
+from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FalsePositives
+from vocviewer.evaluation.confusion import missed_at
+from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.gui.models.tasks import Message, error_message
+from vocviewer.gui.models.worker import Jobs, Worker
+
+
+class ResultEvaluations:
+    """One result set's per-class evaluations, filled as classes arrive.
+
+    ``verdict_by_row`` int8 (D,), ``fp_kind_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,)
+    give each detection row its ``Verdict``, ``FPKind`` and rank (-1 where not evaluated, e.g.
+    images outside the evaluated set); ``missed`` bool (O,) flags the objects no TP matched;
+    ``views`` the detection ``ClassView`` by class; ``summary`` the protocol's, once it came.
+    """
+
+    def __init__(self, n_detections: int, n_objects: int = 0) -> None:
+        self.det: dict[int, ClassEvaluation] = {}
+        self.cls: dict[int, ClassEvaluation] = {}
+        self.views: dict[int, ClassView] = {}
+        self.diagnosis: dict[int, FalsePositives] = {}
+        self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
+        self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
+        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
+        self.missed = np.zeros(n_objects, dtype=bool)
+        self.summary: Summary | None = None
+        self._missed_at: tuple[float, npt.NDArray[np.bool_], set[int]] | None = None
+
+    def add(self, view: ClassView) -> None:
+        """Store one class's view (detection or classification)."""
+        ev, k = view.evaluation, view.class_index
+        if ev.task == "cls":
+            self.cls[k] = ev
+            return
+        self.views[k] = view
+        self.missed[view.missed[view.missed < len(self.missed)]] = True
+        if view.false_positives is not None:
+            self.diagnosis[k] = view.false_positives
+            self.fp_kind_by_row[ev.order] = view.false_positives.kind
+        self.det[k] = ev
+        self.verdict_by_row[ev.order] = ev.verdict
+        self.rank_by_row[ev.order] = np.arange(len(ev.order))
+
+    def missed_at(self, dataset: Dataset, threshold: float) -> npt.NDArray[np.bool_]:
+        """bool (O,): objects missed as drawn at score ``threshold`` (``confusion.missed_at``:
+        no true positive scoring at least that matched them). Kept per threshold and brought up
+        to date class by class as evaluations arrive (classes own disjoint objects)."""
+        if self._missed_at is None or self._missed_at[0] != threshold:
+            self._missed_at = (threshold, np.zeros(len(self.missed), dtype=bool), set())
+        _, out, done = self._missed_at
+        new = {k: ev for k, ev in self.det.items() if k not in done}
+        if new:
+            out |= missed_at(dataset, new, self.missed, threshold)
+            done.update(new)
+        return out
+
+    def mean_ap(self, task: str, n_classes: int) -> float | None:
+        """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
+        arrived (NaN if no class qualifies)."""
+        done = self.det if task == "det" else self.cls
+        if not done or len(done) < n_classes:
+            return None
+        classes = tuple(done[k] for k in sorted(done))
+        return EvalResult("", task, "", "", math.nan, classes).mean_ap()
+
+    def headline(self, task: str, n_classes: int) -> float | None:
+        """The result set's one number: the protocol summary's headline (COCO's AP, VisDrone's
+        AP as a fraction, ILSVRC's mAP) once it came, else the mean AP (``mean_ap``)."""
+        s = self.summary
+        if task == "det" and s is not None and s.headline is not None:
+            value = float(s.stats[s.headline])
+            return value / 100 if s.percent else value
+        return self.mean_ap(task, n_classes)
+
+
+class EvaluationModel(QObject):
+    """The evaluations of the open dataset's result sets, at one ``ViewChoice``.
+
+    Signals
+    -------
+    started(int)
+        Evaluation jobs started; the payload is the total number of classes to evaluate.
+    class_evaluated(int, object)
+        Result set ``index`` got one class's ``ClassEvaluation``.
+    progress(int, int)
+        ``done, total`` classes.
+    finished()
+        No evaluation job is running any more.
+    summary_changed(int)
+        Result set ``index`` got its protocol ``Summary``.
+    evidence_replaced(int)
+        Result set ``index``'s classes were re-derived at a new choice.
+    iou_changed(float), area_changed(str)
+        The choice changed (verdicts, curves and AP follow).
+    messages_posted(object)
+        A list of ``Message`` (notices, errors) for the message area.
+    """
+
+    started = Signal(int)
+    class_evaluated = Signal(int, object)
+    progress = Signal(int, int)
+    finished = Signal()
+    summary_changed = Signal(int)
+    evidence_replaced = Signal(int)
+    iou_changed = Signal(float)
+    area_changed = Signal(str)
+    messages_posted = Signal(object)
+
+    def __init__(self, jobs: Jobs, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = jobs
+        self.dataset: Dataset | None = None
+        self.benchmark: Benchmark | None = None
+        self.settings: ViewSettings = ViewSettings("")
+        self.sets: list[ResultEvaluations] = []
+        self._results: list[ResultSet] = []
+        self.iou, self.area = 0.5, "all"
+        self.image_set: str | None = None
+        self._done = self._total = 0
+        jobs.running_changed.connect(self._on_jobs_changed)
+
+    # --- what is evaluated -------------------------------------------------------------------
+    def reset(self, dataset: Dataset, benchmark: Benchmark, image_set: str | None) -> None:
+        """A new dataset: forget every result set. The chosen IoU and area stay where the
+        family offers them."""
+        self.cancel()
+        self.dataset, self.benchmark = dataset, benchmark
+        self.settings = benchmark.view_settings(dataset)
+        self.sets, self._results = [], []
+        default = self.settings.default_choice()
+        if self.iou not in self.settings.iou_choices:
+            self.iou = default.iou
+        if self.area not in self.settings.areas:
+            self.area = default.area
+        self.image_set = image_set
+        self.iou_changed.emit(self.iou)
+        self.area_changed.emit(self.area)
+
+    def choice(self) -> ViewChoice:
+        return ViewChoice(self.iou, self.area, self.image_set)
+
+    def official(self) -> bool:
+        """Whether the numbers shown are the protocol's official ones (VOC at IoU 0.5 only)."""
+        return self.settings.official(self.choice())
+
+    def verdict_iou(self) -> float:
+        """The IoU threshold the verdicts were decided at (for words)."""
+        return self.settings.verdict_iou(self.choice())
+
+    def add_set(self, results: ResultSet) -> int:
+        """Evaluate one more result set; returns its index."""
+        self._results.append(results)
+        self.sets.append(self._empty(results))
+        index = len(self.sets) - 1
+        self.start([index])
+        return index
+
+    def view_of(self, index: int, class_index: int) -> ClassView | None:
+        """Result set ``index``'s detection view of a class, if it arrived."""
+        if not 0 <= index < len(self.sets):
+            return None
+        return self.sets[index].views.get(class_index)
+
+    # --- running -----------------------------------------------------------------------------
+    def _empty(self, results: ResultSet) -> ResultEvaluations:
+        n_objects = len(self.dataset.objects) if self.dataset is not None else 0
+        return ResultEvaluations(len(results.detections), n_objects)
+
+    def start(self, indices: Sequence[int]) -> None:
+        """Evaluate result sets ``indices`` anew at the current choice."""
+        ds, bench = self.dataset, self.benchmark
+        if ds is None or bench is None or (self.settings.image_sets and self.image_set is None):
+            return
+        total = 0
+        for i in indices:
+            res = self._results[i]
+            self.sets[i] = self._empty(res)
+            self.jobs.start(
+                f"eval/{i}",
+                Worker(_evaluate, bench, ds, res, self.choice()),
+                on_yielded=lambda v, i=i: self._arrived(i, v),
+                on_errored=lambda exc, i=i: self._failed(i, "evaluation", exc),
+            )
+            tasks = int(len(res.detections) > 0 or "det" in res.classes_with_files)
+            tasks += int(len(res.class_scores) > 0 or "cls" in res.classes_with_files)
+            total += max(tasks, 1) * len(ds.classes)
+        if total:
+            self._total += total
+            self.started.emit(self._total)
+            self.progress.emit(self._done, self._total)
+
+    def _arrived(self, index: int, value: ClassView | Summary | Notice) -> None:
+        if isinstance(value, Notice):
+            self.messages_posted.emit([Message(value.level, value.text)])
+        elif isinstance(value, Summary):
+            self.sets[index].summary = value
+            self.summary_changed.emit(index)
+        else:
+            self.sets[index].add(value)
+            self._done += 1
+            self.class_evaluated.emit(index, value.evaluation)
+            self.progress.emit(self._done, self._total)
+
+    def _failed(self, index: int, what: str, exc: BaseException) -> None:
+        name = self._results[index].name
+        self.messages_posted.emit([error_message(exc, f"{what.capitalize()} of {name} stopped")])
+
+    def cancel(self) -> None:
+        """Stop every evaluation (what arrived stays)."""
+        self.jobs.cancel_matching("eval/")
+        self.jobs.cancel_matching("rederive/")
+        self._done = self._total = 0
+
+    def _on_jobs_changed(self, _count: int) -> None:
+        running = any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys())
+        if not running and self._total:
+            self._done = self._total = 0
+            self.finished.emit()
+
+    def is_running(self) -> bool:
+        return any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys())
+
+    # --- choices -----------------------------------------------------------------------------
+    def set_iou(self, iou: float) -> None:
+        """Use IoU threshold ``iou`` for verdicts, curves and AP (VOC: not official unless 0.5)."""
+        iou = round(float(iou), 2)
+        if iou == self.iou or (self.settings.iou_choices and iou not in self.settings.iou_choices):
+            return
+        self.iou = iou
+        self.iou_changed.emit(iou)
+        self._rederive_all()
+
+    def set_area(self, area: str) -> None:
+        """Draw the curves (and AP at the threshold) of area range ``area``."""
+        if area == self.area or area not in self.settings.areas:
+            return
+        self.area = area
+        self.area_changed.emit(area)
+        self._rederive_all()
+
+    def set_image_set(self, name: str | None) -> None:
+        """Evaluate on image set ``name`` (families with image sets)."""
+        if name == self.image_set:
+            return
+        self.image_set = name
+        if self.settings.image_sets:
+            self.cancel()
+            self.start(range(len(self.sets)))
+
+    def _rederive_all(self) -> None:
+        """Every result set at the new choice: re-shaped from its stored evidence where the
+        family allows and every class arrived, else evaluated anew."""
+        ds, bench = self.dataset, self.benchmark
+        if ds is None or bench is None:
+            return
+        running = set(self.jobs.running_keys())
+        anew = []
+        for i, evals in enumerate(self.sets):
+            if f"eval/{i}" in running or len(evals.views) < len(ds.classes):
+                anew.append(i)
+                continue
+            raws = {k: v.raw for k, v in evals.views.items()}
+            self.jobs.start(
+                f"rederive/{i}",
+                Worker(_rederive, bench, ds, self._results[i], raws, self.choice()),
+                on_returned=lambda out, i=i: self._replace(i, out),
+                on_errored=lambda exc, i=i: self._failed(i, "re-evaluation", exc),
+            )
+        if anew:
+            for i in anew:
+                self.jobs.cancel(f"eval/{i}")
+            self._done = self._total = 0
+            self.start(anew)
+
+    def _replace(self, index: int, views: list[ClassView] | None) -> None:
+        if views is None:  # the family evaluates anew
+            self.jobs.cancel(f"eval/{index}")
+            self.start([index])
+            return
+        old = self.sets[index]
+        new = self._empty(self._results[index])
+        for view in views:
+            new.add(view)
+        new.cls, new.summary = old.cls, old.summary
+        self.sets[index] = new
+        self.evidence_replaced.emit(index)
+
+
+def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
+    """The family's evaluation as a generator a worker drives."""
+    yield from bench.evaluate_views(ds, res, choice)
+
+
+def _rederive(
+    bench: Benchmark, ds: Dataset, res: ResultSet, raws: Any, choice: ViewChoice
+) -> list[ClassView] | None:
+    return bench.rederive_views(ds, res, raws, choice)
