@@ -146,8 +146,7 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
 
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
-    from vocviewer.benchmarks.coco_view import CocoCompanions
-    from vocviewer.core.visdrone import VisDroneGroundTruth
+    from vocviewer.benchmarks.views import ViewExtras, with_view_extras
     from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
     from vocviewer.gui.panes.overlays import OverlayOptions
 
@@ -157,24 +156,22 @@ def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
     kp[0] = [(30, 30, 2), (NAN, 40, 2), (INF, 50, 1)]  # one drawable point
     kp[1] = [(NAN, NAN, 2), (-INF, 1, 1), (1e308, -1e308, 2)]  # one drawable (clamped) point
     kp[2] = [(NAN, 1, 2), (1, INF, 2), (0, 0, 0)]  # nothing drawable
-    view = CocoCompanions(kp, tuple(np.array([[1, 2], [2, 3]]) for _ in ds.classes), ())
+    view = ViewExtras(kp, tuple(np.array([[1, 2], [2, 3]]) for _ in ds.classes))
     opts = OverlayOptions()
-    items = keypoint_items(replace(ds, extras={"coco_view": view}), 0, opts)
+    items = keypoint_items(with_view_extras(ds, view), 0, opts)
     assert [it.visible_count() for it in items] == [1, 1]
-    items += keypoint_items(replace(ds, extras={"coco_view": view}), 1, opts)
+    items += keypoint_items(with_view_extras(ds, view), 1, opts)
     assert len(items) == 2  # img2's only object has no drawable point
-    regions = VisDroneGroundTruth(
-        ltwh=np.array([(10, 10, 20, 20), (NAN, 0, 5, 5), (1e308, 1e308, 1e308, 1e308),
-                       (-1e308, -1e308, 1e308, 1e308)]), score=np.zeros(4), category=np.zeros(4, np.int64),
-        truncation=np.zeros(4, np.int64), occlusion=np.zeros(4, np.int64),
-        image_height=np.full(3, 150), image_width=np.full(3, 200),
-    )  # fmt: skip
+    ltwh = np.array([(10, 10, 20, 20), (NAN, 0, 5, 5), (1e308, 1e308, 1e308, 1e308),
+                     (-1e308, -1e308, 1e308, 1e308)])  # fmt: skip
+    with np.errstate(over="ignore"):  # as the VisDrone reader makes boxes: 1e308 + 1e308 = inf
+        box = np.hstack((ltwh[:, :2], ltwh[:, :2] + ltwh[:, 2:]))
     objects = replace(ds.objects, image_index=np.zeros(4, np.int64), label=np.zeros(4, np.int64),
-                      box=np.zeros((4, 4)), difficult=np.zeros(4, bool),
+                      box=box, difficult=np.zeros(4, bool),
                       truncated=np.zeros(4, bool), occluded=np.zeros(4, bool),
                       pose=np.zeros(4, np.int8), order_in_image=np.arange(4),
                       actions=np.zeros((4, 0), bool))  # fmt: skip
-    vd = replace(ds, objects=objects, extras={"visdrone": regions})
+    vd = with_view_extras(replace(ds, objects=objects), ViewExtras(regions=np.ones(4, bool)))
     shaded = region_items(vd, 0)
     assert len(shaded) == 2 * 2  # two layers for each drawable region (1e308 + 1e308 is not)
     from PySide6.QtWidgets import QGraphicsScene

@@ -72,7 +72,7 @@ def test_coco_window_evaluates_and_draws(qtbot, coco_window):
     assert win.ap_table.model().index(80, 1).data() == f"{expected['AP']:.3f}"
     # an image with people: masks (a pixel layer), keypoints, captions
     person = ds.classes.index("person")
-    view = ds.extras["coco_view"]
+    view = ds.extras["view"]
     has_kp = np.zeros(len(ds.images), bool)
     rows = np.flatnonzero((ds.objects.label == person) & (view.keypoints[:, :, 2] > 0).any(axis=1))
     has_kp[ds.objects.image_index[rows]] = True

@@ -2,17 +2,15 @@
 
 Verdicts are COCOeval's (area "all", the largest detection cap) at the chosen IoU threshold; the
 curve and the AP beside it are those of the chosen area range. Changing either re-shapes the
-stored evidence (``rederive_views``) without matching again. ``attach_companions`` reads a COCO
-annotation file's sibling keypoint and caption files so one view shows masks, keypoints and
-captions together.
+stored evidence (``rederive_views``) without matching again. ``attach_companions`` gives the
+window the file's masks and crowd regions, and reads its sibling keypoint and caption files so
+one view shows masks, keypoints and captions together.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +22,13 @@ from vocviewer.benchmarks.views import (
     ClassView,
     Summary,
     ViewChoice,
+    ViewExtras,
     ViewSettings,
     diagnosed,
     missed_rows,
     ranked_evaluation,
     threshold_index,
+    with_view_extras,
 )
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -44,18 +44,6 @@ FloatArray = npt.NDArray[np.float64]
 #: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
 COCO_AREAS: tuple[str, ...] = ("all", "small", "medium", "large")
 IGNORED_REASON = "It matched a crowd region (or an object outside the area range): not counted."
-
-
-@dataclass(frozen=True, eq=False)
-class CocoCompanions:
-    """What the window draws beside a COCO annotation file, possibly from its sibling files.
-
-    keypoints : float64 (N, P, 3) per object (P = 0: none); skeleton : per class, int64 (E, 2)
-    1-based keypoint pairs; captions : per image row, a tuple of strings."""
-
-    keypoints: FloatArray
-    skeleton: tuple[IntArray, ...]
-    captions: tuple[tuple[str, ...], ...]
 
 
 def coco_rules(dataset: Dataset) -> DiagnosisRules:
@@ -197,8 +185,8 @@ def _sibling(path: Path, prefix: str) -> Path | None:
 
 
 def attach_companions(dataset: Dataset, path: Path) -> Dataset:
-    """Add ``extras["coco_view"]`` (``CocoCompanions``): keypoints and captions from the file
-    itself, else from ``person_keypoints_<split>.json`` / ``captions_<split>.json`` beside it
+    """Attach the ``ViewExtras`` of a COCO file: masks and crowd regions, keypoints and captions
+    from the file itself, else from ``person_keypoints_<split>.json`` / ``captions_<split>.json`` beside it
     (matched by annotation id and image id; unreadable siblings are skipped)."""
     coco = dataset.extras["coco"]
     keypoints, skeleton, captions = coco.keypoints, tuple(coco.skeleton), coco.captions
@@ -224,5 +212,13 @@ def attach_companions(dataset: Dataset, path: Path) -> Dataset:
             captions = tuple(by_image.get(i, ()) for i in coco.image_id.tolist())
     except (FormatError, OSError, ValueError):
         pass
-    view = CocoCompanions(keypoints, skeleton, captions)
-    return dataclasses.replace(dataset, extras={**dataset.extras, "coco_view": view})
+    view = ViewExtras(
+        keypoints,
+        skeleton,
+        captions,
+        masks=coco.masks,
+        mask_area=np.asarray(coco.area, dtype=np.float64),
+        mask_ids=coco.ann_id,
+        crowd=np.asarray(coco.iscrowd, dtype=bool),
+    )
+    return with_view_extras(dataset, view)

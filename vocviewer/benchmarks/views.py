@@ -123,6 +123,40 @@ class Summary:
     headline: str | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class ViewExtras:
+    """What the window draws beside the objects, in no family's terms (``Dataset.extras["view"]``,
+    attached by the family's ``prepare_view``; ``view_extras`` reads it).
+
+    ``keypoints`` float64 (N, P, 3) per object row (P = 0: none) with ``skeleton`` per class,
+    int64 (E, 2) 1-based keypoint pairs; ``captions`` per image row; ``masks`` a ``core.masks``
+    column of instance masks (one per object row) drawn largest ``mask_area`` first and named by
+    ``mask_ids`` in messages; ``crowd`` bool (N,): crowd regions (hatched, tagged); ``regions``
+    bool (N,): ignored regions (shaded, not drawn as objects); ``unevaluated``: class indices the
+    protocol never evaluates (their objects drawn grey and dashed, never as missed)."""
+
+    keypoints: FloatArray | None = None
+    skeleton: tuple[IntArray, ...] = ()
+    captions: tuple[tuple[str, ...], ...] = ()
+    masks: Any = None
+    mask_area: FloatArray | None = None
+    mask_ids: IntArray | None = None
+    crowd: npt.NDArray[np.bool_] | None = None
+    regions: npt.NDArray[np.bool_] | None = None
+    unevaluated: frozenset[int] = frozenset()
+
+
+def view_extras(dataset: Dataset) -> ViewExtras:
+    """The dataset's ``ViewExtras`` (empty ones if its family attached none)."""
+    extras = dataset.extras.get("view")
+    return extras if isinstance(extras, ViewExtras) else ViewExtras()
+
+
+def with_view_extras(dataset: Dataset, extras: ViewExtras) -> Dataset:
+    """``dataset`` carrying ``extras`` (a new ``Dataset``; the one given is not changed)."""
+    return dataclasses.replace(dataset, extras={**dataset.extras, "view": extras})
+
+
 @dataclass(frozen=True)
 class Notice:
     """A line for the message area (``level``: ``"error"``, ``"warning"`` or ``"info"``)."""
@@ -164,7 +198,7 @@ def ranked_evaluation(
     if boxes is not None:
         hit = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
         pair = (boxes[order[hit]], dataset.objects.box[matched[hit]])
-        best_iou[hit] = overlap_pairs(*pair, plus_one=dataset.box_convention == "voc")[1]
+        best_iou[hit] = overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
     return ClassEvaluation(
         class_index=k,
         class_name=dataset.classes[k],
@@ -209,7 +243,7 @@ def diagnosed(
         dataset,
         results,
         view.evaluation,
-        plus_one=dataset.box_convention == "voc",
+        plus_one=dataset.plus_one,
         groups=rules.groups,
         iou_threshold=view.iou,
     )

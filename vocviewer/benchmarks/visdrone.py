@@ -158,6 +158,9 @@ class VisDroneBenchmark(ViewDefaults):
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return visdrone_view.SETTINGS
 
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return visdrone_view.visdrone_view_extras(dataset)
+
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice
     ) -> Iterator[ClassView | Summary | Notice]:

@@ -19,12 +19,14 @@ from vocviewer.benchmarks.views import (
     ClassView,
     Summary,
     ViewChoice,
+    ViewExtras,
     ViewSettings,
     curve_view,
     diagnosed,
     missed_rows,
     ranked_evaluation,
     threshold_index,
+    with_view_extras,
 )
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -39,6 +41,12 @@ RULES = DiagnosisRules(
 SETTINGS = ViewSettings(
     "VisDrone-DET", IOU_CHOICES, None, ap_name="AP[.5:.95]", percent=True, rules=RULES
 )
+
+
+def visdrone_view_extras(dataset: Dataset) -> Dataset:
+    """Ignored regions (category 0) are shaded, not objects; 'others' (11) are never evaluated."""
+    regions = np.asarray(dataset.extras["visdrone"].category == 0)
+    return with_view_extras(dataset, ViewExtras(regions=regions, unevaluated=frozenset({11})))
 
 
 def visdrone_views(

@@ -18,6 +18,7 @@ from vocviewer.benchmarks.views import (
     IOU_CHOICES,
     ClassView,
     Notice,
+    Summary,
     ViewChoice,
     ViewSettings,
     curve_view,
@@ -27,7 +28,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules, missed_objects
-from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.evaluation.voc import iter_evaluate_voc_cls, iter_evaluate_voc_det
 from vocviewer.formats.voc import read_voc_results
 
@@ -46,10 +47,11 @@ def _view(
 
 def evaluate_voc_views(
     dataset: Dataset, results: ResultSet, choice: ViewChoice
-) -> Iterator[ClassView | Notice]:
+) -> Iterator[ClassView | Notice | Summary]:
     """Per class, detection then classification (those the results hold), on
     ``choice.image_set``; a row the devkit rejects gives an error ``Notice``, then the classes
-    left are evaluated without such rows."""
+    left are evaluated without such rows. Last a ``Summary``: the mean AP of each task (the
+    devkit prints none: the conventional mean, ``EvalResult.mean_ap``)."""
     image_set = choice.image_set
     if image_set is None:
         return
@@ -59,24 +61,36 @@ def evaluate_voc_views(
         for task, n in (("det", len(results.detections)), ("cls", len(results.class_scores)))
         if n or results.classes_with_files.get(task)
     ]
+    done_by_task: dict[str, list[ClassEvaluation]] = {}
+    notes: list[str] = [] if SETTINGS.official(choice) else [f"IoU {choice.iou:.2f}: NOT OFFICIAL"]
     for task in tasks:
         kw: dict[str, Any] = {"image_set": image_set}
+        done_by_task[task] = evs = []
         if task == "det":
             fn: Callable[..., Iterator[ClassEvaluation]] = iter_evaluate_voc_det
             kw["iou_threshold"] = choice.iou
         else:
             fn = iter_evaluate_voc_cls
-        done = 0
         try:
             for ev in fn(dataset, results, strict=True, **kw):
-                done += 1
+                evs.append(ev)
                 yield _view(dataset, results, ev, choice.iou, images)
         except FormatError as err:
             # the official code stops here; the window says so at once and carries on
             yield Notice("error", f"{err}; evaluating without such rows (numbers not official)")
-            rest = range(done, len(dataset.classes))
+            notes.append(f"{task}: rows the devkit rejects were dropped: NOT OFFICIAL")
+            rest = range(len(evs), len(dataset.classes))
             for ev in fn(dataset, results, classes=rest, strict=False, **kw):
+                evs.append(ev)
                 yield _view(dataset, results, ev, choice.iou, images)
+    names = {"det": "mAP", "cls": "cls mAP"}
+    stats = {
+        names[t]: EvalResult("", t, image_set, "", choice.iou, tuple(evs)).mean_ap()
+        for t, evs in done_by_task.items()
+    }
+    if stats:
+        title = f"VOC{dataset.year or ''} {image_set}".strip()
+        yield Summary(title, stats, tuple(notes), headline="mAP" if "det" in stats else None)
 
 
 def read_voc_view_results(

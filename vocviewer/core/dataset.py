@@ -293,6 +293,11 @@ class Dataset:
         object.__setattr__(self, "roots", tuple(Path(p) for p in self.roots))
 
     @property
+    def plus_one(self) -> bool:
+        """Boxes are inclusive pixel indices (``box_convention`` "voc": width = x2 - x1 + 1)."""
+        return self.box_convention == "voc"
+
+    @property
     def protected_roots(self) -> tuple[Path, ...]:
         """``roots`` and ``root``: the paths no output of vocviewer may lie in."""
         extra = (self.root,) if self.root is not None else ()

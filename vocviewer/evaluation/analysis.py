@@ -245,12 +245,18 @@ def missed_objects(
 
 
 def image_counts(
-    dataset: Dataset, ev: ClassEvaluation, images: IntArray | None = None
+    dataset: Dataset,
+    ev: ClassEvaluation,
+    images: IntArray | None = None,
+    threshold: float = -math.inf,
 ) -> ImageCounts:
-    """TP / FP / missed counts per image for one detection ``ClassEvaluation``."""
+    """TP / FP counts per image for one detection ``ClassEvaluation`` (detections scoring at
+    least ``threshold``; all by default) and its missed objects (at any score)."""
     n = len(dataset.images)
-    tp = np.bincount(ev.image_index[ev.verdict == Verdict.TP], minlength=n).astype(np.int64)
-    fp = np.bincount(ev.image_index[ev.verdict >= Verdict.FP], minlength=n).astype(np.int64)
+    shown = ev.score >= threshold if threshold > -math.inf else np.ones(len(ev), bool)
+    tp = np.bincount(ev.image_index[shown & (ev.verdict == Verdict.TP)], minlength=n)
+    fp = np.bincount(ev.image_index[shown & (ev.verdict >= Verdict.FP)], minlength=n)
+    tp, fp = tp.astype(np.int64), fp.astype(np.int64)
     missed_rows = missed_objects(dataset, ev, images)
     missed = np.bincount(dataset.objects.image_index[missed_rows], minlength=n).astype(np.int64)
     return ImageCounts(tp, fp, missed)
@@ -279,14 +285,17 @@ class ImageComparison:
 
 
 def compare_images(
-    dataset: Dataset, ev_a: ClassEvaluation, ev_b: ClassEvaluation
+    dataset: Dataset, ev_a: ClassEvaluation, ev_b: ClassEvaluation, threshold: float = -math.inf
 ) -> ImageComparison:
-    """Images whose TP count differs between two evaluations of the same class, sorted by
-    ``|tp_a - tp_b|`` descending, then by image row; A-better before B-better on equal size."""
-    a, b = image_counts(dataset, ev_a), image_counts(dataset, ev_b)
-    diff = a.tp - b.tp
-    rows = np.flatnonzero(diff != 0)
-    order = np.lexsort((rows, -diff[rows], -np.abs(diff[rows])))
+    """Images whose TP or FP count differs between two evaluations of the same class, counting
+    detections scoring at least ``threshold`` (those drawn); sorted by ``|tp_a - tp_b|``
+    descending (A-better first on equal size), then by ``|fp_a - fp_b|`` descending, then by
+    image row."""
+    a = image_counts(dataset, ev_a, threshold=threshold)
+    b = image_counts(dataset, ev_b, threshold=threshold)
+    diff, fp_diff = a.tp - b.tp, np.abs(a.fp - b.fp)
+    rows = np.flatnonzero((diff != 0) | (fp_diff != 0))
+    order = np.lexsort((rows, -fp_diff[rows], -diff[rows], -np.abs(diff[rows])))
     rows = rows[order].astype(np.int64)
     return ImageComparison(rows, a.tp[rows], b.tp[rows], a.fp[rows], b.fp[rows])
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
@@ -66,9 +67,9 @@ def object_flags(dataset: Dataset) -> dict[str, BoolArray]:
     """The ``FLAG_NAMES`` flags this dataset has at least one object with: bool (N,) each."""
     obj = dataset.objects
     flags = {"difficult": obj.difficult, "truncated": obj.truncated, "occluded": obj.occluded}
-    coco = dataset.extras.get("coco")
-    if coco is not None:
-        flags["crowd"] = np.asarray(coco.iscrowd, dtype=bool)
+    crowd = view_extras(dataset).crowd
+    if crowd is not None:
+        flags["crowd"] = crowd
     return {name: np.asarray(f, dtype=bool) for name, f in flags.items() if np.any(f)}
 
 

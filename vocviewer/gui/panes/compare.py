@@ -57,6 +57,8 @@ class ComparePane(QWidget):
         state.dataset_loaded.connect(self._on_results_listed)
         state.results_added.connect(self._on_results_listed)
         state.class_changed.connect(self.refresh)
+        state.threshold_changed.connect(self.refresh)
+        state.evaluation.evidence_replaced.connect(self.refresh)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
 
     def _on_results_listed(self, *_args: object) -> None:
@@ -93,7 +95,7 @@ class ComparePane(QWidget):
         if ev_a is None or ev_b is None or a == b:
             self.summary.setText("  Choose two different, evaluated result sets.")
             return
-        cmp = compare_images(ds, ev_a, ev_b)
+        cmp = compare_images(ds, ev_a, ev_b, st.score_threshold)
         rows, colors = [], []
         for i in range(len(cmp)):
             d = int(cmp.difference[i])
@@ -109,12 +111,17 @@ class ComparePane(QWidget):
             )
             colors.append(A_BETTER if d > 0 else B_BETTER)
         self.table.set_rows(rows, cmp.image.tolist(), colors)
-        better_a = int((cmp.difference > 0).sum())
-        n = len(cmp)
+        better_a, better_b = int((cmp.difference > 0).sum()), int((cmp.difference < 0).sum())
+        n, name = len(cmp), ds.classes[k]
+        at = f" at score ≥ {st.score_threshold:.2f}" if st.score_threshold > 0 else ""
+        aps = f"AP A {ev_a.ap:.3f}, B {ev_b.ap:.3f}"
         if not n:
-            self.summary.setText(f"  {ds.classes[k]}: A and B find the same objects on every image")
+            self.summary.setText(
+                f"  {name}: the same TP and FP counts on every image{at} ({aps}"
+                + ("; the ranking differs)" if ev_a.ap != ev_b.ap else ")")
+            )
             return
         self.summary.setText(
-            f"  {ds.classes[k]}: {n} image{'s' if n != 1 else ''} differ{'s' if n == 1 else ''}"
-            f" · A finds more on {better_a}, B on {n - better_a} · choose one to see both"
+            f"  {name}: {n} image{'s' if n != 1 else ''} differ{'s' if n == 1 else ''}{at}"
+            f" · A finds more on {better_a}, B on {better_b} · {aps} · choose one to see both"
         )

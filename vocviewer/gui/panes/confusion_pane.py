@@ -294,7 +294,7 @@ class ConfusionPane(QWidget):
             ev.missed.copy(),
             score_threshold=st.score_threshold,
             iou_threshold=st.evaluation.verdict_iou(),
-            plus_one=st.dataset.box_convention == "voc",
+            plus_one=st.dataset.plus_one,
         )
         st.jobs.start(
             "confusion",

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import VOC_PARTS, Dataset
 from vocviewer.gui.panes.drawable import clamp, drawable_boxes, finite_rows, image_size
 from vocviewer.gui.panes.layers import instance_color
@@ -104,8 +105,8 @@ class KeypointsItem(QGraphicsItem):
 
 def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:
     """Keypoints with the category's skeleton for the image's objects (COCO)."""
-    view = dataset.extras.get("coco_view")
-    if view is None or view.keypoints.shape[1] == 0:
+    view = view_extras(dataset)
+    if view.keypoints is None or view.keypoints.shape[1] == 0:
         return []
     sl = dataset.objects_of(image)
     items: list[QGraphicsItem] = []
@@ -125,15 +126,16 @@ def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[Q
 
 
 def crowd_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:
-    """A "crowd" tag at the top left of each crowd region (COCO ``iscrowd``)."""
-    coco = dataset.extras.get("coco")
-    if coco is None:
+    """A "crowd" tag at the top left of each crowd region (``ViewExtras.crowd``)."""
+    crowd = view_extras(dataset).crowd
+    if crowd is None:
         return []
     sl = dataset.objects_of(image)
+    box = dataset.objects.box
     items: list[QGraphicsItem] = []
     for row in range(sl.start, sl.stop):
-        if coco.iscrowd[row] and finite_rows(coco.bbox[row, :2])[0]:
-            x, y = (float(v) for v in clamp(coco.bbox[row, :2], *image_size(dataset, image)))
+        if crowd[row] and finite_rows(box[row, :2])[0]:
+            x, y = (float(v) for v in clamp(box[row, :2], *image_size(dataset, image)))
             name = dataset.classes[int(dataset.objects.label[row])]
             tag = LabelItem(f"crowd · {name}", QColor("#fdd835"), above=False, bold=True)
             tag.kind = "crowd"  # type: ignore[misc]
@@ -144,18 +146,15 @@ def crowd_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGra
 
 
 def region_items(dataset: Dataset, image: int) -> list[QGraphicsItem]:
-    """VisDrone ignored regions (category 0), shaded and hatched."""
-    vd = dataset.extras.get("visdrone")
-    if vd is None:
+    """Ignored regions (``ViewExtras.regions``, e.g. VisDrone's category 0), shaded and
+    hatched."""
+    regions = view_extras(dataset).regions
+    if regions is None:
         return []
     sl = dataset.objects_of(image)
     rows = np.arange(sl.start, sl.stop)
-    rows = rows[vd.category[rows] == 0]
-    ltwh = vd.ltwh[rows]
-    with np.errstate(all="ignore"):  # 1e308 + 1e308: inf, not drawn
-        ok, boxes = drawable_boxes(
-            dataset, image, np.hstack((ltwh[:, :2], ltwh[:, :2] + ltwh[:, 2:]))
-        )
+    rows = rows[regions[rows]]
+    ok, boxes = drawable_boxes(dataset, image, dataset.objects.box[rows])
     items: list[QGraphicsItem] = []
     for x1, y1, x2, y2 in boxes[ok].tolist():
         for brush in (
@@ -169,7 +168,7 @@ def region_items(dataset: Dataset, image: int) -> list[QGraphicsItem]:
             item.setBrush(brush)
             item.kind = "region"  # type: ignore[attr-defined]
             item.setZValue(Z_REGION)
-            item.setToolTip("ignored region (VisDrone category 0)")
+            item.setToolTip("ignored region: detections here are not counted")
             items.append(item)
     return items
 
@@ -205,10 +204,10 @@ def layout_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGr
 
 
 def extra_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:
-    """Everything above that applies to the dataset (ground-truth drawing toggle on)."""
+    """Everything above that applies to the dataset but the regions (ground-truth drawing toggle
+    on; regions are drawn with detections too: they explain the ignored ones)."""
     return (
-        region_items(dataset, image)
-        + (keypoint_items(dataset, image, opts) if opts.show_keypoints else [])
+        (keypoint_items(dataset, image, opts) if opts.show_keypoints else [])
         + crowd_items(dataset, image, opts)
         + (layout_items(dataset, image, opts) if opts.show_parts else [])
     )

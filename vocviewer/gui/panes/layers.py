@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtGui import QImage
 
+from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.formats.image_file import read_rgb
 
@@ -89,30 +90,34 @@ def decode_window(counts: npt.ArrayLike, mh: int, mw: int, h: int, w: int) -> np
 def instance_layer(
     dataset: Dataset, image: int, h: int, w: int, problems: list[str] | None = None
 ) -> Rgba | None:
-    """RGBA ``(h, w, 4)`` of the image's COCO masks (largest first, so small ones stay visible);
-    crowd regions are hatched. ``None`` without masks. Only the image's part of each mask is
-    decoded (``decode_window``), whatever size its RLE declares; a mask that cannot be decoded is
-    left out and named in ``problems``."""
-    coco = dataset.extras.get("coco")
+    """RGBA ``(h, w, 4)`` of the image's instance masks (``ViewExtras.masks``; largest first, so
+    small ones stay visible); crowd regions are hatched. ``None`` without masks. Only the image's
+    part of each mask is decoded (``decode_window``), whatever size its RLE declares; a mask that
+    cannot be decoded is left out and named in ``problems``."""
+    ex = view_extras(dataset)
     sl = dataset.objects_of(image)
-    if coco is None or coco.masks is None or sl.stop == sl.start:
+    masks = ex.masks
+    if masks is None or sl.stop == sl.start:
         return None
     out = np.zeros((h, w, 4), dtype=np.uint8)
     stripes = _stripes(h, w)
-    order = np.argsort(-np.nan_to_num(np.asarray(coco.area[sl], dtype=np.float64)), kind="stable")
+    area = ex.mask_area[sl] if ex.mask_area is not None else np.zeros(sl.stop - sl.start)
+    crowd = ex.crowd if ex.crowd is not None else np.zeros(len(dataset.objects), bool)
+    order = np.argsort(-np.nan_to_num(area), kind="stable")
     for row in (sl.start + order).tolist():
-        mh, mw = int(coco.masks.height[row]), int(coco.masks.width[row])
+        mh, mw = int(masks.height[row]), int(masks.width[row])
         if mh <= 0 or mw <= 0:
             continue
         try:
-            m = decode_window(coco.masks[row], mh, mw, h, w)
+            m = decode_window(masks[row], mh, mw, h, w)
         except (ValueError, MemoryError) as e:  # negative runs
             if problems is not None:
-                where = f"{dataset.root or dataset.name} (annotation id {int(coco.ann_id[row])})"
+                ann = int(ex.mask_ids[row]) if ex.mask_ids is not None else row
+                where = f"{dataset.root or dataset.name} (annotation id {ann})"
                 problems.append(f"{where}: mask not drawn: {e}")
             continue
         rgb = instance_color(row - sl.start)
-        if coco.iscrowd[row]:
+        if crowd[row]:
             fill = m & stripes
             out[fill, :3], out[fill, 3] = rgb, CROWD_ALPHA
         else:

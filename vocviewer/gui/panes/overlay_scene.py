@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, internal_error_text
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
-from vocviewer.gui.panes.extra_overlays import extra_items
+from vocviewer.gui.panes.extra_overlays import extra_items, region_items
 from vocviewer.gui.panes.overlays import (
     Z_LABEL,
     LabelItem,
@@ -66,6 +66,8 @@ def build_overlays(
     assert ds is not None
     taken = label_space(opts)  # label rects, so that labels avoid each other
     groups: list[tuple[str, Callable[[], list[QGraphicsItem]]]] = []
+    if opts.show_gt or opts.show_detections:
+        groups.append(("ignored regions", lambda: region_items(ds, image)))
     if opts.show_gt:
         groups.append(("annotation extras", lambda: extra_items(ds, image, opts)))
         groups.append(("ground truth", lambda: ground_truth_items(ds, image, opts, taken)))

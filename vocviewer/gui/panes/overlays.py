@@ -23,6 +23,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
+from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
@@ -132,6 +133,7 @@ class BoxItem(QGraphicsRectItem):
         halo.setCosmetic(True)
         # axis-aligned outlines need no antialiasing, which costs ~4x per rectangle
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.setBrush(Qt.BrushStyle.NoBrush)  # the view does not save painter state
         painter.setPen(halo)
         painter.drawRect(self.rect())
         painter.setPen(pen)
@@ -299,8 +301,9 @@ def ground_truth_items(
     """Boxes (difficult ones dashed) and labels of the image's objects; objects of other classes
     than a selected one are drawn faded."""
     rows = np.arange(len(dataset.objects))[dataset.objects_of(image)]
-    if "visdrone" in dataset.extras:  # ignored regions are shaded by ``extra_overlays``
-        rows = rows[dataset.extras["visdrone"].category[rows] != 0]
+    extras = view_extras(dataset)
+    if extras.regions is not None:  # ignored regions are shaded by ``extra_overlays``
+        rows = rows[~extras.regions[rows]]
     missed = np.zeros(len(rows), dtype=bool)
     if opts.missed is not None and len(opts.missed) == len(dataset.objects):
         missed = opts.missed[rows]
@@ -316,8 +319,8 @@ def ground_truth_items(
     for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
         faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
         base = MISSED_COLOR if miss else GT_COLOR
-        if dataset.classes[int(dataset.objects.label[row])] == "others" and base is GT_COLOR:
-            base = OTHERS_COLOR  # VisDrone 'others' (category 11): never evaluated
+        if int(dataset.objects.label[row]) in extras.unevaluated:
+            base = OTHERS_COLOR  # a class the protocol never evaluates: never "missed" either
         color = QColor(base)
         if faded:
             color.setAlpha(110)

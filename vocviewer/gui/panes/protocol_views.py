@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.benchmarks.views import view_extras
 from vocviewer.gui.models.state import AppState
 
 #: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
@@ -138,10 +139,10 @@ class CaptionBar(QLabel):
 
     def captions(self) -> tuple[str, ...]:
         st = self.state
-        view = st.dataset.extras.get("coco_view") if st.dataset is not None else None
-        if view is None or st.current_image < 0:
+        if st.dataset is None or st.current_image < 0:
             return ()
-        return tuple(view.captions[st.current_image])
+        captions = view_extras(st.dataset).captions
+        return tuple(captions[st.current_image]) if captions else ()
 
     def refresh(self, *_args: object) -> None:
         caps = self.captions()

@@ -251,6 +251,13 @@ class SidePanel(QWidget):
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_object_selected)
         state.pr_point_clicked.connect(self._on_pr_point_clicked)
+        # what the "why" text and the Ranks tab describe follows every change of what they show
+        state.image_changed.connect(self.refresh_why)
+        state.current_results_changed.connect(self.refresh_ranks)
+        state.class_changed.connect(self.refresh_ranks)
+        state.evaluation.evidence_replaced.connect(self.refresh_ranks)
+        state.evaluation.evidence_replaced.connect(self.refresh_why)
+        state.evaluation.started.connect(self.refresh_ranks)
 
     # --- tables --------------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: object) -> None:
@@ -316,6 +323,35 @@ class SidePanel(QWidget):
         self.objects.set_rows(orows, okeys, ocolors)
         self.objects.select_key(st.selected_object)
 
+    def refresh_ranks(self, *_args: object) -> None:
+        """The Ranks tab for the selected class (around the selected detection, else from the
+        top); empty when no class is selected or its evaluation has not arrived."""
+        st = self.state
+        sel = st.selected_detection
+        k = sel[0] if sel is not None else st.selected_class
+        if k < 0 or st.class_evaluation(k) is None:
+            self._ranks_class = -1
+            self.ranks.set_rows([], [], [])
+            return
+        self.show_ranks(k, sel[1] if sel is not None else 0)
+
+    def refresh_why(self, *_args: object) -> None:
+        """The "why" text for the current selection, if it lies on the current image."""
+        st = self.state
+        if st.selected_object >= 0:
+            self._on_object_selected(st.selected_object)
+        elif st.selected_detection is not None and self._selected_on_image():
+            self._on_selection_changed(st.selected_detection)
+        else:
+            self._show_hint()
+
+    def _selected_on_image(self) -> bool:
+        st, sel = self.state, self.state.selected_detection
+        ev = st.class_evaluation(sel[0]) if sel is not None else None
+        return (
+            ev is not None and sel is not None and int(ev.image_index[sel[1]]) == st.current_image
+        )
+
     def _on_pr_point_clicked(self, class_index: int, rank: int) -> None:
         self.show_ranks(class_index, rank)
         self.tabs.setCurrentWidget(self.ranks)
@@ -377,7 +413,10 @@ class SidePanel(QWidget):
     def _on_object_selected(self, row: int) -> None:
         self.objects.select_key(row)
         ds = self.state.dataset
-        if row < 0 or ds is None:
+        if ds is None:
+            return
+        if row < 0:
+            self.refresh_why()
             return
         ev = self.state.class_evaluation(int(ds.objects.label[row]))
         iou = self.state.evaluation.verdict_iou()
