@@ -246,7 +246,8 @@ def pane_values(win: Any) -> dict[str, Any]:
     out["ranks_class"] = win.side._ranks_class == k
     dets = win.side.detections.rows_model
     out["detections"] = all(
-        row[3].startswith(row_style(evals, key)[2]) for row, key in zip(dets.rows, dets.keys)
+        row[3].startswith(row_style(evals, key)[2])
+        for row, key in zip(dets.rows, dets.keys, strict=True)
     )
     view = ev_model.view_of(i, k)
     text = title(win)
