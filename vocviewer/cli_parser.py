@@ -37,7 +37,7 @@ def _add_family_options(
         for o in b.options:
             if o.flag not in seen and (o.source or not sources_only):
                 seen.add(o.flag)
-                kind = Path if o.kind == "path" else str
+                kind = {"path": Path, "float": float}.get(o.kind, str)
                 p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
 
 

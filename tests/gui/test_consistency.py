@@ -310,3 +310,29 @@ def test_every_pane_follows_every_setting(qtbot, make_window, tmp_path, family):
         values = wait_views(qtbot, win)
         stale = [pane for pane, ok in values.items() if not ok]
         assert not stale, f"after changing the {name}: {stale}"
+
+
+def test_voc_iou_choice_equals_the_cli_and_is_marked_not_official(
+    qtbot, make_window, tmp_path, demo
+):
+    case = voc_case(tmp_path, demo)
+    case.cli += ["--iou", "0.7"]
+    payload = cli_json(case, 0, tmp_path)
+    win = open_case(qtbot, make_window, case)
+    st = win.state
+    combo = win.iou_combo
+    assert combo.itemText(combo.findData(0.7)) == "IoU ≥ 0.70 (NOT OFFICIAL)"
+    assert combo.itemText(combo.findData(0.5)) == "IoU ≥ 0.50"
+    st.evaluation.set_iou(0.7)
+    qtbot.waitUntil(lambda: st.is_idle() and st.evaluations[0].summary is not None, timeout=30_000)
+    assert "NOT OFFICIAL (IoU 0.70)" in win.ap_table.ap_model.headers()[1]
+    assert "NOT OFFICIAL (IoU 0.70)" in title(win)
+    n = len(st.dataset.classes)
+    assert table_text(win, n, 1) == fmt(payload["summary"]["mAP"])
+    for name, row in payload["per_class"].items():
+        assert table_text(win, st.dataset.classes.index(name), 1) == fmt(row["ap"], "NaN")
+    assert any("NOT OFFICIAL" in note for note in st.evaluations[0].summary.notes)
+    st.evaluation.set_iou(0.5)  # back to the devkit's: official again
+    qtbot.waitUntil(lambda: st.is_idle() and st.evaluations[0].summary is not None, timeout=30_000)
+    assert "NOT OFFICIAL" not in win.ap_table.ap_model.headers()[1]
+    assert not st.evaluations[0].summary.notes

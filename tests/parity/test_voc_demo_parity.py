@@ -78,3 +78,36 @@ def test_demo_classification_matches_reference(demo):
         assert (math.isnan(ours.ap) and math.isnan(ref["ap"])) or abs(
             ours.ap - ref["ap"]
         ) <= 1e-12, cls
+
+
+@pytest.mark.parametrize("iou", [0.3, 0.7])
+def test_cli_iou_option_matches_the_reference_at_that_threshold(demo, tmp_path, capsys, iou):
+    """``vocviewer eval --iou T``: every class as the loop oracle computes it at overlap ``T``,
+    and the numbers marked NOT OFFICIAL (printed and in the JSON)."""
+    import json
+
+    from vocviewer.cli import main
+
+    out = tmp_path / "iou.json"
+    files = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
+    args = ["eval", str(demo.year_dir), "--results", *map(str, files), "--iou", str(iou)]
+    assert main([*args, "--json", str(out)]) == 0
+    assert f"NOT OFFICIAL: IoU threshold {iou:g}; the devkit uses 0.5" in capsys.readouterr().out
+    payload = json.loads(out.read_text())
+    assert payload["official"] is False
+    ids, gt = _reference_gt(demo.year_dir, "val")
+    for f in files:
+        cls = f.stem.rsplit("_", 1)[1]
+        dets = [(t[0], float(t[1]), [float(x) for x in t[2:6]])
+                for t in (ln.split() for ln in f.read_text().splitlines()) if t]  # fmt: skip
+        ref = oracles.voc_det_class(gt.get(cls, {}), dets, ids, "allpoints", thr=iou)
+        ours = payload["per_class"][cls]["ap"]
+        assert (math.isnan(ours) and math.isnan(ref["ap"])) or abs(ours - ref["ap"]) <= 1e-12
+
+
+def test_cli_iou_option_refuses_nonsense(demo, capsys):
+    from vocviewer.cli import main
+
+    files = [str(f) for f in (demo.results_dir / "Main").glob("comp4_det_val_*.txt")]
+    assert main(["eval", str(demo.year_dir), "--results", *files, "--iou", "1.5"]) == 1
+    assert "--iou 1.5: expected an IoU in (0, 1]" in capsys.readouterr().err

@@ -37,7 +37,7 @@ CERTAIN, LIKELY = 1.0, 0.3
 class CliOption:
     """A command-line option a benchmark accepts beyond the common ones (``path``, ``--results``,
     ``--task``, ``--protocol``, ``--json``, ``--keep-going``): ``flag`` (``--images``), its
-    ``help``, ``kind`` (``"path"`` or ``"str"``) and ``source``: a folder of the dataset (the CLI
+    ``help``, ``kind`` (``"path"``, ``"str"`` or ``"float"``) and ``source``: a folder of the dataset (the CLI
     never writes inside it)."""
 
     flag: str

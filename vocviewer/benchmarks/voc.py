@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 
 
+#: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``, 0.5)
+OFFICIAL_IOU = 0.5
+
+
 def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls|seg|layout|
     action``)."""
@@ -56,6 +60,10 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         raise FormatError(
             args.path, f"--task {args.task} is not a VOC task (det, cls, seg, layout, action)"
         )
+    iou = OFFICIAL_IOU if getattr(args, "iou", None) is None else float(args.iou)
+    if not 0.0 < iou <= 1.0 or (iou != OFFICIAL_IOU and args.task != "det"):
+        why = "an IoU in (0, 1]" if args.task == "det" else "only for --task det"
+        raise FormatError(None, f"--iou {iou:g}: expected {why}")
     image_set = args.image_set or infer_image_set(args.results, args.task)
     if image_set is None:
         raise FormatError(
@@ -69,16 +77,19 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     if results.problems and not args.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
-    evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    kw: dict[str, Any] = {"image_set": image_set, "ap_rule": rule, "strict": not args.keep_going}
+    if args.task == "det":
+        kw["iou_threshold"] = iou
     try:
-        result = evaluate(
-            dataset, results, image_set=image_set, ap_rule=rule, strict=not args.keep_going
-        )
+        evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
+        result = evaluate(dataset, results, **kw)
     except KeyError as e:  # unknown image set
         raise FormatError(args.path, str(e.args[0])) from None
-    if lost is not None:
-        result = replace(result, notes=(*result.notes, lost))
+    notes = [lost] if lost is not None else []
+    if iou != OFFICIAL_IOU:
+        notes.append(f"IoU threshold {iou:g}; the devkit uses {OFFICIAL_IOU:g}")
+    result = replace(result, notes=(*result.notes, *notes))
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 
 
@@ -96,6 +107,13 @@ class VocBenchmark(ViewDefaults):
             "VOC image set (default: the one named in the result file names)",
             kind="str",
             metavar="S",
+        ),
+        CliOption(
+            "--iou",
+            "VOC detection: IoU threshold of a match (default 0.5, the devkit's; any other "
+            "makes the numbers NOT OFFICIAL)",
+            kind="float",
+            metavar="T",
         ),
     )
     analyze_tasks = ("det", "cls")

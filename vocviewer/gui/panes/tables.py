@@ -131,8 +131,9 @@ class ApTableModel(QStandardItemModel):
     def _make_headers(self) -> list[str]:
         st = self.state
         settings = st.evaluation.settings
-        ap = settings.ap_name + settings.not_official(st.evaluation.choice())
-        aps = [ap] if len(st.results) <= 1 else [_short(r.results.name) for r in st.results]
+        mark = settings.not_official(st.evaluation.choice())
+        names = [_short(r.results.name) for r in st.results]
+        aps = [settings.ap_name + mark] if len(st.results) <= 1 else [n + mark for n in names]
         return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
 
     def _evaluation(self, row: int, col: int) -> Any:
