@@ -19,6 +19,8 @@ voc_segmentation, voc_layout, voc_action
     VOC segmentation PNGs, person-layout results XML, action results files.
 coco, coco_results
     COCO annotation JSON → ``Dataset``; COCO results JSON → ``ResultSet`` (``loadRes``' rules).
+lvis
+    LVIS v1 annotation JSON (COCO's reader + the federated fields); LVIS results JSON.
 ilsvrc, ilsvrc_clsloc
     ILSVRC DET and CLS-LOC ground truth, devkit lists and submissions.
 visdrone
