@@ -7,9 +7,10 @@ base            the ``Benchmark`` protocol, ``CliOption``, ``EvalOutput`` and sh
 registry        register / unregister / choose a family; ``open_dataset``, ``open_results``,
                 ``looks_like_dataset`` over the registry (the window's entry points)
 voc             PASCAL VOC det / cls (``voc_tasks``: seg, layout, action; ``voc_analyze``)
-coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_lvis`` refuses LVIS files)
+coco            COCO bbox / segm / keypoints (``coco_analyze``)
 visdrone        VisDrone-DET
 ilsvrc          ILSVRC DET / CLS-LOC
+lvis            LVIS v1 bbox / segm (federated; claims LVIS files before COCO does)
 analyze         ``vocviewer analyze`` over the families that analyse (``analyze_report``,
                 ``analyze_figures``: its JSON, text and SVG figures)
 """

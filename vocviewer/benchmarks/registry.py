@@ -21,7 +21,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.formats.input import check_regular
 
 #: the modules of the families vocviewer ships; each calls ``register`` when imported
-BUILTIN = ("voc", "coco", "visdrone", "ilsvrc")
+BUILTIN = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
 
@@ -126,8 +126,8 @@ def choose(
 def open_dataset(
     path: str | Path, *, images: str | Path | None = None, devkit: str | Path | None = None
 ) -> Dataset:
-    """Read the dataset at ``path``, whatever its family (PASCAL VOC, VisDrone, COCO JSON, or an
-    ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
+    """Read the dataset at ``path``, whatever its family (PASCAL VOC, VisDrone, a COCO or LVIS JSON,
+    or an ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
     default guessed beside the annotation folder.
 
     Raises
@@ -160,7 +160,8 @@ def looks_like_dataset(path: str | Path) -> bool:
 def open_results(
     dataset: Dataset, paths: Sequence[str | Path] | str | Path, **kw: Any
 ) -> ResultSet:
-    """Read result files or folders for ``dataset`` with the reader of its family (VOC
+    """Read result files or folders for ``dataset`` with the reader of its family, the families
+    asked in priority order (one whose datasets extend another's answers first) (VOC
     ``comp*_det_*`` / ``comp*_cls_*``, a VisDrone results folder, a COCO results JSON, an ILSVRC
     submission).
 
@@ -168,7 +169,7 @@ def open_results(
     ``read_coco_results``: ``task``, ``keep_going``).
     """
     given = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
-    for b in registered():
+    for b in sorted(registered(), key=lambda b: -b.priority):  # a family extending another first
         if b.reads_results_of(dataset):
             return b.read_results(dataset, given, **kw)
     raise FormatError(given[0] if given else None, f"no benchmark reads results for {dataset.name}")
