@@ -172,11 +172,14 @@ def _ignored(path: Path, anns: Any, ann_id: np.ndarray) -> np.ndarray:
                     )
                 seen = True
     flagged = [
-        a["id"]
+        int(a["id"])  # a whole float id is that integer (``schema.json_int``); others left out
         for a in anns
-        if isinstance(a, dict) and a.get("ignore") and schema.is_number(a.get("id"))
+        if isinstance(a, dict)
+        and a.get("ignore")
+        and schema.is_number(a.get("id"))
+        and float(a["id"]).is_integer()
     ]
-    return np.isin(ann_id, np.array(flagged, dtype=np.float64))
+    return np.isin(ann_id, np.array(flagged, dtype=np.int64))
 
 
 def read_lvis_results(
