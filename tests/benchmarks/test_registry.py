@@ -1,5 +1,6 @@
 """The benchmark seam: a family registered in a test is chosen by ``vocviewer eval`` with no other
-change, and families the program does not know (LVIS) are refused, never evaluated as another."""
+change; an LVIS file goes to the LVIS family (and a partly federated one is refused), never to
+COCO's rules unless ``--protocol coco`` asks for them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 
 from vocviewer.benchmarks import Benchmark, EvalOutput, open_dataset, registry
 from vocviewer.benchmarks.base import CERTAIN, CliOption, ViewDefaults
-from vocviewer.benchmarks.coco_lvis import LVIS_MESSAGE
 from vocviewer.benchmarks.views import ViewChoice, ViewSettings
 from vocviewer.cli import main
 from vocviewer.core.dataset import Dataset
@@ -125,18 +125,20 @@ def test_an_unregistered_family_is_gone(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_the_builtin_families_and_their_defaults() -> None:
     names = [b.name for b in registry.registered()]
-    assert names[:4] == ["voc", "coco", "visdrone", "ilsvrc"]
+    assert names[:5] == ["voc", "coco", "visdrone", "ilsvrc", "lvis"]
     assert {b.name: b.tasks[0] for b in registry.registered()}["coco"] == "bbox"
     assert registry.get("ilsvrc").sniff(Path("x"), {"devkit": Path("d")}) == CERTAIN
 
 
-# --- LVIS: refused, never evaluated as COCO ------------------------------------------------------
-def _lvis_files(tmp_path: Path, *, shape: str = "images") -> tuple[Path, Path]:
-    images = [{"id": 1, "width": 64, "height": 48, "file_name": "a.jpg"}]
+# --- LVIS: its own family, never evaluated as COCO -------------------------------------------
+def _lvis_files(tmp_path: Path, *, shape: str = "both") -> tuple[Path, Path]:
+    """An LVIS file (``shape``: ``both`` federated parts, or only the ``images``' lists or only
+    the ``categories``' frequency) and a box results file."""
+    images: list[dict[str, Any]] = [{"id": 1, "width": 64, "height": 48, "file_name": "a.jpg"}]
     categories: list[dict[str, Any]] = [{"id": 1, "name": "cat"}, {"id": 2, "name": "dog"}]
-    if shape == "images":
+    if shape in ("images", "both"):
         images[0].update({"neg_category_ids": [2], "not_exhaustive_category_ids": []})
-    else:
+    if shape in ("categories", "both"):
         for c in categories:
             c["frequency"] = "f"
     anns = [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [4, 4, 20, 20], "area": 400}]
@@ -150,33 +152,53 @@ def _lvis_files(tmp_path: Path, *, shape: str = "images") -> tuple[Path, Path]:
     return gt, res
 
 
-@pytest.mark.parametrize("shape", ["images", "categories"])
-@pytest.mark.parametrize("command", ["eval", "analyze"])
-def test_an_lvis_file_is_refused_by_the_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str, command: str
+def test_an_lvis_file_is_chosen_by_its_family_and_opened(tmp_path: Path) -> None:
+    gt, res = _lvis_files(tmp_path)
+    assert registry.choose(gt).name == "lvis"
+    assert registry.choose(gt, task="segm").name == "lvis"
+    assert registry.choose(gt, protocol="coco").name == "coco"  # only when asked for
+    assert registry.looks_like_dataset(gt)
+    dataset = open_dataset(gt)
+    assert "lvis" in dataset.extras
+    results = registry.open_results(dataset, res)
+    assert "lvis" in results.extras  # read by the LVIS reader, not COCO's alone
+
+
+@pytest.mark.parametrize(
+    ("shape", "element", "message"),
+    [
+        ("images", "categories[0].frequency", "expected the frequency group"),
+        ("categories", "images[0]", "missing 'neg_category_ids'"),
+    ],
+)
+def test_a_partly_federated_file_is_refused_not_evaluated_as_coco(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str, element: str, message: str
 ) -> None:
     gt, res = _lvis_files(tmp_path, shape=shape)
     out = tmp_path / "out.json"
-    assert main([command, str(gt), "--results", str(res), "--json", str(out)]) == 1
+    assert main(["eval", str(gt), "--results", str(res), "--json", str(out)]) == 1
     err = capsys.readouterr().err
-    assert err == f"vocviewer: error: {gt}: {LVIS_MESSAGE}\n"
+    assert err.startswith(f"vocviewer: error: {gt} ({element}): ") and message in err
     assert not out.exists()
-
-
-def test_an_lvis_file_is_refused_when_opened(tmp_path: Path) -> None:
-    gt, _ = _lvis_files(tmp_path)
-    with pytest.raises(FormatError, match="an LVIS annotation file") as err:
+    with pytest.raises(FormatError, match=message):
         open_dataset(gt)
-    assert err.value.path == gt
+
+
+def test_an_lvis_file_is_not_analysed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gt, res = _lvis_files(tmp_path)
+    assert main(["analyze", str(gt), "--results", str(res)]) == 1
+    assert "analyze: LVIS is not analysed yet (only VOC, COCO)" in capsys.readouterr().err
 
 
 def test_a_coco_file_mentioning_lvis_keys_in_a_name_is_still_coco(tmp_path: Path) -> None:
-    gt, _ = _lvis_files(tmp_path)
+    gt, _ = _lvis_files(tmp_path, shape="images")
     doc = json.loads(gt.read_text())
     del doc["images"][0]["neg_category_ids"], doc["images"][0]["not_exhaustive_category_ids"]
-    doc["categories"][0]["name"] = '"frequency"'  # the key's text, but not as a key
+    doc["categories"][0]["name"] = '"frequency": "f"'  # the key's text, but not as a key
     gt.write_text(json.dumps(doc))
-    assert len(open_dataset(gt).images) == 1
+    assert registry.choose(gt).name == "coco"
+    dataset = open_dataset(gt)
+    assert len(dataset.images) == 1 and "lvis" not in dataset.extras
 
 
 # --- families chosen from the path, as --protocol would --------------------------------------------

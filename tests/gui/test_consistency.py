@@ -102,6 +102,16 @@ def ilsvrc_case(tmp: Path) -> Case:
     return Case(gt, ([pred], [b]), "mAP", sources={"devkit": devkit}, cli=["--devkit", str(devkit)])
 
 
+def lvis_case(tmp: Path) -> Case:
+    pytest.importorskip("pycocotools")
+    from tests.parity.lvis_data import make_lvis, make_results, write_lvis
+
+    ann, a = write_lvis(tmp, 3)
+    b = tmp / "resultsB.json"
+    b.write_text(json.dumps(make_results(make_lvis(3), 4)))
+    return Case(ann, ([a], [b]), "AP", cli=["--task", "bbox"])
+
+
 def cli_json(case: Case, which: int, tmp: Path) -> dict[str, Any]:
     out = tmp / f"eval{which}.json"
     args = ["eval", str(case.path), "--results", *map(str, case.sets[which])]
@@ -204,7 +214,7 @@ def check_agreement(qtbot: Any, win: Any, case: Case, payloads: list[dict[str, A
     assert int(m.counts[:, n + 2].sum()) == int(np.count_nonzero(missed))
 
 
-FAMILIES = ("voc", "coco", "visdrone", "ilsvrc")
+FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -214,6 +224,7 @@ def test_every_view_shows_the_same_numbers(qtbot, make_window, tmp_path, demo, f
         "coco": lambda: coco_case(tmp_path),
         "visdrone": lambda: visdrone_case(tmp_path),
         "ilsvrc": lambda: ilsvrc_case(tmp_path),
+        "lvis": lambda: lvis_case(tmp_path),
     }[family]()
     payloads = [cli_json(case, 0, tmp_path), cli_json(case, 1, tmp_path)]
     win = open_case(qtbot, make_window, case)

@@ -11,10 +11,11 @@ views           what a family gives the window: ``ClassView`` per class, ``Summa
                 ``ViewSettings`` (IoU / area choices, diagnosis rules), ``ViewChoice``
 voc             PASCAL VOC det / cls (``voc_tasks``: seg, layout, action; ``voc_analyze``;
                 ``voc_view``: the window)
-coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_view``; ``coco_lvis``
-                refuses LVIS files)
+coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_view``)
 visdrone        VisDrone-DET (``visdrone_view``)
 ilsvrc          ILSVRC DET / CLS-LOC (``ilsvrc_view``)
+lvis            LVIS v1 bbox / segm (federated; claims LVIS files before COCO does;
+                ``lvis_view``)
 analyze         ``vocviewer analyze`` over the families that analyse (``analyze_report``,
                 ``analyze_figures``: its JSON, text and SVG figures)
 """

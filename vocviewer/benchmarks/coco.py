@@ -1,5 +1,6 @@
 """COCO: the ``Benchmark`` of a COCO annotation JSON, and ``vocviewer eval`` for bbox / segm /
-keypoints: pycocotools' printed summary and JSON. LVIS files are refused (``coco_lvis``)."""
+keypoints: pycocotools' printed summary and JSON. LVIS files, COCO-shaped too, are claimed by the
+LVIS benchmark (higher priority)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from vocviewer.benchmarks import coco_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, opened
 from vocviewer.benchmarks.coco_analyze import analyze_coco
-from vocviewer.benchmarks.coco_lvis import refuse_lvis
 from vocviewer.benchmarks.registry import register
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
@@ -28,10 +28,15 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
     task = args.task or "bbox"
     images = getattr(args, "images", None)
-    dataset = opened(args, refuse_lvis(read_coco(args.path, images, masks=task == "segm")))
+    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
     keep_going = bool(getattr(args, "keep_going", False))
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    if dataset.extras["coco"].federated:  # only when --protocol coco asked for it
+        warnings.append(
+            f"{args.path}: an LVIS file evaluated by COCO's rules (--protocol coco): "
+            "these are not LVIS's numbers"
+        )
     if task == "keypoints":
         coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
     result = evaluate_coco(dataset, results, CocoParams.for_task(task))
@@ -82,7 +87,7 @@ class CocoBenchmark:
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
     ) -> Dataset:
-        return refuse_lvis(read_coco(path, sources.get("images"), masks=task != "bbox"))
+        return read_coco(path, sources.get("images"), masks=task != "bbox")
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "coco" in dataset.extras

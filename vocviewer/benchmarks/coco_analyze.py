@@ -26,7 +26,6 @@ from vocviewer.benchmarks.analyze_report import (
     set_names,
 )
 from vocviewer.benchmarks.base import opened
-from vocviewer.benchmarks.coco_lvis import refuse_lvis
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
@@ -45,7 +44,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
     """COCO bbox analysis of every ``args.results`` file against the annotation JSON."""
     if args.task not in (None, "bbox"):
         raise FormatError(args.path, f"analyze: COCO analysis is for --task bbox, not {args.task}")
-    dataset = opened(args, refuse_lvis(read_coco(args.path, args.images, masks=False)))
+    dataset = opened(args, read_coco(args.path, args.images, masks=False))
     warnings = [str(p) for p in dataset.problems]
     sets: list[AnalysedSet] = []
     evidence = []

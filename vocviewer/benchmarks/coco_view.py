@@ -70,11 +70,13 @@ def coco_class(
     choice: ViewChoice,
     recall_thresholds: FloatArray,
     boxes: FloatArray | None = None,
+    exclude: npt.NDArray[np.bool_] | None = None,
 ) -> ClassView:
     """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest
     ``choice.iou`` (``boxes``: bbox results' boxes, for the TPs' IoU). The curve and ``ap_at`` are
     those of ``choice.area`` (``all`` where the task has no such range; the largest detection
-    cap); verdicts are always those of area ``all``."""
+    cap); verdicts are always those of area ``all``. ``exclude``: objects never missed (default:
+    crowd regions)."""
     t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
     ev = ranked_evaluation(
         dataset,
@@ -93,8 +95,9 @@ def coco_class(
     curve = raw.precision[t, :, areas.index(area), -1]
     ok = curve > -1
     ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
-    crowd = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
-    missed = missed_rows(dataset, ev, crowd)
+    if exclude is None:
+        exclude = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
+    missed = missed_rows(dataset, ev, exclude)
     rt = np.asarray(recall_thresholds)[ok]
     return ClassView(ev, missed, rt, curve[ok], ap_at, IOU_CHOICES[t], raw, area)
 
@@ -159,11 +162,11 @@ def read_coco_view_results(
     the parse would hold this interpreter for seconds)."""
     if len(paths) != 1:
         raise FormatError(paths[-1], "COCO results are one JSON file")
-    boxes = offload(box_columns, paths[0]) if _looks_like_boxes(paths[0]) else None
+    boxes = offload(box_columns, paths[0]) if looks_like_boxes(paths[0]) else None
     return read_coco_results(dataset, paths[0], boxes=boxes)
 
 
-def _looks_like_boxes(path: Path) -> bool:
+def looks_like_boxes(path: Path) -> bool:
     """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
     keypoints: worth parsing in a helper process (others are read in the worker itself)."""
     if path.suffix.lower() != ".json" or not path.is_file():

@@ -21,7 +21,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.formats.input import check_regular
 
 #: the modules of the families vocviewer ships; each calls ``register`` when imported
-BUILTIN = ("voc", "coco", "visdrone", "ilsvrc")
+BUILTIN = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
 
@@ -126,8 +126,8 @@ def choose(
 def open_dataset(
     path: str | Path, *, images: str | Path | None = None, devkit: str | Path | None = None
 ) -> Dataset:
-    """Read the dataset at ``path``, whatever its family (PASCAL VOC, VisDrone, COCO JSON, or an
-    ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
+    """Read the dataset at ``path``, whatever its family (PASCAL VOC, VisDrone, a COCO or LVIS JSON,
+    or an ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
     default guessed beside the annotation folder.
 
     Raises
@@ -158,8 +158,9 @@ def looks_like_dataset(path: str | Path) -> bool:
 
 
 def benchmark_of(dataset: Dataset) -> Benchmark:
-    """The family that read ``dataset`` (``FormatError`` if none claims it)."""
-    for b in registered():
+    """The family that read ``dataset`` (``FormatError`` if none claims it); a family
+    extending another (higher ``priority``) is asked first."""
+    for b in sorted(registered(), key=lambda b: -b.priority):
         if b.reads_results_of(dataset):
             return b
     raise FormatError(dataset.root, f"no benchmark evaluates {dataset.name}")
@@ -168,7 +169,8 @@ def benchmark_of(dataset: Dataset) -> Benchmark:
 def open_results(
     dataset: Dataset, paths: Sequence[str | Path] | str | Path, **kw: Any
 ) -> ResultSet:
-    """Read result files or folders for ``dataset`` with the reader of its family (VOC
+    """Read result files or folders for ``dataset`` with the reader of its family, the families
+    asked in priority order (one whose datasets extend another's answers first) (VOC
     ``comp*_det_*`` / ``comp*_cls_*``, a VisDrone results folder, a COCO results JSON, an ILSVRC
     submission).
 

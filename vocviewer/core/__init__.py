@@ -17,7 +17,7 @@ palette
     The PASCAL VOC label colour map.
 person_results
     Person layouts and action scores, columnar.
-coco, ilsvrc, visdrone
+coco, ilsvrc, visdrone, lvis
     Each benchmark's extra columns beside ``Dataset`` / ``ResultSet``.
 errors
     ``FormatError`` (bad input, naming file and line or element) and ``OutputError``.

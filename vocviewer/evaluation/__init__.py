@@ -8,6 +8,8 @@ voc, voc_segmentation, voc_layout, voc_action
     PASCAL VOC: detection and classification, segmentation, person layout, action.
 coco, coco_prepare, coco_similarity, coco_matching, coco_accumulate
     COCO (``COCOeval``): bbox, segm and keypoints, exactly.
+lvis
+    LVIS (``LVISEval``): bbox and segm with the federated rules, on COCO's matching, exactly.
 coco_analyze
     COCO's ``analyze()``: the nested PR curves C75, C50, Loc, Sim, Oth, BG, FN.
 ilsvrc, ilsvrc_clsloc

@@ -1,9 +1,8 @@
 """File formats: the only code that reads or writes benchmark files (lxml, numpy, stdlib; no Qt).
+Which reader a path needs is decided by its family in ``vocviewer.benchmarks``.
 
 Modules
 -------
-detect
-    ``open_dataset`` / ``open_results``: sniff a path and call the right reader.
 voc
     ``read_voc``: a VOCdevkit root or year folder → ``core.Dataset``; re-exports the results API.
 voc_annotations
@@ -19,6 +18,8 @@ voc_segmentation, voc_layout, voc_action
     VOC segmentation PNGs, person-layout results XML, action results files.
 coco, coco_results
     COCO annotation JSON → ``Dataset``; COCO results JSON → ``ResultSet`` (``loadRes``' rules).
+lvis
+    LVIS v1 annotation JSON (COCO's reader + the federated fields); LVIS results JSON.
 ilsvrc, ilsvrc_clsloc
     ILSVRC DET and CLS-LOC ground truth, devkit lists and submissions.
 visdrone

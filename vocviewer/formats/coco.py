@@ -25,7 +25,7 @@ from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco_schema import load_json, show
 from vocviewer.formats.input import check_image_size
 
-__all__ = ["load_json", "polygon_sets_to_rle", "read_coco"]
+__all__ = ["coco_dataset", "load_json", "polygon_sets_to_rle", "read_coco"]
 
 
 def _guess_image_dir(path: Path) -> Path:
@@ -75,7 +75,13 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
         the limit, a non-finite number) is left out and listed in ``Dataset.problems``.
     """
     path = Path(path)
-    data = load_json(path)
+    return coco_dataset(path, load_json(path), images, masks=masks)
+
+
+def coco_dataset(
+    path: Path, data: Any, images: str | Path | None = None, *, masks: bool = True
+) -> Dataset:
+    """``read_coco`` of the already parsed file ``data`` (``path`` names it in messages)."""
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise FormatError(path, "not a COCO annotation file: expected an object with 'images'")
     anns = data.get("annotations", [])
