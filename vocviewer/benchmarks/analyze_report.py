@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.benchmarks.analyze_figures import tide_svg
+from vocviewer.benchmarks.analyze_figures import legend_on_top, tide_svg
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
@@ -205,5 +205,5 @@ def _figures(sets: list[AnalysedSet], boot: BootstrapResult, level: float) -> li
             )
             bands.append((grid, lo, hi))
         title = f"{cls} (interpolated precision, {level:.0%} bootstrap band)"
-        out.append((f"pr_{cls}.svg", pr_figure_svg(title, curves, bands=bands)))
+        out.append((f"pr_{cls}.svg", legend_on_top(pr_figure_svg(title, curves, bands=bands))))
     return out

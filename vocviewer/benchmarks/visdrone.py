@@ -123,7 +123,7 @@ class VisDroneBenchmark:
     tasks = ("det",)
     protocols = ("visdrone",)
     options: tuple[CliOption, ...] = ()
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks = ("det",)
     priority = 20
     hint = "a VisDrone split (annotations/ and images/)"
 
@@ -149,7 +149,9 @@ class VisDroneBenchmark:
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "analyze: VisDrone is not analysed yet")
+        from vocviewer.benchmarks.visdrone_analyze import analyze_visdrone
+
+        return analyze_visdrone(args)
 
 
 register(VisDroneBenchmark())
