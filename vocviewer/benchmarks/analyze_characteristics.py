@@ -19,7 +19,9 @@ from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.figure_svg import COLORS
 
 
-def characteristics_text(name: str, chars: Mapping[str, Characteristic]) -> list[str]:
+def characteristics_text(
+    name: str, chars: Mapping[str, Characteristic], width: int = 12
+) -> list[str]:
     """One line per characteristic: ``bin=AP_N`` ... and sensitivity / impact."""
     lines = []
     for c in chars.values():
@@ -27,7 +29,7 @@ def characteristics_text(name: str, chars: Mapping[str, Characteristic]) -> list
             f"{b}={v:.3f}" if v == v else f"{b}=-" for b, v in zip(c.bins, c.mean, strict=True)
         )
         lines.append(
-            f"  {name}  {c.name:<10} {bins}  sensitivity {c.sensitivity:.3f}  "
+            f"  {name:<{width}}  {c.name:<10} {bins}  sensitivity {c.sensitivity:.3f}  "
             f"impact {c.impact:.3f}"
         )
     return lines
@@ -124,8 +126,9 @@ def with_characteristics(
     if not per_set:
         return out
     lines = ["", "object characteristics: normalised AP per bin (mean over classes)"]
+    width = max(12, *(len(n) for n, _ in per_set))
     for name, chars in per_set:
-        lines += characteristics_text(name, chars)
+        lines += characteristics_text(name, chars, width)
     figs = (
         [
             (f"characteristics_{name}.svg", characteristics_svg(f"{name}: object characteristics", c))

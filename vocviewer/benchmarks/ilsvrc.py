@@ -126,7 +126,7 @@ class IlsvrcBenchmark:
     tasks = ("det", "clsloc")
     protocols = ("ilsvrc",)
     options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks = ("det",)
     priority = 40
     hint = None  # recognised by its --devkit, not by its folder
 
@@ -161,7 +161,9 @@ class IlsvrcBenchmark:
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "analyze: ILSVRC is not analysed yet")
+        from vocviewer.benchmarks.ilsvrc_analyze import analyze_ilsvrc
+
+        return analyze_ilsvrc(args)
 
 
 register(IlsvrcBenchmark())
