@@ -41,7 +41,9 @@ def characteristics_svg(
     """An SVG document of the bin means with standard-error bars (module docstring)."""
     groups = [c for c in chars.values() if len(c.bins)]
     n_points = sum(len(c.bins) for c in groups)
-    left, right, top, bottom, step, gap = 52.0, 16.0, 40.0, 70.0, 30.0, 26.0
+    longest = max((len(b) for c in groups for b in c.bins), default=1)
+    left, right, top, bottom, gap = 52.0, 16.0, 40.0, 70.0, 26.0
+    step = max(30.0, 6.5 * longest + 8)
     width = int(left + right + n_points * step + max(len(groups) - 1, 0) * gap + 20)
     ph = height - top - bottom
 
