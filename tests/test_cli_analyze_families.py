@@ -207,7 +207,7 @@ def test_ilsvrc_cli_three_sets(tmp_path: Path, capsys) -> None:
     assert set(entry["tide"]["main"]) == MAIN and entry["tide"]["counts"]["Cls"] == 1
     assert set(entry["characteristics"]) >= {"size", "aspect"}
     assert set(p["ranks"]) == set(p["sets"]) and len(p["paired"]) == 3
-    same = [q for q in p["paired"] if q["b"] == "pred.txt-2" and q["a"] == "pred.txt"][0]
+    same = next(q for q in p["paired"] if q["b"] == "pred.txt-2" and q["a"] == "pred.txt")
     assert same["difference"] == 0.0 and same["ci"] == [0.0, 0.0]
     assert all(v["difference"] == 0.0 for v in same["per_class"].values())
     png = figs / "characteristics_pred.txt.png"

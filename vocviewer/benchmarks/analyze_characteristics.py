@@ -35,9 +35,7 @@ def characteristics_text(
     return lines
 
 
-def characteristics_svg(
-    title: str, chars: Mapping[str, Characteristic], height: int = 360
-) -> str:
+def characteristics_svg(title: str, chars: Mapping[str, Characteristic], height: int = 360) -> str:
     """An SVG document of the bin means with standard-error bars (module docstring)."""
     groups = [c for c in chars.values() if len(c.bins)]
     n_points = sum(len(c.bins) for c in groups)
@@ -133,7 +131,10 @@ def with_characteristics(
         lines += characteristics_text(name, chars, width)
     figs = (
         [
-            (f"characteristics_{name}.svg", characteristics_svg(f"{name}: object characteristics", c))
+            (
+                f"characteristics_{name}.svg",
+                characteristics_svg(f"{name}: object characteristics", c),
+            )
             for name, c in per_set
         ]
         if figures

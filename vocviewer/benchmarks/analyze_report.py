@@ -117,7 +117,7 @@ def finish(
         "sets": {s.name: s.entry for s in sets},
     }
     if len(sets) >= 2:
-        payload["paired"] = paired_json(boot, level, [c for c in sets[0].entry["per_class"]])
+        payload["paired"] = paired_json(boot, level, list(sets[0].entry["per_class"]))
     if len(sets) >= 3:
         payload["ranks"] = {
             r.name: {"rank": r.rank, "range": [r.low, r.high]}

@@ -108,9 +108,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
             "tide": tide.to_json(),
         }
         chars = coco_characteristics(dataset, ev, norm["n_pos"])
-        entry["characteristics"] = characteristics_json(
-            chars, norm["n_pos"], norm["n_pos_default"]
-        )
+        entry["characteristics"] = characteristics_json(chars, norm["n_pos"], norm["n_pos_default"])
         per_set.append((name, chars))
         analysis = coco_analysis(dataset, results, params)
         entry["analysis"] = analysis_json(analysis)
@@ -168,8 +166,7 @@ def coco_normalised(
     out: dict[str, tuple[float, float]] = {}
     for c, npos in zip(ev.categories, counts, strict=True):
         per_thr = [
-            normalised_ap_101(v == Verdict.TP, v == Verdict.FP, int(npos), n, rt)
-            for v in c.verdict
+            normalised_ap_101(v == Verdict.TP, v == Verdict.FP, int(npos), n, rt) for v in c.verdict
         ]
         with np.errstate(invalid="ignore"):
             out[c.name] = (float(np.mean(per_thr)), per_thr[0])

@@ -20,7 +20,6 @@ from vocviewer.benchmarks.base import (
 from vocviewer.benchmarks.registry import register
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone

@@ -56,7 +56,9 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
     from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
 
     if args.task not in (None, "det"):
-        raise FormatError(args.path, f"analyze: VisDrone is analysed for --task det, not {args.task}")
+        raise FormatError(
+            args.path, f"analyze: VisDrone is analysed for --task det, not {args.task}"
+        )
     dataset = opened(args, read_visdrone(args.path))
     warnings = [str(p) for p in dataset.problems]
     sets: list[AnalysedSet] = []

@@ -51,6 +51,8 @@ def ilsvrc_det_evidence(
             name=label_name, unit=det.image_index[r], tp=v == 1, fp=v == 0, positives=positives
         )
         if ev.npos != int(evaluation.npos[k]):
-            raise ValueError(f"{label_name}: {ev.npos} positives, the devkit counts {evaluation.npos[k]}")
+            raise ValueError(
+                f"{label_name}: {ev.npos} positives, the devkit counts {evaluation.npos[k]}"
+            )
         classes.append(ev)
     return EvidenceSet(name, "allpoints", tuple(classes), np.arange(n_img, dtype=np.int64))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.core import rle_columns as rc
 from vocviewer.evaluation.coco_similarity import box_iou_pairs, mask_iou_pairs
 from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
 from vocviewer.evaluation.tide import (
@@ -77,12 +77,12 @@ def coco_evidence(
     img_sorted = dets.image_index[order]
     rank = np.arange(n_det) - np.searchsorted(img_sorted, img_sorted, side="left")
     proc = order[rank < max_dets]
-    p_img, p_lab, p_box = dets.image_index[proc], dets.label[proc], dt.bbox[proc]
+    p_img, p_lab = dets.image_index[proc], dets.label[proc]
     n_proc = len(proc)
 
     obj = dataset.objects
     reg = np.flatnonzero(~gt.iscrowd)  # image-sorted, annotation order within an image
-    r_lab, r_box = obj.label[reg], gt.bbox[reg]
+    r_lab = obj.label[reg]
     r_off = group_offsets(obj.image_index[reg], n_img)
     pair_det, pair_gt = same_image_pairs(p_img, r_off)
     iou = _iou(gt, dt, proc[pair_det], reg[pair_gt], np.zeros(len(pair_det), dtype=bool))
