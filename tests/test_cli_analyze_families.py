@@ -15,6 +15,7 @@ import pytest
 from tests.evaluation.test_ilsvrc import reference as ilsvrc_reference
 from tests.evaluation.test_ilsvrc import write_fixture
 from tests.evaluation.test_visdrone_reference import reference as visdrone_reference
+from vocviewer.benchmarks.visdrone_analyze import visdrone_curves
 from vocviewer.cli import main
 from vocviewer.evaluation.bootstrap_visdrone import engine_points, visdrone_evidence
 from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
@@ -86,6 +87,19 @@ def test_visdrone_tide_hand_worked(tmp_path: Path) -> None:
     assert e.gt_counted.tolist() == [True, True, False]  # the ignore-flagged car is no positive
 
 
+def test_visdrone_nested_curves_hand_worked(tmp_path: Path) -> None:
+    """Car's ranks FP, TP, FP (IoU 1/3), ignored over 3 positives (the ignore-flagged car counts,
+    as in the toolkit's recall): C50 keeps precision .5 up to recall 1/3 (34 of the 101 levels);
+    at IoU 0.1 the third detection is a TP, 2/3 up to recall 2/3 (67 levels); BG is 1 there."""
+    split = write_visdrone(tmp_path, TOY_GT, {"res": TOY_DET})
+    ds = read_visdrone(split)
+    res = read_visdrone_results(ds, [tmp_path / "res"])
+    car = visdrone_curves(ds, res, evaluate_visdrone(ds, res)).to_json()["categories"]["car"]
+    expected = {"C75": 17 / 101, "C50": 17 / 101, "Loc": 67 * 2 / 3 / 101, "BG": 67 / 101}
+    expected |= {"Sim": expected["Loc"], "Oth": expected["Loc"], "FN": 1.0}
+    assert car == pytest.approx(expected, abs=1e-12)
+
+
 def random_visdrone(rng: np.random.Generator, n_img: int, quality: float) -> tuple[list, list]:
     gts, dets = [], []
     for _ in range(n_img):
@@ -148,6 +162,11 @@ def test_visdrone_cli_json_and_figures(visdrone_split: Any, tmp_path: Path, caps
     assert "TIDE" in text and "object characteristics" in text and "occlusion" in text
     names = {f.name for f in figs.iterdir()}
     assert {"tide_good.svg", "characteristics_weak.svg", "pr_car.svg"} <= names
+    assert {"analyze_good.svg", "analyze_weak_cars.svg"} <= names
+    assert set(good["analysis"]["groups"]) == {"people", "cars", "cycles"}
+    assert good["analysis"]["overall"]["all"]["C50"] == pytest.approx(
+        np.mean([a["C50"] for a in good["analysis"]["categories"].values()]), abs=1e-12
+    )
     for f in figs.iterdir():
         ET.parse(f)  # well-formed SVG
     # the legend is drawn last, on a white box, above every curve

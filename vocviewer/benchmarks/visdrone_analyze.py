@@ -12,12 +12,16 @@ classes that have any. Layout of the JSON: ``analyze``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vocviewer.benchmarks.analyze import RECALL_GRID
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
+from vocviewer.benchmarks.analyze_curves_svg import analysis_svg, area_label
 from vocviewer.benchmarks.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
@@ -42,10 +46,14 @@ from vocviewer.evaluation.characteristics import (
     level_bins,
     size_bins,
 )
+from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
 from vocviewer.evaluation.visdrone import VisDroneResult
 
 VISDRONE_MAP = "VisDrone AP@[.50:.95], maxDets 500 (summary 'AP', percent)"
 VISDRONE_AP50 = "VisDrone AP@0.50, maxDets 500 (summary 'AP50', percent)"
+#: IoU of the Loc, Sim and Oth curves (COCO's analyze()).
+LOC_IOU = 0.1
+FloatArray = npt.NDArray[np.float64]
 
 
 def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
@@ -64,6 +72,7 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
     sets: list[AnalysedSet] = []
     evidence = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
+    analyses: list[tuple[str, VisDroneCurves]] = []
     official = True
     for name, path in zip(set_names(args.results), args.results, strict=True):
         if not path.is_dir():
@@ -96,6 +105,9 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         entry["normalised_ap"]["mean"] = nan_to_null(overall.overall)
         entry["characteristics"] = characteristics_json(chars, n_pos, d_pos)
         per_set.append((name, chars))
+        curves = visdrone_curves(dataset, results, ev)
+        entry["analysis"] = curves.to_json()
+        analyses.append((name, curves))
         evidence.append(visdrone_evidence(dataset, results, ev, name))
         sets.append(AnalysedSet(name, ev.summary["AP"], entry, tide))
     boot = visdrone_bootstrap(
@@ -131,7 +143,34 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         bands=boot.ap50,
         official=official,
     )
+    figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
+    out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
     return with_characteristics(out, per_set, args.figures)
+
+
+def curves_text(analyses: list[tuple[str, VisDroneCurves]]) -> str:
+    """One line per set: the areas under the overall curves, as the COCO legend writes them."""
+    width = max(12, *(len(n) for n, _ in analyses))
+    lines = ["", "analyze()-style curves: areas (mean over the 10 classes, maxDets 500)"]
+    for name, c in analyses:
+        areas = c.curves().areas
+        lines.append(f"{name:<{width}}  " + " ".join(f"{area_label(areas[k])} {k}" for k in areas))
+    return "\n".join(lines) + "\n"
+
+
+def curve_figures(name: str, c: VisDroneCurves) -> list[tuple[str, str]]:
+    """``analyze_<set>.svg`` (all classes) and ``analyze_<set>_<group>.svg`` per similar group."""
+    from vocviewer.evaluation.analysis import VISDRONE_GROUPS
+
+    views = [("", "overall", c.curves())]
+    views += [(f"_{g}", g, c.curves(sorted(m))) for g, m in VISDRONE_GROUPS.items()]
+    return [
+        (
+            f"analyze_{name}{suffix}.svg",
+            analysis_svg(f"{name}: det-{which}", v.recall, v.curves(), v.areas),
+        )
+        for suffix, which, v in views
+    ]
 
 
 def visdrone_characteristics(
@@ -165,3 +204,107 @@ def visdrone_characteristics(
         "occlusion": (("none", "partial", "heavy"), level_bins(gt.occlusion, 3, counted)),
     }
     return all_characteristics(specs, rankings, obj.label, counted, n), n, d_pos
+
+
+def visdrone_curves(dataset: Dataset, results: ResultSet, ev: VisDroneResult) -> VisDroneCurves:
+    """``analyze()``'s nested curves on the toolkit's ranked lists (see ``VisDroneCurves``)."""
+    from vocviewer.evaluation.analysis import VISDRONE_GROUPS
+    from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
+    from vocviewer.evaluation.visdrone_match import overlaps
+
+    gt = dataset.extras["visdrone"]
+    obj, det = dataset.objects, results.detections
+    verdict = ev.verdict
+    rows = np.flatnonzero(verdict[:, 0] != -2)
+    kept = np.flatnonzero(ev.gt_kept & (gt.category >= 1) & (gt.category <= 10))
+    off = group_offsets(obj.image_index[kept], len(dataset.images))
+    pd, pg = same_image_pairs(det.image_index[rows], off)
+    ok, ov = overlaps(
+        results.extras["visdrone"].ltwh[rows][pd], gt.ltwh[kept][pg], np.zeros(len(pd), bool)
+    )
+    iou = np.where(ok, ov, 0.0)
+    d_lab, g_lab = det.label[rows][pd], obj.label[kept][pg]
+    g_eval = gt.score[kept][pg] != 0
+    # Loc: the toolkit's greedy at IoU 0.1 (evaluated objects; ties to the later object)
+    cand = np.flatnonzero((d_lab == g_lab) & g_eval & (iou >= LOC_IOU))
+    pref = np.empty(len(cand), dtype=np.int64)
+    pref[np.lexsort((-pg[cand], -iou[cand], pd[cand]))] = np.arange(len(cand))
+    prio = np.empty(len(rows), dtype=np.int64)
+    prio[np.lexsort((rows, -det.score[rows], det.image_index[rows]))] = np.arange(len(rows))
+    taken = greedy_with_fallback(pd[cand], pg[cand], pref, prio, len(rows), len(kept))
+    loc = np.where(taken >= 0, 1, 0).astype(np.int8)
+    free = (taken < 0)[pd]
+    hit_ignore = free & (d_lab == g_lab) & ~g_eval
+    with np.errstate(all="ignore"):  # ioa with the ignore-flagged object (compOas)
+        _, ioa = overlaps(
+            results.extras["visdrone"].ltwh[rows][pd], gt.ltwh[kept][pg], np.ones(len(pd), bool)
+        )
+    loc[np.unique(pd[hit_ignore & (ioa >= LOC_IOU)])] = -1
+    names = [VISDRONE_CATEGORIES[c] for c in range(len(VISDRONE_CATEGORIES))]
+    group_of = {n: g for g, members in VISDRONE_GROUPS.items() for n in members}
+    d_grp = np.array([group_of.get(names[int(v)], "") for v in d_lab], dtype=object)
+    g_grp = np.array([group_of.get(names[int(v)], "") for v in g_lab], dtype=object)
+    other = (d_lab != g_lab) & (iou >= LOC_IOU) & (loc[pd] == 0)
+    sim = loc.copy()
+    sim[np.unique(pd[other & (d_grp == g_grp) & (d_grp != "")])] = -1
+    oth = loc.copy()
+    oth[np.unique(pd[other])] = -1
+    rank = rows[np.lexsort((rows, det.image_index[rows], -det.score[rows]))]
+    where = np.full(len(det.label), -1, dtype=np.int64)
+    where[rows] = np.arange(len(rows))
+    rt = np.linspace(0.0, 1.0, 101)
+    per = np.zeros((5, len(VISDRONE_EVAL_CLASSES), len(rt)))
+    for k, c in enumerate(VISDRONE_EVAL_CLASSES):
+        r = rank[det.label[rank] == c]
+        lists = (verdict[r, 5], verdict[r, 0], loc[where[r]], sim[where[r]], oth[where[r]])
+        for i, v in enumerate(lists):
+            per[i, k] = _interpolated(v == 1, v == 0, int(ev.npos[k]), rt)
+    return VisDroneCurves(rt, per, tuple(names[c] for c in VISDRONE_EVAL_CLASSES))
+
+
+def _interpolated(
+    tp: npt.NDArray[np.bool_], fp: npt.NDArray[np.bool_], npos: int, rt: FloatArray
+) -> FloatArray:
+    """COCO's 101-point sampling of the precision envelope (0 without positives or past the
+    last rank)."""
+    if npos == 0 or not len(tp):
+        return np.zeros(len(rt))
+    ctp, cfp = np.cumsum(tp), np.cumsum(fp)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prec = np.nan_to_num(ctp / (ctp + cfp))
+    env = np.maximum.accumulate(prec[::-1])[::-1]
+    at = np.searchsorted(ctp / npos, rt, side="left")
+    return np.where(at < len(env), env[np.minimum(at, len(env) - 1)], 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class VisDroneCurves:
+    """The nested curves per class: ``precision`` float64 (5, 10, R) for C75, C50, Loc, Sim,
+    Oth at ``recall`` (101 levels); BG and FN follow (``curves``)."""
+
+    recall: FloatArray
+    precision: FloatArray
+    class_names: tuple[str, ...]
+
+    def curves(self, classes: Sequence[str] | None = None) -> AnalysisCurves:
+        """The seven curves of the mean over ``classes`` (default all ten)."""
+        keep = [self.class_names.index(c) for c in classes] if classes else slice(None)
+        p = self.precision[:, keep].mean(axis=1)
+        bg = (p[4] > 0).astype(np.float64)
+        c75, c50, loc, sim, oth = p
+        return AnalysisCurves("", "all", self.recall, c75, c50, loc, sim, oth, bg, np.ones_like(bg))
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"curves", "max_dets", "overall": {"all": areas}, "groups", "categories"}``."""
+        from vocviewer.evaluation.analysis import VISDRONE_GROUPS
+
+        def areas(c: AnalysisCurves) -> dict[str, float | None]:
+            return {k: nan_to_null(v) for k, v in c.areas.items()}
+
+        return {
+            "curves": list(CURVE_NAMES),
+            "max_dets": 500,
+            "overall": {"all": areas(self.curves())},
+            "groups": {g: areas(self.curves(sorted(m))) for g, m in VISDRONE_GROUPS.items()},
+            "categories": {c: areas(self.curves([c])) for c in self.class_names},
+        }
