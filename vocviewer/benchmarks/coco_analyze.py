@@ -119,7 +119,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         evidence,
         args.bootstrap,
         args.seed,
-        chunk=max(1, min(50, -(-args.bootstrap // 20))),
+        chunk=min(50, max(10, -(-args.bootstrap // 20))),
         progress=args.progress,
     )
     extra = {
