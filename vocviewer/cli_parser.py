@@ -146,7 +146,11 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     an = sub.add_parser(
         "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
     )
-    an.add_argument("path", type=Path, help="a VOCdevkit root or year folder, or a COCO JSON")
+    an.add_argument(
+        "path",
+        type=Path,
+        help="a VOCdevkit, a COCO JSON, a VisDrone split or an ILSVRC annotation folder",
+    )
     an.add_argument(
         "--results",
         type=Path,
@@ -170,7 +174,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--n-pos",
         type=float,
         metavar="N",
-        help="VOC normalised AP's N (default: mean positives per class)",
+        help="normalised AP's N (default: mean positives per class)",
     )
     an.add_argument(
         "--keep-going",

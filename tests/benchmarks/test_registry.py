@@ -225,14 +225,10 @@ def test_visdrone_and_ilsvrc_are_sniffed_without_protocol(
 
 
 def test_analyze_names_a_family_it_does_not_analyse(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    toy: ToyBenchmark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.evaluation.test_visdrone_reference import write_split
-
-    split, res = write_split(tmp_path / "vd", [([(0, 0, 10, 10, 1, 4)], [], 0, 0)])
-    assert main(["analyze", str(split), "--results", str(res)]) == 1
+    gt, results = _toy_files(tmp_path)
+    assert main(["analyze", str(gt), "--results", str(results[0])]) == 1
     err = capsys.readouterr().err
-    assert (
-        err
-        == f"vocviewer: error: {split}: analyze: VisDrone is not analysed yet (only VOC, COCO)\n"
-    )
+    titles = "VOC, COCO, VisDrone, ILSVRC"
+    assert err == f"vocviewer: error: {gt}: analyze: Toy is not analysed yet (only {titles})\n"

@@ -1,23 +1,32 @@
 """``vocviewer analyze``: what each error costs (TIDE), bootstrap intervals, paired differences,
 rank ranges and normalised AP for one or more result sets, as a printed summary, JSON and figures.
 
-Families: those of the registry with ``analyze_tasks`` (VOC detection and classification in
-``voc_analyze``, COCO boxes in ``coco_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is one result set, named by its file or folder
-name (made unique with ``-2``, ``-3``, ...). The JSON (``run_analyze(...).payload``)::
+Families: those of the registry with ``analyze_tasks`` (VOC det / cls in ``voc_analyze``, COCO
+bbox / segm in ``coco_analyze``, VisDrone-DET in ``visdrone_analyze``, ILSVRC DET in
+``ilsvrc_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is
+one result set, named by its file or folder name (made unique with ``-2``, ``-3``, ...). The JSON
+(``run_analyze(...).payload``)::
 
-    {"protocol", "task", "image_set", "bootstrap": {"replicates", "seed", "level"},
-     "sets": {name: {"mAP", "per_class": {class: {"ap", "ap_n"}}, "normalised_ap": {"n_pos", ...},
-                     "tide": {"main": {...}, "special": {...}, "ap", "counts"},   # boxes only
+    {"protocol", "task", "image_set", "official", "bootstrap": {"replicates", "seed", "level"},
+     "sets": {name: {"mAP", "per_class": {class: {"ap", "ap_n", ...}},
+                     "normalised_ap": {"n_pos", "n_pos_default", ...},
+                     "tide": {"main": {...}, "special": {...}, "ap", "counts"},   # boxes / masks
+                     "characteristics": {"n_pos", name: {"bins", "mean", "se", "objects",
+                                         "overall", "sensitivity", "impact", "per_class"}},
+                     "analysis": {...},                                     # COCO, VisDrone
                      "bootstrap": {"mAP": {"point", "ci", "level", "replicates", "metric"},
                                    "per_class": {class: {"point", "ci"}}}}},
-     "paired": [{"a", "b", "difference", "ci", "level", "verdict"}],   # two or more sets
+     "paired": [{"a", "b", "difference", "ci", "level", "verdict",
+                 "per_class": {class: {"difference", "ci", "verdict"}}}],   # two or more sets
      "ranks": {name: {"rank", "range"}}}                                # three or more sets
 
 VOC: ``mAP`` is VOC's own mean AP (the evaluation's AP rule) and its bootstrap; normalised AP
 (IJCV 2015 eq. 5-6) beside AP, ``N`` the paper's mean positives per class unless ``--n-pos``;
 TIDE (detection) from ``tide_voc``. COCO: ``mAP`` is COCOeval's AP@[.50:.95] (summary "AP"),
 ``AP50`` its AP at IoU 0.5 (summary "AP50"), both bootstrapped (``bootstrap_coco``); TIDE from
-``tide_coco`` (tidecv's units: AP points at IoU 0.5). COCO has no normalised AP here.
+``tide_coco`` (tidecv's units: AP points at IoU 0.5). VisDrone: the toolkit's AP / AP50 in
+percent. ILSVRC: the mean AP over labels with a defined AP. Object characteristics:
+``evaluation.characteristics``.
 Nothing here prints; ``cli`` prints the text and writes the JSON and the figures.
 """
 

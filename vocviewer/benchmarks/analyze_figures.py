@@ -7,6 +7,7 @@ special FalsePos / FalseNeg), in dAP points. PR curves with bootstrap bands come
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from xml.sax.saxutils import escape
 
@@ -69,3 +70,31 @@ def tide_svg(
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+_LEGEND_PAIR = re.compile(
+    r'<line x1="(?P<x>[-\d.]+)" y1="(?P<y>[-\d.]+)" x2="[-\d.]+" y2="(?P=y)" '
+    r'stroke="[^"]+" stroke-width="2.2"/>\n'
+    r'<text [^>]*font-size="12" fill="#202124">(?P<label>[^<]*)  AP [^<]*</text>\n'
+)
+
+
+def legend_on_top(svg: str) -> str:
+    """A ``pr_figure_svg`` document with its legend moved above every curve and band, on a
+    white, slightly transparent box, so that it stays readable where the curves pass under it."""
+    pairs = list(_LEGEND_PAIR.finditer(svg))
+    if not pairs:
+        return svg
+    body = _LEGEND_PAIR.sub("", svg)
+    x = min(float(m["x"]) for m in pairs)
+    ys = [float(m["y"]) for m in pairs]
+    longest = max(len(m["label"]) for m in pairs) + 11  # "<label>  AP 0.123"
+    width = 30 + 7.0 * longest + 8
+    box = (
+        f'<rect x="{x - 8:.1f}" y="{min(ys) - 12:.1f}" width="{width:.1f}" '
+        f'height="{max(ys) - min(ys) + 24:.1f}" rx="3" fill="white" fill-opacity="0.85" '
+        'stroke="#bdc1c6" stroke-width="0.8"/>\n'
+    )
+    legend = box + "".join(m[0] for m in pairs)
+    head, _, _ = body.rpartition("</svg>")
+    return head + legend + "</svg>\n"

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.benchmarks.analyze_figures import tide_svg
+from vocviewer.benchmarks.analyze_figures import legend_on_top, tide_svg
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
@@ -64,6 +64,24 @@ def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -
     }
 
 
+def paired_json(boot: BootstrapResult, level: float, classes: list[str]) -> list[dict[str, Any]]:
+    """``boot.paired_summary`` (mAP, A before B) with, per pair, ``"per_class"``: the difference
+    of each class's AP (of ``classes`` the bootstrap holds) with its interval and verdict."""
+    pairs: list[dict[str, Any]] = boot.paired_summary(level)
+    known = [c for c in classes if c in boot.class_names]
+    for p in pairs:
+        per: dict[str, Any] = {}
+        for c in known:
+            d = boot.paired(p["a"], p["b"], c, level)
+            per[c] = {
+                "difference": nan_to_null(d.difference.point),
+                "ci": [nan_to_null(d.difference.low), nan_to_null(d.difference.high)],
+                "verdict": d.verdict,
+            }
+        p["per_class"] = per
+    return pairs
+
+
 def finish(
     args: argparse.Namespace,
     protocol: str,
@@ -99,7 +117,7 @@ def finish(
         "sets": {s.name: s.entry for s in sets},
     }
     if len(sets) >= 2:
-        payload["paired"] = boot.paired_summary(level)
+        payload["paired"] = paired_json(boot, level, list(sets[0].entry["per_class"]))
     if len(sets) >= 3:
         payload["ranks"] = {
             r.name: {"rank": r.rank, "range": [r.low, r.high]}
@@ -187,5 +205,5 @@ def _figures(sets: list[AnalysedSet], boot: BootstrapResult, level: float) -> li
             )
             bands.append((grid, lo, hi))
         title = f"{cls} (interpolated precision, {level:.0%} bootstrap band)"
-        out.append((f"pr_{cls}.svg", pr_figure_svg(title, curves, bands=bands)))
+        out.append((f"pr_{cls}.svg", legend_on_top(pr_figure_svg(title, curves, bands=bands))))
     return out

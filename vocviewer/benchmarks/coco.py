@@ -69,7 +69,7 @@ class CocoBenchmark:
     tasks = ("bbox", "segm", "keypoints")
     protocols = ("coco",)
     options = (CliOption("--images", "COCO image folder", source=True),)
-    analyze_tasks = ("bbox",)
+    analyze_tasks = ("bbox", "segm")
     priority = 10
     hint = "a COCO annotation .json"
 

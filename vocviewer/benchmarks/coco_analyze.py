@@ -1,6 +1,17 @@
-"""``vocviewer analyze`` on COCO boxes: COCOeval, TIDE (``tide_coco``), the COCO bootstrap
-(``bootstrap_coco``) of AP@[.50:.95] (the payload's ``mAP``) and AP50 (``AP50``), and the COCO
-API's ``analyze()`` (``evaluation.coco_analyze``); see ``analyze``.
+"""``vocviewer analyze`` on COCO boxes and masks (``--task bbox|segm``): COCOeval, TIDE
+(``tide_coco``; masks: tidecv's ``TIDE.MASK`` mode), the COCO bootstrap (``bootstrap_coco``) of
+AP@[.50:.95] (the payload's ``mAP``) and AP50 (``AP50``), normalised AP beside AP, the object
+characteristics and the COCO API's ``analyze()`` (``evaluation.coco_analyze``); see ``analyze``.
+Keypoints are not analysed: TIDE has no keypoint mode and ``analyze()`` is defined for boxes and
+masks only.
+
+Normalised AP (IJCV 2015 eq. 6, COCO's 101-point average): per category ``"ap_n"`` (mean over
+IoU .50:.95) beside ``"ap"`` and ``"ap_n50"`` beside ``"ap50"``, on COCOeval's own ranked verdicts
+(area all, maxDets 100); ``N`` (``--n-pos``) defaults to the mean number of non-crowd objects over
+the categories that have any. Characteristics at IoU 0.5 (``AP_N`` with ``VOCap``): size and
+aspect ratio (within-category percentiles of the annotation's box), COCO's area ranges
+(small / medium / large by the ``area`` field) and crowd (its "yes" bin: the crowd regions, hit
+by the detections COCOeval ignored).
 
 ``"analysis"`` per set holds the areas under the seven curves (``CURVE_NAMES``), never the curves
 (those are in the figures, and in ``CocoAnalysis.to_json`` from the library)::
@@ -17,6 +28,9 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
+from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_curves_svg import analysis_svg, area_label
 from vocviewer.benchmarks.analyze_report import (
     AnalysedSet,
@@ -27,11 +41,27 @@ from vocviewer.benchmarks.analyze_report import (
 )
 from vocviewer.benchmarks.base import opened
 from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.coco import CocoAnnotations
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
+from vocviewer.evaluation.characteristics import (
+    ASPECT_BINS,
+    SIZE_BINS,
+    Characteristic,
+    ClassRanking,
+    all_characteristics,
+    aspect_bins,
+    characteristics_json,
+    flag_bins,
+    range_bins,
+    size_bins,
+)
+from vocviewer.evaluation.coco import CocoEvalResult, CocoParams, evaluate_coco
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, MAX_DETS, AnalysisCurves, CocoAnalysis
 from vocviewer.evaluation.coco_analyze import analyze_coco as coco_analysis
+from vocviewer.evaluation.normalised_ap import normalised_ap_101
+from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
@@ -41,33 +71,44 @@ COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 
 def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
-    """COCO bbox analysis of every ``args.results`` file against the annotation JSON."""
-    if args.task not in (None, "bbox"):
-        raise FormatError(args.path, f"analyze: COCO analysis is for --task bbox, not {args.task}")
-    dataset = opened(args, read_coco(args.path, args.images, masks=False))
+    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
+    task = args.task or "bbox"
+    if task not in ("bbox", "segm"):
+        raise FormatError(
+            args.path, f"analyze: COCO analysis is for --task bbox or segm, not {task}"
+        )
+    dataset = opened(args, read_coco(args.path, args.images, masks=task == "segm"))
     warnings = [str(p) for p in dataset.problems]
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
-    params = CocoParams.for_task("bbox")
+    per_set: list[tuple[str, dict[str, Characteristic]]] = []
+    params = CocoParams.for_task(task)
     for name, path in zip(set_names(args.results), args.results, strict=True):
-        results = read_coco_results(dataset, path, task="bbox")
+        results = read_coco_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
         ev = evaluate_coco(dataset, results, params)
         tide = coco_tide(dataset, results)
         stats = ev.stats()
+        norm, ap_n = coco_normalised(ev, args.n_pos)
         entry: dict[str, Any] = {
             "mAP": nan_to_null(stats["AP"]),
             "AP50": nan_to_null(stats["AP50"]),
             "per_class": {
                 c.name: {
                     "ap": nan_to_null(c.ap),
+                    "ap_n": nan_to_null(ap_n[c.name][0]),
                     "ap50": nan_to_null(ev.ap(0.5, category=int(c.category_id))),
+                    "ap_n50": nan_to_null(ap_n[c.name][1]),
                 }
                 for c in ev.categories
             },
+            "normalised_ap": norm,
             "tide": tide.to_json(),
         }
+        chars = coco_characteristics(dataset, ev, norm["n_pos"])
+        entry["characteristics"] = characteristics_json(chars, norm["n_pos"], norm["n_pos_default"])
+        per_set.append((name, chars))
         analysis = coco_analysis(dataset, results, params)
         entry["analysis"] = analysis_json(analysis)
         analyses.append((name, analysis))
@@ -77,7 +118,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         evidence,
         args.bootstrap,
         args.seed,
-        chunk=max(1, min(50, -(-args.bootstrap // 20))),
+        chunk=min(50, max(10, -(-args.bootstrap // 20))),
         progress=args.progress,
     )
     extra = {
@@ -88,13 +129,13 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         for s in sets
     }
     header = (
-        f"COCO bbox, {evidence[0].n_units} images; mAP = COCO AP@[.50:.95] (0-1); "
+        f"COCO {task}, {evidence[0].n_units} images; mAP = COCO AP@[.50:.95] (0-1); "
         "TIDE and the PR bands at IoU 0.5"
     )
     out = finish(
         args,
         "coco",
-        "bbox",
+        task,
         None,
         header,
         sets,
@@ -104,8 +145,63 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         extra,
         bands=boot.ap50,  # PR bands at IoU 0.5, on COCO's 101 recall thresholds
     )
-    figures = [f for name, a in analyses for f in analysis_figures(name, a)] if args.figures else []
-    return replace(out, text=out.text + analysis_text(analyses), figures=out.figures + figures)
+    figures = (
+        [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
+    )
+    out = replace(out, text=out.text + analysis_text(analyses), figures=out.figures + figures)
+    return with_characteristics(out, per_set, args.figures)
+
+
+def coco_normalised(
+    ev: CocoEvalResult, n_pos: float | None
+) -> tuple[dict[str, Any], dict[str, tuple[float, float]]]:
+    """(``"normalised_ap"`` entry, per category (AP_N over .50:.95, AP_N at .50)): eq. 6 on
+    COCOeval's ranked verdicts (area all, largest cap) with COCO's 101-point average."""
+    counts = np.array([int(c.npig[0]) for c in ev.categories])
+    have = counts[counts > 0]
+    d_pos = float(have.mean()) if len(have) else float("nan")
+    n = d_pos if n_pos is None else float(n_pos)
+    rt = ev.params.recall_thresholds
+    out: dict[str, tuple[float, float]] = {}
+    for c, npos in zip(ev.categories, counts, strict=True):
+        per_thr = [
+            normalised_ap_101(v == Verdict.TP, v == Verdict.FP, int(npos), n, rt) for v in c.verdict
+        ]
+        with np.errstate(invalid="ignore"):
+            out[c.name] = (float(np.mean(per_thr)), per_thr[0])
+    defined = [a for a, _ in out.values() if a == a]
+    entry = {
+        "n_pos": n,
+        "n_pos_default": d_pos,
+        "mean": nan_to_null(float(np.mean(defined))) if defined else None,
+        "rule": "eq. 6 with COCO's 101-point average; ap_n over IoU .50:.95, ap_n50 at .50",
+    }
+    return entry, out
+
+
+def coco_characteristics(
+    dataset: Dataset, ev: CocoEvalResult, n_pos: float
+) -> dict[str, Characteristic]:
+    """Size, aspect, area range and crowd bins at IoU 0.5 (module docstring)."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    obj = dataset.objects
+    counted = ~gt.iscrowd
+    rankings = []
+    for c, cid in zip(ev.categories, ev.category_ids, strict=True):
+        v, hit = c.verdict[0], c.matched_gt[0]
+        obj_hit = np.where(np.isin(v, (Verdict.TP, Verdict.IGNORED)), hit, -1)
+        k = int(np.flatnonzero(gt.category_id == cid)[0])
+        rankings.append(ClassRanking(c.name, k, v == Verdict.TP, v == Verdict.FP, obj_hit))
+    xyxy = np.column_stack([gt.bbox[:, :2], gt.bbox[:, :2] + gt.bbox[:, 2:]])
+    ranges = ev.params.area_ranges[1:]
+    edges = [ranges[0][0], *(hi for _, hi in ranges)]
+    specs = {
+        "size": (SIZE_BINS, size_bins(xyxy, obj.label, counted)),
+        "aspect": (ASPECT_BINS, aspect_bins(xyxy, obj.label, counted)),
+        "area": (ev.params.area_names[1:], range_bins(gt.area, edges, counted)),
+        "crowd": (("no", "yes"), flag_bins(gt.iscrowd, np.ones(len(obj.label), dtype=bool))),
+    }
+    return all_characteristics(specs, rankings, obj.label, counted, n_pos)
 
 
 def _areas(curves: AnalysisCurves) -> dict[str, float | None]:
@@ -138,15 +234,15 @@ def analysis_text(analyses: list[tuple[str, CocoAnalysis]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def analysis_figures(name: str, a: CocoAnalysis) -> list[tuple[str, str]]:
+def analysis_figures(name: str, a: CocoAnalysis, task: str = "bbox") -> list[tuple[str, str]]:
     """``analyze_<set>.svg`` (all categories) and ``analyze_<set>_<supercategory>.svg`` per
-    supercategory, area all, titled as the official plots (``bbox-<which>-all``)."""
+    supercategory, area all, titled as the official plots (``bbox-<which>-all``, ``segm-...``)."""
     views = [("", "overall", a.overall())]
     views += [(f"_{s}", s, a.supercategory(s)) for s in a.supercategory_names]
     return [
         (
             f"analyze_{name}{suffix}.svg",
-            analysis_svg(f"{name}: bbox-{which}-all", c.recall, c.curves(), c.areas),
+            analysis_svg(f"{name}: {task}-{which}-all", c.recall, c.curves(), c.areas),
         )
         for suffix, which, c in views
     ]

@@ -130,7 +130,7 @@ class IlsvrcBenchmark(ViewDefaults):
     tasks = ("det", "clsloc")
     protocols = ("ilsvrc",)
     options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks = ("det",)
     priority = 40
     hint = None  # recognised by its --devkit, not by its folder
 
@@ -165,7 +165,9 @@ class IlsvrcBenchmark(ViewDefaults):
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "analyze: ILSVRC is not analysed yet")
+        from vocviewer.benchmarks.ilsvrc_analyze import analyze_ilsvrc
+
+        return analyze_ilsvrc(args)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return ilsvrc_view.SETTINGS

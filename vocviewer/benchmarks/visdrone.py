@@ -24,7 +24,6 @@ from vocviewer.benchmarks.registry import register
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
@@ -127,7 +126,7 @@ class VisDroneBenchmark(ViewDefaults):
     tasks = ("det",)
     protocols = ("visdrone",)
     options: tuple[CliOption, ...] = ()
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks = ("det",)
     priority = 20
     hint = "a VisDrone split (annotations/ and images/)"
 
@@ -153,7 +152,9 @@ class VisDroneBenchmark(ViewDefaults):
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "analyze: VisDrone is not analysed yet")
+        from vocviewer.benchmarks.visdrone_analyze import analyze_visdrone
+
+        return analyze_visdrone(args)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return visdrone_view.SETTINGS

@@ -5,13 +5,29 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
+
 from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
+from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.voc_tasks import infer_image_set
 from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
+from vocviewer.evaluation.characteristics import (
+    ASPECT_BINS,
+    SIZE_BINS,
+    Characteristic,
+    ClassRanking,
+    all_characteristics,
+    aspect_bins,
+    characteristics_json,
+    flag_bins,
+    size_bins,
+)
+from vocviewer.evaluation.result import EvalResult, Verdict
 
 
 def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
@@ -39,6 +55,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
+    per_set: list[tuple[str, dict[str, Characteristic]]] = []
     for name, path in zip(set_names(args.results), args.results, strict=True):
         results = open_results(dataset, [path], image_set=image_set)
         if results.problems:
@@ -76,6 +93,9 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         if task == "det":
             tide = voc_tide(dataset, results, ev, image_set=image_set)
             entry["tide"] = tide.to_json()
+            chars = voc_characteristics(dataset, ev, n_pos)
+            entry["characteristics"] = characteristics_json(chars, n_pos, d_pos)
+            per_set.append((name, chars))
         build = voc_det_evidence if task == "det" else voc_cls_evidence
         evidence.append(build(dataset, ev, name))
         sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide))
@@ -92,6 +112,41 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         f"{dataset.name or 'VOC'} {task}, image set {image_set}, {evidence[0].n_units} images; "
         f"mAP = VOC mean AP ({evidence[0].ap_rule}, 0-1)"
     )
-    return finish(
+    out = finish(
         args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
     )
+    return with_characteristics(out, per_set, args.figures)
+
+
+def voc_characteristics(
+    dataset: Dataset, ev: EvalResult, n_pos: float
+) -> dict[str, Characteristic]:
+    """Size, aspect ratio, truncated, occluded and difficult bins of the image set's objects
+    (non-difficult ones, except for "difficult": its "yes" bin holds the difficult objects, hit
+    by the detections VOC ignored); ``AP_N`` under the evaluation's AP rule."""
+    obj = dataset.objects
+    key = ev.image_set if "/" in ev.image_set else f"Main/{ev.image_set}"
+    in_set = np.zeros(len(dataset.images), dtype=bool)
+    in_set[dataset.image_sets[key]] = True
+    here = in_set[obj.image_index]
+    counted = here & ~obj.difficult
+    rankings = [
+        ClassRanking(
+            c.class_name,
+            c.class_index,
+            c.verdict == Verdict.TP,
+            c.verdict >= Verdict.FP,
+            np.where(np.isin(c.verdict, (Verdict.TP, Verdict.IGNORED)), c.best_gt, -1),
+        )
+        for c in ev.classes
+        if c.has_results
+    ]
+    yes_no = ("no", "yes")
+    specs = {
+        "size": (SIZE_BINS, size_bins(obj.box, obj.label, counted)),
+        "aspect": (ASPECT_BINS, aspect_bins(obj.box, obj.label, counted)),
+        "truncated": (yes_no, flag_bins(obj.truncated, counted)),
+        "occluded": (yes_no, flag_bins(obj.occluded, counted)),
+        "difficult": (yes_no, flag_bins(obj.difficult, here)),
+    }
+    return all_characteristics(specs, rankings, obj.label, counted, n_pos, ev.ap_rule)

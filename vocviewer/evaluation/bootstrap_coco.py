@@ -1,4 +1,4 @@
-"""Bootstrap over images for COCO boxes: AP@[.50:.95] and AP50 as ``COCOeval`` computes them.
+"""Bootstrap over images for COCO boxes and masks: AP@[.50:.95] and AP50 as ``COCOeval`` does.
 
 Units are the dataset's images (every image is evaluated; ``CocoParams.image_ids`` must be None).
 Per (category, IoU threshold) the ranked list is ``CocoCategoryEvaluation``'s evidence (area
@@ -62,10 +62,13 @@ class CocoBootstrap:
 
 
 def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) -> CocoEvidenceSet:
-    """Evidence of an ``evaluate_coco`` box result on every image of ``dataset``."""
+    """Evidence of an ``evaluate_coco`` box or mask (segm) result on every image of ``dataset``
+    (the positives are the non-crowd objects either way)."""
     p = evaluation.params
-    if p.iou_type != "bbox" or not p.use_cats or p.image_ids is not None:
-        raise ValueError("the COCO bootstrap needs a bbox evaluation of every image, by category")
+    if p.iou_type not in ("bbox", "segm") or not p.use_cats or p.image_ids is not None:
+        raise ValueError(
+            "the COCO bootstrap needs a bbox or segm evaluation of every image, by category"
+        )
     gt = dataset.extras["coco"]
     obj = dataset.objects
     n_img = len(dataset.images)

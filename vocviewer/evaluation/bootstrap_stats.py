@@ -181,7 +181,11 @@ class BootstrapResult:
             raise ValueError("no recall grid: run the bootstrap with recall_grid=...")
         s, k = self._set(set_name), self._class(class_name)
         alpha = 1.0 - level
-        lo, hi = np.nanquantile(self.precision[s, k], [alpha / 2, 1 - alpha / 2], axis=0)
+        values = self.precision[s, k]
+        q = [alpha / 2, 1 - alpha / 2]
+        # np.quantile is vectorised; np.nanquantile loops over the columns in Python
+        has_nan = bool(np.isnan(values).any())
+        lo, hi = np.nanquantile(values, q, axis=0) if has_nan else np.quantile(values, q, axis=0)
         return self.recall_grid, self.point_precision[s, k], lo, hi
 
     def leaders(self, class_name: str | None = None, level: float = 0.95) -> list[str]:

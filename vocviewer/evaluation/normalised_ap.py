@@ -107,3 +107,29 @@ def normalised_aps(
         c.class_name: normalised_ap(c, result.ap_rule, n_pos, n_neg if c.task == "cls" else None)
         for c in result.classes
     }
+
+
+def normalised_ap_101(
+    tp: npt.ArrayLike,
+    fp: npt.ArrayLike,
+    npos: int,
+    n_pos: float,
+    recall_thresholds: npt.ArrayLike,
+) -> float:
+    """Eq. 6's curve averaged with COCO's rule (``COCOeval.accumulate``): the precision made
+    non-increasing from the right, sampled at the first rank reaching each recall threshold
+    (0 past the last rank), then the mean. NaN without positives.
+
+    >>> normalised_ap_101([1, 0, 1], [0, 1, 0], npos=2, n_pos=2, recall_thresholds=[0.5, 1.0])
+    0.8333333333333333
+    """
+    if npos == 0:
+        return float("nan")
+    prec, rec = normalised_precision_det(tp, fp, npos, n_pos)
+    rt = np.asarray(recall_thresholds, dtype=np.float64)
+    if len(prec) == 0:
+        return 0.0
+    env = np.maximum.accumulate(np.nan_to_num(prec)[::-1])[::-1]
+    at = np.searchsorted(rec, rt, side="left")
+    q = np.where(at < len(env), env[np.minimum(at, len(env) - 1)], 0.0)
+    return float(np.mean(q))

@@ -31,10 +31,11 @@ Families: COCO boxes in ``tide_coco``. The breakdown (``tide``) only needs ``Tid
 ``tide_evidence``, with the error codes; re-exported here), and ``assemble_evidence`` applies the
 BestGTMatch and Miss rules to any family's matches. VOC is implemented in ``tide_voc``: VOC's own
 TP verdicts (``ovmax >= 0.5``, ``+1`` pixel sizes), difficult objects in the crowd's part,
-TIDE's typing with the same convention and TIDE's AP. VisDrone (plan): its matches, ignored regions and
-"others" in the crowd's part, its 500-detection cap as ``max_dets``. ILSVRC DET (plan): its
-per-GT threshold ``min(0.5, wh / ((w + 10)(h + 10)))`` in place of ``t_f``; the 5-guess
-classification tasks have no boxes to fix and are left out.
+TIDE's typing with the same convention and TIDE's AP. VisDrone (``tide_visdrone``): the toolkit's
+matches at IoU 0.5 under its 500-detection cap, ignore-flagged objects in the crowd's part.
+ILSVRC DET (``tide_ilsvrc``): the devkit's matches, overlaps measured relative to each object's
+own threshold ``min(0.5, wh / ((w + 10)(h + 10)))``; the 5-guess classification tasks have no
+boxes to fix and are left out. COCO masks: ``tide_coco`` with mask IoU (tidecv's mask mode).
 """
 
 from __future__ import annotations

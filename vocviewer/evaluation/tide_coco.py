@@ -1,17 +1,20 @@
-"""TIDE's error breakdown on COCO boxes, as ``tidecv``'s ``TIDE().evaluate(gt, preds,
-mode=TIDE.BOX)`` on ``datasets.COCO`` / ``datasets.COCOResult`` (definitions: ``tide``).
+"""TIDE's error breakdown on COCO boxes and masks, as ``tidecv``'s ``TIDE().evaluate(gt, preds,
+mode=TIDE.BOX)`` (or ``mode=TIDE.MASK``) on ``datasets.COCO`` / ``datasets.COCOResult``
+(definitions: ``tide``).
 
-IoU is pycocotools' ``bbIou`` on the JSON ``x, y, w, h``; crowd annotations are the ignore regions.
+IoU is pycocotools' ``bbIou`` on the JSON ``x, y, w, h`` for box results and its ``rleIou`` on the
+RLE masks for segm results (``coco_similarity``); crowd annotations are the ignore regions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.coco_similarity import box_iou_pairs
+from vocviewer.evaluation.coco_similarity import box_iou_pairs, mask_iou_pairs
 from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
 from vocviewer.evaluation.tide import (
     BoolArray,
@@ -65,8 +68,8 @@ def coco_evidence(
     """TIDE's verdicts for COCO boxes (IoU: pycocotools' ``bbIou`` on the JSON ``x, y, w, h``)."""
     gt: CocoAnnotations = dataset.extras["coco"]
     dt: CocoResults = results.extras["coco"]
-    if dt.kind != "bbox":
-        raise ValueError(f"TIDE needs box results, not {dt.kind!r}")
+    if dt.kind not in ("bbox", "segm"):
+        raise ValueError(f"TIDE needs box or mask results, not {dt.kind!r}")
     dets = results.detections
     n_img, n_det = len(dataset.images), len(dets)
     # processing order: image (dataset order), descending score, file order on ties
@@ -74,16 +77,15 @@ def coco_evidence(
     img_sorted = dets.image_index[order]
     rank = np.arange(n_det) - np.searchsorted(img_sorted, img_sorted, side="left")
     proc = order[rank < max_dets]
-    p_img, p_lab, p_box = dets.image_index[proc], dets.label[proc], dt.bbox[proc]
+    p_img, p_lab = dets.image_index[proc], dets.label[proc]
     n_proc = len(proc)
 
     obj = dataset.objects
     reg = np.flatnonzero(~gt.iscrowd)  # image-sorted, annotation order within an image
-    r_lab, r_box = obj.label[reg], gt.bbox[reg]
+    r_lab = obj.label[reg]
     r_off = group_offsets(obj.image_index[reg], n_img)
     pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    with np.errstate(invalid="ignore"):  # ±inf coordinates: NaN overlaps, as in pycocotools
-        iou = box_iou_pairs(p_box[pair_det], r_box[pair_gt], np.zeros(len(pair_det), dtype=bool))
+    iou = _iou(gt, dt, proc[pair_det], reg[pair_gt], np.zeros(len(pair_det), dtype=bool))
     same = p_lab[pair_det] == r_lab[pair_gt]
 
     # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
@@ -96,7 +98,7 @@ def coco_evidence(
     matched = match >= 0
     used = np.zeros(len(reg), dtype=bool)
     used[match[matched]] = True
-    ignored = _in_crowd(dataset, gt, p_img, p_lab, p_box, ~matched, pos_threshold)
+    ignored = _in_crowd(dataset, gt, dt, proc, p_img, p_lab, ~matched, pos_threshold)
     kind, target = error_kinds(
         iou,
         same,
@@ -112,12 +114,27 @@ def coco_evidence(
     return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
 
 
+def _iou(
+    gt: CocoAnnotations, dt: CocoResults, det_row: IntArray, gt_row: IntArray, crowd: BoolArray
+) -> FloatArray:
+    """IoU of aligned (detection row, object row) pairs: boxes or RLE masks, as pycocotools."""
+    if dt.kind == "bbox":
+        with np.errstate(invalid="ignore"):  # ±inf coordinates: NaN overlaps, as pycocotools
+            return box_iou_pairs(dt.bbox[det_row], gt.bbox[gt_row], crowd)
+    if dt.masks is None or gt.masks is None:
+        raise ValueError("TIDE on masks needs the annotations read with masks")
+    d_box = rc.bboxes(dt.masks.counts, dt.masks.offsets, dt.masks.height)
+    g_box = rc.bboxes(gt.masks.counts, gt.masks.offsets, gt.masks.height)
+    return mask_iou_pairs(dt.masks, gt.masks, det_row, gt_row, crowd, d_box, g_box)
+
+
 def _in_crowd(
     dataset: Dataset,
     gt: CocoAnnotations,
+    dt: CocoResults,
+    proc: IntArray,
     p_img: IntArray,
     p_lab: IntArray,
-    p_box: FloatArray,
     unmatched: BoolArray,
     pos_threshold: float,
 ) -> BoolArray:
@@ -126,8 +143,7 @@ def _in_crowd(
     c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
     rows = np.flatnonzero(unmatched)
     pd, pc = same_image_pairs(p_img[rows], c_off)
-    with np.errstate(invalid="ignore"):
-        ciou = box_iou_pairs(p_box[rows][pd], gt.bbox[crowd][pc], np.ones(len(pd), dtype=bool))
+    ciou = _iou(gt, dt, proc[rows][pd], crowd[pc], np.ones(len(pd), dtype=bool))
     hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
     out = np.zeros(len(p_img), dtype=bool)
     out[rows[pd[hit]]] = True
