@@ -187,7 +187,9 @@ def test_a_partly_federated_file_is_refused_not_evaluated_as_coco(
 def test_an_lvis_file_is_not_analysed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gt, res = _lvis_files(tmp_path)
     assert main(["analyze", str(gt), "--results", str(res)]) == 1
-    assert "analyze: LVIS is not analysed yet (only VOC, COCO)" in capsys.readouterr().err
+    assert "analyze: LVIS is not analysed yet (only VOC, COCO, VisDrone, ILSVRC)" in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_coco_file_mentioning_lvis_keys_in_a_name_is_still_coco(tmp_path: Path) -> None:
