@@ -61,7 +61,7 @@ def test_dropping_dataset_and_results_opens_both_and_remembers_them(qtbot, demo_
     assert win.state.dataset.name == "VOC2012"
     assert win.state.results[0].results.detections.score.size > 0
     (entry,) = win.recent.entries()
-    assert entry == RecentEntry(str(demo.year_dir), (str(demo.results_dir),), {})
+    assert entry == RecentEntry(str(demo.year_dir), (str(demo.results_dir),), {}, "val")
 
 
 def test_dropping_results_adds_them_to_the_open_dataset(qtbot, demo_window, demo):

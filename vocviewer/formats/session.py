@@ -37,6 +37,8 @@ FORMAT = "vocviewer-session"
 VERSION = 1
 #: Largest session file read (bytes); sessions are a few hundred bytes.
 MAX_SESSION_BYTES = 1 << 20
+#: ``Session.image_set`` of a session that browsed every image (``null`` in the file).
+ALL_IMAGES = ""
 _MARK = re.compile(rb'"format"\s*:\s*"vocviewer-session"')
 
 
@@ -54,9 +56,10 @@ class ImageListFilter:
 class Session:
     """One saved session; paths are absolute once read (``None``: not recorded).
 
-    ``current_result_set`` indexes ``result_sets``; ``image`` is an image id; ``class_name`` a
-    class name of the dataset (``None``: all classes); ``score_threshold`` in [0, 1];
-    ``toggles`` maps drawing-toggle names to on/off.
+    ``current_result_set`` indexes ``result_sets``; ``image_set`` is the image set browsed
+    (``ALL_IMAGES``: every image; JSON ``null``); ``image`` is an image id; ``class_name`` a class
+    name of the dataset (``None``: all classes); ``score_threshold`` in [0, 1]; ``toggles`` maps
+    drawing-toggle names to on/off.
     """
 
     dataset: Path
@@ -120,7 +123,7 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         "version": VERSION,
         "dataset": rel(session.dataset),
         "sources": {k: rel(v) for k, v in session.sources.items()},
-        "image_set": session.image_set,
+        **({} if session.image_set is None else {"image_set": session.image_set or None}),
         "result_sets": [[rel(p) for p in paths] for paths in session.result_sets],
         "current_result_set": session.current_result_set,
         "class": session.class_name,
@@ -256,6 +259,15 @@ class _Reader:
                 self.drop(f"view.toggles.{name}", "true or false", on)
         return kept
 
+    def image_set(self) -> str | None:
+        if "image_set" not in self.data:
+            return None
+        value = self.data["image_set"]
+        if value is None or isinstance(value, str):
+            return value or ALL_IMAGES
+        self.drop("image_set", "an image set's name, or null for every image", value)
+        return None
+
     def current_result_set(self, n_sets: int) -> int | None:
         value = self.data.get("current_result_set")
         if value is None:
@@ -308,7 +320,7 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         sources=r.sources(),
         result_sets=sets,
         current_result_set=r.current_result_set(len(sets)),
-        image_set=r.text(data, "image_set", "image_set"),
+        image_set=r.image_set(),
         class_name=r.text(data, "class", "class"),
         image_filter=r.image_filter(),
         image=r.text(data, "image", "image"),

@@ -222,6 +222,9 @@ def run_gui(
     the defaults, so that it does not depend on who runs it).
     """
     opened = read_session(session) if session is not None else None
+    if opened is not None and screenshot is not None and not opened[0].dataset.exists():
+        where = Path(session)  # type: ignore[arg-type]
+        raise FormatError(where, f"no such dataset: {opened[0].dataset}", element="dataset")
     app = make_app()
     quiet = app.platformName() == "offscreen"
     previous = qInstallMessageHandler(None) if quiet else None

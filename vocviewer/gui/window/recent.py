@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 
 from vocviewer.core.errors import OutputError
 from vocviewer.formats import output
+from vocviewer.gui.models.tasks import Message, image_set_choices
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
@@ -33,7 +34,8 @@ LIMIT = 10
 @dataclass(frozen=True)
 class RecentEntry:
     """A dataset path, the result sets added to it (each the paths added together), its
-    ``open_dataset`` sources (``images``, ``devkit``) as strings, and the image set chosen."""
+    ``open_dataset`` sources (``images``, ``devkit``) as strings, and the image set browsed last
+    (``""``: all images; ``None``: not recorded)."""
 
     dataset: str
     result_sets: tuple[tuple[str, ...], ...] = ()
@@ -65,7 +67,8 @@ class RecentEntry:
         n, k = len(self.results), len(self.result_sets)
         sets = f" in {k} sets" if k > 1 else ""
         results = f"  (+{n} result{'s' if n != 1 else ''}{sets})" if n else ""
-        return self.dataset + results + (f"  [{self.image_set}]" if self.image_set else "")
+        shown = "all images" if self.image_set == "" else self.image_set
+        return self.dataset + results + (f"  [{shown}]" if shown else "")
 
 
 def _strings(items: object) -> tuple[str, ...]:
@@ -91,7 +94,7 @@ def _entry(d: object) -> RecentEntry | None:
         d["dataset"],
         result_sets,
         {k: v for k, v in sources.items() if isinstance(k, str) and isinstance(v, str)},
-        image_set if isinstance(image_set, str) and image_set else None,
+        image_set if isinstance(image_set, str) else None,
     )
 
 
@@ -190,9 +193,12 @@ class SetOpener(QObject):
     """Opens a dataset with several result sets: the first with the dataset, each next one once
     the one before it arrived or failed, so that they keep their order in ``state.results``.
 
-    ``index_of[k]`` is the ``state.results`` index of set ``k`` once it arrived. ``loaded`` is
-    emitted once the dataset is open (before any result set), ``finished`` after the last set;
-    nothing more happens if the dataset fails or another dataset is opened meanwhile.
+    ``image_set`` is browsed once every set is in (as if chosen in the image browser, so a set
+    the results were not made on does not stop them from loading; ``""``: all images; ``None``:
+    the state's own choice). ``index_of[k]`` is the ``state.results`` index of set ``k`` once it
+    arrived. ``loaded`` is emitted once the dataset is open (before any result set),
+    ``finished`` after the last set; nothing more happens if the dataset fails or another
+    dataset is opened meanwhile.
     """
 
     loaded = Signal()
@@ -210,6 +216,7 @@ class SetOpener(QObject):
         super().__init__(parent)
         self.window, self.state = window, window.state
         self.sets = [tuple(s) for s in sets if s]
+        self.image_set = image_set
         self.index_of: dict[int, int] = {}
         self._next = 0  # the set being loaded
         self._open = False
@@ -217,9 +224,7 @@ class SetOpener(QObject):
         st.dataset_loaded.connect(self._on_dataset)
         st.results_added.connect(self._on_added)
         st.load_failed.connect(self._on_failed)
-        window.open_dataset(
-            dataset, self.sets[0] if self.sets else (), image_set, **(sources or {})
-        )
+        window.open_dataset(dataset, self.sets[0] if self.sets else (), None, **(sources or {}))
 
     def _on_dataset(self, _dataset: object) -> None:
         if self._open:  # another dataset was opened: this one is no longer on screen
@@ -250,6 +255,15 @@ class SetOpener(QObject):
 
     def _done(self) -> None:
         self._stop()
+        st, name = self.state, self.image_set
+        if name is not None and st.dataset is not None:
+            key = name or None  # "": all images
+            if key in (k for _, k in image_set_choices(st.dataset)):
+                if key != st.image_set:
+                    st.set_image_set(key)
+            else:
+                where = st.dataset.root or st.dataset.name
+                st.post([Message("warning", f"{where}: no image set {name!r} to show")])
         self.finished.emit()
 
     def _stop(self) -> None:

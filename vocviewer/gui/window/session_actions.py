@@ -22,7 +22,13 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from vocviewer.core.errors import FormatError, OutputError
-from vocviewer.formats.session import ImageListFilter, Session, read_session, write_session
+from vocviewer.formats.session import (
+    ALL_IMAGES,
+    ImageListFilter,
+    Session,
+    read_session,
+    write_session,
+)
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
 from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
@@ -63,7 +69,7 @@ class SessionActions(QObject):
         file_menu.insertAction(before, self.act_open_session)
         file_menu.insertAction(before, self.act_save_session)
         file_menu.insertSeparator(before)
-        window.browser.set_combo.activated.connect(self._on_image_set_chosen)
+        self.state.image_set_changed.connect(self._on_image_set)
 
     def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
         action = QAction(text, self.window)
@@ -73,12 +79,12 @@ class SessionActions(QObject):
         self.window.addAction(action)
         return action
 
-    def _on_image_set_chosen(self, _index: int) -> None:
-        """The user browses another image set: the recent entry reopens on it."""
+    def _on_image_set(self, name: str | None) -> None:
+        """Another image set is browsed: the recent entry reopens on it (``""``: all images)."""
         w = self.window
-        if w.opened is not None:
-            w.opened = replace(w.opened, image_set=self.state.image_set)
-            w.recent.set_image_set(w.opened.dataset, self.state.image_set)
+        if w.opened is not None and w.opened.image_set != (name or ""):
+            w.opened = replace(w.opened, image_set=name or "")
+            w.recent.set_image_set(w.opened.dataset, name or "")
 
     # --- saving ----------------------------------------------------------------------------
     def capture(self) -> Session | None:
@@ -94,7 +100,7 @@ class SessionActions(QObject):
             sources={key: Path(v) for key, v in opened.sources.items()},
             result_sets=tuple(tuple(Path(p) for p in s) for s in opened.result_sets),
             current_result_set=current if current >= 0 else None,
-            image_set=st.image_set,
+            image_set=st.image_set or ALL_IMAGES,
             class_name=st.dataset.classes[k] if k >= 0 else None,
             image_filter=ImageListFilter(
                 flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors
