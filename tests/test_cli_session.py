@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from vocviewer.cli import main
+from vocviewer.cli import gui_main, main
 from vocviewer.formats.session import FORMAT, VERSION
 
 
@@ -91,3 +91,14 @@ def test_the_screenshot_never_replaces_the_session(session_file, capsys):
     assert main(["open", str(session_file), "--screenshot", str(session_file)]) == 1
     assert "refusing to overwrite the input" in capsys.readouterr().err
     assert session_file.read_bytes() == before
+
+
+def test_the_gui_script_opens_a_session_too(qapp, session_file, tmp_path, capsys):
+    shot = tmp_path / "gui.png"
+    assert gui_main([str(session_file), "--screenshot", str(shot)]) == 0
+    assert shot.stat().st_size > 10_000
+    from vocviewer.gui.window.recent import RecentFiles, default_settings
+
+    top = RecentFiles(default_settings()).entries()[0]  # the session's sets and image set
+    assert top.result_sets[1] == (str(tmp_path / "weaker"),) and top.image_set == "train"
+    assert capsys.readouterr().out.strip() == str(shot)

@@ -330,7 +330,8 @@ def _warn(msg: str) -> None:
 
 
 def gui_main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``vocviewer-gui`` script: ``vocviewer-gui [DATASET [RESULTS ...]]``."""
+    """Entry point of the ``vocviewer-gui`` script: ``vocviewer-gui [DATASET [RESULTS ...]]``
+    or ``vocviewer-gui SESSION.json`` (what a file manager passes)."""
     p = argparse.ArgumentParser(prog="vocviewer-gui", description="Open the vocviewer window.")
     p.add_argument("dataset", nargs="?", type=Path, help="a VOCdevkit root or year folder")
     p.add_argument("results", nargs="*", type=Path, help="result files or folders to add")
@@ -338,6 +339,8 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
     args = p.parse_args(argv)
     try:
+        if args.dataset is not None and looks_like_session(args.dataset):
+            return _run_gui(None, (), None, args.screenshot, args.dataset)
         return _run_gui(args.dataset, args.results, args.image_set, args.screenshot)
     except (FormatError, OutputError, OSError) as e:
         _error(str(e))

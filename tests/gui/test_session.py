@@ -211,7 +211,7 @@ def test_open_recent_reopens_the_dataset_with_its_result_sets_in_order(
     again = start(QSettings(settings.fileName(), QSettings.Format.IniFormat))
     again.recent_menu.aboutToShow.emit()
     (act,) = [a for a in again.recent_menu.actions() if a.text().startswith("&1")]
-    assert "(+21 results in 2 sets)" in act.text() and "[train]" in act.text()
+    assert "(+2 result sets)" in act.text() and "[train]" in act.text()
     act.trigger()
     qtbot.waitUntil(lambda: settled(again, 2), timeout=30_000)
     assert [r.results.name for r in again.state.results] == names

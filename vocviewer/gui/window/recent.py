@@ -63,10 +63,11 @@ class RecentEntry:
         return replace(self, result_sets=(*self.result_sets, new))
 
     def label(self) -> str:
-        """Menu text: the dataset path, its result paths and sets, its image set."""
+        """Menu text: the dataset path, its result paths (or sets), its image set."""
         n, k = len(self.results), len(self.result_sets)
-        sets = f" in {k} sets" if k > 1 else ""
-        results = f"  (+{n} result{'s' if n != 1 else ''}{sets})" if n else ""
+        results = f"  (+{n} result{'s' if n != 1 else ''})" if n else ""
+        if k > 1:
+            results = f"  (+{k} result sets)"
         shown = "all images" if self.image_set == "" else self.image_set
         return self.dataset + results + (f"  [{shown}]" if shown else "")
 
