@@ -236,3 +236,22 @@ def test_older_recent_entries_still_open(qtbot, start, settings, demo, stored):
     assert win.state.dataset.name == "VOC2012"
     # rewritten in today's form, with the image set browsed
     assert win.recent.entries()[0] == RecentEntry(str(demo.year_dir), entry.result_sets, {}, "val")
+
+
+def test_a_dataset_opened_meanwhile_wins_over_a_session_still_opening(
+    qtbot, start, demo, two_sets, tmp_path
+):
+    win = start()
+    open_two(qtbot, win, demo, two_sets)
+    win.state.select_class(win.state.dataset.classes.index("cat"))
+    target = win.sessions.save_session(tmp_path / "s.json")
+    again = start()
+    opener = again.sessions.open_session(target)
+    assert opener is not None
+    again.open_dataset(demo.year_dir, (), "val")  # before the session's dataset arrived
+    qtbot.waitUntil(
+        lambda: again.state.dataset is not None and again.state.is_idle(), timeout=20_000
+    )
+    qtbot.wait(300)  # anything the session would still do has had its chance
+    assert again.state.results == [] and again.state.selected_class == -1
+    assert again.opened.result_sets == ()

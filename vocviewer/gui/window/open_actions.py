@@ -51,13 +51,15 @@ class OpenActions(QMainWindow):
         results: Sequence[str | Path] = (),
         image_set: str | None = None,
         **sources: str | Path | None,
-    ) -> None:
-        """Open the dataset at ``path`` in the background, then add ``results`` (one set)."""
+    ) -> RecentEntry:
+        """Open the dataset at ``path`` in the background, then add ``results`` (one set);
+        returns the entry that becomes ``opened`` once it loads."""
         self.status_label.setText(f"Opening {path}…")
         given = {k: str(v) for k, v in sources.items() if v is not None}
         entry = RecentEntry(str(Path(path)), (), given, image_set)
-        self._opening = entry.with_results(results)
+        self._opening = entry = entry.with_results(results)
         self.state.open_dataset(path, tuple(results), image_set, **sources)
+        return entry
 
     def add_results(self, paths: Sequence[str | Path]) -> None:
         """Add result files or folders to the open dataset (and to its recent entry)."""

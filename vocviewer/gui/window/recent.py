@@ -13,10 +13,11 @@ only its bad entries, never an exception.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
@@ -178,6 +179,7 @@ class Opener(Protocol):
     """What ``SetOpener`` needs of the window (``OpenActions``)."""
 
     state: AppState
+    opened: RecentEntry | None
 
     def open_dataset(
         self,
@@ -185,7 +187,7 @@ class Opener(Protocol):
         results: Sequence[str | Path] = (),
         image_set: str | None = None,
         **sources: str | Path | None,
-    ) -> None: ...
+    ) -> RecentEntry: ...
 
     def add_results(self, paths: Sequence[str | Path]) -> None: ...
 
@@ -199,8 +201,10 @@ class SetOpener(QObject):
     the state's own choice). ``index_of[k]`` is the ``state.results`` index of set ``k`` once it
     arrived. ``loaded`` is emitted once the dataset is open (before any result set),
     ``finished`` after the last set; nothing more happens if the dataset fails or another
-    dataset is opened meanwhile.
+    dataset is opened meanwhile (the newest opener of a window wins).
     """
+
+    _running: ClassVar[weakref.WeakKeyDictionary[QObject, SetOpener]] = weakref.WeakKeyDictionary()
 
     loaded = Signal()
     finished = Signal()
@@ -220,15 +224,20 @@ class SetOpener(QObject):
         self.image_set = image_set
         self.index_of: dict[int, int] = {}
         self._next = 0  # the set being loaded
-        self._open = False
+        self._open = self._stopped = False
         st = self.state
+        previous = self._running.get(st)
+        if previous is not None:
+            previous._stop()
+        self._running[st] = self
         st.dataset_loaded.connect(self._on_dataset)
         st.results_added.connect(self._on_added)
         st.load_failed.connect(self._on_failed)
-        window.open_dataset(dataset, self.sets[0] if self.sets else (), None, **(sources or {}))
+        first = self.sets[0] if self.sets else ()
+        self._entry = window.open_dataset(dataset, first, None, **(sources or {}))
 
     def _on_dataset(self, _dataset: object) -> None:
-        if self._open:  # another dataset was opened: this one is no longer on screen
+        if self._open or self.window.opened is not self._entry:  # another dataset opened
             self._stop()
             return
         self._open = True
@@ -268,6 +277,9 @@ class SetOpener(QObject):
         self.finished.emit()
 
     def _stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
         st = self.state
         for signal, slot in (
             (st.dataset_loaded, self._on_dataset),
