@@ -1,8 +1,9 @@
 """The ``vocviewer`` command line. The only module that writes to stdout/stderr.
 
-Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset, optionally
-saving a screenshot and exiting), ``eval`` (headless evaluation with a printed table and JSON),
-``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
+Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset or a saved
+session file, optionally saving a screenshot and exiting), ``eval`` (headless evaluation with a
+printed table and JSON), ``export`` (PR figures, annotated images and AP tables to files; Qt
+offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
 Every file goes through ``formats.output``: a target inside the dataset's folders or over an input
 is refused (before any work where the folders are known: ``given_roots``), with exit code 1.
@@ -24,6 +25,7 @@ from vocviewer.cli_parser import build_parser
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats import output
+from vocviewer.formats.session import looks_like_session, read_session
 
 
 def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
@@ -242,6 +244,7 @@ def _run_gui(
     results: Sequence[Path],
     image_set: str | None,
     shot: Path | None,
+    session: Path | None = None,
     **sources: Path | None,
 ) -> int:
     if shot is not None:
@@ -253,11 +256,33 @@ def _run_gui(
     from vocviewer.gui.window.app import run_gui
 
     code = run_gui(
-        path, results, image_set=image_set, screenshot=shot, on_shown=_startup_probe(), **sources
+        path,
+        results,
+        image_set=image_set,
+        screenshot=shot,
+        on_shown=_startup_probe(),
+        session=session,
+        **sources,
     )
     if shot is not None and code == 0:
         _emit(sys.stdout, str(shot))
     return code
+
+
+def _open_session(args: argparse.Namespace) -> int:
+    """``vocviewer open SESSION.json``: the session's dataset, result sets and view (values it
+    cannot use are warned about and left at their defaults)."""
+    if args.results or args.image_set or any(_sources(args).values()):
+        _error(f"{args.path}: a session names its own dataset and results; open it alone")
+        return 2
+    session, problems = read_session(args.path)
+    for problem in problems:
+        _warn(str(problem))
+    inputs = [p for paths in session.result_sets for p in paths]
+    shot = args.screenshot
+    if shot is not None:  # nor over the session file
+        guard(shot, [], [args.path])
+    return _run_gui(session.dataset, inputs, None, shot, args.path, **session.sources)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -305,7 +330,8 @@ def _warn(msg: str) -> None:
 
 
 def gui_main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``vocviewer-gui`` script: ``vocviewer-gui [DATASET [RESULTS ...]]``."""
+    """Entry point of the ``vocviewer-gui`` script: ``vocviewer-gui [DATASET [RESULTS ...]]``
+    or ``vocviewer-gui SESSION.json`` (what a file manager passes)."""
     p = argparse.ArgumentParser(prog="vocviewer-gui", description="Open the vocviewer window.")
     p.add_argument("dataset", nargs="?", type=Path, help="a VOCdevkit root or year folder")
     p.add_argument("results", nargs="*", type=Path, help="result files or folders to add")
@@ -313,6 +339,8 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
     args = p.parse_args(argv)
     try:
+        if args.dataset is not None and looks_like_session(args.dataset):
+            return _run_gui(None, (), None, args.screenshot, args.dataset)
         return _run_gui(args.dataset, args.results, args.image_set, args.screenshot)
     except (FormatError, OutputError, OSError) as e:
         _error(str(e))
@@ -331,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_export(args)
         if args.command == "analyze":
             return _cmd_analyze(args)
+        if looks_like_session(args.path):
+            return _open_session(args)
         return _run_gui(
             args.path,
             args.results,

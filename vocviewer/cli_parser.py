@@ -64,8 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument(
         "path",
         type=Path,
-        help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split or "
-        "an ILSVRC annotation folder (with --devkit)",
+        help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split, "
+        "an ILSVRC annotation folder (with --devkit), or a session file saved by the window "
+        "(File > Save session)",
     )
     op.add_argument(
         "--results",

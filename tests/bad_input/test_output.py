@@ -340,12 +340,12 @@ def test_window_file_dialogs_cannot_bypass_the_guard(window, voc, monkeypatch):
         return str(year / "JPEGImages" / "2012_000002.jpg"), ""  # the user picks a dataset file
 
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(choose))
-    monkeypatch.chdir(year)  # the working folder is inside the dataset: propose home instead
+    monkeypatch.chdir(year)  # the working folder is inside the dataset: not proposed
     before = snapshot(devkit)
     win.export_image()
     assert messages[-1].level == "error" and "refusing" in messages[-1].text
     assert snapshot(devkit) == before
-    assert len(asked) == 1 and Path(asked[0]).parent == Path.home()
+    assert len(asked) == 1 and Path(asked[0]).parent == devkit.parent  # beside the dataset
 
 
 # --- the recent-files store --------------------------------------------------------------------

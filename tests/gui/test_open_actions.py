@@ -61,7 +61,7 @@ def test_dropping_dataset_and_results_opens_both_and_remembers_them(qtbot, demo_
     assert win.state.dataset.name == "VOC2012"
     assert win.state.results[0].results.detections.score.size > 0
     (entry,) = win.recent.entries()
-    assert entry == RecentEntry(str(demo.year_dir), (str(demo.results_dir),), {})
+    assert entry == RecentEntry(str(demo.year_dir), (str(demo.results_dir),), {}, "val")
 
 
 def test_dropping_results_adds_them_to_the_open_dataset(qtbot, demo_window, demo):
@@ -106,8 +106,8 @@ def test_recent_list_is_newest_first_unique_and_bounded(settings):
     assert len(entries) == LIMIT
     assert entries[0] == RecentEntry("/data/5", ("/r/a.json",), {"images": "/img"})
     assert [e.dataset for e in entries].count("/data/5") == 1
-    recent.add_results("/data/5", ["/r/a.json", "/r/b.json"])
-    assert recent.entries()[0].results == ("/r/a.json", "/r/b.json")
+    recent.add_results("/data/5", ["/r/a.json", "/r/b.json"])  # one more result set
+    assert recent.entries()[0].result_sets == (("/r/a.json",), ("/r/a.json", "/r/b.json"))
     # the file on disk is what a new window reads back
     again = RecentFiles(QSettings(settings.fileName(), QSettings.Format.IniFormat))
     assert again.entries() == recent.entries()

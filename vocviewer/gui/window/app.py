@@ -24,10 +24,12 @@ from PySide6.QtWidgets import QApplication
 
 import vocviewer
 from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.formats.session import read_session
 from vocviewer.gui.models.helper_process import warm_up_process
 from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
 from vocviewer.gui.window.export import save_screenshot
 from vocviewer.gui.window.main_window import MainWindow
+from vocviewer.gui.window.recent import default_settings
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -202,6 +204,7 @@ def run_gui(
     image_set: str | None = None,
     screenshot: str | Path | None = None,
     on_shown: Callable[[str], None] | None = None,
+    session: str | Path | None = None,
     **sources: str | Path | None,
 ) -> int:
     """Open the window on a dataset (and results), run the event loop, return the exit code.
@@ -213,15 +216,22 @@ def run_gui(
     for the caller to report (the CLI prints it and exits 1) — also for an internal error (a
     bug, said in one line) and for a load that never finishes (``TimeoutError``).
     ``on_shown`` is called with ``"window"`` and ``"image"`` once the window's first frame,
-    then its first image, are painted.
+    then its first image, are painted. ``session``: a session file to open instead of
+    ``dataset_path`` (``formats.session``; a file that is none raises ``FormatError``).
+    The window restores and saves the user's settings, except for a screenshot (which shows
+    the defaults, so that it does not depend on who runs it).
     """
+    opened = read_session(session) if session is not None else None
+    if opened is not None and screenshot is not None and not opened[0].dataset.exists():
+        where = Path(session)  # type: ignore[arg-type]
+        raise FormatError(where, f"no such dataset: {opened[0].dataset}", element="dataset")
     app = make_app()
     quiet = app.platformName() == "offscreen"
     previous = qInstallMessageHandler(None) if quiet else None
     if quiet:
         qInstallMessageHandler(_drop_offscreen_noise(previous))
     warm_up_process()  # the helper that parses large JSON files starts while the window builds
-    window = MainWindow()
+    window = MainWindow(settings=default_settings() if screenshot is None else None)
     restore_hook = post_uncaught_errors(window)
     shot = ScreenshotWhenReady(window, Path(screenshot)) if screenshot is not None else None
     if shot is not None:
@@ -229,7 +239,12 @@ def run_gui(
     if on_shown is not None:
         FirstFrame(window, on_shown)
     window.show()
-    if dataset_path is not None:
+    if opened is not None:
+        if shot is not None:
+            shot.opened = Path(opened[0].dataset)
+        window.state.post([Message("warning", str(p)) for p in opened[1]])
+        window.sessions.apply(opened[0], Path(session))  # type: ignore[arg-type]
+    elif dataset_path is not None:
         if shot is not None:
             shot.opened = Path(dataset_path)
         window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)

@@ -9,7 +9,6 @@ to the message area naming the target.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
     from vocviewer.gui.panes.confusion_pane import ConfusionPane
     from vocviewer.gui.panes.image_view import ImageView
+    from vocviewer.gui.window.settings_store import LastFolders
 
 
 class ExportActions(QMainWindow):
@@ -35,20 +35,19 @@ class ExportActions(QMainWindow):
     state: AppState
     view: ImageView
     confusion: ConfusionPane
+    folders: LastFolders
 
     def _protected(self) -> tuple[Path, ...]:
         ds = self.state.dataset
         return ds.protected_roots if ds is not None else ()
 
     def _save_name(self, title: str, name: str, filters: str) -> str:
-        """A save dialog proposing ``name`` in the working folder, or in the home folder when the
-        working folder lies inside the dataset (where nothing may be written)."""
-        start = Path(os.getcwd())
-        try:
-            output.guard_folder(start, self._protected())
-        except OutputError:
-            start = Path.home()
+        """A save dialog proposing ``name`` in the last export folder, else beside the dataset,
+        else the home folder (never inside the dataset, where nothing may be written)."""
+        start = Path(self.folders.start("export", writable=True))
         path, _ = QFileDialog.getSaveFileName(self, title, str(start / name), filters)
+        if path:
+            self.folders.chosen("export", path)
         return path
 
     def export_pr(self, path: str | None = None) -> None:

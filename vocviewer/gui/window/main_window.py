@@ -29,10 +29,17 @@ from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
 from vocviewer.gui.window.actions import WindowActions
 from vocviewer.gui.window.protocol_controls import ProtocolControls
+from vocviewer.gui.window.session_actions import SessionActions
+from vocviewer.gui.window.settings_store import WindowSettings
 
 
 class MainWindow(WindowActions, ProtocolControls):
-    """The application window; every view is built on ``state`` (created if not given)."""
+    """The application window; every view is built on ``state`` (created if not given).
+
+    ``settings``: the user's settings (``recent.default_settings``), from which the layout and
+    choices are restored and to which they are saved on close (``settings_store``); without it
+    the window remembers nothing of its own and keeps the recent list in the user's file.
+    """
 
     def __init__(
         self,
@@ -94,6 +101,9 @@ class MainWindow(WindowActions, ProtocolControls):
         self.side.tabs.currentChanged.connect(self._on_side_tab)
         self.pr_pane.export_requested.connect(self.export_pr)
         self.mode_combo.activated.connect(self._on_mode_chosen)
+        self.sessions = SessionActions(self)  # File ▸ Open / Save session
+        self.window_settings = WindowSettings(self, settings)  # restores layout and choices
+        self.folders = self.window_settings.folders  # where the file dialogs start
 
     # --- construction --------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -201,6 +211,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.status_label.setText("  ·  ".join(parts))
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.window_settings.save()
         for dialog in self._dialogs.values():  # Help's dialogs go with the window
             dialog.close()
         self.view.shutdown()

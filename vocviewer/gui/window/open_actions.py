@@ -17,10 +17,11 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
 
 from vocviewer.gui.models.state import Message
-from vocviewer.gui.window.recent import RecentEntry, RecentFiles, default_settings
+from vocviewer.gui.window.recent import RecentEntry, RecentFiles, SetOpener, default_settings
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
+    from vocviewer.gui.window.settings_store import LastFolders
 
 ANNOTATION_FILTER = "Annotations (*.json);;All files (*)"
 RESULTS_FILTER = "Results (comp*_det_*.txt comp*_cls_*.txt *.json *.txt);;All files (*)"
@@ -31,13 +32,14 @@ class OpenActions(QMainWindow):
 
     state: AppState
     status_label: QLabel
+    folders: LastFolders
 
     def install_open_actions(self, settings: QSettings | None = None) -> None:
         """Accept drops and keep the recent list (``settings``: the user's by default)."""
         self.setAcceptDrops(True)
         self.recent = RecentFiles(settings if settings is not None else default_settings(), self)
         self._opening: RecentEntry | None = None  # requested, recorded once it loads
-        self._opened: str | None = None  # the recent entry of the open dataset
+        self.opened: RecentEntry | None = None  # what was opened: dataset, result sets, sources
         self.recent_menu = QMenu("Open &Recent", self)
         self.recent_menu.menuAction().setStatusTip("Reopen a dataset with its result files")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -49,23 +51,27 @@ class OpenActions(QMainWindow):
         results: Sequence[str | Path] = (),
         image_set: str | None = None,
         **sources: str | Path | None,
-    ) -> None:
-        """Open the dataset at ``path`` in the background, then add ``results``."""
+    ) -> RecentEntry:
+        """Open the dataset at ``path`` in the background, then add ``results`` (one set);
+        returns the entry that becomes ``opened`` once it loads."""
         self.status_label.setText(f"Opening {path}…")
         given = {k: str(v) for k, v in sources.items() if v is not None}
-        self._opening = RecentEntry(str(Path(path)), tuple(str(p) for p in results), given)
+        entry = RecentEntry(str(Path(path)), (), given, image_set)
+        self._opening = entry = entry.with_results(results)
         self.state.open_dataset(path, tuple(results), image_set, **sources)
+        return entry
 
     def add_results(self, paths: Sequence[str | Path]) -> None:
         """Add result files or folders to the open dataset (and to its recent entry)."""
         if not self._dataset_open():
             return
         self.state.add_results(list(paths))
-        if self._opened is not None:
-            self.recent.add_results(self._opened, paths)
+        if self.opened is not None:
+            self.opened = self.opened.with_results(paths)
+            self.recent.add_results(self.opened.dataset, paths)
 
     def _remember_dataset(self, _dataset: object) -> None:
-        self._opened = self._opening.dataset if self._opening is not None else None
+        self.opened = self._opening
         if self._opening is not None:
             self.recent.add(self._opening)
             self._opening = None
@@ -73,16 +79,23 @@ class OpenActions(QMainWindow):
     # --- dialogs ---------------------------------------------------------------------------
     def choose_dataset(self) -> None:
         path = QFileDialog.getExistingDirectory(
-            self, "Open dataset folder (VOCdevkit, VOC20xx or a VisDrone split)"
+            self,
+            "Open dataset folder (VOCdevkit, VOC20xx or a VisDrone split)",
+            self.folders.start("dataset"),
         )
         if path:
+            self.folders.chosen("dataset", path)
             self.open_dataset(path)
 
     def choose_annotation_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open annotation file (COCO instances JSON)", "", ANNOTATION_FILTER
+            self,
+            "Open annotation file (COCO instances JSON)",
+            self.folders.start("dataset"),
+            ANNOTATION_FILTER,
         )
         if path:
+            self.folders.chosen("dataset", path)
             self.open_dataset(path)
 
     def _dataset_open(self) -> bool:
@@ -94,15 +107,21 @@ class OpenActions(QMainWindow):
     def choose_results(self) -> None:
         if not self._dataset_open():
             return
-        files, _ = QFileDialog.getOpenFileNames(self, "Add result files", "", RESULTS_FILTER)
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Add result files", self.folders.start("results"), RESULTS_FILTER
+        )
         if files:
+            self.folders.chosen("results", files[0])
             self.add_results(files)
 
     def choose_results_folder(self) -> None:
         if not self._dataset_open():
             return
-        path = QFileDialog.getExistingDirectory(self, "Add a results folder (results/VOC20xx)")
+        path = QFileDialog.getExistingDirectory(
+            self, "Add a results folder (results/VOC20xx)", self.folders.start("results")
+        )
         if path:
+            self.folders.chosen("results", Path(path).parent)
             self.add_results([path])
 
     # --- drag and drop -----------------------------------------------------------------------
@@ -162,13 +181,14 @@ class OpenActions(QMainWindow):
         clear.setEnabled(bool(entries))
         clear.setStatusTip("Forget the recent datasets")
 
-    def open_recent(self, entry: RecentEntry) -> None:
-        """Reopen a recent dataset with its result files (missing paths are reported)."""
+    def open_recent(self, entry: RecentEntry) -> SetOpener | None:
+        """Reopen a recent dataset with its result sets, in order, and its image set (missing
+        paths are reported and left out)."""
         if not Path(entry.dataset).exists():
             self.state.post([Message("error", f"{entry.dataset}: no longer exists")])
-            return
-        results = [r for r in entry.results if Path(r).exists()]
+            return None
         gone = [r for r in entry.results if not Path(r).exists()]
         if gone:
             self.state.post([Message("warning", f"{r}: no longer exists") for r in gone])
-        self.open_dataset(entry.dataset, results, **entry.sources)  # type: ignore[arg-type]
+        sets = [[r for r in paths if Path(r).exists()] for paths in entry.result_sets]
+        return SetOpener(self, entry.dataset, sets, entry.image_set, entry.sources, self)

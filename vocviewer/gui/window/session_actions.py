@@ -1,0 +1,259 @@
+"""File ▸ Open session… and Save session…: the window's side of ``formats.session``.
+
+``SessionActions`` belongs to ``MainWindow`` (``window.sessions``). Saving captures what is open
+(the dataset with its sources, result sets and image set, as ``OpenActions.opened`` recorded
+them) and how it is shown (class, image filter, current image, score threshold, view mode,
+toggles, IoU, area) and writes it through the guarded writer: a session is never written into
+the dataset's folders or over one of its inputs; the refusal is said in the message area.
+Opening applies the view at once, opens the dataset and its result sets in order
+(``recent.SetOpener``), then selects the class, filter and image; a value the dataset or the
+window does not know is reported with the file and JSON path, and left at its default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu
+
+from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.formats.session import (
+    ALL_IMAGES,
+    ImageListFilter,
+    Session,
+    read_session,
+    write_session,
+)
+from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
+from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
+from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
+from vocviewer.gui.models.state import Message
+from vocviewer.gui.window.recent import SetOpener
+
+SESSION_FILTER = "vocviewer sessions (*.json);;All files (*)"
+
+
+def _problem(path: Path, where: str, text: str) -> Message:
+    return Message("warning", str(FormatError(path, text, element=where)))
+
+
+class SessionActions(QObject):
+    """The session actions of ``window`` (a ``MainWindow``), added to its File menu."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self.window = window
+        self.state = window.state
+        self.opener: SetOpener | None = None
+        self.act_open_session = self._action(
+            "Open &session…", (), self.open_session, "Open a saved session: dataset, results, view"
+        )
+        self.act_save_session = self._action(
+            "&Save session…",
+            ("Ctrl+S",),
+            self.save_session,
+            "Save the dataset, its result sets and the view to a session file",
+        )
+        file_menu = next(
+            top.menu()
+            for top in window.menuBar().actions()
+            if isinstance(top.menu(), QMenu)
+            and window.recent_menu.menuAction() in top.menu().actions()
+        )
+        before = window.act_export_pr
+        file_menu.insertAction(before, self.act_open_session)
+        file_menu.insertAction(before, self.act_save_session)
+        file_menu.insertSeparator(before)
+        self.state.image_set_changed.connect(self._on_image_set)
+
+    def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setStatusTip(tip)
+        action.triggered.connect(lambda _=False: slot())
+        self.window.addAction(action)
+        return action
+
+    def _on_image_set(self, name: str | None) -> None:
+        """Another image set is browsed: the recent entry reopens on it (``""``: all images)."""
+        w = self.window
+        if w.opened is not None and w.opened.image_set != (name or ""):
+            w.opened = replace(w.opened, image_set=name or "")
+            w.recent.set_image_set(w.opened.dataset, name or "")
+
+    # --- saving ----------------------------------------------------------------------------
+    def capture(self) -> Session | None:
+        """The session of what the window shows (``None`` with no dataset open)."""
+        st, opened = self.state, self.window.opened
+        if st.dataset is None or opened is None:
+            return None
+        current = st.current_results if len(st.results) == len(opened.result_sets) else -1
+        flt = st.image_filter
+        k, image = st.selected_class, st.current_image
+        return Session(
+            dataset=Path(opened.dataset),
+            sources={key: Path(v) for key, v in opened.sources.items()},
+            result_sets=tuple(tuple(Path(p) for p in s) for s in opened.result_sets),
+            current_result_set=current if current >= 0 else None,
+            image_set=st.image_set or ALL_IMAGES,
+            class_name=st.dataset.classes[k] if k >= 0 else None,
+            image_filter=ImageListFilter(
+                flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors
+            ),
+            image=str(st.dataset.images.id[image]) if image >= 0 else None,
+            score_threshold=st.score_threshold,
+            view_mode=st.view_mode,
+            toggles={name: bool(getattr(st, name)) for name in DISPLAY_TOGGLES},
+            iou=st.protocol.iou,
+            area=st.protocol.area,
+        )
+
+    def save_session(self, path: str | Path | None = None) -> Path | None:
+        """Write the session to ``path`` (asked for if not given); the written path, or
+        ``None`` (nothing open, cancelled, or refused: said in the message area)."""
+        session, st = self.capture(), self.state
+        if session is None:
+            st.post([Message("info", "Open a dataset before saving a session.")])
+            return None
+        folders = self.window.folders
+        if path is None:
+            start = Path(folders.start("session", writable=True))
+            name = f"{st.dataset.name}-session.json"
+            path, _ = QFileDialog.getSaveFileName(
+                self.window, "Save session", str(start / name), SESSION_FILTER
+            )
+            if not path:
+                return None
+            folders.chosen("session", path)
+        inputs = [p for s in session.result_sets for p in s]
+        protected = (*st.dataset.protected_roots, session.dataset, *session.sources.values())
+        try:
+            written = write_session(path, session, (*protected, *inputs))
+        except OutputError as e:
+            st.post([Message("error", f"Session not saved: {e}")])
+            return None
+        self.window.statusBar().showMessage(f"Session saved to {written}", 8000)
+        return written
+
+    # --- opening ---------------------------------------------------------------------------
+    def open_session(self, path: str | Path | None = None) -> SetOpener | None:
+        """Read the session in ``path`` (asked for if not given) and open it; a file that is no
+        session is reported in the message area and changes nothing."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(
+                self.window, "Open session", self.window.folders.start("session"), SESSION_FILTER
+            )
+            if not path:
+                return None
+            self.window.folders.chosen("session", path)
+        try:
+            session, problems = read_session(path)
+        except FormatError as e:
+            self.state.post([Message("error", f"Cannot open the session: {e}")])
+            return None
+        self.state.post([Message("warning", str(p)) for p in problems])
+        return self.apply(session, Path(path))
+
+    def apply(self, session: Session, path: Path) -> SetOpener | None:
+        """Show ``session`` (read from ``path``): the view now, then the dataset and its result
+        sets, then the class, image filter and image once the dataset is open."""
+        st = self.state
+        if not session.dataset.exists():
+            st.post([Message("error", f"{path} (dataset): {session.dataset} no longer exists")])
+            return None
+        gone = [p for s in session.result_sets for p in s if not p.exists()]
+        st.post([_problem(path, "result_sets", f"{p} no longer exists; left out") for p in gone])
+        self._apply_view(session, path)
+        sets = [[p for p in s if p.exists()] for s in session.result_sets]
+        kept = [s for s in sets if s]
+        opener = SetOpener(
+            self.window, session.dataset, kept, session.image_set, session.sources, self
+        )
+        self.opener = opener
+        opener.loaded.connect(
+            lambda: QTimer.singleShot(0, lambda: self._apply_browse(session, path))
+        )
+        wanted = session.current_result_set
+        if wanted is not None and sets[wanted]:
+            position = sum(1 for s in sets[:wanted] if s)  # among the sets that are opened
+
+            def choose() -> None:
+                if position in opener.index_of:
+                    st.set_current_results(opener.index_of[position])
+
+            opener.finished.connect(choose)
+        return opener
+
+    def _apply_view(self, session: Session, path: Path) -> None:
+        st, w, bad = self.state, self.window, []
+        if session.score_threshold is not None:
+            st.set_threshold(session.score_threshold)
+        if session.view_mode is not None:
+            if session.view_mode in VIEW_MODES:
+                st.set_view_mode(session.view_mode)
+            else:
+                bad.append(("view.mode", f"unknown mode {session.view_mode!r}", VIEW_MODES))
+        for name, on in session.toggles.items():
+            if name in DISPLAY_TOGGLES:
+                st.set_display(name, on)
+            else:
+                bad.append((f"view.toggles.{name}", "unknown toggle", DISPLAY_TOGGLES))
+        if session.iou is not None:
+            if round(session.iou, 2) in IOU_CHOICES:
+                st.protocol.set_iou(session.iou)
+            else:
+                bad.append(("evaluation.iou", f"no such IoU {session.iou:g}", IOU_CHOICES))
+        if session.area is not None:
+            if session.area in COCO_AREAS:
+                st.protocol.set_area(session.area)
+                w.area_combo.setCurrentIndex(max(w.area_combo.findData(session.area), 0))
+            else:
+                bad.append(("evaluation.area", f"unknown area {session.area!r}", COCO_AREAS))
+        st.post(
+            [
+                _problem(path, where, f"{what} (known: {', '.join(map(str, known))}); ignored")
+                for where, what, known in bad
+            ]
+        )
+
+    def _apply_browse(self, session: Session, path: Path) -> None:
+        """Class, image filter and current image, once the dataset is open."""
+        st, b = self.state, self.window.browser
+        ds = st.dataset
+        if ds is None:
+            return
+        problems = []
+        if session.class_name is not None:
+            if session.class_name in ds.classes:
+                st.select_class(ds.classes.index(session.class_name))
+            else:
+                problems.append(("class", f"no class {session.class_name!r} in {ds.name}"))
+        flt = session.image_filter
+        if flt is not None:
+            unknown = [f for f in flt.flags if f not in b.flag_actions]
+            if unknown:
+                problems.append(("image_filter.flags", f"unknown flags {unknown}"))
+            errors = flt.errors if flt.errors in ERROR_FILTERS else ""
+            if errors != flt.errors:
+                problems.append(("image_filter.errors", f"unknown error filter {flt.errors!r}"))
+            for name, act in b.flag_actions.items():
+                act.setChecked(name in flt.flags)
+            b.error_actions[errors].setChecked(True)
+            b.sort_action.setChecked(flt.by_errors)
+            b.search.setText(flt.text)
+            wanted = ImageFilter(
+                flt.text, frozenset(f for f in flt.flags if f not in unknown), errors, flt.by_errors
+            )
+            st.set_image_filter(wanted)  # also before the widgets' own signals settle
+        if session.image is not None:
+            rows = np.flatnonzero(ds.images.id == session.image)
+            if len(rows):
+                st.set_current_image(int(rows[0]))
+            else:
+                problems.append(("image", f"no image {session.image!r} in {ds.name}"))
+        st.post([_problem(path, where, f"{what}; ignored") for where, what in problems])
