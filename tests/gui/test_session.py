@@ -185,7 +185,7 @@ def test_unusable_values_of_a_session_are_named_and_left_at_defaults(qtbot, star
         assert where in text, where
     assert all(str(path) in m for m in messages(win))
     st = win.state
-    assert (st.score_threshold, st.view_mode, st.protocol.iou, st.protocol.area) == (
+    assert (st.score_threshold, st.view_mode, st.evaluation.iou, st.evaluation.area) == (
         0.5,
         "all",
         0.5,

@@ -61,9 +61,9 @@ def test_settings_survive_a_restart(start, ini):
     st.set_display("show_labels", False)
     st.set_display("show_masks", False)
     st.set_view_mode("fp")
-    st.protocol.set_iou(0.75)
+    st.evaluation.set_iou(0.75)
     first.area_combo.setCurrentIndex(first.area_combo.findData("small"))
-    st.protocol.set_area("small")
+    st.evaluation.set_area("small")
     first.act_seg.setChecked(True)
     first.seg_combo.setCurrentIndex(first.seg_combo.findData("object"))
     first.seg_opacity.setValue(0.7)
@@ -82,8 +82,8 @@ def test_settings_survive_a_restart(start, ini):
     assert (st2.show_labels, st2.show_masks, st2.show_gt) == (False, False, True)
     assert not second.toggle_actions["show_labels"].isChecked()
     assert st2.view_mode == "fp" and second.mode_combo.currentData() == "fp"
-    assert st2.protocol.iou == 0.75 and second.iou_combo.currentData() == 0.75
-    assert st2.protocol.area == "small" and second.area_combo.currentData() == "small"
+    assert st2.evaluation.iou == 0.75 and second.iou_combo.currentData() == 0.75
+    assert st2.evaluation.area == "small" and second.area_combo.currentData() == "small"
     assert second.act_seg.isChecked() and second.seg_combo.currentData() == "object"
     assert second.seg_opacity.value() == pytest.approx(0.7)
     assert messages(second) == []
@@ -124,7 +124,7 @@ def test_foreign_values_give_defaults_and_one_message_naming_them(start, ini):
     st = win.state
     assert st.score_threshold == 0.5 and st.view_mode == "all"
     assert all(getattr(st, name) for name in DISPLAY_TOGGLES)
-    assert (st.protocol.iou, st.protocol.area) == (0.5, "all")
+    assert (st.evaluation.iou, st.evaluation.area) == (0.5, "all")
     assert not win.act_seg.isChecked()
     (text,) = messages(win)
     assert str(ini) in text and "defaults" in text

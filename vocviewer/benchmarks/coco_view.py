@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.benchmarks.views import (
+    AREA_CHOICES,
     IOU_CHOICES,
     ClassView,
     Summary,
@@ -42,7 +43,7 @@ from vocviewer.formats.coco_results import box_columns, read_coco_results
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 #: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
-COCO_AREAS: tuple[str, ...] = ("all", "small", "medium", "large")
+COCO_AREAS: tuple[str, ...] = AREA_CHOICES
 IGNORED_REASON = "It matched a crowd region (or an object outside the area range): not counted."
 
 

@@ -31,6 +31,8 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 #: IoU thresholds .50:.05:.95 (COCO's and VisDrone's; offered to choose from in the window).
 IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+#: Area ranges a family may offer for its curves (COCO's: all, small, medium, large).
+AREA_CHOICES: tuple[str, ...] = ("all", "small", "medium", "large")
 
 
 @dataclass(frozen=True)

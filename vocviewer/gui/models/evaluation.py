@@ -19,7 +19,15 @@ import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
 from vocviewer.benchmarks.base import Benchmark
-from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.benchmarks.views import (
+    AREA_CHOICES,
+    IOU_CHOICES,
+    ClassView,
+    Notice,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+)
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives
@@ -135,7 +143,8 @@ class EvaluationModel(QObject):
         self.jobs = jobs
         self.dataset: Dataset | None = None
         self.benchmark: Benchmark | None = None
-        self.settings: ViewSettings = ViewSettings("")
+        # before a dataset: every choice any family offers (a remembered one is kept)
+        self.settings = ViewSettings("", IOU_CHOICES, None, AREA_CHOICES)
         self.sets: list[ResultEvaluations] = []
         self._results: list[ResultSet] = []
         self.iou, self.area = 0.5, "all"
@@ -248,7 +257,8 @@ class EvaluationModel(QObject):
     def set_iou(self, iou: float) -> None:
         """Use IoU threshold ``iou`` for verdicts, curves and AP (VOC: not official unless 0.5)."""
         iou = round(float(iou), 2)
-        if iou == self.iou or (self.settings.iou_choices and iou not in self.settings.iou_choices):
+        offered = self.dataset is None or iou in self.settings.iou_choices  # none open: kept
+        if iou == self.iou or not offered:
             return
         self.iou = iou
         self.iou_changed.emit(iou)
@@ -256,7 +266,8 @@ class EvaluationModel(QObject):
 
     def set_area(self, area: str) -> None:
         """Draw the curves (and AP at the threshold) of area range ``area``."""
-        if area == self.area or area not in self.settings.areas:
+        offered = self.dataset is None or area in self.settings.areas  # none open: kept
+        if area == self.area or not offered:
             return
         self.area = area
         self.area_changed.emit(area)

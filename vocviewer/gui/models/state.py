@@ -214,22 +214,23 @@ class AppState(DisplaySettings, QObject):
         loaded = results if isinstance(results, LoadedResults) else None
         loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
         index = len(self.results)
+        guessed = guess_image_set(loaded.results, self.dataset)
+        retarget = index == 0 and not self._explicit_set and guessed not in (None, self.eval_set)
+        if retarget:  # the result files name their image set: evaluate there from the start
+            self.eval_set = self.image_set = guessed
+            self.evaluation.set_image_set(guessed)
         self.results.append(loaded)
+        self.evaluation.add_set(loaded.results)  # its evaluations exist before anyone hears
         self.post(
             [
                 Message("warning", str(p))
                 for p in (*loaded.results.problems, *loaded.results.warnings)
             ]
         )
-        guessed = guess_image_set(loaded.results, self.dataset)
         self.results_added.emit(index)
-        if index == 0 and not self._explicit_set and guessed not in (None, self.eval_set):
-            self.eval_set = guessed  # evaluated there from the start
-            self.evaluation.set_image_set(guessed)
-            self.image_set = guessed
+        if retarget:
             self.image_set_changed.emit(guessed)
             self._refresh_visible()
-        self.evaluation.add_set(loaded.results)
         if self.current_results < 0:
             self.set_current_results(index)
 

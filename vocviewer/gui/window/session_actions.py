@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from vocviewer.benchmarks.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats.session import (
     ALL_IMAGES,
@@ -31,7 +32,6 @@ from vocviewer.formats.session import (
 )
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
-from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.window.recent import SetOpener
 
@@ -109,8 +109,8 @@ class SessionActions(QObject):
             score_threshold=st.score_threshold,
             view_mode=st.view_mode,
             toggles={name: bool(getattr(st, name)) for name in DISPLAY_TOGGLES},
-            iou=st.protocol.iou,
-            area=st.protocol.area,
+            iou=st.evaluation.iou,
+            area=st.evaluation.area,
         )
 
     def save_session(self, path: str | Path | None = None) -> Path | None:
@@ -205,15 +205,15 @@ class SessionActions(QObject):
                 bad.append((f"view.toggles.{name}", "unknown toggle", DISPLAY_TOGGLES))
         if session.iou is not None:
             if round(session.iou, 2) in IOU_CHOICES:
-                st.protocol.set_iou(session.iou)
+                st.evaluation.set_iou(session.iou)
             else:
                 bad.append(("evaluation.iou", f"no such IoU {session.iou:g}", IOU_CHOICES))
         if session.area is not None:
-            if session.area in COCO_AREAS:
-                st.protocol.set_area(session.area)
+            if session.area in AREA_CHOICES:
+                st.evaluation.set_area(session.area)
                 w.area_combo.setCurrentIndex(max(w.area_combo.findData(session.area), 0))
             else:
-                bad.append(("evaluation.area", f"unknown area {session.area!r}", COCO_AREAS))
+                bad.append(("evaluation.area", f"unknown area {session.area!r}", AREA_CHOICES))
         st.post(
             [
                 _problem(path, where, f"{what} (known: {', '.join(map(str, known))}); ignored")

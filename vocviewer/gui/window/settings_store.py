@@ -28,10 +28,10 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QObject, QSettings, QStandardPaths
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
+from vocviewer.benchmarks.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.core.errors import OutputError
 from vocviewer.formats import output
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
-from vocviewer.gui.models.protocol_tasks import COCO_AREAS, IOU_CHOICES
 from vocviewer.gui.models.state import AppState, Message
 
 #: Bumped when the toolbar's layout changes so that an old ``saveState`` is not applied.
@@ -193,14 +193,14 @@ class WindowSettings(QObject):
         check("view/segmentation", self._restore_segmentation(_json(s.value("view/segmentation"))))
         iou = _number(s.value("evaluation/iou"))
         if iou in IOU_CHOICES:
-            st.protocol.set_iou(iou)  # type: ignore[arg-type]
+            st.evaluation.set_iou(iou)  # type: ignore[arg-type]
         check("evaluation/iou", iou in IOU_CHOICES)
         area = s.value("evaluation/area")
-        if area in COCO_AREAS:
-            st.protocol.set_area(str(area))
+        if area in AREA_CHOICES:
+            st.evaluation.set_area(str(area))
             combo = w.area_combo  # type: ignore[attr-defined]
             combo.setCurrentIndex(max(combo.findData(area), 0))
-        check("evaluation/area", area in COCO_AREAS)
+        check("evaluation/area", area in AREA_CHOICES)
         self._report(bad)
 
     def _restore_splitter(self, splitter: QSplitter, value: object) -> bool:
@@ -271,8 +271,8 @@ class WindowSettings(QObject):
             "opacity": w.seg_opacity.value(),  # type: ignore[attr-defined]
         }
         s.setValue("view/segmentation", json.dumps(seg))
-        s.setValue("evaluation/iou", str(st.protocol.iou))
-        s.setValue("evaluation/area", st.protocol.area)
+        s.setValue("evaluation/iou", str(st.evaluation.iou))
+        s.setValue("evaluation/area", st.evaluation.area)
         for key, (read, _apply) in self._extra.items():
             s.setValue(key, json.dumps(read()))
         s.sync()
