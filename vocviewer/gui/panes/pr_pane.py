@@ -310,7 +310,8 @@ class PRPane(QWidget):
             curve = pg.PlotCurveItem(*pr_polyline(ev.recall, ev.precision), pen=pen)
             curve.setZValue(-1)
             item.addItem(curve)
-            self.legend.addItem(curve, f"{st.results[i].results.name}  AP {ev.ap:.3f}")
+            ap_name = st.evaluation.settings.ap_name  # the same AP as the current set's
+            self.legend.addItem(curve, f"{st.results[i].results.name}  {ap_name} {ev.ap:.3f}")
             self.others.append(curve)
 
     def _set_title(self, html: str) -> None:
