@@ -15,7 +15,6 @@ from vocviewer.evaluation.analysis import (
     explain_object,
     image_counts,
     missed_objects,
-    neighbour_ranks,
     next_false_positive,
     similarity_group,
 )
@@ -139,8 +138,6 @@ def test_rank_walking(case):
     assert drop_cause(ev, 3) == 3  # an FP itself
     assert drop_cause(ev, 0) == 1  # the nearest FP
     assert drop_cause(ev, 7) == 6
-    assert neighbour_ranks(ev, 1, radius=2).tolist() == [0, 1, 2, 3]
-    assert neighbour_ranks(ev, 7, radius=2).tolist() == [5, 6, 7]
 
 
 def test_explanations_name_the_evidence(case):

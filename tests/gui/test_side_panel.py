@@ -50,7 +50,7 @@ def test_pr_click_lists_neighbours_and_preselects_the_drop(qtbot, window):
     pane._on_spots_clicked(pane.spots, [tp], None)
     assert st.selected_detection == (DOG, 1)  # the nearest FP (the duplicate) is blamed
     assert side.tabs.currentWidget() is side.ranks
-    assert side.ranks.rows_model.keys == [0, 1, 2, 3] and side.ranks.current_key() == 1
+    assert list(side.ranks.rows_model.keys) == [0, 1, 2, 3] and side.ranks.current_key() == 1
     side.ranks.row_activated.emit(1)  # Enter: zoom to it
     qtbot.waitUntil(lambda: window.view.scale_factor() > 2.0, timeout=5000)
 

@@ -344,12 +344,6 @@ def drop_cause(ev: ClassEvaluation, rank: int) -> int:
     return int(fps[np.argmin(dist)])  # argmin takes the first (earlier) on ties
 
 
-def neighbour_ranks(ev: ClassEvaluation, rank: int, radius: int = 5) -> IntArray:
-    """Ranks ``rank - radius .. rank + radius`` clipped to the list (int64, ascending)."""
-    lo, hi = max(0, rank - radius), min(len(ev), rank + radius + 1)
-    return np.arange(lo, hi, dtype=np.int64)
-
-
 # --- words ------------------------------------------------------------------------------------
 def object_name(dataset: Dataset, row: int) -> str:
     """``dog #2`` (the devkit's 1-based object index in its image)."""

@@ -325,14 +325,15 @@ class AppState(DisplaySettings, QObject):
         new = int(np.clip(pos[0] + delta, 0, len(vis) - 1)) if len(pos) else 0
         self.set_current_image(int(vis[new]))
 
-    def select_detection(self, class_index: int, rank: int) -> None:
-        """Select the detection at ``rank`` of ``class_index`` and open its image."""
+    def select_detection(self, class_index: int, rank: int, *, keep_class: bool = False) -> None:
+        """Select the detection at ``rank`` of ``class_index`` and open its image (the class
+        becomes the selected one unless ``keep_class``)."""
         ev = self.class_evaluation(class_index)
         if ev is None or not 0 <= rank < len(ev):
             return
         self.selected_detection = (class_index, int(rank))
         self.selected_object = -1
-        if class_index != self.selected_class:
+        if class_index != self.selected_class and not keep_class:
             self.selected_class = class_index
             self.class_changed.emit(class_index)
             self._refresh_visible(keep_current=True)

@@ -25,17 +25,17 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou, neighbour_ranks
+from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
 from vocviewer.gui.panes.overlays import GT_COLOR, MISSED_COLOR, row_style
 from vocviewer.gui.panes.pane_keys import ACTIVATE_ROW
+from vocviewer.gui.panes.ranks import HEADERS, RankRows
 from vocviewer.gui.panes.tables import make_compact
 
 Index = QModelIndex | QPersistentModelIndex
 MUTED = QColor("#9aa0a6")
-NEIGHBOURS = 6
 
 
 class KeyedRows:
@@ -134,10 +134,17 @@ class RowsTable(QTableView):
     row_activated = Signal(int)
 
     def __init__(
-        self, headers: Sequence[str], parent: QWidget | None = None, *, long: bool = False
+        self,
+        headers: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        long: bool = False,
+        model: Any = None,
     ) -> None:
         super().__init__(parent)
-        self.rows_model = RowsModel(headers, self) if long else HeldRowsModel(headers, self)
+        if model is None:
+            model = RowsModel(headers, self) if long else HeldRowsModel(headers, self)
+        self.rows_model = model  # ``model``: any with ``headers``, ``row_of`` and ``keys``
         self.setModel(self.rows_model)
         make_compact(self)
         header = self.horizontalHeader()
@@ -210,7 +217,7 @@ class SidePanel(QWidget):
         self.state = state
         self.detections = RowsTable(("Rank", "Class", "Score", "Verdict", "IoU"))
         self.objects = RowsTable(("#", "Class", "Flags", "Status"))
-        self.ranks = RowsTable(("Rank", "Score", "Image", "Verdict", "Prec.", "Rec."))
+        self.ranks = RowsTable(HEADERS, model=RankRows(self))
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.detections, "Detections")
@@ -261,14 +268,17 @@ class SidePanel(QWidget):
 
     # --- tables --------------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: object) -> None:
-        for table in (self.detections, self.objects, self.ranks):
+        for table in (self.detections, self.objects):
             table.set_rows([], [], [])
+        self.ranks.rows_model.show(None, None, None)
         self._ranks_class = -1
         self._show_hint()
 
-    def _on_class_evaluated(self, index: int, _ev: object) -> None:
+    def _on_class_evaluated(self, index: int, ev: object) -> None:
         if index == self.state.current_results:
             self._image_later.request()
+            if getattr(ev, "class_index", -2) == self.state.selected_class:
+                self.refresh_ranks()
 
     def refresh_image(self, *_args: object) -> None:
         """Rebuild the detections and objects of the current image."""
@@ -331,9 +341,9 @@ class SidePanel(QWidget):
         k = sel[0] if sel is not None else st.selected_class
         if k < 0 or st.class_evaluation(k) is None:
             self._ranks_class = -1
-            self.ranks.set_rows([], [], [])
+            self.ranks.rows_model.show(None, None, None)
             return
-        self.show_ranks(k, sel[1] if sel is not None else 0)
+        self.show_ranks(k, sel[1] if sel is not None and sel[0] == k else 0)
 
     def refresh_why(self, *_args: object) -> None:
         """The "why" text for the current selection, if it lies on the current image."""
@@ -357,29 +367,14 @@ class SidePanel(QWidget):
         self.tabs.setCurrentWidget(self.ranks)
 
     def show_ranks(self, class_index: int, rank: int) -> None:
-        """List the ranks around ``rank`` of ``class_index`` in the "Ranks" tab."""
+        """List every rank of ``class_index`` in the "Ranks" tab, ``rank`` current."""
         st, ds = self.state, self.state.dataset
         ev = st.class_evaluation(class_index)
         if ev is None or ds is None:
             return
         self._ranks_class = class_index
-        evals = st.evaluations[st.current_results]
-        rows, colors = [], []
-        ranks = neighbour_ranks(ev, rank, NEIGHBOURS).tolist()
-        for r in ranks:
-            color, _, verdict = row_style(evals, int(ev.order[r]))
-            rows.append(
-                (
-                    str(r + 1),
-                    f"{ev.score[r]:.3f}",
-                    str(ds.images.id[int(ev.image_index[r])]),
-                    verdict,
-                    f"{ev.precision[r]:.3f}",
-                    f"{ev.recall[r]:.3f}",
-                )
-            )
-            colors.append(color)
-        self.ranks.set_rows(rows, ranks, colors)
+        self.ranks.rows_model.show(ev, st.evaluations[st.current_results], ds)
+        self.ranks.scrollTo(self.ranks.rows_model.index(max(rank, 0), 0))
         sel = st.selected_detection
         self.ranks.select_key(sel[1] if sel is not None and sel[0] == class_index else -1)
 

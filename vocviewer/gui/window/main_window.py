@@ -31,6 +31,7 @@ from vocviewer.gui.window.actions import WindowActions
 from vocviewer.gui.window.protocol_controls import ProtocolControls
 from vocviewer.gui.window.session_actions import SessionActions
 from vocviewer.gui.window.settings_store import WindowSettings
+from vocviewer.gui.window.walk_actions import WalkActions
 
 
 class MainWindow(WindowActions, ProtocolControls):
@@ -102,6 +103,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.pr_pane.export_requested.connect(self.export_pr)
         self.mode_combo.activated.connect(self._on_mode_chosen)
         self.sessions = SessionActions(self)  # File ▸ Open / Save session
+        self.walk = WalkActions(self)  # the Walk menu: viewdet's walk, by verdict, missed objects
         self.window_settings = WindowSettings(self, settings)  # restores layout and choices
         self.folders = self.window_settings.folders  # where the file dialogs start
 

@@ -1,0 +1,117 @@
+"""The window's detection walk (``models.walk.DetectionWalk``): a "Walk" menu with the keys for
+the next / previous detection and the next / previous one of the same verdict, the walk's mode
+(viewdet's ``onlytp`` among them) and whether each step zooms to the detection. The end of a walk
+is said in the status bar; the Ranks tab follows every step."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+
+from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
+
+#: how long the status bar shows where a step landed or that the walk ended (ms)
+NOTE_MS = 4000
+
+
+class WalkActions(QObject):
+    """Builds the Walk menu on ``window`` and connects it to a ``DetectionWalk``."""
+
+    def __init__(self, window: Any) -> None:  # the ``MainWindow`` (state, view, menu bar)
+        super().__init__(window)
+        self.window = window
+        self.walk = DetectionWalk(window.state, self)
+        a = self._action
+        self.act_next = a(
+            "&Next detection",
+            (".",),
+            lambda: self.step(1),
+            "Select the next detection of the walk (rank order; all classes: by score)",
+        )
+        self.act_previous = a(
+            "&Previous detection",
+            (",",),
+            lambda: self.step(-1),
+            "Select the previous detection of the walk",
+        )
+        self.act_next_same = a(
+            "Next of the &same verdict",
+            (">",),
+            lambda: self.step(1, same_verdict=True),
+            "Select the next detection whose verdict is the selected one's",
+        )
+        self.act_previous_same = a(
+            "Previous of the same verdict",
+            ("<",),
+            lambda: self.step(-1, same_verdict=True),
+            "Select the previous detection whose verdict is the selected one's",
+        )
+        self.act_cycle = a(
+            "&Cycle walk mode",
+            ("W",),
+            self.cycle_mode,
+            "Walk every detection, only TPs, only FPs, one FP kind, or the missed objects",
+        )
+        self.act_zoom = a("&Zoom to each step", (), None, "Zoom the image to each detection")
+        self.act_zoom.setCheckable(True)
+        bar = window.menuBar()
+        help_menu = next((t for t in bar.actions() if t.text().replace("&", "") == "Help"), None)
+        if help_menu is not None:
+            bar.insertMenu(help_menu, self._menu())
+        else:
+            bar.addMenu(self._menu())
+        self.walk.ended.connect(self._say)
+        self.walk.stepped.connect(self._say)
+        self.walk.mode_changed.connect(self._sync_mode)
+
+    def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setStatusTip(tip)
+        if slot is not None:
+            action.triggered.connect(lambda _=False: slot())
+        self.window.addAction(action)
+        return action
+
+    def _menu(self) -> Any:
+        from PySide6.QtWidgets import QMenu
+
+        menu = QMenu("&Walk", self.window)
+        for act in (self.act_next, self.act_previous, self.act_next_same, self.act_previous_same):
+            menu.addAction(act)
+        menu.addSeparator()
+        self.mode_group = QActionGroup(self)
+        self.mode_actions: dict[str, QAction] = {}
+        for mode in WALK_MODES:
+            act = menu.addAction(mode.label)
+            act.setCheckable(True)
+            act.setChecked(mode == self.walk.mode)
+            act.setStatusTip(f"Walk: {mode.label.lower()}")
+            act.triggered.connect(lambda _=False, key=mode.key: self.walk.set_mode(key))
+            self.mode_group.addAction(act)
+            self.mode_actions[mode.key] = act
+        menu.addAction(self.act_cycle)
+        menu.addSeparator()
+        menu.addAction(self.act_zoom)
+        return menu
+
+    def step(self, step: int, *, same_verdict: bool = False) -> bool:
+        """One step of the walk; zooms to the detection if asked."""
+        moved = self.walk.step(step, same_verdict=same_verdict)
+        if moved and self.act_zoom.isChecked():
+            self.window.view.zoom_to_highlight()
+        return moved
+
+    def cycle_mode(self) -> None:
+        keys = [m.key for m in WALK_MODES]
+        self.walk.set_mode(keys[(keys.index(self.walk.mode.key) + 1) % len(keys)])
+        self._say(f"Walk: {self.walk.mode.label.lower()}")
+
+    def _sync_mode(self, key: str) -> None:
+        self.mode_actions[key].setChecked(True)
+
+    def _say(self, text: str) -> None:
+        self.window.statusBar().showMessage(text, NOTE_MS)
