@@ -19,6 +19,7 @@ import numpy.typing as npt
 from PySide6.QtGui import QImage
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.palette import category_tint
 from vocviewer.formats.image_file import read_rgb
 
 Rgba = npt.NDArray[np.uint8]
@@ -111,7 +112,8 @@ def instance_layer(
                 where = f"{dataset.root or dataset.name} (annotation id {int(coco.ann_id[row])})"
                 problems.append(f"{where}: mask not drawn: {e}")
             continue
-        rgb = instance_color(row - sl.start)
+        # pale category tints, never a verdict colour; neighbours differ in saturation
+        rgb = category_tint(int(dataset.objects.label[row]), 0.22 + 0.12 * ((row - sl.start) % 3))
         if coco.iscrowd[row]:
             fill = m & stripes
             out[fill, :3], out[fill, 3] = rgb, CROWD_ALPHA
