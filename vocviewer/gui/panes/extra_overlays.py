@@ -120,7 +120,7 @@ def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[Q
             continue
         pts[:, :2] = clamp(np.nan_to_num(pts[:, :2]), *image_size(dataset, image))
         k = int(dataset.objects.label[row])
-        tint = QColor(*category_tint(k, 0.45))
+        tint = QColor(*category_tint(k, 0.15))  # near white: never a verdict colour
         item = KeypointsItem(pts, view.skeleton[k], tint, 3.2 * opts.pixel)
         item.setZValue(Z_KEYPOINTS)
         items.append(item)

@@ -202,6 +202,8 @@ def place_labels(
         for text in shorter_texts(label.text):
             w, h = (v * pixel for v in label.size_for(text))
             xy = _candidates(label.anchor, w, h, label.side)
+            if w <= bx2 - bx1:  # slide into the image sideways rather than leave it
+                xy[:, 0] = np.clip(xy[:, 0], bx1, bx2 - w)
             spots = np.column_stack((xy, xy[:, 0] + w, xy[:, 1] + h))
             inside = (spots[:, :2] >= (bx1, by1)).all(axis=1) & (spots[:, 2:] <= (bx2, by2)).all(
                 axis=1

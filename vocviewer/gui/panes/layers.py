@@ -112,8 +112,8 @@ def instance_layer(
                 where = f"{dataset.root or dataset.name} (annotation id {int(coco.ann_id[row])})"
                 problems.append(f"{where}: mask not drawn: {e}")
             continue
-        # pale category tints, never a verdict colour; neighbours differ in saturation
-        rgb = category_tint(int(dataset.objects.label[row]), 0.22 + 0.12 * ((row - sl.start) % 3))
+        # near-white category tints, never a verdict colour; neighbours differ in saturation
+        rgb = category_tint(int(dataset.objects.label[row]), 0.08 + 0.06 * ((row - sl.start) % 3))
         if coco.iscrowd[row]:
             fill = m & stripes
             out[fill, :3], out[fill, 3] = rgb, CROWD_ALPHA

@@ -23,10 +23,10 @@ if TYPE_CHECKING:
 
 #: Legend choices: (menu text, "best" / "worst" / "", how many)
 SHOWN = (
+    ("Best 5 classes", "best", 5),
+    ("Worst 5 classes", "worst", 5),
     ("Best 10 classes", "best", 10),
     ("Worst 10 classes", "worst", 10),
-    ("Best 20 classes", "best", 20),
-    ("Worst 20 classes", "worst", 20),
     ("No legend", "", 0),
 )
 #: Curve colours of the listed classes (Tableau 20: dark then light of each hue).
@@ -135,7 +135,8 @@ class ClassOverview:
                 name = ds.classes[k] if ds is not None else str(k)
                 legend.addItem(self.curves[k], f"{name}  {done[k].ap:.3f}")
             legend.setVisible(bool(self.listed))
-            legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-8, 8))
+            # bottom left: below every curve's start, where PR curves rarely go
+            legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(8, -8))
         if self.hovered in done:
             self._set_hover(self.hovered)
         else:

@@ -142,7 +142,9 @@ class PRPane(QWidget):
         bar.setContentsMargins(6, 2, 6, 0)
         bar.addWidget(QLabel("Legend:"))
         bar.addWidget(self.shown_combo)
-        bar.addStretch(1)
+        hint = QLabel("point at a curve for its name, click to open")
+        hint.setStyleSheet("color: #5f6368")
+        bar.addWidget(hint, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -211,10 +213,7 @@ class PRPane(QWidget):
         mean = st.evaluations[st.current_results].mean_ap("det", len(st.dataset.classes))
         name = "AP[.5:.95]" if st.protocol.protocol() in ("coco", "visdrone") else "mAP"
         m = "evaluating…" if mean is None else f"{name} {mean:.3f}"
-        return (
-            f"<b>All classes</b> &nbsp; {m} &nbsp; "
-            "<span style='color:#5f6368'>· point at a curve for its name, click to open</span>"
-        )
+        return f"<b>All classes</b> &nbsp; {m}"
 
     def show_evaluation(self, ev: ClassEvaluation | None) -> None:
         """Draw one class's ranked evaluation (``None`` clears the plot)."""

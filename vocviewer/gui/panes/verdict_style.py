@@ -135,9 +135,9 @@ def colour_key() -> str:
     roles = ("gt", "missed", "tp", "fp_background", "fp_localization", "fp_wrong_class")
     roles += ("duplicate", "ignored")
     names = {"gt": "GT", "fp_background": "FP: background", "fp_localization": "poor loc."}
-    return " ".join(
-        f"<span style='color:{COLORS[r].name()}'>{ROLE_STYLES[r].char}</span>"
-        f"&nbsp;{names.get(r, ROLE_STYLES[r].name)}&nbsp;"
+    return " ".join(  # each glyph on a dark chip, as on a photograph: pale colours stay visible
+        f"<span style='background-color:#3c4043; color:{COLORS[r].name()}'>&nbsp;"
+        f"{ROLE_STYLES[r].char}&nbsp;</span>&nbsp;{names.get(r, ROLE_STYLES[r].name)}&nbsp;"
         for r in roles
     )
 
