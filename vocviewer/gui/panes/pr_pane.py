@@ -61,6 +61,11 @@ def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     return codes
 
 
+def stroke(color: Any) -> Any:
+    """The pen of a stroked glyph (``x``, ``+``): its colour, darker when too pale for white."""
+    return pg.mkPen(color.darker(170) if color.lightness() > 190 else color, width=1.8)
+
+
 def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """An interpolated curve up to the last recall level it reaches: COCO writes precision 0 at
     the recall levels beyond the detector's, which would draw a line to recall 1."""
@@ -142,7 +147,7 @@ class PRPane(QWidget):
         bar.setContentsMargins(6, 2, 6, 0)
         bar.addWidget(QLabel("Legend:"))
         bar.addWidget(self.shown_combo)
-        hint = QLabel("point at a curve for its name, click to open")
+        hint = QLabel("hover: name · click: open")
         hint.setStyleSheet("color: #5f6368")
         bar.addWidget(hint, 1)
         layout = QVBoxLayout(self)
@@ -184,7 +189,7 @@ class PRPane(QWidget):
         for sample, brush, symbol in zip(self._samples, self._brushes, self._symbols, strict=True):
             sample.setBrush(brush)
             sample.setSymbol(symbol)
-            sample.setPen(pg.mkPen(brush.color(), width=1.5) if symbol in "x+" else None)
+            sample.setPen(stroke(brush.color()) if symbol in "x+" else None)
 
     def refresh_palette(self) -> None:
         """Redraw in the active palette (View ▸ Palette)."""
@@ -238,7 +243,7 @@ class PRPane(QWidget):
         brushes = np.array(self._brushes, dtype=object)[codes[ranks]]
         symbols = np.array(self._symbols, dtype=object)[codes[ranks]]
         pens = [
-            pg.mkPen(b.color(), width=1.5) if m in "x+" else self._dot_pen
+            stroke(b.color()) if m in "x+" else self._dot_pen
             for b, m in zip(brushes, symbols, strict=True)
         ]
         self.spots.setData(
