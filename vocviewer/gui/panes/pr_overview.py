@@ -10,16 +10,12 @@ drawn curve at once, in screen pixels.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
-
-if TYPE_CHECKING:
-    from vocviewer.gui.panes.pr_pane import PRPane
+from vocviewer.gui.models.state import AppState
 
 #: Legend choices: (menu text, "best" / "worst" / "", how many)
 SHOWN = (
@@ -43,11 +39,13 @@ PICK_PX = 8.0
 
 
 class ClassOverview:
-    """The overview curves of ``pane`` (a ``PRPane``): ``curves`` class → curve item."""
+    """The overview curves drawn in ``plot`` (a ``pg.PlotWidget``) from ``state``, listed in
+    ``legend`` while shown: ``curves`` class → curve item."""
 
-    def __init__(self, pane: PRPane) -> None:
-        self.pane = pane
-        self.plot_item = pane.plot.getPlotItem()
+    def __init__(self, state: AppState, plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
+        self.state = state
+        self.legend = legend
+        self.plot_item = plot.getPlotItem()
         self.curves: dict[int, pg.PlotCurveItem] = {}
         self._drawn: dict[int, ClassEvaluation] = {}
         self.choice = 0  # index into SHOWN
@@ -83,7 +81,7 @@ class ClassOverview:
 
     def show(self, on: bool) -> None:
         """Draw the current result set's class curves (``on``), or hide them all."""
-        st = self.pane.state
+        st = self.state
         done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
         done = {k: ev for k, ev in done.items() if len(ev)}
         for k, curve in self.curves.items():
@@ -119,7 +117,7 @@ class ClassOverview:
         aps = sorted(done, key=lambda k: (-done[k].ap if order == "best" else done[k].ap, k))
         self.listed = aps[:n] if order else []
         rank = {k: i for i, k in enumerate(self.listed)}
-        legend = self.pane.legend
+        legend = self.legend
         for k in done:
             curve = self.curves[k]
             if k in rank:
@@ -128,9 +126,9 @@ class ClassOverview:
             else:
                 curve.setPen(pg.mkPen(UNLISTED_COLOR, width=1))
                 curve.setZValue(1)
-        if self.pane.evaluation is None:
+        if done:  # shown: the legend is the overview's (the class view clears it first)
             legend.clear()
-            ds = self.pane.state.dataset
+            ds = self.state.dataset
             for k in self.listed:
                 name = ds.classes[k] if ds is not None else str(k)
                 legend.addItem(self.curves[k], f"{name}  {done[k].ap:.3f}")
@@ -182,7 +180,7 @@ class ClassOverview:
         """Select the class of the curve under ``scene_pos``; whether there was one."""
         k = self.nearest(scene_pos)
         if k >= 0:
-            self.pane.state.select_class(k)
+            self.state.select_class(k)
         return k >= 0
 
     def _set_hover(self, k: int, scene_pos: QPointF | None = None) -> None:
@@ -195,7 +193,7 @@ class ClassOverview:
             return
         curve = self.curves[k]
         curve.setShadowPen(pg.mkPen(HOVER_COLOR, width=3.5))
-        ds = self.pane.state.dataset
+        ds = self.state.dataset
         name = ds.classes[k] if ds is not None else str(k)
         ev = self._drawn[k]
         self.label.setText(f"{name}  AP {ev.ap:.3f} · click to open")

@@ -137,7 +137,9 @@ class PRPane(QWidget):
         self._symbols = [ROLE_STYLES[detection_role(v, k)].glyph for v, k in DOT_STYLES]
         self._style_dots()
         self.others: list[pg.PlotCurveItem] = []  # the other result sets' curves of the class
-        self.classes = ClassOverview(self)  # every class's curve when no class is selected
+        self.classes = ClassOverview(
+            state, self.plot, self.legend
+        )  # every class's curve when no class is selected
         self.overview = self.classes.curves  # class → its thin curve
         self.shown_combo = QComboBox()
         self.shown_combo.addItems([text for text, _, _ in SHOWN])

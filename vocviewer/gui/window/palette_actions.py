@@ -10,11 +10,11 @@ tables repainted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES
 from vocviewer.gui.panes.verdict_style import (
@@ -26,8 +26,21 @@ from vocviewer.gui.panes.verdict_style import (
     verdict_words,
 )
 
-if TYPE_CHECKING:
-    from vocviewer.gui.window.main_window import MainWindow
+
+class PaletteHost(Protocol):
+    """What of the main window the menu uses (the window itself is a ``QWidget``)."""
+
+    view_menu: QMenu
+    after_toggles: QAction
+    colour_key_label: QLabel
+    view: Any  # ImageView: redraw_overlays()
+    pr_pane: Any  # PRPane: refresh_palette()
+    side: QWidget
+    confusion: QWidget
+    ap_table: QWidget
+
+    def update(self) -> None: ...
+
 
 PALETTE_KEY = "view/palette"
 WORDS_KEY = "view/verdict_words"
@@ -37,8 +50,8 @@ class PaletteMenu(QMenu):
     """The View ▸ Palette submenu of ``window`` (``palette_actions[key]`` per palette,
     ``words_action`` for verdict words in every label)."""
 
-    def __init__(self, window: MainWindow, settings: QSettings | None) -> None:
-        super().__init__("&Palette", window)
+    def __init__(self, window: PaletteHost, settings: QSettings | None) -> None:
+        super().__init__("&Palette", window)  # type: ignore[call-overload]
         self.window_ = window
         self.settings = settings
         self.menuAction().setStatusTip("Colours of the verdicts: TP, each kind of FP, missed")
@@ -98,9 +111,9 @@ class PaletteMenu(QMenu):
             child.update()
 
 
-def install_palette_menu(window: MainWindow, settings: QSettings | None) -> PaletteMenu:
+def install_palette_menu(window: PaletteHost, settings: QSettings | None) -> PaletteMenu:
     """Add View ▸ Palette to ``window`` (after its drawing toggles) and apply the stored choice."""
     menu = PaletteMenu(window, settings)
     window.view_menu.insertMenu(window.after_toggles, menu)
-    window.palette_menu = menu
+    window.palette_menu = menu  # type: ignore[attr-defined]
     return menu
