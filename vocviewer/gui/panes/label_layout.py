@@ -4,9 +4,9 @@ A ``LabelItem`` keeps a constant size on screen (``ItemIgnoresTransformations``)
 box it belongs to (``anchor_to``: scene rectangle, preferred side, priority); ``place_labels``
 then puts every tag of the image, highest priority first, at the first free spot among: its
 preferred side of the box, the other side, inside the top / bottom edge, the right-aligned
-variants, then stacked away from the box (with a thin leader line back to it); if none is free,
-shorter texts are tried (``person 0.90`` → ``person`` → ``pers…``); a tag that still finds no
-room is left out (its box keeps its hover text). Scene coordinates = 0-based continuous image
+variants — with the full text, then shorter ones (``person 0.90`` → ``person`` → ``pers…``) —
+then stacked away from the box (with a thin leader line back to it); spots inside the image come
+first. A tag that finds no free spot is left out (its box keeps its hover text). Scene coordinates = 0-based continuous image
 pixels; ``pixel`` = scene units per screen pixel. The free-spot test is vectorised over all
 candidate spots of a tag against the tags already placed nearby.
 """
@@ -30,6 +30,9 @@ GAP_PX = 1.0
 MAX_STACK = 6
 #: Priorities of ``anchor_to`` (higher is placed first).
 FIXED, SELECTED, MISSED, DETECTION, GROUND_TRUTH, ACTION, CROWD = 1e9, 1e6, 3e3, 2e3, 1e3, 50, 40
+
+
+_IGNORES_TRANSFORMATIONS = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
 
 
 class LabelItem(QGraphicsItem):
@@ -56,7 +59,7 @@ class LabelItem(QGraphicsItem):
         self, text: str, color: QColor, *, above: bool, bold: bool = False, glyph: str = ""
     ) -> None:
         super().__init__()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
+        self.setFlag(_IGNORES_TRANSFORMATIONS)
         self.text = text
         self.glyph = glyph
         self._color = QColor(color)
@@ -97,7 +100,7 @@ class LabelItem(QGraphicsItem):
         then the tag sits at that preferred spot."""
         x1, y1, x2, y2 = (float(v) for v in box)
         self.anchor, self.side, self.priority = (x1, y1, x2, y2), side, float(priority)
-        _w, h = self.size_for(self.shown)
+        h = self._rect.height()
         y = {"below": y2, "above": y1 - h * pixel}.get(side, y1)
         self.move_to(x1, y, pixel)
 
@@ -149,26 +152,84 @@ def shorter_texts(text: str) -> list[str]:
     return out
 
 
-def _candidates(
-    box: tuple[float, float, float, float], w: float, h: float, side: str
+#: Spots tried around a box, best first, per preferred side: (right-aligned, y from the box's
+#: bottom (else top), offset in tag heights). Beside the box, inside it, right-aligned, then
+#: stacked ``1..MAX_STACK`` heights away (alternating away from and across the box).
+_NEAR = {
+    "below": [(0, 1, 0), (0, 0, -1), (0, 0, 0), (0, 1, -1), (1, 1, 0), (1, 0, -1)],
+    "above": [(0, 0, -1), (0, 1, 0), (0, 0, 0), (0, 1, -1), (1, 0, -1), (1, 1, 0)],
+    "inside": [(0, 0, 0), (0, 1, -1), (0, 0, -1), (0, 1, 0), (1, 0, 0), (1, 1, -1)],
+}
+_STACK_DOWN = [(0, b, (s if b else -1 - s)) for s in range(1, MAX_STACK + 1) for b in (1, 0)]
+_STACK_UP = [(0, b, (s if b else -1 - s)) for s in range(1, MAX_STACK + 1) for b in (0, 1)]
+N_NEAR = 6  # spots beside or inside the box; the rest are stacked away
+SPOTS = {
+    side: np.array(near + (_STACK_UP if side == "above" else _STACK_DOWN), dtype=np.float64)
+    for side, near in _NEAR.items()
+}
+SPOT_LISTS = {side: table.tolist() for side, table in SPOTS.items()}
+
+
+def _static_order(n_texts: int, n_spots: int) -> np.ndarray:
+    """Flat (text, spot) indices, best first: beside the box with the full text, then shorter
+    texts, then stacked away (full text first)."""
+    k = np.tile(np.arange(n_spots), n_texts)
+    text_rank = np.repeat(np.arange(n_texts), n_spots)
+    return np.lexsort((k, text_rank, k >= N_NEAR))
+
+
+_ORDER = {
+    (side, n): _static_order(n, len(table)) for side, table in SPOTS.items() for n in (1, 2, 3)
+}
+
+
+def _spots(
+    box: tuple[float, float, float, float], widths: np.ndarray, h: float, side: str
 ) -> np.ndarray:
-    """Top-left corners (K, 2) of the spots tried for a ``w x h`` tag of ``box``, best first:
-    beside the box, inside it, right-aligned, then stacked ``1..MAX_STACK`` heights away."""
+    """Rectangles (V, K, 4) of the ``SPOTS`` of ``box`` for tags ``widths`` (V,) x ``h`` wide."""
     x1, y1, x2, y2 = box
-    below, above = (x1, y2), (x1, y1 - h)
-    inside_top, inside_bottom = (x1, y1), (x1, y2 - h)
-    right = x2 - w
-    near = {
-        "below": [below, above, inside_top, inside_bottom, (right, y2), (right, y1 - h)],
-        "above": [above, below, inside_top, inside_bottom, (right, y1 - h), (right, y2)],
-        "inside": [inside_top, inside_bottom, above, below, (right, y1), (right, y2 - h)],
-    }[side if side in ("below", "above") else "inside"]
-    down = side != "above"
-    stacked = []
-    for s in range(1, MAX_STACK + 1):
-        first, second = (y2 + s * h, y1 - h - s * h) if down else (y1 - h - s * h, y2 + s * h)
-        stacked += [(x1, first), (x1, second)]
-    return np.array(near + stacked, dtype=np.float64)
+    table = SPOTS[side if side in SPOTS else "inside"]
+    w = widths[:, None]
+    x = np.where(table[:, 0] > 0, x2 - w, x1)
+    y = np.broadcast_to(np.where(table[:, 1] > 0, y2, y1) + table[:, 2] * h, x.shape)
+    return np.stack((x, y, x + w, y + h), axis=-1)
+
+
+class _Taken:
+    """Placed tag rectangles (scene units, grown by the gap), as an array for the vectorised
+    test and bucketed on a grid of ``cell`` units for the quick one."""
+
+    def __init__(self, capacity: int, cell: float, gap: float) -> None:
+        self.rects = np.empty((max(capacity, 1), 4), dtype=np.float64)
+        self.n = 0
+        self.cell, self.gap = cell, gap
+        self.grid: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def _cells(self, x1: float, y1: float, x2: float, y2: float) -> list[tuple[int, int]]:
+        c = self.cell
+        i1, j1 = math.floor(x1 / c), math.floor(y1 / c)
+        i2, j2 = min(math.floor(x2 / c), i1 + 8), min(math.floor(y2 / c), j1 + 8)
+        return [(i, j) for i in range(i1, i2 + 1) for j in range(j1, j2 + 1)]
+
+    def free(self, x1: float, y1: float, x2: float, y2: float) -> bool:
+        """Whether the rectangle keeps ``gap`` from every placed one (the quick test)."""
+        g = self.gap
+        for key in self._cells(x1 - g, y1 - g, x2 + g, y2 + g):
+            for a, b, c, d in self.grid.get(key, ()):
+                if a < x2 + g and x1 < c + g and b < y2 + g and y1 < d + g:
+                    return False
+        return True
+
+    def add(self, rect: Sequence[float]) -> None:
+        x1, y1, x2, y2 = (float(v) for v in rect)
+        self.rects[self.n] = (x1, y1, x2, y2)
+        self.n += 1
+        for key in self._cells(x1, y1, x2, y2):
+            self.grid.setdefault(key, []).append((x1, y1, x2, y2))
+
+    def hits(self, spots: np.ndarray) -> np.ndarray:
+        """The vectorised test: bool (K,) for ``spots`` (K, 4)."""
+        return _hits(spots, self.rects[: self.n], self.gap)
 
 
 def place_labels(
@@ -177,13 +238,14 @@ def place_labels(
     """Place ``labels`` (highest ``priority`` first; unanchored ones stay where they are and
     are placed first) so that no two tag rectangles overlap; spots inside ``bounds`` (the
     image, scene units) come before spots outside it. Returns the labels placed; the others
-    could not be placed without an overlap and must not be drawn."""
+    could not be placed without an overlap and must not be drawn.
+
+    The spots beside the box with the full text are tried one by one against a grid of placed
+    tags (most tags of an uncluttered image stop there); otherwise every spot and text at once,
+    vectorised."""
     pixel = pixel if math.isfinite(pixel) and pixel > 0 else 1.0
-    gap = GAP_PX * pixel
-    taken = np.empty((max(len(labels), 1), 4), dtype=np.float64)
-    n = 0
+    taken = _Taken(len(labels), 80.0 * pixel, GAP_PX * pixel)
     kept: list[LabelItem] = []
-    bx1, by1, bx2, by2 = bounds
     order = sorted(
         range(len(labels)),
         key=lambda i: (labels[i].anchor is not None, -labels[i].priority, i),
@@ -193,36 +255,75 @@ def place_labels(
         if label.anchor is None:  # fixed: take its own spot (may not overlap the ones before)
             r = label.tag_rect()
             x, y = label.pos().x() + r.x() * pixel, label.pos().y() + r.y() * pixel
-            spot = np.array([[x, y, x + r.width() * pixel, y + r.height() * pixel]])
-            if n and _hits(spot, taken[:n], gap)[0]:
-                continue
-            taken[n], n = spot[0], n + 1
-            kept.append(label)
-            continue
-        for text in shorter_texts(label.text):
-            w, h = (v * pixel for v in label.size_for(text))
-            xy = _candidates(label.anchor, w, h, label.side)
-            if w <= bx2 - bx1:  # slide into the image sideways rather than leave it
-                xy[:, 0] = np.clip(xy[:, 0], bx1, bx2 - w)
-            spots = np.column_stack((xy, xy[:, 0] + w, xy[:, 1] + h))
-            inside = (spots[:, :2] >= (bx1, by1)).all(axis=1) & (spots[:, 2:] <= (bx2, by2)).all(
-                axis=1
-            )
-            spots = spots[np.argsort(~inside, kind="stable")]
-            free = ~_hits(spots, taken[:n], gap)
-            if free.any():
-                j = int(np.argmax(free))
-                x, y = float(spots[j, 0]), float(spots[j, 1])
-                if text != label.shown:
-                    label.set_shown(text)
-                ax1, ay1, _ax2, ay2 = label.anchor
-                touching = y <= ay2 + gap and y + h >= ay1 - gap
-                leader = None if touching else QPointF(ax1, ay2 if y > ay2 else ay1)
-                label.move_to(x, y, pixel, leader)
-                taken[n], n = spots[j], n + 1
+            spot = (x, y, x + r.width() * pixel, y + r.height() * pixel)
+            if taken.free(*spot):
+                taken.add(spot)
                 kept.append(label)
-                break
+            continue
+        spot = _quick_spot(label, pixel, bounds, taken) or _any_spot(label, pixel, bounds, taken)
+        if spot is None:
+            continue
+        text, (x, y, x2, y2) = spot
+        if text != label.shown:
+            label.set_shown(text)
+        ax1, ay1, _ax2, ay2 = label.anchor
+        touching = y <= ay2 + taken.gap and y2 >= ay1 - taken.gap
+        leader = None if touching else QPointF(ax1, ay2 if y > ay2 else ay1)
+        label.move_to(x, y, pixel, leader)
+        taken.add((x, y, x2, y2))
+        kept.append(label)
     return kept
+
+
+Spot = tuple[str, tuple[float, float, float, float]]
+
+
+def _quick_spot(
+    label: LabelItem, pixel: float, bounds: tuple[float, float, float, float], taken: _Taken
+) -> Spot | None:
+    """The first free spot beside the box, in the image, with the full text (or ``None``)."""
+    assert label.anchor is not None
+    x1, y1, x2, y2 = label.anchor
+    bx1, by1, bx2, by2 = bounds
+    r = label.tag_rect()
+    w, h = r.width() * pixel, r.height() * pixel
+    if w > bx2 - bx1:
+        return None
+    for right, from_bottom, k in SPOT_LISTS[label.side if label.side in SPOTS else "inside"][
+        :N_NEAR
+    ]:
+        x = min(max(x2 - w if right else x1, bx1), bx2 - w)
+        y = (y2 if from_bottom else y1) + k * h
+        if y >= by1 and y + h <= by2 and taken.free(x, y, x + w, y + h):
+            return label.shown, (x, y, x + w, y + h)
+    return None
+
+
+def _any_spot(
+    label: LabelItem, pixel: float, bounds: tuple[float, float, float, float], taken: _Taken
+) -> Spot | None:
+    """The best free spot of every spot and text at once (vectorised), or ``None``."""
+    assert label.anchor is not None
+    bx1, by1, bx2, by2 = bounds
+    texts = shorter_texts(label.text)
+    widths = np.array([label.size_for(t)[0] for t in texts]) * pixel
+    h = label.tag_rect().height() * pixel
+    spots = _spots(label.anchor, widths, h, label.side)
+    if widths[0] <= bx2 - bx1:  # slide into the image sideways rather than leave it
+        spots[..., 0] = np.clip(spots[..., 0], bx1, bx2 - widths[:, None])
+        spots[..., 2] = spots[..., 0] + widths[:, None]
+    inside = (spots[..., 0] >= bx1) & (spots[..., 1] >= by1) & (spots[..., 2] <= bx2)
+    inside &= spots[..., 3] <= by2
+    # in the image first; beside the box (full text, then shorter) before stacked away
+    static = _ORDER[label.side if label.side in SPOTS else "inside", len(texts)]
+    order = static[np.argsort(~inside.ravel()[static], kind="stable")]
+    flat = spots.reshape(-1, 4)[order]
+    free = ~taken.hits(flat)
+    if not free.any():
+        return None
+    j = int(np.argmax(free))
+    x1, y1, x2, y2 = (float(v) for v in flat[j])
+    return texts[int(order[j]) // spots.shape[1]], (x1, y1, x2, y2)
 
 
 def _hits(spots: np.ndarray, taken: np.ndarray, gap: float) -> np.ndarray:

@@ -169,15 +169,21 @@ def glyph_path(glyph: str, rect: QRectF) -> QPainterPath:
     return path
 
 
+_ANTIALIASING = QPainter.RenderHint.Antialiasing
+_PATHS: dict[tuple[str, float, float, float], QPainterPath] = {}
+
+
 def paint_glyph(painter: QPainter, glyph: str, rect: QRectF, ink: QColor) -> None:
     """Draw ``glyph`` in ``ink`` inside ``rect`` (strokes for ``x`` and ``+``, else filled)."""
-    path = glyph_path(glyph, rect)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    key = (glyph, rect.x(), rect.y(), rect.width())
+    if key not in _PATHS:  # a handful of glyphs and sizes: made once
+        _PATHS[key] = glyph_path(glyph, rect)
+    painter.setRenderHint(_ANTIALIASING, True)
     if glyph in ("x", "+"):
         painter.setPen(QPen(ink, 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-        painter.drawPath(path)
+        painter.drawPath(_PATHS[key])
     else:
-        painter.fillPath(path, ink)
+        painter.fillPath(_PATHS[key], ink)
 
 
 apply_palette(DEFAULT_PALETTE)
