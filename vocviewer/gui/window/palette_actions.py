@@ -77,6 +77,7 @@ class PaletteMenu(QMenu):
         apply_palette(stored)
         set_verdict_words(words)
         self._sync()
+        window.colour_key_label.setText(colour_key())  # built before the stored palette came
 
         group.triggered.connect(self._on_palette_chosen)
         self.words_action.toggled.connect(self._on_words_toggled)
