@@ -73,7 +73,7 @@ class FPKind(IntEnum):
 
     @property
     def label(self) -> str:
-        """Short human-readable name (``"poor localisation"``, ``"similar class"``, ...)."""
+        """Short human-readable name (``"poor localisation"``, ``"wrong class (similar)"``, ...)."""
         return _KIND_LABELS[self]
 
 
@@ -81,8 +81,8 @@ _KIND_LABELS = {
     FPKind.NOT_FP: "not a false positive",
     FPKind.DUPLICATE: "duplicate",
     FPKind.LOCALIZATION: "poor localisation",
-    FPKind.SIMILAR: "similar class",
-    FPKind.OTHER: "other class",
+    FPKind.SIMILAR: "wrong class (similar)",  # the window's one name for both: "wrong class"
+    FPKind.OTHER: "wrong class (other)",
     FPKind.BACKGROUND: "background",
 }
 

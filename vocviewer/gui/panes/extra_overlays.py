@@ -2,7 +2,9 @@
 layout parts and action labels. Scene coordinates = 0-based continuous image pixels.
 
 Every item has a ``kind``: ``"keypoints"``, ``"crowd"``, ``"region"``, ``"part"`` or ``"action"``.
-Like boxes, only finite coordinates are drawn, clamped around the image (``drawable``).
+Like boxes, only finite coordinates are drawn, clamped around the image (``drawable``). Keypoints
+take pale category tints (``core.palette.category_tint``), never a verdict colour; crowd and
+action tags are placed with the labels, never over one (``label_layout``).
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ from PySide6.QtWidgets import (
 
 from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import VOC_PARTS, Dataset
+from vocviewer.core.palette import category_tint
+from vocviewer.gui.panes import label_layout
 from vocviewer.gui.panes.drawable import clamp, drawable_boxes, finite_rows, image_size
-from vocviewer.gui.panes.layers import instance_color
 from vocviewer.gui.panes.overlays import Z_LABEL, BoxItem, LabelItem, OverlayOptions
 
 Z_REGION, Z_KEYPOINTS, Z_PART = 5.0, 25.0, 12.0
 REGION_COLOR = QColor("#eceff1")
 PART_COLORS = {"head": QColor("#ff4081"), "hand": QColor("#ffab40"), "foot": QColor("#69f0ae")}
-ACTION_COLOR = QColor("#7e57c2")
+ACTION_COLOR = QColor("#eeeeee")  # neutral: no verdict colour
+CROWD_COLOR = QColor("#e0e0e0")
 
 
 class KeypointsItem(QGraphicsItem):
@@ -117,9 +121,8 @@ def keypoint_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[Q
             continue
         pts[:, :2] = clamp(np.nan_to_num(pts[:, :2]), *image_size(dataset, image))
         k = int(dataset.objects.label[row])
-        item = KeypointsItem(
-            pts, view.skeleton[k], QColor(*instance_color(row - sl.start)), 3.2 * opts.pixel
-        )
+        tint = QColor(*category_tint(k, 0.15))  # near white: never a verdict colour
+        item = KeypointsItem(pts, view.skeleton[k], tint, 3.2 * opts.pixel)
         item.setZValue(Z_KEYPOINTS)
         items.append(item)
     return items
@@ -137,9 +140,9 @@ def crowd_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGra
         if crowd[row] and finite_rows(box[row, :2])[0]:
             x, y = (float(v) for v in clamp(box[row, :2], *image_size(dataset, image)))
             name = dataset.classes[int(dataset.objects.label[row])]
-            tag = LabelItem(f"crowd · {name}", QColor("#fdd835"), above=False, bold=True)
+            tag = LabelItem(f"crowd · {name}", CROWD_COLOR, above=False, bold=True)
             tag.kind = "crowd"  # type: ignore[misc]
-            tag.setPos(x, y)
+            tag.anchor_to((x, y, x, y), "inside", label_layout.CROWD, opts.pixel)
             tag.setZValue(Z_LABEL + 5.0)
             items.append(tag)
     return items
@@ -197,7 +200,7 @@ def layout_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGr
             if names and drawn:
                 tag = LabelItem(", ".join(names), ACTION_COLOR, above=False)
                 tag.kind = "action"  # type: ignore[misc]
-                tag.setPos(float(b[0]), float(b[3]))
+                tag.anchor_to(b, "inside", label_layout.ACTION, opts.pixel)
                 tag.setZValue(Z_LABEL - 1.0)
                 items.append(tag)
     return items

@@ -20,6 +20,7 @@ from PySide6.QtGui import QImage
 
 from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.palette import category_tint
 from vocviewer.formats.image_file import read_rgb
 
 Rgba = npt.NDArray[np.uint8]
@@ -116,7 +117,8 @@ def instance_layer(
                 where = f"{dataset.root or dataset.name} (annotation id {ann})"
                 problems.append(f"{where}: mask not drawn: {e}")
             continue
-        rgb = instance_color(row - sl.start)
+        # near-white category tints, never a verdict colour; neighbours differ in saturation
+        rgb = category_tint(int(dataset.objects.label[row]), 0.08 + 0.06 * ((row - sl.start) % 3))
         if crowd[row]:
             fill = m & stripes
             out[fill, :3], out[fill, 3] = rgb, CROWD_ALPHA

@@ -4,6 +4,8 @@ Each group (regions / keypoints / parts, ground truth, detections, the compared 
 its own: should one raise — a bug, since drawing takes every value a reader lets through — the
 others are still drawn and the failure becomes one message with its traceback in the details.
 A selected detection that cannot be drawn (non-finite coordinates) gets a note on the image.
+Once every group is built, all their text tags (labels, action and crowd tags, the note) are
+placed together (``label_layout.place_labels``): none is drawn over another.
 """
 
 from __future__ import annotations
@@ -17,17 +19,18 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, internal_error_text
-from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
+from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows, image_size
 from vocviewer.gui.panes.extra_overlays import extra_items, region_items
+from vocviewer.gui.panes.label_layout import place_labels
 from vocviewer.gui.panes.overlays import (
     Z_LABEL,
     LabelItem,
     OverlayOptions,
     detection_items,
     ground_truth_items,
-    label_space,
     row_style,
 )
+from vocviewer.gui.panes.verdict_style import verdict_words
 
 NOTE_COLOR = QColor("#fff59d")
 
@@ -55,6 +58,7 @@ def overlay_options(state: AppState, scale: float) -> OverlayOptions:
         highlight_row=highlight_row,
         highlight_gt=highlight_gt,
         pixel=1.0 / max(scale, 1e-6),
+        verdict_words=verdict_words(),
     )
 
 
@@ -64,13 +68,12 @@ def build_overlays(
     """Every overlay item of image row ``image``, and a message per group that failed."""
     st, ds = state, state.dataset
     assert ds is not None
-    taken = label_space(opts)  # label rects, so that labels avoid each other
     groups: list[tuple[str, Callable[[], list[QGraphicsItem]]]] = []
     if opts.show_gt or opts.show_detections:
         groups.append(("ignored regions", lambda: region_items(ds, image)))
     if opts.show_gt:
         groups.append(("annotation extras", lambda: extra_items(ds, image, opts)))
-        groups.append(("ground truth", lambda: ground_truth_items(ds, image, opts, taken)))
+        groups.append(("ground truth", lambda: ground_truth_items(ds, image, opts)))
     if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
         a = st.current_results
         b = compare_with
@@ -79,9 +82,7 @@ def build_overlays(
         groups.append(
             (
                 "detections",
-                lambda: detection_items(
-                    ds, st.results[a], st.evaluations[a], image, opts, taken, tag
-                ),
+                lambda: detection_items(ds, st.results[a], st.evaluations[a], image, opts, tag),
             )
         )
         if pair:
@@ -90,7 +91,7 @@ def build_overlays(
                 (
                     "compared detections",
                     lambda: detection_items(
-                        ds, st.results[b], st.evaluations[b], image, other, taken, "B ", dashed=True
+                        ds, st.results[b], st.evaluations[b], image, other, "B ", dashed=True
                     ),
                 )
             )
@@ -103,6 +104,10 @@ def build_overlays(
         except Exception as exc:  # a bug: the other groups are still drawn
             text = f"Drawing the {name} of image {ds.images.id[image]}: {internal_error_text(exc)}"
             failed.append(Message("error", text, "".join(traceback.format_exception(exc))))
+    labels = [i for i in items if isinstance(i, LabelItem)]
+    w, h = image_size(ds, image)
+    kept = {id(label) for label in place_labels(labels, opts.pixel, (0.0, 0.0, w, h))}
+    items = [i for i in items if not isinstance(i, LabelItem) or id(i) in kept]
     return items, failed
 
 

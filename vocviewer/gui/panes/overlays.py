@@ -13,61 +13,47 @@ row never stops the others.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
 from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
-from vocviewer.evaluation.analysis import FPKind, fmt_iou, object_name
+from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
+from vocviewer.gui.panes import label_layout
 from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
+from vocviewer.gui.panes.label_layout import LabelItem
+from vocviewer.gui.panes.verdict_style import (
+    FP_KIND_STYLE,
+    GT_COLOR,
+    MISSED_COLOR,
+    OTHERS_COLOR,
+    ROLE_STYLES,
+    VERDICT_STYLE,
+    WRONG_CLASS_COLOR,
+    detection_role,
+    detection_style,
+)
 
-GT_COLOR = QColor("#26c6da")
-MISSED_COLOR = QColor("#ffd600")
-UNEVALUATED_COLOR = QColor("#ce93d8")
-OTHERS_COLOR = QColor("#b0bec5")
-#: verdict → (colour, pen style, short name)
-VERDICT_STYLE: dict[int, tuple[QColor, Qt.PenStyle, str]] = {
-    Verdict.TP: (QColor("#43a047"), Qt.PenStyle.SolidLine, "TP"),
-    Verdict.FP: (QColor("#e53935"), Qt.PenStyle.SolidLine, "FP"),
-    Verdict.DUPLICATE: (QColor("#fb8c00"), Qt.PenStyle.DashDotLine, "duplicate"),
-    Verdict.IGNORED: (QColor("#9e9e9e"), Qt.PenStyle.DotLine, "ignored"),
-    -1: (UNEVALUATED_COLOR, Qt.PenStyle.DashLine, "not evaluated"),
-}
-WRONG_CLASS_COLOR = QColor("#2962ff")
-#: false-positive kind → (colour, name): how a diagnosed false positive is drawn
-FP_KIND_STYLE: dict[int, tuple[QColor, str]] = {
-    FPKind.DUPLICATE: (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
-    FPKind.LOCALIZATION: (QColor("#aa00ff"), "poor localisation"),
-    FPKind.SIMILAR: (WRONG_CLASS_COLOR, "similar class"),
-    FPKind.OTHER: (WRONG_CLASS_COLOR, "other class"),
-    FPKind.BACKGROUND: (VERDICT_STYLE[Verdict.FP][0], "background"),
-}
+__all__ = [  # the verdict colours are re-exported for the panes that name them
+    "FP_KIND_STYLE",
+    "GT_COLOR",
+    "MISSED_COLOR",
+    "VERDICT_STYLE",
+    "WRONG_CLASS_COLOR",
+    "LabelItem",
+    "detection_style",
+]
+
 Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
-
-
-def detection_style(verdict: int, kind: int = -1) -> tuple[QColor, Qt.PenStyle, str]:
-    """Colour, pen style and name of a detection with this ``Verdict`` and ``FPKind`` (-1: not
-    diagnosed): its verdict's, and a diagnosed false positive's by its kind (``FP: background``;
-    duplicates dash-dotted as the protocols that have a duplicate verdict draw theirs)."""
-    if verdict == Verdict.FP and kind in FP_KIND_STYLE:
-        color, name = FP_KIND_STYLE[kind]
-        dup = kind == FPKind.DUPLICATE
-        return (
-            color,
-            VERDICT_STYLE[Verdict.DUPLICATE][1] if dup else Qt.PenStyle.SolidLine,
-            f"FP: {name}",
-        )
-    return VERDICT_STYLE.get(verdict, VERDICT_STYLE[-1])
 
 
 @dataclass(frozen=True)
@@ -76,7 +62,8 @@ class OverlayOptions:
     ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1: none), drawn
     whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags the
     objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
-    pixel in scene units (labels keep a constant screen size and avoid each other)."""
+    pixel in scene units (labels keep a constant screen size and avoid each other);
+    ``verdict_words`` names the verdict in every detection label (the selected one always)."""
 
     show_gt: bool = True
     show_detections: bool = True
@@ -91,6 +78,7 @@ class OverlayOptions:
     highlight_row: int = -1
     highlight_gt: int = -1
     pixel: float = 1.0
+    verdict_words: bool = False
 
 
 class BoxItem(QGraphicsRectItem):
@@ -139,99 +127,6 @@ class BoxItem(QGraphicsRectItem):
         painter.setPen(pen)
         painter.drawRect(self.rect())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-
-
-class LabelSpace:
-    """Scene rectangles taken by labels, bucketed on a grid of ``cell`` scene units so that a new
-    label is checked against its neighbours only (hundreds of labels stay linear)."""
-
-    def __init__(self, cell: float) -> None:
-        self.cell = max(float(cell), 1e-6)
-        self._cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
-
-    def _keys(self, x1: float, y1: float, x2: float, y2: float) -> Iterator[tuple[int, int]]:
-        c = self.cell
-        if not all(math.isfinite(v / c) for v in (x1, y1, x2, y2)):
-            return  # nothing to avoid or to take (never happens for drawable boxes)
-        i1, j1 = math.floor(x1 / c), math.floor(y1 / c)
-        i2, j2 = min(math.floor(x2 / c), i1 + 64), min(math.floor(y2 / c), j1 + 64)
-        for i in range(i1, i2 + 1):
-            for j in range(j1, j2 + 1):
-                yield i, j
-
-    def hits(self, x1: float, y1: float, x2: float, y2: float) -> bool:
-        """Whether the rectangle overlaps (with positive area) a taken one."""
-        for key in self._keys(x1, y1, x2, y2):
-            for a, b, c, d in self._cells.get(key, ()):
-                if a < x2 and x1 < c and b < y2 and y1 < d:
-                    return True
-        return False
-
-    def add(self, x1: float, y1: float, x2: float, y2: float) -> None:
-        for key in self._keys(x1, y1, x2, y2):
-            self._cells.setdefault(key, []).append((x1, y1, x2, y2))
-
-
-class LabelItem(QGraphicsItem):
-    """A small text tag on a coloured background, constant size on screen.
-
-    Its origin sits at a box corner; ``above`` puts the tag just above that point, else below."""
-
-    kind = "label"
-
-    _fonts: ClassVar[dict[bool, tuple[QFont, QFontMetricsF]]] = {}  # shared: bold → font
-
-    @classmethod
-    def font_for(cls, bold: bool) -> tuple[QFont, QFontMetricsF]:
-        if bold not in cls._fonts:
-            font = QFont()
-            font.setPointSizeF(8.5)
-            font.setBold(bold)
-            cls._fonts[bold] = (font, QFontMetricsF(font))
-        return cls._fonts[bold]
-
-    def __init__(self, text: str, color: QColor, *, above: bool, bold: bool = False) -> None:
-        super().__init__()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        self.text = text
-        self._color = color
-        self._font, fm = self.font_for(bold)
-        w, h = fm.horizontalAdvance(text) + 8.0, fm.height() + 2.0
-        self.above = above
-        self._rect = QRectF(0.0, -h if above else 0.0, w, h)
-        self._baseline = QPointF(4.0, self._rect.top() + 1.0 + fm.ascent())
-        lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
-        self._ink = QColor("#111111") if lum > 150 else QColor("#ffffff")
-
-    def boundingRect(self) -> QRectF:
-        return self._rect
-
-    def place(self, x: float, y: float, pixel: float, taken: LabelSpace) -> None:
-        """Put the tag at scene point ``(x, y)``, moved away (up if ``above``, else down) from
-        the tags in ``taken`` (at ``pixel`` scene units per screen pixel)."""
-        r = self._rect
-        w, h = r.width() * pixel, r.height() * pixel
-        step = h * (-1.0 if self.above else 1.0)
-        for _ in range(8):
-            x1, y1 = x + r.x() * pixel, y + r.y() * pixel
-            if not taken.hits(x1, y1, x1 + w, y1 + h):
-                break
-            y += step
-        taken.add(x1, y1, x1 + w, y1 + h)
-        self.setPos(x, y)
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        painter.fillRect(self._rect, self._color)
-        painter.setFont(self._font)
-        painter.setPen(self._ink)
-        painter.drawText(self._baseline, self.text)
-
-
-def label_space(opts: OverlayOptions) -> LabelSpace:
-    """An empty ``LabelSpace`` with cells of about 80 screen pixels at the view's scale."""
-    return LabelSpace(80.0 * opts.pixel)
 
 
 def _rect(b: np.ndarray) -> QRectF:
@@ -290,16 +185,19 @@ def row_style(evals: ResultEvaluations, row: int) -> tuple[QColor, Qt.PenStyle, 
     return detection_style(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
 
 
+def row_role(evals: ResultEvaluations, row: int) -> str:
+    """``detection_role`` of a detection row (``core.palette.ROLES``)."""
+    return detection_role(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
+
+
 def verdict_text(evals: ResultEvaluations, row: int) -> str:
     """``TP``, ``FP: background``, ``duplicate``, ... for a detection row."""
     return row_style(evals, row)[2]
 
 
-def ground_truth_items(
-    dataset: Dataset, image: int, opts: OverlayOptions, taken: LabelSpace | None = None
-) -> list[QGraphicsItem]:
+def ground_truth_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:
     """Boxes (difficult ones dashed) and labels of the image's objects; objects of other classes
-    than a selected one are drawn faded."""
+    than a selected one are drawn faded. Labels are anchored, not yet placed (``place_labels``)."""
     rows = np.arange(len(dataset.objects))[dataset.objects_of(image)]
     extras = view_extras(dataset)
     if extras.regions is not None:  # ignored regions are shaded by ``extra_overlays``
@@ -315,7 +213,6 @@ def ground_truth_items(
     ok, boxes = drawable_boxes(dataset, image, dataset.objects.box[rows])
     rows, boxes, missed = rows[ok], boxes[ok], missed[ok]
     items: list[QGraphicsItem] = []
-    taken = label_space(opts) if taken is None else taken
     for row, b, miss in zip(rows.tolist(), boxes, missed.tolist(), strict=True):
         faded = opts.class_index >= 0 and int(dataset.objects.label[row]) != opts.class_index
         base = MISSED_COLOR if miss else GT_COLOR
@@ -339,10 +236,10 @@ def ground_truth_items(
         box.describe = partial(gt_tooltip, dataset, row, miss)
         items.append(box)
         if opts.show_labels and not faded:
-            above = b[1] >= 18.0 * opts.pixel
             text = gt_label(dataset, row) + (" · missed" if base is MISSED_COLOR else "")
-            label = LabelItem(text, base, above=above)
-            label.place(float(b[0]), float(b[1]), opts.pixel, taken)
+            label = LabelItem(text, base, above=False)
+            priority = label_layout.MISSED if miss else label_layout.GROUND_TRUTH
+            label.anchor_to(b, "above", label_layout.SELECTED if hl else priority, opts.pixel)
             label.setZValue(Z_LABEL)
             items.append(label)
     return items
@@ -382,29 +279,29 @@ def detection_items(
     evals: ResultEvaluations,
     image: int,
     opts: OverlayOptions,
-    taken: LabelSpace | None = None,
     tag: str = "",
     dashed: bool = False,
 ) -> list[QGraphicsItem]:
-    """Detection boxes coloured by verdict, with ``class score`` labels; the highlighted one is
-    thicker and its label names its rank and verdict. ``tag`` prefixes every label (``"B "``
-    when two result sets are drawn) and ``dashed`` draws every box dashed (the second set)."""
+    """Detection boxes coloured by verdict, each verdict in its own line style, with ``class
+    score`` labels led by the verdict's glyph; the highlighted one is thicker and its label names
+    its rank and verdict (every label does with ``opts.verdict_words``). ``tag`` prefixes every
+    label (``"B "`` when two result sets are drawn) and ``dashed`` draws every box dashed (the
+    second set). Labels are anchored, not yet placed (``place_labels``)."""
     det = loaded.results.detections
     rows = detection_rows(loaded, evals, image, opts)
     _, boxes = drawable_boxes(dataset, image, det.box[rows])
-    bottom = float(dataset.images.height[image]) or float("inf")
     items: list[QGraphicsItem] = []
-    taken = label_space(opts) if taken is None else taken
-    labels: list[tuple[LabelItem, float, float]] = []
+    labels: list[LabelItem] = []
     for row, b in zip(rows.tolist(), boxes, strict=True):
         color, style, name = row_style(evals, row)
+        role = ROLE_STYLES[row_role(evals, row)]
         hl = row == opts.highlight_row
         box = BoxItem(
             _rect(b),
             color,
             kind="det",
             row=row,
-            width=4.0 if hl else 2.0,
+            width=4.0 if hl else 2.0 * role.width,
             highlighted=hl,
             style=Qt.PenStyle.DashLine if dashed else style,
         )
@@ -416,10 +313,12 @@ def detection_items(
             text += f" {det.score[row]:.2f}" if opts.show_scores or hl else ""
             if hl:
                 text = f"#{int(evals.rank_by_row[row]) + 1}  {text}  {name}"
-            below = b[3] + 18.0 * opts.pixel <= bottom
-            label = LabelItem(text, color, above=not below, bold=hl)
+            elif opts.verdict_words:
+                text = f"{text} · {name}"
+            label = LabelItem(text, color, above=False, bold=hl, glyph=role.glyph)
             label.setZValue(Z_LABEL + (10.0 if hl else 0.0))
-            labels.append((label, float(b[0]), float(b[3])))
-    for label, x, y in reversed(labels):  # highlighted and high scores first get their spot
-        label.place(x, y, opts.pixel, taken)
-    return items + [label for label, _, _ in labels]
+            score = float(det.score[row]) if math.isfinite(det.score[row]) else 0.0
+            priority = label_layout.SELECTED if hl else label_layout.DETECTION + score
+            label.anchor_to(b, "below", priority, opts.pixel)
+            labels.append(label)
+    return items + labels

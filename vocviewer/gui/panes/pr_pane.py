@@ -3,25 +3,30 @@
 One point per rank (``ClassEvaluation.precision[r]``, ``recall[r]``), coloured by the rank's verdict;
 ranks with NaN precision are not drawn. Every spot carries ``data=rank``, so a click maps straight
 to the detection: ``AppState.select_detection(class, rank)``. Nothing is computed here (no AP, no
-interpolation): the pane draws what it is given.
+interpolation): the pane draws what it is given. Dots differ by glyph as well as colour
+(``core.palette.ROLE_STYLES``). With no class selected, ``pr_overview.ClassOverview`` draws every
+class's curve, names it on hover and selects it on click.
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.palette import ROLE_STYLES
+from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
+from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
+from vocviewer.gui.panes.verdict_style import detection_role
 
 CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
@@ -30,10 +35,10 @@ SELECTED_COLOR = "#111111"
 #: Below this plot height (px) the legend leaves out the counts of TP / FP kinds.
 SMALL_PLOT_PX = 330
 #: Dot styles in legend order: verdicts (TP, then false positives by kind when diagnosed), as
-#: ``(verdict, FPKind or -1)``.
+#: ``(verdict, FPKind or -1)``; ``OTHER`` is drawn as ``SIMILAR`` (both: "wrong class").
 DOT_STYLES = (
     (int(Verdict.TP), -1),
-    *((int(Verdict.FP), int(kind)) for kind in FP_KIND_STYLE),
+    *((int(Verdict.FP), int(kind)) for kind in FP_KIND_STYLE if kind != FPKind.OTHER),
     (int(Verdict.FP), -1),
     (int(Verdict.DUPLICATE), -1),
     (int(Verdict.IGNORED), -1),
@@ -46,6 +51,7 @@ def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
     if kind is None:
         kind = np.full(len(verdict), -1)
     kind = np.where(np.isin(kind, list(FP_KIND_STYLE)), kind, -1)
+    kind = np.where(kind == FPKind.OTHER, int(FPKind.SIMILAR), kind)
     codes = np.full(len(verdict), index[int(Verdict.IGNORED), -1], dtype=np.int64)
     for (v, k), i in index.items():
         hit = verdict == v
@@ -53,6 +59,11 @@ def dot_codes(verdict: np.ndarray, kind: np.ndarray | None) -> np.ndarray:
             hit &= kind == k
         codes[hit] = i
     return codes
+
+
+def stroke(color: Any) -> Any:
+    """The pen of a stroked glyph (``x``, ``+``): its colour, darker when too pale for white."""
+    return pg.mkPen(color.darker(170) if color.lightness() > 190 else color, width=1.8)
 
 
 def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,9 +116,10 @@ class PRPane(QWidget):
         # COCO / VisDrone: the protocol's own interpolated curve at the chosen IoU, beside the
         # ranked one the verdict dots sit on
         self.interpolated = pg.PlotCurveItem(connect="finite")
+        self._dot_pen = pg.mkPen(255, 255, 255, 160, width=0.8)
         self.spots = pg.ScatterPlotItem(
-            size=7,
-            pen=pg.mkPen(255, 255, 255, 160, width=0.8),
+            size=8,
+            pen=self._dot_pen,
             hoverable=True,
             hoverSize=11,
             hoverPen=pg.mkPen(SELECTED_COLOR, width=1.5),
@@ -120,16 +132,30 @@ class PRPane(QWidget):
         item.addItem(self.curve)
         item.addItem(self.spots)
         item.addItem(self.marker)
-        self._brushes = [pg.mkBrush(detection_style(v, k)[0]) for v, k in DOT_STYLES]
-        self._samples = [
-            pg.ScatterPlotItem(size=8, pen=None, brush=brush) for brush in self._brushes
-        ]
-        # class -> its thin curve when no class is selected (made when its evaluation arrives)
-        self.overview: dict[int, pg.PlotCurveItem] = {}
-        self._overview_drawn: dict[int, ClassEvaluation] = {}
+        self._samples = [pg.ScatterPlotItem(size=9, pen=None) for _ in DOT_STYLES]
+        self._brushes: list[Any] = []
+        self._symbols = [ROLE_STYLES[detection_role(v, k)].glyph for v, k in DOT_STYLES]
+        self._style_dots()
         self.others: list[pg.PlotCurveItem] = []  # the other result sets' curves of the class
+        self.classes = ClassOverview(
+            state, self.plot, self.legend
+        )  # every class's curve when no class is selected
+        self.overview = self.classes.curves  # class → its thin curve
+        self.shown_combo = QComboBox()
+        self.shown_combo.addItems([text for text, _, _ in SHOWN])
+        self.shown_combo.setToolTip("Which classes the All-classes legend names (by AP)")
+        self.shown_bar = QWidget()
+        bar = QHBoxLayout(self.shown_bar)
+        bar.setContentsMargins(6, 2, 6, 0)
+        bar.addWidget(QLabel("Legend:"))
+        bar.addWidget(self.shown_combo)
+        hint = QLabel("hover: name · click: open")
+        hint.setStyleSheet("color: #5f6368")
+        bar.addWidget(hint, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.shown_bar)
         layout.addWidget(self.plot)
         self.refresh()
 
@@ -140,6 +166,9 @@ class PRPane(QWidget):
         export.setStatusTip("Save the precision/recall figure as PNG, SVG or PDF")
         export.triggered.connect(self.export_requested)
         self.spots.sigClicked.connect(self._on_spots_clicked)
+        self.plot.scene().sigMouseMoved.connect(self.classes.hover)
+        self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
+        self.shown_combo.activated.connect(self.classes.set_choice)
         self.plot.customContextMenuRequested.connect(self._on_context_menu)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.class_changed.connect(self.refresh)
@@ -153,30 +182,29 @@ class PRPane(QWidget):
 
     # --- drawing -------------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: Dataset) -> None:
-        item = self.plot.getPlotItem()
-        for curve in self.overview.values():
-            item.removeItem(curve)
-        self.overview, self._overview_drawn = {}, {}
+        self.classes.clear()
         self.refresh()
 
-    def _overview_curve(self, k: int) -> pg.PlotCurveItem:
-        """Class ``k``'s overview curve (created on first use: 80 idle curves cost 40 ms)."""
-        if k not in self.overview:
-            n = len(self.state.dataset.classes) if self.state.dataset is not None else 1
-            color = pg.intColor(k, hues=n, values=1, maxValue=190, alpha=170)
-            curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=1), connect="finite")
-            curve.setClickable(True, width=6)
-            self.plot.getPlotItem().addItem(curve)
-            curve.sigClicked.connect(partial(self._on_overview_clicked, k))
-            self.overview[k] = curve
-        return self.overview[k]
+    def _style_dots(self) -> None:
+        """Brushes of the dots and legend samples in the active palette, glyph per verdict."""
+        self._brushes = [pg.mkBrush(detection_style(v, k)[0]) for v, k in DOT_STYLES]
+        for sample, brush, symbol in zip(self._samples, self._brushes, self._symbols, strict=True):
+            sample.setBrush(brush)
+            sample.setSymbol(symbol)
+            sample.setPen(stroke(brush.color()) if symbol in "x+" else None)
+
+    def refresh_palette(self) -> None:
+        """Redraw in the active palette (View ▸ Palette)."""
+        self._style_dots()
+        self.refresh()
 
     def refresh(self) -> None:
         """Redraw from the state's selected class and current result set."""
         st = self.state
         ev = st.class_evaluation(st.selected_class)
         self.show_evaluation(ev)
-        self._show_overview(st.selected_class < 0)
+        self.classes.show(st.selected_class < 0)
+        self.shown_bar.setVisible(st.selected_class < 0 and self.classes.on)
         if ev is None:
             if st.current_results < 0:
                 title = "Add results (Ctrl+R) to evaluate" if st.dataset else ""
@@ -186,23 +214,6 @@ class PRPane(QWidget):
                 title = f"{st.dataset.classes[st.selected_class]}: evaluating…"  # type: ignore[union-attr]
             self._set_title(title)
 
-    def _show_overview(self, on: bool) -> None:
-        """All classes' curves, thin, when no class is selected (click one to select it)."""
-        st = self.state
-        done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
-        for k, curve in self.overview.items():
-            ev = done.get(k)
-            if ev is None or not len(ev):
-                curve.setVisible(False)
-        for k, ev in done.items():
-            if not len(ev):
-                continue
-            curve = self._overview_curve(k)
-            if self._overview_drawn.get(k) is not ev:  # new arrivals only: setData is costly
-                curve.setData(*pr_polyline(ev.recall, ev.precision))
-                self._overview_drawn[k] = ev
-            curve.setVisible(True)
-
     def _overview_title(self) -> str:
         st = self.state
         assert st.dataset is not None
@@ -210,10 +221,7 @@ class PRPane(QWidget):
         settings = st.evaluation.settings
         name = settings.ap_name if settings.averages_thresholds else "mAP"
         m = "evaluating…" if mean is None else f"{name} {mean:.3f}{self._not_official()}"
-        return (
-            f"<b>All classes</b> &nbsp; {m} &nbsp; "
-            "<span style='color:#5f6368'>· click a curve</span>"
-        )
+        return f"<b>All classes</b> &nbsp; {m}"
 
     def show_evaluation(self, ev: ClassEvaluation | None) -> None:
         """Draw one class's ranked evaluation (``None`` clears the plot)."""
@@ -238,7 +246,14 @@ class PRPane(QWidget):
         diagnosis = self.state.class_diagnosis(ev.class_index)
         codes = dot_codes(ev.verdict, diagnosis.kind if diagnosis is not None else None)
         brushes = np.array(self._brushes, dtype=object)[codes[ranks]]
-        self.spots.setData(x=x, y=y, data=ranks, brush=list(brushes))
+        symbols = np.array(self._symbols, dtype=object)[codes[ranks]]
+        pens = [
+            stroke(b.color()) if m in "x+" else self._dot_pen
+            for b, m in zip(brushes, symbols, strict=True)
+        ]
+        self.spots.setData(
+            x=x, y=y, data=ranks, brush=list(brushes), symbol=list(symbols), pen=pens
+        )
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
@@ -342,6 +357,12 @@ class PRPane(QWidget):
 
     def _on_overview_clicked(self, class_index: int, *_args: object) -> None:
         self.state.select_class(class_index)
+
+    def _on_plot_clicked(self, event: Any) -> None:
+        """A click near an All-classes curve selects its class."""
+        pick = self.evaluation is None and not event.isAccepted()
+        if pick and self.classes.click(event.scenePos()):
+            event.accept()
 
     def _tip(self, x: float, y: float, data: Any) -> str:
         ev = self.evaluation

@@ -25,18 +25,10 @@ from PySide6.QtWidgets import (
     QToolButton,
 )
 
-from vocviewer.evaluation.analysis import FPKind
-from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
-from vocviewer.gui.panes.overlays import (
-    FP_KIND_STYLE,
-    GT_COLOR,
-    MISSED_COLOR,
-    VERDICT_STYLE,
-    WRONG_CLASS_COLOR,
-)
+from vocviewer.gui.panes.verdict_style import colour_key
 from vocviewer.gui.window.export_actions import ExportActions
 from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog
 from vocviewer.gui.window.open_actions import OpenActions
@@ -73,23 +65,6 @@ def write_demo_dataset() -> tuple[Path, Path]:
 
     paths = write_demo(default_demo_dir())
     return Path(paths.year_dir), Path(paths.results_dir)
-
-
-def colour_key() -> str:
-    """Rich text naming the box colours: ground truth, TP, each kind of false positive."""
-    entries = [
-        (GT_COLOR, "GT"),
-        (MISSED_COLOR, "missed"),
-        (VERDICT_STYLE[Verdict.TP][0], "TP"),
-        (FP_KIND_STYLE[FPKind.BACKGROUND][0], "FP: background"),
-        (FP_KIND_STYLE[FPKind.LOCALIZATION][0], "poor loc."),
-        (WRONG_CLASS_COLOR, "wrong class"),
-        (VERDICT_STYLE[Verdict.DUPLICATE][0], "duplicate"),
-        (VERDICT_STYLE[Verdict.IGNORED][0], "ignored"),
-    ]
-    return " ".join(
-        f"<span style='color:{c.name()}'>■</span>&nbsp;{name}&nbsp;" for c, name in entries
-    )
 
 
 class WindowActions(OpenActions, ExportActions):
@@ -373,7 +348,8 @@ class WindowActions(OpenActions, ExportActions):
         bar = self.statusBar()
         self.status_label = QLabel()
         bar.addWidget(self.status_label, 1)
-        bar.addPermanentWidget(QLabel(colour_key()))
+        self.colour_key_label = QLabel(colour_key())  # View ▸ Palette refreshes it
+        bar.addPermanentWidget(self.colour_key_label)
         self.progress = QProgressBar()
         self.progress.setFixedWidth(220)
         self.progress.setFormat("Evaluating %v / %m classes")

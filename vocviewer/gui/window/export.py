@@ -33,12 +33,8 @@ from vocviewer.formats import output
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
 from vocviewer.gui.panes.image_view import decode_image
-from vocviewer.gui.panes.overlays import (
-    OverlayOptions,
-    detection_items,
-    ground_truth_items,
-    label_space,
-)
+from vocviewer.gui.panes.label_layout import LabelItem, place_labels
+from vocviewer.gui.panes.overlays import OverlayOptions, detection_items, ground_truth_items
 from vocviewer.gui.panes.pr_pane import RESULT_COLORS
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -205,10 +201,11 @@ def export_image(
         w = int(dataset.images.width[image]) or 500
         h = int(dataset.images.height[image]) or 375
         scene.addRect(QRectF(0, 0, w, h), pg.mkPen("#80868b"), pg.mkBrush("#5f6368"))
-    taken = label_space(opts)
-    items = ground_truth_items(dataset, image, opts, taken) if opts.show_gt else []
+    items = ground_truth_items(dataset, image, opts) if opts.show_gt else []
     if loaded is not None and evals is not None:
-        items += detection_items(dataset, loaded, evals, image, opts, taken)
+        items += detection_items(dataset, loaded, evals, image, opts)
+    kept = place_labels([i for i in items if isinstance(i, LabelItem)], opts.pixel, (0, 0, w, h))
+    items = [i for i in items if not isinstance(i, LabelItem) or i in kept]
     for it in items:
         scene.addItem(it)
 

@@ -34,7 +34,9 @@ false positives or only missed objects.</li>
 or missed objects, sorted by errors.</dd>
 <dt><b>Image</b> (centre)</dt>
 <dd>The current image with ground truth and the detections above the score threshold, coloured
-by verdict (the key is in the status bar). Hover a box for its class, score, rank and IoU.
+by verdict, each verdict with its own line style and glyph (the key is in the status bar;
+View ▸ Palette: colour-blind safe, classic or high contrast). Hover a box for its class, score,
+rank and IoU.
 <b>→</b>/<b>←</b> change image; the View menu switches what is drawn.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
@@ -43,7 +45,8 @@ sentence saying why the selected detection is what it is. <b>Enter</b> on a row 
 </dd>
 <dt><b>PR curve</b> (top right)</dt>
 <dd>Precision/recall of the chosen class for every result set on the same axes; its dots are
-coloured by false-positive kind. Right-click to export the figure.</dd>
+coloured and shaped by false-positive kind. With all classes, point at a curve for its name and
+click it to open the class. Right-click to export the figure.</dd>
 <dt><b>AP per class, Summary, Confusion</b> (bottom right)</dt>
 <dd>One AP column per result set (click a class to choose it); the protocol's summary numbers;
 a confusion matrix whose cells list their detections or objects.</dd>

@@ -28,6 +28,7 @@ from vocviewer.gui.panes.pr_pane import PRPane
 from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
 from vocviewer.gui.window.actions import WindowActions
+from vocviewer.gui.window.palette_actions import install_palette_menu
 from vocviewer.gui.window.protocol_controls import ProtocolControls
 from vocviewer.gui.window.session_actions import SessionActions
 from vocviewer.gui.window.settings_store import WindowSettings
@@ -69,6 +70,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.confusion = ConfusionPane(st)
         self.right_tabs.addTab(self.confusion, "Confusion")
         self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
+        install_palette_menu(self, settings)  # View ▸ Palette (stored in ``settings``)
         for pane, acts in (
             (self.view, (self.act_export_image, self.act_fit, self.act_one, self.act_zoom_sel)),
             (self.ap_table, (self.act_export_table, self.act_export_pr)),

@@ -1,0 +1,203 @@
+"""The All-classes PR plot: one thin curve per class, named on hover, clicked to select the class.
+
+``ClassOverview`` draws the curves of the current result set when no class is selected. The
+curves of the ``n`` best (or worst) classes by AP are coloured and listed in the legend
+(``choice``: ``SHOWN``); the rest are light grey. Moving the mouse over the plot highlights the
+nearest curve within ``PICK_PX`` screen pixels and names it (class and AP); a click on it selects
+that class (``AppState.select_class``). The nearest curve is found over every segment of every
+drawn curve at once, in screen pixels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF
+
+from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
+from vocviewer.gui.models.state import AppState
+
+#: Legend choices: (menu text, "best" / "worst" / "", how many)
+SHOWN = (
+    ("Best 5 classes", "best", 5),
+    ("Worst 5 classes", "worst", 5),
+    ("Best 10 classes", "best", 10),
+    ("Worst 10 classes", "worst", 10),
+    ("No legend", "", 0),
+)
+#: Curve colours of the listed classes (Tableau 20: dark then light of each hue).
+LISTED_COLORS = (
+    *("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd"),
+    *("#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"),
+    *("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5"),
+    *("#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"),
+)
+UNLISTED_COLOR = (150, 150, 150, 110)
+HOVER_COLOR = "#111111"
+#: How close (screen pixels) the mouse must come to a curve to name or click it.
+PICK_PX = 8.0
+
+
+class ClassOverview:
+    """The overview curves drawn in ``plot`` (a ``pg.PlotWidget``) from ``state``, listed in
+    ``legend`` while shown: ``curves`` class → curve item."""
+
+    def __init__(self, state: AppState, plot: pg.PlotWidget, legend: pg.LegendItem) -> None:
+        self.state = state
+        self.legend = legend
+        self.plot_item = plot.getPlotItem()
+        self.curves: dict[int, pg.PlotCurveItem] = {}
+        self._drawn: dict[int, ClassEvaluation] = {}
+        self.choice = 0  # index into SHOWN
+        self.listed: list[int] = []  # classes in the legend, in legend order
+        self.hovered = -1
+        self._segments = np.zeros((0, 4))  # x1, y1, x2, y2 of every drawn segment (data units)
+        self._segment_class = np.zeros(0, dtype=np.int64)
+        self.label = pg.TextItem(
+            color="#202124", fill=pg.mkBrush(255, 255, 255, 230), anchor=(0, 1)
+        )
+        self.label.setZValue(50)
+        self.label.hide()
+        self.plot_item.addItem(self.label, ignoreBounds=True)
+
+    @property
+    def on(self) -> bool:
+        return any(c.isVisible() for c in self.curves.values())
+
+    def clear(self) -> None:
+        for curve in self.curves.values():
+            self.plot_item.removeItem(curve)
+        self.curves.clear()  # in place: ``PRPane.overview`` is this dict
+        self._drawn, self.listed = {}, []
+        self._set_hover(-1)
+
+    def _curve(self, k: int) -> pg.PlotCurveItem:
+        """Class ``k``'s curve (created on first use: 80 idle curves cost 40 ms)."""
+        if k not in self.curves:
+            curve = pg.PlotCurveItem(connect="finite")
+            self.plot_item.addItem(curve)
+            self.curves[k] = curve
+        return self.curves[k]
+
+    def show(self, on: bool) -> None:
+        """Draw the current result set's class curves (``on``), or hide them all."""
+        st = self.state
+        done = st.evaluations[st.current_results].det if on and st.current_results >= 0 else {}
+        done = {k: ev for k, ev in done.items() if len(ev)}
+        for k, curve in self.curves.items():
+            if k not in done:
+                curve.setVisible(False)
+        for k, ev in done.items():
+            curve = self._curve(k)
+            if self._drawn.get(k) is not ev:  # new arrivals only: setData is costly
+                curve.setData(*pr_polyline(ev.recall, ev.precision))
+                self._drawn[k] = ev
+            curve.setVisible(True)
+        self._segments_of(done)
+        self._restyle(done)
+        if not done:
+            self._set_hover(-1)
+
+    def _segments_of(self, done: dict[int, ClassEvaluation]) -> None:
+        parts, owners = [], []
+        for k in done:
+            x, y = self.curves[k].getData()
+            if x is None or len(x) < 2:
+                continue
+            seg = np.column_stack((x[:-1], y[:-1], x[1:], y[1:]))
+            seg = seg[np.isfinite(seg).all(axis=1)]
+            parts.append(seg)
+            owners.append(np.full(len(seg), k, dtype=np.int64))
+        self._segments = np.concatenate(parts) if parts else np.zeros((0, 4))
+        self._segment_class = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
+
+    def _restyle(self, done: dict[int, ClassEvaluation]) -> None:
+        """Colour the listed classes, grey the rest, and fill the legend."""
+        _, order, n = SHOWN[self.choice]
+        aps = sorted(done, key=lambda k: (-done[k].ap if order == "best" else done[k].ap, k))
+        self.listed = aps[:n] if order else []
+        rank = {k: i for i, k in enumerate(self.listed)}
+        legend = self.legend
+        for k in done:
+            curve = self.curves[k]
+            if k in rank:
+                curve.setPen(pg.mkPen(LISTED_COLORS[rank[k] % len(LISTED_COLORS)], width=1.6))
+                curve.setZValue(2 + len(self.listed) - rank[k])
+            else:
+                curve.setPen(pg.mkPen(UNLISTED_COLOR, width=1))
+                curve.setZValue(1)
+        if done:  # shown: the legend is the overview's (the class view clears it first)
+            legend.clear()
+            ds = self.state.dataset
+            for k in self.listed:
+                name = ds.classes[k] if ds is not None else str(k)
+                legend.addItem(self.curves[k], f"{name}  {done[k].ap:.3f}")
+            legend.setVisible(bool(self.listed))
+            # bottom left: below every curve's start, where PR curves rarely go
+            legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(8, -8))
+        if self.hovered in done:
+            self._set_hover(self.hovered)
+        else:
+            self._set_hover(-1)
+
+    def set_choice(self, index: int) -> None:
+        """Which classes the legend lists (``SHOWN[index]``)."""
+        self.choice = int(index)
+        if self.on:
+            self.show(True)
+
+    # --- hover and click -----------------------------------------------------------------------
+    def nearest(self, scene_pos: QPointF) -> int:
+        """The class whose curve passes nearest ``scene_pos`` (scene coordinates of the plot),
+        within ``PICK_PX`` screen pixels; -1 if none."""
+        if not self.on or not len(self._segments):
+            return -1
+        vb = self.plot_item.getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            return -1
+        p = vb.mapSceneToView(scene_pos)
+        (x0, x1), (y0, y1) = vb.viewRange()
+        rect = vb.sceneBoundingRect()
+        sx, sy = rect.width() / max(x1 - x0, 1e-12), rect.height() / max(y1 - y0, 1e-12)
+        s = self._segments * (sx, sy, sx, sy)
+        px, py = p.x() * sx, p.y() * sy
+        dx, dy = s[:, 2] - s[:, 0], s[:, 3] - s[:, 1]
+        length2 = dx * dx + dy * dy
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.clip(((px - s[:, 0]) * dx + (py - s[:, 1]) * dy) / length2, 0.0, 1.0)
+        t = np.nan_to_num(t)
+        d2 = (s[:, 0] + t * dx - px) ** 2 + (s[:, 1] + t * dy - py) ** 2
+        i = int(np.argmin(d2))
+        return int(self._segment_class[i]) if d2[i] <= PICK_PX**2 else -1
+
+    def hover(self, scene_pos: QPointF) -> int:
+        """Highlight and name the curve nearest ``scene_pos``; returns its class (-1: none)."""
+        k = self.nearest(scene_pos)
+        self._set_hover(k, scene_pos)
+        return k
+
+    def click(self, scene_pos: QPointF) -> bool:
+        """Select the class of the curve under ``scene_pos``; whether there was one."""
+        k = self.nearest(scene_pos)
+        if k >= 0:
+            self.state.select_class(k)
+        return k >= 0
+
+    def _set_hover(self, k: int, scene_pos: QPointF | None = None) -> None:
+        if self.hovered in self.curves and self.hovered != k:
+            self.curves[self.hovered].setShadowPen(None)
+        self.hovered = k
+        if k < 0 or k not in self._drawn:
+            self.label.hide()
+            self.hovered = -1
+            return
+        curve = self.curves[k]
+        curve.setShadowPen(pg.mkPen(HOVER_COLOR, width=3.5))
+        ds = self.state.dataset
+        name = ds.classes[k] if ds is not None else str(k)
+        ev = self._drawn[k]
+        self.label.setText(f"{name}  AP {ev.ap:.3f} · click to open")
+        if scene_pos is not None:
+            p = self.plot_item.getViewBox().mapSceneToView(scene_pos)
+            self.label.setPos(p.x(), p.y())
+        self.label.show()
