@@ -165,6 +165,7 @@ LAYERS = {
     EVALUATION: (CORE, EVALUATION),
     BENCHMARKS: (*LIBRARY, BENCHMARKS),
     "vocviewer.demo": (CORE, FORMATS, "vocviewer.demo"),
+    "vocviewer.cocoapi": (*LIBRARY, "vocviewer.cocoapi"),  # pycocotools' API over the library
     "vocviewer.gui": (*LIBRARY, BENCHMARKS, "vocviewer.demo", "vocviewer.gui"),
     MODELS: (*LIBRARY, BENCHMARKS, MODELS),
     PANES: (*LIBRARY, BENCHMARKS, MODELS, PANES),

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.cocoapi import mask as mask_utils
+import vocviewer.cocoapi.mask as mask_utils
 
 
 def say(text: str) -> None:

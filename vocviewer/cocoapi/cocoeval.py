@@ -18,15 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.cocoapi import columns
+import vocviewer.cocoapi.columns as columns
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import say
-from vocviewer.cocoapi.engine import category_entries, match_category
+from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco_accumulate import CategoryCurves
 from vocviewer.evaluation.coco_params import CocoParams
 from vocviewer.evaluation.coco_prepare import Prepared, prepare
+from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
 
 
 class Params:
@@ -51,13 +52,7 @@ class Params:
         self.areaRng = [[0**2, 1e5**2], [32**2, 96**2], [96**2, 1e5**2]]
         self.areaRngLbl = ["all", "medium", "large"]
         self.useCats = 1
-        self.kpt_oks_sigmas = (
-            np.array(
-                [0.26, 0.25, 0.25, 0.35, 0.35, 0.79, 0.79, 0.72, 0.72, 0.62, 0.62]
-                + [1.07, 1.07, 0.87, 0.87, 0.89, 0.89]
-            )
-            / 10.0
-        )
+        self.kpt_oks_sigmas = KEYPOINT_SIGMAS.copy()  # pycocotools' 17 person sigmas
 
     def __init__(self, iouType: str = "segm") -> None:
         if iouType in ("segm", "bbox"):
@@ -182,6 +177,9 @@ class COCOeval:
         where = self._cat_positions(pe)
         img_pos = {int(i): n for n, i in enumerate(pe.imgIds)}
         sigmas = pe.kpt_oks_sigmas if pe.iouType == "keypoints" else None
+        dt_anns = getattr(self.cocoDt, "anns", {})
+        first = next(iter(dt_anns.values()), {"score": 0.0})
+        as_given = type(first.get("score")) is not float  # numpy scores (loadNumpyAnnotations)
         for kk, c in enumerate(cat_ids):
             k = where.get(int(c))
             if k is None:
@@ -191,6 +189,8 @@ class COCOeval:
             for (a, img), entry in found.items():
                 n = img_pos[img]
                 entry["image_id"] = pe.imgIds[n]
+                if as_given:
+                    entry["dtScores"] = [dt_anns[i]["score"] for i in entry["dtIds"]]
                 out[(kk * n_area + a) * n_img + n] = entry
         return out
 
@@ -208,21 +208,17 @@ class COCOeval:
         self._ious = value
 
     def _build_ious(self) -> dict[Any, Any]:
-        from vocviewer.cocoapi.engine import category_ious
-
         prep, pe = self._prep, self._paramsEval
         if prep is None:
             return {}
         cat_ids = pe.catIds if pe.useCats else [-1]
         where = self._cat_positions(pe)
         sigmas = pe.kpt_oks_sigmas if pe.iouType == "keypoints" else None
-        out: dict[Any, Any] = {}
+        found = {}
         for c in cat_ids:
             k = where.get(int(c))
-            found = {} if k is None else category_ious(prep, k, sigmas)
-            for img in pe.imgIds:
-                out[img, c] = found.get(int(img), [])
-        return out
+            found[c] = {} if k is None else category_ious(prep, k, sigmas)
+        return {(img, c): found[c].get(int(img), []) for img in pe.imgIds for c in cat_ids}
 
     # --- accumulate / summarize ----------------------------------------------------------------
     def _fast_path(self, p: Any) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.cocoapi import mask as mask_utils
+import vocviewer.cocoapi.mask as mask_utils
 from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.results import Detections, ResultSet

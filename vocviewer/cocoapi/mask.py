@@ -110,7 +110,9 @@ def _boxes_or_rles(objs: Any) -> tuple[str, Any]:
             return "box", a
         if a.size == 0:
             return "box", a.reshape(0, 4)
-        raise Exception("numpy ndarray input is only for *bounding boxes* and should have Nx4 dimension")
+        raise Exception(
+            "numpy ndarray input is only for *bounding boxes* and should have Nx4 dimension"
+        )
     if isinstance(objs, list):
         if len(objs) == 0:
             return "box", np.zeros((0, 4))
@@ -119,7 +121,9 @@ def _boxes_or_rles(objs: Any) -> tuple[str, Any]:
         if all(np.asarray(o).shape == (4,) for o in objs):
             return "box", np.asarray(objs, dtype=np.float64).reshape(-1, 4)
         raise Exception("list input can be bounding box (Nx4) or RLEs ([RLE])")
-    raise Exception("unrecognized type.  The following type: RLEs (rle), np.ndarray (box), and list (box) are supported.")
+    raise Exception(
+        "unrecognized type.  The following type: RLEs (rle), np.ndarray (box), and list (box) are supported."
+    )
 
 
 def iou(dt: Any, gt: Any, pyiscrowd: Any) -> Any:
@@ -133,7 +137,9 @@ def iou(dt: Any, gt: Any, pyiscrowd: Any) -> Any:
     if len(crowd) != len(g):
         raise Exception("The iscrowd should have the same length as gt")
     if kd != kg:
-        raise Exception("The dt and gt should have the same data type, either RLEs, list or np.ndarray")
+        raise Exception(
+            "The dt and gt should have the same data type, either RLEs, list or np.ndarray"
+        )
     if kd == "box":
         return mk.bbox_iou(d, g, crowd)
     h = _size(d[0])[0]
