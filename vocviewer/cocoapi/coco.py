@@ -10,17 +10,33 @@ keeps them until ``createIndex()`` runs again. ``showAnns`` and ``download`` are
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import gc
 import itertools
 import json
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 import vocviewer.cocoapi.mask as mask_utils
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: millions of fresh dicts and lists (a parsed results
+    file, ``loadRes``' completion, the index) would set it off again and again for nothing."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def say(text: str) -> None:
@@ -46,7 +62,7 @@ class COCO:
         if annotation_file is not None:
             say("loading annotations into memory...")
             tic = time.time()
-            with open(annotation_file) as f:
+            with open(annotation_file) as f, paused_gc():
                 dataset = json.load(f)
             assert type(dataset) is dict, f"annotation file format {type(dataset)} not supported"
             say(f"Done (t={time.time() - tic:0.2f}s)")
@@ -55,6 +71,10 @@ class COCO:
 
     def createIndex(self) -> None:
         """Build ``anns``, ``imgs``, ``cats``, ``imgToAnns`` and ``catToImgs`` from ``dataset``."""
+        with paused_gc():
+            self._create_index()
+
+    def _create_index(self) -> None:
         say("creating index...")
         anns: dict[Any, dict[str, Any]] = {}
         cats: dict[Any, dict[str, Any]] = {}
@@ -168,6 +188,11 @@ class COCO:
         raise NotImplementedError("download: fetch COCO images with pycocotools or by hand")
 
     def loadRes(self, resFile: Any) -> COCO:
+        """See ``_load_res``."""
+        with paused_gc():
+            return self._load_res(resFile)
+
+    def _load_res(self, resFile: Any) -> COCO:
         """A ``COCO`` of results: a JSON file name, a list of result dicts (completed in place
         with ``area``, ``id``, ``iscrowd`` and ``bbox`` / ``segmentation`` as pycocotools does)
         or a numpy array ``(N, 7)`` of ``image_id, x, y, w, h, score, category_id``."""

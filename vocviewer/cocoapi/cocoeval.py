@@ -20,7 +20,7 @@ import numpy as np
 
 import vocviewer.cocoapi.columns as columns
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
-from vocviewer.cocoapi.coco import say
+from vocviewer.cocoapi.coco import paused_gc, say
 from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -120,6 +120,10 @@ class COCOeval:
     # --- evaluate ------------------------------------------------------------------------------
     def evaluate(self) -> None:
         """Match every detection (per image and category, all at once); see ``evalImgs``."""
+        with paused_gc():
+            self._evaluate()
+
+    def _evaluate(self) -> None:
         tic = time.time()
         say("Running per image evaluation...")
         p = self.params

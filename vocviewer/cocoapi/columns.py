@@ -12,6 +12,8 @@ or category are left out. Nothing is validated beyond what ``COCOeval`` itself n
 
 from __future__ import annotations
 
+import itertools
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,11 @@ def _ids(values: list[Any]) -> IntArray:
     return np.array(values, dtype=np.int64).reshape(len(values))
 
 
+def _column(anns: list[dict[str, Any]], key: str, dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """``anns[i][key]`` for every entry, as a ``dtype`` array (KeyError if one lacks it)."""
+    return np.fromiter(map(itemgetter(key), anns), dtype=dtype, count=len(anns))
+
+
 def _rows_of(keys: IntArray, values: IntArray) -> IntArray:
     """Row of each value in ``keys`` (unique), -1 where absent."""
     if len(keys) == 0:
@@ -43,12 +50,17 @@ def _rows_of(keys: IntArray, values: IntArray) -> IntArray:
 
 
 def _boxes(anns: list[dict[str, Any]]) -> FloatArray:
+    """``x, y, w, h`` float64 (N, 4); a missing box is zeros (only segm evaluation gets here)."""
     try:
-        return np.array([a["bbox"] for a in anns], dtype=np.float64).reshape(len(anns), 4)
-    except (KeyError, ValueError):
-        zero = [0.0, 0.0, 0.0, 0.0]
-        rows = [list(a.get("bbox", zero)) + zero for a in anns]
-        return np.array([r[:4] for r in rows], dtype=np.float64).reshape(len(anns), 4)
+        boxes = list(map(itemgetter("bbox"), anns))
+        if all(len(b) == 4 for b in boxes):
+            flat = itertools.chain.from_iterable(boxes)
+            return np.fromiter(flat, dtype=np.float64, count=4 * len(anns)).reshape(-1, 4)
+    except KeyError:
+        pass
+    zero = [0.0, 0.0, 0.0, 0.0]
+    rows = [list(a.get("bbox", zero)) + zero for a in anns]
+    return np.array([r[:4] for r in rows], dtype=np.float64).reshape(len(anns), 4)
 
 
 def _keypoints(anns: list[dict[str, Any]]) -> FloatArray:
@@ -86,8 +98,8 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
     img_id = _ids([i["id"] for i in imgs])
     cat_id = _ids([c["id"] for c in cats])
     anns = coco.dataset.get("annotations", [])
-    row = _rows_of(img_id, _ids([a["image_id"] for a in anns]))
-    label = _rows_of(cat_id, _ids([a["category_id"] for a in anns]))
+    row = _rows_of(img_id, _column(anns, "image_id", np.int64))
+    label = _rows_of(cat_id, _column(anns, "category_id", np.int64))
     keep = np.flatnonzero((row >= 0) & (label >= 0))
     keep = keep[np.argsort(row[keep], kind="stable")]
     anns = [anns[i] for i in keep.tolist()]
@@ -104,10 +116,10 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         supercategory=tuple(str(c.get("supercategory", "")) for c in cats),
         keypoint_names=tuple(tuple(c.get("keypoints", ())) for c in cats),
         skeleton=tuple(np.array(c.get("skeleton", []), np.int64).reshape(-1, 2) for c in cats),
-        ann_id=_ids([a["id"] for a in anns]),
+        ann_id=_column(anns, "id", np.int64),
         category_id_of=cat_id[label],
         bbox=xywh,
-        area=np.array([a["area"] for a in anns], dtype=np.float64).reshape(n),
+        area=_column(anns, "area", np.float64),
         iscrowd=np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool).reshape(n),
         keypoints=kps,
         num_keypoints=_ids([a.get("num_keypoints", 0) for a in anns]),
@@ -155,15 +167,15 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
     ``iouType`` (masks are built for ``"segm"`` only)."""
     g: CocoAnnotations = gt.extras["coco"]
     anns = coco.dataset.get("annotations", [])
-    row = _rows_of(g.image_id, _ids([a["image_id"] for a in anns]))
-    label = _rows_of(g.category_id, _ids([a["category_id"] for a in anns]))
+    row = _rows_of(g.image_id, _column(anns, "image_id", np.int64))
+    label = _rows_of(g.category_id, _column(anns, "category_id", np.int64))
     keep = np.flatnonzero((row >= 0) & (label >= 0))
     if len(keep) < len(anns):
         anns = [anns[i] for i in keep.tolist()]
         row, label = row[keep], label[keep]
     n = len(anns)
-    ids = _ids([a["id"] for a in anns])
-    score = np.array([a["score"] for a in anns], dtype=np.float64).reshape(n)
+    ids = _column(anns, "id", np.int64)
+    score = _column(anns, "score", np.float64)
     xywh = _boxes(anns)
     h, w = gt.images.height.astype(np.int64)[row], gt.images.width.astype(np.int64)[row]
     extras = CocoResults(
@@ -172,7 +184,7 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
         image_id=g.image_id[row],
         category_id=g.category_id[label],
         bbox=xywh,
-        area=np.array([a["area"] for a in anns], dtype=np.float64).reshape(n),
+        area=_column(anns, "area", np.float64),
         keypoints=_keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3)),
         masks=_masks(anns, h, w) if kind == "segm" else None,
     )
