@@ -189,6 +189,7 @@ FAMILY_FREE = (
     "vocviewer.benchmarks.analyze",
     "vocviewer.benchmarks.analyze_report",
     "vocviewer.benchmarks.analyze_figures",
+    "vocviewer.benchmarks.api",
 )
 
 
