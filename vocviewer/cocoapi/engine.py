@@ -113,51 +113,52 @@ def category_entries(
     prep: Prepared, cm: CategoryMatch, area_rngs: Sequence[Any], max_det: int, cat_id: Any
 ) -> dict[tuple[int, int], dict[str, Any]]:
     """``evaluateImg``'s dict for every (area range index, image id) of one category that has
-    ground truth or detections (``image_id`` is set by the caller)."""
+    ground truth or detections (``image_id`` is set by the caller). The arrays of all images are
+    computed at once per area range; each entry holds its slices of them."""
     gs, ds = prep.gt_slice(cm.k), prep.dt_slice(cm.k)
     n_img = len(prep.gt_anno.image_id)
-    per_image = prep.params.use_cats
     sorted_ids = np.sort(prep.gt_anno.image_id)
+    gt_group, dt_group = prep.gt_group[gs], prep.dt_group[ds]
     gt_id = prep.gt_ann_id[gs]
-    gt_pad = np.append(gt_id, 0)  # so that index 0 exists where nothing matched
+    n_gt = len(gt_id)
+    gt_pad = np.append(gt_id, 0).astype(np.float64)  # index n_gt: "no match" -> 0
     dt_id = prep.dt_anno.det_id[prep.dt_rows[ds]]
-    score = prep.dt_score[ds]
-    g_of = {g: (a, b) for g, a, b in _groups(prep.gt_group[gs])}
-    d_of = {g: (a, b) for g, a, b in _groups(prep.dt_group[ds])}
-    t = cm.match.shape[1]
-    out: dict[tuple[int, int], dict[str, Any]] = {}
+    dt_ids, scores = dt_id.tolist(), prep.dt_score[ds].tolist()
+    g_of = {g: (a, b) for g, a, b in _groups(gt_group)}
+    d_of = {g: (a, b) for g, a, b in _groups(dt_group)}
+    groups = []
     for grp in sorted(g_of.keys() | d_of.keys()):
-        g0, g1 = g_of.get(grp, (0, 0))
-        d0, d1 = d_of.get(grp, (0, 0))
-        pos = grp % n_img if per_image else grp
-        img = int(sorted_ids[pos])
-        ids = dt_id[d0:d1].tolist()
-        scores = score[d0:d1].tolist()
-        for a, rng in enumerate(area_rngs):
-            ig = cm.gt_ignore[a, g0:g1]
-            order = np.argsort(ig, kind="mergesort")
-            where = np.empty(g1 - g0, dtype=np.int64)
-            where[order] = np.arange(g1 - g0)
-            m = cm.match[a, :, d0:d1]
-            hit = m >= 0
-            local = np.where(hit, m - g0, 0)
-            dtm = np.where(hit, gt_pad[np.where(hit, m, 0)], 0).astype(np.float64)
-            gtm = np.zeros((t, g1 - g0))
-            ti, di = np.nonzero(hit)
-            gtm[ti, where[local[ti, di]]] = dt_id[d0 + di]  # later (lower-scored) ids overwrite
-            gt_ig = ig[order].astype(np.int64) if g1 > g0 else np.array([])
+        pos = grp % n_img if prep.params.use_cats else grp
+        groups.append((int(sorted_ids[pos]), *g_of.get(grp, (0, 0)), *d_of.get(grp, (0, 0))))
+    out: dict[tuple[int, int], dict[str, Any]] = {}
+    empty = np.array([])  # one shared (size 0: nothing in it can change)
+    for a, rng in enumerate(area_rngs):
+        ig = cm.gt_ignore[a]
+        perm = np.lexsort((np.arange(n_gt), ig, gt_group))  # per image: regular GT first
+        where = np.empty(n_gt, dtype=np.int64)
+        where[perm] = np.arange(n_gt)
+        m = cm.match[a]
+        hit = m >= 0
+        dtm = gt_pad[np.where(hit, m, n_gt)]
+        gtm = np.zeros((m.shape[0], n_gt))
+        ti, di = np.nonzero(hit)  # by detection rank within each threshold: later ids overwrite
+        gtm[ti, where[m[ti, di]]] = dt_id[di]
+        gt_ids = gt_id[perm].tolist()
+        gt_ig = ig[perm].astype(np.int64)
+        dt_ig = cm.dt_ignore[a]
+        for img, g0, g1, d0, d1 in groups:
             out[a, img] = {
                 "image_id": img,
                 "category_id": cat_id,
                 "aRng": rng,
                 "maxDet": max_det,
-                "dtIds": ids,
-                "gtIds": gt_id[g0:g1][order].tolist(),
-                "dtMatches": dtm,
-                "gtMatches": gtm,
-                "dtScores": scores,
-                "gtIgnore": gt_ig,
-                "dtIgnore": cm.dt_ignore[a, :, d0:d1],
+                "dtIds": dt_ids[d0:d1],
+                "gtIds": gt_ids[g0:g1],
+                "dtMatches": dtm[:, d0:d1],
+                "gtMatches": gtm[:, g0:g1],
+                "dtScores": scores[d0:d1],
+                "gtIgnore": gt_ig[g0:g1] if g1 > g0 else empty,
+                "dtIgnore": dt_ig[:, d0:d1],
             }
     return out
 
