@@ -413,3 +413,39 @@ def test_coco_mini_subset_of_images(tmp_path: Path) -> None:
         p.maxDets = [1, 10, 20]
 
     assert_same(documented(ann, res, "bbox", change))
+
+
+def test_in_memory_results_and_no_results(synth: dict[str, Any]) -> None:
+    """torchmetrics builds the results ``COCO`` by hand (``dataset`` + ``createIndex``, mask
+    counts as bytes); torchvision passes an empty ``COCO()`` when an epoch found nothing."""
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        gt = coco_cls(synth["gt"])
+        preds = coco_cls()
+        anns = fresh(synth["segm_list"])
+        for i, a in enumerate(anns, 1):
+            a["segmentation"]["counts"] = a["segmentation"]["counts"].encode()
+            a.update(id=i, area=float(ref_mask.area(a["segmentation"])), iscrowd=0)
+            a["bbox"] = ref_mask.toBbox(a["segmentation"]).tolist()
+        preds.dataset = {"images": gt.dataset["images"], "annotations": anns}
+        preds.dataset["categories"] = gt.dataset["categories"]
+        preds.createIndex()
+        ev = eval_cls(gt, preds, "segm")
+        ev.params.iouThrs = np.array([0.5, 0.75])
+        ev.params.maxDets = [1, 10, 100]
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        return ev
+
+    assert_same(sequence)
+
+    def nothing(coco_cls: type, eval_cls: type) -> Any:
+        gt = coco_cls(synth["gt"])
+        ev = eval_cls(gt, coco_cls(), "bbox")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        return ev
+
+    assert_same(nothing)

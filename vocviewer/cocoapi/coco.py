@@ -19,9 +19,10 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 
 import vocviewer.cocoapi.mask as mask_utils
 
@@ -219,7 +220,7 @@ class COCO:
         res.createIndex()
         return res
 
-    def loadNumpyAnnotations(self, data: np.ndarray) -> list[dict[str, Any]]:  # type: ignore[type-arg]
+    def loadNumpyAnnotations(self, data: npt.NDArray[Any]) -> list[dict[str, Any]]:
         """Rows ``image_id, x, y, w, h, score, category_id`` → result dicts (numpy scalars
         kept, as pycocotools keeps them)."""
         say("Converting ndarray to lists...")
@@ -247,12 +248,16 @@ class COCO:
         h, w = t["height"], t["width"]
         segm = ann["segmentation"]
         if type(segm) is list:
-            return mask_utils.merge(mask_utils.frPyObjects(segm, h, w))
+            polygons = mask_utils.frPyObjects(segm, h, w)
+            assert isinstance(polygons, list)
+            return mask_utils.merge(polygons)
         if type(segm["counts"]) is list:
-            return mask_utils.frPyObjects(segm, h, w)  # type: ignore[return-value]
-        return segm  # type: ignore[no-any-return]
+            rle = mask_utils.frPyObjects(segm, h, w)
+            assert isinstance(rle, dict)
+            return rle
+        return cast(dict[str, Any], segm)  # compressed: the annotation's own dict
 
-    def annToMask(self, ann: dict[str, Any]) -> np.ndarray:  # type: ignore[type-arg]
+    def annToMask(self, ann: dict[str, Any]) -> npt.NDArray[np.uint8]:
         """The annotation's mask, uint8 ``(h, w)``."""
         return mask_utils.decode(self.annToRLE(ann))
 

@@ -39,7 +39,12 @@ class Params:
         self.iouThrs = np.linspace(0.5, 0.95, int(np.round((0.95 - 0.5) / 0.05)) + 1, endpoint=True)
         self.recThrs = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
         self.maxDets = [1, 10, 100]
-        self.areaRng = [[0**2, 1e5**2], [0**2, 32**2], [32**2, 96**2], [96**2, 1e5**2]]
+        self.areaRng: list[list[float]] = [
+            [0**2, 1e5**2],
+            [0**2, 32**2],
+            [32**2, 96**2],
+            [96**2, 1e5**2],
+        ]
         self.areaRngLbl = ["all", "small", "medium", "large"]
         self.useCats = 1
 
@@ -76,7 +81,7 @@ def _columns_of(coco: Any, key: tuple[Any, ...], build: Any) -> Any:
 
 
 def _ground_truth(coco: Any, masks: bool) -> Dataset:
-    cache = getattr(coco, "_columns", None) or {}
+    cache: dict[Any, Any] = getattr(coco, "_columns", None) or {}
     if not masks and ("gt", True) in cache:
         return cache["gt", True]  # type: ignore[no-any-return]
     return _columns_of(coco, ("gt", masks), lambda: columns.ground_truth(coco, masks=masks))  # type: ignore[no-any-return]

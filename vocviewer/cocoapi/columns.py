@@ -144,8 +144,8 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
     images = ImageTable(
         np.array([str(i) for i in img_id.tolist()], dtype=np.str_),
         tuple(Path(str(i.get("file_name", ""))) for i in imgs),
-        width,
-        height,
+        width.astype(np.int32),
+        height.astype(np.int32),
         np.zeros(len(imgs), dtype=bool),
     )
     z = np.zeros(0, dtype=np.int64)

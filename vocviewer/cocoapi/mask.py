@@ -29,7 +29,7 @@ def counts_of(rle: Rle) -> IntArray:
     """The int64 run lengths of one RLE dict (compressed or uncompressed)."""
     c = rle["counts"]
     if isinstance(c, str | bytes | bytearray):
-        return mk.from_string(c)
+        return mk.from_string(bytes(c) if isinstance(c, bytearray) else c)
     return np.asarray(c, dtype=np.int64).reshape(-1)
 
 
