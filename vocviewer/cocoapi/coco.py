@@ -60,6 +60,8 @@ class COCO:
         self.imgToAnns: defaultdict[Any, list[dict[str, Any]]] = defaultdict(list)
         self.catToImgs: defaultdict[Any, list[Any]] = defaultdict(list)
         self._columns: dict[Any, Any] = {}  # vocviewer's columns, per use (see columns.py)
+        #: ``loadRes``' RLE strings and their decoded ``(counts, offsets)`` (or None)
+        self.decoded_rles: tuple[list[Any], tuple[Any, Any]] | None = None
         if annotation_file is not None:
             say("loading annotations into memory...")
             tic = time.time()
@@ -214,10 +216,12 @@ class COCO:
         assert ann_img_ids == (ann_img_ids & set(self.getImgIds())), (
             "Results do not correspond to current coco set"
         )
-        _complete(anns, self.dataset, res.dataset)
+        decoded: list[Any] = [None]
+        _complete(anns, self.dataset, res.dataset, decoded)
         say(f"DONE (t={time.time() - tic:0.2f}s)")
         res.dataset["annotations"] = anns
         res.createIndex()
+        res.decoded_rles = decoded[0]
         return res
 
     def loadNumpyAnnotations(self, data: npt.NDArray[Any]) -> list[dict[str, Any]]:
@@ -262,8 +266,11 @@ class COCO:
         return mask_utils.decode(self.annToRLE(ann))
 
 
-def _complete(anns: list[dict[str, Any]], gt: dict[str, Any], res: dict[str, Any]) -> None:
-    """``loadRes``' completion of the result dicts, chosen by the first one's fields."""
+def _complete(
+    anns: list[dict[str, Any]], gt: dict[str, Any], res: dict[str, Any], decoded_for: list[Any]
+) -> None:
+    """``loadRes``' completion of the result dicts, chosen by the first one's fields; for RLE
+    results, ``decoded_for[0]`` gets the compressed strings and their decoded columns."""
     if not anns:
         raise IndexError("list index out of range")  # pycocotools reads anns[0]
     first = anns[0]
@@ -284,10 +291,13 @@ def _complete(anns: list[dict[str, Any]], gt: dict[str, Any], res: dict[str, Any
             a["iscrowd"] = 0
     elif "segmentation" in first:
         res["categories"] = copy.deepcopy(gt["categories"])
+        segs = [a["segmentation"] for a in anns]
+        areas, boxes, decoded = mask_utils.area_and_bbox(segs)
+        decoded_for[0] = ([s["counts"] for s in segs], decoded)
         for i, a in enumerate(anns):
-            a["area"] = mask_utils.area(a["segmentation"])
+            a["area"] = areas[i]
             if "bbox" not in a:
-                a["bbox"] = mask_utils.toBbox(a["segmentation"])
+                a["bbox"] = boxes[i]
             a["id"] = i + 1
             a["iscrowd"] = 0
     elif "keypoints" in first:

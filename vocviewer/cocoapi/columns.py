@@ -13,6 +13,7 @@ or category are left out. Nothing is validated beyond what ``COCOeval`` itself n
 from __future__ import annotations
 
 import itertools
+import operator
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -71,11 +72,18 @@ def _keypoints(anns: list[dict[str, Any]]) -> FloatArray:
     return out
 
 
-def _masks(anns: list[dict[str, Any]], h: IntArray, w: IntArray) -> RleTable:
-    """``annToRLE`` of every entry (``h``, ``w``: its image's size), as columns."""
+def _masks(anns: list[dict[str, Any]], h: IntArray, w: IntArray, decoded: Any = None) -> RleTable:
+    """``annToRLE`` of every entry (``h``, ``w``: its image's size), as columns. ``decoded``:
+    ``(strings, (counts, offsets))`` decoded before (``loadRes``), used if the entries still
+    hold those very strings."""
     segs = [a.get("segmentation", []) for a in anns]
     if segs and all(isinstance(s, dict) and isinstance(s["counts"], str | bytes) for s in segs):
-        counts, offsets = mask_utils.columns_of(segs)
+        strings = [s["counts"] for s in segs]
+        if decoded is not None and len(decoded[0]) == len(strings):
+            same = all(map(operator.is_, strings, decoded[0]))
+        else:
+            same = False
+        counts, offsets = decoded[1] if same else mask_utils.columns_of(segs)
         size = np.array([s["size"] for s in segs], dtype=np.int64).reshape(-1, 2)
         return RleTable(counts, offsets, size[:, 0], size[:, 1])
     hh, ww = h.copy(), w.copy()
@@ -186,7 +194,7 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
         bbox=xywh,
         area=_column(anns, "area", np.float64),
         keypoints=_keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3)),
-        masks=_masks(anns, h, w) if kind == "segm" else None,
+        masks=_masks(anns, h, w, getattr(coco, "decoded_rles", None)) if kind == "segm" else None,
     )
     with np.errstate(invalid="ignore", over="ignore"):
         box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))

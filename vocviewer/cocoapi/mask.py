@@ -96,6 +96,21 @@ def toBbox(rleObjs: Rle | Sequence[Rle]) -> npt.NDArray[np.float64]:
     return rc.bboxes(counts, offsets, h).reshape(-1, 4)
 
 
+def area_and_bbox(
+    rles: Sequence[Rle],
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.float64], tuple[IntArray, IntArray]]:
+    """``area`` and ``toBbox`` of each RLE dict, all strings decoded in one pass: uint32 (n,)
+    and float64 (n, 4) (row ``i`` is what ``toBbox(rles[i])`` gives), and the decoded
+    ``(counts, offsets)``."""
+    if not rles:
+        z = np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.uint32), np.zeros((0, 4)), (z, np.zeros(1, np.int64))
+    counts, offsets = columns_of(rles)
+    h = np.array([_size(r)[0] for r in rles], dtype=np.int64)
+    boxes = rc.bboxes(counts, offsets, h).reshape(-1, 4)
+    return rc.areas(counts, offsets).astype(np.uint32), boxes, (counts, offsets)
+
+
 def merge(rleObjs: Sequence[Rle], intersect: int | bool = 0) -> Rle:
     """Union (or intersection) of RLEs of one image size."""
     h, w = _size(rleObjs[0])
