@@ -449,3 +449,21 @@ def test_in_memory_results_and_no_results(synth: dict[str, Any]) -> None:
         return ev
 
     assert_same(nothing)
+
+
+def test_string_ids_are_refused_clearly() -> None:
+    """pycocotools accepts any hashable id; the columns need integers: a clear TypeError."""
+    gt = cocoapi.COCO()
+    gt.dataset = {
+        "images": [{"id": "a", "width": 10, "height": 10}],
+        "categories": [{"id": 1, "name": "x"}],
+        "annotations": [
+            {"id": 1, "image_id": "a", "category_id": 1, "bbox": [0, 0, 5, 5], "area": 25}
+        ],
+    }
+    with contextlib.redirect_stdout(io.StringIO()):
+        gt.createIndex()
+        dt = gt.loadRes([{"image_id": "a", "category_id": 1, "bbox": [0, 0, 5, 5], "score": 1}])
+        ev = cocoapi.COCOeval(gt, dt, "bbox")
+        with pytest.raises(TypeError, match="needs integer ids.*'a'"):
+            ev.evaluate()

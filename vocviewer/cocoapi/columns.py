@@ -32,12 +32,24 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def _ids(values: list[Any]) -> IntArray:
-    return np.array(values, dtype=np.int64).reshape(len(values))
+    try:
+        return np.array(values, dtype=np.int64).reshape(len(values))
+    except (TypeError, ValueError):
+        raise TypeError(_NOT_INT.format(next(v for v in values if type(v) is not int))) from None
+
+
+_NOT_INT = "vocviewer.cocoapi needs integer ids (COCO's are), not {!r}"
 
 
 def _column(anns: list[dict[str, Any]], key: str, dtype: type[np.generic]) -> npt.NDArray[Any]:
     """``anns[i][key]`` for every entry, as a ``dtype`` array (KeyError if one lacks it)."""
-    return np.fromiter(map(itemgetter(key), anns), dtype=dtype, count=len(anns))
+    try:
+        return np.fromiter(map(itemgetter(key), anns), dtype=dtype, count=len(anns))
+    except (TypeError, ValueError):
+        if dtype is not np.int64:
+            raise
+        bad = next(a[key] for a in anns if not isinstance(a[key], int | np.integer))
+        raise TypeError(_NOT_INT.format(bad)) from None
 
 
 def _rows_of(keys: IntArray, values: IntArray) -> IntArray:
