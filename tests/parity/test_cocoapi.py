@@ -465,5 +465,5 @@ def test_string_ids_are_refused_clearly() -> None:
         gt.createIndex()
         dt = gt.loadRes([{"image_id": "a", "category_id": 1, "bbox": [0, 0, 5, 5], "score": 1}])
         ev = cocoapi.COCOeval(gt, dt, "bbox")
-        with pytest.raises(TypeError, match="needs integer ids.*'a'"):
+        with pytest.raises(TypeError, match=r"needs integer ids.*'a'"):
             ev.evaluate()
