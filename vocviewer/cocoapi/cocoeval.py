@@ -145,7 +145,7 @@ class COCOeval:
         gt = _ground_truth(self.cocoGt, segm)
         dt: ResultSet = _columns_of(
             self.cocoDt,
-            ("dt", p.iouType, id(gt)),
+            ("dt", p.iouType, gt),  # keyed by the Dataset itself (by identity)
             lambda: columns.results(self.cocoDt, gt, kind=p.iouType),
         )
         prep = prepare(gt, dt, _params(p))
