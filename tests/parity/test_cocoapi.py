@@ -467,3 +467,32 @@ def test_string_ids_are_refused_clearly() -> None:
         ev = cocoapi.COCOeval(gt, dt, "bbox")
         with pytest.raises(TypeError, match=r"needs integer ids.*'a'"):
             ev.evaluate()
+
+
+def test_evaluated_again_after_changes(synth: dict[str, Any]) -> None:
+    """One evaluator evaluated per category (torchmetrics' class-wise loop), then the ground
+    truth edited and re-indexed: cached columns never outlive ``createIndex()``."""
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        gt = coco_cls(synth["gt"])
+        dt = gt.loadRes(fresh(synth["bbox_list"]))
+        ev = eval_cls(gt, dt, "bbox")
+        per_class = []
+        for cat in (1, 2, 5):
+            ev.params.catIds = [cat]
+            ev.evaluate()
+            ev.accumulate()
+            per_class.append(ev.eval["precision"].copy())
+        gt.dataset["annotations"] = gt.dataset["annotations"][::2]
+        gt.createIndex()
+        ev = eval_cls(gt, dt, "bbox")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        ev.per_class = per_class
+        return ev
+
+    ours = assert_same(sequence)
+    ref = run(sequence)[0]
+    for a, b in zip(ref.per_class, ours.per_class, strict=True):
+        _same(a, b, "per-class precision")
