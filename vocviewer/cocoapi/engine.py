@@ -141,8 +141,15 @@ def category_entries(
         hit = m >= 0
         dtm = gt_pad[np.where(hit, m, n_gt)]
         gtm = np.zeros((m.shape[0], n_gt))
-        ti, di = np.nonzero(hit)  # by detection rank within each threshold: later ids overwrite
-        gtm[ti, where[m[ti, di]]] = dt_id[di]
+        ti, di = np.nonzero(hit)
+        gi = where[m[ti, di]]
+        # a crowd GT matched again keeps the last (lowest-ranked) detection's id, as the loop
+        # in evaluateImg leaves it: per (threshold, GT) the largest detection position wins
+        key = ti * max(n_gt, 1) + gi
+        order = np.lexsort((di, key))
+        last = np.r_[key[order][1:] != key[order][:-1], True] if len(order) else order
+        pick = order[last.astype(bool)]
+        gtm[ti[pick], gi[pick]] = dt_id[di[pick]]
         gt_ids = gt_id[perm].tolist()
         gt_ig = ig[perm].astype(np.int64)
         dt_ig = cm.dt_ignore[a]
