@@ -496,3 +496,12 @@ def test_evaluated_again_after_changes(synth: dict[str, Any]) -> None:
     ref = run(sequence)[0]
     for a, b in zip(ref.per_class, ours.per_class, strict=True):
         _same(a, b, "per-class precision")
+
+
+def test_cocoeval_over_pycocotools_coco_objects(synth: dict[str, Any]) -> None:
+    """Our ``COCOeval`` also takes pycocotools' own ``COCO`` objects (no column cache there)."""
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        return documented(synth["gt"], synth["segm_list"], "segm")(ref_coco.COCO, eval_cls)
+
+    assert_same(sequence)
