@@ -2,9 +2,9 @@
 (``coco_prepare``, ``coco_matching``, ``coco_accumulate``) run category by category, with
 ``kpt_oks_sigmas`` passed through, and pycocotools' ``evalImgs`` rebuilt from the matches.
 
-``CategoryMatch`` holds one category's matching in vocviewer's columns; ``eval_imgs`` turns every
-category's matching into the list ``COCOeval.evaluate`` builds (``[K x A x I]``, ``None`` where an
-image has neither ground truth nor detections of the category).
+``match_category`` matches and accumulates one category (``CategoryMatch``, in vocviewer's
+columns); ``category_entries`` turns that into the ``evalImgs`` dicts ``evaluateImg`` returns;
+``category_ious`` into ``computeIoU``'s matrices.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class CategoryMatch:
 def _similarities(
     prep: Prepared, gs: slice, ds: slice, sigmas: npt.NDArray[np.float64] | None
 ) -> tuple[IntArray, IntArray, npt.NDArray[np.float64]]:
+    """``coco_prepare.similarities``, with ``params.kpt_oks_sigmas`` for keypoints (``CocoParams``
+    has no field for them); with ``useCats`` off, pycocotools' "no pairs" quirk is kept."""
     g_group, d_group = prep.gt_group[gs], prep.dt_group[ds]
     p = prep.params
     if p.iou_type != "keypoints" or sigmas is None or not p.use_cats:
