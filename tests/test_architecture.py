@@ -165,6 +165,7 @@ LAYERS = {
     EVALUATION: (CORE, EVALUATION),
     BENCHMARKS: (*LIBRARY, BENCHMARKS),
     "vocviewer.demo": (CORE, FORMATS, "vocviewer.demo"),
+    "vocviewer.cocoapi": (*LIBRARY, "vocviewer.cocoapi"),  # pycocotools' API over the library
     "vocviewer.gui": (*LIBRARY, BENCHMARKS, "vocviewer.demo", "vocviewer.gui"),
     MODELS: (*LIBRARY, BENCHMARKS, MODELS),
     PANES: (*LIBRARY, BENCHMARKS, MODELS, PANES),
@@ -189,6 +190,7 @@ FAMILY_FREE = (
     "vocviewer.benchmarks.analyze",
     "vocviewer.benchmarks.analyze_report",
     "vocviewer.benchmarks.analyze_figures",
+    "vocviewer.benchmarks.api",
     "vocviewer.evaluation.analysis",
     # the window: every module (the family arrives through its benchmark, never by name)
     *sorted(m for m in _sources() if m.startswith("vocviewer.gui")),

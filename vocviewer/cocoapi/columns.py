@@ -1,0 +1,219 @@
+"""A ``COCO`` object's dictionaries → vocviewer's columns (``Dataset`` / ``ResultSet`` with
+``extras["coco"]``), read the way ``COCOeval`` reads them.
+
+Ground truth: the images of ``coco.imgs``, the categories of ``coco.cats`` (ascending id), and
+every annotation of ``dataset["annotations"]`` on a known image with a known category (others
+are never evaluated with ``useCats`` on), in list order within an image. ``iscrowd`` is the
+truth value of the field (missing: 0), ``area`` and ``bbox`` (``x, y, w, h``) as given; masks are
+``annToRLE``'s (polygons rasterised at the image size and merged, RLEs at their own size).
+Results: the same, plus ``score`` and the ``id`` ``loadRes`` gave; entries on an unknown image
+or category are left out. Nothing is validated beyond what ``COCOeval`` itself needs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from operator import itemgetter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import vocviewer.cocoapi.mask as mask_utils
+from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.results import Detections, ResultSet
+from vocviewer.formats.coco import polygon_sets_to_rle
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _ids(values: list[Any]) -> IntArray:
+    try:
+        return np.array(values, dtype=np.int64).reshape(len(values))
+    except (TypeError, ValueError):
+        raise TypeError(_NOT_INT.format(next(v for v in values if type(v) is not int))) from None
+
+
+_NOT_INT = "vocviewer.cocoapi needs integer ids (COCO's are), not {!r}"
+
+
+def _column(anns: list[dict[str, Any]], key: str, dtype: type[np.generic]) -> npt.NDArray[Any]:
+    """``anns[i][key]`` for every entry, as a ``dtype`` array (KeyError if one lacks it)."""
+    try:
+        return np.fromiter(map(itemgetter(key), anns), dtype=dtype, count=len(anns))
+    except (TypeError, ValueError):
+        if dtype is not np.int64:
+            raise
+        bad = next(a[key] for a in anns if not isinstance(a[key], int | np.integer))
+        raise TypeError(_NOT_INT.format(bad)) from None
+
+
+def _rows_of(keys: IntArray, values: IntArray) -> IntArray:
+    """Row of each value in ``keys`` (unique), -1 where absent."""
+    if len(keys) == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    pos = np.minimum(np.searchsorted(keys[order], values), len(keys) - 1)
+    rows = order[pos]
+    return np.where(keys[rows] == values, rows, -1).astype(np.int64)
+
+
+def _boxes(anns: list[dict[str, Any]]) -> FloatArray:
+    """``x, y, w, h`` float64 (N, 4); a missing box is zeros (only segm evaluation gets here)."""
+    try:
+        boxes = list(map(itemgetter("bbox"), anns))
+        if all(len(b) == 4 for b in boxes):
+            flat = itertools.chain.from_iterable(boxes)
+            return np.fromiter(flat, dtype=np.float64, count=4 * len(anns)).reshape(-1, 4)
+    except KeyError:
+        pass
+    zero = [0.0, 0.0, 0.0, 0.0]
+    rows = [list(a.get("bbox", zero)) + zero for a in anns]
+    return np.array([r[:4] for r in rows], dtype=np.float64).reshape(len(anns), 4)
+
+
+def _keypoints(anns: list[dict[str, Any]]) -> FloatArray:
+    kps = [np.asarray(a.get("keypoints", ()), dtype=np.float64).reshape(-1, 3) for a in anns]
+    out = np.zeros((len(anns), max((len(k) for k in kps), default=0), 3))
+    for i, k in enumerate(kps):
+        out[i, : len(k)] = k
+    return out
+
+
+def _masks(anns: list[dict[str, Any]], h: IntArray, w: IntArray, decoded: Any = None) -> RleTable:
+    """``annToRLE`` of every entry (``h``, ``w``: its image's size), as columns. ``decoded``:
+    ``(strings, (counts, offsets))`` decoded before (``loadRes``), used if the entries still
+    hold those very strings."""
+    segs = [a.get("segmentation", []) for a in anns]
+    if segs and all(isinstance(s, dict) and isinstance(s["counts"], str | bytes) for s in segs):
+        strings = [s["counts"] for s in segs]
+        if decoded is not None and len(decoded[0]) == len(strings):
+            same = all(map(operator.is_, strings, decoded[0]))
+        else:
+            same = False
+        counts, offsets = decoded[1] if same else mask_utils.columns_of(segs)
+        size = np.array([s["size"] for s in segs], dtype=np.int64).reshape(-1, 2)
+        return RleTable(counts, offsets, size[:, 0], size[:, 1])
+    hh, ww = h.copy(), w.copy()
+    rles: list[IntArray] = [np.zeros(0, dtype=np.int64)] * len(anns)
+    poly = [i for i, s in enumerate(segs) if isinstance(s, list)]
+    sets = [[np.asarray(p, dtype=np.float64) for p in segs[i]] for i in poly]
+    for i, c in zip(poly, polygon_sets_to_rle(sets, h[poly], w[poly]), strict=True):
+        rles[i] = c
+    for i, s in enumerate(segs):
+        if isinstance(s, dict):
+            rles[i] = mask_utils.counts_of(s)
+            hh[i], ww[i] = (int(v) for v in s["size"])
+    return RleTable.from_list(rles, hh, ww)
+
+
+def ground_truth(coco: Any, *, masks: bool) -> Dataset:
+    """The evaluable ground truth of ``coco`` (a ``COCO``) as a ``Dataset``."""
+    imgs = list(coco.imgs.values())
+    cats = sorted(coco.cats.values(), key=lambda c: c["id"])
+    img_id = _ids([i["id"] for i in imgs])
+    cat_id = _ids([c["id"] for c in cats])
+    anns = coco.dataset.get("annotations", [])
+    row = _rows_of(img_id, _column(anns, "image_id", np.int64))
+    label = _rows_of(cat_id, _column(anns, "category_id", np.int64))
+    keep = np.flatnonzero((row >= 0) & (label >= 0))
+    keep = keep[np.argsort(row[keep], kind="stable")]
+    anns = [anns[i] for i in keep.tolist()]
+    row, label = row[keep], label[keep]
+    n = len(anns)
+    width = np.array([i.get("width", 0) for i in imgs], dtype=np.int64)
+    height = np.array([i.get("height", 0) for i in imgs], dtype=np.int64)
+    xywh = _boxes(anns)
+    kps = _keypoints(anns)
+    extras = CocoAnnotations(
+        image_id=img_id,
+        captions=((),) * len(imgs),
+        category_id=cat_id,
+        supercategory=tuple(str(c.get("supercategory", "")) for c in cats),
+        keypoint_names=tuple(tuple(c.get("keypoints", ())) for c in cats),
+        skeleton=tuple(np.array(c.get("skeleton", []), np.int64).reshape(-1, 2) for c in cats),
+        ann_id=_column(anns, "id", np.int64),
+        category_id_of=cat_id[label],
+        bbox=xywh,
+        area=_column(anns, "area", np.float64),
+        iscrowd=np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool).reshape(n),
+        keypoints=kps,
+        num_keypoints=_ids([a.get("num_keypoints", 0) for a in anns]),
+        has_keypoints=np.array(["keypoints" in a for a in anns], dtype=bool).reshape(n),
+        masks=_masks(anns, height[row], width[row]) if masks else None,
+    )
+    with np.errstate(invalid="ignore", over="ignore"):
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    zeros = np.zeros(n, dtype=bool)
+    order_in_image = np.arange(n) - np.searchsorted(row, row, side="left")
+    objects = ObjectTable(
+        row,
+        label,
+        box,
+        zeros,
+        zeros,
+        zeros,
+        np.zeros(n, np.int8),
+        order_in_image,
+        np.zeros((n, 0), bool),
+    )
+    images = ImageTable(
+        np.array([str(i) for i in img_id.tolist()], dtype=np.str_),
+        tuple(Path(str(i.get("file_name", ""))) for i in imgs),
+        width.astype(np.int32),
+        height.astype(np.int32),
+        np.zeros(len(imgs), dtype=bool),
+    )
+    z = np.zeros(0, dtype=np.int64)
+    return Dataset(
+        name="COCO",
+        root=None,
+        year=None,
+        classes=tuple(str(c.get("name", c["id"])) for c in cats),
+        box_convention="continuous",
+        images=images,
+        objects=objects,
+        parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
+        extras={"coco": extras},
+    )
+
+
+def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
+    """The results of ``coco`` (from ``loadRes``) on ``gt`` as a ``ResultSet``; ``kind`` is the
+    ``iouType`` (masks are built for ``"segm"`` only)."""
+    g: CocoAnnotations = gt.extras["coco"]
+    anns = coco.dataset.get("annotations", [])
+    row = _rows_of(g.image_id, _column(anns, "image_id", np.int64))
+    label = _rows_of(g.category_id, _column(anns, "category_id", np.int64))
+    keep = np.flatnonzero((row >= 0) & (label >= 0))
+    if len(keep) < len(anns):
+        anns = [anns[i] for i in keep.tolist()]
+        row, label = row[keep], label[keep]
+    n = len(anns)
+    ids = _column(anns, "id", np.int64)
+    score = _column(anns, "score", np.float64)
+    xywh = _boxes(anns)
+    h, w = gt.images.height.astype(np.int64)[row], gt.images.width.astype(np.int64)[row]
+    extras = CocoResults(
+        kind=kind,
+        det_id=ids,
+        image_id=g.image_id[row],
+        category_id=g.category_id[label],
+        bbox=xywh,
+        area=_column(anns, "area", np.float64),
+        keypoints=_keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3)),
+        masks=_masks(anns, h, w, getattr(coco, "decoded_rles", None)) if kind == "segm" else None,
+    )
+    with np.errstate(invalid="ignore", over="ignore"):
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    z = np.zeros(n, dtype=np.int64)
+    return ResultSet(
+        "results",
+        (),
+        detections=Detections(row, label, score, box, z, ids),
+        extras={"coco": extras},
+    )
