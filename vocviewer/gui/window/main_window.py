@@ -27,8 +27,10 @@ from vocviewer.gui.panes.image_view import ImageView
 from vocviewer.gui.panes.pr_pane import PRPane
 from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
+from vocviewer.gui.panes.thumbnail_grid import ImageArea
 from vocviewer.gui.window.actions import WindowActions
 from vocviewer.gui.window.protocol_controls import ProtocolControls
+from vocviewer.gui.window.theme import ThemeControl
 
 
 class MainWindow(WindowActions, ProtocolControls):
@@ -58,6 +60,11 @@ class MainWindow(WindowActions, ProtocolControls):
         self.install_open_actions(settings)  # drops, recent list (``settings``: the user's)
         self.build_actions()  # actions, toolbar, menus, status bar
         self.build_protocol_controls()  # captions, summary tab, IoU and segmentation controls
+        self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
+        self.addAction(self.image_area.act_grid)
+        self.view_menu.insertAction(self.act_fit, self.image_area.act_grid)
+        self.theme = ThemeControl(self, self.view, self.recent.settings)  # View ▸ Theme
+        self.view_menu.addMenu(self.theme.menu)
         self.confusion = ConfusionPane(st)
         self.right_tabs.addTab(self.confusion, "Confusion")
         self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
