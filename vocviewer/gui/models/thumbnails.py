@@ -50,9 +50,11 @@ class Thumbnail:
 
 @dataclass(frozen=True)
 class Unreadable:
-    """An image file that could not be decoded, and why (one line)."""
+    """An image file that could not be decoded, and why (one line); ``missing``: there is no
+    file at that path."""
 
     reason: str
+    missing: bool = False
 
     nbytes = 64
 
@@ -89,9 +91,9 @@ def decode_each(
         try:
             yield row, decode_thumbnail(path, width, height, ratio)
         except FormatError as exc:
-            yield row, Unreadable(exc.message)
+            yield row, Unreadable(exc.message, missing=not Path(path).exists())
         except OSError as exc:
-            yield row, Unreadable(exc.strerror or str(exc))
+            yield row, Unreadable(exc.strerror or str(exc), missing=not Path(path).exists())
 
 
 class ThumbnailCache:

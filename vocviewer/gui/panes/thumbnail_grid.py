@@ -26,6 +26,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QAction,
     QColor,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QPainter,
@@ -41,6 +42,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolTip,
     QWidget,
 )
 
@@ -141,7 +143,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
                 grid.want_thumbnails()
             else:
                 painter.setPen(pal.text().color())
-                painter.drawText(target, int(Qt.AlignmentFlag.AlignCenter), "unreadable")
+                text = "file missing" if thumb.missing else "unreadable"
+                painter.drawText(target, int(Qt.AlignmentFlag.AlignCenter), text)
         else:
             w, h = thumb.width, thumb.height
             target = fit(area, w, h)
@@ -184,6 +187,24 @@ class ThumbnailDelegate(QStyledItemDelegate):
             line, int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter), name
         )
         painter.restore()
+
+    def helpEvent(
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: Index,
+    ) -> bool:
+        if event.type() == QEvent.Type.ToolTip and index.isValid():
+            grid = self.grid
+            tip = grid.model_.tooltip(index.row())
+            errors = errors_text(grid.errors, int(grid.model_.rows[index.row()]))
+            thumb = grid.loader.lookup(int(grid.model_.rows[index.row()]))
+            tip += f" · {errors}" if errors else ""
+            tip += f"\nimage file: {thumb.reason}" if isinstance(thumb, Unreadable) else ""
+            QToolTip.showText(event.globalPos(), tip, view)
+            return True
+        return super().helpEvent(event, view, option, index)
 
 
 def fit(area: QRectF, w: float, h: float) -> QRectF:
