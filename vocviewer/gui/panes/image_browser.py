@@ -192,6 +192,8 @@ class ImageBrowser(QWidget):
         layout.addLayout(search_row)
         layout.addWidget(self.count_label)
         layout.addWidget(self.list, 1)
+        fm = self.fontMetrics()  # "Image set", "All classes", the search hint: never cut
+        self.setMinimumWidth(fm.horizontalAdvance("Image set  All classes") + 64)
         self._build_filter_menu()
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)

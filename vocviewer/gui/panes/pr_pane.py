@@ -8,13 +8,14 @@ interpolation): the pane draws what it is given.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QPalette, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -61,6 +62,15 @@ def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.n
     hit = np.flatnonzero(precision > 0)
     end = int(hit[-1]) + 1 if len(hit) else 0
     return recall[:end], precision[:end]
+
+
+def fits_title(html: str, width: int) -> bool:
+    """Whether the title's text (10 pt, bold at worst) fits a pane ``width`` pixels wide."""
+    font = QFont()
+    font.setPointSizeF(10.0)
+    font.setBold(True)
+    text = re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ")
+    return QFontMetrics(font).horizontalAdvance(text) + 24 <= width
 
 
 class PRPane(QWidget):
@@ -268,6 +278,10 @@ class PRPane(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        if self._title and fits_title(self._title, event.size().width()) != fits_title(
+            self._title, event.oldSize().width()
+        ):
+            self._set_title(self._title)
         if self.evaluation is not None and self._is_small() != self._compact:
             self.show_evaluation(self.evaluation)
 
@@ -305,6 +319,8 @@ class PRPane(QWidget):
     def _set_title(self, html: str) -> None:
         item = self.plot.getPlotItem()
         self._title = html
+        if not fits_title(html, self.width()):  # a narrow pane keeps the essentials
+            html = re.sub(r"\s*(&nbsp;\s*)*<span[^>]*>.*?</span>", "", html)
         item.setTitle(html, color=self._ink, size="10pt")
         item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
 
