@@ -65,7 +65,10 @@ def near(found: set[tuple[int, int, int]], color: QColor, tol: int = 12) -> bool
 
 
 def test_grid_lists_the_visible_images_and_follows_the_filters(qtbot, window):
+    window.browser.search.setText("img2")  # while the grid is hidden
     grid = open_grid(qtbot, window)
+    assert ids_of(grid) == ["img2"]
+    window.browser.search.clear()
     assert ids_of(grid) == ["img1", "img2", "img3"]
     window.state.select_class(VOC_CLASSES.index("cat"))  # only img2 has a cat
     assert ids_of(grid) == ["img2"]

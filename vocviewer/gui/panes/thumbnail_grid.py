@@ -232,7 +232,9 @@ class ThumbnailGrid(QListView):
         self.state = state
         self.model_ = ImageListModel(self)
         self.loader = ThumbnailLoader(THUMB_W, THUMB_H, cache_bytes, self)
-        self.errors: ErrorCounts | None = None
+        self._errors: ErrorCounts | None = None
+        self._errors_stale = True
+        self._rows_stale = False  # the list changed while the grid was hidden
         self._boxes: dict[int, Boxes] = {}
         self._opts: OverlayOptions | None = None
         self.line_h = self.fontMetrics().height() + 2
@@ -265,7 +267,6 @@ class ThumbnailGrid(QListView):
             state.threshold_changed,
             state.display_changed,
             state.current_results_changed,
-            state.selection_changed,
         ):
             signal.connect(self.restyle)
         state.class_evaluated.connect(self._restyle_later.request)
@@ -280,17 +281,30 @@ class ThumbnailGrid(QListView):
         self.restyle()
 
     def _on_visible_changed(self) -> None:
+        if not self.isVisible():  # laid out when shown (20,000 cells cost a few ms)
+            self._rows_stale = True
+            return
         st = self.state
+        self._rows_stale = False
         self.model_.set_rows(st.dataset, st.visible_images)
         self._sync_current(st.current_image)
         self._request_later.request()
 
     def restyle(self, *_args: object) -> None:
-        """Boxes and error counts follow the state again (threshold, class, toggles, verdicts)."""
+        """Boxes and error counts follow the state again (threshold, class, toggles, verdicts);
+        both are worked out again when next painted."""
         self._boxes.clear()
         self._opts = None
-        self.errors = self.state.error_counts() if self.state.dataset is not None else None
+        self._errors_stale = True
         self.viewport().update()
+
+    @property
+    def errors(self) -> ErrorCounts | None:
+        """``AppState.error_counts()`` as of the last ``restyle`` (``None``: not evaluated)."""
+        if self._errors_stale:
+            self._errors_stale = False
+            self._errors = self.state.error_counts() if self.state.dataset is not None else None
+        return self._errors
 
     def boxes_of(self, image: int) -> Boxes:
         """The boxes and colours drawn on image row ``image`` (kept until ``restyle``)."""
@@ -367,6 +381,8 @@ class ThumbnailGrid(QListView):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if self._rows_stale:
+            self._on_visible_changed()
         self._sync_current(self.state.current_image)
         self._request_later.request()
 

@@ -36,6 +36,9 @@ or missed objects, sorted by errors.</dd>
 <dd>The current image with ground truth and the detections above the score threshold, coloured
 by verdict (the key is in the status bar). Hover a box for its class, score, rank and IoU.
 <b>→</b>/<b>←</b> change image; the View menu switches what is drawn.</dd>
+<dt><b>Thumbnail grid</b> (in place of the image, <b>Ctrl+G</b>)</dt>
+<dd>The listed images as thumbnails with their boxes and error counts; a click or <b>Enter</b>
+opens one. View ▸ Theme chooses the system's, light or dark colours.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
 class in rank order) and <i>Compare</i> (images where two result sets differ), beside a
