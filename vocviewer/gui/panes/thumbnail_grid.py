@@ -122,7 +122,7 @@ class ThumbnailDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         grid, image = self.grid, int(self.grid.model_.rows[index.row()])
-        ds = grid.state.dataset
+        ds = grid.app_state.dataset
         if ds is None:
             return
         rect, pal = QRectF(option.rect), option.palette
@@ -229,7 +229,7 @@ class ThumbnailGrid(QListView):
         self, state: AppState, parent: QWidget | None = None, cache_bytes: int = DEFAULT_CACHE_BYTES
     ) -> None:
         super().__init__(parent)
-        self.state = state
+        self.app_state = state
         self.model_ = ImageListModel(self)
         self.loader = ThumbnailLoader(THUMB_W, THUMB_H, cache_bytes, self)
         self._errors: ErrorCounts | None = None
@@ -277,14 +277,14 @@ class ThumbnailGrid(QListView):
 
     # --- state → grid --------------------------------------------------------------------------
     def _on_dataset_loaded(self, dataset: object) -> None:
-        self.loader.set_dataset(self.state.dataset)
+        self.loader.set_dataset(self.app_state.dataset)
         self.restyle()
 
     def _on_visible_changed(self) -> None:
         if not self.isVisible():  # laid out when shown (20,000 cells cost a few ms)
             self._rows_stale = True
             return
-        st = self.state
+        st = self.app_state
         self._rows_stale = False
         self.model_.set_rows(st.dataset, st.visible_images)
         self._sync_current(st.current_image)
@@ -303,7 +303,9 @@ class ThumbnailGrid(QListView):
         """``AppState.error_counts()`` as of the last ``restyle`` (``None``: not evaluated)."""
         if self._errors_stale:
             self._errors_stale = False
-            self._errors = self.state.error_counts() if self.state.dataset is not None else None
+            self._errors = (
+                self.app_state.error_counts() if self.app_state.dataset is not None else None
+            )
         return self._errors
 
     def boxes_of(self, image: int) -> Boxes:
@@ -311,8 +313,8 @@ class ThumbnailGrid(QListView):
         got = self._boxes.get(image)
         if got is None:
             if self._opts is None:
-                self._opts = overlay_options(self.state, 1.0)
-            got = self._boxes[image] = thumbnail_boxes(self.state, image, self._opts)
+                self._opts = overlay_options(self.app_state, 1.0)
+            got = self._boxes[image] = thumbnail_boxes(self.app_state, image, self._opts)
         return got
 
     def _sync_current(self, image: int) -> None:
@@ -328,12 +330,12 @@ class ThumbnailGrid(QListView):
     # --- grid → state --------------------------------------------------------------------------
     def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.state.set_current_image(int(self.model_.rows[current.row()]))
+            self.app_state.set_current_image(int(self.model_.rows[current.row()]))
 
     def _open(self, index: QModelIndex) -> None:
         if index.isValid():
             image = int(self.model_.rows[index.row()])
-            self.state.set_current_image(image)
+            self.app_state.set_current_image(image)
             self.open_requested.emit(image)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -363,7 +365,7 @@ class ThumbnailGrid(QListView):
         return range(first, max(first, last))
 
     def _request_visible(self) -> None:
-        if not self.isVisible() or self.state.dataset is None:
+        if not self.isVisible() or self.app_state.dataset is None:
             return
         ratio = self.devicePixelRatioF()
         if ratio != self.loader.ratio:
@@ -383,7 +385,7 @@ class ThumbnailGrid(QListView):
         super().showEvent(event)
         if self._rows_stale:
             self._on_visible_changed()
-        self._sync_current(self.state.current_image)
+        self._sync_current(self.app_state.current_image)
         self._request_later.request()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
