@@ -15,8 +15,8 @@ thread's whole cost of showing the new position), timed per step; decoding runs 
 the worker, whose deliveries land between steps. A 5 ms ``QTimer`` heartbeat records every
 event-loop stall (the longest gap between beats, minus 5 ms) and the most GUI-thread CPU time
 spent between two beats (the loop's own share: on a loaded machine the rest of a gap is waiting
-for a CPU). Memory: the process's resident
-set (VmRSS) after opening and after the full scroll, the cache's bytes and entries.
+for a CPU). Memory: the process's resident set (VmRSS) after opening and after the full scroll,
+the cache's bytes and entries.
 
 Targets (issue 13): median scroll step < 16 ms, no event-loop stall > 100 ms, memory bounded
 (the thumbnail cache holds at most its budget, 64 MB by default).
