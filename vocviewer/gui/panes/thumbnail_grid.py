@@ -67,17 +67,20 @@ Index = QModelIndex | QPersistentModelIndex
 THUMB_W, THUMB_H, PAD = 160, 120, 6
 #: Cells decoded ahead of the visible ones (the next screen down, half a screen up).
 AHEAD, BEHIND = 1.0, 0.5
-Boxes = tuple[np.ndarray, list[QColor]]
+#: Images whose boxes are kept (one screen is ~20; a few screens back and forth stay).
+BOXES_KEPT = 512
+Boxes = tuple[np.ndarray, np.ndarray]
 
 
 def thumbnail_boxes(state: AppState, image: int, opts: OverlayOptions) -> Boxes:
     """Boxes of image row ``image`` as the image view draws them (``opts``): ground truth (the
     selected class's, missed ones in ``MISSED_COLOR``) under the drawn detections coloured by
-    verdict; float64 (N, 4) continuous image pixels, and one colour per box."""
+    verdict; float64 (N, 4) continuous image pixels, and uint32 (N,) colours (``QColor.rgba``);
+    two arrays, not thousands of small objects for the garbage collector to walk."""
     ds = state.dataset
     assert ds is not None
     parts: list[np.ndarray] = []
-    colors: list[QColor] = []
+    colors: list[int] = []
     if opts.show_gt:
         rows = np.arange(ds.objects_of(image).start, ds.objects_of(image).stop)
         if opts.class_index >= 0:
@@ -89,16 +92,16 @@ def thumbnail_boxes(state: AppState, image: int, opts: OverlayOptions) -> Boxes:
             rows, missed = rows[missed], missed[missed]
         ok, boxes = drawable_boxes(ds, image, ds.objects.box[rows])
         parts.append(boxes[ok])
-        colors += [MISSED_COLOR if m else GT_COLOR for m in missed[ok].tolist()]
+        colors += [(MISSED_COLOR if m else GT_COLOR).rgba() for m in missed[ok].tolist()]
     i = state.current_results
     if i >= 0 and opts.show_detections:
         loaded, evals = state.results[i], state.evaluations[i]
         rows = detection_rows(loaded, evals, image, opts)
         ok, boxes = drawable_boxes(ds, image, loaded.results.detections.box[rows])
         parts.append(boxes[ok])
-        colors += [row_style(evals, r)[0] for r in rows[ok].tolist()]
+        colors += [row_style(evals, r)[0].rgba() for r in rows[ok].tolist()]
     boxes = np.concatenate(parts) if parts else np.zeros((0, 4))
-    return boxes, colors
+    return boxes, np.array(colors, dtype=np.uint32)
 
 
 def errors_text(errors: ErrorCounts | None, image: int) -> str:
@@ -155,7 +158,7 @@ class ThumbnailDelegate(QStyledItemDelegate):
             painter.setClipRect(target.adjusted(-1, -1, 1, 1))
             halo = QPen(QColor(0, 0, 0, 150), 2.5)
             pens: dict[int, QPen] = {}
-            for b, color in zip(boxes.tolist(), colors, strict=True):
+            for b, rgba in zip(boxes.tolist(), colors.tolist(), strict=True):
                 r = QRectF(
                     target.x() + b[0] * sx,
                     target.y() + b[1] * sy,
@@ -164,9 +167,9 @@ class ThumbnailDelegate(QStyledItemDelegate):
                 )
                 painter.setPen(halo)
                 painter.drawRect(r)
-                pen = pens.get(color.rgba())
+                pen = pens.get(rgba)
                 if pen is None:
-                    pen = pens[color.rgba()] = QPen(color, 1.2)
+                    pen = pens[rgba] = QPen(QColor.fromRgba(rgba), 1.2)
                 painter.setPen(pen)
                 painter.drawRect(r)
             painter.setClipping(False)
@@ -312,6 +315,8 @@ class ThumbnailGrid(QListView):
         """The boxes and colours drawn on image row ``image`` (kept until ``restyle``)."""
         got = self._boxes.get(image)
         if got is None:
+            if len(self._boxes) >= BOXES_KEPT:
+                self._boxes.clear()  # cheaper than an LRU, and the visible ones come back
             if self._opts is None:
                 self._opts = overlay_options(self.app_state, 1.0)
             got = self._boxes[image] = thumbnail_boxes(self.app_state, image, self._opts)
