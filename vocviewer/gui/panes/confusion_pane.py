@@ -150,6 +150,8 @@ class ConfusionModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             total = int(m.counts[row].sum())
             return _tint(TINTS[self.kind(row, col)], n / total if total else 0.0) if n else None
+        if role == Qt.ItemDataRole.ForegroundRole:  # dark ink on the light tints, in any theme
+            return QColor("#202124") if n else None
         if role == Qt.ItemDataRole.ToolTipRole:
             return self.describe(row, col)
         return None

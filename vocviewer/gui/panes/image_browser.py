@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QColor,
     QHelpEvent,
     QPainter,
+    QPalette,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -48,7 +49,6 @@ from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import image_set_choices
 
 Index = QModelIndex | QPersistentModelIndex
-MUTED = QColor("#80868b")
 ERROR_INK = QColor("#d93025")
 
 
@@ -122,14 +122,17 @@ class ImageRowDelegate(QStyledItemDelegate):
         align = Qt.AlignmentFlag.AlignVCenter
         right = int(align | Qt.AlignmentFlag.AlignRight)
         painter.save()
-        painter.setPen(ink.color())
-        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), text)
         count = self.rows.count_text(index.row())
-        painter.setPen(ink.color() if selected else MUTED)
-        painter.drawText(rect, right, count)
         errors = self.rows.errors_text(index.row())
+        fm = painter.fontMetrics()
+        gap = fm.horizontalAdvance(count + "   ")
+        room = rect.width() - gap - (fm.horizontalAdvance(errors + "  ") if errors else 0)
+        painter.setPen(ink.color())  # the id elided, never under the counts
+        text = fm.elidedText(text, Qt.TextElideMode.ElideMiddle, max(room, 0))
+        painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), text)
+        painter.setPen(ink.color() if selected else opt.palette.placeholderText().color())
+        painter.drawText(rect, right, count)
         if errors:
-            gap = painter.fontMetrics().horizontalAdvance(count + "   ")
             painter.setPen(ink.color() if selected else ERROR_INK)
             painter.drawText(rect.adjusted(0, 0, -gap, 0), right, errors)
         painter.restore()
@@ -168,7 +171,7 @@ class ImageBrowser(QWidget):
         self.filter_menu = QMenu(self)
         self.filter_button.setMenu(self.filter_menu)
         self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #5f6368;")
+        self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.model = ImageListModel(self)
         self.list = QListView()
         self.list.setModel(self.model)
@@ -189,6 +192,8 @@ class ImageBrowser(QWidget):
         layout.addLayout(search_row)
         layout.addWidget(self.count_label)
         layout.addWidget(self.list, 1)
+        fm = self.fontMetrics()  # "Image set", "All classes", the search hint: never cut
+        self.setMinimumWidth(fm.horizontalAdvance("Image set  All classes") + 64)
         self._build_filter_menu()
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)

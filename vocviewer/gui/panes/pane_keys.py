@@ -31,7 +31,7 @@ ACTIVATE_ROW = PaneKey(
     (Qt.Key.Key_Return, Qt.Key.Key_Enter),
     "Enter",
     "Open the row",
-    "Inspector, Compare, Confusion",
+    "Inspector, Compare, Confusion, Grid",
     "Open its image, the detection or object zoomed to",
 )
 CONFUSION_ARROWS = PaneKey(

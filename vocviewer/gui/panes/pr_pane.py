@@ -10,12 +10,13 @@ class's curve, names it on hover and selects it on click.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -74,6 +75,15 @@ def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.n
     return recall[:end], precision[:end]
 
 
+def fits_title(html: str, width: int) -> bool:
+    """Whether the title's text (10 pt, bold at worst) fits a pane ``width`` pixels wide."""
+    font = QFont()
+    font.setPointSizeF(10.0)
+    font.setBold(True)
+    text = re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ")
+    return QFontMetrics(font).horizontalAdvance(text) + 24 <= width
+
+
 class PRPane(QWidget):
     """Precision/recall of the selected class, every result set on the same axes; click a point
     of the current set's curve to open that detection.
@@ -101,10 +111,7 @@ class PRPane(QWidget):
         item.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.1)
         item.hideButtons()
         item.layout.setContentsMargins(4, 4, 10, 4)
-        for side in ("left", "bottom"):
-            axis = item.getAxis(side)
-            axis.setPen(pg.mkPen("#5f6368"))
-            axis.setTextPen(pg.mkPen("#3c4043"))
+        self._title, self._ink, self._muted = "", "#202124", "#5f6368"  # palette: apply_palette
         self.legend = item.addLegend(  # bottom left: where precision/recall curves rarely go
             offset=(8, -8),
             labelTextColor="#202124",
@@ -157,6 +164,7 @@ class PRPane(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.shown_bar)
         layout.addWidget(self.plot)
+        self.apply_palette()
         self.refresh()
 
         item.getViewBox().setMenuEnabled(False)
@@ -278,7 +286,8 @@ class PRPane(QWidget):
         ap += self._not_official()
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(
-            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; <span style='color:#5f6368'>{sizes}</span>"
+            f"<b>{ev.class_name}</b> &nbsp; {ap} &nbsp; "
+            f"<span style='color:{self._muted}'>{sizes}</span>"
         )
         self._update_marker()
 
@@ -294,6 +303,10 @@ class PRPane(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        if self._title and fits_title(self._title, event.size().width()) != fits_title(
+            self._title, event.oldSize().width()
+        ):
+            self._set_title(self._title)
         if self.evaluation is not None and self._is_small() != self._compact:
             self.show_evaluation(self.evaluation)
 
@@ -331,8 +344,38 @@ class PRPane(QWidget):
 
     def _set_title(self, html: str) -> None:
         item = self.plot.getPlotItem()
-        item.setTitle(html, color="#202124", size="10pt")
+        self._title = html
+        if not fits_title(html, self.width()):  # a narrow pane keeps the essentials
+            html = re.sub(r"\s*(&nbsp;\s*)*<span[^>]*>.*?</span>", "", html)
+        item.setTitle(html, color=self._ink, size="10pt")
         item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
+
+    def apply_palette(self) -> None:
+        """Plot background, axes, legend, title and markers in the widget palette's colours
+        (the window's theme); called again on every palette change."""
+        pal = self.palette()
+        bg, ink = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
+        mix = zip(ink.getRgbF(), bg.getRgbF(), strict=True)
+        muted = QColor.fromRgbF(*(0.55 * a + 0.45 * b for a, b in mix))
+        self._ink, self._muted = ink.name(), muted.name()
+        self.plot.setBackground(bg)
+        for side in ("left", "bottom"):
+            axis = self.plot.getPlotItem().getAxis(side)
+            axis.setPen(pg.mkPen(muted))
+            axis.setTextPen(pg.mkPen(ink))
+        self.legend.setBrush(pg.mkBrush(bg.red(), bg.green(), bg.blue(), 220))
+        self.legend.setPen(pg.mkPen(pal.color(QPalette.ColorRole.Mid)))
+        self.legend.setLabelTextColor(ink)
+        self.spots.setPen(pg.mkPen(bg.red(), bg.green(), bg.blue(), 160, width=0.8))
+        self.spots.opts["hoverPen"] = pg.mkPen(ink, width=1.5)
+        self.marker.setPen(pg.mkPen(ink, width=2.2))
+        if self._title:
+            self.refresh()  # the title's colours are in its text
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.apply_palette()
 
     def _results_name(self) -> str:
         st = self.state

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QColor, QKeyEvent, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
@@ -230,7 +230,9 @@ class SidePanel(QWidget):
         self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.why.setMargin(8)
         self.why.setMinimumWidth(220)
-        self.why.setStyleSheet("QLabel { background: #f8f9fa; color: #202124; }")
+        self.why.setAutoFillBackground(True)  # the theme's colours (View ▸ Theme)
+        self.why.setBackgroundRole(QPalette.ColorRole.AlternateBase)
+        self.why.setForegroundRole(QPalette.ColorRole.Text)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(self.why)

@@ -38,6 +38,9 @@ by verdict, each verdict with its own line style and glyph (the key is in the st
 View ▸ Palette: colour-blind safe, classic or high contrast). Hover a box for its class, score,
 rank and IoU.
 <b>→</b>/<b>←</b> change image; the View menu switches what is drawn.</dd>
+<dt><b>Thumbnail grid</b> (in place of the image, <b>Ctrl+G</b>)</dt>
+<dd>The listed images as thumbnails with their boxes and error counts; a click or <b>Enter</b>
+opens one. View ▸ Theme chooses the system's, light or dark colours.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
 class in rank order) and <i>Compare</i> (images where two result sets differ), beside a

@@ -27,11 +27,13 @@ from vocviewer.gui.panes.image_view import ImageView
 from vocviewer.gui.panes.pr_pane import PRPane
 from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
+from vocviewer.gui.panes.thumbnail_grid import ImageArea
 from vocviewer.gui.window.actions import WindowActions
 from vocviewer.gui.window.palette_actions import install_palette_menu
 from vocviewer.gui.window.protocol_controls import ProtocolControls
 from vocviewer.gui.window.session_actions import SessionActions
 from vocviewer.gui.window.settings_store import WindowSettings
+from vocviewer.gui.window.theme import ThemeControl
 from vocviewer.gui.window.walk_actions import WalkActions
 
 
@@ -67,6 +69,11 @@ class MainWindow(WindowActions, ProtocolControls):
         self.install_open_actions(settings)  # drops, recent list (``settings``: the user's)
         self.build_actions()  # actions, toolbar, menus, status bar
         self.build_protocol_controls()  # captions, summary tab, IoU and segmentation controls
+        self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
+        self.addAction(self.image_area.act_grid)
+        self.view_menu.insertAction(self.act_fit, self.image_area.act_grid)
+        self.theme = ThemeControl(self, self.view, self.recent.settings)  # View ▸ Theme
+        self.view_menu.addMenu(self.theme.menu)
         self.confusion = ConfusionPane(st)
         self.right_tabs.addTab(self.confusion, "Confusion")
         self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
