@@ -423,6 +423,7 @@ class SidePanel(QWidget):
         self.why.setText(
             "Select a detection or an object (here, on the image, or by clicking a point of the "
             "precision/recall curve) to see why it counts as it does.\n\n"
+            ". / ,  next / previous detection (Walk menu: only TP, only FP, …)\n"
             "] / [  next / previous false positive\nEnter  zoom to it"
         )
 
