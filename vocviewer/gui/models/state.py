@@ -346,8 +346,8 @@ class AppState(DisplaySettings, QObject):
             return
         rank = int(self.evaluations[self.current_results].rank_by_row[row])
         label = int(self.results[self.current_results].results.detections.label[row])
-        if rank >= 0:
-            self.select_detection(label, rank)
+        if rank >= 0:  # with every class listed, the list stays as it is
+            self.select_detection(label, rank, keep_class=self.selected_class < 0)
 
     def click_pr_point(self, class_index: int, rank: int) -> None:
         """A PR point was clicked: announce it, then select the FP to blame for the drop there."""
@@ -416,7 +416,7 @@ class AppState(DisplaySettings, QObject):
         """Filter and order the image list (``image_filter.ImageFilter``)."""
         if flt != self.image_filter:
             self.image_filter = flt
-            self._refresh_visible(keep_current=True)
+            self._refresh_visible()  # the current image, if the filter hides it: the first
 
     def _refresh_errors(self, *_args: object) -> None:
         if self.image_filter.needs_errors:

@@ -198,6 +198,7 @@ class ImageBrowser(QWidget):
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)
         self.search.textChanged.connect(self._apply_filter)
+        self.search.returnPressed.connect(self.open_first_match)
         self.list.selectionModel().currentChanged.connect(self._on_current_row)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.image_set_changed.connect(self._sync_set_combo)
@@ -260,6 +261,14 @@ class ImageBrowser(QWidget):
         n = len(flt.flags) + bool(flt.errors) + flt.by_errors
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
         self.state.set_image_filter(flt)
+
+    def open_first_match(self) -> None:
+        """Enter in the search: open the first listed image (unless the current one is listed)
+        and hand the keyboard to the list."""
+        st = self.state
+        if len(st.visible_images) and not (st.visible_images == st.current_image).any():
+            st.set_current_image(int(st.visible_images[0]))
+        self.list.setFocus()
 
     def focus_search(self) -> None:
         """Put the cursor in the id search, its text selected (View ▸ Find image, Ctrl+F)."""

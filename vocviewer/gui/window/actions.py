@@ -279,7 +279,8 @@ class WindowActions(OpenActions, ExportActions):
         for mode, text in VIEW_MODE_NAMES.items():
             self.mode_combo.addItem(text, mode)
         self.mode_combo.setToolTip("Which boxes to draw: all, only TP, only FP, only missed GT")
-        self.mode_combo.setFixedWidth(self.fontMetrics().horizontalAdvance("Only FP boxes") + 30)
+        widest = max(VIEW_MODE_NAMES.values(), key=self.fontMetrics().horizontalAdvance)
+        self.mode_combo.setFixedWidth(self.fontMetrics().horizontalAdvance(widest) + 40)
         bar.addWidget(self.mode_combo)
         self.mode_menu = QMenu("Show", self)
         self.mode_menu.menuAction().setStatusTip("Which boxes to draw")

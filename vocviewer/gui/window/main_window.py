@@ -64,7 +64,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.side = SidePanel(st)
         self.compare = ComparePane(st)
         self.side.tabs.addTab(self.compare, "Compare")
-        self._message_count = 0
+        self._message_count = self._problem_count = 0
         self._build_layout()
         self.install_open_actions(settings)  # drops, recent list (``settings``: the user's)
         self.build_actions()  # actions, toolbar, menus, status bar
@@ -95,6 +95,7 @@ class MainWindow(WindowActions, ProtocolControls):
         st.evaluation.progress.connect(self._on_evaluation_progress)
         st.evaluation.finished.connect(self._on_evaluation_finished)
         st.messages_posted.connect(self._on_messages)
+        st.load_failed.connect(self._update_status)  # not "Opening …" any more
         st.threshold_changed.connect(self._sync_threshold)
         st.display_changed.connect(self._sync_toggles)
         st.image_changed.connect(self._update_status)
@@ -188,14 +189,16 @@ class MainWindow(WindowActions, ProtocolControls):
 
     def _on_messages(self, messages: list[Message]) -> None:
         self._message_count += len(messages)
+        self._problem_count += sum(m.level != "info" for m in messages)
         n = self._message_count
-        self.problems_button.setText(f"⚠ {n} message{'s' if n != 1 else ''}")
+        sign = "⚠" if self._problem_count else "ℹ"
+        self.problems_button.setText(f"{sign} {n} message{'s' if n != 1 else ''}")
         self.problems_button.show()
         if any(m.level == "error" for m in messages):
             self.act_messages.setChecked(True)
 
     def _on_messages_cleared(self) -> None:
-        self._message_count = 0
+        self._message_count = self._problem_count = 0
         self.problems_button.hide()
 
     def _update_status(self, *_args: object) -> None:

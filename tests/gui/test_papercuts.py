@@ -1,0 +1,59 @@
+"""Small things a new user tripped over (issue 12's papercuts), each in a real window."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from vocviewer.gui.models.image_filter import ImageFilter
+from vocviewer.gui.models.tasks import Message
+
+
+def test_search_then_enter_opens_the_match(qtbot, window):
+    st, browser = window.state, window.browser
+    window.act_find.trigger()
+    assert browser.search.hasFocus() or not window.isActiveWindow()
+    qtbot.keyClicks(browser.search, "img2")
+    qtbot.keyClick(browser.search, Qt.Key.Key_Return)
+    assert st.dataset.images.id[st.current_image] == "img2"
+    assert browser.list.hasFocus() or not window.isActiveWindow()
+
+
+def test_a_filter_never_hides_the_current_image_with_nothing_selected(window):
+    st = window.state
+    st.set_current_image(0)
+    st.set_image_filter(ImageFilter(text="img3"))
+    assert st.visible_images.tolist() == [2]
+    assert st.current_image == 2  # the first listed image, not an image off the list
+
+
+def test_clicking_a_box_keeps_every_class_listed(window):
+    st = window.state
+    assert st.selected_class == -1
+    listed = st.visible_images.tolist()
+    cat_row = 4  # the cat detection on img2
+    st.select_detection_row(cat_row)
+    assert st.selected_detection is not None and st.selected_detection_row() == cat_row
+    assert st.selected_class == -1 and st.visible_images.tolist() == listed
+
+
+def test_a_note_is_not_announced_as_a_warning(window):
+    window.state.post([Message("info", "Wrote /tmp/x.png")])
+    assert window.problems_button.text() == "ℹ 1 message"
+    window.state.post([Message("warning", "something odd")])
+    assert window.problems_button.text() == "⚠ 2 messages"
+
+
+def test_a_failed_open_does_not_stay_opening(qtbot, window, tmp_path):
+    st = window.state
+    missing = tmp_path / "nowhere"
+    with qtbot.waitSignal(st.load_failed, timeout=10_000):
+        window.open_dataset(missing)
+    assert "Opening" not in window.status_label.text()
+    assert window.status_label.text().startswith("tiny")  # the open dataset is still there
+
+
+def test_the_view_mode_combo_shows_whole_names(window):
+    combo = window.mode_combo
+    for i in range(combo.count()):
+        text = combo.itemText(i)
+        assert combo.fontMetrics().horizontalAdvance(text) + 20 < combo.width(), text
