@@ -57,3 +57,29 @@ def test_the_view_mode_combo_shows_whole_names(window):
     for i in range(combo.count()):
         text = combo.itemText(i)
         assert combo.fontMetrics().horizontalAdvance(text) + 20 < combo.width(), text
+
+
+def _top_by_image(det, class_index=-1):
+    """Each image's highest detection score (of ``class_index``), by a plain loop."""
+    top: dict[int, float] = {}
+    for i, score, label in zip(
+        det.image_index.tolist(), det.score.tolist(), det.label.tolist(), strict=True
+    ):
+        if class_index < 0 or label == class_index:
+            top[i] = max(top.get(i, float("-inf")), score)
+    return top
+
+
+def test_the_image_list_sorts_by_top_score(window):
+    st = window.state
+    window.browser.score_sort_action.setChecked(True)
+    det = st.results[0].results.detections
+    top = _top_by_image(det)
+    assert [top[i] for i in st.visible_images.tolist()] == sorted(top.values(), reverse=True)
+    window.browser.sort_action.setChecked(True)  # one order at a time
+    assert not window.browser.score_sort_action.isChecked()
+    st.select_class(st.dataset.classes.index("dog"))
+    window.browser.score_sort_action.setChecked(True)  # the class's own detections decide
+    dog = _top_by_image(det, st.selected_class)
+    shown = [dog[i] for i in st.visible_images.tolist() if i in dog]
+    assert shown == sorted(dog.values(), reverse=True) and len(shown) == len(dog)

@@ -50,6 +50,7 @@ class ImageListFilter:
     flags: tuple[str, ...] = ()
     errors: str = ""
     by_errors: bool = False
+    by_score: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,7 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
             "flags": list(flt.flags),
             "errors": flt.errors,
             "by_errors": flt.by_errors,
+            "by_score": flt.by_score,
         },
         "image": session.image,
         "view": view,
@@ -240,11 +242,14 @@ class _Reader:
             self.drop("image_filter.flags", "a list of strings", flags)
             flags = []
         errors = self.text(value, "errors", "image_filter.errors") or ""
-        by_errors = value.get("by_errors", False)
-        if not isinstance(by_errors, bool):
-            self.drop("image_filter.by_errors", "true or false", by_errors)
-            by_errors = False
-        return ImageListFilter(text, tuple(flags), errors, by_errors)
+        sorts = []
+        for key in ("by_errors", "by_score"):
+            on = value.get(key, False)
+            if not isinstance(on, bool):
+                self.drop(f"image_filter.{key}", "true or false", on)
+                on = False
+            sorts.append(on)
+        return ImageListFilter(text, tuple(flags), errors, *sorts)
 
     def toggles(self, view: dict[str, Any]) -> dict[str, bool]:
         value = view.get("toggles", {})

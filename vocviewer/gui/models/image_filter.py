@@ -21,6 +21,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 #: Object flags an image can be filtered on, with the browser's wording.
@@ -38,12 +39,15 @@ ERROR_FILTERS = {"fp": "false positives", "missed": "missed ground truth", "any"
 class ImageFilter:
     """The browser's filter. ``text``: case-insensitive substring of the image id; ``flags``:
     ``FLAG_NAMES`` keys the image must have an object with (all of them); ``errors``: ``""`` or an
-    ``ERROR_FILTERS`` key; ``by_errors``: sort by FP + missed count, most first (stable)."""
+    ``ERROR_FILTERS`` key; ``by_errors``: sort by FP + missed count, most first (stable);
+    ``by_score``: sort by the image's highest detection score (of the selected class, if one
+    is), highest first (stable; images without a detection last)."""
 
     text: str = ""
     flags: frozenset[str] = field(default_factory=frozenset)
     errors: str = ""
     by_errors: bool = False
+    by_score: bool = False
 
     @property
     def needs_errors(self) -> bool:
@@ -121,12 +125,14 @@ def apply_filter(
     ids: npt.NDArray[np.str_],
     flag_images: Mapping[str, BoolArray],
     errors: ErrorCounts | None,
+    top_scores: FloatArray | None = None,
 ) -> IntArray:
     """Keep the image ``rows`` that pass ``flt`` and order them.
 
     ``flag_images``: per flag, bool (I,) images having an object with it (a missing flag keeps
     nothing); ``errors``: per-image counts, ``None`` before any evaluation (error filters then keep
-    nothing, and sorting by errors keeps the order)."""
+    nothing, and sorting by errors keeps the order); ``top_scores``: per image, for
+    ``by_score``."""
     keep = search_ids(ids[rows], flt.text)
     for name in flt.flags:
         got = flag_images.get(name)
@@ -138,9 +144,22 @@ def apply_filter(
             wanted = {"fp": errors.fp, "missed": errors.missed, "any": errors.total}[flt.errors]
             keep &= wanted[rows] > 0
     rows = rows[keep]
+    if flt.by_score and top_scores is not None:
+        rows = rows[np.argsort(-top_scores[rows], kind="stable")]
     if flt.by_errors and errors is not None:
         rows = rows[np.argsort(-errors.total[rows], kind="stable")]
     return rows
+
+
+def top_scores(dataset: Dataset, results: ResultSet, class_index: int = -1) -> FloatArray:
+    """float64 (I,): each image's highest detection score (of ``class_index`` if >= 0); -inf
+    on images without one (NaN scores rank last, as they do in evaluation)."""
+    det = results.detections
+    keep = np.isfinite(det.score) if class_index < 0 else (det.label == class_index)
+    keep &= ~np.isnan(det.score)
+    top = np.full(len(dataset.images), -np.inf)
+    np.maximum.at(top, det.image_index[keep], det.score[keep])
+    return top
 
 
 class ImageListing:
@@ -150,6 +169,7 @@ class ImageListing:
         self.dataset = dataset
         self._has_class: dict[tuple[int, int], BoolArray] = {}
         self._flag_images: dict[str, BoolArray] | None = None
+        self._top: dict[tuple[int, int], FloatArray] = {}
         self.errors: ErrorCounts | None = None  # the counts the last ``rows`` call used
 
     def with_class(self, class_index: int, results: ResultSet | None, key: int) -> BoolArray:
@@ -186,4 +206,10 @@ class ImageListing:
             return rows
         if self._flag_images is None:
             self._flag_images = {k: images_with(ds, f) for k, f in object_flags(ds).items()}
-        return apply_filter(rows, flt, ds.images.id, self._flag_images, errors)
+        scores = None
+        if flt.by_score and results is not None:
+            key = (class_index, results_key)
+            if key not in self._top:
+                self._top[key] = top_scores(ds, results, class_index)
+            scores = self._top[key]
+        return apply_filter(rows, flt, ds.images.id, self._flag_images, errors, scores)

@@ -238,6 +238,16 @@ class ImageBrowser(QWidget):
         self.sort_action.setCheckable(True)
         self.sort_action.setStatusTip("Put the images with the most errors first")
         self.sort_action.toggled.connect(self._apply_filter)
+        self.score_sort_action = menu.addAction("Sort by top score (highest first)")
+        self.score_sort_action.setCheckable(True)
+        self.score_sort_action.setStatusTip(
+            "Put the images with the highest-scoring detection (of the class) first"
+        )
+        self.score_sort_action.toggled.connect(self._apply_filter)
+        sorts = QActionGroup(self)  # one order at a time, or none (list order)
+        sorts.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
+        sorts.addAction(self.sort_action)
+        sorts.addAction(self.score_sort_action)
         menu.addSeparator()
         menu.addAction("Clear filters", self.clear_filters).setStatusTip(
             "List every image of the image set and class again"
@@ -247,18 +257,25 @@ class ImageBrowser(QWidget):
         """The ``ImageFilter`` the widgets describe."""
         flags = frozenset(k for k, a in self.flag_actions.items() if a.isChecked())
         errors = next((k for k, a in self.error_actions.items() if a.isChecked()), "")
-        return ImageFilter(self.search.text().strip(), flags, errors, self.sort_action.isChecked())
+        return ImageFilter(
+            self.search.text().strip(),
+            flags,
+            errors,
+            self.sort_action.isChecked(),
+            self.score_sort_action.isChecked(),
+        )
 
     def clear_filters(self) -> None:
         for act in self.flag_actions.values():
             act.setChecked(False)
         self.error_actions[""].setChecked(True)
         self.sort_action.setChecked(False)
+        self.score_sort_action.setChecked(False)
         self.search.clear()
 
     def _apply_filter(self, *_args: object) -> None:
         flt = self.current_filter()
-        n = len(flt.flags) + bool(flt.errors) + flt.by_errors
+        n = len(flt.flags) + bool(flt.errors) + flt.by_errors + flt.by_score
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
         self.state.set_image_filter(flt)
 

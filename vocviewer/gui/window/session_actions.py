@@ -103,7 +103,7 @@ class SessionActions(QObject):
             image_set=st.image_set or ALL_IMAGES,
             class_name=st.dataset.classes[k] if k >= 0 else None,
             image_filter=ImageListFilter(
-                flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors
+                flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors, flt.by_score
             ),
             image=str(st.dataset.images.id[image]) if image >= 0 else None,
             score_threshold=st.score_threshold,
@@ -245,10 +245,11 @@ class SessionActions(QObject):
                 act.setChecked(name in flt.flags)
             b.error_actions[errors].setChecked(True)
             b.sort_action.setChecked(flt.by_errors)
+            b.score_sort_action.setChecked(flt.by_score and not flt.by_errors)
             b.search.setText(flt.text)
-            wanted = ImageFilter(
-                flt.text, frozenset(f for f in flt.flags if f not in unknown), errors, flt.by_errors
-            )
+            flags = frozenset(f for f in flt.flags if f not in unknown)
+            by_score = flt.by_score and not flt.by_errors  # one order at a time
+            wanted = ImageFilter(flt.text, flags, errors, flt.by_errors, by_score)
             st.set_image_filter(wanted)  # also before the widgets' own signals settle
         if session.image is not None:
             rows = np.flatnonzero(ds.images.id == session.image)
