@@ -23,6 +23,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.formats import coco_results_bulk as bulk
+from vocviewer.formats import coco_results_fast as fast
 from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco import polygon_sets_to_rle
 from vocviewer.formats.coco_schema import json_text, parse_json, read_json_bytes, show
@@ -60,6 +61,9 @@ def box_columns(path: str | Path) -> BoxColumns | None:
     """Parse a results file into ``BoxColumns`` if every entry is a well-formed box result;
     ``None`` otherwise (and for unreadable files: ``read_coco_results`` then reports them)."""
     try:
+        cols = fast.box_columns(read_json_bytes(Path(path)))
+        if cols is not None:
+            return BoxColumns(*cols)
         anns, literals = _load(Path(path))
     except (FormatError, OSError):
         return None
@@ -92,9 +96,15 @@ def read_coco_results(
     path = Path(path)
     gt: CocoAnnotations = dataset.extras["coco"]
     if boxes is not None and task == "bbox":
-        fast = _checked_boxes(path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt)
-        if fast is not None:
-            return fast
+        checked = _checked_boxes(
+            path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt
+        )
+        if checked is not None:
+            return checked
+    if boxes is None and task == "bbox":
+        quick = _fast_boxes(path, gt)
+        if quick is not None:
+            return quick
     anns, literals = _load(path)
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
@@ -143,6 +153,16 @@ def read_coco_results(
             kcols = (k.image, k.label, k.score, k.xywh, k.area, k.keypoints)
             return _result_set(path, kind, gt, ids, *kcols, None, [], [])
     return _read_entries(path, anns, kind, task, keep_going, dataset)
+
+
+def _fast_boxes(path: Path, gt: CocoAnnotations) -> ResultSet | None:
+    """The box ``ResultSet`` from ``coco_results_fast`` (``None``: not a plain box file, or an
+    id unknown; the standard library path then reads the file and names what it finds)."""
+    cols = fast.box_columns(read_json_bytes(path))
+    if cols is None:
+        return None
+    rows = _box_rows(cols[0], cols[1], gt)
+    return None if rows is None else _box_result(path, *rows, cols[2], cols[3], gt)
 
 
 def _load(path: Path) -> tuple[Any, bool]:
