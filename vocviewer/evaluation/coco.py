@@ -206,14 +206,16 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         ent_det, ent_gt, sim, prep.dt_rank[ds], p.iou_thresholds, gt_ignore, prep.gt_crowd[gs], nd
     )
     hit = match >= 0
-    safe = np.where(hit, match, 0)
-    ann_id = np.append(prep.gt_ann_id[gs], 1)  # one dummy row so that ``safe`` always indexes
-    ig_pad = np.concatenate((gt_ignore, np.zeros((len(lo), 1), dtype=bool)), axis=1)
-    matched = hit if p.fix_id0 else hit & (ann_id[safe] != 0)
-    a_idx = np.arange(len(p.area_ranges))[:, None, None]
+    a_i, t_i, d_i = np.nonzero(hit)  # few: each GT is matched once per (area, threshold)
+    g_i = match[a_i, t_i, d_i]
+    matched = hit
+    if not p.fix_id0 and (prep.gt_ann_id[gs] == 0).any():  # pycocotools' ``if gtm`` quirk
+        matched = hit.copy()
+        matched[a_i, t_i, d_i] = prep.gt_ann_id[gs][g_i] != 0
     dt_area = prep.dt_area[ds]
     out = ((dt_area < lo) | (dt_area > hi))[:, None, :]
-    dt_ig = (hit & ig_pad[a_idx, safe]) | (~matched & out)
+    dt_ig = ~matched & out  # (A, T, D): unmatched and outside the area range, or ...
+    dt_ig[a_i, t_i, d_i] |= gt_ignore[a_i, g_i]  # ... matched to an ignored GT
     tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
     npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
     curves = accumulate_category(
@@ -228,10 +230,9 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     )
     order = curves.order
     verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
-    verdict[tp[0][:, order]] = Verdict.TP
-    verdict[fp[0][:, order]] = Verdict.FP
-    mg = match[0][:, order]
-    gt_rows = prep.gt_rows[gs]
+    verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
+    verdict[np.take(fp[0], order, axis=1)] = Verdict.FP
+    gt_rows = np.append(prep.gt_rows[gs], -1)  # match -1 picks the -1
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
@@ -243,7 +244,7 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         image_index=prep.dt_image_index[ds][order],
         score=prep.dt_score[ds][order],
         verdict=verdict,
-        matched_gt=np.where(mg >= 0, np.append(gt_rows, -1)[np.where(mg >= 0, mg, -1)], -1),
+        matched_gt=gt_rows[np.take(match[0], order, axis=1)],
     )
 
 

@@ -114,13 +114,13 @@ def _curves(
     pos[sel] = np.arange(nd)
     p = pos[tp_det]
     kept = p >= 0
-    r, p = tp_row[kept], p[kept]
-    o = np.lexsort((p, r))  # by row, then rank position
-    r, p = r[o], p[o]
+    key = np.sort(tp_row[kept] * nd + p[kept])  # by row, then rank position
+    r, p = key // nd, key % nd
     count = np.bincount(r, minlength=n_rows)  # TPs per row
     first = np.cumsum(count) - count
     k = np.arange(len(r)) - first[r]  # 0-based TP number within its row
-    fp_cum = np.cumsum(fp_rows[:, sel], axis=1, dtype=np.int32)
+    fp_cum = np.take(fp_rows.view(np.uint8), sel, axis=1).astype(np.int32)  # C order (not [:, sel])
+    np.cumsum(fp_cum, axis=1, out=fp_cum)
     tp_sum = (k + 1).astype(np.float64)
     pr = tp_sum / (fp_cum[r, p].astype(np.float64) + tp_sum + _EPS)
     width = max(int(count.max()), 1)
