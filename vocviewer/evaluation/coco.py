@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +49,8 @@ class CocoCategoryEvaluation:
     Evidence for area range 0 (``"all"``) and the largest cap, in global rank order:
     det_rows : int64 (N,) rows of ``ResultSet.detections``; image_index : int64 (N,);
     score : float64 (N,); verdict : int8 (T, N) ``Verdict`` (TP / FP / IGNORED);
-    matched_gt : int64 (T, N) ``Dataset.objects`` row matched (-1: none).
+    matched_gt : int32 (T, N) ``Dataset.objects`` row matched (-1: none); int64 for 2**31 or
+    more objects (half the memory of the largest evidence array).
     """
 
     category_id: int
@@ -61,7 +63,7 @@ class CocoCategoryEvaluation:
     image_index: IntArray
     score: FloatArray
     verdict: npt.NDArray[np.int8]
-    matched_gt: IntArray
+    matched_gt: npt.NDArray[np.signedinteger[Any]]
 
     @property
     def ap(self) -> float:
@@ -232,7 +234,8 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
     verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
     verdict[np.take(fp[0], order, axis=1)] = Verdict.FP
-    gt_rows = np.append(prep.gt_rows[gs], -1)  # match -1 picks the -1
+    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
@@ -240,8 +243,8 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         recall=curves.recall,
         scores=curves.scores,
         npig=npig,
-        det_rows=prep.dt_rows[ds][order],
-        image_index=prep.dt_image_index[ds][order],
+        det_rows=prep.dt_rows[ds][order].astype(np.int64),
+        image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
         verdict=verdict,
         matched_gt=gt_rows[np.take(match[0], order, axis=1)],

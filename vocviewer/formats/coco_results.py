@@ -102,7 +102,7 @@ def read_coco_results(
         if checked is not None:
             return checked
     if boxes is None and task == "bbox":
-        quick = _fast_boxes(path, gt)
+        quick = fast.box_result(path, read_json_bytes(path), gt)
         if quick is not None:
             return quick
     anns, literals = _load(path)
@@ -153,16 +153,6 @@ def read_coco_results(
             kcols = (k.image, k.label, k.score, k.xywh, k.area, k.keypoints)
             return _result_set(path, kind, gt, ids, *kcols, None, [], [])
     return _read_entries(path, anns, kind, task, keep_going, dataset)
-
-
-def _fast_boxes(path: Path, gt: CocoAnnotations) -> ResultSet | None:
-    """The box ``ResultSet`` from ``coco_results_fast`` (``None``: not a plain box file, or an
-    id unknown; the standard library path then reads the file and names what it finds)."""
-    cols = fast.box_columns(read_json_bytes(path))
-    if cols is None:
-        return None
-    rows = _box_rows(cols[0], cols[1], gt)
-    return None if rows is None else _box_result(path, *rows, cols[2], cols[3], gt)
 
 
 def _load(path: Path) -> tuple[Any, bool]:
@@ -335,16 +325,7 @@ def _box_result(
 ) -> ResultSet:
     """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
     n = len(score)
-    bad_score = ~np.isfinite(score)
-    bad = bad_score | ~np.isfinite(xywh).all(axis=1)
-    warnings = []
-    if bad.any():
-        i = int(np.argmax(bad))
-        warnings.append(
-            schema.nonfinite_warning(
-                path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}"
-            )
-        )
+    warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
     with np.errstate(invalid="ignore", over="ignore"):
         area = xywh[:, 2] * xywh[:, 3]
