@@ -5,7 +5,9 @@ The kind of file is chosen by its **first** entry, as ``COCO.loadRes`` does: ``b
 extent; else ``keypoints`` → area and bbox from the keypoints' extent. Detection ids are entry
 index + 1. Bad entries raise ``FormatError`` naming the JSON path (``element="[3].score"``); with
 ``keep_going`` they are skipped and listed in ``ResultSet.problems``. Plain box files and
-compressed-RLE segm files are read in bulk (``coco_results_bulk``), with the same outcome.
+compressed-RLE segm files are read in bulk (``coco_results_bulk``), with the same outcome; for
+box evaluation a plain box file is first tried with msgspec (``coco_results_fast``), and read
+with ``json`` as above when msgspec refuses it.
 """
 
 from __future__ import annotations
