@@ -11,7 +11,7 @@ median over the runs), the load and evaluation times, the peak resident memory o
 are identical. The workload is generated once into ``--cache``.
 
     python benchmarks/bench_coco.py [--runs 3] [--repeat 1] [--images 5000] [--iou-type bbox|segm]
-        [--peers pycocotools,vocviewer,faster-coco-eval]
+        [--peers pycocotools,vocviewer,faster-coco-eval] [--slow-runs N]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -136,17 +137,20 @@ def run_children(
 ) -> dict[str, list[dict[str, Any]]]:
     """``script --child NAME *child_args`` in a fresh process per evaluator and run, interleaved
     so that a busy machine slows every peer alike; each child prints one JSON line, to which the
-    wall time (``"wall"``, s) is added. ``max_runs`` (if given) caps pycocotools' runs (slow)."""
+    wall time (``"wall"``, s) and its CPU time (``"cpu"``, user + system s) are added. ``max_runs`` (if given) caps pycocotools' runs (slow)."""
     out: dict[str, list[dict[str, Any]]] = {}
     for run in range(runs):
         for name in names:
             if name == "pycocotools" and max_runs is not None and run >= max_runs:
                 continue
             t = time.perf_counter()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             cmd = [sys.executable, script, "--child", name, *child_args]
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = json.loads(done.stdout.strip().splitlines()[-1])
             r["wall"] = time.perf_counter() - t
+            r["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
             out.setdefault(name, []).append(r)
     return out
 
@@ -199,6 +203,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--runs", type=int, default=1, help="fresh processes per evaluator")
+    ap.add_argument("--slow-runs", type=int, default=None, help="cap on pycocotools' runs")
     ap.add_argument("--images", type=int, default=5000)
     ap.add_argument("--iou-type", choices=("bbox", "segm"), default="bbox")
     ap.add_argument("--peers", default="pycocotools,vocviewer,faster-coco-eval")
@@ -234,10 +239,12 @@ def main() -> None:
             print("faster-coco-eval not installed: skipped")
             names.remove("faster-coco-eval")
     child_args = ("--files", str(ann), str(res), "--iou-type", args.iou_type)
-    out = run_children(__file__, names, (*child_args, "--repeat", str(args.repeat)), args.runs)
+    child_args = (*child_args, "--repeat", str(args.repeat))
+    out = run_children(__file__, names, child_args, args.runs, args.slow_runs)
     print(
-        f"{'evaluator':<18}{'process s min':>14}{'median':>8}{'load s':>8}{'eval+acc min s':>16}"
-        f"{'median s':>10}{'peak MB min':>13}{'median':>8}{'eval growth MB':>16}"
+        f"{'evaluator':<18}{'process s min':>14}{'median':>8}{'CPU s min':>10}{'load s':>8}"
+        f"{'eval+acc min s':>16}{'median s':>10}{'peak MB min':>13}{'median':>8}"
+        f"{'eval growth MB':>16}"
     )
     for name, rs in out.items():
         wall, peak = [r["wall"] for r in rs], [r["peak"] for r in rs]
@@ -245,10 +252,12 @@ def main() -> None:
         growth = statistics.median(r["peak"] - r["rss_before"] for r in rs)
         print(
             f"{name:<18}{min(wall):>14.2f}{statistics.median(wall):>8.2f}"
+            f"{min(r['cpu'] for r in rs):>10.2f}"
             f"{statistics.median(r['load'] for r in rs):>8.2f}{min(t):>16.3f}"
             f"{statistics.median(t):>10.3f}{min(peak):>13.0f}{statistics.median(peak):>8.0f}"
             f"{growth:>16.0f}"
         )
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     ours = np.load(res.with_name("precision_vocviewer.npy")) if "vocviewer" in out else None
     for name in out:
         if name != "vocviewer" and ours is not None:

@@ -1,17 +1,18 @@
 """COCO bbox evaluation cost against the number of detections: whole CLI process, time and memory.
 
 The val2017-sized ground truth of ``bench_coco`` (5,000 images, ~36,800 boxes) and results files
-of ``--sizes`` detections (default 0.5M, 1M, 2M, 5M), each written once into ``--cache``
-(deterministic): every GT box found a few times with jitter and high scores, the rest
-background boxes with low scores, spread evenly over the images. Each size runs
+of ``--sizes`` million detections (default 0.5, 1, 2, 5 and 11: a ~1 GiB file), each written
+once into ``--cache`` (deterministic): every GT box found a few times with jitter and high
+scores, the rest background boxes with low scores, spread evenly over the images. Each size runs
 ``vocviewer eval GT --results R --task bbox`` in ``--runs`` fresh processes (``python -m
 vocviewer`` with this checkout first on ``PYTHONPATH``); the table shows wall time (min /
-median), time per million detections, peak resident memory of the process (its own ``VmHWM``;
-``ru_maxrss`` would carry the parent's over ``fork`` + ``exec``) and its ratio to the file size. ``--sample`` also prints each run's RSS timeline
-(sampled from /proc every 0.1 s) to show where the memory is taken.
+median), time per million detections, CPU time (user + system: what a busy machine's wall time
+hides), peak resident memory of the process (its own ``VmHWM``; ``ru_maxrss`` would carry the
+parent's over ``fork`` + ``exec``) and its ratio to the file size. ``--sample`` also prints each
+run's RSS timeline (sampled from /proc every 0.1 s); ``--phases`` the peak step by step for the
+largest file.
 
-    python benchmarks/bench_coco_scale.py [--sizes 0.5,1,2,5] [--runs 3] [--sample]
-    python benchmarks/bench_coco_scale.py --sizes 10 --runs 1   # the ~1 GB file
+    python benchmarks/bench_coco_scale.py [--sizes 0.5,1,2,5,11] [--runs 3] [--sample] [--phases]
 """
 
 from __future__ import annotations
@@ -82,12 +83,13 @@ def write_results(path: Path, gt: dict[str, Any], n: int, seed: int = 1) -> None
 
 
 CHILD = (
-    "import sys\n"
+    "import os, sys\n"
     "from bench_coco import own_peak_mb\n"
     "from vocviewer.cli import main\n"
     "rc = main(sys.argv[1:])\n"
     "peak = own_peak_mb()\n"
-    "sys.stderr.write(f'\\nPEAK_MB {peak}\\n')\n"
+    "cpu = sum(os.times()[:2])\n"
+    "sys.stderr.write(f'\\nPEAK_MB {peak} CPU_S {cpu}\\n')\n"
     "raise SystemExit(rc)\n"
 )
 
@@ -112,9 +114,10 @@ def run_cli(ann: Path, res: Path, sample: bool) -> dict[str, Any]:
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"vocviewer eval {res} failed:\n{err.decode()[-2000:]}")
-    peak = float(err.decode().rsplit("PEAK_MB", 1)[1])
+    peak_text, cpu_text = err.decode().rsplit("PEAK_MB", 1)[1].split("CPU_S")
+    peak, cpu = float(peak_text), float(cpu_text)
     ap = next((ln for ln in out.decode().splitlines() if "Average Precision" in ln), "")
-    return {"wall": wall, "peak": peak, "timeline": timeline, "ap": ap.strip()}
+    return {"wall": wall, "cpu": cpu, "peak": peak, "timeline": timeline, "ap": ap.strip()}
 
 
 PHASES = """
@@ -122,7 +125,7 @@ import gc, json, resource, sys, time
 from pathlib import Path
 import numpy as np
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats import coco_results_bulk as bulk, coco_schema as schema
+from vocviewer.formats import coco_results_fast as fast, coco_schema as schema
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
 
@@ -143,22 +146,17 @@ def mark(what, t):
 
 ann, res = Path(sys.argv[1]), Path(sys.argv[2])
 t = mark("imports", time.perf_counter())
-ds = read_coco(ann)
+ds = read_coco(ann, masks=False)
 t = mark("read ground truth", t)
-text = schema.json_text(res, schema.read_json_bytes(res))
-t = mark("read + decode text", t)
-anns = schema.parse_json(res, text)
-t = mark("parse JSON (text held)", t)
-del text
-t = mark("drop text", t)
-cols = bulk.box_columns(anns, False)
-t = mark("columns from parsed entries", t)
-del anns, cols
-gc.collect()
-t = mark("drop parsed entries", t)
+data = schema.read_json_bytes(res)
+t = mark("read bytes", t)
+cols = fast.box_columns(data)
+t = mark("columns (msgspec, chunks; bytes held)", t)
+del data, cols
+t = mark("drop bytes and columns", t)
 rs = read_coco_results(ds, res, task="bbox")
-t = mark("read_coco_results again (all of it)", t)
-evaluate_coco(ds, rs, CocoParams.for_task("bbox"))
+t = mark("read_coco_results (all of it)", t)
+r = evaluate_coco(ds, rs, CocoParams.for_task("bbox"))
 t = mark("evaluate_coco", t)
 """
 
@@ -183,7 +181,9 @@ def phases(ann: Path, res: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--sizes", default="0.5,1,2,5", help="millions of detections")
+    ap.add_argument(
+        "--sizes", default="0.5,1,2,5,11", help="millions of detections (11M: a ~1 GiB file)"
+    )
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per size")
     ap.add_argument("--images", type=int, default=5000)
     ap.add_argument("--sample", action="store_true", help="print RSS timelines")
@@ -215,7 +215,7 @@ def main() -> None:
         phases(ann, files[-1])
     print(
         f"{'detections':>11}{'file MB':>9}{'wall s min':>12}{'median':>8}{'s / M min':>11}"
-        f"{'peak MB min':>13}{'median':>8}{'peak / file':>13}"
+        f"{'CPU s min':>11}{'peak MB min':>13}{'median':>8}{'peak / file':>13}"
     )
     for m, res in zip(sizes, files, strict=True):
         rs = out.get(res)
@@ -225,9 +225,10 @@ def main() -> None:
         size = res.stat().st_size / 2**20
         print(
             f"{m:>10g}M{size:>9.0f}{min(wall):>12.2f}{statistics.median(wall):>8.2f}"
-            f"{min(wall) / m:>11.2f}{min(peak):>13.0f}{statistics.median(peak):>8.0f}"
-            f"{statistics.median(peak) / size:>13.2f}"
+            f"{min(wall) / m:>11.2f}{min(r['cpu'] for r in rs):>11.2f}{min(peak):>13.0f}"
+            f"{statistics.median(peak):>8.0f}{statistics.median(peak) / size:>13.2f}"
         )
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     for res in files:
         for r in out.get(res, [])[:1]:
             print(f"{res.name}: {r['ap']}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,7 +49,8 @@ class CocoCategoryEvaluation:
     Evidence for area range 0 (``"all"``) and the largest cap, in global rank order:
     det_rows : int64 (N,) rows of ``ResultSet.detections``; image_index : int64 (N,);
     score : float64 (N,); verdict : int8 (T, N) ``Verdict`` (TP / FP / IGNORED);
-    matched_gt : int64 (T, N) ``Dataset.objects`` row matched (-1: none).
+    matched_gt : int32 (T, N) ``Dataset.objects`` row matched (-1: none); int64 for 2**31 or
+    more objects (half the memory of the largest evidence array).
     """
 
     category_id: int
@@ -61,7 +63,7 @@ class CocoCategoryEvaluation:
     image_index: IntArray
     score: FloatArray
     verdict: npt.NDArray[np.int8]
-    matched_gt: IntArray
+    matched_gt: npt.NDArray[np.signedinteger[Any]]
 
     @property
     def ap(self) -> float:
@@ -206,14 +208,16 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         ent_det, ent_gt, sim, prep.dt_rank[ds], p.iou_thresholds, gt_ignore, prep.gt_crowd[gs], nd
     )
     hit = match >= 0
-    safe = np.where(hit, match, 0)
-    ann_id = np.append(prep.gt_ann_id[gs], 1)  # one dummy row so that ``safe`` always indexes
-    ig_pad = np.concatenate((gt_ignore, np.zeros((len(lo), 1), dtype=bool)), axis=1)
-    matched = hit if p.fix_id0 else hit & (ann_id[safe] != 0)
-    a_idx = np.arange(len(p.area_ranges))[:, None, None]
+    a_i, t_i, d_i = np.nonzero(hit)  # few: each GT is matched once per (area, threshold)
+    g_i = match[a_i, t_i, d_i]
+    matched = hit
+    if not p.fix_id0 and (prep.gt_ann_id[gs] == 0).any():  # pycocotools' ``if gtm`` quirk
+        matched = hit.copy()
+        matched[a_i, t_i, d_i] = prep.gt_ann_id[gs][g_i] != 0
     dt_area = prep.dt_area[ds]
     out = ((dt_area < lo) | (dt_area > hi))[:, None, :]
-    dt_ig = (hit & ig_pad[a_idx, safe]) | (~matched & out)
+    dt_ig = ~matched & out  # (A, T, D): unmatched and outside the area range, or ...
+    dt_ig[a_i, t_i, d_i] |= gt_ignore[a_i, g_i]  # ... matched to an ignored GT
     tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
     npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
     curves = accumulate_category(
@@ -228,10 +232,10 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
     )
     order = curves.order
     verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
-    verdict[tp[0][:, order]] = Verdict.TP
-    verdict[fp[0][:, order]] = Verdict.FP
-    mg = match[0][:, order]
-    gt_rows = prep.gt_rows[gs]
+    verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
+    verdict[np.take(fp[0], order, axis=1)] = Verdict.FP
+    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
@@ -239,11 +243,11 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         recall=curves.recall,
         scores=curves.scores,
         npig=npig,
-        det_rows=prep.dt_rows[ds][order],
-        image_index=prep.dt_image_index[ds][order],
+        det_rows=prep.dt_rows[ds][order].astype(np.int64),
+        image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
         verdict=verdict,
-        matched_gt=np.where(mg >= 0, np.append(gt_rows, -1)[np.where(mg >= 0, mg, -1)], -1),
+        matched_gt=gt_rows[np.take(match[0], order, axis=1)],
     )
 
 

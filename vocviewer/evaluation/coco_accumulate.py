@@ -62,16 +62,17 @@ def accumulate_category(
     scores = -np.ones((n_thr, n_rec, n_area, n_cap))
     order = np.lexsort((rank, image_pos, -score))
     areas = np.flatnonzero(npig > 0)  # the others stay -1
-    n_rows = len(areas) * n_thr
+    if len(areas) == 0:
+        return CategoryCurves(precision, recall, scores, order)
     row_npig = np.repeat(npig[areas], n_thr)
     tp_rows, fp_rows = _flat(tp, areas), _flat(fp, areas)  # (area range, threshold) rows
+    k_min = _k_min(row_npig, rec_thrs)  # the TP count each recall threshold needs
+    tp_row, tp_det = np.nonzero(tp_rows)
+    rank_sorted = rank[order]
     done: dict[int, int] = {}  # detections kept -> the cap computed with them
     for m, cap in enumerate(max_dets):
-        sel = order[rank[order] < cap]
-        s_sorted = score[sel]
+        sel = order[rank_sorted < cap]
         nd = len(sel)
-        if len(areas) == 0:
-            continue
         if nd in done:  # caps keep nested sets: as many detections means the same ones
             m0 = done[nd]
             recall[:, :, m], precision[..., m], scores[..., m] = (
@@ -81,23 +82,73 @@ def accumulate_category(
             )
             continue
         done[nd] = m
-        # every row at once; counts summed in int32 (several times faster than int64 here)
-        tp_cum = np.cumsum(tp_rows[:, sel], axis=1, dtype=np.int32)
-        tp_sum = tp_cum.astype(np.float64)
-        fp_sum = np.cumsum(fp_rows[:, sel], axis=1, dtype=np.int32).astype(np.float64)
-        pr = tp_sum / (fp_sum + tp_sum + _EPS)
-        rc = tp_sum[:, -1] / row_npig if nd else np.zeros(n_rows)
+        rc, q, ss = _curves(tp_row, tp_det, fp_rows, sel, score[sel], row_npig, k_min)
         recall[:, areas, m] = rc.reshape(len(areas), n_thr).T
-        pr = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-        idx = _recall_index(tp_cum, row_npig, rec_thrs)
-        inside = idx < nd
-        safe = np.where(inside, idx, 0)
-        got = np.take_along_axis(pr, safe, axis=1) if nd else np.zeros(idx.shape)
-        q = np.where(inside, got, 0.0).reshape(len(areas), n_thr, n_rec)
-        ss = np.where(inside, s_sorted[safe] if nd else 0.0, 0.0).reshape(q.shape)
-        precision[:, :, areas, m] = q.transpose(1, 2, 0)
-        scores[:, :, areas, m] = ss.transpose(1, 2, 0)
+        precision[:, :, areas, m] = q.reshape(len(areas), n_thr, n_rec).transpose(1, 2, 0)
+        scores[:, :, areas, m] = ss.reshape(len(areas), n_thr, n_rec).transpose(1, 2, 0)
     return CategoryCurves(precision, recall, scores, order)
+
+
+def _curves(
+    tp_row: npt.NDArray[np.intp],
+    tp_det: npt.NDArray[np.intp],
+    fp_rows: npt.NDArray[np.bool_],
+    sel: npt.NDArray[np.int64],
+    s_sorted: FloatArray,
+    row_npig: npt.NDArray[np.int64],
+    k_min: npt.NDArray[np.int64],
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Recall (rows,), precision and score at each recall threshold (rows, R) of the detections
+    ``sel`` (in rank order), from the TP entries ``(tp_row, tp_det)`` (row, detection) only.
+
+    ``accumulate``'s precision ``tp / (tp + fp + eps)`` is flat or falls between two TPs, so its
+    right-to-left max envelope at a TP is the max over that TP and the later ones; and the first
+    position whose recall reaches a threshold is where the ``k_min``-th TP lies (position 0 when
+    ``k_min`` is 0). So only the TPs' precisions are computed, with the same float operations as
+    pycocotools' arrays: the FP count at each TP is the one dense pass."""
+    n_rows, nd = len(row_npig), len(sel)
+    if nd == 0:
+        zeros = np.zeros(k_min.shape)
+        return np.zeros(n_rows), zeros, zeros
+    pos = np.full(fp_rows.shape[1], -1, dtype=np.int64)
+    pos[sel] = np.arange(nd)
+    p = pos[tp_det]
+    kept = p >= 0
+    key = np.sort(tp_row[kept] * nd + p[kept])  # by row, then rank position
+    r, p = key // nd, key % nd
+    count = np.bincount(r, minlength=n_rows)  # TPs per row
+    first = np.cumsum(count) - count
+    k = np.arange(len(r)) - first[r]  # 0-based TP number within its row
+    fp_cum = np.take(fp_rows.view(np.uint8), sel, axis=1).astype(np.int32)  # C order (not [:, sel])
+    np.cumsum(fp_cum, axis=1, out=fp_cum)
+    tp_sum = (k + 1).astype(np.float64)
+    pr = tp_sum / (fp_cum[r, p].astype(np.float64) + tp_sum + _EPS)
+    width = max(int(count.max()), 1)
+    env = np.zeros((n_rows, width))  # precision >= 0: zero padding changes no maximum
+    env[r, k] = pr
+    env = np.maximum.accumulate(env[:, ::-1], axis=1)[:, ::-1]
+    tp_pos = np.zeros((n_rows, width), dtype=np.int64)
+    tp_pos[r, k] = p
+    reach = k_min <= count[:, None]
+    j = np.minimum(np.maximum(k_min, 1) - 1, width - 1)
+    rows = np.arange(n_rows)[:, None]
+    q = np.where(reach, env[rows, j], 0.0)  # (no TP at all: env is 0, as pr[0] is)
+    idx = np.where(k_min == 0, 0, tp_pos[rows, j])
+    ss = np.where(reach, s_sorted[idx], 0.0)
+    return count.astype(np.float64) / row_npig, q, ss
+
+
+def _k_min(npig: npt.NDArray[np.int64], rec_thrs: FloatArray) -> npt.NDArray[np.int64]:
+    """The smallest TP count ``k`` with ``k / npig[i] >= rec_thrs[r]``, int64 (rows, R); int64's
+    maximum where none is (a threshold above 1). Exact: ``k / npig`` is monotone in ``k``, and
+    the smallest such ``k`` lies within a rounding of ``thr * npig``."""
+    npig = np.asarray(npig, dtype=np.int64).reshape(-1, 1, 1)
+    thr = rec_thrs[None, :, None]
+    base = np.maximum(np.floor(thr * npig).astype(np.int64) - 2, 0)
+    cand = base + np.arange(5)
+    ok = cand / npig >= thr
+    k_min = (np.argmax(ok, axis=2) + base[:, :, 0]).astype(np.int64)
+    return np.where(ok.any(axis=2), k_min, np.iinfo(np.int64).max)
 
 
 def _flat(flags: npt.NDArray[np.bool_], areas: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:

@@ -10,6 +10,7 @@ descending score (stable), and cut to the largest ``max_dets`` per group. ``igno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,9 +26,21 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
+#: Detection index columns of ``Prepared``: int32 where every value fits (half the memory of
+#: int64 for a results file of millions of rows), else int64.
+Index = npt.NDArray[np.signedinteger[Any]]
+
+
+def _narrow(a: npt.NDArray[np.signedinteger[Any]], top: int) -> Index:
+    """``a`` (values in ``[-1, top]``) as int32 if ``top`` fits, else unchanged."""
+    return a.astype(np.int32) if top < 2**31 - 1 else a
+
+
 @dataclass(frozen=True, eq=False)
 class Prepared:
-    """Sorted GT and detection columns; ``*_offsets`` delimit each category's rows."""
+    """Sorted GT and detection columns; ``*_offsets`` delimit each category's rows. Detection
+    index columns (``dt_rows``, ``dt_group``, ``dt_rank``, ``dt_image_pos``,
+    ``dt_image_index``) are int32 when their values fit, else int64."""
 
     params: CocoParams
     gt_anno: CocoAnnotations
@@ -41,13 +54,13 @@ class Prepared:
     gt_crowd: npt.NDArray[np.bool_]
     gt_ignore: npt.NDArray[np.bool_]
     gt_offsets: IntArray
-    dt_rows: IntArray
-    dt_group: IntArray
-    dt_rank: IntArray
+    dt_rows: Index
+    dt_group: Index
+    dt_rank: Index
     dt_score: FloatArray
     dt_area: FloatArray
-    dt_image_pos: IntArray
-    dt_image_index: IntArray
+    dt_image_pos: Index
+    dt_image_index: Index
     dt_offsets: IntArray
     mask_boxes: list[FloatArray] = field(default_factory=list)  # filled by the first segm pass
 
@@ -91,6 +104,7 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     g_img = img_pos[obj.image_index[g_sel]]
     g_cat = cat_pos[obj.label[g_sel]]
     det = results.detections
+    n_det = len(det.score)
     d_sel = np.flatnonzero(img_ok[det.image_index] & cat_ok[det.label])
     d_img = img_pos[det.image_index[d_sel]]
     d_cat = cat_pos[det.label[d_sel]]
@@ -128,13 +142,13 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         gt_crowd=gt.iscrowd[g_rows],
         gt_ignore=ignore,
         gt_offsets=np.searchsorted(g_k[g_order], kk, side="left").astype(np.int64),
-        dt_rows=d_rows,
-        dt_group=d_group[d_order],
-        dt_rank=rank,
+        dt_rows=_narrow(d_rows, n_det),
+        dt_group=_narrow(d_group[d_order], n_k * n_img),
+        dt_rank=_narrow(rank, n_det),
         dt_score=det.score[d_rows],
         dt_area=dt.area[d_rows],
-        dt_image_pos=img_pos[det.image_index[d_rows]],
-        dt_image_index=det.image_index[d_rows],
+        dt_image_pos=_narrow(img_pos[det.image_index[d_rows]], n_img),
+        dt_image_index=_narrow(det.image_index[d_rows], n_img),
         dt_offsets=np.searchsorted(d_k[d_order], kk, side="left").astype(np.int64),
     )
 

@@ -5,7 +5,9 @@ The kind of file is chosen by its **first** entry, as ``COCO.loadRes`` does: ``b
 extent; else ``keypoints`` → area and bbox from the keypoints' extent. Detection ids are entry
 index + 1. Bad entries raise ``FormatError`` naming the JSON path (``element="[3].score"``); with
 ``keep_going`` they are skipped and listed in ``ResultSet.problems``. Plain box files and
-compressed-RLE segm files are read in bulk (``coco_results_bulk``), with the same outcome.
+compressed-RLE segm files are read in bulk (``coco_results_bulk``), with the same outcome; for
+box evaluation a plain box file is first tried with msgspec (``coco_results_fast``), and read
+with ``json`` as above when msgspec refuses it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.formats import coco_results_bulk as bulk
+from vocviewer.formats import coco_results_fast as fast
 from vocviewer.formats import coco_schema as schema
 from vocviewer.formats.coco import polygon_sets_to_rle
 from vocviewer.formats.coco_schema import json_text, parse_json, read_json_bytes, show
@@ -60,6 +63,9 @@ def box_columns(path: str | Path) -> BoxColumns | None:
     """Parse a results file into ``BoxColumns`` if every entry is a well-formed box result;
     ``None`` otherwise (and for unreadable files: ``read_coco_results`` then reports them)."""
     try:
+        cols = fast.box_columns(read_json_bytes(Path(path)))
+        if cols is not None:
+            return BoxColumns(*cols)
         anns, literals = _load(Path(path))
     except (FormatError, OSError):
         return None
@@ -92,9 +98,15 @@ def read_coco_results(
     path = Path(path)
     gt: CocoAnnotations = dataset.extras["coco"]
     if boxes is not None and task == "bbox":
-        fast = _checked_boxes(path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt)
-        if fast is not None:
-            return fast
+        checked = _checked_boxes(
+            path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt
+        )
+        if checked is not None:
+            return checked
+    if boxes is None and task == "bbox":
+        quick = fast.box_result(path, read_json_bytes(path), gt)
+        if quick is not None:
+            return quick
     anns, literals = _load(path)
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
@@ -315,16 +327,7 @@ def _box_result(
 ) -> ResultSet:
     """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
     n = len(score)
-    bad_score = ~np.isfinite(score)
-    bad = bad_score | ~np.isfinite(xywh).all(axis=1)
-    warnings = []
-    if bad.any():
-        i = int(np.argmax(bad))
-        warnings.append(
-            schema.nonfinite_warning(
-                path, int(bad.sum()), f"[{i}].{'score' if bad_score[i] else 'bbox'}"
-            )
-        )
+    warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
     with np.errstate(invalid="ignore", over="ignore"):
         area = xywh[:, 2] * xywh[:, 3]

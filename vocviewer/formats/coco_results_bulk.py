@@ -10,6 +10,7 @@ per-entry path returns for the same file: ``tests/formats/test_fuzz_coco.py`` ch
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,8 @@ import numpy.typing as npt
 
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import RleTable
+from vocviewer.core.errors import FormatError
+from vocviewer.formats.coco_schema import nonfinite_warning
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
 IntArray = npt.NDArray[np.int64]
@@ -39,6 +42,18 @@ def lookup(keys: IntArray, values: npt.NDArray[Any]) -> IntArray | None:
     if not np.array_equal(keys[rows], values):
         return None
     return rows.astype(np.int64)
+
+
+def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:
+    """One warning naming the first box result with a NaN / infinite score or coordinate (such
+    rows are kept and evaluated as pycocotools does); none if all are finite."""
+    bad_score = ~np.isfinite(score)
+    bad = bad_score | ~np.isfinite(xywh).all(axis=1)
+    if not bad.any():
+        return []
+    i = int(np.argmax(bad))
+    where = f"[{i}].{'score' if bad_score[i] else 'bbox'}"
+    return [nonfinite_warning(path, int(bad.sum()), where)]
 
 
 def _id_column(a: npt.NDArray[Any]) -> IntArray | None:
