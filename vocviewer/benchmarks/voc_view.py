@@ -30,7 +30,14 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules, missed_objects
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.evaluation.voc import iter_evaluate_voc_cls, iter_evaluate_voc_det
+from vocviewer.evaluation.voc_segmentation import default_seg_protocol, evaluate_voc_seg
 from vocviewer.formats.voc import read_voc_results
+from vocviewer.formats.voc_segmentation import (
+    SEG_RESULT_DIR,
+    LabelPngLoader,
+    SegResultFolder,
+    find_segmentation_results,
+)
 
 RULES = DiagnosisRules()
 SETTINGS = ViewSettings("VOC", IOU_CHOICES, 0.5, rules=RULES, image_sets=True)
@@ -53,6 +60,9 @@ def evaluate_voc_views(
     left are evaluated without such rows. Last a ``Summary``: the mean AP of each task (the
     devkit prints none: the conventional mean, ``EvalResult.mean_ap``)."""
     image_set = choice.image_set
+    if "segmentation" in results.extras:
+        yield from evaluate_voc_seg_view(dataset, results.extras["segmentation"], image_set)
+        return
     if image_set is None:
         return
     images = dataset.images_in_set(image_set)
@@ -97,10 +107,59 @@ def read_voc_view_results(
     dataset: Dataset, paths: list[Path], image_set: str | None, fallback_set: str | None
 ) -> ResultSet:
     """Result files (only those of ``image_set`` if given); if they turn out to mix image sets,
-    retry keeping those of ``fallback_set``."""
+    retry keeping those of ``fallback_set``. A folder of segmentation result PNGs
+    (``Segmentation/``, ``<comp>_<set>_cls/``) is a result set of its own: no detections,
+    ``extras["segmentation"]`` the ``SegResultFolder``."""
+    if len(paths) == 1 and holds_segmentation(paths[0]):
+        folder = find_segmentation_results(paths[0], image_set)
+        return ResultSet(folder.folder.name, (folder.folder,), extras={"segmentation": folder})
     try:
         return read_voc_results(dataset, paths, image_set=image_set)
     except FormatError:
         if image_set is not None or fallback_set is None:
             raise
         return read_voc_results(dataset, paths, image_set=fallback_set)
+
+
+def holds_segmentation(path: Path) -> bool:
+    """A folder of segmentation results rather than of det / cls text files."""
+    if not path.is_dir():
+        return False
+    if path.name == "Segmentation" or SEG_RESULT_DIR.match(path.name):
+        return True
+    if (path / "Segmentation").is_dir():  # a devkit results folder: Main/ wins if present
+        return not (path / "Main").is_dir()
+    return any(path.glob("*.png")) and not any(path.glob("*.txt"))
+
+
+def evaluate_voc_seg_view(
+    dataset: Dataset, folder: SegResultFolder, image_set: str | None
+) -> Iterator[Notice | Summary]:
+    """``VOCevalseg`` of a result folder on its image set (named by the folder, else the chosen
+    Main set's name): the per-label IoU (or VOC2007's accuracy) as the summary, in percent."""
+    name = folder.image_set or image_set or "val"
+    key = f"Segmentation/{name}"
+    if key not in dataset.image_sets or dataset.root is None:
+        yield Notice("error", f"{folder.folder}: the dataset has no {key} image set to evaluate")
+        return
+    ids = [str(dataset.images.id[i]) for i in dataset.image_sets[key].tolist()]
+    ev = evaluate_voc_seg(
+        ids,
+        LabelPngLoader(Path(dataset.root) / "SegmentationClass"),
+        LabelPngLoader(folder.folder),
+        image_set=name,
+        protocol=default_seg_protocol(dataset.year),
+        strict=False,  # the window shows what it can; the problems are listed
+    )
+    for problem in ev.problems[:10]:
+        yield Notice("warning", str(problem))
+    measure = "accuracy" if ev.protocol == "voc2007" else "IoU"
+    stats = {f"mean {measure}": ev.mean_accuracy}  # official: NaN if a label has no pixels
+    if measure == "IoU":
+        stats["mean IoU (defined labels)"] = ev.mean_iou_defined()[0]  # NOT official
+    stats["pixel accuracy"] = ev.pixel_accuracy
+    stats |= {
+        f"{measure} {label}": float(v) for label, v in zip(ev.labels, ev.accuracies, strict=True)
+    }
+    notes = (f"{len(ev.problems)} image(s) left out: NOT OFFICIAL",) if ev.problems else ()
+    yield Summary(f"VOC segmentation {name} ({len(ids)} images)", stats, notes, percent=True)

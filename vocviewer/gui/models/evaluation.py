@@ -216,7 +216,7 @@ class EvaluationModel(QObject):
             )
             tasks = int(len(res.detections) > 0 or "det" in res.classes_with_files)
             tasks += int(len(res.class_scores) > 0 or "cls" in res.classes_with_files)
-            total += max(tasks, 1) * len(ds.classes)
+            total += tasks * len(ds.classes)  # classes to come (none: a summary only)
         if total:
             self._total += total
             self.started.emit(self._total)

@@ -160,10 +160,15 @@ def to_qimage(rgba: Rgba) -> QImage:
 
 
 def segmentation_path(dataset: Dataset, image: int, mode: str) -> Path | None:
-    """``SegmentationClass/<id>.png`` or ``SegmentationObject/<id>.png`` of a VOC image."""
+    """``SegmentationClass/<id>.png`` or ``SegmentationObject/<id>.png`` of a VOC image
+    (``mode`` ``"class"`` / ``"object"``), or ``<folder>/<id>.png`` of a result set's label
+    PNGs (``mode`` ``"result:<folder>"``)."""
+    image_id = f"{dataset.images.id[image]}.png"
+    if mode.startswith("result:"):
+        return Path(mode.removeprefix("result:")) / image_id
     if dataset.root is None or mode not in SEG_FOLDERS:
         return None
-    return Path(dataset.root) / SEG_FOLDERS[mode] / f"{dataset.images.id[image]}.png"
+    return Path(dataset.root) / SEG_FOLDERS[mode] / image_id
 
 
 def decode_view(

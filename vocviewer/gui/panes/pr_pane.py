@@ -225,7 +225,10 @@ class PRPane(QWidget):
     def _overview_title(self) -> str:
         st = self.state
         assert st.dataset is not None
-        mean = st.evaluations[st.current_results].headline("det", len(st.dataset.classes))
+        evals = st.evaluations[st.current_results]
+        if evals.summary is not None and not evals.det:  # e.g. segmentation label PNGs
+            return f"<b>{evals.summary.protocol}</b>: no detections · see the Summary tab"
+        mean = evals.headline("det", len(st.dataset.classes))
         settings = st.evaluation.settings
         name = settings.ap_name if settings.averages_thresholds else "mAP"
         m = "evaluating…" if mean is None else f"{name} {mean:.3f}{self._not_official()}"

@@ -175,20 +175,32 @@ class ApTableModel(QStandardItemModel):
             return self.classes()[row]
         if self._is_ap(col):
             if ev is None and col <= n and self.state.current_results >= 0:
+                return "" if self._summary_only(col - 1) else "…"
                 return "…"
             return _fmt_ap(ev)
         ev_det = self.state.class_evaluation(row, "det")
         if ev_det is None:
-            return "…" if self.state.current_results >= 0 else ""
+            i = self.state.current_results
+            return "…" if i >= 0 and not self._summary_only(i) else ""
         return f"{ev_det.npos}" if col == n + 1 else f"{ev_det.ndet}"
+
+    def _summary_only(self, index: int) -> bool:
+        """Result set ``index`` was evaluated to a summary without per-class results (e.g.
+        segmentation label PNGs): nothing more will come for the table."""
+        evals = self.state.evaluations
+        if not 0 <= index < len(evals):
+            return False
+        return evals[index].summary is not None and not evals[index].det
 
     def _mean(self, task: str, index: int) -> str:
         st = self.state
         if index < 0 or index >= len(st.evaluations):
             return ""
-        mean = st.evaluations[index].headline(task, len(self.classes()))
-        if mean is None:
-            return "…" if task == "det" or self._has_cls() else ""
+        evals = st.evaluations[index]
+        mean = evals.headline(task, len(self.classes()))
+        if mean is None:  # still coming, unless the set's summary came without classes
+            waiting = (task == "det" or self._has_cls()) and not self._summary_only(index)
+            return "…" if waiting else ""
         return "—" if math.isnan(mean) or mean < 0 else f"{mean:.3f}"
 
 

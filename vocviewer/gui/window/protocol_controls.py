@@ -90,7 +90,10 @@ class ProtocolControls(QMainWindow):
         self.seg_combo = QComboBox()
         self.seg_combo.addItem("class", "class")
         self.seg_combo.addItem("object", "object")
-        self.seg_combo.setToolTip("SegmentationClass or SegmentationObject")
+        self.seg_combo.setToolTip(
+            "SegmentationClass or SegmentationObject (ground truth), or the current result set's"
+            " label PNGs (result)"
+        )
         seg_actions.append(bar.addWidget(self.seg_combo))
         self.seg_opacity = QDoubleSpinBox()
         self.seg_opacity.setRange(0.1, 1.0)
@@ -111,10 +114,22 @@ class ProtocolControls(QMainWindow):
             for act in seg_actions:
                 act.setVisible(has_seg)
 
+        def on_results(*_args: object) -> None:  # "result": the current set's label PNGs
+            i = st.current_results
+            folder = st.results[i].results.extras.get("segmentation") if i >= 0 else None
+            at = self.seg_combo.findData("result")
+            if folder is not None and at < 0:
+                self.seg_combo.addItem("result", "result")
+            elif folder is None and at >= 0:
+                self.seg_combo.removeItem(at)
+            apply_seg()
+
         def apply_seg(*_args: object) -> None:
-            view.set_segmentation(
-                self.seg_combo.currentData() if self.act_seg.isChecked() else None
-            )
+            mode = self.seg_combo.currentData() if self.act_seg.isChecked() else None
+            if mode == "result":
+                folder = st.results[st.current_results].results.extras["segmentation"]
+                mode = f"result:{folder.folder}"  # the folder of the set's label PNGs
+            view.set_segmentation(mode)
 
         def on_iou(i: int) -> None:
             st.evaluation.set_iou(float(self.iou_combo.itemData(i)))
@@ -127,6 +142,7 @@ class ProtocolControls(QMainWindow):
 
         on_dataset()
         st.dataset_loaded.connect(on_dataset)
+        st.current_results_changed.connect(on_results)
         self.act_seg.toggled.connect(apply_seg)
         self.seg_combo.activated.connect(apply_seg)
         self.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
