@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -47,6 +48,7 @@ from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.panes.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
 from vocviewer.gui.panes.pane_keys import CONFUSION_ARROWS
+from vocviewer.gui.panes.rotated_header import RotatedHeader
 from vocviewer.gui.panes.side_panel import RowsTable
 
 Index = QModelIndex | QPersistentModelIndex
@@ -59,7 +61,6 @@ TINTS = {
     "missed": MISSED_COLOR.darker(115),
 }
 #: Column headers of the extra columns (class columns show their first four letters).
-SHORT = {"duplicate": "dup", "background": "bg", "missed": "miss"}
 #: Show only rows / columns with counts when there are more classes than this.
 COMPACT_ABOVE = 25
 
@@ -132,7 +133,7 @@ class ConfusionModel(QAbstractTableModel):
             else m.classes[int(self.rows[section])]
         )
         if role == Qt.ItemDataRole.DisplayRole:
-            return SHORT.get(name, name[:4]) if horizontal else name
+            return name  # whole: the header reads bottom-to-top (``RotatedHeader``)
         if role == Qt.ItemDataRole.ToolTipRole:
             return name
         return None
@@ -196,6 +197,7 @@ class ConfusionPane(QWidget):
             "another class (background or poor localisation), and objects no true positive "
             "found (missed). Detections below the score threshold are left out."
         )
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.compact = QCheckBox("Only classes with counts")
         self.compact.setToolTip("Hide classes with no detection and no missed object")
         self.model = ConfusionModel(self)
@@ -208,9 +210,13 @@ class ConfusionPane(QWidget):
         size = self.fontMetrics().height() + 4
         self.table.verticalHeader().setDefaultSectionSize(size)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        hh = self.table.horizontalHeader()
-        hh.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("00000") + 6)
+        hh = RotatedHeader(self.table)
+        self.table.setHorizontalHeader(hh)
+        hh.setDefaultSectionSize(self.fontMetrics().horizontalAdvance("0000") + 8)
         hh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        # its size must not widen the right-hand tabs when it is shown (the layout would jump)
+        self.table.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        self.setMinimumWidth(0)
         self.members = RowsTable(("Rank", "Score", "Image", "Detail"), long=True)
         self.members.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.cell_label = QLabel("Click a cell to list its detections or objects.")
