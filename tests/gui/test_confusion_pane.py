@@ -76,17 +76,24 @@ def test_missed_cell_opens_the_object(qtbot, window):
     assert st.current_image == 2 and st.selected_object == 3 and st.selected_class == DOG
 
 
-def test_headers_are_short_with_full_names_in_tooltips(qtbot, window):
+def test_headers_are_whole_names_read_bottom_to_top(qtbot, window):
     from PySide6.QtCore import Qt
+
+    from vocviewer.gui.panes.rotated_header import RotatedHeader
 
     pane = show_confusion(qtbot, window)
     horizontal = Qt.Orientation.Horizontal
-    # view columns: duplicate, background, missed, then the classes
-    assert pane.model.headerData(1, horizontal, Qt.ItemDataRole.DisplayRole) == "bg"
+    # view columns: duplicate, background, missed, then the classes, each named in full
+    assert pane.model.headerData(1, horizontal, Qt.ItemDataRole.DisplayRole) == "background"
     assert pane.model.headerData(1, horizontal, Qt.ItemDataRole.ToolTipRole) == "background"
-    assert pane.model.headerData(3 + DOG, horizontal, Qt.ItemDataRole.ToolTipRole) == "dog"
+    assert pane.model.headerData(3 + DOG, horizontal, Qt.ItemDataRole.DisplayRole) == "dog"
     vertical = Qt.Orientation.Vertical
     assert pane.model.headerData(DOG, vertical, Qt.ItemDataRole.DisplayRole) == "dog"
+    header = pane.table.horizontalHeader()
+    assert isinstance(header, RotatedHeader)
+    fm = header.fontMetrics()  # tall enough for "background" upright, narrow columns
+    assert header.sizeHint().height() >= fm.horizontalAdvance("background")
+    assert header.sectionSize(1) < fm.horizontalAdvance("background")
 
 
 def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
