@@ -83,3 +83,11 @@ def test_the_image_list_sorts_by_top_score(window):
     dog = _top_by_image(det, st.selected_class)
     shown = [dog[i] for i in st.visible_images.tolist() if i in dog]
     assert shown == sorted(dog.values(), reverse=True) and len(shown) == len(dog)
+
+
+def test_a_note_takes_the_status_line_for_a_while_then_gives_it_back(qtbot, window):
+    window.show_note("Wrote /tmp/figure.png", 200)
+    window.state.step_image(1)  # the status would change now: the note holds the line
+    assert window.status_label.text() == "Wrote /tmp/figure.png"
+    assert window.statusBar().currentMessage() == ""  # nothing painted over the status text
+    qtbot.waitUntil(lambda: window.status_label.text().startswith("tiny"), timeout=2000)

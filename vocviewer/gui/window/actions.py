@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -368,6 +368,21 @@ class WindowActions(OpenActions, ExportActions):
         self.problems_button.setToolTip("Show or hide the messages panel (Ctrl+M)")
         self.problems_button.hide()
         bar.addPermanentWidget(self.problems_button)
+
+    def show_note(self, text: str, ms: int = 5000) -> None:
+        """Say ``text`` in the status line for ``ms`` (instead of its status: a status bar's own
+        temporary message would be painted over the status text)."""
+        self.status_label.setText(text)
+        self.note_timer.start(ms)
+
+    @property
+    def note_timer(self) -> QTimer:
+        """Runs while a note holds the status line (``show_note``); then the status returns."""
+        if not hasattr(self, "_note_timer"):
+            self._note_timer = QTimer(self)
+            self._note_timer.setSingleShot(True)
+            self._note_timer.timeout.connect(self._update_status)
+        return self._note_timer
 
     # --- commands ------------------------------------------------------------------------------
     def open_demo(self) -> None:

@@ -137,4 +137,4 @@ class ExportActions(QMainWindow):
             self.state.post([Message("error", f"Export failed: {path}: {e}")])
             return
         self.state.post([Message("info", f"Wrote {out}")])
-        self.statusBar().showMessage(f"Wrote {out}", 5000)
+        self.show_note(f"Wrote {out}")

@@ -202,6 +202,8 @@ class MainWindow(WindowActions, ProtocolControls):
         self.problems_button.hide()
 
     def _update_status(self, *_args: object) -> None:
+        if self.note_timer.isActive():  # a note holds the line for a few seconds
+            return
         st = self.state
         ds = st.dataset
         if ds is None:

@@ -137,7 +137,7 @@ class SessionActions(QObject):
         except OutputError as e:
             st.post([Message("error", f"Session not saved: {e}")])
             return None
-        self.window.statusBar().showMessage(f"Session saved to {written}", 8000)
+        self.window.show_note(f"Session saved to {written}", 8000)
         return written
 
     # --- opening ---------------------------------------------------------------------------

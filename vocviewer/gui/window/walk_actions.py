@@ -114,4 +114,4 @@ class WalkActions(QObject):
         self.mode_actions[key].setChecked(True)
 
     def _say(self, text: str) -> None:
-        self.window.statusBar().showMessage(text, NOTE_MS)
+        self.window.show_note(text, NOTE_MS)
