@@ -148,15 +148,17 @@ class DetectionWalk(QObject):
         cls = np.concatenate([np.full(len(r), k, np.int64) for k, r in pairs])
         ranks = np.concatenate([r for _, r in pairs])
         score = np.concatenate([evals.det[k].score[r] for k, r in pairs])
-        n = len(cls)
+        n, extra = len(cls), 0  # ``extra``: the selection was added to find its place
         if sel is not None:  # the selection's place in the order, a candidate or not
             other = ~((cls == sel[0]) & (ranks == sel[1]))
+            extra = int(np.all(other))
             cls, ranks, score = cls[other], ranks[other], score[other]
             here = st.class_evaluation(sel[0]).score[sel[1]]  # type: ignore[union-attr]
             cls, ranks = np.append(cls, sel[0]), np.append(ranks, sel[1])
             score = np.append(score, here)
         order = np.lexsort((ranks, cls, -np.nan_to_num(score, nan=-np.inf)))
         cls, ranks = cls[order], ranks[order]
+        at = -1  # the selection's own place (-1: none)
         if sel is None:
             pos = 0 if step > 0 else -1
         else:
@@ -165,8 +167,13 @@ class DetectionWalk(QObject):
         if not 0 <= pos < len(cls):
             self._end("all classes", step, n)
             return False
-        st.select_detection(int(cls[pos]), int(ranks[pos]), keep_class=True)
-        self.stepped.emit(f"score order · all classes · {self.mode.label.lower()}")
+        k, rank = int(cls[pos]), int(ranks[pos])
+        st.select_detection(k, rank, keep_class=True)
+        where = pos + 1 - extra * int(0 <= at < pos)  # among the walk's own detections
+        self.stepped.emit(
+            f"{where} of {n} by score · all classes · {self.mode.label.lower()} · "
+            f"{st.dataset.classes[k]} rank {rank + 1}"
+        )
         return True
 
     def _step_missed(self, step: int) -> bool:
