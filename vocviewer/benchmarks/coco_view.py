@@ -157,14 +157,19 @@ def rederive_coco_views(
 
 
 def read_coco_view_results(
-    dataset: Dataset, paths: list[Path], offload: Callable[..., Any]
+    dataset: Dataset,
+    paths: list[Path],
+    offload: Callable[..., Any],
+    reader: Callable[..., ResultSet] = read_coco_results,
+    title: str = "COCO",
 ) -> ResultSet:
-    """One results JSON; box results are parsed by ``offload`` (the window's helper process:
-    the parse would hold this interpreter for seconds)."""
+    """One results JSON read by ``reader`` (COCO's, or a family's built on it); box results are
+    parsed by ``offload`` (the window's helper process: the parse would hold this interpreter
+    for seconds)."""
     if len(paths) != 1:
-        raise FormatError(paths[-1], "COCO results are one JSON file")
+        raise FormatError(paths[-1], f"{title} results are one JSON file")
     boxes = offload(box_columns, paths[0]) if looks_like_boxes(paths[0]) else None
-    return read_coco_results(dataset, paths[0], boxes=boxes)
+    return reader(dataset, paths[0], boxes=boxes)
 
 
 def looks_like_boxes(path: Path) -> bool:

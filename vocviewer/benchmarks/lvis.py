@@ -17,7 +17,7 @@ from typing import Any
 from vocviewer.benchmarks import lvis_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, CliOption, EvalOutput, opened
-from vocviewer.benchmarks.coco_view import looks_like_boxes
+from vocviewer.benchmarks.coco_view import read_coco_view_results
 from vocviewer.benchmarks.registry import register
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
@@ -25,7 +25,6 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.lvis import LvisEvalResult, evaluate_lvis
-from vocviewer.formats.coco_results import box_columns
 from vocviewer.formats.lvis import looks_like_lvis, read_lvis, read_lvis_results
 
 #: ``LVISEval.print_results``' line template
@@ -137,10 +136,7 @@ class LvisBenchmark:
         fallback_set: str | None,
         offload: Callable[..., Any],
     ) -> ResultSet:
-        if len(paths) != 1:
-            raise FormatError(paths[-1], "LVIS results are one JSON file")
-        boxes = offload(box_columns, paths[0]) if looks_like_boxes(paths[0]) else None
-        return read_lvis_results(dataset, paths[0], boxes=boxes)
+        return read_coco_view_results(dataset, paths, offload, read_lvis_results, "LVIS")
 
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice

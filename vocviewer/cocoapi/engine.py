@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.evaluation import coco_similarity as sim
-from vocviewer.evaluation.coco_accumulate import CategoryCurves, accumulate_category
-from vocviewer.evaluation.coco_matching import greedy_match
+from vocviewer.evaluation.coco import match_category as coco_match
+from vocviewer.evaluation.coco_accumulate import CategoryCurves
 from vocviewer.evaluation.coco_prepare import Prepared, similarities
 
 IntArray = npt.NDArray[np.int64]
@@ -27,12 +27,12 @@ BoolArray = npt.NDArray[np.bool_]
 
 @dataclass(frozen=True, eq=False)
 class CategoryMatch:
-    """Category ``k`` of a ``Prepared``: ``match`` int64 (A, T, D) the matched GT position in
+    """Category ``k`` of a ``Prepared``: ``match`` integer (A, T, D) the matched GT position in
     the category's GT slice (-1: none); ``gt_ignore`` bool (A, G); ``dt_ignore`` bool (A, T, D);
     ``curves`` the accumulated arrays."""
 
     k: int
-    match: IntArray
+    match: npt.NDArray[np.integer]
     gt_ignore: BoolArray
     dt_ignore: BoolArray
     curves: CategoryCurves
@@ -65,40 +65,11 @@ def _similarities(
 def match_category(
     prep: Prepared, k: int, sigmas: npt.NDArray[np.float64] | None = None
 ) -> CategoryMatch:
-    """Match and accumulate category ``k`` exactly as ``evaluateImg`` + ``accumulate``."""
-    p = prep.params
+    """Match and accumulate category ``k`` exactly as ``evaluateImg`` + ``accumulate``
+    (``evaluation.coco.match_category``, with ``sigmas`` for keypoints)."""
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    ent_det, ent_gt, s = _similarities(prep, gs, ds, sigmas)
-    gt_area = prep.gt_area[gs]
-    lo = np.array([a[0] for a in p.area_ranges], dtype=np.float64).reshape(-1, 1)
-    hi = np.array([a[1] for a in p.area_ranges], dtype=np.float64).reshape(-1, 1)
-    gt_ignore = prep.gt_ignore[gs][None, :] | (gt_area < lo) | (gt_area > hi)
-    nd = ds.stop - ds.start
-    match = greedy_match(
-        ent_det, ent_gt, s, prep.dt_rank[ds], p.iou_thresholds, gt_ignore, prep.gt_crowd[gs], nd
-    )
-    hit = match >= 0
-    safe = np.where(hit, match, 0)
-    ann_id = np.append(prep.gt_ann_id[gs], 1)
-    ig_pad = np.concatenate((gt_ignore, np.zeros((len(lo), 1), dtype=bool)), axis=1)
-    matched = hit & (ann_id[safe] != 0)  # dtm == 0 for a GT id 0: pycocotools' quirk
-    a_idx = np.arange(len(lo))[:, None, None]
-    dt_area = prep.dt_area[ds]
-    out = ((dt_area < lo) | (dt_area > hi))[:, None, :]
-    dt_ig = (hit & ig_pad[a_idx, safe]) | (~matched & out)
-    tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
-    npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
-    curves = accumulate_category(
-        prep.dt_score[ds],
-        prep.dt_image_pos[ds],
-        prep.dt_rank[ds],
-        tp,
-        fp,
-        npig,
-        p.recall_thresholds,
-        p.max_dets,
-    )
-    return CategoryMatch(k, match, gt_ignore, dt_ig, curves)
+    m = coco_match(prep, k, _similarities(prep, gs, ds, sigmas))
+    return CategoryMatch(k, m.match, m.gt_ignore, m.dt_ignore, m.curves)
 
 
 def _groups(group: IntArray) -> Iterator[tuple[int, int, int]]:

@@ -194,14 +194,37 @@ def summary_lines(result: CocoEvalResult) -> list[str]:
     return [line for _, _, line in _summary_rows(result)]
 
 
-def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
+@dataclass(frozen=True, eq=False)
+class CategoryMatches:
+    """One category's matching at every area range (A) and IoU threshold (T), as
+    ``evaluateImg`` decides it, and the curves ``accumulate`` makes of it.
+
+    match : (A, T, D) position of the ground truth each detection matched (-1: none);
+    gt_ignore : bool (A, G); dt_ignore, tp, fp : bool (A, T, D); npig : int64 (A,);
+    curves : ``accumulate_category``'s; detections in the category's slice order."""
+
+    match: npt.NDArray[np.integer]
+    gt_ignore: npt.NDArray[np.bool_]
+    dt_ignore: npt.NDArray[np.bool_]
+    tp: npt.NDArray[np.bool_]
+    fp: npt.NDArray[np.bool_]
+    npig: IntArray
+    curves: Any
+
+
+def match_category(
+    prep: Prepared, k: int, pairs: tuple[Any, Any, Any] | None = None
+) -> CategoryMatches:
+    """Match and accumulate category ``k`` (``pairs``: its ``(ent_det, ent_gt, similarity)``
+    when the caller computes them otherwise, e.g. keypoints with other sigmas)."""
     p = prep.params
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    g_group, d_group = prep.gt_group[gs], prep.dt_group[ds]
-    ent_det, ent_gt, sim = similarities(prep, gs, ds, g_group, d_group)
+    if pairs is None:
+        pairs = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+    ent_det, ent_gt, sim = pairs
     gt_area = prep.gt_area[gs]
-    lo = np.array([a[0] for a in p.area_ranges])[:, None]
-    hi = np.array([a[1] for a in p.area_ranges])[:, None]
+    lo = np.array([a[0] for a in p.area_ranges], dtype=np.float64)[:, None]
+    hi = np.array([a[1] for a in p.area_ranges], dtype=np.float64)[:, None]
     gt_ignore = prep.gt_ignore[gs][None, :] | (gt_area < lo) | (gt_area > hi)
     nd = ds.stop - ds.start
     match = greedy_match(
@@ -230,6 +253,14 @@ def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
         p.recall_thresholds,
         p.max_dets,
     )
+    return CategoryMatches(match, gt_ignore, dt_ig, tp, fp, npig, curves)
+
+
+def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
+    p = prep.params
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    m = match_category(prep, k)
+    match, tp, fp, npig, curves = m.match, m.tp, m.fp, m.npig, m.curves
     order = curves.order
     verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
     verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
