@@ -164,6 +164,7 @@ def guard_outputs(
 def _cmd_eval(args: argparse.Namespace) -> int:
     sources = _sources(args)
     benchmark = registry.choose(args.path, args.task, args.protocol, sources)
+    registry.refuse_foreign_options(benchmark, args)
     if args.task is None:
         args.task = benchmark.tasks[0]
     roots = given_roots(args.path, *sources.values())

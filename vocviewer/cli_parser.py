@@ -41,6 +41,12 @@ def _add_family_options(
                 p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
 
 
+def _paths_help(families: Sequence[Benchmark]) -> str:
+    """What each family reads, from their ``hint`` (``a PASCAL VOC folder …, a COCO …``)."""
+    hints = [b.hint for b in families if b.hint]
+    return ", ".join(hints[:-1]) + (f" or {hints[-1]}" if len(hints) > 1 else "".join(hints))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="vocviewer",
@@ -60,12 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
 
+    families = registry.registered()
     op = sub.add_parser("open", help="open a dataset in the GUI")
     op.add_argument(
         "path",
         type=Path,
-        help="a VOCdevkit root or year folder, a COCO annotation JSON, a VisDrone split, "
-        "an ILSVRC annotation folder (with --devkit), or a session file saved by the window "
+        help=f"{_paths_help(families)}, or a session file saved by the window "
         "(File > Save session)",
     )
     op.add_argument(
@@ -89,8 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "path",
         type=Path,
-        help="the ground truth: a VOCdevkit root or year folder, a COCO annotation "
-        "JSON, an ILSVRC annotation folder or a VisDrone split folder",
+        help=f"the ground truth: {_paths_help(families)}",
     )
     ev.add_argument(
         "--results",
@@ -100,7 +105,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="R",
         help="result files or folders",
     )
-    families = registry.registered()
     ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
     ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
     _add_family_options(ev, families)
@@ -112,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the numbers are then marked NOT OFFICIAL",
     )
     ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
-    ex.add_argument("path", type=Path, help="a VOCdevkit root or year folder")
+    ex.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
     ex.add_argument(
         "--results",
         type=Path,

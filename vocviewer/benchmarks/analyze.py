@@ -38,7 +38,7 @@ import numpy as np
 
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, Benchmark
-from vocviewer.benchmarks.registry import choose, registered, sniff
+from vocviewer.benchmarks.registry import choose, refuse_foreign_options, registered, sniff
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet
 
@@ -71,7 +71,11 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(
             args.path, f"analyze: {sniffed.title} is not analysed yet (only {titles})"
         )
-    return choose(args.path, args.task, args.protocol, sources, analysed()).analyze(args)
+    benchmark = choose(args.path, args.task, args.protocol, sources, analysed())
+    refuse_foreign_options(benchmark, args, "analyze")
+    if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
+        raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
+    return benchmark.analyze(args)
 
 
 def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:

@@ -132,7 +132,7 @@ class IlsvrcBenchmark(ViewDefaults):
     options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
     analyze_tasks = ("det",)
     priority = 40
-    hint = None  # recognised by its --devkit, not by its folder
+    hint = "an ILSVRC annotation folder (with --devkit)"
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if sources.get("devkit") is not None else 0.0

@@ -157,6 +157,21 @@ def looks_like_dataset(path: str | Path) -> bool:
     return any(b.looks_like_dataset(Path(path)) for b in registered())
 
 
+def refuse_foreign_options(benchmark: Benchmark, args: Any, command: str = "eval") -> None:
+    """``FormatError`` if ``args`` set an option (``CliOption``) that ``benchmark`` does not
+    declare (another family's, e.g. VOC's ``--iou`` on a COCO file): never silently ignored."""
+    own = {o.dest for o in benchmark.options}
+    for b in registered():
+        for o in b.options:
+            if o.dest not in own and getattr(args, o.dest, None) is not None:
+                owners = ", ".join(x.title for x in registered() if o in x.options)
+                raise FormatError(
+                    None,
+                    f"{command}: {o.flag} is not an option of {benchmark.title} "
+                    f"(it applies to {owners})",
+                )
+
+
 def benchmark_of(dataset: Dataset) -> Benchmark:
     """The family that read ``dataset`` (``FormatError`` if none claims it); a family
     extending another (higher ``priority``) is asked first."""

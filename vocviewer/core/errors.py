@@ -49,6 +49,8 @@ class FormatError(ValueError):
         return where
 
     def __str__(self) -> str:
+        if self.path is None and self.line is None and not self.element:
+            return self.message  # about the command line, not a file
         return f"{self.location()}: {self.message}"
 
     def __reduce__(self) -> tuple[object, ...]:  # picklable despite keyword-only arguments

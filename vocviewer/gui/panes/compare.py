@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vocviewer.evaluation.analysis import compare_images
 from vocviewer.gui.models.state import AppState
@@ -35,6 +42,8 @@ class ComparePane(QWidget):
         self.combo_a = QComboBox()
         self.combo_b = QComboBox()
         self.summary = QLabel()
+        self.summary.setWordWrap(True)  # a long line wraps; it never widens the pane
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.summary.setStyleSheet("color: #5f6368;")
         self.table = RowsTable(("Image", "TP A", "TP B", "Δ TP", "FP A", "FP B"), long=True)
         top = QHBoxLayout()

@@ -198,6 +198,7 @@ class ConfusionPane(QWidget):
             "found (missed). Detections below the score threshold are left out."
         )
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.summary.setWordWrap(True)  # beside the check box it wraps rather than being cut
         self.compact = QCheckBox("Only classes with counts")
         self.compact.setToolTip("Hide classes with no detection and no missed object")
         self.model = ConfusionModel(self)

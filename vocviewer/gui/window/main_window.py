@@ -72,7 +72,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
         self.addAction(self.image_area.act_grid)
         self.view_menu.insertAction(self.act_fit, self.image_area.act_grid)
-        self.theme = ThemeControl(self, self.view, self.recent.settings)  # View ▸ Theme
+        self.theme = ThemeControl(self, self.view, settings)  # View ▸ Theme (remembered if given)
         self.view_menu.addMenu(self.theme.menu)
         self.confusion = ConfusionPane(st)
         self.right_tabs.addTab(self.confusion, "Confusion")
