@@ -1,7 +1,8 @@
 """What the window's Analysis tab computes for one result set, as ``vocviewer analyze`` does it per
 family: TIDE's error breakdown (``evaluation.tide``; AP points 0-100 at IoU 0.5, whatever IoU the
-window shows) and the bootstrap percentile interval of the result set's headline mean AP over
-images (``evaluation.bootstrap*``).
+window shows), the object characteristics (``evaluation.characteristics``: normalised AP per bin,
+``N`` the paper's default) and the bootstrap percentile interval of the result set's headline mean
+AP over images (``evaluation.bootstrap*``).
 
 The family arrives through its benchmark (``registry.benchmark_of``); ``_ANALYSERS`` maps its
 name to the functions its ``analyze`` uses. A family without (LVIS) answers ``None`` with a
@@ -20,6 +21,7 @@ from vocviewer.benchmarks.analyze import progress_chunk
 from vocviewer.benchmarks.registry import benchmark_of
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import TideResult
 
 Progress = Callable[[int, int], None]
@@ -42,13 +44,26 @@ class SetInterval:
     percent: bool = False
 
 
+@dataclass(frozen=True, eq=False)
+class ViewAnalysis:
+    """TIDE's breakdown and the object characteristics (by name: ``size``, ``aspect``, ...) of
+    one result set."""
+
+    tide: TideResult
+    characteristics: dict[str, Characteristic]
+
+
 class _Family:
-    """One family's TIDE and bootstrap for the window; ``evaluate`` gives what both read."""
+    """One family's TIDE, characteristics and bootstrap for the window; ``evaluate`` gives what
+    they read."""
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
         raise NotImplementedError
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        raise NotImplementedError
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
         raise NotImplementedError
 
     def bootstrap(
@@ -76,6 +91,12 @@ class _Voc(_Family):
         assert image_set is not None
         return voc_tide(ds, res, ev, image_set=image_set)
 
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        from vocviewer.benchmarks.voc_analyze import voc_characteristics
+        from vocviewer.evaluation.normalised_ap import default_normalisers
+
+        return voc_characteristics(ds, ev, default_normalisers(ev)[0])
+
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
@@ -101,6 +122,11 @@ class _Coco(_Family):
 
         return coco_tide(ds, res)
 
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        from vocviewer.benchmarks.coco_analyze import coco_characteristics, coco_normalised
+
+        return coco_characteristics(ds, ev, coco_normalised(ev, None)[0]["n_pos"])
+
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
@@ -121,6 +147,13 @@ class _VisDrone(_Family):
         from vocviewer.evaluation.tide_visdrone import visdrone_tide
 
         return visdrone_tide(ds, res, ev)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        from vocviewer.benchmarks.visdrone_analyze import visdrone_characteristics
+
+        chars = visdrone_characteristics(ds, res, ev, None)[0]
+        chars.pop("overall", None)
+        return chars
 
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
@@ -145,6 +178,13 @@ class _Ilsvrc(_Family):
         from vocviewer.evaluation.tide_ilsvrc import ilsvrc_tide
 
         return ilsvrc_tide(ds, res, ev)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        from vocviewer.benchmarks.ilsvrc_analyze import ilsvrc_characteristics
+
+        chars = ilsvrc_characteristics(ds, res, ev, None)[0]
+        chars.pop("overall", None)
+        return chars
 
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
@@ -178,16 +218,21 @@ def _family(dataset: Dataset) -> _Family | None:
     return _ANALYSERS.get(benchmark_of(dataset).name)
 
 
-def view_tide(dataset: Dataset, results: ResultSet, image_set: str | None) -> TideResult | None:
-    """TIDE's breakdown of ``results`` (``None`` if the family is not analysed; ``image_set``:
-    VOC's Main set the window evaluates). ``ValueError`` if these results cannot be analysed
-    (COCO keypoints; VOC without an image set)."""
+def view_analysis(
+    dataset: Dataset, results: ResultSet, image_set: str | None
+) -> ViewAnalysis | None:
+    """TIDE's breakdown and the object characteristics of ``results`` (``None`` if the family is
+    not analysed; ``image_set``: VOC's Main set the window evaluates). ``ValueError`` if these
+    results cannot be analysed (no detections, COCO keypoints, VOC without an image set)."""
     fam = _family(dataset)
     if fam is None:
         return None
     if len(results.detections) == 0:
         raise ValueError(f"{results.name} has no detections to analyse")
-    return fam.tide(dataset, results, fam.evaluate(dataset, results, image_set), image_set)
+    ev = fam.evaluate(dataset, results, image_set)
+    return ViewAnalysis(
+        fam.tide(dataset, results, ev, image_set), fam.characteristics(dataset, results, ev)
+    )
 
 
 def view_bootstrap(
@@ -215,4 +260,4 @@ def view_bootstrap(
     return fam.bootstrap(dataset, results, ev, replicates, seed, level, **kw)
 
 
-__all__ = ["SetInterval", "not_analysed", "view_bootstrap", "view_tide"]
+__all__ = ["SetInterval", "ViewAnalysis", "not_analysed", "view_analysis", "view_bootstrap"]

@@ -1,10 +1,11 @@
-"""The Analysis tab's background work: TIDE's breakdown of a result set and the bootstrap interval
-of its mean AP (``benchmarks.view_analysis``), each in a ``Worker`` under ``state.jobs``
-(``analysis/tide``, ``analysis/bootstrap``; latest wins), and which detections or objects a bar
-of the breakdown stands for (``bar_members``).
+"""The Analysis tab's background work: TIDE's breakdown and the object characteristics of a result
+set, and the bootstrap interval of its mean AP (``benchmarks.view_analysis``), each in a
+``Worker`` under ``state.jobs`` (``analysis/tide``, ``analysis/bootstrap``; latest wins), and which
+detections or objects a bar of the breakdown stands for (``bar_members``).
 
-TIDE does not depend on the window's IoU or area choice (it is defined at IoU 0.5), so each
-breakdown is kept per result set and image set and computed once.
+Neither depends on the window's IoU or area choice (TIDE is defined at IoU 0.5, the
+characteristics at the family's analysis threshold), so each analysis is kept per result set and
+image set and computed once.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from PySide6.QtCore import QObject, Signal
 
 from vocviewer.benchmarks.view_analysis import (
     SetInterval,
+    ViewAnalysis,
     not_analysed,
+    view_analysis,
     view_bootstrap,
-    view_tide,
 )
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FPKind
@@ -95,7 +97,7 @@ class AnalysisJobs(QObject):
     Signals
     -------
     tide_ready(object, object)
-        The ``ResultSet`` and its ``TideResult`` (``None``: the family is not analysed).
+        The ``ResultSet`` and its ``ViewAnalysis`` (``None``: the family is not analysed).
     tide_failed(object, str)
         The ``ResultSet`` and why it cannot be analysed.
     boot_progress(int, int)
@@ -112,7 +114,8 @@ class AnalysisJobs(QObject):
     def __init__(self, state: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self._tides: dict[tuple[int, str | None], tuple[ResultSet, TideResult | None]] = {}
+        self._tides: dict[tuple[int, str | None], tuple[ResultSet, ViewAnalysis | None]] = {}
+        self._pending: tuple[int, str | None] | None = None
         self._boot: Worker | None = None
         state.dataset_loaded.connect(lambda _ds: self._forget())
 
@@ -125,26 +128,29 @@ class AnalysisJobs(QObject):
         ds = self.state.dataset
         return None if ds is None else not_analysed(ds)
 
-    def cached(self, results: ResultSet) -> tuple[bool, TideResult | None]:
-        """(known, breakdown) of ``results`` at the current image set."""
+    def cached(self, results: ResultSet) -> tuple[bool, ViewAnalysis | None]:
+        """(known, analysis) of ``results`` at the current image set."""
         hit = self._tides.get((id(results), self.state.evaluation.image_set))
         return (hit is not None and hit[0] is results), (hit[1] if hit else None)
 
     def request_tide(self, results: ResultSet) -> None:
-        """Compute ``results``' breakdown (``tide_ready`` / ``tide_failed`` follow)."""
+        """Analyse ``results`` (``tide_ready`` / ``tide_failed`` follow) unless it is under way."""
         st = self.state
         if st.dataset is None:
             return
         image_set = st.evaluation.image_set
         key = (id(results), image_set)
+        if key == self._pending and "analysis/tide" in st.jobs.running_keys():
+            return
+        self._pending = key
 
-        def done(tide: TideResult | None) -> None:
-            self._tides[key] = (results, tide)
-            self.tide_ready.emit(results, tide)
+        def done(out: ViewAnalysis | None) -> None:
+            self._tides[key] = (results, out)
+            self.tide_ready.emit(results, out)
 
         st.jobs.start(
             "analysis/tide",
-            Worker(view_tide, st.dataset, results, image_set),
+            Worker(view_analysis, st.dataset, results, image_set),
             on_returned=done,
             on_errored=lambda exc: self.tide_failed.emit(results, str(exc) or repr(exc)),
         )

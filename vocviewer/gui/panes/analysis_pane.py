@@ -18,21 +18,22 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
-    QSpinBox,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from vocviewer.benchmarks.view_analysis import SetInterval
+from vocviewer.benchmarks.view_analysis import ViewAnalysis
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import object_name
+from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import KIND_NAMES, TideResult
 from vocviewer.gui.models.analysis_tasks import (
     BAR_WORDS,
@@ -45,6 +46,8 @@ from vocviewer.gui.models.analysis_tasks import (
 )
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
+from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
+from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.overlays import MISSED_COLOR
 from vocviewer.gui.panes.side_panel import RowsTable
 
@@ -80,7 +83,7 @@ class AnalysisPane(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
-        self.plot.setMinimumHeight(150)
+        self.plot.setMinimumHeight(130)
         self.plot.getPlotItem().setLabel("left", "dAP (AP points)")
         self.plot.getAxis("bottom").setTicks([[(X_OF[n], TICK[n]) for n in BARS]])
         self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
@@ -95,21 +98,11 @@ class AnalysisPane(QWidget):
         self.walk_button.setEnabled(False)
         self.members = RowsTable(("Rank", "Score", "Image", "Detail"), long=True)
         self.members.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.boot_button = QPushButton("Bootstrap mAP")
-        self.boot_button.setToolTip(
-            "Resample the images with replacement (seed 0) and give the percentile interval "
-            "of the result set's mean AP, as vocviewer analyze --bootstrap N does"
-        )
-        self.replicates = QSpinBox()
-        self.replicates.setRange(10, 1_000_000)
-        self.replicates.setValue(1000)
-        self.replicates.setSuffix(" replicates")
-        self.boot_progress = QProgressBar()
-        self.boot_progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setVisible(False)
-        self.boot_label = QLabel()
-        self.boot_label.setWordWrap(True)
+        self.boot = BootstrapRow(self.jobs, self._results)
+        self.chart_combo = QComboBox()
+        self.chart_combo.setToolTip("What the chart shows: TIDE's breakdown or one characteristic")
+        self.chart_combo.addItem("What each error costs (TIDE)", "")
+        self.chars = CharacteristicsChart(state)
 
         top = QWidget()
         top_box = QVBoxLayout(top)
@@ -127,19 +120,18 @@ class AnalysisPane(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(top)
         self.splitter.addWidget(lower)
-        self.splitter.setSizes([230, 170])
-        boot = QHBoxLayout()
-        boot.addWidget(self.boot_button)
-        boot.addWidget(self.replicates)
-        boot.addWidget(self.boot_progress, 1)
-        boot.addWidget(self.cancel_button)
+        self.splitter.setSizes([260, 140])
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.splitter)
+        self.stack.addWidget(self.chars)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.splitter, 1)
-        layout.addLayout(boot)
-        layout.addWidget(self.boot_label)
+        layout.addWidget(self.chart_combo)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.boot)
 
         self.tide: TideResult | None = None
+        self.characteristics: dict[str, Characteristic] = {}
         self.values: dict[str, float] = {}
         self.bar: str | None = None
         self._members = Members(np.zeros(0, np.int64), False)
@@ -150,15 +142,18 @@ class AnalysisPane(QWidget):
         self.members.row_chosen.connect(self._select)
         self.members.row_activated.connect(self._open_member)
         self.walk_button.clicked.connect(self.walk_these)
-        self.boot_button.clicked.connect(self.run_bootstrap)
-        self.cancel_button.clicked.connect(self.jobs.cancel_bootstrap)
+        self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
         self.jobs.tide_ready.connect(self._on_tide)
         self.jobs.tide_failed.connect(self._on_tide_failed)
-        self.jobs.boot_progress.connect(self._on_boot_progress)
-        self.jobs.boot_done.connect(self._on_boot_done)
         state.dataset_loaded.connect(self._on_dataset)
-        state.current_results_changed.connect(self._invalidate)
-        state.results_added.connect(self._invalidate)
+        for signal in (
+            state.current_results_changed,
+            state.results_added,
+            state.evaluation.started,  # another image set
+            state.evaluation.finished,  # the window's ranks of the listed detections
+            state.evaluation.evidence_replaced,
+        ):
+            signal.connect(self._invalidate)
         state.class_changed.connect(lambda _k: self._show())
 
     # --- computing ---------------------------------------------------------------------------
@@ -167,8 +162,8 @@ class AnalysisPane(QWidget):
         return st.results[st.current_results].results if st.current_results >= 0 else None
 
     def _on_dataset(self, _dataset: Dataset) -> None:
-        self.bar, self.tide = None, None
-        self.boot_label.clear()
+        self.bar = None
+        self.boot.boot_label.clear()
         self._invalidate()
 
     def _invalidate(self, *_args: object) -> None:
@@ -186,27 +181,49 @@ class AnalysisPane(QWidget):
         self._dirty = False
         res, reason = self._results(), self.jobs.reason_not_analysed()
         if self.state.dataset is None or res is None or reason is not None:
-            self.tide = None
-            self._show(reason or "Add a result set to see what each error costs.")
+            self._set_analysis(None, reason or "Add a result set to see what each error costs.")
             return
-        known, tide = self.jobs.cached(res)
+        known, analysis = self.jobs.cached(res)
         if known:
-            self.tide = tide
-            self._show()
+            self._set_analysis(analysis, self.jobs.reason_not_analysed())
             return
-        self.tide = None
-        self._show(f"Analysing {escape(res.name)} …")
+        self._set_analysis(None, f"Analysing {escape(res.name)} …")
         self.jobs.request_tide(res)
 
-    def _on_tide(self, results: ResultSet, tide: TideResult | None) -> None:
+    def _on_tide(self, results: ResultSet, analysis: ViewAnalysis | None) -> None:
         if results is self._results():
-            self.tide = tide
-            self._show(None if tide is not None else self.jobs.reason_not_analysed())
+            self._set_analysis(analysis, self.jobs.reason_not_analysed())
 
     def _on_tide_failed(self, results: ResultSet, why: str) -> None:
         if results is self._results():
-            self.tide = None
-            self._show(f"Not analysed: {escape(why)}")
+            self._set_analysis(None, f"Not analysed: {escape(why)}")
+
+    def _set_analysis(self, analysis: ViewAnalysis | None, message: str | None) -> None:
+        self.tide = analysis.tide if analysis is not None else None
+        self.characteristics = analysis.characteristics if analysis is not None else {}
+        chosen = self.chart_combo.currentData()
+        self.chart_combo.blockSignals(True)
+        while self.chart_combo.count() > 1:
+            self.chart_combo.removeItem(1)
+        for name in self.characteristics:
+            self.chart_combo.addItem(f"Objects by {name} (normalised AP)", name)
+        self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(chosen), 0))
+        self.chart_combo.blockSignals(False)
+        self._show(message if self.tide is None else None)
+        self._show_chart()
+
+    def _show_chart(self) -> None:
+        """The TIDE page, or the characteristics page with the chosen characteristic."""
+        name = self.chart_combo.currentData()
+        res = self._results()
+        self.chars.set_characteristic(
+            self.characteristics.get(name) if name else None, res.name if res else ""
+        )
+        self.stack.setCurrentWidget(self.chars if name else self.splitter)
+
+    def choose_chart(self, name: str) -> None:
+        """Show characteristic ``name`` ("": TIDE's breakdown), as the chart combo does."""
+        self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(name), 0))
 
     # --- the chart ---------------------------------------------------------------------------
     def _class(self) -> int:
@@ -239,9 +256,7 @@ class AnalysisPane(QWidget):
         )
         heights = [self.values[n] for n in BARS]
         brushes = [pg.mkBrush(self._fill if i < 6 else self._muted) for i in range(len(BARS))]
-        pens = [
-            pg.mkPen(self._ink, width=2.5) if n == self.bar else pg.mkPen(None) for n in BARS
-        ]
+        pens = [pg.mkPen(self._ink, width=2.5) if n == self.bar else pg.mkPen(None) for n in BARS]
         self.bars.setOpts(
             x=[X_OF[n] for n in BARS], height=heights, brushes=brushes, pens=pens, width=2 * HALF
         )
@@ -360,10 +375,10 @@ class AnalysisPane(QWidget):
             st.select_object(row)
             return
         i = st.current_results
-        if i >= 0 and row < len(st.evaluations[i].rank_by_row):
-            if st.evaluations[i].rank_by_row[row] >= 0:
-                st.select_detection_row(row)
-                return
+        ranks = st.evaluations[i].rank_by_row if i >= 0 else np.zeros(0, np.int64)
+        if row < len(ranks) and ranks[row] >= 0:
+            st.select_detection_row(row)
+            return
         if self.tide is not None:  # not ranked in the window (e.g. beyond its cap): its image
             st.set_current_image(int(self.tide.evidence.image_index[row]))
 
@@ -372,42 +387,6 @@ class AnalysisPane(QWidget):
         key = WALK_OF.get(self.bar or "")
         if self.walk is not None and key is not None:
             self.walk.set_mode(key)
-
-    # --- the bootstrap -----------------------------------------------------------------------
-    def run_bootstrap(self) -> None:
-        """Bootstrap the current result set's mean AP with the chosen number of replicates."""
-        res = self._results()
-        reason = self.jobs.reason_not_analysed()
-        if res is None or reason is not None:
-            self.boot_label.setText(reason or "Add a result set first.")
-            return
-        n = self.replicates.value()
-        self.boot_progress.setRange(0, n)
-        self.boot_progress.setValue(0)
-        self.boot_progress.setVisible(True)
-        self.cancel_button.setVisible(True)
-        self.boot_button.setEnabled(False)
-        self.boot_label.setText(f"Bootstrapping {res.name}: {n} replicates …")
-        self.jobs.run_bootstrap(res, n)
-
-    def _on_boot_progress(self, done: int, total: int) -> None:
-        self.boot_progress.setRange(0, total)
-        self.boot_progress.setValue(done)
-
-    def _on_boot_done(self, out: SetInterval | str) -> None:
-        self.boot_progress.setVisible(False)
-        self.cancel_button.setVisible(False)
-        self.boot_button.setEnabled(True)
-        if isinstance(out, str):
-            self.boot_label.setText(out)
-            return
-        res = self._results()
-        unit = " (percent)" if out.percent else ""
-        self.boot_label.setText(
-            f"{escape(res.name) if res else ''}: {out.metric}{unit} {out.point:.3f}, "
-            f"{out.level:.0%} interval [{out.low:.3f}, {out.high:.3f}] "
-            f"({out.replicates} replicates over images, seed {out.seed})"
-        )
 
     # --- theme -------------------------------------------------------------------------------
     def apply_palette(self) -> None:

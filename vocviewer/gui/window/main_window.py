@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.state import AppState, Message
-from vocviewer.gui.panes.compare import ComparePane
 from vocviewer.gui.panes.analysis_pane import AnalysisPane
+from vocviewer.gui.panes.compare import ComparePane
 from vocviewer.gui.panes.confusion_pane import ConfusionPane
 from vocviewer.gui.panes.image_browser import ImageBrowser
 from vocviewer.gui.panes.image_view import ImageView
