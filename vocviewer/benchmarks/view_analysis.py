@@ -8,7 +8,8 @@ The family arrives through its benchmark (``registry.benchmark_of``); ``_ANALYSE
 name to the functions its ``analyze`` uses. A family without (LVIS) answers ``None`` with a
 reason (``not_analysed``). Every function re-evaluates the result set itself (the window's own
 evaluation may sit at another IoU threshold), so it may run for seconds: call it in a worker.
-Nothing here imports Qt.
+Nothing here imports Qt; the families' modules are imported when first needed (the window
+starts without them).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from vocviewer.benchmarks.analyze import progress_chunk
 from vocviewer.benchmarks.registry import benchmark_of
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -100,6 +100,7 @@ class _Voc(_Family):
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
+        from vocviewer.benchmarks.analyze import progress_chunk
         from vocviewer.evaluation.bootstrap import bootstrap
         from vocviewer.evaluation.bootstrap_voc import voc_det_evidence
 
@@ -189,6 +190,7 @@ class _Ilsvrc(_Family):
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
+        from vocviewer.benchmarks.analyze import progress_chunk
         from vocviewer.evaluation.bootstrap import bootstrap
         from vocviewer.evaluation.bootstrap_ilsvrc import ilsvrc_det_evidence
 

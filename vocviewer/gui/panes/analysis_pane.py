@@ -331,9 +331,10 @@ class AnalysisPane(QWidget):
         what = "object" if m.objects else "detection"
         cls = "" if k < 0 else f" of {ds.classes[k]}"
         self.list_label.setText(
-            f"{name}: {len(rows)} {what}{'s' if len(rows) != 1 else ''}{cls} — {BAR_WORDS[name]}"
-            f" (dAP {self.values.get(name, 0.0):.2f}). Enter opens one."
+            f"{name}: {len(rows)} {what}{'s' if len(rows) != 1 else ''}{cls}, "
+            f"dAP {self.values.get(name, 0.0):.2f}"
         )
+        self.list_label.setToolTip(f"{name}: {BAR_WORDS[name]}. Enter or double-click opens one.")
         mode = next((w for w in WALK_MODES if w.key == WALK_OF.get(name)), None)
         self.walk_button.setEnabled(self.walk is not None and mode is not None)
         self.walk_button.setText(f"Walk: {mode.label}" if mode else "Walk these")
