@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.panes.analysis_pane import AnalysisPane
 from vocviewer.gui.panes.compare import ComparePane
 from vocviewer.gui.panes.confusion_pane import ConfusionPane
 from vocviewer.gui.panes.image_browser import ImageBrowser
@@ -114,6 +115,9 @@ class MainWindow(WindowActions, ProtocolControls):
         self.mode_combo.activated.connect(self._on_mode_chosen)
         self.sessions = SessionActions(self)  # File ▸ Open / Save session
         self.walk = WalkActions(self)  # the Walk menu: viewdet's walk, by verdict, missed objects
+        self.analysis = AnalysisPane(st, self.walk.walk)  # TIDE, its members, the bootstrap
+        self.right_tabs.addTab(self.analysis, "Analysis")
+        self.analysis.zoom_requested.connect(self.view.zoom_to_highlight)
         self.window_settings = WindowSettings(self, settings)  # restores layout and choices
         self.folders = self.window_settings.folders  # where the file dialogs start
 

@@ -1,0 +1,75 @@
+"""``benchmarks.view_analysis`` (the window's Analysis tab) gives, for VisDrone and ILSVRC, what
+``vocviewer analyze`` prints for the same result set: TIDE's breakdown, the characteristics and
+the bootstrap interval of the mean AP; LVIS says it is not analysed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.parity.lvis_data import write_lvis
+from tests.test_cli_analyze_families import TOY_DET, TOY_GT, ilsvrc_case, write_visdrone
+from vocviewer.benchmarks.view_analysis import not_analysed, view_analysis, view_bootstrap
+from vocviewer.cli import main
+from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+
+
+def _analyze(capsys, *argv) -> dict:
+    out = Path(argv[-1])
+    assert main(["analyze", *map(str, argv[:-1]), "--json", str(out)]) == 0
+    capsys.readouterr()
+    return json.loads(out.read_text())
+
+
+def _same_as_cli(ds, res, entry, image_set=None) -> None:
+    got = view_analysis(ds, res, image_set)
+    assert got is not None
+    assert got.tide.main == pytest.approx(entry["tide"]["main"], abs=1e-12)
+    assert got.tide.special == pytest.approx(entry["tide"]["special"], abs=1e-12)
+    chars = {k: v for k, v in entry["characteristics"].items() if isinstance(v, dict)}
+    assert set(got.characteristics) == set(chars) and chars
+    for name, c in got.characteristics.items():
+        shown = [float("nan") if v is None else v for v in chars[name]["mean"]]
+        assert c.mean.tolist() == pytest.approx(shown, nan_ok=True)
+    boot = view_bootstrap(ds, res, image_set, 200, 7)
+    assert boot is not None
+    expected = entry["bootstrap"]["mAP"]
+    assert boot.point == pytest.approx(expected["point"], abs=1e-12)
+    assert [boot.low, boot.high] == pytest.approx(expected["ci"], abs=1e-12)
+    assert boot.replicates == 200 and boot.seed == 7
+
+
+def test_visdrone_as_analyze(tmp_path: Path, capsys) -> None:
+    split = write_visdrone(tmp_path, TOY_GT, {"res": TOY_DET})
+    args = ["--results", tmp_path / "res", "--bootstrap", 200, "--seed", 7]
+    p = _analyze(capsys, split, *args, tmp_path / "v.json")
+    ds = read_visdrone(split)
+    res = read_visdrone_results(ds, [tmp_path / "res"])
+    _same_as_cli(ds, res, p["sets"]["res"])
+    # hand-worked (test_cli_analyze_families): ranks Bkg, TP, Loc over 2 positives
+    assert view_analysis(ds, res, None).tide.ap == pytest.approx(51 * 0.5 / 101 * 100)
+    assert view_bootstrap(ds, res, None, 20).percent
+
+
+def test_ilsvrc_as_analyze(tmp_path: Path, capsys) -> None:
+    gt, devkit, (pred, *_), _, _ = ilsvrc_case(tmp_path)
+    args = ["--devkit", devkit, "--results", pred, "--bootstrap", 200, "--seed", 7]
+    p = _analyze(capsys, gt, *args, tmp_path / "i.json")
+    ds = read_ilsvrc_det(gt, devkit)
+    res = read_ilsvrc_det_results(ds, pred)
+    _same_as_cli(ds, res, p["sets"]["pred.txt"])
+    assert view_analysis(ds, res, None).tide.counts()["Cls"] == 1  # the hand-worked case
+
+
+def test_lvis_is_not_analysed(tmp_path: Path) -> None:
+    from vocviewer.benchmarks import open_dataset, open_results
+
+    ann, res_path = write_lvis(tmp_path, 3)
+    ds = open_dataset(ann)
+    res = open_results(ds, [res_path])
+    assert "not analysed" in (not_analysed(ds) or "")
+    assert view_analysis(ds, res, None) is None
+    assert view_bootstrap(ds, res, None, 10) is None

@@ -1,0 +1,191 @@
+"""``CharacteristicsChart``: the Analysis tab's object characteristics (Hoiem et al.; the
+retrospective's §6.2, ``evaluation.characteristics``) — per bin of one characteristic (size,
+aspect ratio, truncated, ...) the normalised AP (``AP_N``, eq. 6), averaged over the classes with
+objects in the bin with its standard-error bar, or the selected class's own; the dashed line is
+the overall ``AP_N``. Clicking a bin lists the classes in it (worst first); choosing one selects
+that class in the window.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from vocviewer.evaluation.characteristics import Characteristic
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.side_panel import RowsTable
+
+#: a bin's half width (bins stand at x = 0, 1, ...)
+HALF = 0.35
+
+
+class CharacteristicsChart(QWidget):
+    """One characteristic's bins over the list of the chosen bin's classes."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.plot = pg.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMinimumHeight(130)
+        self.plot.getPlotItem().setLabel("left", "normalised AP")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
+        self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.2)
+        self.overall = pg.InfiniteLine(angle=0, movable=False)
+        for item in (self.bars, self.errors, self.overall):
+            self.plot.addItem(item)
+        self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
+        self.list_label = QLabel("Click a bin to list its classes.")
+        self.list_label.setWordWrap(True)
+        self.classes = RowsTable(("Class", "AP_N", "Objects"))
+        self.classes.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        top = QWidget()
+        top_box = QVBoxLayout(top)
+        top_box.setContentsMargins(0, 0, 0, 0)
+        top_box.addWidget(self.header)
+        top_box.addWidget(self.plot, 1)
+        lower = QWidget()
+        lower_box = QVBoxLayout(lower)
+        lower_box.setContentsMargins(0, 0, 0, 0)
+        lower_box.addWidget(self.list_label)
+        lower_box.addWidget(self.classes, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(lower)
+        splitter.setSizes([260, 140])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self.char: Characteristic | None = None
+        self.set_name = ""
+        self.bin = -1
+        self.heights = np.zeros(0)
+        self._keys: list[int] = []
+        self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
+        self.apply_palette()
+        self.classes.row_chosen.connect(self._select)
+        state.class_changed.connect(lambda _k: self.redraw())
+
+    def set_characteristic(self, char: Characteristic | None, set_name: str) -> None:
+        """Show ``char`` of result set ``set_name`` (``None``: nothing)."""
+        if char is not self.char:
+            self.bin = -1
+        self.char, self.set_name = char, set_name
+        self.redraw()
+
+    def redraw(self) -> None:
+        c, k = self.char, self.state.selected_class
+        if c is None:
+            self.bars.setOpts(x=[], height=[])
+            self.errors.setData(x=np.zeros(0), y=np.zeros(0), top=np.zeros(0), bottom=np.zeros(0))
+            self.header.setText("")
+            self._list()
+            return
+        x = np.arange(len(c.bins), dtype=float)
+        if 0 <= k < len(c.class_names):
+            heights, se = c.ap_n[k], np.zeros(len(c.bins))
+            what = f"<b>{escape(c.class_names[k])}</b>"
+        else:
+            heights, se = c.mean, np.nan_to_num(c.se)
+            what = "mean over classes ± s.e."
+        self.heights = np.nan_to_num(heights)
+        pens = [pg.mkPen(self._ink, width=2.5) if b == self.bin else pg.mkPen(None) for b in x]
+        brushes = [pg.mkBrush(self._fill if not math.isnan(h) else self._muted) for h in heights]
+        self.bars.setOpts(x=x, height=self.heights, width=2 * HALF, pens=pens, brushes=brushes)
+        self.errors.setData(
+            x=x, y=self.heights, height=None, top=se, bottom=se, pen=pg.mkPen(self._ink)
+        )
+        self.overall.setPos(c.overall if not math.isnan(c.overall) else 0.0)
+        self.overall.setVisible(k < 0 and not math.isnan(c.overall))
+        self.plot.getAxis("bottom").setTicks([list(enumerate(c.bins))])
+        self.plot.setXRange(-0.6, len(c.bins) - 0.4, padding=0)
+        self.plot.setYRange(
+            0.0, 1.05 * max(1.0, float(np.max(self.heights + se, initial=0.0))), padding=0
+        )
+        self.header.setText(
+            f"{what} · dashed: overall {c.overall:.3f} · sensitivity {c.sensitivity:.3f} · "
+            f"impact {c.impact:.3f}"
+        )
+        self.header.setToolTip(
+            f"{self.set_name}: objects by {c.name}, normalised AP (eq. 6, N = {c.n_pos:.1f} "
+            "positives per class); sensitivity: max - min of the bins, impact: max bin - overall"
+        )
+        self._list()
+
+    def _on_scene_click(self, event: object) -> None:
+        pos = event.scenePos()  # type: ignore[attr-defined]
+        vb = self.plot.getPlotItem().getViewBox()
+        if self.char is None or not vb.sceneBoundingRect().contains(pos):
+            return
+        b = round(vb.mapSceneToView(pos).x())
+        if 0 <= b < len(self.char.bins) and abs(vb.mapSceneToView(pos).x() - b) <= HALF:
+            self.choose_bin(b)
+
+    def bin_scene_pos(self, b: int) -> QPointF:
+        """Where bin ``b``'s bar middle lies in scene coordinates (for clicks in tests)."""
+        vb = self.plot.getPlotItem().getViewBox()
+        h = float(self.heights[b]) if b < len(self.heights) else 0.0
+        return vb.mapViewToScene(QPointF(float(b), h / 2))
+
+    def choose_bin(self, b: int) -> None:
+        """List bin ``b``'s classes, as a click on it does."""
+        self.bin = b
+        self.redraw()
+
+    def _list(self) -> None:
+        c, b = self.char, self.bin
+        if c is None or not 0 <= b < len(c.bins):
+            self._keys = []
+            self.classes.set_rows([], [], [])
+            self.list_label.setText("Click a bin to list its classes.")
+            return
+        here = np.flatnonzero(c.npos[:, b] > 0)
+        here = here[np.argsort(np.nan_to_num(c.ap_n[here, b], nan=-1.0), kind="stable")]
+        self._keys = here.tolist()
+        rows = [(c.class_names[k], f"{c.ap_n[k, b]:.3f}", str(int(c.npos[k, b]))) for k in here]
+        self.classes.set_rows(rows, list(range(len(rows))), [None] * len(rows))
+        self.list_label.setText(
+            f"{c.name} {c.bins[b]}: {len(rows)} classes with objects here, worst first; "
+            "choose one to select it."
+        )
+
+    def listed_classes(self) -> list[int]:
+        """The class indices the list shows, in its order."""
+        return list(self._keys)
+
+    def _select(self, key: int) -> None:
+        if 0 <= key < len(self._keys):
+            self.state.select_class(self._keys[key])
+
+    def apply_palette(self) -> None:
+        """Background, axes and bars in the widget palette's colours (the window's theme)."""
+        pal = self.palette()
+        bg, ink = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
+        mix = zip(ink.getRgbF(), bg.getRgbF(), strict=True)
+        muted = QColor.fromRgbF(*(0.55 * a + 0.45 * b for a, b in mix))
+        self._ink, self._muted = ink.name(), muted.name()
+        self._fill = pal.color(QPalette.ColorRole.Highlight)
+        self.plot.setBackground(bg)
+        for side in ("left", "bottom"):
+            axis = self.plot.getPlotItem().getAxis(side)
+            axis.setPen(pg.mkPen(muted))
+            axis.setTextPen(pg.mkPen(ink))
+        self.overall.setPen(pg.mkPen(muted, width=1.5, style=Qt.PenStyle.DashLine))
+        if hasattr(self, "char"):
+            self.redraw()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "char"):
+            self.apply_palette()
