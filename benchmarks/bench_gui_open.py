@@ -539,8 +539,10 @@ def report_open(runs: list[dict[str, Any]], cli: list[dict[str, Any]]) -> None:
     walls, evals = [c["wall"] for c in cli], [r["from_spawn"]["eval"] for r in runs]
     ratio = [e / c for e, c in zip(evals, walls, strict=True)]
     print(f"{'CLI: vocviewer eval, whole process':<48}{mm(walls):>16}   (same run, interleaved)")
-    print(f"{'  window eval done - CLI, s':<48}"
-          f"{mm([e - c for e, c in zip(evals, walls, strict=True)]):>16}   (target <= 0.5)")
+    print(
+        f"{'  window eval done - CLI, s':<48}"
+        f"{mm([e - c for e, c in zip(evals, walls, strict=True)]):>16}   (target <= 0.5)"
+    )
     print(f"{'  window eval done / CLI':<48}{mm(ratio):>16}")
     print(f"{'longest event-loop stall (10 ms probe), ms':<48}"
           f"{mm([r['stall'] for r in runs], '{:.0f}'):>16}   (target < 100 ms)")  # fmt: skip

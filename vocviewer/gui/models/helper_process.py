@@ -13,14 +13,17 @@ result set across cost a longer stall than the evaluation's own). What pays is `
 the window opens from the command line, the dataset, its results and their evaluation start here
 while the window is still being built, each job keeping (``hold``) what the next one needs, so only
 the answers cross (a 500,000-detection result set pickles in ~25 ms, its evaluation in ~60 ms).
+A job can also ``send`` items one by one while it runs (``take_stream`` yields them as they come):
+the evaluation arrives class by class, and the window's own work on each overlaps the next.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import queue
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -30,14 +33,25 @@ _LOCK = threading.Lock()  # guards _POOL
 _UNAVAILABLE = (OSError, BrokenProcessPool, RuntimeError)
 _PREFETCHED: dict[Hashable, Future[Any]] = {}  # guarded by _LOCK (main process)
 _HELD: dict[Hashable, Any] = {}  # in the helper process: what one prefetched job left the next
+#: What jobs ``send`` and ``take_stream`` reads: ``(key, item)``, ``(key, END)`` last.
+_STREAM: Any = None
+END = "<end of stream>"
 
 
 def _pool() -> ProcessPoolExecutor:
-    global _POOL
+    global _POOL, _STREAM
     with _LOCK:
         if _POOL is None:
-            _POOL = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            ctx = multiprocessing.get_context("spawn")
+            _STREAM = ctx.Queue()
+            _POOL = ProcessPoolExecutor(1, ctx, initializer=_attach, initargs=(_STREAM,))
         return _POOL
+
+
+def _attach(stream: Any) -> None:  # the helper process, at its start
+    global _STREAM
+    _STREAM = stream
+    stream.cancel_join_thread()  # items nobody reads never keep the helper from exiting
 
 
 def _forget_pool() -> None:
@@ -90,6 +104,43 @@ def take(key: Hashable) -> Any:
         return None
     except Exception:  # the caller's own attempt reports the error properly
         return None
+
+
+def send(key: Hashable, item: Any) -> None:
+    """In the helper process: hand ``item`` (picklable; send ``END`` last) to ``take_stream(key)``."""
+    if _STREAM is not None:
+        _STREAM.put((key, item))
+
+
+def take_stream(key: Hashable) -> Iterator[Any] | None:
+    """The items the job prefetched under ``key`` sends, as they come (waiting without the
+    interpreter lock), ``None`` if there is no such job. The iteration stops early (without an
+    error) if the job failed or the helper died: the caller tells by what it got."""
+    with _LOCK:
+        future, stream = _PREFETCHED.pop(key, None), _STREAM
+    if future is None or stream is None:
+        return None
+    return _stream_items(key, future, stream)
+
+
+def _stream_items(key: Hashable, future: Future[Any], stream: Any) -> Iterator[Any]:
+    idle_after_done = 0
+    while True:
+        try:
+            got, item = stream.get(timeout=0.05)
+        except queue.Empty:
+            if future.done():
+                idle_after_done += 1  # the job returned: its items are all under way
+                if future.cancelled() or future.exception() is not None or idle_after_done > 40:
+                    return
+            continue
+        except (OSError, EOFError, ValueError):  # the queue broke with the helper
+            return
+        if got != key:  # left by an abandoned job
+            continue
+        if isinstance(item, str) and item == END:
+            return
+        yield item
 
 
 def forget_prefetched() -> None:

@@ -9,8 +9,12 @@ and their evaluation in the helper process before the window exists; ``load_data
 
 from __future__ import annotations
 
+import collections
+import itertools
+import pickle
+import threading
 import traceback
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +26,15 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.gui.models.helper_process import (
+    END,
     forget_prefetched,
     held,
     hold,
     in_process,
     prefetch,
+    send,
     take,
+    take_stream,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -74,8 +81,12 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
     JSON annotation files are read in the helper process (``worker.in_process``)."""
     if _reads_in_helper(path):
+        from vocviewer.benchmarks import benchmark_of, registry
+
+        registry.registered()  # the families' imports, here rather than on the GUI thread
         ready = take(("dataset", _dataset_key(path, sources)))
         if isinstance(ready, Dataset):
+            benchmark_of(ready).view_settings(ready)  # (and what choosing them imports)
             return ready
         return in_process(read_dataset, path, **sources)  # type: ignore[no-any-return]
     return read_dataset(path, **sources)
@@ -128,18 +139,44 @@ def prefetch_open(
     if results_paths:
         rkey = _results_key([Path(p) for p in results_paths], None, None)
         prefetch(("results", rkey), _read_results_held, dkey, rkey)
-        prefetch(("evaluation", rkey), _evaluate_held, dkey, rkey)
+        prefetch(("evaluation", rkey), _evaluate_held, dkey, ("evaluation", rkey))
 
 
-def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> list[Any] | None:
-    """The prefetched evaluation (``ClassView``s, notices, summary) of ``results`` at ``choice``,
-    if ``prefetch_open`` computed exactly that; else ``None``."""
-    rkey = _results_key([Path(p) for p in results.files], None, None)
-    ready = take(("evaluation", rkey))
-    expected = (_fingerprint(dataset), choice, len(results.detections))
-    if not isinstance(ready, tuple) or ready[:3] != expected:
+def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterator[Any] | None:
+    """The evaluation (``ClassView``s, notices, summary) of ``results`` at ``choice`` that
+    ``prefetch_open`` has the helper compute, class by class as it comes (each diagnosed here,
+    ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
+
+    If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import ClassView, diagnose_pending
+
+    stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
+    if stream is None:
         return None
-    return list(ready[3])
+    header = next(stream, None)
+    if header != (_fingerprint(dataset), choice, len(results.detections)):
+        threading.Thread(target=collections.deque, args=(stream, 0), daemon=True).start()  # drain
+        return None
+    bench = benchmark_of(dataset)
+    rules = bench.view_settings(dataset).rules
+
+    def views() -> Iterator[Any]:
+        done = 0
+        for blob in stream:
+            if blob == _COMPLETE:
+                return
+            view = pickle.loads(blob)
+            done += 1
+            yield (
+                diagnose_pending(dataset, results, view, rules)
+                if isinstance(view, ClassView)
+                else view
+            )
+        # the helper stopped on the way (killed, out of memory, an error): the rest here
+        yield from itertools.islice(bench.evaluate_views(dataset, results, choice), done, None)
+
+    return views()
 
 
 def _dataset_key(path: str | Path, sources: dict[str, str | Path | None]) -> Hashable:
@@ -178,19 +215,30 @@ def _read_results_held(dkey: Hashable, rkey: Hashable) -> tuple[Hashable, Result
     return _fingerprint(dataset), results
 
 
-def _evaluate_held(dkey: Hashable, rkey: Hashable) -> tuple[Any, ...] | None:
-    """In the helper process: the held results evaluated at the family's default choice, as
-    ``(dataset fingerprint, choice, detections, views)``."""
+def _evaluate_held(dkey: Hashable, skey: Hashable) -> None:
+    """In the helper process: the held results evaluated at the family's default choice, sent
+    as they come (undiagnosed, pickled) under ``skey`` after a header ``(dataset fingerprint,
+    choice, detections)``."""
     from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import deferred_diagnosis
 
     pair = held(("results", dkey))
-    if pair is None:
-        return None
-    dataset, results = pair
-    bench = benchmark_of(dataset)
-    choice = bench.view_settings(dataset).default_choice()
-    views = list(bench.evaluate_views(dataset, results, choice))
-    return _fingerprint(dataset), choice, len(results.detections), views
+    try:
+        if pair is None:
+            return
+        dataset, results = pair
+        bench = benchmark_of(dataset)
+        choice = bench.view_settings(dataset).default_choice()
+        send(skey, (_fingerprint(dataset), choice, len(results.detections)))
+        with deferred_diagnosis():
+            for view in bench.evaluate_views(dataset, results, choice):
+                send(skey, pickle.dumps(view, protocol=5))
+        send(skey, _COMPLETE)
+    finally:
+        send(skey, END)
+
+
+_COMPLETE = "<complete>"
 
 
 def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
