@@ -143,6 +143,12 @@ def _stream_items(key: Hashable, future: Future[Any], stream: Any) -> Iterator[A
         yield item
 
 
+def prefetched() -> int:
+    """How many prefetched jobs are not taken yet."""
+    with _LOCK:
+        return len(_PREFETCHED)
+
+
 def forget_prefetched() -> None:
     """Drop every answer not yet taken (a new dataset is being opened)."""
     with _LOCK:
