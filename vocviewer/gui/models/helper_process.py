@@ -61,11 +61,20 @@ def _forget_pool() -> None:
         _POOL = None
 
 
+def _submit(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future[Any]:
+    """Submit to the helper; one that died since (found broken) is replaced once."""
+    try:
+        return _pool().submit(fn, *args, **kwargs)
+    except BrokenProcessPool:
+        _forget_pool()
+        return _pool().submit(fn, *args, **kwargs)
+
+
 def in_process(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)`` (picklable) run in the helper process; its exceptions come back as
     they are. Runs here if no helper can be started; ``ChildProcessError`` if it died."""
     try:
-        future = _pool().submit(fn, *args, **kwargs)
+        future = _submit(fn, *args, **kwargs)
     except _UNAVAILABLE:
         return fn(*args, **kwargs)
     try:
@@ -82,7 +91,7 @@ def prefetch(key: Hashable, fn: Callable[..., Any], *args: Any, **kwargs: Any) -
     """Start ``fn(*args, **kwargs)`` in the helper process now (jobs run in submission order);
     ``take(key)`` gets its answer later. Nothing happens if no helper can be started."""
     try:
-        future = _pool().submit(fn, *args, **kwargs)
+        future = _submit(fn, *args, **kwargs)
     except _UNAVAILABLE:
         return
     with _LOCK:
@@ -132,6 +141,8 @@ def _stream_items(key: Hashable, future: Future[Any], stream: Any) -> Iterator[A
             if future.done():
                 idle_after_done += 1  # the job returned: its items are all under way
                 if future.cancelled() or future.exception() is not None or idle_after_done > 40:
+                    if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
+                        _forget_pool()
                     return
             continue
         except (OSError, EOFError, ValueError):  # the queue broke with the helper

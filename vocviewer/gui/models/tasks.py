@@ -135,7 +135,8 @@ def prefetch_open(
     if not _reads_in_helper(path):
         return
     dkey = _dataset_key(path, sources)
-    prefetch(("dataset", dkey), _read_dataset_held, dkey, path, **sources)
+    keep = bool(results_paths)
+    prefetch(("dataset", dkey), _read_dataset_held, (dkey, keep), path, **sources)
     if results_paths:
         rkey = _results_key([Path(p) for p in results_paths], None, None)
         prefetch(("results", rkey), _read_results_held, dkey, rkey)
@@ -194,10 +195,13 @@ def _fingerprint(dataset: Dataset) -> Hashable:
     return (dataset.name, str(dataset.root), dataset.classes, sizes)
 
 
-def _read_dataset_held(key: Hashable, path: str | Path, **sources: str | Path | None) -> Dataset:
-    """In the helper process: ``read_dataset``, kept for ``_read_results_held``."""
+def _read_dataset_held(
+    key: tuple[Hashable, bool], path: str | Path, **sources: str | Path | None
+) -> Dataset:
+    """In the helper process: ``read_dataset``, kept for ``_read_results_held`` if ``key[1]``."""
     dataset = read_dataset(path, **sources)
-    hold(("dataset", key), dataset)
+    if key[1]:
+        hold(("dataset", key[0]), dataset)
     return dataset
 
 
