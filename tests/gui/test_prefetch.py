@@ -21,10 +21,12 @@ def _open(qtbot, window, path, res):
     st = window.state
     window.open_dataset(path, (res,))
     qtbot.waitUntil(
-        lambda: st.dataset is not None
-        and len(st.results) == 1
-        and st.is_idle()
-        and st.evaluation.sets[0].summary is not None,
+        lambda: (
+            st.dataset is not None
+            and len(st.results) == 1
+            and st.is_idle()
+            and st.evaluation.sets[0].summary is not None
+        ),
         timeout=60_000,
     )
     return st
