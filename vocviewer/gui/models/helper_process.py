@@ -8,13 +8,14 @@ work runs in the calling thread; if the helper dies while working (killed, out o
 is not tried again here, where the same input could take the window down: a
 ``ChildProcessError`` says so and the next call starts a new helper.
 
-Streaming each class's evaluation back was tried and measured worse (sending a 500,000-detection
-result set across cost a longer stall than the evaluation's own). What pays is ``prefetch``: when
-the window opens from the command line, the dataset, its results and their evaluation start here
-while the window is still being built, each job keeping (``hold``) what the next one needs, so only
-the answers cross (a 500,000-detection result set pickles in ~25 ms, its evaluation in ~60 ms).
-A job can also ``send`` items one by one while it runs (``take_stream`` yields them as they come):
-the evaluation arrives class by class, and the window's own work on each overlaps the next.
+Sending a 500,000-detection result set over to be evaluated here was tried and measured worse
+(a longer stall than the evaluation's own). ``prefetch`` avoids the sending: when the window opens
+from the command line, the dataset, its results and their evaluation start here while the window
+is still being built, each job keeping (``hold``) what the next one needs, so only answers cross
+(a 500,000-detection result set pickles in ~25 ms). A job can also ``send`` items one by one while
+it runs (``take_stream`` yields them as they come): the evaluation arrives class by class, and
+the window's own work on each (the false-positive diagnosis) overlaps the next. It pays where a
+core is free; on a machine loaded by others it only moves work around.
 """
 
 from __future__ import annotations
