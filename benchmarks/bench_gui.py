@@ -7,7 +7,10 @@
    generated 5,000-image VOC set with 200,000 detections (``bench_voc.make_devkit``; target
    < 100 ms).
 
-Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000]``.
+``--sample`` names what each thread ran during the five longest gaps (stack samples every ~5 ms;
+the issue's target: no stall > 100 ms with ``--dets 5000000``).
+
+Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000] [--sample]``.
 """
 
 from __future__ import annotations
@@ -129,7 +132,9 @@ def bench_stepping(app: QApplication, steps: int) -> list[float]:
         return times
 
 
-def bench_stall(app: QApplication, n_images: int, n_dets: int) -> tuple[float, float, int]:
+def bench_stall(
+    app: QApplication, n_images: int, n_dets: int, sample: bool = False
+) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         make_devkit(Path(tmp), n_images, n_dets)
@@ -144,12 +149,26 @@ def bench_stall(app: QApplication, n_images: int, n_dets: int) -> tuple[float, f
         st.open_dataset(Path(tmp) / "VOC2007")
         wait_until(app, lambda: st.dataset is not None and st.is_idle())
         app.processEvents()
+        from benchmarks.bench_gui_open import StackSampler
+
+        sampler = StackSampler() if sample else None
+        if sampler is not None:
+            sampler.start()
         probe.start()
         t = time.perf_counter()
         st.add_results([Path(tmp) / "results" / "VOC2007"])
         wait_until(app, lambda: len(st.results) == 1 and st.is_idle(), timeout=600)
         elapsed = time.perf_counter() - t
         probe.stop()
+        worst = sorted(probe.gaps, reverse=True)[:5]
+        print("5 longest probe gaps: " + ", ".join(
+            f"{g} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in worst))  # fmt: skip
+        if sampler is not None:
+            sampler.stop()
+            for _g, a, b in worst:
+                print(f"gap {b - a} ms at {a / 1000:.2f}-{b / 1000:.2f} s after add_results:")
+                for who, top in sampler.during(t + a / 1000, t + b / 1000).items():
+                    print(f"    {who:>6}: " + "; ".join(f"{d} (x{n})" for d, n in top))
         win.close()
         QThreadPool.globalInstance().waitForDone()
         return probe.longest(), elapsed, len(probe.gaps)
@@ -160,13 +179,17 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--images", type=int, default=4952)
     ap.add_argument("--dets", type=int, default=200_000)
+    ap.add_argument("--sample", action="store_true", help="name what ran during the worst gaps")
+    ap.add_argument("--switch-interval", type=float, help="sys.setswitchinterval (experiment)")
     args = ap.parse_args()
+    if args.switch_interval:
+        sys.setswitchinterval(args.switch_interval)
     app = make_app()
     times = bench_stepping(app, args.steps)
     print(f"next/previous image, 640x480 JPEG, 100 detections drawn: median "
           f"{statistics.median(times):.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms "
           f"over {len(times)} steps (target median < 50 ms)")  # fmt: skip
-    worst, elapsed, n = bench_stall(app, args.images, args.dets)
+    worst, elapsed, n = bench_stall(app, args.images, args.dets, args.sample)
     print(f"results loading + evaluation took {elapsed:.1f} s; longest event-loop stall "
           f"{worst:.0f} ms over {n} probe ticks (target < 100 ms)")  # fmt: skip
 

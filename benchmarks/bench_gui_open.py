@@ -25,8 +25,18 @@ probe gaps (``StackSampler``); one cProfiled open (GUI thread only: top 40 cumul
 time); the worker functions cProfiled; and one cProfiled scroll + stepping run. Every timing is
 min / median over ``--runs`` fresh processes.
 
+4. **Big** (``--parts big``): the same open with ``bench_coco_scale``'s 2,000,000-detection
+   (~300 MB) results file (target: evaluation done within 1.2x the CLI's time).
+
+Parts 1 and 4 also run ``vocviewer eval GT --results R`` as a fresh process, interleaved with the
+window's runs (a busy machine slows both alike), and print the window's time to evaluation done
+against it (difference and ratio) and the load average. The window's child calls
+``tasks.prefetch_open`` first, as ``vocviewer open`` does; ``--no-prefetch`` adds the same runs
+without it (the window's own order: dataset, then results, then evaluation).
+
 Usage: ``python benchmarks/bench_gui_open.py [--runs 3] [--images 5000] [--dets 500000]
-[--list-images 20000] [--scroll-steps 200] [--steps 50] [--parts open workers scroll] [--profile]``
+[--list-images 20000] [--scroll-steps 200] [--steps 50] [--parts open workers scroll big]
+[--big-dets 2000000] [--no-prefetch] [--profile]``
 """
 
 from __future__ import annotations
@@ -109,6 +119,21 @@ def make_open_set(tmp: Path, n_images: int, n_dets: int) -> tuple[Path, Path, di
     res.write_text(json.dumps(dets))
     write_jpegs(tmp / "val2017", [im["file_name"] for im in gt["images"]], (640, 480), 8, True)
     sizes = {"images": len(gt["images"]), "objects": len(gt["annotations"]), "dets": len(dets),
+             "gt_mb": ann.stat().st_size >> 20, "res_mb": res.stat().st_size >> 20}  # fmt: skip
+    return ann, res, sizes
+
+
+def make_big_set(tmp: Path, n_dets: int) -> tuple[Path, Path, dict[str, int]]:
+    """``bench_coco_scale``'s val2017-sized ground truth and an ``n_dets``-row results file
+    (2,000,000 rows: ~300 MB), with JPEGs, in the layout of ``make_open_set``."""
+    from benchmarks.bench_coco_scale import write_gt, write_results
+
+    ann = tmp / "annotations" / "instances_val2017.json"
+    gt = write_gt(ann, 5000)
+    res = tmp / "detections_val2017_results.json"
+    write_results(res, gt, n_dets)
+    write_jpegs(tmp / "val2017", [im["file_name"] for im in gt["images"]], (640, 480), 8, True)
+    sizes = {"images": len(gt["images"]), "objects": len(gt["annotations"]), "dets": n_dets,
              "gt_mb": ann.stat().st_size >> 20, "res_mb": res.stat().st_size >> 20}  # fmt: skip
     return ann, res, sizes
 
@@ -239,8 +264,13 @@ class StackSampler:
         return {who: sorted(per.items(), key=lambda kv: -kv[1])[:2] for who, per in counts.items()}
 
 
-def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool) -> dict[str, Any]:
+def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool,
+               prefetch: bool = True) -> dict[str, Any]:  # fmt: skip
     wall0, t_main = time.time(), time.perf_counter()
+    if prefetch:  # as ``vocviewer open GT --results R`` does before it imports Qt
+        from vocviewer.gui.models.tasks import prefetch_open
+
+        prefetch_open(ann, (res,))
     import resource
 
     from PySide6.QtCore import QThreadPool, QTimer
@@ -513,7 +543,15 @@ def mm(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(min(values))} / {fmt.format(statistics.median(values))}"
 
 
-def report_open(runs: list[dict[str, Any]]) -> None:
+def child_cli(ann: Path, res: Path) -> dict[str, Any]:
+    """``vocviewer eval GT --results R`` as a fresh process: its wall time (s)."""
+    t = time.perf_counter()
+    cmd = [sys.executable, "-m", "vocviewer", "eval", str(ann), "--results", str(res)]
+    subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
+    return {"wall": time.perf_counter() - t}
+
+
+def report_open(runs: list[dict[str, Any]], cli: list[dict[str, Any]]) -> None:
     print(f"\n{'milestone (seconds, min / median)':<48}{'from spawn':>16}{'from MainWindow()':>20}"
           f"{'from open':>16}")  # fmt: skip
     print(f"{'Python interpreter up':<48}{mm([r['interpreter'] for r in runs]):>16}")
@@ -523,6 +561,14 @@ def report_open(runs: list[dict[str, Any]]) -> None:
             vals = [r[frame][key] for r in runs if key in r[frame]]
             cols.append(mm(vals) if len(vals) == len(runs) else "-")
         print(f"{label:<48}{cols[0]:>16}{cols[1]:>20}{cols[2]:>16}")
+    walls, evals = [c["wall"] for c in cli], [r["from_spawn"]["eval"] for r in runs]
+    ratio = [e / c for e, c in zip(evals, walls, strict=True)]
+    print(f"{'CLI: vocviewer eval, whole process':<48}{mm(walls):>16}   (same run, interleaved)")
+    print(
+        f"{'  window eval done - CLI, s':<48}"
+        f"{mm([e - c for e, c in zip(evals, walls, strict=True)]):>16}   (target <= 0.5)"
+    )
+    print(f"{'  window eval done / CLI':<48}{mm(ratio):>16}")
     print(f"{'longest event-loop stall (10 ms probe), ms':<48}"
           f"{mm([r['stall'] for r in runs], '{:.0f}'):>16}   (target < 100 ms)")  # fmt: skip
     for i, r in enumerate(runs):
@@ -586,19 +632,23 @@ def main() -> None:
     ap.add_argument("--list-images", type=int, default=20_000, help="images of the scroll set")
     ap.add_argument("--scroll-steps", type=int, default=200)
     ap.add_argument("--steps", type=int, default=50, help="next-image steps in the scroll set")
-    ap.add_argument("--parts", nargs="+", choices=("open", "workers", "scroll"),
+    ap.add_argument("--big-dets", type=int, default=2_000_000, help="detections of part big")
+    ap.add_argument("--parts", nargs="+", choices=("open", "workers", "scroll", "big"),
                     default=["open", "workers", "scroll"])  # fmt: skip
     ap.add_argument("--profile", action="store_true", help="also one cProfiled open + workers")
+    ap.add_argument("--no-prefetch", action="store_true",
+                    help="also open without the helper's prefetch (the window's own order)")  # fmt: skip
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--files", nargs="+", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--t-spawn", type=float, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        if args.child in ("open", "open-profile", "open-sample"):
+        if args.child in ("open", "open-profile", "open-sample", "open-noprefetch"):
             kind = args.child
-            out = child_open(
-                *args.files, args.t_spawn, kind == "open-profile", kind == "open-sample"
-            )
+            out = child_open(*args.files, args.t_spawn, kind == "open-profile",
+                             kind == "open-sample", kind != "open-noprefetch")  # fmt: skip
+        elif args.child == "cli":
+            out = child_cli(*args.files)
         elif args.child in ("workers", "workers-profile"):
             out = child_workers(*args.files, args.child == "workers-profile")
         else:
@@ -619,10 +669,19 @@ def main() -> None:
                   f"JPEGs; generated in {time.perf_counter() - t:.1f} s")  # fmt: skip
             files = ["--files", str(ann), str(res)]
             if "open" in args.parts:
-                runs = [run_child("open", *files) for _ in range(args.runs)]
+                kinds = ["cli", "open"] + (["open-noprefetch"] if args.no_prefetch else [])
+                by_kind: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
+                for _ in range(args.runs):  # interleaved: a busy machine slows all alike
+                    for kind in kinds:
+                        by_kind[kind].append(run_child(kind, *files))
+                runs = by_kind["open"]
                 assert all(r["n_dets"] == n["dets"] for r in runs)
                 print(f"\n== 1. open to first image: {args.runs} fresh processes ==")
-                report_open(runs)
+                report_open(runs, by_kind["cli"])
+                if args.no_prefetch:
+                    print("\n-- the same without the helper's prefetch (window-built order) --")
+                    report_open(by_kind["open-noprefetch"], by_kind["cli"])
+                print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
             if "workers" in args.parts:
                 runs = [run_child("workers", *files) for _ in range(args.runs)]
                 print(f"\n== 2. worker functions timed directly: {args.runs} fresh processes ==")
@@ -639,6 +698,25 @@ def main() -> None:
                     f"evaluation finished at {r['from_open']['eval']:.2f} s after open_dataset)"
                 )
                 run_child("workers-profile", *files, show_stdout=True)
+    if "big" in args.parts:
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            ann, res, n = make_big_set(Path(tmp), args.big_dets)
+            print(f"\nbig set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
+                  f"detections (results JSON {n['res_mb']} MB); generated in "
+                  f"{time.perf_counter() - t:.1f} s")  # fmt: skip
+            files = ["--files", str(ann), str(res)]
+            kinds = ["cli", "open"] + (["open-noprefetch"] if args.no_prefetch else [])
+            big: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
+            for _ in range(args.runs):
+                for kind in kinds:
+                    big[kind].append(run_child(kind, *files))
+            print(f"\n== 4. the {n['res_mb']} MB results file: {args.runs} fresh processes ==")
+            report_open(big["open"], big["cli"])
+            if args.no_prefetch:
+                print("\n-- the same without the helper's prefetch --")
+                report_open(big["open-noprefetch"], big["cli"])
+            print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if "scroll" in args.parts:
         print(f"\n== 3. {args.list_images}-image list: {args.runs} fresh processes per variant ==")
         for with_files in (False, True):

@@ -254,6 +254,10 @@ def _run_gui(
     if problem:
         _error(problem)
         return 3
+    if path is not None:  # a JSON dataset, its results and evaluation start while Qt loads
+        from vocviewer.gui.models.tasks import prefetch_open
+
+        prefetch_open(path, results, **sources)
     from vocviewer.gui.window.app import run_gui
 
     code = run_gui(

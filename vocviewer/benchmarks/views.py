@@ -12,9 +12,10 @@ Nothing here imports Qt: the window's models consume these objects as they are.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,13 +234,37 @@ def missed_rows(
     return rows[~np.isin(rows, found)].astype(np.int64)
 
 
+#: Set (``deferred_diagnosis``) where views are computed for another process to diagnose
+#: (``diagnose_pending``): the window's helper process, so both cores work (window speed only).
+_DEFER: list[bool] = [False]
+
+
+@contextlib.contextmanager
+def deferred_diagnosis() -> Iterator[None]:
+    """Within: ``diagnosed`` leaves views undiagnosed (``false_positives`` None)."""
+    _DEFER[0] = True
+    try:
+        yield
+    finally:
+        _DEFER[0] = False
+
+
+def diagnose_pending(
+    dataset: Dataset, results: ResultSet, view: ClassView, rules: DiagnosisRules
+) -> ClassView:
+    """A view computed under ``deferred_diagnosis`` as ``diagnosed`` would have made it."""
+    if view.false_positives is not None:
+        return view
+    return diagnosed(dataset, results, view, rules)
+
+
 def diagnosed(
     dataset: Dataset, results: ResultSet, view: ClassView, rules: DiagnosisRules
 ) -> ClassView:
     """``view`` with its false positives diagnosed (``analysis.classify_false_positives``, at
     the view's IoU threshold: protocols without a duplicate verdict count a false positive on
     an object of its class by that IoU as a duplicate)."""
-    if view.evaluation.task != "det":
+    if view.evaluation.task != "det" or _DEFER[0]:
         return view
     fp = classify_false_positives(
         dataset,

@@ -33,7 +33,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
-from vocviewer.gui.models.tasks import Message, error_message
+from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
 
 
@@ -322,8 +322,10 @@ class EvaluationModel(QObject):
 
 
 def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
-    """The family's evaluation as a generator a worker drives."""
-    yield from bench.evaluate_views(ds, res, choice)
+    """The family's evaluation as a generator a worker drives (the one ``prefetch_open`` had
+    the helper process compute, if it matches)."""
+    ready = take_evaluation(ds, res, choice)
+    yield from ready if ready is not None else bench.evaluate_views(ds, res, choice)
 
 
 def _rederive(

@@ -2,15 +2,22 @@
 
 ``load_dataset`` / ``load_results`` run off the GUI thread on immutable inputs, through the
 dataset's benchmark family; ``LoadedResults`` indexes a result set's detections by image;
-``Message`` is one line of the message area.
+``Message`` is one line of the message area. ``prefetch_open`` starts a JSON dataset, its results
+and their evaluation in the helper process before the window exists; ``load_dataset``,
+``load_results`` and ``take_evaluation`` then take what it computed.
 """
 
 from __future__ import annotations
 
+import collections
+import itertools
+import pickle
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +25,17 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.gui.models.helper_process import in_process
+from vocviewer.gui.models.helper_process import (
+    END,
+    forget_prefetched,
+    held,
+    hold,
+    in_process,
+    prefetch,
+    send,
+    take,
+    take_stream,
+)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -63,9 +80,20 @@ class LoadedResults:
 def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
     JSON annotation files are read in the helper process (``worker.in_process``)."""
-    if Path(path).suffix.lower() == ".json" and Path(path).is_file():
+    if _reads_in_helper(path):
+        from vocviewer.benchmarks import benchmark_of, registry
+
+        registry.registered()  # the families' imports, here rather than on the GUI thread
+        ready = take(("dataset", _dataset_key(path, sources)))
+        if isinstance(ready, Dataset):
+            benchmark_of(ready).view_settings(ready)  # (and what choosing them imports)
+            return ready
         return in_process(read_dataset, path, **sources)  # type: ignore[no-any-return]
     return read_dataset(path, **sources)
+
+
+def _reads_in_helper(path: str | Path) -> bool:
+    return Path(path).suffix.lower() == ".json" and Path(path).is_file()
 
 
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
@@ -88,8 +116,137 @@ def load_results(
 
     bench = benchmark_of(dataset)
     given = [Path(p) for p in paths]
+    ready = take(("results", _results_key(given, image_set, fallback_set)))
+    if isinstance(ready, tuple) and ready[0] == _fingerprint(dataset):
+        return LoadedResults.build(dataset, ready[1])
     results = bench.read_view_results(dataset, given, image_set, fallback_set, in_process)
     return LoadedResults.build(dataset, results)
+
+
+# --- prefetching (vocviewer open DATASET.json --results R: the helper starts before the window) ---
+def prefetch_open(
+    path: str | Path, results_paths: Sequence[str | Path] = (), **sources: str | Path | None
+) -> None:
+    """Start reading the JSON dataset ``path``, its result files and their evaluation at the
+    family's default choice in the helper process, one after the other, while this process builds
+    the window; ``load_dataset``, ``load_results`` and ``take_evaluation`` take the answers
+    (where their arguments match; else they do the work as usual). Other datasets: nothing."""
+    forget_prefetched()
+    if not _reads_in_helper(path):
+        return
+    dkey = _dataset_key(path, sources)
+    keep = bool(results_paths)
+    prefetch(("dataset", dkey), _read_dataset_held, (dkey, keep), path, **sources)
+    if results_paths:
+        rkey = _results_key([Path(p) for p in results_paths], None, None)
+        prefetch(("results", rkey), _read_results_held, dkey, rkey)
+        prefetch(("evaluation", rkey), _evaluate_held, dkey, ("evaluation", rkey))
+
+
+def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterator[Any] | None:
+    """The evaluation (``ClassView``s, notices, summary) of ``results`` at ``choice`` that
+    ``prefetch_open`` has the helper compute, class by class as it comes (each diagnosed here,
+    ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
+
+    If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import ClassView, diagnose_pending
+
+    stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
+    if stream is None:
+        return None
+    header = next(stream, None)
+    if header != (_fingerprint(dataset), choice, len(results.detections)):
+        threading.Thread(target=collections.deque, args=(stream, 0), daemon=True).start()  # drain
+        return None
+    bench = benchmark_of(dataset)
+    rules = bench.view_settings(dataset).rules
+
+    def views() -> Iterator[Any]:
+        done = 0
+        for blob in stream:
+            if blob == _COMPLETE:
+                return
+            view = pickle.loads(blob)
+            done += 1
+            yield (
+                diagnose_pending(dataset, results, view, rules)
+                if isinstance(view, ClassView)
+                else view
+            )
+        # the helper stopped on the way (killed, out of memory, an error): the rest here
+        yield from itertools.islice(bench.evaluate_views(dataset, results, choice), done, None)
+
+    return views()
+
+
+def _dataset_key(path: str | Path, sources: dict[str, str | Path | None]) -> Hashable:
+    given = tuple(sorted((k, str(v)) for k, v in sources.items() if v is not None))
+    return (str(Path(path)), given)
+
+
+def _results_key(paths: Sequence[Path], image_set: str | None, fallback: str | None) -> Hashable:
+    return (tuple(str(p) for p in paths), image_set, fallback)
+
+
+def _fingerprint(dataset: Dataset) -> Hashable:
+    """What tells the prefetched dataset from another one (cheap)."""
+    sizes = (len(dataset.images), len(dataset.objects))
+    return (dataset.name, str(dataset.root), dataset.classes, sizes)
+
+
+def _read_dataset_held(
+    key: tuple[Hashable, bool], path: str | Path, **sources: str | Path | None
+) -> Dataset:
+    """In the helper process: ``read_dataset``, kept for ``_read_results_held`` if ``key[1]``."""
+    dataset = read_dataset(path, **sources)
+    if key[1]:
+        hold(("dataset", key[0]), dataset)
+    return dataset
+
+
+def _read_results_held(dkey: Hashable, rkey: Hashable) -> tuple[Hashable, ResultSet] | None:
+    """In the helper process: the held dataset's results (both kept for ``_evaluate_held``),
+    with the dataset's ``_fingerprint``."""
+    from vocviewer.benchmarks import benchmark_of
+
+    dataset = held(("dataset", dkey))
+    if not isinstance(dataset, Dataset):
+        return None
+    paths = [Path(p) for p in rkey[0]]  # type: ignore[index]
+    results = benchmark_of(dataset).read_view_results(dataset, paths, None, None, _here)
+    hold(("results", dkey), (dataset, results))
+    return _fingerprint(dataset), results
+
+
+def _evaluate_held(dkey: Hashable, skey: Hashable) -> None:
+    """In the helper process: the held results evaluated at the family's default choice, sent
+    as they come (undiagnosed, pickled) under ``skey`` after a header ``(dataset fingerprint,
+    choice, detections)``."""
+    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.benchmarks.views import deferred_diagnosis
+
+    pair = held(("results", dkey))
+    try:
+        if pair is None:
+            return
+        dataset, results = pair
+        bench = benchmark_of(dataset)
+        choice = bench.view_settings(dataset).default_choice()
+        send(skey, (_fingerprint(dataset), choice, len(results.detections)))
+        with deferred_diagnosis():
+            for view in bench.evaluate_views(dataset, results, choice):
+                send(skey, pickle.dumps(view, protocol=5))
+        send(skey, _COMPLETE)
+    finally:
+        send(skey, END)
+
+
+_COMPLETE = "<complete>"
+
+
+def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
 
 
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:

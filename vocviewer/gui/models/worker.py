@@ -11,6 +11,7 @@ new job under a key quits the old one, and anything the old one still reports is
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -18,6 +19,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+#: How soon a thread waiting for the interpreter lock gets it from one running Python (s; Python's
+#: default is 5 ms): the GUI thread paints in many short Python calls, each of which would
+#: otherwise wait up to 5 ms behind a busy worker.
+SWITCH_INTERVAL_S = 0.001
 #: Workers between ``start()`` and ``finished``; keeps them (and their signals) referenced.
 _RUNNING: set[Worker] = set()
 
@@ -67,6 +72,8 @@ class Worker(QRunnable):
 
     def start(self) -> None:
         """Queue the worker on the global thread pool."""
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         _RUNNING.add(self)
         QThreadPool.globalInstance().start(self)
 

@@ -1,0 +1,105 @@
+"""``vocviewer open GT.json --results R.json`` starts the dataset, its results and their evaluation
+in the helper process before the window exists (``tasks.prefetch_open``); the window must show
+exactly what it computes itself, take every prefetched answer, and fall back where they do not
+fit (another IoU chosen) or the helper dies mid-stream."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from tests.gui.test_protocol_window import INSTANCES, write_coco_results
+from vocviewer.benchmarks import benchmark_of, open_dataset
+from vocviewer.benchmarks.views import ClassView, Summary
+from vocviewer.gui.models import helper_process
+from vocviewer.gui.models.tasks import load_results, prefetch_open
+
+
+def _open(qtbot, window, path, res):
+    st = window.state
+    window.open_dataset(path, (res,))
+    qtbot.waitUntil(
+        lambda: (
+            st.dataset is not None
+            and len(st.results) == 1
+            and st.is_idle()
+            and st.evaluation.sets[0].summary is not None
+        ),
+        timeout=60_000,
+    )
+    return st
+
+
+def _plain(res, iou):
+    """What the family computes in this process, read and evaluated without the window."""
+    from vocviewer.benchmarks.views import ViewChoice
+
+    ds = open_dataset(INSTANCES)
+    ds = benchmark_of(ds).prepare_view(ds, INSTANCES)
+    rs = load_results(ds, [res]).results
+    return list(benchmark_of(ds).evaluate_views(ds, rs, ViewChoice(iou)))
+
+
+def _same(evals, plain):
+    views = [v for v in plain if isinstance(v, ClassView)]
+    assert len(evals.views) == len(views) > 0
+    for v in views:
+        got = evals.views[v.class_index]
+        for name in ("order", "verdict", "best_gt", "score"):
+            np.testing.assert_array_equal(getattr(got.evaluation, name),
+                                          getattr(v.evaluation, name))  # fmt: skip
+        np.testing.assert_array_equal(got.missed, v.missed)
+        np.testing.assert_array_equal(got.false_positives.kind, v.false_positives.kind)
+        np.testing.assert_array_equal(got.curve_precision, v.curve_precision)
+        assert got.ap_at == v.ap_at or (np.isnan(got.ap_at) and np.isnan(v.ap_at))
+    summary = next(v for v in plain if isinstance(v, Summary))
+    assert evals.summary == summary
+
+
+@pytest.fixture
+def coco_results(tmp_path):
+    if not INSTANCES.is_file():
+        pytest.skip("coco-mini is not available")
+    return write_coco_results(open_dataset(INSTANCES), tmp_path / "boxes.json")
+
+
+def test_prefetched_open_shows_what_the_window_computes_and_takes_every_answer(
+    qtbot, make_window, coco_results
+):
+    prefetch_open(INSTANCES, (coco_results,))
+    assert helper_process.prefetched() == 3  # dataset, results, evaluation under way
+    window = make_window()
+    st = _open(qtbot, window, INSTANCES, coco_results)
+    assert helper_process.prefetched() == 0  # all three taken
+    assert st.evaluation.iou == 0.5
+    _same(st.evaluation.sets[0], _plain(coco_results, 0.5))
+
+
+def test_a_prefetched_evaluation_at_another_choice_is_not_used(qtbot, make_window, coco_results):
+    window = make_window()
+    window.state.evaluation.set_iou(0.75)  # remembered from an earlier session, say
+    prefetch_open(INSTANCES, (coco_results,))  # evaluates at the family's default, 0.5
+    st = _open(qtbot, window, INSTANCES, coco_results)
+    assert st.evaluation.iou == 0.75
+    _same(st.evaluation.sets[0], _plain(coco_results, 0.75))
+
+
+def _send_two_then_die(key):
+    helper_process.send(key, "first")
+    helper_process.send(key, "second")
+    import time
+
+    time.sleep(0.5)  # the queue's feeder thread sends them
+    os._exit(3)
+
+
+def test_a_stream_ends_where_the_helper_died_and_the_next_job_gets_a_new_helper():
+    helper_process.forget_prefetched()
+    helper_process.prefetch("job", _send_two_then_die, "job")
+    stream = helper_process.take_stream("job")
+    assert stream is not None
+    assert list(stream) == ["first", "second"]
+    assert helper_process.take_stream("job") is None  # taken once
+    assert helper_process.in_process(os.getpid) != os.getpid()  # a new helper, not this process
