@@ -191,6 +191,8 @@ FAMILY_FREE = (
     "vocviewer.benchmarks.analyze_report",
     "vocviewer.benchmarks.analyze_figures",
     "vocviewer.benchmarks.api",
+    "vocviewer.benchmarks.view_analysis",
+    "vocviewer.benchmarks.view_analyser",
     "vocviewer.evaluation.analysis",
     # the window: every module (the family arrives through its benchmark, never by name)
     *sorted(m for m in _sources() if m.startswith("vocviewer.gui")),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
 
     from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
     from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 
 #: ``sniff`` confidences: the path is surely this family's / might be (its reader will say why not)
@@ -153,6 +154,11 @@ class Benchmark(Protocol):
         by class index), or ``None`` if the family must evaluate anew."""
         ...
 
+    def view_analyser(self) -> ViewAnalyser | None:
+        """What the window's Analysis tab computes for this family (its analyze module's
+        ``ViewAnalyser``, imported on first use), or ``None`` if it is not analysed."""
+        ...
+
 
 class ViewDefaults:
     """What most families do in the window: draw the dataset as read, read results as
@@ -182,6 +188,9 @@ class ViewDefaults:
         raws: Mapping[int, Any],
         choice: ViewChoice,
     ) -> list[ClassView] | None:
+        return None
+
+    def view_analyser(self) -> ViewAnalyser | None:
         return None
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import coco_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
@@ -22,6 +22,9 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
+
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -128,6 +131,11 @@ class CocoBenchmark:
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
     ) -> list[ClassView] | None:
         return coco_view.rederive_coco_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.benchmarks.coco_analyze import CocoViewAnalyser
+
+        return CocoViewAnalyser()
 
 
 register(CocoBenchmark())

@@ -40,10 +40,12 @@ from vocviewer.benchmarks.analyze_report import (
     set_names,
 )
 from vocviewer.benchmarks.base import opened
+from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.coco import CocoAnnotations
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
@@ -62,6 +64,7 @@ from vocviewer.evaluation.coco_analyze import CURVE_NAMES, MAX_DETS, AnalysisCur
 from vocviewer.evaluation.coco_analyze import analyze_coco as coco_analysis
 from vocviewer.evaluation.normalised_ap import normalised_ap_101
 from vocviewer.evaluation.result import Verdict
+from vocviewer.evaluation.tide import TideResult
 from vocviewer.evaluation.tide_coco import coco_tide
 from vocviewer.formats.coco import read_coco
 from vocviewer.formats.coco_results import read_coco_results
@@ -246,3 +249,34 @@ def analysis_figures(name: str, a: CocoAnalysis, task: str = "bbox") -> list[tup
         )
         for suffix, which, c in views
     ]
+
+
+# --- the window's Analysis tab (``view_analysis``) --------------------------------------------
+class CocoViewAnalyser(ViewAnalyser):
+    """What this family's ``analyze`` computes, for one result set in the window."""
+
+    def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        from vocviewer.evaluation.coco import CocoParams, evaluate_coco
+
+        kind = str(res.extras["coco"].kind)
+        if kind not in ("bbox", "segm"):
+            raise ValueError(f"TIDE and the bootstrap analyse boxes and masks, not {kind}")
+        return evaluate_coco(ds, res, CocoParams.for_task(kind))
+
+    def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        from vocviewer.evaluation.tide_coco import coco_tide
+
+        return coco_tide(ds, res)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+
+        return coco_characteristics(ds, ev, coco_normalised(ev, None)[0]["n_pos"])
+
+    def bootstrap(
+        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
+    ) -> SetInterval:
+        from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
+
+        evidence = [coco_bbox_evidence(ds, ev, res.name)]
+        boot = coco_bootstrap(evidence, n, seed, chunk=min(50, max(10, -(-n // 20))), **kw)
+        return interval(boot.ap, res.name, "COCO AP@[.50:.95]", level, n, seed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import ilsvrc_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
@@ -29,6 +29,9 @@ from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
+
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
 
 
 def format_det(result: IlsvrcDetResult, pred: str) -> str:
@@ -181,6 +184,11 @@ class IlsvrcBenchmark(ViewDefaults):
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
     ) -> list[ClassView] | None:
         return ilsvrc_view.rederive_ilsvrc_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.benchmarks.ilsvrc_analyze import IlsvrcViewAnalyser
+
+        return IlsvrcViewAnalyser()
 
 
 register(IlsvrcBenchmark())

@@ -20,6 +20,7 @@ from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import opened, problems_error
+from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -35,6 +36,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.ilsvrc import IlsvrcDetResult
+from vocviewer.evaluation.tide import TideResult
 
 ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 
@@ -139,3 +141,35 @@ def ilsvrc_characteristics(
         "aspect": (ASPECT_BINS, aspect_bins(obj.box, obj.label, counted)),
     }
     return all_characteristics(specs, rankings, obj.label, counted, n), n, d_pos
+
+
+# --- the window's Analysis tab (``view_analysis``) --------------------------------------------
+class IlsvrcViewAnalyser(ViewAnalyser):
+    """What this family's ``analyze`` computes, for one result set in the window."""
+
+    def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
+
+        return evaluate_ilsvrc_det(ds, res)
+
+    def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        from vocviewer.evaluation.tide_ilsvrc import ilsvrc_tide
+
+        return ilsvrc_tide(ds, res, ev)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+
+        chars = ilsvrc_characteristics(ds, res, ev, None)[0]
+        chars.pop("overall", None)
+        return chars
+
+    def bootstrap(
+        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
+    ) -> SetInterval:
+        from vocviewer.benchmarks.analyze import progress_chunk
+        from vocviewer.evaluation.bootstrap import bootstrap
+        from vocviewer.evaluation.bootstrap_ilsvrc import ilsvrc_det_evidence
+
+        evidence = [ilsvrc_det_evidence(ds, res, ev, res.name)]
+        boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
+        return interval(boot, res.name, "ILSVRC mean AP (defined classes)", level, n, seed)

@@ -122,6 +122,9 @@ class LvisBenchmark:
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(args.path, "analyze: LVIS is not analysed yet")
 
+    def view_analyser(self) -> None:
+        return None  # not analysed yet (federated TIDE and bootstrap need their own rules)
+
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return lvis_view.SETTINGS
 

@@ -7,7 +7,7 @@ import argparse
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import visdrone_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
@@ -29,6 +29,9 @@ from vocviewer.core.visdrone import VisDroneDetections
 from vocviewer.evaluation.visdrone import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
 from vocviewer.evaluation.visdrone_regions import matlab_round
 from vocviewer.formats.visdrone import looks_like_visdrone, read_visdrone, read_visdrone_results
+
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
 
 
 def matlab_2dp(v: float) -> str:
@@ -171,6 +174,11 @@ class VisDroneBenchmark(ViewDefaults):
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
     ) -> list[ClassView] | None:
         return visdrone_view.rederive_visdrone_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.benchmarks.visdrone_analyze import VisDroneViewAnalyser
+
+        return VisDroneViewAnalyser()
 
 
 register(VisDroneBenchmark())

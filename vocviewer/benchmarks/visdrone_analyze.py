@@ -30,6 +30,7 @@ from vocviewer.benchmarks.analyze_report import (
     set_names,
 )
 from vocviewer.benchmarks.base import opened, problems_error
+from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -47,6 +48,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
+from vocviewer.evaluation.tide import TideResult
 from vocviewer.evaluation.visdrone import VisDroneResult
 
 VISDRONE_MAP = "VisDrone AP@[.50:.95], maxDets 500 (summary 'AP', percent)"
@@ -308,3 +310,36 @@ class VisDroneCurves:
             "groups": {g: areas(self.curves(sorted(m))) for g, m in VISDRONE_GROUPS.items()},
             "categories": {c: areas(self.curves([c])) for c in self.class_names},
         }
+
+
+# --- the window's Analysis tab (``view_analysis``) --------------------------------------------
+class VisDroneViewAnalyser(ViewAnalyser):
+    """What this family's ``analyze`` computes, for one result set in the window."""
+
+    def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        from vocviewer.evaluation.visdrone import evaluate_visdrone
+
+        return evaluate_visdrone(ds, res)
+
+    def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        from vocviewer.evaluation.tide_visdrone import visdrone_tide
+
+        return visdrone_tide(ds, res, ev)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+
+        chars = visdrone_characteristics(ds, res, ev, None)[0]
+        chars.pop("overall", None)
+        return chars
+
+    def bootstrap(
+        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
+    ) -> SetInterval:
+        from dataclasses import replace
+
+        from vocviewer.evaluation.bootstrap_visdrone import visdrone_bootstrap, visdrone_evidence
+
+        evidence = [visdrone_evidence(ds, res, ev, res.name)]
+        boot = visdrone_bootstrap(evidence, n, seed, chunk=max(1, min(100, -(-n // 20))), **kw)
+        out = interval(boot.ap, res.name, "VisDrone AP@[.50:.95]", level, n, seed)
+        return replace(out, percent=True)

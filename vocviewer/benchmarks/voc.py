@@ -42,6 +42,7 @@ from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
 if TYPE_CHECKING:
     from vocviewer.benchmarks.analyze_report import AnalyzeOutput
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
 
 
 #: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``, 0.5)
@@ -167,6 +168,11 @@ class VocBenchmark(ViewDefaults):
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice
     ) -> Iterator[ClassView | Summary | Notice]:
         return voc_view.evaluate_voc_views(dataset, results, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.benchmarks.voc_analyze import VocViewAnalyser
+
+        return VocViewAnalyser()
 
 
 register(VocBenchmark())

@@ -11,10 +11,12 @@ from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
+from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
 from vocviewer.benchmarks.voc_tasks import infer_image_set
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
@@ -28,6 +30,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.result import EvalResult, Verdict
+from vocviewer.evaluation.tide import TideResult
 
 
 def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
@@ -150,3 +153,37 @@ def voc_characteristics(
         "difficult": (yes_no, flag_bins(obj.difficult, here)),
     }
     return all_characteristics(specs, rankings, obj.label, counted, n_pos, ev.ap_rule)
+
+
+# --- the window's Analysis tab (``view_analysis``) --------------------------------------------
+class VocViewAnalyser(ViewAnalyser):
+    """What this family's ``analyze`` computes, for one result set in the window."""
+
+    def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        from vocviewer.evaluation.voc import evaluate_voc_det
+
+        if image_set is None:
+            raise ValueError("choose an image set first")
+        return evaluate_voc_det(ds, res, image_set=image_set, strict=False)
+
+    def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        from vocviewer.evaluation.tide_voc import voc_tide
+
+        assert image_set is not None
+        return voc_tide(ds, res, ev, image_set=image_set)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        from vocviewer.evaluation.normalised_ap import default_normalisers
+
+        return voc_characteristics(ds, ev, default_normalisers(ev)[0])
+
+    def bootstrap(
+        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
+    ) -> SetInterval:
+        from vocviewer.benchmarks.analyze import progress_chunk
+        from vocviewer.evaluation.bootstrap import bootstrap
+        from vocviewer.evaluation.bootstrap_voc import voc_det_evidence
+
+        evidence = [voc_det_evidence(ds, ev, res.name)]
+        boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
+        return interval(boot, res.name, f"VOC mean AP ({ev.ap_rule})", level, n, seed)
