@@ -127,6 +127,7 @@ class ScreenshotWhenReady(QObject):
         self.path = Path(path)
         self.error: FormatError | OSError | OutputError | None = None
         self._saving = False
+        self._finished = False  # quits the event loop once; later signals change nothing
         self.opened: Path | None = None  # the dataset path given to the window
         self._timeout = QTimer(self)
         self._timeout.setSingleShot(True)
@@ -192,10 +193,18 @@ class ScreenshotWhenReady(QObject):
         )
         self._finish(1)
 
+    def finish_quietly(self) -> None:
+        """The event loop is over: stop the timers and never quit again."""
+        self._timeout.stop()
+        self._poll.stop()
+        self._finished = True
+
     def _finish(self, code: int) -> None:
         self._timeout.stop()
         self._poll.stop()
-        QApplication.instance().exit(code)  # type: ignore[union-attr]
+        if not self._finished:  # a worker's late signal must not end somebody else's loop
+            self._finished = True
+            QApplication.instance().exit(code)  # type: ignore[union-attr]
 
 
 def run_gui(
@@ -251,6 +260,9 @@ def run_gui(
     elif shot is not None:
         QTimer.singleShot(0, shot.save_now)
     code = app.exec()
+    if shot is not None:
+        shot.finish_quietly()  # what is still running must not quit a later event loop
+        window.state.jobs.cancel_all()
     if shot is not None:  # close without the "last window closed" quit, which would linger
         quit_on_close = app.quitOnLastWindowClosed()
         app.setQuitOnLastWindowClosed(False)
