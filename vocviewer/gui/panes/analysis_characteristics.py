@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidg
 
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.side_panel import RowsTable
 
 #: a bin's half width (bins stand at x = 0, 1, ...)
@@ -171,16 +172,9 @@ class CharacteristicsChart(QWidget):
     def apply_palette(self) -> None:
         """Background, axes and bars in the widget palette's colours (the window's theme)."""
         pal = self.palette()
-        bg, ink = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
-        mix = zip(ink.getRgbF(), bg.getRgbF(), strict=True)
-        muted = QColor.fromRgbF(*(0.55 * a + 0.45 * b for a, b in mix))
+        _, ink, muted = theme_plot(self.plot, pal)
         self._ink, self._muted = ink.name(), muted.name()
         self._fill = pal.color(QPalette.ColorRole.Highlight)
-        self.plot.setBackground(bg)
-        for side in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(side)
-            axis.setPen(pg.mkPen(muted))
-            axis.setTextPen(pg.mkPen(ink))
         self.overall.setPen(pg.mkPen(muted, width=1.5, style=Qt.PenStyle.DashLine))
         if hasattr(self, "char"):
             self.redraw()

@@ -49,6 +49,7 @@ from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
 from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
 from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.overlays import MISSED_COLOR
+from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.side_panel import RowsTable
 
 #: a bar's half width (bars stand at x = 0, 1, ..., the special ones after a gap)
@@ -393,16 +394,9 @@ class AnalysisPane(QWidget):
     def apply_palette(self) -> None:
         """Background, axes and bars in the widget palette's colours (the window's theme)."""
         pal = self.palette()
-        bg, ink = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
-        mix = zip(ink.getRgbF(), bg.getRgbF(), strict=True)
-        muted = QColor.fromRgbF(*(0.55 * a + 0.45 * b for a, b in mix))
+        _, ink, muted = theme_plot(self.plot, pal)
         self._ink, self._muted = ink.name(), muted.name()
         self._fill = pal.color(QPalette.ColorRole.Highlight)
-        self.plot.setBackground(bg)
-        for side in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(side)
-            axis.setPen(pg.mkPen(muted))
-            axis.setTextPen(pg.mkPen(ink))
         if self.tide is not None:
             self._show()
 

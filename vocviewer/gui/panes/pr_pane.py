@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPalette, QResizeEvent
+from PySide6.QtGui import QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -26,6 +26,7 @@ from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
+from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
 from vocviewer.gui.panes.verdict_style import detection_role
 
@@ -357,15 +358,8 @@ class PRPane(QWidget):
         """Plot background, axes, legend, title and markers in the widget palette's colours
         (the window's theme); called again on every palette change."""
         pal = self.palette()
-        bg, ink = pal.color(QPalette.ColorRole.Base), pal.color(QPalette.ColorRole.Text)
-        mix = zip(ink.getRgbF(), bg.getRgbF(), strict=True)
-        muted = QColor.fromRgbF(*(0.55 * a + 0.45 * b for a, b in mix))
+        bg, ink, muted = theme_plot(self.plot, pal)
         self._ink, self._muted = ink.name(), muted.name()
-        self.plot.setBackground(bg)
-        for side in ("left", "bottom"):
-            axis = self.plot.getPlotItem().getAxis(side)
-            axis.setPen(pg.mkPen(muted))
-            axis.setTextPen(pg.mkPen(ink))
         self.legend.setBrush(pg.mkBrush(bg.red(), bg.green(), bg.blue(), 220))
         self.legend.setPen(pg.mkPen(pal.color(QPalette.ColorRole.Mid)))
         self.legend.setLabelTextColor(ink)
