@@ -256,27 +256,20 @@ class CocoViewAnalyser(ViewAnalyser):
     """What this family's ``analyze`` computes, for one result set in the window."""
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-
         kind = str(res.extras["coco"].kind)
         if kind not in ("bbox", "segm"):
             raise ValueError(f"TIDE and the bootstrap analyse boxes and masks, not {kind}")
         return evaluate_coco(ds, res, CocoParams.for_task(kind))
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
-        from vocviewer.evaluation.tide_coco import coco_tide
-
         return coco_tide(ds, res)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
-
         return coco_characteristics(ds, ev, coco_normalised(ev, None)[0]["n_pos"])
 
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
-        from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
-
         evidence = [coco_bbox_evidence(ds, ev, res.name)]
         boot = coco_bootstrap(evidence, n, seed, chunk=min(50, max(10, -(-n // 20))), **kw)
         return interval(boot.ap, res.name, "COCO AP@[.50:.95]", level, n, seed)

@@ -25,6 +25,8 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.bootstrap import bootstrap
+from vocviewer.evaluation.bootstrap_ilsvrc import ilsvrc_det_evidence
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -35,8 +37,9 @@ from vocviewer.evaluation.characteristics import (
     characteristics_json,
     size_bins,
 )
-from vocviewer.evaluation.ilsvrc import IlsvrcDetResult
+from vocviewer.evaluation.ilsvrc import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.evaluation.tide import TideResult
+from vocviewer.evaluation.tide_ilsvrc import ilsvrc_tide
 
 ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 
@@ -148,17 +151,12 @@ class IlsvrcViewAnalyser(ViewAnalyser):
     """What this family's ``analyze`` computes, for one result set in the window."""
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
-
         return evaluate_ilsvrc_det(ds, res)
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
-        from vocviewer.evaluation.tide_ilsvrc import ilsvrc_tide
-
         return ilsvrc_tide(ds, res, ev)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
-
         chars = ilsvrc_characteristics(ds, res, ev, None)[0]
         chars.pop("overall", None)
         return chars
@@ -166,10 +164,6 @@ class IlsvrcViewAnalyser(ViewAnalyser):
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
-        from vocviewer.benchmarks.analyze import progress_chunk
-        from vocviewer.evaluation.bootstrap import bootstrap
-        from vocviewer.evaluation.bootstrap_ilsvrc import ilsvrc_det_evidence
-
         evidence = [ilsvrc_det_evidence(ds, res, ev, res.name)]
         boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
         return interval(boot, res.name, "ILSVRC mean AP (defined classes)", level, n, seed)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from vocviewer.benchmarks.views import (
+    TOOLKIT_VERDICT,
     ClassView,
     Summary,
     ViewChoice,
@@ -26,7 +27,6 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
 
-_VERDICT = np.array([0, 2, 1], dtype=np.int8)  # the devkit's -1, 0, 1 as IGNORED, FP, TP
 RULES = DiagnosisRules({}, "The devkit's blacklist excludes this class on this image: not counted.")
 SETTINGS = ViewSettings("ILSVRC DET", rules=RULES)
 
@@ -46,7 +46,7 @@ def ilsvrc_views(dataset: Dataset, results: ResultSet, raw: Any) -> list[ClassVi
             rows,
             det.image_index[rows],
             det.score[rows],
-            _VERDICT[raw.verdict[rows] + 1],
+            TOOLKIT_VERDICT[raw.verdict[rows] + 1],
             raw.matched_gt[rows],
             int(raw.npos[k]) if evaluated else 0,
             float(raw.ap[k]) if evaluated else math.nan,

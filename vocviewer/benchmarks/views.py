@@ -32,6 +32,9 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 #: IoU thresholds .50:.05:.95 (COCO's and VisDrone's; offered to choose from in the window).
 IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))
+#: A toolkit's per-detection code -1 / 0 / 1 (ignored / false / true positive, as VisDrone's and
+#: ILSVRC's evaluators record it) as a ``Verdict``: ``TOOLKIT_VERDICT[code + 1]``.
+TOOLKIT_VERDICT = np.array([Verdict.IGNORED, Verdict.FP, Verdict.TP], dtype=np.int8)
 #: Area ranges a family may offer for its curves (COCO's: all, small, medium, large).
 AREA_CHOICES: tuple[str, ...] = ("all", "small", "medium", "large")
 
@@ -54,7 +57,9 @@ class ViewSettings:
     per-object thresholds); ``official_iou``: the only official one (``None``: all are);
     ``areas``: area ranges of the curves (first: all); ``ap_name``: what a class's AP averages
     ("AP[.5:.95]", "AP"); ``percent``: the summary is in percent; ``rules``: how verdicts are
-    explained; ``image_sets``: the family evaluates named image sets (VOC's Main sets)."""
+    explained; ``image_sets``: the family evaluates named image sets (VOC's Main sets);
+    ``rederives``: another choice re-shapes the stored evidence (``rederive_views``) rather
+    than evaluating anew."""
 
     title: str
     iou_choices: tuple[float, ...] = ()
@@ -64,6 +69,7 @@ class ViewSettings:
     percent: bool = False
     rules: DiagnosisRules = field(default_factory=DiagnosisRules)
     image_sets: bool = False
+    rederives: bool = True
 
     def default_choice(self) -> ViewChoice:
         """The official choice: 0.5 where it is offered (COCO's AP50, VOC), else the first."""

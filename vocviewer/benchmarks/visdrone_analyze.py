@@ -36,6 +36,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
+from vocviewer.evaluation.bootstrap_visdrone import visdrone_bootstrap, visdrone_evidence
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -49,7 +50,8 @@ from vocviewer.evaluation.characteristics import (
 )
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.evaluation.visdrone import VisDroneResult
+from vocviewer.evaluation.tide_visdrone import visdrone_tide
+from vocviewer.evaluation.visdrone import VisDroneResult, evaluate_visdrone
 
 VISDRONE_MAP = "VisDrone AP@[.50:.95], maxDets 500 (summary 'AP', percent)"
 VISDRONE_AP50 = "VisDrone AP@0.50, maxDets 500 (summary 'AP50', percent)"
@@ -317,17 +319,12 @@ class VisDroneViewAnalyser(ViewAnalyser):
     """What this family's ``analyze`` computes, for one result set in the window."""
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        from vocviewer.evaluation.visdrone import evaluate_visdrone
-
         return evaluate_visdrone(ds, res)
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
-        from vocviewer.evaluation.tide_visdrone import visdrone_tide
-
         return visdrone_tide(ds, res, ev)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
-
         chars = visdrone_characteristics(ds, res, ev, None)[0]
         chars.pop("overall", None)
         return chars
@@ -335,10 +332,6 @@ class VisDroneViewAnalyser(ViewAnalyser):
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
-        from dataclasses import replace
-
-        from vocviewer.evaluation.bootstrap_visdrone import visdrone_bootstrap, visdrone_evidence
-
         evidence = [visdrone_evidence(ds, res, ev, res.name)]
         boot = visdrone_bootstrap(evidence, n, seed, chunk=max(1, min(100, -(-n // 20))), **kw)
         out = interval(boot.ap, res.name, "VisDrone AP@[.50:.95]", level, n, seed)

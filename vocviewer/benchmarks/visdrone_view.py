@@ -16,6 +16,7 @@ import numpy as np
 
 from vocviewer.benchmarks.views import (
     IOU_CHOICES,
+    TOOLKIT_VERDICT,
     ClassView,
     Summary,
     ViewChoice,
@@ -33,7 +34,6 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import VISDRONE_GROUPS, DiagnosisRules
 from vocviewer.evaluation.visdrone import evaluate_visdrone
 
-_VERDICT = np.array([0, 2, 1], dtype=np.int8)  # the toolkit's -1, 0, 1 as IGNORED, FP, TP
 RULES = DiagnosisRules(
     VISDRONE_GROUPS,
     "It lies in an ignored region or on an object the toolkit ignores: not counted.",
@@ -69,7 +69,7 @@ def visdrone_views(
             rows.astype(np.int64),
             det.image_index[rows],
             det.score[rows],
-            _VERDICT[v_all[rows] + 1],
+            TOOLKIT_VERDICT[v_all[rows] + 1],
             raw.matched_gt[rows, t],
             int(raw.npos[k - 1]) if evaluated else 0,
             float(np.mean(raw.ap[k - 1])) / 100 if evaluated else math.nan,

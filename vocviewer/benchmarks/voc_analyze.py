@@ -18,6 +18,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
+from vocviewer.evaluation.bootstrap_voc import voc_det_evidence
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -29,8 +30,11 @@ from vocviewer.evaluation.characteristics import (
     flag_bins,
     size_bins,
 )
+from vocviewer.evaluation.normalised_ap import default_normalisers
 from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
+from vocviewer.evaluation.tide_voc import voc_tide
+from vocviewer.evaluation.voc import evaluate_voc_det
 
 
 def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
@@ -160,30 +164,20 @@ class VocViewAnalyser(ViewAnalyser):
     """What this family's ``analyze`` computes, for one result set in the window."""
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        from vocviewer.evaluation.voc import evaluate_voc_det
-
         if image_set is None:
             raise ValueError("choose an image set first")
         return evaluate_voc_det(ds, res, image_set=image_set, strict=False)
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
-        from vocviewer.evaluation.tide_voc import voc_tide
-
         assert image_set is not None
         return voc_tide(ds, res, ev, image_set=image_set)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
-        from vocviewer.evaluation.normalised_ap import default_normalisers
-
         return voc_characteristics(ds, ev, default_normalisers(ev)[0])
 
     def bootstrap(
         self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
     ) -> SetInterval:
-        from vocviewer.benchmarks.analyze import progress_chunk
-        from vocviewer.evaluation.bootstrap import bootstrap
-        from vocviewer.evaluation.bootstrap_voc import voc_det_evidence
-
         evidence = [voc_det_evidence(ds, ev, res.name)]
         boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
         return interval(boot, res.name, f"VOC mean AP ({ev.ap_rule})", level, n, seed)

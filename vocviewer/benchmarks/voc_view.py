@@ -40,7 +40,7 @@ from vocviewer.formats.voc_segmentation import (
 )
 
 RULES = DiagnosisRules()
-SETTINGS = ViewSettings("VOC", IOU_CHOICES, 0.5, rules=RULES, image_sets=True)
+SETTINGS = ViewSettings("VOC", IOU_CHOICES, 0.5, rules=RULES, image_sets=True, rederives=False)
 
 
 def _view(

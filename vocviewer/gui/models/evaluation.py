@@ -291,7 +291,8 @@ class EvaluationModel(QObject):
         running = set(self.jobs.running_keys())
         anew = []
         for i, evals in enumerate(self.sets):
-            if f"eval/{i}" in running or len(evals.views) < len(ds.classes):
+            partial = len(evals.views) < len(ds.classes)
+            if not self.settings.rederives or f"eval/{i}" in running or partial:
                 anew.append(i)
                 continue
             raws = {k: v.raw for k, v in evals.views.items()}

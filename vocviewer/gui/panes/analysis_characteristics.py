@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidg
 
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.plot_theme import theme_plot
+from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
 from vocviewer.gui.panes.side_panel import RowsTable
 
 #: a bin's half width (bins stand at x = 0, 1, ...)
@@ -35,12 +35,7 @@ class CharacteristicsChart(QWidget):
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.plot = pg.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMinimumHeight(130)
-        self.plot.getPlotItem().setLabel("left", "normalised AP")
+        self.plot = fixed_plot("normalised AP")
         self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
         self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.2)
         self.overall = pg.InfiniteLine(angle=0, movable=False)

@@ -49,7 +49,7 @@ from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
 from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
 from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.overlays import MISSED_COLOR
-from vocviewer.gui.panes.plot_theme import theme_plot
+from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
 from vocviewer.gui.panes.side_panel import RowsTable
 
 #: a bar's half width (bars stand at x = 0, 1, ..., the special ones after a gap)
@@ -80,12 +80,7 @@ class AnalysisPane(QWidget):
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.plot = pg.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMinimumHeight(130)
-        self.plot.getPlotItem().setLabel("left", "dAP (AP points)")
+        self.plot = fixed_plot("dAP (AP points)")
         self.plot.getAxis("bottom").setTicks([[(X_OF[n], TICK[n]) for n in BARS]])
         self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
         self.plot.addItem(self.bars)

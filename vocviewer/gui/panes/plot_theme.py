@@ -1,4 +1,5 @@
-"""``theme_plot``: a pyqtgraph plot in its widget's palette colours (the window's theme)."""
+"""Plots of the panes: ``fixed_plot`` (no mouse panning, zoom or menu) and ``theme_plot`` (a
+pyqtgraph plot in its widget's palette colours: the window's theme)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,14 @@ def theme_plot(plot: pg.PlotWidget, palette: QPalette) -> tuple[QColor, QColor, 
         axis.setPen(pg.mkPen(muted))
         axis.setTextPen(pg.mkPen(ink))
     return bg, ink, muted
+
+
+def fixed_plot(left_label: str, min_height: int = 130) -> pg.PlotWidget:
+    """A plot the mouse does not pan, zoom or open a menu on, its y axis named ``left_label``."""
+    plot = pg.PlotWidget()
+    plot.setMenuEnabled(False)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMinimumHeight(min_height)
+    plot.getPlotItem().setLabel("left", left_label)
+    return plot
