@@ -34,8 +34,9 @@ def _same_as_cli(ds, res, entry, image_set=None) -> None:
     for name, c in got.characteristics.items():
         shown = [float("nan") if v is None else v for v in chars[name]["mean"]]
         assert c.mean.tolist() == pytest.approx(shown, nan_ok=True)
-    boot = view_bootstrap(ds, res, image_set, 200, 7)
-    assert boot is not None
+    sets = view_bootstrap(ds, [res], image_set, 200, 7)
+    assert sets is not None
+    boot = sets.interval(res.name)
     expected = entry["bootstrap"]["mAP"]
     assert boot.point == pytest.approx(expected["point"], abs=1e-12)
     assert [boot.low, boot.high] == pytest.approx(expected["ci"], abs=1e-12)
@@ -51,7 +52,41 @@ def test_visdrone_as_analyze(tmp_path: Path, capsys) -> None:
     _same_as_cli(ds, res, p["sets"]["res"])
     # hand-worked (test_cli_analyze_families): ranks Bkg, TP, Loc over 2 positives
     assert view_analysis(ds, res, None).tide.ap == pytest.approx(51 * 0.5 / 101 * 100)
-    assert view_bootstrap(ds, res, None, 20).percent
+    assert view_bootstrap(ds, [res], None, 20).interval(res.name).percent
+
+
+def test_visdrone_curves_and_pairs_as_analyze(tmp_path: Path, capsys) -> None:
+    """The window's curves are the CLI's ``analysis``; two sets bootstrapped together give the
+    CLI's paired difference and rank ranges (a set against itself: exactly 0)."""
+    second = [[(20, 20, 10, 10, 0.99, 4), *TOY_DET[0][1:]]]  # the Loc box placed on B
+    split = write_visdrone(tmp_path, TOY_GT * 2, {"a": TOY_DET * 2, "b": second * 2})
+    args = ["--results", tmp_path / "a", tmp_path / "b", "--bootstrap", 200, "--seed", 3]
+    p = _analyze(capsys, split, *args, tmp_path / "v.json")
+    ds = read_visdrone(split)
+    a = read_visdrone_results(ds, [tmp_path / "a"])
+    b = read_visdrone_results(ds, [tmp_path / "b"])
+    curves = view_analysis(ds, a, None).curves
+    expected = p["sets"]["a"]["analysis"]
+    assert curves.overall.areas == pytest.approx(expected["overall"]["all"], nan_ok=True)
+    car = ds.classes.index("car")
+    assert curves.per_class[car].areas == pytest.approx(expected["categories"]["car"])
+    both = view_bootstrap(ds, [a, b], None, 200, 3)
+    for name in ("a", "b"):
+        got = both.interval(name)
+        assert [got.point, got.low, got.high] == pytest.approx(
+            [
+                p["sets"][name]["bootstrap"]["mAP"]["point"],
+                *p["sets"][name]["bootstrap"]["mAP"]["ci"],
+            ]
+        )
+    pair = both.result.paired("a", "b", None, 0.95)
+    cli = p["paired"][0]
+    assert (
+        pair.difference.point == pytest.approx(cli["difference"]) and pair.verdict == cli["verdict"]
+    )
+    same = view_bootstrap(ds, [a, b], None, 50, 1).result.paired("a", "a", None, 0.95)
+    assert (same.difference.point, same.difference.low, same.difference.high) == (0, 0, 0)
+    assert both.bands is not None and len(both.bands.recall_grid) == 101
 
 
 def test_ilsvrc_as_analyze(tmp_path: Path, capsys) -> None:
@@ -72,4 +107,4 @@ def test_lvis_is_not_analysed(tmp_path: Path) -> None:
     res = open_results(ds, [res_path])
     assert "not analysed" in (not_analysed(ds) or "")
     assert view_analysis(ds, res, None) is None
-    assert view_bootstrap(ds, res, None, 10) is None
+    assert view_bootstrap(ds, [res], None, 10) is None

@@ -25,6 +25,7 @@ by the detections COCOeval ignored).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -40,7 +41,7 @@ from vocviewer.benchmarks.analyze_report import (
     set_names,
 )
 from vocviewer.benchmarks.base import opened
-from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
+from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.coco import CocoAnnotations
 from vocviewer.core.dataset import Dataset
@@ -267,9 +268,21 @@ class CocoViewAnalyser(ViewAnalyser):
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
         return coco_characteristics(ds, ev, coco_normalised(ev, None)[0]["n_pos"])
 
+    def curves(self, ds: Dataset, res: ResultSet, ev: Any) -> CurveSet:
+        a = coco_analysis(ds, res, CocoParams.for_task(ev.params.iou_type))
+        ids = ds.extras["coco"].category_id.tolist()
+        per_class = {ids.index(int(c)): a.category(int(c)) for c in a.category_ids}
+        return CurveSet(a.overall(), per_class)
+
     def bootstrap(
-        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
-    ) -> SetInterval:
-        evidence = [coco_bbox_evidence(ds, ev, res.name)]
+        self,
+        ds: Dataset,
+        sets: Sequence[tuple[ResultSet, Any]],
+        n: int,
+        seed: int,
+        level: float,
+        **kw: Any,
+    ) -> SetsBootstrap:
+        evidence = [coco_bbox_evidence(ds, ev, res.name) for res, ev in sets]
         boot = coco_bootstrap(evidence, n, seed, chunk=min(50, max(10, -(-n // 20))), **kw)
-        return interval(boot.ap, res.name, "COCO AP@[.50:.95]", level, n, seed)
+        return SetsBootstrap(boot.ap, "COCO AP@[.50:.95]", level, bands=boot.ap50)

@@ -12,6 +12,7 @@ classification tasks (CLS-LOC) have no ranked boxes per class and are not analys
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import opened, problems_error
-from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
+from vocviewer.benchmarks.view_analyser import SetsBootstrap, ViewAnalyser
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -162,8 +163,15 @@ class IlsvrcViewAnalyser(ViewAnalyser):
         return chars
 
     def bootstrap(
-        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
-    ) -> SetInterval:
-        evidence = [ilsvrc_det_evidence(ds, res, ev, res.name)]
-        boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
-        return interval(boot, res.name, "ILSVRC mean AP (defined classes)", level, n, seed)
+        self,
+        ds: Dataset,
+        sets: Sequence[tuple[ResultSet, Any]],
+        n: int,
+        seed: int,
+        level: float,
+        **kw: Any,
+    ) -> SetsBootstrap:
+        evidence = [ilsvrc_det_evidence(ds, res, ev, res.name) for res, ev in sets]
+        chunk = progress_chunk(evidence, n)
+        boot = bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
+        return SetsBootstrap(boot, "ILSVRC mean AP (defined classes)", level, bands=boot)

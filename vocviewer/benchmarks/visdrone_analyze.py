@@ -30,7 +30,7 @@ from vocviewer.benchmarks.analyze_report import (
     set_names,
 )
 from vocviewer.benchmarks.base import opened, problems_error
-from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
+from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -329,10 +329,22 @@ class VisDroneViewAnalyser(ViewAnalyser):
         chars.pop("overall", None)
         return chars
 
+    def curves(self, ds: Dataset, res: ResultSet, ev: Any) -> CurveSet:
+        c = visdrone_curves(ds, res, ev)
+        per_class = {ds.classes.index(n): c.curves([n]) for n in c.class_names}
+        return CurveSet(c.curves(), per_class)
+
     def bootstrap(
-        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
-    ) -> SetInterval:
-        evidence = [visdrone_evidence(ds, res, ev, res.name)]
-        boot = visdrone_bootstrap(evidence, n, seed, chunk=max(1, min(100, -(-n // 20))), **kw)
-        out = interval(boot.ap, res.name, "VisDrone AP@[.50:.95]", level, n, seed)
-        return replace(out, percent=True)
+        self,
+        ds: Dataset,
+        sets: Sequence[tuple[ResultSet, Any]],
+        n: int,
+        seed: int,
+        level: float,
+        **kw: Any,
+    ) -> SetsBootstrap:
+        evidence = [visdrone_evidence(ds, res, ev, res.name) for res, ev in sets]
+        chunk = max(1, min(100, -(-n // 20)))
+        boot = visdrone_bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
+        metric = "VisDrone AP@[.50:.95]"
+        return SetsBootstrap(boot.ap, metric, level, percent=True, bands=boot.ap50)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
-from vocviewer.benchmarks.view_analyser import SetInterval, ViewAnalyser, interval
+from vocviewer.benchmarks.view_analyser import SetsBootstrap, ViewAnalyser
 from vocviewer.benchmarks.voc_tasks import infer_image_set
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -176,8 +177,16 @@ class VocViewAnalyser(ViewAnalyser):
         return voc_characteristics(ds, ev, default_normalisers(ev)[0])
 
     def bootstrap(
-        self, ds: Dataset, res: ResultSet, ev: Any, n: int, seed: int, level: float, **kw: Any
-    ) -> SetInterval:
-        evidence = [voc_det_evidence(ds, ev, res.name)]
-        boot = bootstrap(evidence, n, seed, chunk=progress_chunk(evidence, n), **kw)
-        return interval(boot, res.name, f"VOC mean AP ({ev.ap_rule})", level, n, seed)
+        self,
+        ds: Dataset,
+        sets: Sequence[tuple[ResultSet, Any]],
+        n: int,
+        seed: int,
+        level: float,
+        **kw: Any,
+    ) -> SetsBootstrap:
+        evidence = [voc_det_evidence(ds, ev, res.name) for res, ev in sets]
+        chunk = progress_chunk(evidence, n)
+        boot = bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
+        metric = f"VOC mean AP ({sets[0][1].ap_rule})"
+        return SetsBootstrap(boot, metric, level, bands=boot)

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
+from vocviewer.benchmarks.view_analyser import SetInterval
 from vocviewer.benchmarks.view_analysis import (
-    SetInterval,
     ViewAnalysis,
     not_analysed,
     view_analysis,
@@ -205,12 +205,13 @@ def _bootstrap_job(
     """Runs on the pool thread: progress goes out as the worker's ``yielded`` (delivered on the
     GUI thread), and ``Worker.quit`` stops the replicates between chunks."""
     worker = holder[0]
-    return view_bootstrap(
+    out = view_bootstrap(
         dataset,
-        results,
+        [results],
         image_set,
         replicates,
         seed,
         progress=lambda done, total: worker.signals.yielded.emit((done, total)),
         cancelled=lambda: worker.abort_requested,
     )
+    return None if out is None else out.interval(results.name)

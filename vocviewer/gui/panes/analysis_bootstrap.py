@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.view_analysis import SetInterval
+from vocviewer.benchmarks.view_analyser import SetInterval
 from vocviewer.core.results import ResultSet
 from vocviewer.gui.models.analysis_tasks import AnalysisJobs
 
