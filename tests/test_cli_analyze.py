@@ -82,8 +82,13 @@ def test_demo_det_json_equals_the_library(demo: Any, tmp_path: Path, capsys) -> 
     n_pos = float(np.mean([c.npos for c in ev.classes]))
     assert entry["normalised_ap"]["n_pos"] == pytest.approx(n_pos, abs=0)
     assert entry["per_class"]["person"]["ap_n"] == apn["person"]
-    # the printed summary
+    # the printed summary, with a per-class table: AP, its interval, AP_N
     assert f"{ev.mean_ap():.3f}" in text and "TIDE" in text and f"{tide.main['Loc']:.2f}" in text
+    (row,) = [line.split() for line in text.splitlines() if line.startswith("person ")]
+    lo, hi = entry["bootstrap"]["per_class"]["person"]["ci"]
+    ap = ev.by_name("person").ap
+    assert row == ["person", f"{ap:.3f}", f"[{lo:.3f},", f"{hi:.3f}]", f"{apn['person']:.3f}"]
+    assert f"(AP_N, N = {n_pos:.1f})" in text
 
 
 def test_paired_with_itself_is_exactly_zero_and_seed_reproduces(demo, tmp_path, capsys) -> None:

@@ -164,6 +164,8 @@ def summary_text(
             for s in tide
             if s.tide is not None
         ]
+    for s in sets:
+        lines += per_class_lines(s, level)
     for p in payload.get("paired", ()):
         if p is payload["paired"][0]:
             lines += ["", "paired difference of mAP (A - B, same resampled images):"]
@@ -179,6 +181,28 @@ def summary_text(
             for n, r in payload["ranks"].items()
         ]
     return "\n".join(lines) + "\n"
+
+
+def per_class_lines(s: AnalysedSet, level: float) -> list[str]:
+    """A set's table: per class its AP with the bootstrap interval and its normalised AP (eq.
+    5-6, with the ``N`` used), in the family's units; none if the entry has no per-class AP."""
+    per_class, boot = s.entry.get("per_class", {}), s.entry["bootstrap"].get("per_class", {})
+    rows = [(c, v) for c, v in per_class.items() if isinstance(v, dict) and "ap" in v]
+    if not rows:
+        return []
+    n_pos = s.entry.get("normalised_ap", {}).get("n_pos")
+    n = "" if n_pos is None else f", N = {n_pos:.1f}"
+    width = max(12, *(len(c) for c, _ in rows))
+    lines = [
+        "",
+        f"{s.name}: per class AP, its {level:.0%} interval and normalised AP (AP_N{n})",
+        f"{'class':<{width}}  {'AP':>7}  {'interval':<18}  {'AP_N':>7}",
+    ]
+    for c, v in rows:
+        lo, hi = boot.get(c, {}).get("ci", (None, None))
+        ci = f"[{_f(lo)}, {_f(hi)}]"
+        lines.append(f"{c:<{width}}  {_f(v['ap']):>7}  {ci:<18}  {_f(v.get('ap_n')):>7}")
+    return lines
 
 
 def _f(v: float | None, sign: str = "") -> str:
