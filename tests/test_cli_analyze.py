@@ -79,7 +79,7 @@ def test_demo_det_json_equals_the_library(demo: Any, tmp_path: Path, capsys) -> 
     assert set(entry["tide"]["special"]) == {"FalsePos", "FalseNeg"}
     # normalised AP beside AP, with the N used
     apn = normalised_aps(ev)
-    n_pos = float(np.mean([c.npos for c in ev.classes]))
+    n_pos = float(np.mean([c.npos for c in ev.classes if c.npos > 0]))  # sofa has none
     assert entry["normalised_ap"]["n_pos"] == pytest.approx(n_pos, abs=0)
     assert entry["per_class"]["person"]["ap_n"] == apn["person"]
     # the printed summary, with a per-class table: AP, its interval, AP_N
@@ -393,3 +393,17 @@ def test_coco_analyze_figures(coco_results, tmp_path, capsys, fmt: str, magic: b
         assert not image.isNull() and image.width() > 300
     code, _, err = run(capsys, GT, "--results", coco_results[0], "--figures", ANN / "figs")
     assert code == 1 and "refusing" in err and not (ANN / "figs").exists()
+
+
+def test_per_class_files_of_one_competition_are_one_set(demo, tmp_path, capsys) -> None:
+    """``--results comp4_det_val_*.txt`` (as a shell expands it) is one set, as ``eval`` reads
+    it; a folder given twice is two sets."""
+    files = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
+    out = tmp_path / "g.json"
+    code, _, _ = run(capsys, demo.year_dir, "--results", *files, "--bootstrap", 20, "--json", out)
+    assert code == 0
+    sets = json.loads(out.read_text())["sets"]
+    assert list(sets) == ["comp4"] and sets["comp4"]["files"] == len(files)
+    dataset = open_dataset(demo.year_dir)
+    ev = evaluate_voc_det(dataset, open_results(dataset, files, image_set="val"), image_set="val")
+    assert sets["comp4"]["mAP"] == ev.mean_ap()

@@ -71,7 +71,7 @@ def test_default_constants_are_the_class_averages():
     ds, rs = make_synthetic(200, 3000, 3)
     det = evaluate_voc_det(ds, rs, image_set="test", ap_rule="allpoints")
     n_pos, n_neg = default_normalisers(det)
-    assert n_pos == np.mean([c.npos for c in det.classes]) and math.isnan(n_neg)
+    assert n_pos == np.mean([c.npos for c in det.classes if c.npos]) and math.isnan(n_neg)
     aps = normalised_aps(det)
     assert list(aps) == [c.class_name for c in det.classes]
     assert aps["car"] == normalised_ap(det.by_name("car"), "allpoints", n_pos)
@@ -84,4 +84,5 @@ def test_default_constants_are_the_class_averages():
     )
     rs_c = make_results(ds_c, scores=[("car", "a", 1.0), ("dog", "b", 1.0)])
     cls = evaluate_voc_cls(ds_c, rs_c, image_set="test", ap_rule="allpoints")
-    assert default_normalisers(cls) == (2 / 20, (2 * 2 + 18 * 3) / 20)
+    # only car and dog have positives (one image each); each has the 2 other images as negatives
+    assert default_normalisers(cls) == (1.0, 2.0)

@@ -60,7 +60,13 @@ def coco_rules(dataset: Dataset) -> DiagnosisRules:
 
 def coco_view_settings(dataset: Dataset, title: str = "COCO") -> ViewSettings:
     return ViewSettings(
-        title, IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=coco_rules(dataset)
+        title,
+        IOU_CHOICES,
+        None,
+        COCO_AREAS,
+        "AP[.5:.95]",
+        rules=coco_rules(dataset),
+        ap_rule="coco101",
     )
 
 

@@ -35,7 +35,9 @@ RULES = DiagnosisRules(
     "in neg_category_ids), it is beyond the image's 300 highest scores, its area is 0, or its "
     "category is not exhaustively annotated here and it matched nothing.",
 )
-SETTINGS = ViewSettings("LVIS", IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=RULES)
+SETTINGS = ViewSettings(
+    "LVIS", IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=RULES, ap_rule="coco101"
+)
 
 
 def _never_missed(dataset: Dataset, results: ResultSet) -> np.ndarray:

@@ -59,7 +59,8 @@ class ViewSettings:
     ("AP[.5:.95]", "AP"); ``percent``: the summary is in percent; ``rules``: how verdicts are
     explained; ``image_sets``: the family evaluates named image sets (VOC's Main sets);
     ``rederives``: another choice re-shapes the stored evidence (``rederive_views``) rather
-    than evaluating anew."""
+    than evaluating anew; ``ap_rule``: how a class's AP at one IoU averages its precision
+    (``"allpoints"``, ``"11point"`` or ``"coco101"``; the window's normalised AP follows it)."""
 
     title: str
     iou_choices: tuple[float, ...] = ()
@@ -70,6 +71,7 @@ class ViewSettings:
     rules: DiagnosisRules = field(default_factory=DiagnosisRules)
     image_sets: bool = False
     rederives: bool = True
+    ap_rule: str = "allpoints"
 
     def default_choice(self) -> ViewChoice:
         """The official choice: 0.5 where it is offered (COCO's AP50, VOC), else the first."""

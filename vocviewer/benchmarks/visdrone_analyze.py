@@ -31,6 +31,8 @@ from vocviewer.benchmarks.analyze_report import (
 )
 from vocviewer.benchmarks.base import opened, problems_error
 from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
+from vocviewer.benchmarks.views import ViewChoice
+from vocviewer.benchmarks.visdrone_view import visdrone_views
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -49,6 +51,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
+from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.evaluation.tide_visdrone import visdrone_tide
 from vocviewer.evaluation.visdrone import VisDroneResult, evaluate_visdrone
@@ -89,7 +92,10 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = visdrone_tide(dataset, results, ev)
-        chars, n_pos, d_pos = visdrone_characteristics(dataset, results, ev, args.n_pos)
+        d_pos = mean_positives(ev.npos)
+        n_pos = d_pos if args.n_pos is None else float(args.n_pos)
+        chars = visdrone_characteristics(dataset, results, ev, n_pos)[0]
+        ap_n = visdrone_normalised(dataset, results, ev, n_pos)
         entry: dict[str, Any] = {
             "mAP": nan_to_null(ev.summary["AP"]),
             "AP50": nan_to_null(ev.summary["AP50"]),
@@ -97,7 +103,7 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
                 n: {
                     "ap": nan_to_null(ap),
                     "ap50": float(ev.ap[k, 0]),
-                    "ap_n": nan_to_null(float(chars["overall"].ap_n[k, 0])),
+                    "ap_n": nan_to_null(ap_n[k]),
                     "npos": int(ev.npos[k]),
                 }
                 for k, (n, ap) in enumerate(ev.class_ap().items())
@@ -105,8 +111,9 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
             "normalised_ap": {"n_pos": n_pos, "n_pos_default": d_pos, "iou": 0.5},
             "tide": tide.to_json(),
         }
-        overall = chars.pop("overall")
-        entry["normalised_ap"]["mean"] = nan_to_null(overall.overall)
+        chars.pop("overall")
+        defined = ap_n[~np.isnan(ap_n)]
+        entry["normalised_ap"]["mean"] = float(defined.mean()) if len(defined) else None
         entry["characteristics"] = characteristics_json(chars, n_pos, d_pos)
         per_set.append((name, chars))
         curves = visdrone_curves(dataset, results, ev)
@@ -175,6 +182,17 @@ def curve_figures(name: str, c: VisDroneCurves) -> list[tuple[str, str]]:
         )
         for suffix, which, v in views
     ]
+
+
+def visdrone_normalised(
+    dataset: Dataset, results: ResultSet, ev: VisDroneResult, n_pos: float
+) -> FloatArray:
+    """float64 (10,): each evaluated class's normalised AP (eq. 6) at IoU 0.5 on the toolkit's
+    own ranked list and positives (those of its AP50; ``allpoints`` as its ``VOCap``)."""
+    views = visdrone_views(dataset, results, ev, ViewChoice(0.5, "all"))
+    return np.array(
+        [normalised_det_ap(views[c].evaluation, "allpoints", n_pos) for c in VISDRONE_EVAL_CLASSES]
+    )
 
 
 def visdrone_characteristics(
@@ -325,7 +343,7 @@ class VisDroneViewAnalyser(ViewAnalyser):
         return visdrone_tide(ds, res, ev)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
-        chars = visdrone_characteristics(ds, res, ev, None)[0]
+        chars = visdrone_characteristics(ds, res, ev, mean_positives(ev.npos))[0]
         chars.pop("overall", None)
         return chars
 

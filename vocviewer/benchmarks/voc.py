@@ -37,7 +37,12 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.report import ap_table, result_to_json
-from vocviewer.evaluation.voc import PROTOCOL_AP_RULES, evaluate_voc_cls, evaluate_voc_det
+from vocviewer.evaluation.voc import (
+    PROTOCOL_AP_RULES,
+    default_ap_rule,
+    evaluate_voc_cls,
+    evaluate_voc_det,
+)
 from vocviewer.formats.voc import looks_like_voc, read_voc, read_voc_results
 
 if TYPE_CHECKING:
@@ -151,7 +156,7 @@ class VocBenchmark(ViewDefaults):
         return analyze_voc(args)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
-        return voc_view.SETTINGS
+        return replace(voc_view.SETTINGS, ap_rule=default_ap_rule(dataset.year))
 
     def read_view_results(
         self,

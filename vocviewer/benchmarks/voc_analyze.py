@@ -10,10 +10,10 @@ import numpy as np
 
 from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
-from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
+from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.view_analyser import SetsBootstrap, ViewAnalyser
-from vocviewer.benchmarks.voc_tasks import infer_image_set
+from vocviewer.benchmarks.voc_tasks import infer_image_set, voc_result_sets
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -64,8 +64,8 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
-    for name, path in zip(set_names(args.results), args.results, strict=True):
-        results = open_results(dataset, [path], image_set=image_set)
+    for name, paths in voc_result_sets(args.results, task):
+        results = open_results(dataset, paths, image_set=image_set)
         if results.problems:
             raise problems_error(results.problems)
         warnings += [f"{name}: {w}" for w in results.warnings]
@@ -75,7 +75,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         except KeyError as e:  # unknown image set
             raise FormatError(args.path, str(e.args[0])) from None
         if not any(c.has_results for c in ev.classes):
-            raise FormatError(path, f"no {task} results for image set {image_set} here")
+            raise FormatError(paths[0], f"no {task} results for image set {image_set} here")
         d_pos, d_neg = default_normalisers(ev)
         n_pos = d_pos if args.n_pos is None else float(args.n_pos)
         ap_n = normalised_aps(ev, n_pos=n_pos, n_neg=d_neg)

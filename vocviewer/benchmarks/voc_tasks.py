@@ -34,6 +34,7 @@ from vocviewer.evaluation.voc_layout import evaluate_voc_layout
 from vocviewer.evaluation.voc_segmentation import default_seg_protocol, evaluate_voc_seg
 from vocviewer.formats.voc_action import ACTION_NAME, find_action_results, read_action_results
 from vocviewer.formats.voc_layout import LAYOUT_NAME, find_layout_results, read_layout_results
+from vocviewer.formats.voc_results import RESULT_NAME
 from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation_results
 
 DEFAULT_SET = "val"
@@ -47,6 +48,29 @@ def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
         names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
     sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
     return sets.pop() if len(sets) == 1 else None
+
+
+def voc_result_sets(paths: Sequence[Path], task: str) -> list[tuple[str, list[Path]]]:
+    """``analyze``'s result sets: the per-class files of one competition (``comp4_det_val_*.txt``
+    as a shell expands it) form one set named by the competition, as ``eval`` reads them; a
+    folder or any other path is a set of its own, named by its file or folder name. Names are
+    made unique (``name``, ``name-2``, ...); sets keep the order of first appearance."""
+    groups: dict[str, tuple[str, list[Path]]] = {}
+    for i, p in enumerate(map(Path, paths)):
+        m = RESULT_NAME.match(p.name)
+        if p.is_dir() or m is None or m.group(2) != task:
+            groups[f"path {i}"] = (p.name or str(p), [p])
+        else:
+            key = f"comp:{m.group(1)}_{m.group(3)}"
+            groups.setdefault(key, (m.group(1), []))[1].append(p)
+    out: list[tuple[str, list[Path]]] = []
+    for base, files in groups.values():
+        name, n = base, 1
+        while name in (o[0] for o in out):
+            n += 1
+            name = f"{base}-{n}"
+        out.append((name, files))
+    return out
 
 
 def _one_result(args: argparse.Namespace) -> Path:

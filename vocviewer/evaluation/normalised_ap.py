@@ -61,15 +61,25 @@ def negatives(evaluation: ClassEvaluation) -> int:
     return evaluation.counts()["fp"] if evaluation.task == "cls" else 0
 
 
+def mean_positives(npos: npt.ArrayLike) -> float:
+    """The paper's ``N̄pos``: the mean number of positives over the classes that have any (a class
+    without positives has no AP and is in no mean); NaN if none has."""
+    n = np.asarray(npos, dtype=np.float64)
+    have = n[n > 0]
+    return float(have.mean()) if len(have) else float("nan")
+
+
 def default_normalisers(result: EvalResult) -> tuple[float, float]:
-    """The paper's constants: ``(N̄pos, N̄neg)``, the mean over the evaluated classes of the
-    number of positives and (classification) negatives. ``N̄neg`` is NaN for detection."""
+    """The paper's constants: ``(N̄pos, N̄neg)``, the mean over the evaluated classes with
+    positives of the number of positives and (classification) negatives. ``N̄neg`` is NaN for
+    detection."""
     if not result.classes:
         raise ValueError("no classes were evaluated")
-    n_pos = float(np.mean([c.npos for c in result.classes]))
+    n_pos = mean_positives([c.npos for c in result.classes])
     if result.task != "cls":
         return n_pos, float("nan")
-    return n_pos, float(np.mean([negatives(c) for c in result.classes]))
+    counted = [c for c in result.classes if c.npos > 0]
+    return n_pos, float(np.mean([negatives(c) for c in counted])) if counted else float("nan")
 
 
 def normalised_ap(
@@ -133,3 +143,22 @@ def normalised_ap_101(
     at = np.searchsorted(rec, rt, side="left")
     q = np.where(at < len(env), env[np.minimum(at, len(env) - 1)], 0.0)
     return float(np.mean(q))
+
+
+#: COCO's 101 recall thresholds (``np.linspace(0, 1, 101)``, as ``COCOeval.Params``).
+COCO_RECALL_THRESHOLDS = np.linspace(0.0, 1.0, 101)
+
+
+def normalised_det_ap(evaluation: ClassEvaluation, ap_rule: str, n_pos: float) -> float:
+    """Detection normalised AP (eq. 6) of one class whose AP follows ``ap_rule``: ``"allpoints"``
+    or ``"11point"`` (VOC's, ``normalised_ap``) or ``"coco101"`` (COCO's 101-point average,
+    ``normalised_ap_101``). Duplicates count as false positives, ignored ranks as neither;
+    NaN without positives."""
+    if evaluation.npos == 0:
+        return float("nan")
+    if ap_rule != "coco101":
+        return normalised_ap(evaluation, ap_rule, n_pos)
+    v = evaluation.verdict
+    return normalised_ap_101(
+        v == Verdict.TP, v >= Verdict.FP, evaluation.npos, n_pos, COCO_RECALL_THRESHOLDS
+    )

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState, Message
 
@@ -54,8 +55,10 @@ def make_compact(view: QTableView) -> None:
 
 
 class ApTableModel(QStandardItemModel):
-    """One row per class plus a mean row: class, one AP column per result set, then npos, ndet
-    (and classification AP) of the current result set. ``SORT_ROLE`` gives numbers for sorting.
+    """One row per class plus a mean row: class, one AP column per result set, then npos, ndet,
+    normalised AP (IJCV 2015 eq. 6 at the shown IoU, ``N`` the mean positives over the classes
+    with any; ``normalised``) and classification AP of the current result set. ``SORT_ROLE``
+    gives numbers for sorting.
 
     The cells are worked out in Python by ``refresh`` / ``update_cells`` and held by Qt: painting
     never calls back into Python, where each call would first wait for the interpreter lock that
@@ -67,6 +70,7 @@ class ApTableModel(QStandardItemModel):
         self._headers: list[str] = []
         self._n_sets = 1
         self._cells: dict[tuple[int, int], tuple[str, float, str | None]] = {}
+        self._normalised: tuple[object, float, dict[int, float]] | None = None
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -134,21 +138,60 @@ class ApTableModel(QStandardItemModel):
         mark = settings.not_official(st.evaluation.choice())
         names = [_short(r.results.name) for r in st.results]
         aps = [settings.ap_name + mark] if len(st.results) <= 1 else [n + mark for n in names]
-        return ["Class", *aps, "npos", "ndet"] + (["cls AP"] if self._has_cls() else [])
+        apn = ["AP_N"] if st.evaluations and not self._summary_only(st.current_results) else []
+        return ["Class", *aps, "npos", "ndet", *apn] + (["cls AP"] if self._has_cls() else [])
+
+    def _cls_col(self) -> int:
+        return self.n_sets() + 3 + ("AP_N" in self._headers)
+
+    def normalised(self) -> tuple[float, dict[int, float]] | None:
+        """(``N``, class index -> AP_N) of the current result set at the shown IoU, under the
+        family's AP rule; ``None`` until every class arrived. Kept until the evaluation
+        changes."""
+        st = self.state
+        i = st.current_results
+        if not 0 <= i < len(st.evaluations) or not self.classes():
+            return None
+        views = st.evaluations[i].views
+        if len(views) < len(self.classes()):
+            return None
+        key = (i, id(st.evaluations[i]), tuple(id(v) for v in views.values()))
+        if self._normalised is None or self._normalised[0] != key:
+            rule = st.evaluation.settings.ap_rule
+            n_pos = mean_positives([v.evaluation.npos for v in views.values()])
+            aps = {k: normalised_det_ap(v.evaluation, rule, n_pos) for k, v in views.items()}
+            self._normalised = (key, n_pos, aps)
+        return self._normalised[1], self._normalised[2]
 
     def _evaluation(self, row: int, col: int) -> Any:
         """The ``ClassEvaluation`` behind an AP cell (or ``None``)."""
         st, n = self.state, self.n_sets()
         if 1 <= col <= n and col - 1 < len(st.evaluations):
             return st.evaluations[col - 1].det.get(row)
-        if col == n + 3:
+        if col == self._cls_col() and self._has_cls():
             return st.class_evaluation(row, "cls")
         return None
 
     def _is_ap(self, col: int) -> bool:
-        return 1 <= col <= self.n_sets() or col == self.n_sets() + 3
+        return 1 <= col <= self.n_sets() or (col == self._cls_col() and self._has_cls())
+
+    def _is_apn(self, col: int) -> bool:
+        return "AP_N" in self._headers and col == self.n_sets() + 3
+
+    def _apn(self, row: int) -> float | None:
+        got = self.normalised()
+        if got is None:
+            return None
+        mean_row = row == len(self.classes())
+        values = [a for a in got[1].values() if not math.isnan(a)]
+        if mean_row:
+            return float(sum(values) / len(values)) if values else math.nan
+        return got[1].get(row, math.nan)
 
     def _tooltip(self, row: int, col: int, ev: Any) -> str | None:
+        if self._is_apn(col):
+            got = self.normalised()
+            return None if got is None else _apn_tooltip(got[0], self.state)
         if not self._is_ap(col) or row == len(self.classes()):
             return None
         return _ap_tooltip(ev)
@@ -157,6 +200,9 @@ class ApTableModel(QStandardItemModel):
         """``ev``: the cell's ``_evaluation`` (``None`` on the mean row)."""
         if col == 0:
             return float(row)
+        if self._is_apn(col):
+            apn = self._apn(row)
+            return -1.0 if apn is None or math.isnan(apn) else apn
         n, mean_row = self.n_sets(), row == len(self.classes())
         if ev is None and col in (n + 1, n + 2) and not mean_row:
             ev = self.state.class_evaluation(row, "det")
@@ -165,12 +211,15 @@ class ApTableModel(QStandardItemModel):
 
     def _text(self, row: int, col: int, ev: Any) -> str:
         n = self.n_sets()
+        if self._is_apn(col):
+            apn = self._apn(row)
+            return "…" if apn is None else "—" if math.isnan(apn) else f"{apn:.3f}"
         if row == len(self.classes()):
             if col == 0:
                 return "mean"
             if 1 <= col <= n:
                 return self._mean("det", col - 1)
-            return self._mean("cls", self.state.current_results) if col == n + 3 else ""
+            return self._mean("cls", self.state.current_results) if self._is_ap(col) else ""
         if col == 0:
             return self.classes()[row]
         if self._is_ap(col):
@@ -227,6 +276,15 @@ def _fmt_ap(ev: Any) -> str:
     if not ev.has_results:
         return "n/a"
     return "NaN" if math.isnan(ev.ap) else f"{ev.ap:.3f}"
+
+
+def _apn_tooltip(n_pos: float, state: AppState) -> str:
+    ev = state.evaluation
+    return (
+        f"Normalised AP (IJCV 2015 eq. 6) at IoU {ev.verdict_iou():.2f}: the precision as if "
+        f"every class had N = {n_pos:.1f} positives (the mean over the classes with any), so "
+        "classes compare fairly; `vocviewer analyze` prints it with --n-pos to choose N"
+    )
 
 
 def _ap_tooltip(ev: Any) -> str | None:

@@ -1,0 +1,92 @@
+"""The AP table's normalised AP column (IJCV 2015 eq. 6 beside AP) equals what ``vocviewer
+analyze --json`` reports for the same result set: VOC's ``ap_n``, COCO's ``ap_n50`` (the window
+shows IoU 0.5), VisDrone's and ILSVRC's ``ap_n`` (IoU 0.5), with the same ``N``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gui.test_consistency import (
+    coco_case,
+    ilsvrc_case,
+    open_case,
+    table_text,
+    visdrone_case,
+    voc_case,
+)
+from vocviewer.cli import main
+
+#: family -> (case builder, the analyze JSON's per-class key at IoU 0.5)
+CASES = {
+    "voc": (lambda tmp, demo: voc_case(tmp, demo), "ap_n"),
+    "coco": (lambda tmp, demo: coco_case(tmp), "ap_n50"),
+    "visdrone": (lambda tmp, demo: visdrone_case(tmp), "ap_n"),
+    "ilsvrc": (lambda tmp, demo: ilsvrc_case(tmp), "ap_n"),
+}
+
+
+def analyze_json(case: Any, tmp: Path) -> dict[str, Any]:
+    out = tmp / "analyze.json"
+    args = ["analyze", str(case.path), "--results", *map(str, case.sets[0]), "--bootstrap", "2"]
+    args += [a for a in case.cli if a != "--protocol" and a != "visdrone"]
+    for k, v in case.sources.items():
+        if f"--{k}" not in case.cli:
+            args += [f"--{k}", str(v)]
+    assert main([*args, "--json", str(out)]) == 0
+    (entry,) = json.loads(out.read_text())["sets"].values()
+    return dict(entry)
+
+
+@pytest.mark.parametrize("family", list(CASES))
+def test_normalised_ap_column_equals_analyze(qtbot, make_window, tmp_path, demo, family, capsys):
+    build, key = CASES[family]
+    case = build(tmp_path, demo)
+    entry = analyze_json(case, tmp_path)
+    capsys.readouterr()
+    win = open_case(qtbot, make_window, case)
+    st, model = win.state, win.ap_table.ap_model
+    st.set_current_results(0)
+    model.refresh()
+    col = model.headers().index("AP_N")
+    n_pos, aps = model.normalised()
+    assert n_pos == pytest.approx(entry["normalised_ap"]["n_pos"], abs=1e-12)
+    classes = st.dataset.classes
+    compared = 0
+    for c, v in entry["per_class"].items():
+        if c not in classes:
+            continue
+        expected = v[key]
+        got = aps[classes.index(c)]
+        if expected is None:
+            assert got != got, c  # NaN: no positives
+        else:
+            assert got == pytest.approx(expected, abs=1e-12), c
+            assert table_text(win, classes.index(c), col) == f"{expected:.3f}"
+            compared += 1
+    assert compared >= 3
+    defined = [v[key] for v in entry["per_class"].values() if v[key] is not None]
+    assert table_text(win, len(classes), col) == f"{sum(defined) / len(defined):.3f}"
+
+
+@pytest.mark.parametrize("family", list(CASES))
+def test_own_positives_give_the_ap_back(qtbot, make_window, tmp_path, demo, family):
+    """With ``N`` = a class's own positives, eq. 6 is plain precision: the normalised AP under the
+    family's rule is the AP the window shows for the class at that IoU."""
+    from vocviewer.evaluation.normalised_ap import normalised_det_ap
+
+    case = CASES[family][0](tmp_path, demo)
+    win = open_case(qtbot, make_window, case)
+    st = win.state
+    rule = st.evaluation.settings.ap_rule
+    checked = 0
+    for view in st.evaluations[0].views.values():
+        ev = view.evaluation
+        if ev.npos > 0 and view.ap_at == view.ap_at:
+            got = normalised_det_ap(ev, rule, float(ev.npos))
+            assert got == pytest.approx(view.ap_at, abs=1e-12), ev.class_name
+            checked += 1
+    assert checked >= 3
