@@ -13,7 +13,7 @@ one result set, named by its file or folder name (made unique with ``-2``, ``-3`
                      "tide": {"main": {...}, "special": {...}, "ap", "counts"},   # boxes / masks
                      "characteristics": {"n_pos", name: {"bins", "mean", "se", "objects",
                                          "overall", "sensitivity", "impact", "per_class"}},
-                     "analysis": {...},                                     # COCO, VisDrone
+                     "analysis": {...},                               # COCO, VisDrone, VOC det
                      "bootstrap": {"mAP": {"point", "ci", "level", "replicates", "metric"},
                                    "per_class": {class: {"point", "ci"}}}}},
      "paired": [{"a", "b", "difference", "ci", "level", "verdict",

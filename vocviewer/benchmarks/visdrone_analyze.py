@@ -38,6 +38,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
+from vocviewer.evaluation.analysis_curves import interpolated_precision
 from vocviewer.evaluation.bootstrap_visdrone import visdrone_bootstrap, visdrone_evidence
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
@@ -280,23 +281,8 @@ def visdrone_curves(dataset: Dataset, results: ResultSet, ev: VisDroneResult) ->
         r = rank[det.label[rank] == c]
         lists = (verdict[r, 5], verdict[r, 0], loc[where[r]], sim[where[r]], oth[where[r]])
         for i, v in enumerate(lists):
-            per[i, k] = _interpolated(v == 1, v == 0, int(ev.npos[k]), rt)
+            per[i, k] = interpolated_precision(v == 1, v == 0, int(ev.npos[k]), rt)
     return VisDroneCurves(rt, per, tuple(names[c] for c in VISDRONE_EVAL_CLASSES))
-
-
-def _interpolated(
-    tp: npt.NDArray[np.bool_], fp: npt.NDArray[np.bool_], npos: int, rt: FloatArray
-) -> FloatArray:
-    """COCO's 101-point sampling of the precision envelope (0 without positives or past the
-    last rank)."""
-    if npos == 0 or not len(tp):
-        return np.zeros(len(rt))
-    ctp, cfp = np.cumsum(tp), np.cumsum(fp)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prec = np.nan_to_num(ctp / (ctp + cfp))
-    env = np.maximum.accumulate(prec[::-1])[::-1]
-    at = np.searchsorted(ctp / npos, rt, side="left")
-    return np.where(at < len(env), env[np.minimum(at, len(env) - 1)], 0.0)
 
 
 @dataclass(frozen=True, eq=False)

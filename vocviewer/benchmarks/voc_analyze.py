@@ -1,18 +1,24 @@
-"""``vocviewer analyze`` on a VOCdevkit (``--task det|cls``); the JSON layout is in ``analyze``."""
+"""``vocviewer analyze`` on a VOCdevkit (``--task det|cls``); the JSON layout is in ``analyze``.
+
+Detection adds COCO ``analyze()``'s nested curves on VOC's own matching
+(``evaluation.voc_analyze_curves``): ``"analysis"`` per set, one summary line per set and the
+figures ``analyze_<set>.svg`` (all classes) and ``analyze_<set>_<group>.svg`` per similar group."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
+from vocviewer.benchmarks.analyze_curves_svg import analysis_svg, area_label
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish
 from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
-from vocviewer.benchmarks.view_analyser import SetsBootstrap, ViewAnalyser
+from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
 from vocviewer.benchmarks.voc_tasks import infer_image_set, voc_result_sets
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -36,6 +42,7 @@ from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.evaluation.tide_voc import voc_tide
 from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.evaluation.voc_analyze_curves import VocCurves, voc_curves
 
 
 def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
@@ -64,6 +71,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
+    analyses: list[tuple[str, VocCurves]] = []
     for name, paths in voc_result_sets(args.results, task):
         results = open_results(dataset, paths, image_set=image_set)
         if results.problems:
@@ -104,6 +112,9 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
             chars = voc_characteristics(dataset, ev, n_pos)
             entry["characteristics"] = characteristics_json(chars, n_pos, d_pos)
             per_set.append((name, chars))
+            curves = voc_curves(dataset, results, ev)
+            entry["analysis"] = curves.to_json()
+            analyses.append((name, curves))
         build = voc_det_evidence if task == "det" else voc_cls_evidence
         evidence.append(build(dataset, ev, name))
         sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide))
@@ -123,7 +134,43 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
     out = finish(
         args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
     )
+    if analyses:
+        figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
+        out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
     return with_characteristics(out, per_set, args.figures)
+
+
+def curves_text(analyses: list[tuple[str, VocCurves]]) -> str:
+    """Per set: the areas under the overall curves (the COCO legend) and the same lists' mean AP
+    under VOC's own rule."""
+    width = max(12, *(len(n) for n, _ in analyses))
+    lines = [
+        "",
+        "analyze()-style curves on VOC's matching (C75, C50, Loc at IoU .75, .5, .1): areas over",
+        "COCO's 101 recall levels, then the same lists' AP by VOC's rule; means over the classes",
+    ]
+    for name, c in analyses:
+        areas = c.curves().areas
+        lines.append(f"{name:<{width}}  " + " ".join(f"{area_label(areas[k])} {k}" for k in areas))
+        ap = c.protocol_ap()
+        lines.append(
+            f"{'':<{width}}  VOC AP ({c.ap_rule}): "
+            + " ".join(f"{k} {v:.3f}" for k, v in ap.items())
+        )
+    return "\n".join(lines) + "\n"
+
+
+def curve_figures(name: str, c: VocCurves) -> list[tuple[str, str]]:
+    """``analyze_<set>.svg`` (all classes) and ``analyze_<set>_<group>.svg`` per similar group."""
+    views = [("", "overall", c.curves())]
+    views += [(f"_{g}", g, c.curves(m, g)) for g, m in c.group_members().items()]
+    return [
+        (
+            f"analyze_{name}{suffix}.svg",
+            analysis_svg(f"{name}: det-{which}", v.recall, v.curves(), v.areas),
+        )
+        for suffix, which, v in views
+    ]
 
 
 def voc_characteristics(
@@ -175,6 +222,11 @@ class VocViewAnalyser(ViewAnalyser):
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
         return voc_characteristics(ds, ev, default_normalisers(ev)[0])
+
+    def curves(self, ds: Dataset, res: ResultSet, ev: Any) -> CurveSet:
+        c = voc_curves(ds, res, ev)
+        per_class = {ds.classes.index(n): v for n, v in c.per_class().items()}
+        return CurveSet(c.curves(), per_class)
 
     def bootstrap(
         self,
