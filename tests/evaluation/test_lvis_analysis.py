@@ -171,6 +171,9 @@ def test_bootstrap_points_are_lviseval_and_reproduce(generated: tuple[Any, ...])
     again = lvis_bootstrap([evidence], 300, 11)
     assert np.array_equal(again.ap.map, boot.ap.map, equal_nan=True)
     assert not np.array_equal(lvis_bootstrap([evidence], 300, 12).ap.map, boot.ap.map)
+    lean = lvis_bootstrap([evidence], 300, 11, bands=False)  # no PR bands: the same intervals
+    assert len(lean.ap50.recall_grid) == 0 and len(boot.ap50.recall_grid) == 101
+    assert np.array_equal(lean.ap50.map, boot.ap50.map, equal_nan=True)
 
 
 def test_a_set_against_itself_differs_by_exactly_zero(generated: tuple[Any, ...]) -> None:

@@ -75,6 +75,9 @@ from vocviewer.formats.lvis import read_lvis, read_lvis_results
 LVIS_MAP = "LVIS AP@[.50:.95], area all, maxDets 300, federated (LVISEval 'AP')"
 LVIS_AP50 = "LVIS AP@0.50, area all, maxDets 300, federated (LVISEval 'AP50')"
 GROUP_METRIC = "LVIS AP@[.50:.95] over the {} categories (LVISEval '{}')"
+#: The window keeps AP50's PR bands up to this many floats (256 MB; LVIS v1 at 1,000 replicates
+#: would take 1 GB per result set, and the bands are then left out).
+BAND_BUDGET = 1 << 25
 
 
 def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
@@ -118,7 +121,14 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         evidence.append(lvis_evidence(dataset, results, ev, name))
         sets.append(AnalysedSet(name, ev.ap(), entry, tide))
     chunk = min(50, max(10, -(-args.bootstrap // 20)))
-    boot = lvis_bootstrap(evidence, args.bootstrap, args.seed, chunk=chunk, progress=args.progress)
+    boot = lvis_bootstrap(
+        evidence,
+        args.bootstrap,
+        args.seed,
+        chunk=chunk,
+        progress=args.progress,
+        bands=bool(args.figures),  # the PR figures' bands; 1 GB for LVIS v1 at 1,000 replicates
+    )
     extra = {
         s.name: {
             "AP50": interval_json(boot.ap50, s.name, args.level, LVIS_AP50),
@@ -314,5 +324,9 @@ class LvisViewAnalyser(ViewAnalyser):
         **kw: Any,
     ) -> SetsBootstrap:
         evidence = [lvis_evidence(ds, res, ev, res.name) for res, ev in sets]
-        boot = lvis_bootstrap(evidence, n, seed, chunk=min(50, max(10, -(-n // 20))), **kw)
-        return SetsBootstrap(boot.ap, "LVIS AP@[.50:.95]", level, bands=boot.ap50)
+        bands = len(sets) * len(ds.classes) * n * 101 <= BAND_BUDGET
+        chunk = min(50, max(10, -(-n // 20)))
+        boot = lvis_bootstrap(evidence, n, seed, chunk=chunk, bands=bands, **kw)
+        return SetsBootstrap(
+            boot.ap, "LVIS AP@[.50:.95]", level, bands=boot.ap50 if bands else None
+        )
