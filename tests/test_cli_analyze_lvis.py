@@ -44,6 +44,7 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
     assert payload["protocol"] == "lvis" and payload["task"] == kind and payload["official"]
     assert text.startswith(f"LVIS {kind}, 24 images")
     assert "analyze() under LVIS's rules" in text and "Sim = Oth" in text
+    assert "note:" not in text  # every interval here holds its point
     ds = read_lvis(ann, masks=kind == "segm")
     for name, path in (("results.json", res), ("second.json", second)):
         entry = payload["sets"][name]
@@ -54,6 +55,7 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
         boot = entry["bootstrap"]
         assert boot["mAP"]["point"] == entry["mAP"] and boot["AP50"]["point"] == entry["AP50"]
         assert boot["APr"]["point"] == entry["APr"] and boot["mAP"]["replicates"] == 100
+        assert set(boot["bias"]) == {"mAP", "AP50"}
         for key in ("mAP", "AP50", "APr", "APc", "APf"):
             lo, hi = boot[key]["ci"]
             assert lo <= boot[key]["point"] <= hi, key
@@ -99,3 +101,23 @@ def test_analyze_lvis_refuses_keypoints_and_reports_keep_going(
     assert main([*argv, "--json", str(out)]) == 0
     assert "NOT OFFICIAL" in capsys.readouterr().err
     assert json.loads(out.read_text())["official"] is False
+
+
+def test_an_interval_that_misses_its_point_is_pointed_out() -> None:
+    """The bias note (LVIS's AP replicates can sit above the point): only when the interval
+    misses the point, with the replicates' mean minus the point."""
+    from vocviewer.benchmarks.lvis_analyze import bias, bias_note
+    from vocviewer.evaluation.bootstrap_stats import BootstrapResult
+
+    reps = np.linspace(0.30, 0.40, 101)
+
+    def result(point: float) -> BootstrapResult:
+        return BootstrapResult(("a",), ("c",), 0, np.array([[point]]), np.array([point]),
+                               reps[None, :, None], reps[None, :], np.zeros(0),
+                               np.zeros((1, 1, 0)), np.zeros((1, 1, 101, 0)))  # fmt: skip
+
+    assert bias(result(0.25), "a") == pytest.approx(0.10)
+    note = bias_note(result(0.25), 0.95)
+    assert note.startswith("note: a: the 95% interval [0.302, 0.398] misses the point 0.250")
+    assert "bootstrap bias +0.100" in note
+    assert bias_note(result(0.35), 0.95) == ""
