@@ -154,7 +154,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     an.add_argument(
         "path",
         type=Path,
-        help="a VOCdevkit, a COCO JSON, a VisDrone split or an ILSVRC annotation folder",
+        help="a VOCdevkit, a COCO or LVIS JSON, a VisDrone split or an ILSVRC annotation folder",
     )
     an.add_argument(
         "--results",

@@ -184,12 +184,20 @@ def test_a_partly_federated_file_is_refused_not_evaluated_as_coco(
         open_dataset(gt)
 
 
-def test_an_lvis_file_is_not_analysed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_lvis_file_is_analysed_by_lvis_rules(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     gt, res = _lvis_files(tmp_path)
-    assert main(["analyze", str(gt), "--results", str(res)]) == 1
-    assert "analyze: LVIS is not analysed yet (only VOC, COCO, VisDrone, ILSVRC)" in (
-        capsys.readouterr().err
+    out = tmp_path / "a.json"
+    argv = ["analyze", str(gt), "--results", str(res), "--bootstrap", "20", "--json", str(out)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("LVIS bbox, 1 images")
+    payload = json.loads(out.read_text())
+    assert payload["protocol"] == "lvis" and payload["sets"]["res.json"]["mAP"] == pytest.approx(
+        1.0
     )
+    assert main([*argv[:-2], "--protocol", "coco"]) == 0  # COCO's analysis when asked for
+    assert capsys.readouterr().out.startswith("COCO bbox")
 
 
 def test_a_coco_file_mentioning_lvis_keys_in_a_name_is_still_coco(tmp_path: Path) -> None:
@@ -232,5 +240,5 @@ def test_analyze_names_a_family_it_does_not_analyse(
     gt, results = _toy_files(tmp_path)
     assert main(["analyze", str(gt), "--results", str(results[0])]) == 1
     err = capsys.readouterr().err
-    titles = "VOC, COCO, VisDrone, ILSVRC"
+    titles = "VOC, COCO, VisDrone, ILSVRC, LVIS"
     assert err == f"vocviewer: error: {gt}: analyze: Toy is not analysed yet (only {titles})\n"

@@ -1,6 +1,6 @@
 """``benchmarks.view_analysis`` (the window's Analysis tab) gives, for VisDrone and ILSVRC, what
 ``vocviewer analyze`` prints for the same result set: TIDE's breakdown, the characteristics and
-the bootstrap interval of the mean AP; LVIS says it is not analysed."""
+the bootstrap interval of the mean AP; LVIS under its federated rules too."""
 
 from __future__ import annotations
 
@@ -99,12 +99,37 @@ def test_ilsvrc_as_analyze(tmp_path: Path, capsys) -> None:
     assert view_analysis(ds, res, None).tide.counts()["Cls"] == 1  # the hand-worked case
 
 
-def test_lvis_is_not_analysed(tmp_path: Path) -> None:
+def test_lvis_as_analyze(tmp_path: Path, capsys) -> None:
+    """LVIS's analyser is the CLI's: TIDE, characteristics, the bootstrap interval, the curves,
+    and two sets' paired difference; its point is LVISEval's AP (``analyze`` prints it too)."""
     from vocviewer.benchmarks import open_dataset, open_results
+    from vocviewer.evaluation.lvis import evaluate_lvis
 
-    ann, res_path = write_lvis(tmp_path, 3)
+    ann, res_path = write_lvis(tmp_path, 3, ignore=True)
+    other = tmp_path / "other.json"
+    found = json.loads(res_path.read_text())
+    other.write_text(json.dumps([{**r, "score": r["score"] * 0.5} for r in found[::2]]))
+    args = ["--results", res_path, other, "--bootstrap", 200, "--seed", 7]
+    p = _analyze(capsys, ann, *args, tmp_path / "l.json")
     ds = open_dataset(ann)
     res = open_results(ds, [res_path])
-    assert "not analysed" in (not_analysed(ds) or "")
-    assert view_analysis(ds, res, None) is None
-    assert view_bootstrap(ds, [res], None, 10) is None
+    assert not_analysed(ds) is None
+    _same_as_cli(ds, res, p["sets"]["results.json"])
+    assert p["sets"]["results.json"]["mAP"] == evaluate_lvis(ds, res).ap()
+    curves = view_analysis(ds, res, None).curves
+    expected = p["sets"]["results.json"]["analysis"]
+    assert curves.overall.areas == pytest.approx(expected["overall"]["all"])
+    for k, c in curves.per_class.items():
+        assert c.areas == pytest.approx(expected["categories"][ds.classes[k]])
+    assert len(curves.per_class) == sum(
+        v["C50"] is not None for v in expected["categories"].values()
+    )
+    b = open_results(ds, [other])
+    both = view_bootstrap(ds, [res, b], None, 200, 7)
+    pair = both.result.paired(res.name, b.name, None, 0.95)
+    cli = p["paired"][0]
+    assert [pair.difference.point, pair.difference.low, pair.difference.high] == pytest.approx(
+        [cli["difference"], *cli["ci"]]
+    )
+    assert pair.verdict == cli["verdict"]
+    assert both.bands is not None and len(both.bands.recall_grid) == 101

@@ -196,16 +196,32 @@ def test_coco_mini_bars_are_tidecv_style_breakdown(qtbot, make_window, tmp_path)
     assert np.all(ev.verdict_by_row[ranked] != Verdict.TP)
 
 
-def test_lvis_is_not_analysed(qtbot, make_window, tmp_path):
+def test_lvis_is_analysed_under_its_federated_rules(qtbot, make_window, tmp_path):
+    """LVIS's bars are ``lvis_tide``'s breakdown; a bar lists only detections LVIS evaluates;
+    the bootstrap's point is the window's LVIS AP and its interval the library's."""
     from tests.parity.lvis_data import write_lvis
+    from vocviewer.benchmarks import open_dataset, open_results
+    from vocviewer.benchmarks.view_analysis import view_bootstrap
+    from vocviewer.evaluation.lvis import EVALUATED, evaluate_lvis, select
+    from vocviewer.evaluation.tide_lvis import lvis_tide
 
     ann, res = write_lvis(tmp_path, 5)
-    win = make_window()
-    st = win.state
-    win.open_dataset(ann, (res,))
-    qtbot.waitUntil(lambda: st.current_results >= 0 and st.is_idle(), timeout=60_000)
-    win.right_tabs.setCurrentWidget(win.analysis)
-    qtbot.waitUntil(lambda: "not analysed" in win.analysis.header.text(), timeout=5000)
-    assert win.analysis.bars.opts["height"] == []
-    win.analysis.boot.run_bootstrap()
-    assert "not analysed" in win.analysis.boot.boot_label.text()
+    win = _open(qtbot, make_window, ann, (res,))
+    st, pane = win.state, win.analysis
+    ds = open_dataset(ann)
+    results = open_results(ds, [res])
+    expected = lvis_tide(ds, results, evaluate_lvis(ds, results))
+    assert _heights(pane) == pytest.approx({**expected.main, **expected.special}, abs=1e-12)
+    _click_bar(qtbot, pane, "Bkg")
+    rows = pane.member_rows().rows
+    assert len(rows) > 0 and np.all(select(ds, results).status[rows] == EVALUATED)
+    jobs, boot = pane.jobs, pane.boot
+    boot.replicates.setValue(100)
+    with qtbot.waitSignal(jobs.boot_done, timeout=60_000) as done:
+        boot.run_bootstrap()
+    out = done.args[0]
+    headline = st.evaluations[st.current_results].headline("det", len(st.dataset.classes))
+    assert out.point == pytest.approx(headline, abs=1e-12) and out.replicates == 100
+    lib = view_bootstrap(ds, [results], None, 100, 0).interval(results.name)
+    assert [out.low, out.high] == pytest.approx([lib.low, lib.high], abs=1e-12)
+    assert f"[{out.low:.3f}, {out.high:.3f}]" in boot.boot_label.text()

@@ -3,7 +3,7 @@ rank ranges and normalised AP for one or more result sets, as a printed summary,
 
 Families: those of the registry with ``analyze_tasks`` (VOC det / cls in ``voc_analyze``, COCO
 bbox / segm in ``coco_analyze``, VisDrone-DET in ``visdrone_analyze``, ILSVRC DET in
-``ilsvrc_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is
+``ilsvrc_analyze``, LVIS bbox / segm under the federated rules in ``lvis_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is
 one result set, named by its file or folder name (made unique with ``-2``, ``-3``, ...). The JSON
 (``run_analyze(...).payload``)::
 
@@ -25,7 +25,8 @@ VOC: ``mAP`` is VOC's own mean AP (the evaluation's AP rule) and its bootstrap; 
 TIDE (detection) from ``tide_voc``. COCO: ``mAP`` is COCOeval's AP@[.50:.95] (summary "AP"),
 ``AP50`` its AP at IoU 0.5 (summary "AP50"), both bootstrapped (``bootstrap_coco``); TIDE from
 ``tide_coco`` (tidecv's units: AP points at IoU 0.5). VisDrone: the toolkit's AP / AP50 in
-percent. ILSVRC: the mean AP over labels with a defined AP. Object characteristics:
+percent. ILSVRC: the mean AP over labels with a defined AP. LVIS: ``LVISEval``'s AP, AP50 and
+APr / APc / APf, TIDE on its verdicts (``tide_lvis``). Object characteristics:
 ``evaluation.characteristics``.
 Nothing here prints; ``cli`` prints the text and writes the JSON and the figures.
 """

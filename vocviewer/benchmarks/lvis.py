@@ -1,6 +1,7 @@
 """LVIS: the ``Benchmark`` of an LVIS v1 annotation JSON (federated: ``neg_category_ids``,
 ``not_exhaustive_category_ids``, frequency groups r / c / f), and ``vocviewer eval`` for bbox /
-segm: the ``lvis`` package's ``LVISEval.print_results`` lines and a JSON payload.
+segm: the ``lvis`` package's ``LVISEval.print_results`` lines and a JSON payload; ``vocviewer
+analyze`` and the window's Analysis tab under the federated rules (``lvis_analyze``).
 
 It claims (``sniff``: sure) a JSON object showing LVIS's keys (``formats.lvis.looks_like_lvis``),
 with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules unless
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import lvis_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
@@ -26,6 +27,9 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.lvis import LvisEvalResult, evaluate_lvis
 from vocviewer.formats.lvis import looks_like_lvis, read_lvis, read_lvis_results
+
+if TYPE_CHECKING:
+    from vocviewer.benchmarks.view_analyser import ViewAnalyser
 
 #: ``LVISEval.print_results``' line template
 TEMPLATE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] = {:0.3f}"
@@ -93,7 +97,7 @@ class LvisBenchmark:
     tasks = ("bbox", "segm")
     protocols = ("lvis",)
     options = (CliOption("--images", "COCO / LVIS image folder", source=True),)
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
     hint = "an LVIS v1 annotation .json"
 
@@ -120,10 +124,14 @@ class LvisBenchmark:
         return run_eval(args)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "analyze: LVIS is not analysed yet")
+        from vocviewer.benchmarks.lvis_analyze import run_lvis_analyze
 
-    def view_analyser(self) -> None:
-        return None  # not analysed yet (federated TIDE and bootstrap need their own rules)
+        return run_lvis_analyze(args)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.benchmarks.lvis_analyze import LvisViewAnalyser
+
+        return LvisViewAnalyser()
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return lvis_view.SETTINGS

@@ -8,7 +8,7 @@ bands).
 
 The family arrives through its benchmark (``registry.benchmark_of``): its ``view_analyser()``
 gives the ``ViewAnalyser`` its own analyze module defines (the functions its ``analyze`` uses).
-A family without (LVIS) answers ``None`` with a reason (``not_analysed``). Every function re-evaluates the result set itself (the window's own
+A family without one answers ``None`` with a reason (``not_analysed``). Every function re-evaluates the result set itself (the window's own
 evaluation may sit at another IoU threshold), so it may run for seconds: call it in a worker.
 Nothing here imports Qt; the families' modules are imported when first needed (the window
 starts without them).

@@ -131,10 +131,12 @@ def coco_bootstrap(
     chunk: int = 50,
     progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    bands: bool = True,
 ) -> CocoBootstrap:
     """Bootstrap AP@[.50:.95] and AP50 of every set on the same resampled images (module
     docstring). ``progress(done, total)`` after each chunk; ``cancelled()`` before each chunk
-    (raises ``BootstrapCancelled``)."""
+    (raises ``BootstrapCancelled``); ``bands`` False: keep no AP50 PR bands (their replicates
+    take K x replicates x 101 floats per set)."""
     if replicates < 1:
         raise ValueError("replicates must be >= 1")
     if not sets:
@@ -146,14 +148,15 @@ def coco_bootstrap(
     n_rec = len(sets[0].recall_thresholds)
     point = [_aps(s, np.ones((n_units, 1), dtype=np.int32)) for s in sets]
     ap = np.empty((len(sets), replicates, n_cls, len(sets[0].iou_thresholds)))
-    prec = np.empty((len(sets), n_cls, replicates, n_rec))
+    prec = np.empty((len(sets), n_cls, replicates, n_rec if bands else 0))
     for first in range(0, replicates, chunk):
         if cancelled is not None and cancelled():
             raise BootstrapCancelled(f"cancelled after {first} of {replicates} replicates")
         count = min(chunk, replicates - first)
         w = replicate_weights(seed, first, count, n_units)
         for i, s in enumerate(sets):
-            ap[i, first : first + count], prec[i, :, first : first + count] = _aps(s, w)
+            ap[i, first : first + count], p = _aps(s, w)
+            prec[i, :, first : first + count] = p[..., : prec.shape[-1]]
         if progress is not None:
             progress(first + count, replicates)
     every = np.ones(n_cls, dtype=bool)
@@ -184,7 +187,7 @@ def coco_bootstrap(
     at50 = result(
         np.stack([a[0, :, 0] for a, _ in point]),
         ap[..., 0],
-        np.stack([pp[:, 0, :] for _, pp in point]),
+        np.stack([pp[:, 0, : prec.shape[-1]] for _, pp in point]),
         prec,
     )
     return CocoBootstrap(full, at50)
