@@ -96,6 +96,8 @@ class CompareView(QWidget):
         self.sets.set_rows(
             self.set_rows, list(range(len(self.set_rows))), [None] * len(r.set_names)
         )
+        for col in (3, 4):  # ranks: three or more sets
+            self.sets.setColumnHidden(col, not ranks)
         colors: list[QColor | None] = []
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         better = BETTER_COLOR.lighter(180) if dark else BETTER_COLOR
