@@ -18,10 +18,8 @@ def test_toy_objects_bins_and_found() -> None:
     # class 0: objects 0, 1 (bin 0), 2 (bin 1), 3 (no bin); class 1: object 4 (bin 1), object 5
     # of class 2, which has no ranking. Class 0's ranks: TP on 0, FP, ignored on 3, TP on 2
     # (hit by a second, ignored detection too); class 1: an FP only.
-    r0 = ClassRanking(
-        "a", 0, np.array([1, 0, 0, 1, 0], bool), np.array([0, 1, 0, 0, 0], bool),
-        np.array([0, -1, 3, 2, 2], np.int64),
-    )  # fmt: skip
+    tp, fp = np.array([1, 0, 0, 1, 0], bool), np.array([0, 1, 0, 0, 0], bool)
+    r0 = ClassRanking("a", 0, tp, fp, np.array([0, -1, 3, 2, 2], np.int64))
     r1 = ClassRanking("b", 1, np.array([0], bool), np.array([1], bool), np.array([-1], np.int64))
     label = np.array([0, 0, 0, 0, 1, 2])
     bins = np.array([0, 0, 1, -1, 1, 0])
