@@ -28,6 +28,13 @@ EMPTY = (
 BETTER_COLOR = QColor("#2e7d32")
 
 
+def fit_rows(table: RowsTable, n: int, most: int = 10) -> None:
+    """Make ``table`` as tall as its header and ``n`` rows (at most ``most``; it scrolls then)."""
+    rows = max(1, min(n, most))
+    height = table.horizontalHeader().height() + rows * table.verticalHeader().defaultSectionSize()
+    table.setFixedHeight(height + 2 * table.frameWidth() + 2)
+
+
 class CompareView(QWidget):
     """Intervals, rank ranges and paired differences of the latest bootstrap."""
 
@@ -47,9 +54,10 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
-        layout.addWidget(self.sets, 1)
+        layout.addWidget(self.sets)
         layout.addWidget(self.pairs_label)
-        layout.addWidget(self.pairs, 1)
+        layout.addWidget(self.pairs)
+        layout.addStretch(1)
         self.outcome: BootstrapOutcome | None = None
         self.set_rows: list[tuple[str, ...]] = []
         self.pair_rows: list[tuple[str, ...]] = []
@@ -118,6 +126,8 @@ class CompareView(QWidget):
                 )
                 colors.append(better if p.verdict in (A_BETTER, B_BETTER) else None)
         self.pairs.set_rows(self.pair_rows, list(range(len(self.pair_rows))), colors)
+        for table, n in ((self.sets, len(self.set_rows)), (self.pairs, len(self.pair_rows))):
+            fit_rows(table, n)
         self.pairs_label.setText(
             "Paired differences A − B (significant where the interval excludes 0):"
             if self.pair_rows

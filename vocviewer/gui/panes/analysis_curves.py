@@ -18,12 +18,11 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from vocviewer.benchmarks.analyze_curves_svg import CURVE_COLORS, area_label
 from vocviewer.benchmarks.view_analyser import CurveSet
-from vocviewer.evaluation.analysis import FPKind
+from vocviewer.evaluation.analysis import FPKind, object_name
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
 from vocviewer.gui.models.analysis_tasks import (
     BAND_IOU,
@@ -60,6 +59,9 @@ class CurvesChart(QWidget):
         self.legend.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.legend.setToolTip("Area under each curve, as COCO's analyze() writes it; click one")
         self.legend.linkActivated.connect(self.choose_band)
+        bold = self.legend.font()
+        bold.setBold(True)
+        self.legend.setMinimumWidth(QFontMetrics(bold).horizontalAdvance("■ [1.000] C75") + 4)
         # the top curve first: each fills down to 0 over the ones above it in the nesting
         self.items = {n: pg.PlotDataItem([], [], fillLevel=0.0) for n in CURVE_NAMES}
         for z, n in enumerate(CURVE_NAMES):
@@ -88,6 +90,7 @@ class CurvesChart(QWidget):
         self.band: str | None = None
         self._ink, self._bg = QColor("#000"), QColor("#fff")
         self._iou = np.zeros(0)  # IoU of each detection row with its object (NaN: none)
+        self._obj = np.zeros(0, np.int64)  # that object's row (-1: none)
         self.apply_palette()
         state.class_changed.connect(lambda _k: self.redraw())
         state.evaluation.evidence_replaced.connect(lambda _i: self._list())
@@ -114,6 +117,10 @@ class CurvesChart(QWidget):
                 self.header.setText(escape(self.reason))
             self._list()
             return
+        # the figures' colours and legend format (imported on first draw: the module pulls in
+        # xml.sax and urllib, which the window's start does without)
+        from vocviewer.benchmarks.analyze_curves_svg import CURVE_COLORS, area_label
+
         areas = c.areas
         for n, p in c.curves().items():
             fill = self._bg if CURVE_COLORS[n] == "#ffffff" else QColor(CURVE_COLORS[n])
@@ -197,8 +204,16 @@ class CurvesChart(QWidget):
         evals = st.evaluations[st.current_results]
         m = band_members(evals.views, name, k)
         self._iou = np.full(len(evals.fp_kind_by_row), np.nan)
-        for v in evals.views.values():
-            self._iou[v.evaluation.order] = v.evaluation.best_iou
+        self._obj = np.full(len(evals.fp_kind_by_row), -1, dtype=np.int64)
+        for v in evals.views.values():  # the object each one found, aimed at or confused
+            e, fp = v.evaluation, v.false_positives
+            self._iou[e.order], self._obj[e.order] = e.best_iou, e.best_gt
+            if fp is not None:
+                wrong = fp.confused_gt >= 0
+                iou = np.where(wrong, fp.confused_iou, fp.same_iou)
+                obj = np.where(wrong, fp.confused_gt, fp.same_gt)
+                self._iou[e.order[fp.kind > 0]] = iou[fp.kind > 0]
+                self._obj[e.order[fp.kind > 0]] = obj[fp.kind > 0]
         what = "object" if m.objects else "detection"
         cls = "" if k < 0 else f" of {ds.classes[k]}"
         self.list.show_members(
@@ -215,8 +230,11 @@ class CurvesChart(QWidget):
         evals = st.evaluations[st.current_results]
         kind = int(evals.fp_kind_by_row[row]) if row < len(evals.fp_kind_by_row) else -1
         iou = float(self._iou[row]) if row < len(self._iou) else math.nan
-        iou_text = "" if math.isnan(iou) else f", IoU {iou:.2f}"
-        return (FPKind(kind).label if kind > 0 else "true positive") + iou_text
+        obj = int(self._obj[row]) if row < len(self._obj) else -1
+        text = FPKind(kind).label if kind > 0 else "true positive"
+        if obj >= 0 and st.dataset is not None and kind != FPKind.BACKGROUND:
+            text += f" → {object_name(st.dataset, obj)}"
+        return text + ("" if math.isnan(iou) else f", IoU {iou:.2f}")
 
     def member_rows(self) -> Members:
         """The rows the list shows, in its order."""

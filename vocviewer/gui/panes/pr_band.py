@@ -116,7 +116,8 @@ class PRBand(QObject):
         tip = (
             f"{out.boot.level:.0%} bootstrap band of {name}'s precision at IoU 0.5 for {cls}: "
             f"percentiles over {r.replicates} resamplings of the images (seed {r.seed}), at "
-            f"{len(r.recall_grid)} recall levels"
+            f"{len(r.recall_grid)} recall levels; precision counts as 0 at a recall level a "
+            "resample does not reach"
         )
         self.fill.setToolTip(tip)
         for item in (self.low, self.high, self.fill):
