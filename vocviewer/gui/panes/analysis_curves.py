@@ -50,7 +50,7 @@ class CurvesChart(QWidget):
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.plot = fixed_plot("precision", 180)
+        self.plot = fixed_plot("precision")
         self.plot.getPlotItem().setLabel("bottom", "recall")
         self.plot.setXRange(0, 1, padding=0.01)
         self.plot.setYRange(0, 1, padding=0.01)
