@@ -121,7 +121,7 @@ def test_bootstrap_runs_and_cancels(qtbot, demo_window):
     jobs = demo_window.analysis.jobs
     with qtbot.waitSignal(jobs.boot_done, timeout=30_000) as done:
         qtbot.mouseClick(pane.boot_button, Qt.MouseButton.LeftButton)
-    out = done.args[0]
+    out = done.args[0].boot.interval(st.results[st.current_results].results.name)
     assert out.replicates == 1000 and out.level == 0.95
     headline = st.evaluations[st.current_results].headline("det", len(st.dataset.classes))
     assert out.point == pytest.approx(headline, abs=1e-12)  # the window's mAP
@@ -141,13 +141,13 @@ def test_bootstrap_runs_and_cancels(qtbot, demo_window):
     assert pane.boot_label.text() == "Bootstrap cancelled."
 
 
-def test_demo_characteristics_bins_and_their_classes(qtbot, demo_window, demo):
+def test_demo_characteristics_bins_list_their_objects(qtbot, demo_window, demo):
     from vocviewer.benchmarks import open_dataset, open_results
     from vocviewer.benchmarks.voc_analyze import voc_characteristics
     from vocviewer.evaluation.normalised_ap import default_normalisers
     from vocviewer.evaluation.voc import evaluate_voc_det
 
-    st, pane = demo_window.state, demo_window.analysis
+    win, st, pane = demo_window, demo_window.state, demo_window.analysis
     ds = open_dataset(demo.year_dir)
     ev = evaluate_voc_det(
         ds, open_results(ds, [demo.results_dir], image_set="val"), image_set="val"
@@ -161,17 +161,41 @@ def test_demo_characteristics_bins_and_their_classes(qtbot, demo_window, demo):
     assert list(bars["height"]) == pytest.approx(np.nan_to_num(expected.mean).tolist())
     assert list(chart.errors.opts["top"]) == pytest.approx(np.nan_to_num(expected.se).tolist())
     assert chart.plot.getAxis("bottom")._tickLevels[0] == list(enumerate(expected.bins))
+
+    # the truncated bin of every class: the annotations' truncated, non-difficult objects of the
+    # val images; missed ones (the window's own verdicts: no true positive matched) first
+    pane.choose_chart("truncated")
+    obj = st.dataset.objects
+    in_val = np.isin(obj.image_index, st.dataset.image_sets["Main/val"])
+    truncated = np.flatnonzero(in_val & ~obj.difficult & obj.truncated)
     view = chart.plot
-    pos = view.mapFromScene(chart.bin_scene_pos(0))  # XS: the smallest tenth of each class
+    pos = view.mapFromScene(chart.bin_scene_pos(1))  # "yes"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
-    qtbot.waitUntil(lambda: chart.bin == 0, timeout=3000)
-    listed = chart.listed_classes()
-    have = np.flatnonzero(expected.npos[:, 0] > 0)
-    assert sorted(listed) == have.tolist()
-    assert np.all(np.diff(np.nan_to_num(expected.ap_n[listed, 0], nan=-1)) >= 0)  # worst first
-    chart.classes.selectRow(0)
-    qtbot.waitUntil(lambda: st.selected_class == listed[0], timeout=3000)
-    own = np.nan_to_num(expected.ap_n[listed[0]])
+    qtbot.waitUntil(lambda: chart.bin == 1, timeout=3000)
+    listed = chart.member_rows()
+    assert listed.objects and sorted(listed.rows.tolist()) == truncated.tolist()
+    missed = st.evaluations[st.current_results].missed[listed.rows]
+    n_missed = int(np.count_nonzero(missed))
+    assert 0 < n_missed < len(listed.rows)
+    assert missed[:n_missed].all() and not missed[n_missed:].any()  # missed first
+    table = chart.list.members.model()
+    assert table.rowCount() == len(listed.rows)
+    assert [table.index(r, 0).data() for r in range(2)] == ["missed", "missed"]
+
+    # choosing the first one opens its image with it selected
+    target = int(listed.rows[0])
+    chart.list.members.selectRow(0)
+    qtbot.waitUntil(lambda: st.selected_object == target, timeout=3000)
+    assert st.current_image == int(obj.image_index[target])
+    qtbot.waitUntil(lambda: win.view.shown_image == st.current_image, timeout=10_000)
+
+    # with a class selected: only its objects, its own bars
+    person = st.dataset.classes.index("person")
+    st.select_class(person)
+    rows = chart.member_rows().rows
+    assert sorted(rows.tolist()) == truncated[obj.label[truncated] == person].tolist()
+    pane.choose_chart("size")
+    own = np.nan_to_num(expected.ap_n[person])
     assert list(chart.bars.opts["height"]) == pytest.approx(own.tolist())
     pane.choose_chart("")
     assert pane.stack.currentWidget() is pane.splitter

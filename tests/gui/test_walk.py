@@ -31,7 +31,8 @@ def expected_ranks(st, k, key):
     if key.startswith("kind:"):
         kinds = evals.fp_kind_by_row[ev.order]
         fp = (ev.verdict == Verdict.FP) | (ev.verdict == Verdict.DUPLICATE)
-        return ranks[fp & (kinds == int(key[5:]))]
+        wanted = [int(k) for k in key[5:].split(",")]  # one kind, or several ("kind:3,4")
+        return ranks[fp & np.isin(kinds, wanted)]
     return ranks
 
 

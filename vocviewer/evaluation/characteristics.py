@@ -29,7 +29,7 @@ level (VOC truncated / occluded / difficult, COCO crowd, VisDrone truncation 0-1
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,10 @@ class Characteristic:
     ap_n : float64 (K, B) NaN where the class has no objects in the bin; npos : int64 (K, B)
     mean, se : float64 (B,) over the classes with objects in the bin (se NaN for fewer than 2)
     overall : mean over classes of ``AP_N`` with every positive (``counted``) of the class
+    obj_bin : int64 (G,) each object row's bin (``Dataset.objects`` rows; -1: in none or of no
+              ranked class); found : bool (G,) whether a detection counted as its true
+              positive in ``AP_N`` (a TP, or an ignored detection on an ignore object) hit it
+              (empty arrays where unknown)
     """
 
     name: str
@@ -83,6 +87,16 @@ class Characteristic:
     se: FloatArray
     overall: float
     n_pos: float
+    obj_bin: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    found: BoolArray = field(default_factory=lambda: np.zeros(0, bool))
+
+    def objects_in(self, b: int, label: npt.ArrayLike | None = None, k: int = -1) -> IntArray:
+        """Object rows of bin ``b`` (ascending), only those of class ``k`` if ``k`` >= 0
+        (``label``: int64 (G,) class index of each object row, needed then)."""
+        hit = self.obj_bin == b
+        if k >= 0:
+            hit &= np.asarray(label, dtype=np.int64) == k
+        return np.flatnonzero(hit).astype(np.int64)
 
     @property
     def sensitivity(self) -> float:
@@ -161,8 +175,13 @@ def characteristic(
     ap_n = np.full((n_cls, n_bin), np.nan)
     npos = np.zeros((n_cls, n_bin), dtype=np.int64)
     overall = np.full(n_cls, np.nan)
+    found = np.zeros(len(lab), dtype=bool)
+    ranked = np.zeros(len(lab), dtype=bool)
     for k, r in enumerate(rankings):
         of_class = lab == r.label
+        ranked |= of_class
+        hit = r.obj[(r.obj >= 0) & (r.tp | ~r.fp)]
+        found[hit[hit < len(found)]] = True
         for j in range(n_bin):
             ap_n[k, j], npos[k, j] = bin_ap_n(r, of_class & (b == j), n_pos, ap_rule)
         overall[k] = bin_ap_n(r, of_class & cnt, n_pos, ap_rule)[0]
@@ -185,6 +204,8 @@ def characteristic(
         se=se,
         overall=float(np.mean(ok)) if len(ok) else float("nan"),
         n_pos=n_pos,
+        obj_bin=np.where(ranked & (b >= 0) & (b < n_bin), b, -1).astype(np.int64),
+        found=found,
     )
 
 

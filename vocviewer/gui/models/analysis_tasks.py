@@ -1,7 +1,8 @@
-"""The Analysis tab's background work: TIDE's breakdown and the object characteristics of a result
-set, and the bootstrap interval of its mean AP (``benchmarks.view_analysis``), each in a
-``Worker`` under ``state.jobs`` (``analysis/tide``, ``analysis/bootstrap``; latest wins), and which
-detections or objects a bar of the breakdown stands for (``bar_members``).
+"""The Analysis tab's background work: TIDE's breakdown, the object characteristics and the
+``analyze()`` curves of a result set, and the bootstrap of one or several result sets on the same
+resampled images (``benchmarks.view_analysis``), each in a ``Worker`` under ``state.jobs``
+(``analysis/tide``, ``analysis/bootstrap``; latest wins), and which detections or objects a bar of
+the breakdown (``bar_members``) or a band of the curves (``band_members``) stands for.
 
 Neither depends on the window's IoU or area choice (TIDE is defined at IoU 0.5, the
 characteristics at the family's analysis threshold), so each analysis is kept per result set and
@@ -10,26 +11,32 @@ image set and computed once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
-from vocviewer.benchmarks.view_analyser import SetInterval
+from vocviewer.benchmarks.view_analyser import SetsBootstrap
 from vocviewer.benchmarks.view_analysis import (
     ViewAnalysis,
     not_analysed,
     view_analysis,
     view_bootstrap,
 )
+from vocviewer.benchmarks.views import ClassView
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.bootstrap import BootstrapCancelled
+from vocviewer.evaluation.coco_analyze import CURVE_NAMES
+from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import MAIN_TYPES, SPECIAL_TYPES, TideResult
 from vocviewer.evaluation.tide_evidence import CLS, KIND_OF
 from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.walk import WRONG_CLASS
 from vocviewer.gui.models.worker import Worker
 
 IntArray = npt.NDArray[np.int64]
@@ -46,15 +53,46 @@ BAR_WORDS: dict[str, str] = {
     "FalsePos": "every false positive (fixed: perfect precision at the same recall)",
     "FalseNeg": "every object not found (fixed: perfect recall at the same precision)",
 }
-#: the detection walk's mode closest to each bar (the window's own diagnosis of its FPs)
+#: the detection walk's mode closest to each bar (the window's own diagnosis of its FPs): TIDE's
+#: Cls and Both (a wrong class, well or poorly placed) are the window's wrong-class FPs of either
+#: kind (similar or other)
 WALK_OF: dict[str, str] = {
-    "Cls": f"kind:{int(FPKind.SIMILAR)}",
+    "Cls": WRONG_CLASS,
     "Loc": f"kind:{int(FPKind.LOCALIZATION)}",
+    "Both": WRONG_CLASS,
     "Dupe": f"kind:{int(FPKind.DUPLICATE)}",
     "Bkg": f"kind:{int(FPKind.BACKGROUND)}",
     "Miss": "missed",
     "FalsePos": "fp",
     "FalseNeg": "missed",
+}
+#: the IoU of ``analyze()``'s bands the window lists (C50's threshold; C75's is ``C75_IOU``)
+BAND_IOU, C75_IOU = 0.5, 0.75
+#: what each band of the ``analyze()`` curves holds (the band between the curve and the one
+#: below it), in words
+BAND_WORDS: dict[str, str] = {
+    "C75": "true positives at IoU 0.75 (a true positive at 0.5 with IoU ≥ 0.75)",
+    "C50": "true positives at IoU 0.5 that are not at 0.75 (IoU < 0.75)",
+    "Loc": "localisation errors: right class, 0.1 ≤ IoU < 0.5",
+    "Sim": "confusions with a similar class (same group)",
+    "Oth": "confusions with another class",
+    "BG": "false positives on background (and duplicates, which analyze() counts until BG)",
+    "FN": "objects no detection found at IoU 0.5",
+}
+#: the detection walk's mode of each band
+WALK_OF_BAND: dict[str, str] = {
+    "C75": "tp",
+    "C50": "tp",
+    "Loc": f"kind:{int(FPKind.LOCALIZATION)}",
+    "Sim": f"kind:{int(FPKind.SIMILAR)}",
+    "Oth": f"kind:{int(FPKind.OTHER)}",
+    "FN": "missed",
+}
+_BAND_KINDS: dict[str, tuple[int, ...]] = {
+    "Loc": (int(FPKind.LOCALIZATION),),
+    "Sim": (int(FPKind.SIMILAR),),
+    "Oth": (int(FPKind.OTHER),),
+    "BG": (int(FPKind.BACKGROUND), int(FPKind.DUPLICATE)),
 }
 
 
@@ -91,6 +129,64 @@ def bar_members(tide: TideResult, name: str, class_index: int) -> Members:
     return Members(rows.astype(np.int64), False)
 
 
+def band_members(views: Mapping[int, ClassView], name: str, class_index: int) -> Members:
+    """The detections (C75 ... BG) or objects (FN) of one band of ``analyze()``'s curves, of one
+    class or all (-1), from the window's own views at IoU 0.5 (``BAND_WORDS``; C75 / C50 split
+    the true positives at IoU 0.75 with their recorded IoU)."""
+    if name not in CURVE_NAMES:
+        raise KeyError(f"no band {name!r}")
+    chosen = [v for k, v in sorted(views.items()) if class_index < 0 or k == class_index]
+    if name == "FN":
+        rows = [v.missed for v in chosen]
+        out = np.unique(np.concatenate(rows)) if rows else np.zeros(0, np.int64)
+        return Members(out.astype(np.int64), True)
+    rows, scores = [], []
+    for v in chosen:
+        ev = v.evaluation
+        if name in ("C75", "C50"):
+            iou = np.nan_to_num(ev.best_iou, nan=0.0)
+            hit = (ev.verdict == Verdict.TP) & ((iou >= C75_IOU) == (name == "C75"))
+        elif v.false_positives is None:
+            continue
+        else:
+            hit = np.isin(v.false_positives.kind, _BAND_KINDS[name])
+        rows.append(ev.order[hit])
+        scores.append(ev.score[hit])
+    if not rows:
+        return Members(np.zeros(0, np.int64), False)
+    row, score = np.concatenate(rows), np.concatenate(scores)
+    order = np.lexsort((row, -score))
+    return Members(row[order].astype(np.int64), False)
+
+
+def distinct_names(sets: Sequence[ResultSet]) -> list[ResultSet]:
+    """``sets`` with names made distinct for the bootstrap (a repeated name gets `` (2)``,
+    `` (3)``, ...; the window may hold several sets of one name)."""
+    seen: dict[str, int] = {}
+    out = []
+    for r in sets:
+        n = seen[r.name] = seen.get(r.name, 0) + 1
+        out.append(r if n == 1 else replace(r, name=f"{r.name} ({n})"))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class BootstrapOutcome:
+    """A finished bootstrap: ``boot`` of result sets ``sets`` (in order; ``names``: their names
+    in ``boot``, made distinct) on ``dataset``'s image set ``image_set``."""
+
+    boot: SetsBootstrap
+    sets: tuple[ResultSet, ...]
+    names: tuple[str, ...]
+    dataset: Dataset
+    image_set: str | None
+
+    def name_of(self, results: ResultSet) -> str | None:
+        """``results``' (this very object's) name in ``boot``; ``None`` if it is not one of the
+        sets."""
+        return next((n for r, n in zip(self.sets, self.names, strict=True) if r is results), None)
+
+
 class AnalysisJobs(QObject):
     """TIDE and bootstrap jobs of the current result set.
 
@@ -103,26 +199,33 @@ class AnalysisJobs(QObject):
     boot_progress(int, int)
         ``done, total`` replicates.
     boot_done(object)
-        A ``SetInterval``, or a string: why there is none (cancelled, failed, not analysed).
+        A ``BootstrapOutcome``, or a string: why there is none (cancelled, failed, not
+        analysed).
+    outcome_changed()
+        ``outcome`` (the latest finished bootstrap, for the PR plot's bands) changed.
     """
 
     tide_ready = Signal(object, object)
     tide_failed = Signal(object, str)
     boot_progress = Signal(int, int)
     boot_done = Signal(object)
+    outcome_changed = Signal()
 
     def __init__(self, state: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self._tides: dict[tuple[int, str | None], tuple[ResultSet, ViewAnalysis | None]] = {}
         self._pending: tuple[int, str | None] | None = None
-        self._boot: Worker | None = None
+        self.outcome: BootstrapOutcome | None = None
         state.dataset_loaded.connect(lambda _ds: self._forget())
 
     def _forget(self) -> None:
         self._tides.clear()
         self.cancel_bootstrap()
         self.state.jobs.cancel("analysis/tide", notify=False)
+        if self.outcome is not None:
+            self.outcome = None
+            self.outcome_changed.emit()
 
     def reason_not_analysed(self) -> str | None:
         ds = self.state.dataset
@@ -156,23 +259,32 @@ class AnalysisJobs(QObject):
         )
 
     # --- the bootstrap -----------------------------------------------------------------------
-    def run_bootstrap(self, results: ResultSet, replicates: int, seed: int = 0) -> None:
-        """Bootstrap ``results``' mean AP over images in the background (``boot_progress``,
-        then ``boot_done``)."""
+    def run_bootstrap(self, sets: Sequence[ResultSet], replicates: int, seed: int = 0) -> None:
+        """Bootstrap every result set of ``sets`` on the same resampled images in the background
+        (``boot_progress``, then ``boot_done``); a new run replaces one under way."""
         st = self.state
-        if st.dataset is None:
+        if st.dataset is None or not sets:
             return
         holder: list[Worker] = []
-        worker = Worker(
-            _bootstrap_job, holder, st.dataset, results, st.evaluation.image_set, replicates, seed
-        )
+        ds, image_set, chosen = st.dataset, st.evaluation.image_set, tuple(sets)
+        named = tuple(distinct_names(chosen))
+        worker = Worker(_bootstrap_job, holder, ds, named, image_set, replicates, seed)
         holder.append(worker)
-        self._boot = worker
+
+        def returned(out: SetsBootstrap | None) -> None:
+            if out is None:
+                self.boot_done.emit(self.reason_not_analysed() or "")
+                return
+            names = tuple(r.name for r in named)
+            self.outcome = BootstrapOutcome(out, chosen, names, ds, image_set)
+            self.boot_done.emit(self.outcome)
+            self.outcome_changed.emit()
+
         st.jobs.start(
             "analysis/bootstrap",
             worker,
             on_yielded=lambda v: self.boot_progress.emit(*v),
-            on_returned=self._boot_returned,
+            on_returned=returned,
             on_errored=self._boot_failed,
         )
 
@@ -184,9 +296,6 @@ class AnalysisJobs(QObject):
             self.state.jobs.cancel("analysis/bootstrap")
             self.boot_done.emit("Bootstrap cancelled.")
 
-    def _boot_returned(self, out: SetInterval | None) -> None:
-        self.boot_done.emit(out if out is not None else self.reason_not_analysed() or "")
-
     def _boot_failed(self, exc: BaseException) -> None:
         if isinstance(exc, BootstrapCancelled):
             self.boot_done.emit(f"Bootstrap {exc}.")
@@ -197,21 +306,20 @@ class AnalysisJobs(QObject):
 def _bootstrap_job(
     holder: list[Worker],
     dataset: Any,
-    results: ResultSet,
+    sets: tuple[ResultSet, ...],
     image_set: str | None,
     replicates: int,
     seed: int,
-) -> SetInterval | None:
+) -> SetsBootstrap | None:
     """Runs on the pool thread: progress goes out as the worker's ``yielded`` (delivered on the
     GUI thread), and ``Worker.quit`` stops the replicates between chunks."""
     worker = holder[0]
-    out = view_bootstrap(
+    return view_bootstrap(
         dataset,
-        [results],
+        sets,
         image_set,
         replicates,
         seed,
         progress=lambda done, total: worker.signals.yielded.emit((done, total)),
         cancelled=lambda: worker.abort_requested,
     )
-    return None if out is None else out.interval(results.name)

@@ -2,7 +2,8 @@
 (or of every class) in rank order, each opened and explained, optionally only some of them.
 
 Modes: ``all``; ``tp`` (viewdet's ``onlytp``); ``fp`` (every false positive, duplicates
-included); ``kind:N`` (one ``FPKind``); ``missed`` (the class's objects no drawn true positive
+included); ``kind:N`` (one ``FPKind``) or ``kind:N,M`` (any of several: ``WRONG_CLASS``, the wrong
+class of either kind, as TIDE's Cls counts it); ``missed`` (the class's objects no drawn true positive
 found, image by image). With all classes, detections come by descending score (ties by class,
 then rank). A step past either end stays where it is and says so (``ended``).
 """
@@ -25,14 +26,22 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class WalkMode:
-    """One way to walk: ``key`` (``all``, ``tp``, ``fp``, ``kind:N``, ``missed``) and ``label``."""
+    """One way to walk: ``key`` (``all``, ``tp``, ``fp``, ``kind:N[,M...]``, ``missed``) and
+    ``label``."""
 
     key: str
     label: str
 
     @property
-    def kind(self) -> int:
-        return int(self.key.partition(":")[2]) if self.key.startswith("kind:") else -1
+    def kinds(self) -> tuple[int, ...]:
+        """The ``FPKind`` values walked (empty: not a kind mode)."""
+        if not self.key.startswith("kind:"):
+            return ()
+        return tuple(int(k) for k in self.key.partition(":")[2].split(","))
+
+
+#: the key of the walk through wrong-class false positives of both kinds (similar and other)
+WRONG_CLASS = f"kind:{int(FPKind.SIMILAR)},{int(FPKind.OTHER)}"
 
 
 WALK_MODES: tuple[WalkMode, ...] = (
@@ -44,6 +53,7 @@ WALK_MODES: tuple[WalkMode, ...] = (
         for k in FPKind
         if k not in (FPKind.NOT_FP,)
     ),
+    WalkMode(WRONG_CLASS, "Only FP: wrong class (similar or other)"),
     WalkMode("missed", "Missed objects"),
 )
 
@@ -53,10 +63,10 @@ def eligible(ev: ClassEvaluation, evals: ResultEvaluations, mode: WalkMode) -> I
     v = ev.verdict
     if mode.key == "tp":
         keep = v == Verdict.TP
-    elif mode.key == "fp" or mode.kind >= 0:
+    elif mode.key == "fp" or mode.kinds:
         keep = v >= Verdict.FP
-        if mode.kind >= 0:
-            keep &= evals.fp_kind_by_row[ev.order] == mode.kind
+        if mode.kinds:
+            keep &= np.isin(evals.fp_kind_by_row[ev.order], mode.kinds)
     else:
         keep = np.ones(len(ev), dtype=bool)
     return np.flatnonzero(keep).astype(np.int64)

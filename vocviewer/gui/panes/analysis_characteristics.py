@@ -2,8 +2,9 @@
 retrospective's §6.2, ``evaluation.characteristics``) — per bin of one characteristic (size,
 aspect ratio, truncated, ...) the normalised AP (``AP_N``, eq. 6), averaged over the classes with
 objects in the bin with its standard-error bar, or the selected class's own; the dashed line is
-the overall ``AP_N``. Clicking a bin lists the classes in it (worst first); choosing one selects
-that class in the window.
+the overall ``AP_N``. Clicking a bin lists its objects (of the selected class, or of every class),
+the missed ones first — missed or found at the family's analysis threshold, as ``AP_N`` counts
+them (``Characteristic.found``); choosing one opens its image with it selected (``MemberList``).
 """
 
 from __future__ import annotations
@@ -15,19 +16,23 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from vocviewer.evaluation.characteristics import Characteristic
+from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.state import AppState
+from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.overlays import MISSED_COLOR
 from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
-from vocviewer.gui.panes.side_panel import RowsTable
+
+PLACEHOLDER = "Click a bin to list its objects."
 
 #: a bin's half width (bins stand at x = 0, 1, ...)
 HALF = 0.35
 
 
 class CharacteristicsChart(QWidget):
-    """One characteristic's bins over the list of the chosen bin's classes."""
+    """One characteristic's bins over the list of the chosen bin's objects."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -42,23 +47,15 @@ class CharacteristicsChart(QWidget):
         for item in (self.bars, self.errors, self.overall):
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
-        self.list_label = QLabel("Click a bin to list its classes.")
-        self.list_label.setWordWrap(True)
-        self.classes = RowsTable(("Class", "AP_N", "Objects"))
-        self.classes.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.list = MemberList(state, None, PLACEHOLDER)
         top = QWidget()
         top_box = QVBoxLayout(top)
         top_box.setContentsMargins(0, 0, 0, 0)
         top_box.addWidget(self.header)
         top_box.addWidget(self.plot, 1)
-        lower = QWidget()
-        lower_box = QVBoxLayout(lower)
-        lower_box.setContentsMargins(0, 0, 0, 0)
-        lower_box.addWidget(self.list_label)
-        lower_box.addWidget(self.classes, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
-        splitter.addWidget(lower)
+        splitter.addWidget(self.list)
         splitter.setSizes([260, 140])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -67,10 +64,8 @@ class CharacteristicsChart(QWidget):
         self.set_name = ""
         self.bin = -1
         self.heights = np.zeros(0)
-        self._keys: list[int] = []
         self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
         self.apply_palette()
-        self.classes.row_chosen.connect(self._select)
         state.class_changed.connect(lambda _k: self.redraw())
 
     def set_characteristic(self, char: Characteristic | None, set_name: str) -> None:
@@ -135,34 +130,39 @@ class CharacteristicsChart(QWidget):
         return vb.mapViewToScene(QPointF(float(b), h / 2))
 
     def choose_bin(self, b: int) -> None:
-        """List bin ``b``'s classes, as a click on it does."""
+        """List bin ``b``'s objects, as a click on it does."""
         self.bin = b
         self.redraw()
 
     def _list(self) -> None:
-        c, b = self.char, self.bin
-        if c is None or not 0 <= b < len(c.bins):
-            self._keys = []
-            self.classes.set_rows([], [], [])
-            self.list_label.setText("Click a bin to list its classes.")
+        c, b, ds, k = self.char, self.bin, self.state.dataset, self.state.selected_class
+        if c is None or ds is None or not 0 <= b < len(c.bins):
+            self.list.clear()
             return
-        here = np.flatnonzero(c.npos[:, b] > 0)
-        here = here[np.argsort(np.nan_to_num(c.ap_n[here, b], nan=-1.0), kind="stable")]
-        self._keys = here.tolist()
-        rows = [(c.class_names[k], f"{c.ap_n[k, b]:.3f}", str(int(c.npos[k, b]))) for k in here]
-        self.classes.set_rows(rows, list(range(len(rows))), [None] * len(rows))
-        self.list_label.setText(
-            f"{c.name} {c.bins[b]}: {len(rows)} classes with objects here, worst first; "
-            "choose one to select it."
+        if len(c.obj_bin) != len(ds.objects):
+            self.list.clear(f"{c.name} {c.bins[b]}: this family does not say which objects")
+            return
+        rows = c.objects_in(b, ds.objects.label, k)
+        rows = rows[np.argsort(c.found[rows], kind="stable")]  # missed first, then image order
+        missed = int(np.count_nonzero(~c.found[rows]))
+        cls = f" of {ds.classes[k]}" if k >= 0 else ""
+        self.list.show_members(
+            Members(rows.astype(np.int64), True),
+            f"{c.name} {c.bins[b]}: {len(rows)} objects{cls}, {missed} missed (listed first)",
+            f"Objects in bin {c.bins[b]} of {c.name}: missed or found at the analysis threshold "
+            "(IoU 0.5), as the normalised AP counts them",
+            lambda _r: "",
+            None,
+            self._object_detail,
         )
 
-    def listed_classes(self) -> list[int]:
-        """The class indices the list shows, in its order."""
-        return list(self._keys)
+    def _object_detail(self, row: int) -> tuple[str, QColor | None]:
+        assert self.char is not None
+        return ("found", None) if self.char.found[row] else ("missed", MISSED_COLOR)
 
-    def _select(self, key: int) -> None:
-        if 0 <= key < len(self._keys):
-            self.state.select_class(self._keys[key])
+    def member_rows(self) -> Members:
+        """The object rows the list shows, in its order."""
+        return self.list.member_rows()
 
     def apply_palette(self) -> None:
         """Background, axes and bars in the widget palette's colours (the window's theme)."""

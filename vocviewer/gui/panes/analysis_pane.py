@@ -1,28 +1,26 @@
 """``AnalysisPane``: what each error costs the current result set (TIDE's dAP per error type, for
-the selected class or the mean over classes), the detections or objects behind each bar, and a
-bootstrap interval of the result set's mean AP.
+the selected class or the mean over classes), ``analyze()``'s nested curves
+(``analysis_curves``), the object characteristics (``analysis_characteristics``), and the
+bootstrap of one or all result sets (``analysis_bootstrap``, ``analysis_compare``); the chart
+combo chooses the page.
 
-The breakdown is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
-computes it for the family, once per result set, and only while the pane is shown. Clicking a bar
-lists its members under the chart; choosing one selects it in the image view (Enter or
-double-click also zooms to it); "Walk these" sets the detection walk to the closest mode. The
-bootstrap runs on demand, with progress and Cancel.
+The analysis is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
+computes it for the family, once per result set, and only while the pane is shown. Clicking a bar,
+band or bin lists its members under the chart (``analysis_members``); choosing one selects it in
+the image view (Enter or double-click also zooms to it); "Walk" sets the detection walk to the
+closest mode. The bootstrap runs on demand, with progress and Cancel.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -40,17 +38,19 @@ from vocviewer.gui.models.analysis_tasks import (
     BARS,
     WALK_OF,
     AnalysisJobs,
+    BootstrapOutcome,
     Members,
     bar_members,
     bar_values,
 )
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
+from vocviewer.gui.models.walk import DetectionWalk
 from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
 from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
-from vocviewer.gui.panes.overlays import MISSED_COLOR
+from vocviewer.gui.panes.analysis_compare import CompareView
+from vocviewer.gui.panes.analysis_curves import CurvesChart
+from vocviewer.gui.panes.analysis_members import MemberList
 from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
-from vocviewer.gui.panes.side_panel import RowsTable
 
 #: a bar's half width (bars stand at x = 0, 1, ..., the special ones after a gap)
 HALF = 0.35
@@ -58,6 +58,8 @@ HALF = 0.35
 X_OF: dict[str, float] = {n: float(i + (i >= 6) * 0.6) for i, n in enumerate(BARS)}
 #: the axis' name of each bar (the special ones shortened so every name fits)
 TICK = {**{n: n for n in BARS}, "FalsePos": "FP", "FalseNeg": "FN"}
+#: the chart combo's data of the pages other than TIDE's ("") and the characteristics' (names)
+CURVES, BOOTSTRAP = "#curves", "#bootstrap"
 
 
 class AnalysisPane(QWidget):
@@ -88,38 +90,32 @@ class AnalysisPane(QWidget):
         for item in self.labels.values():
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
-        self.list_label = QLabel("Click a bar to list its detections or objects.")
-        self.list_label.setWordWrap(True)
-        self.walk_button = QPushButton("Walk these")
-        self.walk_button.setEnabled(False)
-        self.members = RowsTable(("Rank", "Score", "Image", "Detail"), long=True)
-        self.members.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        self.boot = BootstrapRow(self.jobs, self._results)
+        self.list = MemberList(state, walk, "Click a bar to list its detections or objects.")
+        self.list_label, self.walk_button = self.list.list_label, self.list.walk_button
+        self.members = self.list.members
+        self.boot = BootstrapRow(self.jobs, self._results, self._every)
         self.chart_combo = QComboBox()
-        self.chart_combo.setToolTip("What the chart shows: TIDE's breakdown or one characteristic")
+        self.chart_combo.setToolTip(
+            "What the chart shows: TIDE's breakdown, analyze()'s curves, one characteristic or "
+            "the bootstrap's intervals and comparison"
+        )
         self.chart_combo.addItem("What each error costs (TIDE)", "")
         self.chars = CharacteristicsChart(state)
+        self.curves = CurvesChart(state, walk)
+        self.compare = CompareView(state)
 
         top = QWidget()
         top_box = QVBoxLayout(top)
         top_box.setContentsMargins(0, 0, 0, 0)
         top_box.addWidget(self.header)
         top_box.addWidget(self.plot, 1)
-        lower = QWidget()
-        lower_box = QVBoxLayout(lower)
-        lower_box.setContentsMargins(0, 0, 0, 0)
-        caption = QHBoxLayout()
-        caption.addWidget(self.list_label, 1)
-        caption.addWidget(self.walk_button)
-        lower_box.addLayout(caption)
-        lower_box.addWidget(self.members, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(top)
-        self.splitter.addWidget(lower)
+        self.splitter.addWidget(self.list)
         self.splitter.setSizes([260, 140])
         self.stack = QStackedWidget()
-        self.stack.addWidget(self.splitter)
-        self.stack.addWidget(self.chars)
+        for page in (self.splitter, self.chars, self.curves, self.compare):
+            self.stack.addWidget(page)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.chart_combo)
@@ -129,19 +125,21 @@ class AnalysisPane(QWidget):
         self.tide: TideResult | None = None
         self.characteristics: dict[str, Characteristic] = {}
         self.values: dict[str, float] = {}
+        self.analysis: ViewAnalysis | None = None
+        self.message: str | None = None
         self.bar: str | None = None
-        self._members = Members(np.zeros(0, np.int64), False)
         self._dirty = True
         self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
         self.apply_palette()
 
-        self.members.row_chosen.connect(self._select)
-        self.members.row_activated.connect(self._open_member)
-        self.walk_button.clicked.connect(self.walk_these)
+        for pane in (self.list, self.curves.list, self.chars.list):
+            pane.zoom_requested.connect(self.zoom_requested)
         self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
         self.jobs.tide_ready.connect(self._on_tide)
         self.jobs.tide_failed.connect(self._on_tide_failed)
+        self.jobs.boot_done.connect(self._on_boot_done)
         state.dataset_loaded.connect(self._on_dataset)
+        state.results_added.connect(lambda _i: self.boot.update_sets())
         for signal in (
             state.current_results_changed,
             state.results_added,
@@ -157,10 +155,20 @@ class AnalysisPane(QWidget):
         st = self.state
         return st.results[st.current_results].results if st.current_results >= 0 else None
 
+    def _every(self) -> list[ResultSet]:
+        return [r.results for r in self.state.results]
+
     def _on_dataset(self, _dataset: Dataset) -> None:
         self.bar = None
         self.boot.boot_label.clear()
+        self.boot.update_sets()
+        self.compare.set_outcome(None)
         self._invalidate()
+
+    def _on_boot_done(self, out: BootstrapOutcome | str) -> None:
+        if isinstance(out, BootstrapOutcome):
+            self.compare.set_outcome(out)
+            self.choose_chart(BOOTSTRAP)
 
     def _invalidate(self, *_args: object) -> None:
         self._dirty = True
@@ -195,30 +203,47 @@ class AnalysisPane(QWidget):
             self._set_analysis(None, f"Not analysed: {escape(why)}")
 
     def _set_analysis(self, analysis: ViewAnalysis | None, message: str | None) -> None:
+        self.analysis, self.message = analysis, message
         self.tide = analysis.tide if analysis is not None else None
         self.characteristics = analysis.characteristics if analysis is not None else {}
         chosen = self.chart_combo.currentData()
         self.chart_combo.blockSignals(True)
         while self.chart_combo.count() > 1:
             self.chart_combo.removeItem(1)
+        self.chart_combo.addItem("Precision/recall as errors are removed (analyze())", CURVES)
         for name in self.characteristics:
             self.chart_combo.addItem(f"Objects by {name} (normalised AP)", name)
+        self.chart_combo.addItem("Bootstrap: intervals and comparison", BOOTSTRAP)
         self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(chosen), 0))
         self.chart_combo.blockSignals(False)
         self._show(message if self.tide is None else None)
         self._show_chart()
 
     def _show_chart(self) -> None:
-        """The TIDE page, or the characteristics page with the chosen characteristic."""
+        """The page the chart combo chose, with its data."""
         name = self.chart_combo.currentData()
         res = self._results()
-        self.chars.set_characteristic(
-            self.characteristics.get(name) if name else None, res.name if res else ""
-        )
+        set_name = res.name if res else ""
+        if name == CURVES:
+            a = self.analysis
+            why = self.message or ""
+            if a is not None and a.curves is None:
+                why = (
+                    f"{set_name}: no analyze() curves for this family (no similar-class groups, "
+                    "no nested curves)"
+                )
+            self.curves.set_curves(a.curves if a is not None else None, set_name, why)
+            self.stack.setCurrentWidget(self.curves)
+            return
+        if name == BOOTSTRAP:
+            self.stack.setCurrentWidget(self.compare)
+            return
+        self.chars.set_characteristic(self.characteristics.get(name) if name else None, set_name)
         self.stack.setCurrentWidget(self.chars if name else self.splitter)
 
     def choose_chart(self, name: str) -> None:
-        """Show characteristic ``name`` ("": TIDE's breakdown), as the chart combo does."""
+        """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP`` or a
+        characteristic), as the chart combo does."""
         self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(name), 0))
 
     # --- the chart ---------------------------------------------------------------------------
@@ -292,53 +317,21 @@ class AnalysisPane(QWidget):
 
     # --- the chosen bar's members ------------------------------------------------------------
     def _list(self, name: str | None) -> None:
-        tide, ds, st = self.tide, self.state.dataset, self.state
-        self.walk_button.setEnabled(False)
+        tide, ds = self.tide, self.state.dataset
         if tide is None or ds is None or name is None:
-            self._members = Members(np.zeros(0, np.int64), False)
-            self.members.set_rows([], [], [])
-            if tide is not None:
-                self.list_label.setText("Click a bar to list its detections or objects.")
+            self.list.clear(None if tide is not None else "")
             return
         k = self._class()
-        m = self._members = bar_members(tide, name, k)
-        ev = tide.evidence
-        rows: list[tuple[str, ...]] = []
-        colors: list[QColor | None] = []
-        i = st.current_results
-        ranks = st.evaluations[i].rank_by_row if i >= 0 else np.zeros(0, np.int64)
-        for r in m.rows.tolist():
-            if m.objects:
-                image = str(ds.images.id[int(ds.objects.image_index[r])])
-                rows.append(("—", "—", image, object_name(ds, r)))
-                colors.append(MISSED_COLOR)
-                continue
-            rank = int(ranks[r]) + 1 if r < len(ranks) and ranks[r] >= 0 else 0
-            rows.append(
-                (
-                    str(rank) if rank else "—",
-                    f"{ev.score[r]:.3f}",
-                    str(ds.images.id[int(ev.image_index[r])]),
-                    self._detail(tide, r),
-                )
-            )
-            colors.append(None)
-        self.members.set_rows(rows, list(range(len(rows))), colors)
+        m = bar_members(tide, name, k)
         what = "object" if m.objects else "detection"
         cls = "" if k < 0 else f" of {ds.classes[k]}"
-        self.list_label.setText(
-            f"{name}: {len(rows)} {what}{'s' if len(rows) != 1 else ''}{cls}, "
-            f"dAP {self.values.get(name, 0.0):.2f}"
-        )
-        self.list_label.setToolTip(f"{name}: {BAR_WORDS[name]}. Enter or double-click opens one.")
-        mode = next((w for w in WALK_MODES if w.key == WALK_OF.get(name)), None)
-        self.walk_button.setEnabled(self.walk is not None and mode is not None)
-        self.walk_button.setText(f"Walk: {mode.label}" if mode else "Walk these")
-        self.walk_button.setToolTip(
-            "Set the detection walk (Walk menu) to this mode: the window's own diagnosis of "
-            "its false positives at the chosen IoU, the closest to TIDE's type"
-            if mode
-            else "The detection walk has no mode for this error type"
+        n = len(m.rows)
+        self.list.show_members(
+            m,
+            f"{name}: {n} {what}{'s' if n != 1 else ''}{cls}, dAP {self.values.get(name, 0.0):.2f}",
+            f"{name}: {BAR_WORDS[name]}",
+            lambda r: self._detail(tide, r),
+            WALK_OF.get(name),
         )
 
     def _detail(self, tide: TideResult, row: int) -> str:
@@ -356,34 +349,11 @@ class AnalysisPane(QWidget):
 
     def member_rows(self) -> Members:
         """The rows the list shows (detection or object rows), in its order."""
-        return self._members
-
-    def _open_member(self, key: int) -> None:
-        self._select(key)
-        self.zoom_requested.emit()
-
-    def _select(self, key: int) -> None:
-        m, st = self._members, self.state
-        if not 0 <= key < len(m.rows) or st.dataset is None:
-            return
-        row = int(m.rows[key])
-        if m.objects:
-            st.set_current_image(int(st.dataset.objects.image_index[row]))
-            st.select_object(row)
-            return
-        i = st.current_results
-        ranks = st.evaluations[i].rank_by_row if i >= 0 else np.zeros(0, np.int64)
-        if row < len(ranks) and ranks[row] >= 0:
-            st.select_detection_row(row)
-            return
-        if self.tide is not None:  # not ranked in the window (e.g. beyond its cap): its image
-            st.set_current_image(int(self.tide.evidence.image_index[row]))
+        return self.list.member_rows()
 
     def walk_these(self) -> None:
         """Set the detection walk to the chosen bar's mode (``WALK_OF``)."""
-        key = WALK_OF.get(self.bar or "")
-        if self.walk is not None and key is not None:
-            self.walk.set_mode(key)
+        self.list.walk_these()
 
     # --- theme -------------------------------------------------------------------------------
     def apply_palette(self) -> None:

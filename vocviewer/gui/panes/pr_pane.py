@@ -27,6 +27,7 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
 from vocviewer.gui.panes.plot_theme import theme_plot
+from vocviewer.gui.panes.pr_band import PRBand
 from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
 from vocviewer.gui.panes.verdict_style import detection_role
 
@@ -140,6 +141,7 @@ class PRPane(QWidget):
         item.addItem(self.curve)
         item.addItem(self.spots)
         item.addItem(self.marker)
+        self.band = PRBand(state, item, self.legend, self)  # the bootstrap's precision band
         self._samples = [pg.ScatterPlotItem(size=9, pen=None) for _ in DOT_STYLES]
         self._brushes: list[Any] = []
         self._symbols = [ROLE_STYLES[detection_role(v, k)].glyph for v, k in DOT_STYLES]
@@ -174,6 +176,8 @@ class PRPane(QWidget):
         export = self.menu.addAction("Export figure (PNG, SVG, PDF)…")
         export.setStatusTip("Save the precision/recall figure as PNG, SVG or PDF")
         export.triggered.connect(self.export_requested)
+        self.menu.addAction(self.band.toggle)
+        self.band.changed.connect(self.refresh)
         self.spots.sigClicked.connect(self._on_spots_clicked)
         self.plot.scene().sigMouseMoved.connect(self.classes.hover)
         self.plot.scene().sigMouseClicked.connect(self._on_plot_clicked)
@@ -240,6 +244,7 @@ class PRPane(QWidget):
         self.evaluation = ev
         self.legend.clear()
         self._show_others(-1)
+        self.band.hide()
         self.legend.setVisible(ev is not None and len(ev) > 0)
         self.interpolated.setData([], [])
         if ev is None or not len(ev):
@@ -279,6 +284,7 @@ class PRPane(QWidget):
             self.legend.addItem(self.interpolated, f"interpolated, {at}")
         else:
             self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+        self.band.draw(ev.class_index, color)
         self._show_others(ev.class_index)
         counts = np.bincount(codes, minlength=len(DOT_STYLES))
         self._compact = self._is_small()

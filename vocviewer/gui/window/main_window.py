@@ -118,6 +118,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.analysis = AnalysisPane(st, self.walk.walk)  # TIDE, its members, the bootstrap
         self.right_tabs.addTab(self.analysis, "Analysis")
         self.analysis.zoom_requested.connect(self.view.zoom_to_highlight)
+        self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
         self.window_settings = WindowSettings(self, settings)  # restores layout and choices
         self.folders = self.window_settings.folders  # where the file dialogs start
 
