@@ -169,6 +169,15 @@ def glyph_path(glyph: str, rect: QRectF) -> QPainterPath:
     return path
 
 
+#: Glyphs drawn as strokes (``glyph_pen``); the others are filled.
+STROKED_GLYPHS = frozenset({"x", "+"})
+
+
+def glyph_pen(ink: QColor) -> QPen:
+    """The pen of a stroked glyph."""
+    return QPen(ink, 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+
+
 _ANTIALIASING = QPainter.RenderHint.Antialiasing
 _PATHS: dict[tuple[str, float, float, float], QPainterPath] = {}
 
@@ -179,8 +188,8 @@ def paint_glyph(painter: QPainter, glyph: str, rect: QRectF, ink: QColor) -> Non
     if key not in _PATHS:  # a handful of glyphs and sizes: made once
         _PATHS[key] = glyph_path(glyph, rect)
     painter.setRenderHint(_ANTIALIASING, True)
-    if glyph in ("x", "+"):
-        painter.setPen(QPen(ink, 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+    if glyph in STROKED_GLYPHS:
+        painter.setPen(glyph_pen(ink))
         painter.drawPath(_PATHS[key])
     else:
         painter.fillPath(_PATHS[key], ink)
