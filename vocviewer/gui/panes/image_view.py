@@ -9,7 +9,6 @@ to pan.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,15 +36,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.image_file import read_rgb
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, describe_os_error, error_message
 from vocviewer.gui.models.worker import Jobs, Worker
 from vocviewer.gui.panes.drawable import finite_rows, placeholder_size
-from vocviewer.gui.panes.layers import Decoded, decode_view
+from vocviewer.gui.panes.layers import Decoded, _decode_each, decode_view
+from vocviewer.gui.panes.layers import decode_image as decode_image  # re-exported
 from vocviewer.gui.panes.overlay_scene import overlay_options
 from vocviewer.gui.panes.overlays import BoxItem, OverlayOptions
 from vocviewer.gui.panes.shown_overlays import ShownOverlays
@@ -57,29 +55,6 @@ MIN_SCALE, MAX_SCALE = 0.02, 40.0
 
 #: Decoded images kept for quick stepping (the current one and its neighbours, plus a few).
 DECODED_CACHE_SIZE = 6
-
-
-def _decode_each(
-    dataset: Dataset, images: list[int], seg_mode: str | None
-) -> Iterator[tuple[int, Decoded]]:
-    """Worker: decode each image row (skipping unreadable files: their error is shown when they
-    are), yielding ``(row, Decoded)``."""
-    for i in images:
-        try:
-            yield i, decode_view(dataset.images.path[i], dataset, i, seg_mode)
-        except Exception:  # reported when the image itself is shown
-            continue
-
-
-def decode_image(path: Path) -> QImage:
-    """Read an image file into an RGB ``QImage`` (worker thread).
-
-    Raises ``FormatError`` naming the file when it is missing, not a regular file, declares more
-    than ``MAX_IMAGE_PIXELS`` (a decompression bomb) or is truncated / not an image.
-    """
-    rgb = read_rgb(path)
-    h, w = rgb.shape[:2]
-    return QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).copy()
 
 
 class ImageView(QGraphicsView):
@@ -152,9 +127,12 @@ class ImageView(QGraphicsView):
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_selection_changed)
         self._overlays_later = Debounced(self._redraw_if_stale, REFRESH_DELAY_MS, self)
+        self._arrived: set[int] = set()  # classes whose verdicts arrived, not yet recoloured
+        self._recolour_later = Debounced(self._recolour_arrived, REFRESH_DELAY_MS, self)
         # a result set arriving redraws in a turn of its own (not with every pane's refresh)
         state.current_results_changed.connect(self._on_results_changed)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._recolour_later.flush)
         state.evaluation.finished.connect(self._overlays_later.flush)
 
     # --- zoom ----------------------------------------------------------------------------------
@@ -435,12 +413,17 @@ class ImageView(QGraphicsView):
 
     # --- overlays ------------------------------------------------------------------------------
     def _on_class_evaluated(self, index: int, evaluation: object) -> None:
-        """A class's verdicts arrived: its boxes are recoloured in place where that is all a
-        rebuild would change (``ShownOverlays.recolour``), else rebuilt (debounced)."""
-        if index != self.state.current_results:
-            return
-        k = getattr(evaluation, "class_index", -1)
-        if not self._shown.recolour(self.state, self.overlay_options(), int(k)):
+        """A class's verdicts arrived: its boxes are recoloured in place (debounced) where that
+        is all a rebuild would change (``ShownOverlays.recolour``), else rebuilt."""
+        if index == self.state.current_results:
+            self._arrived.add(int(getattr(evaluation, "class_index", -1)))
+            self._recolour_later.request()
+
+    def _recolour_arrived(self) -> None:
+        classes, self._arrived = self._arrived, set()
+        if not self._stale and not self._shown.recolour(
+            self.state, self.overlay_options(), classes
+        ):
             self._redraw_soon()
 
     def _redraw_soon(self, *_args: object) -> None:

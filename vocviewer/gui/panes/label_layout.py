@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from vocviewer.gui.panes.verdict_style import STROKED_GLYPHS, glyph_path, glyph_pen
+from vocviewer.gui.panes.verdict_style import STROKED_GLYPHS, glyph_pen, tag_glyph
 
 #: Screen pixels kept free between two tags.
 GAP_PX = 1.0
@@ -185,7 +185,7 @@ class _TagParts:
             if self.glyph is None:
                 self.glyph = QGraphicsPathItem(tag)
             s = r.height() - 6.0
-            self.glyph.setPath(glyph_path(tag.glyph, QRectF(r.left() + 3, r.top() + 3, s, s)))
+            self.glyph.setPath(tag_glyph(tag.glyph, QRectF(r.left() + 3, r.top() + 3, s, s)))
             if tag.glyph in STROKED_GLYPHS:
                 self.glyph.setPen(glyph_pen(tag._ink))
                 self.glyph.setBrush(Qt.BrushStyle.NoBrush)

@@ -131,8 +131,8 @@ class ShownOverlays(QObject):
             and _same(d.missed, _missed_of(state, image, opts))
         )
 
-    def recolour(self, state: AppState, opts: OverlayOptions, k: int) -> bool:
-        """Recolour the drawn detections of class ``k`` of the current result set (their
+    def recolour(self, state: AppState, opts: OverlayOptions, classes: set[int]) -> bool:
+        """Recolour the drawn detections of ``classes`` of the current result set (their
         verdicts arrived) in place; ``False`` (nothing changed) when only a rebuild gives what
         a rebuild gives (see the module's docstring)."""
         d = self._drawn
@@ -144,17 +144,17 @@ class ShownOverlays(QObject):
             return False
         loaded, evals = state.results[d.results], state.evaluations[d.results]
         label = loaded.results.detections.label
-        if opts.highlight_row >= 0 and int(label[opts.highlight_row]) == k:
+        if opts.highlight_row >= 0 and int(label[opts.highlight_row]) in classes:
             return False
         if not _same(d.missed, _missed_of(state, d.image, opts)):
             return False
         batches = set()
         for item in self.items:
-            if isinstance(item, BoxItem) and item.kind == "det" and int(label[item.row]) == k:
+            if isinstance(item, BoxItem) and item.kind == "det" and int(label[item.row]) in classes:
                 color, style, width, _glyph, _name = detection_look(evals, item.row, False)
                 item.set_look(color, style, width)
         for tag in self._labels:
-            if tag.row >= 0 and int(label[tag.row]) == k:
+            if tag.row >= 0 and int(label[tag.row]) in classes:
                 color, _style, _width, glyph, _name = detection_look(evals, tag.row, False)
                 tag.set_color(color, glyph)
         for item in self.items:
