@@ -116,6 +116,8 @@ def test_a_crowded_image_places_its_tags_in_slices_as_in_one_go(qtbot, make_wind
     with qtbot.waitSignal(view._shown.labels_placed, timeout=5000):
         view.redraw_overlays()
         first = len(view.overlay_items("label"))
+        assert view.overlays_pending()  # a screenshot waits for the rest
+    assert not view.overlays_pending()
     assert 0 < first <= LABEL_SLICE < 3 * LABEL_SLICE
     sliced = sorted(
         (t.text, t.shown, t.pos().x(), t.pos().y()) for t in view.overlay_items("label")

@@ -443,6 +443,10 @@ class ImageView(QGraphicsView):
         if not self._shown.drawn_for(self.state, self.shown_image, self.overlay_options()):
             self.redraw_overlays()
 
+    def overlays_pending(self) -> bool:
+        """Whether a redraw, a recolour or tags are still to come (a screenshot waits)."""
+        return self._stale or bool(self._arrived) or self._shown.placing()
+
     def overlay_options(self) -> OverlayOptions:
         return overlay_options(self.state, self.scale_factor())
 

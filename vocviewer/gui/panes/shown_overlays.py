@@ -98,13 +98,6 @@ class ShownOverlays(QObject):
         """Whether tags are still waiting for their slice."""
         return self._placement is not None and not self._placement.done
 
-    def finish_placing(self) -> None:
-        """Place every tag still waiting, now."""
-        if self._placement is not None:
-            self._add(self._placement.run())
-            self._timer.stop()
-            self.labels_placed.emit()
-
     def _place_more(self) -> None:
         if self._placement is None:
             return
