@@ -10,7 +10,11 @@
 ``--sample`` names what each thread ran during the five longest gaps (stack samples every ~5 ms;
 the issue's target: no stall > 100 ms with ``--dets 5000000``).
 
-Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000] [--sample]``.
+``--runs N`` measures the stall N times on one generated set (fresh window each time) and prints
+min / median with the load average.
+
+Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000] [--sample]
+[--runs 3]``.
 """
 
 from __future__ import annotations
@@ -133,45 +137,57 @@ def bench_stepping(app: QApplication, steps: int) -> list[float]:
 
 
 def bench_stall(
-    app: QApplication, n_images: int, n_dets: int, sample: bool = False
-) -> tuple[float, float, int]:
+    app: QApplication, n_images: int, n_dets: int, sample: bool = False, runs: int = 1
+) -> list[tuple[float, float, int]]:
+    """``runs`` times: open the generated devkit in a fresh window and add its results; per run
+    the longest stall (ms), the time to evaluation done (s) and the probe ticks."""
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         make_devkit(Path(tmp), n_images, n_dets)
         print(
             f"generated {n_images} images / {n_dets} detections in {time.perf_counter() - t:.1f} s"
         )
-        win = MainWindow()
-        win.resize(1400, 900)
-        win.show()
-        st = win.state
-        probe = StallProbe()
-        st.open_dataset(Path(tmp) / "VOC2007")
-        wait_until(app, lambda: st.dataset is not None and st.is_idle())
-        app.processEvents()
-        from benchmarks.bench_gui_open import StackSampler
+        out = []
+        for run in range(runs):
+            print(f"run {run + 1}: load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+            out.append(_stall_run(app, Path(tmp), sample))
+        return out
 
-        sampler = StackSampler() if sample else None
-        if sampler is not None:
-            sampler.start()
-        probe.start()
-        t = time.perf_counter()
-        st.add_results([Path(tmp) / "results" / "VOC2007"])
-        wait_until(app, lambda: len(st.results) == 1 and st.is_idle(), timeout=600)
-        elapsed = time.perf_counter() - t
-        probe.stop()
-        worst = sorted(probe.gaps, reverse=True)[:5]
-        print("5 longest probe gaps: " + ", ".join(
-            f"{g} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in worst))  # fmt: skip
-        if sampler is not None:
-            sampler.stop()
-            for _g, a, b in worst:
-                print(f"gap {b - a} ms at {a / 1000:.2f}-{b / 1000:.2f} s after add_results:")
-                for who, top in sampler.during(t + a / 1000, t + b / 1000).items():
-                    print(f"    {who:>6}: " + "; ".join(f"{d} (x{n})" for d, n in top))
-        win.close()
-        QThreadPool.globalInstance().waitForDone()
-        return probe.longest(), elapsed, len(probe.gaps)
+
+def _stall_run(app: QApplication, tmp: Path, sample: bool) -> tuple[float, float, int]:
+    """One window: open the devkit, add its results, probe the event loop until all is done."""
+    win = MainWindow()
+    win.resize(1400, 900)
+    win.show()
+    st = win.state
+    probe = StallProbe()
+    st.open_dataset(Path(tmp) / "VOC2007")
+    wait_until(app, lambda: st.dataset is not None and st.is_idle())
+    app.processEvents()
+    from benchmarks.bench_gui_open import StackSampler
+
+    sampler = StackSampler() if sample else None
+    if sampler is not None:
+        sampler.start()
+    probe.start()
+    t = time.perf_counter()
+    st.add_results([Path(tmp) / "results" / "VOC2007"])
+    wait_until(app, lambda: len(st.results) == 1 and st.is_idle(), timeout=600)
+    elapsed = time.perf_counter() - t
+    probe.stop()
+    worst = sorted(probe.gaps, reverse=True)[:5]
+    print("5 longest probe gaps: " + ", ".join(
+        f"{g} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in worst))  # fmt: skip
+    if sampler is not None:
+        sampler.stop()
+        for _g, a, b in worst:
+            print(f"gap {b - a} ms at {a / 1000:.2f}-{b / 1000:.2f} s after add_results:")
+            for who, top in sampler.during(t + a / 1000, t + b / 1000).items():
+                print(f"    {who:>6}: " + "; ".join(f"{d} (x{n})" for d, n in top))
+    win.close()
+    QThreadPool.globalInstance().waitForDone()
+    print(f"    longest stall {probe.longest()} ms, evaluation done after {elapsed:.1f} s")
+    return probe.longest(), elapsed, len(probe.gaps)
 
 
 def main() -> None:
@@ -180,6 +196,7 @@ def main() -> None:
     ap.add_argument("--images", type=int, default=4952)
     ap.add_argument("--dets", type=int, default=200_000)
     ap.add_argument("--sample", action="store_true", help="name what ran during the worst gaps")
+    ap.add_argument("--runs", type=int, default=1, help="stall measurements (one generated set)")
     ap.add_argument("--switch-interval", type=float, help="sys.setswitchinterval (experiment)")
     args = ap.parse_args()
     if args.switch_interval:
@@ -189,9 +206,13 @@ def main() -> None:
     print(f"next/previous image, 640x480 JPEG, 100 detections drawn: median "
           f"{statistics.median(times):.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms "
           f"over {len(times)} steps (target median < 50 ms)")  # fmt: skip
-    worst, elapsed, n = bench_stall(app, args.images, args.dets, args.sample)
-    print(f"results loading + evaluation took {elapsed:.1f} s; longest event-loop stall "
-          f"{worst:.0f} ms over {n} probe ticks (target < 100 ms)")  # fmt: skip
+    runs = bench_stall(app, args.images, args.dets, args.sample, args.runs)
+    worst = [r[0] for r in runs]
+    elapsed = [r[1] for r in runs]
+    print(f"results loading + evaluation took {min(elapsed):.1f} / {statistics.median(elapsed):.1f} s "
+          f"(min / median); longest event-loop stall {min(worst):.0f} / "
+          f"{statistics.median(worst):.0f} ms (min / median of {len(runs)} runs; target < 100 ms); "
+          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -58,6 +58,10 @@ class ResultEvaluations:
         self.summary: Summary | None = None
         self._missed_at: tuple[float, npt.NDArray[np.bool_], set[int]] | None = None
 
+    def pristine(self) -> bool:
+        """Nothing arrived yet (as made)."""
+        return not (self.det or self.cls or self.views or self.diagnosis) and self.summary is None
+
     def add(self, view: ClassView) -> None:
         """Store one class's view (detection or classification)."""
         ev, k = view.evaluation, view.class_index
@@ -199,6 +203,16 @@ class EvaluationModel(QObject):
         n_objects = len(self.dataset.objects) if self.dataset is not None else 0
         return ResultEvaluations(len(results.detections), n_objects)
 
+    def _empty_like(
+        self, current: ResultEvaluations, results: ResultSet
+    ) -> ResultEvaluations | None:
+        """``current`` if it is what ``_empty(results)`` would make, else ``None``."""
+        n_objects = len(self.dataset.objects) if self.dataset is not None else 0
+        same = len(current.missed) == n_objects and len(current.rank_by_row) == len(
+            results.detections
+        )
+        return current if same and current.pristine() else None
+
     def start(self, indices: Sequence[int]) -> None:
         """Evaluate result sets ``indices`` anew at the current choice."""
         ds, bench = self.dataset, self.benchmark
@@ -207,7 +221,8 @@ class EvaluationModel(QObject):
         total = 0
         for i in indices:
             res = self._results[i]
-            self.sets[i] = self._empty(res)
+            fresh = self._empty_like(self.sets[i], res)  # add_set's is kept: 3 arrays of N
+            self.sets[i] = fresh or self._empty(res)
             self.jobs.start(
                 f"eval/{i}",
                 Worker(_evaluate, bench, ds, res, self.choice()),

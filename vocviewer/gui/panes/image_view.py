@@ -9,7 +9,6 @@ to pan.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -37,17 +36,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.image_file import read_rgb
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, describe_os_error, error_message
 from vocviewer.gui.models.worker import Jobs, Worker
 from vocviewer.gui.panes.drawable import finite_rows, placeholder_size
-from vocviewer.gui.panes.layers import Decoded, decode_view
-from vocviewer.gui.panes.overlay_scene import build_overlays, overlay_options
+from vocviewer.gui.panes.layers import Decoded, _decode_each, decode_view
+from vocviewer.gui.panes.layers import decode_image as decode_image  # re-exported
+from vocviewer.gui.panes.overlay_scene import overlay_options
 from vocviewer.gui.panes.overlays import BoxItem, OverlayOptions
+from vocviewer.gui.panes.shown_overlays import ShownOverlays
 
 BACKGROUND = QColor("#2b2d30")
 PLACEHOLDER = QColor("#5f6368")
@@ -56,29 +55,6 @@ MIN_SCALE, MAX_SCALE = 0.02, 40.0
 
 #: Decoded images kept for quick stepping (the current one and its neighbours, plus a few).
 DECODED_CACHE_SIZE = 6
-
-
-def _decode_each(
-    dataset: Dataset, images: list[int], seg_mode: str | None
-) -> Iterator[tuple[int, Decoded]]:
-    """Worker: decode each image row (skipping unreadable files: their error is shown when they
-    are), yielding ``(row, Decoded)``."""
-    for i in images:
-        try:
-            yield i, decode_view(dataset.images.path[i], dataset, i, seg_mode)
-        except Exception:  # reported when the image itself is shown
-            continue
-
-
-def decode_image(path: Path) -> QImage:
-    """Read an image file into an RGB ``QImage`` (worker thread).
-
-    Raises ``FormatError`` naming the file when it is missing, not a regular file, declares more
-    than ``MAX_IMAGE_PIXELS`` (a decompression bomb) or is truncated / not an image.
-    """
-    rgb = read_rgb(path)
-    h, w = rgb.shape[:2]
-    return QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).copy()
 
 
 class ImageView(QGraphicsView):
@@ -107,7 +83,8 @@ class ImageView(QGraphicsView):
         self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._scene.addItem(self._pixmap)
         self._backdrop: list[QGraphicsItem] = []  # placeholder or empty-state message
-        self._overlays: list[QGraphicsItem] = []
+        self._shown = ShownOverlays(self._scene, self)  # boxes and tags of the image
+        self._stale = False  # a redraw is due (debounced) and none happened since
         self._layers: dict[str, QGraphicsPixmapItem] = {}  # "masks", "segmentation"
         self.seg_mode: str | None = None  # VOC segmentation overlay: "class" / "object" / None
         self.seg_opacity = 0.6
@@ -147,11 +124,15 @@ class ImageView(QGraphicsView):
         state.display_changed.connect(self.redraw_overlays)
         state.threshold_changed.connect(self.redraw_overlays)
         state.class_changed.connect(self.redraw_overlays)
-        state.selection_changed.connect(self.redraw_overlays)
-        state.object_selected.connect(self.redraw_overlays)
-        state.current_results_changed.connect(self.redraw_overlays)
-        self._overlays_later = Debounced(self.redraw_overlays, REFRESH_DELAY_MS, self)
+        state.selection_changed.connect(self._on_selection_changed)
+        state.object_selected.connect(self._on_selection_changed)
+        self._overlays_later = Debounced(self._redraw_if_stale, REFRESH_DELAY_MS, self)
+        self._arrived: set[int] = set()  # classes whose verdicts arrived, not yet recoloured
+        self._recolour_later = Debounced(self._recolour_arrived, REFRESH_DELAY_MS, self)
+        # a result set arriving redraws in a turn of its own (not with every pane's refresh)
+        state.current_results_changed.connect(self._on_results_changed)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
+        state.evaluation.finished.connect(self._recolour_later.flush)
         state.evaluation.finished.connect(self._overlays_later.flush)
 
     # --- zoom ----------------------------------------------------------------------------------
@@ -160,7 +141,7 @@ class ImageView(QGraphicsView):
         rect = self._scene.sceneRect()
         if rect.width() > 0 and rect.height() > 0:
             self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-            if self._overlays:
+            if self._shown.items:
                 self._relayout.start()
 
     def zoom_one_to_one(self) -> None:
@@ -406,9 +387,10 @@ class ImageView(QGraphicsView):
         self.state.post(new)
 
     def _clear(self) -> None:
-        for item in self._backdrop + self._overlays + list(self._layers.values()):
+        for item in self._backdrop + list(self._layers.values()):
             self._scene.removeItem(item)
-        self._backdrop, self._overlays, self._layers = [], [], {}
+        self._shown.clear()
+        self._backdrop, self._layers = [], {}
         self._pixmap.setPixmap(QPixmap())
 
     def _show_placeholder(self, rect: QRectF, text: str) -> None:
@@ -430,30 +412,57 @@ class ImageView(QGraphicsView):
         self.resetTransform()
 
     # --- overlays ------------------------------------------------------------------------------
-    def _on_class_evaluated(self, index: int, _evaluation: object) -> None:
+    def _on_class_evaluated(self, index: int, evaluation: object) -> None:
+        """A class's verdicts arrived: its boxes are recoloured in place (debounced) where that
+        is all a rebuild would change (``ShownOverlays.recolour``), else rebuilt."""
         if index == self.state.current_results:
-            self._overlays_later.request()
+            self._arrived.add(int(getattr(evaluation, "class_index", -1)))
+            self._recolour_later.request()
+
+    def _recolour_arrived(self) -> None:
+        classes, self._arrived = self._arrived, set()
+        if not self._stale and not self._shown.recolour(
+            self.state, self.overlay_options(), classes
+        ):
+            self._redraw_soon()
+
+    def _redraw_soon(self, *_args: object) -> None:
+        self._stale = True
+        self._overlays_later.request()
+
+    def _redraw_if_stale(self) -> None:
+        if self._stale:
+            self.redraw_overlays()
+
+    def _on_results_changed(self, *_args: object) -> None:
+        self._redraw_soon()
+
+    def _on_selection_changed(self, *_args: object) -> None:
+        if self._stale:  # the redraw due comes in a moment
+            return
+        if not self._shown.drawn_for(self.state, self.shown_image, self.overlay_options()):
+            self.redraw_overlays()
+
+    def overlays_pending(self) -> bool:
+        """Whether a redraw, a recolour or tags are still to come (a screenshot waits)."""
+        return self._stale or bool(self._arrived) or self._shown.placing()
 
     def overlay_options(self) -> OverlayOptions:
         return overlay_options(self.state, self.scale_factor())
 
     def redraw_overlays(self) -> None:
-        """Rebuild the boxes and labels of the shown image from the state."""
-        for item in self._overlays:
-            self._scene.removeItem(item)
-        self._overlays = []
+        """Rebuild the boxes and labels of the shown image from the state (a crowded image's
+        tags go on screen over the next turns of the event loop: ``ShownOverlays``)."""
+        self._shown.clear()
+        self._stale = False
         st, image = self.state, self.shown_image
         if st.dataset is None or image < 0 or image != st.current_image:
             self.overlays_drawn.emit()
             return
         opts = self.overlay_options()
-        items, failed = build_overlays(st, image, opts, self.compare_with)
-        self._report(failed)
+        self._report(self._shown.show(st, image, opts, self.compare_with))
         if "masks" in self._layers:
             self._layers["masks"].setVisible(opts.show_gt and st.show_masks)
-        for item in items:
-            self._scene.addItem(item)
-        self._overlays = items
         self.overlays_drawn.emit()
 
     def set_compare(self, other: int) -> None:
@@ -465,7 +474,7 @@ class ImageView(QGraphicsView):
 
     def overlay_items(self, kind: str | None = None) -> list[QGraphicsItem]:
         """Overlay items on screen, optionally only those of ``kind`` (``gt``/``det``/``label``)."""
-        return [i for i in self._overlays if kind is None or getattr(i, "kind", None) == kind]
+        return [i for i in self._shown.items if kind is None or getattr(i, "kind", None) == kind]
 
     def highlighted_item(self) -> QGraphicsItem | None:
         """The highlighted detection's box, if it is on screen."""

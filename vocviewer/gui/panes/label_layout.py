@@ -18,11 +18,17 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
+)
 
-from vocviewer.gui.panes.verdict_style import paint_glyph
+from vocviewer.gui.panes.verdict_style import STROKED_GLYPHS, glyph_pen, tag_glyph
 
 #: Screen pixels kept free between two tags.
 GAP_PX = 1.0
@@ -35,12 +41,17 @@ FIXED, SELECTED, MISSED, DETECTION, GROUND_TRUTH, ACTION, CROWD = 1e9, 1e6, 3e3,
 _IGNORES_TRANSFORMATIONS = QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
 
 
-class LabelItem(QGraphicsItem):
+class LabelItem(QGraphicsRectItem):
     """A small text tag on a coloured background, constant size on screen, with an optional
-    verdict ``glyph`` (``verdict_style.glyph_path``) before the text.
+    verdict ``glyph`` (``verdict_style.glyph_path``) before the text; ``glyph_space`` keeps the
+    glyph's room even without one (a detection's tag keeps its size when its verdict arrives).
 
     ``text`` is the full text; ``shown`` what is drawn (shorter when space was short). Its
-    origin sits at a box corner; ``above`` puts the tag just above that point, else below."""
+    origin sits at a box corner; ``above`` puts the tag just above that point, else below.
+
+    Qt paints it without calling Python (the window repaints hundreds of tags while workers hold
+    the interpreter): the item is the background rectangle, the text, glyph and leader line are
+    plain Qt child items made once the tag is placed (``realize``)."""
 
     kind = "label"
 
@@ -56,34 +67,57 @@ class LabelItem(QGraphicsItem):
         return cls._fonts[bold]
 
     def __init__(
-        self, text: str, color: QColor, *, above: bool, bold: bool = False, glyph: str = ""
+        self,
+        text: str,
+        color: QColor,
+        *,
+        above: bool,
+        bold: bool = False,
+        glyph: str = "",
+        glyph_space: bool = False,
     ) -> None:
         super().__init__()
         self.setFlag(_IGNORES_TRANSFORMATIONS)
+        self.setPen(_NO_PEN)
         self.text = text
         self.glyph = glyph
-        self._color = QColor(color)
+        self._glyph_space = glyph_space or bool(glyph)
         self._font, self._fm = self.font_for(bold)
         self.above = above
         self.anchor: tuple[float, float, float, float] | None = None
         self.side = "below"
         self.priority = 0.0
+        self.row = -1  # the detection row a detection's tag names (recoloured with it)
         self._leader: QPointF | None = None
+        self._parts: _TagParts | None = None
+        self.set_color(color)
+        self.set_shown(text)
+
+    def set_color(self, color: QColor, glyph: str | None = None) -> None:
+        """Recolour the tag (and change its glyph; the tag keeps its size when it had room for
+        one), text in dark or white ink by the colour's lightness."""
+        self._color = QColor(color)
         lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
         self._ink = QColor("#111111") if lum > 150 else QColor("#ffffff")
-        self.set_shown(text)
+        if glyph is not None:
+            assert self._glyph_space or not glyph, "a tag without glyph room cannot take one"
+            self.glyph = glyph
+        self.setBrush(self._color)
+        if self._parts is not None:
+            self._parts.restyle(self)
 
     def set_shown(self, text: str) -> None:
         """Draw ``text`` (the full one or a shorter variant)."""
-        self.prepareGeometryChange()
         self.shown = text
         fm = self._fm
         h = fm.height() + 2.0
-        g = h - 2.0 if self.glyph else 0.0
+        g = h - 2.0 if self._glyph_space else 0.0
         w = fm.horizontalAdvance(text) + 8.0 + g
         self._rect = QRectF(0.0, -h if self.above else 0.0, w, h)
         self._baseline = QPointF(4.0 + g, self._rect.top() + 1.0 + fm.ascent())
-        self._bounds = self._rect
+        self.setRect(self._rect)
+        if self._parts is not None:
+            self._parts.restyle(self)
 
     def tag_rect(self) -> QRectF:
         """The tag's rectangle in item coordinates (screen pixels from ``pos()``)."""
@@ -91,7 +125,7 @@ class LabelItem(QGraphicsItem):
 
     def size_for(self, text: str) -> tuple[float, float]:
         """Width and height (screen pixels) of the tag with ``text``."""
-        g = self._rect.height() - 2.0 if self.glyph else 0.0
+        g = self._rect.height() - 2.0 if self._glyph_space else 0.0
         return self._fm.horizontalAdvance(text) + 8.0 + g, self._rect.height()
 
     def anchor_to(self, box: Sequence[float], side: str, priority: float, pixel: float) -> None:
@@ -107,36 +141,68 @@ class LabelItem(QGraphicsItem):
     def move_to(self, x: float, y: float, pixel: float, leader: QPointF | None = None) -> None:
         """Put the tag's top left at scene point ``(x, y)``; ``leader``: a scene point to draw a
         thin line to (the box corner a stacked tag belongs to)."""
-        self.prepareGeometryChange()
         self.setPos(x - self._rect.x() * pixel, y - self._rect.y() * pixel)
-        self._leader = None
-        self._bounds = self._rect
-        if leader is not None:
-            p = (leader - self.pos()) / pixel
-            self._leader = p
-            self._bounds = self._rect.united(QRectF(p, p).adjusted(-1, -1, 1, 1))
+        self._leader = None if leader is None else (leader - self.pos()) / pixel
+        if self._parts is not None:
+            self._parts.restyle(self)
 
-    def boundingRect(self) -> QRectF:
-        return self._bounds
+    def realize(self) -> None:
+        """Make the child items that draw the text, glyph and leader (once placed: most tags
+        of a crowded image are never drawn)."""
+        if self._parts is None:
+            self._parts = _TagParts(self)
 
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        r = self._rect
-        if self._leader is not None:
-            corner = QPointF(
-                min(max(self._leader.x(), r.left()), r.right()),
-                r.bottom() if self._leader.y() > r.bottom() else r.top(),
-            )
-            painter.setPen(QPen(self._color, 1.0))
-            painter.drawLine(corner, self._leader)
-        painter.fillRect(r, self._color)
-        if self.glyph:
+    def leader_line(self) -> QLineF | None:
+        """The leader from the tag's nearest edge to its box corner (item coordinates)."""
+        p, r = self._leader, self._rect
+        if p is None:
+            return None
+        corner = QPointF(
+            min(max(p.x(), r.left()), r.right()), r.bottom() if p.y() > r.bottom() else r.top()
+        )
+        return QLineF(corner, p)
+
+
+_NO_PEN = QPen(Qt.PenStyle.NoPen)
+
+
+class _TagParts:
+    """The plain Qt children of a placed ``LabelItem``: text, glyph (if any), leader (if any)."""
+
+    def __init__(self, tag: LabelItem) -> None:
+        self.text = QGraphicsSimpleTextItem(tag)
+        self.text.setFont(tag._font)
+        self.glyph: QGraphicsPathItem | None = None
+        self.leader: QGraphicsLineItem | None = None
+        self.restyle(tag)
+
+    def restyle(self, tag: LabelItem) -> None:
+        r = tag._rect
+        self.text.setText(tag.shown)
+        self.text.setBrush(tag._ink)
+        self.text.setPos(tag._baseline.x(), r.top() + 1.0)
+        if tag.glyph:
+            if self.glyph is None:
+                self.glyph = QGraphicsPathItem(tag)
             s = r.height() - 6.0
-            paint_glyph(painter, self.glyph, QRectF(r.left() + 3, r.top() + 3, s, s), self._ink)
-        painter.setFont(self._font)
-        painter.setPen(self._ink)
-        painter.drawText(self._baseline, self.shown)
+            self.glyph.setPath(tag_glyph(tag.glyph, QRectF(r.left() + 3, r.top() + 3, s, s)))
+            if tag.glyph in STROKED_GLYPHS:
+                self.glyph.setPen(glyph_pen(tag._ink))
+                self.glyph.setBrush(Qt.BrushStyle.NoBrush)
+            else:
+                self.glyph.setPen(_NO_PEN)
+                self.glyph.setBrush(tag._ink)
+        if self.glyph is not None:
+            self.glyph.setVisible(bool(tag.glyph))
+        line = tag.leader_line()
+        if line is not None and self.leader is None:
+            self.leader = QGraphicsLineItem(tag)
+            self.leader.setFlag(QGraphicsItem.GraphicsItemFlag.ItemStacksBehindParent)
+        if self.leader is not None:
+            self.leader.setVisible(line is not None)
+            if line is not None:
+                self.leader.setLine(line)
+                self.leader.setPen(QPen(tag._color, 1.0))
 
 
 def shorter_texts(text: str) -> list[str]:
@@ -242,28 +308,58 @@ def place_labels(
 
     The spots beside the box with the full text are tried one by one against a grid of placed
     tags (most tags of an uncluttered image stop there); otherwise every spot and text at once,
-    vectorised."""
-    pixel = pixel if math.isfinite(pixel) and pixel > 0 else 1.0
-    taken = _Taken(len(labels), 80.0 * pixel, GAP_PX * pixel)
-    kept: list[LabelItem] = []
-    order = sorted(
-        range(len(labels)),
-        key=lambda i: (labels[i].anchor is not None, -labels[i].priority, i),
-    )
-    for i in order:
-        label = labels[i]
+    vectorised. ``Placement`` does the same a slice at a time."""
+    return Placement(labels, pixel, bounds).run()
+
+
+class Placement:
+    """``place_labels`` in slices: ``run(n)`` places the next ``n`` tags in priority order (all
+    by default) and returns those it kept; ``done`` once every tag was tried. The tags kept are
+    the same whatever the slices (a crowded image's thousand tags can be placed over a few
+    turns of the event loop)."""
+
+    def __init__(
+        self, labels: Sequence[LabelItem], pixel: float, bounds: tuple[float, float, float, float]
+    ) -> None:
+        self.pixel = pixel if math.isfinite(pixel) and pixel > 0 else 1.0
+        self.bounds = bounds
+        self.taken = _Taken(len(labels), 80.0 * self.pixel, GAP_PX * self.pixel)
+        order = sorted(
+            range(len(labels)),
+            key=lambda i: (labels[i].anchor is not None, -labels[i].priority, i),
+        )
+        self.labels = [labels[i] for i in order]  # highest priority first
+        self._next = 0
+
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self.labels)
+
+    def run(self, n: int | None = None) -> list[LabelItem]:
+        """Try the next ``n`` tags (all if ``None``); the ones placed, made ready to draw."""
+        stop = len(self.labels) if n is None else min(len(self.labels), self._next + n)
+        kept = [label for label in self.labels[self._next : stop] if self._place(label)]
+        self._next = stop
+        for label in kept:
+            label.realize()
+        return kept
+
+    def _place(self, label: LabelItem) -> bool:
+        pixel, taken = self.pixel, self.taken
         if label.anchor is None:  # fixed: take its own spot (may not overlap the ones before)
             r = label.tag_rect()
             x, y = label.pos().x() + r.x() * pixel, label.pos().y() + r.y() * pixel
             spot = (x, y, x + r.width() * pixel, y + r.height() * pixel)
-            if taken.free(*spot):
-                taken.add(spot)
-                kept.append(label)
-            continue
-        spot = _quick_spot(label, pixel, bounds, taken) or _any_spot(label, pixel, bounds, taken)
-        if spot is None:
-            continue
-        text, (x, y, x2, y2) = spot
+            if not taken.free(*spot):
+                return False
+            taken.add(spot)
+            return True
+        found = _quick_spot(label, pixel, self.bounds, taken) or _any_spot(
+            label, pixel, self.bounds, taken
+        )
+        if found is None:
+            return False
+        text, (x, y, x2, y2) = found
         if text != label.shown:
             label.set_shown(text)
         ax1, ay1, _ax2, ay2 = label.anchor
@@ -271,8 +367,7 @@ def place_labels(
         leader = None if touching else QPointF(ax1, ay2 if y > ay2 else ay1)
         label.move_to(x, y, pixel, leader)
         taken.add((x, y, x2, y2))
-        kept.append(label)
-    return kept
+        return True
 
 
 Spot = tuple[str, tuple[float, float, float, float]]

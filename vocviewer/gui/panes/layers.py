@@ -11,6 +11,7 @@ that cannot be read (an unreadable mask or label PNG) is left out and named in
 from __future__ import annotations
 
 import colorsys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,3 +191,26 @@ def decode_view(
         if seg is not None:
             layers["segmentation"] = to_qimage(seg)
     return Decoded(qimage, layers, tuple(problems))
+
+
+def _decode_each(
+    dataset: Dataset, images: list[int], seg_mode: str | None
+) -> Iterator[tuple[int, Decoded]]:
+    """Worker: decode each image row (skipping unreadable files: their error is shown when they
+    are), yielding ``(row, Decoded)``."""
+    for i in images:
+        try:
+            yield i, decode_view(dataset.images.path[i], dataset, i, seg_mode)
+        except Exception:  # reported when the image itself is shown
+            continue
+
+
+def decode_image(path: Path) -> QImage:
+    """Read an image file into an RGB ``QImage`` (worker thread).
+
+    Raises ``FormatError`` naming the file when it is missing, not a regular file, declares more
+    than ``MAX_IMAGE_PIXELS`` (a decompression bomb) or is truncated / not an image.
+    """
+    rgb = read_rgb(path)
+    h, w = rgb.shape[:2]
+    return QImage(rgb.tobytes(), w, h, 3 * w, QImage.Format.Format_RGB888).copy()

@@ -19,11 +19,13 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, internal_error_text
+from vocviewer.gui.panes.box_batch import batch_boxes
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows, image_size
 from vocviewer.gui.panes.extra_overlays import extra_items, region_items
-from vocviewer.gui.panes.label_layout import place_labels
+from vocviewer.gui.panes.label_layout import Placement
 from vocviewer.gui.panes.overlays import (
     Z_LABEL,
+    BoxItem,
     LabelItem,
     OverlayOptions,
     detection_items,
@@ -65,7 +67,18 @@ def overlay_options(state: AppState, scale: float) -> OverlayOptions:
 def build_overlays(
     state: AppState, image: int, opts: OverlayOptions, compare_with: int = -1
 ) -> tuple[list[QGraphicsItem], list[Message]]:
-    """Every overlay item of image row ``image``, and a message per group that failed."""
+    """Every overlay item of image row ``image`` (tags placed), and a message per group that
+    failed."""
+    items, placement, failed = build_unplaced(state, image, opts, compare_with)
+    return items + placement.run(), failed
+
+
+def build_unplaced(
+    state: AppState, image: int, opts: OverlayOptions, compare_with: int = -1
+) -> tuple[list[QGraphicsItem], Placement, list[Message]]:
+    """The overlay items of image row ``image`` but its tags (boxes batched by stacking level,
+    ``box_batch``), the ``Placement`` of its tags (nothing placed yet), and a message per group
+    that failed."""
     st, ds = state, state.dataset
     assert ds is not None
     groups: list[tuple[str, Callable[[], list[QGraphicsItem]]]] = []
@@ -77,7 +90,7 @@ def build_overlays(
     if st.current_results >= 0 and (opts.show_detections or opts.highlight_row >= 0):
         a = st.current_results
         b = compare_with
-        pair = 0 <= b < len(st.results) and b != a and opts.show_detections
+        pair = compared(state, opts, compare_with)
         tag = "A " if pair else ""
         groups.append(
             (
@@ -106,9 +119,14 @@ def build_overlays(
             failed.append(Message("error", text, "".join(traceback.format_exception(exc))))
     labels = [i for i in items if isinstance(i, LabelItem)]
     w, h = image_size(ds, image)
-    kept = {id(label) for label in place_labels(labels, opts.pixel, (0.0, 0.0, w, h))}
-    items = [i for i in items if not isinstance(i, LabelItem) or id(i) in kept]
-    return items, failed
+    others = [i for i in items if not isinstance(i, LabelItem)]
+    return batch_boxes(others, BoxItem), Placement(labels, opts.pixel, (0.0, 0.0, w, h)), failed
+
+
+def compared(state: AppState, opts: OverlayOptions, compare_with: int) -> bool:
+    """Whether result set ``compare_with`` is drawn beside the current one."""
+    a, b = state.current_results, compare_with
+    return a >= 0 and 0 <= b < len(state.results) and b != a and opts.show_detections
 
 
 def not_drawn_note(state: AppState, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:

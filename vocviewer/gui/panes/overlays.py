@@ -29,6 +29,7 @@ from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
 from vocviewer.gui.panes import label_layout
+from vocviewer.gui.panes.box_batch import halo_pen
 from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
 from vocviewer.gui.panes.label_layout import LabelItem
 from vocviewer.gui.panes.verdict_style import (
@@ -103,6 +104,10 @@ class BoxItem(QGraphicsRectItem):
         self.row = row
         self.highlighted = highlighted
         self.describe: Callable[[], str] | None = None  # hover text, built only when asked
+        self.set_look(color, style, width)
+
+    def set_look(self, color: QColor, style: Qt.PenStyle, width: float) -> None:
+        """Recolour the outline (as the constructor's ``color``, ``style``, ``width``)."""
         pen = QPen(color, width, style)
         pen.setCosmetic(True)
         self.setPen(pen)
@@ -114,17 +119,13 @@ class BoxItem(QGraphicsRectItem):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
-        pen = self.pen()
-        dark = QColor(0, 0, 0, 150 * pen.color().alpha() // 255)
-        halo = QPen(QColor(255, 255, 255, 230) if self.highlighted else dark)
-        halo.setWidthF(pen.widthF() + (3.0 if self.highlighted else 2.0))
-        halo.setCosmetic(True)
+        """Halo, then outline (when not painted by a ``box_batch.BoxBatch``)."""
         # axis-aligned outlines need no antialiasing, which costs ~4x per rectangle
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         painter.setBrush(Qt.BrushStyle.NoBrush)  # the view does not save painter state
-        painter.setPen(halo)
+        painter.setPen(halo_pen(self.pen(), self.highlighted))
         painter.drawRect(self.rect())
-        painter.setPen(pen)
+        painter.setPen(self.pen())
         painter.drawRect(self.rect())
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
 
@@ -188,6 +189,16 @@ def row_style(evals: ResultEvaluations, row: int) -> tuple[QColor, Qt.PenStyle, 
 def row_role(evals: ResultEvaluations, row: int) -> str:
     """``detection_role`` of a detection row (``core.palette.ROLES``)."""
     return detection_role(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
+
+
+def detection_look(
+    evals: ResultEvaluations, row: int, highlighted: bool
+) -> tuple[QColor, Qt.PenStyle, float, str, str]:
+    """How a detection row is drawn: colour, pen style, pen width (screen pixels), its tag's
+    glyph and its verdict's name (``detection_style`` and ``ROLE_STYLES``)."""
+    color, style, name = row_style(evals, row)
+    role = ROLE_STYLES[row_role(evals, row)]
+    return color, style, 4.0 if highlighted else 2.0 * role.width, role.glyph, name
 
 
 def verdict_text(evals: ResultEvaluations, row: int) -> str:
@@ -293,15 +304,14 @@ def detection_items(
     items: list[QGraphicsItem] = []
     labels: list[LabelItem] = []
     for row, b in zip(rows.tolist(), boxes, strict=True):
-        color, style, name = row_style(evals, row)
-        role = ROLE_STYLES[row_role(evals, row)]
+        color, style, width, glyph, name = detection_look(evals, row, row == opts.highlight_row)
         hl = row == opts.highlight_row
         box = BoxItem(
             _rect(b),
             color,
             kind="det",
             row=row,
-            width=4.0 if hl else 2.0 * role.width,
+            width=width,
             highlighted=hl,
             style=Qt.PenStyle.DashLine if dashed else style,
         )
@@ -315,7 +325,8 @@ def detection_items(
                 text = f"#{int(evals.rank_by_row[row]) + 1}  {text}  {name}"
             elif opts.verdict_words:
                 text = f"{text} · {name}"
-            label = LabelItem(text, color, above=False, bold=hl, glyph=role.glyph)
+            label = LabelItem(text, color, above=False, bold=hl, glyph=glyph, glyph_space=True)
+            label.row = row
             label.setZValue(Z_LABEL + (10.0 if hl else 0.0))
             score = float(det.score[row]) if math.isfinite(det.score[row]) else 0.0
             priority = label_layout.SELECTED if hl else label_layout.DETECTION + score

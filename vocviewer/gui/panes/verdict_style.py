@@ -10,7 +10,7 @@ redraw. Every verdict also has a line style and a glyph (``ROLE_STYLES``), so no
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES, ROLES
 from vocviewer.evaluation.analysis import FPKind
@@ -169,21 +169,24 @@ def glyph_path(glyph: str, rect: QRectF) -> QPainterPath:
     return path
 
 
-_ANTIALIASING = QPainter.RenderHint.Antialiasing
+#: Glyphs drawn as strokes (``glyph_pen``); the others are filled.
+STROKED_GLYPHS = frozenset({"x", "+"})
+
+
+def glyph_pen(ink: QColor) -> QPen:
+    """The pen of a stroked glyph."""
+    return QPen(ink, 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+
+
 _PATHS: dict[tuple[str, float, float, float], QPainterPath] = {}
 
 
-def paint_glyph(painter: QPainter, glyph: str, rect: QRectF, ink: QColor) -> None:
-    """Draw ``glyph`` in ``ink`` inside ``rect`` (strokes for ``x`` and ``+``, else filled)."""
+def tag_glyph(glyph: str, rect: QRectF) -> QPainterPath:
+    """``glyph_path(glyph, rect)``, made once per glyph and size (a handful)."""
     key = (glyph, rect.x(), rect.y(), rect.width())
-    if key not in _PATHS:  # a handful of glyphs and sizes: made once
+    if key not in _PATHS:
         _PATHS[key] = glyph_path(glyph, rect)
-    painter.setRenderHint(_ANTIALIASING, True)
-    if glyph in ("x", "+"):
-        painter.setPen(QPen(ink, 1.8, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
-        painter.drawPath(_PATHS[key])
-    else:
-        painter.fillPath(_PATHS[key], ink)
+    return _PATHS[key]
 
 
 apply_palette(DEFAULT_PALETTE)

@@ -147,7 +147,7 @@ class ScreenshotWhenReady(QObject):
     def ready(self) -> bool:
         st, view = self.window.state, self.window.view
         shown = st.current_image < 0 or view.shown_image == st.current_image
-        return st.dataset is not None and st.is_idle() and shown
+        return st.dataset is not None and st.is_idle() and shown and not view.overlays_pending()
 
     def _check(self, *_args: object) -> None:
         if self.ready() and not self._saving:
