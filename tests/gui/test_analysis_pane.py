@@ -243,7 +243,7 @@ def test_lvis_is_analysed_under_its_federated_rules(qtbot, make_window, tmp_path
     boot.replicates.setValue(100)
     with qtbot.waitSignal(jobs.boot_done, timeout=60_000) as done:
         boot.run_bootstrap()
-    out = done.args[0]
+    out = done.args[0].boot.interval(results.name)
     headline = st.evaluations[st.current_results].headline("det", len(st.dataset.classes))
     assert out.point == pytest.approx(headline, abs=1e-12) and out.replicates == 100
     lib = view_bootstrap(ds, [results], None, 100, 0).interval(results.name)
