@@ -102,9 +102,11 @@ def _collect_garbage_between_tests() -> Iterator[None]:
     """Collect Python's cyclic garbage after each GUI test (after pytest-qt closed its widgets),
     at a safe point: left to the collector, a finished test's window could be destroyed inside a
     later Qt call holding one of QObject's pooled signal-slot mutexes, which deadlocks (seen:
-    QObject::disconnect -> gc -> ~QMenu -> QBasicMutex::lockInternal)."""
+    QObject::disconnect -> gc -> ~QMenu -> QBasicMutex::lockInternal). The survivors are then
+    frozen (``gc.freeze``), so each collection only walks what the last test made."""
     yield
     gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture
