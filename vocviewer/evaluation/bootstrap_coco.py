@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -61,6 +62,26 @@ class CocoBootstrap:
     ap50: BootstrapResult
 
 
+def threshold_evidence(
+    c: Any, per_image: npt.NDArray[np.int64], iou_thresholds: npt.ArrayLike, engine: str
+) -> tuple[RankedEvidence, ...]:
+    """One category's evidence per IoU threshold from its ranked verdicts (``c``: a
+    ``CocoCategoryResult``-like with ``name``, ``image_index``, ``verdict`` (T, D), ``npig``);
+    ``per_image``: its positives per image, which must add up to what ``engine`` counted."""
+    if int(per_image.sum()) != int(c.npig[0]):
+        raise ValueError(f"{c.name}: {per_image.sum()} positives, {engine} counts {c.npig[0]}")
+    return tuple(
+        RankedEvidence(
+            name=f"{c.name}@{thr:.2f}",
+            unit=c.image_index,
+            tp=c.verdict[t] == Verdict.TP,
+            fp=c.verdict[t] == Verdict.FP,
+            positives=per_image.astype(np.int64),
+        )
+        for t, thr in enumerate(np.asarray(iou_thresholds, dtype=np.float64))
+    )
+
+
 def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) -> CocoEvidenceSet:
     """Evidence of an ``evaluate_coco`` box or mask (segm) result on every image of ``dataset``
     (the positives are the non-crowd objects either way)."""
@@ -77,20 +98,7 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
     for c, k_id in zip(evaluation.categories, evaluation.category_ids, strict=True):
         k = int(np.flatnonzero(gt.category_id == k_id)[0])
         per_image = np.bincount(obj.image_index[counted & (obj.label == k)], minlength=n_img)
-        if int(per_image.sum()) != int(c.npig[0]):
-            raise ValueError(f"{c.name}: {per_image.sum()} positives, COCOeval counts {c.npig[0]}")
-        ranked.append(
-            tuple(
-                RankedEvidence(
-                    name=f"{c.name}@{thr:.2f}",
-                    unit=c.image_index,
-                    tp=c.verdict[t] == Verdict.TP,
-                    fp=c.verdict[t] == Verdict.FP,
-                    positives=per_image.astype(np.int64),
-                )
-                for t, thr in enumerate(p.iou_thresholds)
-            )
-        )
+        ranked.append(threshold_evidence(c, per_image, p.iou_thresholds, "COCOeval"))
     return CocoEvidenceSet(
         name,
         evaluation.category_names,

@@ -28,11 +28,10 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.lvis import FREQUENCIES
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.bootstrap import RankedEvidence, mean_ap
-from vocviewer.evaluation.bootstrap_coco import CocoEvidenceSet, coco_bootstrap
+from vocviewer.evaluation.bootstrap import mean_ap
+from vocviewer.evaluation.bootstrap_coco import CocoEvidenceSet, coco_bootstrap, threshold_evidence
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.lvis import LvisEvalResult, select
-from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide_lvis import lvis_positives
 
 FloatArray = npt.NDArray[np.float64]
@@ -81,20 +80,7 @@ def lvis_evidence(
     ranked = []
     for k, c in enumerate(evaluation.categories):
         per_image = np.bincount(obj.image_index[counted & (obj.label == k)], minlength=n_img)
-        if int(per_image.sum()) != int(c.npig[0]):
-            raise ValueError(f"{c.name}: {per_image.sum()} positives, LVISEval counts {c.npig[0]}")
-        ranked.append(
-            tuple(
-                RankedEvidence(
-                    name=f"{c.name}@{thr:.2f}",
-                    unit=c.image_index,
-                    tp=c.verdict[t] == Verdict.TP,
-                    fp=c.verdict[t] == Verdict.FP,
-                    positives=per_image.astype(np.int64),
-                )
-                for t, thr in enumerate(p.iou_thresholds)
-            )
-        )
+        ranked.append(threshold_evidence(c, per_image, p.iou_thresholds, "LVISEval"))
     coco = CocoEvidenceSet(
         name,
         evaluation.category_names,
