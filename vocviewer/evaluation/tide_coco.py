@@ -85,7 +85,7 @@ def coco_evidence(
     r_lab = obj.label[reg]
     r_off = group_offsets(obj.image_index[reg], n_img)
     pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    iou = _iou(gt, dt, proc[pair_det], reg[pair_gt], np.zeros(len(pair_det), dtype=bool))
+    iou = pair_iou(gt, dt, proc[pair_det], reg[pair_gt], np.zeros(len(pair_det), dtype=bool))
     same = p_lab[pair_det] == r_lab[pair_gt]
 
     # greedy matching: each detection takes its best unused same-class GT with IoU >= t_f
@@ -114,11 +114,18 @@ def coco_evidence(
     return assemble_evidence(dets, obj, proc, match, kind, target, ignored, reg, ~gt.iscrowd)
 
 
-def _iou(
-    gt: CocoAnnotations, dt: CocoResults, det_row: IntArray, gt_row: IntArray, crowd: BoolArray
+def pair_iou(
+    gt: CocoAnnotations,
+    dt: CocoResults,
+    det_row: IntArray,
+    gt_row: IntArray,
+    crowd: BoolArray,
+    iou_type: str | None = None,
 ) -> FloatArray:
-    """IoU of aligned (detection row, object row) pairs: boxes or RLE masks, as pycocotools."""
-    if dt.kind == "bbox":
+    """IoU of aligned (detection row, object row) pairs as pycocotools (and LVISEval) measure
+    them for ``iou_type`` (default: the results' kind): boxes, or RLE masks (box results as
+    their box masks)."""
+    if (iou_type or dt.kind) == "bbox":
         with np.errstate(invalid="ignore"):  # ±inf coordinates: NaN overlaps, as pycocotools
             return box_iou_pairs(dt.bbox[det_row], gt.bbox[gt_row], crowd)
     if dt.masks is None or gt.masks is None:
@@ -143,7 +150,7 @@ def _in_crowd(
     c_off = group_offsets(dataset.objects.image_index[crowd], len(dataset.images))
     rows = np.flatnonzero(unmatched)
     pd, pc = same_image_pairs(p_img[rows], c_off)
-    ciou = _iou(gt, dt, proc[rows][pd], crowd[pc], np.ones(len(pd), dtype=bool))
+    ciou = pair_iou(gt, dt, proc[rows][pd], crowd[pc], np.ones(len(pd), dtype=bool))
     hit = (ciou > pos_threshold) & (p_lab[rows][pd] == dataset.objects.label[crowd][pc])
     out = np.zeros(len(p_img), dtype=bool)
     out[rows[pd[hit]]] = True

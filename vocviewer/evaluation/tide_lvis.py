@@ -33,16 +33,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core import rle_columns as rc
 from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.lvis import MAX_DETS_PER_IMAGE
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.coco_similarity import box_iou_pairs, mask_iou_pairs
 from vocviewer.evaluation.lvis import EVALUATED, LvisEvalResult, LvisSelection, select
 from vocviewer.evaluation.matching import group_offsets, same_image_pairs
 from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import TideEvidence, TideResult, assemble_evidence, error_kinds, tide
+from vocviewer.evaluation.tide_coco import pair_iou
 from vocviewer.evaluation.tide_evidence import NOT_EVALUATED
 
 __all__ = ["lvis_positives", "lvis_tide", "lvis_tide_evidence", "lvis_verdicts"]
@@ -103,7 +102,8 @@ def lvis_tide_evidence(
     p_img = det.image_index[proc]
     r_off = group_offsets(obj.image_index[reg], len(dataset.images))
     pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    iou = _iou(gt, dt, proc[pair_det], reg[pair_gt], evaluation.params.iou_type)
+    no_crowd = np.zeros(len(pair_det), dtype=bool)
+    iou = pair_iou(gt, dt, proc[pair_det], reg[pair_gt], no_crowd, evaluation.params.iou_type)
     same = det.label[proc][pair_det] == obj.label[reg][pair_gt]
     kind, target = error_kinds(
         iou, same, used, pair_gt, r_off, p_img, tp, 0.5, background_threshold
@@ -112,22 +112,6 @@ def lvis_tide_evidence(
     kind[ignored] = NOT_EVALUATED  # LVIS ignores it: no error type, never the fix of an object
     target[ignored] = -1
     return assemble_evidence(det, obj, proc, match, kind, target, ignored, reg, counted)
-
-
-def _iou(
-    gt: CocoAnnotations, dt: CocoResults, det_row: IntArray, gt_row: IntArray, iou_type: str
-) -> npt.NDArray[np.float64]:
-    """IoU of aligned (detection row, object row) pairs as ``LVISEval`` measures them for
-    ``iou_type``: boxes (``bbIou``) or masks (``rleIou``; box results as their box masks)."""
-    crowd = np.zeros(len(det_row), dtype=bool)
-    if iou_type == "bbox":
-        with np.errstate(invalid="ignore"):
-            return box_iou_pairs(dt.bbox[det_row], gt.bbox[gt_row], crowd)
-    if dt.masks is None or gt.masks is None:
-        raise ValueError("TIDE on LVIS masks needs the annotations read with masks")
-    d_box = rc.bboxes(dt.masks.counts, dt.masks.offsets, dt.masks.height)
-    g_box = rc.bboxes(gt.masks.counts, gt.masks.offsets, gt.masks.height)
-    return mask_iou_pairs(dt.masks, gt.masks, det_row, gt_row, crowd, d_box, g_box)
 
 
 def lvis_tide(
