@@ -103,3 +103,24 @@ def test_a_stream_ends_where_the_helper_died_and_the_next_job_gets_a_new_helper(
     assert list(stream) == ["first", "second"]
     assert helper_process.take_stream("job") is None  # taken once
     assert helper_process.in_process(os.getpid) != os.getpid()  # a new helper, not this process
+
+
+def test_a_prefetched_unreadable_results_file_is_reported_as_the_window_reports_it(
+    qtbot, make_window, tmp_path
+):
+    if not INSTANCES.is_file():
+        pytest.skip("coco-mini is not available")
+    bad = tmp_path / "boxes.json"
+    bad.write_text('[{"image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4], "score": "x"}]')
+    texts = []
+    for prefetched in (False, True):
+        if prefetched:
+            prefetch_open(INSTANCES, (bad,))
+        window = make_window()
+        st = window.state
+        with qtbot.waitSignal(st.load_failed, timeout=60_000) as failed:
+            window.open_dataset(INSTANCES, (bad,))
+        qtbot.waitUntil(st.is_idle, timeout=60_000)
+        texts.append(failed.args[0])
+        assert st.dataset is not None and not st.results
+    assert "image_id 1 is not an image" in texts[0] and texts[1] == texts[0]

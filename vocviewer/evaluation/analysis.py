@@ -35,6 +35,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
+from vocviewer.evaluation.pair_overlaps import PairOverlaps
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -169,6 +170,10 @@ def classify_false_positives(
     ``groups``: the similarity groups (``DiagnosisRules.groups``). ``iou_threshold``: for protocols
     without a duplicate verdict, the IoU threshold at which a false positive's overlap with an
     object of its class makes it a duplicate.
+
+    Each object considered is the best-overlapping one among the objects of its image of the
+    wanted classes (``best_among``: first row on ties); the overlaps of the false positives that
+    need any are computed once, against every object of their image, and reduced per wanted set.
     """
     n = len(ev)
     kind = np.zeros(n, dtype=np.int8)
@@ -179,12 +184,17 @@ def classify_false_positives(
         return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
     labels = dataset.objects.label
     fp = ev.verdict == Verdict.FP
-    unmeasured = np.flatnonzero(fp & np.isnan(same_iou))
-    if len(unmeasured):
-        box = results.detections.box[ev.order[unmeasured]]
-        rows = np.flatnonzero(labels == ev.class_index)
-        best, ov = best_among(dataset, ev.image_index[unmeasured], box, rows, plus_one)
-        same_gt[unmeasured], same_iou[unmeasured] = best, ov
+    unmeasured = fp & np.isnan(same_iou)
+    # false positives that may end up neither duplicate nor poorly localised (a superset)
+    needed = np.flatnonzero(unmeasured | (fp & ~(same_iou >= min_overlap)))
+    pairs = PairOverlaps(
+        dataset, ev.image_index[needed], results.detections.box[ev.order[needed]], plus_one
+    )
+    is_same = labels[pairs.gt] == ev.class_index
+    um = np.flatnonzero(unmeasured[needed])
+    if len(um):
+        best, ov = pairs.best(is_same)
+        same_gt[needed[um]], same_iou[needed[um]] = best[um], ov[um]
     overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
     dup = ev.verdict == Verdict.DUPLICATE
     if iou_threshold is not None:
@@ -192,20 +202,20 @@ def classify_false_positives(
     loc = fp & ~dup & (overlap >= min_overlap)
     kind[dup] = FPKind.DUPLICATE
     kind[loc] = FPKind.LOCALIZATION
-    rest = np.flatnonzero(fp & ~dup & ~loc)
-    if len(rest):
-        kind[rest] = FPKind.BACKGROUND
-        img = ev.image_index[rest]
-        box = results.detections.box[ev.order[rest]]
+    rest_mask = fp & ~dup & ~loc
+    if rest_mask.any():
+        kind[rest_mask] = FPKind.BACKGROUND
+        keep = rest_mask[needed]  # every rest rank is a needed one
+        rest = needed[keep]
         group = groups.get(similarity_group(ev.class_name, groups) or "", frozenset())
         similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
         todo = np.ones(len(rest), dtype=bool)
         for new_kind, wanted in (
-            (FPKind.SIMILAR, np.isin(labels, similar)),
-            (FPKind.OTHER, labels != ev.class_index),
+            (FPKind.SIMILAR, np.isin(labels[pairs.gt], similar)),
+            (FPKind.OTHER, ~is_same),
         ):
-            rows = np.flatnonzero(wanted)
-            best, ov = best_among(dataset, img, box, rows, plus_one)
+            best, ov = pairs.best(wanted)
+            best, ov = best[keep], ov[keep]
             hit = todo & (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= min_overlap)
             kind[rest[hit]] = new_kind
             confused[rest[hit]] = best[hit]

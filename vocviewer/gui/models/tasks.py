@@ -3,8 +3,9 @@
 ``load_dataset`` / ``load_results`` run off the GUI thread on immutable inputs, through the
 dataset's benchmark family; ``LoadedResults`` indexes a result set's detections by image;
 ``Message`` is one line of the message area. ``prefetch_open`` starts a JSON dataset, its results
-and their evaluation in the helper process before the window exists; ``load_dataset``,
-``load_results`` and ``take_evaluation`` then take what it computed.
+and their evaluation in the helper process before the window exists (the results read and
+evaluated in a thread of the helper as soon as the dataset is read, while the answers are sent
+back); ``load_dataset``, ``load_results`` and ``take_evaluation`` then take what it computed.
 """
 
 from __future__ import annotations
@@ -135,10 +136,9 @@ def prefetch_open(
     if not _reads_in_helper(path):
         return
     dkey = _dataset_key(path, sources)
-    keep = bool(results_paths)
-    prefetch(("dataset", dkey), _read_dataset_held, (dkey, keep), path, **sources)
-    if results_paths:
-        rkey = _results_key([Path(p) for p in results_paths], None, None)
+    rkey = _results_key([Path(p) for p in results_paths], None, None) if results_paths else None
+    prefetch(("dataset", dkey), _read_dataset_held, (dkey, rkey), path, **sources)
+    if rkey is not None:
         prefetch(("results", rkey), _read_results_held, dkey, rkey)
         prefetch(("evaluation", rkey), _evaluate_held, dkey, ("evaluation", rkey))
 
@@ -196,49 +196,79 @@ def _fingerprint(dataset: Dataset) -> Hashable:
 
 
 def _read_dataset_held(
-    key: tuple[Hashable, bool], path: str | Path, **sources: str | Path | None
+    key: tuple[Hashable, Hashable | None], path: str | Path, **sources: str | Path | None
 ) -> Dataset:
-    """In the helper process: ``read_dataset``, kept for ``_read_results_held`` if ``key[1]``."""
+    """In the helper process: ``read_dataset``; if ``key[1]`` (the results' key) is given, its
+    results are read and evaluated at once in a thread of their own (``_Chain``, held for
+    ``_read_results_held`` and ``_evaluate_held``), while this dataset is sent back."""
     dataset = read_dataset(path, **sources)
-    if key[1]:
-        hold(("dataset", key[0]), dataset)
+    if key[1] is not None:
+        hold(("chain", key[0]), _Chain(dataset, key[1]))
     return dataset
 
 
-def _read_results_held(dkey: Hashable, rkey: Hashable) -> tuple[Hashable, ResultSet] | None:
-    """In the helper process: the held dataset's results (both kept for ``_evaluate_held``),
-    with the dataset's ``_fingerprint``."""
-    from vocviewer.benchmarks import benchmark_of
+class _Chain:
+    """In the helper process: the prefetched results of a dataset read, then evaluated at the
+    family's default choice, in a thread, one step right after the other (not waiting for the
+    answers to be sent back): the evaluation is sent as it comes (undiagnosed, pickled) under
+    ``("evaluation", rkey)`` after a header ``(dataset fingerprint, choice, detections)``."""
 
-    dataset = held(("dataset", dkey))
-    if not isinstance(dataset, Dataset):
+    def __init__(self, dataset: Dataset, rkey: Hashable) -> None:
+        self.dataset, self.rkey = dataset, rkey
+        self.results: ResultSet | None = None
+        self.error: BaseException | None = None
+        self.read = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        from vocviewer.benchmarks import benchmark_of
+        from vocviewer.benchmarks.views import deferred_diagnosis
+
+        skey = ("evaluation", self.rkey)
+        try:
+            bench = benchmark_of(self.dataset)
+            paths = [Path(p) for p in self.rkey[0]]  # type: ignore[index]
+            try:
+                results = bench.read_view_results(self.dataset, paths, None, None, _here)
+                self.results = results
+            except BaseException as exc:  # _read_results_held raises it
+                self.error = exc
+                return
+            finally:
+                self.read.set()
+            choice = bench.view_settings(self.dataset).default_choice()
+            send(skey, (_fingerprint(self.dataset), choice, len(results.detections)))
+            with deferred_diagnosis():
+                for view in bench.evaluate_views(self.dataset, results, choice):
+                    send(skey, pickle.dumps(view, protocol=5))
+            send(skey, _COMPLETE)
+        except Exception:  # no _COMPLETE: the window evaluates the rest itself and reports it
+            pass
+        finally:
+            send(skey, END)
+
+
+def _read_results_held(dkey: Hashable, rkey: Hashable) -> tuple[Hashable, ResultSet] | None:
+    """In the helper process: the results ``_Chain`` read for the held dataset, with the
+    dataset's ``_fingerprint`` (``None`` if there is no such chain)."""
+    chain = held(("chain", dkey))
+    if not isinstance(chain, _Chain) or chain.rkey != rkey:
         return None
-    paths = [Path(p) for p in rkey[0]]  # type: ignore[index]
-    results = benchmark_of(dataset).read_view_results(dataset, paths, None, None, _here)
-    hold(("results", dkey), (dataset, results))
-    return _fingerprint(dataset), results
+    hold(("chain", dkey), chain)  # for _evaluate_held
+    chain.read.wait()
+    if chain.error is not None or chain.results is None:
+        raise chain.error or RuntimeError("no results")
+    return _fingerprint(chain.dataset), chain.results
 
 
 def _evaluate_held(dkey: Hashable, skey: Hashable) -> None:
-    """In the helper process: the held results evaluated at the family's default choice, sent
-    as they come (undiagnosed, pickled) under ``skey`` after a header ``(dataset fingerprint,
-    choice, detections)``."""
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import deferred_diagnosis
-
-    pair = held(("results", dkey))
-    try:
-        if pair is None:
-            return
-        dataset, results = pair
-        bench = benchmark_of(dataset)
-        choice = bench.view_settings(dataset).default_choice()
-        send(skey, (_fingerprint(dataset), choice, len(results.detections)))
-        with deferred_diagnosis():
-            for view in bench.evaluate_views(dataset, results, choice):
-                send(skey, pickle.dumps(view, protocol=5))
-        send(skey, _COMPLETE)
-    finally:
+    """In the helper process: wait until the held ``_Chain`` has sent its evaluation (so the
+    helper takes no other job meanwhile); ``END`` under ``skey`` if there is none."""
+    chain = held(("chain", dkey))
+    if isinstance(chain, _Chain) and ("evaluation", chain.rkey) == skey:
+        chain.thread.join()
+    else:
         send(skey, END)
 
 
