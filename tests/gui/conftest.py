@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -95,18 +94,6 @@ def tiny(tmp_path: Path) -> tuple[Dataset, ResultSet]:
 def demo(tmp_path_factory: pytest.TempPathFactory):  # -> vocviewer.demo.DemoPaths
     demo_module = pytest.importorskip("vocviewer.demo")
     return demo_module.write_demo(tmp_path_factory.mktemp("demo"))
-
-
-@pytest.fixture(autouse=True)
-def _collect_garbage_between_tests() -> Iterator[None]:
-    """Collect Python's cyclic garbage after each GUI test (after pytest-qt closed its widgets),
-    at a safe point: left to the collector, a finished test's window could be destroyed inside a
-    later Qt call holding one of QObject's pooled signal-slot mutexes, which deadlocks (seen:
-    QObject::disconnect -> gc -> ~QMenu -> QBasicMutex::lockInternal). The survivors are then
-    frozen (``gc.freeze``), so each collection only walks what the last test made."""
-    yield
-    gc.collect()
-    gc.freeze()
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import TracebackType
 
 import pyqtgraph as pg
+from pyqtgraph.util.garbage_collector import GarbageCollector
 from PySide6.QtCore import (
     QEvent,
     QMessageLogContext,
@@ -44,6 +45,9 @@ def configure_pyqtgraph() -> None:
         _configured = True
 
 
+_collector: GarbageCollector | None = None
+
+
 def make_app(argv: Sequence[str] | None = None) -> QApplication:
     """The ``QApplication`` (created once), named, with pyqtgraph configured."""
     app = QApplication.instance()
@@ -56,6 +60,12 @@ def make_app(argv: Sequence[str] | None = None) -> QApplication:
     # workers hand the interpreter back every millisecond (Python's default: 5 ms), so the event
     # loop never waits long behind a worker's pure-Python stretch
     sys.setswitchinterval(0.001)
+    global _collector
+    if _collector is None:
+        # cyclic garbage is collected on the GUI thread from the event loop (pyqtgraph's
+        # GarbageCollector: automatic collection off), never in a worker or inside a Qt call,
+        # where freeing a Qt object can crash or deadlock on Qt's pooled mutexes
+        _collector = GarbageCollector(interval=0.5)
     return app
 
 
