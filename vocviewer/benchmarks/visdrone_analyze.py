@@ -31,14 +31,14 @@ from vocviewer.benchmarks.analyze_report import (
 )
 from vocviewer.benchmarks.base import opened, problems_error
 from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
-from vocviewer.benchmarks.views import ViewChoice
-from vocviewer.benchmarks.visdrone_view import visdrone_views
+from vocviewer.benchmarks.visdrone_view import toolkit_ranking
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.core.visdrone import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
 from vocviewer.evaluation.analysis_curves import interpolated_precision
+from vocviewer.evaluation.ap import voc_ap_all_points
 from vocviewer.evaluation.bootstrap_visdrone import visdrone_bootstrap, visdrone_evidence
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
@@ -52,7 +52,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
-from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
+from vocviewer.evaluation.normalised_ap import mean_positives, normalised_precision_det
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.evaluation.tide_visdrone import visdrone_tide
 from vocviewer.evaluation.visdrone import VisDroneResult, evaluate_visdrone
@@ -190,10 +190,13 @@ def visdrone_normalised(
 ) -> FloatArray:
     """float64 (10,): each evaluated class's normalised AP (eq. 6) at IoU 0.5 on the toolkit's
     own ranked list and positives (those of its AP50; ``allpoints`` as its ``VOCap``)."""
-    views = visdrone_views(dataset, results, ev, ViewChoice(0.5, "all"))
-    return np.array(
-        [normalised_det_ap(views[c].evaluation, "allpoints", n_pos) for c in VISDRONE_EVAL_CLASSES]
-    )
+    out = np.full(len(VISDRONE_EVAL_CLASSES), np.nan)
+    for i, c in enumerate(VISDRONE_EVAL_CLASSES):
+        v = ev.verdict[toolkit_ranking(results, ev.verdict[:, 0], c), 0]
+        if ev.npos[c - 1] > 0:
+            prec, rec = normalised_precision_det(v == 1, v == 0, int(ev.npos[c - 1]), n_pos)
+            out[i] = voc_ap_all_points(rec, prec)
+    return out
 
 
 def visdrone_characteristics(

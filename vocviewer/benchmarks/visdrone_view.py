@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vocviewer.benchmarks.views import (
     IOU_CHOICES,
@@ -49,6 +50,14 @@ def visdrone_view_extras(dataset: Dataset) -> Dataset:
     return with_view_extras(dataset, ViewExtras(regions=regions, unevaluated=frozenset({11})))
 
 
+def toolkit_ranking(results: ResultSet, verdict: Any, k: int) -> npt.NDArray[np.int64]:
+    """Detection rows of category ``k`` the toolkit evaluated (``verdict`` int (D,) at one
+    threshold: -2 not evaluated), in its rank order: score descending, then image, then row."""
+    det = results.detections
+    rows = np.flatnonzero((det.label == k) & (verdict != -2))
+    return rows[np.lexsort((rows, det.image_index[rows], -det.score[rows]))].astype(np.int64)
+
+
 def visdrone_views(
     dataset: Dataset, results: ResultSet, raw: Any, choice: ViewChoice
 ) -> list[ClassView]:
@@ -61,12 +70,11 @@ def visdrone_views(
     for k in range(len(dataset.classes)):
         evaluated = 1 <= k <= 10
         v_all = raw.verdict[:, t]
-        rows = np.flatnonzero((det.label == k) & (v_all != -2)) if evaluated else np.zeros(0, int)
-        rows = rows[np.lexsort((rows, det.image_index[rows], -det.score[rows]))]
+        rows = toolkit_ranking(results, v_all, k) if evaluated else np.zeros(0, np.int64)
         ev = ranked_evaluation(
             dataset,
             k,
-            rows.astype(np.int64),
+            rows,
             det.image_index[rows],
             det.score[rows],
             TOOLKIT_VERDICT[v_all[rows] + 1],

@@ -13,10 +13,10 @@ such an input error for layout and action (``benchmarks.base.check_ground_truth`
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from vocviewer.benchmarks.analyze_report import set_names
 from vocviewer.benchmarks.base import EvalOutput, check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.registry import open_dataset
 from vocviewer.core.dataset import Dataset
@@ -38,15 +38,15 @@ from vocviewer.formats.voc_results import RESULT_NAME
 from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation_results
 
 DEFAULT_SET = "val"
-_RESULT_NAME = re.compile(r"^(comp\d+)_(det|cls)_(.+)_([^_]+)\.txt$")
 
 
 def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
-    """The image set named by result file names (``compN_det_<set>_<class>.txt``), if unique."""
+    """The image set named by result file names (``<comp>_det_<set>_<class>.txt``, as the
+    reader recognises them), if unique."""
     names: list[str] = []
     for p in paths:
         names += [f.name for f in p.rglob("*.txt")] if p.is_dir() else [p.name]
-    sets = {m.group(3) for n in names if (m := _RESULT_NAME.match(n)) and m.group(2) == task}
+    sets = {m["set"] for n in names if (m := RESULT_NAME.match(n)) and m["task"] == task}
     return sets.pop() if len(sets) == 1 else None
 
 
@@ -58,19 +58,13 @@ def voc_result_sets(paths: Sequence[Path], task: str) -> list[tuple[str, list[Pa
     groups: dict[str, tuple[str, list[Path]]] = {}
     for i, p in enumerate(map(Path, paths)):
         m = RESULT_NAME.match(p.name)
-        if p.is_dir() or m is None or m.group(2) != task:
+        if p.is_dir() or m is None or m["task"] != task:
             groups[f"path {i}"] = (p.name or str(p), [p])
         else:
-            key = f"comp:{m.group(1)}_{m.group(3)}"
-            groups.setdefault(key, (m.group(1), []))[1].append(p)
-    out: list[tuple[str, list[Path]]] = []
-    for base, files in groups.values():
-        name, n = base, 1
-        while name in (o[0] for o in out):
-            n += 1
-            name = f"{base}-{n}"
-        out.append((name, files))
-    return out
+            key = f"comp:{m['comp']}_{m['set']}"
+            groups.setdefault(key, (m["comp"], []))[1].append(p)
+    bases = [Path(base) for base, _ in groups.values()]
+    return list(zip(set_names(bases), (files for _, files in groups.values()), strict=True))
 
 
 def _one_result(args: argparse.Namespace) -> Path:

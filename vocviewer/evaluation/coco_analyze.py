@@ -149,7 +149,7 @@ class CocoAnalysis:
         }
 
 
-def _restrict(
+def restrict_prepared(
     base: Prepared, params: CocoParams, gt_keep: BoolArray, gt_ignore: BoolArray, dt_keep: BoolArray
 ) -> Prepared:
     """``base`` (``use_cats`` off, uncapped) cut to some GT / detections as one category,
@@ -213,9 +213,9 @@ def analyze_coco(
         mine = dt_cat == k
         other = gt_cat != k
         same_sup = sup[gt_cat] == sup[k]
-        sim = _restrict(base, one, same_sup, other, mine)
+        sim = restrict_prepared(base, one, same_sup, other, mine)
         ps[3, :, k, :] = _evaluate_one(sim, 0).precision[0, :, :, 0]
-        oth = _restrict(base, one, np.ones(len(gt_cat), dtype=bool), other, mine)
+        oth = restrict_prepared(base, one, np.ones(len(gt_cat), dtype=bool), other, mine)
         ps[4, :, k, :] = _evaluate_one(oth, 0).precision[0, :, :, 0]
     ps[ps == -1] = 0.0
     ps[5] = ps[4] > 0

@@ -150,7 +150,7 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     )
 
 
-def _federated(prep: Prepared, sel: LvisSelection) -> Prepared:
+def federated_prepared(prep: Prepared, sel: LvisSelection) -> Prepared:
     """COCO's grouping and ranking ``prep`` restricted to what LVIS evaluates; no crowd, the
     ``ignore`` field as the only ignore flag."""
     kk = np.arange(prep.n_categories + 1)
@@ -271,7 +271,7 @@ def iter_evaluate_lvis(
     """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
     ``formats.lvis.read_lvis``, ``results`` from ``formats.lvis.read_lvis_results``."""
     sel = select(dataset, results)
-    prep = _federated(prepare(dataset, results, lvis_params(task)), sel)
+    prep = federated_prepared(prepare(dataset, results, lvis_params(task)), sel)
     ev = _evidence(dataset, results, prep)
     for k in range(prep.n_categories):
         yield _evaluate_category(prep, k, sel, ev)

@@ -33,9 +33,14 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.coco import match_category
 from vocviewer.evaluation.coco_accumulate import accumulate_category
-from vocviewer.evaluation.coco_analyze import ANALYSIS_IOUS, CURVE_NAMES, AnalysisCurves, _restrict
+from vocviewer.evaluation.coco_analyze import (
+    ANALYSIS_IOUS,
+    CURVE_NAMES,
+    AnalysisCurves,
+    restrict_prepared,
+)
 from vocviewer.evaluation.coco_prepare import Prepared, prepare
-from vocviewer.evaluation.lvis import LvisSelection, _federated, lvis_params, select
+from vocviewer.evaluation.lvis import LvisSelection, federated_prepared, lvis_params, select
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -44,7 +49,7 @@ __all__ = ["LvisAnalysis", "analyze_lvis", "lvis_precision"]
 
 
 def lvis_precision(prep: Prepared, k: int, sel: LvisSelection) -> FloatArray:
-    """Category (group) ``k`` of a ``_federated`` preparation, matched and accumulated as
+    """Category (group) ``k`` of a ``federated_prepared`` preparation, matched and accumulated as
     ``LVISEval`` does: float64 (T, R, A) at the largest cap, -1 where undefined."""
     p = prep.params
     ds = prep.dt_slice(k)
@@ -130,13 +135,13 @@ def analyze_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> Lv
     """Run ``analyze()`` under LVIS's rules (module docstring) on ``formats.lvis`` input."""
     sel = select(dataset, results)
     params = replace(lvis_params(task), iou_thresholds=np.array(ANALYSIS_IOUS))
-    prep = _federated(prepare(dataset, results, params), sel)
+    prep = federated_prepared(prepare(dataset, results, params), sel)
     n_r, n_k, n_a = len(params.recall_thresholds), prep.n_categories, len(params.area_ranges)
     ps = np.zeros((len(CURVE_NAMES), n_r, n_k, n_a))
     for k in range(n_k):
         ps[:3, :, k, :] = lvis_precision(prep, k, sel)
     one = replace(params, use_cats=False, iou_thresholds=np.array([0.1]))
-    base = _federated(prepare(dataset, results, one), sel)
+    base = federated_prepared(prepare(dataset, results, one), sel)
     gt: CocoAnnotations = dataset.extras["coco"]
     gt_cat = dataset.objects.label[base.gt_rows]
     dt_cat = results.detections.label[base.dt_rows]
@@ -144,9 +149,9 @@ def analyze_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> Lv
     everything = np.ones(len(gt_cat), dtype=bool)
     for k in range(n_k):
         mine, other = dt_cat == k, gt_cat != k
-        sim = _restrict(base, one, sup[gt_cat] == sup[k], other, mine)
+        sim = restrict_prepared(base, one, sup[gt_cat] == sup[k], other, mine)
         ps[3, :, k, :] = lvis_precision(sim, 0, sel)[0]
-        oth = _restrict(base, one, everything, other, mine)
+        oth = restrict_prepared(base, one, everything, other, mine)
         ps[4, :, k, :] = lvis_precision(oth, 0, sel)[0]
     ps[ps == -1] = np.nan
     ps[5] = np.where(np.isnan(ps[4]), np.nan, ps[4] > 0)
