@@ -1,6 +1,6 @@
 """Synthetic VOC detection data in memory (columnar), and explicit bootstrap resampling of it.
 
-Used by the bootstrap tests and ``benchmarks/bench_bootstrap.py``.
+Used by the bootstrap tests and ``bench/bench_bootstrap.py``.
 """
 
 from __future__ import annotations

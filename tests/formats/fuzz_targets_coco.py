@@ -1,4 +1,4 @@
-"""COCO fuzz targets, shared by the in-suite property tests and ``benchmarks/fuzz.py``.
+"""COCO fuzz targets, shared by the in-suite property tests and ``bench/fuzz.py``.
 
 ``TARGETS`` is a list of ``(name, make_valid_bytes, read)``: ``make_valid_bytes(rng)`` builds a
 small valid file from a ``random.Random``; ``read(path)`` reads a (possibly mutated) file and

@@ -3,7 +3,7 @@
 ``TARGETS`` is a list of ``(name, make_valid_bytes, read)``: ``make_valid_bytes(random.Random)``
 returns the bytes of one valid file of that format; ``read(path)`` reads such a file and returns
 what the reader returns, or raises ``FormatError`` naming ``path``. The in-suite property tests
-(tests/formats/test_fuzz_visdrone_ilsvrc.py) and the long run (benchmarks/fuzz.py) share them.
+(tests/formats/test_fuzz_visdrone_ilsvrc.py) and the long run (bench/fuzz.py) share them.
 
 Readers that need their file inside a folder layout (a VisDrone split, an ILSVRC GT folder) get a
 copy placed there; a ``FormatError`` naming the copy is re-raised naming ``path``, so the check

@@ -1,4 +1,4 @@
-"""Fuzz targets for the VOC-family readers, shared by the test suite and ``benchmarks/fuzz.py``.
+"""Fuzz targets for the VOC-family readers, shared by the test suite and ``bench/fuzz.py``.
 
 ``TARGETS`` is a list of ``(name, make_valid_bytes(random.Random) -> bytes, read(path) -> object)``
 tuples: ``make_valid_bytes`` writes one valid file of the format, ``read`` runs the real public

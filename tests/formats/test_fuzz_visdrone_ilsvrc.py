@@ -1,7 +1,7 @@
 """Property tests: the VisDrone and ILSVRC readers give data or a ``FormatError`` naming the file.
 
 Every target of ``fuzz_targets_other`` gets mutated valid files and arbitrary bytes (a small,
-derandomised budget; ``benchmarks/fuzz.py`` is the long run). Problems collected while loading
+derandomised budget; ``bench/fuzz.py`` is the long run). Problems collected while loading
 must name a file too, and a line or element when they are about the file's content.
 """
 

@@ -2,7 +2,7 @@
 
 Mutated valid files and arbitrary bytes must give data or a ``FormatError`` naming the file (and
 problems that are ``FormatError`` naming a file), never another exception. The targets live in
-``fuzz_targets_voc`` so that ``benchmarks/fuzz.py`` can run them for much longer.
+``fuzz_targets_voc`` so that ``bench/fuzz.py`` can run them for much longer.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The start-up probe: the window says when its first frame and its first image are painted
-(``VOCVIEWER_STARTUP_PROBE``, ``benchmarks/bench_startup.py``), and heavy modules wait until
+(``VOCVIEWER_STARTUP_PROBE``, ``bench/bench_startup.py``), and heavy modules wait until
 they are needed."""
 
 from __future__ import annotations

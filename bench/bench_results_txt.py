@@ -8,7 +8,7 @@ RSS): ``read`` times ``read_voc_results`` inside the child; ``eval`` times the w
 (default 3; clean and bad runs interleaved) and the bad/clean ratios, which issue 10 wants at
 most 1.2. ``--root`` measures another checkout (e.g. the main branch, for before/after).
 
-Usage: ``python benchmarks/bench_results_txt.py [--lines 1000000] [--runs 3] [--mode read|eval]
+Usage: ``python bench/bench_results_txt.py [--lines 1000000] [--runs 3] [--mode read|eval]
 [--root DIR]``.
 """
 

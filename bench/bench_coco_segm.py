@@ -14,7 +14,7 @@ busy machine), min and median (peers interleaved run by run), the ratios, and ch
 numbers and the precision arrays equal pycocotools' (or faster-coco-eval's when pycocotools is
 skipped). faster-coco-eval (``pip install faster-coco-eval``) is a benchmark peer only.
 
-    python benchmarks/bench_coco_segm.py [--images 2000] [--dets 100] [--runs 3]
+    python bench/bench_coco_segm.py [--images 2000] [--dets 100] [--runs 3]
         [--peers vocviewer,faster-coco-eval,pycocotools,vocviewer=/path/to/another/checkout]
 """
 

@@ -19,9 +19,9 @@ with data, ok with a ``FormatError``, failures, wall time.
 
 Usage::
 
-    python benchmarks/fuzz.py [--cases 10000] [--only SUBSTRING ...] [--seed 0]
+    python bench/fuzz.py [--cases 10000] [--only SUBSTRING ...] [--seed 0]
                               [--timeout 10] [--memory-gb 2] [--workers N] [--findings DIR]
-    python benchmarks/fuzz.py --replay TARGET SEED     # one case in this process, traceback shown
+    python bench/fuzz.py --replay TARGET SEED     # one case in this process, traceback shown
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def _save(findings: Path, target: Target, seed: int, status: str, detail: str) -
     kind, data = make_case(target[1], seed)
     stem.with_suffix(".bin").write_bytes(data)
     text = f"target {target[0]}, seed {seed} ({kind}), {status}\n{detail}\n"
-    stem.with_suffix(".txt").write_text(text + f"replay: python benchmarks/fuzz.py --replay "
+    stem.with_suffix(".txt").write_text(text + f"replay: python bench/fuzz.py --replay "
                                         f"{target[0]} {seed}\n")  # fmt: skip
     return stem.with_suffix(".bin")
 

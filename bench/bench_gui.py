@@ -13,7 +13,7 @@ the issue's target: no stall > 100 ms with ``--dets 5000000``).
 ``--runs N`` measures the stall N times on one generated set (fresh window each time) and prints
 min / median with the load average.
 
-Usage: ``python benchmarks/bench_gui.py [--steps 50] [--images 4952] [--dets 200000] [--sample]
+Usage: ``python bench/bench_gui.py [--steps 50] [--images 4952] [--dets 200000] [--sample]
 [--runs 3]``.
 """
 
@@ -36,7 +36,7 @@ from PIL import Image  # noqa: E402
 from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from benchmarks.bench_voc import make_devkit  # noqa: E402
+from bench.bench_voc import make_devkit  # noqa: E402
 from tests.gui.conftest import make_tiny  # noqa: E402
 from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable  # noqa: E402
 from vocviewer.core.results import Detections, ResultSet  # noqa: E402
@@ -164,7 +164,7 @@ def _stall_run(app: QApplication, tmp: Path, sample: bool) -> tuple[float, float
     st.open_dataset(Path(tmp) / "VOC2007")
     wait_until(app, lambda: st.dataset is not None and st.is_idle())
     app.processEvents()
-    from benchmarks.bench_gui_open import StackSampler
+    from bench.bench_gui_open import StackSampler
 
     sampler = StackSampler() if sample else None
     if sampler is not None:

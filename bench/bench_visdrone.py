@@ -5,7 +5,7 @@ per image, ignored regions in half the images; detections jittered around the GT
 duplicates), then times ``read_visdrone`` + ``read_visdrone_results`` and ``evaluate_visdrone``
 (10 classes × 10 thresholds × 4 caps). Prints min and median over runs.
 
-Usage: ``python benchmarks/bench_visdrone.py [--runs 3] [--images 1600]``.
+Usage: ``python bench/bench_visdrone.py [--runs 3] [--images 1600]``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ on screen (``ImageView.shown_image``) — in the class with the most detections,
 "every detection" and "only true positives", then over all classes by score. Prints min / median /
 max per mode (target: median < 50 ms), and next-image steps on the same set for comparison.
 
-Usage: ``python benchmarks/bench_walk.py [--steps 40] [--images 4952] [--dets 200000]``.
+Usage: ``python bench/bench_walk.py [--steps 40] [--images 4952] [--dets 200000]``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ scale it). Each side loads the two JSON files and computes the main and special 
 parent prints the times and the largest difference between the two breakdowns. ``tidecv`` is
 imported with its drawing libraries stubbed, as in ``tests/evaluation/test_tide.py``.
 
-    python benchmarks/bench_tide.py [--images 5000] [--no-tidecv]
+    python bench/bench_tide.py [--images 5000] [--no-tidecv]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Generates a synthetic VOCdevkit on disk (4,952 images, ~12,000 objects, ~200,000
 * the plain-loop reference of the devkit (``tests/evaluation/oracles.py``) on the same input,
   as a peer measured in the same run, and checks that both give the same APs.
 
-Prints min and median of each timing. Usage: ``python benchmarks/bench_voc.py [--runs 5]``.
+Prints min and median of each timing. Usage: ``python bench/bench_voc.py [--runs 5]``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ categories, up to 300 per image), then times, in the same run, vocviewer's read 
 (``read_lvis`` + ``read_lvis_results`` + ``evaluate_lvis``) and ``LVISEval`` (load + ``run``),
 checks they agree on the 13 summary numbers, and prints min and median over runs and the ratio.
 
-Usage: ``python benchmarks/bench_lvis.py [--runs 3] [--images 1000] [--dets 150]``.
+Usage: ``python bench/bench_lvis.py [--runs 3] [--images 1000] [--dets 150]``.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ runs (default 5) for both, and the import time of ``vocviewer.gui.window.app`` (
 importtime``, top modules by cumulative time with ``--importtime``). The demo is written once
 before timing (``vocviewer demo --no-gui``), so only start-up is measured.
 
-    python benchmarks/bench_startup.py [-n 5] [--importtime 15] [--python PY] [--platform xcb]
-    python benchmarks/bench_startup.py --bundle dist/vocviewer     # the PyInstaller app
+    python bench/bench_startup.py [-n 5] [--importtime 15] [--python PY] [--platform xcb]
+    python bench/bench_startup.py --bundle dist/vocviewer     # the PyInstaller app
 
 The machine may be shared: compare ratios within one run, report min and median.
 """

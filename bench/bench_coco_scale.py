@@ -12,7 +12,7 @@ parent's over ``fork`` + ``exec``) and its ratio to the file size. ``--sample`` 
 run's RSS timeline (sampled from /proc every 0.1 s); ``--phases`` the peak step by step for the
 largest file.
 
-    python benchmarks/bench_coco_scale.py [--sizes 0.5,1,2,5,11] [--runs 3] [--sample] [--phases]
+    python bench/bench_coco_scale.py [--sizes 0.5,1,2,5,11] [--runs 3] [--sample] [--phases]
 """
 
 from __future__ import annotations

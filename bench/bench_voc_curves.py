@@ -6,7 +6,7 @@ classes, 200,000 detections, VOC2007's 11-point rule) is evaluated once; then, o
 VOC's rule) is timed against ``evaluate_voc_det`` itself, measured in the same run. Target: a
 few seconds at most. Prints min and median of each and the ratio of the medians.
 
-    python benchmarks/bench_voc_curves.py [--runs 5] [--images 4952] [--dets 200000]
+    python bench/bench_voc_curves.py [--runs 5] [--images 4952] [--dets 200000]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the parent's, which ``ru_maxrss`` carries over ``fork`` + ``exec``), ratios, and
 precision arrays are identical. ``--peers`` picks evaluators; ``--slow-runs`` caps pycocotools'
 runs.
 
-    python benchmarks/bench_coco_keypoints.py [--runs 3] [--repeat 1] [--images 2700]
+    python bench/bench_coco_keypoints.py [--runs 3] [--repeat 1] [--images 2700]
         [--peers vocviewer,faster-coco-eval,pycocotools] [--cache DIR]
 """
 

@@ -34,7 +34,7 @@ against it (difference and ratio) and the load average. The window's child calls
 ``tasks.prefetch_open`` first, as ``vocviewer open`` does; ``--no-prefetch`` adds the same runs
 without it (the window's own order: dataset, then results, then evaluation).
 
-Usage: ``python benchmarks/bench_gui_open.py [--runs 3] [--images 5000] [--dets 500000]
+Usage: ``python bench/bench_gui_open.py [--runs 3] [--images 5000] [--dets 500000]
 [--list-images 20000] [--scroll-steps 200] [--steps 50] [--parts open workers scroll big]
 [--big-dets 2000000] [--no-prefetch] [--profile]``
 """
@@ -106,7 +106,7 @@ def write_jpegs(folder: Path, names: list[str], size: tuple[int, int], distinct:
 def make_open_set(tmp: Path, n_images: int, n_dets: int) -> tuple[Path, Path, dict[str, int]]:
     """COCO layout under ``tmp``: annotations/instances_val2017.json (``read_coco`` finds the
     images in ../val2017), val2017/*.jpg, detections_val2017_results.json."""
-    from benchmarks.bench_coco import make_workload
+    from bench.bench_coco import make_workload
 
     gt, dets = make_workload(n_images)
     if n_dets < len(dets):  # a random subset, file order kept
@@ -126,7 +126,7 @@ def make_open_set(tmp: Path, n_images: int, n_dets: int) -> tuple[Path, Path, di
 def make_big_set(tmp: Path, n_dets: int) -> tuple[Path, Path, dict[str, int]]:
     """``bench_coco_scale``'s val2017-sized ground truth and an ``n_dets``-row results file
     (2,000,000 rows: ~300 MB), with JPEGs, in the layout of ``make_open_set``."""
-    from benchmarks.bench_coco_scale import write_gt, write_results
+    from bench.bench_coco_scale import write_gt, write_results
 
     ann = tmp / "annotations" / "instances_val2017.json"
     gt = write_gt(ann, 5000)
@@ -279,7 +279,7 @@ def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool
     from vocviewer.gui.window.main_window import MainWindow
 
     marks: dict[str, float] = {"imports": time.perf_counter()}
-    from benchmarks.bench_gui import StallProbe  # after the milestone: not the app's own cost
+    from bench.bench_gui import StallProbe  # after the milestone: not the app's own cost
 
     app = make_app()
     quiet_qt()
@@ -439,7 +439,7 @@ def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
 def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str, Any]:
     from PySide6.QtCore import QPoint, QThreadPool
 
-    from benchmarks import bench_gui
+    from bench import bench_gui
     from vocviewer.gui.window.app import make_app
     from vocviewer.gui.window.main_window import MainWindow
 

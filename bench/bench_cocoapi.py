@@ -10,7 +10,7 @@ over ``--runs``, each process's own peak memory, the ratios, and whether ``stats
 ``eval["precision"]`` are identical to pycocotools'. ``--results list`` passes the detections as
 a list of dicts (what detectron2 and mmdetection do) instead of a file name.
 
-    python benchmarks/bench_cocoapi.py [--runs 3] [--images N] [--iou-type bbox|segm]
+    python bench/bench_cocoapi.py [--runs 3] [--images N] [--iou-type bbox|segm]
         [--results file|list]
         [--peers vocviewer,faster-coco-eval,pycocotools] [--pycocotools-runs 1]
 """

@@ -5,7 +5,7 @@ Generates in memory, with a fixed seed, a VOC-like test set of 4,952 images (~12
 ``evaluate_voc_det`` (11-point, as VOC2007), then times ``bootstrap`` over images: per-class AP and
 mAP for every replicate. Prints min and median of the runs, replicates per second and the peak
 memory (process maximum RSS, and the bootstrap's own peak allocation by
-``tracemalloc``). Usage: ``python benchmarks/bench_bootstrap.py [--runs 3] [--replicates N] [--rule R]
+``tracemalloc``). Usage: ``python bench/bench_bootstrap.py [--runs 3] [--replicates N] [--rule R]
 [--sets S] [--bands]``.
 """
 

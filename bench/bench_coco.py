@@ -10,7 +10,7 @@ median over the runs), the load and evaluation times, the peak resident memory o
 (the child's own ``VmHWM``, not ``ru_maxrss``, which a child inherits from its parent) and its growth during evaluation, the ratios, and whether the precision arrays
 are identical. The workload is generated once into ``--cache``.
 
-    python benchmarks/bench_coco.py [--runs 3] [--repeat 1] [--images 5000] [--iou-type bbox|segm]
+    python bench/bench_coco.py [--runs 3] [--repeat 1] [--images 5000] [--iou-type bbox|segm]
         [--peers pycocotools,vocviewer,faster-coco-eval] [--slow-runs N]
 """
 

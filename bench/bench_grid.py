@@ -21,7 +21,7 @@ the cache's bytes and entries.
 Targets (issue 13): median scroll step < 16 ms, no event-loop stall > 100 ms, memory bounded
 (the thumbnail cache holds at most its budget, 64 MB by default).
 
-Usage: ``python benchmarks/bench_grid.py [--runs 3] [--images 20000] [--dets 200000]
+Usage: ``python bench/bench_grid.py [--runs 3] [--images 20000] [--dets 200000]
 [--wheel-steps 600] [--keep DIR]``
 """
 
@@ -113,7 +113,7 @@ def child(ann: Path, res: Path, wheel_steps: int) -> dict[str, Any]:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from benchmarks.bench_gui_open import quiet_qt
+    from bench.bench_gui_open import quiet_qt
     from vocviewer.gui.window.app import make_app
     from vocviewer.gui.window.main_window import MainWindow
 
@@ -258,7 +258,7 @@ def main() -> None:
     parser.add_argument("--wheel-steps", type=int, default=600)
     parser.add_argument("--keep", type=Path, help="write the set here (kept) instead of a temp dir")
     args = parser.parse_args()
-    from benchmarks.bench_gui_open import make_open_set
+    from bench.bench_gui_open import make_open_set
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
