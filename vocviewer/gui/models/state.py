@@ -311,10 +311,28 @@ class AppState(DisplaySettings, QObject):
         self._refresh_visible()
 
     def set_current_image(self, image: int) -> None:
-        if image != self.current_image:
-            self.current_image = image
-            self.selected_object = -1
-            self.image_changed.emit(image)
+        """Show image row ``image``. The selection never outlives its image: a selected object,
+        or a selected detection on another image, is cleared with it (``image_changed`` first,
+        then ``selection_changed(None)`` / ``object_selected(-1)``), so every pane that follows
+        the selection (PR marker, Ranks, inspector, the walk's place) lets go at once."""
+        if image == self.current_image:
+            return
+        self.current_image = image
+        had_object, self.selected_object = self.selected_object >= 0, -1
+        stale = self.selected_detection is not None and self.detection_image() != image
+        if stale:
+            self.selected_detection = None
+        self.image_changed.emit(image)
+        if stale:
+            self.selection_changed.emit(None)
+        if had_object:
+            self.object_selected.emit(-1)
+
+    def detection_image(self) -> int:
+        """Image row of the selected detection (-1: none, or its evaluation is gone)."""
+        sel = self.selected_detection
+        ev = self.class_evaluation(sel[0]) if sel is not None else None
+        return -1 if ev is None or sel is None else int(ev.image_index[sel[1]])
 
     def step_image(self, delta: int) -> None:
         """Go ``delta`` images forward/back in the visible list (clamped)."""

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
+from vocviewer.gui.models.display_settings import mode_kinds
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.state import AppState
 
@@ -35,9 +36,7 @@ class WalkMode:
     @property
     def kinds(self) -> tuple[int, ...]:
         """The ``FPKind`` values walked (empty: not a kind mode)."""
-        if not self.key.startswith("kind:"):
-            return ()
-        return tuple(int(k) for k in self.key.partition(":")[2].split(","))
+        return mode_kinds(self.key)
 
 
 #: the key of the walk through wrong-class false positives of both kinds (similar and other)
@@ -102,14 +101,19 @@ class DetectionWalk(QObject):
     def __init__(self, state: AppState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.mode = WALK_MODES[0]
+
+    @property
+    def mode(self) -> WalkMode:
+        """The walk's mode; it lives in the state (``walk_mode``), which the drawing follows."""
+        key = self.state.walk_mode
+        return next((m for m in WALK_MODES if m.key == key), WALK_MODES[0])
 
     def set_mode(self, key: str) -> None:
         """Walk in mode ``key`` (a ``WALK_MODES`` key)."""
         mode = next((m for m in WALK_MODES if m.key == key), None)
         if mode is None or mode == self.mode:
             return
-        self.mode = mode
+        self.state.set_walk_mode(key)
         self.mode_changed.emit(key)
 
     def step(self, step: int, *, same_verdict: bool = False) -> bool:

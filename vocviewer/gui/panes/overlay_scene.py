@@ -53,7 +53,7 @@ def overlay_options(state: AppState, scale: float) -> OverlayOptions:
         show_scores=st.show_scores,
         show_keypoints=st.show_keypoints,
         show_parts=st.show_parts,
-        mode=st.view_mode,
+        mode=st.drawn_mode,
         missed=evals.missed_at(st.dataset, st.score_threshold) if evals is not None else None,
         threshold=st.score_threshold,
         class_index=st.selected_class,

@@ -26,6 +26,7 @@ from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
+from vocviewer.gui.models.display_settings import mode_kinds
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
 from vocviewer.gui.panes import label_layout
@@ -59,7 +60,8 @@ Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
 
 @dataclass(frozen=True)
 class OverlayOptions:
-    """What to draw. ``mode`` is ``AppState.view_mode`` (``all``/``tp``/``fp``/``missed``);
+    """What to draw. ``mode`` is ``AppState.drawn_mode`` (``all``/``tp``/``fp``/``missed``, or
+    the walk's ``kind:N[,M]``: false positives of those ``FPKind`` values);
     ``class_index`` -1 = all classes; ``highlight_row`` is a detection row (-1: none), drawn
     whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags the
     objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
@@ -271,8 +273,10 @@ def detection_rows(
         keep &= det.label[rows] == opts.class_index
     if opts.mode == "tp":
         keep &= evals.verdict_by_row[rows] == Verdict.TP
-    elif opts.mode == "fp":
+    elif opts.mode == "fp" or opts.mode.startswith("kind:"):
         keep &= evals.verdict_by_row[rows] >= Verdict.FP
+        if kinds := mode_kinds(opts.mode):  # one kind of false positive (the walk's)
+            keep &= np.isin(evals.fp_kind_by_row[rows], kinds)
     elif opts.mode == "missed":
         keep[:] = False
     keep &= rows != opts.highlight_row

@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
+from vocviewer.evaluation.curve_style import CurveStyle
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.gui.models.state import AppState
 
@@ -33,6 +34,8 @@ LISTED_COLORS = (
     *("#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5"),
 )
 UNLISTED_COLOR = (150, 150, 150, 110)
+#: How an exported figure draws the listed and the other curves (``ClassOverview.figure``).
+LISTED_STYLE_WIDTH, UNLISTED_STYLE = 2.0, CurveStyle("#969696", 1.0, False, 110 / 255)
 HOVER_COLOR = "#111111"
 #: How close (screen pixels) the mouse must come to a curve to name or click it.
 PICK_PX = 8.0
@@ -139,6 +142,24 @@ class ClassOverview:
             self._set_hover(self.hovered)
         else:
             self._set_hover(-1)
+
+    def figure(self) -> tuple[list[tuple[str, ClassEvaluation]], list[CurveStyle]]:
+        """The plot as shown, to export it: each drawn class's ``(name, evaluation)`` and its
+        ``CurveStyle`` — the unlisted ones grey and unnamed, then the listed ones in legend
+        order, coloured and named (empty when the overview is not shown)."""
+        ds = self.state.dataset
+        shown = {k: ev for k, ev in self._drawn.items() if self.curves[k].isVisible()}
+        listed = [k for k in self.listed if k in shown]
+        curves: list[tuple[str, ClassEvaluation]] = []
+        styles: list[CurveStyle] = []
+        for k in [k for k in sorted(shown) if k not in listed] + listed:
+            curves.append((ds.classes[k] if ds is not None else str(k), shown[k]))
+            if k in listed:
+                color = LISTED_COLORS[listed.index(k) % len(LISTED_COLORS)]
+                styles.append(CurveStyle(color, LISTED_STYLE_WIDTH))
+            else:
+                styles.append(UNLISTED_STYLE)
+        return curves, styles
 
     def set_choice(self, index: int) -> None:
         """Which classes the legend lists (``SHOWN[index]``)."""

@@ -77,6 +77,11 @@ def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.n
     return recall[:end], precision[:end]
 
 
+def plain_title(html: str) -> str:
+    """The title's text without its markup (what an exported figure's title says)."""
+    return " ".join(re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ").split())
+
+
 def fits_title(html: str, width: int) -> bool:
     """Whether the title's text (10 pt, bold at worst) fits a pane ``width`` pixels wide."""
     font = QFont()
@@ -351,6 +356,10 @@ class PRPane(QWidget):
             ap_name = st.evaluation.settings.ap_name  # the same AP as the current set's
             self.legend.addItem(curve, f"{st.results[i].results.name}  {ap_name} {ev.ap:.3f}")
             self.others.append(curve)
+
+    def title_html(self) -> str:
+        """The plot's whole title (rich text), as set before a narrow pane shortens it."""
+        return self._title
 
     def _set_title(self, html: str) -> None:
         item = self.plot.getPlotItem()

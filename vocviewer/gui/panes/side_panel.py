@@ -419,7 +419,8 @@ class SidePanel(QWidget):
     def _on_selection_changed(self, sel: tuple[int, int] | None) -> None:
         st = self.state
         self.detections.select_key(st.selected_detection_row())
-        if sel is None:
+        if sel is None:  # the list stays; no row of it is the selection any more
+            self.ranks.select_key(-1)
             if st.selected_object < 0:
                 self._show_hint()
             return

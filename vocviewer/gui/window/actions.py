@@ -375,6 +375,11 @@ class WindowActions(OpenActions, ExportActions):
         self.status_label.setText(text)
         self.note_timer.start(ms)
 
+    def end_note(self) -> None:
+        """Give the status line back to the status at once (a note no longer holds)."""
+        self.note_timer.stop()
+        self._update_status()
+
     @property
     def note_timer(self) -> QTimer:
         """Runs while a note holds the status line (``show_note``); then the status returns."""

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsScene, QWidget
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.evaluation.curve_style import CurveStyle
 from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
 from vocviewer.gui.models.evaluation import ResultEvaluations
@@ -69,8 +70,15 @@ def save_screenshot(
     return None
 
 
-def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480)) -> pg.PlotWidget:
-    """A white publication-style PR plot: one line per result set, AP in the legend."""
+def pr_figure(
+    class_name: str,
+    curves: Curves,
+    size: tuple[int, int] = (640, 480),
+    styles: Sequence[CurveStyle] = (),
+    legend_corner: str = "upper right",
+) -> pg.PlotWidget:
+    """A white publication-style PR plot: one line per result set, AP in the legend (or a
+    ``CurveStyle`` per curve, as ``figure_svg.pr_figure_svg`` takes them)."""
     plot = pg.PlotWidget(background="w")
     plot.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
     plot.resize(*size)
@@ -87,17 +95,28 @@ def pr_figure(class_name: str, curves: Curves, size: tuple[int, int] = (640, 480
         item.getAxis(side).setTextPen(pg.mkPen("#202124"))
         item.getAxis(side).setStyle(tickFont=QFont("DejaVu Sans", 9))
     legend = item.addLegend(
-        offset=(-10, 10),
+        offset=(-10, 10) if legend_corner == "upper right" else (10, -10),
         labelTextColor="#202124",
         labelTextSize="10pt",
         brush=pg.mkBrush(255, 255, 255, 230),
         pen=pg.mkPen("#dadce0"),
     )
-    for i, (name, ev) in enumerate(curves):
-        pen = pg.mkPen(RESULT_COLORS[i % len(RESULT_COLORS)], width=2.2)
-        line = item.plot(*pr_polyline(ev.recall, ev.precision), pen=pen)
+    looks = [
+        styles[i] if i < len(styles) else CurveStyle(RESULT_COLORS[i % len(RESULT_COLORS)])
+        for i in range(len(curves))
+    ]
+    unnamed = [i for i, look in enumerate(looks) if not look.legend]
+    for i in unnamed + [i for i in range(len(curves)) if i not in unnamed]:  # named on top
+        (name, ev), look = curves[i], looks[i]
+        color = QColor(look.color)
+        color.setAlphaF(look.opacity)
+        line = item.plot(
+            *pr_polyline(ev.recall, ev.precision), pen=pg.mkPen(color, width=look.width)
+        )
         legend.removeItem(line)
-        legend.addItem(line, f"{name}  AP {ev.ap:.3f}")
+        if look.legend:
+            legend.addItem(line, f"{name}  AP {ev.ap:.3f}")
+    legend.setZValue(1000)  # over the curves
     item.disableAutoRange()
     item.setXRange(0.0, 1.0, padding=0.02)
     item.setYRange(0.0, 1.0, padding=0.02)
@@ -160,8 +179,12 @@ def export_pr_figure(
     size: tuple[int, int] = (640, 480),
     dpi: int = 150,
     protected: Iterable[Path] = (),
+    styles: Sequence[CurveStyle] = (),
+    legend_corner: str = "upper right",
 ) -> Path:
-    """Write the PR figure of one class (format from ``fmt`` or the file suffix: png, svg, pdf)."""
+    """Write the PR figure of one class (format from ``fmt`` or the file suffix: png, svg, pdf),
+    or, with ``styles`` (one per curve) and a title for ``class_name``, any set of curves as the
+    window draws them (the All-classes plot)."""
     target = output.guard_target(path, protected)  # refused before anything is drawn
     kind = (fmt or target.suffix.lstrip(".")).lower()
     if kind not in FIGURE_FORMATS:
@@ -170,8 +193,9 @@ def export_pr_figure(
         from vocviewer.evaluation.figure_svg import pr_figure_svg  # start-up: urllib via saxutils
 
         rows = [(name, ev.recall, ev.precision, ev.ap) for name, ev in curves]
-        return write_text(path, pr_figure_svg(class_name, rows, size), protected)
-    plot = pr_figure(class_name, curves, size)
+        svg = pr_figure_svg(class_name, rows, size, styles=styles, legend_corner=legend_corner)
+        return write_text(path, svg, protected)
+    plot = pr_figure(class_name, curves, size, styles, legend_corner)
     try:
         return render_widget(plot, path, kind, dpi, protected)
     finally:

@@ -20,12 +20,14 @@ from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.formats import output
 from vocviewer.gui.models.state import Message
+from vocviewer.gui.panes.pr_pane import plain_title
 from vocviewer.gui.window import export
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
     from vocviewer.gui.panes.confusion_pane import ConfusionPane
     from vocviewer.gui.panes.image_view import ImageView
+    from vocviewer.gui.panes.pr_pane import PRPane
     from vocviewer.gui.window.settings_store import LastFolders
 
 
@@ -35,6 +37,7 @@ class ExportActions(QMainWindow):
     state: AppState
     view: ImageView
     confusion: ConfusionPane
+    pr_pane: PRPane
     folders: LastFolders
 
     def _protected(self) -> tuple[Path, ...]:
@@ -51,10 +54,14 @@ class ExportActions(QMainWindow):
         return path
 
     def export_pr(self, path: str | None = None) -> None:
-        """Save the selected class's PR curves (every result set) as PNG, SVG or PDF."""
+        """Save the PR plot as shown as PNG, SVG or PDF: the selected class's curves (every
+        result set), or with all classes every class's curve and the legend."""
         ds, k = self.state.dataset, self.state.selected_class
-        if ds is None or k < 0:
-            self.state.post([Message("info", "Select a class to export its PR curves.")])
+        if ds is None:
+            self._say("Open a dataset and add results to export a PR figure.")
+            return
+        if k < 0:
+            self._export_all_classes(path)
             return
         curves = [
             (r.results.name, ev.det[k])
@@ -71,6 +78,37 @@ class ExportActions(QMainWindow):
                     path, ds.classes[k], curves, protected=ds.protected_roots
                 ),
             )
+
+    def _export_all_classes(self, path: str | None) -> None:
+        """The All-classes plot as shown: grey curves, the listed classes coloured and named in
+        the legend (lower left, as on screen), the plot's title (its mean AP)."""
+        ds = self.state.dataset
+        assert ds is not None
+        curves, styles = self.pr_pane.classes.figure()
+        if not curves:
+            self._say("No PR curve to export yet: add results (Ctrl+R) and let them evaluate.")
+            return
+        title = plain_title(self.pr_pane.title_html()) or "All classes"
+        path = path or self._save_name(
+            "Export PR figure", "pr_all_classes.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self._export(
+                path,
+                lambda: export.export_pr_figure(
+                    path,
+                    title,
+                    curves,
+                    protected=ds.protected_roots,
+                    styles=styles,
+                    legend_corner="lower left",
+                ),
+            )
+
+    def _say(self, text: str) -> None:
+        """Tell the user why nothing was exported: in the status bar, and in the messages."""
+        self.state.post([Message("info", text)])
+        self.show_note(text)
 
     def export_image(self, path: str | None = None) -> None:
         """Save the image view (the visible part, with overlays) as PNG."""

@@ -224,7 +224,10 @@ class MainWindow(WindowActions, ProtocolControls):
             parts.append(f"{sl.stop - sl.start} objects")
             if st.current_results >= 0:
                 n = len(self.view.overlay_items("det"))
-                parts.append(f"{n} detection{'s' if n != 1 else ''} shown")
+                shown = f"{n} detection{'s' if n != 1 else ''} shown"
+                if st.drawn_mode != st.view_mode:  # Walk ▸ Show follows the walk
+                    shown += f" ({self.walk.walk.mode.label.lower()}, as the walk)"
+                parts.append(shown)
             if self.view.missing_file is not None and self.view.shown_image == image:
                 parts.append("image file missing")
         if st.eval_set:

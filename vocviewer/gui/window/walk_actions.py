@@ -1,7 +1,9 @@
 """The window's detection walk (``models.walk.DetectionWalk``): a "Walk" menu with the keys for
 the next / previous detection and the next / previous one of the same verdict, the walk's mode
-(viewdet's ``onlytp`` among them) and whether each step zooms to the detection. The end of a walk
-is said in the status bar; the Ranks tab follows every step."""
+(viewdet's ``onlytp`` among them), whether the image draws what the walk visits ("Show follows
+the walk", on by default, remembered with the drawing toggles) and whether each step zooms to the
+detection. The end of a walk is said in the status bar (and unsaid when the selection moves
+elsewhere); the Ranks tab follows every step."""
 
 from __future__ import annotations
 
@@ -56,15 +58,30 @@ class WalkActions(QObject):
         )
         self.act_zoom = a("&Zoom to each step", (), None, "Zoom the image to each detection")
         self.act_zoom.setCheckable(True)
+        self.act_follow = a(
+            "Show &follows the walk",
+            (),
+            None,
+            "Draw what the walk visits (only TPs, one FP kind, missed objects); walking every "
+            "detection draws what View ▸ Show says",
+        )
+        self.act_follow.setCheckable(True)
+        self.act_follow.setChecked(window.state.follow_walk)
+        self.act_follow.toggled.connect(lambda on: window.state.set_display("follow_walk", on))
+        window.state.display_changed.connect(self._sync_follow)
         bar = window.menuBar()
         help_menu = next((t for t in bar.actions() if t.text().replace("&", "") == "Help"), None)
         if help_menu is not None:
             bar.insertMenu(help_menu, self._menu())
         else:
             bar.addMenu(self._menu())
+        self._said = ""  # the last note the walk put in the status line
         self.walk.ended.connect(self._say)
         self.walk.stepped.connect(self._say)
         self.walk.mode_changed.connect(self._sync_mode)
+        st = window.state  # a step moves the selection, then says where it landed
+        for moved in (st.selection_changed, st.object_selected, st.image_changed):
+            moved.connect(self._let_go)
 
     def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
         action = QAction(text, self.window)
@@ -95,6 +112,7 @@ class WalkActions(QObject):
             self.mode_actions[mode.key] = act
         menu.addAction(self.act_cycle)
         menu.addSeparator()
+        menu.addAction(self.act_follow)
         menu.addAction(self.act_zoom)
         return menu
 
@@ -110,8 +128,20 @@ class WalkActions(QObject):
         self.walk.set_mode(keys[(keys.index(self.walk.mode.key) + 1) % len(keys)])
         self._say(f"Walk: {self.walk.mode.label.lower()}")
 
+    def _sync_follow(self) -> None:
+        self.act_follow.setChecked(self.window.state.follow_walk)
+
     def _sync_mode(self, key: str) -> None:
         self.mode_actions[key].setChecked(True)
 
     def _say(self, text: str) -> None:
+        self._said = text
         self.window.show_note(text, NOTE_MS)
+
+    def _let_go(self, *_args: object) -> None:
+        """The selection or the image changed: a note of where the walk stood no longer says
+        where the user is (``]``, a click, another image), so the status line returns."""
+        w = self.window
+        if self._said and w.note_timer.isActive() and w.status_label.text() == self._said:
+            self._said = ""
+            w.end_note()
