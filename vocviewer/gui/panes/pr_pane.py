@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
+from vocviewer.benchmarks.official import NOT_OFFICIAL, explain, mark
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import ROLE_STYLES
 from vocviewer.evaluation.analysis import FPKind
@@ -252,7 +253,8 @@ class PRPane(QWidget):
             self.spots.setData([])
             self.marker.setData([])
             if ev is not None:
-                self._set_title(f"{ev.class_name}: no detections (AP {ev.ap:.3f})")
+                ap = "—" if ev.ap != ev.ap else f"{ev.ap:.3f}"
+                self._set_title(f"{ev.class_name}: no detections (AP {ap}){self._not_official()}")
             return
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
         x, y = ev.recall[ranks], ev.precision[ranks]
@@ -293,6 +295,9 @@ class PRPane(QWidget):
                 self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
+        view = st.evaluation.view_of(st.current_results, ev.class_index)
+        if view is not None and view.left_out:  # never a number the averages leave out
+            ap = f"AP — ({view.left_out}: not in the averages)"
         ap += self._not_official()
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(
@@ -302,10 +307,11 @@ class PRPane(QWidget):
         self._update_marker()
 
     def _not_official(self) -> str:
-        """A red "NOT OFFICIAL (IoU …)" after numbers computed at a non-official choice."""
-        ev = self.state.evaluation
-        text = ev.settings.not_official(ev.choice())
-        return f" <span style='color:#c5221f'>{text}</span>" if text else ""
+        """A red "NOT OFFICIAL (…)" after numbers that are not official (``benchmarks.official``;
+        the reasons on hover). ``<font>``: a narrow pane drops ``<span>``s, never this."""
+        st = self.state
+        text = mark(st.evaluation.not_official(st.current_results))
+        return f" <font color='#c5221f'>{text}</font>" if text else ""
 
     def _is_small(self) -> bool:
         """Too small for the dots' counts in the legend (the status bar's colour key stays)."""
@@ -358,6 +364,8 @@ class PRPane(QWidget):
         if not fits_title(html, self.width()):  # a narrow pane keeps the essentials
             html = re.sub(r"\s*(&nbsp;\s*)*<span[^>]*>.*?</span>", "", html)
         item.setTitle(html, color=self._ink, size="10pt")
+        reasons = self.state.evaluation.not_official(self.state.current_results)
+        item.titleLabel.setToolTip(explain(reasons) if NOT_OFFICIAL in html else "")
         item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
 
     def apply_palette(self) -> None:
