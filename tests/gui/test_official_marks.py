@@ -149,9 +149,7 @@ def start(qtbot):
     QThreadPool.globalInstance().waitForDone(10_000)
 
 
-def test_a_protocol_deviation_is_not_carried_to_another_dataset(
-    qtbot, start, demo, tmp_path
-):
+def test_a_protocol_deviation_is_not_carried_to_another_dataset(qtbot, start, demo, tmp_path):
     """IoU 0.75 on VisDrone (where every IoU is official), then a VOC devkit: it opens at 0.5,
     official, in the same window and in a new one on the same settings; view preferences
     (the score threshold) are remembered."""

@@ -253,7 +253,10 @@ class PRPane(QWidget):
             self.spots.setData([])
             self.marker.setData([])
             if ev is not None:
+                view = self.state.evaluation.view_of(self.state.current_results, ev.class_index)
+                left = view.left_out if view is not None else ""
                 ap = "—" if ev.ap != ev.ap else f"{ev.ap:.3f}"
+                ap = f"— ({left}: not in the averages)" if left else ap
                 self._set_title(f"{ev.class_name}: no detections (AP {ap}){self._not_official()}")
             return
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))

@@ -152,8 +152,8 @@ class ApTableModel(QStandardItemModel):
             return f"{title}\n{m}" if m else title
 
         many = len(st.results) > 1
-        aps = [marked(short_name(r.results.name) if many else ev.settings.ap_name, j)
-               for j, r in enumerate(st.results)] or [ev.settings.ap_name]  # fmt: skip
+        titles = [short_name(r.results.name) if many else ev.settings.ap_name for r in st.results]
+        aps = [marked(t, j) for j, t in enumerate(titles)] or [ev.settings.ap_name]
         apn = [marked(apn_label(ev.settings, ev.choice()), i)] if self._shows_apn() else []
         cls = [marked("cls AP", i)] if self._has_cls() else []
         return ["Class", *aps, "npos", "ndet", *apn, *cls]
