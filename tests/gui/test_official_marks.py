@@ -82,6 +82,8 @@ def test_damaged_ground_truth_is_marked_wherever_its_numbers_appear(
     # Summary tab: its column and its title
     summary = win.summary
     summary.refresh()
+    assert summary.table.item(0, 0).text() == "mAP"  # the numbers themselves unchanged
+    assert summary.table.item(0, 1).text() == model.item(len(st.dataset.classes), 1).text()
     assert "NOT OFFICIAL" in summary.table.horizontalHeaderItem(1).text()
     assert reason.text in summary.table.horizontalHeaderItem(1).toolTip()
     assert "NOT OFFICIAL" in summary.title.text() and reason.text in summary.title.toolTip()
@@ -224,6 +226,8 @@ def test_visdrone_class_without_ground_truth_shows_a_dash(qtbot, make_window, tm
     win.ap_table.selectRow(k)
     assert "AP — (no ground truth: not in the averages)" in title(win)
     assert "0.000" not in title(win).split("AP —")[1]
+    legend = [label.text for _, label in win.pr_pane.legend.items]
+    assert any("AP[.5:.95] —" in t for t in legend) and not any("0.000" in t for t in legend)
 
 
 def test_the_exported_ap_table_holds_every_column_shown(qtbot, make_window, demo, tmp_path):

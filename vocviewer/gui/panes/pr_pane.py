@@ -279,16 +279,18 @@ class PRPane(QWidget):
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
-        at = ""
+        at, view = "", st.evaluation.view_of(st.current_results, ev.class_index)
+        left = view.left_out if view is not None else ""  # out of the averages: no number
+        shown = "—" if left else f"{ev.ap:.3f}"
         if pc is not None:
             area = "" if pc.area == "all" else f" {pc.area}"
-            at = f"AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
-            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {ev.ap:.3f}")
+            at = f"AP{round(pc.iou * 100)}{area} {'—' if left else f'{pc.ap_at:.3f}'}"
+            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {shown}")
             self.interpolated.setPen(pg.mkPen(color, width=1.5, style=Qt.PenStyle.DotLine))
             self.interpolated.setData(*reached(pc.curve_recall, pc.curve_precision))
             self.legend.addItem(self.interpolated, f"interpolated, {at}")
         else:
-            self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+            self.legend.addItem(self.curve, f"{name}  AP {shown}")
         self.band.draw(ev.class_index, color)
         self._show_others(ev.class_index)
         counts = np.bincount(codes, minlength=len(DOT_STYLES))
@@ -298,9 +300,8 @@ class PRPane(QWidget):
                 self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
-        view = st.evaluation.view_of(st.current_results, ev.class_index)
-        if view is not None and view.left_out:  # never a number the averages leave out
-            ap = f"AP — ({view.left_out}: not in the averages)"
+        if left:  # never a number the averages leave out
+            ap = f"AP — ({left}: not in the averages)"
         ap += self._not_official()
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(

@@ -92,9 +92,9 @@ class SummaryPane(QWidget):
         self.table.setRowCount(len(names))
         ev = st.evaluation
         marks = [mark(ev.not_official(i)) for i, _ in have]  # the one rule (benchmarks.official)
-        names = [st.results[i].results.name for i, _ in have]
-        names = [f"{n}\n{m}" if m else n for n, m in zip(names, marks, strict=True)]
-        self.table.setHorizontalHeaderLabels(["Metric", *names, ""])
+        sets = [st.results[i].results.name for i, _ in have]
+        sets = [f"{n}\n{m}" if m else n for n, m in zip(sets, marks, strict=True)]
+        self.table.setHorizontalHeaderLabels(["Metric", *sets, ""])
         for c, (i, _) in enumerate(have, 1):
             header = self.table.horizontalHeaderItem(c)
             font = header.font()
