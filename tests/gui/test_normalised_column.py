@@ -1,6 +1,7 @@
 """The AP table's normalised AP column (IJCV 2015 eq. 6 beside AP) equals what ``vocviewer
-analyze --json`` reports for the same result set: VOC's ``ap_n``, COCO's ``ap_n50`` (the window
-shows IoU 0.5), VisDrone's and ILSVRC's ``ap_n`` (IoU 0.5), with the same ``N``."""
+analyze --json`` reports for the same result set under the same label (``AP_N@0.50``: VOC's and
+VisDrone's ``ap_n``, COCO's and LVIS's ``ap_n50``; ILSVRC's ``AP_N``), with the same ``N``; the
+printed analyze table labels its columns alike."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from tests.gui.test_consistency import (
     coco_case,
     ilsvrc_case,
+    lvis_case,
     open_case,
     table_text,
     visdrone_case,
@@ -20,12 +22,13 @@ from tests.gui.test_consistency import (
 )
 from vocviewer.cli import main
 
-#: family -> (case builder, the analyze JSON's per-class key at IoU 0.5)
+#: family -> (case builder, the analyze JSON's per-class key at IoU 0.5, the column's label)
 CASES = {
-    "voc": (lambda tmp, demo: voc_case(tmp, demo), "ap_n"),
-    "coco": (lambda tmp, demo: coco_case(tmp), "ap_n50"),
-    "visdrone": (lambda tmp, demo: visdrone_case(tmp), "ap_n"),
-    "ilsvrc": (lambda tmp, demo: ilsvrc_case(tmp), "ap_n"),
+    "voc": (lambda tmp, demo: voc_case(tmp, demo), "ap_n", "AP_N@0.50"),
+    "coco": (lambda tmp, demo: coco_case(tmp), "ap_n50", "AP_N@0.50"),
+    "lvis": (lambda tmp, demo: lvis_case(tmp), "ap_n50", "AP_N@0.50"),
+    "visdrone": (lambda tmp, demo: visdrone_case(tmp), "ap_n", "AP_N@0.50"),
+    "ilsvrc": (lambda tmp, demo: ilsvrc_case(tmp), "ap_n", "AP_N"),
 }
 
 
@@ -41,17 +44,31 @@ def analyze_json(case: Any, tmp: Path) -> dict[str, Any]:
     return dict(entry)
 
 
+def test_analyze_labels_each_normalised_column_by_its_iou(tmp_path, capsys):
+    """COCO-style families print AP_N over .50:.95 and at .50 under labels that say so (the
+    window's column is the second); one label, one definition."""
+    case = lvis_case(tmp_path)
+    entry = analyze_json(case, tmp_path)
+    text = capsys.readouterr().out
+    columns = entry["normalised_ap"]["columns"]
+    assert columns == {"AP_N[.5:.95]": "ap_n", "AP_N@0.50": "ap_n50"}
+    (head,) = [line for line in text.splitlines() if line.startswith("class ")]
+    assert head.split()[-2:] == ["AP_N[.5:.95]", "AP_N@0.50"]
+    assert " AP_N " not in head + " "
+
+
 @pytest.mark.parametrize("family", list(CASES))
 def test_normalised_ap_column_equals_analyze(qtbot, make_window, tmp_path, demo, family, capsys):
-    build, key = CASES[family]
+    build, key, label = CASES[family]
     case = build(tmp_path, demo)
     entry = analyze_json(case, tmp_path)
     capsys.readouterr()
+    assert entry["normalised_ap"]["columns"][label] == key  # the same label, the same number
     win = open_case(qtbot, make_window, case)
     st, model = win.state, win.ap_table.ap_model
     st.set_current_results(0)
     model.refresh()
-    col = model.headers().index("AP_N")
+    col = model.headers().index(label)
     n_pos, aps = model.normalised()
     assert n_pos == pytest.approx(entry["normalised_ap"]["n_pos"], abs=1e-12)
     classes = st.dataset.classes

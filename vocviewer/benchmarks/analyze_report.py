@@ -185,23 +185,28 @@ def summary_text(
 
 def per_class_lines(s: AnalysedSet, level: float) -> list[str]:
     """A set's table: per class its AP with the bootstrap interval and its normalised AP (eq.
-    5-6, with the ``N`` used), in the family's units; none if the entry has no per-class AP."""
+    5-6, with the ``N`` used), in the family's units; none if the entry has no per-class AP.
+    Each normalised AP column is labelled by its IoU (``normalised_ap.columns``: label -> key
+    of ``per_class``, e.g. ``AP_N[.5:.95]`` and ``AP_N@0.50``), as the window labels its own."""
     per_class, boot = s.entry.get("per_class", {}), s.entry["bootstrap"].get("per_class", {})
     rows = [(c, v) for c, v in per_class.items() if isinstance(v, dict) and "ap" in v]
     if not rows:
         return []
-    n_pos = s.entry.get("normalised_ap", {}).get("n_pos")
+    norm = s.entry.get("normalised_ap", {})
+    n_pos, columns = norm.get("n_pos"), norm.get("columns", {"AP_N": "ap_n"})
     n = "" if n_pos is None else f", N = {n_pos:.1f}"
     width = max(12, *(len(c) for c, _ in rows))
+    heads = "  ".join(f"{label:>{max(7, len(label))}}" for label in columns)
     lines = [
         "",
         f"{s.name}: per class AP, its {level:.0%} interval and normalised AP (AP_N{n})",
-        f"{'class':<{width}}  {'AP':>7}  {'interval':<18}  {'AP_N':>7}",
+        f"{'class':<{width}}  {'AP':>7}  {'interval':<18}  {heads}",
     ]
     for c, v in rows:
         lo, hi = boot.get(c, {}).get("ci", (None, None))
         ci = f"[{_f(lo)}, {_f(hi)}]"
-        lines.append(f"{c:<{width}}  {_f(v['ap']):>7}  {ci:<18}  {_f(v.get('ap_n')):>7}")
+        cells = "  ".join(f"{_f(v.get(k)):>{max(7, len(lb))}}" for lb, k in columns.items())
+        lines.append(f"{c:<{width}}  {_f(v['ap']):>7}  {ci:<18}  {cells}")
     return lines
 
 

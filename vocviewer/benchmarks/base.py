@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from vocviewer.benchmarks.official import lost_note
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -241,7 +242,4 @@ def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
         return None
     if not keep_going:
         raise problems_error(lost, where="the ground truth (objects left out)")
-    return (
-        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
-        "the official code cannot read these annotations"
-    )
+    return lost_note(lost)  # the window's reason too (``benchmarks.official``)

@@ -179,6 +179,7 @@ def coco_normalised(
         "n_pos_default": d_pos,
         "mean": nan_to_null(float(np.mean(defined))) if defined else None,
         "rule": "eq. 6 with COCO's 101-point average; ap_n over IoU .50:.95, ap_n50 at .50",
+        "columns": {"AP_N[.5:.95]": "ap_n", "AP_N@0.50": "ap_n50"},  # label -> per-class key
     }
     return entry, out
 

@@ -94,6 +94,7 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
                 "n_pos": n_pos,
                 "n_pos_default": d_pos,
                 "mean": nan_to_null(overall.overall),
+                "columns": {"AP_N": "ap_n"},  # ILSVRC's per-object IoU thresholds
             },
             "tide": tide.to_json(),
             "characteristics": characteristics_json(chars, n_pos, d_pos),

@@ -105,7 +105,9 @@ class ClassView:
     excluded); ``curve_recall`` / ``curve_precision`` float64: the protocol's own curve at the
     threshold (COCO: the 101 recall thresholds where precision is defined, largest cap);
     ``ap_at``: the AP at that threshold (NaN if undefined); ``raw``: the protocol's evidence
-    (for ``rederive_views``); ``false_positives``: the diagnosis of detection classes."""
+    (for ``rederive_views``); ``false_positives``: the diagnosis of detection classes;
+    ``left_out``: why the official code leaves the class out of its averages (e.g. "no ground
+    truth"; the window shows "—" with it, never its AP), ``""`` where it counts."""
 
     evaluation: ClassEvaluation
     missed: IntArray
@@ -116,6 +118,7 @@ class ClassView:
     raw: Any = None
     area: str = "all"
     false_positives: FalsePositives | None = None
+    left_out: str = ""
 
     @property
     def class_index(self) -> int:

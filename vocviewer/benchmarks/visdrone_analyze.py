@@ -109,7 +109,12 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
                 }
                 for k, (n, ap) in enumerate(ev.class_ap().items())
             },
-            "normalised_ap": {"n_pos": n_pos, "n_pos_default": d_pos, "iou": 0.5},
+            "normalised_ap": {
+                "n_pos": n_pos,
+                "n_pos_default": d_pos,
+                "iou": 0.5,
+                "columns": {"AP_N@0.50": "ap_n"},  # beside AP[.5:.95]: labelled by its IoU
+            },
             "tide": tide.to_json(),
         }
         chars.pop("overall")

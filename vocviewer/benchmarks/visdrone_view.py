@@ -88,6 +88,8 @@ def visdrone_views(
         missed = missed_rows(dataset, ev, exclude) if evaluated else np.zeros(0, np.int64)
         ap_at = float(raw.ap[k - 1, t]) / 100 if evaluated else math.nan
         view = curve_view(ev, missed, IOU_CHOICES[t], raw, ap_at)
+        if evaluated and not raw.images_with_class[k - 1]:  # weight 0 in the toolkit's means
+            view = dataclasses.replace(view, left_out="no ground truth")
         out.append(diagnosed(dataset, results, view, RULES))
     return out
 

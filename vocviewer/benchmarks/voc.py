@@ -30,6 +30,7 @@ from vocviewer.benchmarks.base import (
     problems_error,
     refuse_json_results,
 )
+from vocviewer.benchmarks.official import not_official_reasons
 from vocviewer.benchmarks.registry import open_dataset, open_results, register
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.benchmarks.voc_tasks import infer_image_set
@@ -77,7 +78,8 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
             "cannot tell the image set from the result file names; pass --image-set",
         )
     dataset = opened(args, open_dataset(args.path))
-    lost = check_ground_truth(dataset, args.keep_going) if args.task == "det" else None
+    if args.task == "det":  # lost ground truth refused unless --keep-going
+        check_ground_truth(dataset, args.keep_going)
     warnings = [str(p) for p in dataset.problems]
     results = open_results(dataset, args.results, image_set=image_set)
     if results.problems and not args.keep_going:
@@ -92,9 +94,9 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         result = evaluate(dataset, results, **kw)
     except KeyError as e:  # unknown image set
         raise FormatError(args.path, str(e.args[0])) from None
-    notes = [lost] if lost is not None else []
-    if iou != OFFICIAL_IOU:
-        notes.append(f"IoU threshold {iou:g}; the devkit uses {OFFICIAL_IOU:g}")
+    # the window's rule (lost ground truth, IoU); result rows skipped are in result.notes
+    gt = dataset if args.task == "det" else None
+    notes = [r.text for r in not_official_reasons(gt, voc_view.SETTINGS, ViewChoice(iou))]
     result = replace(result, notes=(*result.notes, *notes))
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 

@@ -88,6 +88,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         n_pos = d_pos if args.n_pos is None else float(args.n_pos)
         ap_n = normalised_aps(ev, n_pos=n_pos, n_neg=d_neg)
         norm: dict[str, Any] = {"n_pos": n_pos, "n_pos_default": d_pos}
+        norm["columns"] = {"AP_N@0.50" if task == "det" else "AP_N": "ap_n"}  # the devkit's IoU
         if task == "cls":
             norm["n_neg"] = d_neg
         entry: dict[str, Any] = {

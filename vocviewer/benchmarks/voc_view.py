@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from vocviewer.benchmarks.official import NOT_OFFICIAL, not_official_reasons
 from vocviewer.benchmarks.views import (
     IOU_CHOICES,
     ClassView,
@@ -72,7 +73,8 @@ def evaluate_voc_views(
         if n or results.classes_with_files.get(task)
     ]
     done_by_task: dict[str, list[ClassEvaluation]] = {}
-    notes: list[str] = [] if SETTINGS.official(choice) else [f"IoU {choice.iou:.2f}: NOT OFFICIAL"]
+    # the one rule (``benchmarks.official``): lost ground truth, a non-official IoU
+    notes = [f"{NOT_OFFICIAL}: {r}" for r in not_official_reasons(dataset, SETTINGS, choice)]
     for task in tasks:
         kw: dict[str, Any] = {"image_set": image_set}
         done_by_task[task] = evs = []

@@ -76,6 +76,7 @@ class Session:
     toggles: dict[str, bool] = field(default_factory=dict)
     iou: float | None = None
     area: str | None = None
+    not_official: tuple[str, ...] = ()  # why the numbers shown were not official (written only)
 
 
 def looks_like_session(path: str | Path) -> bool:
@@ -119,6 +120,8 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         evaluation["iou"] = session.iou
     if session.area is not None:
         evaluation["area"] = session.area
+    if session.not_official:  # the mark the window showed; derived again when opened
+        evaluation["not_official"] = list(session.not_official)
     return {
         "format": FORMAT,
         "version": VERSION,

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
 from vocviewer.benchmarks.base import Benchmark
+from vocviewer.benchmarks.official import Reason, explain, not_official_reasons
 from vocviewer.benchmarks.views import (
     AREA_CHOICES,
     IOU_CHOICES,
@@ -153,22 +154,25 @@ class EvaluationModel(QObject):
         self._results: list[ResultSet] = []
         self.iou, self.area = 0.5, "all"
         self.image_set: str | None = None
+        self._next: tuple[float | None, str | None] = (None, None)  # a session's choice
+        self._told: set[str] = set()  # "not official" reasons posted for this dataset
         self._done = self._total = 0
         jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- what is evaluated -------------------------------------------------------------------
     def reset(self, dataset: Dataset, benchmark: Benchmark, image_set: str | None) -> None:
-        """A new dataset: forget every result set. The chosen IoU and area stay where the
-        family offers them."""
+        """A new dataset: forget every result set. It opens at its protocol's official choice
+        (a deviation chosen on another dataset is not carried over), or at the choice a session
+        asked for (``choose_next``) where the family offers it."""
         self.cancel()
         self.dataset, self.benchmark = dataset, benchmark
         self.settings = benchmark.view_settings(dataset)
         self.sets, self._results = [], []
+        self._told = set()
         default = self.settings.default_choice()
-        if self.iou not in self.settings.iou_choices:
-            self.iou = default.iou
-        if self.area not in self.settings.areas:
-            self.area = default.area
+        (iou, area), self._next = self._next, (None, None)
+        self.iou = iou if iou in self.settings.iou_choices else default.iou
+        self.area = area if area in self.settings.areas else default.area
         self.image_set = image_set
         self.iou_changed.emit(self.iou)
         self.area_changed.emit(self.area)
@@ -176,9 +180,36 @@ class EvaluationModel(QObject):
     def choice(self) -> ViewChoice:
         return ViewChoice(self.iou, self.area, self.image_set)
 
+    def choose_next(self, iou: float | None = None, area: str | None = None) -> None:
+        """Open the next dataset at ``iou`` / ``area`` (a saved session's choice) instead of
+        the protocol's official one, where its family offers them."""
+        self._next = (None if iou is None else round(float(iou), 2), area)
+
     def official(self) -> bool:
-        """Whether the numbers shown are the protocol's official ones (VOC at IoU 0.5 only)."""
-        return self.settings.official(self.choice())
+        """Whether the numbers shown are the protocol's official ones (``not_official``)."""
+        return not self.not_official()
+
+    def not_official(self, index: int = -1) -> tuple[Reason, ...]:
+        """Why result set ``index``'s numbers (``-1``: the dataset's at this choice) are not
+        the official ones: the one rule of ``benchmarks.official`` (lost ground truth, result
+        rows skipped, a non-official IoU, the protocol summary's notes); empty if they are."""
+        res = self._results[index] if 0 <= index < len(self._results) else None
+        summary = self.sets[index].summary if res is not None else None
+        notes = summary.notes if summary is not None else ()
+        return not_official_reasons(self.dataset, self.settings, self.choice(), res, notes)
+
+    def _tell_not_official(self) -> None:
+        """Post each new reason the numbers shown are not official, once per dataset."""
+        new = [
+            r
+            for i in range(len(self.sets))
+            for r in self.not_official(i)
+            if r.text not in self._told
+        ]
+        new = list({r.text: r for r in new}.values())
+        if new:
+            self._told.update(r.text for r in new)
+            self.messages_posted.emit([Message("warning", explain(new))])
 
     def verdict_iou(self) -> float:
         """The IoU threshold the verdicts were decided at (for words)."""
@@ -190,6 +221,7 @@ class EvaluationModel(QObject):
         self.sets.append(self._empty(results))
         index = len(self.sets) - 1
         self.start([index])
+        self._tell_not_official()
         return index
 
     def view_of(self, index: int, class_index: int) -> ClassView | None:
@@ -243,6 +275,7 @@ class EvaluationModel(QObject):
         elif isinstance(value, Summary):
             self.sets[index].summary = value
             self.summary_changed.emit(index)
+            self._tell_not_official()
         else:
             self.sets[index].add(value)
             self._done += 1
@@ -278,6 +311,7 @@ class EvaluationModel(QObject):
         self.iou = iou
         self.iou_changed.emit(iou)
         self._rederive_all()
+        self._tell_not_official()
 
     def set_area(self, area: str) -> None:
         """Draw the curves (and AP at the threshold) of area range ``area``."""

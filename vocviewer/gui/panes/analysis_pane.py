@@ -27,7 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.benchmarks.official import Reason, explain, mark, not_official_reasons
 from vocviewer.benchmarks.view_analysis import ViewAnalysis
+from vocviewer.benchmarks.views import ViewChoice
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import object_name
@@ -155,6 +157,15 @@ class AnalysisPane(QWidget):
         st = self.state
         return st.results[st.current_results].results if st.current_results >= 0 else None
 
+    def _not_official(self) -> tuple[Reason, ...]:
+        """Why the analysis (at IoU 0.5) of the current set is not official: the one rule."""
+        st = self.state
+        if st.dataset is None:
+            return ()
+        return not_official_reasons(
+            st.dataset, st.evaluation.settings, ViewChoice(0.5), self._results()
+        )
+
     def _every(self) -> list[ResultSet]:
         return [r.results for r in self.state.results]
 
@@ -271,10 +282,13 @@ class AnalysisPane(QWidget):
             what, base = escape(st.dataset.classes[k]), float(tide.class_ap[k])
         counted = k < 0 or bool(tide.class_counted["AP"][k])
         note = "" if counted else " — no objects and no detections of this class: nothing to fix"
+        reasons = self._not_official()
+        flag = f" <font color='#c5221f'>{mark(reasons)}</font>" if reasons else ""
         self.header.setText(
             f"<b>{name}</b> · {what} · TIDE: AP points gained by fixing each error type alone "
-            f"(IoU 0.5; TIDE AP50 {base:.2f}){note}"
+            f"(IoU 0.5; TIDE AP50 {base:.2f}){flag}{note}"
         )
+        self.header.setToolTip(explain(reasons))
         heights = [self.values[n] for n in BARS]
         brushes = [pg.mkBrush(self._fill if i < 6 else self._muted) for i in range(len(BARS))]
         pens = [pg.mkPen(self._ink, width=2.5) if n == self.bar else pg.mkPen(None) for n in BARS]

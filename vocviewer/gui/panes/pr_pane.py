@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
+from vocviewer.benchmarks.official import NOT_OFFICIAL, explain, mark
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import ROLE_STYLES
 from vocviewer.evaluation.analysis import FPKind
@@ -257,7 +258,11 @@ class PRPane(QWidget):
             self.spots.setData([])
             self.marker.setData([])
             if ev is not None:
-                self._set_title(f"{ev.class_name}: no detections (AP {ev.ap:.3f})")
+                view = self.state.evaluation.view_of(self.state.current_results, ev.class_index)
+                left = view.left_out if view is not None else ""
+                ap = "—" if ev.ap != ev.ap else f"{ev.ap:.3f}"
+                ap = f"— ({left}: not in the averages)" if left else ap
+                self._set_title(f"{ev.class_name}: no detections (AP {ap}){self._not_official()}")
             return
         ranks = np.flatnonzero(np.isfinite(ev.precision) & np.isfinite(ev.recall))
         x, y = ev.recall[ranks], ev.precision[ranks]
@@ -279,16 +284,18 @@ class PRPane(QWidget):
         name = self._results_name()
         color = RESULT_COLORS[max(self.state.current_results, 0) % len(RESULT_COLORS)]
         self.curve.setPen(pg.mkPen(color, width=2))
-        at = ""
+        at, view = "", st.evaluation.view_of(st.current_results, ev.class_index)
+        left = view.left_out if view is not None else ""  # out of the averages: no number
+        shown = "—" if left else f"{ev.ap:.3f}"
         if pc is not None:
             area = "" if pc.area == "all" else f" {pc.area}"
-            at = f"AP{round(pc.iou * 100)}{area} {pc.ap_at:.3f}"
-            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {ev.ap:.3f}")
+            at = f"AP{round(pc.iou * 100)}{area} {'—' if left else f'{pc.ap_at:.3f}'}"
+            self.legend.addItem(self.curve, f"{name}  AP[.5:.95] {shown}")
             self.interpolated.setPen(pg.mkPen(color, width=1.5, style=Qt.PenStyle.DotLine))
             self.interpolated.setData(*reached(pc.curve_recall, pc.curve_precision))
             self.legend.addItem(self.interpolated, f"interpolated, {at}")
         else:
-            self.legend.addItem(self.curve, f"{name}  AP {ev.ap:.3f}")
+            self.legend.addItem(self.curve, f"{name}  AP {shown}")
         self.band.draw(ev.class_index, color)
         self._show_others(ev.class_index)
         counts = np.bincount(codes, minlength=len(DOT_STYLES))
@@ -298,6 +305,8 @@ class PRPane(QWidget):
                 self.legend.addItem(self._samples[i], f"{detection_style(v, k)[2]} ({counts[i]})")
         self._place_legend(x, y)
         ap = f"AP {ev.ap:.3f}" if pc is None else f"{at} · AP[.5:.95] {ev.ap:.3f}"
+        if left:  # never a number the averages leave out
+            ap = f"AP — ({left}: not in the averages)"
         ap += self._not_official()
         sizes = f"{ev.npos} positives" + ("" if pc is not None else f" · {ev.ndet} detections")
         self._set_title(
@@ -307,10 +316,11 @@ class PRPane(QWidget):
         self._update_marker()
 
     def _not_official(self) -> str:
-        """A red "NOT OFFICIAL (IoU …)" after numbers computed at a non-official choice."""
-        ev = self.state.evaluation
-        text = ev.settings.not_official(ev.choice())
-        return f" <span style='color:#c5221f'>{text}</span>" if text else ""
+        """A red "NOT OFFICIAL (…)" after numbers that are not official (``benchmarks.official``;
+        the reasons on hover). ``<font>``: a narrow pane drops ``<span>``s, never this."""
+        st = self.state
+        text = mark(st.evaluation.not_official(st.current_results))
+        return f" <font color='#c5221f'>{text}</font>" if text else ""
 
     def _is_small(self) -> bool:
         """Too small for the dots' counts in the legend (the status bar's colour key stays)."""
@@ -367,6 +377,8 @@ class PRPane(QWidget):
         if not fits_title(html, self.width()):  # a narrow pane keeps the essentials
             html = re.sub(r"\s*(&nbsp;\s*)*<span[^>]*>.*?</span>", "", html)
         item.setTitle(html, color=self._ink, size="10pt")
+        reasons = self.state.evaluation.not_official(self.state.current_results)
+        item.titleLabel.setToolTip(explain(reasons) if NOT_OFFICIAL in html else "")
         item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane
 
     def apply_palette(self) -> None:

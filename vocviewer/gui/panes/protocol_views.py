@@ -5,6 +5,7 @@ controls they need (IoU threshold and area choosers, segmentation overlay toggle
 
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtCore import Qt
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.benchmarks.official import NOT_OFFICIAL, explain, mark
 from vocviewer.benchmarks.views import view_extras
 from vocviewer.gui.models.state import AppState
 
@@ -88,13 +90,17 @@ class SummaryPane(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(have) + 2)
         self.table.setRowCount(len(names))
-        headers = ["Metric"] + [st.results[i].results.name for i, _ in have] + [""]
-        self.table.setHorizontalHeaderLabels(headers)
+        ev = st.evaluation
+        marks = [mark(ev.not_official(i)) for i, _ in have]  # the one rule (benchmarks.official)
+        sets = [st.results[i].results.name for i, _ in have]
+        sets = [f"{n}\n{m}" if m else n for n, m in zip(sets, marks, strict=True)]
+        self.table.setHorizontalHeaderLabels(["Metric", *sets, ""])
         for c, (i, _) in enumerate(have, 1):
             header = self.table.horizontalHeaderItem(c)
             font = header.font()
             font.setBold(i == st.current_results)
             header.setFont(font)
+            header.setToolTip(explain(ev.not_official(i)))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         for r, name in enumerate(names):
             self.table.setItem(r, 0, QTableWidgetItem(name))
@@ -110,9 +116,15 @@ class SummaryPane(QWidget):
             note.setForeground(Qt.GlobalColor.darkGray)
             self.table.setItem(r, len(have) + 1, note)
         current = dict(have).get(st.current_results)
+        index = st.current_results if current is not None else (have[0][0] if have else -1)
         shown = current if current is not None else (have[0][1] if have else None)
+        reasons = ev.not_official(index)
+        self.title.setToolTip(explain(reasons))
         if shown is not None:
-            notes = "".join(f"<br><span style='color:#c5221f'>{n}</span>" for n in shown.notes)
+            notes = "".join(
+                f"<br><span style='color:#c5221f'>{NOT_OFFICIAL}: {html.escape(r.text)}</span>"
+                for r in reasons
+            )
             self.title.setText(f"<b>{shown.protocol}</b>{notes}")
         elif st.dataset is not None and st.current_results >= 0:
             self.title.setText("Evaluating…")

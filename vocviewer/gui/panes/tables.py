@@ -11,8 +11,6 @@ from typing import Any
 
 from PySide6.QtCore import (
     QModelIndex,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -31,13 +29,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from vocviewer.benchmarks.official import explain, mark
 from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.panes.ap_cells import (
+    APN_HELP,
+    SORT_ROLE,
+    MeanLastProxy,
+    ap_tooltip,
+    apn_label,
+    apn_tooltip,
+    fmt_ap,
+    short_name,
+)
 
-SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 MUTED = QColor("#80868b")
-Index = QModelIndex | QPersistentModelIndex
 
 
 def make_compact(view: QTableView) -> None:
@@ -96,6 +103,8 @@ class ApTableModel(QStandardItemModel):
                     if row == n:
                         item.setFont(self._bold)
                 self.appendRow(items)
+        for col, tip in enumerate(self._header_tips()):
+            self.setHeaderData(col, Qt.Orientation.Horizontal, tip, Qt.ItemDataRole.ToolTipRole)
         self.update_cells()
 
     def update_cells(self) -> None:
@@ -133,16 +142,52 @@ class ApTableModel(QStandardItemModel):
         return self._headers
 
     def _make_headers(self) -> list[str]:
+        """Column titles; the numbers' columns end in a second line ``NOT OFFICIAL (…)`` where
+        ``benchmarks.official`` says so (the reasons in ``_header_tips``)."""
         st = self.state
-        settings = st.evaluation.settings
-        mark = settings.not_official(st.evaluation.choice())
-        names = [_short(r.results.name) for r in st.results]
-        aps = [settings.ap_name + mark] if len(st.results) <= 1 else [n + mark for n in names]
-        apn = ["AP_N"] if st.evaluations and not self._summary_only(st.current_results) else []
-        return ["Class", *aps, "npos", "ndet", *apn] + (["cls AP"] if self._has_cls() else [])
+        ev, i = st.evaluation, st.current_results
+
+        def marked(title: str, index: int) -> str:
+            m = mark(ev.not_official(index)).replace(" (", "\n(")  # 3 lines: narrow
+            return f"{title}\n{m}" if m else title
+
+        many = len(st.results) > 1
+        titles = [short_name(r.results.name) if many else ev.settings.ap_name for r in st.results]
+        aps = [marked(t, j) for j, t in enumerate(titles)] or [ev.settings.ap_name]
+        apn = [marked(apn_label(ev.settings, ev.choice()), i)] if self._shows_apn() else []
+        cls = [marked("cls AP", i)] if self._has_cls() else []
+        return ["Class", *aps, "npos", "ndet", *apn, *cls]
+
+    def _header_tips(self) -> list[str | None]:
+        """Each column's tooltip: why its numbers are not official, if they are not."""
+        ev, i, n = self.state.evaluation, self.state.current_results, self.n_sets()
+        tips: list[str | None] = [None] * len(self._headers)
+        for col in range(1, len(self._headers)):
+            if col not in (n + 1, n + 2):
+                tips[col] = explain(ev.not_official(col - 1 if col <= n else i)) or None
+        if self._shows_apn():
+            tips[n + 3] = (tips[n + 3] + "\n\n" if tips[n + 3] else "") + APN_HELP
+        return tips
+
+    def _shows_apn(self) -> bool:
+        st = self.state
+        return bool(st.evaluations) and not self._summary_only(st.current_results)
+
+    def shown(self) -> tuple[list[str], list[list[str]]]:
+        """What the table shows, in class order (the mean row last): the column titles (a
+        ``NOT OFFICIAL`` line joined with a space) and every cell's text."""
+        heads = [h.replace("\n", " ") for h in self._headers]
+        rows = [
+            [
+                str(self.item(r, c).data(Qt.ItemDataRole.DisplayRole) or "")
+                for c in range(len(heads))
+            ]
+            for r in range(self.rowCount())
+        ]
+        return heads, rows
 
     def _cls_col(self) -> int:
-        return self.n_sets() + 3 + ("AP_N" in self._headers)
+        return self.n_sets() + 3 + self._shows_apn()
 
     def normalised(self) -> tuple[float, dict[int, float]] | None:
         """(``N``, class index -> AP_N) of the current result set at the shown IoU, under the
@@ -176,7 +221,15 @@ class ApTableModel(QStandardItemModel):
         return 1 <= col <= self.n_sets() or (col == self._cls_col() and self._has_cls())
 
     def _is_apn(self, col: int) -> bool:
-        return "AP_N" in self._headers and col == self.n_sets() + 3
+        return col == self.n_sets() + 3 and self._shows_apn()
+
+    def _left_out(self, row: int, col: int) -> str | None:
+        """Why the protocol leaves class ``row`` out of its averages (``ClassView.left_out``) in
+        AP column ``col``'s result set (the current one's for AP_N); ``None``: it counts."""
+        st, n = self.state, self.n_sets()
+        i = col - 1 if 1 <= col <= n else st.current_results
+        view = st.evaluation.view_of(i, row) if row < len(self.classes()) else None
+        return view.left_out if view is not None and view.left_out else None
 
     def _apn(self, row: int) -> float | None:
         got = self.normalised()
@@ -189,17 +242,22 @@ class ApTableModel(QStandardItemModel):
         return got[1].get(row, math.nan)
 
     def _tooltip(self, row: int, col: int, ev: Any) -> str | None:
+        left_out = self._left_out(row, col) if self._is_ap(col) or self._is_apn(col) else None
+        if left_out:
+            return f"{left_out}: not in the averages (as the official code)"
         if self._is_apn(col):
             got = self.normalised()
-            return None if got is None else _apn_tooltip(got[0], self.state)
+            return None if got is None else apn_tooltip(got[0], self.state)
         if not self._is_ap(col) or row == len(self.classes()):
             return None
-        return _ap_tooltip(ev)
+        return ap_tooltip(ev)
 
     def _sort_value(self, row: int, col: int, ev: Any) -> float:
         """``ev``: the cell's ``_evaluation`` (``None`` on the mean row)."""
         if col == 0:
             return float(row)
+        if (self._is_ap(col) or self._is_apn(col)) and self._left_out(row, col):
+            return -1.0
         if self._is_apn(col):
             apn = self._apn(row)
             return -1.0 if apn is None or math.isnan(apn) else apn
@@ -211,6 +269,8 @@ class ApTableModel(QStandardItemModel):
 
     def _text(self, row: int, col: int, ev: Any) -> str:
         n = self.n_sets()
+        if (self._is_ap(col) or self._is_apn(col)) and self._left_out(row, col):
+            return "—"  # never 0.000: the official code leaves the class out of the averages
         if self._is_apn(col):
             apn = self._apn(row)
             return "…" if apn is None else "—" if math.isnan(apn) else f"{apn:.3f}"
@@ -226,7 +286,7 @@ class ApTableModel(QStandardItemModel):
             if ev is None and col <= n and self.state.current_results >= 0:
                 return "" if self._summary_only(col - 1) else "…"
                 return "…"
-            return _fmt_ap(ev)
+            return fmt_ap(ev)
         ev_det = self.state.class_evaluation(row, "det")
         if ev_det is None:
             i = self.state.current_results
@@ -251,50 +311,6 @@ class ApTableModel(QStandardItemModel):
             waiting = (task == "det" or self._has_cls()) and not self._summary_only(index)
             return "…" if waiting else ""
         return "—" if math.isnan(mean) or mean < 0 else f"{mean:.3f}"
-
-
-class MeanLastProxy(QSortFilterProxyModel):
-    """Sorts by ``SORT_ROLE`` and keeps the mean row (the source's last row) at the bottom."""
-
-    def lessThan(self, left: Index, right: Index) -> bool:
-        last = self.sourceModel().rowCount() - 1
-        if left.row() == last or right.row() == last:
-            bottom_is_left = left.row() == last
-            ascending = self.sortOrder() == Qt.SortOrder.AscendingOrder
-            return (not bottom_is_left) if ascending else bottom_is_left
-        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
-        return bool(a < b) if a is not None and b is not None else False
-
-
-def _short(name: str, n: int = 11) -> str:
-    return name if len(name) <= n else name[: n - 1] + "…"
-
-
-def _fmt_ap(ev: Any) -> str:
-    if ev is None:
-        return ""
-    if not ev.has_results:
-        return "n/a"
-    return "NaN" if math.isnan(ev.ap) else f"{ev.ap:.3f}"
-
-
-def _apn_tooltip(n_pos: float, state: AppState) -> str:
-    ev = state.evaluation
-    return (
-        f"Normalised AP (IJCV 2015 eq. 6) at IoU {ev.verdict_iou():.2f}: the precision as if "
-        f"every class had N = {n_pos:.1f} positives (the mean over the classes with any), so "
-        "classes compare fairly; `vocviewer analyze` prints it with --n-pos to choose N"
-    )
-
-
-def _ap_tooltip(ev: Any) -> str | None:
-    if ev is None:
-        return None
-    if not ev.has_results:
-        return "No results file for this class: not evaluated, left out of the mean"
-    if math.isnan(ev.ap):
-        return "AP undefined: detections but no positives (as the devkit computes it); left out of the mean"
-    return None
 
 
 class ApTable(QTableView):
@@ -350,7 +366,7 @@ class ApTable(QTableView):
         names = [*self.ap_model.classes(), "mean"]
         for c, title in enumerate(self.ap_model.headers()):
             texts = names if c == 0 else ["0.000", "00000"]
-            width = max(fm.horizontalAdvance(t) for t in [*texts, title]) + pad
+            width = max(fm.horizontalAdvance(t) for t in [*texts, *title.split("\n")]) + pad
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(c, width)
         self._sync_selection(self.app_state.selected_class)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
+from vocviewer.benchmarks.official import mark
 from vocviewer.core.errors import OutputError
-from vocviewer.evaluation.report import render_ap_table
-from vocviewer.evaluation.result import EvalResult
+from vocviewer.evaluation.shown_table import render_shown_table
 from vocviewer.formats import output
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.panes.pr_pane import plain_title
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from vocviewer.gui.panes.confusion_pane import ConfusionPane
     from vocviewer.gui.panes.image_view import ImageView
     from vocviewer.gui.panes.pr_pane import PRPane
+    from vocviewer.gui.panes.tables import ApTable
     from vocviewer.gui.window.settings_store import LastFolders
 
 
@@ -36,6 +37,7 @@ class ExportActions(QMainWindow):
 
     state: AppState
     view: ImageView
+    ap_table: ApTable
     confusion: ConfusionPane
     pr_pane: PRPane
     folders: LastFolders
@@ -71,12 +73,13 @@ class ExportActions(QMainWindow):
         path = path or self._save_name(
             "Export PR figure", f"pr_{ds.classes[k]}.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
         )
+        ev = self.state.evaluation  # the title carries the mark the window shows
+        reasons = [r for i in range(len(self.state.results)) for r in ev.not_official(i)]
+        title = f"{ds.classes[k]} {mark(reasons)}".strip()
         if path:
             self._export(
                 path,
-                lambda: export.export_pr_figure(
-                    path, ds.classes[k], curves, protected=ds.protected_roots
-                ),
+                lambda: export.export_pr_figure(path, title, curves, protected=ds.protected_roots),
             )
 
     def _export_all_classes(self, path: str | None) -> None:
@@ -127,7 +130,9 @@ class ExportActions(QMainWindow):
             )
 
     def export_table(self, path: str | None = None) -> None:
-        """Save the AP table of every result set as CSV, Markdown, LaTeX or JSON."""
+        """Save the AP table as shown (every column: AP per result set, npos, ndet, AP_N, cls
+        AP; titles with their NOT OFFICIAL mark, the reasons as notes) as CSV, Markdown, LaTeX
+        or JSON."""
         ds = self.state.dataset
         if ds is None or not self.state.results:
             return
@@ -138,15 +143,17 @@ class ExportActions(QMainWindow):
         )
         if not path:
             return
-        tables = {}
-        for r, ev in zip(self.state.results, self.state.evaluations, strict=True):
-            classes = tuple(ev.det[k] for k in sorted(ev.det))
-            tables[r.results.name] = EvalResult(
-                "", "det", str(self.state.eval_set), "", 0.5, classes
-            )
-        fmt = Path(path).suffix.lstrip(".").lower()
+        model = self.ap_table.ap_model
+        model.refresh()  # the cells as they are now
+        headers, rows = model.shown()
+        ev = self.state.evaluation
+        notes = [r.text for i in range(len(self.state.results)) for r in ev.not_official(i)]
+        fmt, notes = Path(path).suffix.lstrip(".").lower(), list(dict.fromkeys(notes))
         self._export(
-            path, lambda: export.write_text(path, render_ap_table(tables, fmt), ds.protected_roots)
+            path,
+            lambda: export.write_text(
+                path, render_shown_table(headers, rows, fmt, notes), ds.protected_roots
+            ),
         )
 
     def export_confusion(self, path: str | None = None) -> None:

@@ -111,6 +111,11 @@ class SessionActions(QObject):
             toggles={name: bool(getattr(st, name)) for name in DISPLAY_TOGGLES},
             iou=st.evaluation.iou,
             area=st.evaluation.area,
+            not_official=tuple(
+                dict.fromkeys(
+                    r.text for i in range(len(st.results)) for r in st.evaluation.not_official(i)
+                )
+            ),
         )
 
     def save_session(self, path: str | Path | None = None) -> Path | None:
@@ -190,7 +195,7 @@ class SessionActions(QObject):
         return opener
 
     def _apply_view(self, session: Session, path: Path) -> None:
-        st, w, bad = self.state, self.window, []
+        st, bad = self.state, []
         if session.score_threshold is not None:
             st.set_threshold(session.score_threshold)
         if session.view_mode is not None:
@@ -203,17 +208,14 @@ class SessionActions(QObject):
                 st.set_display(name, on)
             else:
                 bad.append((f"view.toggles.{name}", "unknown toggle", DISPLAY_TOGGLES))
-        if session.iou is not None:
-            if round(session.iou, 2) in IOU_CHOICES:
-                st.evaluation.set_iou(session.iou)
-            else:
-                bad.append(("evaluation.iou", f"no such IoU {session.iou:g}", IOU_CHOICES))
-        if session.area is not None:
-            if session.area in AREA_CHOICES:
-                st.evaluation.set_area(session.area)
-                w.area_combo.setCurrentIndex(max(w.area_combo.findData(session.area), 0))
-            else:
-                bad.append(("evaluation.area", f"unknown area {session.area!r}", AREA_CHOICES))
+        iou, area = session.iou, session.area  # the session's dataset opens at its choice
+        if iou is not None and round(iou, 2) not in IOU_CHOICES:
+            bad.append(("evaluation.iou", f"no such IoU {iou:g}", IOU_CHOICES))
+            iou = None
+        if area is not None and area not in AREA_CHOICES:
+            bad.append(("evaluation.area", f"unknown area {area!r}", AREA_CHOICES))
+            area = None
+        st.evaluation.choose_next(iou, area)
         st.post(
             [
                 _problem(path, where, f"{what} (known: {', '.join(map(str, known))}); ignored")

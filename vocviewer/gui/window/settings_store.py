@@ -2,9 +2,10 @@
 
 Restored when the window is built and saved when it closes: the window's geometry and toolbar
 state, the four splitters' sizes, the score threshold, the drawing toggles and view mode, the
-segmentation overlay, the IoU threshold and COCO area range, and the last folder of each kind of
-file dialog (``LastFolders``). Everything is stored under ``window/``, ``view/``, ``evaluation/``
-and ``folders/`` in the same file as the recent list (``recent.default_settings``: an INI file
+segmentation overlay, and the last folder of each kind of file dialog (``LastFolders``). Protocol
+deviations (the IoU threshold, COCO's area range) are not remembered: every dataset opens at its
+protocol's official choice (a saved session may keep them). Everything is stored under
+``window/``, ``view/`` and ``folders/`` in the same file as the recent list (``recent.default_settings``: an INI file
 in the user's configuration folder, e.g. ``~/.config/vocviewer/vocviewer.ini``).
 
 A damaged or foreign value (a word where a number belongs, an unknown mode, splitter sizes of
@@ -28,7 +29,6 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QObject, QSettings, QStandardPaths
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from vocviewer.benchmarks.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.core.errors import OutputError
 from vocviewer.formats import output
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
@@ -191,16 +191,8 @@ class WindowSettings(QObject):
             st.set_display(name, on)
         check("view/toggles", ok)
         check("view/segmentation", self._restore_segmentation(_json(s.value("view/segmentation"))))
-        iou = _number(s.value("evaluation/iou"))
-        if iou in IOU_CHOICES:
-            st.evaluation.set_iou(iou)  # type: ignore[arg-type]
-        check("evaluation/iou", iou in IOU_CHOICES)
-        area = s.value("evaluation/area")
-        if area in AREA_CHOICES:
-            st.evaluation.set_area(str(area))
-            combo = w.area_combo  # type: ignore[attr-defined]
-            combo.setCurrentIndex(max(combo.findData(area), 0))
-        check("evaluation/area", area in AREA_CHOICES)
+        for key in ("evaluation/iou", "evaluation/area"):  # stored by earlier versions
+            s.remove(key)
         self._report(bad)
 
     def _restore_splitter(self, splitter: QSplitter, value: object) -> bool:
@@ -271,8 +263,6 @@ class WindowSettings(QObject):
             "opacity": w.seg_opacity.value(),  # type: ignore[attr-defined]
         }
         s.setValue("view/segmentation", json.dumps(seg))
-        s.setValue("evaluation/iou", str(st.evaluation.iou))
-        s.setValue("evaluation/area", st.evaluation.area)
         for key, (read, _apply) in self._extra.items():
             s.setValue(key, json.dumps(read()))
         s.sync()
