@@ -184,6 +184,9 @@ def test_lvis_visdrone_and_ilsvrc_files_are_sets(tmp_path, capsys) -> None:
     sets = [("good", [tmp_path / "vd" / "good"]), ("weak", [tmp_path / "vd" / "weak"])]
     _, payload = check_sets(capsys, tmp_path, [split], sets)
     assert payload["sets"]["good"]["summary"]["AP"] > payload["sets"]["weak"]["summary"]["AP"]
+    files = sorted((tmp_path / "vd" / "good").glob("*.txt"))  # ``good/*.txt``: one set
+    _, again = check_sets(capsys, tmp_path, [split], [("good", files), sets[1]])
+    assert again == payload
 
     gt, devkit, (pred, other, _), _, _ = ilsvrc_case(tmp_path / "ilsvrc")
     sets = [("pred.txt", [pred]), ("other.txt", [other])]
