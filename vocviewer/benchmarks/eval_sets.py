@@ -72,15 +72,19 @@ def summary_table(payloads: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
 
 def summary_numbers(summary: Mapping[str, Any]) -> dict[str, float | int | None]:
     """The numbers of a payload's ``"summary"``: numbers as they are, a list of numbers as
-    ``name[1]``, ``name[2]``, ... (ILSVRC's errors per number of guesses); names and flags left
-    out (they are in each set's own output)."""
+    ``name[1]``, ``name[2]``, ... (ILSVRC's errors per number of guesses, whose list of guesses
+    ``1, 2, ...`` is left out); names and flags left out (they are in each set's own output)."""
     out: dict[str, float | int | None] = {}
     for key, value in summary.items():
         if _number(value):
             out[key] = value
-        elif isinstance(value, list) and value and all(_number(v) for v in value):
+        elif _numbers(value) and value != list(range(1, len(value) + 1)):  # not 1, 2, ...
             out.update({f"{key}[{i}]": v for i, v in enumerate(value, 1)})
     return out
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(_number(v) for v in value)
 
 
 def _number(value: Any) -> bool:
