@@ -269,7 +269,7 @@ def test_coco_figures_and_refusal(coco_results, tmp_path, capsys) -> None:
     figs = tmp_path / "figs"
     code, _, _ = run(capsys, GT, "--results", coco_results[0], "--bootstrap", 20, "--figures", figs)
     assert code == 0
-    assert (figs / "tide_res1.json.svg").is_file() and (figs / "pr_person.svg").is_file()
+    assert (figs / "tide_res1.svg").is_file() and (figs / "pr_person.svg").is_file()
     code, _, err = run(capsys, GT, "--results", coco_results[0], "--json", ANN / "x.json")
     assert code == 1 and "refusing" in err
 
@@ -376,7 +376,7 @@ def test_coco_analyze_figures(coco_results, tmp_path, capsys, fmt: str, magic: b
     assert code == 0
     dataset = read_coco(GT, None, masks=False)
     sups = sorted(set(dataset.extras["coco"].supercategory))
-    names = [f"analyze_res1.json.{fmt}", *(f"analyze_res1.json_{s}.{fmt}" for s in sups)]
+    names = [f"analyze_res1.{fmt}", *(f"analyze_res1_{s}.{fmt}" for s in sups)]
     for name in names:
         data = (figs / name).read_bytes()
         assert data.startswith(magic) and str(figs / name) in text

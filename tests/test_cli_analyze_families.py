@@ -5,6 +5,7 @@ JSON layout, and the figures."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -169,9 +170,12 @@ def test_visdrone_cli_json_and_figures(visdrone_split: Any, tmp_path: Path, caps
     )
     for f in figs.iterdir():
         ET.parse(f)  # well-formed SVG
-    # the legend is drawn last, on a white box, above every curve
+    # the legend lies below the axes and the "Recall" label, never over a curve or band
     pr = (figs / "pr_car.svg").read_text()
-    assert pr.rindex("<polyline") < pr.index('fill="white" fill-opacity="0.85"') < pr.index("good")
+    axes_bottom = float(re.search(r'y="([\d.]+)"[^>]*>Recall</text>', pr)[1])  # type: ignore[index]
+    rows = re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*>(good|weak)  AP \d', pr)
+    assert [n for _, n in rows] == ["good", "weak"]
+    assert min(float(y) for y, _ in rows) > axes_bottom
 
 
 def test_visdrone_bootstrap_engine_equals_the_toolkit(visdrone_split: Any) -> None:
@@ -229,6 +233,8 @@ def test_ilsvrc_cli_three_sets(tmp_path: Path, capsys) -> None:
     same = next(q for q in p["paired"] if q["b"] == "pred.txt-2" and q["a"] == "pred.txt")
     assert same["difference"] == 0.0 and same["ci"] == [0.0, 0.0]
     assert all(v["difference"] == 0.0 for v in same["per_class"].values())
-    png = figs / "characteristics_pred.txt.png"
+    png = figs / "characteristics_pred.png"  # the set's name without its extension
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    chars = {f.name for f in figs.glob("characteristics_*")}  # two sets share the stem "pred"
+    assert chars == {f"characteristics_{n}.png" for n in ("pred", "other", "pred-2")}
     assert "rank by mAP" in text

@@ -97,8 +97,8 @@ def test_segm_cli_json_equals_the_library(segm_results: list[Path], tmp_path: Pa
     assert all("ap_n" in v and "ap_n50" in v for v in entry["per_class"].values())
     pair = p["paired"][0]
     assert set(pair["per_class"]) == set(entry["per_class"])
-    assert "segm-overall-all" in (figs / "analyze_masks1.json.svg").read_text()
-    assert (figs / "characteristics_masks2.json.svg").is_file()
+    assert "segm-overall-all" in (figs / "analyze_masks1.svg").read_text()
+    assert (figs / "characteristics_masks2.svg").is_file()
     assert "object characteristics" in text
 
 

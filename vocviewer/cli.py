@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import TextIO
 
 from vocviewer.benchmarks import registry
+from vocviewer.benchmarks.eval_sets import combine
 from vocviewer.cli_parser import build_parser
+from vocviewer.cli_streams import is_pipe, refuse_inside, std_stream
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats import output
@@ -42,7 +44,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from vocviewer.benchmarks.analyze import run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
-    check = guard_outputs(args, roots, [(args.json, False), (args.figures, True)])
+    check = guard_outputs(args, roots, [(args.json, "json"), (args.figures, "folder")])
     tty = sys.stderr.isatty()
     args.progress = (lambda d, n: sys.stderr.write(f"\rbootstrap {d}/{n}\x1b[K")) if tty else None
     out = run_analyze(args)
@@ -50,17 +52,18 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\x1b[K")
     for w in out.warnings:
         _warn(w)
-    _emit(sys.stdout, out.text.removesuffix("\n"))
+    text = _text_stream(args)
+    _emit(text, out.text.removesuffix("\n"))
     check()
     if args.json:
-        output.write_text(args.json, json.dumps(out.payload, indent=2) + "\n", roots)
+        _write_json(args.json, out.payload, roots)
     for name, svg in out.figures:
         target = output.child_path(args.figures, f"{Path(name).stem}.{args.format}")
         if args.format == "svg":
             written = output.write_text(target, svg, roots)
         else:
             written = output.write_bytes(target, _raster(svg, args.format, args.dpi), roots)
-        _emit(sys.stdout, str(written))
+        _emit(text, str(written))
     return 0
 
 
@@ -143,22 +146,59 @@ def guard(
 
 
 def guard_outputs(
-    args: argparse.Namespace, roots: list[Path], targets: list[tuple[Path | None, bool]]
+    args: argparse.Namespace, roots: list[Path], targets: list[tuple[Path | None, str]]
 ) -> Callable[..., None]:
-    """Refuse the ``(target, is_folder)`` outputs now (before anything is read) and again once
-    the dataset's own folders are known: ``args.on_dataset``, which the benchmark calls when it
-    has read the dataset (``benchmarks.base.opened``). ``roots`` grows with those folders.
+    """Refuse the ``(target, kind)`` outputs now (before anything is read) and again once the
+    dataset's own folders are known: ``args.on_dataset``, which the benchmark calls when it has
+    read the dataset (``benchmarks.base.opened``). ``kind``: ``"file"``, ``"folder"`` or
+    ``"json"`` (a file, or a stream: ``guard_json``). ``roots`` grows with those folders.
     Returns the check, to run once more just before writing."""
 
     def check(dataset: Dataset | None = None) -> None:
         roots.extend(dataset.protected_roots if dataset else ())
-        for target, folder in targets:
-            if target:
-                guard(target, roots, args.results, folder=folder)
+        for target, kind in targets:
+            if target and kind == "json":
+                guard_json(target, roots, args.results)
+            elif target:
+                guard(target, roots, args.results, folder=kind == "folder")
 
     check()
     args.on_dataset = check
     return check
+
+
+def guard_json(target: Path, roots: Sequence[Path], inputs: Sequence[Path] = ()) -> None:
+    """``guard`` for ``--json``, which may also name a stream (``cli_streams``: ``-``,
+    ``/dev/stdout``, a pipe), written as it is but never inside the dataset's folders."""
+    if std_stream(target) is None and not is_pipe(target):
+        guard(target, roots, inputs)
+    else:
+        refuse_inside(target, roots)
+
+
+def _text_stream(args: argparse.Namespace) -> TextIO:
+    """Where the printed text goes: stdout, or stderr when ``--json`` writes to stdout."""
+    target = getattr(args, "json", None)
+    return sys.stderr if target is not None and std_stream(target) is sys.stdout else sys.stdout
+
+
+def _write_json(target: Path, payload: dict[str, object], roots: Sequence[Path]) -> None:
+    """``payload`` as indented JSON to the ``--json`` target: a standard stream, a pipe (written
+    as it is) or a file (``formats.output``: atomic, never inside ``roots``)."""
+    text = json.dumps(payload, indent=2) + "\n"
+    stream = std_stream(target)
+    if stream is not None:
+        stream.flush()
+        _emit(stream, text.removesuffix("\n"))
+        stream.flush()
+    elif is_pipe(target):
+        try:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise OutputError(target, f"cannot write: {e.strerror or e}") from None
+    else:
+        output.write_text(target, text, roots)
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -168,14 +208,26 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.task is None:
         args.task = benchmark.tasks[0]
     roots = given_roots(args.path, *sources.values())
-    guard_outputs(args, roots, [(args.json, False)])
-    out = benchmark.evaluate(args)
+    guard_outputs(args, roots, [(args.json, "json")])
+    sets = benchmark.result_sets(args.results, args.task)
+    if len(sets) == 1:  # one set: the family's own output and JSON, unchanged
+        out = benchmark.evaluate(args)
+    else:  # each set evaluated as if given alone, then a summary with a column per set
+        outs = [
+            (
+                name,
+                paths,
+                benchmark.evaluate(argparse.Namespace(**{**vars(args), "results": paths})),
+            )
+            for name, paths in sets
+        ]
+        out = combine(outs)
     for w in out.warnings:
         _warn(w)
-    _emit(sys.stdout, out.text.removesuffix("\n"))
+    _emit(_text_stream(args), out.text.removesuffix("\n"))
     if args.json:
-        guard(args.json, roots, args.results)
-        output.write_text(args.json, json.dumps(out.payload, indent=2) + "\n", roots)
+        guard_json(args.json, roots, args.results)
+        _write_json(args.json, out.payload, roots)
     return 0
 
 
@@ -240,6 +292,19 @@ def _process_start() -> float:
 _IMPORTED = time.time()
 
 
+def _result_sets(
+    path: Path | None, results: Sequence[Path], sources: dict[str, Path | None]
+) -> list[list[Path]]:
+    """The result sets ``results`` hold for the dataset at ``path`` (``Benchmark.result_sets``
+    of the family it sniffs as; each path its own set if none claims it)."""
+    if path is None or not results:
+        return [list(results)] if results else []
+    _, family = registry.sniff(path, sources)
+    if family is None:
+        return [[Path(r)] for r in results]
+    return [paths for _, paths in family.result_sets(list(results))]
+
+
 def _run_gui(
     path: Path | None,
     results: Sequence[Path],
@@ -254,15 +319,16 @@ def _run_gui(
     if problem:
         _error(problem)
         return 3
-    if path is not None:  # a JSON dataset, its results and evaluation start while Qt loads
+    sets = _result_sets(path, results, sources)
+    if path is not None:  # a JSON dataset, its first results and evaluation start while Qt loads
         from vocviewer.gui.models.tasks import prefetch_open
 
-        prefetch_open(path, results, **sources)
+        prefetch_open(path, sets[0] if sets else (), **sources)
     from vocviewer.gui.window.app import run_gui
 
     code = run_gui(
         path,
-        results,
+        result_sets=sets,
         image_set=image_set,
         screenshot=shot,
         on_shown=_startup_probe(),

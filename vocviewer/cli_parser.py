@@ -11,6 +11,21 @@ from vocviewer import __version__
 from vocviewer.benchmarks import registry
 from vocviewer.benchmarks.base import Benchmark
 
+#: ``--dpi`` bounds (a 640x480 px figure at 1200 dpi is 8000x6000 px; Qt fails far above)
+DPI_MIN, DPI_MAX = 1, 1200
+DPI_RANGE = f"an integer from {DPI_MIN} to {DPI_MAX}"
+
+
+def dpi(value: str) -> int:
+    """``--dpi``: an integer from 1 to 1200, else argparse's usage error naming the range."""
+    try:
+        n = int(value)
+    except ValueError:
+        n = None
+    if n is None or not DPI_MIN <= n <= DPI_MAX:
+        raise argparse.ArgumentTypeError(f"expected {DPI_RANGE}, got {value!r}")
+    return n
+
 
 def _task_help(families: Sequence[Benchmark], tasks: str = "tasks") -> str:
     """``VOC: det (default), cls, ...; COCO: bbox (default), ...`` for families with a choice."""
@@ -108,7 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
     ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
     _add_family_options(ev, families)
-    ev.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
+    ev.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help="also write the results as JSON (- or /dev/stdout: to stdout, the text to stderr)",
+    )
     ev.add_argument(
         "--keep-going",
         action="store_true",
@@ -133,7 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="png",
         help="PR figure format (default png)",
     )
-    ex.add_argument("--dpi", type=int, default=150, help="PNG/PDF resolution (default 150)")
+    ex.add_argument(
+        "--dpi", type=dpi, default=150, help=f"PNG/PDF resolution, {DPI_RANGE} (default 150)"
+    )
     ex.add_argument("--classes", nargs="+", metavar="C", help="only these classes' figures")
     ex.add_argument("--images", type=Path, metavar="DIR", help="write annotated <id>.png here")
     ex.add_argument("--ids", nargs="+", metavar="ID", help="image ids for --images")
@@ -186,9 +208,16 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="analyse even if ground-truth objects were left out (numbers marked NOT OFFICIAL)",
     )
-    an.add_argument("--json", type=Path, metavar="OUT", help="write everything as JSON")
+    an.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help="write everything as JSON (- or /dev/stdout: to stdout, the text to stderr)",
+    )
     an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
     an.add_argument(
         "--format", choices=("svg", "png", "pdf"), default="svg", help="figure format (svg)"
     )
-    an.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+    an.add_argument(
+        "--dpi", type=dpi, default=150, help=f"PNG/PDF resolution, {DPI_RANGE} (default 150)"
+    )

@@ -4,7 +4,8 @@ rank ranges and normalised AP for one or more result sets, as a printed summary,
 Families: those of the registry with ``analyze_tasks`` (VOC det / cls in ``voc_analyze``, COCO
 bbox / segm in ``coco_analyze``, VisDrone-DET in ``visdrone_analyze``, ILSVRC DET in
 ``ilsvrc_analyze``, LVIS bbox / segm under the federated rules in ``lvis_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is
-one result set, named by its file or folder name (made unique with ``-2``, ``-3``, ...). The JSON
+one result set, named by its file or folder name (made unique with ``-2``, ``-3``, ...; a set's
+figure files by that name without its extension: ``tide_detA.svg``). The JSON
 (``run_analyze(...).payload``)::
 
     {"protocol", "task", "image_set", "official", "bootstrap": {"replicates", "seed", "level"},
@@ -34,12 +35,14 @@ Nothing here prints; ``cli`` prints the text and writes the JSON and the figures
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 import numpy as np
 
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, Benchmark
 from vocviewer.benchmarks.registry import choose, refuse_foreign_options, registered, sniff
+from vocviewer.benchmarks.result_sets import file_stems
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet
 
@@ -76,7 +79,32 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     refuse_foreign_options(benchmark, args, "analyze")
     if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
         raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
-    return benchmark.analyze(args)
+    return with_file_stems(benchmark.analyze(args))
+
+
+#: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,
+#: ``analyze_weak_cars.svg``); the others (``pr_<class>.svg``) hold every set.
+SET_FIGURES = ("tide_", "characteristics_", "analyze_")
+
+
+def with_file_stems(out: AnalyzeOutput) -> AnalyzeOutput:
+    """``out`` with each set's figures named by the set's name without its file extension,
+    made unique (``result_sets.file_stems``): ``tide_detA.svg``, not ``tide_detA.json.svg``."""
+    names = list(out.payload.get("sets", {}))
+    stems = dict(zip(names, file_stems(names), strict=True))
+    longest = sorted(names, key=len, reverse=True)  # "a_b" before "a" for "analyze_a_b_cars"
+
+    def renamed(file: str) -> str:
+        for kind in SET_FIGURES:
+            rest = file.removeprefix(kind)
+            if rest == file:
+                continue
+            for name in longest:
+                if rest.startswith(name) and rest[len(name) : len(name) + 1] in ("_", "."):
+                    return f"{kind}{stems[name]}{rest[len(name) :]}"
+        return file
+
+    return replace(out, figures=[(renamed(f), svg) for f, svg in out.figures])
 
 
 def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:

@@ -2,7 +2,8 @@
 
 ``tide_svg``: TIDE's breakdown of one result set as horizontal bars (main error types, then the
 special FalsePos / FalseNeg), in dAP points. PR curves with bootstrap bands come from
-``evaluation.figure_svg.pr_figure_svg`` (``bands``).
+``evaluation.figure_svg.pr_figure_svg`` (``bands``), their legend moved below the axes
+(``legend_below``).
 """
 
 from __future__ import annotations
@@ -74,27 +75,38 @@ def tide_svg(
 
 _LEGEND_PAIR = re.compile(
     r'<line x1="(?P<x>[-\d.]+)" y1="(?P<y>[-\d.]+)" x2="[-\d.]+" y2="(?P=y)" '
-    r'stroke="[^"]+" stroke-width="2.2"/>\n'
-    r'<text [^>]*font-size="12" fill="#202124">(?P<label>[^<]*)  AP [^<]*</text>\n'
+    r'stroke="(?P<color>[^"]+)" stroke-width="2.2"/>\n'
+    r'<text [^>]*font-size="12" fill="#202124">(?P<label>[^<]*  AP [^<]*)</text>\n'
 )
+_SIZE = re.compile(r'width="(?P<w>\d+)" height="(?P<h>\d+)" viewBox="0 0 (?P=w) (?P=h)"')
+_BACKGROUND = re.compile(r'<rect width="(?P<w>\d+)" height="(?P<h>\d+)" fill="white"/>')
+
+#: Legend rows below the axes: row height, and the gap above the first row.
+LEGEND_ROW, LEGEND_GAP = 18.0, 14.0
 
 
-def legend_on_top(svg: str) -> str:
-    """A ``pr_figure_svg`` document with its legend moved above every curve and band, on a
-    white, slightly transparent box, so that it stays readable where the curves pass under it."""
+def legend_below(svg: str) -> str:
+    """A ``pr_figure_svg`` document with its legend (inside the axes' top right corner, where
+    good curves pass) moved below the axes and the "Recall" label: the figure grows by one row
+    per curve, and no curve or band is covered."""
     pairs = list(_LEGEND_PAIR.finditer(svg))
-    if not pairs:
+    size = _SIZE.search(svg)
+    if not pairs or size is None:
         return svg
+    w, h = int(size["w"]), int(size["h"])
+    grown = int(h + LEGEND_GAP + LEGEND_ROW * len(pairs) + 6)
     body = _LEGEND_PAIR.sub("", svg)
-    x = min(float(m["x"]) for m in pairs)
-    ys = [float(m["y"]) for m in pairs]
-    longest = max(len(m["label"]) for m in pairs) + 11  # "<label>  AP 0.123"
-    width = 30 + 7.0 * longest + 8
-    box = (
-        f'<rect x="{x - 8:.1f}" y="{min(ys) - 12:.1f}" width="{width:.1f}" '
-        f'height="{max(ys) - min(ys) + 24:.1f}" rx="3" fill="white" fill-opacity="0.85" '
-        'stroke="#bdc1c6" stroke-width="0.8"/>\n'
-    )
-    legend = box + "".join(m[0] for m in pairs)
+    body = _SIZE.sub(f'width="{w}" height="{grown}" viewBox="0 0 {w} {grown}"', body, count=1)
+    body = _BACKGROUND.sub(f'<rect width="{w}" height="{grown}" fill="white"/>', body, count=1)
+    x = 62.0  # the axes' left edge in ``pr_figure_svg``
+    rows = []
+    for i, m in enumerate(pairs):
+        y = h + LEGEND_GAP + LEGEND_ROW * i - 4
+        rows.append(
+            f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 24:.1f}" y2="{y:.1f}" '
+            f'stroke="{m["color"]}" stroke-width="2.2"/>\n'
+            f'<text x="{x + 30:.1f}" y="{y + 4:.1f}" font-size="12" fill="#202124">'
+            f"{m['label']}</text>\n"
+        )
     head, _, _ = body.rpartition("</svg>")
-    return head + legend + "</svg>\n"
+    return head + "".join(rows) + "</svg>\n"

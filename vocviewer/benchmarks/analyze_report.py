@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vocviewer.benchmarks.analyze_figures import legend_on_top, tide_svg
+from vocviewer.benchmarks.analyze_figures import legend_below, tide_svg
+from vocviewer.benchmarks.result_sets import set_names as set_names
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
@@ -37,19 +36,6 @@ class AnalysedSet:
     point: float
     entry: dict[str, Any]
     tide: TideResult | None = None
-
-
-def set_names(paths: Sequence[Path]) -> list[str]:
-    """Each path's file or folder name, made unique (``name``, ``name-2``, ...)."""
-    names: list[str] = []
-    for p in paths:
-        base = Path(p).name or str(p)
-        name, n = base, 1
-        while name in names:
-            n += 1
-            name = f"{base}-{n}"
-        names.append(name)
-    return names
 
 
 def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:
@@ -234,5 +220,5 @@ def _figures(sets: list[AnalysedSet], boot: BootstrapResult, level: float) -> li
             )
             bands.append((grid, lo, hi))
         title = f"{cls} (interpolated precision, {level:.0%} bootstrap band)"
-        out.append((f"pr_{cls}.svg", legend_on_top(pr_figure_svg(title, curves, bands=bands))))
+        out.append((f"pr_{cls}.svg", legend_below(pr_figure_svg(title, curves, bands=bands))))
     return out

@@ -7,7 +7,9 @@ dataset and results (through ``formats``), the tasks it offers (the first is the
 and, if it has one, ``vocviewer analyze`` (``analyze``). Nothing here prints; ``cli.py`` does.
 Bad input raises ``FormatError``. ``evaluate`` passes the ground truth it read through
 ``opened(args, dataset)`` before reading results, so the CLI can refuse an output inside the
-dataset's folders before anything is evaluated.
+dataset's folders before anything is evaluated. ``result_sets`` says which result sets the
+``--results`` paths hold (the same for ``open``, ``eval``, ``analyze`` and ``export``): ``cli`` runs
+``evaluate`` once per set, with that set's paths.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from vocviewer.benchmarks.official import lost_note
+from vocviewer.benchmarks.result_sets import one_set_per_path
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -107,6 +110,14 @@ class Benchmark(Protocol):
         """Result files or folders for ``dataset``; ``kw`` go to the format's reader."""
         ...
 
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        """``(name, paths)`` of each result set the ``--results`` ``paths`` hold for ``task``
+        (``None``: the window's): ``result_sets.one_set_per_path`` unless the family groups
+        files (VOC's per-class files of one competition)."""
+        ...
+
     def evaluate(self, args: argparse.Namespace) -> EvalOutput:
         """``vocviewer eval``: read, evaluate, and render the official layout and JSON."""
         ...
@@ -168,6 +179,11 @@ class ViewDefaults:
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         raise NotImplementedError
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return one_set_per_path(paths)
 
     def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
         return dataset

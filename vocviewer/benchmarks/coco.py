@@ -5,7 +5,7 @@ LVIS benchmark (higher priority)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +14,7 @@ from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, opened
 from vocviewer.benchmarks.coco_analyze import analyze_coco
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.result_sets import one_set_per_path
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -94,6 +95,11 @@ class CocoBenchmark:
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "coco" in dataset.extras
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return one_set_per_path(paths)  # each JSON file is one set
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:

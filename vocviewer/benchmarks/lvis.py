@@ -11,7 +11,7 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from vocviewer.benchmarks.analyze_report import AnalyzeOutput
 from vocviewer.benchmarks.base import CERTAIN, CliOption, EvalOutput, opened
 from vocviewer.benchmarks.coco_view import read_coco_view_results
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.result_sets import one_set_per_path
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -114,6 +115,11 @@ class LvisBenchmark:
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "lvis" in dataset.extras
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return one_set_per_path(paths)  # each JSON file is one set
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:

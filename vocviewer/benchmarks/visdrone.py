@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from vocviewer.benchmarks.base import (
     refuse_json_results,
 )
 from vocviewer.benchmarks.registry import register
+from vocviewer.benchmarks.result_sets import set_names
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -146,6 +147,22 @@ class VisDroneBenchmark(ViewDefaults):
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "visdrone" in dataset.extras
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        """Each folder is one set; per-image ``.txt`` files given one by one (``res/*.txt`` as a
+        shell expands it) are one set together, named by their folder, where the first stands."""
+        given = [Path(p) for p in paths]
+        files = [p for p in given if not p.is_dir()]
+        sets: list[list[Path]] = []
+        for p in given:
+            if p.is_dir():
+                sets.append([p])
+            elif p is files[0]:
+                sets.append(files)
+        bases = [s[0] if s[0].is_dir() else s[0].parent for s in sets]
+        return list(zip(set_names(bases), sets, strict=True))
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         refuse_json_results(paths, dataset)

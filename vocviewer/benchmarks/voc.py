@@ -14,7 +14,7 @@ with one warning per file; the numbers stay official.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,6 +148,11 @@ class VocBenchmark(ViewDefaults):
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         refuse_json_results(paths, dataset)
         return read_voc_results(dataset, paths, **kw)
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return voc_tasks.voc_result_sets(paths, task)
 
     def evaluate(self, args: argparse.Namespace) -> EvalOutput:
         return run_eval(args)

@@ -16,9 +16,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from vocviewer.benchmarks.analyze_report import set_names
 from vocviewer.benchmarks.base import EvalOutput, check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.registry import open_dataset
+from vocviewer.benchmarks.result_sets import set_names
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.report_tasks import (
@@ -50,15 +50,19 @@ def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
     return sets.pop() if len(sets) == 1 else None
 
 
-def voc_result_sets(paths: Sequence[Path], task: str) -> list[tuple[str, list[Path]]]:
-    """``analyze``'s result sets: the per-class files of one competition (``comp4_det_val_*.txt``
-    as a shell expands it) form one set named by the competition, as ``eval`` reads them; a
-    folder or any other path is a set of its own, named by its file or folder name. Names are
-    made unique (``name``, ``name-2``, ...); sets keep the order of first appearance."""
+def voc_result_sets(paths: Sequence[Path], task: str | None = None) -> list[tuple[str, list[Path]]]:
+    """The result sets ``paths`` hold (``VocBenchmark.result_sets``, for ``open``, ``eval``,
+    ``analyze`` and ``export`` alike): the per-class files of one competition and image set
+    (``comp4_det_val_*.txt``, ``comp9_action_val_*.txt`` as a shell expands them) form one set
+    named by the competition, as ``eval`` reads them; a folder or any other path is a set of its
+    own, named by its file or folder name. Only files of ``task`` group (``None``: any task's,
+    one competition's det, cls and action files together, as the window reads them). Names are made unique (``name``, ``name-2``, ...);
+    sets keep the order of first appearance."""
     groups: dict[str, tuple[str, list[Path]]] = {}
     for i, p in enumerate(map(Path, paths)):
-        m = RESULT_NAME.match(p.name)
-        if p.is_dir() or m is None or m["task"] != task:
+        m = None if p.is_dir() else RESULT_NAME.match(p.name) or ACTION_NAME.match(p.name)
+        kind = (m.groupdict().get("task") or "action") if m is not None else None
+        if m is None or task not in (None, kind):
             groups[f"path {i}"] = (p.name or str(p), [p])
         else:
             key = f"comp:{m['comp']}_{m['set']}"

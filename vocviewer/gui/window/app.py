@@ -30,7 +30,7 @@ from vocviewer.gui.models.helper_process import warm_up_process
 from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
 from vocviewer.gui.window.export import save_screenshot
 from vocviewer.gui.window.main_window import MainWindow
-from vocviewer.gui.window.recent import default_settings
+from vocviewer.gui.window.recent import SetOpener, default_settings
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -224,9 +224,12 @@ def run_gui(
     screenshot: str | Path | None = None,
     on_shown: Callable[[str], None] | None = None,
     session: str | Path | None = None,
+    result_sets: Sequence[Sequence[str | Path]] | None = None,
     **sources: str | Path | None,
 ) -> int:
     """Open the window on a dataset (and results), run the event loop, return the exit code.
+
+    ``results_paths`` are one result set; ``result_sets`` (instead) several, added in order.
 
     With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
     loaded, evaluated and drawn, and the function returns 0. ``sources`` go to
@@ -266,7 +269,11 @@ def run_gui(
     elif dataset_path is not None:
         if shot is not None:
             shot.opened = Path(dataset_path)
-        window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
+        sets = [tuple(s) for s in (result_sets or [results_paths]) if s]
+        if len(sets) > 1:
+            SetOpener(window, dataset_path, sets, image_set, sources, window)
+        else:
+            window.open_dataset(dataset_path, sets[0] if sets else (), image_set, **sources)
     elif shot is not None:
         QTimer.singleShot(0, shot.save_now)
     code = app.exec()

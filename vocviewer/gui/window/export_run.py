@@ -1,5 +1,6 @@
 """``vocviewer export``: evaluate result sets headless and write PR figures, annotated images and
-the AP table (Qt offscreen; called lazily by ``cli``). Each ``--results`` path is one result set.
+the AP table (Qt offscreen; called lazily by ``cli``). Each ``--results`` path is one result set
+(``Benchmark.result_sets``: a VOC competition's per-class files together are one).
 """
 
 from __future__ import annotations
@@ -42,8 +43,9 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
     image_set = args.image_set
     bench = benchmark_of(dataset)
     settings = bench.view_settings(dataset)
-    for r in args.results:
-        loaded = load_results(dataset, [r], image_set)
+    given = bench.result_sets(args.results)  # a VOC competition's per-class files: one set
+    for _, paths in given:
+        loaded = load_results(dataset, paths, image_set)
         if image_set is None and settings.image_sets:
             image_set = guess_image_set(loaded.results, dataset) or preferred_set(
                 dataset.main_sets()
@@ -56,7 +58,7 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
         classes = tuple(evals.det[k] for k in sorted(evals.det))
         sets.append((loaded, evals, EvalResult("", "det", str(image_set), "", 0.5, classes)))
     names = _unique(
-        [s[0].results.name or Path(r).stem for s, r in zip(sets, args.results, strict=True)]
+        [s[0].results.name or Path(g[0]).stem for s, (_, g) in zip(sets, given, strict=True)]
     )
     written: list[Path] = []
     if args.table:
