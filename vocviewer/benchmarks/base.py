@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.formats.voc_annotations import lost_ground_truth
+from vocviewer.formats.voc_annotations import LEFT_OUT_ENDS, lost_ground_truth
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -233,15 +233,26 @@ def problems_error(
     return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
 
 
-def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
-    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
-    ``keep_going``; then return the "not official" note to attach to the numbers."""
-    lost = lost_ground_truth(dataset.problems)
+def check_ground_truth(dataset: Dataset, keep_going: bool, task: str | None = None) -> str | None:
+    """Refuse (``FormatError``) a dataset whose annotations lost ground truth or lack a field
+    the official evaluator reads (under ``task``: ``formats.voc_annotations.lost_ground_truth``),
+    unless ``keep_going``; then return the "not official" note to attach to the numbers."""
+    lost = lost_ground_truth(dataset.problems, task)
     if not lost:
         return None
+    left_out = [p.message.endswith(LEFT_OUT_ENDS) for p in lost]
     if not keep_going:
-        raise problems_error(lost, where="the ground truth (objects left out)")
+        what = "objects left out" if all(left_out) else "what the official evaluator fails on"
+        raise problems_error(lost, where=f"the ground truth ({what})")
+    what = " or ".join(
+        w
+        for w, shown in (
+            ("left objects out", any(left_out)),
+            ("defaulted a field the official evaluator reads", not all(left_out)),
+        )
+        if shown
+    )
     return (
-        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
+        f"{len(lost)} ground-truth problem(s) {what} (first: {lost[0]}); "
         "the official code cannot read these annotations"
     )

@@ -29,6 +29,15 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: Largest polygon coordinate (pixels): pycocotools scales by 5 into a C ``int``.
 MAX_COORDINATE = 4e8
 
+#: Ends a ground-truth problem that changes what the official evaluator (pycocotools, ``lvis``)
+#: would do: it fails on the annotation (a field it reads is missing) or counts it where we do not.
+#: ``formats.voc_annotations.lost_ground_truth`` collects these; ``OFFICIAL_FAILS + TASK_SCOPE
+#: + task`` ends one that matters only under that ``--task`` (``segmentation`` for segm).
+OFFICIAL_FAILS = "the official evaluator fails on it"
+TASK_SCOPE = " under --task "
+#: Ends the problem of an annotation left out that the official evaluator would have evaluated.
+ANNOTATION_LEFT_OUT = "the annotation is left out"
+
 #: Most pixel columns one polygon may cross (sum over its edges of the larger of |dx|, |dy|):
 #: rasterising costs about 140 bytes per column crossed, so this keeps one polygon under 300 MB.
 MAX_POLYGON_WORK = 2_000_000
@@ -105,10 +114,13 @@ def json_int(path: Path, v: Any, where: str, what: str = "an integer") -> int:
 
 
 def int_field(path: Path, a: dict[str, Any], key: str, where: str, what: str) -> int:
-    """``json_int`` of ``a[key]`` (path ``where.key``), with a fast path for plain ints."""
+    """``json_int`` of ``a[key]`` (path ``where.key``), with a fast path for plain ints;
+    ``missing "key"`` at ``where`` when there is no such key."""
     v = a.get(key)
     if type(v) is int and INT64_MIN <= v <= INT64_MAX:
         return v
+    if key not in a:
+        raise FormatError(path, f'missing "{key}"', element=where)
     return json_int(path, v, f"{where}.{key}", what)
 
 
@@ -122,6 +134,8 @@ def finite_bbox(path: Path, a: dict[str, Any], where: str) -> tuple[float, ...]:
             b = ()
         if b and all(map(math.isfinite, b)):
             return b
+    if "bbox" not in a:
+        raise FormatError(path, 'missing "bbox"', element=where)
     arr = bbox(path, v, f"{where}.bbox")
     finite_or_raise(path, arr, f"{where}.bbox")
     raise FormatError(path, "expected 4 finite numbers", element=f"{where}.bbox")
