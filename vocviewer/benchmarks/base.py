@@ -244,14 +244,7 @@ def check_ground_truth(dataset: Dataset, keep_going: bool, task: str | None = No
     if not keep_going:
         what = "objects left out" if all(left_out) else "what the official evaluator fails on"
         raise problems_error(lost, where=f"the ground truth ({what})")
-    what = " or ".join(
-        w
-        for w, shown in (
-            ("left objects out", any(left_out)),
-            ("defaulted a field the official evaluator reads", not all(left_out)),
-        )
-        if shown
-    )
+    what = "left objects out" if all(left_out) else "the official evaluator fails on"
     return (
         f"{len(lost)} ground-truth problem(s) {what} (first: {lost[0]}); "
         "the official code cannot read these annotations"

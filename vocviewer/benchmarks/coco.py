@@ -5,8 +5,8 @@ LVIS benchmark (higher priority)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

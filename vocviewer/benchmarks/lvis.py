@@ -11,8 +11,8 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -12,7 +12,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -75,7 +75,7 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
         the limit, a non-finite number) is left out and listed in ``Dataset.problems``; so is a
         missing field pycocotools reads (``id``, ``image_id``, ``category_id``, ``bbox``), and a
         missing ``area``, ``iscrowd`` (``segmentation`` with ``masks``) is defaulted with a
-        problem, all ending in ``coco_schema.OFFICIAL_FAILS`` / ``ANNOTATION_LEFT_OUT``.
+        problem; these end in ``coco_schema.NOT_OFFICIAL`` (``lost_ground_truth``).
     """
     path = Path(path)
     return coco_dataset(path, load_json(path), images, masks=masks)
@@ -114,12 +114,14 @@ def coco_dataset(
                 continue
             if masks:
                 r.segm = _segmentation(path, a, r, heights, widths, problems, missing)
-        except _NeverEvaluated as e:
-            msg = f"{e.message}; left out, as the official evaluator never evaluates it"
-            problems.append(FormatError(path, msg, element=e.element))
+        except schema.MissingField as e:
+            msg = f"{e.message}; left out here, {schema.OFFICIAL_FAILS}"
+            if e.message.endswith('"bbox"'):  # pycocotools' segm never reads it
+                msg += f" (it counts it{schema.TASK_SCOPE}segm)"
+            problems.append(FormatError(path, msg + schema.NOT_OFFICIAL, element=e.element))
             continue
         except FormatError as e:
-            msg = f"{e.message}; {schema.ANNOTATION_LEFT_OUT}"
+            msg = f"{e.message}; the annotation is left out"
             problems.append(FormatError(path, msg, element=e.element))
             continue
         rows.append(r)
@@ -245,17 +247,12 @@ class _Row:
     size: tuple[int, int] | None = None  # an RLE's own [h, w]
 
 
-class _NeverEvaluated(FormatError):
-    """An annotation of an image or category the file lacks: the official evaluator never
-    evaluates it, so leaving it out changes no number."""
-
-
 class _Missing:
     """Annotations (JSON list positions) without a field the official evaluator reads, which
     the reader defaults; one problem per field, naming the first (``problems``)."""
 
     #: field → (what the reader takes instead, the task it matters for; "" for every task)
-    DEFAULTS = {
+    DEFAULTS: ClassVar[dict[str, tuple[str, str]]] = {
         "area": ("taken as the box's w x h", ""),
         "iscrowd": ("taken as 0", ""),
         "segmentation": ("an empty mask", "segm"),
@@ -278,7 +275,8 @@ class _Missing:
                 continue
             more = f" (and in {len(found) - 1} more annotation(s))" if len(found) > 1 else ""
             scope = f"{schema.TASK_SCOPE}{task}" if task else ""
-            msg = f'missing "{key}"{more}; {instead}, but {schema.OFFICIAL_FAILS}{scope}'
+            msg = f'missing "{key}"{more}; {instead} here, {schema.OFFICIAL_FAILS}'
+            msg += schema.NOT_OFFICIAL + scope
             out.append(FormatError(path, msg, element=f"annotations[{found[0]}]"))
         return out
 
@@ -299,13 +297,13 @@ def _annotation(
     iid = schema.int_field(path, a, "image_id", where, "an integer image id")
     row = row_of.get(iid)
     if row is None:
-        raise _NeverEvaluated(path, f"unknown image_id {iid}", element=f"{where}.image_id")
+        raise FormatError(path, f"unknown image_id {iid}", element=f"{where}.image_id")
     if "caption" in a:
         return str(a["caption"])
     cid = schema.int_field(path, a, "category_id", where, "an integer id")
     k = cat_index.get(cid)
     if k is None:
-        raise _NeverEvaluated(path, f"unknown category_id {cid}", element=f"{where}.category_id")
+        raise FormatError(path, f"unknown category_id {cid}", element=f"{where}.category_id")
     ann_id = schema.int_field(path, a, "id", where, "an integer id")
     bb = schema.finite_bbox(path, a, where)
     area = bb[2] * bb[3]
@@ -378,7 +376,7 @@ def _bounded_polygons(path: Path, rows: list[_Row], problems: list[FormatError])
                 FormatError(
                     path,
                     f"a polygon crossing over {schema.MAX_POLYGON_WORK:,} pixel columns "
-                    f"(too costly to rasterise); {schema.ANNOTATION_LEFT_OUT}",
+                    "(too costly to rasterise); the annotation is left out",
                     element=f"annotations[{r.index}].segmentation",
                 )
             )

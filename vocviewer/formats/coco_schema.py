@@ -29,14 +29,20 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: Largest polygon coordinate (pixels): pycocotools scales by 5 into a C ``int``.
 MAX_COORDINATE = 4e8
 
-#: Ends a ground-truth problem that changes what the official evaluator (pycocotools, ``lvis``)
-#: would do: it fails on the annotation (a field it reads is missing) or counts it where we do not.
-#: ``formats.voc_annotations.lost_ground_truth`` collects these; ``OFFICIAL_FAILS + TASK_SCOPE
-#: + task`` ends one that matters only under that ``--task`` (``segmentation`` for segm).
-OFFICIAL_FAILS = "the official evaluator fails on it"
+#: Ends a ground-truth problem that makes the numbers differ from the official evaluator's
+#: (pycocotools, ``lvis``): a field it reads is missing, so it fails where this reader defaults
+#: the field or leaves the annotation out. ``NOT_OFFICIAL + TASK_SCOPE + task`` ends one that
+#: matters only under that ``--task``; ``formats.voc_annotations.lost_ground_truth`` finds both.
+NOT_OFFICIAL = ": NOT OFFICIAL"
 TASK_SCOPE = " under --task "
-#: Ends the problem of an annotation left out that the official evaluator would have evaluated.
-ANNOTATION_LEFT_OUT = "the annotation is left out"
+#: What a missing field's problem says the official evaluator does.
+OFFICIAL_FAILS = "the official evaluator fails on it"
+
+
+class MissingField(FormatError):
+    """A ground-truth annotation lacks a field the official evaluator reads (``missing "id"``
+    at ``annotations[i]``)."""
+
 
 #: Most pixel columns one polygon may cross (sum over its edges of the larger of |dx|, |dy|):
 #: rasterising costs about 140 bytes per column crossed, so this keeps one polygon under 300 MB.
@@ -120,7 +126,7 @@ def int_field(path: Path, a: dict[str, Any], key: str, where: str, what: str) ->
     if type(v) is int and INT64_MIN <= v <= INT64_MAX:
         return v
     if key not in a:
-        raise FormatError(path, f'missing "{key}"', element=where)
+        raise MissingField(path, f'missing "{key}"', element=where)
     return json_int(path, v, f"{where}.{key}", what)
 
 
@@ -135,7 +141,7 @@ def finite_bbox(path: Path, a: dict[str, Any], where: str) -> tuple[float, ...]:
         if b and all(map(math.isfinite, b)):
             return b
     if "bbox" not in a:
-        raise FormatError(path, 'missing "bbox"', element=where)
+        raise MissingField(path, 'missing "bbox"', element=where)
     arr = bbox(path, v, f"{where}.bbox")
     finite_or_raise(path, arr, f"{where}.bbox")
     raise FormatError(path, "expected 4 finite numbers", element=f"{where}.bbox")

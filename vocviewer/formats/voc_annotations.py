@@ -27,7 +27,7 @@ from lxml import etree
 
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.coco_schema import ANNOTATION_LEFT_OUT, OFFICIAL_FAILS, TASK_SCOPE
+from vocviewer.formats.coco_schema import NOT_OFFICIAL, TASK_SCOPE
 from vocviewer.formats.input import MAX_IMAGE_PIXELS, check_image_size, read_bytes
 from vocviewer.formats.voc_common import clean, to_float, to_int
 
@@ -42,26 +42,19 @@ LEFT_OUT = "object left out"
 NOTHING_READ = "no objects read"
 
 
-#: Ends of the problems that left ground truth out (VOC objects, parts or files; COCO / LVIS
-#: annotations the official evaluator would have evaluated).
-LEFT_OUT_ENDS = (LEFT_OUT, "part left out", NOTHING_READ, ANNOTATION_LEFT_OUT)
-#: ... and those that make every task's numbers differ from the official code's: also a field
-#: the official evaluator reads, defaulted (``formats.coco_schema.OFFICIAL_FAILS``).
-_LOST = (*LEFT_OUT_ENDS, OFFICIAL_FAILS)
+#: Ends of the problems that left ground truth out (objects, parts or whole files).
+LEFT_OUT_ENDS = (LEFT_OUT, "part left out", NOTHING_READ)
 
 
 def lost_ground_truth(
     problems: Iterable[FormatError], task: str | None = None
 ) -> list[FormatError]:
     """The problems that left ground truth out (objects or whole files) or defaulted a field the
-    official evaluator fails without, in order; with ``task``, also those that matter only under
-    that task (``--task segm``: an annotation without ``segmentation``)."""
-    scoped = f"{OFFICIAL_FAILS}{TASK_SCOPE}{task}" if task else None
-    return [
-        p
-        for p in problems
-        if p.message.endswith(_LOST) or (scoped is not None and p.message.endswith(scoped))
-    ]
+    official evaluator fails without (``coco_schema.NOT_OFFICIAL``), in order; with ``task``,
+    also those that matter only under it (``--task segm``: no ``segmentation``)."""
+    scoped = (f"{NOT_OFFICIAL}{TASK_SCOPE}{task}",) if task else ()
+    ends = (*LEFT_OUT_ENDS, NOT_OFFICIAL, *scoped)
+    return [p for p in problems if p.message.endswith(ends)]
 
 
 def _text(el: etree._Element) -> str:
