@@ -194,12 +194,18 @@ class ViewDefaults:
         return None
 
 
-def refuse_json_results(given: Sequence[Path | str], dataset: Dataset) -> None:
-    """JSON results are COCO-style: refuse them for a dataset of another family."""
+def refuse_json_results(
+    given: Sequence[Path | str], dataset: Dataset | str, expects: str = "its own result files"
+) -> None:
+    """JSON results are COCO-style: refuse them for a dataset (or family title) of another
+    family, saying what it ``expects`` instead."""
     json_files = [Path(p) for p in given if Path(p).suffix.lower() == ".json"]
     if json_files:
+        name = dataset if isinstance(dataset, str) else dataset.name
         raise FormatError(
-            json_files[0], f"JSON (COCO) results need a COCO dataset, not {dataset.name}"
+            json_files[0],
+            f"a COCO results JSON (for a COCO or LVIS annotation file); the open {name} "
+            f"dataset expects {expects}",
         )
 
 

@@ -83,7 +83,7 @@ def parse_json(path: Path, data: bytes | str) -> Any:
     try:
         return json.loads(data)
     except json.JSONDecodeError as e:
-        raise FormatError(path, f"not valid JSON: {e.msg}", line=e.lineno) from None
+        raise json_error(path, e) from None
     except UnicodeDecodeError as e:
         raise FormatError(path, f"not UTF-8 text: {e.reason}") from None
     except RecursionError:
@@ -91,6 +91,25 @@ def parse_json(path: Path, data: bytes | str) -> Any:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def json_error(path: Path, e: json.JSONDecodeError) -> FormatError:
+    """``FormatError`` for a syntax error, at its line and column; one the end of the text
+    explains (nothing but whitespace after it, or a string never closed) says the file ends
+    early, where it ends: it looks truncated."""
+    where = f"line {e.lineno}, column {e.colno}"
+    doc = e.doc
+    if not doc.strip():
+        return FormatError(path, "not valid JSON: the file is empty")
+    rest = doc[e.pos :].rstrip()  # ``tru`` at the very end: a literal cut short
+    cut_literal = any(w.startswith(rest) for w in ("true", "false", "null"))
+    if not rest or cut_literal or e.msg.startswith("Unterminated string"):
+        end = len(doc.rstrip())
+        line = doc.count("\n", 0, end) + 1
+        column = end - (doc.rfind("\n", 0, end) + 1) + 1
+        msg = f"not valid JSON: it ends early at line {line}, column {column} ({e.msg} at {where}):"
+        return FormatError(path, f"{msg} the file looks truncated", line=line)
+    return FormatError(path, f"not valid JSON at {where}: {e.msg}", line=e.lineno)
 
 
 def show(v: Any) -> str:
@@ -340,3 +359,43 @@ def nonfinite_warning(path: Path, n: int, first: str) -> FormatError:
         "pycocotools does, never drawn",
         element=first,
     )
+
+
+def refuse_foreign_results(path: Path, title: str) -> None:
+    """``FormatError`` when ``path`` is not JSON but another family's results (a VOC
+    ``comp*_det_*.txt``: ``image score x1 y1 x2 y2`` lines; a VOC classification file; a
+    VisDrone file: comma-separated numbers), saying what it is and that the open ``title``
+    dataset (COCO, LVIS) expects a COCO results JSON. JSON files and unreadable ones pass (the
+    reader reports them)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return
+    if not head or head[:1] in b"[{":
+        return
+    line = head.decode("latin-1").splitlines()[0]
+    what = "not JSON"
+    for kind, fields, sep in (
+        ("a VOC detection results file (image, score, box per line)", (6,), None),
+        ("a VOC classification results file (image, score per line)", (2,), None),
+        ("a VisDrone results file (comma-separated boxes)", (8, 10), ","),
+    ):
+        tokens = line.split(sep)
+        if len(tokens) in fields and all(_number(t) for t in tokens[1 if not sep else 0 :]):
+            what = kind
+            break
+    raise FormatError(
+        path,
+        f"{what}, not COCO results: the open {title} dataset expects a COCO results JSON "
+        "(a list of {image_id, category_id, bbox or segmentation, score})",
+        line=1,
+    )
+
+
+def _number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
