@@ -366,7 +366,9 @@ def refuse_foreign_results(path: Path, title: str) -> None:
     ``comp*_det_*.txt``: ``image score x1 y1 x2 y2`` lines; a VOC classification file; a
     VisDrone file: comma-separated numbers), saying what it is and that the open ``title``
     dataset (COCO, LVIS) expects a COCO results JSON. JSON files and unreadable ones pass (the
-    reader reports them)."""
+    reader reports them: a FIFO or folder is never opened here)."""
+    if not path.is_file():
+        return
     try:
         with path.open("rb") as f:
             head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
