@@ -204,3 +204,30 @@ def test_many_missing_areas_are_one_problem(
     assert code == 1
     assert '(annotations[0]): missing "area" (and in 11 more annotation(s))' in err
     assert "1 problem(s) in the ground truth" in err
+
+
+@pytest.mark.parametrize("family", ["coco", "lvis"])
+def test_analyze_refuses_alike(
+    family: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``analyze`` applies the same rule: refused, or NOT OFFICIAL with --keep-going."""
+    if family == "coco":
+        gt, dets = make_coco()
+        dets = [
+            {k: v for k, v in d.items() if k not in ("segmentation", "keypoints")} for d in dets
+        ]
+    else:
+        gt = make_lvis(7, n_images=8)
+        dets = make_results(gt, 7, kind="bbox", crowded=0)
+    del gt["annotations"][K]["area"]
+    (tmp_path / "annotations").mkdir()
+    ann, res = tmp_path / "annotations" / f"{family}_val.json", tmp_path / "results.json"
+    ann.write_text(json.dumps(gt))
+    res.write_text(json.dumps(dets))
+    args = ["analyze", str(ann), "--results", str(res), "--bootstrap", "20"]
+    assert main(args) == 1
+    assert f'(annotations[{K}]): missing "area"' in capsys.readouterr().err
+    out = tmp_path / "a.json"
+    assert main([*args, "--keep-going", "--json", str(out)]) == 0
+    assert "NOT OFFICIAL" in capsys.readouterr().err
+    assert json.loads(out.read_text())["official"] is False

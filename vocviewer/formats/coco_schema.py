@@ -365,8 +365,8 @@ def refuse_foreign_results(path: Path, title: str) -> None:
     """``FormatError`` when ``path`` is not JSON but another family's results (a VOC
     ``comp*_det_*.txt``: ``image score x1 y1 x2 y2`` lines; a VOC classification file; a
     VisDrone file: comma-separated numbers), saying what it is and that the open ``title``
-    dataset (COCO, LVIS) expects a COCO results JSON. JSON files and unreadable ones pass (the
-    reader reports them: a FIFO or folder is never opened here)."""
+    dataset (COCO, LVIS) expects a COCO results JSON. Anything else passes (the reader reports
+    it; a FIFO or folder is never opened here)."""
     if not path.is_file():
         return
     try:
@@ -377,7 +377,7 @@ def refuse_foreign_results(path: Path, title: str) -> None:
     if not head or head[:1] in b"[{":
         return
     line = head.decode("latin-1").splitlines()[0]
-    what = "not JSON"
+    what = ""  # anything else: the JSON parser says where it fails
     for kind, fields, sep in (
         ("a VOC detection results file (image, score, box per line)", (6,), None),
         ("a VOC classification results file (image, score per line)", (2,), None),
@@ -387,6 +387,8 @@ def refuse_foreign_results(path: Path, title: str) -> None:
         if len(tokens) in fields and all(_number(t) for t in tokens[1 if not sep else 0 :]):
             what = kind
             break
+    if not what:
+        return
     raise FormatError(
         path,
         f"{what}, not COCO results: the open {title} dataset expects a COCO results JSON "
