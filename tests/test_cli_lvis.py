@@ -57,10 +57,16 @@ def test_protocol_coco_evaluates_an_lvis_file_only_when_asked(
     assert main(["eval", str(ann), "--results", str(res)]) == 0
     lvis_ap = capsys.readouterr().out.splitlines()[0]
     assert "catIds=all] =" in lvis_ap
-    assert main(["eval", str(ann), "--results", str(res), "--protocol", "coco"]) == 0
+    # LVIS annotations have no "iscrowd", which pycocotools reads (KeyError): refused ...
+    assert main(["eval", str(ann), "--results", str(res), "--protocol", "coco"]) == 1
+    err = capsys.readouterr().err
+    assert '(annotations[0]): missing "iscrowd" (and in' in err and "--keep-going" in err
+    # ... and evaluated with --keep-going (crowd taken as 0), NOT OFFICIAL
+    args = ["eval", str(ann), "--results", str(res), "--protocol", "coco", "--keep-going"]
+    assert main(args) == 0
     captured = capsys.readouterr()
     coco = captured.out.splitlines()
-    assert len(coco) == 12 and "catIds" not in coco[0]
+    assert len(coco) == 13 and "catIds" not in coco[0] and "NOT OFFICIAL" in coco[12]
     assert "an LVIS file evaluated by COCO's rules (--protocol coco)" in captured.err
     assert coco[0][-5:] != lvis_ap[-5:]  # the federated rules change AP
 

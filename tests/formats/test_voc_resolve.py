@@ -114,5 +114,5 @@ def test_open_results_reads_voc_files(two_years: Path, tmp_path: Path) -> None:
     results = open_results(ds, [path], name="mine")
     assert results.name == "mine"
     assert results.detections.image_index.tolist() == [1]
-    with pytest.raises(FormatError, match="need a COCO dataset"):
+    with pytest.raises(FormatError, match=r"a COCO results JSON .* expects VOC result files"):
         open_results(ds, [tmp_path / "results.json"])

@@ -25,7 +25,7 @@ from vocviewer.benchmarks.result_sets import one_set_per_path
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.formats.voc_annotations import lost_ground_truth
+from vocviewer.formats.voc_annotations import LEFT_OUT_ENDS, lost_ground_truth
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -211,12 +211,18 @@ class ViewDefaults:
         return None
 
 
-def refuse_json_results(given: Sequence[Path | str], dataset: Dataset) -> None:
-    """JSON results are COCO-style: refuse them for a dataset of another family."""
+def refuse_json_results(
+    given: Sequence[Path | str], dataset: Dataset | str, expects: str = "its own result files"
+) -> None:
+    """JSON results are COCO-style: refuse them for a dataset (or family title) of another
+    family, saying what it ``expects`` instead."""
     json_files = [Path(p) for p in given if Path(p).suffix.lower() == ".json"]
     if json_files:
+        name = dataset if isinstance(dataset, str) else dataset.name
         raise FormatError(
-            json_files[0], f"JSON (COCO) results need a COCO dataset, not {dataset.name}"
+            json_files[0],
+            f"a COCO results JSON (for a COCO or LVIS annotation file); the open {name} "
+            f"dataset expects {expects}",
         )
 
 
@@ -250,12 +256,15 @@ def problems_error(
     return FormatError(first.path, "\n".join(lines), line=first.line, element=first.element)
 
 
-def check_ground_truth(dataset: Dataset, keep_going: bool) -> str | None:
-    """Refuse (``FormatError``) a dataset whose annotations lost ground truth, unless
-    ``keep_going``; then return the "not official" note to attach to the numbers."""
-    lost = lost_ground_truth(dataset.problems)
+def check_ground_truth(dataset: Dataset, keep_going: bool, task: str | None = None) -> str | None:
+    """Refuse (``FormatError``) a dataset whose annotations lost ground truth or lack a field
+    the official evaluator reads (under ``task``: ``formats.voc_annotations.lost_ground_truth``),
+    unless ``keep_going``; then return the "not official" note to attach to the numbers."""
+    lost = lost_ground_truth(dataset.problems, task)
     if not lost:
         return None
+    left_out = [p.message.endswith(LEFT_OUT_ENDS) for p in lost]
     if not keep_going:
-        raise problems_error(lost, where="the ground truth (objects left out)")
+        what = "objects left out" if all(left_out) else "what the official evaluator fails on"
+        raise problems_error(lost, where=f"the ground truth ({what})")
     return lost_note(lost)  # the window's reason too (``benchmarks.official``)

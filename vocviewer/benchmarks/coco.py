@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import coco_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
-from vocviewer.benchmarks.base import CERTAIN, LIKELY, CliOption, EvalOutput, opened
+from vocviewer.benchmarks.base import (
+    CERTAIN,
+    LIKELY,
+    CliOption,
+    EvalOutput,
+    check_ground_truth,
+    opened,
+)
 from vocviewer.benchmarks.coco_analyze import analyze_coco
 from vocviewer.benchmarks.registry import register
 from vocviewer.benchmarks.result_sets import one_set_per_path
@@ -34,6 +42,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     images = getattr(args, "images", None)
     dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
     keep_going = bool(getattr(args, "keep_going", False))
+    lost = check_ground_truth(dataset, keep_going, task)
     results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.extras["coco"].federated:  # only when --protocol coco asked for it
@@ -44,6 +53,9 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     if task == "keypoints":
         coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
     result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
+        warnings.append(f"NOT OFFICIAL: {lost}")
     text = "\n".join(summary_lines(result)) + "\n"
     if result.notes:
         text += "".join(f"NOTE: {n}\n" for n in result.notes)

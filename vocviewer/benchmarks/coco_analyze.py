@@ -40,7 +40,7 @@ from vocviewer.benchmarks.analyze_report import (
     interval_json,
     set_names,
 )
-from vocviewer.benchmarks.base import opened
+from vocviewer.benchmarks.base import check_ground_truth, opened
 from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.coco import CocoAnnotations
@@ -82,7 +82,9 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
             args.path, f"analyze: COCO analysis is for --task bbox or segm, not {task}"
         )
     dataset = opened(args, read_coco(args.path, args.images, masks=task == "segm"))
+    lost = check_ground_truth(dataset, args.keep_going, task)
     warnings = [str(p) for p in dataset.problems]
+    warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
@@ -148,6 +150,7 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         warnings,
         extra,
         bands=boot.ap50,  # PR bands at IoU 0.5, on COCO's 101 recall thresholds
+        official=lost is None,
     )
     figures = (
         [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []

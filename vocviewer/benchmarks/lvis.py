@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vocviewer.benchmarks import lvis_view
 from vocviewer.benchmarks.analyze_report import AnalyzeOutput
-from vocviewer.benchmarks.base import CERTAIN, CliOption, EvalOutput, opened
+from vocviewer.benchmarks.base import CERTAIN, CliOption, EvalOutput, check_ground_truth, opened
 from vocviewer.benchmarks.coco_view import read_coco_view_results
 from vocviewer.benchmarks.registry import register
 from vocviewer.benchmarks.result_sets import one_set_per_path
@@ -82,9 +83,13 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         args, read_lvis(args.path, getattr(args, "images", None), masks=task == "segm")
     )
     keep_going = bool(getattr(args, "keep_going", False))
+    lost = check_ground_truth(dataset, keep_going, task)
     results = read_lvis_results(dataset, args.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     result = evaluate_lvis(dataset, results, task)
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
+        warnings.append(f"NOT OFFICIAL: {lost}")
     text = "\n".join(print_lines(result)) + "\n"
     text += "".join(f"NOTE: {n}\n" for n in result.notes)
     return EvalOutput(text, lvis_payload(result, task), warnings)

@@ -40,7 +40,7 @@ from vocviewer.benchmarks.analyze_report import (
     interval_json,
     set_names,
 )
-from vocviewer.benchmarks.base import opened, problems_error
+from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
 from vocviewer.benchmarks.coco_analyze import coco_normalised
 from vocviewer.benchmarks.coco_view import iou_type
 from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
@@ -89,12 +89,14 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
             args.path, f"analyze: LVIS is analysed for --task bbox or segm, not {task}"
         )
     dataset = opened(args, read_lvis(args.path, args.images, masks=task == "segm"))
+    lost = check_ground_truth(dataset, args.keep_going, task)
     warnings = [str(p) for p in dataset.problems]
+    warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, LvisAnalysis]] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
-    official = True
+    official = lost is None
     for name, path in zip(set_names(args.results), args.results, strict=True):
         results = read_lvis_results(dataset, path, task=task, keep_going=args.keep_going)
         if results.problems and not args.keep_going:

@@ -25,7 +25,7 @@ from vocviewer.benchmarks.views import ViewChoice, ViewSettings
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.formats.voc_annotations import lost_ground_truth
+from vocviewer.formats.voc_annotations import LEFT_OUT_ENDS, lost_ground_truth
 
 #: The mark after numbers that are not official (the CLI's notes start with it).
 NOT_OFFICIAL = "NOT OFFICIAL"
@@ -43,9 +43,12 @@ class Reason:
 
 
 def lost_note(lost: Sequence[FormatError]) -> str:
-    """The reason for ground-truth ``lost`` (problems that left objects out; not empty)."""
+    """The reason for ground-truth ``lost`` (problems that left objects out or defaulted a
+    field the official evaluator reads; not empty)."""
+    left_out = all(p.message.endswith(LEFT_OUT_ENDS) for p in lost)
+    what = "left objects out" if left_out else "the official evaluator fails on"
     return (
-        f"{len(lost)} ground-truth problem(s) left objects out (first: {lost[0]}); "
+        f"{len(lost)} ground-truth problem(s) {what} (first: {lost[0]}); "
         "the official code cannot read these annotations"
     )
 

@@ -33,7 +33,7 @@ from vocviewer.benchmarks.base import (
 from vocviewer.benchmarks.official import not_official_reasons
 from vocviewer.benchmarks.registry import open_dataset, open_results, register
 from vocviewer.benchmarks.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
-from vocviewer.benchmarks.voc_tasks import infer_image_set
+from vocviewer.benchmarks.voc_tasks import infer_image_set, voc_expects
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -71,6 +71,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
     if not 0.0 < iou <= 1.0 or (iou != OFFICIAL_IOU and args.task != "det"):
         why = "an IoU in (0, 1]" if args.task == "det" else "only for --task det"
         raise FormatError(None, f"--iou {iou:g}: expected {why}")
+    refuse_json_results(args.results, "VOC", voc_expects(args.task))
     image_set = args.image_set or infer_image_set(args.results, args.task)
     if image_set is None:
         raise FormatError(
@@ -146,7 +147,7 @@ class VocBenchmark(ViewDefaults):
         return not dataset.extras  # the other families keep their annotations' extras
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        refuse_json_results(paths, dataset)
+        refuse_json_results(paths, dataset, voc_expects())
         return read_voc_results(dataset, paths, **kw)
 
     def result_sets(
@@ -173,7 +174,7 @@ class VocBenchmark(ViewDefaults):
         fallback_set: str | None,
         offload: Callable[..., Any],
     ) -> ResultSet:
-        refuse_json_results(paths, dataset)
+        refuse_json_results(paths, dataset, voc_expects())
         return voc_view.read_voc_view_results(dataset, paths, image_set, fallback_set)
 
     def evaluate_views(

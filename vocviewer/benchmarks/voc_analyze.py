@@ -17,9 +17,14 @@ from vocviewer.benchmarks.analyze import RECALL_GRID, progress_chunk
 from vocviewer.benchmarks.analyze_characteristics import with_characteristics
 from vocviewer.benchmarks.analyze_curves_svg import analysis_svg, area_label
 from vocviewer.benchmarks.analyze_report import AnalysedSet, AnalyzeOutput, finish
-from vocviewer.benchmarks.base import check_ground_truth, opened, problems_error
+from vocviewer.benchmarks.base import (
+    check_ground_truth,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
 from vocviewer.benchmarks.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
-from vocviewer.benchmarks.voc_tasks import infer_image_set, voc_result_sets
+from vocviewer.benchmarks.voc_tasks import infer_image_set, voc_expects, voc_result_sets
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
@@ -58,6 +63,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         raise FormatError(
             args.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
         )
+    refuse_json_results(args.results, "VOC", voc_expects(task))
     image_set = args.image_set or infer_image_set(args.results, task)
     if image_set is None:
         raise FormatError(

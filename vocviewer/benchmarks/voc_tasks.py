@@ -40,6 +40,13 @@ from vocviewer.formats.voc_segmentation import LabelPngLoader, find_segmentation
 DEFAULT_SET = "val"
 
 
+def voc_expects(task: str | None = None) -> str:
+    """What a VOC dataset reads as results (of ``task``; any task's when ``None``)."""
+    if task in ("det", "cls"):
+        return f"comp<N>_{task}_<image set>_<class>.txt files (or their folder)"
+    return "VOC result files (comp<N>_det_* / comp<N>_cls_*.txt, ... or their folder)"
+
+
 def infer_image_set(paths: Sequence[Path], task: str) -> str | None:
     """The image set named by result file names (``<comp>_det_<set>_<class>.txt``, as the
     reader recognises them), if unique."""

@@ -9,6 +9,7 @@ distributed evaluator merges them), or ``params`` changed between ``evaluate()``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,12 @@ def _mean(s: FloatArray) -> float:
     return -1.0 if len(kept) == 0 else float(np.mean(kept))
 
 
-def summary(p: Any, ev: dict[str, Any]) -> tuple[npt.NDArray[np.float64], list[str]]:
-    """``summarize()``: the stats vector (12 for bbox / segm, 10 for keypoints) and its lines."""
+def summary(
+    p: Any, ev: dict[str, Any], emit: Callable[[str], None] | None = None
+) -> tuple[npt.NDArray[np.float64], list[str]]:
+    """``summarize()``: the stats vector (12 for bbox / segm, 10 for keypoints) and its lines,
+    each passed to ``emit`` as soon as it is computed (pycocotools prints the lines before one
+    that raises, e.g. ``maxDets=[1]``'s ``IndexError``)."""
     lines: list[str] = []
     fmt = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
 
@@ -101,6 +106,8 @@ def summary(p: Any, ev: dict[str, Any]) -> tuple[npt.NDArray[np.float64], list[s
         s = s[:, :, :, aind, mind] if ap == 1 else s[:, :, aind, mind]
         value = _mean(s)
         lines.append(fmt.format(title, kind, iou_str, area, max_dets, value))
+        if emit is not None:
+            emit(lines[-1])
         return value
 
     if p.iouType == "keypoints":

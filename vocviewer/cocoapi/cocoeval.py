@@ -148,6 +148,7 @@ class COCOeval:
             ("dt", p.iouType, gt),  # keyed by the Dataset itself (by identity)
             lambda: columns.results(self.cocoDt, gt, kind=p.iouType),
         )
+        columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
         self._curves = [match_category(prep, k, sigmas).curves for k in range(prep.n_categories)]
@@ -203,6 +204,15 @@ class COCOeval:
                 out[(kk * n_area + a) * n_img + n] = entry
         return out
 
+    def _has_eval_imgs(self) -> bool:
+        """``bool(self.evalImgs)`` without building it: pycocotools' list holds an entry (maybe
+        ``None``) per (category, area range, image) of the evaluated ``params``."""
+        pe = self._paramsEval
+        if self._prep is None or not isinstance(pe, Params):
+            return bool(self._eval_imgs)
+        n_cats = len(pe.catIds) if pe.useCats else 1
+        return n_cats * len(pe.areaRng) * len(pe.imgIds) > 0
+
     @property
     def ious(self) -> dict[Any, Any]:
         """IoU / OKS matrices ``(D, G)`` per ``(imgId, catId)`` as ``computeIoU`` leaves them
@@ -248,7 +258,7 @@ class COCOeval:
         """Precision / recall / scores per (IoU, recall, category, area, cap) into ``eval``."""
         say("Accumulating evaluation results...")
         tic = time.time()
-        if self._prep is None and not self._eval_imgs:
+        if not self._has_eval_imgs():
             say("Please run evaluate() first")
         if p is None:
             p = self.params
@@ -284,9 +294,7 @@ class COCOeval:
         """Print the 12 (bbox / segm) or 10 (keypoints) summary lines; set ``stats``."""
         if not self.eval:
             raise Exception("Please run accumulate() first")
-        self.stats, self._lines = summary(self.params, self.eval)
-        for line in self._lines:
-            say(line)
+        self.stats, self._lines = summary(self.params, self.eval, say)
 
     def __str__(self) -> str:
         """The summary lines (pycocotools prints them and returns None)."""

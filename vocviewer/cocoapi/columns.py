@@ -169,6 +169,7 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         np.zeros(len(imgs), dtype=bool),
     )
     z = np.zeros(0, dtype=np.int64)
+    lacking = {k: np.array([k not in a for a in anns], bool).reshape(n) for k in _READ_FIELDS}
     return Dataset(
         name="COCO",
         root=None,
@@ -178,8 +179,41 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         images=images,
         objects=objects,
         parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
-        extras={"coco": extras},
+        extras={"coco": extras, "lacking": lacking},
     )
+
+
+#: Ground-truth fields ``COCOeval`` reads that ``ground_truth`` defaults (``lacking``: per row,
+#: whether the annotation lacks it), so ``check_read_fields`` can fail where pycocotools does.
+_READ_FIELDS = ("segmentation", "num_keypoints", "bbox", "keypoints", "iscrowd")
+
+
+def check_read_fields(gt: Dataset, dt: ResultSet, p: Any) -> None:
+    """``KeyError`` (as pycocotools raises it in ``evaluate()``) when a ground-truth annotation
+    ``COCOeval`` reads under ``p`` lacks a field it reads: in ``_prepare``, ``segmentation``
+    (segm) and ``num_keypoints`` (keypoints) of every selected annotation; then ``bbox``
+    (bbox), ``iscrowd`` (bbox, segm: ``computeIoU``), for keypoints ``keypoints`` and ``bbox``
+    where a detection shares the image (and category: ``computeOks``), and ``iscrowd``
+    (``evaluateImg``)."""
+    lacking: dict[str, npt.NDArray[np.bool_]] = gt.extras["lacking"]
+    if not any(v.any() for v in lacking.values()):
+        return
+    g: CocoAnnotations = gt.extras["coco"]
+    image_of = g.image_id[gt.objects.image_index]
+    sel = np.isin(image_of, p.imgIds) if len(p.imgIds) else np.ones(len(image_of), bool)
+    if p.useCats and len(p.catIds):
+        sel &= np.isin(g.category_id_of, p.catIds)
+    kind = p.iouType
+    order = {"segm": ("segmentation", "iscrowd"), "bbox": ("bbox", "iscrowd")}
+    for key in order.get(kind, ("num_keypoints", "keypoints", "bbox", "iscrowd")):
+        hit = lacking[key] & sel
+        if key in ("keypoints", "bbox") and kind == "keypoints":  # only beside a detection
+            d = dt.detections
+            pairs = d.image_index * (len(gt.classes) + 1) + (d.label if p.useCats else 0)
+            mine = gt.objects.image_index * (len(gt.classes) + 1)
+            hit &= np.isin(mine + (gt.objects.label if p.useCats else 0), pairs)
+        if hit.any():
+            raise KeyError(key)
 
 
 def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:

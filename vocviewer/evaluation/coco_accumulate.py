@@ -123,7 +123,7 @@ def _curves(
     np.cumsum(fp_cum, axis=1, out=fp_cum)
     tp_sum = (k + 1).astype(np.float64)
     pr = tp_sum / (fp_cum[r, p].astype(np.float64) + tp_sum + _EPS)
-    width = max(int(count.max()), 1)
+    width = max(int(count.max(initial=0)), 1)  # no row: no IoU threshold
     env = np.zeros((n_rows, width))  # precision >= 0: zero padding changes no maximum
     env[r, k] = pr
     env = np.maximum.accumulate(env[:, ::-1], axis=1)[:, ::-1]

@@ -12,7 +12,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -72,16 +72,25 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     FormatError
         Not a COCO annotation file, or its ``images`` / ``categories`` tables are broken (named
         by JSON path). An image or annotation entry with a bad field (wrong type, a size over
-        the limit, a non-finite number) is left out and listed in ``Dataset.problems``.
+        the limit, a non-finite number) is left out and listed in ``Dataset.problems``; so is a
+        missing field pycocotools reads (``id``, ``image_id``, ``category_id``, ``bbox``), and a
+        missing ``area``, ``iscrowd`` (``segmentation`` with ``masks``) is defaulted with a
+        problem; these end in ``coco_schema.NOT_OFFICIAL`` (``lost_ground_truth``).
     """
     path = Path(path)
     return coco_dataset(path, load_json(path), images, masks=masks)
 
 
 def coco_dataset(
-    path: Path, data: Any, images: str | Path | None = None, *, masks: bool = True
+    path: Path,
+    data: Any,
+    images: str | Path | None = None,
+    *,
+    masks: bool = True,
+    reads_iscrowd: bool = True,
 ) -> Dataset:
-    """``read_coco`` of the already parsed file ``data`` (``path`` names it in messages)."""
+    """``read_coco`` of the already parsed file ``data`` (``path`` names it in messages);
+    ``reads_iscrowd``: whether the official evaluator reads ``iscrowd`` (LVIS's does not)."""
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise FormatError(path, "not a COCO annotation file: expected an object with 'images'")
     anns = data.get("annotations", [])
@@ -96,20 +105,27 @@ def coco_dataset(
 
     captions: list[list[str]] = [[] for _ in ids]
     rows: list[_Row] = []
+    missing = _Missing()
     for i, a in enumerate(anns):
         try:
-            r = _annotation(path, a, i, row_of, cat_index)
+            r = _annotation(path, a, i, row_of, cat_index, missing)
             if isinstance(r, str):
                 captions[row_of[a["image_id"]]].append(r)
                 continue
             if masks:
-                r.segm = _segmentation(path, a, r, heights, widths, problems)
+                r.segm = _segmentation(path, a, r, heights, widths, problems, missing)
+        except schema.MissingField as e:
+            msg = f"{e.message}; left out here, {schema.OFFICIAL_FAILS}"
+            if e.message.endswith('"bbox"'):  # pycocotools' segm never reads it
+                msg += f" (it counts it{schema.TASK_SCOPE}segm)"
+            problems.append(FormatError(path, msg + schema.NOT_OFFICIAL, element=e.element))
+            continue
         except FormatError as e:
-            problems.append(
-                FormatError(path, f"{e.message}; the annotation is left out", element=e.element)
-            )
+            msg = f"{e.message}; the annotation is left out"
+            problems.append(FormatError(path, msg, element=e.element))
             continue
         rows.append(r)
+    problems += missing.problems(path, reads_iscrowd)
     if masks:
         rows = _bounded_polygons(path, rows, problems)
     return _dataset(
@@ -231,14 +247,50 @@ class _Row:
     size: tuple[int, int] | None = None  # an RLE's own [h, w]
 
 
+class _Missing:
+    """Annotations (JSON list positions) without a field the official evaluator reads, which
+    the reader defaults; one problem per field, naming the first (``problems``)."""
+
+    #: field → (what the reader takes instead, the task it matters for; "" for every task)
+    DEFAULTS: ClassVar[dict[str, tuple[str, str]]] = {
+        "area": ("taken as the box's w x h", ""),
+        "iscrowd": ("taken as 0", ""),
+        "segmentation": ("an empty mask", "segm"),
+        "num_keypoints": ("counted from its keypoints", "keypoints"),
+    }
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[int]] = {k: [] for k in self.DEFAULTS}
+
+    def check(self, a: dict[str, Any], index: int, *keys: str) -> None:
+        for key in keys:
+            if key not in a:
+                self.found[key].append(index)
+
+    def problems(self, path: Path, reads_iscrowd: bool) -> list[FormatError]:
+        out = []
+        for key, (instead, task) in self.DEFAULTS.items():
+            found = self.found[key]
+            if not found or (key == "iscrowd" and not reads_iscrowd):
+                continue
+            more = f" (and in {len(found) - 1} more annotation(s))" if len(found) > 1 else ""
+            scope = f"{schema.TASK_SCOPE}{task}" if task else ""
+            msg = f'missing "{key}"{more}; {instead} here, {schema.OFFICIAL_FAILS}'
+            msg += schema.NOT_OFFICIAL + scope
+            out.append(FormatError(path, msg, element=f"annotations[{found[0]}]"))
+        return out
+
+
 def _annotation(
     path: Path,
     a: Any,
     index: int,
     row_of: dict[int, int],
     cat_index: dict[int, int],
+    missing: _Missing,
 ) -> _Row | str:
-    """A validated annotation (``annotations[index]``), or a caption."""
+    """A validated annotation (``annotations[index]``), or a caption; defaulted fields are
+    noted in ``missing``."""
     where = f"annotations[{index}]"
     if not isinstance(a, dict):
         raise FormatError(path, f"expected an object, got {show(a)}", element=where)
@@ -252,6 +304,7 @@ def _annotation(
     k = cat_index.get(cid)
     if k is None:
         raise FormatError(path, f"unknown category_id {cid}", element=f"{where}.category_id")
+    ann_id = schema.int_field(path, a, "id", where, "an integer id")
     bb = schema.finite_bbox(path, a, where)
     area = bb[2] * bb[3]
     if "area" in a:
@@ -260,7 +313,7 @@ def _annotation(
             raise FormatError(
                 path, f"expected a finite number, got {show(area)}", element=f"{where}.area"
             )
-    ann_id = schema.int_field(path, a, "id", where, "an integer id")
+    missing.check(a, index, "area", "iscrowd")
     crowd = a.get("iscrowd", 0)
     if not (type(crowd) in (bool, int, float) and crowd in (0, 1)):
         raise FormatError(path, f"expected 0 or 1, got {show(crowd)}", element=f"{where}.iscrowd")
@@ -270,6 +323,7 @@ def _annotation(
         schema.finite_or_raise(path, kp, f"{where}.keypoints")
         kp = kp.reshape(-1, 3)
         nkp = int(np.count_nonzero(kp[:, 2] > 0))
+        missing.check(a, index, "num_keypoints")
         if "num_keypoints" in a:
             nkp = schema.json_int(path, a["num_keypoints"], f"{where}.num_keypoints")
     return _Row(row, k, ann_id, bb, area, bool(crowd), index, kp, nkp)
@@ -282,11 +336,13 @@ def _segmentation(
     heights: list[int],
     widths: list[int],
     problems: list[FormatError],
+    missing: _Missing,
 ) -> list[npt.NDArray[np.float64]] | mk.Counts:
-    """Polygons (rasterised later, in one batch) or validated RLE counts of ``r``'s mask; an
-    RLE whose size differs from its image's is kept, with a problem (pycocotools then gives it
-    IoU -1 against every detection)."""
+    """Polygons (rasterised later, in one batch) or validated RLE counts of ``r``'s mask (none:
+    empty, noted in ``missing``); an RLE whose size differs from its image's is kept, with a
+    problem (pycocotools then gives it IoU -1 against every detection)."""
     where = f"annotations[{r.index}].segmentation"
+    missing.check(a, r.index, "segmentation")
     segm = a.get("segmentation", [])
     if isinstance(segm, list):
         return schema.polygon_parts(path, segm, where)

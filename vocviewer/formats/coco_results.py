@@ -97,6 +97,7 @@ def read_coco_results(
     one warning per file names the first (``CocoResults.warnings``, also in ``problems``)."""
     path = Path(path)
     gt: CocoAnnotations = dataset.extras["coco"]
+    schema.refuse_foreign_results(path, "LVIS" if "lvis" in dataset.extras else "COCO")
     if boxes is not None and task == "bbox":
         checked = _checked_boxes(
             path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt

@@ -29,6 +29,21 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: Largest polygon coordinate (pixels): pycocotools scales by 5 into a C ``int``.
 MAX_COORDINATE = 4e8
 
+#: Ends a ground-truth problem that makes the numbers differ from the official evaluator's
+#: (pycocotools, ``lvis``): a field it reads is missing, so it fails where this reader defaults
+#: the field or leaves the annotation out. ``NOT_OFFICIAL + TASK_SCOPE + task`` ends one that
+#: matters only under that ``--task``; ``formats.voc_annotations.lost_ground_truth`` finds both.
+NOT_OFFICIAL = ": NOT OFFICIAL"
+TASK_SCOPE = " under --task "
+#: What a missing field's problem says the official evaluator does.
+OFFICIAL_FAILS = "the official evaluator fails on it"
+
+
+class MissingField(FormatError):
+    """A ground-truth annotation lacks a field the official evaluator reads (``missing "id"``
+    at ``annotations[i]``)."""
+
+
 #: Most pixel columns one polygon may cross (sum over its edges of the larger of |dx|, |dy|):
 #: rasterising costs about 140 bytes per column crossed, so this keeps one polygon under 300 MB.
 MAX_POLYGON_WORK = 2_000_000
@@ -68,7 +83,7 @@ def parse_json(path: Path, data: bytes | str) -> Any:
     try:
         return json.loads(data)
     except json.JSONDecodeError as e:
-        raise FormatError(path, f"not valid JSON: {e.msg}", line=e.lineno) from None
+        raise json_error(path, e) from None
     except UnicodeDecodeError as e:
         raise FormatError(path, f"not UTF-8 text: {e.reason}") from None
     except RecursionError:
@@ -76,6 +91,25 @@ def parse_json(path: Path, data: bytes | str) -> Any:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def json_error(path: Path, e: json.JSONDecodeError) -> FormatError:
+    """``FormatError`` for a syntax error, at its line and column; one the end of the text
+    explains (nothing but whitespace after it, or a string never closed) says the file ends
+    early, where it ends: it looks truncated."""
+    where = f"line {e.lineno}, column {e.colno}"
+    doc = e.doc
+    if not doc.strip():
+        return FormatError(path, "not valid JSON: the file is empty")
+    rest = doc[e.pos :].rstrip()  # ``tru`` at the very end: a literal cut short
+    cut_literal = any(w.startswith(rest) for w in ("true", "false", "null"))
+    if not rest or cut_literal or e.msg.startswith("Unterminated string"):
+        end = len(doc.rstrip())
+        line = doc.count("\n", 0, end) + 1
+        column = end - (doc.rfind("\n", 0, end) + 1) + 1
+        msg = f"not valid JSON: it ends early at line {line}, column {column} ({e.msg} at {where}):"
+        return FormatError(path, f"{msg} the file looks truncated", line=line)
+    return FormatError(path, f"not valid JSON at {where}: {e.msg}", line=e.lineno)
 
 
 def show(v: Any) -> str:
@@ -105,10 +139,13 @@ def json_int(path: Path, v: Any, where: str, what: str = "an integer") -> int:
 
 
 def int_field(path: Path, a: dict[str, Any], key: str, where: str, what: str) -> int:
-    """``json_int`` of ``a[key]`` (path ``where.key``), with a fast path for plain ints."""
+    """``json_int`` of ``a[key]`` (path ``where.key``), with a fast path for plain ints;
+    ``missing "key"`` at ``where`` when there is no such key."""
     v = a.get(key)
     if type(v) is int and INT64_MIN <= v <= INT64_MAX:
         return v
+    if key not in a:
+        raise MissingField(path, f'missing "{key}"', element=where)
     return json_int(path, v, f"{where}.{key}", what)
 
 
@@ -122,6 +159,8 @@ def finite_bbox(path: Path, a: dict[str, Any], where: str) -> tuple[float, ...]:
             b = ()
         if b and all(map(math.isfinite, b)):
             return b
+    if "bbox" not in a:
+        raise MissingField(path, 'missing "bbox"', element=where)
     arr = bbox(path, v, f"{where}.bbox")
     finite_or_raise(path, arr, f"{where}.bbox")
     raise FormatError(path, "expected 4 finite numbers", element=f"{where}.bbox")
@@ -320,3 +359,47 @@ def nonfinite_warning(path: Path, n: int, first: str) -> FormatError:
         "pycocotools does, never drawn",
         element=first,
     )
+
+
+def refuse_foreign_results(path: Path, title: str) -> None:
+    """``FormatError`` when ``path`` is not JSON but another family's results (a VOC
+    ``comp*_det_*.txt``: ``image score x1 y1 x2 y2`` lines; a VOC classification file; a
+    VisDrone file: comma-separated numbers), saying what it is and that the open ``title``
+    dataset (COCO, LVIS) expects a COCO results JSON. Anything else passes (the reader reports
+    it; a FIFO or folder is never opened here)."""
+    if not path.is_file():
+        return
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return
+    if not head or head[:1] in b"[{":
+        return
+    line = head.decode("latin-1").splitlines()[0]
+    what = ""  # anything else: the JSON parser says where it fails
+    for kind, fields, sep in (
+        ("a VOC detection results file (image, score, box per line)", (6,), None),
+        ("a VOC classification results file (image, score per line)", (2,), None),
+        ("a VisDrone results file (comma-separated boxes)", (8, 10), ","),
+    ):
+        tokens = line.split(sep)
+        if len(tokens) in fields and all(_number(t) for t in tokens[1 if not sep else 0 :]):
+            what = kind
+            break
+    if not what:
+        return
+    raise FormatError(
+        path,
+        f"{what}, not COCO results: the open {title} dataset expects a COCO results JSON "
+        "(a list of {image_id, category_id, bbox or segmentation, score})",
+        line=1,
+    )
+
+
+def _number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True

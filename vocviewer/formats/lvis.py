@@ -87,7 +87,7 @@ def read_lvis(path: str | Path, images: str | Path | None = None, *, masks: bool
         if key not in data:
             raise FormatError(path, "missing: LVIS files have this list", element=key)
     named = {**data, "images": [_named(im) for im in data["images"]]}
-    dataset = coco_dataset(path, named, images, masks=masks)
+    dataset = coco_dataset(path, named, images, masks=masks, reads_iscrowd=False)
     gt: CocoAnnotations = dataset.extras["coco"]
     lvis = _federated(path, data, gt)
     return dataclasses.replace(dataset, extras={**dataset.extras, "lvis": lvis})

@@ -27,6 +27,7 @@ from lxml import etree
 
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
 from vocviewer.core.errors import FormatError
+from vocviewer.formats.coco_schema import NOT_OFFICIAL, TASK_SCOPE
 from vocviewer.formats.input import MAX_IMAGE_PIXELS, check_image_size, read_bytes
 from vocviewer.formats.voc_common import clean, to_float, to_int
 
@@ -41,9 +42,19 @@ LEFT_OUT = "object left out"
 NOTHING_READ = "no objects read"
 
 
-def lost_ground_truth(problems: Iterable[FormatError]) -> list[FormatError]:
-    """The problems that left ground truth out (objects or whole files), in order."""
-    return [p for p in problems if p.message.endswith((LEFT_OUT, "part left out", NOTHING_READ))]
+#: Ends of the problems that left ground truth out (objects, parts or whole files).
+LEFT_OUT_ENDS = (LEFT_OUT, "part left out", NOTHING_READ)
+
+
+def lost_ground_truth(
+    problems: Iterable[FormatError], task: str | None = None
+) -> list[FormatError]:
+    """The problems that left ground truth out (objects or whole files) or defaulted a field the
+    official evaluator fails without (``coco_schema.NOT_OFFICIAL``), in order; with ``task``,
+    also those that matter only under it (``--task segm``: no ``segmentation``)."""
+    scoped = (f"{NOT_OFFICIAL}{TASK_SCOPE}{task}",) if task else ()
+    ends = (*LEFT_OUT_ENDS, NOT_OFFICIAL, *scoped)
+    return [p for p in problems if p.message.endswith(ends)]
 
 
 def _text(el: etree._Element) -> str:
