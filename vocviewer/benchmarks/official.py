@@ -70,7 +70,8 @@ def not_official_reasons(
     """Why numbers of ``results`` on ``dataset`` at ``choice`` are not the protocol's official
     ones (empty: they are). ``dataset`` ``None``: the choice alone."""
     reasons: list[Reason] = []
-    lost = lost_ground_truth(dataset.problems) if dataset is not None else []
+    task = results.task if results is not None else None  # COCO's segm: a missing mask counts
+    lost = lost_ground_truth(dataset.problems, task) if dataset is not None else []
     if lost:
         reasons.append(Reason("ground truth lost", lost_note(lost)))
     if results is not None and results.problems:

@@ -126,6 +126,9 @@ class ResultSet:
         path) concerned: rows kept under the non-finite rule (a NaN/inf coordinate or a NaN score
         is evaluated as the official code does and never drawn), or rows the official code
         ignores too (COCO: a category not in the annotation file). At most one per file and kind.
+    task
+        What the results answer where one format holds several tasks (COCO-style JSON: ``bbox``,
+        ``segm`` or ``keypoints``); ``None``: the family's own default.
     extras
         Format-specific per-row columns keyed by benchmark family (``"coco"``: masks,
         keypoints; ``"visdrone"``: categories in file order; ...), aligned with ``detections``.
@@ -139,6 +142,7 @@ class ResultSet:
     problems: tuple[FormatError, ...] = ()
     warnings: tuple[FormatError, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
+    task: str | None = None
 
     def where(self, file_index: int, line: int) -> str:
         """``path:line`` of a row, for messages."""

@@ -269,6 +269,7 @@ def _result_set(
         problems=tuple(p for p in problems if all(p is not w for w in kept)),
         warnings=kept,
         extras={"coco": extras},
+        task=extras.kind,
     )
 
 

@@ -165,5 +165,10 @@ def box_result(path: Path, data: bytes, gt: CocoAnnotations) -> ResultSet | None
         xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)
     return ResultSet(
-        path.stem, (path,), detections=dets, warnings=warnings, extras={"coco": extras}
+        path.stem,
+        (path,),
+        detections=dets,
+        warnings=warnings,
+        extras={"coco": extras},
+        task=extras.kind,
     )
