@@ -79,7 +79,7 @@ def test_prefetched_open_shows_what_the_window_computes_and_takes_every_answer(
 
 def test_a_prefetched_evaluation_at_another_choice_is_not_used(qtbot, make_window, coco_results):
     window = make_window()
-    window.state.evaluation.set_iou(0.75)  # remembered from an earlier session, say
+    window.state.evaluation.choose_next(0.75)  # a saved session's deviation, say
     prefetch_open(INSTANCES, (coco_results,))  # evaluates at the family's default, 0.5
     st = _open(qtbot, window, INSTANCES, coco_results)
     assert st.evaluation.iou == 0.75

@@ -146,7 +146,10 @@ def test_exports_from_the_window(qtbot, window, tmp_path, tmp_path_factory):
     window.export_image(str(out / "img.png"))
     assert (out / "img.png").read_bytes().startswith(b"\x89PNG")
     window.export_table(str(out / "ap.json"))
-    assert json.loads((out / "ap.json").read_text())["result_sets"]["tinydet"]["per_class"]["dog"]
+    table = json.loads((out / "ap.json").read_text())
+    dog = next(r for r in table["rows"] if r["Class"] == "dog")
+    ap = window.state.evaluations[0].det[DOG].ap  # unrounded in JSON, as evaluated
+    assert table["columns"][:4] == ["Class", "AP", "npos", "ndet"] and dog["AP"] == ap > 0
     window.export_table(str(tmp_path / "ap.md"))  # tmp_path is the dataset root: refused
     assert not (tmp_path / "ap.md").exists()
     assert not list(out.glob(".*"))  # no temp files left behind

@@ -3,8 +3,8 @@
 What you see is what you export: the AP table's every column (AP per result set, npos, ndet,
 AP_N, cls AP) with its title as shown, a ``NOT OFFICIAL (…)`` mark included, and the reasons as
 notes (Markdown and LaTeX after the table, JSON under ``"not_official"``; CSV has only the
-titles). JSON cells are numbers where the text is one (``"—"``, ``"NaN"``, ``"n/a"``, ``"…"``
-and empty cells are ``null``).
+titles). JSON cells are numbers where the text is one, unrounded where the caller gives the
+value behind the text (``"—"``, ``"NaN"``, ``"n/a"``, ``"…"`` and empty cells are ``null``).
 """
 
 from __future__ import annotations
@@ -49,10 +49,15 @@ def _number(text: str) -> float | int | None:
 
 
 def render_shown_table(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, notes: Sequence[str] = ()
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    fmt: str,
+    notes: Sequence[str] = (),
+    values: Sequence[Sequence[float | None]] | None = None,
 ) -> str:
     """``headers`` and ``rows`` (cell texts) in ``fmt`` (``SHOWN_FORMATS``); ``notes``: why the
-    numbers are not official (each written once)."""
+    numbers are not official (each written once); ``values``: the cells' unrounded numbers
+    (``None``: the text's), written in JSON instead of the shown digits."""
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -74,12 +79,13 @@ def render_shown_table(
         lines += [f"% NOT OFFICIAL: {n}" for n in notes]
         return "\n".join(lines) + "\n"
     if fmt == "json":
+        def cell(r: int, i: int, text: str) -> str | float | int | None:
+            exact = values[r][i] if values is not None else None
+            return text if i == 0 else exact if exact is not None else _number(text)
+
         table = [
-            {
-                h: (c if i == 0 else _number(c))
-                for i, (h, c) in enumerate(zip(headers, r, strict=True))
-            }
-            for r in rows
+            {h: cell(r, i, c) for i, (h, c) in enumerate(zip(headers, row, strict=True))}
+            for r, row in enumerate(rows)
         ]
         payload = {"columns": list(headers), "rows": table, "not_official": list(notes)}
         return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

@@ -186,6 +186,23 @@ class ApTableModel(QStandardItemModel):
         ]
         return heads, rows
 
+    def shown_values(self) -> list[list[float | None]]:
+        """Each cell's number unrounded where the cell shows that number (its sort value rounds
+        to the text: the JSON export's cells), else ``None``."""
+        values: list[list[float | None]] = []
+        for r in range(self.rowCount()):
+            row: list[float | None] = []
+            for c in range(self.columnCount()):
+                item = self.item(r, c)
+                text, value = item.data(Qt.ItemDataRole.DisplayRole), item.data(SORT_ROLE)
+                try:
+                    same = c > 0 and abs(float(text) - float(value)) <= 0.5001e-3
+                except (TypeError, ValueError):
+                    same = False
+                row.append(float(value) if same else None)
+            values.append(row)
+        return values
+
     def _cls_col(self) -> int:
         return self.n_sets() + 3 + self._shows_apn()
 

@@ -152,7 +152,9 @@ class ExportActions(QMainWindow):
         self._export(
             path,
             lambda: export.write_text(
-                path, render_shown_table(headers, rows, fmt, notes), ds.protected_roots
+                path,
+                render_shown_table(headers, rows, fmt, notes, model.shown_values()),
+                ds.protected_roots,
             ),
         )
 
