@@ -287,7 +287,7 @@ class AppState(DisplaySettings, QObject):
             self.current_results_changed.emit(index)
             self.selection_changed.emit(None)
             if self.selected_class >= 0:  # the class filter includes the results' detections
-                self._refresh_visible(keep_current=True)
+                self._refresh_visible(keep_current=True, pin=True)
 
     def set_image_set(self, name: str | None) -> None:
         """Browse another image set; choosing a Main set also re-evaluates on it, unless the
@@ -426,7 +426,9 @@ class AppState(DisplaySettings, QObject):
         if self.image_filter.needs_errors:
             self._refresh_visible(keep_current=True)
 
-    def _refresh_visible(self, keep_current: bool = False) -> None:
+    def _refresh_visible(self, keep_current: bool = False, pin: bool = False) -> None:
+        """Filter the image list again; the current image stays current with ``keep_current``,
+        and listed too with ``pin`` (``ImageListing.pinned``)."""
         if self.listing is None:
             return
         flt, i = self.image_filter, self.current_results
@@ -438,6 +440,8 @@ class AppState(DisplaySettings, QObject):
             flt,
             self.error_counts() if flt.needs_errors else None,
         )
+        if pin:
+            rows = self.listing.pinned(rows, self.image_set, self.current_image, flt)
         self.visible_images = rows
         self.visible_images_changed.emit()
         if not keep_current and not np.any(rows == self.current_image):

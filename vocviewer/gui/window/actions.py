@@ -59,12 +59,13 @@ TOGGLES = (
 )
 
 
-def write_demo_dataset() -> tuple[Path, Path]:
-    """Write (or refresh) the demo VOCdevkit in the cache; return (year folder, results folder)."""
+def write_demo_dataset() -> tuple[Path, tuple[Path, ...]]:
+    """Write (or refresh) the demo VOCdevkit in the cache; return its year folder and the result
+    paths it opens, each one set (``DemoPaths.result_sets``: detections, segmentation)."""
     from vocviewer.demo import default_demo_dir, write_demo
 
     paths = write_demo(default_demo_dir())
-    return Path(paths.year_dir), Path(paths.results_dir)
+    return Path(paths.year_dir), paths.result_sets
 
 
 class WindowActions(OpenActions, ExportActions):
@@ -392,8 +393,8 @@ class WindowActions(OpenActions, ExportActions):
         self._demo_worker.signals.errored.connect(self._on_demo_failed)
         self._demo_worker.start()
 
-    def _on_demo_written(self, paths: tuple[Path, Path]) -> None:
-        self.open_dataset(paths[0], (paths[1],), "val")
+    def _on_demo_written(self, paths: tuple[Path, tuple[Path, ...]]) -> None:
+        self.open_each(paths[0], paths[1], "val")
 
     def _on_demo_failed(self, exc: BaseException) -> None:
         self.state.post([error_message(exc, "Cannot write the demo dataset")])

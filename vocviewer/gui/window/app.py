@@ -266,7 +266,7 @@ def run_gui(
     elif dataset_path is not None:
         if shot is not None:
             shot.opened = Path(dataset_path)
-        window.open_dataset(dataset_path, tuple(results_paths), image_set, **sources)
+        window.open_each(dataset_path, results_paths, image_set, **sources)  # each path a set
     elif shot is not None:
         QTimer.singleShot(0, shot.save_now)
     code = app.exec()

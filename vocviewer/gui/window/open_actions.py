@@ -62,6 +62,19 @@ class OpenActions(QMainWindow):
         self.state.open_dataset(path, tuple(results), image_set, **sources)
         return entry
 
+    def open_each(
+        self,
+        path: str | Path,
+        results: Sequence[str | Path] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> SetOpener:
+        """Open the dataset at ``path`` on ``image_set`` with each of ``results`` as one result
+        set, in order (``vocviewer open``, ``vocviewer demo``)."""
+        given = {k: str(v) for k, v in sources.items() if v is not None}
+        sets = [[p] for p in results]
+        return SetOpener(self, path, sets, image_set, given, self, explicit=True)
+
     def add_results(self, paths: Sequence[str | Path]) -> None:
         """Add result files or folders to the open dataset (recorded in ``opened`` and the
         recent list once they loaded; a set that fails is said once and not recorded)."""
