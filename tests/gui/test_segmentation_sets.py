@@ -26,9 +26,11 @@ def test_demo_paths_name_both_result_sets(demo):
 def test_vocviewer_demo_opens_the_segmentation_results_too(qapp, demo, tmp_path, capsys):
     shot = tmp_path / "demo.png"
     root = demo.devkit.parent  # the demo is there already: reused, not rewritten
+    before = set(QApplication.topLevelWidgets())
     assert main(["demo", "--dir", str(root), "--screenshot", str(shot)]) == 0
     assert shot.stat().st_size > 0
-    (win,) = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
+    new = set(QApplication.topLevelWidgets()) - before
+    (win,) = [w for w in new if isinstance(w, MainWindow)]  # the window it showed, closed
     st = win.state
     assert [r.results.name for r in st.results] == NAMES
     assert st.current_results == 0 and st.image_set == "val"

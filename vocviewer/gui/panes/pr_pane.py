@@ -26,6 +26,7 @@ from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
+from vocviewer.gui.panes.pane_sizes import keep_plot
 from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.pr_band import PRBand
 from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
@@ -108,6 +109,7 @@ class PRPane(QWidget):
         self.evaluation: ClassEvaluation | None = None
         self._compact = False
         self.plot = pg.PlotWidget(background="w")
+        keep_plot(self.plot)  # the Messages area or a tall tab never crushes it
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "Recall")
         item.setLabel("left", "Precision")

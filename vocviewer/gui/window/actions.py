@@ -32,6 +32,7 @@ from vocviewer.gui.panes.verdict_style import colour_key
 from vocviewer.gui.window.export_actions import ExportActions
 from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog
 from vocviewer.gui.window.open_actions import OpenActions
+from vocviewer.gui.window.toolbar_rows import ToolbarRows
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
@@ -295,9 +296,13 @@ class WindowActions(OpenActions, ExportActions):
             group.addAction(act)
             act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
             self.mode_actions[mode] = act
-        bar.addSeparator()
+        bar = self.eval_toolbar = self.addToolBar("Zoom and evaluation")  # IoU, area, overlay
+        bar.setObjectName("eval-toolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         bar.addAction(self.act_fit)
         bar.addAction(self.act_one)
+        self.toolbar_rows = ToolbarRows(self, self.toolbar, bar)  # a second row, never hidden
 
     def _build_menus(self) -> None:
         menu = self.menuBar()

@@ -40,8 +40,9 @@ sets and the view to a file; File ▸ Open session brings it all back.</li>
 <dt><b>Toolbar</b> (top)</dt>
 <dd>Open, Add results, the <i>Results</i> set drawn and tabulated, the <i>Score</i> threshold
 for drawn detections, the drawing toggles and Show choice, Fit and 1:1, the IoU (and area)
-the evaluation uses, and the segmentation overlay with its opacity. Where the window is too
-narrow, the toolbar's last widgets move to its <b>»</b> extension menu.</dd>
+the evaluation uses, and the segmentation overlay with its opacity. In a narrow window the
+zoom, IoU and overlay controls wrap onto a second row; narrower still, a toolbar's last widgets
+are behind its <b>»</b> button.</dd>
 <dt><b>Image list</b> (left)</dt>
 <dd>The images of the chosen image set and class; search ids (<b>Ctrl+F</b>), and the
 <i>Filter</i> menu keeps images with difficult, truncated or crowd objects, with false positives
