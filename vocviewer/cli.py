@@ -366,7 +366,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     _emit(sys.stdout, str(paths.year_dir))
     if args.no_gui:
         return 0
-    return _run_gui(paths.year_dir, [paths.results_dir], "val", args.screenshot)
+    return _run_gui(paths.year_dir, list(paths.result_sets), "val", args.screenshot)
 
 
 def _emit(stream: TextIO, text: str) -> None:

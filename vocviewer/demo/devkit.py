@@ -29,6 +29,13 @@ class DemoPaths:
     year_dir: Path
     results_dir: Path
 
+    @property
+    def result_sets(self) -> tuple[Path, ...]:
+        """What the demo opens, each path one result set: the detection and classification
+        results (``results/VOC2012``, read from its ``Main``) and the segmentation results
+        (``results/VOC2012/Segmentation``)."""
+        return (self.results_dir, self.results_dir / "Segmentation")
+
 
 def default_demo_dir() -> Path:
     """The per-user cache folder the app writes its demo to."""

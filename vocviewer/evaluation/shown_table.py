@@ -79,6 +79,7 @@ def render_shown_table(
         lines += [f"% NOT OFFICIAL: {n}" for n in notes]
         return "\n".join(lines) + "\n"
     if fmt == "json":
+
         def cell(r: int, i: int, text: str) -> str | float | int | None:
             exact = values[r][i] if values is not None else None
             return text if i == 0 else exact if exact is not None else _number(text)

@@ -195,10 +195,7 @@ class ImageListing:
         """Image rows of ``image_set`` (all images if unknown or ``None``), of the class if
         ``class_index >= 0``, passing ``flt``, in list order."""
         ds = self.dataset
-        known = image_set is None or (
-            (image_set if "/" in image_set else f"Main/{image_set}") in ds.image_sets
-        )
-        rows = ds.images_in_set(image_set if known else None)
+        rows = ds.images_in_set(self._known(image_set))
         self.errors = errors
         if class_index >= 0:
             rows = rows[self.with_class(class_index, results, results_key)[rows]]
@@ -213,3 +210,28 @@ class ImageListing:
                 self._top[key] = top_scores(ds, results, class_index)
             scores = self._top[key]
         return apply_filter(rows, flt, ds.images.id, self._flag_images, errors, scores)
+
+    def pinned(
+        self, rows: IntArray, image_set: str | None, image: int, flt: ImageFilter
+    ) -> IntArray:
+        """``rows`` with ``image`` in them if its image set holds it: where the set's order puts
+        it, or first in a list sorted by score or errors (the image being looked at stays listed
+        when another result set is chosen, e.g. one with segmentation PNGs and no detections)."""
+        if image < 0 or np.any(rows == image):
+            return rows
+        base = self.dataset.images_in_set(self._known(image_set))
+        if not np.any(base == image):
+            return rows
+        if flt.by_score or flt.by_errors:
+            return np.concatenate([[image], rows]).astype(np.int64)
+        order = np.zeros(len(self.dataset.images), dtype=np.int64)
+        order[base] = np.arange(len(base))
+        at = int(np.searchsorted(order[rows], order[image]))
+        return np.insert(rows, at, image).astype(np.int64)
+
+    def _known(self, image_set: str | None) -> str | None:
+        """``image_set`` if the dataset has it, else ``None`` (all images)."""
+        if image_set is None:
+            return None
+        key = image_set if "/" in image_set else f"Main/{image_set}"
+        return image_set if key in self.dataset.image_sets else None

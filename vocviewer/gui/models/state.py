@@ -115,6 +115,7 @@ class AppState(DisplaySettings, QObject):
         self.jobs = Jobs(self)
         self.dataset: Dataset | None = None
         self.results: list[LoadedResults] = []
+        self.result_paths: list[tuple[Path, ...]] = []  # as given per set (``()``: not from files)
         self.evaluation = EvaluationModel(self.jobs, self)
         self.current_results = -1
         self.image_set: str | None = None
@@ -170,7 +171,7 @@ class AppState(DisplaySettings, QObject):
         if self.dataset is None or not paths:
             return
         self._results_jobs += 1
-        key = f"results/{self._results_jobs}"
+        key, given = f"results/{self._results_jobs}", tuple(Path(p) for p in paths)
         self.jobs.start(
             key,
             Worker(
@@ -180,7 +181,7 @@ class AppState(DisplaySettings, QObject):
                 self.eval_set if self._explicit_set else None,
                 self.eval_set,
             ),
-            on_returned=self.add_result_set,
+            on_returned=lambda results: self.add_result_set(results, given),
             on_errored=lambda exc: self._load_error(exc, "Cannot read results", paths[0]),
         )
 
@@ -190,7 +191,7 @@ class AppState(DisplaySettings, QObject):
         paths, requested = self._pending
         self._pending = ((), None)
         self.dataset = dataset
-        self.results, self.current_results = [], -1
+        self.results, self.result_paths, self.current_results = [], [], -1
         self.listing = ImageListing(dataset)
         self.selected_class, self.selected_detection, self.current_image = -1, None, -1
         chosen = image_set or requested
@@ -208,8 +209,10 @@ class AppState(DisplaySettings, QObject):
         if paths:
             self.add_results(paths)
 
-    def add_result_set(self, results: ResultSet | LoadedResults) -> None:
-        """Append a result set (e.g. from a worker) and start evaluating it."""
+    def add_result_set(
+        self, results: ResultSet | LoadedResults, paths: Sequence[Path] = ()
+    ) -> None:
+        """Append a result set (e.g. from a worker, read from ``paths``) and evaluate it."""
         assert self.dataset is not None
         loaded = results if isinstance(results, LoadedResults) else None
         loaded = loaded or LoadedResults.build(self.dataset, results)  # type: ignore[arg-type]
@@ -220,6 +223,7 @@ class AppState(DisplaySettings, QObject):
             self.eval_set = self.image_set = guessed
             self.evaluation.set_image_set(guessed)
         self.results.append(loaded)
+        self.result_paths.append(tuple(paths))
         self.evaluation.add_set(loaded.results)  # its evaluations exist before anyone hears
         self.post(
             [
@@ -283,7 +287,7 @@ class AppState(DisplaySettings, QObject):
             self.current_results_changed.emit(index)
             self.selection_changed.emit(None)
             if self.selected_class >= 0:  # the class filter includes the results' detections
-                self._refresh_visible(keep_current=True)
+                self._refresh_visible(keep_current=True, pin=True)
 
     def set_image_set(self, name: str | None) -> None:
         """Browse another image set; choosing a Main set also re-evaluates on it, unless the
@@ -440,7 +444,9 @@ class AppState(DisplaySettings, QObject):
         if self.image_filter.needs_errors:
             self._refresh_visible(keep_current=True)
 
-    def _refresh_visible(self, keep_current: bool = False) -> None:
+    def _refresh_visible(self, keep_current: bool = False, pin: bool = False) -> None:
+        """Filter the image list again; the current image stays current with ``keep_current``,
+        and listed too with ``pin`` (``ImageListing.pinned``)."""
         if self.listing is None:
             return
         flt, i = self.image_filter, self.current_results
@@ -452,6 +458,8 @@ class AppState(DisplaySettings, QObject):
             flt,
             self.error_counts() if flt.needs_errors else None,
         )
+        if pin:
+            rows = self.listing.pinned(rows, self.image_set, self.current_image, flt)
         self.visible_images = rows
         self.visible_images_changed.emit()
         if not keep_current and not np.any(rows == self.current_image):

@@ -72,6 +72,13 @@ class LoadedResults:
         offsets = np.searchsorted(img[rows], np.arange(len(dataset.images) + 1)).astype(np.int64)
         return cls(results, rows, offsets)
 
+    @property
+    def has_curves(self) -> bool:
+        """Whether the set ranks detections or class scores (a PR curve and an AP per class);
+        a folder of segmentation label PNGs has none: its numbers are the Summary tab's."""
+        r = self.results
+        return "segmentation" not in r.extras or bool(len(r.detections) or len(r.class_scores))
+
     def detections_of(self, image: int) -> IntArray:
         """Detection rows on image row ``image``, in file order."""
         return self.det_rows[self.det_offsets[image] : self.det_offsets[image + 1]]

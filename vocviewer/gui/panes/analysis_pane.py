@@ -52,6 +52,7 @@ from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.analysis_compare import CompareView
 from vocviewer.gui.panes.analysis_curves import CurvesChart
 from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
 from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
 
 #: a bar's half width (bars stand at x = 0, 1, ..., the special ones after a gap)
@@ -118,11 +119,21 @@ class AnalysisPane(QWidget):
         self.stack = QStackedWidget()
         for page in (self.splitter, self.chars, self.curves, self.compare):
             self.stack.addWidget(page)
-        layout = QVBoxLayout(self)
+        content = self.content = QWidget()  # scrolls where the tab is shorter than it needs
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.chart_combo)
         layout.addWidget(self.stack, 1)
         layout.addWidget(self.boot)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scrolled(content))
+        for plot in (self.plot, self.chars.plot, self.curves.plot):
+            keep_plot(plot, caption_lines=3)
+        for members in (self.list, self.chars.list, self.curves.list):
+            keep_rows(members.members, LIST_MIN_ROWS)
+        for splitter in content.findChildren(QSplitter):
+            splitter.setChildrenCollapsible(False)
 
         self.tide: TideResult | None = None
         self.characteristics: dict[str, Characteristic] = {}
@@ -151,6 +162,10 @@ class AnalysisPane(QWidget):
         ):
             signal.connect(self._invalidate)
         state.class_changed.connect(lambda _k: self._show())
+
+    def room(self) -> int:
+        """Height (px) that shows the charts and lists at their minimum sizes without scrolling."""
+        return self.content.minimumSizeHint().height()
 
     # --- computing ---------------------------------------------------------------------------
     def _results(self) -> ResultSet | None:

@@ -48,6 +48,7 @@ from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.panes.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
 from vocviewer.gui.panes.pane_keys import CONFUSION_ARROWS
+from vocviewer.gui.panes.pane_sizes import MATRIX_MIN_ROWS, keep_rows
 from vocviewer.gui.panes.rotated_header import RotatedHeader
 from vocviewer.gui.panes.side_panel import RowsTable
 
@@ -233,7 +234,11 @@ class ConfusionPane(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(lower)
-        self.splitter.setSizes([260, 160])
+        self.splitter.setSizes([300, 120])
+        self.splitter.setStretchFactor(0, 1)  # the matrix takes what the window gives
+        self.splitter.setChildrenCollapsible(False)
+        self._keep_matrix_rows()  # never crushed (the header as tall as its labels)
+        self.model.modelReset.connect(self._keep_matrix_rows)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -274,6 +279,9 @@ class ConfusionPane(QWidget):
         return super().eventFilter(watched, event)
 
     # --- computing ---------------------------------------------------------------------------
+    def _keep_matrix_rows(self) -> None:
+        keep_rows(self.table, MATRIX_MIN_ROWS, scroll_bar=True)
+
     def _invalidate(self, *_args: object) -> None:
         self._dirty = True
         if self.isVisible():

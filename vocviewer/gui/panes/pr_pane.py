@@ -27,6 +27,7 @@ from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
+from vocviewer.gui.panes.pane_sizes import keep_plot
 from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.pr_band import PRBand
 from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
@@ -36,6 +37,10 @@ CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.
 RESULT_COLORS = ("#1f6fb2", "#d81b60", "#f9a825", "#00897b", "#6d4c41", "#5e35b1")
 SELECTED_COLOR = "#111111"
+#: The title and the note in the plot for a result set that ranks nothing
+#: (``LoadedResults.has_curves``).
+NO_CURVES = "<b>Segmentation results</b>: no PR curve"
+NO_CURVES_NOTE = "Segmentation results have no PR curve:\nsee the Summary tab (IoU per class)"
 #: Below this plot height (px) the legend leaves out the counts of TP / FP kinds.
 SMALL_PLOT_PX = 330
 #: Dot styles in legend order: verdicts (TP, then false positives by kind when diagnosed), as
@@ -110,6 +115,7 @@ class PRPane(QWidget):
         self.evaluation: ClassEvaluation | None = None
         self._compact = False
         self.plot = pg.PlotWidget(background="w")
+        keep_plot(self.plot)  # the Messages area or a tall tab never crushes it
         item = self.plot.getPlotItem()
         item.setLabel("bottom", "Recall")
         item.setLabel("left", "Precision")
@@ -147,6 +153,10 @@ class PRPane(QWidget):
         item.addItem(self.curve)
         item.addItem(self.spots)
         item.addItem(self.marker)
+        self.note = pg.TextItem(NO_CURVES_NOTE, anchor=(0.5, 0.5))  # why the plot stays empty
+        self.note.setPos(0.5, 0.5)
+        self.note.hide()
+        item.addItem(self.note)
         self.band = PRBand(state, item, self.legend, self)  # the bootstrap's precision band
         self._samples = [pg.ScatterPlotItem(size=9, pen=None) for _ in DOT_STYLES]
         self._brushes: list[Any] = []
@@ -224,9 +234,14 @@ class PRPane(QWidget):
         self.show_evaluation(ev)
         self.classes.show(st.selected_class < 0)
         self.shown_bar.setVisible(st.selected_class < 0 and self.classes.on)
+        curveless = st.current_results >= 0 and not st.results[st.current_results].has_curves
+        self.note.setVisible(curveless)
+        self.note.setColor(self._muted)
         if ev is None:
             if st.current_results < 0:
                 title = "Add results (Ctrl+R) to evaluate" if st.dataset else ""
+            elif curveless:
+                title = NO_CURVES  # never "evaluating…": no curve will come
             elif st.selected_class < 0:
                 title = self._overview_title()
             else:
@@ -237,7 +252,7 @@ class PRPane(QWidget):
         st = self.state
         assert st.dataset is not None
         evals = st.evaluations[st.current_results]
-        if evals.summary is not None and not evals.det:  # e.g. segmentation label PNGs
+        if evals.summary is not None and not evals.det:  # a summary without classes
             return f"<b>{evals.summary.protocol}</b>: no detections · see the Summary tab"
         mean = evals.headline("det", len(st.dataset.classes))
         settings = st.evaluation.settings

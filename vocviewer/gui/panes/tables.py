@@ -84,7 +84,7 @@ class ApTableModel(QStandardItemModel):
     def refresh(self) -> None:
         """Re-read the shape (result sets, classes) and every cell; items are rebuilt only when
         the shape changed."""
-        headers, self._n_sets = self._make_headers(), max(1, len(self.state.results))
+        headers, self._n_sets = self._make_headers(), max(1, len(self.ap_sets()))
         n = len(self.classes())
         n_rows = n + 1 if n else 0
         if headers != self._headers or n_rows != self.rowCount():
@@ -135,8 +135,18 @@ class ApTableModel(QStandardItemModel):
         )
 
     def n_sets(self) -> int:
-        """Number of AP columns: one per result set (at least one)."""
+        """Number of AP columns: one per result set with curves (at least one)."""
         return self._n_sets
+
+    def ap_sets(self) -> list[int]:
+        """The result sets with an AP column: those that rank (``LoadedResults.has_curves``; a
+        set of segmentation label PNGs has its numbers in the Summary tab)."""
+        return [i for i, r in enumerate(self.state.results) if r.has_curves]
+
+    def _set_of(self, col: int) -> int:
+        """The result set of AP column ``col`` (1-based after the class), else -1."""
+        sets = self.ap_sets()
+        return sets[col - 1] if 1 <= col <= len(sets) else -1
 
     def headers(self) -> list[str]:
         return self._headers
@@ -151,9 +161,11 @@ class ApTableModel(QStandardItemModel):
             m = mark(ev.not_official(index)).replace(" (", "\n(")  # 3 lines: narrow
             return f"{title}\n{m}" if m else title
 
-        many = len(st.results) > 1
-        titles = [short_name(r.results.name) if many else ev.settings.ap_name for r in st.results]
-        aps = [marked(t, j) for j, t in enumerate(titles)] or [ev.settings.ap_name]
+        many, sets = len(st.results) > 1, self.ap_sets()  # a set without curves: no AP column
+        titles = [
+            short_name(st.results[j].results.name) if many else ev.settings.ap_name for j in sets
+        ]
+        aps = [marked(t, j) for j, t in zip(sets, titles, strict=True)] or [ev.settings.ap_name]
         apn = [marked(apn_label(ev.settings, ev.choice()), i)] if self._shows_apn() else []
         cls = [marked("cls AP", i)] if self._has_cls() else []
         return ["Class", *aps, "npos", "ndet", *apn, *cls]
@@ -164,7 +176,7 @@ class ApTableModel(QStandardItemModel):
         tips: list[str | None] = [None] * len(self._headers)
         for col in range(1, len(self._headers)):
             if col not in (n + 1, n + 2):
-                tips[col] = explain(ev.not_official(col - 1 if col <= n else i)) or None
+                tips[col] = explain(ev.not_official(self._set_of(col) if col <= n else i)) or None
         if self._shows_apn():
             tips[n + 3] = (tips[n + 3] + "\n\n" if tips[n + 3] else "") + APN_HELP
         return tips
@@ -228,8 +240,8 @@ class ApTableModel(QStandardItemModel):
     def _evaluation(self, row: int, col: int) -> Any:
         """The ``ClassEvaluation`` behind an AP cell (or ``None``)."""
         st, n = self.state, self.n_sets()
-        if 1 <= col <= n and col - 1 < len(st.evaluations):
-            return st.evaluations[col - 1].det.get(row)
+        if 1 <= col <= n and 0 <= self._set_of(col) < len(st.evaluations):
+            return st.evaluations[self._set_of(col)].det.get(row)
         if col == self._cls_col() and self._has_cls():
             return st.class_evaluation(row, "cls")
         return None
@@ -295,13 +307,14 @@ class ApTableModel(QStandardItemModel):
             if col == 0:
                 return "mean"
             if 1 <= col <= n:
-                return self._mean("det", col - 1)
+                return self._mean("det", self._set_of(col))
             return self._mean("cls", self.state.current_results) if self._is_ap(col) else ""
         if col == 0:
             return self.classes()[row]
         if self._is_ap(col):
             if ev is None and col <= n and self.state.current_results >= 0:
-                return "" if self._summary_only(col - 1) else "…"
+                i = self._set_of(col)  # -1: the placeholder column, no set ranks
+                return "" if i < 0 or self._summary_only(i) else "…"
                 return "…"
             return fmt_ap(ev)
         ev_det = self.state.class_evaluation(row, "det")
@@ -311,11 +324,13 @@ class ApTableModel(QStandardItemModel):
         return f"{ev_det.npos}" if col == n + 1 else f"{ev_det.ndet}"
 
     def _summary_only(self, index: int) -> bool:
-        """Result set ``index`` was evaluated to a summary without per-class results (e.g.
-        segmentation label PNGs): nothing more will come for the table."""
+        """Result set ``index`` ranks nothing (segmentation label PNGs) or was evaluated to a
+        summary without per-class results: nothing more will come for the table."""
         evals = self.state.evaluations
         if not 0 <= index < len(evals):
             return False
+        if not self.state.results[index].has_curves:
+            return True
         return evals[index].summary is not None and not evals[index].det
 
     def _mean(self, task: str, index: int) -> str:

@@ -32,6 +32,7 @@ from vocviewer.gui.panes.verdict_style import colour_key
 from vocviewer.gui.window.export_actions import ExportActions
 from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog
 from vocviewer.gui.window.open_actions import OpenActions
+from vocviewer.gui.window.toolbar_rows import ToolbarRows
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
@@ -59,12 +60,13 @@ TOGGLES = (
 )
 
 
-def write_demo_dataset() -> tuple[Path, Path]:
-    """Write (or refresh) the demo VOCdevkit in the cache; return (year folder, results folder)."""
+def write_demo_dataset() -> tuple[Path, tuple[Path, ...]]:
+    """Write (or refresh) the demo VOCdevkit in the cache; return its year folder and the result
+    paths it opens, each one set (``DemoPaths.result_sets``: detections, segmentation)."""
     from vocviewer.demo import default_demo_dir, write_demo
 
     paths = write_demo(default_demo_dir())
-    return Path(paths.year_dir), Path(paths.results_dir)
+    return Path(paths.year_dir), paths.result_sets
 
 
 class WindowActions(OpenActions, ExportActions):
@@ -294,9 +296,13 @@ class WindowActions(OpenActions, ExportActions):
             group.addAction(act)
             act.triggered.connect(lambda _=False, m=mode: self.state.set_view_mode(m))
             self.mode_actions[mode] = act
-        bar.addSeparator()
+        bar = self.eval_toolbar = self.addToolBar("Zoom and evaluation")  # IoU, area, overlay
+        bar.setObjectName("eval-toolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         bar.addAction(self.act_fit)
         bar.addAction(self.act_one)
+        self.toolbar_rows = ToolbarRows(self, self.toolbar, bar)  # a second row, never hidden
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
@@ -397,8 +403,8 @@ class WindowActions(OpenActions, ExportActions):
         self._demo_worker.signals.errored.connect(self._on_demo_failed)
         self._demo_worker.start()
 
-    def _on_demo_written(self, paths: tuple[Path, Path]) -> None:
-        self.open_dataset(paths[0], (paths[1],), "val")
+    def _on_demo_written(self, paths: tuple[Path, tuple[Path, ...]]) -> None:
+        self.open_each(paths[0], paths[1], "val")
 
     def _on_demo_failed(self, exc: BaseException) -> None:
         self.state.post([error_message(exc, "Cannot write the demo dataset")])

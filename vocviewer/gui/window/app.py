@@ -30,7 +30,7 @@ from vocviewer.gui.models.helper_process import warm_up_process
 from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
 from vocviewer.gui.window.export import save_screenshot
 from vocviewer.gui.window.main_window import MainWindow
-from vocviewer.gui.window.recent import SetOpener, default_settings
+from vocviewer.gui.window.recent import default_settings
 
 SCREENSHOT_TIMEOUT_MS = 120_000
 SCREENSHOT_POLL_MS = 200
@@ -270,10 +270,7 @@ def run_gui(
         if shot is not None:
             shot.opened = Path(dataset_path)
         sets = [tuple(s) for s in (result_sets or [results_paths]) if s]
-        if len(sets) > 1:
-            SetOpener(window, dataset_path, sets, image_set, sources, window)
-        else:
-            window.open_dataset(dataset_path, sets[0] if sets else (), image_set, **sources)
+        window.open_each(dataset_path, sets, image_set, **sources)
     elif shot is not None:
         QTimer.singleShot(0, shot.save_now)
     code = app.exec()

@@ -8,10 +8,11 @@ the keys panes handle themselves (``panes.pane_keys.PANE_KEYS``), with a filter 
 from __future__ import annotations
 
 import platform
+import re
 import sys
 
 from PySide6.QtCore import Qt, qVersion
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPushButton,
+    QTabWidget,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -81,6 +83,48 @@ def action_rows(window: QMainWindow) -> list[tuple[str, str, str, str, str]]:
     for pk in PANE_KEYS:
         rows.append((IN_PANES, pk.action, pk.names, pk.where, pk.what))
     return rows
+
+
+def getting_started_text() -> str:
+    """Getting started as the page shows it: plain text, casefolded, spaces collapsed."""
+    doc = QTextDocument()
+    doc.setHtml(GETTING_STARTED_HTML)
+    return " ".join(doc.toPlainText().split()).casefold()
+
+
+def not_in_getting_started(window: QMainWindow) -> list[str]:
+    """What ``window`` offers that Getting started does not name: each menu of the menu bar and
+    each submenu (``"View ▸ Palette"``), each of their actions (``"Walk ▸ Cycle walk mode"``)
+    and each tab of its tab widgets (``"tab Analysis"``). A menu filled from the user's data
+    when shown (the window's ``recent_menu``) counts by its title only."""
+    page = getting_started_text()
+    generated = getattr(window, "recent_menu", None)
+    missing: list[str] = []
+
+    def named(text: str) -> bool:
+        words = re.escape(" ".join(plain(text).split()).casefold())
+        return re.search(rf"(?<!\w){words}(?!\w)", page) is not None  # whole words
+
+    def walk(menu: QMenu, path: str) -> None:
+        if not named(menu.title()):
+            missing.append(path)
+        if menu is generated:
+            return
+        for act in menu.actions():
+            sub = act.menu()
+            if isinstance(sub, QMenu):
+                walk(sub, f"{path} ▸ {plain(sub.title())}")
+            elif not act.isSeparator() and not named(act.text()):
+                missing.append(f"{path} ▸ {plain(act.text())}")
+
+    for top in window.menuBar().actions():
+        if isinstance(top.menu(), QMenu):
+            walk(top.menu(), plain(top.menu().title()))
+    for tabs in window.findChildren(QTabWidget):
+        missing += [
+            f"tab {tabs.tabText(i)}" for i in range(tabs.count()) if not named(tabs.tabText(i))
+        ]
+    return missing
 
 
 class ShortcutsDialog(QDialog):

@@ -1,7 +1,9 @@
-"""The text of Help ▸ Getting started: what each pane of the window is and the first steps.
+"""The text of Help ▸ Getting started: the first steps, each pane, and each menu of the window.
 
 Plain HTML for a ``QTextBrowser``, kept here so it is read offline and reviewed beside the code.
-Keys named here are checked against the window's actions by the tests.
+The tests check it against the window: every key named here is a real action's, and every menu,
+menu action, pane and tab of the window is named here (``help_dialogs.not_in_getting_started``);
+a new action fails the test until it is described.
 """
 
 GETTING_STARTED_HTML = """
@@ -13,34 +15,46 @@ the official devkit does, and lets you click from a number to the detections beh
 <ol>
 <li><b>Open a dataset</b>: File ▸ Open dataset folder (<b>Ctrl+O</b>) for a VOCdevkit
 year, a VisDrone split or an ILSVRC folder; File ▸ Open annotation file
-(<b>Ctrl+Shift+O</b>) for a COCO JSON; or File ▸ Open demo dataset to try everything
-without a download. You can also drop folders and files on the window.</li>
+(<b>Ctrl+Shift+O</b>) for a COCO or LVIS JSON; or File ▸ Open demo dataset to try everything
+without a download (its detections and its segmentation results, as two result sets). You can
+also drop folders and files on the window.</li>
 <li><b>Add results</b>: File ▸ Add results (<b>Ctrl+R</b>) or Add results folder
-(<b>Ctrl+Shift+R</b>). Evaluation starts at once in the background; the AP table and the
-curves fill in class by class (<b>Esc</b> cancels; finished classes stay).</li>
+(<b>Ctrl+Shift+R</b>); each is one result set. Evaluation starts at once in the background;
+the AP table and the curves fill in class by class (View ▸ Cancel evaluation, <b>Esc</b>,
+stops it; finished classes stay).</li>
 <li><b>Click a precision/recall curve</b>: choose a class in the AP table, then click a point of
 its curve. The image opens with that detection highlighted, and the <i>Ranks</i> tab lists the
 detections ranked around it, the false positive that caused the drop selected.</li>
-<li><b>Walk the false positives</b>: <b>]</b> and <b>[</b> step through them in rank
-order, <b>Z</b> zooms to the selection, and View ▸ Show draws only true positives, only
-false positives or only missed objects.</li>
+<li><b>Walk the detections</b>: <b>.</b> and <b>,</b> step through the detections of the class
+in rank order as viewdet does, <b>W</b> cycles what the walk visits (every detection, only true
+positives, only false positives of a kind, missed objects); <b>]</b> and <b>[</b> jump to the
+next or previous false positive, <b>Z</b> zooms to the selection.</li>
+<li><b>See what the errors cost</b>: the <i>Analysis</i> tab (bottom right) shows TIDE's
+error costs, analyze()'s curves, AP by object size and shape, and the bootstrap.</li>
+<li><b>Keep your place</b>: File ▸ Save session (<b>Ctrl+S</b>) writes the dataset, its result
+sets and the view to a file; File ▸ Open session brings it all back.</li>
 </ol>
 
 <h3>The panes</h3>
 <dl>
+<dt><b>Toolbar</b> (top)</dt>
+<dd>Open, Add results, the <i>Results</i> set drawn and tabulated, the <i>Score</i> threshold
+for drawn detections, the drawing toggles and Show choice, Fit and 1:1, the IoU (and area)
+the evaluation uses, and the segmentation overlay with its opacity. In a narrow window the
+zoom, IoU and overlay controls wrap onto a second row; narrower still, a toolbar's last widgets
+are behind its <b>»</b> button.</dd>
 <dt><b>Image list</b> (left)</dt>
 <dd>The images of the chosen image set and class; search ids (<b>Ctrl+F</b>), and the
 <i>Filter</i> menu keeps images with difficult, truncated or crowd objects, with false positives
-or missed objects, sorted by errors.</dd>
+or missed objects, sorted by errors or by score.</dd>
 <dt><b>Image</b> (centre)</dt>
 <dd>The current image with ground truth and the detections above the score threshold, coloured
-by verdict, each verdict with its own line style and glyph (the key is in the status bar;
-View ▸ Palette: colour-blind safe, classic or high contrast). Hover a box for its class, score,
-rank and IoU.
-<b>→</b>/<b>←</b> change image; the View menu switches what is drawn.</dd>
-<dt><b>Thumbnail grid</b> (in place of the image, <b>Ctrl+G</b>)</dt>
+by verdict, each verdict with its own line style and glyph (the key is in the status bar).
+Hover a box for its class, score, rank and IoU. <b>→</b>/<b>←</b> change image; right-click to
+export it.</dd>
+<dt><b>Thumbnail grid</b> (in place of the image, View ▸ Thumbnail grid, <b>Ctrl+G</b>)</dt>
 <dd>The listed images as thumbnails with their boxes and error counts; a click or <b>Enter</b>
-opens one. View ▸ Theme chooses the system's, light or dark colours.</dd>
+opens one.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
 class in rank order) and <i>Compare</i> (images where two result sets differ), beside a
@@ -49,15 +63,50 @@ sentence saying why the selected detection is what it is. <b>Enter</b> on a row 
 <dt><b>PR curve</b> (top right)</dt>
 <dd>Precision/recall of the chosen class for every result set on the same axes; its dots are
 coloured and shaped by false-positive kind. With all classes, point at a curve for its name and
-click it to open the class. Right-click to export the figure.</dd>
-<dt><b>AP per class, Summary, Confusion</b> (bottom right)</dt>
-<dd>One AP column per result set (click a class to choose it); the protocol's summary numbers;
-a confusion matrix whose cells list their detections or objects.</dd>
-<dt><b>Messages</b> (bottom, <b>Ctrl+M</b>)</dt>
-<dd>Warnings and errors about the files read, each naming the file and the line or element.
-</dd>
+click it to open the class. Segmentation results have no curve: their numbers are in the
+Summary tab. Right-click to export the figure.</dd>
+<dt><b>AP per class, Summary, Confusion, Analysis</b> (bottom right)</dt>
+<dd><i>AP per class</i>: one AP column per result set with detections (click a class to
+choose it). <i>Summary</i>: the protocol's summary numbers (COCO's twelve, VOC's mAP, the
+segmentation IoU per class) with a column per result set. <i>Confusion</i>: a confusion matrix
+whose cells list their detections or objects. <i>Analysis</i>: what each error costs
+(TIDE), precision/recall as errors are removed (analyze()), AP by object characteristics and
+the bootstrap's intervals and comparison; click a bar, band or bin to list its detections, and
+a row to open it.</dd>
+<dt><b>Messages</b> (bottom, View ▸ Messages, <b>Ctrl+M</b>)</dt>
+<dd>Warnings and errors about the files read, each naming the file and the line or element,
+said once.</dd>
 </dl>
 
-<p>Help ▸ Keyboard shortcuts (<b>F1</b> or <b>?</b>) lists every key.</p>
+<h3>The menus</h3>
+<dl>
+<dt><b>File</b></dt>
+<dd>Open dataset folder, Open annotation file, Open Recent (each dataset with the result sets
+that loaded and the image set last browsed), Open demo dataset, Add results, Add results
+folder, Open session, Save session; Export PR figure (<b>Ctrl+E</b>), Export image, Export AP
+table and Export confusion matrix write what is shown; Quit (<b>Ctrl+Q</b>).</dd>
+<dt><b>View</b></dt>
+<dd>Next image and Previous image, Next false positive and Previous false positive, Find
+image; the drawing toggles Ground truth (<b>G</b>), Detections (<b>D</b>), Labels (<b>L</b>),
+Scores in labels (<b>C</b>), Masks (COCO) (<b>M</b>), Keypoints (COCO) (<b>K</b>), Person
+parts and actions (VOC) (<b>H</b>), Only true positives (<b>T</b>) and Segmentation overlay
+(<b>S</b>). View ▸ Palette: Colour-blind safe (default), Classic, High contrast, and Verdict
+in every label. View ▸ Show: All boxes, Only true positives, Only false positives, Only
+missed objects. Then Thumbnail grid, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
+in, Zoom out, Zoom to selection, Cancel evaluation, Messages, and View ▸ Theme: System,
+Light or Dark.</dd>
+<dt><b>Walk</b></dt>
+<dd>viewdet's walk over the ranked detections of the chosen class: Next detection
+(<b>.</b>), Previous detection (<b>,</b>), Next of the same verdict (<b>&gt;</b>), Previous of
+the same verdict (<b>&lt;</b>). What it visits: Every detection, Only true positives, Only
+false positives, Only FP: duplicate, Only FP: poor localisation, Only FP: wrong class
+(similar), Only FP: wrong class (other), Only FP: background, Only FP: wrong class (similar or
+other), or Missed objects; Cycle walk mode (<b>W</b>) goes through them. Zoom to each step
+zooms the image to every detection visited.</dd>
+<dt><b>Help</b></dt>
+<dd>Keyboard shortcuts (<b>F1</b> or <b>?</b>) lists every key, Getting started is this
+page, About vocviewer gives the versions for a bug report.</dd>
+</dl>
+
 <p>The same evaluation runs without a window: <code>vocviewer&nbsp;eval&nbsp;--help</code>.</p>
 """

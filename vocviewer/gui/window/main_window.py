@@ -25,6 +25,7 @@ from vocviewer.gui.panes.compare import ComparePane
 from vocviewer.gui.panes.confusion_pane import ConfusionPane
 from vocviewer.gui.panes.image_browser import ImageBrowser
 from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.pane_sizes import KeepRoom
 from vocviewer.gui.panes.pr_pane import PRPane
 from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
@@ -117,6 +118,7 @@ class MainWindow(WindowActions, ProtocolControls):
         self.walk = WalkActions(self)  # the Walk menu: viewdet's walk, by verdict, missed objects
         self.analysis = AnalysisPane(st, self.walk.walk)  # TIDE, its members, the bootstrap
         self.right_tabs.addTab(self.analysis, "Analysis")
+        self.right_room = KeepRoom(self.right, self._analysis_room, self.analysis.content)
         self.analysis.zoom_requested.connect(self.view.zoom_to_highlight)
         self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
         self.window_settings = WindowSettings(self, settings)  # restores layout and choices
@@ -138,7 +140,7 @@ class MainWindow(WindowActions, ProtocolControls):
         for w in (self.browser, self.centre, self.right):
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([230, 760, 410])
+        self.splitter.setSizes([230, 740, 430])
         self.splitter.setChildrenCollapsible(False)
         self.outer = QSplitter(Qt.Orientation.Vertical)
         self.outer.addWidget(self.splitter)
@@ -148,6 +150,13 @@ class MainWindow(WindowActions, ProtocolControls):
         self.outer.setSizes([720, 140])
         self.messages.hide()
         self.setCentralWidget(self.outer)
+
+    def _analysis_room(self) -> int:
+        """The right-hand tabs' height that shows the Analysis charts and lists unscrolled
+        (while the Analysis tab is in front; else 0: the PR plot keeps its room)."""
+        if self.right_tabs.currentWidget() is not self.analysis:
+            return 0
+        return self.analysis.room() + self.right_tabs.tabBar().sizeHint().height()
 
     # --- commands ------------------------------------------------------------------------------
     def show_compare(self) -> None:

@@ -44,6 +44,7 @@ class OpenActions(QMainWindow):
         self.recent_menu.menuAction().setStatusTip("Reopen a dataset with its result files")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         self.state.dataset_loaded.connect(self._remember_dataset)
+        self.state.results_added.connect(self._remember_results)
 
     def open_dataset(
         self,
@@ -53,28 +54,47 @@ class OpenActions(QMainWindow):
         **sources: str | Path | None,
     ) -> RecentEntry:
         """Open the dataset at ``path`` in the background, then add ``results`` (one set);
-        returns the entry that becomes ``opened`` once it loads."""
+        returns the entry that becomes ``opened`` once it loads (its result sets are recorded
+        as they arrive: ``_remember_results``)."""
         self.status_label.setText(f"Opening {path}…")
         given = {k: str(v) for k, v in sources.items() if v is not None}
-        entry = RecentEntry(str(Path(path)), (), given, image_set)
-        self._opening = entry = entry.with_results(results)
+        self._opening = entry = RecentEntry(str(Path(path)), (), given, image_set)
         self.state.open_dataset(path, tuple(results), image_set, **sources)
         return entry
 
+    def open_each(
+        self,
+        path: str | Path,
+        sets: Sequence[str | Path | Sequence[str | Path]] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> SetOpener:
+        """Open the dataset at ``path`` on ``image_set`` with ``sets`` added in order, each a
+        path (a file or folder: one result set) or a sequence of paths forming one set (a VOC
+        competition's per-class files; ``vocviewer open``, ``vocviewer demo``)."""
+        given = {k: str(v) for k, v in sources.items() if v is not None}
+        groups = [[s] if isinstance(s, str | Path) else list(s) for s in sets]
+        return SetOpener(self, path, groups, image_set, given, self, explicit=True)
+
     def add_results(self, paths: Sequence[str | Path]) -> None:
-        """Add result files or folders to the open dataset (and to its recent entry)."""
+        """Add result files or folders to the open dataset (recorded in ``opened`` and the
+        recent list once they loaded; a set that fails is said once and not recorded)."""
         if not self._dataset_open():
             return
         self.state.add_results(list(paths))
-        if self.opened is not None:
-            self.opened = self.opened.with_results(paths)
-            self.recent.add_results(self.opened.dataset, paths)
 
     def _remember_dataset(self, _dataset: object) -> None:
         self.opened = self._opening
         if self._opening is not None:
             self.recent.add(self._opening)
             self._opening = None
+
+    def _remember_results(self, index: int) -> None:
+        """Result set ``index`` loaded: one more set of the recent entry (if read from files)."""
+        paths = self.state.result_paths[index]
+        if self.opened is not None and paths:
+            self.opened = self.opened.with_results(paths)
+            self.recent.add_results(self.opened.dataset, paths)
 
     # --- dialogs ---------------------------------------------------------------------------
     def choose_dataset(self) -> None:

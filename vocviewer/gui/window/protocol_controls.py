@@ -44,6 +44,7 @@ class ProtocolControls(QMainWindow):
     centre: QSplitter
     right: QSplitter
     toolbar: QToolBar
+    eval_toolbar: QToolBar
     view_menu: QMenu
     after_toggles: QAction
 
@@ -67,9 +68,9 @@ class ProtocolControls(QMainWindow):
         self.right.insertWidget(1, self.right_tabs)
         self.right_tabs.addTab(self.ap_table, "AP per class")
         self.right_tabs.addTab(self.summary, "Summary")
-        self.right.setSizes([390, 420])
+        self.right.setSizes([370, 445])
 
-        bar = self.toolbar
+        bar = self.eval_toolbar
         bar.addSeparator()
         self.iou_combo = QComboBox()  # the items say what they are: no labels, the toolbar fits
         self.iou_combo.setToolTip("IoU threshold of the verdicts and curves")

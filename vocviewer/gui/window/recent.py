@@ -198,7 +198,8 @@ class SetOpener(QObject):
 
     ``image_set`` is browsed once every set is in (as if chosen in the image browser, so a set
     the results were not made on does not stop them from loading; ``""``: all images; ``None``:
-    the state's own choice). ``index_of[k]`` is the ``state.results`` index of set ``k`` once it
+    the state's own choice); with ``explicit`` the dataset opens on it instead, as
+    ``open_dataset`` does when asked for an image set (``vocviewer open --image-set``). ``index_of[k]`` is the ``state.results`` index of set ``k`` once it
     arrived. ``loaded`` is emitted once the dataset is open (before any result set),
     ``finished`` after the last set; nothing more happens if the dataset fails or another
     dataset is opened meanwhile (the newest opener of a window wins).
@@ -217,11 +218,13 @@ class SetOpener(QObject):
         image_set: str | None = None,
         sources: Mapping[str, str | Path] | None = None,
         parent: QObject | None = None,
+        *,
+        explicit: bool = False,
     ) -> None:
         super().__init__(parent)
         self.window, self.state = window, window.state
         self.sets = [tuple(s) for s in sets if s]
-        self.image_set = image_set
+        self.image_set = None if explicit else image_set
         self.index_of: dict[int, int] = {}
         self._next = 0  # the set being loaded
         self._open = self._stopped = False
@@ -234,7 +237,8 @@ class SetOpener(QObject):
         st.results_added.connect(self._on_added)
         st.load_failed.connect(self._on_failed)
         first = self.sets[0] if self.sets else ()
-        self._entry = window.open_dataset(dataset, first, None, **(sources or {}))
+        opens_on = image_set if explicit else None
+        self._entry = window.open_dataset(dataset, first, opens_on, **(sources or {}))
 
     def _on_dataset(self, _dataset: object) -> None:
         if self._open or self.window.opened is not self._entry:  # another dataset opened

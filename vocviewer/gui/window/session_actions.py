@@ -1,9 +1,10 @@
 """File ▸ Open session… and Save session…: the window's side of ``formats.session``.
 
 ``SessionActions`` belongs to ``MainWindow`` (``window.sessions``). Saving captures what is open
-(the dataset with its sources, result sets and image set, as ``OpenActions.opened`` recorded
-them) and how it is shown (class, image filter, current image, score threshold, view mode,
-toggles, IoU, area) and writes it through the guarded writer: a session is never written into
+(the dataset with its sources and image set, as ``OpenActions.opened`` recorded them; the result
+sets that loaded, as ``AppState.result_paths`` holds them: a set that failed is not saved) and
+how it is shown (class, image filter, current image, score threshold, view mode, toggles, IoU,
+area) and writes it through the guarded writer: a session is never written into
 the dataset's folders or over one of its inputs; the refusal is said in the message area.
 Opening applies the view at once, opens the dataset and its result sets in order
 (``recent.SetOpener``), then selects the class, filter and image; a value the dataset or the
@@ -92,13 +93,14 @@ class SessionActions(QObject):
         st, opened = self.state, self.window.opened
         if st.dataset is None or opened is None:
             return None
-        current = st.current_results if len(st.results) == len(opened.result_sets) else -1
+        from_files = [i for i, paths in enumerate(st.result_paths) if paths]  # what loaded
+        current = from_files.index(st.current_results) if st.current_results in from_files else -1
         flt = st.image_filter
         k, image = st.selected_class, st.current_image
         return Session(
             dataset=Path(opened.dataset),
             sources={key: Path(v) for key, v in opened.sources.items()},
-            result_sets=tuple(tuple(Path(p) for p in s) for s in opened.result_sets),
+            result_sets=tuple(st.result_paths[i] for i in from_files),
             current_result_set=current if current >= 0 else None,
             image_set=st.image_set or ALL_IMAGES,
             class_name=st.dataset.classes[k] if k >= 0 else None,

@@ -34,8 +34,9 @@ from vocviewer.formats import output
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.state import AppState, Message
 
-#: Bumped when the toolbar's layout changes so that an old ``saveState`` is not applied.
-STATE_VERSION = 1
+#: Bumped when the toolbar's layout changes so that an old ``saveState`` is not applied
+#: (2: two toolbars, the second wrapping under the first in a narrow window).
+STATE_VERSION = 2
 #: The window's splitters (attribute names) and the settings key of their sizes.
 SPLITTERS = {
     "splitter": "window/splitter_main",
