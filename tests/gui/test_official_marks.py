@@ -249,7 +249,9 @@ def test_the_exported_ap_table_holds_every_column_shown(qtbot, make_window, demo
     person = next(r for r in payload["rows"] if r["Class"] == "person")
     k = win.state.dataset.classes.index("person")
     assert person["npos"] == win.state.evaluations[0].det[k].npos
-    assert person["AP_N@0.50"] == pytest.approx(float(model.item(k, 4).text()))
-    assert person["cls AP"] == pytest.approx(float(model.item(k, 5).text()))
+    # unrounded in JSON: the number behind the shown digits
+    assert f"{person['AP_N@0.50']:.3f}" == model.item(k, 4).text()
+    assert person["cls AP"] == win.state.evaluations[0].cls[k].ap
+    assert f"{person['cls AP']:.3f}" == model.item(k, 5).text()
     tex = win.export_table(str(tmp_path / "ap.tex")) or (tmp_path / "ap.tex").read_text()
     assert "AP\\_N@0.50" in tex and "cls AP" in tex

@@ -102,7 +102,9 @@ the same verdict (<b>&lt;</b>). What it visits: Every detection, Only true posit
 false positives, Only FP: duplicate, Only FP: poor localisation, Only FP: wrong class
 (similar), Only FP: wrong class (other), Only FP: background, Only FP: wrong class (similar or
 other), or Missed objects; Cycle walk mode (<b>W</b>) goes through them. Zoom to each step
-zooms the image to every detection visited.</dd>
+zooms the image to every detection visited. Show follows the walk (on by default) draws only
+what the walk visits, as viewdet's <i>onlytp</i>: walking only true positives hides the false
+positives; walking every detection draws what View ▸ Show says.</dd>
 <dt><b>Help</b></dt>
 <dd>Keyboard shortcuts (<b>F1</b> or <b>?</b>) lists every key, Getting started is this
 page, About vocviewer gives the versions for a bug report.</dd>
