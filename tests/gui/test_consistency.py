@@ -186,14 +186,22 @@ def check_agreement(qtbot: Any, win: Any, case: Case, payloads: list[dict[str, A
         ap_b = per_class[1].get(name, {}).get("ap")
         ap_a = None if ap_a is None else ap_a / scale
         ap_b = None if ap_b is None else ap_b / scale
-        # a class the official code leaves out of the averages (VisDrone: no image has one)
-        out_a = per_class[0][name].get("images") == 0
-        out_b = per_class[1].get(name, {}).get("images") == 0
+
+        # a class the official code leaves out of the averages (VisDrone: no image has one;
+        # VOC / ILSVRC: no positives, AP NaN)
+        def left_out(entry: dict) -> bool:
+            no_positives = entry.get("npos") == 0 and (
+                entry.get("ap") is None or entry["ap"] != entry["ap"]
+            )
+            return entry.get("images") == 0 or no_positives
+
+        out_a = left_out(per_class[0][name])
+        out_b = left_out(per_class[1].get(name, {}))
         assert table_text(win, k, 1) == ("—" if out_a else fmt(ap_a, "NaN")), name
         assert table_text(win, k, 2) == ("—" if out_b else fmt(ap_b, "NaN")), name
         st.select_class(k)
         if out_a:
-            assert "— (no ground truth: not in the averages)" in title(win), title(win)
+            assert re.search(r"— \((no ground truth|no positives)", title(win)), title(win)
         elif len(st.evaluations[0].det[k]):
             shown = rf"AP(?:\[\.5:\.95\])? {re.escape(fmt(ap_a, 'nan'))}(?![0-9])"
             assert re.search(shown, title(win)), (name, title(win))
@@ -350,7 +358,8 @@ def test_voc_iou_choice_equals_the_cli_and_is_marked_not_official(
     n = len(st.dataset.classes)
     assert table_text(win, n, 1) == fmt(payload["summary"]["mAP"])
     for name, row in payload["per_class"].items():
-        assert table_text(win, st.dataset.classes.index(name), 1) == fmt(row["ap"], "NaN")
+        shown = "—" if row["npos"] == 0 else fmt(row["ap"], "NaN")  # no positives: not in the mean
+        assert table_text(win, st.dataset.classes.index(name), 1) == shown
     assert any("NOT OFFICIAL" in note for note in st.evaluations[0].summary.notes)
     st.evaluation.set_iou(0.5)  # back to the devkit's: official again
     qtbot.waitUntil(lambda: st.is_idle() and st.evaluations[0].summary is not None, timeout=30_000)

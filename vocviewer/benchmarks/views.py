@@ -296,7 +296,9 @@ def curve_view(
     ap_at: float | None = None,
 ) -> ClassView:
     """A ``ClassView`` whose curve is the ranked precision/recall itself (VOC, VisDrone,
-    ILSVRC: the protocol integrates exactly these points)."""
+    ILSVRC: the protocol integrates exactly these points). A class without positives has AP
+    NaN, which the mean leaves out (``EvalResult.mean_ap``): ``left_out`` says so."""
     ok = np.isfinite(ev.precision) & np.isfinite(ev.recall)
     ap = ev.ap if ap_at is None else ap_at
-    return ClassView(ev, missed, ev.recall[ok], ev.precision[ok], ap, iou, raw)
+    left = "no positives: AP NaN, not in the mean" if ev.npos == 0 and math.isnan(ap) else ""
+    return ClassView(ev, missed, ev.recall[ok], ev.precision[ok], ap, iou, raw, left_out=left)
