@@ -131,12 +131,17 @@ def test_coco_files_are_sets_and_an_empty_first_file_hides_nothing(tmp_path, cap
     text, payload = check_sets(capsys, tmp_path, head, [("detA.json", [a]), ("detB.json", [b])])
     ap = {n: payload["sets"][n]["summary"]["AP"] for n in ("detA.json", "detB.json")}
     assert ap["detA.json"] > ap["detB.json"] > 0  # B was silently ignored before
-    # ``[]`` first: A is evaluated (before, every AP printed 0.000 and A was never read)
+    # ``[]`` first: pycocotools' loadRes fails on an empty list, so it is refused by name ...
+    code, _, err = run(capsys, "eval", ann, "--results", empty, a, "--images", images)
+    assert code == 1 and f"{empty} ([]): an empty results list" in err
+    # ... and with --keep-going A is evaluated (before, every AP printed 0.000 and A was never
+    # read), the empty set marked
     text, payload = check_sets(
-        capsys, tmp_path, head, [("empty.json", [empty]), ("detA.json", [a])]
+        capsys, tmp_path, [*head, "--keep-going"], [("empty.json", [empty]), ("detA.json", [a])]
     )
     assert payload["sets"]["detA.json"]["summary"]["AP"] == ap["detA.json"]
     assert summary_row(text, "AP") == ["0.000", f"{ap['detA.json']:.3f}"]
+    assert summary_row(text, "official") == ["NOT", "OFFICIAL", "yes"]
     # two files of the same name are two sets, told apart
     (tmp_path / "other").mkdir()
     again = tmp_path / "other" / "detA.json"
@@ -164,7 +169,9 @@ def test_coco_mini_two_result_files(tmp_path, capsys) -> None:
     b.write_text(json.dumps(dets[1::3]))
     empty.write_text("[]")
     sets = [("empty.json", [empty]), ("detA.json", [a]), ("detB.json", [b])]
-    _, payload = check_sets(capsys, tmp_path, [ann], sets)
+    _, payload = check_sets(
+        capsys, tmp_path, [ann, "--keep-going"], sets
+    )  # [] is no official input
     ap = [payload["sets"][n]["summary"]["AP"] for n, _ in sets]
     assert ap[0] == 0.0 and ap[1] > ap[2] > 0.0
 

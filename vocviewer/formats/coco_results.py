@@ -12,6 +12,7 @@ with ``json`` as above when msgspec refuses it.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,24 @@ def read_coco_results(
             anns.clear()  # the parsed entries are not held while the result set is built
             kcols = (k.image, k.label, k.score, k.xywh, k.area, k.keypoints)
             return _result_set(path, kind, gt, ids, *kcols, None, [], [])
+    if not anns:
+        return _no_results(path, kind, task, keep_going, dataset)
     return _read_entries(path, anns, kind, task, keep_going, dataset)
+
+
+def _no_results(path: Path, kind: str, task: str, keep_going: bool, dataset: Dataset) -> ResultSet:
+    """An empty results list: pycocotools' ``loadRes`` and lvis' ``LVISResults`` fail on it
+    (``IndexError`` on its first entry), so it is refused; with ``keep_going`` it is evaluated
+    as no detections and its problem makes the numbers not official."""
+    err = FormatError(
+        path,
+        "an empty results list: the official loader fails on it (pycocotools' loadRes reads "
+        "its first entry); --keep-going evaluates it as no detections, NOT OFFICIAL",
+        element="[]",
+    )
+    if not keep_going:
+        raise err
+    return dataclasses.replace(_read_entries(path, [], kind, task, True, dataset), problems=(err,))
 
 
 def _load(path: Path) -> tuple[Any, bool]:
