@@ -97,9 +97,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory):  # -> vocviewer.demo.DemoPat
 
 
 @pytest.fixture
-def make_window(qtbot) -> Iterator[Callable[[], object]]:
-    """Factory for ``MainWindow`` (1400 x 900, shown offscreen); windows are shut down after."""
-    from PySide6.QtCore import QThreadPool
+def make_window(qtbot) -> Iterator[Callable[..., object]]:
+    """Factory for ``MainWindow`` (shown offscreen; windows are shut down after):
+    ``make_window(settings=None, size=(1400, 900))``. ``settings``: a ``QSettings``, or the path
+    of an ini file read by a fresh ``QSettings`` (as a new process would); ``size`` ``None``: the
+    restored geometry."""
+    from PySide6.QtCore import QSettings, QThreadPool
 
     from vocviewer.gui.window.app import configure_pyqtgraph
     from vocviewer.gui.window.main_window import MainWindow
@@ -107,10 +110,15 @@ def make_window(qtbot) -> Iterator[Callable[[], object]]:
     configure_pyqtgraph()
     made: list[MainWindow] = []
 
-    def factory() -> MainWindow:
-        window = MainWindow()
+    def factory(
+        settings: QSettings | Path | None = None, size: tuple[int, int] | None = (1400, 900)
+    ) -> MainWindow:
+        if isinstance(settings, Path):
+            settings = QSettings(str(settings), QSettings.Format.IniFormat)
+        window = MainWindow(settings=settings)
         qtbot.addWidget(window)
-        window.resize(1400, 900)
+        if size is not None:
+            window.resize(*size)
         window.show()
         made.append(window)
         return window

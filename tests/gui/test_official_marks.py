@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from tests.gui.test_consistency import title, visdrone_case
 from vocviewer.cli import main
@@ -126,29 +126,9 @@ def test_intact_ground_truth_is_not_marked(qtbot, make_window, demo):
 
 
 @pytest.fixture
-def start(qtbot):
-    """Windows on a settings file (a fresh ``QSettings`` each, as a new process has)."""
-    from PySide6.QtCore import QThreadPool
-
-    from vocviewer.gui.window.app import configure_pyqtgraph
-    from vocviewer.gui.window.main_window import MainWindow
-
-    configure_pyqtgraph()
-    made = []
-
-    def make(ini: Path) -> Any:
-        win = MainWindow(settings=QSettings(str(ini), QSettings.Format.IniFormat))
-        qtbot.addWidget(win)
-        win.resize(1400, 900)
-        win.show()
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        win.view.shutdown()
-        win.state.shutdown()
-    QThreadPool.globalInstance().waitForDone(10_000)
+def start(make_window):
+    """Windows on a settings file or ``QSettings`` (``make_window``)."""
+    return make_window
 
 
 def test_a_protocol_deviation_is_not_carried_to_another_dataset(qtbot, start, demo, tmp_path):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, QThreadPool
+from PySide6.QtCore import QSettings
 
 from vocviewer.formats.session import FORMAT, VERSION
 from vocviewer.gui.window.recent import KEY, RecentEntry
@@ -20,26 +20,9 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def start(qtbot):
-    from vocviewer.gui.window.app import configure_pyqtgraph
-    from vocviewer.gui.window.main_window import MainWindow
-
-    configure_pyqtgraph()
-    made = []
-
-    def make(settings=None):
-        win = MainWindow(settings=settings)
-        qtbot.addWidget(win)
-        win.resize(1400, 900)
-        win.show()
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        win.view.shutdown()
-        win.state.shutdown()
-    QThreadPool.globalInstance().waitForDone(10_000)
+def start(make_window):
+    """Windows on a settings file or ``QSettings`` (``make_window``)."""
+    return make_window
 
 
 @pytest.fixture(scope="module")

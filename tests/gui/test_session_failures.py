@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QThreadPool
+from PySide6.QtCore import QSettings
 
 from vocviewer.gui.window.recent import SetOpener
 
@@ -18,26 +18,9 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def start(qtbot):
-    from vocviewer.gui.window.app import configure_pyqtgraph
-    from vocviewer.gui.window.main_window import MainWindow
-
-    configure_pyqtgraph()
-    made = []
-
-    def make(settings=None):
-        win = MainWindow(settings=settings)
-        qtbot.addWidget(win)
-        win.resize(1400, 900)
-        win.show()
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        win.view.shutdown()
-        win.state.shutdown()
-    QThreadPool.globalInstance().waitForDone(10_000)
+def start(make_window):
+    """Windows on a settings file or ``QSettings`` (``make_window``)."""
+    return make_window
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QThreadPool
+from PySide6.QtCore import QSettings
 
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES
 from vocviewer.gui.window.settings_store import SPLITTERS
@@ -19,30 +19,11 @@ def ini(tmp_path) -> Path:
 
 
 @pytest.fixture
-def start(qtbot):
-    """Start a window on the settings file ``ini`` (a fresh ``QSettings`` each time, as a new
-    process would have); windows are shut down after."""
-    from vocviewer.gui.window.app import configure_pyqtgraph
-    from vocviewer.gui.window.main_window import MainWindow
+def start(make_window):
+    """A window on the settings file ``ini`` (a fresh ``QSettings`` each time, as a new process
+    would have), at ``size`` or its restored geometry."""
 
-    configure_pyqtgraph()
-    made = []
-
-    def make(ini: Path, size: tuple[int, int] | None = None):
-        win = MainWindow(settings=QSettings(str(ini), QSettings.Format.IniFormat))
-        qtbot.addWidget(win)
-        if size is not None:
-            win.resize(*size)
-        win.show()
-        qtbot.waitExposed(win)
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        win.view.shutdown()
-        win.state.shutdown()
-    QThreadPool.globalInstance().waitForDone(10_000)
+    return lambda ini, size=None: make_window(ini, size)
 
 
 def messages(win) -> list[str]:

@@ -145,10 +145,12 @@ _TEX = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\^{}",
+    "—": "--",
 }
 
 
-def _tex_escape(text: str) -> str:
+def tex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped (and an em dash as ``--``)."""
     return "".join(_TEX.get(ch, ch) for ch in text)
 
 
@@ -161,10 +163,10 @@ def ap_table_latex(results: Mapping[str, EvalResult], digits: int = 1) -> str:
 
     cols = "l" + "r" * len(results)
     lines = [f"\\begin{{tabular}}{{{cols}}}", "\\toprule"]
-    lines.append("class & " + " & ".join(_tex_escape(n) for n in results) + " \\\\")
+    lines.append("class & " + " & ".join(tex_escape(n) for n in results) + " \\\\")
     lines.append("\\midrule")
     for name, row in zip(classes, aps, strict=True):
-        lines.append(f"{_tex_escape(name)} & " + " & ".join(cell(x) for x in row) + " \\\\")
+        lines.append(f"{tex_escape(name)} & " + " & ".join(cell(x) for x in row) + " \\\\")
     lines.append("\\midrule")
     lines.append("mean & " + " & ".join(cell(x) for x in means) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]

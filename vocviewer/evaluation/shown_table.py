@@ -15,26 +15,10 @@ import json
 import math
 from collections.abc import Sequence
 
+from vocviewer.evaluation.report import tex_escape
+
 #: The formats ``render_shown_table`` writes (file suffixes).
 SHOWN_FORMATS = ("csv", "md", "tex", "json")
-
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\^{}",
-    "—": "--",
-}
-
-
-def _tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in text)
 
 
 def _number(text: str) -> float | int | None:
@@ -72,9 +56,9 @@ def render_shown_table(
         return "\n".join(lines) + "\n"
     if fmt == "tex":
         lines = [f"\\begin{{tabular}}{{l{'r' * (len(headers) - 1)}}}", "\\toprule"]
-        lines.append(" & ".join(_tex(h) for h in headers) + " \\\\")
+        lines.append(" & ".join(tex_escape(h) for h in headers) + " \\\\")
         lines.append("\\midrule")
-        lines += [" & ".join(_tex(c) for c in r) + " \\\\" for r in rows]
+        lines += [" & ".join(tex_escape(c) for c in r) + " \\\\" for r in rows]
         lines += ["\\bottomrule", "\\end{tabular}"]
         lines += [f"% NOT OFFICIAL: {n}" for n in notes]
         return "\n".join(lines) + "\n"
