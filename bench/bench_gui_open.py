@@ -398,9 +398,9 @@ class GilTicker:
 
 
 def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.formats.coco import load_json
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.coco.reader import load_json
+    from vocviewer.families.views import ViewChoice
     from vocviewer.gui.models.tasks import LoadedResults, load_dataset, load_results
 
     box: dict[str, Any] = {}

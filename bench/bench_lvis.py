@@ -27,8 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vocviewer.evaluation.lvis import evaluate_lvis  # noqa: E402
-from vocviewer.formats.lvis import read_lvis, read_lvis_results  # noqa: E402
+from vocviewer.families.lvis.evaluate import evaluate_lvis  # noqa: E402
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results  # noqa: E402
 
 N_CATS = 1203
 

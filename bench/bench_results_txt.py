@@ -32,7 +32,7 @@ BLOCK = 100_000  # lines generated once and repeated
 
 CHILD = """
 import json, sys, time
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 ds = read_voc(sys.argv[1])
 t = time.perf_counter()
 r = read_voc_results(ds, [sys.argv[2]], image_set="test")

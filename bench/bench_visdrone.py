@@ -23,8 +23,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vocviewer.evaluation.visdrone import evaluate_visdrone  # noqa: E402
-from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results  # noqa: E402
+from vocviewer.families.visdrone.evaluate import evaluate_visdrone  # noqa: E402
+from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results  # noqa: E402
 
 W, H = 1360, 765
 

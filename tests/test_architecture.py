@@ -156,7 +156,7 @@ def test_the_graph_sees_lazy_and_type_checking_imports():
 
 CORE, FORMATS, EVALUATION = "vocviewer.core", "vocviewer.formats", "vocviewer.evaluation"
 LIBRARY = (CORE, FORMATS, EVALUATION)
-BENCHMARKS = "vocviewer.benchmarks"
+BENCHMARKS = "vocviewer.families"
 MODELS, PANES = "vocviewer.gui.models", "vocviewer.gui.panes"
 #: package -> the vocviewer packages its modules may import (``import vocviewer`` always may)
 LAYERS = {
@@ -183,16 +183,16 @@ def test_layers_import_only_downward(package):
 FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
 FAMILY_FREE = (
     "vocviewer.cli",
-    "vocviewer.benchmarks",
-    "vocviewer.benchmarks.base",
-    "vocviewer.benchmarks.registry",
-    "vocviewer.benchmarks.views",
-    "vocviewer.benchmarks.analyze",
-    "vocviewer.benchmarks.analyze_report",
-    "vocviewer.benchmarks.analyze_figures",
-    "vocviewer.benchmarks.api",
-    "vocviewer.benchmarks.view_analysis",
-    "vocviewer.benchmarks.view_analyser",
+    "vocviewer.families",
+    "vocviewer.families.base",
+    "vocviewer.families.registry",
+    "vocviewer.families.views",
+    "vocviewer.families.analyze",
+    "vocviewer.evaluation.render.analyze_report",
+    "vocviewer.evaluation.render.analyze_figures",
+    "vocviewer.families.api",
+    "vocviewer.families.view_analysis",
+    "vocviewer.families.view_analyser",
     "vocviewer.evaluation.analysis",
     # the window: every module (the family arrives through its benchmark, never by name)
     *sorted(m for m in _sources() if m.startswith("vocviewer.gui")),
@@ -241,8 +241,8 @@ def test_library_and_cli_do_not_import_qt():
     without pulling in Qt (DESIGN.md rule 1)."""
     code = (
         "import importlib, pkgutil, sys\n"
-        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks\n"
-        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks):\n"
+        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.families\n"
+        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.families):\n"
         "    for m in pkgutil.iter_modules(pkg.__path__):\n"
         "        importlib.import_module(f'{pkg.__name__}.{m.name}')\n"
         "import vocviewer.cli, vocviewer.demo\n"

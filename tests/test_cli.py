@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from vocviewer.cli import main
-from vocviewer.evaluation.voc import evaluate_voc_det
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.evaluate import evaluate_voc_det
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 
 
 def test_eval_prints_table_and_writes_json(demo, tmp_path, capsys):

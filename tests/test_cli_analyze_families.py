@@ -16,17 +16,17 @@ import pytest
 from tests.evaluation.test_ilsvrc import reference as ilsvrc_reference
 from tests.evaluation.test_ilsvrc import write_fixture
 from tests.evaluation.test_visdrone_reference import reference as visdrone_reference
-from vocviewer.benchmarks.visdrone_analyze import visdrone_curves
 from vocviewer.cli import main
-from vocviewer.evaluation.bootstrap_visdrone import engine_points, visdrone_evidence
-from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
 from vocviewer.evaluation.tide import KIND_NAMES
-from vocviewer.evaluation.tide_ilsvrc import ilsvrc_evidence
-from vocviewer.evaluation.tide_visdrone import visdrone_evidence as visdrone_tide_evidence
-from vocviewer.evaluation.tide_visdrone import visdrone_tide
-from vocviewer.evaluation.visdrone import evaluate_visdrone
-from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
-from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.ilsvrc.tide import ilsvrc_evidence
+from vocviewer.families.visdrone.analyze import visdrone_curves
+from vocviewer.families.visdrone.bootstrap import engine_points, visdrone_evidence
+from vocviewer.families.visdrone.evaluate import evaluate_visdrone
+from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
+from vocviewer.families.visdrone.tide import visdrone_evidence as visdrone_tide_evidence
+from vocviewer.families.visdrone.tide import visdrone_tide
 
 MAIN = {"Cls", "Loc", "Both", "Dupe", "Bkg", "Miss"}
 

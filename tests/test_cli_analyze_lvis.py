@@ -17,10 +17,10 @@ pytest.importorskip("lvis")
 from tests.parity.lvis_data import lvis_eval, write_lvis
 from tests.parity.test_lvis_parity import category_ap
 from vocviewer.cli import main
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
-from vocviewer.evaluation.lvis import evaluate_lvis
-from vocviewer.evaluation.tide_lvis import lvis_tide
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
+from vocviewer.families.lvis.evaluate import evaluate_lvis
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.tide import lvis_tide
 
 
 def analyze(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[dict[str, Any], str]:
@@ -107,8 +107,8 @@ def test_analyze_lvis_refuses_keypoints_and_reports_keep_going(
 def test_an_interval_that_misses_its_point_is_pointed_out() -> None:
     """The bias note (LVIS's AP replicates can sit above the point): only when the interval
     misses the point, with the replicates' mean minus the point."""
-    from vocviewer.benchmarks.lvis_analyze import bias, bias_note
     from vocviewer.evaluation.bootstrap_stats import BootstrapResult
+    from vocviewer.families.lvis.analyze import bias, bias_note
 
     reps = np.linspace(0.30, 0.40, 101)
 

@@ -15,13 +15,13 @@ import pytest
 
 from tests.evaluation.test_tide import MINI, gen_results, tidecv  # noqa: F401  (fixture)
 from vocviewer.cli import main
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.normalised_ap import normalised_ap_101
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
 
 GT = MINI / "instances_val2017.json"
 pytestmark = pytest.mark.skipif(not GT.is_file(), reason="coco-mini not available")

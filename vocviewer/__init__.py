@@ -11,7 +11,7 @@ evaluation
 benchmarks
     One module per benchmark family (VOC, COCO, VisDrone, ILSVRC), each a ``Benchmark`` in the
     registry: sniffing, reading, tasks, CLI options, ``eval`` / ``analyze`` text and JSON;
-    ``benchmarks.api``: ``vocviewer.evaluate(dataset, results) -> Evaluation`` for all of them.
+    ``families.api``: ``vocviewer.evaluate(dataset, results) -> Evaluation`` for all of them.
 cocoapi
     pycocotools' ``COCO`` / ``COCOeval`` / ``mask`` API on the fast evaluator (training code).
 cli
@@ -31,10 +31,10 @@ __all__ = ["Evaluation", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate`` and ``Evaluation`` (``benchmarks.api``), imported on first use so that
+    """``evaluate`` and ``Evaluation`` (``families.api``), imported on first use so that
     ``import vocviewer`` stays cheap."""
     if name in ("evaluate", "Evaluation"):
-        from vocviewer.benchmarks import api
+        from vocviewer.families import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'vocviewer' has no attribute {name!r}")

@@ -25,10 +25,10 @@ from PIL import Image
 
 from vocviewer.cli import main
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import voc_results_lines
+from vocviewer.families.voc import results_lines as voc_results_lines
+from vocviewer.families.voc.reader import read_voc, read_voc_results
+from vocviewer.families.voc.segmentation_reader import write_label_png
 from vocviewer.formats.image_file import read_rgb
-from vocviewer.formats.voc import read_voc, read_voc_results
-from vocviewer.formats.voc_segmentation import write_label_png
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST = "2012_000001"  # first demo image: objects bus, ...; in the val set

@@ -253,7 +253,7 @@ def test_case6_fifo_as_coco_results_reaches_the_message_area(qtbot, make_window,
 @pytest.mark.parametrize("numbers", ["-inf -inf -inf -inf", "1e308 1e308 -1e308 -1e308",
                                      "-1e308 -1e308 1e308 1e308"])  # fmt: skip
 def test_case8_eval_of_overflowing_rows_warns_nothing(tmp_path, demo, numbers):
-    from vocviewer.formats.voc import read_voc
+    from vocviewer.families.voc.reader import read_voc
 
     year, res = copy_demo(demo, tmp_path)
     ds = read_voc(year)

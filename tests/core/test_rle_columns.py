@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
-from vocviewer.core.coco import RleTable
-from vocviewer.evaluation import coco_similarity as sim
+from vocviewer.families.coco import similarity as sim
+from vocviewer.families.coco.columns import RleTable
 
 pm = pytest.importorskip("pycocotools.mask")
 

@@ -19,7 +19,7 @@ from vocviewer.evaluation.analysis import (
     similarity_group,
 )
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 A = (1, 1, 100, 100)
 B = (201, 1, 300, 100)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from vocviewer.benchmarks import open_dataset, open_results
-from vocviewer.benchmarks.coco_view import coco_rules, evaluate_coco_views
-from vocviewer.benchmarks.views import ClassView, ViewChoice
 from vocviewer.evaluation.analysis import FPKind, explain
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.coco.view import coco_rules, evaluate_coco_views
+from vocviewer.families.views import ClassView, ViewChoice
 
 CATEGORIES = [
     {"id": 1, "name": "person", "supercategory": "person"},

@@ -23,7 +23,7 @@ from vocviewer.evaluation.analysis import (
     similarity_group,
 )
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 CLASSES = ("dog", "cat", "horse", "car", "bus", "person")
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det, object_thresholds
-from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det, object_thresholds
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 
 WNIDS = ["n001", "n002", "n003", "n004"]
 

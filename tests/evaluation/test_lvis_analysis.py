@@ -13,13 +13,13 @@ import pytest
 
 from tests.parity.lvis_data import make_lvis, make_results, write_lvis
 from vocviewer.evaluation.bootstrap import replicate_images
-from vocviewer.evaluation.bootstrap_coco import coco_bootstrap
-from vocviewer.evaluation.bootstrap_lvis import lvis_bootstrap, lvis_evidence
-from vocviewer.evaluation.lvis import UNVERIFIED, evaluate_lvis, select
-from vocviewer.evaluation.lvis_analyze import analyze_lvis
 from vocviewer.evaluation.tide_evidence import BKG, CLS, NOT_EVALUATED, TRUE_POSITIVE
-from vocviewer.evaluation.tide_lvis import lvis_tide
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.coco.bootstrap import coco_bootstrap
+from vocviewer.families.lvis.analyze_curves import analyze_lvis
+from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
+from vocviewer.families.lvis.evaluate import UNVERIFIED, evaluate_lvis, select
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.tide import lvis_tide
 
 A = [20.0, 20.0, 100.0, 100.0]
 B = [130.0, 130.0, 50.0, 50.0]

@@ -63,9 +63,9 @@ def voc_case(box, score=0.97):
 @pytest.mark.parametrize("score", [0.97, NAN, INF])
 @pytest.mark.parametrize("name", list(BAD))
 def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
-    from vocviewer.evaluation import voc
     from vocviewer.evaluation.analysis import classify_false_positives, explain, missed_objects
     from vocviewer.evaluation.confusion import confusion_matrix, missed_at
+    from vocviewer.families.voc import evaluate as voc
 
     ds, res = voc_case(BAD[name], score)
     with warnings.catch_warnings(record=True) as seen:
@@ -96,9 +96,9 @@ def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
 @pytest.mark.parametrize("name", READABLE)
 def test_voc_bad_line_read_from_a_results_file(tmp_path, demo, name):
     """The same through real files: the demo plus one line on an image holding a car."""
-    from vocviewer.evaluation.voc import evaluate_voc_det
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_results import read_voc_results
+    from vocviewer.families.voc.evaluate import evaluate_voc_det
+    from vocviewer.families.voc.reader import read_voc
+    from vocviewer.families.voc.results_reader import read_voc_results
 
     ds = read_voc(demo.year_dir)
     car = ds.classes.index("car")
@@ -125,7 +125,7 @@ def test_voc_bad_line_read_from_a_results_file(tmp_path, demo, name):
 def visdrone_case(tmp_path, box):
     """One image with a car, an ignored region, a TP and two bad rows (car, pedestrian); the
     bad rows are put into the read results (the reader's own rule is another matter)."""
-    from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+    from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     car = 4
     images = [([(0, 0, 20, 20, 1, car), (30, 30, 10, 10, 0, 0)],
@@ -144,9 +144,9 @@ def visdrone_case(tmp_path, box):
 
 @pytest.mark.parametrize("name", list(BAD))
 def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.evaluation.visdrone import evaluate_visdrone
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.views import ViewChoice
+    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
 
     ds, res = visdrone_case(tmp_path, BAD[name])
     with warnings.catch_warnings(record=True) as seen:
@@ -161,10 +161,10 @@ def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
 
 @pytest.mark.parametrize("name", READABLE)
 def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families.views import ViewChoice
 
     box = BAD[name]
     gt, devkit, pred = write_fixture(

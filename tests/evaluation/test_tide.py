@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 from vocviewer.evaluation.tide import KIND_NAMES
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
 
 ROOT = Path(__file__).resolve().parents[2]
 MINI = ROOT / ".." / "shared" / "data" / "coco-mini" / "annotations"

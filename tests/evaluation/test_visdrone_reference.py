@@ -167,8 +167,8 @@ def write_split(root, images, *, results=True):
 
 
 def evaluate_dirs(split, res):
-    from vocviewer.evaluation.visdrone import evaluate_visdrone
-    from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     ds = read_visdrone(split)
     return evaluate_visdrone(ds, read_visdrone_results(ds, [res]))
@@ -209,7 +209,7 @@ def random_images(rng, n_images):
 
 
 def test_matches_plain_loop_reference_on_random_cases(tmp_path, monkeypatch):
-    import vocviewer.evaluation.visdrone as ev
+    import vocviewer.families.visdrone.evaluate as ev
 
     # small caps make the cap rule bite on small images; the rules are the same
     monkeypatch.setattr(ev, "VISDRONE_MAX_DETS", (1, 2, 5, 500))

@@ -13,7 +13,7 @@ from tests.evaluation.test_voc_layout import _vocap
 from vocviewer.core.dataset import VOC_ACTIONS, PersonSet
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc_action import (
+from vocviewer.families.voc.action_evaluate import (
     ActionScores,
     action_mean_ap,
     evaluate_action_class,
@@ -119,8 +119,8 @@ def test_random_cases_against_the_loop_reference():
 
 
 def test_demo_action(demo):
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_action import find_action_results, read_action_results
+    from vocviewer.families.voc.action_reader import find_action_results, read_action_results
+    from vocviewer.families.voc.reader import read_voc
 
     ds = read_voc(demo.year_dir)
     files = find_action_results([demo.results_dir], "val")

@@ -12,7 +12,7 @@ from tests.evaluation.builders import make_dataset
 from vocviewer.core.dataset import VOC_PARTS, PartTable, PersonSet
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc_layout import (
+from vocviewer.families.voc.layout_evaluate import (
     LAYOUT_DUPLICATE,
     LAYOUT_UNKNOWN_PERSON,
     LAYOUT_USED,
@@ -215,8 +215,8 @@ def test_random_cases_against_the_loop_reference():
 
 
 def test_demo_layout(demo):
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_layout import find_layout_results, read_layout_results
+    from vocviewer.families.voc.layout_reader import find_layout_results, read_layout_results
+    from vocviewer.families.voc.reader import read_voc
 
     ds = read_voc(demo.year_dir)
     lay, problems = read_layout_results(find_layout_results(demo.results_dir, "val"))

@@ -13,9 +13,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 ODD_VALUES: list[Any] = [
     "abc", "0.5", "", True, False, None, [], [1], [[1], [2]], {}, {"a": 1}, -1, 0, 2**70,

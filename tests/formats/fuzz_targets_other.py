@@ -273,7 +273,7 @@ def _place(path: Path, dest_dir: Path, name: str) -> Path:
 
 
 def read_visdrone_gt(path: Path) -> object:
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     split = path.parent / f"{path.name}.split"
     placed = _place(path, split / "annotations", "0000.txt")
@@ -284,7 +284,7 @@ def read_visdrone_gt(path: Path) -> object:
 
 def read_visdrone_image(path: Path) -> object:
     """A split whose one annotation file holds an ignored region, so the image header is read."""
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     split = path.parent / f"{path.name}.split"
     _place(path, split / "images", "0000.jpg")
@@ -295,13 +295,13 @@ def read_visdrone_image(path: Path) -> object:
 
 @cache
 def _visdrone_dataset() -> object:
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     return read_visdrone(_fixture() / "visdrone")
 
 
 def read_visdrone_res(path: Path) -> object:
-    from vocviewer.formats.visdrone import read_visdrone_results
+    from vocviewer.families.visdrone.reader import read_visdrone_results
 
     placed = _place(path, path.parent / f"{path.name}.res", "0000.txt")
     with _named_as(path, placed):
@@ -309,7 +309,7 @@ def read_visdrone_res(path: Path) -> object:
 
 
 def read_det_xml(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     gt = path.parent / f"{path.name}.gt"
     shutil.rmtree(gt, ignore_errors=True)
@@ -322,7 +322,7 @@ def read_det_xml(path: Path) -> object:
 
 def _read_det_with(path: Path, relative: str) -> object:
     """``read_ilsvrc_det`` with a copy of the devkit whose ``data/<relative>`` is ``path``."""
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     devkit = path.parent / f"{path.name}.devkit"
     shutil.rmtree(devkit, ignore_errors=True)
@@ -343,19 +343,19 @@ def read_det_blacklist(path: Path) -> object:
 
 @cache
 def _det_dataset() -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     return read_ilsvrc_det(_fixture() / "det_gt", _fixture() / "devkit")
 
 
 def read_det_submission(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det_results
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det_results
 
     return read_ilsvrc_det_results(_det_dataset(), path)  # type: ignore[arg-type]
 
 
 def read_meta_det_txt(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_det.txt")
     with _named_as(path, placed):
@@ -363,7 +363,7 @@ def read_meta_det_txt(path: Path) -> object:
 
 
 def read_meta_det_mat(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_det.mat")
     with _named_as(path, placed):
@@ -371,7 +371,7 @@ def read_meta_det_mat(path: Path) -> object:
 
 
 def read_meta_clsloc_mat(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_clsloc_synsets
+    from vocviewer.families.ilsvrc.clsloc_reader import read_clsloc_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_clsloc.mat")
     with _named_as(path, placed):
@@ -379,20 +379,20 @@ def read_meta_clsloc_mat(path: Path) -> object:
 
 
 def read_clsloc_labels(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc
 
     return read_ilsvrc_clsloc(path, _fixture() / "devkit")
 
 
 @cache
 def _clsloc_dataset() -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc
 
     return read_ilsvrc_clsloc(_fixture() / "clsloc_gt", _fixture() / "devkit")
 
 
 def read_clsloc_submission(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc_results
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc_results
 
     return read_ilsvrc_clsloc_results(_clsloc_dataset(), path)  # type: ignore[arg-type]
 

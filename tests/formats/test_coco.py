@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 _HERE = Path(__file__).resolve()
 MINI = next(
@@ -137,8 +137,8 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
 
     import numpy as np
 
-    from vocviewer.formats.coco import read_coco
-    from vocviewer.formats.coco_results import read_coco_results
+    from vocviewer.families.coco.reader import read_coco
+    from vocviewer.families.coco.results_reader import read_coco_results
 
     ann = tmp_path / "gt.json"
     ann.write_text(json.dumps({
@@ -171,7 +171,7 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
 def test_box_columns_parsed_elsewhere_give_the_same_result_set(tmp_path):
     """``box_columns`` (run in a helper process by the window) + ``read_coco_results(boxes=)``
     equals reading the file directly; odd files give ``None`` and are read (and named) as usual."""
-    from vocviewer.formats.coco_results import box_columns
+    from vocviewer.families.coco.results_reader import box_columns
 
     ds = read_coco(_write(tmp_path, GT, "gt.json"))
     good = [{"image_id": 4, "category_id": 2, "bbox": [0, 1, 4, 4.5], "score": 0.75},

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from vocviewer.core import masks as mk
-from vocviewer.core.coco import CocoResults
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import coco_results as cr
-from vocviewer.formats import coco_results_bulk as bulk
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.columns import CocoResults
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 pm = pytest.importorskip("pycocotools.mask")
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.test_visdrone_reference import write_split
-from vocviewer.benchmarks import looks_like_dataset, open_dataset, open_results
 from vocviewer.core.errors import FormatError
+from vocviewer.families import looks_like_dataset, open_dataset, open_results
 
 
 def test_voc_year_folder(demo):

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.lvis import SNIFF_WINDOW, looks_like_lvis, read_lvis, read_lvis_results
+from vocviewer.families.lvis.reader import (
+    SNIFF_WINDOW,
+    looks_like_lvis,
+    read_lvis,
+    read_lvis_results,
+)
 
 
 def doc() -> dict[str, Any]:

@@ -10,7 +10,7 @@ import pytest
 from tests.formats.voc_files import IDS, line_of, make_devkit, minimal_year
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES, Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.voc import read_voc
+from vocviewer.families.voc.reader import read_voc
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +185,7 @@ def test_image_level_fields_are_kept(tmp_path: Path) -> None:
         "<image>flickr</image></source><size><width>500</width><height>375</height>"
         "<depth>3</depth></size><segmented>0</segmented></annotation>"
     )
-    from vocviewer.formats.voc import read_voc
+    from vocviewer.families.voc.reader import read_voc
 
     fields = read_voc(year).images.fields[0]
     assert fields["folder"] == "VOC2008"

@@ -12,7 +12,7 @@ from tests.formats.voc_files import minimal_year
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ClassScores, Detections, ResultSet
-from vocviewer.formats.voc import read_voc, read_voc_results, write_voc_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results, write_voc_results
 
 IDS = ("2008_000001", "2008_000002", "2008_000003")
 

@@ -146,7 +146,7 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
 
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
-    from vocviewer.benchmarks.views import ViewExtras, with_view_extras
+    from vocviewer.families.views import ViewExtras, with_view_extras
     from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
     from vocviewer.gui.panes.overlays import OverlayOptions
 

@@ -47,7 +47,7 @@ def wait_idle(qtbot, win, timeout: int = 30_000) -> None:
 def coco_window(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.benchmarks import open_dataset
+    from vocviewer.families import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -59,8 +59,8 @@ def coco_window(qtbot, make_window, tmp_path):
 
 
 def test_coco_window_evaluates_and_draws(qtbot, coco_window):
-    from vocviewer.benchmarks import open_results
-    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.families import open_results
+    from vocviewer.families.coco.evaluate import evaluate_coco
 
     win, st = coco_window, coco_window.state
     ds = st.dataset
@@ -206,7 +206,7 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
     names = " ".join(i.text for i in win.view.overlay_items("label"))
     assert "name 1" in names and "name 3" in names  # synset names from the devkit mapping
     # evaluated with the devkit's rules, as evaluate_ilsvrc_det computes them
-    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
+    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
 
     ref = evaluate_ilsvrc_det(st.dataset, st.results[0].results)
     got = [st.class_evaluation(k).ap for k in range(len(ref.ap))]
@@ -217,7 +217,7 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
 def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_iou(
     qtbot, coco_window
 ):
-    from vocviewer.evaluation.coco_similarity import box_iou_pairs
+    from vocviewer.families.coco.similarity import box_iou_pairs
 
     st = coco_window.state
     ds, res = st.dataset, st.results[0].results
@@ -243,8 +243,8 @@ def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_
 
 
 def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
-    from vocviewer.benchmarks import open_results
-    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.families import open_results
+    from vocviewer.families.coco.evaluate import evaluate_coco
 
     win, st = coco_window, coco_window.state
     second = write_coco_results(st.dataset, tmp_path / "second.json", seed=1)

@@ -22,9 +22,9 @@ from pycocotools import mask as cmask
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini" / "annotations"
 needs_mini = pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")

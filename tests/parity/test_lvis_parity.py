@@ -19,14 +19,14 @@ pytest.importorskip("lvis")
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import lvis_eval, write_lvis
-from vocviewer.core.lvis import LvisResults
-from vocviewer.evaluation import lvis as ev_lvis
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.evaluation.lvis import LvisEvalResult, evaluate_lvis
 from vocviewer.evaluation.result import Verdict
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.lvis import evaluate as ev_lvis
+from vocviewer.families.lvis.columns import LvisResults
+from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 
 #: the largest difference seen in any comparison of this module (reported by the last test)
 MAX_DIFF: list[float] = [0.0]

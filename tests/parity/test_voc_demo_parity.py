@@ -10,8 +10,8 @@ import pytest
 
 from tests.evaluation import oracles
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 
 
 def _reference_gt(year_dir, image_set):

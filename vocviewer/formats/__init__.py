@@ -1,5 +1,5 @@
 """File formats: the only code that reads or writes benchmark files (lxml, numpy, stdlib; no Qt).
-Which reader a path needs is decided by its family in ``vocviewer.benchmarks``.
+Which reader a path needs is decided by its family in ``vocviewer.families``.
 
 Modules
 -------

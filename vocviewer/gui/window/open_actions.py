@@ -1,7 +1,7 @@
 """The File ▸ Open side of the main window: dialogs, drag and drop, and File ▸ Open Recent.
 
 ``OpenActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``status_label``. Dropped paths that look like a dataset (``benchmarks.looks_like_dataset``)
+``status_label``. Dropped paths that look like a dataset (``families.looks_like_dataset``)
 open it, with any other dropped paths as its results; otherwise they are added as results to the
 open dataset.
 """
@@ -158,7 +158,7 @@ class OpenActions(QMainWindow):
     def open_paths(self, paths: Sequence[Path]) -> None:
         """What a drop does: open the first dataset-like path with the others as its results, or
         add every path as results to the open dataset."""
-        from vocviewer.benchmarks import looks_like_dataset  # start-up: every format reader
+        from vocviewer.families import looks_like_dataset  # start-up: every format reader
 
         datasets = [p for p in paths if looks_like_dataset(p)]
         if datasets:
