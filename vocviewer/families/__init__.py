@@ -20,10 +20,11 @@ analyze         ``vocviewer analyze`` over the families that analyse (``analyze_
                 ``analyze_figures``: its JSON, text and SVG figures)
 """
 
-from vocviewer.families.base import Benchmark, CliOption, EvalOutput
+from vocviewer.families.base import Benchmark, CliOption, EvalOutput, FileTypes
 from vocviewer.families.registry import (
     benchmark_of,
     choose,
+    file_types,
     get,
     looks_like_dataset,
     open_dataset,
@@ -37,8 +38,10 @@ __all__ = [
     "Benchmark",
     "CliOption",
     "EvalOutput",
+    "FileTypes",
     "benchmark_of",
     "choose",
+    "file_types",
     "get",
     "looks_like_dataset",
     "open_dataset",

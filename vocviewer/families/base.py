@@ -57,6 +57,22 @@ class CliOption:
         return self.flag.lstrip("-").replace("-", "_")
 
 
+@dataclass(frozen=True)
+class FileTypes:
+    """How the window names a family's files (its dialogs, tool tips, drop message and help).
+
+    ``dataset`` is what it opens ("a VOCdevkit year"), a folder or, with ``annotation_file``, a
+    file matching ``dataset_patterns``; ``result_patterns`` are its result files' glob patterns;
+    ``results_folder`` names a folder of results Add results folder takes (if it has one). An
+    empty ``dataset``: the family is not opened in the window."""
+
+    dataset: str = ""
+    annotation_file: bool = False
+    dataset_patterns: tuple[str, ...] = ()
+    result_patterns: tuple[str, ...] = ()
+    results_folder: str | None = None
+
+
 @runtime_checkable
 class Benchmark(Protocol):
     """One benchmark family. Registered with ``registry.register``; ``priority`` breaks ties of
@@ -87,6 +103,10 @@ class Benchmark(Protocol):
     def priority(self) -> int: ...
     @property
     def hint(self) -> str | None: ...
+    @property
+    def files(self) -> FileTypes:
+        """What the window's dialogs and help call its files."""
+        ...
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         """How surely ``path`` (with ``sources`` such as ``images``/``devkit``) is this family's:
@@ -167,6 +187,11 @@ class Benchmark(Protocol):
         by class index), or ``None`` if the family must evaluate anew."""
         ...
 
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        """The image set of ``dataset`` that ``results``' file names name (VOC's
+        ``comp4_det_val_car.txt``: ``val``), or ``None``."""
+        ...
+
     def view_analyser(self) -> ViewAnalyser | None:
         """What the window's Analysis tab computes for this family (its analyze module's
         ``ViewAnalyser``, imported on first use), or ``None`` if it is not analysed."""
@@ -176,7 +201,9 @@ class Benchmark(Protocol):
 class ViewDefaults:
     """What most families do in the window: draw the dataset as read, read results as
     ``read_results`` does (no image sets, nothing to offload) and evaluate anew at another
-    choice."""
+    choice. A family that the window opens says so in ``files``."""
+
+    files = FileTypes()
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         raise NotImplementedError
@@ -206,6 +233,9 @@ class ViewDefaults:
         raws: Mapping[int, Any],
         choice: ViewChoice,
     ) -> list[ClassView] | None:
+        return None
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
         return None
 
     def view_analyser(self) -> ViewAnalyser | None:

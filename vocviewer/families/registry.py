@@ -20,7 +20,7 @@ from typing import Any
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.families.base import CERTAIN, LIKELY, Benchmark
+from vocviewer.families.base import CERTAIN, LIKELY, Benchmark, FileTypes
 from vocviewer.formats.input import check_regular
 
 #: the families vocviewer ships, ``"module:Class"``, in registration order (one line per family)
@@ -79,6 +79,19 @@ def tasks() -> tuple[str, ...]:
 def protocols() -> tuple[str, ...]:
     """Every ``--protocol`` value some family answers to."""
     return tuple(dict.fromkeys(p for b in registered() for p in b.protocols))
+
+
+def file_types() -> list[FileTypes]:
+    """What the window opens, family by family in registration order (those it opens only).
+    Cheap before the families are loaded: a built-in family's package declares its ``FILES``
+    (its readers are imported later, when something is opened)."""
+    if _loaded:
+        found = [b.files for b in registered()]
+    else:
+        packages = [spec.partition(":")[0].rpartition(".")[0] for spec in BUILTIN]
+        declared: list[FileTypes] = [importlib.import_module(p).FILES for p in packages]
+        found = declared + [b.files for b in _REGISTRY.values()]
+    return [f for f in found if f.dataset]
 
 
 def _hint() -> str:

@@ -24,6 +24,7 @@ from vocviewer.families.base import (
     check_ground_truth,
     opened,
 )
+from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
@@ -87,6 +88,7 @@ class CocoBenchmark:
     analyze_tasks = ("bbox", "segm")
     priority = 10
     hint = "a COCO annotation .json"
+    files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         if path.suffix.lower() != ".json":
@@ -103,6 +105,9 @@ class CocoBenchmark:
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
     ) -> Dataset:
         return read_coco(path, sources.get("images"), masks=task != "bbox")
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        return None
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "coco" in dataset.extras

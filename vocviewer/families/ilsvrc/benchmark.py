@@ -22,6 +22,7 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
+from vocviewer.families.ilsvrc import FILES
 from vocviewer.families.ilsvrc import view as ilsvrc_view
 from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
@@ -135,6 +136,7 @@ class IlsvrcBenchmark(ViewDefaults):
     analyze_tasks = ("det",)
     priority = 40
     hint = "an ILSVRC annotation folder (with --devkit)"
+    files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if sources.get("devkit") is not None else 0.0

@@ -22,8 +22,15 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-from vocviewer.families.base import CERTAIN, CliOption, EvalOutput, check_ground_truth, opened
+from vocviewer.families.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    check_ground_truth,
+    opened,
+)
 from vocviewer.families.coco.view import read_coco_view_results
+from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
@@ -105,6 +112,7 @@ class LvisBenchmark:
     analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
     hint = "an LVIS v1 annotation .json"
+    files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if looks_like_lvis(path) else 0.0
@@ -116,6 +124,9 @@ class LvisBenchmark:
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
     ) -> Dataset:
         return read_lvis(path, sources.get("images"), masks=task != "bbox")
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        return None
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "lvis" in dataset.extras

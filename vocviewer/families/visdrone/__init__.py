@@ -1,1 +1,9 @@
 """visdrone."""
+
+from vocviewer.families.base import FileTypes
+
+#: what the window's dialogs and help call this family's files (read without importing its
+#: readers: the window builds its menus before any family is loaded)
+FILES = FileTypes(
+    "a VisDrone split", result_patterns=("*.txt",), results_folder="a VisDrone results folder"
+)

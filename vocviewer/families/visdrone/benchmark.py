@@ -24,6 +24,7 @@ from vocviewer.families.base import (
     refuse_json_results,
 )
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.visdrone import FILES
 from vocviewer.families.visdrone import view as visdrone_view
 from vocviewer.families.visdrone.columns import VisDroneDetections
 from vocviewer.families.visdrone.evaluate import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
@@ -136,6 +137,7 @@ class VisDroneBenchmark(ViewDefaults):
     analyze_tasks = ("det",)
     priority = 20
     hint = "a VisDrone split (annotations/ and images/)"
+    files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if self.looks_like_dataset(path) else 0.0

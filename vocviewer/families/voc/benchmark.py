@@ -35,6 +35,7 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.official import not_official_reasons
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.voc import FILES
 from vocviewer.families.voc import tasks as voc_tasks
 from vocviewer.families.voc import view as voc_view
 from vocviewer.families.voc.evaluate import (
@@ -44,6 +45,7 @@ from vocviewer.families.voc.evaluate import (
     evaluate_voc_det,
 )
 from vocviewer.families.voc.reader import looks_like_voc, read_voc, read_voc_results
+from vocviewer.families.voc.results_reader import parse_result_name
 from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, voc_expects
 
 if TYPE_CHECKING:
@@ -128,6 +130,7 @@ class VocBenchmark(ViewDefaults):
     analyze_tasks = ("det", "cls")
     priority = 30
     hint = VOC_HINT
+    files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if path.is_dir() and looks_like_voc(path) else 0.0
@@ -159,6 +162,14 @@ class VocBenchmark(ViewDefaults):
         from vocviewer.families.voc.analyze import analyze_voc
 
         return analyze_voc(args)
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        sets = set(dataset.main_sets())
+        for f in results.files:
+            entry = parse_result_name(Path(f))
+            if entry is not None and entry.image_set in sets:
+                return entry.image_set
+        return None
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return replace(voc_view.SETTINGS, ap_rule=default_ap_rule(dataset.year))

@@ -287,15 +287,11 @@ def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
-    """The Main set named by VOC result file names (``comp4_det_val_car.txt`` → ``val``)."""
-    from vocviewer.families.voc.results_reader import parse_result_name
+    """The Main set that ``results``' file names name (``comp4_det_val_car.txt`` → ``val``; the
+    dataset's family decides, ``Benchmark.image_set_named``)."""
+    from vocviewer.families import benchmark_of
 
-    sets = set(dataset.main_sets())
-    for f in results.files:
-        entry = parse_result_name(Path(f))
-        if entry is not None and entry.image_set in sets:
-            return entry.image_set
-    return None
+    return benchmark_of(dataset).image_set_named(dataset, results)
 
 
 def evaluates_on(dataset: Dataset, results: Sequence[LoadedResults], name: str | None) -> bool:
