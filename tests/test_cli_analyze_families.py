@@ -109,16 +109,41 @@ def random_visdrone(rng: np.random.Generator, n_img: int, quality: float) -> tup
             x, y = (int(v) for v in rng.integers(0, 300, 2))
             w, h = (int(v) for v in rng.integers(6, 60, 2))
             cat = int(rng.integers(1, 11))
-            g.append((x, y, w, h, int(rng.random() > 0.1), cat, int(rng.integers(0, 2)),
-                      int(rng.integers(0, 3))))  # fmt: skip
+            g.append(
+                (
+                    x,
+                    y,
+                    w,
+                    h,
+                    int(rng.random() > 0.1),
+                    cat,
+                    int(rng.integers(0, 2)),
+                    int(rng.integers(0, 3)),
+                )
+            )
             if rng.random() < quality:
                 j = rng.normal(0, 0.2 * (1.2 - quality), 4)
-                d.append((round(x + j[0] * w, 1), round(y + j[1] * h, 1), round(w * (1 + j[2]), 1),
-                          round(h * (1 + j[3]), 1), round(float(rng.random()), 3),
-                          cat if rng.random() > 0.1 else int(rng.integers(1, 11))))  # fmt: skip
+                d.append(
+                    (
+                        round(x + j[0] * w, 1),
+                        round(y + j[1] * h, 1),
+                        round(w * (1 + j[2]), 1),
+                        round(h * (1 + j[3]), 1),
+                        round(float(rng.random()), 3),
+                        cat if rng.random() > 0.1 else int(rng.integers(1, 11)),
+                    )
+                )
         for _ in range(int(rng.integers(0, 4))):
-            d.append((int(rng.integers(0, 300)), int(rng.integers(0, 300)), 20, 20,
-                      round(float(rng.random() * 0.5), 3), int(rng.integers(1, 11))))  # fmt: skip
+            d.append(
+                (
+                    int(rng.integers(0, 300)),
+                    int(rng.integers(0, 300)),
+                    20,
+                    20,
+                    round(float(rng.random() * 0.5), 3),
+                    int(rng.integers(1, 11)),
+                )
+            )
         gts.append(g)
         dets.append(d)
     return gts, dets
@@ -215,9 +240,21 @@ def test_ilsvrc_cli_three_sets(tmp_path: Path, capsys) -> None:
     gt, devkit, preds, images, rows = ilsvrc_case(tmp_path)
     out, figs = tmp_path / "i.json", tmp_path / "figs"
     code, text, err = run(
-        capsys, gt, "--devkit", devkit, "--results", *preds, "--bootstrap", 100,
-        "--json", out, "--figures", figs, "--format", "png",
-    )  # fmt: skip
+        capsys,
+        gt,
+        "--devkit",
+        devkit,
+        "--results",
+        *preds,
+        "--bootstrap",
+        100,
+        "--json",
+        out,
+        "--figures",
+        figs,
+        "--format",
+        "png",
+    )
     assert code == 0, err
     p = json.loads(out.read_text())
     assert p["protocol"] == "ilsvrc" and list(p["sets"]) == ["pred.txt", "other.txt", "pred.txt-2"]

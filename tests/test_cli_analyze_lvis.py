@@ -38,9 +38,21 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
     second.write_text(json.dumps(json.loads(res.read_text())[1::2]))
     figures = tmp_path / "fig"
     payload, text = analyze(
-        capsys, ann, "--results", res, second, "--task", kind, "--bootstrap", 100, "--seed", 3,
-        "--figures", figures, tmp_path / "out.json",
-    )  # fmt: skip
+        capsys,
+        ann,
+        "--results",
+        res,
+        second,
+        "--task",
+        kind,
+        "--bootstrap",
+        100,
+        "--seed",
+        3,
+        "--figures",
+        figures,
+        tmp_path / "out.json",
+    )
     assert payload["protocol"] == "lvis" and payload["task"] == kind and payload["official"]
     assert text.startswith(f"LVIS {kind}, 24 images")
     assert "analyze() under LVIS's rules" in text and "Sim = Oth" in text
@@ -82,8 +94,12 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
         payload["sets"]["results.json"]["mAP"] - payload["sets"]["second.json"]["mAP"]
     )
     written = {p.name for p in figures.iterdir()}
-    assert {"tide_results.svg", "analyze_results.svg", "analyze_second_f.svg",
-            "characteristics_second.svg"} <= written  # fmt: skip
+    assert {
+        "tide_results.svg",
+        "analyze_results.svg",
+        "analyze_second_f.svg",
+        "characteristics_second.svg",
+    } <= written
     assert not any(".json" in n for n in written)  # the sets' names without their extension
     assert any(n.startswith("pr_thing_") for n in written)
 
@@ -113,9 +129,18 @@ def test_an_interval_that_misses_its_point_is_pointed_out() -> None:
     reps = np.linspace(0.30, 0.40, 101)
 
     def result(point: float) -> BootstrapResult:
-        return BootstrapResult(("a",), ("c",), 0, np.array([[point]]), np.array([point]),
-                               reps[None, :, None], reps[None, :], np.zeros(0),
-                               np.zeros((1, 1, 0)), np.zeros((1, 1, 101, 0)))  # fmt: skip
+        return BootstrapResult(
+            ("a",),
+            ("c",),
+            0,
+            np.array([[point]]),
+            np.array([point]),
+            reps[None, :, None],
+            reps[None, :],
+            np.zeros(0),
+            np.zeros((1, 1, 0)),
+            np.zeros((1, 1, 101, 0)),
+        )
 
     assert bias(result(0.25), "a") == pytest.approx(0.10)
     note = bias_note(result(0.25), 0.95)

@@ -74,8 +74,22 @@ def test_tide_on_masks_equals_tidecv(tidecv: Any, segm_results: list[Path]) -> N
 
 def test_segm_cli_json_equals_the_library(segm_results: list[Path], tmp_path: Path, capsys):
     out, figs = tmp_path / "s.json", tmp_path / "figs"
-    code = main(["analyze", str(GT), "--task", "segm", "--results", *map(str, segm_results),
-                 "--bootstrap", "50", "--json", str(out), "--figures", str(figs)])  # fmt: skip
+    code = main(
+        [
+            "analyze",
+            str(GT),
+            "--task",
+            "segm",
+            "--results",
+            *map(str, segm_results),
+            "--bootstrap",
+            "50",
+            "--json",
+            str(out),
+            "--figures",
+            str(figs),
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     p = json.loads(out.read_text())

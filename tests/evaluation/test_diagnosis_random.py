@@ -85,9 +85,12 @@ def _reference(ds, rs, ev, iou_threshold):
         elif verdict == Verdict.FP:
             kind = FPKind.BACKGROUND
             for new_kind, wanted in (
-                (FPKind.SIMILAR, lambda o: ds.classes[labels[o]] in group and labels[o] != ev.class_index),
+                (
+                    FPKind.SIMILAR,
+                    lambda o: ds.classes[labels[o]] in group and labels[o] != ev.class_index,
+                ),
                 (FPKind.OTHER, lambda o: labels[o] != ev.class_index),
-            ):  # fmt: skip
+            ):
                 row, ov = _best(ds, box, image, wanted, True)
                 if row >= 0 and ov >= MIN_OVERLAP:
                     kind, other, other_iou = new_kind, row, ov

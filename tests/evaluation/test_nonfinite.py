@@ -51,12 +51,18 @@ def test_overlap_of_a_bad_box_is_never_a_match_and_warns_nothing(name, plus_one)
 def voc_case(box, score=0.97):
     """Two dogs; a TP on each, the bad row on ``a`` (scored highest) and a bad cat row."""
     ds = make_dataset(
-        {"a": [("dog", (10, 10, 50, 50), False), ("cat", (20, 20, 60, 60), False)],
-         "b": [("dog", (1, 1, 30, 30), False)]},
+        {
+            "a": [("dog", (10, 10, 50, 50), False), ("cat", (20, 20, 60, 60), False)],
+            "b": [("dog", (1, 1, 30, 30), False)],
+        },
         {"Main/val": ["a", "b"]},
-    )  # fmt: skip
-    dets = [("dog", "a", 0.9, (10, 10, 50, 50)), ("dog", "a", score, box),
-            ("dog", "b", 0.5, (1, 1, 30, 30)), ("cat", "a", 0.3, box)]  # fmt: skip
+    )
+    dets = [
+        ("dog", "a", 0.9, (10, 10, 50, 50)),
+        ("dog", "a", score, box),
+        ("dog", "b", 0.5, (1, 1, 30, 30)),
+        ("cat", "a", 0.3, box),
+    ]
     return ds, make_results(ds, dets)
 
 
@@ -78,8 +84,9 @@ def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
             for rank in range(len(ev)):
                 explain(ds, res, ev, rank, analysis=fa)
         missed_at(ds, evs, missed, 0.0)
-        confusion_matrix(ds, res, evs, missed, score_threshold=0.0, iou_threshold=0.5,
-                         plus_one=True)  # fmt: skip
+        confusion_matrix(
+            ds, res, evs, missed, score_threshold=0.0, iou_threshold=0.5, plus_one=True
+        )
     assert seen == []
     dog = evs[ds.classes.index("dog")]
     det = res.detections
@@ -128,8 +135,14 @@ def visdrone_case(tmp_path, box):
     from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     car = 4
-    images = [([(0, 0, 20, 20, 1, car), (30, 30, 10, 10, 0, 0)],
-               [(0, 0, 20, 20, 0.9, car), (2, 2, 5, 5, 0.95, car), (2, 2, 5, 5, 0.5, 1)], 60, 60)]  # fmt: skip
+    images = [
+        (
+            [(0, 0, 20, 20, 1, car), (30, 30, 10, 10, 0, 0)],
+            [(0, 0, 20, 20, 0.9, car), (2, 2, 5, 5, 0.95, car), (2, 2, 5, 5, 0.5, 1)],
+            60,
+            60,
+        )
+    ]
     split, res_dir = write_split(tmp_path, images)
     ds = read_visdrone(split)
     res = read_visdrone_results(ds, [res_dir])

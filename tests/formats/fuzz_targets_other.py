@@ -33,12 +33,52 @@ N_IMAGES = 3
 
 
 _SPECIAL = (
-    b"nan", b"NaN", b"-nan", b"inf", b"-inf", b"Infinity", b"1e308", b"-1e308", b"1e999", b"-1",
-    b"0", b"-0", b"1e-320", b"2147483648", b"9223372036854775808", b"1" * 40, b"0x10", b"1_0",
-    b"abc", b"", b"\x00", b"\xff\xfe", b"\xe2\x80\xa8", b"1.5", b"100000",
-)  # fmt: skip
-_TOKENS = (*_SPECIAL, b",", b"\n", b"\r", b" ", b"\t", b"<", b">", b"&", b"&amp;", b"]]>", b"#",
-           b"<object>", b"</object>", b"<!--", b"-->", b'"', b"'")  # fmt: skip
+    b"nan",
+    b"NaN",
+    b"-nan",
+    b"inf",
+    b"-inf",
+    b"Infinity",
+    b"1e308",
+    b"-1e308",
+    b"1e999",
+    b"-1",
+    b"0",
+    b"-0",
+    b"1e-320",
+    b"2147483648",
+    b"9223372036854775808",
+    b"1" * 40,
+    b"0x10",
+    b"1_0",
+    b"abc",
+    b"",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xe2\x80\xa8",
+    b"1.5",
+    b"100000",
+)
+_TOKENS = (
+    *_SPECIAL,
+    b",",
+    b"\n",
+    b"\r",
+    b" ",
+    b"\t",
+    b"<",
+    b">",
+    b"&",
+    b"&amp;",
+    b"]]>",
+    b"#",
+    b"<object>",
+    b"</object>",
+    b"<!--",
+    b"-->",
+    b'"',
+    b"'",
+)
 _NUMBER = re.compile(rb"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _ELEMENT = re.compile(rb"<(\w+)[^>]*>.*?</\1>", re.DOTALL)
 
@@ -92,9 +132,13 @@ def _delete(data: bytes, rng: random.Random, other: bytes) -> bytes:
 
 
 MUTATIONS: dict[str, Callable[[bytes, random.Random, bytes], bytes]] = {
-    "flip": _flip, "truncate": _truncate, "insert": _insert, "splice": _splice,
-    "numbers": _numbers, "delete": _delete,
-}  # fmt: skip
+    "flip": _flip,
+    "truncate": _truncate,
+    "insert": _insert,
+    "splice": _splice,
+    "numbers": _numbers,
+    "delete": _delete,
+}
 
 
 def mutate(data: bytes, rng: random.Random, other: bytes) -> bytes:
@@ -406,8 +450,16 @@ TARGETS: list[Target] = [
     ("ilsvrc-det-val-list", det_list_bytes, read_det_list),
     ("ilsvrc-det-blacklist", det_blacklist_bytes, read_det_blacklist),
     ("ilsvrc-meta_det.txt", mapping_txt_bytes, read_meta_det_txt),
-    ("ilsvrc-meta_det.mat", lambda r: _mat_bytes(r, "ILSVRC2014_DET_ID", "name"), read_meta_det_mat),
-    ("ilsvrc-meta_clsloc.mat", lambda r: _mat_bytes(r, "ILSVRC2014_ID", "words"), read_meta_clsloc_mat),
+    (
+        "ilsvrc-meta_det.mat",
+        lambda r: _mat_bytes(r, "ILSVRC2014_DET_ID", "name"),
+        read_meta_det_mat,
+    ),
+    (
+        "ilsvrc-meta_clsloc.mat",
+        lambda r: _mat_bytes(r, "ILSVRC2014_ID", "words"),
+        read_meta_clsloc_mat,
+    ),
     ("ilsvrc-clsloc-labels", clsloc_labels_bytes, read_clsloc_labels),
     ("ilsvrc-clsloc-submission", clsloc_submission_bytes, read_clsloc_submission),
-]  # fmt: skip
+]

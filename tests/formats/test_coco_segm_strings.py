@@ -27,8 +27,11 @@ def _files(tmp: Path, n: int = 30) -> tuple[Path, list[dict[str, Any]], list[np.
     rng = np.random.default_rng(5)
     sizes = [(1, 1), (7, 3), (48, 64), (33, 17)]
     images = [{"id": 10 + i, "height": h, "width": w} for i, (h, w) in enumerate(sizes)]
-    gt = {"images": images, "categories": [{"id": 3, "name": "a"}, {"id": 9, "name": "b"}],
-          "annotations": []}  # fmt: skip
+    gt = {
+        "images": images,
+        "categories": [{"id": 3, "name": "a"}, {"id": 9, "name": "b"}],
+        "annotations": [],
+    }
     (tmp / "gt.json").write_text(json.dumps(gt))
     dets, masks = [], []
     for k in range(n):
@@ -37,8 +40,12 @@ def _files(tmp: Path, n: int = 30) -> tuple[Path, list[dict[str, Any]], list[np.
         m = np.asfortranarray((rng.random((h, w)) < [0.0, 1.0, 0.3, 0.9][k % 4]).astype(np.uint8))
         r = pm.encode(m)
         masks.append(m)
-        d = {"image_id": im["id"], "category_id": [3, 9][k % 2], "score": float(rng.random()),
-             "segmentation": {"size": [h, w], "counts": r["counts"].decode()}}  # fmt: skip
+        d = {
+            "image_id": im["id"],
+            "category_id": [3, 9][k % 2],
+            "score": float(rng.random()),
+            "segmentation": {"size": [h, w], "counts": r["counts"].decode()},
+        }
         if k == 5:
             d["bbox"] = [1.0, 2.0, 3.0, 4.0]
         dets.append(d)
@@ -55,8 +62,10 @@ def test_strings_read_as_load_res(tmp_path: Path, with_bbox: bool) -> None:
     rs = read_coco_results(ds, tmp_path / "dt.json", task="segm")
     co: CocoResults = rs.extras["coco"]
     assert co.masks is not None and len(co.masks) == len(dets)
-    rles = [{"size": d["segmentation"]["size"], "counts": d["segmentation"]["counts"].encode()}
-            for d in dets]  # fmt: skip
+    rles = [
+        {"size": d["segmentation"]["size"], "counts": d["segmentation"]["counts"].encode()}
+        for d in dets
+    ]
     assert co.area.tolist() == [float(a) for a in pm.area(rles)]
     boxes = pm.toBbox(rles).tolist()
     want = np.array([d.get("bbox") or b for d, b in zip(dets, boxes, strict=True)])

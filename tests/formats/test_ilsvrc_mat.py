@@ -67,10 +67,12 @@ def test_matfile_matches_scipy_on_nested_values(tmp_path):
     rows = [(2, "n002", np.array([1.5, 2.0]), np.array(["ab", "cd"], dtype=object))]
     syn = _struct_array(rows, ("ILSVRC2014_ID", "WNID", "children", "cells"))
     for compress in (False, True):
-        scipy_io.savemat(tmp_path / "m.mat", {"x": np.arange(3), "synsets": syn},
-                         do_compression=compress)  # fmt: skip
+        scipy_io.savemat(
+            tmp_path / "m.mat", {"x": np.arange(3), "synsets": syn}, do_compression=compress
+        )
         data = (tmp_path / "m.mat").read_bytes()
         got = load_variable(tmp_path / "m.mat", data, "synsets")
-        assert got == [{"ILSVRC2014_ID": [2.0], "WNID": "n002", "children": [1.5, 2.0],
-                        "cells": ["ab", "cd"]}]  # fmt: skip
+        assert got == [
+            {"ILSVRC2014_ID": [2.0], "WNID": "n002", "children": [1.5, 2.0], "cells": ["ab", "cd"]}
+        ]
         assert load_variable(tmp_path / "m.mat", data, "x") == [0.0, 1.0, 2.0]

@@ -48,8 +48,9 @@ def _same(evals, plain):
     for v in views:
         got = evals.views[v.class_index]
         for name in ("order", "verdict", "best_gt", "score"):
-            np.testing.assert_array_equal(getattr(got.evaluation, name),
-                                          getattr(v.evaluation, name))  # fmt: skip
+            np.testing.assert_array_equal(
+                getattr(got.evaluation, name), getattr(v.evaluation, name)
+            )
         np.testing.assert_array_equal(got.missed, v.missed)
         np.testing.assert_array_equal(got.false_positives.kind, v.false_positives.kind)
         np.testing.assert_array_equal(got.curve_precision, v.curve_precision)

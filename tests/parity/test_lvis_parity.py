@@ -117,11 +117,23 @@ def test_the_generated_files_hold_every_trap(tmp_path: Path) -> None:
 # --- hand-made cases ------------------------------------------------------------------------
 def _doc(anns: list[dict[str, Any]], freq: tuple[str, ...] = ("c", "f")) -> dict[str, Any]:
     images = [
-        {"id": 5, "width": 200, "height": 150, "coco_url": "http://x/val2017/5.jpg",
-         "neg_category_ids": [3], "not_exhaustive_category_ids": []},
-        {"id": 2, "width": 200, "height": 150, "coco_url": "http://x/val2017/2.jpg",
-         "neg_category_ids": [], "not_exhaustive_category_ids": [1]},
-    ]  # fmt: skip
+        {
+            "id": 5,
+            "width": 200,
+            "height": 150,
+            "coco_url": "http://x/val2017/5.jpg",
+            "neg_category_ids": [3],
+            "not_exhaustive_category_ids": [],
+        },
+        {
+            "id": 2,
+            "width": 200,
+            "height": 150,
+            "coco_url": "http://x/val2017/2.jpg",
+            "neg_category_ids": [],
+            "not_exhaustive_category_ids": [1],
+        },
+    ]
     cats = [
         {"id": 3, "name": "b", "frequency": freq[1]},
         {"id": 1, "name": "a", "frequency": freq[0]},
