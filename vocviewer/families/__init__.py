@@ -1,23 +1,39 @@
-"""Benchmark families: one module per family, each an implementation of the ``Benchmark``
-protocol (``base``) registered in ``registry``. No family name is tested outside its own module.
+"""Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``),
+each implementing the ``Benchmark`` interface (``base``) and listed once in ``registry.BUILTIN``.
+Nothing outside a family's folder imports it but the registry (by name); no family imports the
+registry. The modules here are the family-free interface and what dispatches over the registry.
 
 Modules
 -------
-base            the ``Benchmark`` protocol, ``CliOption``, ``EvalOutput`` and shared helpers
-registry        register / unregister / choose a family; ``open_dataset``, ``open_results``,
-                ``looks_like_dataset``, ``benchmark_of`` over the registry (the window's entry
-                points)
-views           what a family gives the window: ``ClassView`` per class, ``Summary``,
-                ``ViewSettings`` (IoU / area choices, diagnosis rules), ``ViewChoice``
-voc             PASCAL VOC det / cls (``voc_tasks``: seg, layout, action; ``voc_analyze``;
-                ``voc_view``: the window)
-coco            COCO bbox / segm / keypoints (``coco_analyze``; ``coco_view``)
-visdrone        VisDrone-DET (``visdrone_view``)
-ilsvrc          ILSVRC DET / CLS-LOC (``ilsvrc_view``)
-lvis            LVIS v1 bbox / segm (federated; claims LVIS files before COCO does;
-                ``lvis_view``)
-analyze         ``vocviewer analyze`` over the families that analyse (``analyze_report``,
-                ``analyze_figures``: its JSON, text and SVG figures)
+analyze
+    ``vocviewer analyze``.
+api
+    The plain Python API.
+base
+    The ``Benchmark`` protocol every family implements, and the helpers its ``evaluate`` shares.
+coco/
+    COCO.
+eval_sets
+    ``vocviewer eval`` over several result sets.
+ilsvrc/
+    ILSVRC DET and CLS-LOC.
+lvis/
+    LVIS v1.
+official
+    The one rule for official-ness, shared by ``vocviewer eval`` and every pane of the window.
+registry
+    The registry of benchmark families, and opening a dataset or results through it.
+view_analyser
+    What a family gives the window's Analysis tab.
+view_analysis
+    What the window's Analysis tab computes for one result set, as ``vocviewer analyze`` does it
+    per family.
+views
+    What a benchmark gives the window.
+visdrone/
+    VisDrone-DET.
+voc/
+    PASCAL VOC.
 """
 
 from vocviewer.families.base import Benchmark, CliOption, EvalOutput, FileTypes

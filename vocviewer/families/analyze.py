@@ -37,17 +37,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-import numpy as np
-
 from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import file_stems
-from vocviewer.evaluation.bootstrap import DEFAULT_CHUNK_ELEMENTS, EvidenceSet
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import CERTAIN, Benchmark
 from vocviewer.families.registry import choose, refuse_foreign_options, registered, sniff
-
-#: Recall levels of the PR bands (VOC; COCO uses its own 101 recall thresholds, the same values).
-RECALL_GRID = np.linspace(0.0, 1.0, 101).tolist()
 
 
 def analysed() -> list[Benchmark]:
@@ -105,10 +99,3 @@ def with_file_stems(out: AnalyzeOutput) -> AnalyzeOutput:
         return file
 
     return replace(out, figures=[(renamed(f), svg) for f, svg in out.figures])
-
-
-def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:
-    """Replicates per chunk: about 20 progress steps, never above the engine's memory bound."""
-    longest = max((len(c.unit) for s in sets for c in s.classes), default=1)
-    bound = max(1, DEFAULT_CHUNK_ELEMENTS // max(longest, sets[0].n_units, 1))
-    return min(bound, max(1, -(-replicates // 20)))

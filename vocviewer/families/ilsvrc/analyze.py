@@ -21,7 +21,7 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.bootstrap import bootstrap
+from vocviewer.evaluation.bootstrap import RECALL_GRID, bootstrap, progress_chunk
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -35,7 +35,6 @@ from vocviewer.evaluation.characteristics import (
 from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
 from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.analyze import RECALL_GRID, progress_chunk
 from vocviewer.families.base import opened, problems_error
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det

@@ -1,4 +1,28 @@
-"""lvis."""
+"""LVIS v1: COCO's reader and evaluator with the federated rules (``LVISEval``), analyses, the
+window's view and the ``Benchmark``.
+
+Modules
+-------
+analyze
+    ``vocviewer analyze`` on LVIS boxes and masks (``--task bbox|segm``), under LVIS's federated
+    rules.
+analyze_curves
+    COCO's ``analyze()`` under LVIS's rules.
+benchmark
+    LVIS.
+bootstrap
+    Bootstrap over images for LVIS.
+columns
+    LVIS-specific columns.
+evaluate
+    LVIS evaluation (the ``lvis`` package's ``LVISEval``.
+reader
+    LVIS v1 annotation JSON → ``Dataset``, LVIS results JSON → ``ResultSet``.
+tide
+    TIDE's error breakdown on LVIS, from ``LVISEval``'s own verdicts at IoU 0.5 (``lvis.py``).
+view
+    LVIS in the window.
+"""
 
 from vocviewer.families.base import FileTypes
 

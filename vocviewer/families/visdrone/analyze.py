@@ -25,6 +25,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves, interpolated_precision
 from vocviewer.evaluation.ap import voc_ap_all_points
+from vocviewer.evaluation.bootstrap import RECALL_GRID
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -47,7 +48,6 @@ from vocviewer.evaluation.render.analyze_report import (
     set_names,
 )
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.analyze import RECALL_GRID
 from vocviewer.families.base import opened, problems_error
 from vocviewer.families.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence

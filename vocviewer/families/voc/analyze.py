@@ -17,7 +17,7 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.bootstrap import EvidenceSet, bootstrap
+from vocviewer.evaluation.bootstrap import RECALL_GRID, EvidenceSet, bootstrap, progress_chunk
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -35,7 +35,6 @@ from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_la
 from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish
 from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.analyze import RECALL_GRID, progress_chunk
 from vocviewer.families.base import (
     check_ground_truth,
     opened,
