@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.evaluation.synthetic_voc import make_synthetic  # noqa: E402
 from vocviewer.evaluation.bootstrap import bootstrap  # noqa: E402
-from vocviewer.evaluation.bootstrap_voc import voc_det_evidence  # noqa: E402
-from vocviewer.evaluation.voc import evaluate_voc_det  # noqa: E402
+from vocviewer.families.voc.bootstrap import voc_det_evidence  # noqa: E402
+from vocviewer.families.voc.evaluate import evaluate_voc_det  # noqa: E402
 
 
 def main() -> None:

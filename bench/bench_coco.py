@@ -160,13 +160,13 @@ def child(name: str, ann: Path, res: Path, iou_type: str, repeat: int) -> None:
     quiet = contextlib.redirect_stdout(io.StringIO())
     t0 = time.perf_counter()
     if name == "vocviewer":
-        from vocviewer.evaluation.coco import evaluate_coco
-        from vocviewer.formats.coco import read_coco
-        from vocviewer.formats.coco_results import read_coco_results
+        from vocviewer.families.coco.evaluate import evaluate_coco
+        from vocviewer.families.coco.reader import read_coco
+        from vocviewer.families.coco.results_reader import read_coco_results
 
         ds = read_coco(ann, masks=iou_type == "segm")
         rs = read_coco_results(ds, res, task=iou_type)
-        from vocviewer.evaluation.coco import CocoParams
+        from vocviewer.families.coco.evaluate import CocoParams
 
         params = CocoParams.for_task(iou_type)
 

@@ -124,10 +124,11 @@ PHASES = """
 import gc, json, resource, sys, time
 from pathlib import Path
 import numpy as np
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats import coco_results_fast as fast, coco_schema as schema
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco import results_fast as fast
+from vocviewer.formats import json_input
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 def mark(what, t):
     hwm = rss = 0.0
@@ -148,7 +149,7 @@ ann, res = Path(sys.argv[1]), Path(sys.argv[2])
 t = mark("imports", time.perf_counter())
 ds = read_coco(ann, masks=False)
 t = mark("read ground truth", t)
-data = schema.read_json_bytes(res)
+data = json_input.read_json_bytes(res)
 t = mark("read bytes", t)
 cols = fast.box_columns(data)
 t = mark("columns (msgspec, chunks; bytes held)", t)

@@ -133,9 +133,9 @@ def child(name: str, ann: Path, res: Path, out: Path) -> None:
     """Load, evaluate, accumulate and summarise once; save the arrays; print the peak RSS."""
     t0 = time.perf_counter()
     if name == "vocviewer":
-        from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-        from vocviewer.formats.coco import read_coco
-        from vocviewer.formats.coco_results import read_coco_results
+        from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+        from vocviewer.families.coco.reader import read_coco
+        from vocviewer.families.coco.results_reader import read_coco_results
 
         ds = read_coco(ann, masks=True)
         rs = read_coco_results(ds, res, task="segm")

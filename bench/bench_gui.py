@@ -93,22 +93,50 @@ def stepping_set(folder: Path, n_images: int = 60, per_image: int = 100):
     m = 3 * n_images
     xy = rng.uniform(1, 400, (m, 2))
     objects = ObjectTable(
-        image_index=np.repeat(np.arange(n_images), 3), label=rng.integers(0, 20, m),
-        box=np.c_[xy, xy + rng.uniform(40, 200, (m, 2))], difficult=np.zeros(m, bool),
-        truncated=np.zeros(m, bool), occluded=np.zeros(m, bool), pose=np.zeros(m, np.int8),
-        order_in_image=np.tile(np.arange(3), n_images), actions=np.zeros((m, 0), bool),
-    )  # fmt: skip
-    images = ImageTable(np.array(ids), paths, np.full(n_images, 640), np.full(n_images, 480),
-                        np.zeros(n_images, bool))  # fmt: skip
-    ds = Dataset("bench", folder, 2012, VOC_CLASSES, "voc", images, objects, base.parts,
-                 image_sets={"Main/val": np.arange(n_images)})  # fmt: skip
+        image_index=np.repeat(np.arange(n_images), 3),
+        label=rng.integers(0, 20, m),
+        box=np.c_[xy, xy + rng.uniform(40, 200, (m, 2))],
+        difficult=np.zeros(m, bool),
+        truncated=np.zeros(m, bool),
+        occluded=np.zeros(m, bool),
+        pose=np.zeros(m, np.int8),
+        order_in_image=np.tile(np.arange(3), n_images),
+        actions=np.zeros((m, 0), bool),
+    )
+    images = ImageTable(
+        np.array(ids),
+        paths,
+        np.full(n_images, 640),
+        np.full(n_images, 480),
+        np.zeros(n_images, bool),
+    )
+    ds = Dataset(
+        "bench",
+        folder,
+        2012,
+        VOC_CLASSES,
+        "voc",
+        images,
+        objects,
+        base.parts,
+        image_sets={"Main/val": np.arange(n_images)},
+    )
     d = n_images * per_image
     xy = rng.uniform(1, 500, (d, 2))
-    det = Detections(np.repeat(np.arange(n_images), per_image), rng.integers(0, 20, d),
-                     rng.uniform(0.5, 1.0, d), np.c_[xy, xy + rng.uniform(20, 140, (d, 2))],
-                     np.zeros(d, np.int64), np.arange(1, d + 1))  # fmt: skip
-    rs = ResultSet("bench", (folder / "comp4_det_val_all.txt",), det,
-                   classes_with_files={"det": frozenset(range(20))})  # fmt: skip
+    det = Detections(
+        np.repeat(np.arange(n_images), per_image),
+        rng.integers(0, 20, d),
+        rng.uniform(0.5, 1.0, d),
+        np.c_[xy, xy + rng.uniform(20, 140, (d, 2))],
+        np.zeros(d, np.int64),
+        np.arange(1, d + 1),
+    )
+    rs = ResultSet(
+        "bench",
+        (folder / "comp4_det_val_all.txt",),
+        det,
+        classes_with_files={"det": frozenset(range(20))},
+    )
     return ds, rs
 
 
@@ -176,8 +204,10 @@ def _stall_run(app: QApplication, tmp: Path, sample: bool) -> tuple[float, float
     elapsed = time.perf_counter() - t
     probe.stop()
     worst = sorted(probe.gaps, reverse=True)[:5]
-    print("5 longest probe gaps: " + ", ".join(
-        f"{g} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in worst))  # fmt: skip
+    print(
+        "5 longest probe gaps: "
+        + ", ".join(f"{g} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in worst)
+    )
     if sampler is not None:
         sampler.stop()
         for _g, a, b in worst:
@@ -203,16 +233,20 @@ def main() -> None:
         sys.setswitchinterval(args.switch_interval)
     app = make_app()
     times = bench_stepping(app, args.steps)
-    print(f"next/previous image, 640x480 JPEG, 100 detections drawn: median "
-          f"{statistics.median(times):.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms "
-          f"over {len(times)} steps (target median < 50 ms)")  # fmt: skip
+    print(
+        f"next/previous image, 640x480 JPEG, 100 detections drawn: median "
+        f"{statistics.median(times):.1f} ms, min {min(times):.1f} ms, max {max(times):.1f} ms "
+        f"over {len(times)} steps (target median < 50 ms)"
+    )
     runs = bench_stall(app, args.images, args.dets, args.sample, args.runs)
     worst = [r[0] for r in runs]
     elapsed = [r[1] for r in runs]
-    print(f"results loading + evaluation took {min(elapsed):.1f} / {statistics.median(elapsed):.1f} s "
-          f"(min / median); longest event-loop stall {min(worst):.0f} / "
-          f"{statistics.median(worst):.0f} ms (min / median of {len(runs)} runs; target < 100 ms); "
-          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")  # fmt: skip
+    print(
+        f"results loading + evaluation took {min(elapsed):.1f} / {statistics.median(elapsed):.1f} s "
+        f"(min / median); longest event-loop stall {min(worst):.0f} / "
+        f"{statistics.median(worst):.0f} ms (min / median of {len(runs)} runs; target < 100 ms); "
+        f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+    )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,9 @@ SPANS = ("set_dataset", "add_result_set", "_show_image", "evaluation._arrived")
 
 
 # --- data ----------------------------------------------------------------------------------------
-def write_jpegs(folder: Path, names: list[str], size: tuple[int, int], distinct: int,
-                noisy: bool) -> None:  # fmt: skip
+def write_jpegs(
+    folder: Path, names: list[str], size: tuple[int, int], distinct: int, noisy: bool
+) -> None:
     """``distinct`` real JPEGs of ``size`` (noisy: worst-case decode; else a smooth gradient),
     hard-linked (copied if links fail) under every name in ``names``."""
     import numpy as np
@@ -118,8 +119,13 @@ def make_open_set(tmp: Path, n_images: int, n_dets: int) -> tuple[Path, Path, di
     res = tmp / "detections_val2017_results.json"
     res.write_text(json.dumps(dets))
     write_jpegs(tmp / "val2017", [im["file_name"] for im in gt["images"]], (640, 480), 8, True)
-    sizes = {"images": len(gt["images"]), "objects": len(gt["annotations"]), "dets": len(dets),
-             "gt_mb": ann.stat().st_size >> 20, "res_mb": res.stat().st_size >> 20}  # fmt: skip
+    sizes = {
+        "images": len(gt["images"]),
+        "objects": len(gt["annotations"]),
+        "dets": len(dets),
+        "gt_mb": ann.stat().st_size >> 20,
+        "res_mb": res.stat().st_size >> 20,
+    }
     return ann, res, sizes
 
 
@@ -133,8 +139,13 @@ def make_big_set(tmp: Path, n_dets: int) -> tuple[Path, Path, dict[str, int]]:
     res = tmp / "detections_val2017_results.json"
     write_results(res, gt, n_dets)
     write_jpegs(tmp / "val2017", [im["file_name"] for im in gt["images"]], (640, 480), 8, True)
-    sizes = {"images": len(gt["images"]), "objects": len(gt["annotations"]), "dets": n_dets,
-             "gt_mb": ann.stat().st_size >> 20, "res_mb": res.stat().st_size >> 20}  # fmt: skip
+    sizes = {
+        "images": len(gt["images"]),
+        "objects": len(gt["annotations"]),
+        "dets": n_dets,
+        "gt_mb": ann.stat().st_size >> 20,
+        "res_mb": res.stat().st_size >> 20,
+    }
     return ann, res, sizes
 
 
@@ -142,16 +153,25 @@ def make_list_set(tmp: Path, n_images: int, with_files: bool) -> Path:
     """A ground-truth-only COCO file of ``n_images`` 640×480 images with 0–6 boxes each; with
     ``with_files`` the images exist (a smooth 640×480 JPEG, hard-linked)."""
     rng = random.Random(2)
-    images = [{"id": i, "width": 640, "height": 480, "file_name": f"{i:012d}.jpg"}
-              for i in range(1, n_images + 1)]  # fmt: skip
+    images = [
+        {"id": i, "width": 640, "height": 480, "file_name": f"{i:012d}.jpg"}
+        for i in range(1, n_images + 1)
+    ]
     anns = []
     for im in images:
         for _ in range(rng.randint(0, 6)):
             x, y = rng.uniform(0, 500), rng.uniform(0, 350)
             w, h = rng.uniform(10, 640 - x), rng.uniform(10, 480 - y)
-            anns.append({"id": len(anns) + 1, "image_id": im["id"], "category_id": rng.randint(1, 20),
-                         "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
-                         "area": round(w * h, 2), "iscrowd": 0})  # fmt: skip
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": im["id"],
+                    "category_id": rng.randint(1, 20),
+                    "bbox": [round(x, 2), round(y, 2), round(w, 2), round(h, 2)],
+                    "area": round(w * h, 2),
+                    "iscrowd": 0,
+                }
+            )
     cats = [{"id": c, "name": f"class{c}"} for c in range(1, 21)]
     ann = tmp / "annotations" / "instances_val2017.json"
     ann.parent.mkdir(parents=True)
@@ -264,8 +284,9 @@ class StackSampler:
         return {who: sorted(per.items(), key=lambda kv: -kv[1])[:2] for who, per in counts.items()}
 
 
-def child_open(ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool,
-               prefetch: bool = True) -> dict[str, Any]:  # fmt: skip
+def child_open(
+    ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool, prefetch: bool = True
+) -> dict[str, Any]:
     wall0, t_main = time.time(), time.perf_counter()
     if prefetch:  # as ``vocviewer open GT --results R`` does before it imports Qt
         from vocviewer.gui.models.tasks import prefetch_open
@@ -398,9 +419,9 @@ class GilTicker:
 
 
 def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.formats.coco import load_json
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.coco.reader import load_json
+    from vocviewer.families.views import ViewChoice
     from vocviewer.gui.models.tasks import LoadedResults, load_dataset, load_results
 
     box: dict[str, Any] = {}
@@ -408,13 +429,23 @@ def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
         ("load_json(GT)", lambda: load_json(ann)),
         ("load_json(results)", lambda: load_json(res)),
         ("load_dataset (GT JSON -> Dataset)", lambda: box.setdefault("ds", load_dataset(ann))),
-        ("load_results (JSON -> LoadedResults)",
-         lambda: box.setdefault("lr", load_results(box["ds"], [res]))),
-        ("  of which LoadedResults.build", lambda: LoadedResults.build(box["ds"], box["lr"].results)),
-        ("evaluate_views (all 80 classes + summary)",
-         lambda: list(benchmark_of(box["ds"]).evaluate_views(box["ds"], box["lr"].results,
-                                                              ViewChoice(0.5)))),
-    ]  # fmt: skip
+        (
+            "load_results (JSON -> LoadedResults)",
+            lambda: box.setdefault("lr", load_results(box["ds"], [res])),
+        ),
+        (
+            "  of which LoadedResults.build",
+            lambda: LoadedResults.build(box["ds"], box["lr"].results),
+        ),
+        (
+            "evaluate_views (all 80 classes + summary)",
+            lambda: list(
+                benchmark_of(box["ds"]).evaluate_views(
+                    box["ds"], box["lr"].results, ViewChoice(0.5)
+                )
+            ),
+        ),
+    ]
     out: dict[str, Any] = {}
     for name, fn in steps:
         prof = None
@@ -552,8 +583,10 @@ def child_cli(ann: Path, res: Path) -> dict[str, Any]:
 
 
 def report_open(runs: list[dict[str, Any]], cli: list[dict[str, Any]]) -> None:
-    print(f"\n{'milestone (seconds, min / median)':<48}{'from spawn':>16}{'from MainWindow()':>20}"
-          f"{'from open':>16}")  # fmt: skip
+    print(
+        f"\n{'milestone (seconds, min / median)':<48}{'from spawn':>16}{'from MainWindow()':>20}"
+        f"{'from open':>16}"
+    )
     print(f"{'Python interpreter up':<48}{mm([r['interpreter'] for r in runs]):>16}")
     for key, label in MILESTONES:
         cols = []
@@ -569,30 +602,44 @@ def report_open(runs: list[dict[str, Any]], cli: list[dict[str, Any]]) -> None:
         f"{mm([e - c for e, c in zip(evals, walls, strict=True)]):>16}   (target <= 0.5)"
     )
     print(f"{'  window eval done / CLI':<48}{mm(ratio):>16}")
-    print(f"{'longest event-loop stall (10 ms probe), ms':<48}"
-          f"{mm([r['stall'] for r in runs], '{:.0f}'):>16}   (target < 100 ms)")  # fmt: skip
+    print(
+        f"{'longest event-loop stall (10 ms probe), ms':<48}"
+        f"{mm([r['stall'] for r in runs], '{:.0f}'):>16}   (target < 100 ms)"
+    )
     for i, r in enumerate(runs):
-        worst = ", ".join(f"{g:.0f} ms at {a / 1000:.2f}-{b / 1000:.2f} s" for g, a, b in
-                          ([s[1] - s[0], s[0], s[1]] for s in r["stalls"][:3]))  # fmt: skip
+        worst = ", ".join(
+            f"{g:.0f} ms at {a / 1000:.2f}-{b / 1000:.2f} s"
+            for g, a, b in ([s[1] - s[0], s[0], s[1]] for s in r["stalls"][:3])
+        )
         print(f"  run {i + 1}: 3 longest probe gaps (s after open_dataset): {worst}")
-    print(f"\n{'GUI-thread time in (ms, min / median of runs)':<48}{'calls':>8}{'total':>16}"
-          f"{'longest call':>16}")  # fmt: skip
+    print(
+        f"\n{'GUI-thread time in (ms, min / median of runs)':<48}{'calls':>8}{'total':>16}"
+        f"{'longest call':>16}"
+    )
     for name in SPANS:
         s = [r["spans"][name] for r in runs if name in r["spans"]]
         if len(s) < len(runs):
             continue
-        print(f"{name:<48}{s[0][0]:>8}{mm([x[1] for x in s], '{:.0f}'):>16}"
-              f"{mm([x[2] for x in s], '{:.0f}'):>16}")  # fmt: skip
-    print(f"first image's detections drawn: {runs[0]['dets_drawn']} (score >= 0.5); peak RSS "
-          f"{mm([r['peak_mb'] for r in runs], '{:.0f}')} MB")  # fmt: skip
+        print(
+            f"{name:<48}{s[0][0]:>8}{mm([x[1] for x in s], '{:.0f}'):>16}"
+            f"{mm([x[2] for x in s], '{:.0f}'):>16}"
+        )
+    print(
+        f"first image's detections drawn: {runs[0]['dets_drawn']} (score >= 0.5); peak RSS "
+        f"{mm([r['peak_mb'] for r in runs], '{:.0f}')} MB"
+    )
 
 
 def report_workers(runs: list[dict[str, Any]]) -> None:
-    print(f"\n{'worker function (no Qt), min / median':<48}{'seconds':>16}"
-          f"{'longest GIL hold, ms':>24}")  # fmt: skip
+    print(
+        f"\n{'worker function (no Qt), min / median':<48}{'seconds':>16}"
+        f"{'longest GIL hold, ms':>24}"
+    )
     for name in runs[0]:
-        print(f"{name:<48}{mm([r[name]['s'] for r in runs]):>16}"
-              f"{mm([r[name]['gil_ms'] for r in runs], '{:.0f}'):>24}")  # fmt: skip
+        print(
+            f"{name:<48}{mm([r[name]['s'] for r in runs]):>16}"
+            f"{mm([r[name]['gil_ms'] for r in runs], '{:.0f}'):>24}"
+        )
 
 
 def report_scroll(title: str, runs: list[dict[str, Any]]) -> None:
@@ -627,17 +674,28 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per measurement")
     ap.add_argument("--images", type=int, default=5000, help="images of the open benchmark")
-    ap.add_argument("--dets", type=int, default=500_000,
-                    help="detections kept (random subset of ~100 per image)")  # fmt: skip
+    ap.add_argument(
+        "--dets",
+        type=int,
+        default=500_000,
+        help="detections kept (random subset of ~100 per image)",
+    )
     ap.add_argument("--list-images", type=int, default=20_000, help="images of the scroll set")
     ap.add_argument("--scroll-steps", type=int, default=200)
     ap.add_argument("--steps", type=int, default=50, help="next-image steps in the scroll set")
     ap.add_argument("--big-dets", type=int, default=2_000_000, help="detections of part big")
-    ap.add_argument("--parts", nargs="+", choices=("open", "workers", "scroll", "big"),
-                    default=["open", "workers", "scroll"])  # fmt: skip
+    ap.add_argument(
+        "--parts",
+        nargs="+",
+        choices=("open", "workers", "scroll", "big"),
+        default=["open", "workers", "scroll"],
+    )
     ap.add_argument("--profile", action="store_true", help="also one cProfiled open + workers")
-    ap.add_argument("--no-prefetch", action="store_true",
-                    help="also open without the helper's prefetch (the window's own order)")  # fmt: skip
+    ap.add_argument(
+        "--no-prefetch",
+        action="store_true",
+        help="also open without the helper's prefetch (the window's own order)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--files", nargs="+", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--t-spawn", type=float, help=argparse.SUPPRESS)
@@ -645,8 +703,13 @@ def main() -> None:
     if args.child:
         if args.child in ("open", "open-profile", "open-sample", "open-noprefetch"):
             kind = args.child
-            out = child_open(*args.files, args.t_spawn, kind == "open-profile",
-                             kind == "open-sample", kind != "open-noprefetch")  # fmt: skip
+            out = child_open(
+                *args.files,
+                args.t_spawn,
+                kind == "open-profile",
+                kind == "open-sample",
+                kind != "open-noprefetch",
+            )
         elif args.child == "cli":
             out = child_cli(*args.files)
         elif args.child in ("workers", "workers-profile"):
@@ -658,15 +721,19 @@ def main() -> None:
         print(json.dumps(out))
         return
 
-    print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
-          f"QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}")  # fmt: skip
+    print(
+        f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+        f"QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}"
+    )
     if {"open", "workers"} & set(args.parts) or args.profile:
         with tempfile.TemporaryDirectory() as tmp:
             t = time.perf_counter()
             ann, res, n = make_open_set(Path(tmp), args.images, args.dets)
-            print(f"open set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
-                  f"detections (GT JSON {n['gt_mb']} MB, results JSON {n['res_mb']} MB), 640x480 "
-                  f"JPEGs; generated in {time.perf_counter() - t:.1f} s")  # fmt: skip
+            print(
+                f"open set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
+                f"detections (GT JSON {n['gt_mb']} MB, results JSON {n['res_mb']} MB), 640x480 "
+                f"JPEGs; generated in {time.perf_counter() - t:.1f} s"
+            )
             files = ["--files", str(ann), str(res)]
             if "open" in args.parts:
                 kinds = ["cli", "open"] + (["open-noprefetch"] if args.no_prefetch else [])
@@ -689,8 +756,10 @@ def main() -> None:
             if args.profile:
                 print("\n== stall attribution (one open with a stack sampler) ==")
                 r = run_child("open-sample", *files, show_stdout=True)
-                print(f"(sampled open: first image at {r['from_open']['image']:.2f} s, evaluation "
-                      f"finished at {r['from_open']['eval']:.2f} s after open_dataset)")  # fmt: skip
+                print(
+                    f"(sampled open: first image at {r['from_open']['image']:.2f} s, evaluation "
+                    f"finished at {r['from_open']['eval']:.2f} s after open_dataset)"
+                )
                 print("\n== profile (cProfile; times inflated by profiling) ==")
                 r = run_child("open-profile", *files, show_stdout=True)
                 print(
@@ -702,9 +771,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             t = time.perf_counter()
             ann, res, n = make_big_set(Path(tmp), args.big_dets)
-            print(f"\nbig set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
-                  f"detections (results JSON {n['res_mb']} MB); generated in "
-                  f"{time.perf_counter() - t:.1f} s")  # fmt: skip
+            print(
+                f"\nbig set: {n['images']} images, {n['objects']} GT boxes, {n['dets']} "
+                f"detections (results JSON {n['res_mb']} MB); generated in "
+                f"{time.perf_counter() - t:.1f} s"
+            )
             files = ["--files", str(ann), str(res)]
             kinds = ["cli", "open"] + (["open-noprefetch"] if args.no_prefetch else [])
             big: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
@@ -722,16 +793,32 @@ def main() -> None:
         for with_files in (False, True):
             with tempfile.TemporaryDirectory() as tmp:
                 ann = make_list_set(Path(tmp), args.list_images, with_files)
-                runs = [run_child("scroll", "--files", str(ann), "--scroll-steps",
-                                  str(args.scroll_steps), "--steps", str(args.steps))
-                        for _ in range(args.runs)]  # fmt: skip
+                runs = [
+                    run_child(
+                        "scroll",
+                        "--files",
+                        str(ann),
+                        "--scroll-steps",
+                        str(args.scroll_steps),
+                        "--steps",
+                        str(args.steps),
+                    )
+                    for _ in range(args.runs)
+                ]
                 what = "640x480 JPEGs on disk" if with_files else "image files missing"
                 report_scroll(what, runs)
                 if args.profile and with_files:
                     print("\n== profile of scrolling and stepping (cProfile, GUI thread) ==")
-                    run_child("scroll-profile", "--files", str(ann), "--scroll-steps",
-                              str(args.scroll_steps), "--steps", str(args.steps),
-                              show_stdout=True)  # fmt: skip
+                    run_child(
+                        "scroll-profile",
+                        "--files",
+                        str(ann),
+                        "--scroll-steps",
+                        str(args.scroll_steps),
+                        "--steps",
+                        str(args.steps),
+                        show_stdout=True,
+                    )
 
 
 if __name__ == "__main__":

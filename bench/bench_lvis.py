@@ -27,8 +27,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vocviewer.evaluation.lvis import evaluate_lvis  # noqa: E402
-from vocviewer.formats.lvis import read_lvis, read_lvis_results  # noqa: E402
+from vocviewer.families.lvis.evaluate import evaluate_lvis  # noqa: E402
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results  # noqa: E402
 
 N_CATS = 1203
 
@@ -46,18 +46,31 @@ def generate(root: Path, n_images: int, n_dets: int, seed: int = 0) -> tuple[Pat
         neg = rng.choice(N_CATS, 20, replace=False) + 1
         neg = neg[~np.isin(neg, present)]
         ne = present[rng.random(len(present)) < 0.2]
-        images.append({"id": i, "width": w, "height": h,
-                       "coco_url": f"http://images.cocodataset.org/val2017/{i:012d}.jpg",
-                       "neg_category_ids": neg.tolist(),
-                       "not_exhaustive_category_ids": ne.tolist()})  # fmt: skip
+        images.append(
+            {
+                "id": i,
+                "width": w,
+                "height": h,
+                "coco_url": f"http://images.cocodataset.org/val2017/{i:012d}.jpg",
+                "neg_category_ids": neg.tolist(),
+                "not_exhaustive_category_ids": ne.tolist(),
+            }
+        )
         boxes = []
         for c in present.tolist():
             for _ in range(int(rng.integers(1, 6))):
                 bw, bh = rng.uniform(8, w / 2), rng.uniform(8, h / 2)
                 x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
                 box = [round(float(v), 2) for v in (x, y, bw, bh)]
-                anns.append({"id": len(anns) + 1, "image_id": i, "category_id": c,
-                             "bbox": box, "area": box[2] * box[3] * 0.8})  # fmt: skip
+                anns.append(
+                    {
+                        "id": len(anns) + 1,
+                        "image_id": i,
+                        "category_id": c,
+                        "bbox": box,
+                        "area": box[2] * box[3] * 0.8,
+                    }
+                )
                 boxes.append((c, box))
         for _ in range(n_dets):
             if boxes and rng.random() < 0.4:
@@ -69,12 +82,20 @@ def generate(root: Path, n_images: int, n_dets: int, seed: int = 0) -> tuple[Pat
                 c = int(rng.choice(pool)) if len(pool) else 1
                 bw, bh = rng.uniform(8, w / 3), rng.uniform(8, h / 3)
                 box = [rng.uniform(0, w - bw), rng.uniform(0, h - bh), bw, bh]
-            dets.append({"image_id": i, "category_id": int(c),
-                         "bbox": [round(float(v), 2) for v in box],
-                         "score": round(float(rng.random()), 3)})  # fmt: skip
+            dets.append(
+                {
+                    "image_id": i,
+                    "category_id": int(c),
+                    "bbox": [round(float(v), 2) for v in box],
+                    "score": round(float(rng.random()), 3),
+                }
+            )
     ann, res = root / "lvis_v1_val.json", root / "results.json"
-    ann.write_text(json.dumps({"info": {}, "annotations": anns, "images": images,
-                               "licenses": [], "categories": cats}))  # fmt: skip
+    ann.write_text(
+        json.dumps(
+            {"info": {}, "annotations": anns, "images": images, "licenses": [], "categories": cats}
+        )
+    )
     res.write_text(json.dumps(dets))
     return ann, res
 

@@ -32,7 +32,7 @@ BLOCK = 100_000  # lines generated once and repeated
 
 CHILD = """
 import json, sys, time
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 ds = read_voc(sys.argv[1])
 t = time.perf_counter()
 r = read_voc_results(ds, [sys.argv[2]], image_set="test")
@@ -66,9 +66,10 @@ def make_results(folder: Path, lines: int) -> tuple[Path, Path]:
     wh = rng.integers(10, 250, (n, 2))
     block = "".join(
         f"{i:06d} {s:.6f} {x} {y} {x + w} {y + h}\n"
-        for i, s, (x, y), (w, h) in zip(img.tolist(), score.tolist(), xy.tolist(), wh.tolist(),
-                                        strict=True)
-    )  # fmt: skip
+        for i, s, (x, y), (w, h) in zip(
+            img.tolist(), score.tolist(), xy.tolist(), wh.tolist(), strict=True
+        )
+    )
     paths = []
     for kind in ("clean", "bad"):
         out = folder / kind / "comp4_det_test_car.txt"
@@ -91,8 +92,16 @@ def run_once(mode: str, year: Path, results: Path, root: Path) -> tuple[float, f
     if mode == "read":
         cmd = [sys.executable, "-c", CHILD, str(year), str(results)]
     else:
-        cmd = [sys.executable, "-m", "vocviewer", "eval", str(year), "--results",
-               str(results), "--keep-going"]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "vocviewer",
+            "eval",
+            str(year),
+            "--results",
+            str(results),
+            "--keep-going",
+        ]
     start = time.perf_counter()
     proc = subprocess.Popen(  # cwd: not a checkout, so PYTHONPATH decides what is imported
         cmd, env=env, cwd=year.parent, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -111,14 +120,20 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=10_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mode", choices=("read", "eval"), default="read")
-    ap.add_argument("--root", type=Path, default=ROOT,
-                    help="checkout whose vocviewer is measured (default: this one)")  # fmt: skip
+    ap.add_argument(
+        "--root",
+        type=Path,
+        default=ROOT,
+        help="checkout whose vocviewer is measured (default: this one)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         year = make_dataset(Path(tmp) / "data")
         clean, bad = make_results(Path(tmp) / "results", args.lines)
-        print(f"{args.lines:,} lines, {clean.stat().st_size / 1e6:.0f} MB, mode {args.mode}, "
-              f"{args.runs} fresh processes each")  # fmt: skip
+        print(
+            f"{args.lines:,} lines, {clean.stat().st_size / 1e6:.0f} MB, mode {args.mode}, "
+            f"{args.runs} fresh processes each"
+        )
         stats = {}
         cases = (("clean", clean), ("one bad line", bad))
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in cases}
@@ -128,8 +143,10 @@ def main() -> None:
         for name, _ in cases:
             secs, rss = [r[0] for r in runs[name]], [r[1] for r in runs[name]]
             stats[name] = (statistics.median(secs), statistics.median(rss))
-            print(f"{name:>13}: time min {min(secs):7.2f} s  median {statistics.median(secs):7.2f} s"
-                  f"   peak RSS min {min(rss):7.0f} MB  median {statistics.median(rss):7.0f} MB")  # fmt: skip
+            print(
+                f"{name:>13}: time min {min(secs):7.2f} s  median {statistics.median(secs):7.2f} s"
+                f"   peak RSS min {min(rss):7.0f} MB  median {statistics.median(rss):7.0f} MB"
+            )
         (t0, m0), (t1, m1) = stats["clean"], stats["one bad line"]
         print(f"bad/clean (medians): time {t1 / t0:.2f}x, peak RSS {m1 / m0:.2f}x (target <= 1.2x)")
 

@@ -29,9 +29,9 @@ STUBS = ("cv2", "matplotlib", "matplotlib.pyplot", "matplotlib.lines", "pandas",
 
 
 def run_vocviewer(ann: Path, res: Path) -> tuple[dict[str, float], float, float]:
-    from vocviewer.evaluation.tide_coco import coco_tide
-    from vocviewer.formats.coco import read_coco
-    from vocviewer.formats.coco_results import read_coco_results
+    from vocviewer.families.coco.reader import read_coco
+    from vocviewer.families.coco.results_reader import read_coco_results
+    from vocviewer.families.coco.tide import coco_tide
 
     t0 = time.perf_counter()
     ds = read_coco(ann, masks=False)

@@ -23,8 +23,8 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vocviewer.evaluation.visdrone import evaluate_visdrone  # noqa: E402
-from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results  # noqa: E402
+from vocviewer.families.visdrone.evaluate import evaluate_visdrone  # noqa: E402
+from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results  # noqa: E402
 
 W, H = 1360, 765
 
@@ -43,8 +43,9 @@ def generate(root: Path, n_images: int, seed: int = 0) -> tuple[Path, Path]:
         y = rng.integers(0, H - 60, n)
         w = rng.integers(8, 60, n)
         h = rng.integers(8, 60, n)
-        cat = rng.choice(np.arange(1, 12), n, p=[0.2, 0.1, 0.05, 0.3, 0.08, 0.05, 0.04, 0.03,
-                                                   0.03, 0.1, 0.02])  # fmt: skip
+        cat = rng.choice(
+            np.arange(1, 12), n, p=[0.2, 0.1, 0.05, 0.3, 0.08, 0.05, 0.04, 0.03, 0.03, 0.1, 0.02]
+        )
         score = (rng.random(n) < 0.9).astype(int)
         rows = [f"{x[k]},{y[k]},{w[k]},{h[k]},{score[k]},{cat[k]},0,0" for k in range(n)]
         if i % 2 == 0:

@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.evaluation import oracles  # noqa: E402
 from vocviewer.core.dataset import VOC_CLASSES  # noqa: E402
-from vocviewer.evaluation.voc import evaluate_voc_det  # noqa: E402
-from vocviewer.formats.voc import read_voc, read_voc_results  # noqa: E402
+from vocviewer.families.voc.evaluate import evaluate_voc_det  # noqa: E402
+from vocviewer.families.voc.reader import read_voc, read_voc_results  # noqa: E402
 
 XML = """<annotation><folder>VOC2007</folder><filename>{id}.jpg</filename>
 <size><width>{w}</width><height>{h}</height><depth>3</depth></size><segmented>0</segmented>

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.evaluation.synthetic_voc import make_synthetic  # noqa: E402
-from vocviewer.evaluation.voc import evaluate_voc_det  # noqa: E402
-from vocviewer.evaluation.voc_analyze_curves import voc_curves  # noqa: E402
+from vocviewer.families.voc.analyze_curves import voc_curves  # noqa: E402
+from vocviewer.families.voc.evaluate import evaluate_voc_det  # noqa: E402
 
 
 def main() -> None:

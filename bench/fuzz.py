@@ -239,8 +239,9 @@ def _save(findings: Path, target: Target, seed: int, status: str, detail: str) -
     kind, data = make_case(target[1], seed)
     stem.with_suffix(".bin").write_bytes(data)
     text = f"target {target[0]}, seed {seed} ({kind}), {status}\n{detail}\n"
-    stem.with_suffix(".txt").write_text(text + f"replay: python bench/fuzz.py --replay "
-                                        f"{target[0]} {seed}\n")  # fmt: skip
+    stem.with_suffix(".txt").write_text(
+        text + f"replay: python bench/fuzz.py --replay {target[0]} {seed}\n"
+    )
     return stem.with_suffix(".bin")
 
 

@@ -1,4 +1,4 @@
-"""``vocviewer.evaluate``: the doctested examples of ``benchmarks.api``, the same payload as
+"""``vocviewer.evaluate``: the doctested examples of ``families.api``, the same payload as
 ``vocviewer eval --json`` for paths and for already-read objects, the numbers of the official
 peer (pycocotools), and clear errors."""
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import vocviewer
-from vocviewer.benchmarks import api, registry
 from vocviewer.cli import main
 from vocviewer.core.errors import FormatError
+from vocviewer.families import api, registry
 
 
 def test_docstring_examples_run() -> None:
@@ -34,7 +34,7 @@ def test_lazy_and_cheap_import() -> None:
         "import sys, vocviewer\n"
         "heavy = [m for m in sys.modules if m.startswith(('vocviewer.', 'numpy'))]\n"
         "assert not heavy, heavy\n"
-        "from vocviewer.benchmarks.api import evaluate\n"
+        "from vocviewer.families.api import evaluate\n"
         "assert vocviewer.evaluate is evaluate and vocviewer.Evaluation.__name__ == 'Evaluation'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

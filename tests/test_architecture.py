@@ -11,10 +11,12 @@ more dependency and its own configuration language; the graph here is a page of 
 from __future__ import annotations
 
 import ast
+import io
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from functools import cache
 from pathlib import Path
 
@@ -29,6 +31,7 @@ LINTED = ("vocviewer", "tests", "bench")
 #: Import cycles still to break, each named once here (issue 11). An entry whose modules exist but
 #: no longer form a cycle fails ``test_known_cycles_are_still_needed``: delete it then.
 FMT_SKIP = re.compile(r"[ \t]*#\s*fmt:\s*skip\b")
+FMT_MARK = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
 
 
 # --- the import graph --------------------------------------------------------------------------
@@ -156,44 +159,120 @@ def test_the_graph_sees_lazy_and_type_checking_imports():
 
 CORE, FORMATS, EVALUATION = "vocviewer.core", "vocviewer.formats", "vocviewer.evaluation"
 LIBRARY = (CORE, FORMATS, EVALUATION)
-BENCHMARKS = "vocviewer.benchmarks"
+FAMILIES_PACKAGE = "vocviewer.families"
 MODELS, PANES = "vocviewer.gui.models", "vocviewer.gui.panes"
-#: package -> the vocviewer packages its modules may import (``import vocviewer`` always may)
+#: package -> the vocviewer packages its modules may import (``import vocviewer`` always may).
+#: ``vocviewer.families`` holds the family interface (base, registry, views, ...) and one folder
+#: per family; which of them may import a family folder is ``test_no_family_imported_...``.
 LAYERS = {
     CORE: (CORE,),
     FORMATS: (CORE, FORMATS),
     EVALUATION: (CORE, EVALUATION),
-    BENCHMARKS: (*LIBRARY, BENCHMARKS),
+    FAMILIES_PACKAGE: (*LIBRARY, FAMILIES_PACKAGE),
     "vocviewer.demo": (CORE, FORMATS, "vocviewer.demo"),
-    "vocviewer.cocoapi": (*LIBRARY, "vocviewer.cocoapi"),  # pycocotools' API over the library
-    "vocviewer.gui": (*LIBRARY, BENCHMARKS, "vocviewer.demo", "vocviewer.gui"),
-    MODELS: (*LIBRARY, BENCHMARKS, MODELS),
-    PANES: (*LIBRARY, BENCHMARKS, MODELS, PANES),
+    "vocviewer.cocoapi": (*LIBRARY, "vocviewer.families.coco", "vocviewer.cocoapi"),
+    "vocviewer.gui": (*LIBRARY, FAMILIES_PACKAGE, "vocviewer.demo", "vocviewer.gui"),
+    MODELS: (*LIBRARY, FAMILIES_PACKAGE, MODELS),
+    PANES: (*LIBRARY, FAMILIES_PACKAGE, MODELS, PANES),
 }
 
 
 @pytest.mark.parametrize("package", list(LAYERS))
 def test_layers_import_only_downward(package):
-    """core <- formats / evaluation (never each other) <- benchmarks <- cli / gui; gui never
-    imports the CLI, benchmarks neither (nor Qt); inside gui, models <- panes <- window."""
+    """core <- formats / evaluation (never each other) <- families (the interface, then the
+    family folders) <- cli / gui; gui never imports the CLI, families neither (nor Qt); inside
+    gui, models <- panes <- window."""
     assert not _violations((package,), LAYERS[package])
 
 
 #: family names, and the modules that must not test them (DESIGN.md rule 9: one seam)
 FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
+FAMILY_FOLDERS = tuple(f"{FAMILIES_PACKAGE}.{name}" for name in FAMILIES)
+REGISTRY = "vocviewer.families.registry"
+#: (importer, family folder) pairs allowed across the rule "nothing outside a family's folder
+#: imports it, except the registry", each with its reason
+DECLARED_FAMILY_IMPORTS = {
+    ("vocviewer.families.lvis", "vocviewer.families.coco"): "LVIS's protocol is COCO's with "
+    "federated rules: its reader, matching, accumulation and analyses extend COCO's",
+    ("vocviewer.cocoapi", "vocviewer.families.coco"): "pycocotools' COCO / COCOeval / mask API "
+    "is COCO's evaluator under pycocotools' names (a public drop-in for training code)",
+}
+
+
+def _folder(module: str) -> str | None:
+    return next((f for f in FAMILY_FOLDERS if _in(module, f)), None)
+
+
+def test_no_family_imported_outside_its_folder_but_by_the_registry():
+    """Nothing outside ``families/<name>/`` imports a module of it (the registry names them as
+    strings in ``BUILTIN``), except the pairs declared above."""
+    found = sorted(
+        f"{m} imports {t}"
+        for m, targets in import_graph().items()
+        for t in targets
+        if (folder := _folder(t)) is not None
+        and not _in(m, folder)
+        and m != REGISTRY
+        and not any(_in(m, a) and b == folder for a, b in DECLARED_FAMILY_IMPORTS)
+    )
+    assert not found
+    # every declared exception is still needed
+    for importer, folder in DECLARED_FAMILY_IMPORTS:
+        assert any(
+            _in(m, importer) and _folder(t) == folder
+            for m, targets in import_graph().items()
+            for t in targets
+        ), (importer, folder)
+
+
+def test_no_family_calls_back_into_the_registry():
+    """The registry imports the families (by name); no family module imports the registry or the
+    ``vocviewer.families`` package that re-exports it, so there is no loop at run time either."""
+    back = sorted(
+        f"{m} imports {t}"
+        for m, targets in import_graph().items()
+        if _folder(m) is not None
+        for t in targets
+        if t in (REGISTRY, FAMILIES_PACKAGE, "vocviewer.families.api", "vocviewer.families.analyze")
+    )
+    assert not back
+    graph = import_graph()
+    assert not [t for t in graph[REGISTRY] if _folder(t)]  # strings only (``BUILTIN``)
+
+
+def test_the_registry_lists_every_family_folder():
+    """One registry line per family folder, and one folder per line."""
+    from vocviewer.families import registry
+
+    folders = {p.name for p in (PACKAGE / "families").iterdir() if (p / "__init__.py").exists()}
+    listed = {spec.split(".")[2] for spec in registry.BUILTIN}
+    assert folders == listed == set(FAMILIES)
+
+
+def test_package_docstrings_list_their_modules():
+    """Each package's ``__init__`` docstring names every module and subpackage in it."""
+    missing = []
+    for init in PACKAGE.rglob("__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", doc))
+        for child in init.parent.iterdir():
+            name = child.stem if child.suffix == ".py" else child.name
+            is_module = child.suffix == ".py" and child.name not in ("__init__.py", "__main__.py")
+            if (is_module or (child / "__init__.py").exists()) and name not in words:
+                missing.append(f"{init.parent.relative_to(ROOT)}: {name}")
+    assert not missing
+
+
 FAMILY_FREE = (
     "vocviewer.cli",
-    "vocviewer.benchmarks",
-    "vocviewer.benchmarks.base",
-    "vocviewer.benchmarks.registry",
-    "vocviewer.benchmarks.views",
-    "vocviewer.benchmarks.analyze",
-    "vocviewer.benchmarks.analyze_report",
-    "vocviewer.benchmarks.analyze_figures",
-    "vocviewer.benchmarks.api",
-    "vocviewer.benchmarks.view_analysis",
-    "vocviewer.benchmarks.view_analyser",
+    *sorted(m for m in _sources() if _in(m, FAMILIES_PACKAGE) and _folder(m) is None),
+    *sorted(m for m in _sources() if _in(m, "vocviewer.evaluation.render")),
     "vocviewer.evaluation.analysis",
+    "vocviewer.evaluation.analysis_curves",
+    "vocviewer.formats.text_fields",
+    "vocviewer.formats.json_input",
+    "vocviewer.formats.problem_kinds",
+    "vocviewer.formats.label_png",
     # the window: every module (the family arrives through its benchmark, never by name)
     *sorted(m for m in _sources() if m.startswith("vocviewer.gui")),
 )
@@ -237,12 +316,12 @@ def test_no_import_cycles():
 
 
 def test_library_and_cli_do_not_import_qt():
-    """Every module of core, formats, evaluation and benchmarks, plus cli and demo, imports
+    """Every module of core, formats, evaluation and families, plus cli and demo, imports
     without pulling in Qt (DESIGN.md rule 1)."""
     code = (
         "import importlib, pkgutil, sys\n"
-        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks\n"
-        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.benchmarks):\n"
+        "import vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.families\n"
+        "for pkg in (vocviewer.core, vocviewer.formats, vocviewer.evaluation, vocviewer.families):\n"
         "    for m in pkgutil.iter_modules(pkg.__path__):\n"
         "        importlib.import_module(f'{pkg.__name__}.{m.name}')\n"
         "import vocviewer.cli, vocviewer.demo\n"
@@ -255,11 +334,16 @@ def test_library_and_cli_do_not_import_qt():
 
 # --- formatting and the module budget ----------------------------------------------------------
 def test_no_fmt_skip():
-    """The formatter owns layout: no ``# fmt: skip`` anywhere in the package (issue 11)."""
+    """The formatter owns layout: no ``# fmt: skip`` / ``off`` comment in the package, the tests
+    or the speed scripts (issues 11, 21)."""
     marked = [
-        str(p.relative_to(PACKAGE))
-        for p in PACKAGE.rglob("*.py")
-        if FMT_SKIP.search(p.read_text(encoding="utf-8"))
+        str(p.relative_to(ROOT))
+        for folder in LINTED
+        for p in (ROOT / folder).rglob("*.py")
+        if any(
+            tok.type == tokenize.COMMENT and FMT_MARK.search(tok.string)
+            for tok in tokenize.generate_tokens(io.StringIO(p.read_text(encoding="utf-8")).readline)
+        )
     ]
     assert not marked, f"use ruff format, not # fmt: skip: {marked}"
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from vocviewer.cli import main
-from vocviewer.evaluation.voc import evaluate_voc_det
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.evaluate import evaluate_voc_det
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 
 
 def test_eval_prints_table_and_writes_json(demo, tmp_path, capsys):
@@ -96,8 +96,12 @@ def _env(**extra):
 def test_demo_no_gui_prints_path(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "vocviewer", "demo", "--no-gui", "--dir", str(tmp_path)],
-        capture_output=True, text=True, env=_env(), timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "VOCdevkit" / "VOC2012" / "Annotations").is_dir()
     assert done.stdout.strip().endswith("VOC2012")
@@ -109,8 +113,12 @@ def test_demo_no_gui_prints_path(tmp_path):
 def test_gui_without_display_says_so_instead_of_aborting(demo):
     done = subprocess.run(
         [sys.executable, "-m", "vocviewer", "open", str(demo.year_dir)],
-        capture_output=True, text=True, env=_env(), timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 3
     assert "no display found" in done.stderr and "--screenshot" in done.stderr
 
@@ -118,10 +126,25 @@ def test_gui_without_display_says_so_instead_of_aborting(demo):
 def test_open_screenshot_headless(demo, tmp_path):
     shot = tmp_path / "shot.png"
     done = subprocess.run(
-        [sys.executable, "-m", "vocviewer", "open", str(demo.year_dir), "--results",
-         str(demo.results_dir), "--image-set", "val", "--screenshot", str(shot)],
-        capture_output=True, text=True, env=_env(), timeout=120, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "vocviewer",
+            "open",
+            str(demo.year_dir),
+            "--results",
+            str(demo.results_dir),
+            "--image-set",
+            "val",
+            "--screenshot",
+            str(shot),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     from PIL import Image
 

@@ -13,16 +13,17 @@ import numpy as np
 import pytest
 
 from tests.evaluation.test_tide import gen_results
-from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.cli import main
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES, analyze_coco
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.normalised_ap import normalised_aps
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.evaluation.tide_voc import voc_tide
-from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.coco.analyze_curves import analyze_coco
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
+from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.families.voc.tide import voc_tide
 
 ANN = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "coco-mini" / "annotations"
 GT = ANN / "instances_val2017.json"

@@ -16,17 +16,17 @@ import pytest
 from tests.evaluation.test_ilsvrc import reference as ilsvrc_reference
 from tests.evaluation.test_ilsvrc import write_fixture
 from tests.evaluation.test_visdrone_reference import reference as visdrone_reference
-from vocviewer.benchmarks.visdrone_analyze import visdrone_curves
 from vocviewer.cli import main
-from vocviewer.evaluation.bootstrap_visdrone import engine_points, visdrone_evidence
-from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
 from vocviewer.evaluation.tide import KIND_NAMES
-from vocviewer.evaluation.tide_ilsvrc import ilsvrc_evidence
-from vocviewer.evaluation.tide_visdrone import visdrone_evidence as visdrone_tide_evidence
-from vocviewer.evaluation.tide_visdrone import visdrone_tide
-from vocviewer.evaluation.visdrone import evaluate_visdrone
-from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
-from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.ilsvrc.tide import ilsvrc_evidence
+from vocviewer.families.visdrone.analyze import visdrone_curves
+from vocviewer.families.visdrone.bootstrap import engine_points, visdrone_evidence
+from vocviewer.families.visdrone.evaluate import evaluate_visdrone
+from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
+from vocviewer.families.visdrone.tide import visdrone_evidence as visdrone_tide_evidence
+from vocviewer.families.visdrone.tide import visdrone_tide
 
 MAIN = {"Cls", "Loc", "Both", "Dupe", "Bkg", "Miss"}
 
@@ -109,16 +109,41 @@ def random_visdrone(rng: np.random.Generator, n_img: int, quality: float) -> tup
             x, y = (int(v) for v in rng.integers(0, 300, 2))
             w, h = (int(v) for v in rng.integers(6, 60, 2))
             cat = int(rng.integers(1, 11))
-            g.append((x, y, w, h, int(rng.random() > 0.1), cat, int(rng.integers(0, 2)),
-                      int(rng.integers(0, 3))))  # fmt: skip
+            g.append(
+                (
+                    x,
+                    y,
+                    w,
+                    h,
+                    int(rng.random() > 0.1),
+                    cat,
+                    int(rng.integers(0, 2)),
+                    int(rng.integers(0, 3)),
+                )
+            )
             if rng.random() < quality:
                 j = rng.normal(0, 0.2 * (1.2 - quality), 4)
-                d.append((round(x + j[0] * w, 1), round(y + j[1] * h, 1), round(w * (1 + j[2]), 1),
-                          round(h * (1 + j[3]), 1), round(float(rng.random()), 3),
-                          cat if rng.random() > 0.1 else int(rng.integers(1, 11))))  # fmt: skip
+                d.append(
+                    (
+                        round(x + j[0] * w, 1),
+                        round(y + j[1] * h, 1),
+                        round(w * (1 + j[2]), 1),
+                        round(h * (1 + j[3]), 1),
+                        round(float(rng.random()), 3),
+                        cat if rng.random() > 0.1 else int(rng.integers(1, 11)),
+                    )
+                )
         for _ in range(int(rng.integers(0, 4))):
-            d.append((int(rng.integers(0, 300)), int(rng.integers(0, 300)), 20, 20,
-                      round(float(rng.random() * 0.5), 3), int(rng.integers(1, 11))))  # fmt: skip
+            d.append(
+                (
+                    int(rng.integers(0, 300)),
+                    int(rng.integers(0, 300)),
+                    20,
+                    20,
+                    round(float(rng.random() * 0.5), 3),
+                    int(rng.integers(1, 11)),
+                )
+            )
         gts.append(g)
         dets.append(d)
     return gts, dets
@@ -215,9 +240,21 @@ def test_ilsvrc_cli_three_sets(tmp_path: Path, capsys) -> None:
     gt, devkit, preds, images, rows = ilsvrc_case(tmp_path)
     out, figs = tmp_path / "i.json", tmp_path / "figs"
     code, text, err = run(
-        capsys, gt, "--devkit", devkit, "--results", *preds, "--bootstrap", 100,
-        "--json", out, "--figures", figs, "--format", "png",
-    )  # fmt: skip
+        capsys,
+        gt,
+        "--devkit",
+        devkit,
+        "--results",
+        *preds,
+        "--bootstrap",
+        100,
+        "--json",
+        out,
+        "--figures",
+        figs,
+        "--format",
+        "png",
+    )
     assert code == 0, err
     p = json.loads(out.read_text())
     assert p["protocol"] == "ilsvrc" and list(p["sets"]) == ["pred.txt", "other.txt", "pred.txt-2"]

@@ -17,10 +17,10 @@ pytest.importorskip("lvis")
 from tests.parity.lvis_data import lvis_eval, write_lvis
 from tests.parity.test_lvis_parity import category_ap
 from vocviewer.cli import main
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
-from vocviewer.evaluation.lvis import evaluate_lvis
-from vocviewer.evaluation.tide_lvis import lvis_tide
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
+from vocviewer.families.lvis.evaluate import evaluate_lvis
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.tide import lvis_tide
 
 
 def analyze(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[dict[str, Any], str]:
@@ -38,9 +38,21 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
     second.write_text(json.dumps(json.loads(res.read_text())[1::2]))
     figures = tmp_path / "fig"
     payload, text = analyze(
-        capsys, ann, "--results", res, second, "--task", kind, "--bootstrap", 100, "--seed", 3,
-        "--figures", figures, tmp_path / "out.json",
-    )  # fmt: skip
+        capsys,
+        ann,
+        "--results",
+        res,
+        second,
+        "--task",
+        kind,
+        "--bootstrap",
+        100,
+        "--seed",
+        3,
+        "--figures",
+        figures,
+        tmp_path / "out.json",
+    )
     assert payload["protocol"] == "lvis" and payload["task"] == kind and payload["official"]
     assert text.startswith(f"LVIS {kind}, 24 images")
     assert "analyze() under LVIS's rules" in text and "Sim = Oth" in text
@@ -82,8 +94,12 @@ def test_analyze_lvis_numbers_are_lviseval_and_the_library(
         payload["sets"]["results.json"]["mAP"] - payload["sets"]["second.json"]["mAP"]
     )
     written = {p.name for p in figures.iterdir()}
-    assert {"tide_results.svg", "analyze_results.svg", "analyze_second_f.svg",
-            "characteristics_second.svg"} <= written  # fmt: skip
+    assert {
+        "tide_results.svg",
+        "analyze_results.svg",
+        "analyze_second_f.svg",
+        "characteristics_second.svg",
+    } <= written
     assert not any(".json" in n for n in written)  # the sets' names without their extension
     assert any(n.startswith("pr_thing_") for n in written)
 
@@ -107,15 +123,24 @@ def test_analyze_lvis_refuses_keypoints_and_reports_keep_going(
 def test_an_interval_that_misses_its_point_is_pointed_out() -> None:
     """The bias note (LVIS's AP replicates can sit above the point): only when the interval
     misses the point, with the replicates' mean minus the point."""
-    from vocviewer.benchmarks.lvis_analyze import bias, bias_note
     from vocviewer.evaluation.bootstrap_stats import BootstrapResult
+    from vocviewer.families.lvis.analyze import bias, bias_note
 
     reps = np.linspace(0.30, 0.40, 101)
 
     def result(point: float) -> BootstrapResult:
-        return BootstrapResult(("a",), ("c",), 0, np.array([[point]]), np.array([point]),
-                               reps[None, :, None], reps[None, :], np.zeros(0),
-                               np.zeros((1, 1, 0)), np.zeros((1, 1, 101, 0)))  # fmt: skip
+        return BootstrapResult(
+            ("a",),
+            ("c",),
+            0,
+            np.array([[point]]),
+            np.array([point]),
+            reps[None, :, None],
+            reps[None, :],
+            np.zeros(0),
+            np.zeros((1, 1, 0)),
+            np.zeros((1, 1, 101, 0)),
+        )
 
     assert bias(result(0.25), "a") == pytest.approx(0.10)
     note = bias_note(result(0.25), 0.95)

@@ -15,13 +15,13 @@ import pytest
 
 from tests.evaluation.test_tide import MINI, gen_results, tidecv  # noqa: F401  (fixture)
 from vocviewer.cli import main
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.normalised_ap import normalised_ap_101
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
 
 GT = MINI / "instances_val2017.json"
 pytestmark = pytest.mark.skipif(not GT.is_file(), reason="coco-mini not available")
@@ -74,8 +74,22 @@ def test_tide_on_masks_equals_tidecv(tidecv: Any, segm_results: list[Path]) -> N
 
 def test_segm_cli_json_equals_the_library(segm_results: list[Path], tmp_path: Path, capsys):
     out, figs = tmp_path / "s.json", tmp_path / "figs"
-    code = main(["analyze", str(GT), "--task", "segm", "--results", *map(str, segm_results),
-                 "--bootstrap", "50", "--json", str(out), "--figures", str(figs)])  # fmt: skip
+    code = main(
+        [
+            "analyze",
+            str(GT),
+            "--task",
+            "segm",
+            "--results",
+            *map(str, segm_results),
+            "--bootstrap",
+            "50",
+            "--json",
+            str(out),
+            "--figures",
+            str(figs),
+        ]
+    )
     text = capsys.readouterr().out
     assert code == 0
     p = json.loads(out.read_text())

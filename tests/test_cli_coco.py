@@ -24,10 +24,16 @@ def test_eval_bbox_prints_pycocotools_summary(
     ann = ANN / "instances_val2017.json"
     gt = json.loads(ann.read_text())
     rng = np.random.default_rng(3)
-    dets = [{"image_id": a["image_id"], "category_id": a["category_id"],
-             "bbox": [v + float(rng.normal(0, 2)) for v in a["bbox"]],
-             "score": round(float(rng.random()), 3)} for a in gt["annotations"]
-            if rng.random() < 0.8]  # fmt: skip
+    dets = [
+        {
+            "image_id": a["image_id"],
+            "category_id": a["category_id"],
+            "bbox": [v + float(rng.normal(0, 2)) for v in a["bbox"]],
+            "score": round(float(rng.random()), 3),
+        }
+        for a in gt["annotations"]
+        if rng.random() < 0.8
+    ]
     res = tmp_path / "res.json"
     res.write_text(json.dumps(dets))
     out = tmp_path / "out.json"
@@ -45,7 +51,19 @@ def test_eval_bbox_prints_pycocotools_summary(
     assert printed == ref
     payload = json.loads(out.read_text())
     assert payload["protocol"] == "coco" and payload["task"] == "bbox"
-    assert list(payload["summary"]) == ["AP", "AP50", "AP75", "APs", "APm", "APl",
-                                        "AR1", "AR10", "AR100", "ARs", "ARm", "ARl"]  # fmt: skip
+    assert list(payload["summary"]) == [
+        "AP",
+        "AP50",
+        "AP75",
+        "APs",
+        "APm",
+        "APl",
+        "AR1",
+        "AR10",
+        "AR100",
+        "ARs",
+        "ARm",
+        "ARl",
+    ]
     np.testing.assert_allclose(list(payload["summary"].values()), ev.stats, rtol=0, atol=1e-12)
     assert set(payload["per_class"]) == {c["name"] for c in gt["categories"]}

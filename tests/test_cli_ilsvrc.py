@@ -13,8 +13,22 @@ def test_eval_ilsvrc_det_prints_and_writes_json(tmp_path, capsys):
     preds = [(1, 1, 0.9, 1, 1, 50, 50), (2, 1, 0.8, 1, 1, 10, 10), (1, 2, 0.7, 5, 5, 30, 30)]
     gt, devkit, pred = write_fixture(tmp_path, images, preds)
     out = tmp_path / "o.json"
-    code = main(["eval", str(gt), "--results", str(pred), "--protocol", "ilsvrc", "--task", "det",
-                 "--devkit", str(devkit), "--json", str(out)])  # fmt: skip
+    code = main(
+        [
+            "eval",
+            str(gt),
+            "--results",
+            str(pred),
+            "--protocol",
+            "ilsvrc",
+            "--task",
+            "det",
+            "--devkit",
+            str(devkit),
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "Category        AP" in text and "Mean AP:" in text and "Median AP:" in text

@@ -9,8 +9,18 @@ from vocviewer.cli import main
 
 
 def _args(gt, pred, devkit):
-    return ["eval", str(gt), "--results", str(pred), "--protocol", "ilsvrc", "--task", "clsloc",
-            "--devkit", str(devkit)]  # fmt: skip
+    return [
+        "eval",
+        str(gt),
+        "--results",
+        str(pred),
+        "--protocol",
+        "ilsvrc",
+        "--task",
+        "clsloc",
+        "--devkit",
+        str(devkit),
+    ]
 
 
 def test_eval_clsloc_prints_and_writes_json(tmp_path, capsys):

@@ -101,13 +101,19 @@ def _bad_lvis(tmp_path: Path) -> tuple[Path, Path]:
         ("task", "{ann}: LVIS evaluates --task bbox or segm, not keypoints"),
         ("image", "{res} ([0].image_id): image_id 5 is not an image of the annotation file"),
         ("neg", "{ann} (images[2]): missing 'neg_category_ids' (LVIS lists it for every image)"),
-        ("freq", "{ann} (categories[0].frequency): expected the frequency group 'r', 'c' or 'f'; "
-                 'got "x"'),
-        ("keypoints", "{res} ([0]): keypoint results (no 'bbox' or 'segmentation'): LVIS "
-                      "evaluates boxes and masks"),
+        (
+            "freq",
+            "{ann} (categories[0].frequency): expected the frequency group 'r', 'c' or 'f'; "
+            'got "x"',
+        ),
+        (
+            "keypoints",
+            "{res} ([0]): keypoint results (no 'bbox' or 'segmentation'): LVIS "
+            "evaluates boxes and masks",
+        ),
         ("notlist", "{res}: results must be a JSON array of objects, got {{}}"),
     ],
-)  # fmt: skip
+)
 def test_bad_input_messages(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, expected: str
 ) -> None:
@@ -124,8 +130,14 @@ def test_bad_input_messages(
     elif case == "freq":
         gt["categories"][0]["frequency"] = "x"
     elif case == "keypoints":
-        entries = [{"image_id": gt["images"][0]["id"], "category_id": 1, "keypoints": [1, 1, 2],
-                    "score": 1.0}]  # fmt: skip
+        entries = [
+            {
+                "image_id": gt["images"][0]["id"],
+                "category_id": 1,
+                "keypoints": [1, 1, 2],
+                "score": 1.0,
+            }
+        ]
     elif case == "notlist":
         entries = {}  # type: ignore[assignment]
     ann.write_text(json.dumps(gt))

@@ -99,9 +99,14 @@ def write_coco(root: Path) -> tuple[Path, Path, list[dict[str, Any]]]:
     images = root / "images"
     images.mkdir(parents=True)
     rng = np.random.default_rng(5)
-    gt: dict[str, Any] = {"images": [], "annotations": [], "categories": [
-        {"id": 1, "name": "cat", "supercategory": "animal"},
-        {"id": 2, "name": "dog", "supercategory": "animal"}]}  # fmt: skip
+    gt: dict[str, Any] = {
+        "images": [],
+        "annotations": [],
+        "categories": [
+            {"id": 1, "name": "cat", "supercategory": "animal"},
+            {"id": 2, "name": "dog", "supercategory": "animal"},
+        ],
+    }
     dets = []
     for i in range(1, 5):
         Image.new("RGB", (160, 120), (90, 100 + 20 * i, 140)).save(images / f"{i:03d}.jpg")
@@ -110,11 +115,24 @@ def write_coco(root: Path) -> tuple[Path, Path, list[dict[str, Any]]]:
             x, y = float(rng.integers(0, 100)), float(rng.integers(0, 70))
             w, h = float(rng.integers(12, 50)), float(rng.integers(12, 40))
             cat = 1 + (k + i) % 2
-            gt["annotations"].append({"id": len(gt["annotations"]) + 1, "image_id": i,
-                                      "category_id": cat, "bbox": [x, y, w, h], "area": w * h,
-                                      "iscrowd": 0})  # fmt: skip
-            dets.append({"image_id": i, "category_id": cat, "score": round(float(rng.random()), 3),
-                         "bbox": [x + float(rng.normal(0, 2)), y, w, h]})  # fmt: skip
+            gt["annotations"].append(
+                {
+                    "id": len(gt["annotations"]) + 1,
+                    "image_id": i,
+                    "category_id": cat,
+                    "bbox": [x, y, w, h],
+                    "area": w * h,
+                    "iscrowd": 0,
+                }
+            )
+            dets.append(
+                {
+                    "image_id": i,
+                    "category_id": cat,
+                    "score": round(float(rng.random()), 3),
+                    "bbox": [x + float(rng.normal(0, 2)), y, w, h],
+                }
+            )
     ann = root / "annotations" / "instances_small.json"
     ann.parent.mkdir()
     ann.write_text(json.dumps(gt))
@@ -160,10 +178,16 @@ def test_coco_mini_two_result_files(tmp_path, capsys) -> None:
     ann = MINI / "annotations" / "instances_val2017.json"
     gt = json.loads(ann.read_text())
     rng = np.random.default_rng(3)
-    dets = [{"image_id": g["image_id"], "category_id": g["category_id"],
-             "bbox": [v + float(rng.normal(0, 2)) for v in g["bbox"]],
-             "score": round(float(rng.random()), 3)} for g in gt["annotations"]
-            if rng.random() < 0.8]  # fmt: skip
+    dets = [
+        {
+            "image_id": g["image_id"],
+            "category_id": g["category_id"],
+            "bbox": [v + float(rng.normal(0, 2)) for v in g["bbox"]],
+            "score": round(float(rng.random()), 3),
+        }
+        for g in gt["annotations"]
+        if rng.random() < 0.8
+    ]
     a, b, empty = tmp_path / "detA.json", tmp_path / "detB.json", tmp_path / "empty.json"
     a.write_text(json.dumps(dets))
     b.write_text(json.dumps(dets[1::3]))

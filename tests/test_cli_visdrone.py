@@ -15,8 +15,9 @@ def test_eval_visdrone_prints_summary_and_writes_json(tmp_path, capsys):
     ]
     split, res = write_split(tmp_path, images)
     out = tmp_path / "out.json"
-    code = main(["eval", str(split), "--results", str(res), "--protocol", "visdrone",
-                 "--json", str(out)])  # fmt: skip
+    code = main(
+        ["eval", str(split), "--results", str(res), "--protocol", "visdrone", "--json", str(out)]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "Average Precision  (AP) @[ IoU=0.50:0.95 | maxDets=500 ] =" in text
@@ -34,8 +35,10 @@ def test_eval_visdrone_bad_row_fails_unless_keep_going(tmp_path, capsys):
     (res / "0000.txt").write_text("0,0,10,10,0.9,4,-1,-1\n1,2,3\n")
     assert main(["eval", str(split), "--results", str(res), "--protocol", "visdrone"]) == 1
     assert "0000.txt:2" in capsys.readouterr().err
-    assert main(["eval", str(split), "--results", str(res), "--protocol", "visdrone",
-                 "--keep-going"]) == 0  # fmt: skip
+    assert (
+        main(["eval", str(split), "--results", str(res), "--protocol", "visdrone", "--keep-going"])
+        == 0
+    )
     captured = capsys.readouterr()
     assert "NOT OFFICIAL" in captured.out
 

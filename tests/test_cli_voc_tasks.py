@@ -10,8 +10,8 @@ import shutil
 import numpy as np
 import pytest
 
-from vocviewer.benchmarks.voc_tasks import run_action, run_layout, run_seg
 from vocviewer.core.errors import FormatError
+from vocviewer.families.voc.tasks import run_action, run_layout, run_seg
 
 
 def _args(path, results, **kw):

@@ -78,8 +78,13 @@ def _voc_ap(lines: list[list[str]], gt: dict[str, list[tuple[list[int], bool]]])
 def test_colormap_follows_the_devkit_definition():
     cmap = voc_colormap()
     assert cmap.shape == (256, 3) and cmap.dtype == np.uint8
-    assert [tuple(c) for c in cmap[:5]] == [(0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0),
-                                           (0, 0, 128)]  # fmt: skip
+    assert [tuple(c) for c in cmap[:5]] == [
+        (0, 0, 0),
+        (128, 0, 0),
+        (0, 128, 0),
+        (128, 128, 0),
+        (0, 0, 128),
+    ]
     assert tuple(cmap[255]) == (224, 224, 192)  # 0b11111111 spread over R, G, B from the top bit
     assert len({tuple(c) for c in cmap}) == 256
     assert (voc_colormap(21) == cmap[:21]).all()
@@ -159,8 +164,11 @@ def test_class_files_match_the_annotations(paths: DemoPaths):
             for ln in lines:
                 i, label = ln[:11], int(ln[11:])
                 assert ln[11:] in (" -1", "  0", "  1")  # devkit layout: id, label in 2 chars
-                diff = [o.findtext("difficult") == "1" for o in annos[i].iter("object")
-                        if o.findtext("name") == c]  # fmt: skip
+                diff = [
+                    o.findtext("difficult") == "1"
+                    for o in annos[i].iter("object")
+                    if o.findtext("name") == c
+                ]
                 assert label == (-1 if not diff else 0 if all(diff) else 1), (s, c, i)
     val = _ids(paths.year_dir / "ImageSets/Main/val.txt")
     assert not any(
@@ -179,8 +187,10 @@ def test_layout_and_action_sets_match_the_annotations(paths: DemoPaths):
         assert _ids(y / "Action" / f"{s}.txt") == sorted({i for i, _, _ in acting})
         for a in VOC_ACTIONS:
             rows = [ln.split() for ln in (y / "Action" / f"{a}_{s}.txt").read_text().splitlines()]
-            want = [[i, str(k), "1" if o.findtext(f"actions/{a}") == "1" else "-1"]
-                    for i, k, o in acting]  # fmt: skip
+            want = [
+                [i, str(k), "1" if o.findtext(f"actions/{a}") == "1" else "-1"]
+                for i, k, o in acting
+            ]
             assert rows == want
     assert len(layout) >= 8 and len(acting) >= 10  # trainval
 
@@ -223,8 +233,10 @@ def test_segmentation_pngs_agree_with_the_annotations(paths: DemoPaths):
 def test_results_parse_refer_to_val_and_give_sensible_aps(paths: DemoPaths):
     y, r, annos = paths.year_dir, paths.results_dir / "Main", _annotations(paths)
     val = _ids(y / "ImageSets/Main/val.txt")
-    sizes = {i: (int(annos[i].findtext("size/width")), int(annos[i].findtext("size/height")))
-             for i in val}  # fmt: skip
+    sizes = {
+        i: (int(annos[i].findtext("size/width")), int(annos[i].findtext("size/height")))
+        for i in val
+    }
     aps, scores = {}, []
     for c in VOC_CLASSES:
         lines = [ln.split() for ln in (r / f"comp4_det_val_{c}.txt").read_text().splitlines()]
@@ -278,17 +290,21 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path: Path, paths: DemoPath
     again = write_demo(tmp_path / "a", seed=0)
     other = write_demo(tmp_path / "b", seed=1)
     sample = [
-        "VOC2012/JPEGImages/2012_000001.jpg", "VOC2012/JPEGImages/2012_000060.jpg",
-        "VOC2012/Annotations/2012_000007.xml", "VOC2012/ImageSets/Main/val.txt",
-        "VOC2012/ImageSets/Main/dog_train.txt", "results/VOC2012/Main/comp4_det_val_car.txt",
+        "VOC2012/JPEGImages/2012_000001.jpg",
+        "VOC2012/JPEGImages/2012_000060.jpg",
+        "VOC2012/Annotations/2012_000007.xml",
+        "VOC2012/ImageSets/Main/val.txt",
+        "VOC2012/ImageSets/Main/dog_train.txt",
+        "results/VOC2012/Main/comp4_det_val_car.txt",
         "results/VOC2012/Layout/comp7_layout_val.xml",
-    ]  # fmt: skip
+    ]
     seg = _ids(paths.year_dir / "ImageSets/Segmentation/trainval.txt")[0]
     sample += [f"VOC2012/SegmentationClass/{seg}.png", f"VOC2012/SegmentationObject/{seg}.png"]
     for rel in sample:
         assert (again.devkit / rel).read_bytes() == (paths.devkit / rel).read_bytes(), rel
-    assert all((other.devkit / rel).read_bytes() != (paths.devkit / rel).read_bytes()
-               for rel in sample[:3])  # fmt: skip
+    assert all(
+        (other.devkit / rel).read_bytes() != (paths.devkit / rel).read_bytes() for rel in sample[:3]
+    )
     files = sorted(p.relative_to(paths.devkit) for p in paths.devkit.rglob("*") if p.is_file())
     assert files == sorted(
         p.relative_to(again.devkit) for p in again.devkit.rglob("*") if p.is_file()

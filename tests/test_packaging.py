@@ -153,8 +153,8 @@ def test_spec_excludes_nothing_the_window_loads() -> None:
     excludes, _ = _spec_names()
     code = (
         "import sys, vocviewer.cli, vocviewer.gui.window.app, vocviewer.demo\n"
-        "from vocviewer.benchmarks import registry; registry.registered()\n"
-        "import vocviewer.benchmarks.analyze, vocviewer.gui.window.export_run\n"
+        "from vocviewer.families import registry; registry.registered()\n"
+        "import vocviewer.families.analyze, vocviewer.gui.window.export_run\n"
         "print('\\n'.join(sys.modules))"
     )
     run = subprocess.run(

@@ -5,13 +5,14 @@ Subpackages
 core
     The shared model (``Dataset``, ``ResultSet``, boxes, RLE masks, palette, errors): numpy only.
 formats
-    The only code that reads or writes files: PASCAL VOC, COCO, ILSVRC DET / CLS-LOC, VisDrone-DET.
+    Shared, family-free file I/O: bounded input, the guarded writer, images, JSON, sessions.
 evaluation
-    Pure numpy protocols (VOC, COCO, ILSVRC, VisDrone) with per-detection evidence; never prints.
-benchmarks
-    One module per benchmark family (VOC, COCO, VisDrone, ILSVRC), each a ``Benchmark`` in the
-    registry: sniffing, reading, tasks, CLI options, ``eval`` / ``analyze`` text and JSON;
-    ``benchmarks.api``: ``vocviewer.evaluate(dataset, results) -> Evaluation`` for all of them.
+    Family-free evaluation: matching, AP, per-detection evidence, the analyses and their
+    renderings (``evaluation.render``); never prints.
+families
+    One folder per benchmark family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``), each a
+    ``Benchmark`` in the registry: its readers, protocol, analyses, view, ``eval`` / ``analyze``
+    text and JSON; ``families.api``: ``vocviewer.evaluate(dataset, results) -> Evaluation``.
 cocoapi
     pycocotools' ``COCO`` / ``COCOeval`` / ``mask`` API on the fast evaluator (training code).
 cli
@@ -20,6 +21,10 @@ demo
     Generates the embedded demo VOCdevkit used by ``vocviewer demo`` and the tests.
 gui
     The Qt application (PySide6 + pyqtgraph): models, panes and the window.
+cli_parser
+    The ``vocviewer`` argument parser.
+cli_streams
+    Which stream a ``--json`` target names (``cli`` writes to it).
 """
 
 from __future__ import annotations
@@ -31,10 +36,10 @@ __all__ = ["Evaluation", "__version__", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate`` and ``Evaluation`` (``benchmarks.api``), imported on first use so that
+    """``evaluate`` and ``Evaluation`` (``families.api``), imported on first use so that
     ``import vocviewer`` stays cheap."""
     if name in ("evaluate", "Evaluation"):
-        from vocviewer.benchmarks import api
+        from vocviewer.families import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'vocviewer' has no attribute {name!r}")

@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from vocviewer.benchmarks import registry
-from vocviewer.benchmarks.eval_sets import combine
 from vocviewer.cli_parser import build_parser
 from vocviewer.cli_streams import is_pipe, refuse_inside, std_stream
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.families import registry
+from vocviewer.families.eval_sets import combine
 from vocviewer.formats import output
 from vocviewer.formats.session import looks_like_session, read_session
 
@@ -41,7 +41,7 @@ def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from vocviewer.benchmarks.analyze import run_analyze
+    from vocviewer.families.analyze import run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
     check = guard_outputs(args, roots, [(args.json, "json"), (args.figures, "folder")])
@@ -150,7 +150,7 @@ def guard_outputs(
 ) -> Callable[..., None]:
     """Refuse the ``(target, kind)`` outputs now (before anything is read) and again once the
     dataset's own folders are known: ``args.on_dataset``, which the benchmark calls when it has
-    read the dataset (``benchmarks.base.opened``). ``kind``: ``"file"``, ``"folder"`` or
+    read the dataset (``families.base.opened``). ``kind``: ``"file"``, ``"folder"`` or
     ``"json"`` (a file, or a stream: ``guard_json``). ``roots`` grows with those folders.
     Returns the check, to run once more just before writing."""
 
@@ -256,7 +256,7 @@ def _display_problem(screenshot: bool) -> str | None:
 def _startup_probe() -> Callable[[str], None] | None:
     """With ``VOCVIEWER_STARTUP_PROBE`` set (to the launch time in seconds since the epoch, or
     to ``1`` for this process's start), a reporter that prints how long after that time the
-    window's first frame, then its first image, were painted (``benchmarks/bench_startup.py``)."""
+    window's first frame, then its first image, were painted (``bench/bench_startup.py``)."""
     value = os.environ.get("VOCVIEWER_STARTUP_PROBE")
     if not value:
         return None

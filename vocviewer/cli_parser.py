@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vocviewer import __version__
-from vocviewer.benchmarks import registry
-from vocviewer.benchmarks.base import Benchmark
+from vocviewer.families import registry
+from vocviewer.families.base import Benchmark
 
 #: ``--dpi`` bounds (a 640x480 px figure at 1200 dpi is 8000x6000 px; Qt fails far above)
 DPI_MIN, DPI_MAX = 1, 1200
@@ -186,7 +186,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="R",
         help="result sets: each file or folder is one set",
     )
-    from vocviewer.benchmarks.analyze import analysed
+    from vocviewer.families.analyze import analysed
 
     families = analysed()
     tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))

@@ -46,17 +46,33 @@ def make_coco(seed: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         b = _box(rng)
         kp = [v for _ in range(17) for v in (b[0] + b[2] / 2, b[1] + b[3] / 2, 2)]
         anns.append(
-            {"id": n + 1, "image_id": n % 4 + 1, "category_id": 1 + n % 2, "bbox": b,
-             "area": round(b[2] * b[3], 2), "iscrowd": int(n == 7), "segmentation": _corners(b),
-             "keypoints": kp, "num_keypoints": 17}
-        )  # fmt: skip
+            {
+                "id": n + 1,
+                "image_id": n % 4 + 1,
+                "category_id": 1 + n % 2,
+                "bbox": b,
+                "area": round(b[2] * b[3], 2),
+                "iscrowd": int(n == 7),
+                "segmentation": _corners(b),
+                "keypoints": kp,
+                "num_keypoints": 17,
+            }
+        )
         d = [round(v + float(rng.normal(0, 1)), 2) for v in b]
         dets.append(
-            {"image_id": n % 4 + 1, "category_id": 1 + n % 2, "bbox": d, "segmentation":
-             _corners(d), "keypoints": kp, "score": round(float(rng.random()), 3)}
-        )  # fmt: skip
-    cats = [{"id": 1, "name": "person", "keypoints": [f"k{i}" for i in range(17)]},
-            {"id": 2, "name": "dog"}]  # fmt: skip
+            {
+                "image_id": n % 4 + 1,
+                "category_id": 1 + n % 2,
+                "bbox": d,
+                "segmentation": _corners(d),
+                "keypoints": kp,
+                "score": round(float(rng.random()), 3),
+            }
+        )
+    cats = [
+        {"id": 1, "name": "person", "keypoints": [f"k{i}" for i in range(17)]},
+        {"id": 2, "name": "dog"},
+    ]
     return {"images": images, "annotations": anns, "categories": cats}, dets
 
 
@@ -142,8 +158,11 @@ def test_missing_field_is_refused_where_the_official_code_fails(
             gt["annotations"] = [a for a in gt["annotations"] if a["category_id"] == 1]
             dets = [d for d in dets if d["category_id"] == 1]
         for d in dets:  # each task's results hold what it compares
-            for key in {"bbox": ("segmentation", "keypoints"), "segm": ("bbox", "keypoints"),
-                        "keypoints": ("segmentation",)}[task]:  # fmt: skip
+            for key in {
+                "bbox": ("segmentation", "keypoints"),
+                "segm": ("bbox", "keypoints"),
+                "keypoints": ("segmentation",),
+            }[task]:
                 d.pop(key, None)
     else:
         gt = make_lvis(5, n_images=10)

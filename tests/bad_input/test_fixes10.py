@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.voc.action_reader import read_action_results
+from vocviewer.families.voc.layout_reader import read_layout_results
 from vocviewer.formats.image_file import read_rgb
 from vocviewer.formats.input import read_bytes
-from vocviewer.formats.voc_action import read_action_results
-from vocviewer.formats.voc_layout import read_layout_results
 
 ROOT = Path(__file__).resolve().parents[2]
 HUGE = "1" * 40  # ~40 digits: beyond int64
@@ -68,7 +68,7 @@ def test_png_declaring_a_huge_chunk_stays_within_its_size(tmp_path: Path, reader
         "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
         "from vocviewer.core.errors import FormatError\n"
         "from vocviewer.formats.image_file import read_rgb\n"
-        "from vocviewer.formats.voc_segmentation import read_label_png\n"
+        "from vocviewer.families.voc.segmentation_reader import read_label_png\n"
         "try:\n"
         f"    print('data', {reader}(sys.argv[1]).shape)\n"
         "except FormatError as e:\n"

@@ -67,8 +67,11 @@ def visdrone(tmp: Path, *, gt: str | None = None, res: str | None = None, image:
 
 
 def det(tmp: Path):
-    gt, devkit, pred = det_fixture(tmp, [[(0, 1, 1, 50, 50)], [(1, 5, 5, 30, 30)]],
-                                   [(1, 1, 0.9, 1, 1, 50, 50), (2, 2, 0.8, 5, 5, 30, 30)])  # fmt: skip
+    gt, devkit, pred = det_fixture(
+        tmp,
+        [[(0, 1, 1, 50, 50)], [(1, 5, 5, 30, 30)]],
+        [(1, 1, 0.9, 1, 1, 50, 50), (2, 2, 0.8, 5, 5, 30, 30)],
+    )
     argv = [
         "eval",
         str(gt),
@@ -85,8 +88,18 @@ def det(tmp: Path):
 def clsloc(tmp: Path):
     images = [(1, [(1, 1, 1, 100, 100)]), (2, [(2, 1, 1, 100, 100)])]
     gt, devkit, pred = clsloc_fixture.write_fixture(tmp, images, [[(1, 1, 1, 100, 100)]] * 2)
-    argv = ["eval", str(gt), "--results", str(pred), "--protocol", "ilsvrc", "--task", "clsloc",
-            "--devkit", str(devkit)]  # fmt: skip
+    argv = [
+        "eval",
+        str(gt),
+        "--results",
+        str(pred),
+        "--protocol",
+        "ilsvrc",
+        "--task",
+        "clsloc",
+        "--devkit",
+        str(devkit),
+    ]
     return argv, gt, devkit / "data", pred
 
 
@@ -126,27 +139,42 @@ CASES = {
     "5-meta_det.txt-duplicate-id": (meta_txt(b"1 n001 a\n1 n002 b\n"), 1, ":2: "),
     "5-meta_det.txt-huge-id": (meta_txt(b"1 n001 a\n1e300 n002 b\n"), 1, ":2: "),
     "5-meta_det.txt-gap": (meta_txt(b"1 n001 a\n3 n003 c\n"), 1, "2 is missing"),
-    "5-meta_det.mat-random-bytes": (meta_mat(random.Random(1).randbytes(64) * 8), 1, "meta_det.mat: "),
+    "5-meta_det.mat-random-bytes": (
+        meta_mat(random.Random(1).randbytes(64) * 8),
+        1,
+        "meta_det.mat: ",
+    ),
     "5-meta_det.mat-truncated": (
-        meta_mat(_mat({"synsets": _synsets(ILSVRC2014_DET_ID=[1], WNID=["n001"], name=["a"])})[:200]),
-        1, "meta_det.mat",
+        meta_mat(
+            _mat({"synsets": _synsets(ILSVRC2014_DET_ID=[1], WNID=["n001"], name=["a"])})[:200]
+        ),
+        1,
+        "meta_det.mat",
     ),
     "5-meta_det.mat-no-synsets": (meta_mat(other=np.arange(3)), 1, "no variable 'synsets'"),
     "5-meta_det.mat-wrong-fields": (
-        meta_mat(synsets=_synsets(ID=[1, 2], WNID=["n001", "n002"])), 1, "(synsets(1))",
+        meta_mat(synsets=_synsets(ID=[1, 2], WNID=["n001", "n002"])),
+        1,
+        "(synsets(1))",
     ),
     "5-meta_det.mat-id-not-a-number": (
         meta_mat(synsets=_synsets(ILSVRC2014_DET_ID=["x"], WNID=["n001"], name=["a"])),
-        1, "(synsets(1).ILSVRC2014_DET_ID)",
+        1,
+        "(synsets(1).ILSVRC2014_DET_ID)",
     ),
     "5-meta_det.mat-hdf5": (meta_mat(b"\x89HDF\r\n\x1a\n" + bytes(600)), 1, "v7.3 (HDF5)"),
     "5-meta_clsloc.txt-binary-junk": (meta_txt(b"\x00\xff\xfe junk\n", "clsloc"), 1, ":1: "),
-    "5-meta_clsloc.mat-random-bytes": (meta_mat(random.Random(2).randbytes(512), "clsloc"), 1, "meta_clsloc.mat"),
+    "5-meta_clsloc.mat-random-bytes": (
+        meta_mat(random.Random(2).randbytes(512), "clsloc"),
+        1,
+        "meta_clsloc.mat",
+    ),
     "5-meta_clsloc.mat-wnid-missing": (
         meta_mat(task="clsloc", synsets=_synsets(ILSVRC2014_ID=[1], WNID=[""], words=["a"])),
-        1, "(synsets(1).WNID)",
+        1,
+        "(synsets(1).WNID)",
     ),
-}  # fmt: skip
+}
 
 
 # ---------------------------------------------------------------- cases 3, 4, 6
@@ -236,17 +264,33 @@ def clsloc_pred(text: str):
 
 OBJ = "<object><name>n001</name><bndbox><xmin>{}</xmin><ymin>1</ymin><xmax>9</xmax><ymax>9</ymax></bndbox></object>"
 CASES |= {
-    "3-visdrone-image-declares-100000x100000": (vis_image(_png_header(100_000, 100_000)), 0, "pixels"),
-    "3-visdrone-image-not-an-image": (vis_image(b"GIF89a garbage"), 0, "cannot read the image size"),
+    "3-visdrone-image-declares-100000x100000": (
+        vis_image(_png_header(100_000, 100_000)),
+        0,
+        "pixels",
+    ),
+    "3-visdrone-image-not-an-image": (
+        vis_image(b"GIF89a garbage"),
+        0,
+        "cannot read the image size",
+    ),
     "4-visdrone-annotation-nan": (vis_gt("0,0,10,10,1,4,0,0\nnan,0,10,10,1,4,0,0\n"), 0, ":2: "),
     "4-visdrone-annotation-abc": (vis_gt("abc,0,10,10,1,4,0,0\n"), 0, ":1: "),
     "4-visdrone-annotation-inf-width": (vis_gt("0,0,inf,10,1,4,0,0\n"), 0, ":1: "),
     "4-visdrone-annotation-negative-height": (vis_gt("0,0,10,-5,1,4,0,0\n"), 0, ":1: "),
     "4-visdrone-annotation-7-columns": (vis_gt("0,0,10,10,1,4,0\n"), 0, ":1: "),
-    "4-visdrone-result-inf-kept": (vis_res("0,0,10,10,0.9,4,-1,-1\n-inf,-inf,inf,inf,0.97,4,-1,-1\n"), 0, ":2: "),
+    "4-visdrone-result-inf-kept": (
+        vis_res("0,0,10,10,0.9,4,-1,-1\n-inf,-inf,inf,inf,0.97,4,-1,-1\n"),
+        0,
+        ":2: ",
+    ),
     "4-visdrone-result-nan-score-kept": (vis_res("0,0,10,10,nan,4,-1,-1\n"), 0, ":1: "),
     "4-visdrone-result-negative-width": (vis_res("0,0,-10,10,0.9,4,-1,-1\n"), 1, ":1: "),
-    "4-visdrone-result-non-numeric": (vis_res("0,0,10,10,0.9,4,-1,-1\n0,0,x,1,0.5,4,-1,-1\n"), 1, ":2: "),
+    "4-visdrone-result-non-numeric": (
+        vis_res("0,0,10,10,0.9,4,-1,-1\n0,0,x,1,0.5,4,-1,-1\n"),
+        1,
+        ":2: ",
+    ),
     "4-ilsvrc-xml-xmin-abc": (det_xml(OBJ.format("abc")), 0, "(annotation/object[1]/bndbox/xmin)"),
     "4-ilsvrc-xml-xmin-nan": (det_xml(OBJ.format("NaN")), 0, "(annotation/object[1]/bndbox/xmin)"),
     "4-ilsvrc-xml-malformed": (det_xml("<object><name>n001</object>"), 0, ":2: malformed XML"),
@@ -262,7 +306,7 @@ CASES |= {
     "6-ilsvrc-submission-dev-zero": (det_pred_dev_zero, 1, "character device"),
     "6-ilsvrc-meta_det.txt-fifo": (det_fifo_mapping, 1, "FIFO"),
     "6-ilsvrc-xml-symlink-loop": (det_loop_xml, 0, "symbolic link loop"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -25,10 +25,10 @@ from PIL import Image
 
 from vocviewer.cli import main
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import voc_results_lines
+from vocviewer.families.voc import results_lines as voc_results_lines
+from vocviewer.families.voc.reader import read_voc, read_voc_results
+from vocviewer.families.voc.segmentation_reader import write_label_png
 from vocviewer.formats.image_file import read_rgb
-from vocviewer.formats.voc import read_voc, read_voc_results
-from vocviewer.formats.voc_segmentation import write_label_png
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST = "2012_000001"  # first demo image: objects bus, ...; in the val set
@@ -56,8 +56,12 @@ def run_process(*args: object, timeout: float = 60) -> subprocess.CompletedProce
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(
         [sys.executable, "-m", "vocviewer", *map(str, args)],
-        capture_output=True, text=True, timeout=timeout, env=env, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
     assert "Traceback" not in done.stderr
     return done
 
@@ -122,8 +126,19 @@ def test_case3_export_of_a_bomb_stays_small(kit: tuple[Path, Path], tmp_path: Pa
     (year / "JPEGImages" / f"{FIRST}.jpg").write_bytes(png_bomb(100_000, 100_000))
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
-    cmd = [sys.executable, "-m", "vocviewer", "export", str(year), "--results", str(results),
-           "--images", str(out), "--ids", FIRST]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "vocviewer",
+        "export",
+        str(year),
+        "--results",
+        str(results),
+        "--images",
+        str(out),
+        "--ids",
+        FIRST,
+    ]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert proc.stderr is not None
     err = proc.stderr.read()
@@ -181,8 +196,11 @@ def test_case4_non_finite_result_line_is_a_false_positive(
     path, _ = _first_val_image_with(results, "car")
     ds = read_voc(year)
     val = set(ds.image_sets["Main/val"].tolist())
-    cars = [i for i, k in zip(ds.objects.image_index.tolist(), ds.objects.label.tolist(), strict=True)
-            if k == ds.class_index("car") and i in val]  # fmt: skip
+    cars = [
+        i
+        for i, k in zip(ds.objects.image_index.tolist(), ds.objects.label.tolist(), strict=True)
+        if k == ds.class_index("car") and i in val
+    ]
     image = str(ds.images.id[cars[0]])  # an image with a car: the overlaps are computed
     clean = path.read_text()
     n = clean.count("\n")
@@ -216,19 +234,35 @@ def test_case4_non_finite_result_line_is_a_false_positive(
 @pytest.mark.parametrize(
     ("width", "height", "element", "message"),
     [
-        ("2147483648", "375", "annotation/size/width",
-         "image width is not an integer from 1 to 178,956,970: '2147483648'; using 0 (unknown)"),
-        ("1e400", "375", "annotation/size/width",
-         "image width is not an integer: '1e400'; using 0 (unknown)"),
-        ("100000", "100000", "annotation/size",
-         "image size 100000 x 100000 (10,000,000,000 pixels) is over the 178,956,970-pixel "
-         "limit (Pillow's decompression-bomb threshold); using 0 x 0 (unknown)"),
+        (
+            "2147483648",
+            "375",
+            "annotation/size/width",
+            "image width is not an integer from 1 to 178,956,970: '2147483648'; using 0 (unknown)",
+        ),
+        (
+            "1e400",
+            "375",
+            "annotation/size/width",
+            "image width is not an integer: '1e400'; using 0 (unknown)",
+        ),
+        (
+            "100000",
+            "100000",
+            "annotation/size",
+            "image size 100000 x 100000 (10,000,000,000 pixels) is over the 178,956,970-pixel "
+            "limit (Pillow's decompression-bomb threshold); using 0 x 0 (unknown)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_case5_huge_declared_image_size(
-    width: str, height: str, element: str, message: str,
-    kit: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    width: str,
+    height: str,
+    element: str,
+    message: str,
+    kit: tuple[Path, Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     year, results = kit
     xml = year / "Annotations" / f"{FIRST}.xml"
     text = re.sub(r"<width>\d+</width>", f"<width>{width}</width>", xml.read_text())
@@ -366,8 +400,9 @@ def test_case9_chunks_do_not_change_what_is_read(
     path, image = _first_val_image_with(results, "dog")
     rng = np.random.default_rng(3)
     rows = [f"{image} {s!r} 1 2 {b!r} 9\n" for s, b in rng.normal(size=(300, 2)).tolist()]
-    for k, bad in zip((5, 77, 78, 200, 299), ("\n", "x 1 1 1 1 1\n", "a b\n", "  \n", "1 2 3\n"),
-                      strict=True):  # fmt: skip
+    for k, bad in zip(
+        (5, 77, 78, 200, 299), ("\n", "x 1 1 1 1 1\n", "a b\n", "  \n", "1 2 3\n"), strict=True
+    ):
         rows[k] = bad
     path.write_text("".join(rows))
     monkeypatch.setattr(voc_results_lines, "CAREFUL_BYTES", 1 << 30)  # all line by line
@@ -456,9 +491,12 @@ def test_case10a_greyscale_hand_worked(tmp_path: Path, capsys: pytest.CaptureFix
     ],
 )
 def test_case10a_bad_greyscale_or_rgb_results(
-    labels: list[list[int]], mode: str, message: str,
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    labels: list[list[int]],
+    mode: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     year, out = _tiny_seg(
         tmp_path, {"a": [[0, 1, 1], [0, 1, 2]], "b": labels}, rgb="b" if mode == "RGB" else ""
     )

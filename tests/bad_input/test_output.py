@@ -71,11 +71,21 @@ def make_coco(base: Path) -> tuple[Path, Path, Path]:
         Image.new("RGB", (64, 48), (40 * i, 90, 120)).save(img_dir / f"{i:012d}.jpg")
         images.append({"id": i, "file_name": f"{i:012d}.jpg", "width": 64, "height": 48})
         box = [4.0 * i, 5.0, 20.0, 16.0]
-        anns.append({"id": i, "image_id": i, "category_id": 1 + i % 2, "bbox": box,
-                     "area": 320.0, "iscrowd": 0})  # fmt: skip
+        anns.append(
+            {
+                "id": i,
+                "image_id": i,
+                "category_id": 1 + i % 2,
+                "bbox": box,
+                "area": 320.0,
+                "iscrowd": 0,
+            }
+        )
         dets.append({"image_id": i, "category_id": 1 + i % 2, "bbox": box, "score": 0.5 + i / 10})
-    cats = [{"id": 1, "name": "cat", "supercategory": "animal"},
-            {"id": 2, "name": "dog", "supercategory": "animal"}]  # fmt: skip
+    cats = [
+        {"id": 1, "name": "cat", "supercategory": "animal"},
+        {"id": 2, "name": "dog", "supercategory": "animal"},
+    ]
     ann = ann_dir / "instances_val2017.json"
     ann.write_text(json.dumps({"images": images, "annotations": anns, "categories": cats}))
     res = base / "res.json"
@@ -93,29 +103,53 @@ def coco(tmp_path_factory):
 # annotation file, {I} its image folder (guessed by the reader), {C} the COCO results
 CASE1 = {
     "eval --json over an annotation": (
-        "eval {Y} --results {R} --json {Y}/Annotations/2012_000002.xml", "{Y}/Annotations/2012_000002.xml"),
+        "eval {Y} --results {R} --json {Y}/Annotations/2012_000002.xml",
+        "{Y}/Annotations/2012_000002.xml",
+    ),
     "eval --json into the devkit's results folder": (
-        "eval {Y} --results {R} --json {D}/results/VOC2012/ap.json", "{D}/results/VOC2012/ap.json"),
-    "eval --json in the devkit root opened": ("eval {D} --results {R} --json {D}/t.json", "{D}/t.json"),
-    "export --table in the devkit root": ("export {D} --results {R} --table {D}/t.csv", "{D}/t.csv"),
+        "eval {Y} --results {R} --json {D}/results/VOC2012/ap.json",
+        "{D}/results/VOC2012/ap.json",
+    ),
+    "eval --json in the devkit root opened": (
+        "eval {D} --results {R} --json {D}/t.json",
+        "{D}/t.json",
+    ),
+    "export --table in the devkit root": (
+        "export {D} --results {R} --table {D}/t.csv",
+        "{D}/t.csv",
+    ),
     "export --pr-curves in the year folder": (
-        "export {Y} --results {R} --pr-curves {Y}/figs --classes dog", "{Y}/figs"),
+        "export {Y} --results {R} --pr-curves {Y}/figs --classes dog",
+        "{Y}/figs",
+    ),
     "export --images into JPEGImages": (
-        "export {Y} --results {R} --images {Y}/JPEGImages --ids 2012_000002", "{Y}/JPEGImages"),
+        "export {Y} --results {R} --images {Y}/JPEGImages --ids 2012_000002",
+        "{Y}/JPEGImages",
+    ),
     "open --screenshot in the year folder": (
-        "open {Y} --results {R} --screenshot {Y}/shot.png", "{Y}/shot.png"),
+        "open {Y} --results {R} --screenshot {Y}/shot.png",
+        "{Y}/shot.png",
+    ),
     "eval --json through a symlink into the dataset": (
-        "eval {Y} --results {R} --json {L}/2012_000003.xml", "{L}/2012_000003.xml"),
+        "eval {Y} --results {R} --json {L}/2012_000003.xml",
+        "{L}/2012_000003.xml",
+    ),
     "COCO eval --json in the annotation folder": (
-        "eval {A} --results {C} --json {A}.out.json", "{A}.out.json"),
+        "eval {A} --results {C} --json {A}.out.json",
+        "{A}.out.json",
+    ),
     "COCO eval --json over the annotation file": ("eval {A} --results {C} --json {A}", "{A}"),
     "COCO eval --json in the guessed image folder": (
-        "eval {A} --results {C} --json {I}/out.json", "{I}/out.json"),
+        "eval {A} --results {C} --json {I}/out.json",
+        "{I}/out.json",
+    ),
     "COCO eval --json over the results input": ("eval {A} --results {C} --json {C}", "{C}"),
     "demo --dir inside the year folder": ("demo --no-gui --dir {Y}/demo", "{Y}/demo"),
     "demo --screenshot inside the demo": (
-        "demo --dir {T}/d --screenshot {T}/d/VOCdevkit/s.png", "{T}/d/VOCdevkit/s.png"),
-}  # fmt: skip
+        "demo --dir {T}/d --screenshot {T}/d/VOCdevkit/s.png",
+        "{T}/d/VOCdevkit/s.png",
+    ),
+}
 
 
 @pytest.mark.parametrize("case", list(CASE1))
@@ -181,8 +215,12 @@ def test_1_demo_dir_is_never_mixed_with_other_data(tmp_path, capsys):
     )
     assert os.listdir(mine) == ["thesis.tex"]
     cache = tmp_path / "cache"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     (cache / f".VOCdevkit-{dead}-abc" / "VOC2012").mkdir(parents=True)  # a killed writer's
     write_demo(cache, n_images=6)  # (what ``demo --dir`` runs, smaller)
     assert os.listdir(cache) == ["VOCdevkit"]  # built, moved into place, the stale build swept
@@ -201,8 +239,17 @@ def test_2_an_id_with_dot_dot_is_refused_and_nothing_escapes(demo, tmp_path, cap
     out = tmp_path / "out" / "a" / "b" / "c"
     out.mkdir(parents=True)
     before = snapshot(devkit)
-    argv = ["export", str(year), "--results", str(devkit / "results" / "VOC2012"),
-            "--images", str(out), "--ids", "2012_000002", "../../../../escaped"]  # fmt: skip
+    argv = [
+        "export",
+        str(year),
+        "--results",
+        str(devkit / "results" / "VOC2012"),
+        "--images",
+        str(out),
+        "--ids",
+        "2012_000002",
+        "../../../../escaped",
+    ]
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert err == (
@@ -240,8 +287,17 @@ def test_5_paths_reach_a_strict_stdout_as_their_bytes(voc, tmp_path, encoding, n
 def test_7_sixteen_concurrent_json_writers_to_one_target_all_succeed(voc, tmp_path):
     _, year, results = voc
     target = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "vocviewer", "eval", str(year), "--results", str(results),
-           "--json", str(target)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "vocviewer",
+        "eval",
+        str(year),
+        "--results",
+        str(results),
+        "--json",
+        str(target),
+    ]
     procs = [subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL) for _ in range(16)]
     assert [p.wait(timeout=300) for p in procs] == [0] * 16
     assert json.loads(target.read_text())["task"] == "det"
@@ -253,8 +309,10 @@ def test_7_refused_and_failed_targets_leave_nothing_and_name_the_target(voc, tmp
     (tmp_path / "folder").mkdir()
     (tmp_path / "file").write_text("x")
     base = ["eval", str(year), "--results", str(results), "--json"]
-    for target, why in (("folder", "refusing to replace a folder"),
-                        ("file/out.json", "cannot write here: Not a directory")):  # fmt: skip
+    for target, why in (
+        ("folder", "refusing to replace a folder"),
+        ("file/out.json", "cannot write here: Not a directory"),
+    ):
         assert main([*base, str(tmp_path / target)]) == 1
         err = capsys.readouterr().err
         assert err.startswith(f"vocviewer: error: {tmp_path / target}: {why}")
@@ -267,8 +325,19 @@ def test_7_kill_during_export_leaves_no_scratch_folder_and_the_next_run_sweeps(v
     _, year, results = voc
     ids = (year / "ImageSets" / "Main" / "val.txt").read_text().split()[:12]
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "vocviewer", "export", str(year), "--results", str(results),
-           "--images", str(out), "--ids", *ids]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "vocviewer",
+        "export",
+        str(year),
+        "--results",
+        str(results),
+        "--images",
+        str(out),
+        "--ids",
+        *ids,
+    ]
     proc = subprocess.Popen(cmd, env=env(), stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while not (out.is_dir() and any(p.suffix == ".png" for p in out.iterdir())):
@@ -349,8 +418,16 @@ def test_window_file_dialogs_cannot_bypass_the_guard(window, voc, monkeypatch):
 
 
 # --- the recent-files store --------------------------------------------------------------------
-DAMAGED = ["not json", "{}", "5", '"text"', "[1, null, {}]", '[{"dataset": 5}]',
-           '[{"dataset": "/x", "results": "abc", "sources": []}]', "[" * 100_000]  # fmt: skip
+DAMAGED = [
+    "not json",
+    "{}",
+    "5",
+    '"text"',
+    "[1, null, {}]",
+    '[{"dataset": 5}]',
+    '[{"dataset": "/x", "results": "abc", "sources": []}]',
+    "[" * 100_000,
+]
 
 
 @pytest.mark.parametrize("value", [*DAMAGED, ["a", "b"], 7])

@@ -61,8 +61,9 @@ def drawn(win) -> dict[str, int]:
 
 # --- case 4: one NaN / infinite coordinate ---------------------------------------------------
 @pytest.mark.parametrize("numbers", ["-inf -inf inf inf", "-inf -inf -inf -inf", "inf 1 2 inf"])
-def test_case4_result_line_with_infinite_coordinates(qtbot, make_window, demo, tmp_path, capfd,
-                                                     numbers):  # fmt: skip
+def test_case4_result_line_with_infinite_coordinates(
+    qtbot, make_window, demo, tmp_path, capfd, numbers
+):
     year, res = copy_demo(demo, tmp_path)
     clean = open_demo_window(qtbot, make_window, year, res)
     expected = drawn(clean)
@@ -75,8 +76,11 @@ def test_case4_result_line_with_infinite_coordinates(qtbot, make_window, demo, t
     assert drawn(win) == expected  # every other box still drawn; the bad one is not
     st = win.state
     det = st.results[0].results.detections
-    row = next(r for r in np.flatnonzero(det.line == n_lines + 1).tolist()
-               if str(st.results[0].results.files[det.file_index[r]]).endswith(car.name))  # fmt: skip
+    row = next(
+        r
+        for r in np.flatnonzero(det.line == n_lines + 1).tolist()
+        if str(st.results[0].results.files[det.file_index[r]]).endswith(car.name)
+    )
     st.select_detection_row(row)
     qtbot.waitUntil(lambda: drawn(win)["note"] == 1, timeout=5000)
     assert NOT_DRAWN in win.side.why.text() and f"{car.name}:{n_lines + 1}" in win.side.why.text()
@@ -109,8 +113,11 @@ def _coco(tmp_path: Path) -> Path:
     (tmp_path / "img").mkdir(exist_ok=True)
     Image.new("RGB", (10, 10)).save(tmp_path / "img" / "a.jpg")
     path = tmp_path / "instances_x.json"
-    doc = {"images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
-           "annotations": [], "categories": [{"id": 1, "name": "thing"}]}  # fmt: skip
+    doc = {
+        "images": [{"id": 1, "file_name": "a.jpg", "width": 10, "height": 10}],
+        "annotations": [],
+        "categories": [{"id": 1, "name": "thing"}],
+    }
     path.write_text(json.dumps(doc))
     return path
 
@@ -184,8 +191,11 @@ def test_case5_screenshot_prints_the_error_and_exits_1(tmp_path, tmp_path_factor
     shot = tmp_path_factory.mktemp("shots") / "shot.png"  # an annotation JSON's folder is protected
     proc = subprocess.Popen(
         [sys.executable, "-m", "vocviewer", "open", *args, "--screenshot", str(shot)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     fifos = [Path(a) for a in args if Path(a).is_fifo()]
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
@@ -213,8 +223,12 @@ def test_case5_screenshot_with_a_malformed_xml_shows_the_rest_and_the_message(tm
     shot = tmp_path / "out" / "shot.png"
     done = subprocess.run(
         [sys.executable, "-m", "vocviewer", "open", str(year), "--screenshot", str(shot)],
-        capture_output=True, text=True, env=_env(), timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     with Image.open(shot) as im:
@@ -250,10 +264,11 @@ def test_case6_fifo_as_coco_results_reaches_the_message_area(qtbot, make_window,
 
 
 # --- case 8: no raw numpy RuntimeWarnings -----------------------------------------------------
-@pytest.mark.parametrize("numbers", ["-inf -inf -inf -inf", "1e308 1e308 -1e308 -1e308",
-                                     "-1e308 -1e308 1e308 1e308"])  # fmt: skip
+@pytest.mark.parametrize(
+    "numbers", ["-inf -inf -inf -inf", "1e308 1e308 -1e308 -1e308", "-1e308 -1e308 1e308 1e308"]
+)
 def test_case8_eval_of_overflowing_rows_warns_nothing(tmp_path, demo, numbers):
-    from vocviewer.formats.voc import read_voc
+    from vocviewer.families.voc.reader import read_voc
 
     year, res = copy_demo(demo, tmp_path)
     ds = read_voc(year)
@@ -263,10 +278,23 @@ def test_case8_eval_of_overflowing_rows_warns_nothing(tmp_path, demo, numbers):
     with (res / "comp4_det_val_car.txt").open("a") as f:
         f.write(f"{image} 0.999 {numbers}\n")
     done = subprocess.run(
-        [sys.executable, "-W", "error::RuntimeWarning", "-m", "vocviewer", "eval", str(year),
-         "--results", str(res)],
-        capture_output=True, text=True, env=_env(), timeout=120, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-W",
+            "error::RuntimeWarning",
+            "-m",
+            "vocviewer",
+            "eval",
+            str(year),
+            "--results",
+            str(res),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "RuntimeWarning" not in done.stderr and "Traceback" not in done.stderr
     assert "car" in done.stdout

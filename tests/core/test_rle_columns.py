@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
-from vocviewer.core.coco import RleTable
-from vocviewer.evaluation import coco_similarity as sim
+from vocviewer.families.coco import similarity as sim
+from vocviewer.families.coco.columns import RleTable
 
 pm = pytest.importorskip("pycocotools.mask")
 
@@ -107,8 +107,9 @@ def test_iou_equals_pycocotools(shape: tuple[int, int], data: st.DataObject) -> 
         finally:
             rc._CHUNK = default
         assert np.array_equal(got.reshape(len(dts), len(gts)), ref)
-    inter = rc.intersections(rc.Intervals(d_tab.counts, d_tab.offsets),
-                             rc.Intervals(g_tab.counts, g_tab.offsets), di, gi)  # fmt: skip
+    inter = rc.intersections(
+        rc.Intervals(d_tab.counts, d_tab.offsets), rc.Intervals(g_tab.counts, g_tab.offsets), di, gi
+    )
     assert inter.tolist() == [int((dts[i] & gts[j]).sum()) for i, j in zip(di, gi, strict=True)]
 
 
@@ -156,6 +157,7 @@ def test_different_sizes_are_minus_one_and_no_overlap_zero() -> None:
     _, gt = _table([b, c, a])
     box_d = rc.bboxes(dt.counts, dt.offsets, dt.height)
     box_g = rc.bboxes(gt.counts, gt.offsets, gt.height)
-    got = sim.mask_iou_pairs(dt, gt, np.zeros(3, np.int64), np.arange(3), np.zeros(3, bool),
-                             box_d, box_g)  # fmt: skip
+    got = sim.mask_iou_pairs(
+        dt, gt, np.zeros(3, np.int64), np.arange(3), np.zeros(3, bool), box_d, box_g
+    )
     assert got.tolist() == [0.0, -1.0, 1.0]

@@ -42,9 +42,16 @@ def make_dataset(objects, image_sets, *, classes=VOC_CLASSES, year=2012, image_i
     parts = PartTable.empty()
     sets = {k: np.array([index[i] for i in v], dtype=np.int64) for k, v in image_sets.items()}
     return Dataset(
-        name="test", root=None, year=year, classes=tuple(classes), box_convention="voc",
-        images=images, objects=objs, parts=parts, image_sets=sets,
-    )  # fmt: skip
+        name="test",
+        root=None,
+        year=year,
+        classes=tuple(classes),
+        box_convention="voc",
+        images=images,
+        objects=objs,
+        parts=parts,
+        image_sets=sets,
+    )
 
 
 def make_results(dataset, dets=(), scores=(), *, det_classes=None, cls_classes=None):

@@ -19,7 +19,7 @@ from vocviewer.evaluation.analysis import (
     similarity_group,
 )
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 A = (1, 1, 100, 100)
 B = (201, 1, 300, 100)
@@ -68,8 +68,12 @@ def test_every_false_positive_kind(case):
     assert fa.confused_iou[3] == pytest.approx(1.0)
     assert np.isnan(fa.confused_iou[0])
     assert fa.counts() == {
-        "duplicate": 1, "localization": 1, "similar": 1, "other": 2, "background": 1,
-    }  # fmt: skip
+        "duplicate": 1,
+        "localization": 1,
+        "similar": 1,
+        "other": 2,
+        "background": 1,
+    }
     assert K.DUPLICATE.is_localization and K.LOCALIZATION.is_localization
     assert not K.SIMILAR.is_localization
 

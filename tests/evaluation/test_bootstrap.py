@@ -25,9 +25,9 @@ from vocviewer.evaluation.bootstrap import (
     replicate_images,
 )
 from vocviewer.evaluation.bootstrap_stats import A_BETTER, B_BETTER, NO_DIFFERENCE
-from vocviewer.evaluation.bootstrap_voc import voc_cls_evidence, voc_det_evidence
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.families.voc.bootstrap import voc_cls_evidence, voc_det_evidence
+from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
 
 RULES = ("allpoints", "11point")
 

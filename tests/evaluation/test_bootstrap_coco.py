@@ -14,10 +14,10 @@ import pytest
 
 from tests.evaluation.test_tide import gen_results
 from vocviewer.evaluation.bootstrap import BootstrapCancelled, replicate_images
-from vocviewer.evaluation.bootstrap_coco import coco_bbox_evidence, coco_bootstrap
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 GT = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 GT = GT / "annotations" / "instances_val2017.json"

@@ -9,8 +9,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vocviewer.benchmarks import open_dataset, open_results
-from vocviewer.benchmarks.voc_analyze import voc_characteristics
 from vocviewer.evaluation.characteristics import (
     ClassRanking,
     aspect_bins,
@@ -22,7 +20,9 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.voc.analyze import voc_characteristics
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 
 def ranking(tp: list[int], fp: list[int], obj: list[int], label: int = 0) -> ClassRanking:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocviewer.benchmarks import open_dataset, open_results
-from vocviewer.benchmarks.voc_analyze import voc_characteristics
 from vocviewer.evaluation.characteristics import ClassRanking, characteristic
 from vocviewer.evaluation.normalised_ap import default_normalisers
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.voc.analyze import voc_characteristics
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 
 def test_toy_objects_bins_and_found() -> None:

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vocviewer.evaluation.coco_accumulate import _recall_index, accumulate_category
+from vocviewer.families.coco.accumulate import _recall_index, accumulate_category
 
 REC_THRS = np.linspace(0.0, 1.00, int(np.round((1.00 - 0.0) / 0.01)) + 1, endpoint=True)
 

@@ -23,10 +23,11 @@ from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
 from tests.evaluation.test_tide import gen_results
-from vocviewer.evaluation.coco import CocoParams
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES, CocoAnalysis, analyze_coco
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
+from vocviewer.families.coco.analyze_curves import CocoAnalysis, analyze_coco
+from vocviewer.families.coco.evaluate import CocoParams
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 ROOT = Path(__file__).resolve().parents[2]
 MINI = ROOT / ".." / "shared" / "data" / "coco-mini" / "annotations" / "instances_val2017.json"

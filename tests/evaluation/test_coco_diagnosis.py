@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from vocviewer.benchmarks import open_dataset, open_results
-from vocviewer.benchmarks.coco_view import coco_rules, evaluate_coco_views
-from vocviewer.benchmarks.views import ClassView, ViewChoice
 from vocviewer.evaluation.analysis import FPKind, explain
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.coco.view import coco_rules, evaluate_coco_views
+from vocviewer.families.views import ClassView, ViewChoice
 
 CATEGORIES = [
     {"id": 1, "name": "person", "supercategory": "person"},
@@ -40,15 +40,25 @@ def dog(tmp_path: Path) -> tuple[object, object, ClassView]:
         "images": [{"id": 7, "file_name": "7.jpg", "width": 100, "height": 100}],
         "categories": CATEGORIES,
         "annotations": [
-            {"id": i + 1, "image_id": 7, "category_id": c, "bbox": b, "area": b[2] * b[3],
-             "iscrowd": 0, "segmentation": [[b[0], b[1], b[0] + b[2], b[1], b[0] + b[2],
-                                             b[1] + b[3], b[0], b[1] + b[3]]]}
+            {
+                "id": i + 1,
+                "image_id": 7,
+                "category_id": c,
+                "bbox": b,
+                "area": b[2] * b[3],
+                "iscrowd": 0,
+                "segmentation": [
+                    [b[0], b[1], b[0] + b[2], b[1], b[0] + b[2], b[1] + b[3], b[0], b[1] + b[3]]
+                ],
+            }
             for i, (c, b) in enumerate(OBJECTS)
         ],
-    }  # fmt: skip
+    }
     (tmp_path / "instances_val.json").write_text(json.dumps(ann))
-    dets = [{"image_id": 7, "category_id": 18, "bbox": b, "score": 0.9 - 0.1 * i}
-            for i, (b, _, _) in enumerate(DOG_DETECTIONS)]  # fmt: skip
+    dets = [
+        {"image_id": 7, "category_id": 18, "bbox": b, "score": 0.9 - 0.1 * i}
+        for i, (b, _, _) in enumerate(DOG_DETECTIONS)
+    ]
     (tmp_path / "results.json").write_text(json.dumps(dets))
     ds = open_dataset(tmp_path / "instances_val.json", images=tmp_path)
     rs = open_results(ds, [tmp_path / "results.json"])

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS, oks_pairs, pair_up
+from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS, oks_pairs, pair_up
 
 cocoeval = pytest.importorskip("pycocotools.cocoeval")
 

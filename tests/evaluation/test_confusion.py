@@ -13,7 +13,7 @@ from vocviewer.core.results import Detections
 from vocviewer.evaluation.analysis import missed_objects
 from vocviewer.evaluation.confusion import EXTRA_COLUMNS, ConfusionMatrix, confusion_matrix
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 CLASSES = ("cat", "dog", "person")
 CAT, DOG, PERSON = range(3)

@@ -23,7 +23,7 @@ from vocviewer.evaluation.analysis import (
     similarity_group,
 )
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 CLASSES = ("dog", "cat", "horse", "car", "bus", "person")
 
@@ -85,9 +85,12 @@ def _reference(ds, rs, ev, iou_threshold):
         elif verdict == Verdict.FP:
             kind = FPKind.BACKGROUND
             for new_kind, wanted in (
-                (FPKind.SIMILAR, lambda o: ds.classes[labels[o]] in group and labels[o] != ev.class_index),
+                (
+                    FPKind.SIMILAR,
+                    lambda o: ds.classes[labels[o]] in group and labels[o] != ev.class_index,
+                ),
                 (FPKind.OTHER, lambda o: labels[o] != ev.class_index),
-            ):  # fmt: skip
+            ):
                 row, ov = _best(ds, box, image, wanted, True)
                 if row >= 0 and ov >= MIN_OVERLAP:
                     kind, other, other_iou = new_kind, row, ov

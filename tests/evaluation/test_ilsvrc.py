@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det, object_thresholds
-from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det, object_thresholds
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 
 WNIDS = ["n001", "n002", "n003", "n004"]
 
@@ -158,8 +158,15 @@ def test_matches_loop_reference_on_random_cases(tmp_path):
             objs = []
             for _ in range(int(rng.integers(0, 5))):
                 a, b = int(rng.integers(1, 60)), int(rng.integers(1, 60))
-                objs.append((int(rng.integers(0, 4)), a, b, a + int(rng.integers(3, 40)),
-                             b + int(rng.integers(3, 40))))  # fmt: skip
+                objs.append(
+                    (
+                        int(rng.integers(0, 4)),
+                        a,
+                        b,
+                        a + int(rng.integers(3, 40)),
+                        b + int(rng.integers(3, 40)),
+                    )
+                )
             images.append(objs)
         preds = []
         for _ in range(int(rng.integers(0, 25))):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
-from vocviewer.evaluation.ilsvrc_clsloc import evaluate_ilsvrc_clsloc, format_clsloc
-from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
+from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
+from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
 
 WNIDS = ["n001", "n002", "n003", "n004"]
 BOX = (1, 1, 100, 100)

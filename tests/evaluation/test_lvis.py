@@ -13,10 +13,10 @@ import pytest
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import write_lvis
-from vocviewer.evaluation import lvis as ev_lvis
-from vocviewer.evaluation.coco import CocoCategoryEvaluation
 from vocviewer.evaluation.result import Verdict
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
+from vocviewer.families.lvis import evaluate as ev_lvis
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 
 
 def _curve(verdict: np.ndarray, npig: int, rec_thrs: np.ndarray) -> np.ndarray:

@@ -13,13 +13,13 @@ import pytest
 
 from tests.parity.lvis_data import make_lvis, make_results, write_lvis
 from vocviewer.evaluation.bootstrap import replicate_images
-from vocviewer.evaluation.bootstrap_coco import coco_bootstrap
-from vocviewer.evaluation.bootstrap_lvis import lvis_bootstrap, lvis_evidence
-from vocviewer.evaluation.lvis import UNVERIFIED, evaluate_lvis, select
-from vocviewer.evaluation.lvis_analyze import analyze_lvis
 from vocviewer.evaluation.tide_evidence import BKG, CLS, NOT_EVALUATED, TRUE_POSITIVE
-from vocviewer.evaluation.tide_lvis import lvis_tide
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.coco.bootstrap import coco_bootstrap
+from vocviewer.families.lvis.analyze_curves import analyze_lvis
+from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
+from vocviewer.families.lvis.evaluate import UNVERIFIED, evaluate_lvis, select
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.tide import lvis_tide
 
 A = [20.0, 20.0, 100.0, 100.0]
 B = [130.0, 130.0, 50.0, 50.0]
@@ -36,22 +36,36 @@ def write_case(
     """Images 1-3 (200 x 200), categories 1 (frequent) and 2 (rare); ``anns``: (image, category,
     xywh); ``dets``: (image, category, xywh, score); per image its federated lists."""
     images = [
-        {"id": i, "width": 200, "height": 200, "coco_url": f"http://x/{i:012d}.jpg",
-         "neg_category_ids": neg.get(i, []), "not_exhaustive_category_ids": not_exhaustive.get(i, [])}
+        {
+            "id": i,
+            "width": 200,
+            "height": 200,
+            "coco_url": f"http://x/{i:012d}.jpg",
+            "neg_category_ids": neg.get(i, []),
+            "not_exhaustive_category_ids": not_exhaustive.get(i, []),
+        }
         for i in (1, 2, 3)
-    ]  # fmt: skip
+    ]
     doc = {
         "images": images,
         "annotations": [
-            {"id": j + 1, "image_id": i, "category_id": c, "bbox": b, "area": b[2] * b[3],
-             "segmentation": [[b[0], b[1], b[0] + b[2], b[1], b[0] + b[2], b[1] + b[3], b[0], b[1] + b[3]]]}
+            {
+                "id": j + 1,
+                "image_id": i,
+                "category_id": c,
+                "bbox": b,
+                "area": b[2] * b[3],
+                "segmentation": [
+                    [b[0], b[1], b[0] + b[2], b[1], b[0] + b[2], b[1] + b[3], b[0], b[1] + b[3]]
+                ],
+            }
             for j, (i, c, b) in enumerate(anns)
         ],
         "categories": [
             {"id": 1, "name": "one", "synset": "one.n.01", "frequency": "f"},
             {"id": 2, "name": "two", "synset": "two.n.01", "frequency": "r"},
         ],
-    }  # fmt: skip
+    }
     res = [{"image_id": i, "category_id": c, "bbox": b, "score": s} for i, c, b, s in dets]
     ann, out = tmp / "lvis.json", tmp / "res.json"
     ann.write_text(json.dumps(doc))
@@ -207,8 +221,10 @@ def test_a_replicate_is_lviseval_on_the_resampled_file(tmp_path: Path) -> None:
     for j, p in enumerate(picks):
         old, new = ids[p], j + 1
         images.append({**by_id[old], "id": new})
-        anns += [{**a, "id": len(anns) + 1 + i, "image_id": new}
-                 for i, a in enumerate(a for a in gt["annotations"] if a["image_id"] == old)]  # fmt: skip
+        anns += [
+            {**a, "id": len(anns) + 1 + i, "image_id": new}
+            for i, a in enumerate(a for a in gt["annotations"] if a["image_id"] == old)
+        ]
         dets += [{**d, "image_id": new} for d in found if d["image_id"] == old]
     ann2, res2 = tmp_path / "b.json", tmp_path / "s.json"
     ann2.write_text(json.dumps({**gt, "images": images, "annotations": anns}))

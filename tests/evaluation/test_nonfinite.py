@@ -51,21 +51,27 @@ def test_overlap_of_a_bad_box_is_never_a_match_and_warns_nothing(name, plus_one)
 def voc_case(box, score=0.97):
     """Two dogs; a TP on each, the bad row on ``a`` (scored highest) and a bad cat row."""
     ds = make_dataset(
-        {"a": [("dog", (10, 10, 50, 50), False), ("cat", (20, 20, 60, 60), False)],
-         "b": [("dog", (1, 1, 30, 30), False)]},
+        {
+            "a": [("dog", (10, 10, 50, 50), False), ("cat", (20, 20, 60, 60), False)],
+            "b": [("dog", (1, 1, 30, 30), False)],
+        },
         {"Main/val": ["a", "b"]},
-    )  # fmt: skip
-    dets = [("dog", "a", 0.9, (10, 10, 50, 50)), ("dog", "a", score, box),
-            ("dog", "b", 0.5, (1, 1, 30, 30)), ("cat", "a", 0.3, box)]  # fmt: skip
+    )
+    dets = [
+        ("dog", "a", 0.9, (10, 10, 50, 50)),
+        ("dog", "a", score, box),
+        ("dog", "b", 0.5, (1, 1, 30, 30)),
+        ("cat", "a", 0.3, box),
+    ]
     return ds, make_results(ds, dets)
 
 
 @pytest.mark.parametrize("score", [0.97, NAN, INF])
 @pytest.mark.parametrize("name", list(BAD))
 def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
-    from vocviewer.evaluation import voc
     from vocviewer.evaluation.analysis import classify_false_positives, explain, missed_objects
     from vocviewer.evaluation.confusion import confusion_matrix, missed_at
+    from vocviewer.families.voc import evaluate as voc
 
     ds, res = voc_case(BAD[name], score)
     with warnings.catch_warnings(record=True) as seen:
@@ -78,8 +84,9 @@ def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
             for rank in range(len(ev)):
                 explain(ds, res, ev, rank, analysis=fa)
         missed_at(ds, evs, missed, 0.0)
-        confusion_matrix(ds, res, evs, missed, score_threshold=0.0, iou_threshold=0.5,
-                         plus_one=True)  # fmt: skip
+        confusion_matrix(
+            ds, res, evs, missed, score_threshold=0.0, iou_threshold=0.5, plus_one=True
+        )
     assert seen == []
     dog = evs[ds.classes.index("dog")]
     det = res.detections
@@ -96,9 +103,9 @@ def test_voc_bad_row_is_a_false_positive_with_the_window_diagnosis(name, score):
 @pytest.mark.parametrize("name", READABLE)
 def test_voc_bad_line_read_from_a_results_file(tmp_path, demo, name):
     """The same through real files: the demo plus one line on an image holding a car."""
-    from vocviewer.evaluation.voc import evaluate_voc_det
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_results import read_voc_results
+    from vocviewer.families.voc.evaluate import evaluate_voc_det
+    from vocviewer.families.voc.reader import read_voc
+    from vocviewer.families.voc.results_reader import read_voc_results
 
     ds = read_voc(demo.year_dir)
     car = ds.classes.index("car")
@@ -125,11 +132,17 @@ def test_voc_bad_line_read_from_a_results_file(tmp_path, demo, name):
 def visdrone_case(tmp_path, box):
     """One image with a car, an ignored region, a TP and two bad rows (car, pedestrian); the
     bad rows are put into the read results (the reader's own rule is another matter)."""
-    from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+    from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     car = 4
-    images = [([(0, 0, 20, 20, 1, car), (30, 30, 10, 10, 0, 0)],
-               [(0, 0, 20, 20, 0.9, car), (2, 2, 5, 5, 0.95, car), (2, 2, 5, 5, 0.5, 1)], 60, 60)]  # fmt: skip
+    images = [
+        (
+            [(0, 0, 20, 20, 1, car), (30, 30, 10, 10, 0, 0)],
+            [(0, 0, 20, 20, 0.9, car), (2, 2, 5, 5, 0.95, car), (2, 2, 5, 5, 0.5, 1)],
+            60,
+            60,
+        )
+    ]
     split, res_dir = write_split(tmp_path, images)
     ds = read_visdrone(split)
     res = read_visdrone_results(ds, [res_dir])
@@ -144,9 +157,9 @@ def visdrone_case(tmp_path, box):
 
 @pytest.mark.parametrize("name", list(BAD))
 def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.evaluation.visdrone import evaluate_visdrone
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.views import ViewChoice
+    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
 
     ds, res = visdrone_case(tmp_path, BAD[name])
     with warnings.catch_warnings(record=True) as seen:
@@ -161,10 +174,10 @@ def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
 
 @pytest.mark.parametrize("name", READABLE)
 def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ViewChoice
-    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families.views import ViewChoice
 
     box = BAD[name]
     gt, devkit, pred = write_fixture(

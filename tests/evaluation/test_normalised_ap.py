@@ -15,7 +15,7 @@ from vocviewer.evaluation.normalised_ap import (
     normalised_aps,
     normalised_precision_cls,
 )
-from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
 
 BOX = (1, 1, 50, 50)
 FAR = (200, 200, 250, 250)

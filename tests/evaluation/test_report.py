@@ -10,7 +10,7 @@ import pytest
 
 from tests.evaluation.builders import make_dataset, make_results
 from vocviewer.evaluation.report import TABLE_FORMATS, ap_table, render_ap_table
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 A = (1, 1, 100, 100)
 

@@ -27,9 +27,9 @@ import numpy as np
 import pytest
 
 from vocviewer.evaluation.tide import KIND_NAMES
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
 
 ROOT = Path(__file__).resolve().parents[2]
 MINI = ROOT / ".." / "shared" / "data" / "coco-mini" / "annotations"
@@ -138,21 +138,33 @@ def per_class_parity(tidecv: Any, run: Any, res: Any, gt_path: Path) -> float:
 # ---------------------------------------------------------------- synthetic COCO files
 
 
-def write_case(tmp: Path, gts: list[tuple[Any, ...]], dets: list[tuple[Any, ...]],
-               n_images: int = 1) -> tuple[Path, Path]:  # fmt: skip
+def write_case(
+    tmp: Path, gts: list[tuple[Any, ...]], dets: list[tuple[Any, ...]], n_images: int = 1
+) -> tuple[Path, Path]:
     """``gts``: (image, category, [x, y, w, h], iscrowd); ``dets``: (image, category, box,
     score). Categories 1-3, images 1..n_images of 200 x 200."""
     anns = []
     for i, (img, cat, (x, y, w, h), crowd) in enumerate(gts):
         poly = [[x, y, x + w, y, x + w, y + h, x, y + h]]
-        anns.append({"id": i + 1, "image_id": img, "category_id": cat, "bbox": [x, y, w, h],
-                     "area": w * h, "iscrowd": crowd, "segmentation": poly})  # fmt: skip
+        anns.append(
+            {
+                "id": i + 1,
+                "image_id": img,
+                "category_id": cat,
+                "bbox": [x, y, w, h],
+                "area": w * h,
+                "iscrowd": crowd,
+                "segmentation": poly,
+            }
+        )
     gt = {
-        "images": [{"id": i, "file_name": f"{i}.jpg", "width": 200, "height": 200}
-                   for i in range(1, n_images + 1)],
+        "images": [
+            {"id": i, "file_name": f"{i}.jpg", "width": 200, "height": 200}
+            for i in range(1, n_images + 1)
+        ],
         "annotations": anns,
         "categories": [{"id": c, "name": f"c{c}"} for c in (1, 2, 3)],
-    }  # fmt: skip
+    }
     res = [{"image_id": i, "category_id": c, "bbox": b, "score": s} for i, c, b, s in dets]
     gt_path, res_path = tmp / "gt.json", tmp / "res.json"
     gt_path.write_text(json.dumps(gt))
@@ -166,19 +178,34 @@ E = [5, 150, 40, 40]
 CASES: dict[str, tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], str]] = {
     # name: (ground truth, detections, the verdict of detection 1); a later hit of the error's
     # class (on E) makes the error cost AP
-    "Dupe": ([(1, 1, A, 0), (1, 1, E, 0)],
-             [(1, 1, A, 0.9), (1, 1, [22, 22, 100, 100], 0.8), (1, 1, E, 0.5)], "Dupe"),
-    "Cls": ([(1, 1, A, 0), (1, 2, B, 0), (1, 2, E, 0)],
-            [(1, 2, B, 0.9), (1, 2, [21, 21, 100, 100], 0.8), (1, 2, E, 0.5)], "Cls"),
+    "Dupe": (
+        [(1, 1, A, 0), (1, 1, E, 0)],
+        [(1, 1, A, 0.9), (1, 1, [22, 22, 100, 100], 0.8), (1, 1, E, 0.5)],
+        "Dupe",
+    ),
+    "Cls": (
+        [(1, 1, A, 0), (1, 2, B, 0), (1, 2, E, 0)],
+        [(1, 2, B, 0.9), (1, 2, [21, 21, 100, 100], 0.8), (1, 2, E, 0.5)],
+        "Cls",
+    ),
     "Loc": ([(1, 1, A, 0), (1, 1, B, 0)], [(1, 1, B, 0.9), (1, 1, [70, 20, 100, 100], 0.8)], "Loc"),
-    "Both": ([(1, 1, A, 0), (1, 2, B, 0), (1, 2, E, 0)],
-             [(1, 2, B, 0.9), (1, 2, [70, 20, 100, 100], 0.8), (1, 2, E, 0.5)], "Both"),
-    "Bkg": ([(1, 1, A, 0), (1, 1, E, 0)],
-            [(1, 1, A, 0.7), (1, 1, [150, 5, 40, 40], 0.8), (1, 1, E, 0.5)], "Bkg"),
+    "Both": (
+        [(1, 1, A, 0), (1, 2, B, 0), (1, 2, E, 0)],
+        [(1, 2, B, 0.9), (1, 2, [70, 20, 100, 100], 0.8), (1, 2, E, 0.5)],
+        "Both",
+    ),
+    "Bkg": (
+        [(1, 1, A, 0), (1, 1, E, 0)],
+        [(1, 1, A, 0.7), (1, 1, [150, 5, 40, 40], 0.8), (1, 1, E, 0.5)],
+        "Bkg",
+    ),
     "Miss": ([(1, 1, A, 0), (1, 1, B, 0)], [(1, 1, A, 0.9), (1, 1, [150, 5, 40, 40], 0.1)], "Bkg"),
-    "crowd": ([(1, 1, A, 0), (1, 1, [0, 130, 120, 60], 1)],
-              [(1, 1, A, 0.6), (1, 1, [10, 140, 50, 40], 0.8)], "Bkg"),
-}  # fmt: skip
+    "crowd": (
+        [(1, 1, A, 0), (1, 1, [0, 130, 120, 60], 1)],
+        [(1, 1, A, 0.6), (1, 1, [10, 140, 50, 40], 0.8)],
+        "Bkg",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -266,16 +293,24 @@ def gen_results(gt: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     out = []
 
     def add(a: dict[str, Any], box: list[float], cat: int) -> None:
-        out.append({"image_id": a["image_id"], "category_id": cat,
-                    "bbox": [round(float(v), 2) for v in box],
-                    "score": round(float(rng.random()), 2)})  # fmt: skip
+        out.append(
+            {
+                "image_id": a["image_id"],
+                "category_id": cat,
+                "bbox": [round(float(v), 2) for v in box],
+                "score": round(float(rng.random()), 2),
+            }
+        )
 
     for a in gt["annotations"]:
         x, y, w, h = a["bbox"]
         if a["iscrowd"]:
             for _ in range(2):
-                add(a, [x + w * rng.uniform(0, 0.5), y + h * rng.uniform(0, 0.5), w / 3, h / 3],
-                    a["category_id"])  # fmt: skip
+                add(
+                    a,
+                    [x + w * rng.uniform(0, 0.5), y + h * rng.uniform(0, 0.5), w / 3, h / 3],
+                    a["category_id"],
+                )
             continue
         r = rng.random()
         if r < 0.15:
@@ -297,8 +332,12 @@ def gen_results(gt: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     for k, im in enumerate(gt["images"]):
         for _ in range(130 if k == 0 else int(rng.integers(0, 10))):
             w, h = float(rng.uniform(5, 150)), float(rng.uniform(5, 150))
-            box = [float(rng.uniform(0, im["width"] - w)), float(rng.uniform(0, im["height"] - h)),
-                   w, h]  # fmt: skip
+            box = [
+                float(rng.uniform(0, im["width"] - w)),
+                float(rng.uniform(0, im["height"] - h)),
+                w,
+                h,
+            ]
             add({"image_id": im["id"]}, box, int(rng.choice(cats)))
     return out
 
@@ -328,10 +367,16 @@ def test_parity_on_grid_scenes(tidecv: Any, tmp_path: Path, seed: int) -> None:
         x, y = (int(v) * 5 for v in rng.integers(0, 8, 2))
         return [x, y, *(int(v) * 5 for v in rng.integers(1, 7, 2))]
 
-    gts = [(i, int(rng.integers(1, 4)), box(), int(rng.random() < 0.1))
-           for i in range(1, n_img + 1) for _ in range(int(rng.integers(0, 5)))]  # fmt: skip
-    dets = [(i, int(rng.integers(1, 4)), box(), int(rng.integers(1, 6)) / 5)
-            for i in range(1, n_img + 1) for _ in range(int(rng.integers(0, 8)))]  # fmt: skip
+    gts = [
+        (i, int(rng.integers(1, 4)), box(), int(rng.random() < 0.1))
+        for i in range(1, n_img + 1)
+        for _ in range(int(rng.integers(0, 5)))
+    ]
+    dets = [
+        (i, int(rng.integers(1, 4)), box(), int(rng.integers(1, 6)) / 5)
+        for i in range(1, n_img + 1)
+        for _ in range(int(rng.integers(0, 8)))
+    ]
     for i, c, b, _ in gts[: 2 * len(gts) // 3]:  # hits, near-hits and duplicates
         for _ in range(int(rng.integers(1, 3))):
             shift = 5 * int(rng.integers(0, 2))
@@ -350,8 +395,15 @@ def test_parity_on_non_finite_boxes(tidecv: Any, tmp_path: Path) -> None:
     boxes are put into the read results directly): pycocotools' IoU of such boxes, the
     NaN-spoils-every-test typing (→ Both) and no RuntimeWarning, as in tidecv."""
     nan, inf = float("nan"), float("inf")
-    boxes = [[nan, 20, 100, 100], [20, 20, nan, 100], A, [inf, 20, 10, 10], [5, 150, inf, 40],
-             B, [-inf, 0, inf, 50]]  # fmt: skip
+    boxes = [
+        [nan, 20, 100, 100],
+        [20, 20, nan, 100],
+        A,
+        [inf, 20, 10, 10],
+        [5, 150, inf, 40],
+        B,
+        [-inf, 0, inf, 50],
+    ]
     gts = [(1, 1, A, 0), (1, 1, B, 0), (1, 2, E, 0)]
     dets = [(1, 2 if k == 4 else 1, b, 0.95 - 0.1 * k) for k, b in enumerate(boxes)]
     gt_path, res_path = write_case(tmp_path, gts, [(*d[:2], [1, 1, 1, 1], d[3]) for d in dets])
@@ -360,8 +412,14 @@ def test_parity_on_non_finite_boxes(tidecv: Any, tmp_path: Path) -> None:
     coco = dataclasses.replace(rs.extras["coco"], bbox=np.array(boxes, dtype=float))
     res = coco_tide(ds, dataclasses.replace(rs, extras={"coco": coco}))
     assert [KIND_NAMES[int(k)] for k in res.evidence.kind] == [
-        "TP", "Both", "Dupe", "Bkg", "Bkg", "TP", "Bkg"
-    ]  # fmt: skip
+        "TP",
+        "Both",
+        "Dupe",
+        "Bkg",
+        "Bkg",
+        "TP",
+        "Bkg",
+    ]
     write_case(tmp_path, gts, dets)  # the same file with the NaN / Infinity tokens
     _, ref, _ = run_tidecv(tidecv, gt_path, res_path)
     assert (res.ap, res.main, res.special) == (ref["ap"], ref["main"], ref["special"])

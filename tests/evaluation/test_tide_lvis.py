@@ -21,11 +21,11 @@ import pytest
 
 from tests.evaluation.test_tide import tidecv  # noqa: F401 (the fixture)
 from tests.parity.lvis_data import make_lvis, make_results, write_lvis
-from vocviewer.evaluation.lvis import UNVERIFIED, evaluate_lvis, select
 from vocviewer.evaluation.tide import KIND_NAMES
 from vocviewer.evaluation.tide_evidence import NOT_EVALUATED
-from vocviewer.evaluation.tide_lvis import lvis_tide
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.lvis.evaluate import UNVERIFIED, evaluate_lvis, select
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.tide import lvis_tide
 
 
 def write_plain(tmp: Path, seed: int) -> tuple[Path, Path]:

@@ -9,11 +9,11 @@ import pytest
 
 from tests.evaluation.builders import VOC_CLASSES, make_dataset, make_results
 from vocviewer.evaluation.tide import KIND_NAMES
-from vocviewer.evaluation.tide_coco import coco_tide
-from vocviewer.evaluation.tide_voc import voc_tide
-from vocviewer.evaluation.voc import evaluate_voc_det
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.tide import coco_tide
+from vocviewer.families.voc.evaluate import evaluate_voc_det
+from vocviewer.families.voc.tide import voc_tide
 
 A = (1, 1, 100, 100)
 B = (201, 1, 300, 100)

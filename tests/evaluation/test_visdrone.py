@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from tests.evaluation.test_visdrone_reference import evaluate_dirs, reference, write_split
-from vocviewer.evaluation.visdrone import VISDRONE_IOU_THRESHOLDS
-from vocviewer.evaluation.visdrone_match import overlaps
-from vocviewer.evaluation.visdrone_regions import keep_outside_regions, matlab_round
+from vocviewer.families.visdrone.evaluate import VISDRONE_IOU_THRESHOLDS
+from vocviewer.families.visdrone.matching import overlaps
+from vocviewer.families.visdrone.regions import keep_outside_regions, matlab_round
 
 CAR = 4
 
@@ -46,7 +46,7 @@ def test_iou_exactly_085_passes_threshold_8(tmp_path):
 
 @pytest.mark.parametrize(("t", "level"), [(6, 0.8), (8, 0.9)])
 def test_one_ulp_below_08_and_09_pass(t, level):
-    from vocviewer.evaluation.visdrone_match import Matcher, PairTable
+    from vocviewer.families.visdrone.matching import Matcher, PairTable
 
     ov = float(np.nextafter(level, 0))
     pairs = PairTable(np.array([0]), np.array([0]), np.array([ov]), np.array([False]))

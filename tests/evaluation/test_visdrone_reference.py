@@ -167,8 +167,8 @@ def write_split(root, images, *, results=True):
 
 
 def evaluate_dirs(split, res):
-    from vocviewer.evaluation.visdrone import evaluate_visdrone
-    from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     ds = read_visdrone(split)
     return evaluate_visdrone(ds, read_visdrone_results(ds, [res]))
@@ -179,10 +179,14 @@ def random_images(rng, n_images):
     for _ in range(n_images):
         H, W = int(rng.integers(20, 60)), int(rng.integers(20, 60))
         base = [
-            (float(rng.integers(0, W)), float(rng.integers(0, H)),
-             float(rng.integers(1, 20)), float(rng.integers(1, 20)))
+            (
+                float(rng.integers(0, W)),
+                float(rng.integers(0, H)),
+                float(rng.integers(1, 20)),
+                float(rng.integers(1, 20)),
+            )
             for _ in range(int(rng.integers(0, 8)))
-        ]  # fmt: skip
+        ]
         g = [(*b, int(rng.random() < 0.8), int(rng.integers(1, 5))) for b in base]
         if rng.random() < 0.2:
             g.append((*base[0][:2], 11.0, 9.0, 1, 11) if base else (1, 1, 5, 5, 1, 11))
@@ -200,8 +204,12 @@ def random_images(rng, n_images):
                 box = tuple(float(v) for v in np.asarray(b) + jit)
                 box = (box[0], box[1], max(0.5, box[2]), max(0.5, box[3]))
             else:
-                box = (float(rng.integers(0, W)), float(rng.integers(0, H)),
-                       float(rng.integers(1, 20)), float(rng.integers(1, 20)))  # fmt: skip
+                box = (
+                    float(rng.integers(0, W)),
+                    float(rng.integers(0, H)),
+                    float(rng.integers(1, 20)),
+                    float(rng.integers(1, 20)),
+                )
             score = float(rng.choice([0.1, 0.5, 0.9, 0.3])) if rng.random() < 0.5 else rng.random()
             d.append((*box, score, cat))
         images.append((g, d, H, W))
@@ -209,7 +217,7 @@ def random_images(rng, n_images):
 
 
 def test_matches_plain_loop_reference_on_random_cases(tmp_path, monkeypatch):
-    import vocviewer.evaluation.visdrone as ev
+    import vocviewer.families.visdrone.evaluate as ev
 
     # small caps make the cap rule bite on small images; the rules are the same
     monkeypatch.setattr(ev, "VISDRONE_MAX_DETS", (1, 2, 5, 500))

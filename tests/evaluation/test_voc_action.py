@@ -13,7 +13,7 @@ from tests.evaluation.test_voc_layout import _vocap
 from vocviewer.core.dataset import VOC_ACTIONS, PersonSet
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc_action import (
+from vocviewer.families.voc.action_evaluate import (
     ActionScores,
     action_mean_ap,
     evaluate_action_class,
@@ -36,9 +36,12 @@ def build(listed, action="phoning"):
 
 def scores(rows, action="phoning"):
     return ActionScores(
-        action, np.array([r[0] for r in rows], dtype=str), [r[1] for r in rows],
-        [r[2] for r in rows], line=list(range(1, len(rows) + 1)),
-    )  # fmt: skip
+        action,
+        np.array([r[0] for r in rows], dtype=str),
+        [r[1] for r in rows],
+        [r[2] for r in rows],
+        line=list(range(1, len(rows) + 1)),
+    )
 
 
 def test_hand_worked_missing_scores_last_line_wins_label_zero_and_ties():
@@ -111,16 +114,18 @@ def test_random_cases_against_the_loop_reference():
         keys = [(i, k) for i in ("a", "b", "c") for k in (1, 2, 3)]
         chosen = [keys[j] for j in rng.permutation(9)[: int(rng.integers(1, 10))]]
         listed = [(i, k, int(rng.choice([-1, 0, 1]))) for i, k in chosen]
-        rows = [(*chosen[int(rng.integers(len(chosen)))], float(rng.integers(0, 3)))
-                for _ in range(int(rng.integers(0, 12)))]  # fmt: skip
+        rows = [
+            (*chosen[int(rng.integers(len(chosen)))], float(rng.integers(0, 3)))
+            for _ in range(int(rng.integers(0, 12)))
+        ]
         c = evaluate_action_class(build(listed), "phoning", scores(rows), image_set="val")
         want = reference_action_ap(listed, rows)
         assert (math.isnan(c.ap) and math.isnan(want)) or abs(c.ap - want) <= 1e-12
 
 
 def test_demo_action(demo):
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_action import find_action_results, read_action_results
+    from vocviewer.families.voc.action_reader import find_action_results, read_action_results
+    from vocviewer.families.voc.reader import read_voc
 
     ds = read_voc(demo.year_dir)
     files = find_action_results([demo.results_dir], "val")
@@ -132,9 +137,13 @@ def test_demo_action(demo):
         persons = ds.person_sets[f"Action/{c.class_name}_val"]
         listed = [
             (str(ds.images.id[i]), int(ds.objects.order_in_image[o]) + 1, int(lab))
-            for i, o, lab in zip(persons.image_index.tolist(), persons.object_index.tolist(),
-                                 persons.label.tolist(), strict=True)
-        ]  # fmt: skip
+            for i, o, lab in zip(
+                persons.image_index.tolist(),
+                persons.object_index.tolist(),
+                persons.label.tolist(),
+                strict=True,
+            )
+        ]
         s = sc[c.class_name]
         rows = list(
             zip(s.image_id.tolist(), s.object_number.tolist(), s.score.tolist(), strict=True)
@@ -150,9 +159,11 @@ def test_a_listed_person_without_an_annotated_object_keeps_its_number():
     ds = build([("a", 1, 1), ("a", 2, -1)])
     listed = ds.person_sets["Action/phoning_val"]
     persons = PersonSet(
-        np.r_[listed.image_index, listed.image_index[:1]], np.r_[listed.object_index, -1],
-        np.r_[listed.label, 1], object_number=[1, 2, 7],
-    )  # fmt: skip
+        np.r_[listed.image_index, listed.image_index[:1]],
+        np.r_[listed.object_index, -1],
+        np.r_[listed.label, 1],
+        object_number=[1, 2, 7],
+    )
     ds = dataclasses.replace(ds, person_sets={"Action/phoning_val": persons})
     c = evaluate_action_class(
         ds, "phoning", scores([("a", 7, 0.9), ("a", 2, 0.5), ("a", 1, 0.1)]), image_set="val"

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from tests.evaluation.synthetic_voc import make_synthetic
-from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.evaluation.analysis_curves import COCO_RECALL
-from vocviewer.evaluation.voc import evaluate_voc_det
-from vocviewer.evaluation.voc_analyze_curves import voc_curves, voc_verdicts_at
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.voc.analyze_curves import voc_curves, voc_verdicts_at
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 A = (1, 1, 100, 100)  # 100 x 100 inclusive pixels
 B = (201, 1, 300, 100)

@@ -12,7 +12,7 @@ from tests.evaluation.builders import make_dataset, make_results
 from vocviewer.core.dataset import ImageLabels
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_cls
+from vocviewer.families.voc.evaluate import evaluate_voc_cls
 
 BOX = (1, 1, 10, 10)
 

@@ -12,7 +12,7 @@ from tests.evaluation import oracles
 from tests.evaluation.builders import make_dataset, make_results
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc import evaluate_voc_det
+from vocviewer.families.voc.evaluate import evaluate_voc_det
 
 A = (1, 1, 100, 100)
 B = (201, 1, 300, 100)

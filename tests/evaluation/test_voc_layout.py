@@ -12,7 +12,7 @@ from tests.evaluation.builders import make_dataset
 from vocviewer.core.dataset import VOC_PARTS, PartTable, PersonSet
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.voc_layout import (
+from vocviewer.families.voc.layout_evaluate import (
     LAYOUT_DUPLICATE,
     LAYOUT_UNKNOWN_PERSON,
     LAYOUT_USED,
@@ -77,8 +77,11 @@ def test_hand_worked_duplicates_unknown_pairs_ties_and_extra_hands():
     )
     ev = evaluate_voc_layout(ds, lay, image_set="val")
     assert ev.layout_status.tolist() == [
-        LAYOUT_USED, LAYOUT_DUPLICATE, LAYOUT_UNKNOWN_PERSON, LAYOUT_USED,
-    ]  # fmt: skip
+        LAYOUT_USED,
+        LAYOUT_DUPLICATE,
+        LAYOUT_UNKNOWN_PERSON,
+        LAYOUT_USED,
+    ]
     assert len(ev.warnings) == 2 and "duplicate" in ev.warnings[1] and "c 1" in ev.warnings[0]
     head, hand, foot = ev.result.classes
     # head: TP (layout 0) then FP (layout 3); npos 2 -> prec [1, 1/2], rec [1/2, 1/2]; AP 1/2
@@ -97,13 +100,15 @@ def test_part_order_within_a_layout_changes_the_curve():
     ds = build({"a": [[("hand", BOX)]], "b": [[("hand", BOX)]]})
     far = (100, 100, 110, 110)
     first = evaluate_voc_layout(
-        ds, layouts_of([("a", 1, 1.0, [("hand", BOX), ("hand", far)]),
-                        ("b", 1, 0.5, [("hand", BOX)])]), image_set="val",
-    )  # fmt: skip
+        ds,
+        layouts_of([("a", 1, 1.0, [("hand", BOX), ("hand", far)]), ("b", 1, 0.5, [("hand", BOX)])]),
+        image_set="val",
+    )
     second = evaluate_voc_layout(
-        ds, layouts_of([("a", 1, 1.0, [("hand", far), ("hand", BOX)]),
-                        ("b", 1, 0.5, [("hand", BOX)])]), image_set="val",
-    )  # fmt: skip
+        ds,
+        layouts_of([("a", 1, 1.0, [("hand", far), ("hand", BOX)]), ("b", 1, 0.5, [("hand", BOX)])]),
+        image_set="val",
+    )
     # TP FP TP: prec 1, 1/2, 2/3 at rec 1/2, 1/2, 1 -> 1/2 + 1/2 * 2/3
     assert first.result.classes[1].ap == pytest.approx(0.5 + 1 / 3, abs=1e-15)
     # FP TP TP: prec 0, 1/2, 2/3 -> envelope 2/3 over both steps
@@ -113,9 +118,10 @@ def test_part_order_within_a_layout_changes_the_curve():
 def test_iou_exactly_half_with_plus_one_is_a_tp_and_no_positives_gives_nan():
     ds = build({"a": [[("head", (1, 1, 100, 100))]]})
     ev = evaluate_voc_layout(
-        ds, layouts_of([("a", 1, 0.3, [("head", (1, 1, 100, 200)), ("foot", BOX)])]),
+        ds,
+        layouts_of([("a", 1, 0.3, [("head", (1, 1, 100, 200)), ("foot", BOX)])]),
         image_set="val",
-    )  # fmt: skip
+    )
     head, _, foot = ev.result.classes
     assert head.best_iou[0] == 0.5 and head.verdict[0] == Verdict.TP and head.ap == 1.0
     assert foot.npos == 0 and math.isnan(foot.ap) and foot.verdict[0] == Verdict.FP
@@ -203,10 +209,13 @@ def test_random_cases_against_the_loop_reference():
         gt = {(i, k + 1): ps for i, pp in persons.items() for k, ps in enumerate(pp)}
         keys = [*gt, ("nobody", 1)]
         rows = [
-            (*keys[int(rng.integers(len(keys)))], float(rng.integers(0, 4)),
-             [(str(rng.choice(VOC_PARTS)), box()) for _ in range(int(rng.integers(0, 4)))])
+            (
+                *keys[int(rng.integers(len(keys)))],
+                float(rng.integers(0, 4)),
+                [(str(rng.choice(VOC_PARTS)), box()) for _ in range(int(rng.integers(0, 4)))],
+            )
             for _ in range(int(rng.integers(0, 8)))
-        ]  # fmt: skip
+        ]
         ev = evaluate_voc_layout(ds, layouts_of(rows), image_set="val")
         ref = reference_layout_ap(gt, rows)
         for c in ev.result.classes:
@@ -215,8 +224,8 @@ def test_random_cases_against_the_loop_reference():
 
 
 def test_demo_layout(demo):
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_layout import find_layout_results, read_layout_results
+    from vocviewer.families.voc.layout_reader import find_layout_results, read_layout_results
+    from vocviewer.families.voc.reader import read_voc
 
     ds = read_voc(demo.year_dir)
     lay, problems = read_layout_results(find_layout_results(demo.results_dir, "val"))
@@ -229,10 +238,14 @@ def test_demo_layout(demo):
         key = (str(ds.images.id[image]), int(ds.objects.order_in_image[obj]) + 1)
         gt[key] = [(VOC_PARTS[ds.parts.part[r]], tuple(ds.parts.box[r])) for r in rows]
     rows = [
-        (str(lay.image_id[i]), int(lay.object_number[i]), float(lay.confidence[i]),
-         [(VOC_PARTS[lay.part_class[p]], tuple(lay.part_box[p])) for p in lay.parts_of(i)])
+        (
+            str(lay.image_id[i]),
+            int(lay.object_number[i]),
+            float(lay.confidence[i]),
+            [(VOC_PARTS[lay.part_class[p]], tuple(lay.part_box[p])) for p in lay.parts_of(i)],
+        )
         for i in range(len(lay))
-    ]  # fmt: skip
+    ]
     ref = reference_layout_ap(gt, rows)
     for c in ev.result.classes:
         assert abs(c.ap - ref[c.class_name]) <= 1e-12 and c.npos > 0

@@ -9,7 +9,7 @@ import pytest
 
 from tests.evaluation.builders import make_dataset, make_results
 from vocviewer.core.errors import FormatError
-from vocviewer.evaluation.voc_segmentation import (
+from vocviewer.families.voc.segmentation_evaluate import (
     SEG_LABEL_NAMES,
     SegAccumulator,
     confusion_counts,
@@ -179,12 +179,9 @@ def test_segmentations_from_detections():
 
 
 def test_demo_segmentation(demo):
-    from vocviewer.formats.voc import read_voc
-    from vocviewer.formats.voc_segmentation import (
-        LabelPngLoader,
-        find_segmentation_results,
-        read_label_png,
-    )
+    from vocviewer.families.voc.reader import read_voc
+    from vocviewer.families.voc.segmentation_reader import LabelPngLoader, find_segmentation_results
+    from vocviewer.formats.label_png import read_label_png
 
     ds = read_voc(demo.year_dir)
     ids = [str(ds.images.id[i]) for i in ds.image_sets["Segmentation/val"].tolist()]

@@ -13,30 +13,66 @@ import random
 from pathlib import Path
 from typing import Any
 
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 ODD_VALUES: list[Any] = [
-    "abc", "0.5", "", True, False, None, [], [1], [[1], [2]], {}, {"a": 1}, -1, 0, 2**70,
-    -(2**64), 10**400, 1e308, float("nan"), float("inf"), float("-inf"), 0.5, 3.0, 100000,
-]  # fmt: skip
+    "abc",
+    "0.5",
+    "",
+    True,
+    False,
+    None,
+    [],
+    [1],
+    [[1], [2]],
+    {},
+    {"a": 1},
+    -1,
+    0,
+    2**70,
+    -(2**64),
+    10**400,
+    1e308,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    0.5,
+    3.0,
+    100000,
+]
 
 
 def make_gt(rng: random.Random) -> dict[str, Any]:
     """A small instances file: images, categories, box / polygon / RLE / keypoint annotations."""
-    images = [{"id": i + 1, "width": rng.randint(8, 40), "height": rng.randint(8, 40),
-               "file_name": f"{i + 1}.jpg"} for i in range(rng.randint(1, 3))]  # fmt: skip
-    cats = [{"id": c, "name": f"c{c}", "keypoints": ["a", "b"], "skeleton": [[1, 2]]}
-            for c in rng.sample(range(1, 9), rng.randint(1, 3))]  # fmt: skip
+    images = [
+        {
+            "id": i + 1,
+            "width": rng.randint(8, 40),
+            "height": rng.randint(8, 40),
+            "file_name": f"{i + 1}.jpg",
+        }
+        for i in range(rng.randint(1, 3))
+    ]
+    cats = [
+        {"id": c, "name": f"c{c}", "keypoints": ["a", "b"], "skeleton": [[1, 2]]}
+        for c in rng.sample(range(1, 9), rng.randint(1, 3))
+    ]
     anns = []
     for k in range(rng.randint(0, 6)):
         im = rng.choice(images)
         w, h = im["width"], im["height"]
         x, y = rng.uniform(0, w / 2), rng.uniform(0, h / 2)
         bw, bh = rng.uniform(1, w / 2), rng.uniform(1, h / 2)
-        a: dict[str, Any] = {"id": k + 1, "image_id": im["id"], "category_id": rng.choice(cats)["id"],
-                             "bbox": [x, y, bw, bh], "area": bw * bh, "iscrowd": 0}  # fmt: skip
+        a: dict[str, Any] = {
+            "id": k + 1,
+            "image_id": im["id"],
+            "category_id": rng.choice(cats)["id"],
+            "bbox": [x, y, bw, bh],
+            "area": bw * bh,
+            "iscrowd": 0,
+        }
         shape = rng.random()
         if shape < 0.5:
             a["segmentation"] = [[x, y, x + bw, y, x + bw, y + bh, x, y + bh]]
@@ -56,8 +92,11 @@ def make_results(rng: random.Random, gt: dict[str, Any]) -> list[dict[str, Any]]
     out = []
     for _ in range(rng.randint(1, 6)):
         im = rng.choice(gt["images"])
-        e: dict[str, Any] = {"image_id": im["id"], "category_id": rng.choice(gt["categories"])["id"],
-                             "score": round(rng.random(), 3)}  # fmt: skip
+        e: dict[str, Any] = {
+            "image_id": im["id"],
+            "category_id": rng.choice(gt["categories"])["id"],
+            "score": round(rng.random(), 3),
+        }
         if kind == "bbox":
             e["bbox"] = [
                 rng.uniform(0, 10),

@@ -33,12 +33,52 @@ N_IMAGES = 3
 
 
 _SPECIAL = (
-    b"nan", b"NaN", b"-nan", b"inf", b"-inf", b"Infinity", b"1e308", b"-1e308", b"1e999", b"-1",
-    b"0", b"-0", b"1e-320", b"2147483648", b"9223372036854775808", b"1" * 40, b"0x10", b"1_0",
-    b"abc", b"", b"\x00", b"\xff\xfe", b"\xe2\x80\xa8", b"1.5", b"100000",
-)  # fmt: skip
-_TOKENS = (*_SPECIAL, b",", b"\n", b"\r", b" ", b"\t", b"<", b">", b"&", b"&amp;", b"]]>", b"#",
-           b"<object>", b"</object>", b"<!--", b"-->", b'"', b"'")  # fmt: skip
+    b"nan",
+    b"NaN",
+    b"-nan",
+    b"inf",
+    b"-inf",
+    b"Infinity",
+    b"1e308",
+    b"-1e308",
+    b"1e999",
+    b"-1",
+    b"0",
+    b"-0",
+    b"1e-320",
+    b"2147483648",
+    b"9223372036854775808",
+    b"1" * 40,
+    b"0x10",
+    b"1_0",
+    b"abc",
+    b"",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xe2\x80\xa8",
+    b"1.5",
+    b"100000",
+)
+_TOKENS = (
+    *_SPECIAL,
+    b",",
+    b"\n",
+    b"\r",
+    b" ",
+    b"\t",
+    b"<",
+    b">",
+    b"&",
+    b"&amp;",
+    b"]]>",
+    b"#",
+    b"<object>",
+    b"</object>",
+    b"<!--",
+    b"-->",
+    b'"',
+    b"'",
+)
 _NUMBER = re.compile(rb"[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?")
 _ELEMENT = re.compile(rb"<(\w+)[^>]*>.*?</\1>", re.DOTALL)
 
@@ -92,9 +132,13 @@ def _delete(data: bytes, rng: random.Random, other: bytes) -> bytes:
 
 
 MUTATIONS: dict[str, Callable[[bytes, random.Random, bytes], bytes]] = {
-    "flip": _flip, "truncate": _truncate, "insert": _insert, "splice": _splice,
-    "numbers": _numbers, "delete": _delete,
-}  # fmt: skip
+    "flip": _flip,
+    "truncate": _truncate,
+    "insert": _insert,
+    "splice": _splice,
+    "numbers": _numbers,
+    "delete": _delete,
+}
 
 
 def mutate(data: bytes, rng: random.Random, other: bytes) -> bytes:
@@ -273,7 +317,7 @@ def _place(path: Path, dest_dir: Path, name: str) -> Path:
 
 
 def read_visdrone_gt(path: Path) -> object:
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     split = path.parent / f"{path.name}.split"
     placed = _place(path, split / "annotations", "0000.txt")
@@ -284,7 +328,7 @@ def read_visdrone_gt(path: Path) -> object:
 
 def read_visdrone_image(path: Path) -> object:
     """A split whose one annotation file holds an ignored region, so the image header is read."""
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     split = path.parent / f"{path.name}.split"
     _place(path, split / "images", "0000.jpg")
@@ -295,13 +339,13 @@ def read_visdrone_image(path: Path) -> object:
 
 @cache
 def _visdrone_dataset() -> object:
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     return read_visdrone(_fixture() / "visdrone")
 
 
 def read_visdrone_res(path: Path) -> object:
-    from vocviewer.formats.visdrone import read_visdrone_results
+    from vocviewer.families.visdrone.reader import read_visdrone_results
 
     placed = _place(path, path.parent / f"{path.name}.res", "0000.txt")
     with _named_as(path, placed):
@@ -309,7 +353,7 @@ def read_visdrone_res(path: Path) -> object:
 
 
 def read_det_xml(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     gt = path.parent / f"{path.name}.gt"
     shutil.rmtree(gt, ignore_errors=True)
@@ -322,7 +366,7 @@ def read_det_xml(path: Path) -> object:
 
 def _read_det_with(path: Path, relative: str) -> object:
     """``read_ilsvrc_det`` with a copy of the devkit whose ``data/<relative>`` is ``path``."""
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     devkit = path.parent / f"{path.name}.devkit"
     shutil.rmtree(devkit, ignore_errors=True)
@@ -343,19 +387,19 @@ def read_det_blacklist(path: Path) -> object:
 
 @cache
 def _det_dataset() -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
 
     return read_ilsvrc_det(_fixture() / "det_gt", _fixture() / "devkit")
 
 
 def read_det_submission(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det_results
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det_results
 
     return read_ilsvrc_det_results(_det_dataset(), path)  # type: ignore[arg-type]
 
 
 def read_meta_det_txt(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_det.txt")
     with _named_as(path, placed):
@@ -363,7 +407,7 @@ def read_meta_det_txt(path: Path) -> object:
 
 
 def read_meta_det_mat(path: Path) -> object:
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_det.mat")
     with _named_as(path, placed):
@@ -371,7 +415,7 @@ def read_meta_det_mat(path: Path) -> object:
 
 
 def read_meta_clsloc_mat(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_clsloc_synsets
+    from vocviewer.families.ilsvrc.clsloc_reader import read_clsloc_synsets
 
     placed = _place(path, path.parent / f"{path.name}.data", "meta_clsloc.mat")
     with _named_as(path, placed):
@@ -379,20 +423,20 @@ def read_meta_clsloc_mat(path: Path) -> object:
 
 
 def read_clsloc_labels(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc
 
     return read_ilsvrc_clsloc(path, _fixture() / "devkit")
 
 
 @cache
 def _clsloc_dataset() -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc
 
     return read_ilsvrc_clsloc(_fixture() / "clsloc_gt", _fixture() / "devkit")
 
 
 def read_clsloc_submission(path: Path) -> object:
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc_results
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc_results
 
     return read_ilsvrc_clsloc_results(_clsloc_dataset(), path)  # type: ignore[arg-type]
 
@@ -406,8 +450,16 @@ TARGETS: list[Target] = [
     ("ilsvrc-det-val-list", det_list_bytes, read_det_list),
     ("ilsvrc-det-blacklist", det_blacklist_bytes, read_det_blacklist),
     ("ilsvrc-meta_det.txt", mapping_txt_bytes, read_meta_det_txt),
-    ("ilsvrc-meta_det.mat", lambda r: _mat_bytes(r, "ILSVRC2014_DET_ID", "name"), read_meta_det_mat),
-    ("ilsvrc-meta_clsloc.mat", lambda r: _mat_bytes(r, "ILSVRC2014_ID", "words"), read_meta_clsloc_mat),
+    (
+        "ilsvrc-meta_det.mat",
+        lambda r: _mat_bytes(r, "ILSVRC2014_DET_ID", "name"),
+        read_meta_det_mat,
+    ),
+    (
+        "ilsvrc-meta_clsloc.mat",
+        lambda r: _mat_bytes(r, "ILSVRC2014_ID", "words"),
+        read_meta_clsloc_mat,
+    ),
     ("ilsvrc-clsloc-labels", clsloc_labels_bytes, read_clsloc_labels),
     ("ilsvrc-clsloc-submission", clsloc_submission_bytes, read_clsloc_submission),
-]  # fmt: skip
+]

@@ -25,10 +25,10 @@ from PIL import Image
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_palette_bytes
-from vocviewer.formats.voc import read_voc, read_voc_results
-from vocviewer.formats.voc_action import read_action_results
-from vocviewer.formats.voc_layout import read_layout_results
-from vocviewer.formats.voc_segmentation import read_label_png
+from vocviewer.families.voc.action_reader import read_action_results
+from vocviewer.families.voc.layout_reader import read_layout_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results
+from vocviewer.formats.label_png import read_label_png
 
 IDS = tuple(f"2012_{k:06d}" for k in range(1, 9))
 Target = tuple[str, Callable[[random.Random], bytes], Callable[[Path], object]]

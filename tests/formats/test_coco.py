@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vocviewer.core.coco import CocoAnnotations, CocoResults
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 _HERE = Path(__file__).resolve()
 MINI = next(
@@ -26,17 +26,35 @@ MINI = next(
 needs_mini = pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 
 GT = {
-    "images": [{"id": 9, "width": 40, "height": 30, "file_name": "a.jpg"},
-               {"id": 4, "width": 40, "height": 30, "file_name": "b.jpg"}],
-    "categories": [{"id": 5, "name": "cat", "supercategory": "animal"},
-                   {"id": 2, "name": "dog", "supercategory": "animal"}],
-    "annotations": [
-        {"id": 1, "image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "area": 40.5,
-         "iscrowd": 0, "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]]},
-        {"id": 2, "image_id": 4, "category_id": 2, "bbox": [0, 0, 4, 4], "area": 16,
-         "iscrowd": 1, "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}},
+    "images": [
+        {"id": 9, "width": 40, "height": 30, "file_name": "a.jpg"},
+        {"id": 4, "width": 40, "height": 30, "file_name": "b.jpg"},
     ],
-}  # fmt: skip
+    "categories": [
+        {"id": 5, "name": "cat", "supercategory": "animal"},
+        {"id": 2, "name": "dog", "supercategory": "animal"},
+    ],
+    "annotations": [
+        {
+            "id": 1,
+            "image_id": 9,
+            "category_id": 5,
+            "bbox": [1, 2, 10, 5],
+            "area": 40.5,
+            "iscrowd": 0,
+            "segmentation": [[1, 2, 11, 2, 11, 7, 1, 7]],
+        },
+        {
+            "id": 2,
+            "image_id": 4,
+            "category_id": 2,
+            "bbox": [0, 0, 4, 4],
+            "area": 16,
+            "iscrowd": 1,
+            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]},
+        },
+    ],
+}
 
 
 def _write(tmp: Path, obj: Any, name: str) -> Path:
@@ -62,8 +80,10 @@ def test_read_annotations(tmp_path: Path) -> None:
 
 def test_results_bbox_and_errors(tmp_path: Path) -> None:
     ds = read_coco(_write(tmp_path, GT, "gt.json"))
-    dets = [{"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5},
-            {"image_id": 4, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.25}]  # fmt: skip
+    dets = [
+        {"image_id": 9, "category_id": 5, "bbox": [1, 2, 3, 4], "score": 0.5},
+        {"image_id": 4, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.25},
+    ]
     rs = read_coco_results(ds, _write(tmp_path, dets, "r.json"))
     ex: CocoResults = rs.extras["coco"]
     assert ex.kind == "bbox"
@@ -97,8 +117,14 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
 
 def test_results_segm_and_keypoints(tmp_path: Path) -> None:
     ds = read_coco(_write(tmp_path, GT, "gt.json"))
-    seg = [{"image_id": 4, "category_id": 2, "score": 0.3,
-            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]}}]  # fmt: skip
+    seg = [
+        {
+            "image_id": 4,
+            "category_id": 2,
+            "score": 0.3,
+            "segmentation": {"size": [30, 40], "counts": [0, 4, 26, 4, 1166]},
+        }
+    ]
     rs = read_coco_results(ds, _write(tmp_path, seg, "s.json"), task="segm")
     ex: CocoResults = rs.extras["coco"]
     assert ex.kind == "segm" and ex.area.tolist() == [8.0]
@@ -137,16 +163,31 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
 
     import numpy as np
 
-    from vocviewer.formats.coco import read_coco
-    from vocviewer.formats.coco_results import read_coco_results
+    from vocviewer.families.coco.reader import read_coco
+    from vocviewer.families.coco.results_reader import read_coco_results
 
     ann = tmp_path / "gt.json"
-    ann.write_text(json.dumps({
-        "images": [{"id": 3, "width": 50, "height": 40}, {"id": 1, "width": 50, "height": 40}],
-        "categories": [{"id": 7, "name": "a"}, {"id": 2, "name": "b"}],
-        "annotations": [{"id": 1, "image_id": 1, "category_id": 2, "bbox": [1, 2, 3, 4],
-                         "area": 12, "iscrowd": 0}],
-    }))  # fmt: skip
+    ann.write_text(
+        json.dumps(
+            {
+                "images": [
+                    {"id": 3, "width": 50, "height": 40},
+                    {"id": 1, "width": 50, "height": 40},
+                ],
+                "categories": [{"id": 7, "name": "a"}, {"id": 2, "name": "b"}],
+                "annotations": [
+                    {
+                        "id": 1,
+                        "image_id": 1,
+                        "category_id": 2,
+                        "bbox": [1, 2, 3, 4],
+                        "area": 12,
+                        "iscrowd": 0,
+                    }
+                ],
+            }
+        )
+    )
     good = [
         {"image_id": 1, "category_id": 2, "bbox": [1.5, 2, 3, 4.25], "score": 0.5},
         {"image_id": 3, "category_id": 7, "bbox": [0, 0, 10, 10], "score": 1},
@@ -154,8 +195,9 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
     ds = read_coco(ann)
     (tmp_path / "a.json").write_text(json.dumps(good))
     bulk = read_coco_results(ds, tmp_path / "a.json")
-    (tmp_path / "b.json").write_text(json.dumps([*good, {"image_id": 99, "category_id": 2,
-                                                          "bbox": [0, 0, 1, 1], "score": 0.1}]))  # fmt: skip
+    (tmp_path / "b.json").write_text(
+        json.dumps([*good, {"image_id": 99, "category_id": 2, "bbox": [0, 0, 1, 1], "score": 0.1}])
+    )
     slow = read_coco_results(ds, tmp_path / "b.json", keep_going=True)
     assert len(slow.problems) == 1 and slow.problems[0].element == "[2].image_id"
     for name in ("image_index", "label", "score", "box", "line"):
@@ -171,18 +213,21 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
 def test_box_columns_parsed_elsewhere_give_the_same_result_set(tmp_path):
     """``box_columns`` (run in a helper process by the window) + ``read_coco_results(boxes=)``
     equals reading the file directly; odd files give ``None`` and are read (and named) as usual."""
-    from vocviewer.formats.coco_results import box_columns
+    from vocviewer.families.coco.results_reader import box_columns
 
     ds = read_coco(_write(tmp_path, GT, "gt.json"))
-    good = [{"image_id": 4, "category_id": 2, "bbox": [0, 1, 4, 4.5], "score": 0.75},
-            {"image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "score": 0.25}]  # fmt: skip
+    good = [
+        {"image_id": 4, "category_id": 2, "bbox": [0, 1, 4, 4.5], "score": 0.75},
+        {"image_id": 9, "category_id": 5, "bbox": [1, 2, 10, 5], "score": 0.25},
+    ]
     path = _write(tmp_path, good, "good.json")
     cols = box_columns(path)
     assert cols is not None and cols.image_id.tolist() == [4, 9] and cols.xywh.shape == (2, 4)
     direct, given = read_coco_results(ds, path), read_coco_results(ds, path, boxes=cols)
     for name in ("image_index", "label", "score", "box", "line"):
-        np.testing.assert_array_equal(getattr(direct.detections, name),
-                                      getattr(given.detections, name))  # fmt: skip
+        np.testing.assert_array_equal(
+            getattr(direct.detections, name), getattr(given.detections, name)
+        )
     np.testing.assert_array_equal(direct.extras["coco"].area, given.extras["coco"].area)
     # an unknown image id: the columns parse, but the file is re-read so that entry is named
     odd = _write(tmp_path, [*good, {**good[0], "image_id": 77}], "odd.json")
@@ -190,8 +235,18 @@ def test_box_columns_parsed_elsewhere_give_the_same_result_set(tmp_path):
     assert odd_cols is not None
     with pytest.raises(FormatError, match=r"odd\.json.*\[2\]"):
         read_coco_results(ds, odd, boxes=odd_cols)
-    segm = _write(tmp_path, [{"image_id": 9, "category_id": 5, "score": 1.0,
-                              "segmentation": GT["annotations"][1]["segmentation"]}], "s.json")  # fmt: skip
+    segm = _write(
+        tmp_path,
+        [
+            {
+                "image_id": 9,
+                "category_id": 5,
+                "score": 1.0,
+                "segmentation": GT["annotations"][1]["segmentation"],
+            }
+        ],
+        "s.json",
+    )
     broken = tmp_path / "broken.json"
     broken.write_text('[{"image_id": 9,')
     assert box_columns(segm) is None and box_columns(broken) is None

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import coco_results as cr
-from vocviewer.formats import coco_results_bulk as bulk
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_schema import parse_json
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.formats.json_input import parse_json
 
 coco_api = pytest.importorskip("pycocotools.coco")
 

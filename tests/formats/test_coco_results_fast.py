@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vocviewer.formats import coco_results as cr
-from vocviewer.formats import coco_results_bulk as bulk
-from vocviewer.formats import coco_results_fast as fast
-from vocviewer.formats.coco import read_coco
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_fast as fast
+from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.reader import read_coco
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="msgspec not installed")
 

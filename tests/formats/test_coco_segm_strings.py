@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from vocviewer.core import masks as mk
-from vocviewer.core.coco import CocoResults
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import coco_results as cr
-from vocviewer.formats import coco_results_bulk as bulk
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.columns import CocoResults
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 pm = pytest.importorskip("pycocotools.mask")
 
@@ -27,8 +27,11 @@ def _files(tmp: Path, n: int = 30) -> tuple[Path, list[dict[str, Any]], list[np.
     rng = np.random.default_rng(5)
     sizes = [(1, 1), (7, 3), (48, 64), (33, 17)]
     images = [{"id": 10 + i, "height": h, "width": w} for i, (h, w) in enumerate(sizes)]
-    gt = {"images": images, "categories": [{"id": 3, "name": "a"}, {"id": 9, "name": "b"}],
-          "annotations": []}  # fmt: skip
+    gt = {
+        "images": images,
+        "categories": [{"id": 3, "name": "a"}, {"id": 9, "name": "b"}],
+        "annotations": [],
+    }
     (tmp / "gt.json").write_text(json.dumps(gt))
     dets, masks = [], []
     for k in range(n):
@@ -37,8 +40,12 @@ def _files(tmp: Path, n: int = 30) -> tuple[Path, list[dict[str, Any]], list[np.
         m = np.asfortranarray((rng.random((h, w)) < [0.0, 1.0, 0.3, 0.9][k % 4]).astype(np.uint8))
         r = pm.encode(m)
         masks.append(m)
-        d = {"image_id": im["id"], "category_id": [3, 9][k % 2], "score": float(rng.random()),
-             "segmentation": {"size": [h, w], "counts": r["counts"].decode()}}  # fmt: skip
+        d = {
+            "image_id": im["id"],
+            "category_id": [3, 9][k % 2],
+            "score": float(rng.random()),
+            "segmentation": {"size": [h, w], "counts": r["counts"].decode()},
+        }
         if k == 5:
             d["bbox"] = [1.0, 2.0, 3.0, 4.0]
         dets.append(d)
@@ -55,8 +62,10 @@ def test_strings_read_as_load_res(tmp_path: Path, with_bbox: bool) -> None:
     rs = read_coco_results(ds, tmp_path / "dt.json", task="segm")
     co: CocoResults = rs.extras["coco"]
     assert co.masks is not None and len(co.masks) == len(dets)
-    rles = [{"size": d["segmentation"]["size"], "counts": d["segmentation"]["counts"].encode()}
-            for d in dets]  # fmt: skip
+    rles = [
+        {"size": d["segmentation"]["size"], "counts": d["segmentation"]["counts"].encode()}
+        for d in dets
+    ]
     assert co.area.tolist() == [float(a) for a in pm.area(rles)]
     boxes = pm.toBbox(rles).tolist()
     want = np.array([d.get("bbox") or b for d, b in zip(dets, boxes, strict=True)])

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 _HERE = Path(__file__).resolve()
 MINI = next(

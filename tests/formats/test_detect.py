@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.test_visdrone_reference import write_split
-from vocviewer.benchmarks import looks_like_dataset, open_dataset, open_results
 from vocviewer.core.errors import FormatError
+from vocviewer.families import looks_like_dataset, open_dataset, open_results
 
 
 def test_voc_year_folder(demo):
@@ -49,8 +49,18 @@ def test_coco_annotation_json(tmp_path):
     assert ds.images.path[0].parent == COCO_MINI / "val2017"
     first = ds.extras["coco"]
     res = tmp_path / "res.json"
-    res.write_text(json.dumps([{"image_id": int(first.image_id[0]), "category_id": int(first.category_id[0]),
-                                "bbox": [1, 2, 3, 4], "score": 0.5}]))  # fmt: skip
+    res.write_text(
+        json.dumps(
+            [
+                {
+                    "image_id": int(first.image_id[0]),
+                    "category_id": int(first.category_id[0]),
+                    "bbox": [1, 2, 3, 4],
+                    "score": 0.5,
+                }
+            ]
+        )
+    )
     assert len(open_results(ds, [res]).detections) == 1
 
 

@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 from tests.formats.fuzz_targets_coco import TARGETS, dumps, make_gt, mutate
 from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
-from vocviewer.formats import coco_results as cr
-from vocviewer.formats import coco_results_bulk as bulk
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_schema import parse_json
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.formats.json_input import parse_json
 
 FUZZ = settings(max_examples=60, deadline=None, derandomize=True)
 

@@ -16,7 +16,7 @@ def _struct_array(rows, fields):
 
 
 def test_meta_det_mat_gives_synsets_in_det_id_order(tmp_path):
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     rows = [(2, "n002", "bird", "a bird"), (1, "n001", "accordion", "an instrument")]
     syn = _struct_array(rows, ("ILSVRC2014_DET_ID", "WNID", "name", "description"))
@@ -26,7 +26,7 @@ def test_meta_det_mat_gives_synsets_in_det_id_order(tmp_path):
 
 
 def test_meta_clsloc_mat(tmp_path):
-    from vocviewer.formats.ilsvrc_clsloc import read_clsloc_synsets
+    from vocviewer.families.ilsvrc.clsloc_reader import read_clsloc_synsets
 
     rows = [(1, "n01440764", "tench, Tinca tinca"), (2, "n01443537", "goldfish")]
     syn = _struct_array(rows, ("ILSVRC2014_ID", "WNID", "words"))
@@ -38,7 +38,7 @@ def test_meta_clsloc_mat(tmp_path):
 
 def test_garbage_and_wrong_structure_name_the_file_and_element(tmp_path):
     from vocviewer.core.errors import FormatError
-    from vocviewer.formats.ilsvrc import read_synsets
+    from vocviewer.families.ilsvrc.reader import read_synsets
 
     mat = tmp_path / "meta_det.mat"
     good = _struct_array([(1, "n001", "a", "")], ("ILSVRC2014_DET_ID", "WNID", "name", "x"))
@@ -67,10 +67,12 @@ def test_matfile_matches_scipy_on_nested_values(tmp_path):
     rows = [(2, "n002", np.array([1.5, 2.0]), np.array(["ab", "cd"], dtype=object))]
     syn = _struct_array(rows, ("ILSVRC2014_ID", "WNID", "children", "cells"))
     for compress in (False, True):
-        scipy_io.savemat(tmp_path / "m.mat", {"x": np.arange(3), "synsets": syn},
-                         do_compression=compress)  # fmt: skip
+        scipy_io.savemat(
+            tmp_path / "m.mat", {"x": np.arange(3), "synsets": syn}, do_compression=compress
+        )
         data = (tmp_path / "m.mat").read_bytes()
         got = load_variable(tmp_path / "m.mat", data, "synsets")
-        assert got == [{"ILSVRC2014_ID": [2.0], "WNID": "n002", "children": [1.5, 2.0],
-                        "cells": ["ab", "cd"]}]  # fmt: skip
+        assert got == [
+            {"ILSVRC2014_ID": [2.0], "WNID": "n002", "children": [1.5, 2.0], "cells": ["ab", "cd"]}
+        ]
         assert load_variable(tmp_path / "m.mat", data, "x") == [0.0, 1.0, 2.0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.evaluation import test_ilsvrc_clsloc as clsloc
 from tests.evaluation.test_ilsvrc import evaluate, write_fixture
-from vocviewer.formats.ilsvrc import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 
 IMAGES = [[(0, 1, 1, 50, 50), (0, 60, 60, 90, 90)], [(1, 5, 5, 30, 30)]]
 CLEAN = [(1, 1, 0.9, 1, 1, 50, 50), (1, 1, 0.5, 60, 60, 90, 90), (2, 2, 0.8, 5, 5, 30, 30)]

@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.lvis import SNIFF_WINDOW, looks_like_lvis, read_lvis, read_lvis_results
+from vocviewer.families.lvis.reader import (
+    SNIFF_WINDOW,
+    looks_like_lvis,
+    read_lvis,
+    read_lvis_results,
+)
 
 
 def doc() -> dict[str, Any]:
@@ -20,27 +25,57 @@ def doc() -> dict[str, Any]:
         "info": {"description": "LVIS v1"},
         "annotations": [
             {"id": 11, "image_id": 70, "category_id": 9, "bbox": [1, 2, 10, 20], "area": 150.0},
-            {"id": 12, "image_id": 70, "category_id": 2, "bbox": [5, 5, 10, 10], "area": 100,
-             "ignore": 1},
-            {"id": 13, "image_id": 31, "category_id": 4, "bbox": [0, 0, 4, 4], "area": 16,
-             "ignore": 0, "iscrowd": 1},
-            {"id": 14, "image_id": 31, "category_id": 4, "bbox": [9, 9, 4, 4], "area": 16,
-             "ignore": [0]},
+            {
+                "id": 12,
+                "image_id": 70,
+                "category_id": 2,
+                "bbox": [5, 5, 10, 10],
+                "area": 100,
+                "ignore": 1,
+            },
+            {
+                "id": 13,
+                "image_id": 31,
+                "category_id": 4,
+                "bbox": [0, 0, 4, 4],
+                "area": 16,
+                "ignore": 0,
+                "iscrowd": 1,
+            },
+            {
+                "id": 14,
+                "image_id": 31,
+                "category_id": 4,
+                "bbox": [9, 9, 4, 4],
+                "area": 16,
+                "ignore": [0],
+            },
         ],
         "images": [
-            {"id": 70, "width": 64, "height": 48,
-             "coco_url": "http://images.cocodataset.org/val2017/000000000070.jpg",
-             "neg_category_ids": [4, 77], "not_exhaustive_category_ids": [2]},
-            {"id": 31, "width": 64, "height": 48, "file_name": "own.jpg",
-             "coco_url": "http://images.cocodataset.org/train2017/000000000031.jpg",
-             "neg_category_ids": [], "not_exhaustive_category_ids": [9.0, 4]},
+            {
+                "id": 70,
+                "width": 64,
+                "height": 48,
+                "coco_url": "http://images.cocodataset.org/val2017/000000000070.jpg",
+                "neg_category_ids": [4, 77],
+                "not_exhaustive_category_ids": [2],
+            },
+            {
+                "id": 31,
+                "width": 64,
+                "height": 48,
+                "file_name": "own.jpg",
+                "coco_url": "http://images.cocodataset.org/train2017/000000000031.jpg",
+                "neg_category_ids": [],
+                "not_exhaustive_category_ids": [9.0, 4],
+            },
         ],
         "categories": [
             {"id": 9, "name": "zebra", "frequency": "f"},
             {"id": 2, "name": "aardvark", "frequency": "r"},
             {"id": 4, "name": "cat", "frequency": "c"},
         ],
-    }  # fmt: skip
+    }
 
 
 def write(tmp_path: Path, d: dict[str, Any], name: str = "lvis_v1_val.json") -> Path:
@@ -82,20 +117,36 @@ def test_default_image_folder_is_cocos(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "element", "message"),
     [
-        (lambda d: d["images"][1].pop("neg_category_ids"), "images[1]", "missing 'neg_category_ids'"),
-        (lambda d: d["images"][0].update(not_exhaustive_category_ids=3),
-         "images[0].not_exhaustive_category_ids", "expected a list of category ids, got 3"),
-        (lambda d: d["images"][0].update(neg_category_ids=[4, "x"]),
-         "images[0].neg_category_ids[1]", 'expected a category id, got "x"'),
-        (lambda d: d["categories"][1].update(frequency="rare"), "categories[1].frequency",
-         "expected the frequency group 'r', 'c' or 'f'; got \"rare\""),
+        (
+            lambda d: d["images"][1].pop("neg_category_ids"),
+            "images[1]",
+            "missing 'neg_category_ids'",
+        ),
+        (
+            lambda d: d["images"][0].update(not_exhaustive_category_ids=3),
+            "images[0].not_exhaustive_category_ids",
+            "expected a list of category ids, got 3",
+        ),
+        (
+            lambda d: d["images"][0].update(neg_category_ids=[4, "x"]),
+            "images[0].neg_category_ids[1]",
+            'expected a category id, got "x"',
+        ),
+        (
+            lambda d: d["categories"][1].update(frequency="rare"),
+            "categories[1].frequency",
+            "expected the frequency group 'r', 'c' or 'f'; got \"rare\"",
+        ),
         (lambda d: d["categories"][2].pop("frequency"), "categories[2].frequency", "it is missing"),
-        (lambda d: d["annotations"][3].update(id=12), "annotations[3].id",
-         "duplicate annotation id 12"),
+        (
+            lambda d: d["annotations"][3].update(id=12),
+            "annotations[3].id",
+            "duplicate annotation id 12",
+        ),
         (lambda d: d.pop("categories"), "categories", "missing"),
         (lambda d: d["images"].append(7), "images[2]", "expected an object, got 7"),
     ],
-)  # fmt: skip
+)
 def test_bad_annotation_files(tmp_path: Path, edit: Any, element: str, message: str) -> None:
     d = doc()
     edit(d)
@@ -115,12 +166,15 @@ def _results(tmp_path: Path, entries: list[dict[str, Any]]) -> Path:
 
 def test_results_of_other_categories_are_kept_aside(tmp_path: Path) -> None:
     ds = read_lvis(write(tmp_path, doc()), masks=False)
-    res = _results(tmp_path, [
-        {"image_id": 70, "category_id": 9, "bbox": [1, 2, 10, 20], "score": 0.5},
-        {"image_id": 31, "category_id": 5, "bbox": [1, 2, 10, 20], "score": 0.7},
-        {"image_id": 70, "category_id": 2, "bbox": [1, 2, 10, 20], "score": 0.25},
-        {"image_id": 70.0, "category_id": 6.0, "bbox": [1, 2, 10, 20], "score": 1},
-    ])  # fmt: skip
+    res = _results(
+        tmp_path,
+        [
+            {"image_id": 70, "category_id": 9, "bbox": [1, 2, 10, 20], "score": 0.5},
+            {"image_id": 31, "category_id": 5, "bbox": [1, 2, 10, 20], "score": 0.7},
+            {"image_id": 70, "category_id": 2, "bbox": [1, 2, 10, 20], "score": 0.25},
+            {"image_id": 70.0, "category_id": 6.0, "bbox": [1, 2, 10, 20], "score": 1},
+        ],
+    )
     rs = read_lvis_results(ds, res)
     assert rs.extras["coco"].det_id.tolist() == [1, 3]
     other = rs.extras["lvis"]
@@ -157,8 +211,10 @@ def test_keypoint_results_and_tasks_are_refused(tmp_path: Path) -> None:
 
 def test_sniff_sees_the_keys_at_either_end(tmp_path: Path) -> None:
     d = doc()
-    filler = [{"id": 100 + i, "image_id": 70, "category_id": 9, "bbox": [1, 2, 3, 4], "area": 12}
-              for i in range(3000)]  # fmt: skip
+    filler = [
+        {"id": 100 + i, "image_id": 70, "category_id": 9, "bbox": [1, 2, 3, 4], "area": 12}
+        for i in range(3000)
+    ]
     d["annotations"] += filler
     text = json.dumps(d)  # info, annotations (over the window), images, categories
     assert text.index('"neg_category_ids"') > SNIFF_WINDOW

@@ -114,7 +114,7 @@ def test_guard_folder_refuses_protected_folders_and_files(tmp_path):
 
 # --- every reader names the dataset's folders (Dataset.roots) -----------------------------------
 def test_voc_roots_are_the_year_folder_and_its_devkit_root(demo, tmp_path):
-    from vocviewer.formats.voc import read_voc
+    from vocviewer.families.voc.reader import read_voc
 
     devkit, year = demo.devkit, demo.year_dir
     assert set(read_voc(year).protected_roots) == {year, devkit}
@@ -137,10 +137,10 @@ def test_coco_visdrone_and_ilsvrc_roots(tmp_path):
     from tests.evaluation.test_ilsvrc import write_fixture as write_det
     from tests.evaluation.test_ilsvrc_clsloc import write_fixture as write_clsloc
     from tests.evaluation.test_visdrone_reference import write_split
-    from vocviewer.formats.coco import read_coco
-    from vocviewer.formats.ilsvrc import read_ilsvrc_det
-    from vocviewer.formats.ilsvrc_clsloc import read_ilsvrc_clsloc
-    from vocviewer.formats.visdrone import read_visdrone
+    from vocviewer.families.coco.reader import read_coco
+    from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det
+    from vocviewer.families.visdrone.reader import read_visdrone
 
     ann, images, _ = make_coco(tmp_path / "c")
     assert set(read_coco(ann).protected_roots) == {ann, ann.parent, images}

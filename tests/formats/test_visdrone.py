@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vocviewer.formats.visdrone import parse_row, read_visdrone, read_visdrone_results
+from vocviewer.families.visdrone.reader import parse_row, read_visdrone, read_visdrone_results
 
 
 def _split(tmp_path, gt_text, res_text=None):

@@ -10,7 +10,7 @@ import pytest
 from tests.formats.voc_files import IDS, line_of, make_devkit, minimal_year
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES, Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.voc import read_voc
+from vocviewer.families.voc.reader import read_voc
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +45,15 @@ def test_images_are_annotations_plus_listed_ids_sorted(ds: Dataset, devkit: Path
     jpeg = devkit / "VOC2012" / "JPEGImages"
     names = [p.relative_to(jpeg).as_posix() for p in ds.images.path]
     assert names == [
-        "000006.jpg", "2008_000001.jpg", "2008_000002.png", "2008_000003.jpg",
-        "2008_000004.jpg", "2009_999998.jpg", "2009_999999.jpg", "2010_000005.jpg",
-    ]  # fmt: skip
+        "000006.jpg",
+        "2008_000001.jpg",
+        "2008_000002.png",
+        "2008_000003.jpg",
+        "2008_000004.jpg",
+        "2009_999998.jpg",
+        "2009_999999.jpg",
+        "2010_000005.jpg",
+    ]
     assert ds.images.width.tolist() == [0, 500, 640, 0, 100, 0, 0, 300]
     assert ds.images.height.tolist() == [0, 375, 480, 0, 0, 0, 0, 200]
     assert ds.images.segmented.tolist() == [False, True] + [False] * 6
@@ -56,8 +62,17 @@ def test_images_are_annotations_plus_listed_ids_sorted(ds: Dataset, devkit: Path
 def test_objects_in_image_then_xml_order(ds: Dataset) -> None:
     names = [ds.classes[k] for k in ds.objects.label.tolist()]
     assert names == [
-        "bottle", "dog", "person", "cat", "car", "bus", "horse", "train", "person", "person",
-    ]  # fmt: skip
+        "bottle",
+        "dog",
+        "person",
+        "cat",
+        "car",
+        "bus",
+        "horse",
+        "train",
+        "person",
+        "person",
+    ]
     assert ds.objects.image_index.tolist() == [0, 1, 1, 1, 1, 1, 4, 4, 7, 7]
     # XML position; objects left out (unicorn, sheep with xmin "abc", cow without a box) leave gaps
     assert ds.objects.order_in_image.tolist() == [0, 0, 1, 2, 3, 4, 0, 4, 0, 1]
@@ -78,8 +93,12 @@ def test_boxes_are_exactly_as_written(ds: Dataset) -> None:
 def test_difficult_is_true_only_for_text_1(ds: Dataset) -> None:
     # "0", " 1\t" (tab deleted, spaces trimmed), "true", "1.0", missing
     assert ds.objects.difficult[rows_of(ds, "2008_000001")].tolist() == [
-        False, True, False, False, False,
-    ]  # fmt: skip
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert ds.objects.difficult[rows_of(ds, "000006")].tolist() == [False]
 
 
@@ -185,7 +204,7 @@ def test_image_level_fields_are_kept(tmp_path: Path) -> None:
         "<image>flickr</image></source><size><width>500</width><height>375</height>"
         "<depth>3</depth></size><segmented>0</segmented></annotation>"
     )
-    from vocviewer.formats.voc import read_voc
+    from vocviewer.families.voc.reader import read_voc
 
     fields = read_voc(year).images.fields[0]
     assert fields["folder"] == "VOC2008"

@@ -8,7 +8,7 @@ import pytest
 
 from tests.formats.voc_files import make_devkit, minimal_year
 from vocviewer.core.dataset import Dataset
-from vocviewer.formats.voc import read_voc
+from vocviewer.families.voc.reader import read_voc
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.formats.voc_files import minimal_year
-from vocviewer.benchmarks import open_dataset, open_results
 from vocviewer.core.errors import FormatError
-from vocviewer.formats.voc import find_year_folders, looks_like_voc, read_voc
+from vocviewer.families import open_dataset, open_results
+from vocviewer.families.voc.reader import find_year_folders, looks_like_voc, read_voc
 
 
 @pytest.fixture

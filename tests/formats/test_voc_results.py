@@ -12,7 +12,7 @@ from tests.formats.voc_files import minimal_year
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ClassScores, Detections, ResultSet
-from vocviewer.formats.voc import read_voc, read_voc_results, write_voc_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results, write_voc_results
 
 IDS = ("2008_000001", "2008_000002", "2008_000003")
 
@@ -85,8 +85,10 @@ def test_files_in_class_order_det_before_cls(ds: Dataset, tmp_path: Path) -> Non
     write(tmp_path / "results" / "VOC2012" / "Layout", "comp7_layout_val.xml", "<results/>")
     r = read_voc_results(ds, [tmp_path / "results" / "VOC2012"])
     assert [p.name for p in r.files] == [
-        "comp3_det_val_aeroplane.txt", "comp3_det_val_tvmonitor.txt", "comp1_cls_val_aeroplane.txt",
-    ]  # fmt: skip
+        "comp3_det_val_aeroplane.txt",
+        "comp3_det_val_tvmonitor.txt",
+        "comp1_cls_val_aeroplane.txt",
+    ]
     assert r.detections.score.tolist() == [2.0, 1.0]
     assert r.detections.file_index.tolist() == [0, 1]
     assert r.class_scores.file_index.tolist() == [2]
@@ -124,7 +126,7 @@ def test_every_bad_line_is_named_and_skipped(ds: Dataset, tmp_path: Path) -> Non
         (path.name, 5, "score is not a number: 'high'; line skipped"),
         (path.name, 6, "ymax is not a number: '4px'; line skipped"),
         (path.name, 9, "unknown image id '2009_000009'; line skipped"),
-    ]  # fmt: skip
+    ]
     assert str(r.problems[-1]).startswith(f"{path}:9: ")
 
 
@@ -246,9 +248,11 @@ def test_write_read_round_trip_is_exact(ds: Dataset, tmp_path: Path) -> None:
         original, ds, tmp_path / "out", competition="comp4", image_set="test"
     )
     assert [p.name for p in written] == [
-        "comp4_det_test_bird.txt", "comp4_det_test_cat.txt", "comp4_det_test_dog.txt",
+        "comp4_det_test_bird.txt",
+        "comp4_det_test_cat.txt",
+        "comp4_det_test_dog.txt",
         "comp4_cls_test_boat.txt",
-    ]  # fmt: skip
+    ]
     assert written[0].read_text() == ""
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(p.name for p in written)
     back = read_voc_results(ds, [tmp_path / "out"])

@@ -8,23 +8,23 @@ from PIL import Image
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_colormap
-from vocviewer.evaluation.voc_action import ActionScores
-from vocviewer.formats.voc_action import (
+from vocviewer.families.voc.action_evaluate import ActionScores
+from vocviewer.families.voc.action_reader import (
     find_action_results,
     read_action_results,
     write_action_results,
 )
-from vocviewer.formats.voc_layout import (
+from vocviewer.families.voc.layout_reader import (
     find_layout_results,
     read_layout_results,
     write_layout_results,
 )
-from vocviewer.formats.voc_segmentation import (
+from vocviewer.families.voc.segmentation_reader import (
     find_segmentation_results,
-    read_label_png,
     write_label_png,
     write_segmentations,
 )
+from vocviewer.formats.label_png import read_label_png
 
 
 def test_label_png_round_trip_reads_indices_not_colours(tmp_path):

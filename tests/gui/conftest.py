@@ -14,10 +14,13 @@ from vocviewer.core.results import ClassScores, Detections, ResultSet
 
 #: image id → (exists on disk, [(class, (x1, y1, x2, y2) 1-based inclusive, difficult, truncated)])
 TINY_OBJECTS = {
-    "img1": (True, [("dog", (21, 21, 80, 90), False, False), ("person", (101, 31, 150, 140), True, True)]),
+    "img1": (
+        True,
+        [("dog", (21, 21, 80, 90), False, False), ("person", (101, 31, 150, 140), True, True)],
+    ),
     "img2": (True, [("cat", (11, 11, 120, 100), False, False)]),
     "img3": (False, [("dog", (31, 31, 100, 100), False, False)]),
-}  # fmt: skip
+}
 #: (class, image, score, box) in file order; verdicts: dog TP, DUPLICATE, FP, TP; cat TP; person
 #: IGNORED (difficult)
 TINY_DETECTIONS = [
@@ -37,9 +40,11 @@ def make_tiny(root: Path) -> tuple[Dataset, ResultSet]:
     for (exists, _), path in zip(TINY_OBJECTS.values(), paths, strict=True):
         if exists:
             Image.new("RGB", (200, 150), (90, 120, 150)).save(path)
-    rows = [(n, VOC_CLASSES.index(c), b, d, t, k)
-            for n, (_, objs) in enumerate(TINY_OBJECTS.values())
-            for k, (c, b, d, t) in enumerate(objs)]  # fmt: skip
+    rows = [
+        (n, VOC_CLASSES.index(c), b, d, t, k)
+        for n, (_, objs) in enumerate(TINY_OBJECTS.values())
+        for k, (c, b, d, t) in enumerate(objs)
+    ]
     m = len(rows)
     objects = ObjectTable(
         image_index=[r[0] for r in rows],
@@ -61,10 +66,16 @@ def make_tiny(root: Path) -> tuple[Dataset, ResultSet]:
     )
     parts = PartTable.empty()
     dataset = Dataset(
-        name="tiny", root=root, year=2012, classes=VOC_CLASSES, box_convention="voc",
-        images=images, objects=objects, parts=parts,
+        name="tiny",
+        root=root,
+        year=2012,
+        classes=VOC_CLASSES,
+        box_convention="voc",
+        images=images,
+        objects=objects,
+        parts=parts,
         image_sets={"Main/val": np.array([0, 1, 2]), "Main/train": np.array([0])},
-    )  # fmt: skip
+    )
     d = TINY_DETECTIONS
     labels = [VOC_CLASSES.index(r[0]) for r in d]
     detections = Detections(

@@ -99,8 +99,8 @@ def test_three_sets_give_rank_ranges(qtbot, two_sets, demo, tmp_path):
 
 
 def test_pr_band_is_the_bootstrap_band_and_hides(qtbot, two_sets, demo):
-    from vocviewer.benchmarks import open_dataset, open_results
-    from vocviewer.benchmarks.view_analysis import view_bootstrap
+    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.view_analysis import view_bootstrap
 
     win, st = two_sets, two_sets.state
     out = _compare(qtbot, win)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from tests.gui.test_protocol_window import COCO_MINI, INSTANCES, write_coco_results
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.panes.analysis_pane import CURVES
 
@@ -57,7 +57,7 @@ def _legend_areas(chart) -> list[str]:
 def coco_window(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.benchmarks import open_dataset
+    from vocviewer.families import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     path = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -67,8 +67,8 @@ def coco_window(qtbot, make_window, tmp_path):
 
 
 def test_coco_mini_curves_and_their_bands(qtbot, coco_window):
-    from vocviewer.benchmarks import open_dataset, open_results
-    from vocviewer.evaluation.coco_analyze import analyze_coco
+    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.coco.analyze_curves import analyze_coco
 
     win, st, chart = coco_window, coco_window.state, coco_window.analysis.curves
     assert win.analysis.stack.currentWidget() is chart
@@ -129,9 +129,9 @@ def test_coco_mini_curves_and_their_bands(qtbot, coco_window):
 
 def test_visdrone_curves_and_the_localisation_band(qtbot, make_window, tmp_path):
     from tests.test_cli_analyze_families import random_visdrone, write_visdrone
-    from vocviewer.benchmarks.visdrone_analyze import visdrone_curves
-    from vocviewer.evaluation.visdrone import evaluate_visdrone
-    from vocviewer.formats.visdrone import read_visdrone, read_visdrone_results
+    from vocviewer.families.visdrone.analyze import visdrone_curves
+    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
+    from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
 
     gts, dets = random_visdrone(np.random.default_rng(5), 12, 0.6)
     split = write_visdrone(tmp_path, gts, {"res": dets})

@@ -56,8 +56,11 @@ def with_bad_rows(root, box):
         order_in_image=np.insert(obj.order_in_image, at, 2),
         actions=np.zeros((len(obj) + 1, 0), bool),
     )
-    parts = PartTable(np.array([1, 1, 1]), np.array([0, 1, 2]),
-                      np.array([(101, 31, 120, 50), box, (130, 120, 150, 140)], dtype=float))  # fmt: skip
+    parts = PartTable(
+        np.array([1, 1, 1]),
+        np.array([0, 1, 2]),
+        np.array([(101, 31, 120, 50), box, (130, 120, 150, 140)], dtype=float),
+    )
     det = res.detections
     n = len(det)
     dets = replace(
@@ -139,14 +142,20 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
     ds, res, _ = with_bad_rows(tmp_path, BAD[name][0])
     win = open_window(qtbot, make_window, ds, res)
     st = win.state
-    out = export_image(tmp_path / "out" / "img1.png", ds, 0, st.results[0], st.evaluations[0],
-                       win.view.overlay_options())  # fmt: skip
+    out = export_image(
+        tmp_path / "out" / "img1.png",
+        ds,
+        0,
+        st.results[0],
+        st.evaluations[0],
+        win.view.overlay_options(),
+    )
     with Image.open(out) as im:
         assert im.size == (200, 150)
 
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
-    from vocviewer.benchmarks.views import ViewExtras, with_view_extras
+    from vocviewer.families.views import ViewExtras, with_view_extras
     from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
     from vocviewer.gui.panes.overlays import OverlayOptions
 
@@ -162,15 +171,28 @@ def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
     assert [it.visible_count() for it in items] == [1, 1]
     items += keypoint_items(with_view_extras(ds, view), 1, opts)
     assert len(items) == 2  # img2's only object has no drawable point
-    ltwh = np.array([(10, 10, 20, 20), (NAN, 0, 5, 5), (1e308, 1e308, 1e308, 1e308),
-                     (-1e308, -1e308, 1e308, 1e308)])  # fmt: skip
+    ltwh = np.array(
+        [
+            (10, 10, 20, 20),
+            (NAN, 0, 5, 5),
+            (1e308, 1e308, 1e308, 1e308),
+            (-1e308, -1e308, 1e308, 1e308),
+        ]
+    )
     with np.errstate(over="ignore"):  # as the VisDrone reader makes boxes: 1e308 + 1e308 = inf
         box = np.hstack((ltwh[:, :2], ltwh[:, :2] + ltwh[:, 2:]))
-    objects = replace(ds.objects, image_index=np.zeros(4, np.int64), label=np.zeros(4, np.int64),
-                      box=box, difficult=np.zeros(4, bool),
-                      truncated=np.zeros(4, bool), occluded=np.zeros(4, bool),
-                      pose=np.zeros(4, np.int8), order_in_image=np.arange(4),
-                      actions=np.zeros((4, 0), bool))  # fmt: skip
+    objects = replace(
+        ds.objects,
+        image_index=np.zeros(4, np.int64),
+        label=np.zeros(4, np.int64),
+        box=box,
+        difficult=np.zeros(4, bool),
+        truncated=np.zeros(4, bool),
+        occluded=np.zeros(4, bool),
+        pose=np.zeros(4, np.int8),
+        order_in_image=np.arange(4),
+        actions=np.zeros((4, 0), bool),
+    )
     vd = with_view_extras(replace(ds, objects=objects), ViewExtras(regions=np.ones(4, bool)))
     shaded = region_items(vd, 0)
     assert len(shaded) == 2 * 2  # two layers for each drawable region (1e308 + 1e308 is not)

@@ -111,9 +111,11 @@ def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
     assert [int(v) for v in dog[1:]] == pane.matrix.counts[DOG].tolist()
     window.export_confusion(str(out / "confusion.json"))
     assert json.loads((out / "confusion.json").read_text())["counts"] == pane.matrix.counts.tolist()
-    for widget, action in ((pane.table, window.act_export_confusion),
-                           (window.view, window.act_export_image),
-                           (window.ap_table, window.act_export_table)):  # fmt: skip
+    for widget, action in (
+        (pane.table, window.act_export_confusion),
+        (window.view, window.act_export_image),
+        (window.ap_table, window.act_export_table),
+    ):
         assert widget.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
         assert action in widget.actions()
 

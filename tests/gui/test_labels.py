@@ -60,8 +60,9 @@ def demo_win(qtbot, make_window, demo):
     win = make_window()
     win.open_dataset(demo.year_dir, (demo.results_dir,), "val")
     st = win.state
-    qtbot.waitUntil(lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(),
-                    timeout=30_000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(), timeout=30_000
+    )
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
     return win
 
@@ -194,13 +195,19 @@ def write_results(dataset, path: Path) -> Path:
             continue
         x, y, w, h = coco.bbox[i]
         j = rng.normal(0.0, 0.15, 4)
-        out.append({
-            "image_id": int(coco.image_id[dataset.objects.image_index[i]]),
-            "category_id": int(coco.category_id_of[i]),
-            "bbox": [float(x + j[0] * w), float(y + j[1] * h), float(max(1.0, w * (1 + j[2]))),
-                     float(max(1.0, h * (1 + j[3])))],
-            "score": float(rng.random()),
-        })  # fmt: skip
+        out.append(
+            {
+                "image_id": int(coco.image_id[dataset.objects.image_index[i]]),
+                "category_id": int(coco.category_id_of[i]),
+                "bbox": [
+                    float(x + j[0] * w),
+                    float(y + j[1] * h),
+                    float(max(1.0, w * (1 + j[2]))),
+                    float(max(1.0, h * (1 + j[3]))),
+                ],
+                "score": float(rng.random()),
+            }
+        )
     path.write_text(json.dumps(out))
     return path
 
@@ -208,19 +215,21 @@ def write_results(dataset, path: Path) -> Path:
 def test_coco_kitchen_labels_and_neutral_masks(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.benchmarks import open_dataset
+    from vocviewer.families import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_results(ds, tmp_path / "bbox.json")
     win = make_window()
     win.open_dataset(INSTANCES, (results,), None, images=COCO_MINI / "val2017")
     st = win.state
-    qtbot.waitUntil(lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(),
-                    timeout=30_000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(), timeout=30_000
+    )
     st.set_threshold(0.0)
     kitchen = [ds.classes.index(c) for c in ("oven", "sink", "refrigerator")]
-    has = np.isin(np.arange(len(ds.images)), ds.objects.image_index[np.isin(ds.objects.label,
-                                                                            kitchen)])  # fmt: skip
+    has = np.isin(
+        np.arange(len(ds.images)), ds.objects.image_index[np.isin(ds.objects.label, kitchen)]
+    )
     counts = np.bincount(st.dataset.objects.image_index, minlength=len(ds.images))
     image = int(np.argmax(np.where(has, counts, -1)))
     assert counts[image] >= 15

@@ -180,8 +180,12 @@ def test_views_repainted_during_evaluation_hold_their_cells_in_qt(window):
     models override none of the methods a view calls per cell or per row."""
     per_cell = ("data", "rowCount", "columnCount", "index", "parent", "headerData", "flags")
     side = window.side  # (the Ranks tab reads every rank on demand: a list of 500,000)
-    models = [window.ap_table.ap_model, window.browser.model,
-              side.detections.rows_model, side.objects.rows_model]  # fmt: skip
+    models = [
+        window.ap_table.ap_model,
+        window.browser.model,
+        side.detections.rows_model,
+        side.objects.rows_model,
+    ]
     for model in models:
         ours = [c for c in type(model).__mro__ if c.__module__.startswith("vocviewer")]
         assert ours, type(model)

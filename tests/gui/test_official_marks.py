@@ -1,6 +1,6 @@
 """Every number on screen is official or says why not (issue 20 items 1, 2, 7, 9).
 
-One rule (``benchmarks.official``) decides it for ``vocviewer eval`` and the window: damaged
+One rule (``families.official``) decides it for ``vocviewer eval`` and the window: damaged
 ground truth marks the PR title, the AP table, the Summary and Analysis tabs, the exported table
 and figure and the saved session, with the reason on hover and once in the messages; a protocol
 deviation chosen on one dataset is not carried to the next; a class the official code leaves

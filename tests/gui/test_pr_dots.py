@@ -16,9 +16,19 @@ def test_dot_codes_follow_verdict_then_kind():
     kind = np.array([K.NOT_FP, K.BACKGROUND, K.LOCALIZATION, K.NOT_FP, K.NOT_FP, K.NOT_FP])
     styles = [DOT_STYLES[c] for c in dot_codes(verdict, kind)]
     assert styles == [
-        (V.TP, -1), (V.FP, K.BACKGROUND), (V.FP, K.LOCALIZATION),
-        (V.DUPLICATE, -1), (V.IGNORED, -1), (V.FP, -1),  # an undiagnosed FP: plain
-    ]  # fmt: skip
+        (V.TP, -1),
+        (V.FP, K.BACKGROUND),
+        (V.FP, K.LOCALIZATION),
+        (V.DUPLICATE, -1),
+        (V.IGNORED, -1),
+        (V.FP, -1),  # an undiagnosed FP: plain
+    ]
     plain = [DOT_STYLES[c] for c in dot_codes(verdict, None)]
-    assert plain == [(V.TP, -1), (V.FP, -1), (V.FP, -1), (V.DUPLICATE, -1), (V.IGNORED, -1),
-                     (V.FP, -1)]  # fmt: skip
+    assert plain == [
+        (V.TP, -1),
+        (V.FP, -1),
+        (V.FP, -1),
+        (V.DUPLICATE, -1),
+        (V.IGNORED, -1),
+        (V.FP, -1),
+    ]

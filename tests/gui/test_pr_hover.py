@@ -24,16 +24,20 @@ def polyline_pixels(pane, k: int, n: int = 400) -> np.ndarray:
     """Class ``k``'s curve, sampled densely, in viewport pixels (N, 2)."""
     x, y = pane.overview[k].getData()
     t = np.linspace(0.0, 1.0, n)[:, None]
-    pts = np.concatenate([(1 - t) * np.c_[x[i], y[i]] + t * np.c_[x[i + 1], y[i + 1]]
-                          for i in range(len(x) - 1)])  # fmt: skip
+    pts = np.concatenate(
+        [(1 - t) * np.c_[x[i], y[i]] + t * np.c_[x[i + 1], y[i + 1]] for i in range(len(x) - 1)]
+    )
     return np.array([[p.x(), p.y()] for p in (screen_point(pane, *q) for q in pts)], float)
 
 
 def a_point_only_on(pane, k: int) -> tuple[float, float]:
     """A point of class ``k``'s curve at least 25 screen pixels from every other curve."""
     x, y = pane.overview[k].getData()
-    others = [polyline_pixels(pane, j) for j, c in pane.overview.items()
-              if j != k and c.isVisible() and len(c.getData()[0]) > 1]  # fmt: skip
+    others = [
+        polyline_pixels(pane, j)
+        for j, c in pane.overview.items()
+        if j != k and c.isVisible() and len(c.getData()[0]) > 1
+    ]
     for i in range(len(x) - 1):
         mid = ((x[i] + x[i + 1]) / 2, (y[i] + y[i + 1]) / 2)
         p = screen_point(pane, *mid)

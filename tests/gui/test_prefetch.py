@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from tests.gui.test_protocol_window import INSTANCES, write_coco_results
-from vocviewer.benchmarks import benchmark_of, open_dataset
-from vocviewer.benchmarks.views import ClassView, Summary
+from vocviewer.families import benchmark_of, open_dataset
+from vocviewer.families.views import ClassView, Summary
 from vocviewer.gui.models import helper_process
 from vocviewer.gui.models.tasks import load_results, prefetch_open
 
@@ -34,7 +34,7 @@ def _open(qtbot, window, path, res):
 
 def _plain(res, iou):
     """What the family computes in this process, read and evaluated without the window."""
-    from vocviewer.benchmarks.views import ViewChoice
+    from vocviewer.families.views import ViewChoice
 
     ds = open_dataset(INSTANCES)
     ds = benchmark_of(ds).prepare_view(ds, INSTANCES)
@@ -48,8 +48,9 @@ def _same(evals, plain):
     for v in views:
         got = evals.views[v.class_index]
         for name in ("order", "verdict", "best_gt", "score"):
-            np.testing.assert_array_equal(getattr(got.evaluation, name),
-                                          getattr(v.evaluation, name))  # fmt: skip
+            np.testing.assert_array_equal(
+                getattr(got.evaluation, name), getattr(v.evaluation, name)
+            )
         np.testing.assert_array_equal(got.missed, v.missed)
         np.testing.assert_array_equal(got.false_positives.kind, v.false_positives.kind)
         np.testing.assert_array_equal(got.curve_precision, v.curve_precision)

@@ -27,19 +27,32 @@ def write_coco_results(dataset, path: Path, seed: int = 0) -> Path:
         for _ in range(1 + int(rng.random() < 0.1)):
             j = rng.normal(0.0, 0.12, 4)
             box = [x + j[0] * w, y + j[1] * h, max(1.0, w * (1 + j[2])), max(1.0, h * (1 + j[3]))]
-            out.append({"image_id": image_id, "category_id": int(coco.category_id_of[i]),
-                        "bbox": [float(v) for v in box], "score": float(rng.random())})  # fmt: skip
+            out.append(
+                {
+                    "image_id": image_id,
+                    "category_id": int(coco.category_id_of[i]),
+                    "bbox": [float(v) for v in box],
+                    "score": float(rng.random()),
+                }
+            )
     for image_id in coco.image_id[:20].tolist():
-        out.append({"image_id": image_id, "category_id": 1, "bbox": [5.0, 5.0, 40.0, 60.0],
-                    "score": float(rng.random() * 0.5)})  # fmt: skip
+        out.append(
+            {
+                "image_id": image_id,
+                "category_id": 1,
+                "bbox": [5.0, 5.0, 40.0, 60.0],
+                "score": float(rng.random() * 0.5),
+            }
+        )
     path.write_text(json.dumps(out))
     return path
 
 
 def wait_idle(qtbot, win, timeout: int = 30_000) -> None:
     st = win.state
-    qtbot.waitUntil(lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(),
-                    timeout=timeout)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: st.dataset is not None and st.current_results >= 0 and st.is_idle(), timeout=timeout
+    )
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
 
 
@@ -47,7 +60,7 @@ def wait_idle(qtbot, win, timeout: int = 30_000) -> None:
 def coco_window(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.benchmarks import open_dataset
+    from vocviewer.families import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -59,8 +72,8 @@ def coco_window(qtbot, make_window, tmp_path):
 
 
 def test_coco_window_evaluates_and_draws(qtbot, coco_window):
-    from vocviewer.benchmarks import open_results
-    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.families import open_results
+    from vocviewer.families.coco.evaluate import evaluate_coco
 
     win, st = coco_window, coco_window.state
     ds = st.dataset
@@ -112,8 +125,9 @@ def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
     combo.setCurrentIndex(i95)
     combo.activated.emit(i95)
     qtbot.waitUntil(lambda: st.is_idle() and st.evaluation.iou == 0.95, timeout=10_000)
-    qtbot.waitUntil(lambda: not np.array_equal(st.evaluations[0].verdict_by_row, at50),
-                    timeout=10_000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: not np.array_equal(st.evaluations[0].verdict_by_row, at50), timeout=10_000
+    )
     at95 = st.evaluations[0].verdict_by_row
     assert np.count_nonzero(at95 == Verdict.TP) < np.count_nonzero(at50 == Verdict.TP)
     drawn = verdicts()
@@ -184,8 +198,10 @@ def test_segmentation_overlay_toggles(qtbot, make_window, demo):
     assert layer.opacity() == pytest.approx(0.3)
     win.seg_combo.setCurrentIndex(1)
     win.seg_combo.activated.emit(1)
-    qtbot.waitUntil(lambda: win.view.seg_mode == "object" and win.view.layer("segmentation") is not None,
-                    timeout=10_000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: win.view.seg_mode == "object" and win.view.layer("segmentation") is not None,
+        timeout=10_000,
+    )
     win.act_seg.trigger()
     qtbot.waitUntil(lambda: win.view.layer("segmentation") is None, timeout=10_000)
 
@@ -206,7 +222,7 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
     names = " ".join(i.text for i in win.view.overlay_items("label"))
     assert "name 1" in names and "name 3" in names  # synset names from the devkit mapping
     # evaluated with the devkit's rules, as evaluate_ilsvrc_det computes them
-    from vocviewer.evaluation.ilsvrc import evaluate_ilsvrc_det
+    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
 
     ref = evaluate_ilsvrc_det(st.dataset, st.results[0].results)
     got = [st.class_evaluation(k).ap for k in range(len(ref.ap))]
@@ -217,7 +233,7 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
 def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_iou(
     qtbot, coco_window
 ):
-    from vocviewer.evaluation.coco_similarity import box_iou_pairs
+    from vocviewer.families.coco.similarity import box_iou_pairs
 
     st = coco_window.state
     ds, res = st.dataset, st.results[0].results
@@ -237,14 +253,16 @@ def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_
     coco_window.right_tabs.setCurrentWidget(pane)
     qtbot.waitUntil(lambda: pane.matrix is not None, timeout=10_000)
     assert pane.matrix.iou_threshold == 0.5 and pane.compact.isChecked()  # 80 classes
-    tp_total = sum(int(np.count_nonzero((e.verdict == Verdict.TP) & (e.score >= 0.5)))
-                   for e in st.evaluations[0].det.values())  # fmt: skip
+    tp_total = sum(
+        int(np.count_nonzero((e.verdict == Verdict.TP) & (e.score >= 0.5)))
+        for e in st.evaluations[0].det.values()
+    )
     assert int(np.trace(pane.matrix.counts[:, :80])) == tp_total
 
 
 def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
-    from vocviewer.benchmarks import open_results
-    from vocviewer.evaluation.coco import evaluate_coco
+    from vocviewer.families import open_results
+    from vocviewer.families.coco.evaluate import evaluate_coco
 
     win, st = coco_window, coco_window.state
     second = write_coco_results(st.dataset, tmp_path / "second.json", seed=1)
@@ -253,7 +271,10 @@ def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
     qtbot.waitUntil(lambda: win.summary.table.columnCount() == 4, timeout=5000)
     table = win.summary.table
     assert [table.horizontalHeaderItem(c).text() for c in range(3)] == [
-        "Metric", "bbox_results", "second"]  # fmt: skip
+        "Metric",
+        "bbox_results",
+        "second",
+    ]
     assert table.horizontalHeaderItem(1).font().bold()  # the current result set
     for col, path in ((1, win.results_path), (2, second)):
         expected = evaluate_coco(st.dataset, open_results(st.dataset, [path])).stats()
@@ -269,8 +290,13 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
     i = win.area_combo.findData("small")
     win.area_combo.setCurrentIndex(i)
     win.area_combo.activated.emit(i)
-    qtbot.waitUntil(lambda: st.evaluations[0].views.get(person) is not None
-                    and st.evaluations[0].views[person].area == "small", timeout=10_000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: (
+            st.evaluations[0].views.get(person) is not None
+            and st.evaluations[0].views[person].area == "small"
+        ),
+        timeout=10_000,
+    )
     pc = st.evaluations[0].views[person]
     expected = pc.raw.precision[0, :, 1, -1]  # IoU .50, area small, 100 detections
     assert np.array_equal(pc.curve_precision, expected[expected > -1])
@@ -278,8 +304,10 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
     assert np.array_equal(st.evaluations[0].verdict_by_row, verdicts)  # area all, unchanged
     positive = np.flatnonzero(pc.curve_precision > 0)
     reached = int(positive[-1]) + 1 if len(positive) else 0
-    qtbot.waitUntil(lambda: np.array_equal(win.pr_pane.interpolated.getData()[1],
-                                           pc.curve_precision[:reached]), timeout=5000)  # fmt: skip
+    qtbot.waitUntil(
+        lambda: np.array_equal(win.pr_pane.interpolated.getData()[1], pc.curve_precision[:reached]),
+        timeout=5000,
+    )
     legend = [label.text for _, label in win.pr_pane.legend.items]
     assert any(f"AP50 small {pc.ap_at:.3f}" in t for t in legend)
 

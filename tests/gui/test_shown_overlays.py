@@ -35,14 +35,30 @@ def crowded_set(root: Path, n_dets: int, seed: int = 0) -> tuple[Dataset, Result
     gt = np.c_[xy, xy + rng.uniform(40, 120, (6, 2))]
     labels = np.array(CLASSES * 2)
     objects = ObjectTable(
-        image_index=np.zeros(6, np.int64), label=labels, box=gt, difficult=np.zeros(6, bool),
-        truncated=np.zeros(6, bool), occluded=np.zeros(6, bool), pose=np.zeros(6, np.int8),
-        order_in_image=np.arange(6), actions=np.zeros((6, 0), bool),
-    )  # fmt: skip
-    images = ImageTable(np.array(["crowded"]), (path,), np.array([400]), np.array([300]),
-                        np.zeros(1, bool))  # fmt: skip
-    ds = Dataset("crowded", root, 2012, VOC_CLASSES, "voc", images, objects, PartTable.empty(),
-                 image_sets={"Main/val": np.array([0])})  # fmt: skip
+        image_index=np.zeros(6, np.int64),
+        label=labels,
+        box=gt,
+        difficult=np.zeros(6, bool),
+        truncated=np.zeros(6, bool),
+        occluded=np.zeros(6, bool),
+        pose=np.zeros(6, np.int8),
+        order_in_image=np.arange(6),
+        actions=np.zeros((6, 0), bool),
+    )
+    images = ImageTable(
+        np.array(["crowded"]), (path,), np.array([400]), np.array([300]), np.zeros(1, bool)
+    )
+    ds = Dataset(
+        "crowded",
+        root,
+        2012,
+        VOC_CLASSES,
+        "voc",
+        images,
+        objects,
+        PartTable.empty(),
+        image_sets={"Main/val": np.array([0])},
+    )
     near = rng.random(n_dets) < 0.4
     which = rng.integers(6, size=n_dets)
     far = rng.uniform(0, 330, (n_dets, 2))
@@ -53,10 +69,21 @@ def crowded_set(root: Path, n_dets: int, seed: int = 0) -> tuple[Dataset, Result
     )
     label = np.where(near, labels[which], rng.choice(CLASSES, n_dets))
     box[:6], label[:6] = gt, labels  # every object found: none missed
-    det = Detections(np.zeros(n_dets, np.int64), label, rng.uniform(0.05, 1.0, n_dets), box,
-                     np.zeros(n_dets, np.int64), np.arange(1, n_dets + 1))  # fmt: skip
-    rs = ResultSet("crowded", (root / "comp4_det_val_all.txt",), det, ClassScores.empty(),
-                   classes_with_files={"det": frozenset(CLASSES)})  # fmt: skip
+    det = Detections(
+        np.zeros(n_dets, np.int64),
+        label,
+        rng.uniform(0.05, 1.0, n_dets),
+        box,
+        np.zeros(n_dets, np.int64),
+        np.arange(1, n_dets + 1),
+    )
+    rs = ResultSet(
+        "crowded",
+        (root / "comp4_det_val_all.txt",),
+        det,
+        ClassScores.empty(),
+        classes_with_files={"det": frozenset(CLASSES)},
+    )
     return ds, rs
 
 
@@ -155,8 +182,15 @@ def some_boxes(n: int) -> list[BoxItem]:
     for i in range(n):
         x, y = (float(v) for v in rng.uniform(0, 120, 2))
         w, h = (float(v) for v in rng.uniform(10, 60, 2))
-        box = BoxItem(QRectF(x, y, w, h), colors[i % 3], kind="det", row=i,
-                      style=styles[i % 3], width=2.0 + (i % 2), highlighted=i == 3)  # fmt: skip
+        box = BoxItem(
+            QRectF(x, y, w, h),
+            colors[i % 3],
+            kind="det",
+            row=i,
+            style=styles[i % 3],
+            width=2.0 + (i % 2),
+            highlighted=i == 3,
+        )
         out.append(box)
     return out
 

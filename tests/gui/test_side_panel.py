@@ -17,8 +17,14 @@ def second_set(results: ResultSet) -> ResultSet:
     """The tiny results without the TP on img3 (so img3 differs) under another name."""
     d = results.detections
     keep = np.flatnonzero(~((d.image_index == 2) & (d.label == DOG)))
-    det = type(d)(d.image_index[keep], d.label[keep], d.score[keep], d.box[keep],
-                  d.file_index[keep], d.line[keep])  # fmt: skip
+    det = type(d)(
+        d.image_index[keep],
+        d.label[keep],
+        d.score[keep],
+        d.box[keep],
+        d.file_index[keep],
+        d.line[keep],
+    )
     return ResultSet("other", results.files, det, results.class_scores, results.classes_with_files)
 
 
@@ -119,8 +125,11 @@ def test_two_result_sets_table_pr_and_comparison(qtbot, window):
     # both sets are drawn: A's dog TP as usual, B's boxes dashed, labels tagged A / B
     def drawn(i: int, image: int) -> int:
         det = st.results[i].results.detections
-        return int(np.count_nonzero((det.image_index == image) & (det.label == DOG)
-                                    & (det.score >= st.score_threshold)))  # fmt: skip
+        return int(
+            np.count_nonzero(
+                (det.image_index == image) & (det.label == DOG) & (det.score >= st.score_threshold)
+            )
+        )
 
     def tags() -> list[str]:
         return [i.text.split()[0] for i in window.view.overlay_items("label")]

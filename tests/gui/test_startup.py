@@ -80,5 +80,9 @@ def test_the_window_module_leaves_readers_and_svg_for_later():
     )
     loaded = set(run.stdout.split())
     assert "vocviewer.gui.window.main_window" in loaded
-    for lazy in ("vocviewer.benchmarks.voc", "vocviewer.evaluation.figure_svg", "urllib.request"):
+    for lazy in (
+        "vocviewer.families.voc.benchmark",
+        "vocviewer.evaluation.figure_svg",
+        "urllib.request",
+    ):
         assert lazy not in loaded, lazy

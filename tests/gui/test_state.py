@@ -33,10 +33,14 @@ def evaluated(qtbot, state, tiny):
 def test_set_dataset_emits_and_selects_the_first_image(qtbot, state, tiny):
     dataset, _ = tiny
     with qtbot.waitSignals(
-        [state.dataset_loaded, state.image_set_changed, state.visible_images_changed,
-         state.image_changed],
+        [
+            state.dataset_loaded,
+            state.image_set_changed,
+            state.visible_images_changed,
+            state.image_changed,
+        ],
         order="strict",
-    ):  # fmt: skip
+    ):
         state.set_dataset(dataset)
     assert state.image_set == state.eval_set == "val"
     assert state.visible_images.tolist() == [0, 1, 2]
@@ -91,8 +95,13 @@ def test_evaluation_runs_per_class_in_a_worker(qtbot, state, tiny):
     assert dog is not None and dog.ap == pytest.approx(5 / 6)
     ev = state.evaluations[0]
     assert ev.verdict_by_row.tolist() == [
-        Verdict.TP, Verdict.DUPLICATE, Verdict.FP, Verdict.TP, Verdict.TP, Verdict.IGNORED,
-    ]  # fmt: skip
+        Verdict.TP,
+        Verdict.DUPLICATE,
+        Verdict.FP,
+        Verdict.TP,
+        Verdict.TP,
+        Verdict.IGNORED,
+    ]
     assert ev.rank_by_row.tolist() == [0, 1, 3, 2, 0, 0]
 
 

@@ -17,8 +17,21 @@ def same(a: float, b: float) -> bool:
 def test_segmentation_results_are_evaluated_and_drawn(qtbot, make_window, demo, tmp_path):
     folder = demo.results_dir / "Segmentation"
     out = tmp_path / "seg.json"
-    assert main(["eval", str(demo.year_dir), "--results", str(folder), "--task", "seg",
-                 "--json", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "eval",
+                str(demo.year_dir),
+                "--results",
+                str(folder),
+                "--task",
+                "seg",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
     payload = json.loads(out.read_text())
     win = make_window()
     st = win.state

@@ -129,7 +129,7 @@ def test_in_process_runs_in_another_process_and_returns_the_value():
 def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
     """The window's loader (``tasks.load_results``) gives what the plain reader gives."""
     from tests.gui.test_protocol_window import INSTANCES, write_coco_results
-    from vocviewer.benchmarks import open_dataset, open_results
+    from vocviewer.families import open_dataset, open_results
     from vocviewer.gui.models.tasks import load_results
 
     if not INSTANCES.is_file():
@@ -139,8 +139,9 @@ def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
     loaded = load_results(ds, [path]).results
     plain = open_results(ds, [path])
     for name in ("image_index", "label", "score", "box", "line"):
-        np.testing.assert_array_equal(getattr(loaded.detections, name),
-                                      getattr(plain.detections, name))  # fmt: skip
+        np.testing.assert_array_equal(
+            getattr(loaded.detections, name), getattr(plain.detections, name)
+        )
 
 
 def test_in_process_says_so_when_the_helper_dies_and_recovers():

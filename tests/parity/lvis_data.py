@@ -65,10 +65,18 @@ def make_lvis(seed: int, *, ignore: bool = False, n_images: int = 24) -> dict[st
     ids = rng.choice(np.arange(1, 60), n_cats, replace=False)
     freq = ["r", "c", "f"] * 4 + list(rng.choice(["r", "c", "f"], n_cats - 12))
     cats = [
-        {"id": int(c), "name": f"thing_{int(c)}", "synset": f"thing.n.{int(c):02d}",
-         "frequency": str(f), "image_count": 1, "instance_count": 1, "synonyms": [], "def": ""}
+        {
+            "id": int(c),
+            "name": f"thing_{int(c)}",
+            "synset": f"thing.n.{int(c):02d}",
+            "frequency": str(f),
+            "image_count": 1,
+            "instance_count": 1,
+            "synonyms": [],
+            "def": "",
+        }
         for c, f in zip(ids, freq, strict=True)
-    ]  # fmt: skip
+    ]
     never = set(ids[-2:].tolist())  # categories with no ground truth anywhere
     img_ids = rng.choice(np.arange(1, 10**6), n_images, replace=False)
     images, anns = [], []
@@ -79,17 +87,31 @@ def make_lvis(seed: int, *, ignore: bool = False, n_images: int = 24) -> dict[st
         absent = [c for c in ids.tolist() if c not in present]
         neg = rng.choice(absent, int(rng.integers(0, len(absent) // 2 + 1)), replace=False)
         ne = [c for c in present if rng.random() < 0.3] + ([int(absent[0])] if absent else [])
-        images.append({"id": iid, "width": w, "height": h, "license": 1,
-                       "coco_url": f"http://images.cocodataset.org/val2017/{iid:012d}.jpg",
-                       "flickr_url": "", "date_captured": "",
-                       "neg_category_ids": [int(c) for c in neg],
-                       "not_exhaustive_category_ids": [int(c) for c in ne]})  # fmt: skip
+        images.append(
+            {
+                "id": iid,
+                "width": w,
+                "height": h,
+                "license": 1,
+                "coco_url": f"http://images.cocodataset.org/val2017/{iid:012d}.jpg",
+                "flickr_url": "",
+                "date_captured": "",
+                "neg_category_ids": [int(c) for c in neg],
+                "not_exhaustive_category_ids": [int(c) for c in ne],
+            }
+        )
         for c in present:
             for _ in range(int(rng.integers(1, 5))):
                 box = [round(v, 2) for v in _box(rng, w, h)]
                 segm, area = _gt_segmentation(rng, box, h, w)
-                a = {"id": len(anns) + 1, "image_id": iid, "category_id": int(c), "bbox": box,
-                     "area": area, "segmentation": segm}  # fmt: skip
+                a = {
+                    "id": len(anns) + 1,
+                    "image_id": iid,
+                    "category_id": int(c),
+                    "bbox": box,
+                    "area": area,
+                    "segmentation": segm,
+                }
                 if rng.random() < 0.03:
                     a["area"] = 0.0  # LVIS drops it (get_ann_ids: area > 0)
                 if rng.random() < 0.1:
@@ -98,8 +120,13 @@ def make_lvis(seed: int, *, ignore: bool = False, n_images: int = 24) -> dict[st
                     a["ignore"] = 1
                 anns.append(a)
     rng.shuffle(anns)  # annotation order is not image order
-    return {"info": {"description": "LVIS v1 (generated)"}, "annotations": anns,
-            "images": images, "licenses": [], "categories": cats}  # fmt: skip
+    return {
+        "info": {"description": "LVIS v1 (generated)"},
+        "annotations": anns,
+        "images": images,
+        "licenses": [],
+        "categories": cats,
+    }
 
 
 def make_results(
@@ -130,30 +157,54 @@ def make_results(
         for _ in range(int(rng.integers(0, 3))):
             j = rng.normal(0, 0.12, 4) * [w, h, w, h]
             c = a["category_id"] if rng.random() > 0.15 else int(rng.choice(cat_ids))
-            add(a["image_id"], c, [x + j[0], y + j[1], max(1, w + j[2]), max(1, h + j[3])],
-                round(float(rng.random()), 2))  # fmt: skip
+            add(
+                a["image_id"],
+                c,
+                [x + j[0], y + j[1], max(1, w + j[2]), max(1, h + j[3])],
+                round(float(rng.random()), 2),
+            )
     for im in gt["images"]:
         for _ in range(int(rng.integers(0, 12))):  # any category: present, negative, neither
-            add(im["id"], int(rng.choice(cat_ids)), _box(rng, im["width"], im["height"]),
-                round(float(rng.random()), 2))  # fmt: skip
+            add(
+                im["id"],
+                int(rng.choice(cat_ids)),
+                _box(rng, im["width"], im["height"]),
+                round(float(rng.random()), 2),
+            )
         for c in im["not_exhaustive_category_ids"][:2]:
             add(im["id"], c, _box(rng, im["width"], im["height"]), round(float(rng.random()), 2))
     if kind == "bbox":
         im = gt["images"][0]
-        add(im["id"], im["neg_category_ids"][0] if im["neg_category_ids"] else cat_ids[0],
-            [5.0, 5.0, 0.0, 10.0], 0.99)  # zero area: not evaluated  # fmt: skip
+        add(
+            im["id"],
+            im["neg_category_ids"][0] if im["neg_category_ids"] else cat_ids[0],
+            [5.0, 5.0, 0.0, 10.0],
+            0.99,
+        )  # zero area: not evaluated
     for im in gt["images"][:crowded]:
         for _ in range(330):  # scores on a coarse grid: ties across the 300th place
-            add(im["id"], int(rng.choice(cat_ids)), _box(rng, im["width"], im["height"]),
-                round(float(rng.random()), 1))  # fmt: skip
+            add(
+                im["id"],
+                int(rng.choice(cat_ids)),
+                _box(rng, im["width"], im["height"]),
+                round(float(rng.random()), 1),
+            )
         for _ in range(20):  # a category the file lacks: counted toward the 300
-            out.append({"image_id": im["id"], "category_id": 999, "score": 0.95,
-                        "bbox": [1.0, 1.0, 10.0, 10.0]})  # fmt: skip
+            out.append(
+                {
+                    "image_id": im["id"],
+                    "category_id": 999,
+                    "score": 0.95,
+                    "bbox": [1.0, 1.0, 10.0, 10.0],
+                }
+            )
             if kind == "segm":
                 del out[-1]["bbox"]
                 rle = cmask.frPyObjects([[1, 1, 11, 1, 11, 11, 1, 11]], im["height"], im["width"])
-                out[-1]["segmentation"] = {"size": rle[0]["size"],
-                                           "counts": rle[0]["counts"].decode()}  # fmt: skip
+                out[-1]["segmentation"] = {
+                    "size": rle[0]["size"],
+                    "counts": rle[0]["counts"].decode(),
+                }
     order = rng.permutation(len(out))
     return [out[i] for i in order]
 

@@ -22,9 +22,9 @@ from pycocotools import mask as cmask
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco, summary_lines
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
 
 MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini" / "annotations"
 needs_mini = pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
@@ -40,9 +40,14 @@ def gen_bbox(gt: dict[str, Any], seed: int = 0) -> list[dict[str, Any]]:
             j = rng.normal(0, 0.1, 4) * [w, h, w, h]
             c = a["category_id"] if rng.random() > 0.1 else int(rng.choice(cats))
             box = [x + j[0], y + j[1], max(0.5, w + j[2]), max(0.5, h + j[3])]
-            out.append({"image_id": a["image_id"], "category_id": c,
-                        "bbox": [round(float(v), 2) for v in box],
-                        "score": round(float(rng.random()), 2)})  # fmt: skip
+            out.append(
+                {
+                    "image_id": a["image_id"],
+                    "category_id": c,
+                    "bbox": [round(float(v), 2) for v in box],
+                    "score": round(float(rng.random()), 2),
+                }
+            )
     for im in gt["images"]:
         for _ in range(rng.integers(0, 15)):
             w, h = float(rng.uniform(5, 200)), float(rng.uniform(5, 200))
@@ -52,8 +57,14 @@ def gen_bbox(gt: dict[str, Any], seed: int = 0) -> list[dict[str, Any]]:
                 w,
                 h,
             ]
-            out.append({"image_id": im["id"], "category_id": int(rng.choice(cats)), "bbox": box,
-                        "score": round(float(rng.random()), 2)})  # fmt: skip
+            out.append(
+                {
+                    "image_id": im["id"],
+                    "category_id": int(rng.choice(cats)),
+                    "bbox": box,
+                    "score": round(float(rng.random()), 2),
+                }
+            )
     return out
 
 
@@ -70,9 +81,14 @@ def gen_segm(gt: dict[str, Any], seed: int = 1) -> list[dict[str, Any]]:
             polys = [list(np.asarray(p) + rng.normal(0, 2, len(p))) for p in a["segmentation"]]
             rle = cmask.merge(cmask.frPyObjects(polys, im["height"], im["width"]))
             c = a["category_id"] if rng.random() > 0.1 else int(rng.choice(cats))
-            out.append({"image_id": a["image_id"], "category_id": c,
-                        "segmentation": {"size": rle["size"], "counts": rle["counts"].decode()},
-                        "score": round(float(rng.random()), 2)})  # fmt: skip
+            out.append(
+                {
+                    "image_id": a["image_id"],
+                    "category_id": c,
+                    "segmentation": {"size": rle["size"], "counts": rle["counts"].decode()},
+                    "score": round(float(rng.random()), 2),
+                }
+            )
     return out
 
 
@@ -90,9 +106,14 @@ def gen_keypoints(gt: dict[str, Any], seed: int = 2) -> list[dict[str, Any]]:
             k[:, 1] = np.where(k[:, 2] > 0, k[:, 1], y + rng.random(17) * h)
             k[:, :2] += rng.normal(0, 0.05, (17, 2)) * [max(w, 1), max(h, 1)]
             k[:, 2] = 1
-            out.append({"image_id": a["image_id"], "category_id": 1,
-                        "keypoints": [round(float(v), 2) for v in k.reshape(-1)],
-                        "score": round(float(rng.random()), 2)})  # fmt: skip
+            out.append(
+                {
+                    "image_id": a["image_id"],
+                    "category_id": 1,
+                    "keypoints": [round(float(v), 2) for v in k.reshape(-1)],
+                    "score": round(float(rng.random()), 2),
+                }
+            )
     return out
 
 
@@ -106,8 +127,9 @@ def run_both(ann: Path, res: Path, task: str, use_cats: bool) -> None:
         ev.accumulate()
         ev.summarize()
     ds = read_coco(ann, masks=task == "segm")
-    ours = evaluate_coco(ds, read_coco_results(ds, res, task=task),
-                         CocoParams.for_task(task, use_cats=use_cats))  # fmt: skip
+    ours = evaluate_coco(
+        ds, read_coco_results(ds, res, task=task), CocoParams.for_task(task, use_cats=use_cats)
+    )
     for name in ("precision", "recall", "scores"):
         ref, got = ev.eval[name], getattr(ours, name)
         assert ref.shape == got.shape, name
@@ -228,10 +250,19 @@ def test_synthetic(case: str, use_cats: bool, tmp_path: Path) -> None:
 @pytest.mark.parametrize("use_cats", [True, False])
 def test_max_dets_cut_by_score(use_cats: bool, tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
-    anns = [{"id": i + 1, "image_id": 1, "category_id": 1, "bbox": [float(x), 20.0, 30.0, 30.0]}
-            for i, x in enumerate(range(0, 600, 40))]  # fmt: skip
-    dets = [_det(1, 1 if i % 3 else 3, [float(rng.uniform(0, 600)), 20.0, 30.0, 30.0],
-                 round(float(rng.random()), 2)) for i in range(250)]  # fmt: skip
+    anns = [
+        {"id": i + 1, "image_id": 1, "category_id": 1, "bbox": [float(x), 20.0, 30.0, 30.0]}
+        for i, x in enumerate(range(0, 600, 40))
+    ]
+    dets = [
+        _det(
+            1,
+            1 if i % 3 else 3,
+            [float(rng.uniform(0, 600)), 20.0, 30.0, 30.0],
+            round(float(rng.random()), 2),
+        )
+        for i in range(250)
+    ]
     ann, res = _write(tmp_path, anns, dets)
     run_both(ann, res, "bbox", use_cats)
 

@@ -49,16 +49,27 @@ def _data() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     for i, b in enumerate(gt_boxes):
         area = float(ref_mask.area(ref_mask.merge(ref_mask.frPyObjects([_outline(*b)], h, w))))
         anns.append(
-            {"segmentation": [_outline(*b)], "area": area, "iscrowd": 0, "image_id": 139,
-             "bbox": b, "category_id": 1, "id": 230831 + i}
-        )  # fmt: skip
+            {
+                "segmentation": [_outline(*b)],
+                "area": area,
+                "iscrowd": 0,
+                "image_id": 139,
+                "bbox": b,
+                "category_id": 1,
+                "id": 230831 + i,
+            }
+        )
     gt = {
-        "categories": [{"supercategory": "person", "id": 1, "name": "person"},
-                       {"supercategory": "furniture", "id": 65, "name": "bed"}],
-        "images": [{"file_name": "a.jpg", "height": 640, "width": 586, "id": 285},
-                   {"file_name": "b.jpg", "height": h, "width": w, "id": 139}],
+        "categories": [
+            {"supercategory": "person", "id": 1, "name": "person"},
+            {"supercategory": "furniture", "id": 65, "name": "bed"},
+        ],
+        "images": [
+            {"file_name": "a.jpg", "height": 640, "width": 586, "id": 285},
+            {"file_name": "b.jpg", "height": h, "width": w, "id": 139},
+        ],
         "annotations": anns,
-    }  # fmt: skip
+    }
     dets = [
         {"image_id": 139, "category_id": 1, "bbox": b, "score": s, "segmentation": _rle(b, h, w)}
         for b, s in (
@@ -80,8 +91,17 @@ def _experiments() -> dict[str, tuple[list[Any], dict[str, Any], dict[str, Any]]
     out["no_max_dets"] = (dets, gt, {"maxDets": []})
     out["one_max_det"] = (dets, gt, {"maxDets": [1]})
     out["no_area"] = (dets, gt, {"areaRng": [], "areaRngLbl": []})
-    fields = ("id", "image_id", "category_id", "score", "area", "iscrowd", "ignore", "bbox",
-              "segmentation")  # fmt: skip
+    fields = (
+        "id",
+        "image_id",
+        "category_id",
+        "score",
+        "area",
+        "iscrowd",
+        "ignore",
+        "bbox",
+        "segmentation",
+    )
     for f in fields:
         g = copy.deepcopy(gt)
         for a in g["annotations"]:

@@ -19,14 +19,14 @@ pytest.importorskip("lvis")
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import lvis_eval, write_lvis
-from vocviewer.core.lvis import LvisResults
-from vocviewer.evaluation import lvis as ev_lvis
-from vocviewer.evaluation.coco import CocoParams, evaluate_coco
-from vocviewer.evaluation.lvis import LvisEvalResult, evaluate_lvis
 from vocviewer.evaluation.result import Verdict
-from vocviewer.formats.coco import read_coco
-from vocviewer.formats.coco_results import read_coco_results
-from vocviewer.formats.lvis import read_lvis, read_lvis_results
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.lvis import evaluate as ev_lvis
+from vocviewer.families.lvis.columns import LvisResults
+from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 
 #: the largest difference seen in any comparison of this module (reported by the last test)
 MAX_DIFF: list[float] = [0.0]
@@ -117,11 +117,23 @@ def test_the_generated_files_hold_every_trap(tmp_path: Path) -> None:
 # --- hand-made cases ------------------------------------------------------------------------
 def _doc(anns: list[dict[str, Any]], freq: tuple[str, ...] = ("c", "f")) -> dict[str, Any]:
     images = [
-        {"id": 5, "width": 200, "height": 150, "coco_url": "http://x/val2017/5.jpg",
-         "neg_category_ids": [3], "not_exhaustive_category_ids": []},
-        {"id": 2, "width": 200, "height": 150, "coco_url": "http://x/val2017/2.jpg",
-         "neg_category_ids": [], "not_exhaustive_category_ids": [1]},
-    ]  # fmt: skip
+        {
+            "id": 5,
+            "width": 200,
+            "height": 150,
+            "coco_url": "http://x/val2017/5.jpg",
+            "neg_category_ids": [3],
+            "not_exhaustive_category_ids": [],
+        },
+        {
+            "id": 2,
+            "width": 200,
+            "height": 150,
+            "coco_url": "http://x/val2017/2.jpg",
+            "neg_category_ids": [],
+            "not_exhaustive_category_ids": [1],
+        },
+    ]
     cats = [
         {"id": 3, "name": "b", "frequency": freq[1]},
         {"id": 1, "name": "a", "frequency": freq[0]},

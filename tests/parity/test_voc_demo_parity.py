@@ -10,8 +10,8 @@ import pytest
 
 from tests.evaluation import oracles
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.evaluation.voc import evaluate_voc_cls, evaluate_voc_det
-from vocviewer.formats.voc import read_voc, read_voc_results
+from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 
 
 def _reference_gt(year_dir, image_set):
@@ -98,8 +98,11 @@ def test_cli_iou_option_matches_the_reference_at_that_threshold(demo, tmp_path, 
     ids, gt = _reference_gt(demo.year_dir, "val")
     for f in files:
         cls = f.stem.rsplit("_", 1)[1]
-        dets = [(t[0], float(t[1]), [float(x) for x in t[2:6]])
-                for t in (ln.split() for ln in f.read_text().splitlines()) if t]  # fmt: skip
+        dets = [
+            (t[0], float(t[1]), [float(x) for x in t[2:6]])
+            for t in (ln.split() for ln in f.read_text().splitlines())
+            if t
+        ]
         ref = oracles.voc_det_class(gt.get(cls, {}), dets, ids, "allpoints", thr=iou)
         ours = payload["per_class"][cls]["ap"]
         assert (math.isnan(ours) and math.isnan(ref["ap"])) or abs(ours - ref["ap"]) <= 1e-12

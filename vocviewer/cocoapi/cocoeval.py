@@ -24,10 +24,10 @@ from vocviewer.cocoapi.coco import paused_gc, say
 from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.coco_accumulate import CategoryCurves
-from vocviewer.evaluation.coco_params import CocoParams
-from vocviewer.evaluation.coco_prepare import Prepared, prepare
-from vocviewer.evaluation.coco_similarity import KEYPOINT_SIGMAS
+from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.params import CocoParams
+from vocviewer.families.coco.prepare import Prepared, prepare
+from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
 
 
 class Params:

@@ -22,10 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 import vocviewer.cocoapi.mask as mask_utils
-from vocviewer.core.coco import CocoAnnotations, CocoResults, RleTable
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
 from vocviewer.core.results import Detections, ResultSet
-from vocviewer.formats.coco import polygon_sets_to_rle
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
+from vocviewer.families.coco.reader import polygon_sets_to_rle
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.evaluation import coco_similarity as sim
-from vocviewer.evaluation.coco import match_category as coco_match
-from vocviewer.evaluation.coco_accumulate import CategoryCurves
-from vocviewer.evaluation.coco_prepare import Prepared, similarities
+from vocviewer.families.coco import similarity as sim
+from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.evaluate import match_category as coco_match
+from vocviewer.families.coco.prepare import Prepared, similarities
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -66,7 +66,7 @@ def match_category(
     prep: Prepared, k: int, sigmas: npt.NDArray[np.float64] | None = None
 ) -> CategoryMatch:
     """Match and accumulate category ``k`` exactly as ``evaluateImg`` + ``accumulate``
-    (``evaluation.coco.match_category``, with ``sigmas`` for keypoints)."""
+    (``families.coco.evaluate.match_category``, with ``sigmas`` for keypoints)."""
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     m = coco_match(prep, k, _similarities(prep, gs, ds, sigmas))
     return CategoryMatch(k, m.match, m.gt_ignore, m.dt_ignore, m.curves)

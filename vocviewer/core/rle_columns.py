@@ -2,7 +2,7 @@
 
 ``N`` masks are held as ``counts`` int64 (C,), all masks' runs concatenated, and ``offsets``
 int64 (N + 1,), mask ``i`` being ``counts[offsets[i]:offsets[i + 1]]`` (the layout of
-``core.coco.RleTable``); the RLE convention is ``core.masks``'. Every function is one vectorised
+``families.coco.columns.RleTable``); the RLE convention is ``core.masks``'. Every function is one vectorised
 pass over all masks and gives, mask by mask, exactly what the single-mask function of
 ``core.masks`` (and pycocotools' ``maskApi.c``) gives.
 """

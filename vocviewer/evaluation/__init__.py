@@ -1,25 +1,51 @@
-"""Evaluation: pure numpy, no Qt, no file formats; nothing prints. Results carry their evidence.
+"""Evaluation, family-free: pure numpy, no Qt, no file formats; nothing prints. Shared matching,
+AP, results with per-detection evidence, and the analyses over them (diagnosis, TIDE, analyze()
+curves, characteristics, normalised AP, bootstrap, confusion); ``render`` writes them out. Each
+family's protocol lives in its folder (``vocviewer.families.<name>``).
 
 Modules
 -------
-matching, ap, result
-    Shared matching primitives, precision/recall and AP, results with per-detection evidence.
-voc, voc_segmentation, voc_layout, voc_action
-    PASCAL VOC: detection and classification, segmentation, person layout, action.
-coco, coco_prepare, coco_similarity, coco_matching, coco_accumulate
-    COCO (``COCOeval``): bbox, segm and keypoints, exactly.
-lvis
-    LVIS (``LVISEval``): bbox and segm with the federated rules, on COCO's matching, exactly.
-coco_analyze
-    COCO's ``analyze()``: the nested PR curves C75, C50, Loc, Sim, Oth, BG, FN.
-ilsvrc, ilsvrc_clsloc
-    ILSVRC DET and CLS-LOC.
-visdrone, visdrone_match, visdrone_regions
-    VisDrone-DET, with its ignored regions.
-analysis, confusion
-    Why each detection is what it is (error kinds); the confusion matrix.
-bootstrap, bootstrap_stats, bootstrap_voc, normalised_ap
-    Bootstrap intervals and paired tests over images; normalised AP.
-report, report_tasks, figure_svg
-    Text, JSON and SVG renderings.
+analysis
+    Evidence in words.
+analysis_curves
+    COCO ``analyze()``'s nested curves from per-class ranked verdicts, for any family.
+ap
+    Precision/recall and average precision, exactly as the official code computes them.
+bootstrap
+    Bootstrap over images.
+bootstrap_stats
+    What the bootstrap replicates say (IJCV 2015 §3.5).
+characteristics
+    Object characteristics (Hoiem, Chodpathumwan and Dai, ECCV 2012.
+confusion
+    Confusion matrix of one result set, built from the protocol's own verdicts (pure numpy, no
+    Qt).
+curve_style
+    How a precision/recall figure draws each curve and where its legend goes (shared by the SVG
+    writer ``figure_svg`` and the window's PNG / PDF figures.
+figure_svg
+    Precision/recall figures as standalone SVG text (pure strings, no Qt).
+matching
+    Shared, vectorised matching primitives.
+normalised_ap
+    Normalised precision and AP (IJCV 2015 §4.1, eq.
+pair_overlaps
+    Overlaps of detections with every object of their image, reduced per wanted set of objects
+    (the false-positive diagnosis of ``analysis``.
+render/
+    Renderings of ``vocviewer analyze``.
+report
+    Text and JSON renderings of evaluation results (pure functions returning strings or dicts).
+result
+    Evaluation results that carry their evidence (DESIGN.md rule 5).
+shown_table
+    A table as the window shows it (titles and cell texts), written as CSV, Markdown, LaTeX or
+    JSON.
+tide
+    What each error costs.
+tide_evidence
+    TIDE's per-detection and per-ground-truth verdicts (``TideEvidence``) and their error codes.
+tide_fix
+    TIDE's oracle fixes and its AP, from per-detection TIDE evidence
+    (``tide_evidence.TideEvidence``).
 """

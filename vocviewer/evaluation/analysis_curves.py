@@ -20,15 +20,52 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.arrays import nan_to_null
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
+#: the seven curves of COCO's ``analyze()``, outermost first
+CURVE_NAMES = ("C75", "C50", "Loc", "Sim", "Oth", "BG", "FN")
 #: COCO's recall thresholds ``0:.01:1`` (``np.linspace``, as pycocotools builds them).
 COCO_RECALL = np.linspace(0.0, 1.0, 101)
 #: The five curves a family computes (BG and FN follow from Oth).
 RANKED_CURVES = CURVE_NAMES[:5]
+
+
+@dataclass(frozen=True, eq=False)
+class AnalysisCurves:
+    """The seven curves of one setting (a category, a supercategory or all, one area range).
+
+    Every curve is float64 (R,) precision at ``recall`` (COCO's 101 thresholds 0:.01:1)."""
+
+    name: str
+    area: str
+    recall: FloatArray
+    c75: FloatArray
+    c50: FloatArray
+    loc: FloatArray
+    sim: FloatArray
+    oth: FloatArray
+    bg: FloatArray
+    fn: FloatArray
+
+    def curves(self) -> dict[str, FloatArray]:
+        """Curve name (``CURVE_NAMES``) -> precision."""
+        vals = (self.c75, self.c50, self.loc, self.sim, self.oth, self.bg, self.fn)
+        return dict(zip(CURVE_NAMES, vals, strict=True))
+
+    @property
+    def areas(self) -> dict[str, float]:
+        """Curve name -> area under it (mean precision over the recall thresholds)."""
+        return {k: float(np.mean(v)) for k, v in self.curves().items()}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "area": self.area,
+            "ap": self.areas,
+            "precision": {k: v.tolist() for k, v in self.curves().items()},
+        }
 
 
 def interpolated_precision(

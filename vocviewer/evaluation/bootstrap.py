@@ -56,6 +56,8 @@ IntArray = npt.NDArray[np.int64]
 AP_RULES = ("allpoints", "11point")
 #: Elements of the largest per-chunk weight array (int32); bounds the memory of a chunk (~64 MB).
 DEFAULT_CHUNK_ELEMENTS = 1 << 24
+#: Recall levels of the PR bands (VOC; COCO uses its own 101 recall thresholds, the same values).
+RECALL_GRID = np.linspace(0.0, 1.0, 101).tolist()
 
 
 class BootstrapCancelled(Exception):
@@ -368,3 +370,10 @@ def bootstrap(
         point_precision=point_prec[:, :, 0, :],
         precision=prec,
     )
+
+
+def progress_chunk(sets: list[EvidenceSet], replicates: int) -> int:
+    """Replicates per chunk: about 20 progress steps, never above the engine's memory bound."""
+    longest = max((len(c.unit) for s in sets for c in s.classes), default=1)
+    bound = max(1, DEFAULT_CHUNK_ELEMENTS // max(longest, sets[0].n_units, 1))
+    return min(bound, max(1, -(-replicates // 20)))

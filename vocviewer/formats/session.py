@@ -28,8 +28,8 @@ from typing import Any
 
 from vocviewer.core.errors import FormatError
 from vocviewer.formats import output
-from vocviewer.formats.coco_schema import parse_json, show
 from vocviewer.formats.input import check_regular, read_bytes
+from vocviewer.formats.json_input import parse_json, show
 
 #: The value of the ``format`` key that marks a session file.
 FORMAT = "vocviewer-session"

@@ -19,4 +19,10 @@ tasks
     What loading workers run (through the dataset's family) and the indexes they build.
 helper_process
     One helper process for long parses that would hold the interpreter lock.
+analysis_tasks
+    The Analysis tab's background work.
+thumbnails
+    Thumbnails of a dataset's images.
+walk
+    ``DetectionWalk``.
 """

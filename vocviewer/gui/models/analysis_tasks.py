@@ -1,6 +1,6 @@
 """The Analysis tab's background work: TIDE's breakdown, the object characteristics and the
 ``analyze()`` curves of a result set, and the bootstrap of one or several result sets on the same
-resampled images (``benchmarks.view_analysis``), each in a ``Worker`` under ``state.jobs``
+resampled images (``families.view_analysis``), each in a ``Worker`` under ``state.jobs``
 (``analysis/tide``, ``analysis/bootstrap``; latest wins), and which detections or objects a bar of
 the breakdown (``bar_members``) or a band of the curves (``band_members``) stands for.
 
@@ -19,22 +19,22 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
-from vocviewer.benchmarks.view_analyser import SetsBootstrap
-from vocviewer.benchmarks.view_analysis import (
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FPKind
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES
+from vocviewer.evaluation.bootstrap import BootstrapCancelled
+from vocviewer.evaluation.result import Verdict
+from vocviewer.evaluation.tide import MAIN_TYPES, SPECIAL_TYPES, TideResult
+from vocviewer.evaluation.tide_evidence import CLS, KIND_OF
+from vocviewer.families.view_analyser import SetsBootstrap
+from vocviewer.families.view_analysis import (
     ViewAnalysis,
     not_analysed,
     view_analysis,
     view_bootstrap,
 )
-from vocviewer.benchmarks.views import ClassView
-from vocviewer.core.dataset import Dataset
-from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.analysis import FPKind
-from vocviewer.evaluation.bootstrap import BootstrapCancelled
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES
-from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.tide import MAIN_TYPES, SPECIAL_TYPES, TideResult
-from vocviewer.evaluation.tide_evidence import CLS, KIND_OF
+from vocviewer.families.views import ClassView
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import WRONG_CLASS
 from vocviewer.gui.models.worker import Worker

@@ -1,6 +1,6 @@
 """``EvaluationModel``: every result set evaluated at the user's choice, one path for every family.
 
-The dataset's benchmark (``benchmarks.benchmark_of``) says what may be chosen
+The dataset's benchmark (``families.benchmark_of``) says what may be chosen
 (``ViewSettings``: IoU thresholds, area ranges, image sets) and evaluates in a worker
 (``evaluate_views``), yielding one ``ClassView`` per class, notices and a ``Summary``; the model
 stores them per result set (``ResultEvaluations``) on the GUI thread and announces each. A new
@@ -18,9 +18,14 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
-from vocviewer.benchmarks.base import Benchmark
-from vocviewer.benchmarks.official import Reason, explain, not_official_reasons
-from vocviewer.benchmarks.views import (
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import FalsePositives
+from vocviewer.evaluation.confusion import missed_at
+from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.families.base import Benchmark
+from vocviewer.families.official import Reason, explain, not_official_reasons
+from vocviewer.families.views import (
     AREA_CHOICES,
     IOU_CHOICES,
     ClassView,
@@ -29,11 +34,6 @@ from vocviewer.benchmarks.views import (
     ViewChoice,
     ViewSettings,
 )
-from vocviewer.core.dataset import Dataset
-from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.analysis import FalsePositives
-from vocviewer.evaluation.confusion import missed_at
-from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
 
@@ -191,7 +191,7 @@ class EvaluationModel(QObject):
 
     def not_official(self, index: int = -1) -> tuple[Reason, ...]:
         """Why result set ``index``'s numbers (``-1``: the dataset's at this choice) are not
-        the official ones: the one rule of ``benchmarks.official`` (lost ground truth, result
+        the official ones: the one rule of ``families.official`` (lost ground truth, result
         rows skipped, a non-official IoU, the protocol summary's notes); empty if they are."""
         res = self._results[index] if 0 <= index < len(self._results) else None
         summary = self.sets[index].summary if res is not None else None

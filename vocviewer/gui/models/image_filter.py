@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.views import view_extras
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

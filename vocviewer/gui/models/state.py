@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from vocviewer.benchmarks import benchmark_of
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import (
@@ -26,6 +25,7 @@ from vocviewer.evaluation.analysis import (
     top_false_positive,
 )
 from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.families import benchmark_of
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.display_settings import DisplaySettings
 from vocviewer.gui.models.evaluation import EvaluationModel, ResultEvaluations

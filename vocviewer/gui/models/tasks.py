@@ -89,7 +89,7 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
     JSON annotation files are read in the helper process (``worker.in_process``)."""
     if _reads_in_helper(path):
-        from vocviewer.benchmarks import benchmark_of, registry
+        from vocviewer.families import benchmark_of, registry
 
         registry.registered()  # the families' imports, here rather than on the GUI thread
         ready = take(("dataset", _dataset_key(path, sources)))
@@ -106,7 +106,7 @@ def _reads_in_helper(path: str | Path) -> bool:
 
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """``load_dataset`` in this process: the dataset as its family draws it in the window."""
-    from vocviewer.benchmarks import benchmark_of, open_dataset
+    from vocviewer.families import benchmark_of, open_dataset
 
     dataset = open_dataset(Path(path), **sources)
     return benchmark_of(dataset).prepare_view(dataset, Path(path))
@@ -120,7 +120,7 @@ def load_results(
 ) -> LoadedResults:
     """Read result files with the dataset's family (only those of ``image_set`` if given, where
     the family has image sets; if they turn out to mix sets, those of ``fallback_set``)."""
-    from vocviewer.benchmarks import benchmark_of
+    from vocviewer.families import benchmark_of
 
     bench = benchmark_of(dataset)
     given = [Path(p) for p in paths]
@@ -156,8 +156,8 @@ def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterat
     ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
 
     If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
-    from vocviewer.benchmarks import benchmark_of
-    from vocviewer.benchmarks.views import ClassView, diagnose_pending
+    from vocviewer.families import benchmark_of
+    from vocviewer.families.views import ClassView, diagnose_pending
 
     stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
     if stream is None:
@@ -229,8 +229,8 @@ class _Chain:
         self.thread.start()
 
     def _run(self) -> None:
-        from vocviewer.benchmarks import benchmark_of
-        from vocviewer.benchmarks.views import deferred_diagnosis
+        from vocviewer.families import benchmark_of
+        from vocviewer.families.views import deferred_diagnosis
 
         skey = ("evaluation", self.rkey)
         try:
@@ -287,15 +287,11 @@ def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
-    """The Main set named by VOC result file names (``comp4_det_val_car.txt`` → ``val``)."""
-    from vocviewer.formats.voc_results import parse_result_name
+    """The Main set that ``results``' file names name (``comp4_det_val_car.txt`` → ``val``; the
+    dataset's family decides, ``Benchmark.image_set_named``)."""
+    from vocviewer.families import benchmark_of
 
-    sets = set(dataset.main_sets())
-    for f in results.files:
-        entry = parse_result_name(Path(f))
-        if entry is not None and entry.image_set in sets:
-            return entry.image_set
-    return None
+    return benchmark_of(dataset).image_set_named(dataset, results)
 
 
 def evaluates_on(dataset: Dataset, results: Sequence[LoadedResults], name: str | None) -> bool:

@@ -18,4 +18,41 @@ image_browser
     The image list with its set, class, flag and error filters.
 protocol_views
     The summary numbers and image captions of the protocols beside VOC.
+analysis_bootstrap
+    ``BootstrapRow``.
+analysis_characteristics
+    ``CharacteristicsChart``.
+analysis_compare
+    ``CompareView``.
+analysis_curves
+    ``CurvesChart``.
+analysis_members
+    ``MemberList``.
+analysis_pane
+    ``AnalysisPane``.
+ap_cells
+    The AP table's cells beside its model (``tables.ApTableModel``).
+box_batch
+    One graphics item that paints many box outlines.
+label_layout
+    Text tags over an image and where they go.
+pane_keys
+    Keys a pane handles itself rather than through one of the window's actions.
+pane_sizes
+    Minimum sizes that keep the panes usable in a small window (1366 x 768, the default 1400 x
+    900).
+plot_theme
+    Plots of the panes.
+pr_band
+    ``PRBand``.
+pr_overview
+    The All-classes PR plot.
+rotated_header
+    ``RotatedHeader``.
+shown_overlays
+    The overlay items of the image on screen, kept up to date cheaply.
+thumbnail_grid
+    ``ThumbnailGrid``.
+verdict_style
+    The verdict palette in Qt.
 """

@@ -21,9 +21,9 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from vocviewer.benchmarks.view_analyser import CurveSet
 from vocviewer.evaluation.analysis import FPKind, object_name
-from vocviewer.evaluation.coco_analyze import CURVE_NAMES, AnalysisCurves
+from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves
+from vocviewer.families.view_analyser import CurveSet
 from vocviewer.gui.models.analysis_tasks import (
     BAND_IOU,
     BAND_WORDS,
@@ -119,7 +119,7 @@ class CurvesChart(QWidget):
             return
         # the figures' colours and legend format (imported on first draw: the module pulls in
         # xml.sax and urllib, which the window's start does without)
-        from vocviewer.benchmarks.analyze_curves_svg import CURVE_COLORS, area_label
+        from vocviewer.evaluation.render.analyze_curves_svg import CURVE_COLORS, area_label
 
         areas = c.areas
         for n, p in c.curves().items():

@@ -27,14 +27,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.official import Reason, explain, mark, not_official_reasons
-from vocviewer.benchmarks.view_analysis import ViewAnalysis
-from vocviewer.benchmarks.views import ViewChoice
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import object_name
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import KIND_NAMES, TideResult
+from vocviewer.families.official import Reason, explain, mark, not_official_reasons
+from vocviewer.families.view_analysis import ViewAnalysis
+from vocviewer.families.views import ViewChoice
 from vocviewer.gui.models.analysis_tasks import (
     BAR_WORDS,
     BARS,

@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
-from vocviewer.benchmarks.views import ViewChoice, ViewSettings
+from vocviewer.families.views import ViewChoice, ViewSettings
 from vocviewer.gui.models.state import AppState
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import VOC_PARTS, Dataset
 from vocviewer.core.palette import category_tint
+from vocviewer.families.views import view_extras
 from vocviewer.gui.panes import label_layout
 from vocviewer.gui.panes.drawable import clamp, drawable_boxes, finite_rows, image_size
 from vocviewer.gui.panes.overlays import Z_LABEL, BoxItem, LabelItem, OverlayOptions

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 from PySide6.QtGui import QImage
 
-from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import category_tint
+from vocviewer.families.views import view_extras
 from vocviewer.formats.image_file import read_rgb
 
 Rgba = npt.NDArray[np.uint8]
@@ -135,7 +135,7 @@ def segmentation_layer(path: Path, problems: list[str] | None = None) -> Rgba | 
     white hatch. ``None`` if the file is absent or unreadable (then named in ``problems``)."""
     from vocviewer.core.errors import FormatError
     from vocviewer.core.palette import voc_colormap
-    from vocviewer.formats.voc_segmentation import read_label_png
+    from vocviewer.formats.label_png import read_label_png
 
     if not path.is_file():
         return None

@@ -22,10 +22,10 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
-from vocviewer.benchmarks.views import view_extras
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.views import view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults

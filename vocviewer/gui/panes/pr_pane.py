@@ -19,11 +19,11 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
-from vocviewer.benchmarks.official import NOT_OFFICIAL, explain, mark
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import ROLE_STYLES
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
+from vocviewer.families.official import NOT_OFFICIAL, explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
@@ -331,7 +331,7 @@ class PRPane(QWidget):
         self._update_marker()
 
     def _not_official(self) -> str:
-        """A red "NOT OFFICIAL (…)" after numbers that are not official (``benchmarks.official``;
+        """A red "NOT OFFICIAL (…)" after numbers that are not official (``families.official``;
         the reasons on hover). ``<font>``: a narrow pane drops ``<span>``s, never this."""
         st = self.state
         text = mark(st.evaluation.not_official(st.current_results))

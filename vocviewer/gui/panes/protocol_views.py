@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.official import NOT_OFFICIAL, explain, mark
-from vocviewer.benchmarks.views import view_extras
+from vocviewer.families.official import NOT_OFFICIAL, explain, mark
+from vocviewer.families.views import view_extras
 from vocviewer.gui.models.state import AppState
 
 #: What each summary name means (the first words of pycocotools' / the toolkit's printed lines).
@@ -91,7 +91,7 @@ class SummaryPane(QWidget):
         self.table.setColumnCount(len(have) + 2)
         self.table.setRowCount(len(names))
         ev = st.evaluation
-        marks = [mark(ev.not_official(i)) for i, _ in have]  # the one rule (benchmarks.official)
+        marks = [mark(ev.not_official(i)) for i, _ in have]  # the one rule (families.official)
         sets = [st.results[i].results.name for i, _ in have]
         sets = [f"{n}\n{m}" if m else n for n, m in zip(sets, marks, strict=True)]
         self.table.setHorizontalHeaderLabels(["Metric", *sets, ""])

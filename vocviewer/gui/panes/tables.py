@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.official import explain, mark
 from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
+from vocviewer.families.official import explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.panes.ap_cells import (
@@ -153,7 +153,7 @@ class ApTableModel(QStandardItemModel):
 
     def _make_headers(self) -> list[str]:
         """Column titles; the numbers' columns end in a second line ``NOT OFFICIAL (…)`` where
-        ``benchmarks.official`` says so (the reasons in ``_header_tips``)."""
+        ``families.official`` says so (the reasons in ``_header_tips``)."""
         st = self.state
         ev, i = st.evaluation, st.current_results
 

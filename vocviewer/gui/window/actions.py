@@ -29,6 +29,7 @@ from vocviewer.gui.models.state import Message
 from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.panes.verdict_style import colour_key
+from vocviewer.gui.window import file_names
 from vocviewer.gui.window.export_actions import ExportActions
 from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog
 from vocviewer.gui.window.open_actions import OpenActions
@@ -103,13 +104,13 @@ class WindowActions(OpenActions, ExportActions):
             "&Open dataset folder…",
             ("Ctrl+O",),
             self.choose_dataset,
-            "Open a VOCdevkit year, a VisDrone split or an ILSVRC folder",
+            f"Open {file_names.dataset_folders()}",
         )
         self.act_open_file = a(
             "Open annotation &file…",
             ("Ctrl+Shift+O",),
             self.choose_annotation_file,
-            "Open a COCO annotation JSON file",
+            f"Open {file_names.annotation_files()}",
         )
         self.act_demo = a(
             "Open &demo dataset",

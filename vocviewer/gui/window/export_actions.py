@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow
 
-from vocviewer.benchmarks.official import mark
 from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.shown_table import render_shown_table
+from vocviewer.families.official import mark
 from vocviewer.formats import output
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.panes.pr_pane import plain_title

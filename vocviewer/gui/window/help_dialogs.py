@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 
 import vocviewer
 from vocviewer.gui.panes.pane_keys import PANE_KEYS
-from vocviewer.gui.window.help_text import GETTING_STARTED_HTML
+from vocviewer.gui.window.help_text import getting_started_html
 
 #: the group of actions with keys that sit in no menu of the menu bar
 ELSEWHERE = "Toolbar and right-click menus"
@@ -88,7 +88,7 @@ def action_rows(window: QMainWindow) -> list[tuple[str, str, str, str, str]]:
 def getting_started_text() -> str:
     """Getting started as the page shows it: plain text, casefolded, spaces collapsed."""
     doc = QTextDocument()
-    doc.setHtml(GETTING_STARTED_HTML)
+    doc.setHtml(getting_started_html())
     return " ".join(doc.toPlainText().split()).casefold()
 
 
@@ -210,7 +210,7 @@ class GettingStartedDialog(QDialog):
         self.setWindowTitle("Getting started — vocviewer")
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
-        self.text.setHtml(GETTING_STARTED_HTML)
+        self.text.setHtml(getting_started_html())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)

@@ -3,7 +3,8 @@
 Plain HTML for a ``QTextBrowser``, kept here so it is read offline and reviewed beside the code.
 The tests check it against the window: every key named here is a real action's, and every menu,
 menu action, pane and tab of the window is named here (``help_dialogs.not_in_getting_started``);
-a new action fails the test until it is described.
+a new action fails the test until it is described. The kinds of dataset each Open action takes
+come from the registry (``getting_started_html``), never from a list of families here.
 """
 
 GETTING_STARTED_HTML = """
@@ -13,9 +14,8 @@ the official devkit does, and lets you click from a number to the detections beh
 
 <h3>First steps</h3>
 <ol>
-<li><b>Open a dataset</b>: File ▸ Open dataset folder (<b>Ctrl+O</b>) for a VOCdevkit
-year, a VisDrone split or an ILSVRC folder; File ▸ Open annotation file
-(<b>Ctrl+Shift+O</b>) for a COCO or LVIS JSON; or File ▸ Open demo dataset to try everything
+<li><b>Open a dataset</b>: File ▸ Open dataset folder (<b>Ctrl+O</b>) for DATASET_FOLDERS;
+File ▸ Open annotation file (<b>Ctrl+Shift+O</b>) for ANNOTATION_FILES; or File ▸ Open demo dataset to try everything
 without a download (its detections and its segmentation results, as two result sets). You can
 also drop folders and files on the window.</li>
 <li><b>Add results</b>: File ▸ Add results (<b>Ctrl+R</b>) or Add results folder
@@ -112,3 +112,12 @@ page, About vocviewer gives the versions for a bug report.</dd>
 
 <p>The same evaluation runs without a window: <code>vocviewer&nbsp;eval&nbsp;--help</code>.</p>
 """
+
+
+def getting_started_html() -> str:
+    """``GETTING_STARTED_HTML`` with the registry's dataset kinds filled in."""
+    from vocviewer.gui.window import file_names
+
+    return GETTING_STARTED_HTML.replace("DATASET_FOLDERS", file_names.dataset_folders()).replace(
+        "ANNOTATION_FILES", file_names.annotation_files()
+    )

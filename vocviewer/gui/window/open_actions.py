@@ -1,7 +1,7 @@
 """The File ▸ Open side of the main window: dialogs, drag and drop, and File ▸ Open Recent.
 
 ``OpenActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``status_label``. Dropped paths that look like a dataset (``benchmarks.looks_like_dataset``)
+``status_label``. Dropped paths that look like a dataset (``families.looks_like_dataset``)
 open it, with any other dropped paths as its results; otherwise they are added as results to the
 open dataset.
 """
@@ -17,14 +17,12 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
 
 from vocviewer.gui.models.state import Message
+from vocviewer.gui.window import file_names
 from vocviewer.gui.window.recent import RecentEntry, RecentFiles, SetOpener, default_settings
 
 if TYPE_CHECKING:
     from vocviewer.gui.models.state import AppState
     from vocviewer.gui.window.settings_store import LastFolders
-
-ANNOTATION_FILTER = "Annotations (*.json);;All files (*)"
-RESULTS_FILTER = "Results (comp*_det_*.txt comp*_cls_*.txt *.json *.txt);;All files (*)"
 
 
 class OpenActions(QMainWindow):
@@ -100,7 +98,7 @@ class OpenActions(QMainWindow):
     def choose_dataset(self) -> None:
         path = QFileDialog.getExistingDirectory(
             self,
-            "Open dataset folder (VOCdevkit, VOC20xx or a VisDrone split)",
+            f"Open dataset folder ({file_names.dataset_folders()})",
             self.folders.start("dataset"),
         )
         if path:
@@ -110,9 +108,9 @@ class OpenActions(QMainWindow):
     def choose_annotation_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self,
-            "Open annotation file (COCO instances JSON)",
+            f"Open annotation file ({file_names.annotation_files()})",
             self.folders.start("dataset"),
-            ANNOTATION_FILTER,
+            file_names.annotation_filter(),
         )
         if path:
             self.folders.chosen("dataset", path)
@@ -128,7 +126,7 @@ class OpenActions(QMainWindow):
         if not self._dataset_open():
             return
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Add result files", self.folders.start("results"), RESULTS_FILTER
+            self, "Add result files", self.folders.start("results"), file_names.results_filter()
         )
         if files:
             self.folders.chosen("results", files[0])
@@ -138,7 +136,9 @@ class OpenActions(QMainWindow):
         if not self._dataset_open():
             return
         path = QFileDialog.getExistingDirectory(
-            self, "Add a results folder (results/VOC20xx)", self.folders.start("results")
+            self,
+            f"Add a results folder ({file_names.results_folders()})",
+            self.folders.start("results"),
         )
         if path:
             self.folders.chosen("results", Path(path).parent)
@@ -158,7 +158,7 @@ class OpenActions(QMainWindow):
     def open_paths(self, paths: Sequence[Path]) -> None:
         """What a drop does: open the first dataset-like path with the others as its results, or
         add every path as results to the open dataset."""
-        from vocviewer.benchmarks import looks_like_dataset  # start-up: every format reader
+        from vocviewer.families import looks_like_dataset  # start-up: every format reader
 
         datasets = [p for p in paths if looks_like_dataset(p)]
         if datasets:
@@ -176,8 +176,8 @@ class OpenActions(QMainWindow):
                 [
                     Message(
                         "error",
-                        f"{names}: not a dataset. Drop a VOC folder, a VisDrone split or a COCO "
-                        "annotation .json first, then result files.",
+                        f"{names}: not a dataset. Drop {file_names.any_dataset()} first, then "
+                        "result files.",
                     )
                 ]
             )

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from vocviewer.benchmarks.views import ViewSettings
+from vocviewer.families.views import ViewSettings
 from vocviewer.gui.panes.protocol_views import CaptionBar, SummaryPane
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from vocviewer.benchmarks.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.formats.session import (
     ALL_IMAGES,
     ImageListFilter,

@@ -1,4 +1,4 @@
-"""SVG figures (``evaluation.figure_svg``, ``benchmarks.analyze_figures``) rendered to PNG or PDF
+"""SVG figures (``evaluation.figure_svg``, ``evaluation.render.analyze_figures``) rendered to PNG or PDF
 with Qt's SVG renderer, for ``vocviewer analyze --format png|pdf`` (the SVG stays the source)."""
 
 from __future__ import annotations

@@ -1,0 +1,68 @@
+"""Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``),
+each implementing the ``Benchmark`` interface (``base``) and listed once in ``registry.BUILTIN``.
+Nothing outside a family's folder imports it but the registry (by name); no family imports the
+registry. The modules here are the family-free interface and what dispatches over the registry.
+
+Modules
+-------
+analyze
+    ``vocviewer analyze``.
+api
+    The plain Python API.
+base
+    The ``Benchmark`` protocol every family implements, and the helpers its ``evaluate`` shares.
+coco/
+    COCO.
+eval_sets
+    ``vocviewer eval`` over several result sets.
+ilsvrc/
+    ILSVRC DET and CLS-LOC.
+lvis/
+    LVIS v1.
+official
+    The one rule for official-ness, shared by ``vocviewer eval`` and every pane of the window.
+registry
+    The registry of benchmark families, and opening a dataset or results through it.
+view_analyser
+    What a family gives the window's Analysis tab.
+view_analysis
+    What the window's Analysis tab computes for one result set, as ``vocviewer analyze`` does it
+    per family.
+views
+    What a benchmark gives the window.
+visdrone/
+    VisDrone-DET.
+voc/
+    PASCAL VOC.
+"""
+
+from vocviewer.families.base import Benchmark, CliOption, EvalOutput, FileTypes
+from vocviewer.families.registry import (
+    benchmark_of,
+    choose,
+    file_types,
+    get,
+    looks_like_dataset,
+    open_dataset,
+    open_results,
+    register,
+    registered,
+    unregister,
+)
+
+__all__ = [
+    "Benchmark",
+    "CliOption",
+    "EvalOutput",
+    "FileTypes",
+    "benchmark_of",
+    "choose",
+    "file_types",
+    "get",
+    "looks_like_dataset",
+    "open_dataset",
+    "open_results",
+    "register",
+    "registered",
+    "unregister",
+]

@@ -1,0 +1,55 @@
+"""COCO: annotation and results JSON, ``COCOeval`` bbox / segm / keypoints exactly, ``analyze()``,
+the window's view and the ``Benchmark``. LVIS and ``vocviewer.cocoapi`` build on these modules.
+
+Modules
+-------
+accumulate
+    COCOeval's ``accumulate`` for one category.
+analyze
+    ``vocviewer analyze`` on COCO boxes and masks (``--task bbox|segm``).
+analyze_curves
+    COCO's ``analyze()``.
+benchmark
+    COCO.
+bootstrap
+    Bootstrap over images for COCO boxes and masks.
+columns
+    COCO-specific columns.
+evaluate
+    COCO detection evaluation (pycocotools ``COCOeval``.
+matching
+    COCOeval's greedy matching, vectorised over images, area ranges and IoU thresholds.
+params
+    COCOeval's ``Params`` as a frozen dataclass.
+prepare
+    COCOeval's ``_prepare``.
+reader
+    COCO annotation JSON (instances, person_keypoints, captions) → ``Dataset``.
+results_bulk
+    Bulk paths of ``coco_results``.
+results_fast
+    Box results JSON parsed straight into columns by ``msgspec``, chunk by chunk.
+results_reader
+    COCO results JSON (bbox / segm / keypoints) → ``ResultSet``, with ``loadRes``' rules.
+schema
+    Schema checks for COCO annotation and results JSON.
+similarity
+    Similarity of (detection, ground truth) pairs for COCOeval.
+tide
+    TIDE's error breakdown on COCO boxes and masks, as ``tidecv``'s ``TIDE().evaluate(gt, preds,
+    mode=TIDE.BOX)`` (or ``mode=TIDE.MASK``) on ``datasets.COCO`` / ``datasets.COCOResult``
+    (definitions.
+view
+    COCO in the window.
+"""
+
+from vocviewer.families.base import FileTypes
+
+#: what the window's dialogs and help call this family's files (read without importing its
+#: readers: the window builds its menus before any family is loaded)
+FILES = FileTypes(
+    "a COCO annotation JSON",
+    annotation_file=True,
+    dataset_patterns=("*.json",),
+    result_patterns=("*.json",),
+)

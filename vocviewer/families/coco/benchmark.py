@@ -1,0 +1,160 @@
+"""COCO: the ``Benchmark`` of a COCO annotation JSON, and ``vocviewer eval`` for bbox / segm /
+keypoints: pycocotools' printed summary and JSON. LVIS files, COCO-shaped too, are claimed by the
+LVIS benchmark (higher priority)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.result_sets import one_set_per_path
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.base import (
+    CERTAIN,
+    LIKELY,
+    CliOption,
+    EvalOutput,
+    check_ground_truth,
+    opened,
+)
+from vocviewer.families.coco import FILES
+from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.analyze import analyze_coco
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.families.view_analyser import ViewAnalyser
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
+    task = args.task or "bbox"
+    images = getattr(args, "images", None)
+    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
+    keep_going = bool(getattr(args, "keep_going", False))
+    lost = check_ground_truth(dataset, keep_going, task)
+    results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    if dataset.extras["coco"].federated:  # only when --protocol coco asked for it
+        warnings.append(
+            f"{args.path}: an LVIS file evaluated by COCO's rules (--protocol coco): "
+            "these are not LVIS's numbers"
+        )
+    if task == "keypoints":
+        coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
+    result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
+        warnings.append(f"NOT OFFICIAL: {lost}")
+    text = "\n".join(summary_lines(result)) + "\n"
+    if result.notes:
+        text += "".join(f"NOTE: {n}\n" for n in result.notes)
+    payload = {
+        "protocol": "coco",
+        "task": task,
+        "per_class": {c.name: {"ap": nan_to_null(c.ap)} for c in result.categories},
+        "summary": result.stats(),
+        "official": not result.notes,
+    }
+    return EvalOutput(text, payload, warnings)
+
+
+def _json_head(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            return f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return b""
+
+
+class CocoBenchmark:
+    """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints."""
+
+    name = "coco"
+    title = "COCO"
+    tasks = ("bbox", "segm", "keypoints")
+    protocols = ("coco",)
+    options = (CliOption("--images", "COCO image folder", source=True),)
+    analyze_tasks = ("bbox", "segm")
+    priority = 10
+    hint = "a COCO annotation .json"
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        if path.suffix.lower() != ".json":
+            return 0.0
+        return CERTAIN if self.looks_like_dataset(path) else LIKELY
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        """A JSON file whose first character is ``{`` (COCO results are a JSON list)."""
+        if not (path.is_file() and path.suffix.lower() == ".json"):
+            return False
+        return _json_head(path).startswith(b"{")
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_coco(path, sources.get("images"), masks=task != "bbox")
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        return None
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "coco" in dataset.extras
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return one_set_per_path(paths)  # each JSON file is one set
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "COCO results are one JSON file")
+        return read_coco_results(dataset, paths[0], **kw)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        return analyze_coco(args)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return coco_view.coco_view_settings(dataset)
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return coco_view.attach_companions(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return coco_view.read_coco_view_results(dataset, paths, offload)
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return coco_view.evaluate_coco_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return coco_view.rederive_coco_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.families.coco.analyze import CocoViewAnalyser
+
+        return CocoViewAnalyser()

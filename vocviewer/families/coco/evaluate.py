@@ -1,0 +1,331 @@
+"""COCO detection evaluation (pycocotools ``COCOeval``: evaluate + accumulate + summarize), exact.
+
+``iter_evaluate_coco`` yields one ``CocoCategoryEvaluation`` per category (one for all when
+``use_cats`` is off); ``evaluate_coco`` collects them into a ``CocoEvalResult`` whose arrays have
+pycocotools' shapes — ``precision[T, R, K, A, M]``, ``recall[T, K, A, M]``, ``scores[T, R, K, A,
+M]`` (-1 where undefined) — with named coordinate vectors and a selector ``ap()`` / ``ar()``.
+Rules: PROTOCOLS.md §8. Modules: ``coco_params`` (``CocoParams``, re-exported here),
+``coco_prepare`` (grouping, ranking), ``coco_similarity``
+(IoU / OKS), ``coco_matching`` (greedy), ``coco_accumulate`` (curves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.accumulate import accumulate_category
+from vocviewer.families.coco.matching import greedy_match
+from vocviewer.families.coco.params import CocoParams
+from vocviewer.families.coco.prepare import Prepared, prepare, similarities
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+__all__ = [
+    "CocoCategoryEvaluation",
+    "CocoEvalResult",
+    "CocoParams",
+    "collect_coco",
+    "evaluate_coco",
+    "iter_evaluate_coco",
+    "summary_lines",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class CocoCategoryEvaluation:
+    """One category's COCO evaluation (``category_id`` -1 when ``use_cats`` is off).
+
+    precision, scores : float64 (T, R, A, M); recall : float64 (T, A, M); -1 where undefined.
+    npig : int64 (A,) non-ignored ground truth per area range.
+    Evidence for area range 0 (``"all"``) and the largest cap, in global rank order:
+    det_rows : int64 (N,) rows of ``ResultSet.detections``; image_index : int64 (N,);
+    score : float64 (N,); verdict : int8 (T, N) ``Verdict`` (TP / FP / IGNORED);
+    matched_gt : int32 (T, N) ``Dataset.objects`` row matched (-1: none); int64 for 2**31 or
+    more objects (half the memory of the largest evidence array).
+    """
+
+    category_id: int
+    name: str
+    precision: FloatArray
+    recall: FloatArray
+    scores: FloatArray
+    npig: IntArray
+    det_rows: IntArray
+    image_index: IntArray
+    score: FloatArray
+    verdict: npt.NDArray[np.int8]
+    matched_gt: npt.NDArray[np.signedinteger[Any]]
+
+    @property
+    def ap(self) -> float:
+        """AP over IoU .50:.95, area all, largest cap; NaN if undefined (no ground truth)."""
+        s = self.precision[:, :, 0, -1]
+        return float(np.mean(s[s > -1])) if np.any(s > -1) else float("nan")
+
+
+@dataclass(frozen=True, eq=False)
+class CocoEvalResult:
+    """COCOeval's accumulated arrays with named axes, plus per-category evidence."""
+
+    params: CocoParams
+    category_ids: IntArray
+    category_names: tuple[str, ...]
+    precision: FloatArray
+    recall: FloatArray
+    scores: FloatArray
+    categories: tuple[CocoCategoryEvaluation, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def iou_thresholds(self) -> FloatArray:
+        return self.params.iou_thresholds
+
+    @property
+    def recall_thresholds(self) -> FloatArray:
+        return self.params.recall_thresholds
+
+    @property
+    def area_ranges(self) -> tuple[str, ...]:
+        return self.params.area_names
+
+    @property
+    def max_dets(self) -> tuple[int, ...]:
+        return self.params.max_dets
+
+    def _select(
+        self, arr: FloatArray, iou: float | None, area: str, max_dets: int, category: int | None
+    ) -> FloatArray:
+        a = self.area_ranges.index(area)
+        m = self.max_dets.index(max_dets)
+        if iou is not None:
+            arr = arr[np.where(iou == self.iou_thresholds)[0]]
+        if category is not None:
+            k = int(np.flatnonzero(self.category_ids == category)[0])
+            arr = arr[..., k : k + 1, :, :]
+        return arr[..., [a], [m]]
+
+    def ap(
+        self,
+        iou: float | None = None,
+        area: str = "all",
+        max_dets: int | None = None,
+        category: int | None = None,
+    ) -> float:
+        """Mean precision over the entries > -1, as ``summarize()`` (-1 if none).
+
+        ``iou`` None means .50:.95; ``max_dets`` None means the largest cap; ``category`` is a
+        category id (None: all)."""
+        cap = self.max_dets[-1] if max_dets is None else max_dets
+        s = self._select(self.precision, iou, area, cap, category)
+        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+
+    def ar(
+        self,
+        iou: float | None = None,
+        area: str = "all",
+        max_dets: int | None = None,
+        category: int | None = None,
+    ) -> float:
+        """Mean recall over the entries > -1, as ``summarize()`` (-1 if none)."""
+        cap = self.max_dets[-1] if max_dets is None else max_dets
+        s = self._select(self.recall, iou, area, cap, category)
+        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+
+    def stats(self) -> dict[str, float]:
+        """The 12 (bbox/segm) or 10 (keypoints) summary numbers, in ``summarize()`` order."""
+        return {name: value for name, value, _ in _summary_rows(self)}
+
+
+def _summary_rows(r: CocoEvalResult) -> list[tuple[str, float, str]]:
+    """(name, value, printed line) for every ``summarize()`` line."""
+    p = r.params
+    fmt = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
+    t0, t1 = p.iou_thresholds[0], p.iou_thresholds[-1]
+
+    def row(name: str, ap: bool, iou: float | None, area: str, cap: int) -> tuple[str, float, str]:
+        v = r.ap(iou, area, cap) if ap else r.ar(iou, area, cap)
+        title = "Average Precision" if ap else "Average Recall"
+        kind = "(AP)" if ap else "(AR)"
+        ious = f"{t0:0.2f}:{t1:0.2f}" if iou is None else f"{iou:0.2f}"
+        return name, v, fmt.format(title, kind, ious, area, cap, v)
+
+    if p.iou_type == "keypoints":
+        c = 20
+        return [
+            row("AP", True, None, "all", c),
+            row("AP50", True, 0.5, "all", c),
+            row("AP75", True, 0.75, "all", c),
+            row("APm", True, None, "medium", c),
+            row("APl", True, None, "large", c),
+            row("AR", False, None, "all", c),
+            row("AR50", False, 0.5, "all", c),
+            row("AR75", False, 0.75, "all", c),
+            row("ARm", False, None, "medium", c),
+            row("ARl", False, None, "large", c),
+        ]
+    m = p.max_dets
+    return [
+        row("AP", True, None, "all", 100),
+        row("AP50", True, 0.5, "all", m[2]),
+        row("AP75", True, 0.75, "all", m[2]),
+        row("APs", True, None, "small", m[2]),
+        row("APm", True, None, "medium", m[2]),
+        row("APl", True, None, "large", m[2]),
+        row("AR1", False, None, "all", m[0]),
+        row("AR10", False, None, "all", m[1]),
+        row("AR100", False, None, "all", m[2]),
+        row("ARs", False, None, "small", m[2]),
+        row("ARm", False, None, "medium", m[2]),
+        row("ARl", False, None, "large", m[2]),
+    ]
+
+
+def summary_lines(result: CocoEvalResult) -> list[str]:
+    """The lines ``COCOeval.summarize()`` prints, character for character."""
+    return [line for _, _, line in _summary_rows(result)]
+
+
+@dataclass(frozen=True, eq=False)
+class CategoryMatches:
+    """One category's matching at every area range (A) and IoU threshold (T), as
+    ``evaluateImg`` decides it, and the curves ``accumulate`` makes of it.
+
+    match : (A, T, D) position of the ground truth each detection matched (-1: none);
+    gt_ignore : bool (A, G); dt_ignore, tp, fp : bool (A, T, D); npig : int64 (A,);
+    curves : ``accumulate_category``'s; detections in the category's slice order."""
+
+    match: npt.NDArray[np.integer]
+    gt_ignore: npt.NDArray[np.bool_]
+    dt_ignore: npt.NDArray[np.bool_]
+    tp: npt.NDArray[np.bool_]
+    fp: npt.NDArray[np.bool_]
+    npig: IntArray
+    curves: Any
+
+
+def match_category(
+    prep: Prepared, k: int, pairs: tuple[Any, Any, Any] | None = None
+) -> CategoryMatches:
+    """Match and accumulate category ``k`` (``pairs``: its ``(ent_det, ent_gt, similarity)``
+    when the caller computes them otherwise, e.g. keypoints with other sigmas)."""
+    p = prep.params
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    if pairs is None:
+        pairs = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+    ent_det, ent_gt, sim = pairs
+    gt_area = prep.gt_area[gs]
+    lo = np.array([a[0] for a in p.area_ranges], dtype=np.float64)[:, None]
+    hi = np.array([a[1] for a in p.area_ranges], dtype=np.float64)[:, None]
+    gt_ignore = prep.gt_ignore[gs][None, :] | (gt_area < lo) | (gt_area > hi)
+    nd = ds.stop - ds.start
+    match = greedy_match(
+        ent_det, ent_gt, sim, prep.dt_rank[ds], p.iou_thresholds, gt_ignore, prep.gt_crowd[gs], nd
+    )
+    hit = match >= 0
+    a_i, t_i, d_i = np.nonzero(hit)  # few: each GT is matched once per (area, threshold)
+    g_i = match[a_i, t_i, d_i]
+    matched = hit
+    if not p.fix_id0 and (prep.gt_ann_id[gs] == 0).any():  # pycocotools' ``if gtm`` quirk
+        matched = hit.copy()
+        matched[a_i, t_i, d_i] = prep.gt_ann_id[gs][g_i] != 0
+    dt_area = prep.dt_area[ds]
+    out = ((dt_area < lo) | (dt_area > hi))[:, None, :]
+    dt_ig = ~matched & out  # (A, T, D): unmatched and outside the area range, or ...
+    dt_ig[a_i, t_i, d_i] |= gt_ignore[a_i, g_i]  # ... matched to an ignored GT
+    tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
+    npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
+    curves = accumulate_category(
+        prep.dt_score[ds],
+        prep.dt_image_pos[ds],
+        prep.dt_rank[ds],
+        tp,
+        fp,
+        npig,
+        p.recall_thresholds,
+        p.max_dets,
+    )
+    return CategoryMatches(match, gt_ignore, dt_ig, tp, fp, npig, curves)
+
+
+def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
+    p = prep.params
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    m = match_category(prep, k)
+    match, tp, fp, npig, curves = m.match, m.tp, m.fp, m.npig, m.curves
+    order = curves.order
+    verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
+    verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
+    verdict[np.take(fp[0], order, axis=1)] = Verdict.FP
+    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
+    return CocoCategoryEvaluation(
+        category_id=prep.category_id_of(k),
+        name=prep.category_name_of(k),
+        precision=curves.precision,
+        recall=curves.recall,
+        scores=curves.scores,
+        npig=npig,
+        det_rows=prep.dt_rows[ds][order].astype(np.int64),
+        image_index=prep.dt_image_index[ds][order].astype(np.int64),
+        score=prep.dt_score[ds][order],
+        verdict=verdict,
+        matched_gt=gt_rows[np.take(match[0], order, axis=1)],
+    )
+
+
+def iter_evaluate_coco(
+    dataset: Dataset, results: ResultSet, params: CocoParams | None = None
+) -> Iterator[CocoCategoryEvaluation]:
+    """Evaluate category by category (ascending id); yields as each finishes.
+
+    ``dataset`` from ``families.coco.reader.read_coco`` and ``results`` from
+    ``families.coco.results_reader.read_coco_results`` (both carry ``extras["coco"]``)."""
+    prep = prepare(dataset, results, params or CocoParams())
+    for k in range(prep.n_categories):
+        yield _evaluate_one(prep, k)
+
+
+def evaluate_coco(
+    dataset: Dataset, results: ResultSet, params: CocoParams | None = None
+) -> CocoEvalResult:
+    """Run the whole evaluation; see ``CocoEvalResult``."""
+    params = params or CocoParams()
+    return collect_coco(tuple(iter_evaluate_coco(dataset, results, params)), params, results)
+
+
+def collect_coco(
+    cats: tuple[CocoCategoryEvaluation, ...], params: CocoParams, results: ResultSet
+) -> CocoEvalResult:
+    """Stack ``iter_evaluate_coco``'s categories into a ``CocoEvalResult`` (what
+    ``evaluate_coco`` returns; for callers that consume the categories as they arrive)."""
+    t, r = len(params.iou_thresholds), len(params.recall_thresholds)
+    a, m = len(params.area_ranges), len(params.max_dets)
+    if cats:
+        precision = np.stack([c.precision for c in cats], axis=2)
+        recall = np.stack([c.recall for c in cats], axis=1)
+        scores = np.stack([c.scores for c in cats], axis=2)
+    else:
+        precision, scores = -np.ones((t, r, 0, a, m)), -np.ones((t, r, 0, a, m))
+        recall = -np.ones((t, 0, a, m))
+    kept = results.extras["coco"].warnings  # problems of rows kept, not skipped
+    skipped = any(all(p is not w for w in kept) for p in results.problems)
+    notes = ("result rows were skipped: NOT OFFICIAL",) if skipped else ()
+    return CocoEvalResult(
+        params=params,
+        category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
+        category_names=tuple(c.name for c in cats),
+        precision=precision,
+        recall=recall,
+        scores=scores,
+        categories=cats,
+        notes=notes,
+    )

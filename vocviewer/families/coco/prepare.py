@@ -1,0 +1,196 @@
+"""COCOeval's ``_prepare``: ground truth and detections grouped per (image, category) and ranked.
+
+Ground truth rows are sorted by category, image (ascending COCO id) and file order; with
+``use_cats`` off, by image, then category, then file order (pycocotools concatenates the
+per-category lists in ascending category id). Detections are sorted the same way, then by
+descending score (stable), and cut to the largest ``max_dets`` per group. ``ignore`` is
+``iscrowd`` (the JSON ``ignore`` field is overwritten), for keypoints also ``num_keypoints == 0``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core import rle_columns as rc
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.families.coco import similarity as sim
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.params import CocoParams
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+#: Detection index columns of ``Prepared``: int32 where every value fits (half the memory of
+#: int64 for a results file of millions of rows), else int64.
+Index = npt.NDArray[np.signedinteger[Any]]
+
+
+def _narrow(a: npt.NDArray[np.signedinteger[Any]], top: int) -> Index:
+    """``a`` (values in ``[-1, top]``) as int32 if ``top`` fits, else unchanged."""
+    return a.astype(np.int32) if top < 2**31 - 1 else a
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """Sorted GT and detection columns; ``*_offsets`` delimit each category's rows. Detection
+    index columns (``dt_rows``, ``dt_group``, ``dt_rank``, ``dt_image_pos``,
+    ``dt_image_index``) are int32 when their values fit, else int64."""
+
+    params: CocoParams
+    gt_anno: CocoAnnotations
+    dt_anno: CocoResults
+    cat_ids: IntArray
+    cat_names: tuple[str, ...]
+    gt_rows: IntArray
+    gt_group: IntArray
+    gt_ann_id: IntArray
+    gt_area: FloatArray
+    gt_crowd: npt.NDArray[np.bool_]
+    gt_ignore: npt.NDArray[np.bool_]
+    gt_offsets: IntArray
+    dt_rows: Index
+    dt_group: Index
+    dt_rank: Index
+    dt_score: FloatArray
+    dt_area: FloatArray
+    dt_image_pos: Index
+    dt_image_index: Index
+    dt_offsets: IntArray
+    mask_boxes: list[FloatArray] = field(default_factory=list)  # filled by the first segm pass
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.gt_offsets) - 1
+
+    def gt_slice(self, k: int) -> slice:
+        return slice(int(self.gt_offsets[k]), int(self.gt_offsets[k + 1]))
+
+    def dt_slice(self, k: int) -> slice:
+        return slice(int(self.dt_offsets[k]), int(self.dt_offsets[k + 1]))
+
+    def category_id_of(self, k: int) -> int:
+        return int(self.cat_ids[k]) if self.params.use_cats else -1
+
+    def category_name_of(self, k: int) -> str:
+        return self.cat_names[k] if self.params.use_cats else "all"
+
+
+def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepared:
+    """Group, sort and rank; see the module docstring."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    dt: CocoResults = results.extras["coco"]
+    n_img = len(gt.image_id)
+    img_pos = np.empty(n_img, dtype=np.int64)
+    img_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(n_img)
+    img_ok = np.ones(n_img, dtype=bool)
+    if params.image_ids is not None:
+        img_ok = np.isin(gt.image_id, np.asarray(params.image_ids, dtype=np.int64))
+    cat_ok = np.ones(len(gt.category_id), dtype=bool)
+    if params.category_ids is not None:
+        cat_ok = np.isin(gt.category_id, np.asarray(params.category_ids, dtype=np.int64))
+    # category position among the selected categories (ascending id = class order)
+    cat_pos = np.cumsum(cat_ok) - 1
+    n_cat = int(cat_ok.sum())
+    n_k = n_cat if params.use_cats else 1
+
+    obj = dataset.objects
+    g_sel = np.flatnonzero(img_ok[obj.image_index] & cat_ok[obj.label])
+    g_img = img_pos[obj.image_index[g_sel]]
+    g_cat = cat_pos[obj.label[g_sel]]
+    det = results.detections
+    n_det = len(det.score)
+    d_sel = np.flatnonzero(img_ok[det.image_index] & cat_ok[det.label])
+    d_img = img_pos[det.image_index[d_sel]]
+    d_cat = cat_pos[det.label[d_sel]]
+    if params.use_cats:
+        g_group, d_group = g_cat * n_img + g_img, d_cat * n_img + d_img
+        g_k, d_k = g_cat, d_cat
+    else:
+        g_group, d_group = g_img, d_img
+        g_k, d_k = np.zeros_like(g_cat), np.zeros_like(d_cat)
+    g_order = np.lexsort((g_sel, g_cat, g_group))
+    g_rows = g_sel[g_order]
+    score = det.score[d_sel]
+    d_order = np.lexsort((d_sel, d_cat, -score, d_group))
+    d_group_sorted = d_group[d_order]
+    first = np.searchsorted(d_group_sorted, d_group_sorted, side="left")
+    rank = np.arange(len(d_order)) - first
+    keep = rank < params.max_dets[-1]
+    d_order, rank = d_order[keep], rank[keep]
+    d_rows = d_sel[d_order]
+
+    ignore = gt.iscrowd[g_rows].copy()
+    if params.iou_type == "keypoints":
+        ignore |= gt.num_keypoints[g_rows] == 0
+    kk = np.arange(n_k + 1)
+    return Prepared(
+        params=params,
+        gt_anno=gt,
+        dt_anno=dt,
+        cat_ids=gt.category_id[cat_ok],
+        cat_names=tuple(n for n, ok in zip(dataset.classes, cat_ok, strict=True) if ok),
+        gt_rows=g_rows,
+        gt_group=g_group[g_order],
+        gt_ann_id=gt.ann_id[g_rows],
+        gt_area=gt.area[g_rows],
+        gt_crowd=gt.iscrowd[g_rows],
+        gt_ignore=ignore,
+        gt_offsets=np.searchsorted(g_k[g_order], kk, side="left").astype(np.int64),
+        dt_rows=_narrow(d_rows, n_det),
+        dt_group=_narrow(d_group[d_order], n_k * n_img),
+        dt_rank=_narrow(rank, n_det),
+        dt_score=det.score[d_rows],
+        dt_area=dt.area[d_rows],
+        dt_image_pos=_narrow(img_pos[det.image_index[d_rows]], n_img),
+        dt_image_index=_narrow(det.image_index[d_rows], n_img),
+        dt_offsets=np.searchsorted(d_k[d_order], kk, side="left").astype(np.int64),
+    )
+
+
+def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
+    """``rleToBbox`` of every detection and GT mask (by row), computed once per ``Prepared``."""
+    if not prep.mask_boxes:
+        for t in (prep.dt_anno.masks, prep.gt_anno.masks):
+            assert t is not None
+            prep.mask_boxes.append(rc.bboxes(t.counts, t.offsets, t.height))
+    return prep.mask_boxes[0], prep.mask_boxes[1]
+
+
+def similarities(
+    prep: Prepared, gs: slice, ds: slice, g_group: IntArray, d_group: IntArray
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """All same-group (detection, GT) pairs of one category slice and their IoU / OKS.
+
+    Returns local row indices into the slices and the similarity, float64 (E,)."""
+    ent_det, ent_gt = sim.pair_up(d_group, g_group)
+    gt, dt = prep.gt_anno, prep.dt_anno
+    g_rows, d_rows = prep.gt_rows[gs], prep.dt_rows[ds]
+    crowd = prep.gt_crowd[gs][ent_gt]
+    kind = prep.params.iou_type
+    if kind == "bbox":
+        s = sim.box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
+    elif kind == "segm":
+        if gt.masks is None or dt.masks is None:
+            raise ValueError("segm evaluation needs masks: read with masks / task='segm'")
+        d_box, g_box = _mask_boxes(prep)
+        s = sim.mask_iou_pairs(
+            dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd, d_box, g_box
+        )
+    elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
+        s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
+    else:
+        s = sim.oks_pairs(
+            dt.keypoints[d_rows],
+            gt.keypoints[g_rows],
+            gt.bbox[g_rows],
+            gt.area[g_rows],
+            ent_det,
+            ent_gt,
+        )
+    return ent_det, ent_gt, s

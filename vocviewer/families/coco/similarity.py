@@ -1,0 +1,169 @@
+"""Similarity of (detection, ground truth) pairs for COCOeval: box IoU, mask IoU, keypoint OKS.
+
+Pairs are given as aligned index arrays into detection and GT columns; every function computes
+exactly what pycocotools computes for that pair (``maskApi.c`` ``bbIou`` / ``rleIou``,
+``cocoeval.py`` ``computeOks``), in the same expression order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core import rle_columns as rc
+from vocviewer.families.coco.columns import RleTable
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+#: COCO's per-keypoint OKS constants (``Params.kpt_oks_sigmas``), the 17 person keypoints.
+KEYPOINT_SIGMAS: FloatArray = (
+    np.array(
+        [
+            0.26,
+            0.25,
+            0.25,
+            0.35,
+            0.35,
+            0.79,
+            0.79,
+            0.72,
+            0.72,
+            0.62,
+            0.62,
+            1.07,
+            1.07,
+            0.87,
+            0.87,
+            0.89,
+            0.89,
+        ]
+    )
+    / 10.0
+)
+
+
+def pair_up(det_group: IntArray, gt_group: IntArray) -> tuple[IntArray, IntArray]:
+    """All (detection, GT) pairs of the same group.
+
+    ``det_group`` and ``gt_group`` must be sorted. Returns aligned int64 (E,) row arrays, sorted
+    by detection then GT row."""
+    lo = np.searchsorted(gt_group, det_group, side="left")
+    cnt = np.searchsorted(gt_group, det_group, side="right") - lo
+    ent_det = np.repeat(np.arange(len(det_group)), cnt)
+    first = np.repeat(np.cumsum(cnt) - cnt, cnt)
+    ent_gt = lo[ent_det] + (np.arange(len(ent_det)) - first)
+    return ent_det.astype(np.int64), ent_gt.astype(np.int64)
+
+
+def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_]) -> FloatArray:
+    """``bbIou`` of aligned ``x, y, w, h`` pairs: float64 (E,); 0 without overlap; crowd GT
+    divide by the detection's area."""
+    with np.errstate(all="ignore"):  # non-finite or huge results: IEEE values, as bbIou in C
+        da = det[:, 2] * det[:, 3]
+        ga = gt[:, 2] * gt[:, 3]
+        iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
+        ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
+        ok = ~(iw <= 0) & ~(ih <= 0)  # C's `if (w <= 0) continue`: NaN goes on
+        inter = iw * ih
+        union = np.where(crowd, da, da + ga - inter)
+        out = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
+    return np.asarray(out, dtype=np.float64)
+
+
+def mask_iou_pairs(
+    det: RleTable,
+    gt: RleTable,
+    det_row: IntArray,
+    gt_row: IntArray,
+    crowd: npt.NDArray[np.bool_],
+    det_box: FloatArray,
+    gt_box: FloatArray,
+) -> FloatArray:
+    """``rleIou`` of aligned mask pairs (rows of ``det`` and ``gt``; ``*_box`` their
+    ``rleToBbox`` by row): float64 (E,).
+
+    Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
+    the others are intersection / union counted on the runs, never on pixels."""
+    out = box_iou_pairs(det_box[det_row], gt_box[gt_row], crowd)
+    cand = np.flatnonzero(out > 0)
+    i, j = det_row[cand], gt_row[cand]
+    same = (det.height[i] == gt.height[j]) & (det.width[i] == gt.width[j])
+    out[cand[~same]] = -1.0
+    cand, i, j = cand[same], i[same], j[same]
+    if len(cand) == 0:
+        return out
+    ui, ii = np.unique(i, return_inverse=True)
+    uj, jj = np.unique(j, return_inverse=True)
+    dc, do = rc.take(det.counts, det.offsets, ui)
+    gc, go = rc.take(gt.counts, gt.offsets, uj)
+    inter = rc.intersections(rc.Intervals(dc, do), rc.Intervals(gc, go), ii, jj)
+    d_area = rc.areas(dc, do)[ii]
+    union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
+    out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
+    return out
+
+
+def oks_pairs(
+    det_kp: FloatArray,
+    gt_kp: FloatArray,
+    gt_box: FloatArray,
+    gt_area: FloatArray,
+    ent_det: IntArray,
+    ent_gt: IntArray,
+    sigmas: FloatArray = KEYPOINT_SIGMAS,
+) -> FloatArray:
+    """``computeOks`` for aligned pairs: float64 (E,).
+
+    ``det_kp`` (D, K, 3), ``gt_kp`` (G, K, 3) as ``x, y, v``; ``gt_box`` (G, 4) ``x, y, w, h``;
+    ``gt_area`` (G,). GT keypoints with ``v > 0`` are compared; a GT without any is compared by
+    the detections' distances outside its box enlarged by its size on every side."""
+    var = (sigmas * 2) ** 2
+    k = len(sigmas)
+    out = np.zeros(len(ent_det), dtype=np.float64)
+    if len(ent_det) == 0:
+        return out
+    if det_kp.shape[1] != k or gt_kp.shape[1] != k:
+        raise ValueError(f"keypoints must have {k} points for OKS")
+    dkx, dky = np.ascontiguousarray(det_kp[:, :, 0]), np.ascontiguousarray(det_kp[:, :, 1])
+    gkx, gky = np.ascontiguousarray(gt_kp[:, :, 0]), np.ascontiguousarray(gt_kp[:, :, 1])
+    # per GT: which points are compared (the labelled ones, or all 17 without any), in order
+    vis: npt.NDArray[np.bool_] = np.asarray(gt_kp[:, :, 2] > 0)
+    has: npt.NDArray[np.bool_] = np.asarray(vis.any(axis=1))
+    pattern = np.where(has[:, None], vis, True)
+    with np.errstate(all="ignore"):  # non-finite or huge keypoints: IEEE values, as numpy's
+        dx = dkx[ent_det] - gkx[ent_gt]
+        dy = dky[ent_det] - gky[ent_gt]
+        off = np.flatnonzero(~has[ent_gt])  # pairs with a GT without keypoints: outside its box
+        if len(off):
+            bb = gt_box[ent_gt[off]]
+            x0 = (bb[:, 0] - bb[:, 2])[:, None]
+            x1 = (bb[:, 0] + bb[:, 2] * 2)[:, None]
+            y0 = (bb[:, 1] - bb[:, 3])[:, None]
+            y1 = (bb[:, 1] + bb[:, 3] * 2)[:, None]
+            xd, yd = dkx[ent_det[off]], dky[ent_det[off]]
+            z = 0.0
+            dx[off] = np.maximum(z, x0 - xd) + np.maximum(z, xd - x1)
+            dy[off] = np.maximum(z, y0 - yd) + np.maximum(z, yd - y1)
+        # e = (dx**2 + dy**2) / var / (area + eps) / 2, in place, in pycocotools' order
+        e = np.square(dx, out=dx)
+        e += np.square(dy, out=dy)
+        e /= var
+        e /= (gt_area + np.spacing(1))[ent_gt][:, None]
+        e /= 2
+        ex = np.exp(np.negative(e, out=e), out=e)
+    # sum over the compared points: each row's compared values moved to the front in order,
+    # then rows grouped by how many there are, so numpy sums every row exactly as it sums
+    # pycocotools' compacted 1-D vector (same length, same order, same pairwise summation)
+    n_cmp = pattern.sum(axis=1)[ent_gt]
+    full = n_cmp == k
+    out[full] = np.sum(ex[full], axis=1) / k
+    part = np.flatnonzero(~full)
+    if len(part):
+        front = np.argsort(~pattern, axis=1, kind="stable")[ent_gt[part]]
+        packed = np.take_along_axis(ex[part], front, axis=1)
+        n_part = n_cmp[part]
+        for n in np.unique(n_part).tolist():
+            rows = np.flatnonzero(n_part == n)
+            out[part[rows]] = np.sum(np.ascontiguousarray(packed[rows, :n]), axis=1) / n
+    return out

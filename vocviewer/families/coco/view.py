@@ -1,0 +1,239 @@
+"""COCO in the window: COCOeval's per-category evidence as ``ClassView``, companions, loading.
+
+Verdicts are COCOeval's (area "all", the largest detection cap) at the chosen IoU threshold; the
+curve and the AP beside it are those of the chosen area range. Changing either re-shapes the
+stored evidence (``rederive_views``) without matching again. ``attach_companions`` gives the
+window the file's masks and crowd regions, and reads its sibling keypoint and caption files so
+one view shows masks, keypoints and captions together.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import box_columns, read_coco_results
+from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
+from vocviewer.families.views import (
+    AREA_CHOICES,
+    IOU_CHOICES,
+    ClassView,
+    Summary,
+    ViewChoice,
+    ViewExtras,
+    ViewSettings,
+    diagnosed,
+    missed_rows,
+    ranked_evaluation,
+    threshold_index,
+    with_view_extras,
+)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+#: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
+COCO_AREAS: tuple[str, ...] = AREA_CHOICES
+IGNORED_REASON = "It matched a crowd region (or an object outside the area range): not counted."
+
+
+def coco_rules(dataset: Dataset) -> DiagnosisRules:
+    """Similar classes are those of one supercategory; crowd regions are ignored."""
+    coco = dataset.extras["coco"]
+    groups: dict[str, set[str]] = {}
+    for name, group in zip(dataset.classes, coco.supercategory, strict=True):
+        if group:
+            groups.setdefault(group, set()).add(name)
+    frozen = {g: frozenset(members) for g, members in groups.items()}
+    return DiagnosisRules(frozen, IGNORED_REASON, np.asarray(coco.iscrowd, dtype=bool))
+
+
+def coco_view_settings(dataset: Dataset, title: str = "COCO") -> ViewSettings:
+    return ViewSettings(
+        title,
+        IOU_CHOICES,
+        None,
+        COCO_AREAS,
+        "AP[.5:.95]",
+        rules=coco_rules(dataset),
+        ap_rule="coco101",
+    )
+
+
+def coco_class(
+    dataset: Dataset,
+    raw: Any,
+    k: int,
+    choice: ViewChoice,
+    recall_thresholds: FloatArray,
+    boxes: FloatArray | None = None,
+    exclude: npt.NDArray[np.bool_] | None = None,
+) -> ClassView:
+    """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest
+    ``choice.iou`` (``boxes``: bbox results' boxes, for the TPs' IoU). The curve and ``ap_at`` are
+    those of ``choice.area`` (``all`` where the task has no such range; the largest detection
+    cap); verdicts are always those of area ``all``. ``exclude``: objects never missed (default:
+    crowd regions)."""
+    t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
+    ev = ranked_evaluation(
+        dataset,
+        k,
+        raw.det_rows,
+        raw.image_index,
+        raw.score,
+        raw.verdict[t],
+        raw.matched_gt[t],
+        int(raw.npig[0]),
+        raw.ap,
+        boxes,
+    )
+    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
+    area = choice.area if choice.area in areas else "all"
+    curve = raw.precision[t, :, areas.index(area), -1]
+    ok = curve > -1
+    ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
+    if exclude is None:
+        exclude = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
+    missed = missed_rows(dataset, ev, exclude)
+    rt = np.asarray(recall_thresholds)[ok]
+    return ClassView(ev, missed, rt, curve[ok], ap_at, IOU_CHOICES[t], raw, area)
+
+
+def iou_type(results: ResultSet) -> str:
+    """``bbox``, ``segm`` or ``keypoints``: what the results file holds."""
+    return str(results.extras["coco"].kind)
+
+
+def _boxes(results: ResultSet) -> FloatArray | None:
+    return results.detections.box if iou_type(results) == "bbox" else None
+
+
+def check_keypoint_counts(
+    dataset: Dataset, results: ResultSet, ann: Path | None, res: Path | None
+) -> None:
+    """OKS compares COCO's 17 person keypoints: ``FormatError`` naming the annotation (``ann``)
+    or results file (``res``) that holds another count (pycocotools fails with a numpy
+    broadcasting error)."""
+    k = len(KEYPOINT_SIGMAS)
+    for path, n, p in (
+        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
+        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
+    ):
+        if n and p != k:
+            what = f"this file has {p} per entry" if p else "this file has none"
+            raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
+
+
+def evaluate_coco_views(
+    dataset: Dataset, results: ResultSet, choice: ViewChoice, title: str = "COCO"
+) -> Iterator[ClassView | Summary]:
+    """COCOeval of the results' own type, category by category, then the summary."""
+    kind = iou_type(results)
+    if kind == "keypoints":
+        check_keypoint_counts(dataset, results, dataset.root, results.files[0])
+    params = CocoParams.for_task(kind)
+    rules, cats = coco_rules(dataset), []
+    for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
+        cats.append(raw)
+        view = coco_class(dataset, raw, k, choice, params.recall_thresholds, _boxes(results))
+        yield diagnosed(dataset, results, view, rules)
+    result = collect_coco(tuple(cats), params, results)
+    yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
+
+
+def rederive_coco_views(
+    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+) -> list[ClassView]:
+    """Every class again at another threshold or area, from the stored evidence."""
+    rt, boxes, rules = CocoParams().recall_thresholds, _boxes(results), coco_rules(dataset)
+    return [
+        diagnosed(dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes), rules)
+        for k in sorted(raws)
+    ]
+
+
+def read_coco_view_results(
+    dataset: Dataset,
+    paths: list[Path],
+    offload: Callable[..., Any],
+    reader: Callable[..., ResultSet] = read_coco_results,
+    title: str = "COCO",
+) -> ResultSet:
+    """One results JSON read by ``reader`` (COCO's, or a family's built on it); box results are
+    parsed by ``offload`` (the window's helper process: the parse would hold this interpreter
+    for seconds)."""
+    if len(paths) != 1:
+        raise FormatError(paths[-1], f"{title} results are one JSON file")
+    boxes = offload(box_columns, paths[0]) if looks_like_boxes(paths[0]) else None
+    return reader(dataset, paths[0], boxes=boxes)
+
+
+def looks_like_boxes(path: Path) -> bool:
+    """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
+    keypoints: worth parsing in a helper process (others are read in the worker itself)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return False
+    with path.open("rb") as f:
+        head = f.read(4096)
+    first = head.split(b"}", 1)[0]
+    return b'"bbox"' in first and b'"segmentation"' not in first and b'"keypoints"' not in first
+
+
+# --- companions ----------------------------------------------------------------------------------
+def _sibling(path: Path, prefix: str) -> Path | None:
+    stem = path.stem
+    split = stem.split("_", 1)[1] if "_" in stem else ""
+    if not split or stem.startswith("captions_"):
+        split = stem.split("_", 1)[-1]
+    p = path.with_name(f"{prefix}_{split}.json")
+    return p if p.is_file() and p != path else None
+
+
+def attach_companions(dataset: Dataset, path: Path) -> Dataset:
+    """Attach the ``ViewExtras`` of a COCO file: masks and crowd regions, keypoints and captions
+    from the file itself, else from ``person_keypoints_<split>.json`` / ``captions_<split>.json`` beside it
+    (matched by annotation id and image id; unreadable siblings are skipped)."""
+    coco = dataset.extras["coco"]
+    keypoints, skeleton, captions = coco.keypoints, tuple(coco.skeleton), coco.captions
+    kp_file = _sibling(path, "person_keypoints") if keypoints.shape[1] == 0 else None
+    cap_file = _sibling(path, "captions") if not any(captions) else None
+    try:
+        if kp_file is not None:
+            folder = dataset.images.path[0].parent if len(dataset.images) else None
+            oc = read_coco(kp_file, folder, masks=False).extras["coco"]
+            pos = {a: i for i, a in enumerate(oc.ann_id.tolist())}
+            keypoints = np.zeros((len(coco.ann_id), oc.keypoints.shape[1], 3))
+            rows = [(i, pos[a]) for i, a in enumerate(coco.ann_id.tolist()) if a in pos]
+            if rows:
+                mine, theirs = np.array(rows).T
+                keypoints[mine] = oc.keypoints[theirs]
+            by_id = dict(zip(oc.category_id.tolist(), oc.skeleton, strict=True))
+            skeleton = tuple(
+                by_id.get(c, s) for c, s in zip(coco.category_id.tolist(), skeleton, strict=True)
+            )
+        if cap_file is not None:
+            other = read_coco(cap_file, None, masks=False).extras["coco"]
+            by_image = dict(zip(other.image_id.tolist(), other.captions, strict=True))
+            captions = tuple(by_image.get(i, ()) for i in coco.image_id.tolist())
+    except (FormatError, OSError, ValueError):
+        pass
+    view = ViewExtras(
+        keypoints,
+        skeleton,
+        captions,
+        masks=coco.masks,
+        mask_area=np.asarray(coco.area, dtype=np.float64),
+        mask_ids=coco.ann_id,
+        crowd=np.asarray(coco.iscrowd, dtype=bool),
+    )
+    return with_view_extras(dataset, view)

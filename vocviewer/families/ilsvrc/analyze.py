@@ -1,0 +1,177 @@
+"""``vocviewer analyze`` on ILSVRC DET (``--task det --devkit DIR``): every ``--results`` file is
+one submission.
+
+Per set: the devkit's per-label AP (``VOCap``, 0-1) and mean, TIDE on the devkit's own verdicts
+(``tide_ilsvrc``: overlaps relative to each object's own threshold), the bootstrap of the mean AP
+(over the labels with a defined AP) and per-label AP (``bootstrap_ilsvrc``), normalised AP beside
+AP and the size / aspect-ratio characteristics of the objects outside blacklisted pairs (``AP_N``
+with ``VOCap``; ``N`` defaults to the mean positives over the labels that have any). The
+classification tasks (CLS-LOC) have no ranked boxes per class and are not analysed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.bootstrap import RECALL_GRID, bootstrap, progress_chunk
+from vocviewer.evaluation.characteristics import (
+    ASPECT_BINS,
+    SIZE_BINS,
+    Characteristic,
+    ClassRanking,
+    all_characteristics,
+    aspect_bins,
+    characteristics_json,
+    size_bins,
+)
+from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
+from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
+from vocviewer.evaluation.tide import TideResult
+from vocviewer.families.base import opened, problems_error
+from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
+from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
+from vocviewer.families.ilsvrc.tide import ilsvrc_tide
+from vocviewer.families.view_analyser import SetsBootstrap, ViewAnalyser
+
+ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
+
+
+def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
+    """ILSVRC DET analysis of every ``args.results`` submission (``args.devkit`` needed)."""
+    from vocviewer.evaluation.bootstrap import bootstrap
+    from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
+    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
+    from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families.ilsvrc.tide import ilsvrc_tide
+
+    if args.task not in (None, "det"):
+        raise FormatError(args.path, f"analyze: ILSVRC is analysed for --task det, not {args.task}")
+    if getattr(args, "devkit", None) is None:
+        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    dataset = opened(args, read_ilsvrc_det(args.path, args.devkit))
+    warnings = [str(p) for p in dataset.problems]
+    sets: list[AnalysedSet] = []
+    evidence = []
+    per_set: list[tuple[str, dict[str, Characteristic]]] = []
+    official = True
+    for name, path in zip(set_names(args.results), args.results, strict=True):
+        results = read_ilsvrc_det_results(dataset, path)
+        if results.problems and not args.keep_going:
+            raise problems_error(results.problems)
+        warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
+        ev = evaluate_ilsvrc_det(dataset, results)
+        unlisted = results.extras.get("ilsvrc_unlisted", {})
+        if unlisted:
+            warnings.append(
+                f"{name}: {sum(unlisted.values())} prediction(s) on image ids not in the eval "
+                "list were dropped: NOT OFFICIAL"
+            )
+        official = official and not ev.notes and not unlisted
+        tide = ilsvrc_tide(dataset, results, ev)
+        chars, n_pos, d_pos = ilsvrc_characteristics(dataset, results, ev, args.n_pos)
+        overall = chars.pop("overall")
+        entry: dict[str, Any] = {
+            "mAP": nan_to_null(ev.mean_ap_defined),
+            "mAP_official": nan_to_null(ev.mean_ap),
+            "per_class": {
+                n: {
+                    "ap": nan_to_null(float(ev.ap[k])),
+                    "ap_n": nan_to_null(float(overall.ap_n[k, 0])),
+                    "npos": int(ev.npos[k]),
+                }
+                for k, n in enumerate(ev.names)
+            },
+            "normalised_ap": {
+                "n_pos": n_pos,
+                "n_pos_default": d_pos,
+                "mean": nan_to_null(overall.overall),
+                "columns": {"AP_N": "ap_n"},  # ILSVRC's per-object IoU thresholds
+            },
+            "tide": tide.to_json(),
+            "characteristics": characteristics_json(chars, n_pos, d_pos),
+        }
+        per_set.append((name, chars))
+        evidence.append(ilsvrc_det_evidence(dataset, results, ev, name))
+        sets.append(AnalysedSet(name, ev.mean_ap_defined, entry, tide))
+    boot = bootstrap(
+        evidence,
+        args.bootstrap,
+        args.seed,
+        recall_grid=RECALL_GRID if args.figures else None,
+        chunk=progress_chunk(evidence, args.bootstrap),
+        progress=args.progress,
+    )
+    header = (
+        f"ILSVRC DET, {len(dataset.images)} images; mAP = mean AP over labels with a defined AP "
+        "(VOCap, 0-1); TIDE with each object's own threshold"
+    )
+    out = finish(
+        args, "ilsvrc", "det", None, header, sets, boot, ILSVRC_MAP, warnings, official=official
+    )
+    return with_characteristics(out, per_set, args.figures)
+
+
+def ilsvrc_characteristics(
+    dataset: Dataset, results: ResultSet, ev: IlsvrcDetResult, n_pos: float | None
+) -> tuple[dict[str, Characteristic], float, float]:
+    """(characteristics with an ``"overall"`` one-bin entry, ``N`` used, ``N`` default)."""
+    from vocviewer.families.ilsvrc.bootstrap import ilsvrc_global_rank
+    from vocviewer.families.ilsvrc.tide import ilsvrc_positives
+
+    obj, det = dataset.objects, results.detections
+    counted = ilsvrc_positives(dataset) & (obj.label < len(ev.names))
+    have = ev.npos[ev.npos > 0]
+    d_pos = float(have.mean()) if len(have) else float("nan")
+    n = d_pos if n_pos is None else float(n_pos)
+    rank = ilsvrc_global_rank(dataset, results)
+    rankings = []
+    for k, label_name in enumerate(ev.names):
+        r = rank[det.label[rank] == k]
+        v = ev.verdict[r]
+        rankings.append(
+            ClassRanking(label_name, k, v == 1, v == 0, np.where(v == 1, ev.matched_gt[r], -1))
+        )
+    specs = {
+        "overall": (("all",), np.where(counted, 0, -1)),
+        "size": (SIZE_BINS, size_bins(obj.box, obj.label, counted)),
+        "aspect": (ASPECT_BINS, aspect_bins(obj.box, obj.label, counted)),
+    }
+    return all_characteristics(specs, rankings, obj.label, counted, n), n, d_pos
+
+
+# --- the window's Analysis tab (``view_analysis``) --------------------------------------------
+class IlsvrcViewAnalyser(ViewAnalyser):
+    """What this family's ``analyze`` computes, for one result set in the window."""
+
+    def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        return evaluate_ilsvrc_det(ds, res)
+
+    def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
+        return ilsvrc_tide(ds, res, ev)
+
+    def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
+        chars = ilsvrc_characteristics(ds, res, ev, None)[0]
+        chars.pop("overall", None)
+        return chars
+
+    def bootstrap(
+        self,
+        ds: Dataset,
+        sets: Sequence[tuple[ResultSet, Any]],
+        n: int,
+        seed: int,
+        level: float,
+        **kw: Any,
+    ) -> SetsBootstrap:
+        evidence = [ilsvrc_det_evidence(ds, res, ev, res.name) for res, ev in sets]
+        chunk = progress_chunk(evidence, n)
+        boot = bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
+        return SetsBootstrap(boot, "ILSVRC mean AP (defined classes)", level, bands=boot)

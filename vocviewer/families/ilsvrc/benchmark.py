@@ -1,0 +1,192 @@
+"""ILSVRC: the ``Benchmark`` of an annotation folder with its devkit (DET, CLS-LOC), and
+``vocviewer eval GT --results PRED --task det|clsloc --devkit DEVKIT [--protocol ilsvrc]``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    ViewDefaults,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
+from vocviewer.families.ilsvrc import FILES
+from vocviewer.families.ilsvrc import view as ilsvrc_view
+from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
+from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
+from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
+from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.families.view_analyser import ViewAnalyser
+
+
+def format_det(result: IlsvrcDetResult, pred: str) -> str:
+    """The devkit demo's printout (``demo_eval_det.m``): per-category AP, mean and median."""
+    lines = ["DETECTION TASK", f"pred_file: {pred}", "-------------", "Category        AP"]
+    lines += [f"{name:<15} {ap:.3f}" for name, ap in zip(result.names, result.ap, strict=True)]
+    lines += [
+        " - - - - - - - -",
+        f"Mean AP:         {result.mean_ap:.3f}",
+        f"Median AP:       {result.median_ap:.3f}",
+        f"(not official) mean AP over labels with a defined AP: {result.mean_ap_defined:.3f}",
+    ]
+    if result.notes:
+        lines.append("NOT OFFICIAL: " + "; ".join(result.notes))
+    return "\n".join(lines) + "\n"
+
+
+def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
+    per_class = {
+        name: {"ap": nan_to_null(float(ap)), "npos": int(n), "ndet": int(d)}
+        for name, ap, n, d in zip(result.names, result.ap, result.npos, result.ndet, strict=True)
+    }
+    return {
+        "protocol": "ilsvrc",
+        "task": "det",
+        "per_class": per_class,
+        "summary": {
+            "mAP": nan_to_null(result.mean_ap),
+            "medianAP": nan_to_null(result.median_ap),
+            "mAP_defined_only": nan_to_null(result.mean_ap_defined),
+        },
+        "official": not result.notes,
+        "notes": list(result.notes),
+    }
+
+
+def run_clsloc(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate an ILSVRC CLS-LOC submission (``--task clsloc``): GT folder of XML (or a labels
+    file: classification only), ``--devkit`` for the mapping, labels file and blacklist."""
+    if args.devkit is None:
+        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(args.results) != 1:
+        raise FormatError(args.results[0], "ILSVRC CLS-LOC takes exactly one submission file")
+    dataset = opened(args, read_ilsvrc_clsloc(args.path, args.devkit))
+    results = read_ilsvrc_clsloc_results(dataset, args.results[0])
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    result = evaluate_ilsvrc_clsloc(dataset, results)
+    info = dataset.extras["ilsvrc_clsloc"]
+    text = format_clsloc(result, info, str(args.results[0]), str(args.path))
+    payload = {
+        "protocol": "ilsvrc",
+        "task": "clsloc",
+        "summary": {
+            "guesses": [1, 2, 3, 4, 5],
+            "cls_error": [nan_to_null(float(v)) for v in result.cls_error],
+            "loc_error": [nan_to_null(float(v)) for v in result.loc_error],
+        },
+        "n_images": result.n_images,
+        "n_blacklisted": result.n_blacklist,
+        "official": not result.notes,
+        "notes": list(result.notes),
+    }
+    return EvalOutput(text, payload, warnings)
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate an ILSVRC DET (``--task det``) or CLS-LOC (``--task clsloc``) submission."""
+    if args.task == "clsloc":
+        return run_clsloc(args)
+    if args.task != "det":
+        raise FormatError(args.path, f"ILSVRC task {args.task!r} is not supported (det, clsloc)")
+    if args.devkit is None:
+        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(args.results) != 1:
+        raise FormatError(args.results[0], "ILSVRC DET takes exactly one submission file")
+    dataset = opened(args, read_ilsvrc_det(args.path, args.devkit))
+    warnings = [str(p) for p in dataset.problems]
+    results = read_ilsvrc_det_results(dataset, args.results[0])
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings += [str(p) for p in (*results.problems, *results.warnings)]
+    unlisted = results.extras.get("ilsvrc_unlisted", {})
+    if unlisted:
+        warnings.append(
+            f"{sum(unlisted.values())} prediction(s) on {len(unlisted)} image id(s) not in the "
+            "eval list were dropped (the official code crashes on them): NOT OFFICIAL"
+        )
+    result = evaluate_ilsvrc_det(dataset, results)
+    return EvalOutput(format_det(result, str(args.results[0])), det_payload(result), warnings)
+
+
+class IlsvrcBenchmark(ViewDefaults):
+    """ILSVRC DET / CLS-LOC: an annotation folder (CLS-LOC: or a labels file) and ``--devkit``."""
+
+    name = "ilsvrc"
+    title = "ILSVRC"
+    tasks = ("det", "clsloc")
+    protocols = ("ilsvrc",)
+    options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
+    analyze_tasks = ("det",)
+    priority = 40
+    hint = "an ILSVRC annotation folder (with --devkit)"
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if sources.get("devkit") is not None else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return False  # needs its devkit
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        devkit = sources.get("devkit")
+        if devkit is None:
+            raise FormatError(path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+        if task == "clsloc":
+            return read_ilsvrc_clsloc(path, devkit)
+        return read_ilsvrc_det(path, devkit)
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "ilsvrc" in dataset.extras or "ilsvrc_clsloc" in dataset.extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        refuse_json_results(paths, dataset)
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "ILSVRC results are one submission file")
+        if "ilsvrc_clsloc" in dataset.extras:
+            return read_ilsvrc_clsloc_results(dataset, paths[0])
+        return read_ilsvrc_det_results(dataset, paths[0])
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        from vocviewer.families.ilsvrc.analyze import analyze_ilsvrc
+
+        return analyze_ilsvrc(args)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return ilsvrc_view.SETTINGS
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return ilsvrc_view.rederive_ilsvrc_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.families.ilsvrc.analyze import IlsvrcViewAnalyser
+
+        return IlsvrcViewAnalyser()

@@ -1,0 +1,36 @@
+"""LVIS v1: COCO's reader and evaluator with the federated rules (``LVISEval``), analyses, the
+window's view and the ``Benchmark``.
+
+Modules
+-------
+analyze
+    ``vocviewer analyze`` on LVIS boxes and masks (``--task bbox|segm``), under LVIS's federated
+    rules.
+analyze_curves
+    COCO's ``analyze()`` under LVIS's rules.
+benchmark
+    LVIS.
+bootstrap
+    Bootstrap over images for LVIS.
+columns
+    LVIS-specific columns.
+evaluate
+    LVIS evaluation (the ``lvis`` package's ``LVISEval``.
+reader
+    LVIS v1 annotation JSON → ``Dataset``, LVIS results JSON → ``ResultSet``.
+tide
+    TIDE's error breakdown on LVIS, from ``LVISEval``'s own verdicts at IoU 0.5 (``lvis.py``).
+view
+    LVIS in the window.
+"""
+
+from vocviewer.families.base import FileTypes
+
+#: what the window's dialogs and help call this family's files (read without importing its
+#: readers: the window builds its menus before any family is loaded)
+FILES = FileTypes(
+    "an LVIS annotation JSON",
+    annotation_file=True,
+    dataset_patterns=("*.json",),
+    result_patterns=("*.json",),
+)

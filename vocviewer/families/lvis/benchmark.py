@@ -1,0 +1,181 @@
+"""LVIS: the ``Benchmark`` of an LVIS v1 annotation JSON (federated: ``neg_category_ids``,
+``not_exhaustive_category_ids``, frequency groups r / c / f), and ``vocviewer eval`` for bbox /
+segm: the ``lvis`` package's ``LVISEval.print_results`` lines and a JSON payload; ``vocviewer
+analyze`` and the window's Analysis tab under the federated rules (``lvis_analyze``).
+
+It claims (``sniff``: sure) a JSON object showing LVIS's keys (``families.lvis.reader.looks_like_lvis``),
+with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules unless
+``--protocol coco`` asks for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.result_sets import one_set_per_path
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    check_ground_truth,
+    opened,
+)
+from vocviewer.families.coco.view import read_coco_view_results
+from vocviewer.families.lvis import FILES
+from vocviewer.families.lvis import view as lvis_view
+from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis
+from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.families.view_analyser import ViewAnalyser
+
+#: ``LVISEval.print_results``' line template
+TEMPLATE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] = {:0.3f}"
+
+
+def print_lines(result: LvisEvalResult) -> list[str]:
+    """The lines ``LVISEval.print_results()`` prints, character for character (its labels are
+    read off the result keys, as it does: ``APs`` → area ``s``, ``APr`` → catIds ``r``)."""
+    p = result.params
+    max_dets = p.max_dets[-1]
+    lines = []
+    for key, value in result.summary().items():
+        title, kind = ("Average Precision", "(AP)") if "AP" in key else ("Average Recall", "(AR)")
+        if len(key) > 2 and key[2].isdigit():
+            iou = f"{float(key[2:]) / 100:0.2f}"
+        else:
+            iou = f"{p.iou_thresholds[0]:0.2f}:{p.iou_thresholds[-1]:0.2f}"
+        group = key[2] if len(key) > 2 and key[2] in "rcf" else "all"
+        area = key[2] if len(key) > 2 and key[2] in "sml" else "all"
+        lines.append(TEMPLATE.format(title, kind, iou, area, max_dets, group, value))
+    return lines
+
+
+def lvis_payload(result: LvisEvalResult, task: str) -> dict[str, Any]:
+    """JSON payload: ``LVISEval.results`` as ``summary`` (-1: undefined), per category its AP
+    (IoU .50:.95, area all; null if undefined) and frequency group."""
+    per_class = {
+        c.name: {"ap": nan_to_null(c.ap), "frequency": str(f)}
+        for c, f in zip(result.categories, result.frequency.tolist(), strict=True)
+    }
+    return {
+        "protocol": "lvis",
+        "task": task,
+        "per_class": per_class,
+        "summary": result.summary(),
+        "official": result.official,
+        "notes": list(result.notes),
+    }
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results[0]`` against the LVIS annotation JSON ``args.path`` (``--task``)."""
+    task = args.task or "bbox"
+    if task not in LvisBenchmark.tasks:
+        raise FormatError(args.path, f"LVIS evaluates --task bbox or segm, not {task}")
+    if len(args.results) != 1:
+        raise FormatError(args.results[-1], "LVIS results are one JSON file")
+    dataset = opened(
+        args, read_lvis(args.path, getattr(args, "images", None), masks=task == "segm")
+    )
+    keep_going = bool(getattr(args, "keep_going", False))
+    lost = check_ground_truth(dataset, keep_going, task)
+    results = read_lvis_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    result = evaluate_lvis(dataset, results, task)
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
+        warnings.append(f"NOT OFFICIAL: {lost}")
+    text = "\n".join(print_lines(result)) + "\n"
+    text += "".join(f"NOTE: {n}\n" for n in result.notes)
+    return EvalOutput(text, lvis_payload(result, task), warnings)
+
+
+class LvisBenchmark:
+    """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm."""
+
+    name = "lvis"
+    title = "LVIS"
+    tasks = ("bbox", "segm")
+    protocols = ("lvis",)
+    options = (CliOption("--images", "COCO / LVIS image folder", source=True),)
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
+    priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
+    hint = "an LVIS v1 annotation .json"
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if looks_like_lvis(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return looks_like_lvis(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_lvis(path, sources.get("images"), masks=task != "bbox")
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        return None
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return "lvis" in dataset.extras
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return one_set_per_path(paths)  # each JSON file is one set
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "LVIS results are one JSON file")
+        return read_lvis_results(dataset, paths[0], **kw)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        from vocviewer.families.lvis.analyze import run_lvis_analyze
+
+        return run_lvis_analyze(args)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.families.lvis.analyze import LvisViewAnalyser
+
+        return LvisViewAnalyser()
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return lvis_view.SETTINGS
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return lvis_view.prepare_lvis_view(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return read_coco_view_results(dataset, paths, offload, read_lvis_results, "LVIS")
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return lvis_view.evaluate_lvis_views(dataset, results, choice)
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return lvis_view.rederive_lvis_views(dataset, results, raws, choice)

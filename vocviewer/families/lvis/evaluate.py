@@ -1,0 +1,373 @@
+"""LVIS evaluation (the ``lvis`` package's ``LVISEval``: evaluate + accumulate + summarize), exact.
+
+``iter_evaluate_lvis`` yields one ``coco.CocoCategoryEvaluation`` per category (the COCO evidence
+class, ``M = 1`` detection cap); ``evaluate_lvis`` collects them into an ``LvisEvalResult`` with
+``LVISEval``'s arrays (``precision[T, R, K, A]``, ``recall[T, K, A]``, -1 where undefined) and its
+13 summary numbers. COCO's rules hold (``CocoParams``: IoU and recall thresholds, area ranges,
+greedy matching by score, COCO's accumulation), with LVIS's federated changes:
+
+- ``LVISResults`` keeps each image's 300 highest-scoring result entries (ties: file order),
+  counting entries of categories the annotation file lacks (``families.lvis.columns.LvisResults``); there is no
+  other cap (COCO's per image and category ``maxDets`` does not apply);
+- ground truth and detections need ``0 < area < inf`` (``get_ann_ids``' strict bounds);
+- a detection is evaluated only when its category is on its image (an annotation) or in the
+  image's ``neg_category_ids``: any other is not looked at (``_prepare``);
+- an unmatched detection of a category in the image's ``not_exhaustive_category_ids`` is ignored,
+  as one outside the area range is, instead of being a false positive (``evaluate_img``);
+- no crowd: ground truth is ignored only by its ``ignore`` field (and the area range).
+
+Evidence: every detection of a category is listed in rank order (descending score, then image
+by ascending id, then file order); those not evaluated (``LvisSelection.status``) have verdict
+``IGNORED`` and no match, and change no count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.accumulate import accumulate_category
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
+from vocviewer.families.coco.matching import greedy_match
+from vocviewer.families.coco.params import CocoParams
+from vocviewer.families.coco.prepare import Prepared, prepare, similarities
+from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations, LvisResults
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+__all__ = [
+    "EVALUATED",
+    "NO_AREA",
+    "OVER_CAP",
+    "SUMMARY_KEYS",
+    "UNVERIFIED",
+    "LvisEvalResult",
+    "LvisSelection",
+    "collect_lvis",
+    "evaluate_lvis",
+    "iter_evaluate_lvis",
+    "lvis_params",
+    "select",
+]
+
+#: ``LvisSelection.status`` values: why a detection is (not) evaluated
+EVALUATED, OVER_CAP, NO_AREA, UNVERIFIED = 0, 1, 2, 3
+#: ``LVISEval.results`` keys, in ``summarize()`` order
+SUMMARY_KEYS: tuple[str, ...] = (
+    "AP",
+    "AP50",
+    "AP75",
+    "APs",
+    "APm",
+    "APl",
+    "APr",
+    "APc",
+    "APf",
+    f"AR@{MAX_DETS_PER_IMAGE}",
+    f"ARs@{MAX_DETS_PER_IMAGE}",
+    f"ARm@{MAX_DETS_PER_IMAGE}",
+    f"ARl@{MAX_DETS_PER_IMAGE}",
+)
+
+
+def lvis_params(task: str = "bbox") -> CocoParams:
+    """``LVISEval``'s ``Params`` for ``task`` (``"bbox"`` or ``"segm"``): COCO's thresholds and
+    area ranges, one detection cap of 300 (``max_dets``)."""
+    if task not in ("bbox", "segm"):
+        raise ValueError(f"LVIS evaluates bbox or segm, not {task!r}")
+    return CocoParams.for_task(task, max_dets=(MAX_DETS_PER_IMAGE,))
+
+
+@dataclass(frozen=True, eq=False)
+class LvisSelection:
+    """What the federated rules let through.
+
+    status : int8 (D,) per ``ResultSet.detections`` row: ``EVALUATED``; ``OVER_CAP`` (not among
+        its image's 300 highest scores); ``NO_AREA`` (area not in (0, inf)); ``UNVERIFIED`` (its
+        category is neither on the image nor verified absent from it). The first that applies.
+    not_exhaustive : bool (D,) its category is not exhaustively annotated on its image (unmatched,
+        it is ignored rather than a false positive).
+    object_evaluated : bool (N,) per ``Dataset.objects`` row: area in (0, inf).
+    object_ignored : bool (N,) the annotation's ``ignore`` field (never a miss).
+    """
+
+    status: npt.NDArray[np.int8]
+    not_exhaustive: BoolArray
+    object_evaluated: BoolArray
+    object_ignored: BoolArray
+
+
+def _over_cap(results: ResultSet) -> BoolArray:
+    """Detections beyond their image's ``MAX_DETS_PER_IMAGE`` highest scores, ranking the
+    entries of other categories (``LvisResults``) too; ties keep file order (Python's stable
+    ``sorted(..., reverse=True)``)."""
+    det = results.detections
+    dt: CocoResults = results.extras["coco"]
+    other: LvisResults = results.extras.get("lvis") or LvisResults.empty()
+    image = np.concatenate((det.image_index, other.image_index))
+    score = np.concatenate((det.score, other.score))
+    entry = np.concatenate((dt.det_id - 1, other.entry))
+    order = np.lexsort((entry, -score, image))
+    sorted_image = image[order]
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - np.searchsorted(sorted_image, sorted_image, "left")
+    return rank[: len(det)] >= MAX_DETS_PER_IMAGE
+
+
+def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
+    """Apply the federated rules (``dataset`` from ``families.lvis.reader.read_lvis``, ``results`` from
+    ``families.lvis.reader.read_lvis_results``); see ``LvisSelection``."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    lv: LvisAnnotations = dataset.extras["lvis"]
+    dt: CocoResults = results.extras["coco"]
+    obj, det = dataset.objects, results.detections
+    n_cls = len(dataset.classes)
+    with np.errstate(invalid="ignore"):
+        obj_ok = (gt.area > 0) & (gt.area < np.inf)
+        det_ok = (dt.area > 0) & (dt.area < np.inf)
+    present = np.unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
+    key = det.image_index * n_cls + det.label
+    verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
+    status = np.full(len(det), EVALUATED, dtype=np.int8)
+    status[~verified] = UNVERIFIED
+    status[~det_ok] = NO_AREA
+    status[_over_cap(results)] = OVER_CAP
+    return LvisSelection(
+        status=status,
+        not_exhaustive=np.isin(key, lv.not_exhaustive_pairs()),
+        object_evaluated=obj_ok,
+        object_ignored=lv.ignore.copy(),
+    )
+
+
+def federated_prepared(prep: Prepared, sel: LvisSelection) -> Prepared:
+    """COCO's grouping and ranking ``prep`` restricted to what LVIS evaluates; no crowd, the
+    ``ignore`` field as the only ignore flag."""
+    kk = np.arange(prep.n_categories + 1)
+    g_k = np.repeat(kk[:-1], np.diff(prep.gt_offsets))
+    d_k = np.repeat(kk[:-1], np.diff(prep.dt_offsets))
+    g = sel.object_evaluated[prep.gt_rows]
+    d = sel.status[prep.dt_rows] == EVALUATED
+    gt_rows = prep.gt_rows[g]
+    return dataclasses.replace(
+        prep,
+        gt_rows=gt_rows,
+        gt_group=prep.gt_group[g],
+        gt_ann_id=prep.gt_ann_id[g],
+        gt_area=prep.gt_area[g],
+        gt_crowd=np.zeros(len(gt_rows), dtype=bool),
+        gt_ignore=sel.object_ignored[gt_rows],
+        gt_offsets=np.searchsorted(g_k[g], kk, side="left").astype(np.int64),
+        dt_rows=prep.dt_rows[d],
+        dt_group=prep.dt_group[d],
+        dt_rank=prep.dt_rank[d],
+        dt_score=prep.dt_score[d],
+        dt_area=prep.dt_area[d],
+        dt_image_pos=prep.dt_image_pos[d],
+        dt_image_index=prep.dt_image_index[d],
+        dt_offsets=np.searchsorted(d_k[d], kk, side="left").astype(np.int64),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Evidence:
+    """Every detection row of every category in rank order (``rows[offsets[k]:offsets[k+1]]``
+    for class ``k``), each row's position among the evaluated ones (-1: not evaluated), and the
+    detections' image rows and scores."""
+
+    rows: IntArray
+    offsets: IntArray
+    position: IntArray
+    image_index: IntArray
+    score: FloatArray
+
+
+def _evidence(dataset: Dataset, results: ResultSet, prep: Prepared) -> _Evidence:
+    """Rank order: descending score, then image by ascending id, then file order, which is the
+    order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
+    scores keep file order)."""
+    gt: CocoAnnotations = dataset.extras["coco"]
+    det = results.detections
+    image_pos = np.empty(len(gt.image_id), dtype=np.int64)
+    image_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(len(gt.image_id))
+    rows = np.lexsort((np.arange(len(det)), image_pos[det.image_index], -det.score, det.label))
+    offsets = np.searchsorted(det.label[rows], np.arange(len(dataset.classes) + 1), "left")
+    position = np.full(len(det), -1, dtype=np.int64)
+    position[prep.dt_rows] = np.arange(len(prep.dt_rows))
+    return _Evidence(rows, offsets.astype(np.int64), position, det.image_index, det.score)
+
+
+def _evaluate_category(
+    prep: Prepared, k: int, sel: LvisSelection, ev: _Evidence
+) -> CocoCategoryEvaluation:
+    """One category: COCO's similarity, matching and accumulation with LVIS's ignore rule."""
+    p = prep.params
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    ent_det, ent_gt, sim = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+    gt_area = prep.gt_area[gs]
+    lo = np.array([a[0] for a in p.area_ranges])[:, None]
+    hi = np.array([a[1] for a in p.area_ranges])[:, None]
+    gt_ignore = prep.gt_ignore[gs][None, :] | (gt_area < lo) | (gt_area > hi)
+    nd = ds.stop - ds.start
+    rank = prep.dt_rank[ds]
+    thresholds = p.iou_thresholds
+    match = greedy_match(ent_det, ent_gt, sim, rank, thresholds, gt_ignore, prep.gt_crowd[gs], nd)
+    hit = match >= 0
+    safe = np.where(hit, match, 0)
+    matched = hit & (np.append(prep.gt_ann_id[gs], 1)[safe] != 0)  # a GT id 0 looks unmatched
+    ig_pad = np.concatenate((gt_ignore, np.zeros((len(lo), 1), dtype=bool)), axis=1)
+    dt_area = prep.dt_area[ds]
+    unmatched_ignored = (dt_area < lo) | (dt_area > hi) | sel.not_exhaustive[prep.dt_rows[ds]]
+    a_idx = np.arange(len(p.area_ranges))[:, None, None]
+    dt_ig = (hit & ig_pad[a_idx, safe]) | (~matched & unmatched_ignored[:, None, :])
+    tp, fp = matched & ~dt_ig, ~matched & ~dt_ig
+    npig = np.count_nonzero(~gt_ignore, axis=1).astype(np.int64)
+    curves = accumulate_category(
+        prep.dt_score[ds],
+        prep.dt_image_pos[ds],
+        rank,
+        tp,
+        fp,
+        npig,
+        p.recall_thresholds,
+        p.max_dets,
+    )
+    rows = ev.rows[ev.offsets[k] : ev.offsets[k + 1]]
+    on = ev.position[rows] >= 0
+    at = ev.position[rows[on]] - ds.start  # among the category's evaluated detections
+    verdict = np.full((len(thresholds), len(rows)), Verdict.IGNORED, dtype=np.int8)
+    tp_fp = np.where(tp[0], Verdict.TP, np.where(fp[0], Verdict.FP, Verdict.IGNORED))
+    verdict[:, on] = tp_fp[:, at]
+    matched_gt = np.full((len(thresholds), len(rows)), -1, dtype=np.int64)
+    matched_gt[:, on] = np.append(prep.gt_rows[gs], -1)[np.where(hit[0], match[0], -1)][:, at]
+    return CocoCategoryEvaluation(
+        category_id=prep.category_id_of(k),
+        name=prep.category_name_of(k),
+        precision=curves.precision,
+        recall=curves.recall,
+        scores=curves.scores,
+        npig=npig,
+        det_rows=rows,
+        image_index=ev.image_index[rows],
+        score=ev.score[rows],
+        verdict=verdict,
+        matched_gt=matched_gt,
+    )
+
+
+def iter_evaluate_lvis(
+    dataset: Dataset, results: ResultSet, task: str = "bbox"
+) -> Iterator[CocoCategoryEvaluation]:
+    """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
+    ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``."""
+    sel = select(dataset, results)
+    prep = federated_prepared(prepare(dataset, results, lvis_params(task)), sel)
+    ev = _evidence(dataset, results, prep)
+    for k in range(prep.n_categories):
+        yield _evaluate_category(prep, k, sel, ev)
+
+
+@dataclass(frozen=True, eq=False)
+class LvisEvalResult:
+    """``LVISEval``'s accumulated arrays with named axes, plus per-category evidence.
+
+    precision : float64 (T, R, K, A); recall : float64 (T, K, A); -1 where undefined (a category
+    without non-ignored ground truth in the area range). ``frequency`` : str (K,) r / c / f.
+    ``categories``: the ``CocoCategoryEvaluation`` of each category (their ``ap``: AP over IoU
+    .50:.95, area all; NaN if undefined). ``notes``: why the numbers are not official, if so.
+    """
+
+    params: CocoParams
+    category_ids: IntArray
+    category_names: tuple[str, ...]
+    frequency: npt.NDArray[np.str_]
+    precision: FloatArray
+    recall: FloatArray
+    categories: tuple[CocoCategoryEvaluation, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def official(self) -> bool:
+        return not self.notes
+
+    def ap(
+        self, iou: float | None = None, area: str = "all", frequency: str | None = None
+    ) -> float:
+        """Mean precision over the entries > -1, as ``_summarize('ap', ...)`` (-1 if none).
+        ``iou`` None: .50:.95; ``frequency``: a group ``"r"``, ``"c"`` or ``"f"`` (None: all)."""
+        s = self.precision
+        if iou is not None:
+            s = s[np.where(iou == self.params.iou_thresholds)[0]]
+        a = self.params.area_names.index(area)
+        s = s[:, :, :, a] if frequency is None else s[:, :, self.frequency == frequency, a]
+        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+
+    def ar(self, area: str = "all") -> float:
+        """Mean recall over the entries > -1, as ``_summarize('ar', ...)`` (-1 if none)."""
+        s = self.recall[:, :, self.params.area_names.index(area)]
+        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+
+    def summary(self) -> dict[str, float]:
+        """``LVISEval.results``: the 13 numbers, keyed and ordered as ``SUMMARY_KEYS``."""
+        values = [self.ap(), self.ap(0.5), self.ap(0.75)]
+        values += [self.ap(area=a) for a in ("small", "medium", "large")]
+        values += [self.ap(frequency=f) for f in ("r", "c", "f")]
+        values += [self.ar(a) for a in ("all", "small", "medium", "large")]
+        return dict(zip(SUMMARY_KEYS, values, strict=True))
+
+
+def collect_lvis(
+    cats: tuple[CocoCategoryEvaluation, ...], dataset: Dataset, results: ResultSet, task: str
+) -> LvisEvalResult:
+    """Stack ``iter_evaluate_lvis``'s categories into an ``LvisEvalResult``."""
+    params = lvis_params(task)
+    t, r, a = len(params.iou_thresholds), len(params.recall_thresholds), len(params.area_ranges)
+    if cats:
+        precision = np.stack([c.precision[..., 0] for c in cats], axis=2)
+        recall = np.stack([c.recall[..., 0] for c in cats], axis=1)
+    else:
+        precision, recall = -np.ones((t, r, 0, a)), -np.ones((t, 0, a))
+    lv: LvisAnnotations = dataset.extras["lvis"]
+    return LvisEvalResult(
+        params=params,
+        category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
+        category_names=tuple(c.name for c in cats),
+        frequency=lv.frequency.copy(),
+        precision=precision,
+        recall=recall,
+        categories=cats,
+        notes=_notes(results),
+    )
+
+
+def _notes(results: ResultSet) -> tuple[str, ...]:
+    """Why the numbers may differ from ``LVISEval``'s: result rows skipped (``keep_going``); a
+    NaN score on an image over the cap (Python's sort, not numpy's, decides what is kept)."""
+    notes = []
+    kept = results.extras["coco"].warnings  # problems of rows kept, not skipped
+    if any(all(p is not w for w in kept) for p in results.problems):
+        notes.append("result rows were skipped: NOT OFFICIAL")
+    det = results.detections
+    count = np.bincount(det.image_index, minlength=1)
+    if np.isnan(det.score[count[det.image_index] > MAX_DETS_PER_IMAGE]).any():
+        notes.append(
+            f"a NaN score on an image with over {MAX_DETS_PER_IMAGE} results: which ones "
+            "LVISResults keeps there depends on Python's sort: NOT OFFICIAL"
+        )
+    return tuple(notes)
+
+
+def evaluate_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> LvisEvalResult:
+    """Run the whole evaluation; see ``LvisEvalResult``."""
+    cats = tuple(iter_evaluate_lvis(dataset, results, task))
+    return collect_lvis(cats, dataset, results, task)

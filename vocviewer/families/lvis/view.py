@@ -1,0 +1,90 @@
+"""LVIS in the window: LVISEval's per-category evidence as ``ClassView``, through COCO's adapter.
+
+LVISEval is COCOeval with federated rules, so its categories arrive as the same evidence
+(``CocoCategoryEvaluation``, one detection cap of 300) and ``coco_view.coco_class`` shapes them.
+A detection the federated rules do not evaluate (its category neither on the image nor verified
+absent, over the 300 per image, zero area, or unmatched in a not-exhaustive category) is an
+ignored rank; an object with zero area or an ``ignore`` flag is never missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.families.coco.view import COCO_AREAS, attach_companions, coco_class, iou_type
+from vocviewer.families.lvis.evaluate import collect_lvis, iter_evaluate_lvis, lvis_params, select
+from vocviewer.families.views import (
+    IOU_CHOICES,
+    ClassView,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    diagnosed,
+)
+
+RULES = DiagnosisRules(
+    {},
+    "LVIS does not count it: its category is not verified on this image (neither annotated nor "
+    "in neg_category_ids), it is beyond the image's 300 highest scores, its area is 0, or its "
+    "category is not exhaustively annotated here and it matched nothing.",
+)
+SETTINGS = ViewSettings(
+    "LVIS", IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=RULES, ap_rule="coco101"
+)
+
+
+def _never_missed(dataset: Dataset, results: ResultSet) -> np.ndarray:
+    sel = select(dataset, results)
+    return np.asarray(~sel.object_evaluated | sel.object_ignored, dtype=bool)
+
+
+def _boxes(results: ResultSet) -> Any:
+    return results.detections.box if iou_type(results) == "bbox" else None
+
+
+def evaluate_lvis_views(
+    dataset: Dataset, results: ResultSet, choice: ViewChoice
+) -> Iterator[ClassView | Summary]:
+    """LVISEval of the results' own type, category by category, then its 13 numbers."""
+    task = iou_type(results)
+    params, exclude = lvis_params(task), _never_missed(dataset, results)
+    cats = []
+    for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task)):
+        cats.append(raw)
+        view = coco_class(
+            dataset, raw, k, choice, params.recall_thresholds, _boxes(results), exclude
+        )
+        yield diagnosed(dataset, results, view, RULES)
+    result = collect_lvis(tuple(cats), dataset, results, task)
+    yield Summary(f"LVIS {task}", result.summary(), result.notes, headline="AP")
+
+
+def rederive_lvis_views(
+    dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+) -> list[ClassView]:
+    """Every category again at another threshold or area, from the stored evidence."""
+    rt = lvis_params(iou_type(results)).recall_thresholds
+    exclude, boxes = _never_missed(dataset, results), _boxes(results)
+    return [
+        diagnosed(
+            dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes, exclude), RULES
+        )
+        for k in sorted(raws)
+    ]
+
+
+def prepare_lvis_view(dataset: Dataset, path: Path) -> Dataset:
+    """Masks, keypoints and captions as for COCO (LVIS has no crowd: none is tagged)."""
+    from dataclasses import replace
+
+    from vocviewer.families.views import view_extras, with_view_extras
+
+    ds = attach_companions(dataset, path)
+    return with_view_extras(ds, replace(view_extras(ds), crowd=None))

@@ -1,0 +1,225 @@
+"""The registry of benchmark families, and opening a dataset or results through it.
+
+Families are registered with an identifier and a priority (as glue registers data readers). The
+built-in ones are listed in ``BUILTIN`` as ``"module:Class"`` and instantiated on first use; no
+family imports the registry (a family is one folder that only implements ``base.Benchmark``), so
+the registry depends on the families and never the other way. ``choose`` picks the family for a
+command line (``--protocol``, then a sure ``sniff``, then the one family offering ``--task``, then
+the likeliest ``sniff``); ``open_dataset`` / ``open_results`` / ``looks_like_dataset`` serve the
+window; ``file_types`` gives the window's file dialogs the families' file names.
+No family is named outside its own folder (``BUILTIN`` lists the classes to instantiate).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.families.base import CERTAIN, LIKELY, Benchmark, FileTypes
+from vocviewer.formats.input import check_regular
+
+#: the families vocviewer ships, ``"module:Class"``, in registration order (one line per family)
+BUILTIN = (
+    "vocviewer.families.voc.benchmark:VocBenchmark",
+    "vocviewer.families.coco.benchmark:CocoBenchmark",
+    "vocviewer.families.visdrone.benchmark:VisDroneBenchmark",
+    "vocviewer.families.ilsvrc.benchmark:IlsvrcBenchmark",
+    "vocviewer.families.lvis.benchmark:LvisBenchmark",
+)
+_REGISTRY: dict[str, Benchmark] = {}
+_loaded = False
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark`` under ``benchmark.name`` (replacing one of that name); returns it."""
+    _REGISTRY[benchmark.name] = benchmark
+    return benchmark
+
+
+def unregister(name: str) -> None:
+    """Remove the family ``name`` (no error if it is not registered)."""
+    _REGISTRY.pop(name, None)
+
+
+def registered() -> list[Benchmark]:
+    """Every registered family, in registration order (the built-in ones first)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for spec in BUILTIN:
+            register(load(spec))
+    return list(_REGISTRY.values())
+
+
+def load(spec: str) -> Benchmark:
+    """An instance of the family ``spec`` (``"module:Class"``), imported now."""
+    module, _, cls = spec.partition(":")
+    benchmark: Benchmark = getattr(importlib.import_module(module), cls)()
+    return benchmark
+
+
+def get(name: str) -> Benchmark:
+    """The family registered as ``name`` (``KeyError`` if none)."""
+    for b in registered():
+        if b.name == name:
+            return b
+    raise KeyError(name)
+
+
+def tasks() -> tuple[str, ...]:
+    """Every task some family offers, in registration order."""
+    return tuple(dict.fromkeys(t for b in registered() for t in b.tasks))
+
+
+def protocols() -> tuple[str, ...]:
+    """Every ``--protocol`` value some family answers to."""
+    return tuple(dict.fromkeys(p for b in registered() for p in b.protocols))
+
+
+def file_types() -> list[FileTypes]:
+    """What the window opens, family by family in registration order (those it opens only).
+    Cheap before the families are loaded: a built-in family's package declares its ``FILES``
+    (its readers are imported later, when something is opened)."""
+    if _loaded:
+        found = [b.files for b in registered()]
+    else:
+        packages = [spec.partition(":")[0].rpartition(".")[0] for spec in BUILTIN]
+        declared: list[FileTypes] = [importlib.import_module(p).FILES for p in packages]
+        found = declared + [b.files for b in _REGISTRY.values()]
+    return [f for f in found if f.dataset]
+
+
+def _hint() -> str:
+    hints = [b.hint for b in registered() if b.hint]
+    listed = ", ".join(hints[:-1]) + (f" or {hints[-1]}" if len(hints) > 1 else hints[0])
+    return f"expected {listed}" if hints else "no benchmark family is registered"
+
+
+def not_a_dataset(path: Path) -> FormatError:
+    """The error for a path no family reads, saying what each family expects."""
+    return FormatError(path, f"not a dataset vocviewer can read; {_hint()}")
+
+
+def _sniffed(
+    candidates: Sequence[Benchmark], path: Path, sources: dict[str, Path | None]
+) -> tuple[float, Benchmark | None]:
+    best: tuple[float, Benchmark | None] = (0.0, None)
+    for b in sorted(candidates, key=lambda b: -b.priority):  # a tie keeps the higher priority
+        score = b.sniff(path, sources)
+        if score > best[0]:
+            best = (score, b)
+    return best
+
+
+def sniff(
+    path: str | Path, sources: dict[str, Path | None] | None = None
+) -> tuple[float, Benchmark | None]:
+    """The most confident ``sniff`` of every registered family (0 and None if none claims)."""
+    return _sniffed(registered(), Path(path), dict(sources or {}))
+
+
+def choose(
+    path: Path,
+    task: str | None = None,
+    protocol: str | None = None,
+    sources: dict[str, Path | None] | None = None,
+    candidates: Sequence[Benchmark] | None = None,
+) -> Benchmark:
+    """The family that evaluates ``path``: the one answering to ``protocol``; else the one whose
+    ``sniff`` is sure; else the only one offering ``task``; else the likeliest ``sniff``.
+    ``FormatError`` if none."""
+    pool = registered() if candidates is None else list(candidates)
+    if protocol is not None:
+        for b in pool:
+            if protocol in b.protocols:
+                return b
+    score, best = _sniffed(pool, Path(path), dict(sources or {}))
+    if best is not None and score >= CERTAIN:
+        return best
+    offering = [b for b in pool if task in b.tasks]
+    if task is not None and len(offering) == 1:
+        return offering[0]
+    if best is not None:
+        return best
+    p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        raise FormatError(p, "does not exist")
+    raise not_a_dataset(p)
+
+
+def open_dataset(
+    path: str | Path, *, images: str | Path | None = None, devkit: str | Path | None = None
+) -> Dataset:
+    """Read the dataset at ``path``, whatever its family (PASCAL VOC, VisDrone, a COCO or LVIS JSON,
+    or an ILSVRC annotation folder when ``devkit`` is given). ``images`` is COCO's image folder, by
+    default guessed beside the annotation folder.
+
+    Raises
+    ------
+    FormatError
+        ``path`` does not exist or is not a format vocviewer reads; the message says what was
+        expected.
+    """
+    p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        raise FormatError(p, "does not exist")
+    if not p.is_dir():
+        check_regular(p)  # a FIFO, a device, a link loop: a message naming it
+    sources = {
+        "images": None if images is None else Path(images),
+        "devkit": None if devkit is None else Path(devkit),
+    }
+    score, best = _sniffed(registered(), p, sources)
+    if best is None or score < LIKELY:
+        raise not_a_dataset(p)
+    return best.read_dataset(p, sources)
+
+
+def looks_like_dataset(path: str | Path) -> bool:
+    """Whether ``path`` looks like something ``open_dataset`` reads rather than results (a VOC or
+    VisDrone folder, a COCO annotation JSON). Cheap: reads at most a few KB."""
+    return any(b.looks_like_dataset(Path(path)) for b in registered())
+
+
+def refuse_foreign_options(benchmark: Benchmark, args: Any, command: str = "eval") -> None:
+    """``FormatError`` if ``args`` set an option (``CliOption``) that ``benchmark`` does not
+    declare (another family's, e.g. VOC's ``--iou`` on a COCO file): never silently ignored."""
+    own = {o.dest for o in benchmark.options}
+    for b in registered():
+        for o in b.options:
+            if o.dest not in own and getattr(args, o.dest, None) is not None:
+                owners = ", ".join(x.title for x in registered() if o in x.options)
+                raise FormatError(
+                    None,
+                    f"{command}: {o.flag} is not an option of {benchmark.title} "
+                    f"(it applies to {owners})",
+                )
+
+
+def benchmark_of(dataset: Dataset) -> Benchmark:
+    """The family that read ``dataset`` (``FormatError`` if none claims it); a family
+    extending another (higher ``priority``) is asked first."""
+    for b in sorted(registered(), key=lambda b: -b.priority):
+        if b.reads_results_of(dataset):
+            return b
+    raise FormatError(dataset.root, f"no benchmark evaluates {dataset.name}")
+
+
+def open_results(
+    dataset: Dataset, paths: Sequence[str | Path] | str | Path, **kw: Any
+) -> ResultSet:
+    """Read result files or folders for ``dataset`` with the reader of its family, the families
+    asked in priority order (one whose datasets extend another's answers first) (VOC
+    ``comp*_det_*`` / ``comp*_cls_*``, a VisDrone results folder, a COCO results JSON, an ILSVRC
+    submission).
+
+    Keyword arguments go to the format's reader (``read_voc_results``: ``image_set``, ``name``;
+    ``read_coco_results``: ``task``, ``keep_going``).
+    """
+    given = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+    return benchmark_of(dataset).read_results(dataset, given, **kw)

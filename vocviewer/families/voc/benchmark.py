@@ -1,0 +1,196 @@
+"""PASCAL VOC: the ``Benchmark`` of a VOCdevkit (det, cls; seg, layout, action in ``voc_tasks``),
+and ``vocviewer eval`` for VOC detection and classification.
+
+Input problems and the numbers: a results file with problems (bad lines, unknown ids, unreadable
+files) stops ``eval`` unless ``--keep-going``, which marks the numbers NOT OFFICIAL. So does
+ground truth that lost objects (``families.voc.annotations.lost_ground_truth``: a missing or
+non-finite box coordinate, a missing ``<bndbox>``, an unreadable or malformed annotation file),
+for the tasks that use objects (det, layout, action): the numbers would count fewer positives than
+the annotations hold. Harmless problems (an object of an unknown class, ids without an annotation
+file) stay warnings. Result lines with NaN/inf are kept and evaluated as the official code does,
+with one warning per file; the numbers stay official.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.report import ap_table, result_to_json
+from vocviewer.families.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    ViewDefaults,
+    check_ground_truth,
+    opened,
+    problems_error,
+    refuse_json_results,
+)
+from vocviewer.families.official import not_official_reasons
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.voc import FILES
+from vocviewer.families.voc import tasks as voc_tasks
+from vocviewer.families.voc import view as voc_view
+from vocviewer.families.voc.evaluate import (
+    PROTOCOL_AP_RULES,
+    default_ap_rule,
+    evaluate_voc_cls,
+    evaluate_voc_det,
+)
+from vocviewer.families.voc.reader import looks_like_voc, read_voc, read_voc_results
+from vocviewer.families.voc.results_reader import parse_result_name
+from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, voc_expects
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+    from vocviewer.families.view_analyser import ViewAnalyser
+
+
+#: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``, 0.5)
+OFFICIAL_IOU = 0.5
+
+
+def run_eval(args: argparse.Namespace) -> EvalOutput:
+    """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls|seg|layout|
+    action``)."""
+    if args.task in ("seg", "layout", "action"):
+        run = {"seg": voc_tasks.run_seg, "layout": voc_tasks.run_layout}.get(
+            args.task, voc_tasks.run_action
+        )
+        return run(args)
+    if args.task not in ("det", "cls"):
+        raise FormatError(
+            args.path, f"--task {args.task} is not a VOC task (det, cls, seg, layout, action)"
+        )
+    iou = OFFICIAL_IOU if getattr(args, "iou", None) is None else float(args.iou)
+    if not 0.0 < iou <= 1.0 or (iou != OFFICIAL_IOU and args.task != "det"):
+        why = "an IoU in (0, 1]" if args.task == "det" else "only for --task det"
+        raise FormatError(None, f"--iou {iou:g}: expected {why}")
+    refuse_json_results(args.results, "VOC", voc_expects(args.task))
+    image_set = args.image_set or infer_image_set(args.results, args.task)
+    if image_set is None:
+        raise FormatError(
+            args.results[0],
+            "cannot tell the image set from the result file names; pass --image-set",
+        )
+    dataset = opened(args, open_voc(args.path))
+    if args.task == "det":  # lost ground truth refused unless --keep-going
+        check_ground_truth(dataset, args.keep_going)
+    warnings = [str(p) for p in dataset.problems]
+    results = read_voc_results(dataset, args.results, image_set=image_set)
+    if results.problems and not args.keep_going:
+        raise problems_error(results.problems)
+    warnings += [str(p) for p in (*results.problems, *results.warnings)]
+    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    kw: dict[str, Any] = {"image_set": image_set, "ap_rule": rule, "strict": not args.keep_going}
+    if args.task == "det":
+        kw["iou_threshold"] = iou
+    try:
+        evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
+        result = evaluate(dataset, results, **kw)
+    except KeyError as e:  # unknown image set
+        raise FormatError(args.path, str(e.args[0])) from None
+    # the window's rule (lost ground truth, IoU); result rows skipped are in result.notes
+    gt = dataset if args.task == "det" else None
+    notes = [r.text for r in not_official_reasons(gt, voc_view.SETTINGS, ViewChoice(iou))]
+    result = replace(result, notes=(*result.notes, *notes))
+    return EvalOutput(ap_table(result), result_to_json(result), warnings)
+
+
+class VocBenchmark(ViewDefaults):
+    """PASCAL VOC: a VOCdevkit root or year folder; ``--protocol voc2007`` (11-point AP) or
+    ``voc2012`` (all points; default from the dataset year)."""
+
+    name = "voc"
+    title = "VOC"
+    tasks = ("det", "cls", "seg", "layout", "action")
+    protocols = ("voc2007", "voc2012")
+    options = (
+        CliOption(
+            "--image-set",
+            "VOC image set (default: the one named in the result file names)",
+            kind="str",
+            metavar="S",
+        ),
+        CliOption(
+            "--iou",
+            "VOC detection: IoU threshold of a match (default 0.5, the devkit's; any other "
+            "makes the numbers NOT OFFICIAL)",
+            kind="float",
+            metavar="T",
+        ),
+    )
+    analyze_tasks = ("det", "cls")
+    priority = 30
+    hint = VOC_HINT
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if path.is_dir() and looks_like_voc(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return path.is_dir() and looks_like_voc(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_voc(path)
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return not dataset.extras  # the other families keep their annotations' extras
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        refuse_json_results(paths, dataset, voc_expects())
+        return read_voc_results(dataset, paths, **kw)
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        return voc_tasks.voc_result_sets(paths, task)
+
+    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
+        return run_eval(args)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        from vocviewer.families.voc.analyze import analyze_voc
+
+        return analyze_voc(args)
+
+    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
+        sets = set(dataset.main_sets())
+        for f in results.files:
+            entry = parse_result_name(Path(f))
+            if entry is not None and entry.image_set in sets:
+                return entry.image_set
+        return None
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return replace(voc_view.SETTINGS, ap_rule=default_ap_rule(dataset.year))
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        refuse_json_results(paths, dataset, voc_expects())
+        return voc_view.read_voc_view_results(dataset, paths, image_set, fallback_set)
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return voc_view.evaluate_voc_views(dataset, results, choice)
+
+    def view_analyser(self) -> ViewAnalyser:
+        from vocviewer.families.voc.analyze import VocViewAnalyser
+
+        return VocViewAnalyser()
