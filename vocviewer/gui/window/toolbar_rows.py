@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QMainWindow, QToolBar, QToolButton
+from shiboken6 import isValid
 
 #: Qt's name of a toolbar's overflow button (``QToolBarExtension``).
 EXTENSION_BUTTON = "qt_toolbar_ext_button"
@@ -42,12 +43,14 @@ class ToolbarRows(QObject):
         kind = event.type()
         if kind in (QEvent.Type.Resize, QEvent.Type.LayoutRequest) and not self._pending:
             self._pending = True  # once per burst of events, after they are handled
-            QTimer.singleShot(0, self.update)
+            QTimer.singleShot(0, self, self.update)  # dropped if this object is gone
         return False
 
     def update(self) -> None:
         """Wrap or unwrap the second toolbar to fit the window's width now."""
         self._pending = False
+        if not all(isValid(w) for w in (self.window, self.first, self.second)):
+            return  # the window is being destroyed
         wrap = self.needed_width() > self.window.width()
         if wrap != self.wrapped:
             self.wrapped = wrap
