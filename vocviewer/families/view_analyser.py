@@ -1,12 +1,14 @@
-"""What a family gives the window's Analysis tab: a ``ViewAnalyser`` (its TIDE, object
-characteristics and ``analyze()`` curves for one result set, and the bootstrap of one or more
-result sets on the same resampled images, defined in the family's analyze module and returned by
-its benchmark's ``view_analyser()``), and what they compute (``ViewAnalysis``, ``SetsBootstrap``,
-``SetInterval``, ``CurveSet``). No Qt; no registry (``view_analysis`` dispatches)."""
+"""The window's Analysis tab over the window's own evidence: ``WindowEvidence`` (a result set's
+``ClassView``s at the window's choice), the shared flow ``ViewAnalyser`` (TIDE, object
+characteristics and ``analyze()`` curves of one result set, the bootstrap of one or more result
+sets on the same resampled images; a family subclasses it in its analyze module with only its
+rules, and its benchmark's ``view_analyser()`` returns one), and what they compute
+(``ViewAnalysis``, ``SetsBootstrap``, ``SetInterval``, ``CurveSet``). No Qt; no registry
+(``view_analysis`` dispatches)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +18,7 @@ from vocviewer.evaluation.analysis_curves import AnalysisCurves
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import TideResult
+from vocviewer.families.views import ClassView, ViewChoice
 
 
 @dataclass(frozen=True)
@@ -76,12 +79,48 @@ class ViewAnalysis:
     curves: CurveSet | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class WindowEvidence:
+    """The evidence the window already holds for one result set: every class's ``ClassView``
+    (by class index: the ``ClassEvaluation`` with verdict, rank, score, matched and
+    best-overlapping object and IoU, duplicate-of, the missed objects, the FP diagnosis, and the
+    protocol's own record ``raw``) as ``evaluate_views`` / ``rederive_views`` gave it at
+    ``choice``."""
+
+    views: Mapping[int, ClassView]
+    choice: ViewChoice
+
+    def raws(self) -> tuple[Any, ...]:
+        """Every class's protocol record (``ClassView.raw``), in class order."""
+        return tuple(self.views[k].raw for k in sorted(self.views))
+
+    def one_raw(self) -> Any | None:
+        """The protocol's record every view holds (a toolkit that evaluates all classes at
+        once: VisDrone, ILSVRC); ``None`` if there is no view."""
+        return next(iter(self.views.values())).raw if self.views else None
+
+
 class ViewAnalyser:
-    """One family's TIDE, characteristics and bootstrap for the window (its benchmark's
-    ``view_analyser()``, from the family's own analyze module); ``evaluate`` gives what they
-    read."""
+    """The Analysis tab's flow, written once: a family subclasses it with only what its rules
+    need (the hooks below) and its benchmark's ``view_analyser()`` returns one.
+
+    Every analysis reads the family's evaluation record of a result set (``evidence``): the
+    window's own (``from_views``: re-shaped from its ``WindowEvidence``, re-derived at the
+    analyses' IoU where the protocol allows), else the family's evaluator once
+    (``evaluate``: the one function an analysis evaluates through)."""
+
+    #: the bootstrap's headline metric, in words; ``percent``: shown 0-100 (VisDrone's scale)
+    metric: str = ""
+    percent: bool = False
+
+    # --- what a family supplies -------------------------------------------------------------
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        """The family's evaluation record re-shaped from the window's evidence, or ``None``
+        where the protocol cannot (then ``evaluate`` runs)."""
+        return None
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
+        """The family's evaluator, for the analyses' settings."""
         raise NotImplementedError
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
@@ -94,15 +133,52 @@ class ViewAnalyser:
         """``analyze()``'s curves; ``None`` where the family has none."""
         return None
 
+    def metric_of(self, ev: Any) -> str:
+        """The bootstrap's headline metric of evaluation records like ``ev`` (``metric``)."""
+        return self.metric
+
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
+        """``n`` bootstrap replicates of every ``(results, evidence)`` pair on the same
+        resampled images: (the headline's, the IoU-0.5 PR bands' or ``None``); ``kw``:
+        ``progress``, ``cancelled``."""
+        raise NotImplementedError
+
+    # --- the flow ---------------------------------------------------------------------------
+    def evidence(
+        self, ds: Dataset, res: ResultSet, image_set: str | None, window: WindowEvidence | None
+    ) -> Any:
+        """The family's evaluation record of ``res``: the window's where it has it, else one
+        evaluation."""
+        ev = None if window is None else self.from_views(ds, res, window)
+        return self.evaluate(ds, res, image_set) if ev is None else ev
+
+    def analyse(
+        self, ds: Dataset, res: ResultSet, image_set: str | None, window: WindowEvidence | None
+    ) -> ViewAnalysis:
+        """TIDE, the characteristics and the curves of ``res`` from one evaluation record."""
+        ev = self.evidence(ds, res, image_set, window)
+        tide = self.tide(ds, res, ev, image_set)
+        return ViewAnalysis(tide, self.characteristics(ds, res, ev), self.curves(ds, res, ev))
+
     def bootstrap(
         self,
         ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
+        sets: Sequence[tuple[ResultSet, WindowEvidence | None]],
+        image_set: str | None,
         n: int,
         seed: int,
         level: float,
         **kw: Any,
     ) -> SetsBootstrap:
-        """The bootstrap of every ``(results, evaluate(...))`` pair on the same resampled
-        images (``kw``: ``progress``, ``cancelled``)."""
-        raise NotImplementedError
+        """The bootstrap of every result set (with the window's evidence, if any) on the same
+        resampled images (``kw``: ``progress``, ``cancelled``)."""
+        pairs = [(r, self.evidence(ds, r, image_set, w)) for r, w in sets]
+        boot, bands = self.resample(ds, pairs, n, seed, **kw)
+        return SetsBootstrap(boot, self.metric_of(pairs[0][1]), level, self.percent, bands)
+
+
+def chunk_for(n: int, low: int = 10, high: int = 50) -> int:
+    """Replicates per progress report: about 20 reports, each of ``low`` to ``high``."""
+    return max(low, min(high, -(-n // 20)))

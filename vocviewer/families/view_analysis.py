@@ -7,9 +7,11 @@ each set's headline mean AP with its percentile interval, paired differences, ra
 bands).
 
 The family arrives through its benchmark (``registry.benchmark_of``): its ``view_analyser()``
-gives the ``ViewAnalyser`` its own analyze module defines (the functions its ``analyze`` uses).
-A family without one answers ``None`` with a reason (``not_analysed``). Every function re-evaluates the result set itself (the window's own
-evaluation may sit at another IoU threshold), so it may run for seconds: call it in a worker.
+gives the ``ViewAnalyser`` its own analyze module defines (the shared flow with the family's
+rules). A family without one answers ``None`` with a reason (``not_analysed``). Each function
+reads the window's evidence of a result set (``WindowEvidence``: its ``ClassView``s, re-derived
+at the analyses' IoU where the protocol allows); without it (or where the protocol cannot) the
+family's evaluator runs once. Either may take seconds: call it in a worker.
 Nothing here imports Qt; the families' modules are imported when first needed (the window
 starts without them).
 """
@@ -21,7 +23,12 @@ from collections.abc import Callable, Sequence
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.registry import benchmark_of
-from vocviewer.families.view_analyser import SetsBootstrap, ViewAnalyser, ViewAnalysis
+from vocviewer.families.view_analyser import (
+    SetsBootstrap,
+    ViewAnalyser,
+    ViewAnalysis,
+    WindowEvidence,
+)
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
@@ -41,22 +48,21 @@ def _family(dataset: Dataset) -> ViewAnalyser | None:
 
 
 def view_analysis(
-    dataset: Dataset, results: ResultSet, image_set: str | None
+    dataset: Dataset,
+    results: ResultSet,
+    image_set: str | None,
+    window: WindowEvidence | None = None,
 ) -> ViewAnalysis | None:
     """TIDE's breakdown, the object characteristics and the curves of ``results`` (``None`` if the
-    family is not analysed; ``image_set``: VOC's Main set the window evaluates). ``ValueError`` if these
-    results cannot be analysed (no detections, COCO keypoints, VOC without an image set)."""
+    family is not analysed; ``image_set``: VOC's Main set the window evaluates; ``window``: the
+    window's evidence of ``results``). ``ValueError`` if these results cannot be analysed (no
+    detections, COCO keypoints, VOC without an image set)."""
     fam = _family(dataset)
     if fam is None:
         return None
     if len(results.detections) == 0:
         raise ValueError(f"{results.name} has no detections to analyse")
-    ev = fam.evaluate(dataset, results, image_set)
-    return ViewAnalysis(
-        fam.tide(dataset, results, ev, image_set),
-        fam.characteristics(dataset, results, ev),
-        fam.curves(dataset, results, ev),
-    )
+    return fam.analyse(dataset, results, image_set, window)
 
 
 def view_bootstrap(
@@ -69,12 +75,14 @@ def view_bootstrap(
     *,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
+    windows: Sequence[WindowEvidence | None] = (),
 ) -> SetsBootstrap | None:
     """The bootstrap of every result set in ``sets`` on the same resampled images, as
     ``vocviewer analyze --results A B ... --bootstrap replicates --seed seed`` computes it
     (``None``: the family is not analysed). ``progress(done, total)`` after each chunk of
-    replicates; ``cancelled()`` before each (raises ``evaluation.bootstrap.BootstrapCancelled``).
-    Result sets need distinct names."""
+    replicates; ``cancelled()`` before each (raises ``evaluation.bootstrap.BootstrapCancelled``);
+    ``windows``: the window's evidence of each set (none: evaluated here). Result sets need
+    distinct names."""
     fam = _family(dataset)
     if fam is None:
         return None
@@ -84,9 +92,17 @@ def view_bootstrap(
     names = [r.name for r in sets]
     if len(set(names)) < len(names):
         raise ValueError(f"the result sets need distinct names to be compared: {names}")
-    pairs = [(r, fam.evaluate(dataset, r, image_set)) for r in sets]
+    given = list(windows) or [None] * len(sets)
+    pairs = list(zip(sets, given, strict=True))
     kw = {"progress": progress, "cancelled": cancelled}
-    return fam.bootstrap(dataset, pairs, replicates, seed, level, **kw)
+    return fam.bootstrap(dataset, pairs, image_set, replicates, seed, level, **kw)
 
 
-__all__ = ["SetsBootstrap", "ViewAnalysis", "not_analysed", "view_analysis", "view_bootstrap"]
+__all__ = [
+    "SetsBootstrap",
+    "ViewAnalysis",
+    "WindowEvidence",
+    "not_analysed",
+    "view_analysis",
+    "view_bootstrap",
+]

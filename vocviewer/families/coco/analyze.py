@@ -36,6 +36,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves
+from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -65,11 +66,16 @@ from vocviewer.families.coco.analyze_curves import MAX_DETS, CocoAnalysis
 from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.evaluate import CocoEvalResult, CocoParams, evaluate_coco
+from vocviewer.families.coco.evaluate import (
+    CocoEvalResult,
+    CocoParams,
+    collect_coco,
+    evaluate_coco,
+)
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
-from vocviewer.families.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
 
 COCO_MAP = "COCO AP@[.50:.95], area all, maxDets 100 (summary 'AP')"
 COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
@@ -259,13 +265,19 @@ def analysis_figures(name: str, a: CocoAnalysis, task: str = "bbox") -> list[tup
 
 # --- the window's Analysis tab (``view_analysis``) --------------------------------------------
 class CocoViewAnalyser(ViewAnalyser):
-    """What this family's ``analyze`` computes, for one result set in the window."""
+    """COCO's rules for the shared flow: COCOeval's record collected from the window's
+    categories (every IoU .50:.95 is in it); ``analyze()`` evaluates at its own IoUs."""
+
+    metric = "COCO AP@[.50:.95]"
+
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        kind = _analysed_kind(res)
+        if len(window.views) < len(ds.classes):
+            return None
+        return collect_coco(window.raws(), CocoParams.for_task(kind), res)
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        kind = str(res.extras["coco"].kind)
-        if kind not in ("bbox", "segm"):
-            raise ValueError(f"TIDE and the bootstrap analyse boxes and masks, not {kind}")
-        return evaluate_coco(ds, res, CocoParams.for_task(kind))
+        return evaluate_coco(ds, res, CocoParams.for_task(_analysed_kind(res)))
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
         return coco_tide(ds, res)
@@ -279,15 +291,16 @@ class CocoViewAnalyser(ViewAnalyser):
         per_class = {ids.index(int(c)): a.category(int(c)) for c in a.category_ids}
         return CurveSet(a.overall(), per_class)
 
-    def bootstrap(
-        self,
-        ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
-        n: int,
-        seed: int,
-        level: float,
-        **kw: Any,
-    ) -> SetsBootstrap:
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
         evidence = [coco_bbox_evidence(ds, ev, res.name) for res, ev in sets]
-        boot = coco_bootstrap(evidence, n, seed, chunk=min(50, max(10, -(-n // 20))), **kw)
-        return SetsBootstrap(boot.ap, "COCO AP@[.50:.95]", level, bands=boot.ap50)
+        boot = coco_bootstrap(evidence, n, seed, chunk=chunk_for(n), **kw)
+        return boot.ap, boot.ap50
+
+
+def _analysed_kind(res: ResultSet) -> str:
+    kind = str(res.extras["coco"].kind)
+    if kind not in ("bbox", "segm"):
+        raise ValueError(f"TIDE and the bootstrap analyse boxes and masks, not {kind}")
+    return kind

@@ -22,6 +22,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap import RECALL_GRID, bootstrap, progress_chunk
+from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -39,7 +40,7 @@ from vocviewer.families.base import opened, problems_error
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.families.ilsvrc.tide import ilsvrc_tide
-from vocviewer.families.view_analyser import SetsBootstrap, ViewAnalyser
+from vocviewer.families.view_analyser import ViewAnalyser, WindowEvidence
 
 ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 
@@ -149,7 +150,12 @@ def ilsvrc_characteristics(
 
 # --- the window's Analysis tab (``view_analysis``) --------------------------------------------
 class IlsvrcViewAnalyser(ViewAnalyser):
-    """What this family's ``analyze`` computes, for one result set in the window."""
+    """ILSVRC's rules for the shared flow: the devkit's record the window's views hold."""
+
+    metric = "ILSVRC mean AP (defined classes)"
+
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        return window.one_raw()
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
         return evaluate_ilsvrc_det(ds, res)
@@ -162,16 +168,10 @@ class IlsvrcViewAnalyser(ViewAnalyser):
         chars.pop("overall", None)
         return chars
 
-    def bootstrap(
-        self,
-        ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
-        n: int,
-        seed: int,
-        level: float,
-        **kw: Any,
-    ) -> SetsBootstrap:
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
         evidence = [ilsvrc_det_evidence(ds, res, ev, res.name) for res, ev in sets]
         chunk = progress_chunk(evidence, n)
         boot = bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
-        return SetsBootstrap(boot, "ILSVRC mean AP (defined classes)", level, bands=boot)
+        return boot, boot

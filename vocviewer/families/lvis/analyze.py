@@ -68,10 +68,10 @@ from vocviewer.families.coco.view import iou_type
 from vocviewer.families.lvis.analyze_curves import LvisAnalysis, analyze_lvis
 from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
 from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE, LvisAnnotations
-from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis, select
+from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis, evaluate_lvis, select
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.lvis.tide import lvis_positives, lvis_tide
-from vocviewer.families.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
 
 LVIS_MAP = "LVIS AP@[.50:.95], area all, maxDets 300, federated (LVISEval 'AP')"
 LVIS_AP50 = "LVIS AP@0.50, area all, maxDets 300, federated (LVISEval 'AP50')"
@@ -323,13 +323,19 @@ def analysis_figures(name: str, a: LvisAnalysis, task: str = "bbox") -> list[tup
 
 # --- the window's Analysis tab (``view_analysis``) --------------------------------------------
 class LvisViewAnalyser(ViewAnalyser):
-    """What ``vocviewer analyze`` computes for LVIS, for one result set in the window."""
+    """LVIS's rules for the shared flow: LVISEval's record collected from the window's
+    categories; ``analyze()`` evaluates at its own IoUs under the federated rules."""
+
+    metric = "LVIS AP@[.50:.95]"
+
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        task = _analysed_task(res)
+        if len(window.views) < len(ds.classes):
+            return None
+        return collect_lvis(window.raws(), ds, res, task)
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
-        task = iou_type(res)
-        if task not in ("bbox", "segm"):
-            raise ValueError(f"LVIS analyses boxes and masks, not {task}")
-        return evaluate_lvis(ds, res, task)
+        return evaluate_lvis(ds, res, _analysed_task(res))
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
         return lvis_tide(ds, res, ev)
@@ -344,19 +350,17 @@ class LvisViewAnalyser(ViewAnalyser):
         per_class = {int(k): a.category(int(a.category_ids[k])) for k in np.flatnonzero(defined)}
         return CurveSet(a.overall(), per_class)
 
-    def bootstrap(
-        self,
-        ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
-        n: int,
-        seed: int,
-        level: float,
-        **kw: Any,
-    ) -> SetsBootstrap:
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
         evidence = [lvis_evidence(ds, res, ev, res.name) for res, ev in sets]
         bands = len(sets) * len(ds.classes) * n * 101 <= BAND_BUDGET
-        chunk = min(50, max(10, -(-n // 20)))
-        boot = lvis_bootstrap(evidence, n, seed, chunk=chunk, bands=bands, **kw)
-        return SetsBootstrap(
-            boot.ap, "LVIS AP@[.50:.95]", level, bands=boot.ap50 if bands else None
-        )
+        boot = lvis_bootstrap(evidence, n, seed, chunk=chunk_for(n), bands=bands, **kw)
+        return boot.ap, boot.ap50 if bands else None
+
+
+def _analysed_task(res: ResultSet) -> str:
+    task = iou_type(res)
+    if task not in ("bbox", "segm"):
+        raise ValueError(f"LVIS analyses boxes and masks, not {task}")
+    return task

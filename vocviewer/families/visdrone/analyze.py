@@ -26,6 +26,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves, interpolated_precision
 from vocviewer.evaluation.ap import voc_ap_all_points
 from vocviewer.evaluation.bootstrap import RECALL_GRID
+from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -49,7 +50,7 @@ from vocviewer.evaluation.render.analyze_report import (
 )
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
-from vocviewer.families.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
 from vocviewer.families.visdrone.columns import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
 from vocviewer.families.visdrone.evaluate import VisDroneResult, evaluate_visdrone
@@ -327,7 +328,13 @@ class VisDroneCurves:
 
 # --- the window's Analysis tab (``view_analysis``) --------------------------------------------
 class VisDroneViewAnalyser(ViewAnalyser):
-    """What this family's ``analyze`` computes, for one result set in the window."""
+    """VisDrone's rules for the shared flow: the toolkit's record the window's views hold
+    (every IoU .50:.95)."""
+
+    metric, percent = "VisDrone AP@[.50:.95]", True
+
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        return window.one_raw()
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
         return evaluate_visdrone(ds, res)
@@ -345,17 +352,10 @@ class VisDroneViewAnalyser(ViewAnalyser):
         per_class = {ds.classes.index(n): c.curves([n]) for n in c.class_names}
         return CurveSet(c.curves(), per_class)
 
-    def bootstrap(
-        self,
-        ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
-        n: int,
-        seed: int,
-        level: float,
-        **kw: Any,
-    ) -> SetsBootstrap:
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
         evidence = [visdrone_evidence(ds, res, ev, res.name) for res, ev in sets]
-        chunk = max(1, min(100, -(-n // 20)))
+        chunk = chunk_for(n, 1, 100)
         boot = visdrone_bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
-        metric = "VisDrone AP@[.50:.95]"
-        return SetsBootstrap(boot.ap, metric, level, percent=True, bands=boot.ap50)
+        return boot.ap, boot.ap50

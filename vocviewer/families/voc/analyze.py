@@ -18,6 +18,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap import RECALL_GRID, EvidenceSet, bootstrap, progress_chunk
+from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import (
     ASPECT_BINS,
     SIZE_BINS,
@@ -41,10 +42,10 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
-from vocviewer.families.view_analyser import CurveSet, SetsBootstrap, ViewAnalyser
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence
 from vocviewer.families.voc.analyze_curves import VocCurves, voc_curves
 from vocviewer.families.voc.bootstrap import voc_det_evidence
-from vocviewer.families.voc.evaluate import evaluate_voc_det
+from vocviewer.families.voc.evaluate import class_at, default_ap_rule, det_result, evaluate_voc_det
 from vocviewer.families.voc.tasks import infer_image_set, open_voc, voc_expects, voc_result_sets
 from vocviewer.families.voc.tide import voc_tide
 
@@ -219,7 +220,16 @@ def voc_characteristics(
 
 # --- the window's Analysis tab (``view_analysis``) --------------------------------------------
 class VocViewAnalyser(ViewAnalyser):
-    """What this family's ``analyze`` computes, for one result set in the window."""
+    """VOC's rules for the shared flow: the window's classes re-derived at IoU 0.5
+    (``class_at``), on the window's image set."""
+
+    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+        image_set = window.choice.image_set
+        if image_set is None or len(window.views) < len(ds.classes):
+            return None
+        rule = default_ap_rule(ds.year)
+        evs = tuple(class_at(ds, v.evaluation, 0.5, rule) for _, v in sorted(window.views.items()))
+        return det_result(ds, res, evs, image_set, rule, 0.5)
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:
         if image_set is None:
@@ -227,8 +237,7 @@ class VocViewAnalyser(ViewAnalyser):
         return evaluate_voc_det(ds, res, image_set=image_set, strict=False)
 
     def tide(self, ds: Dataset, res: ResultSet, ev: Any, image_set: str | None) -> TideResult:
-        assert image_set is not None
-        return voc_tide(ds, res, ev, image_set=image_set)
+        return voc_tide(ds, res, ev, image_set=ev.image_set)
 
     def characteristics(self, ds: Dataset, res: ResultSet, ev: Any) -> dict[str, Characteristic]:
         return voc_characteristics(ds, ev, default_normalisers(ev)[0])
@@ -238,17 +247,13 @@ class VocViewAnalyser(ViewAnalyser):
         per_class = {ds.classes.index(n): v for n, v in c.per_class().items()}
         return CurveSet(c.curves(), per_class)
 
-    def bootstrap(
-        self,
-        ds: Dataset,
-        sets: Sequence[tuple[ResultSet, Any]],
-        n: int,
-        seed: int,
-        level: float,
-        **kw: Any,
-    ) -> SetsBootstrap:
+    def metric_of(self, ev: Any) -> str:
+        return f"VOC mean AP ({ev.ap_rule})"
+
+    def resample(
+        self, ds: Dataset, sets: Sequence[tuple[ResultSet, Any]], n: int, seed: int, **kw: Any
+    ) -> tuple[BootstrapResult, BootstrapResult | None]:
         evidence = [voc_det_evidence(ds, ev, res.name) for res, ev in sets]
         chunk = progress_chunk(evidence, n)
         boot = bootstrap(evidence, n, seed, chunk=chunk, recall_grid=RECALL_GRID, **kw)
-        metric = f"VOC mean AP ({sets[0][1].ap_rule})"
-        return SetsBootstrap(boot, metric, level, bands=boot)
+        return boot, boot

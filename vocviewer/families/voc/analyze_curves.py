@@ -45,8 +45,9 @@ from vocviewer.evaluation.analysis_curves import (
     interpolated_precision,
 )
 from vocviewer.evaluation.ap import voc_ap_11_point, voc_ap_all_points, voc_precision_recall
-from vocviewer.evaluation.matching import first_claims, group_offsets, same_image_pairs
+from vocviewer.evaluation.matching import group_offsets, same_image_pairs
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult, Verdict
+from vocviewer.families.voc.evaluate import class_at
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -56,21 +57,9 @@ CURVE_IOUS = (0.75, 0.5, MIN_OVERLAP)
 
 
 def voc_verdicts_at(dataset: Dataset, ev: ClassEvaluation, iou: float) -> npt.NDArray[np.int8]:
-    """VOC's verdicts (``Verdict``) of ``ev``'s ranks at overlap threshold ``iou``.
-
-    VOC's candidate (``ev.best_gt``, ``ev.best_iou``) does not depend on the threshold, so this
-    is ``iter_evaluate_voc_det(..., iou_threshold=iou)``'s verdict without measuring again."""
-    hit = np.nan_to_num(ev.best_iou, nan=-np.inf) >= iou
-    cand = ev.best_gt
-    difficult = np.zeros(len(ev), dtype=bool)
-    difficult[hit] = dataset.objects.difficult[cand[hit]]
-    claimed_by = first_claims(cand, hit & ~difficult)
-    ranks = np.arange(len(ev), dtype=np.int64)
-    verdict = np.full(len(ev), Verdict.FP, dtype=np.int8)
-    verdict[difficult] = Verdict.IGNORED
-    verdict[claimed_by == ranks] = Verdict.TP
-    verdict[(claimed_by >= 0) & (claimed_by != ranks)] = Verdict.DUPLICATE
-    return verdict
+    """VOC's verdicts (``Verdict``) of ``ev``'s ranks at overlap threshold ``iou``
+    (``families.voc.evaluate.class_at``: no measuring again)."""
+    return class_at(dataset, ev, iou, "allpoints").verdict
 
 
 def _confusions(

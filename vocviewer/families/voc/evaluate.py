@@ -29,7 +29,7 @@ can report progress, and ``evaluate_*`` collect them into an ``EvalResult``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -148,13 +148,7 @@ def iter_evaluate_voc_det(
         has_cand = cand >= 0
         best_gt = np.full(len(rows), -1, dtype=np.int64)
         best_gt[has_cand] = g[cand[has_cand]]
-        claimed_by = first_claims(cand, hit & ~difficult_hit)
-        ranks = np.arange(len(rows), dtype=np.int64)
-        verdict = np.full(len(rows), Verdict.FP, dtype=np.int8)
-        verdict[difficult_hit] = Verdict.IGNORED
-        verdict[claimed_by == ranks] = Verdict.TP
-        dup = (claimed_by >= 0) & (claimed_by != ranks)
-        verdict[dup] = Verdict.DUPLICATE
+        verdict, duplicate_of = _verdicts(cand, hit, difficult_hit)
         prec, rec = voc_precision_recall(verdict == Verdict.TP, verdict >= Verdict.FP, npos)
         yield ClassEvaluation(
             class_index=int(k),
@@ -169,11 +163,49 @@ def iter_evaluate_voc_det(
             verdict=verdict,
             best_gt=best_gt,
             best_iou=ov,
-            duplicate_of=np.where(dup, claimed_by, -1),
+            duplicate_of=duplicate_of,
             precision=prec,
             recall=rec,
             ap=_ap(rule, rec, prec),
         )
+
+
+def _verdicts(
+    cand: npt.NDArray[np.int64], hit: npt.NDArray[np.bool_], difficult_hit: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
+    """``VOCevaldet``'s verdict (``Verdict``) and duplicate-of rank (-1: none) of ranked
+    detections: ``cand`` each one's candidate object, ``hit`` its overlap reaches the threshold,
+    ``difficult_hit`` the candidate is difficult (ignored)."""
+    claimed_by = first_claims(cand, hit & ~difficult_hit)
+    ranks = np.arange(len(cand), dtype=np.int64)
+    verdict = np.full(len(cand), Verdict.FP, dtype=np.int8)
+    verdict[difficult_hit] = Verdict.IGNORED
+    verdict[claimed_by == ranks] = Verdict.TP
+    dup = (claimed_by >= 0) & (claimed_by != ranks)
+    verdict[dup] = Verdict.DUPLICATE
+    return verdict, np.where(dup, claimed_by, -1)
+
+
+def class_at(
+    dataset: Dataset, ev: ClassEvaluation, iou: float, ap_rule: str | None = None
+) -> ClassEvaluation:
+    """``ev`` (a class of ``iter_evaluate_voc_det``) at overlap threshold ``iou``. Each
+    detection's candidate (``best_gt``) and overlap (``best_iou``) do not depend on the
+    threshold, so this is the evaluation at ``iou`` without measuring again."""
+    hit = np.nan_to_num(ev.best_iou, nan=-np.inf) >= iou
+    difficult_hit = np.zeros(len(ev.order), dtype=bool)
+    difficult_hit[hit] = dataset.objects.difficult[ev.best_gt[hit]]
+    verdict, duplicate_of = _verdicts(ev.best_gt, hit, difficult_hit)
+    prec, rec = voc_precision_recall(verdict == Verdict.TP, verdict >= Verdict.FP, ev.npos)
+    rule = ap_rule or default_ap_rule(dataset.year)
+    return replace(
+        ev,
+        verdict=verdict,
+        duplicate_of=duplicate_of,
+        precision=prec,
+        recall=rec,
+        ap=_ap(rule, rec, prec),
+    )
 
 
 def iter_evaluate_voc_cls(
@@ -304,13 +336,26 @@ def evaluate_voc_det(
             strict=strict,
         )
     )
+    return det_result(dataset, results, per_class, image_set, rule, iou_threshold)
+
+
+def det_result(
+    dataset: Dataset,
+    results: ResultSet,
+    classes: tuple[ClassEvaluation, ...],
+    image_set: str,
+    ap_rule: str,
+    iou_threshold: float,
+) -> EvalResult:
+    """The ``EvalResult`` of ``iter_evaluate_voc_det``'s ``classes`` (``evaluate_voc_det``'s,
+    from classes evaluated elsewhere: the window's)."""
     return EvalResult(
-        protocol="voc2007" if rule == "11point" else "voc2012",
+        protocol="voc2007" if ap_rule == "11point" else "voc2012",
         task="det",
         image_set=image_set,
-        ap_rule=rule,
+        ap_rule=ap_rule,
         iou_threshold=iou_threshold,
-        classes=per_class,
+        classes=classes,
         notes=tuple(_notes(dataset, results, image_set, "det")),
     )
 

@@ -4,9 +4,11 @@ resampled images (``families.view_analysis``), each in a ``Worker`` under ``stat
 (``analysis/tide``, ``analysis/bootstrap``; latest wins), and which detections or objects a bar of
 the breakdown (``bar_members``) or a band of the curves (``band_members``) stands for.
 
-Neither depends on the window's IoU or area choice (TIDE is defined at IoU 0.5, the
-characteristics at the family's analysis threshold), so each analysis is kept per result set and
-image set and computed once.
+Both read the window's own evidence of each result set (``EvaluationModel.evidence``: its
+``ClassView``s, re-derived at the analyses' IoU where the protocol allows) rather than evaluating
+again; a request made while the window still evaluates that set waits for it. Neither depends on
+the window's IoU or area choice (TIDE is defined at IoU 0.5, the characteristics at the family's
+analysis threshold), so each analysis is kept per result set and image set and computed once.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from vocviewer.evaluation.bootstrap import BootstrapCancelled
 from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import MAIN_TYPES, SPECIAL_TYPES, TideResult
 from vocviewer.evaluation.tide_evidence import CLS, KIND_OF
-from vocviewer.families.view_analyser import SetsBootstrap
+from vocviewer.families.view_analyser import SetsBootstrap, WindowEvidence
 from vocviewer.families.view_analysis import (
     ViewAnalysis,
     not_analysed,
@@ -216,8 +218,21 @@ class AnalysisJobs(QObject):
         self.state = state
         self._tides: dict[tuple[int, str | None], tuple[ResultSet, ViewAnalysis | None]] = {}
         self._pending: tuple[int, str | None] | None = None
+        self._waiting: ResultSet | None = None  # asked for while the window evaluates it
         self.outcome: BootstrapOutcome | None = None
         state.dataset_loaded.connect(lambda _ds: self._forget())
+        state.evaluation.finished.connect(self._evaluated)
+
+    def _evaluated(self) -> None:
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and not self.cached(waiting)[0]:
+            self.request_tide(waiting)
+
+    def _evidence(self, results: ResultSet) -> WindowEvidence | None:
+        """The window's evidence of ``results`` (``None``: it has none settled)."""
+        st = self.state
+        index = next((i for i, r in enumerate(st.results) if r.results is results), -1)
+        return st.evaluation.evidence(index)
 
     def _forget(self) -> None:
         self._tides.clear()
@@ -245,6 +260,10 @@ class AnalysisJobs(QObject):
         key = (id(results), image_set)
         if key == self._pending and "analysis/tide" in st.jobs.running_keys():
             return
+        window = self._evidence(results)
+        if window is None and st.evaluation.is_running():
+            self._waiting = results  # the window's evaluation of it comes: read that
+            return
         self._pending = key
 
         def done(out: ViewAnalysis | None) -> None:
@@ -253,7 +272,7 @@ class AnalysisJobs(QObject):
 
         st.jobs.start(
             "analysis/tide",
-            Worker(view_analysis, st.dataset, results, image_set),
+            Worker(view_analysis, st.dataset, results, image_set, window),
             on_returned=done,
             on_errored=lambda exc: self.tide_failed.emit(results, str(exc) or repr(exc)),
         )
@@ -268,7 +287,8 @@ class AnalysisJobs(QObject):
         holder: list[Worker] = []
         ds, image_set, chosen = st.dataset, st.evaluation.image_set, tuple(sets)
         named = tuple(distinct_names(chosen))
-        worker = Worker(_bootstrap_job, holder, ds, named, image_set, replicates, seed)
+        windows = tuple(self._evidence(r) for r in chosen)
+        worker = Worker(_bootstrap_job, holder, ds, named, windows, image_set, replicates, seed)
         holder.append(worker)
 
         def returned(out: SetsBootstrap | None) -> None:
@@ -307,6 +327,7 @@ def _bootstrap_job(
     holder: list[Worker],
     dataset: Any,
     sets: tuple[ResultSet, ...],
+    windows: tuple[WindowEvidence | None, ...],
     image_set: str | None,
     replicates: int,
     seed: int,
@@ -322,4 +343,5 @@ def _bootstrap_job(
         seed,
         progress=lambda done, total: worker.signals.yielded.emit((done, total)),
         cancelled=lambda: worker.abort_requested,
+        windows=windows,
     )

@@ -25,6 +25,7 @@ from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.base import Benchmark
 from vocviewer.families.official import Reason, explain, not_official_reasons
+from vocviewer.families.view_analyser import WindowEvidence
 from vocviewer.families.views import (
     AREA_CHOICES,
     IOU_CHOICES,
@@ -229,6 +230,17 @@ class EvaluationModel(QObject):
         if not 0 <= index < len(self.sets):
             return None
         return self.sets[index].views.get(class_index)
+
+    def evidence(self, index: int) -> WindowEvidence | None:
+        """Result set ``index``'s evidence at the current choice, once every class and the
+        summary arrived and no job is re-shaping it (else ``None``): what the analyses read."""
+        running = set(self.jobs.running_keys())
+        if not 0 <= index < len(self.sets) or {f"eval/{index}", f"rederive/{index}"} & running:
+            return None
+        evals = self.sets[index]
+        if evals.summary is None or not evals.views:
+            return None
+        return WindowEvidence(dict(evals.views), self.choice())
 
     # --- running -----------------------------------------------------------------------------
     def _empty(self, results: ResultSet) -> ResultEvaluations:
