@@ -40,6 +40,7 @@ boxes to fix and are left out. COCO masks: ``tide_coco`` with mask IoU (tidecv's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,7 @@ import numpy.typing as npt
 from vocviewer.core.arrays import frozen
 from vocviewer.core.dataset import ObjectTable
 from vocviewer.core.results import Detections
+from vocviewer.evaluation.matching import group_offsets, same_image_pairs
 from vocviewer.evaluation.tide_evidence import (
     BKG,
     BOTH,
@@ -270,6 +272,53 @@ def error_kinds(
     target[rows] = np.where(at >= 0, v_gt[np.maximum(at, 0)], -1)
     kind[matched] = TRUE_POSITIVE
     return kind, target
+
+
+def verdict_evidence(
+    dets: Detections,
+    objects: ObjectTable,
+    n_images: int,
+    verdicts: tuple[BoolArray, BoolArray, BoolArray, IntArray],
+    counted: BoolArray,
+    pair_iou: Callable[[IntArray, IntArray], FloatArray],
+    *,
+    pos_threshold: float = 0.5,
+    background_threshold: float = 0.1,
+    untyped_ignored: bool = False,
+) -> TideEvidence:
+    """``TideEvidence`` from a protocol's own verdicts, its matches kept as they are (VOC,
+    ILSVRC, VisDrone, LVIS), then TIDE's typing of every other detection.
+
+    ``verdicts``: per detection row (D,) ``evaluated`` (a data point), ``tp``, ``ignored`` (left
+    out of AP, still typed unless ``untyped_ignored``) and ``matched`` (a TP's object row);
+    ``counted`` bool (G,): the positives; ``pair_iou(det_rows, obj_rows)``: the protocol's
+    overlap of aligned pairs, with its own convention (0 where disjoint). Processing order:
+    image, then descending score, then row."""
+    evaluated, tp_row, ignored_row, matched = verdicts
+    rows = np.flatnonzero(evaluated)
+    proc = rows[np.lexsort((rows, -dets.score[rows], dets.image_index[rows]))]
+    reg = np.flatnonzero(counted)  # image-sorted (objects are), file order within an image
+    reg_of = np.full(len(objects.label), -1, dtype=np.int64)
+    reg_of[reg] = np.arange(len(reg))
+    tp = tp_row[proc]
+    match = np.where(tp, reg_of[np.maximum(matched[proc], 0)], -1)
+    if np.any(match[tp] < 0):
+        raise ValueError("a true positive matched an object that is not a positive")
+    used = np.zeros(len(reg), dtype=bool)
+    used[match[tp]] = True
+    p_img = dets.image_index[proc]
+    r_off = group_offsets(objects.image_index[reg], n_images)
+    pair_det, pair_gt = same_image_pairs(p_img, r_off)
+    iou = pair_iou(proc[pair_det], reg[pair_gt])
+    same = dets.label[proc][pair_det] == objects.label[reg][pair_gt]
+    kind, target = error_kinds(
+        iou, same, used, pair_gt, r_off, p_img, tp, pos_threshold, background_threshold
+    )
+    ignored = ignored_row[proc]
+    if untyped_ignored:  # no error type, never the fix of an object
+        kind[ignored] = NOT_EVALUATED
+        target[ignored] = -1
+    return assemble_evidence(dets, objects, proc, match, kind, target, ignored, reg, counted)
 
 
 def _seg_max(values: FloatArray, seg_start: IntArray) -> tuple[FloatArray, IntArray]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +49,37 @@ def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -
         "replicates": m.replicates,
         "metric": metric,
     }
+
+
+def finish_with_ap50(
+    args: argparse.Namespace,
+    protocol: str,
+    task: str,
+    header: str,
+    sets: list[AnalysedSet],
+    boots: tuple[BootstrapResult, BootstrapResult],
+    metrics: tuple[str, str],
+    warnings: list[str],
+    official: bool,
+    more: Mapping[str, dict[str, Any]] | None = None,
+) -> AnalyzeOutput:
+    """``finish`` for a headline averaged over IoU .50:.95 (COCO, LVIS, VisDrone): ``boots`` and
+    ``metrics`` are the headline's and AP50's; each set's ``"bootstrap"`` adds ``"AP50"`` (its
+    interval) and ``"per_class_AP50"`` (then ``more``'s entries), and the PR bands drawn are
+    AP50's (IoU 0.5)."""
+    ap, ap50 = boots
+    level = args.level
+    extra = {
+        s.name: {
+            "AP50": interval_json(ap50, s.name, level, metrics[1]),
+            "per_class_AP50": ap50.set_summary(s.name, level)["classes"],
+            **(more or {}).get(s.name, {}),
+        }
+        for s in sets
+    }
+    return finish(
+        args, protocol, task, None, header, sets, ap, metrics[0], warnings, extra, ap50, official
+    )
 
 
 def paired_json(boot: BootstrapResult, level: float, classes: list[str]) -> list[dict[str, Any]]:

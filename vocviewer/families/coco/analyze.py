@@ -30,6 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -55,8 +56,7 @@ from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_la
 from vocviewer.evaluation.render.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
-    finish,
-    interval_json,
+    finish_with_ap50,
     set_names,
 )
 from vocviewer.evaluation.result import Verdict
@@ -67,6 +67,7 @@ from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import (
+    CocoCategoryEvaluation,
     CocoEvalResult,
     CocoParams,
     collect_coco,
@@ -77,6 +78,8 @@ from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
 
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 COCO_MAP = "COCO AP@[.50:.95], area all, maxDets 100 (summary 'AP')"
 COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
@@ -131,34 +134,15 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
         evidence,
         args.bootstrap,
         args.seed,
-        chunk=min(50, max(10, -(-args.bootstrap // 20))),
+        chunk=chunk_for(args.bootstrap),
         progress=args.progress,
     )
-    extra = {
-        s.name: {
-            "AP50": interval_json(boot.ap50, s.name, args.level, COCO_AP50),
-            "per_class_AP50": boot.ap50.set_summary(s.name, args.level)["classes"],
-        }
-        for s in sets
-    }
     header = (
         f"COCO {task}, {evidence[0].n_units} images; mAP = COCO AP@[.50:.95] (0-1); "
         "TIDE and the PR bands at IoU 0.5"
     )
-    out = finish(
-        args,
-        "coco",
-        task,
-        None,
-        header,
-        sets,
-        boot.ap,
-        COCO_MAP,
-        warnings,
-        extra,
-        bands=boot.ap50,  # PR bands at IoU 0.5, on COCO's 101 recall thresholds
-        official=lost is None,
-    )
+    boots, metrics = (boot.ap, boot.ap50), (COCO_MAP, COCO_AP50)  # bands: 101 recall levels
+    out = finish_with_ap50(args, "coco", task, header, sets, boots, metrics, warnings, lost is None)
     figures = (
         [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
     )
@@ -201,22 +185,40 @@ def coco_characteristics(
     gt: CocoAnnotations = dataset.extras["coco"]
     obj = dataset.objects
     counted = ~gt.iscrowd
-    rankings = []
-    for c, cid in zip(ev.categories, ev.category_ids, strict=True):
-        v, hit = c.verdict[0], c.matched_gt[0]
-        obj_hit = np.where(np.isin(v, (Verdict.TP, Verdict.IGNORED)), hit, -1)
-        k = int(np.flatnonzero(gt.category_id == cid)[0])
-        rankings.append(ClassRanking(c.name, k, v == Verdict.TP, v == Verdict.FP, obj_hit))
-    xyxy = np.column_stack([gt.bbox[:, :2], gt.bbox[:, :2] + gt.bbox[:, 2:]])
-    ranges = ev.params.area_ranges[1:]
-    edges = [ranges[0][0], *(hi for _, hi in ranges)]
+    ks = [int(np.flatnonzero(gt.category_id == cid)[0]) for cid in ev.category_ids]
     specs = {
-        "size": (SIZE_BINS, size_bins(xyxy, obj.label, counted)),
-        "aspect": (ASPECT_BINS, aspect_bins(xyxy, obj.label, counted)),
-        "area": (ev.params.area_names[1:], range_bins(gt.area, edges, counted)),
+        **box_specs(gt, obj.label, counted, ev.params),
         "crowd": (("no", "yes"), flag_bins(gt.iscrowd, np.ones(len(obj.label), dtype=bool))),
     }
-    return all_characteristics(specs, rankings, obj.label, counted, n_pos)
+    return all_characteristics(specs, rankings_at_50(ev.categories, ks), obj.label, counted, n_pos)
+
+
+def rankings_at_50(
+    categories: Sequence[CocoCategoryEvaluation], class_index: Sequence[int]
+) -> list[ClassRanking]:
+    """Each category's ranking at IoU 0.5, area all (``class_index``: its dataset class); an
+    ignored detection's object counts as hit (the crowd / ignore bins)."""
+    out = []
+    for c, k in zip(categories, class_index, strict=True):
+        v, hit = c.verdict[0], c.matched_gt[0]
+        obj_hit = np.where(np.isin(v, (Verdict.TP, Verdict.IGNORED)), hit, -1)
+        out.append(ClassRanking(c.name, k, v == Verdict.TP, v == Verdict.FP, obj_hit))
+    return out
+
+
+def box_specs(
+    gt: CocoAnnotations, label: IntArray, counted: BoolArray, params: CocoParams
+) -> dict[str, tuple[tuple[str, ...], IntArray]]:
+    """The size and aspect bins of the annotations' ``x, y, w, h`` boxes and the bins of
+    COCO's area ranges (``params``' less "all") by the ``area`` field."""
+    xyxy = np.column_stack([gt.bbox[:, :2], gt.bbox[:, :2] + gt.bbox[:, 2:]])
+    ranges = params.area_ranges[1:]
+    edges = [ranges[0][0], *(hi for _, hi in ranges)]
+    return {
+        "size": (SIZE_BINS, size_bins(xyxy, label, counted)),
+        "aspect": (ASPECT_BINS, aspect_bins(xyxy, label, counted)),
+        "area": (tuple(params.area_names[1:]), range_bins(gt.area, edges, counted)),
+    }
 
 
 def _areas(curves: AnalysisCurves) -> dict[str, float | None]:

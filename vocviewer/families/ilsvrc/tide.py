@@ -20,8 +20,14 @@ import numpy as np
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.matching import group_offsets, same_image_pairs
-from vocviewer.evaluation.tide import TideEvidence, TideResult, assemble_evidence, error_kinds, tide
+from vocviewer.evaluation.tide import (
+    FloatArray,
+    IntArray,
+    TideEvidence,
+    TideResult,
+    tide,
+    verdict_evidence,
+)
 from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, _blacklisted, object_thresholds
 
@@ -47,29 +53,18 @@ def ilsvrc_evidence(
 ) -> TideEvidence:
     """TIDE evidence from ``evaluate_ilsvrc_det(dataset, results)`` (module docstring)."""
     det, obj = results.detections, dataset.objects
-    rows = np.flatnonzero(evaluation.verdict != -2)
-    proc = rows[np.lexsort((rows, -det.score[rows], det.image_index[rows]))]
-    v = evaluation.verdict[proc]
-    counted = ilsvrc_positives(dataset)
-    reg = np.flatnonzero(counted)
-    reg_of = np.full(len(obj.label), -1, dtype=np.int64)
-    reg_of[reg] = np.arange(len(reg))
-    tp = v == 1
-    match = np.where(tp, reg_of[np.maximum(evaluation.matched_gt[proc], 0)], -1)
-    used = np.zeros(len(reg), dtype=bool)
-    used[match[tp]] = True
-    p_img = det.image_index[proc]
-    r_off = group_offsets(obj.image_index[reg], len(dataset.images))
-    pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    considered, ov = overlap_pairs(det.box[proc][pair_det], obj.box[reg][pair_gt], plus_one=True)
-    thr = object_thresholds(obj.box[reg])[pair_gt]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = np.where(considered, ov * (0.5 / thr), 0.0)
-    same = det.label[proc][pair_det] == obj.label[reg][pair_gt]
-    kind, target = error_kinds(
-        scaled, same, used, pair_gt, r_off, p_img, tp, 0.5, background_threshold
-    )
-    return assemble_evidence(det, obj, proc, match, kind, target, v == -1, reg, counted)
+    v = evaluation.verdict
+    verdicts = (v != -2, v == 1, v == -1, evaluation.matched_gt)
+
+    def scaled(d: IntArray, g: IntArray) -> FloatArray:  # IoU relative to the object's own
+        considered, ov = overlap_pairs(det.box[d], obj.box[g], plus_one=True)
+        thr = object_thresholds(obj.box[g])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(considered, ov * (0.5 / thr), 0.0)
+
+    counted, n_img = ilsvrc_positives(dataset), len(dataset.images)
+    bg = background_threshold
+    return verdict_evidence(det, obj, n_img, verdicts, counted, scaled, background_threshold=bg)
 
 
 def ilsvrc_tide(
@@ -81,10 +76,4 @@ def ilsvrc_tide(
 ) -> TideResult:
     """TIDE's breakdown of an ILSVRC DET evaluation (module docstring)."""
     ev = ilsvrc_evidence(dataset, results, evaluation, background_threshold=background_threshold)
-    return tide(
-        ev,
-        dataset.classes,
-        pos_threshold=0.5,
-        background_threshold=background_threshold,
-        max_dets=0,
-    )
+    return tide(ev, dataset.classes, background_threshold=background_threshold, max_dets=0)

@@ -38,30 +38,23 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import (
-    ASPECT_BINS,
-    SIZE_BINS,
     Characteristic,
-    ClassRanking,
     all_characteristics,
-    aspect_bins,
     characteristics_json,
     flag_bins,
-    range_bins,
-    size_bins,
 )
 from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
 from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_label
 from vocviewer.evaluation.render.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
-    finish,
+    finish_with_ap50,
     interval_json,
     set_names,
 )
-from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import check_ground_truth, opened, problems_error
-from vocviewer.families.coco.analyze import coco_normalised
+from vocviewer.families.coco.analyze import box_specs, coco_normalised, rankings_at_50
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 from vocviewer.families.coco.view import iou_type
@@ -123,7 +116,7 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         analyses.append((name, analysis))
         evidence.append(lvis_evidence(dataset, results, ev, name))
         sets.append(AnalysedSet(name, ev.ap(), entry, tide))
-    chunk = min(50, max(10, -(-args.bootstrap // 20)))
+    chunk = chunk_for(args.bootstrap)
     boot = lvis_bootstrap(
         evidence,
         args.bootstrap,
@@ -132,10 +125,8 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         progress=args.progress,
         bands=bool(args.figures),  # the PR figures' bands; 1 GB for LVIS v1 at 1,000 replicates
     )
-    extra = {
+    more = {
         s.name: {
-            "AP50": interval_json(boot.ap50, s.name, args.level, LVIS_AP50),
-            "per_class_AP50": boot.ap50.set_summary(s.name, args.level)["classes"],
             **{
                 g: interval_json(b, s.name, args.level, GROUP_METRIC.format(_GROUPS[g], g))
                 for g, b in boot.groups.items()
@@ -148,19 +139,9 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         f"LVIS {task}, {len(dataset.images)} images; mAP = LVIS AP@[.50:.95] (0-1, federated, "
         f"maxDets {MAX_DETS_PER_IMAGE}); TIDE and the PR bands at IoU 0.5"
     )
-    out = finish(
-        args,
-        "lvis",
-        task,
-        None,
-        header,
-        sets,
-        boot.ap,
-        LVIS_MAP,
-        warnings,
-        extra,
-        bands=boot.ap50,
-        official=official,
+    boots, metrics = (boot.ap, boot.ap50), (LVIS_MAP, LVIS_AP50)
+    out = finish_with_ap50(
+        args, "lvis", task, header, sets, boots, metrics, warnings, official, more
     )
     figures = (
         [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
@@ -241,24 +222,15 @@ def lvis_characteristics(
     lv: LvisAnnotations = dataset.extras["lvis"]
     obj = dataset.objects
     counted = lvis_positives(dataset, select(dataset, results), ev)
-    rankings = []
-    for k, c in enumerate(ev.categories):
-        v, hit = c.verdict[0], c.matched_gt[0]
-        obj_hit = np.where(np.isin(v, (Verdict.TP, Verdict.IGNORED)), hit, -1)
-        rankings.append(ClassRanking(c.name, k, v == Verdict.TP, v == Verdict.FP, obj_hit))
-    xyxy = np.column_stack([gt.bbox[:, :2], gt.bbox[:, :2] + gt.bbox[:, 2:]])
-    ranges = ev.params.area_ranges[1:]
-    edges = [ranges[0][0], *(hi for _, hi in ranges)]
     group = np.array([FREQUENCIES.index(f) for f in lv.frequency.tolist()], dtype=np.int64)
     n_cls = len(dataset.classes)
     not_exhaustive = np.isin(obj.image_index * n_cls + obj.label, lv.not_exhaustive_pairs())
     specs = {
-        "size": (SIZE_BINS, size_bins(xyxy, obj.label, counted)),
-        "aspect": (ASPECT_BINS, aspect_bins(xyxy, obj.label, counted)),
-        "area": (ev.params.area_names[1:], range_bins(gt.area, edges, counted)),
+        **box_specs(gt, obj.label, counted, ev.params),
         "frequency": (FREQUENCIES, np.where(counted, group[obj.label], -1)),
         "not_exhaustive": (("no", "yes"), flag_bins(not_exhaustive, counted)),
     }
+    rankings = rankings_at_50(ev.categories, range(len(ev.categories)))
     return all_characteristics(specs, rankings, obj.label, counted, n_pos)
 
 

@@ -35,10 +35,8 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.matching import group_offsets, same_image_pairs
 from vocviewer.evaluation.result import Verdict
-from vocviewer.evaluation.tide import TideEvidence, TideResult, assemble_evidence, error_kinds, tide
-from vocviewer.evaluation.tide_evidence import NOT_EVALUATED
+from vocviewer.evaluation.tide import FloatArray, TideEvidence, TideResult, tide, verdict_evidence
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.tide import pair_iou
 from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE
@@ -83,35 +81,24 @@ def lvis_tide_evidence(
     """TIDE evidence from ``evaluate_lvis(dataset, results, task)`` (module docstring)."""
     gt: CocoAnnotations = dataset.extras["coco"]
     dt: CocoResults = results.extras["coco"]
-    det, obj = results.detections, dataset.objects
     sel = select(dataset, results)
-    verdict, matched = lvis_verdicts(results, evaluation)
-    rows = np.flatnonzero(sel.status == EVALUATED)
-    proc = rows[np.lexsort((rows, -det.score[rows], det.image_index[rows]))]
-    v = verdict[proc]
-    counted = lvis_positives(dataset, sel, evaluation)
-    reg = np.flatnonzero(counted)  # image-sorted (Dataset.objects), annotation order within
-    reg_of = np.full(len(obj.label), -1, dtype=np.int64)
-    reg_of[reg] = np.arange(len(reg))
-    tp = v == Verdict.TP
-    match = np.where(tp, reg_of[np.maximum(matched[proc], 0)], -1)
-    if np.any(match[tp] < 0):
-        raise ValueError("an LVIS true positive matched an annotation that is not a positive")
-    used = np.zeros(len(reg), dtype=bool)
-    used[match[tp]] = True
-    p_img = det.image_index[proc]
-    r_off = group_offsets(obj.image_index[reg], len(dataset.images))
-    pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    no_crowd = np.zeros(len(pair_det), dtype=bool)
-    iou = pair_iou(gt, dt, proc[pair_det], reg[pair_gt], no_crowd, evaluation.params.iou_type)
-    same = det.label[proc][pair_det] == obj.label[reg][pair_gt]
-    kind, target = error_kinds(
-        iou, same, used, pair_gt, r_off, p_img, tp, 0.5, background_threshold
+    v, matched = lvis_verdicts(results, evaluation)
+    verdicts = (sel.status == EVALUATED, v == Verdict.TP, v == Verdict.IGNORED, matched)
+
+    def iou(d: IntArray, g: IntArray) -> FloatArray:
+        no_crowd = np.zeros(len(d), dtype=bool)
+        return pair_iou(gt, dt, d, g, no_crowd, evaluation.params.iou_type)
+
+    return verdict_evidence(
+        results.detections,
+        dataset.objects,
+        len(dataset.images),
+        verdicts,
+        lvis_positives(dataset, sel, evaluation),
+        iou,
+        background_threshold=background_threshold,
+        untyped_ignored=True,  # LVIS ignores it: no error type, never the fix of an object
     )
-    ignored = v == Verdict.IGNORED
-    kind[ignored] = NOT_EVALUATED  # LVIS ignores it: no error type, never the fix of an object
-    target[ignored] = -1
-    return assemble_evidence(det, obj, proc, match, kind, target, ignored, reg, counted)
 
 
 def lvis_tide(
@@ -122,11 +109,6 @@ def lvis_tide(
     background_threshold: float = 0.1,
 ) -> TideResult:
     """TIDE's breakdown of an LVIS evaluation (module docstring)."""
-    ev = lvis_tide_evidence(dataset, results, evaluation, background_threshold=background_threshold)
-    return tide(
-        ev,
-        dataset.classes,
-        pos_threshold=0.5,
-        background_threshold=background_threshold,
-        max_dets=MAX_DETS_PER_IMAGE,
-    )
+    bg = background_threshold
+    ev = lvis_tide_evidence(dataset, results, evaluation, background_threshold=bg)
+    return tide(ev, dataset.classes, background_threshold=bg, max_dets=MAX_DETS_PER_IMAGE)

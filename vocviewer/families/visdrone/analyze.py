@@ -44,8 +44,7 @@ from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_la
 from vocviewer.evaluation.render.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
-    finish,
-    interval_json,
+    finish_with_ap50,
     set_names,
 )
 from vocviewer.evaluation.tide import TideResult
@@ -132,33 +131,16 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         args.bootstrap,
         args.seed,
         recall_grid=RECALL_GRID if args.figures else None,
-        chunk=max(1, min(100, -(-args.bootstrap // 20))),
+        chunk=chunk_for(args.bootstrap, 1, 100),
         progress=args.progress,
     )
-    extra = {
-        s.name: {
-            "AP50": interval_json(boot.ap50, s.name, args.level, VISDRONE_AP50),
-            "per_class_AP50": boot.ap50.set_summary(s.name, args.level)["classes"],
-        }
-        for s in sets
-    }
     header = (
         f"VisDrone-DET, {len(dataset.images)} images; mAP = VisDrone AP@[.50:.95] (percent); "
         "TIDE and the PR bands at IoU 0.5"
     )
-    out = finish(
-        args,
-        "visdrone",
-        "det",
-        None,
-        header,
-        sets,
-        boot.ap,
-        VISDRONE_MAP,
-        warnings,
-        extra,
-        bands=boot.ap50,
-        official=official,
+    boots, metrics = (boot.ap, boot.ap50), (VISDRONE_MAP, VISDRONE_AP50)
+    out = finish_with_ap50(
+        args, "visdrone", "det", header, sets, boots, metrics, warnings, official
     )
     figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
     out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)

@@ -26,8 +26,14 @@ import numpy as np
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.matching import group_offsets, same_image_pairs
-from vocviewer.evaluation.tide import TideEvidence, TideResult, assemble_evidence, error_kinds, tide
+from vocviewer.evaluation.tide import (
+    FloatArray,
+    IntArray,
+    TideEvidence,
+    TideResult,
+    tide,
+    verdict_evidence,
+)
 from vocviewer.families.visdrone.columns import (
     VISDRONE_EVAL_CLASSES,
     VisDroneDetections,
@@ -56,33 +62,17 @@ def visdrone_evidence(
     """TIDE evidence from ``evaluate_visdrone(dataset, results)`` at IoU 0.5 (module docstring)."""
     gt: VisDroneGroundTruth = dataset.extras["visdrone"]
     rx: VisDroneDetections = results.extras["visdrone"]
-    det, obj = results.detections, dataset.objects
-    verdict, matched = evaluation.verdict[:, 0], evaluation.matched_gt[:, 0]
-    rows = np.flatnonzero(verdict != -2)
-    proc = rows[np.lexsort((rows, -det.score[rows], det.image_index[rows]))]
-    v = verdict[proc]
+    v = evaluation.verdict[:, 0]
+    verdicts = (v != -2, v == 1, v == -1, evaluation.matched_gt[:, 0])
+
+    def iou(d: IntArray, g: IntArray) -> FloatArray:  # compOas: no +1
+        ok, ov = overlaps(rx.ltwh[d], gt.ltwh[g], np.zeros(len(d), dtype=bool))
+        return np.where(ok, ov, 0.0)
+
     counted = visdrone_positives(dataset, evaluation)
-    reg = np.flatnonzero(counted)
-    reg_of = np.full(len(obj.label), -1, dtype=np.int64)
-    reg_of[reg] = np.arange(len(reg))
-    tp = v == 1
-    match = np.where(tp, reg_of[np.maximum(matched[proc], 0)], -1)
-    if np.any(match[tp] < 0):
-        raise ValueError("a VisDrone true positive matched an object that is not a positive")
-    used = np.zeros(len(reg), dtype=bool)
-    used[match[tp]] = True
-    p_img = det.image_index[proc]
-    r_off = group_offsets(obj.image_index[reg], len(dataset.images))
-    pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    ok, ov = overlaps(
-        rx.ltwh[proc][pair_det], gt.ltwh[reg][pair_gt], np.zeros(len(pair_det), dtype=bool)
-    )
-    iou = np.where(ok, ov, 0.0)
-    same = det.label[proc][pair_det] == obj.label[reg][pair_gt]
-    kind, target = error_kinds(
-        iou, same, used, pair_gt, r_off, p_img, tp, 0.5, background_threshold
-    )
-    return assemble_evidence(det, obj, proc, match, kind, target, v == -1, reg, counted)
+    det, obj, n_img = results.detections, dataset.objects, len(dataset.images)
+    bg = background_threshold
+    return verdict_evidence(det, obj, n_img, verdicts, counted, iou, background_threshold=bg)
 
 
 def visdrone_tide(
@@ -93,11 +83,6 @@ def visdrone_tide(
     background_threshold: float = 0.1,
 ) -> TideResult:
     """TIDE's breakdown of a VisDrone evaluation (module docstring)."""
-    ev = visdrone_evidence(dataset, results, evaluation, background_threshold=background_threshold)
-    return tide(
-        ev,
-        dataset.classes,
-        pos_threshold=0.5,
-        background_threshold=background_threshold,
-        max_dets=VISDRONE_MAX_DETS[-1],
-    )
+    bg = background_threshold
+    ev = visdrone_evidence(dataset, results, evaluation, background_threshold=bg)
+    return tide(ev, dataset.classes, background_threshold=bg, max_dets=VISDRONE_MAX_DETS[-1])

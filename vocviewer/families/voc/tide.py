@@ -18,9 +18,15 @@ import numpy as np
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.matching import group_offsets, same_image_pairs
 from vocviewer.evaluation.result import EvalResult, Verdict
-from vocviewer.evaluation.tide import TideEvidence, TideResult, assemble_evidence, error_kinds, tide
+from vocviewer.evaluation.tide import (
+    FloatArray,
+    IntArray,
+    TideEvidence,
+    TideResult,
+    tide,
+    verdict_evidence,
+)
 
 __all__ = ["voc_evidence", "voc_tide"]
 
@@ -39,33 +45,27 @@ def voc_evidence(
     key = image_set if "/" in image_set else f"Main/{image_set}"
     in_set = np.zeros(len(dataset.images), dtype=bool)
     in_set[dataset.image_sets[key]] = True
-    counted = in_set[obj.image_index] & ~obj.difficult
-    reg = np.flatnonzero(counted)
-    reg_of = np.full(len(obj.label), -1, dtype=np.int64)
-    reg_of[reg] = np.arange(len(reg))
+    verdict = np.full(len(det.label), -1, dtype=np.int8)
+    matched = np.full(len(det.label), -1, dtype=np.int64)
+    for e in evaluation:
+        if e.task == "det":
+            verdict[e.order], matched[e.order] = e.verdict, e.best_gt
+    tp, ignored = verdict == Verdict.TP, verdict == Verdict.IGNORED
 
-    evals = [e for e in evaluation if e.task == "det"]
-    rows = np.concatenate([e.order for e in evals]) if evals else np.zeros(0, np.int64)
-    verdict = np.concatenate([e.verdict for e in evals]) if evals else np.zeros(0, np.int8)
-    best = np.concatenate([e.best_gt for e in evals]) if evals else np.zeros(0, np.int64)
-    order = np.lexsort((rows, -det.score[rows], det.image_index[rows]))
-    proc, verdict, best = rows[order], verdict[order], best[order]
-    p_img, p_lab = det.image_index[proc], det.label[proc]
+    def iou(d: IntArray, g: IntArray) -> FloatArray:  # TIDE's IoU of disjoint boxes is 0
+        considered, ov = overlap_pairs(det.box[d], obj.box[g], plus_one=True)
+        return np.where(considered, ov, 0.0)
 
-    tp = verdict == Verdict.TP
-    match = np.where(tp, reg_of[np.maximum(best, 0)], -1)
-    used = np.zeros(len(reg), dtype=bool)
-    used[match[tp]] = True
-    r_off = group_offsets(obj.image_index[reg], len(dataset.images))
-    pair_det, pair_gt = same_image_pairs(p_img, r_off)
-    considered, ov = overlap_pairs(det.box[proc][pair_det], obj.box[reg][pair_gt], plus_one=True)
-    iou = np.where(considered, ov, 0.0)  # TIDE's IoU of disjoint boxes is 0
-    same = p_lab[pair_det] == obj.label[reg][pair_gt]
-    kind, target = error_kinds(
-        iou, same, used, pair_gt, r_off, p_img, tp, pos_threshold, background_threshold
+    return verdict_evidence(
+        det,
+        obj,
+        len(dataset.images),
+        (verdict >= 0, tp, ignored, matched),
+        in_set[obj.image_index] & ~obj.difficult,
+        iou,
+        pos_threshold=pos_threshold,
+        background_threshold=background_threshold,
     )
-    ignored = verdict == Verdict.IGNORED
-    return assemble_evidence(det, obj, proc, match, kind, target, ignored, reg, counted)
 
 
 def voc_tide(
@@ -78,18 +78,6 @@ def voc_tide(
     background_threshold: float = 0.1,
 ) -> TideResult:
     """TIDE's breakdown of a VOC detection evaluation (see the module docstring)."""
-    ev = voc_evidence(
-        dataset,
-        results,
-        evaluation,
-        image_set=image_set,
-        pos_threshold=pos_threshold,
-        background_threshold=background_threshold,
-    )
-    return tide(
-        ev,
-        dataset.classes,
-        pos_threshold=pos_threshold,
-        background_threshold=background_threshold,
-        max_dets=0,
-    )
+    thresholds = {"pos_threshold": pos_threshold, "background_threshold": background_threshold}
+    ev = voc_evidence(dataset, results, evaluation, image_set=image_set, **thresholds)
+    return tide(ev, dataset.classes, max_dets=0, **thresholds)
