@@ -25,7 +25,7 @@ by the detections COCOeval ignored).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -86,15 +86,7 @@ COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
     """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
-    task = args.task or "bbox"
-    if task not in ("bbox", "segm"):
-        raise FormatError(
-            args.path, f"analyze: COCO analysis is for --task bbox or segm, not {task}"
-        )
-    dataset = opened(args, read_coco(args.path, args.images, masks=task == "segm"))
-    lost = check_ground_truth(dataset, args.keep_going, task)
-    warnings = [str(p) for p in dataset.problems]
-    warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
+    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read_coco)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
@@ -148,6 +140,22 @@ def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
     )
     out = replace(out, text=out.text + analysis_text(analyses), figures=out.figures + figures)
     return with_characteristics(out, per_set, args.figures)
+
+
+def open_boxes_or_masks(
+    args: argparse.Namespace, what: str, read: Callable[..., Dataset]
+) -> tuple[str, Dataset, str | None, list[str]]:
+    """(task, dataset, why it is not official or ``None``, warnings) of an analysis of a COCO
+    annotation JSON (``read(path, images, masks=...)``: COCO's reader or a family's built on
+    it); ``what`` names the analysis in the message refusing another task than bbox or segm."""
+    task = args.task or "bbox"
+    if task not in ("bbox", "segm"):
+        raise FormatError(args.path, f"analyze: {what} for --task bbox or segm, not {task}")
+    dataset = opened(args, read(args.path, args.images, masks=task == "segm"))
+    lost = check_ground_truth(dataset, args.keep_going, task)
+    warnings = [str(p) for p in dataset.problems]
+    warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
+    return task, dataset, lost, warnings
 
 
 def coco_normalised(

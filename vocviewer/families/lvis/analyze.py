@@ -33,7 +33,6 @@ import numpy as np
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES, AnalysisCurves
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
@@ -53,8 +52,13 @@ from vocviewer.evaluation.render.analyze_report import (
     set_names,
 )
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.base import check_ground_truth, opened, problems_error
-from vocviewer.families.coco.analyze import box_specs, coco_normalised, rankings_at_50
+from vocviewer.families.base import problems_error
+from vocviewer.families.coco.analyze import (
+    box_specs,
+    coco_normalised,
+    open_boxes_or_masks,
+    rankings_at_50,
+)
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 from vocviewer.families.coco.view import iou_type
@@ -76,15 +80,7 @@ BAND_BUDGET = 1 << 25
 
 def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     """LVIS bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
-    task = args.task or "bbox"
-    if task not in ("bbox", "segm"):
-        raise FormatError(
-            args.path, f"analyze: LVIS is analysed for --task bbox or segm, not {task}"
-        )
-    dataset = opened(args, read_lvis(args.path, args.images, masks=task == "segm"))
-    lost = check_ground_truth(dataset, args.keep_going, task)
-    warnings = [str(p) for p in dataset.problems]
-    warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
+    task, dataset, lost, warnings = open_boxes_or_masks(args, "LVIS is analysed", read_lvis)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, LvisAnalysis]] = []
