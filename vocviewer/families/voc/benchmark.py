@@ -23,6 +23,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.report import ap_table, result_to_json
+from vocviewer.evaluation.result import EvalResult
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -33,17 +34,20 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
+from vocviewer.families.evidence import collect
 from vocviewer.families.official import not_official_reasons
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.views import (
+    ClassView,
+    Notice,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    deferred_diagnosis,
+)
 from vocviewer.families.voc import FILES
 from vocviewer.families.voc import tasks as voc_tasks
 from vocviewer.families.voc import view as voc_view
-from vocviewer.families.voc.evaluate import (
-    PROTOCOL_AP_RULES,
-    default_ap_rule,
-    evaluate_voc_cls,
-    evaluate_voc_det,
-)
+from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES, default_ap_rule, skipped_notes
 from vocviewer.families.voc.reader import looks_like_voc, read_voc, read_voc_results
 from vocviewer.families.voc.results_reader import parse_result_name
 from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, voc_expects
@@ -53,8 +57,7 @@ if TYPE_CHECKING:
     from vocviewer.families.view_analyser import ViewAnalyser
 
 
-#: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``, 0.5)
-OFFICIAL_IOU = 0.5
+OFFICIAL_IOU = voc_view.OFFICIAL_IOU
 
 
 def run_eval(args: argparse.Namespace) -> EvalOutput:
@@ -89,18 +92,31 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
     rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
-    kw: dict[str, Any] = {"image_set": image_set, "ap_rule": rule, "strict": not args.keep_going}
-    if args.task == "det":
-        kw["iou_threshold"] = iou
+    rule = rule or default_ap_rule(dataset.year)
+    choice = ViewChoice(iou, image_set=image_set)
+    # the window's rule (lost ground truth, IoU); result rows skipped are in ``skipped_notes``
+    gt = dataset if args.task == "det" else None
+    reasons = not_official_reasons(gt, voc_view.SETTINGS, choice)
+    stream = voc_view.evaluate_voc_views(
+        dataset, results, choice, tasks=(args.task,), ap_rule=rule, keep_going=args.keep_going
+    )
     try:
-        evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
-        result = evaluate(dataset, results, **kw)
+        with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
+            evidence = collect(stream, choice, reasons)
     except KeyError as e:  # unknown image set
         raise FormatError(args.path, str(e.args[0])) from None
-    # the window's rule (lost ground truth, IoU); result rows skipped are in result.notes
-    gt = dataset if args.task == "det" else None
-    notes = [r.text for r in not_official_reasons(gt, voc_view.SETTINGS, ViewChoice(iou))]
-    result = replace(result, notes=(*result.notes, *notes))
+    result = EvalResult(
+        protocol="voc2007" if rule == "11point" else "voc2012",
+        task=args.task,
+        image_set=image_set,
+        ap_rule=rule,
+        iou_threshold=iou if args.task == "det" else float("nan"),
+        classes=evidence.evaluations(args.task),
+        notes=(
+            *skipped_notes(dataset, results, image_set, args.task),
+            *(r.text for r in evidence.reasons),
+        ),
+    )
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 
 

@@ -240,7 +240,7 @@ def iter_evaluate_voc_cls(
         )
 
 
-def _notes(dataset: Dataset, results: ResultSet, image_set: str, task: str) -> list[str]:
+def skipped_notes(dataset: Dataset, results: ResultSet, image_set: str, task: str) -> list[str]:
     """Why numbers may differ from the official code's (skipped input); empty if they may not."""
     notes = []
     if results.problems:
@@ -311,7 +311,7 @@ def evaluate_voc_det(
         ap_rule=rule,
         iou_threshold=iou_threshold,
         classes=per_class,
-        notes=tuple(_notes(dataset, results, image_set, "det")),
+        notes=tuple(skipped_notes(dataset, results, image_set, "det")),
     )
 
 
@@ -338,5 +338,5 @@ def evaluate_voc_cls(
         ap_rule=rule,
         iou_threshold=float("nan"),
         classes=per_class,
-        notes=tuple(_notes(dataset, results, image_set, "cls")),
+        notes=tuple(skipped_notes(dataset, results, image_set, "cls")),
     )
