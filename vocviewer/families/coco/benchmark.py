@@ -27,10 +27,19 @@ from vocviewer.families.base import (
 from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
-from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.evidence import collect
+from vocviewer.families.official import Reason
+from vocviewer.families.views import (
+    ClassView,
+    Notice,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    deferred_diagnosis,
+)
 
 if TYPE_CHECKING:
     from vocviewer.families.view_analyser import ViewAnalyser
@@ -52,7 +61,12 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
         )
     if task == "keypoints":
         coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
-    result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+    choice = ViewChoice()  # the summary and per-class AP average every IoU and area
+    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    stream = coco_view.evaluate_coco_views(dataset, results, choice, task=task)
+    with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
+        evidence = collect(stream, choice, reasons)
+    result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")
