@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import shutil
@@ -11,12 +10,13 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.base import EvalRequest
 from vocviewer.families.voc.tasks import run_action, run_layout, run_seg
 
 
-def _args(path, results, **kw):
-    base = {"image_set": None, "protocol": None, "json": False, "keep_going": False}
-    return argparse.Namespace(path=path, results=list(results), **{**base, **kw})
+def _args(path, results, image_set=None, protocol=None, keep_going=False):
+    options = {"image_set": image_set}
+    return EvalRequest(path, tuple(results), "", protocol, keep_going, options)
 
 
 def test_seg_on_the_demo(demo):

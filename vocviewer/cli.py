@@ -17,6 +17,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -25,6 +26,7 @@ from vocviewer.cli_streams import is_pipe, refuse_inside, std_stream
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.families import registry
+from vocviewer.families.base import EvalRequest
 from vocviewer.families.eval_sets import combine
 from vocviewer.formats import output
 from vocviewer.formats.session import looks_like_session, read_session
@@ -210,15 +212,20 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     roots = given_roots(args.path, *sources.values())
     guard_outputs(args, roots, [(args.json, "json")])
     sets = benchmark.result_sets(args.results, args.task)
+    request = EvalRequest(
+        path=args.path,
+        results=tuple(args.results),
+        task=args.task,
+        protocol=args.protocol,
+        keep_going=args.keep_going,
+        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
+        on_dataset=getattr(args, "on_dataset", None),
+    )
     if len(sets) == 1:  # one set: the family's own output and JSON, unchanged
-        out = benchmark.evaluate(args)
+        out = benchmark.evaluate(request)
     else:  # each set evaluated as if given alone, then a summary with a column per set
         outs = [
-            (
-                name,
-                paths,
-                benchmark.evaluate(argparse.Namespace(**{**vars(args), "results": paths})),
-            )
+            (name, paths, benchmark.evaluate(replace(request, results=tuple(paths))))
             for name, paths in sets
         ]
         out = combine(outs)

@@ -17,7 +17,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families import Benchmark, EvalOutput, open_dataset, registry
-from vocviewer.families.base import CERTAIN, CliOption, ViewDefaults
+from vocviewer.families.base import CERTAIN, CliOption, EvalRequest, ViewDefaults
 from vocviewer.families.views import ViewChoice, ViewSettings
 
 
@@ -34,7 +34,7 @@ class ToyBenchmark(ViewDefaults):
     hint = "a .toy file"
 
     def __init__(self) -> None:
-        self.calls: list[argparse.Namespace] = []
+        self.calls: list[EvalRequest] = []
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if path.suffix == ".toy" else 0.0
@@ -56,11 +56,13 @@ class ToyBenchmark(ViewDefaults):
     def result_sets(self, paths: Sequence[Path], task: str | None = None) -> Any:
         return [("toy", list(paths))]  # the family decides: all its files are one set
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        self.calls.append(args)
-        scores = [float(Path(p).read_text()) for p in args.results]
-        ap = sum(scores) / len(scores) * float(args.toy_scale or 1)
-        return EvalOutput(f"TOY {args.task} AP {ap:.3f}\n", {"protocol": "toy", "ap": ap}, ["toy"])
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        self.calls.append(request)
+        scores = [float(Path(p).read_text()) for p in request.results]
+        ap = sum(scores) / len(scores) * float(request.option("toy_scale") or 1)
+        return EvalOutput(
+            f"TOY {request.task} AP {ap:.3f}\n", {"protocol": "toy", "ap": ap}, ["toy"]
+        )
 
     def analyze(self, args: argparse.Namespace) -> Any:
         raise AssertionError("not called")

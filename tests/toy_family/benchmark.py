@@ -13,7 +13,7 @@ from typing import Any
 from tests.toy_family import FILES
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.ap import voc_ap_all_points, voc_precision_recall
-from vocviewer.families.base import CERTAIN, EvalOutput, ViewDefaults
+from vocviewer.families.base import CERTAIN, EvalOutput, EvalRequest, ViewDefaults
 from vocviewer.families.views import ViewSettings
 
 
@@ -62,9 +62,9 @@ class TallyBenchmark(ViewDefaults):
     def reads_results_of(self, dataset: Any) -> bool:
         return False
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        objects = _rows(Path(args.path), 2)
-        detections = [row for p in args.results for row in _rows(Path(p), 3)]
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        objects = _rows(Path(request.path), 2)
+        detections = [row for p in request.results for row in _rows(Path(p), 3)]
         aps = tally_ap(objects, detections)
         mean = sum(aps.values()) / len(aps)
         return EvalOutput(f"TALLY mAP {mean:.3f}\n", {"protocol": "tally", "ap": aps})

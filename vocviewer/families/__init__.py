@@ -15,6 +15,9 @@ coco/
     COCO.
 eval_sets
     ``vocviewer eval`` over several result sets.
+evidence
+    One evaluation of a result set at one choice, kept (``Evidence``): what ``evaluate_views``
+    yields, the input of ``vocviewer eval`` and the Python API.
 ilsvrc/
     ILSVRC DET and CLS-LOC.
 lvis/

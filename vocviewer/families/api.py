@@ -1,7 +1,7 @@
 """The plain Python API: ``vocviewer.evaluate(dataset, results)`` for every benchmark family.
 
-It runs exactly what ``vocviewer eval`` runs (the family's ``Benchmark.evaluate``, chosen by the
-registry as the CLI chooses it) and returns an ``Evaluation``: the official printed layout, the
+It runs exactly what ``vocviewer eval`` runs (the family's ``Benchmark.evaluate`` with an
+``EvalRequest`` of plain values, chosen by the registry as the CLI chooses it) and returns an ``Evaluation``: the official printed layout, the
 summary numbers, the per-class numbers and the JSON payload of ``vocviewer eval --json``.
 
 Evaluate the demo's detections (``vocviewer demo`` writes the same devkit):
@@ -56,7 +56,6 @@ registry finds it from the file):
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -67,6 +66,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families import registry
+from vocviewer.families.base import EvalRequest
 
 __all__ = ["Evaluation", "evaluate"]
 
@@ -127,24 +127,19 @@ def _result_paths(obj: ResultSet | PathLike | Sequence[PathLike]) -> list[Path]:
     return [Path(p) for p in obj]
 
 
-def _namespace(
-    path: Path, results: list[Path], task: str, protocol: str | None, options: dict[str, Any]
-) -> argparse.Namespace:
-    """The ``argparse.Namespace`` ``vocviewer eval`` would build: every family option present
-    (``None`` unless given; paths as ``Path``)."""
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    """The family options of ``vocviewer eval`` by ``dest`` (paths as ``Path``), without
+    ``keep_going``; ``TypeError`` for a name no family accepts."""
     known = {o.dest: o for b in registry.registered() for o in b.options}
     unknown = sorted(set(options) - set(known) - {"keep_going"})
     if unknown:
         accepted = ", ".join(sorted({*known, "keep_going"}))
         raise TypeError(f"unknown option(s) {', '.join(unknown)}; accepted: {accepted}")
-    values: dict[str, Any] = dict.fromkeys(known)
-    for name, value in options.items():
-        kind = known[name].kind if name in known else "flag"
-        values[name] = Path(value) if kind == "path" and value is not None else value
-    values["keep_going"] = bool(options.get("keep_going", False))
-    return argparse.Namespace(
-        path=path, results=results, task=task, protocol=protocol, json=None, **values
-    )
+    return {
+        name: Path(value) if known[name].kind == "path" and value is not None else value
+        for name, value in options.items()
+        if name != "keep_going"
+    }
 
 
 def evaluate(
@@ -203,6 +198,13 @@ def evaluate(
     run_task = task if task is not None else chosen.tasks[0]
     if run_task not in chosen.tasks:
         raise FormatError(path, f"{chosen.title} offers tasks {', '.join(chosen.tasks)}")
-    args = _namespace(path, given, run_task, protocol, options)
-    out = chosen.evaluate(args)
+    request = EvalRequest(
+        path=path,
+        results=tuple(given),
+        task=run_task,
+        protocol=protocol,
+        keep_going=bool(options.get("keep_going", False)),
+        options=_options(options),
+    )
+    out = chosen.evaluate(request)
     return Evaluation(chosen.name, run_task, out.text, out.payload, tuple(out.warnings))

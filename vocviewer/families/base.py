@@ -3,11 +3,12 @@
 A benchmark owns, for its family: sniffing a path (``sniff``: a confidence in [0, 1]), reading the
 dataset and results (through ``formats``), the tasks it offers (the first is the default), the
 ``--protocol`` values it answers to, its CLI options, the evaluation behind ``vocviewer eval``
-(``evaluate(args) -> EvalOutput``: its official printed layout, its JSON payload, its warnings)
-and, if it has one, ``vocviewer analyze`` (``analyze``). Nothing here prints; ``cli.py`` does.
-Bad input raises ``FormatError``. ``evaluate`` passes the ground truth it read through
-``opened(args, dataset)`` before reading results, so the CLI can refuse an output inside the
-dataset's folders before anything is evaluated. ``result_sets`` says which result sets the
+(``evaluate(request) -> EvalOutput``: its official printed layout, its JSON payload, its
+warnings; ``EvalRequest`` holds plain values, which ``cli`` maps its arguments onto and the Python
+API builds directly) and, if it has one, ``vocviewer analyze`` (``analyze``). Nothing here prints;
+``cli.py`` does. Bad input raises ``FormatError``. ``evaluate`` passes the ground truth it read
+through ``opened(request, dataset)`` before reading results, so the CLI can refuse an output inside
+the dataset's folders before anything is evaluated. ``result_sets`` says which result sets the
 ``--results`` paths hold (the same for ``open``, ``eval``, ``analyze`` and ``export``): ``cli`` runs
 ``evaluate`` once per set, with that set's paths.
 """
@@ -15,7 +16,7 @@ dataset's folders before anything is evaluated. ``result_sets`` says which resul
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,7 +30,7 @@ from vocviewer.formats.input import check_regular
 from vocviewer.formats.problem_kinds import LEFT_OUT_ENDS, lost_ground_truth
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Iterator
 
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
     from vocviewer.families.view_analyser import ViewAnalyser
@@ -71,6 +72,30 @@ class FileTypes:
     dataset_patterns: tuple[str, ...] = ()
     result_patterns: tuple[str, ...] = ()
     results_folder: str | None = None
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """What ``vocviewer eval`` evaluates, in plain values.
+
+    ``path``: the ground truth (a devkit folder, an annotation file); ``results``: the result
+    files or folders of one result set; ``task``: one of the family's ``tasks``; ``protocol``: a
+    ``--protocol`` value (``None``: the family's default); ``keep_going``: evaluate past input
+    problems (the numbers are then NOT OFFICIAL); ``options``: the family's ``CliOption`` values
+    by ``dest`` (``image_set``, ``iou``; sources such as ``images`` / ``devkit`` as ``Path``);
+    ``on_dataset``: called with the ground truth once read (the CLI's output guard)."""
+
+    path: Path
+    results: tuple[Path, ...]
+    task: str
+    protocol: str | None = None
+    keep_going: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+    on_dataset: Callable[[Dataset], None] | None = None
+
+    def option(self, dest: str) -> Any:
+        """The value of the family option ``dest`` (``None`` if not given)."""
+        return self.options.get(dest)
 
 
 @runtime_checkable
@@ -139,8 +164,10 @@ class Benchmark(Protocol):
         files (VOC's per-class files of one competition)."""
         ...
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        """``vocviewer eval``: read, evaluate, and render the official layout and JSON."""
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        """``vocviewer eval`` of one result set: read, evaluate once (the window's
+        ``evaluate_views`` where the protocol's evaluation is the same), and render the official
+        layout and JSON."""
         ...
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
@@ -278,9 +305,10 @@ def existing_input(path: str | Path) -> Path:
     return p
 
 
-def opened(args: argparse.Namespace, dataset: Dataset) -> Dataset:
-    """``dataset``, after telling the CLI it was read (``args.on_dataset(dataset)``, if set)."""
-    hook = getattr(args, "on_dataset", None)
+def opened(request: EvalRequest | argparse.Namespace, dataset: Dataset) -> Dataset:
+    """``dataset``, after telling the CLI it was read (``request.on_dataset(dataset)``, if
+    set; ``vocviewer analyze`` still passes its ``argparse.Namespace``)."""
+    hook = getattr(request, "on_dataset", None)
     if hook is not None:
         hook(dataset)
     return dataset

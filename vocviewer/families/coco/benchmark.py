@@ -21,38 +21,53 @@ from vocviewer.families.base import (
     LIKELY,
     CliOption,
     EvalOutput,
+    EvalRequest,
     check_ground_truth,
     opened,
 )
 from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
-from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.evidence import collect
+from vocviewer.families.official import Reason
+from vocviewer.families.views import (
+    ClassView,
+    Notice,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    deferred_diagnosis,
+)
 
 if TYPE_CHECKING:
     from vocviewer.families.view_analyser import ViewAnalyser
 
 
-def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate ``args.results[0]`` against the annotation JSON ``args.path`` (``--task``)."""
-    task = args.task or "bbox"
-    images = getattr(args, "images", None)
-    dataset = opened(args, read_coco(args.path, images, masks=task == "segm"))
-    keep_going = bool(getattr(args, "keep_going", False))
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``)."""
+    task = request.task or "bbox"
+    images = request.option("images")
+    dataset = opened(request, read_coco(request.path, images, masks=task == "segm"))
+    keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, task)
-    results = read_coco_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    results = read_coco_results(dataset, request.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.extras["coco"].federated:  # only when --protocol coco asked for it
         warnings.append(
-            f"{args.path}: an LVIS file evaluated by COCO's rules (--protocol coco): "
+            f"{request.path}: an LVIS file evaluated by COCO's rules (--protocol coco): "
             "these are not LVIS's numbers"
         )
     if task == "keypoints":
-        coco_view.check_keypoint_counts(dataset, results, args.path, args.results[0])
-    result = evaluate_coco(dataset, results, CocoParams.for_task(task))
+        coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
+    choice = ViewChoice()  # the summary and per-class AP average every IoU and area
+    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    stream = coco_view.evaluate_coco_views(dataset, results, choice, task=task)
+    with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
+        evidence = collect(stream, choice, reasons)
+    result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")
@@ -122,8 +137,8 @@ class CocoBenchmark:
             raise FormatError(paths[-1], "COCO results are one JSON file")
         return read_coco_results(dataset, paths[0], **kw)
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        return run_eval(args)
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         return analyze_coco(args)

@@ -135,10 +135,15 @@ def check_keypoint_counts(
 
 
 def evaluate_coco_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice, title: str = "COCO"
+    dataset: Dataset,
+    results: ResultSet,
+    choice: ViewChoice,
+    title: str = "COCO",
+    task: str | None = None,
 ) -> Iterator[ClassView | Summary]:
-    """COCOeval of the results' own type, category by category, then the summary."""
-    kind = iou_type(results)
+    """COCOeval of ``task`` (default: the results' own type), category by category, then the
+    summary."""
+    kind = task or iou_type(results)
     if kind == "keypoints":
         check_keypoint_counts(dataset, results, dataset.root, results.files[0])
     params = CocoParams.for_task(kind)

@@ -17,6 +17,7 @@ from vocviewer.families.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    EvalRequest,
     ViewDefaults,
     opened,
     problems_error,
@@ -68,21 +69,21 @@ def det_payload(result: IlsvrcDetResult) -> dict[str, Any]:
     }
 
 
-def run_clsloc(args: argparse.Namespace) -> EvalOutput:
+def run_clsloc(request: EvalRequest) -> EvalOutput:
     """Evaluate an ILSVRC CLS-LOC submission (``--task clsloc``): GT folder of XML (or a labels
     file: classification only), ``--devkit`` for the mapping, labels file and blacklist."""
-    if args.devkit is None:
-        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
-    if len(args.results) != 1:
-        raise FormatError(args.results[0], "ILSVRC CLS-LOC takes exactly one submission file")
-    dataset = opened(args, read_ilsvrc_clsloc(args.path, args.devkit))
-    results = read_ilsvrc_clsloc_results(dataset, args.results[0])
-    if results.problems and not args.keep_going:
+    if request.option("devkit") is None:
+        raise FormatError(request.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(request.results) != 1:
+        raise FormatError(request.results[0], "ILSVRC CLS-LOC takes exactly one submission file")
+    dataset = opened(request, read_ilsvrc_clsloc(request.path, request.option("devkit")))
+    results = read_ilsvrc_clsloc_results(dataset, request.results[0])
+    if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     result = evaluate_ilsvrc_clsloc(dataset, results)
     info = dataset.extras["ilsvrc_clsloc"]
-    text = format_clsloc(result, info, str(args.results[0]), str(args.path))
+    text = format_clsloc(result, info, str(request.results[0]), str(request.path))
     payload = {
         "protocol": "ilsvrc",
         "task": "clsloc",
@@ -99,20 +100,22 @@ def run_clsloc(args: argparse.Namespace) -> EvalOutput:
     return EvalOutput(text, payload, warnings)
 
 
-def run_eval(args: argparse.Namespace) -> EvalOutput:
+def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate an ILSVRC DET (``--task det``) or CLS-LOC (``--task clsloc``) submission."""
-    if args.task == "clsloc":
-        return run_clsloc(args)
-    if args.task != "det":
-        raise FormatError(args.path, f"ILSVRC task {args.task!r} is not supported (det, clsloc)")
-    if args.devkit is None:
-        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
-    if len(args.results) != 1:
-        raise FormatError(args.results[0], "ILSVRC DET takes exactly one submission file")
-    dataset = opened(args, read_ilsvrc_det(args.path, args.devkit))
+    if request.task == "clsloc":
+        return run_clsloc(request)
+    if request.task != "det":
+        raise FormatError(
+            request.path, f"ILSVRC task {request.task!r} is not supported (det, clsloc)"
+        )
+    if request.option("devkit") is None:
+        raise FormatError(request.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    if len(request.results) != 1:
+        raise FormatError(request.results[0], "ILSVRC DET takes exactly one submission file")
+    dataset = opened(request, read_ilsvrc_det(request.path, request.option("devkit")))
     warnings = [str(p) for p in dataset.problems]
-    results = read_ilsvrc_det_results(dataset, args.results[0])
-    if results.problems and not args.keep_going:
+    results = read_ilsvrc_det_results(dataset, request.results[0])
+    if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
     unlisted = results.extras.get("ilsvrc_unlisted", {})
@@ -122,7 +125,7 @@ def run_eval(args: argparse.Namespace) -> EvalOutput:
             "eval list were dropped (the official code crashes on them): NOT OFFICIAL"
         )
     result = evaluate_ilsvrc_det(dataset, results)
-    return EvalOutput(format_det(result, str(args.results[0])), det_payload(result), warnings)
+    return EvalOutput(format_det(result, str(request.results[0])), det_payload(result), warnings)
 
 
 class IlsvrcBenchmark(ViewDefaults):
@@ -165,8 +168,8 @@ class IlsvrcBenchmark(ViewDefaults):
             return read_ilsvrc_clsloc_results(dataset, paths[0])
         return read_ilsvrc_det_results(dataset, paths[0])
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        return run_eval(args)
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         from vocviewer.families.ilsvrc.analyze import analyze_ilsvrc

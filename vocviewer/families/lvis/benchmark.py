@@ -26,6 +26,7 @@ from vocviewer.families.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    EvalRequest,
     check_ground_truth,
     opened,
 )
@@ -78,19 +79,19 @@ def lvis_payload(result: LvisEvalResult, task: str) -> dict[str, Any]:
     }
 
 
-def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate ``args.results[0]`` against the LVIS annotation JSON ``args.path`` (``--task``)."""
-    task = args.task or "bbox"
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate ``request.results[0]`` against the LVIS annotation JSON ``request.path`` (``--task``)."""
+    task = request.task or "bbox"
     if task not in LvisBenchmark.tasks:
-        raise FormatError(args.path, f"LVIS evaluates --task bbox or segm, not {task}")
-    if len(args.results) != 1:
-        raise FormatError(args.results[-1], "LVIS results are one JSON file")
+        raise FormatError(request.path, f"LVIS evaluates --task bbox or segm, not {task}")
+    if len(request.results) != 1:
+        raise FormatError(request.results[-1], "LVIS results are one JSON file")
     dataset = opened(
-        args, read_lvis(args.path, getattr(args, "images", None), masks=task == "segm")
+        request, read_lvis(request.path, request.option("images"), masks=task == "segm")
     )
-    keep_going = bool(getattr(args, "keep_going", False))
+    keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, task)
-    results = read_lvis_results(dataset, args.results[0], task=task, keep_going=keep_going)
+    results = read_lvis_results(dataset, request.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     result = evaluate_lvis(dataset, results, task)
     if lost is not None:
@@ -141,8 +142,8 @@ class LvisBenchmark:
             raise FormatError(paths[-1], "LVIS results are one JSON file")
         return read_lvis_results(dataset, paths[0], **kw)
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        return run_eval(args)
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         from vocviewer.families.lvis.analyze import run_lvis_analyze

@@ -18,6 +18,7 @@ from vocviewer.families.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    EvalRequest,
     ViewDefaults,
     opened,
     problems_error,
@@ -101,12 +102,12 @@ def visdrone_payload(result: VisDroneResult) -> dict[str, Any]:
     }
 
 
-def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate the VisDrone result folder ``args.results`` on the split ``args.path``."""
-    dataset = opened(args, read_visdrone(args.path))
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate the VisDrone result folder ``request.results`` on the split ``request.path``."""
+    dataset = opened(request, read_visdrone(request.path))
     warnings = [str(p) for p in dataset.problems]
-    results = read_visdrone_results(dataset, args.results)
-    if results.problems and not args.keep_going:
+    results = read_visdrone_results(dataset, request.results)
+    if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
     rx: VisDroneDetections = results.extras["visdrone"]
@@ -173,8 +174,8 @@ class VisDroneBenchmark(ViewDefaults):
         refuse_json_results(paths, dataset)
         return read_visdrone_results(dataset, paths)
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        return run_eval(args)
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         from vocviewer.families.visdrone.analyze import analyze_visdrone

@@ -23,27 +23,32 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.report import ap_table, result_to_json
+from vocviewer.evaluation.result import EvalResult
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
     EvalOutput,
+    EvalRequest,
     ViewDefaults,
     check_ground_truth,
     opened,
     problems_error,
     refuse_json_results,
 )
+from vocviewer.families.evidence import collect
 from vocviewer.families.official import not_official_reasons
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.views import (
+    ClassView,
+    Notice,
+    Summary,
+    ViewChoice,
+    ViewSettings,
+    deferred_diagnosis,
+)
 from vocviewer.families.voc import FILES
 from vocviewer.families.voc import tasks as voc_tasks
 from vocviewer.families.voc import view as voc_view
-from vocviewer.families.voc.evaluate import (
-    PROTOCOL_AP_RULES,
-    default_ap_rule,
-    evaluate_voc_cls,
-    evaluate_voc_det,
-)
+from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES, default_ap_rule, skipped_notes
 from vocviewer.families.voc.reader import looks_like_voc, read_voc, read_voc_results
 from vocviewer.families.voc.results_reader import parse_result_name
 from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, voc_expects
@@ -53,54 +58,67 @@ if TYPE_CHECKING:
     from vocviewer.families.view_analyser import ViewAnalyser
 
 
-#: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``, 0.5)
-OFFICIAL_IOU = 0.5
+OFFICIAL_IOU = voc_view.OFFICIAL_IOU
 
 
-def run_eval(args: argparse.Namespace) -> EvalOutput:
-    """Evaluate ``args.results`` on the VOCdevkit ``args.path`` (``--task det|cls|seg|layout|
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate ``request.results`` on the VOCdevkit ``request.path`` (``--task det|cls|seg|layout|
     action``)."""
-    if args.task in ("seg", "layout", "action"):
+    if request.task in ("seg", "layout", "action"):
         run = {"seg": voc_tasks.run_seg, "layout": voc_tasks.run_layout}.get(
-            args.task, voc_tasks.run_action
+            request.task, voc_tasks.run_action
         )
-        return run(args)
-    if args.task not in ("det", "cls"):
+        return run(request)
+    if request.task not in ("det", "cls"):
         raise FormatError(
-            args.path, f"--task {args.task} is not a VOC task (det, cls, seg, layout, action)"
+            request.path, f"--task {request.task} is not a VOC task (det, cls, seg, layout, action)"
         )
-    iou = OFFICIAL_IOU if getattr(args, "iou", None) is None else float(args.iou)
-    if not 0.0 < iou <= 1.0 or (iou != OFFICIAL_IOU and args.task != "det"):
-        why = "an IoU in (0, 1]" if args.task == "det" else "only for --task det"
+    given_iou = request.option("iou")
+    iou = OFFICIAL_IOU if given_iou is None else float(given_iou)
+    if not 0.0 < iou <= 1.0 or (iou != OFFICIAL_IOU and request.task != "det"):
+        why = "an IoU in (0, 1]" if request.task == "det" else "only for --task det"
         raise FormatError(None, f"--iou {iou:g}: expected {why}")
-    refuse_json_results(args.results, "VOC", voc_expects(args.task))
-    image_set = args.image_set or infer_image_set(args.results, args.task)
+    refuse_json_results(request.results, "VOC", voc_expects(request.task))
+    image_set = request.option("image_set") or infer_image_set(request.results, request.task)
     if image_set is None:
         raise FormatError(
-            args.results[0],
+            request.results[0],
             "cannot tell the image set from the result file names; pass --image-set",
         )
-    dataset = opened(args, open_voc(args.path))
-    if args.task == "det":  # lost ground truth refused unless --keep-going
-        check_ground_truth(dataset, args.keep_going)
+    dataset = opened(request, open_voc(request.path))
+    if request.task == "det":  # lost ground truth refused unless --keep-going
+        check_ground_truth(dataset, request.keep_going)
     warnings = [str(p) for p in dataset.problems]
-    results = read_voc_results(dataset, args.results, image_set=image_set)
-    if results.problems and not args.keep_going:
+    results = read_voc_results(dataset, request.results, image_set=image_set)
+    if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
-    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
-    kw: dict[str, Any] = {"image_set": image_set, "ap_rule": rule, "strict": not args.keep_going}
-    if args.task == "det":
-        kw["iou_threshold"] = iou
+    rule = PROTOCOL_AP_RULES.get(request.protocol) if request.protocol else None
+    rule = rule or default_ap_rule(dataset.year)
+    choice = ViewChoice(iou, image_set=image_set)
+    # the window's rule (lost ground truth, IoU); result rows skipped are in ``skipped_notes``
+    gt = dataset if request.task == "det" else None
+    reasons = not_official_reasons(gt, voc_view.SETTINGS, choice)
+    stream = voc_view.evaluate_voc_views(
+        dataset, results, choice, tasks=(request.task,), ap_rule=rule, keep_going=request.keep_going
+    )
     try:
-        evaluate = evaluate_voc_det if args.task == "det" else evaluate_voc_cls
-        result = evaluate(dataset, results, **kw)
+        with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
+            evidence = collect(stream, choice, reasons)
     except KeyError as e:  # unknown image set
-        raise FormatError(args.path, str(e.args[0])) from None
-    # the window's rule (lost ground truth, IoU); result rows skipped are in result.notes
-    gt = dataset if args.task == "det" else None
-    notes = [r.text for r in not_official_reasons(gt, voc_view.SETTINGS, ViewChoice(iou))]
-    result = replace(result, notes=(*result.notes, *notes))
+        raise FormatError(request.path, str(e.args[0])) from None
+    result = EvalResult(
+        protocol="voc2007" if rule == "11point" else "voc2012",
+        task=request.task,
+        image_set=image_set,
+        ap_rule=rule,
+        iou_threshold=iou if request.task == "det" else float("nan"),
+        classes=evidence.evaluations(request.task),
+        notes=(
+            *skipped_notes(dataset, results, image_set, request.task),
+            *(r.text for r in evidence.reasons),
+        ),
+    )
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 
 
@@ -155,8 +173,8 @@ class VocBenchmark(ViewDefaults):
     ) -> list[tuple[str, list[Path]]]:
         return voc_tasks.voc_result_sets(paths, task)
 
-    def evaluate(self, args: argparse.Namespace) -> EvalOutput:
-        return run_eval(args)
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         from vocviewer.families.voc.analyze import analyze_voc

@@ -272,7 +272,7 @@ def iter_evaluate_voc_cls(
         )
 
 
-def _notes(dataset: Dataset, results: ResultSet, image_set: str, task: str) -> list[str]:
+def skipped_notes(dataset: Dataset, results: ResultSet, image_set: str, task: str) -> list[str]:
     """Why numbers may differ from the official code's (skipped input); empty if they may not."""
     notes = []
     if results.problems:
@@ -356,7 +356,7 @@ def det_result(
         ap_rule=ap_rule,
         iou_threshold=iou_threshold,
         classes=classes,
-        notes=tuple(_notes(dataset, results, image_set, "det")),
+        notes=tuple(skipped_notes(dataset, results, image_set, "det")),
     )
 
 
@@ -383,5 +383,5 @@ def evaluate_voc_cls(
         ap_rule=rule,
         iou_threshold=float("nan"),
         classes=per_class,
-        notes=tuple(_notes(dataset, results, image_set, "cls")),
+        notes=tuple(skipped_notes(dataset, results, image_set, "cls")),
     )

@@ -1,18 +1,18 @@
 """``vocviewer eval --task seg|layout|action`` for PASCAL VOC.
 
-Each ``run_*(args) -> EvalOutput`` reads the dataset at ``args.path`` and the results in
-``args.results`` (the devkit results folder, e.g. ``results/VOC2012``, or the task's own folder
-or file), evaluates and renders. ``args.image_set`` defaults to the set named by the results
-(``comp6_val_cls``, ``comp7_layout_val.xml``, ``comp9_action_val_*.txt``), else ``"val"``;
-``args.protocol`` is ``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU;
-action: 11-point vs all-points AP; layout is always all-points); ``args.keep_going`` turns
+Each ``run_*(request) -> EvalOutput`` (``families.base.EvalRequest``) reads the dataset at
+``request.path`` and the results in ``request.results`` (the devkit results folder, e.g.
+``results/VOC2012``, or the task's own folder or file), evaluates and renders. The option
+``image_set`` defaults to the set named by the results (``comp6_val_cls``,
+``comp7_layout_val.xml``, ``comp9_action_val_*.txt``), else ``"val"``; ``request.protocol`` is
+``voc2007``/``voc2012``/``None`` (segmentation: pixel accuracy vs IoU; action: 11-point vs
+all-points AP; layout is always all-points); ``request.keep_going`` turns
 input errors into warnings and marks the numbers not official; ground truth that lost objects is
 such an input error for layout and action (``families.base.check_ground_truth``).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import set_names
 from vocviewer.families.base import (
     EvalOutput,
+    EvalRequest,
     check_ground_truth,
     existing_input,
     opened,
@@ -106,12 +107,12 @@ def voc_result_sets(paths: Sequence[Path], task: str | None = None) -> list[tupl
     return list(zip(set_names(bases), (files for _, files in groups.values()), strict=True))
 
 
-def _one_result(args: argparse.Namespace) -> Path:
-    if not args.results:
+def _one_result(request: EvalRequest) -> Path:
+    if not request.results:
         raise FormatError(None, "no results given")
-    if len(args.results) > 1:
-        raise FormatError(args.results[1], "this task takes one results folder or file")
-    return Path(args.results[0])
+    if len(request.results) > 1:
+        raise FormatError(request.results[1], "this task takes one results folder or file")
+    return Path(request.results[0])
 
 
 def _check_set(dataset: Dataset, key: str) -> None:
@@ -119,43 +120,43 @@ def _check_set(dataset: Dataset, key: str) -> None:
         raise FormatError(dataset.root, f"no image set ImageSets/{key}.txt in this dataset")
 
 
-def run_seg(args: argparse.Namespace) -> EvalOutput:
+def run_seg(request: EvalRequest) -> EvalOutput:
     """VOC segmentation (``VOCevalseg``) of a folder of result PNGs."""
-    given = _one_result(args)
-    folder = find_segmentation_results(given, args.image_set)
-    image_set = args.image_set or folder.image_set or DEFAULT_SET
-    dataset = opened(args, open_voc(args.path))
+    given = _one_result(request)
+    folder = find_segmentation_results(given, request.option("image_set"))
+    image_set = request.option("image_set") or folder.image_set or DEFAULT_SET
+    dataset = opened(request, open_voc(request.path))
     key = f"Segmentation/{image_set}"
     _check_set(dataset, key)
     assert dataset.root is not None
     ids = [str(dataset.images.id[i]) for i in dataset.image_sets[key].tolist()]
-    protocol = args.protocol or default_seg_protocol(dataset.year)
+    protocol = request.protocol or default_seg_protocol(dataset.year)
     ev = evaluate_voc_seg(
         ids,
         LabelPngLoader(dataset.root / "SegmentationClass"),
         LabelPngLoader(folder.folder),
         image_set=image_set,
         protocol=protocol,
-        strict=not args.keep_going,
+        strict=not request.keep_going,
     )
-    if ev.problems and not args.keep_going:
+    if ev.problems and not request.keep_going:
         raise problems_error(list(ev.problems))
     warnings = [str(p) for p in (*dataset.problems, *ev.problems)]
     return EvalOutput(seg_table(ev), seg_to_json(ev), warnings)
 
 
-def run_layout(args: argparse.Namespace) -> EvalOutput:
+def run_layout(request: EvalRequest) -> EvalOutput:
     """VOC person layout (``VOCevallayout_pr``) of one ``<comp>_layout_<set>.xml``."""
-    path = find_layout_results(_one_result(args), args.image_set)
+    path = find_layout_results(_one_result(request), request.option("image_set"))
     m = LAYOUT_NAME.match(path.name)
-    image_set = args.image_set or (m["set"] if m else None) or DEFAULT_SET
-    dataset = opened(args, open_voc(args.path))
-    lost = check_ground_truth(dataset, args.keep_going)
+    image_set = request.option("image_set") or (m["set"] if m else None) or DEFAULT_SET
+    dataset = opened(request, open_voc(request.path))
+    lost = check_ground_truth(dataset, request.keep_going)
     _check_set(dataset, f"Layout/{image_set}")
     layouts, problems = read_layout_results(path)
-    if problems and not args.keep_going:
+    if problems and not request.keep_going:
         raise problems_error(problems)
-    ev = evaluate_voc_layout(dataset, layouts, image_set=image_set, strict=not args.keep_going)
+    ev = evaluate_voc_layout(dataset, layouts, image_set=image_set, strict=not request.keep_going)
     warnings = [str(p) for p in (*dataset.problems, *problems)] + list(ev.warnings)
     if problems:
         warnings.append("NOT OFFICIAL: layouts with problems were left out")
@@ -164,30 +165,30 @@ def run_layout(args: argparse.Namespace) -> EvalOutput:
     return EvalOutput(layout_table(ev), layout_to_json(ev), warnings)
 
 
-def run_action(args: argparse.Namespace) -> EvalOutput:
+def run_action(request: EvalRequest) -> EvalOutput:
     """VOC action classification (``VOCevalaction``) of ``<comp>_action_<set>_<action>.txt``."""
-    if not args.results:
+    if not request.results:
         raise FormatError(None, "no results given")
-    files = find_action_results(args.results, args.image_set)
+    files = find_action_results(request.results, request.option("image_set"))
     sets = {m["set"] for f in files.values() if (m := ACTION_NAME.match(f.name))}
-    if args.image_set is None and len(sets) > 1:
+    if request.option("image_set") is None and len(sets) > 1:
         raise FormatError(
-            args.results[0],
+            request.results[0],
             f"results for several image sets ({', '.join(sorted(sets))}); pass --image-set",
         )
-    image_set = args.image_set or (sets.pop() if sets else DEFAULT_SET)
-    dataset = opened(args, open_voc(args.path))
-    lost = check_ground_truth(dataset, args.keep_going)
+    image_set = request.option("image_set") or (sets.pop() if sets else DEFAULT_SET)
+    dataset = opened(request, open_voc(request.path))
+    lost = check_ground_truth(dataset, request.keep_going)
     scores = {}
     problems: list[FormatError] = []
     for action, f in files.items():
         scores[action], found = read_action_results(f, action)
         problems += found
-    if problems and not args.keep_going:
+    if problems and not request.keep_going:
         raise problems_error(problems)
-    rule = "11point" if args.protocol == "voc2007" else "allpoints"
+    rule = "11point" if request.protocol == "voc2007" else "allpoints"
     result = evaluate_voc_action(
-        dataset, scores, image_set=image_set, ap_rule=rule, strict=not args.keep_going
+        dataset, scores, image_set=image_set, ap_rule=rule, strict=not request.keep_going
     )
     warnings = [str(p) for p in (*dataset.problems, *problems)]
     if problems:

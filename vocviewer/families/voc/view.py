@@ -8,7 +8,7 @@ says so and evaluates without such rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,42 +41,53 @@ from vocviewer.families.voc.segmentation_reader import (
 )
 
 RULES = DiagnosisRules()
-SETTINGS = ViewSettings("VOC", IOU_CHOICES, 0.5, rules=RULES, image_sets=True, rederives=False)
+#: the devkit's overlap threshold (VOCevaldet: ``ovmax >= VOCopts.minoverlap``): the only
+#: official one
+OFFICIAL_IOU = 0.5
+SETTINGS = ViewSettings(
+    "VOC", IOU_CHOICES, OFFICIAL_IOU, rules=RULES, image_sets=True, rederives=False
+)
 
 
 def _view(
-    dataset: Dataset, results: ResultSet, ev: ClassEvaluation, iou: float, images: Any
+    dataset: Dataset, results: ResultSet, ev: ClassEvaluation, iou: float, image_set: str
 ) -> ClassView:
     if ev.task != "det":
         return curve_view(ev, np.zeros(0, np.int64), iou)
+    images = dataset.images_in_set(image_set)  # (the evaluator said first if it is unknown)
     view = curve_view(ev, missed_objects(dataset, ev, images), iou)
     return diagnosed(dataset, results, view, RULES)
 
 
 def evaluate_voc_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice
+    dataset: Dataset,
+    results: ResultSet,
+    choice: ViewChoice,
+    *,
+    tasks: Sequence[str] | None = None,
+    ap_rule: str | None = None,
+    keep_going: bool = True,
 ) -> Iterator[ClassView | Notice | Summary]:
-    """Per class, detection then classification (those the results hold), on
-    ``choice.image_set``; a row the devkit rejects gives an error ``Notice``, then the classes
-    left are evaluated without such rows. Last a ``Summary``: the mean AP of each task (the
-    devkit prints none: the conventional mean, ``EvalResult.mean_ap``)."""
+    """Per class, detection then classification (those the results hold; only ``tasks`` if
+    given), on ``choice.image_set``, by ``ap_rule`` (default: the dataset year's). A row the
+    devkit rejects gives an error ``Notice``, then the classes left are evaluated without such
+    rows (``keep_going`` False: the ``FormatError`` is raised, as the devkit stops). Last a
+    ``Summary``: the mean AP of each task (the devkit prints none: the conventional mean,
+    ``EvalResult.mean_ap``)."""
     image_set = choice.image_set
     if "segmentation" in results.extras:
         yield from evaluate_voc_seg_view(dataset, results.extras["segmentation"], image_set)
         return
     if image_set is None:
         return
-    images = dataset.images_in_set(image_set)
-    tasks = [
-        task
-        for task, n in (("det", len(results.detections)), ("cls", len(results.class_scores)))
-        if n or results.classes_with_files.get(task)
-    ]
+    held = (("det", len(results.detections)), ("cls", len(results.class_scores)))
+    if tasks is None:
+        tasks = [t for t, n in held if n or results.classes_with_files.get(t)]
     done_by_task: dict[str, list[ClassEvaluation]] = {}
     # the one rule (``families.official``): lost ground truth, a non-official IoU
     notes = [f"{NOT_OFFICIAL}: {r}" for r in not_official_reasons(dataset, SETTINGS, choice)]
     for task in tasks:
-        kw: dict[str, Any] = {"image_set": image_set}
+        kw: dict[str, Any] = {"image_set": image_set, "ap_rule": ap_rule}
         done_by_task[task] = evs = []
         if task == "det":
             fn: Callable[..., Iterator[ClassEvaluation]] = iter_evaluate_voc_det
@@ -86,15 +97,17 @@ def evaluate_voc_views(
         try:
             for ev in fn(dataset, results, strict=True, **kw):
                 evs.append(ev)
-                yield _view(dataset, results, ev, choice.iou, images)
+                yield _view(dataset, results, ev, choice.iou, image_set)
         except FormatError as err:
+            if not keep_going:
+                raise
             # the official code stops here; the window says so at once and carries on
             yield Notice("error", f"{err}; evaluating without such rows (numbers not official)")
             notes.append(f"{task}: rows the devkit rejects were dropped: NOT OFFICIAL")
             rest = range(len(evs), len(dataset.classes))
             for ev in fn(dataset, results, classes=rest, strict=False, **kw):
                 evs.append(ev)
-                yield _view(dataset, results, ev, choice.iou, images)
+                yield _view(dataset, results, ev, choice.iou, image_set)
     names = {"det": "mAP", "cls": "cls mAP"}
     stats = {
         names[t]: EvalResult("", t, image_set, "", choice.iou, tuple(evs)).mean_ap()

@@ -1,0 +1,125 @@
+"""One evaluation per result set: ``vocviewer eval`` and the Python API render the official layout
+and JSON from the evidence the window gets (the family's ``evaluate_views`` stream, collected into
+one ``families.evidence.Evidence``), calling the family's evaluator once per result set."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import vocviewer
+from vocviewer.cli import main
+from vocviewer.families import registry
+from vocviewer.families.evidence import Evidence, collect
+from vocviewer.families.views import ClassView, Summary, ViewChoice
+
+
+def _count(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, calls: Counter[str]) -> None:
+    """Count the calls of ``module.name`` (the real function still runs)."""
+    real: Callable[..., Any] = getattr(module, name)
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls[name] += 1
+        return real(*args, **kw)
+
+    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.fixture
+def voc_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    from vocviewer.families.voc import evaluate as voc_evaluate
+    from vocviewer.families.voc import view as voc_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_voc_views", "iter_evaluate_voc_det", "iter_evaluate_voc_cls"):
+        _count(monkeypatch, voc_view, name, calls)
+    for name in ("evaluate_voc_det", "evaluate_voc_cls"):  # the old CLI-only path
+        _count(monkeypatch, voc_evaluate, name, calls)
+    return calls
+
+
+def test_voc_eval_of_the_demo_evaluates_once_per_result_set(demo, voc_calls, capsys) -> None:
+    assert main(["eval", str(demo.year_dir), "--results", str(demo.results_dir)]) == 0
+    assert "mAP" in capsys.readouterr().out
+    assert voc_calls == Counter(evaluate_voc_views=1, iter_evaluate_voc_det=1)
+    voc_calls.clear()
+    # two result sets (two folders): each evaluated once, by the window's evaluator
+    sets = [str(demo.results_dir), str(demo.results_dir / "Main")]
+    assert main(["eval", str(demo.year_dir), "--results", *sets]) == 0
+    assert "summary of 2 result sets" in capsys.readouterr().out
+    assert voc_calls == Counter(evaluate_voc_views=2, iter_evaluate_voc_det=2)
+    voc_calls.clear()
+    cls = ["eval", str(demo.year_dir), "--results", str(demo.results_dir), "--task", "cls"]
+    assert main(cls) == 0
+    assert voc_calls == Counter(evaluate_voc_views=1, iter_evaluate_voc_cls=1)
+
+
+def test_the_api_evaluates_once_from_the_same_evidence(demo, voc_calls) -> None:
+    ev = vocviewer.evaluate(demo.year_dir, demo.results_dir)
+    assert voc_calls == Counter(evaluate_voc_views=1, iter_evaluate_voc_det=1)
+    # the window's evidence for the same choice holds the same numbers
+    voc = registry.get("voc")
+    dataset = voc.read_dataset(demo.year_dir, {})
+    results = voc.read_results(dataset, [demo.results_dir], image_set="val")
+    choice = ViewChoice(0.5, image_set="val")
+    evidence = collect(voc.evaluate_views(dataset, results, choice), choice)
+    assert isinstance(evidence, Evidence) and evidence.official
+    assert isinstance(evidence.summary, Summary)
+    assert evidence.summary.stats["mAP"] == pytest.approx(ev.summary["mAP"])
+    by_name = {v.evaluation.class_name: v for v in evidence.views("det")}
+    assert all(isinstance(v, ClassView) for v in by_name.values())
+    for name, numbers in ev.per_class.items():
+        ap = by_name[name].evaluation.ap
+        assert numbers["ap"] == pytest.approx(ap, nan_ok=True)
+
+
+def _coco_files(tmp_path: Path) -> tuple[Path, list[Path]]:
+    gt = {
+        "images": [{"id": i, "width": 64, "height": 48, "file_name": f"{i}.jpg"} for i in (1, 2)],
+        "categories": [{"id": 3, "name": "box"}, {"id": 5, "name": "disc"}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 3, "bbox": [8, 8, 20, 10], "area": 200.0},
+            {"id": 2, "image_id": 2, "category_id": 5, "bbox": [4, 4, 30, 30], "area": 900.0},
+        ],
+    }
+    for a in gt["annotations"]:
+        a["iscrowd"] = 0
+    ann = tmp_path / "gt.json"
+    ann.write_text(json.dumps(gt))
+    sets = []
+    for i, dx in enumerate((0, 3)):
+        dt = [
+            {"image_id": 1, "category_id": 3, "bbox": [8 + dx, 8, 20, 10], "score": 0.9},
+            {"image_id": 2, "category_id": 5, "bbox": [4, 4 + dx, 30, 30], "score": 0.8},
+            {"image_id": 2, "category_id": 3, "bbox": [40, 4, 10, 10], "score": 0.3},
+        ]
+        sets.append(tmp_path / f"dt{i}.json")
+        sets[-1].write_text(json.dumps(dt))
+    return ann, sets
+
+
+def test_coco_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) -> None:
+    from vocviewer.families.coco import evaluate as coco_evaluate
+    from vocviewer.families.coco import view as coco_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_coco_views", "iter_evaluate_coco"):
+        _count(monkeypatch, coco_view, name, calls)
+    _count(monkeypatch, coco_evaluate, "evaluate_coco", calls)  # the old CLI-only path
+    ann, sets = _coco_files(tmp_path)
+    assert main(["eval", str(ann), "--results", str(sets[0])]) == 0
+    assert "Average Precision" in capsys.readouterr().out
+    assert calls == Counter(evaluate_coco_views=1, iter_evaluate_coco=1)
+    calls.clear()
+    assert main(["eval", str(ann), "--results", *map(str, sets)]) == 0
+    assert "summary of 2 result sets" in capsys.readouterr().out
+    assert calls == Counter(evaluate_coco_views=2, iter_evaluate_coco=2)
+    calls.clear()
+    coco = vocviewer.evaluate(ann, sets[1])
+    assert calls == Counter(evaluate_coco_views=1, iter_evaluate_coco=1)
+    assert coco.benchmark == "coco" and 0 < coco.summary["AP"] < 1
