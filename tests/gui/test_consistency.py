@@ -1,13 +1,14 @@
 """Every view shows the same number: for each family (the demo, coco-mini, a generated VisDrone
-split, a generated ILSVRC DET set), with two result sets open, the PR title, the AP table, the
-Summary tab, the Compare counts, the confusion matrix totals and ``vocviewer eval --json`` agree
-at the same settings; then each setting changes in turn and no pane keeps an old value."""
+split, a generated ILSVRC DET set, a generated LVIS file; the cases below), with two result sets
+open, the PR title, the AP table, the Summary tab, the Compare counts, the confusion matrix totals
+and ``vocviewer eval --json`` agree at the same settings (``check_agreement``, run over every
+family of the registry by ``tests/families/test_common.py``); then each setting changes in turn
+and no pane keeps an old value."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -227,25 +228,8 @@ def check_agreement(qtbot: Any, win: Any, case: Case, payloads: list[dict[str, A
     assert int(m.counts[:, n + 2].sum()) == int(np.count_nonzero(missed))
 
 
-FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis")
-
-
-@pytest.mark.parametrize("family", FAMILIES)
-def test_every_view_shows_the_same_numbers(qtbot, make_window, tmp_path, demo, family):
-    case = {
-        "voc": lambda: voc_case(tmp_path, demo),
-        "coco": lambda: coco_case(tmp_path),
-        "visdrone": lambda: visdrone_case(tmp_path),
-        "ilsvrc": lambda: ilsvrc_case(tmp_path),
-        "lvis": lambda: lvis_case(tmp_path),
-    }[family]()
-    payloads = [cli_json(case, 0, tmp_path), cli_json(case, 1, tmp_path)]
-    win = open_case(qtbot, make_window, case)
-    win.state.set_threshold(0.0)
-    check_agreement(qtbot, win, case, payloads)
-    win.state.set_threshold(0.45)  # the drawn counts follow the threshold
-    check_agreement(qtbot, win, case, payloads)
-    shutil.rmtree(tmp_path / "B", ignore_errors=True)
+# every family's views against ``vocviewer eval --json`` (``check_agreement`` on the cases above):
+# ``tests/families/test_common.py::test_every_view_shows_the_same_numbers``, over the registry
 
 
 # --- each setting in turn: no pane keeps an old value ---------------------------------------------

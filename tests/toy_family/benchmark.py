@@ -67,7 +67,8 @@ class TallyBenchmark(ViewDefaults):
         detections = [row for p in request.results for row in _rows(Path(p), 3)]
         aps = tally_ap(objects, detections)
         mean = sum(aps.values()) / len(aps)
-        return EvalOutput(f"TALLY mAP {mean:.3f}\n", {"protocol": "tally", "ap": aps})
+        payload = {"protocol": "tally", "ap": aps, "summary": {"mAP": mean}}
+        return EvalOutput(f"TALLY mAP {mean:.3f}\n", payload)
 
     def analyze(self, args: argparse.Namespace) -> Any:
         raise NotImplementedError
