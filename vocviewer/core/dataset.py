@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.arrays import frozen
+from vocviewer.core.arrays import freeze_columns, frozen
 from vocviewer.core.boxes import BoxConvention
 from vocviewer.core.errors import FormatError
 
@@ -126,7 +126,7 @@ class ObjectTable:
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
-        for name, dtype in (
+        columns = (
             ("image_index", np.int64),
             ("label", np.int64),
             ("difficult", np.bool_),
@@ -134,11 +134,8 @@ class ObjectTable:
             ("occluded", np.bool_),
             ("pose", np.int8),
             ("order_in_image", np.int64),
-        ):
-            arr = frozen(getattr(self, name), dtype)
-            if arr.shape != (n,):
-                raise ValueError(f"ObjectTable.{name} has shape {arr.shape}, expected ({n},)")
-            object.__setattr__(self, name, arr)
+        )
+        freeze_columns(self, columns, n)
         object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
         acts = np.asarray(self.actions, dtype=np.bool_)
         if acts.ndim != 2 or acts.shape[0] != n:

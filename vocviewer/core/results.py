@@ -15,10 +15,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.arrays import frozen
+from vocviewer.core.arrays import freeze_columns, frozen
 from vocviewer.core.errors import FormatError
 
 IntArray = npt.NDArray[np.int64]
+
+
+#: The per-row columns ``Detections`` and ``ClassScores`` share, with their dtypes.
+ROW_COLUMNS = (
+    ("image_index", np.int64),
+    ("label", np.int64),
+    ("score", np.float64),
+    ("file_index", np.int64),
+    ("line", np.int64),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,17 +52,7 @@ class Detections:
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
-        for name, dtype in (
-            ("image_index", np.int64),
-            ("label", np.int64),
-            ("score", np.float64),
-            ("file_index", np.int64),
-            ("line", np.int64),
-        ):
-            arr = frozen(getattr(self, name), dtype)
-            if arr.shape != (n,):
-                raise ValueError(f"Detections.{name} has shape {arr.shape}, expected ({n},)")
-            object.__setattr__(self, name, arr)
+        freeze_columns(self, ROW_COLUMNS, n)
         object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
 
     def __len__(self) -> int:
@@ -82,17 +82,7 @@ class ClassScores:
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
-        for name, dtype in (
-            ("image_index", np.int64),
-            ("label", np.int64),
-            ("score", np.float64),
-            ("file_index", np.int64),
-            ("line", np.int64),
-        ):
-            arr = frozen(getattr(self, name), dtype)
-            if arr.shape != (n,):
-                raise ValueError(f"ClassScores.{name} has shape {arr.shape}, expected ({n},)")
-            object.__setattr__(self, name, arr)
+        freeze_columns(self, ROW_COLUMNS, n)
 
     def __len__(self) -> int:
         return len(self.image_index)

@@ -5,7 +5,7 @@ LVIS benchmark (higher priority)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
@@ -22,6 +21,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    ViewDefaults,
     check_ground_truth,
     opened,
 )
@@ -92,7 +92,7 @@ def _json_head(path: Path) -> bytes:
         return b""
 
 
-class CocoBenchmark:
+class CocoBenchmark(ViewDefaults):
     """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints."""
 
     name = "coco"
@@ -121,16 +121,8 @@ class CocoBenchmark:
     ) -> Dataset:
         return read_coco(path, sources.get("images"), masks=task != "bbox")
 
-    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
-        return None
-
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "coco" in dataset.extras
-
-    def result_sets(
-        self, paths: Sequence[Path], task: str | None = None
-    ) -> list[tuple[str, list[Path]]]:
-        return one_set_per_path(paths)  # each JSON file is one set
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:

@@ -11,7 +11,7 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
@@ -27,6 +26,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    ViewDefaults,
     check_ground_truth,
     opened,
 )
@@ -102,7 +102,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(text, lvis_payload(result, task), warnings)
 
 
-class LvisBenchmark:
+class LvisBenchmark(ViewDefaults):
     """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm."""
 
     name = "lvis"
@@ -126,16 +126,8 @@ class LvisBenchmark:
     ) -> Dataset:
         return read_lvis(path, sources.get("images"), masks=task != "bbox")
 
-    def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
-        return None
-
     def reads_results_of(self, dataset: Dataset) -> bool:
         return "lvis" in dataset.extras
-
-    def result_sets(
-        self, paths: Sequence[Path], task: str | None = None
-    ) -> list[tuple[str, list[Path]]]:
-        return one_set_per_path(paths)  # each JSON file is one set
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:
