@@ -1,4 +1,4 @@
-"""The Analysis tab reads the window's evidence (``WindowEvidence``: the ``ClassView``s that
+"""The Analysis tab reads the window's evidence (``Evidence``: the ``ClassView``s that
 ``evaluate_views`` gave at the window's choice) instead of evaluating again, and computes the same
 numbers as from a fresh evaluation — at the official choice and at another IoU or area.
 
@@ -25,9 +25,10 @@ from tests.gui.test_protocol_window import INSTANCES, write_coco_results
 from tests.parity.lvis_data import write_lvis
 from tests.test_cli_analyze_families import TOY_DET, TOY_GT, ilsvrc_case, write_visdrone
 from vocviewer.families import open_dataset, open_results
+from vocviewer.families.evidence import collect
 from vocviewer.families.registry import benchmark_of
-from vocviewer.families.view_analysis import WindowEvidence, view_analysis, view_bootstrap
-from vocviewer.families.views import ClassView, ViewChoice
+from vocviewer.families.view_analysis import view_analysis, view_bootstrap
+from vocviewer.families.views import ViewChoice
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, fn: Callable[..., Any]) -> list[dict[str, Any]]:
@@ -101,13 +102,8 @@ def test_analyses_read_the_windows_evidence(tmp_path: Path, monkeypatch, family:
             importlib.import_module(f"vocviewer.families.{family}.{name}")
     evaluator = getattr(importlib.import_module(f"vocviewer.families.{module}"), entry)
     calls = count_calls(monkeypatch, evaluator)
-    views = {
-        v.class_index: v
-        for v in bench.evaluate_views(ds, res, choice)
-        if isinstance(v, ClassView) and v.evaluation.task == "det"
-    }
+    window = collect(bench.evaluate_views(ds, res, choice), choice)  # the window's record
     assert len(calls) == 1  # the window's evaluation
-    window = WindowEvidence(views, choice)
     got = view_analysis(ds, res, image_set, window)
     boot = view_bootstrap(ds, [res], image_set, 50, 3, windows=[window])
     assert len(calls) == 1 + by_design, calls

@@ -1,5 +1,9 @@
 """One evaluation of one result set at one choice, kept: what ``evaluate_views`` yields.
 
+The same record serves the CLI (``collect`` over the stream) and the window (its
+``EvaluationModel.evidence``: the classes as they arrived, re-derived at the window's choice),
+and the analyses read it (``families.view_analyser``) instead of evaluating again.
+
 A family's ``evaluate_views(dataset, results, choice)`` streams ``ClassView``s, ``Notice``s and a
 ``Summary``; ``collect`` keeps them as one ``Evidence`` record, the input of ``vocviewer eval``'s
 printed layout and JSON (and of the Python API) as of the window's panes: one evaluation per
@@ -46,6 +50,15 @@ class Evidence:
     def raws(self) -> tuple[Any, ...]:
         """The protocol's own per-class evidence (``ClassView.raw``), in class order."""
         return tuple(v.raw for v in self.classes)
+
+    def one_raw(self) -> Any | None:
+        """The protocol's record every view holds (a toolkit that evaluates all classes at
+        once: VisDrone, ILSVRC); ``None`` if there is no view."""
+        return self.classes[0].raw if self.classes else None
+
+    def by_class(self, task: str = "det") -> dict[int, ClassView]:
+        """The views of ``task`` by class index."""
+        return {v.class_index: v for v in self.views(task)}
 
 
 def collect(

@@ -1,5 +1,5 @@
-"""The window's Analysis tab over the window's own evidence: ``WindowEvidence`` (a result set's
-``ClassView``s at the window's choice), the shared flow ``ViewAnalyser`` (TIDE, object
+"""The window's Analysis tab over the window's own evidence (``families.evidence.Evidence``: a
+result set's ``ClassView``s at the window's choice), the shared flow ``ViewAnalyser`` (TIDE, object
 characteristics and ``analyze()`` curves of one result set, the bootstrap of one or more result
 sets on the same resampled images; a family subclasses it in its analyze module with only its
 rules, and its benchmark's ``view_analyser()`` returns one), and what they compute
@@ -8,7 +8,7 @@ rules, and its benchmark's ``view_analyser()`` returns one), and what they compu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,7 @@ from vocviewer.evaluation.analysis_curves import AnalysisCurves
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.views import ClassView, ViewChoice
+from vocviewer.families.evidence import Evidence
 
 
 @dataclass(frozen=True)
@@ -79,33 +79,12 @@ class ViewAnalysis:
     curves: CurveSet | None = None
 
 
-@dataclass(frozen=True, eq=False)
-class WindowEvidence:
-    """The evidence the window already holds for one result set: every class's ``ClassView``
-    (by class index: the ``ClassEvaluation`` with verdict, rank, score, matched and
-    best-overlapping object and IoU, duplicate-of, the missed objects, the FP diagnosis, and the
-    protocol's own record ``raw``) as ``evaluate_views`` / ``rederive_views`` gave it at
-    ``choice``."""
-
-    views: Mapping[int, ClassView]
-    choice: ViewChoice
-
-    def raws(self) -> tuple[Any, ...]:
-        """Every class's protocol record (``ClassView.raw``), in class order."""
-        return tuple(self.views[k].raw for k in sorted(self.views))
-
-    def one_raw(self) -> Any | None:
-        """The protocol's record every view holds (a toolkit that evaluates all classes at
-        once: VisDrone, ILSVRC); ``None`` if there is no view."""
-        return next(iter(self.views.values())).raw if self.views else None
-
-
 class ViewAnalyser:
     """The Analysis tab's flow, written once: a family subclasses it with only what its rules
     need (the hooks below) and its benchmark's ``view_analyser()`` returns one.
 
     Every analysis reads the family's evaluation record of a result set (``evidence``): the
-    window's own (``from_views``: re-shaped from its ``WindowEvidence``, re-derived at the
+    window's own (``from_views``: re-shaped from its ``Evidence``, re-derived at the
     analyses' IoU where the protocol allows), else the family's evaluator once
     (``evaluate``: the one function an analysis evaluates through)."""
 
@@ -114,7 +93,7 @@ class ViewAnalyser:
     percent: bool = False
 
     # --- what a family supplies -------------------------------------------------------------
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         """The family's evaluation record re-shaped from the window's evidence, or ``None``
         where the protocol cannot (then ``evaluate`` runs)."""
         return None
@@ -147,7 +126,7 @@ class ViewAnalyser:
 
     # --- the flow ---------------------------------------------------------------------------
     def evidence(
-        self, ds: Dataset, res: ResultSet, image_set: str | None, window: WindowEvidence | None
+        self, ds: Dataset, res: ResultSet, image_set: str | None, window: Evidence | None
     ) -> Any:
         """The family's evaluation record of ``res``: the window's where it has it, else one
         evaluation."""
@@ -155,7 +134,7 @@ class ViewAnalyser:
         return self.evaluate(ds, res, image_set) if ev is None else ev
 
     def analyse(
-        self, ds: Dataset, res: ResultSet, image_set: str | None, window: WindowEvidence | None
+        self, ds: Dataset, res: ResultSet, image_set: str | None, window: Evidence | None
     ) -> ViewAnalysis:
         """TIDE, the characteristics and the curves of ``res`` from one evaluation record."""
         ev = self.evidence(ds, res, image_set, window)
@@ -165,7 +144,7 @@ class ViewAnalyser:
     def bootstrap(
         self,
         ds: Dataset,
-        sets: Sequence[tuple[ResultSet, WindowEvidence | None]],
+        sets: Sequence[tuple[ResultSet, Evidence | None]],
         image_set: str | None,
         n: int,
         seed: int,

@@ -9,7 +9,7 @@ bands).
 The family arrives through its benchmark (``registry.benchmark_of``): its ``view_analyser()``
 gives the ``ViewAnalyser`` its own analyze module defines (the shared flow with the family's
 rules). A family without one answers ``None`` with a reason (``not_analysed``). Each function
-reads the window's evidence of a result set (``WindowEvidence``: its ``ClassView``s, re-derived
+reads the window's evidence of a result set (``Evidence``: its ``ClassView``s, re-derived
 at the analyses' IoU where the protocol allows); without it (or where the protocol cannot) the
 family's evaluator runs once. Either may take seconds: call it in a worker.
 Nothing here imports Qt; the families' modules are imported when first needed (the window
@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.families.evidence import Evidence
 from vocviewer.families.registry import benchmark_of
 from vocviewer.families.view_analyser import (
     SetsBootstrap,
     ViewAnalyser,
     ViewAnalysis,
-    WindowEvidence,
 )
 
 Progress = Callable[[int, int], None]
@@ -51,7 +51,7 @@ def view_analysis(
     dataset: Dataset,
     results: ResultSet,
     image_set: str | None,
-    window: WindowEvidence | None = None,
+    window: Evidence | None = None,
 ) -> ViewAnalysis | None:
     """TIDE's breakdown, the object characteristics and the curves of ``results`` (``None`` if the
     family is not analysed; ``image_set``: VOC's Main set the window evaluates; ``window``: the
@@ -75,7 +75,7 @@ def view_bootstrap(
     *,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
-    windows: Sequence[WindowEvidence | None] = (),
+    windows: Sequence[Evidence | None] = (),
 ) -> SetsBootstrap | None:
     """The bootstrap of every result set in ``sets`` on the same resampled images, as
     ``vocviewer analyze --results A B ... --bootstrap replicates --seed seed`` computes it
@@ -99,9 +99,9 @@ def view_bootstrap(
 
 
 __all__ = [
+    "Evidence",
     "SetsBootstrap",
     "ViewAnalysis",
-    "WindowEvidence",
     "not_analysed",
     "view_analysis",
     "view_bootstrap",

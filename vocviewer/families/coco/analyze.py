@@ -76,7 +76,8 @@ from vocviewer.families.coco.evaluate import (
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
-from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
+from vocviewer.families.evidence import Evidence
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -280,9 +281,9 @@ class CocoViewAnalyser(ViewAnalyser):
 
     metric = "COCO AP@[.50:.95]"
 
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         kind = _analysed_kind(res)
-        if len(window.views) < len(ds.classes):
+        if len(window.by_class()) < len(ds.classes):
             return None
         return collect_coco(window.raws(), CocoParams.for_task(kind), res)
 

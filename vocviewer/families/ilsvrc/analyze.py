@@ -37,10 +37,11 @@ from vocviewer.evaluation.render.analyze_characteristics import with_characteris
 from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
+from vocviewer.families.evidence import Evidence
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.families.ilsvrc.tide import ilsvrc_tide
-from vocviewer.families.view_analyser import ViewAnalyser, WindowEvidence
+from vocviewer.families.view_analyser import ViewAnalyser
 
 ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 
@@ -154,7 +155,7 @@ class IlsvrcViewAnalyser(ViewAnalyser):
 
     metric = "ILSVRC mean AP (defined classes)"
 
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         return window.one_raw()
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:

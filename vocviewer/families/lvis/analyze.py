@@ -62,13 +62,14 @@ from vocviewer.families.coco.analyze import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 from vocviewer.families.coco.view import iou_type
+from vocviewer.families.evidence import Evidence
 from vocviewer.families.lvis.analyze_curves import LvisAnalysis, analyze_lvis
 from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
 from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE, LvisAnnotations
 from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis, evaluate_lvis, select
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.lvis.tide import lvis_positives, lvis_tide
-from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 
 LVIS_MAP = "LVIS AP@[.50:.95], area all, maxDets 300, federated (LVISEval 'AP')"
 LVIS_AP50 = "LVIS AP@0.50, area all, maxDets 300, federated (LVISEval 'AP50')"
@@ -296,9 +297,9 @@ class LvisViewAnalyser(ViewAnalyser):
 
     metric = "LVIS AP@[.50:.95]"
 
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         task = _analysed_task(res)
-        if len(window.views) < len(ds.classes):
+        if len(window.by_class()) < len(ds.classes):
             return None
         return collect_lvis(window.raws(), ds, res, task)
 

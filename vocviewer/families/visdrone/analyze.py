@@ -49,7 +49,8 @@ from vocviewer.evaluation.render.analyze_report import (
 )
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
-from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence, chunk_for
+from vocviewer.families.evidence import Evidence
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
 from vocviewer.families.visdrone.columns import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
 from vocviewer.families.visdrone.evaluate import VisDroneResult, evaluate_visdrone
@@ -315,7 +316,7 @@ class VisDroneViewAnalyser(ViewAnalyser):
 
     metric, percent = "VisDrone AP@[.50:.95]", True
 
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         return window.one_raw()
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:

@@ -42,7 +42,8 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
-from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, WindowEvidence
+from vocviewer.families.evidence import Evidence
+from vocviewer.families.view_analyser import CurveSet, ViewAnalyser
 from vocviewer.families.voc.analyze_curves import VocCurves, voc_curves
 from vocviewer.families.voc.bootstrap import voc_det_evidence
 from vocviewer.families.voc.evaluate import class_at, default_ap_rule, det_result, evaluate_voc_det
@@ -223,12 +224,14 @@ class VocViewAnalyser(ViewAnalyser):
     """VOC's rules for the shared flow: the window's classes re-derived at IoU 0.5
     (``class_at``), on the window's image set."""
 
-    def from_views(self, ds: Dataset, res: ResultSet, window: WindowEvidence) -> Any | None:
+    def from_views(self, ds: Dataset, res: ResultSet, window: Evidence) -> Any | None:
         image_set = window.choice.image_set
-        if image_set is None or len(window.views) < len(ds.classes):
+        if image_set is None or len(window.by_class()) < len(ds.classes):
             return None
         rule = default_ap_rule(ds.year)
-        evs = tuple(class_at(ds, v.evaluation, 0.5, rule) for _, v in sorted(window.views.items()))
+        evs = tuple(
+            class_at(ds, v.evaluation, 0.5, rule) for _, v in sorted(window.by_class().items())
+        )
         return det_result(ds, res, evs, image_set, rule, 0.5)
 
     def evaluate(self, ds: Dataset, res: ResultSet, image_set: str | None) -> Any:

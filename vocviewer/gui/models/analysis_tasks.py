@@ -29,7 +29,8 @@ from vocviewer.evaluation.bootstrap import BootstrapCancelled
 from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import MAIN_TYPES, SPECIAL_TYPES, TideResult
 from vocviewer.evaluation.tide_evidence import CLS, KIND_OF
-from vocviewer.families.view_analyser import SetsBootstrap, WindowEvidence
+from vocviewer.families.evidence import Evidence
+from vocviewer.families.view_analyser import SetsBootstrap
 from vocviewer.families.view_analysis import (
     ViewAnalysis,
     not_analysed,
@@ -228,7 +229,7 @@ class AnalysisJobs(QObject):
         if waiting is not None and not self.cached(waiting)[0]:
             self.request_tide(waiting)
 
-    def _evidence(self, results: ResultSet) -> WindowEvidence | None:
+    def _evidence(self, results: ResultSet) -> Evidence | None:
         """The window's evidence of ``results`` (``None``: it has none settled)."""
         st = self.state
         index = next((i for i, r in enumerate(st.results) if r.results is results), -1)
@@ -327,7 +328,7 @@ def _bootstrap_job(
     holder: list[Worker],
     dataset: Any,
     sets: tuple[ResultSet, ...],
-    windows: tuple[WindowEvidence | None, ...],
+    windows: tuple[Evidence | None, ...],
     image_set: str | None,
     replicates: int,
     seed: int,

@@ -24,8 +24,8 @@ from vocviewer.evaluation.analysis import FalsePositives
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.base import Benchmark
+from vocviewer.families.evidence import Evidence
 from vocviewer.families.official import Reason, explain, not_official_reasons
-from vocviewer.families.view_analyser import WindowEvidence
 from vocviewer.families.views import (
     AREA_CHOICES,
     IOU_CHOICES,
@@ -231,7 +231,7 @@ class EvaluationModel(QObject):
             return None
         return self.sets[index].views.get(class_index)
 
-    def evidence(self, index: int) -> WindowEvidence | None:
+    def evidence(self, index: int) -> Evidence | None:
         """Result set ``index``'s evidence at the current choice, once every class and the
         summary arrived and no job is re-shaping it (else ``None``): what the analyses read."""
         running = set(self.jobs.running_keys())
@@ -240,7 +240,12 @@ class EvaluationModel(QObject):
         evals = self.sets[index]
         if evals.summary is None or not evals.views:
             return None
-        return WindowEvidence(dict(evals.views), self.choice())
+        return Evidence(
+            self.choice(),
+            tuple(evals.views[k] for k in sorted(evals.views)),
+            evals.summary,
+            reasons=self.not_official(index),
+        )
 
     # --- running -----------------------------------------------------------------------------
     def _empty(self, results: ResultSet) -> ResultEvaluations:
