@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.views import view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
@@ -266,7 +267,7 @@ def detection_rows(
     det = loaded.results.detections
     rows = loaded.detections_of(image)
     rows = rows[finite_rows(det.box[rows])]
-    keep = det.score[rows] >= opts.threshold
+    keep = is_drawn(det.score[rows], opts.threshold)
     if not opts.show_detections:  # only the highlighted one, if any
         keep[:] = False
     if opts.class_index >= 0:

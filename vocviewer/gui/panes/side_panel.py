@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
@@ -332,7 +333,7 @@ class SidePanel(QWidget):
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
                 color, _, verdict = row_style(evals, row)
-                drawn = is_finite and det.score[row] >= st.score_threshold
+                drawn = is_finite and bool(is_drawn(det.score[row], st.score_threshold))
                 note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
                 rows.append(
                     (
