@@ -79,7 +79,7 @@ def test_missed_cell_opens_the_object(qtbot, window):
 def test_headers_are_whole_names_read_bottom_to_top(qtbot, window):
     from PySide6.QtCore import Qt
 
-    from vocviewer.gui.panes.rotated_header import RotatedHeader
+    from vocviewer.gui.widgets.rotated_header import RotatedHeader
 
     pane = show_confusion(qtbot, window)
     horizontal = Qt.Orientation.Horizontal

@@ -251,7 +251,7 @@ def test_every_view_shows_the_same_numbers(qtbot, make_window, tmp_path, demo, f
 # --- each setting in turn: no pane keeps an old value ---------------------------------------------
 def pane_values(win: Any) -> dict[str, Any]:
     """What each pane shows now, next to what the models say it should show."""
-    from vocviewer.gui.panes.overlays import row_style
+    from vocviewer.gui.widgets.verdict_style import row_style
 
     st, ev_model = win.state, win.state.evaluation
     i, k = st.current_results, st.selected_class

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu
 
-from vocviewer.gui.panes.pane_keys import PANE_KEYS
+from vocviewer.gui.widgets.pane_keys import PANE_KEYS
 from vocviewer.gui.window.help_dialogs import (
     AboutDialog,
     GettingStartedDialog,

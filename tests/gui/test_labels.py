@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.panes.label_layout import LabelItem, place_labels
-from vocviewer.gui.panes.verdict_style import apply_palette, set_verdict_words
+from vocviewer.gui.widgets.verdict_style import apply_palette, set_verdict_words
 
 COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
@@ -130,7 +130,7 @@ def test_selected_label_names_verdict_and_verdict_words_for_all(qtbot, demo_win)
     st.set_threshold(0.0)
     st.select_detection(int(det.label[row]), int(ev.rank_by_row[row]))
     qtbot.waitUntil(lambda: win.view.shown_image == int(det.image_index[row]), timeout=10_000)
-    from vocviewer.gui.panes.overlays import verdict_text
+    from vocviewer.gui.widgets.verdict_style import verdict_text
 
     (hl,) = [t for _, t in tag_rects(win) if t.text.startswith("#")]
     assert verdict_text(ev, row) in hl.text and verdict_text(ev, row).startswith("FP")

@@ -317,7 +317,7 @@ def test_coco_false_positives_are_diagnosed_and_drawn_by_kind(qtbot, coco_window
     the image, the inspector and the PR dots show it (tests/evaluation/test_coco_diagnosis.py
     checks each kind by hand)."""
     from vocviewer.evaluation.analysis import FPKind
-    from vocviewer.gui.panes.overlays import FP_KIND_STYLE, row_style
+    from vocviewer.gui.widgets.verdict_style import FP_KIND_STYLE, row_style
 
     win, st = coco_window, coco_window.state
     ev = st.evaluations[0]

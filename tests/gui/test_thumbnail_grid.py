@@ -24,8 +24,8 @@ from vocviewer.gui.models.thumbnails import (
     Unreadable,
     decode_thumbnail,
 )
-from vocviewer.gui.panes.overlays import GT_COLOR
 from vocviewer.gui.panes.thumbnail_grid import AHEAD, BEHIND, THUMB_H, THUMB_W, errors_text
+from vocviewer.gui.widgets.verdict_style import GT_COLOR
 
 TINY_COLOUR = (90, 120, 150)  # every tiny image is this one colour
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from vocviewer.gui.models.state import Message
 from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
-from vocviewer.gui.panes.verdict_style import colour_key
+from vocviewer.gui.widgets.verdict_style import colour_key
 from vocviewer.gui.window import file_names
 from vocviewer.gui.window.export_actions import ExportActions
 from vocviewer.gui.window.help_dialogs import AboutDialog, GettingStartedDialog, ShortcutsDialog

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 import vocviewer
-from vocviewer.gui.panes.pane_keys import PANE_KEYS
+from vocviewer.gui.widgets.pane_keys import PANE_KEYS
 from vocviewer.gui.window.help_text import getting_started_html
 
 #: the group of actions with keys that sit in no menu of the menu bar

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QMenu, QWidget
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES
-from vocviewer.gui.panes.verdict_style import (
+from vocviewer.gui.widgets.verdict_style import (
     active_palette,
     apply_palette,
     colour_key,
