@@ -112,9 +112,9 @@ def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
     window.export_confusion(str(out / "confusion.json"))
     assert json.loads((out / "confusion.json").read_text())["counts"] == pane.matrix.counts.tolist()
     for widget, action in (
-        (pane.table, window.act_export_confusion),
-        (window.view, window.act_export_image),
-        (window.ap_table, window.act_export_table),
+        (pane.table, window.exporting.act_export_confusion),
+        (window.view, window.exporting.act_export_image),
+        (window.ap_table, window.exporting.act_export_table),
     ):
         assert widget.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
         assert action in widget.actions()

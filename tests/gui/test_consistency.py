@@ -348,7 +348,7 @@ def test_voc_iou_choice_equals_the_cli_and_is_marked_not_official(
     payload = cli_json(case, 0, tmp_path)
     win = open_case(qtbot, make_window, case)
     st = win.state
-    combo = win.iou_combo
+    combo = win.protocol.iou_combo
     assert combo.itemText(combo.findData(0.7)) == "IoU ≥ 0.70 (NOT OFFICIAL)"
     assert combo.itemText(combo.findData(0.5)) == "IoU ≥ 0.50"
     st.evaluation.set_iou(0.7)

@@ -170,7 +170,7 @@ def test_palette_menu_recolours_boxes_and_is_stored(qtbot, make_window, tiny, tm
     win.palette_menu.palette_actions["classic"].trigger()
     assert tp_pens() == {PALETTES["classic"].colors["tp"].lower()}
     assert settings.value("view/palette") == "classic"
-    assert PALETTES["classic"].colors["tp"].lower() in win.colour_key_label.text().lower()
+    assert PALETTES["classic"].colors["tp"].lower() in win.status.colour_key_label.text().lower()
     # the PR dots follow too
     win.state.select_class(dataset.classes.index("dog"))
     brushes = {b.color().name() for b in win.pr_pane.spots.data["brush"]}
@@ -181,7 +181,7 @@ def test_palette_menu_recolours_boxes_and_is_stored(qtbot, make_window, tiny, tm
     again = MainWindow(settings=settings)  # a new window reads the stored choice
     qtbot.addWidget(again)
     assert again.palette_menu.palette_actions["classic"].isChecked()
-    assert PALETTES["classic"].colors["tp"].lower() in again.colour_key_label.text().lower()
+    assert PALETTES["classic"].colors["tp"].lower() in again.status.colour_key_label.text().lower()
     again.close()
 
 
