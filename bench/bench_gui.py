@@ -153,7 +153,7 @@ def bench_stepping(app: QApplication, steps: int) -> list[float]:
         wait_until(app, lambda: st.is_idle() and win.view.shown_image == st.current_image >= 0)
         times = []
         for i in range(steps):
-            action = win.act_next if (i // 20) % 2 == 0 else win.act_prev
+            action = win.display.act_next if (i // 20) % 2 == 0 else win.display.act_prev
             t = time.perf_counter()
             action.trigger()
             wait_until(app, lambda: win.view.shown_image == st.current_image)

@@ -529,7 +529,7 @@ def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str,
     stepping = []
     for _ in range(n_step):
         t = time.perf_counter()
-        win.act_next.trigger()
+        win.display.act_next.trigger()
         wait_until(lambda: view.shown_image == st.current_image)
         app.processEvents()  # the repaint
         stepping.append((time.perf_counter() - t) * 1000)

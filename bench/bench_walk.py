@@ -82,7 +82,7 @@ def main() -> None:
         report(
             "walk, every class by score", timed_steps(app, win, args.steps, lambda: walk.step(1))
         )
-        times = timed_steps(app, win, args.steps, lambda: win.act_next.trigger() or True)
+        times = timed_steps(app, win, args.steps, lambda: win.display.act_next.trigger() or True)
         report("next image", times)
         win.close()
 

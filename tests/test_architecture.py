@@ -160,7 +160,7 @@ def test_the_graph_sees_lazy_and_type_checking_imports():
 CORE, FORMATS, EVALUATION = "vocviewer.core", "vocviewer.formats", "vocviewer.evaluation"
 LIBRARY = (CORE, FORMATS, EVALUATION)
 FAMILIES_PACKAGE = "vocviewer.families"
-MODELS, PANES = "vocviewer.gui.models", "vocviewer.gui.panes"
+MODELS, WIDGETS, PANES = "vocviewer.gui.models", "vocviewer.gui.widgets", "vocviewer.gui.panes"
 #: package -> the vocviewer packages its modules may import (``import vocviewer`` always may).
 #: ``vocviewer.families`` holds the family interface (base, registry, views, ...) and one folder
 #: per family; which of them may import a family folder is ``test_no_family_imported_...``.
@@ -173,7 +173,8 @@ LAYERS = {
     "vocviewer.cocoapi": (*LIBRARY, "vocviewer.families.coco", "vocviewer.cocoapi"),
     "vocviewer.gui": (*LIBRARY, FAMILIES_PACKAGE, "vocviewer.demo", "vocviewer.gui"),
     MODELS: (*LIBRARY, FAMILIES_PACKAGE, MODELS),
-    PANES: (*LIBRARY, FAMILIES_PACKAGE, MODELS, PANES),
+    WIDGETS: (*LIBRARY, FAMILIES_PACKAGE, MODELS, WIDGETS),
+    PANES: (*LIBRARY, FAMILIES_PACKAGE, MODELS, WIDGETS, PANES),
 }
 
 
@@ -181,7 +182,7 @@ LAYERS = {
 def test_layers_import_only_downward(package):
     """core <- formats / evaluation (never each other) <- families (the interface, then the
     family folders) <- cli / gui; gui never imports the CLI, families neither (nor Qt); inside
-    gui, models <- panes <- window."""
+    gui, models <- widgets <- panes <- window."""
     assert not _violations((package,), LAYERS[package])
 
 

@@ -122,7 +122,7 @@ def test_selecting_a_detection_that_cannot_be_drawn(qtbot, make_window, tmp_path
     assert NOT_DRAWN in win.side.why.text() and "comp4_det_val_all.txt:7" in win.side.why.text()
     table = win.side.detections.rows_model
     assert any(NOT_DRAWN in row[3] for row in table.rows)
-    win.act_zoom_sel.trigger()  # Z: the box is not there (its best object, if any, is)
+    win.display.act_zoom_sel.trigger()  # Z: the box is not there (its best object, if any, is)
     assert not view._zoom_pending  # no zoom left waiting for a box that never comes
     st.step_image(1)
     qtbot.waitUntil(lambda: view.shown_image == 1, timeout=5000)

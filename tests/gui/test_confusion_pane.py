@@ -79,7 +79,7 @@ def test_missed_cell_opens_the_object(qtbot, window):
 def test_headers_are_whole_names_read_bottom_to_top(qtbot, window):
     from PySide6.QtCore import Qt
 
-    from vocviewer.gui.panes.rotated_header import RotatedHeader
+    from vocviewer.gui.widgets.rotated_header import RotatedHeader
 
     pane = show_confusion(qtbot, window)
     horizontal = Qt.Orientation.Horizontal
@@ -112,9 +112,9 @@ def test_export_and_right_click_menus(qtbot, window, tmp_path_factory):
     window.export_confusion(str(out / "confusion.json"))
     assert json.loads((out / "confusion.json").read_text())["counts"] == pane.matrix.counts.tolist()
     for widget, action in (
-        (pane.table, window.act_export_confusion),
-        (window.view, window.act_export_image),
-        (window.ap_table, window.act_export_table),
+        (pane.table, window.exporting.act_export_confusion),
+        (window.view, window.exporting.act_export_image),
+        (window.ap_table, window.exporting.act_export_table),
     ):
         assert widget.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
         assert action in widget.actions()

@@ -235,7 +235,7 @@ def check_agreement(qtbot: Any, win: Any, case: Case, payloads: list[dict[str, A
 # --- each setting in turn: no pane keeps an old value ---------------------------------------------
 def pane_values(win: Any) -> dict[str, Any]:
     """What each pane shows now, next to what the models say it should show."""
-    from vocviewer.gui.panes.overlays import row_style
+    from vocviewer.gui.widgets.verdict_style import row_style
 
     st, ev_model = win.state, win.state.evaluation
     i, k = st.current_results, st.selected_class
@@ -332,7 +332,7 @@ def test_voc_iou_choice_equals_the_cli_and_is_marked_not_official(
     payload = cli_json(case, 0, tmp_path)
     win = open_case(qtbot, make_window, case)
     st = win.state
-    combo = win.iou_combo
+    combo = win.protocol.iou_combo
     assert combo.itemText(combo.findData(0.7)) == "IoU ≥ 0.70 (NOT OFFICIAL)"
     assert combo.itemText(combo.findData(0.5)) == "IoU ≥ 0.50"
     st.evaluation.set_iou(0.7)

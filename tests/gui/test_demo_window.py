@@ -32,7 +32,7 @@ def test_demo_loads_and_evaluates_every_class(demo_window):
     assert table.rowCount() == n + 1  # 20 classes and the mean row
     assert table.index(n, 0).data() == "mean"
     assert table.index(n, 1).data() not in ("", "…")
-    assert demo_window.progress.isHidden()
+    assert demo_window.status.progress.isHidden()
     assert demo_window.view.missing_file is None  # the demo ships its JPEGs
     assert len(demo_window.view.overlay_items("gt")) > 0
     assert sum(c.isVisible() for c in demo_window.pr_pane.overview.values()) > 0  # overview
@@ -61,11 +61,11 @@ def test_next_previous_keys_walk_the_list(qtbot, demo_window):
     st = demo_window.state
     first, second = (int(i) for i in st.visible_images[:2])
     assert st.current_image == first
-    demo_window.act_next.trigger()
+    demo_window.display.act_next.trigger()
     qtbot.waitUntil(lambda: demo_window.view.shown_image == second, timeout=10_000)
-    demo_window.act_prev.trigger()
+    demo_window.display.act_prev.trigger()
     assert st.current_image == first
-    assert "(1 / " in demo_window.status_label.text()
+    assert "(1 / " in demo_window.status.label.text()
 
 
 def test_run_gui_saves_a_screenshot(qapp, demo, tmp_path):
@@ -87,14 +87,14 @@ def test_parts_and_scores_toggles(qtbot, demo_window):
     st.set_current_image(image)
     qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=5000)
     assert win.view.overlay_items("part")
-    win.toggle_actions["show_parts"].trigger()  # H
+    win.display.toggle_actions["show_parts"].trigger()  # H
     assert not win.view.overlay_items("part") and not st.show_parts
-    win.toggle_actions["show_parts"].trigger()
+    win.display.toggle_actions["show_parts"].trigger()
     assert win.view.overlay_items("part")
     st.set_threshold(0.0)
     det_labels = [i.text for i in win.view.overlay_items("label") if i.text[-3:-2] == "."]
     assert det_labels  # "cow 0.65"-style labels
-    win.toggle_actions["show_scores"].trigger()  # C
+    win.display.toggle_actions["show_scores"].trigger()  # C
     names = set(ds.classes)
     assert all(i.text.split(" · ")[0] in names for i in win.view.overlay_items("label"))
 

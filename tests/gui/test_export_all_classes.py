@@ -41,7 +41,7 @@ def test_svg_has_every_class_curve_and_the_legend(qtbot, demo_window, monkeypatc
     target = tmp_path / "all.svg"
     press_ctrl_e(qtbot, win, monkeypatch, target)
     assert target.is_file()
-    assert win.status_label.text() == f"Wrote {target}"  # said where, in the status bar
+    assert win.status.label.text() == f"Wrote {target}"  # said where, in the status bar
     root = ET.fromstring(target.read_bytes())
     texts = [t.text for t in root.iter(f"{NS}text")]
     evals = st.evaluations[0].det
@@ -76,7 +76,7 @@ def test_png_and_pdf_are_written(qtbot, demo_window, monkeypatch, tmp_path, suff
     win = demo_window
     target = tmp_path / f"all.{suffix}"
     press_ctrl_e(qtbot, win, monkeypatch, target)
-    assert target.is_file() and win.status_label.text() == f"Wrote {target}"
+    assert target.is_file() and win.status.label.text() == f"Wrote {target}"
     if suffix == "pdf":
         assert target.read_bytes().startswith(b"%PDF")
         return
@@ -91,4 +91,4 @@ def test_nothing_to_export_is_said_in_the_status_bar(qtbot, make_window, monkeyp
     win = make_window()
     press_ctrl_e(qtbot, win, monkeypatch, tmp_path / "none.png")
     assert not (tmp_path / "none.png").exists()
-    assert "export a PR figure" in win.status_label.text()
+    assert "export a PR figure" in win.status.label.text()

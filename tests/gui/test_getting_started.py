@@ -25,9 +25,9 @@ def test_every_menu_action_and_tab_of_the_window_is_in_getting_started(
     # Open Recent filled as a user sees it: its entries are the user's data, not described
     settings = QSettings(str(tmp_path / "v.ini"), QSettings.Format.IniFormat)
     settings.setValue(KEY, json.dumps([{"dataset": "/data/VOC2012", "result_sets": [["a"]]}]))
-    win.recent.settings = settings
-    win.recent_menu.aboutToShow.emit()
-    assert any("/data/VOC2012" in a.text() for a in win.recent_menu.actions())
+    win.opening.recent.settings = settings
+    win.opening.recent_menu.aboutToShow.emit()
+    assert any("/data/VOC2012" in a.text() for a in win.opening.recent_menu.actions())
     assert not_in_getting_started(win) == []
 
 
@@ -48,12 +48,12 @@ def test_a_new_menu_action_or_tab_fails_until_it_is_described(make_window):
 
 def test_getting_started_tells_of_the_walk_the_analysis_the_grid_and_sessions(qtbot, make_window):
     win = make_window()
-    win.act_getting_started.trigger()
+    win.help.act_getting_started.trigger()
     (page,) = win.findChildren(GettingStartedDialog)
     shown = " ".join(page.text.toPlainText().split()).casefold()
     assert shown == getting_started_text()
     for words in ("walk", "cycle walk mode (w)", "analysis", "thumbnail grid", "save session"):
         assert words in shown, words
-    keys = {plain(a.text()): key_text(a) for a in win.findChildren(type(win.act_demo))}
+    keys = {plain(a.text()): key_text(a) for a in win.findChildren(type(win.opening.act_demo))}
     assert keys["Cycle walk mode"] == "W" and keys["Thumbnail grid"] == "Ctrl+G"
     assert keys["Save session"] == "Ctrl+S"

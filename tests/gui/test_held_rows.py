@@ -9,7 +9,7 @@ import random
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from vocviewer.gui.panes.side_panel import HeldRowsModel
+from vocviewer.gui.widgets.rows_table import HeldRowsModel
 
 HEADERS = ("Rank", "Class", "Score", "Verdict", "IoU")
 COLORS = [None, QColor("#d93025"), QColor("#1e8e3e"), QColor("#9aa0a6")]

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu
 
-from vocviewer.gui.panes.pane_keys import PANE_KEYS
+from vocviewer.gui.widgets.pane_keys import PANE_KEYS
 from vocviewer.gui.window.help_dialogs import (
     AboutDialog,
     GettingStartedDialog,
@@ -60,7 +60,7 @@ def test_f1_and_question_mark_open_the_shortcut_list(qtbot, make_window, key):
 
 def test_shortcut_list_is_every_action_with_keys_plus_the_pane_keys(qtbot, window):
     # the Recent menu is filled when shown: fill it as a user would
-    window.recent_menu.aboutToShow.emit()
+    window.opening.recent_menu.aboutToShow.emit()
     dialog = open_shortcuts(qtbot, window, Qt.Key.Key_F1)
     listed = dialog.listed()
     keyed = {(plain(a.text()), key_text(a)) for a in keyed_actions(window)}
@@ -99,7 +99,7 @@ def test_shortcut_list_filter_and_menu_paths(qtbot, window):
 
 
 def test_no_two_actions_share_a_shortcut(window):
-    window.recent_menu.aboutToShow.emit()
+    window.opening.recent_menu.aboutToShow.emit()
     owners: dict[str, list[str]] = defaultdict(list)
     for act in keyed_actions(window):
         for seq in act.shortcuts():
@@ -109,7 +109,7 @@ def test_no_two_actions_share_a_shortcut(window):
 
 
 def test_every_menu_action_has_a_status_tip(window):
-    window.recent_menu.aboutToShow.emit()
+    window.opening.recent_menu.aboutToShow.emit()
     missing = [
         f"{path} ▸ {plain(a.text())}"
         for path, a in menu_bar_actions(window)
@@ -121,7 +121,7 @@ def test_every_menu_action_has_a_status_tip(window):
 
 def test_about_shows_the_running_versions_and_copies_them(qtbot, make_window):
     win = make_window()
-    win.act_about.trigger()
+    win.help.act_about.trigger()
     (about,) = win.findChildren(AboutDialog)
     assert about.isVisible() and not about.isModal()
     text = about.label.text()
@@ -130,13 +130,13 @@ def test_about_shows_the_running_versions_and_copies_them(qtbot, make_window):
     about.copy_button.click()
     copied = QGuiApplication.clipboard().text()
     assert f"numpy {numpy.__version__}" in copied and f"PySide6 {PySide6.__version__}" in copied
-    win.act_about.trigger()
+    win.help.act_about.trigger()
     assert len(win.findChildren(AboutDialog)) == 1  # one dialog, brought to the front
 
 
 def test_getting_started_names_the_panes_and_true_keys(qtbot, make_window):
     win = make_window()
-    win.act_getting_started.trigger()
+    win.help.act_getting_started.trigger()
     (page,) = win.findChildren(GettingStartedDialog)
     text = page.text.toPlainText()
     for pane in ("Image list", "Inspector", "PR curve", "Confusion", "Messages"):

@@ -114,7 +114,7 @@ def test_missed_objects_agree_between_list_image_and_inspector(qtbot, window):
     """At score >= 0.75 img3's dog is found only by the 0.7 TP: the list counts it missed, the
     image draws it in the missed colour (in every mode) and the Objects tab says "missed"."""
     from vocviewer.evaluation.confusion import missed_at
-    from vocviewer.gui.panes.overlays import MISSED_COLOR
+    from vocviewer.gui.widgets.verdict_style import MISSED_COLOR
 
     st = window.state
     st.set_threshold(0.75)

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.panes.label_layout import LabelItem, place_labels
-from vocviewer.gui.panes.verdict_style import apply_palette, set_verdict_words
+from vocviewer.gui.widgets.verdict_style import apply_palette, set_verdict_words
 
 COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
@@ -130,7 +130,7 @@ def test_selected_label_names_verdict_and_verdict_words_for_all(qtbot, demo_win)
     st.set_threshold(0.0)
     st.select_detection(int(det.label[row]), int(ev.rank_by_row[row]))
     qtbot.waitUntil(lambda: win.view.shown_image == int(det.image_index[row]), timeout=10_000)
-    from vocviewer.gui.panes.overlays import verdict_text
+    from vocviewer.gui.widgets.verdict_style import verdict_text
 
     (hl,) = [t for _, t in tag_rects(win) if t.text.startswith("#")]
     assert verdict_text(ev, row) in hl.text and verdict_text(ev, row).startswith("FP")
@@ -170,7 +170,7 @@ def test_palette_menu_recolours_boxes_and_is_stored(qtbot, make_window, tiny, tm
     win.palette_menu.palette_actions["classic"].trigger()
     assert tp_pens() == {PALETTES["classic"].colors["tp"].lower()}
     assert settings.value("view/palette") == "classic"
-    assert PALETTES["classic"].colors["tp"].lower() in win.colour_key_label.text().lower()
+    assert PALETTES["classic"].colors["tp"].lower() in win.status.colour_key_label.text().lower()
     # the PR dots follow too
     win.state.select_class(dataset.classes.index("dog"))
     brushes = {b.color().name() for b in win.pr_pane.spots.data["brush"]}
@@ -181,7 +181,7 @@ def test_palette_menu_recolours_boxes_and_is_stored(qtbot, make_window, tiny, tm
     again = MainWindow(settings=settings)  # a new window reads the stored choice
     qtbot.addWidget(again)
     assert again.palette_menu.palette_actions["classic"].isChecked()
-    assert PALETTES["classic"].colors["tp"].lower() in again.colour_key_label.text().lower()
+    assert PALETTES["classic"].colors["tp"].lower() in again.status.colour_key_label.text().lower()
     again.close()
 
 

@@ -24,12 +24,12 @@ def test_first_image_is_drawn_with_ground_truth_and_detections(window):
     ]
     assert len(difficult) == 1
     assert window.ap_table.model().rowCount() == 21  # 20 classes + mean
-    assert "tiny" in window.status_label.text() and "img1" in window.status_label.text()
-    assert window.progress.isHidden()
+    assert "tiny" in window.status.label.text() and "img1" in window.status.label.text()
+    assert window.status.progress.isHidden()
 
 
 def test_toggles_change_what_is_drawn(qtbot, window):
-    acts = window.toggle_actions
+    acts = window.display.toggle_actions
     acts["show_labels"].trigger()
     assert kinds(window) == {"gt": 2, "det": 3, "label": 0}
     acts["show_gt"].trigger()
@@ -43,7 +43,7 @@ def test_toggles_change_what_is_drawn(qtbot, window):
     assert kinds(window) == {"gt": 2, "det": 3, "label": 5}
     window.state.set_threshold(0.85)
     assert kinds(window)["det"] == 1  # only the 0.9 dog
-    assert window.threshold_slider.value() == 85
+    assert window.display.threshold_slider.value() == 85
 
 
 def test_keys_change_image_and_toggles(qtbot, window):
@@ -68,17 +68,17 @@ def test_missing_image_file_shows_a_placeholder(qtbot, window):
     qtbot.waitUntil(lambda: window.view.shown_image == 2, timeout=5000)
     assert window.view.missing_file is not None and window.view.missing_file.name == "img3.jpg"
     assert kinds(window)["gt"] == 1  # overlays are still drawn over the placeholder
-    assert "image file missing" in window.status_label.text()
+    assert "image file missing" in window.status.label.text()
 
 
 def test_zoom_keys(qtbot, window):
     view = window.view
     fit = view.scale_factor()
-    window.act_zoom_in.trigger()
+    window.display.act_zoom_in.trigger()
     assert view.scale_factor() == pytest.approx(fit * 1.25)
-    window.act_one.trigger()
+    window.display.act_one.trigger()
     assert view.scale_factor() == 1.0
-    window.act_fit.trigger()
+    window.display.act_fit.trigger()
     assert view.scale_factor() == pytest.approx(fit)
 
 
@@ -107,7 +107,7 @@ def test_messages_panel_collects_problems(qtbot, window):
     window.state.post([Message("warning", "a.xml: bad box"), Message("error", "b.txt:3: bad")])
     assert window.messages.count() == 2
     assert not window.messages.isHidden()  # errors open the panel
-    assert window.problems_button.text().endswith("2 messages")
+    assert window.status.problems_button.text().endswith("2 messages")
 
 
 def test_all_classes_overview_and_curve_click(qtbot, window):
@@ -129,7 +129,7 @@ def test_neighbours_are_decoded_ahead_so_stepping_shows_at_once(qtbot, window):
     assert st.current_image == 0
     QThreadPool.globalInstance().waitForDone(5000)  # the prefetch of image 1 has run
     qtbot.wait(20)  # its result delivered on the GUI thread
-    window.act_next.trigger()
+    window.display.act_next.trigger()
     assert view.shown_image == st.current_image == 1  # shown synchronously from the cache
 
 
@@ -140,37 +140,40 @@ def test_escape_cancels_a_running_evaluation_and_keeps_the_window_usable(qtbot, 
     win.state.add_result_set(results)  # evaluation starts in a worker; nothing delivered yet
     assert any(k.startswith("eval/") for k in win.state.jobs.running_keys())
     with qtbot.waitSignal(win.state.evaluation.finished, timeout=2000):
-        win.act_cancel.trigger()
+        win.display.act_cancel.trigger()
     qtbot.wait(200)  # whatever the cancelled worker still sends is dropped
     assert win.state.evaluations[0].det == {}
-    assert win.progress.isHidden() and win.cancel_button.isHidden()
+    assert win.status.progress.isHidden() and win.status.cancel_button.isHidden()
     assert "Evaluation cancelled" in win.messages.list.item(0).text()
     win.state.set_threshold(0.3)  # changing a setting re-runs nothing, raises nothing
-    win.act_cancel.trigger()  # nothing running: no second message
+    win.display.act_cancel.trigger()  # nothing running: no second message
     assert win.messages.count() == 1
 
 
 def test_clearing_messages_resets_the_status_bar_button(qtbot, window):
     window.state.post([Message("warning", "one"), Message("info", "two")])
     assert (
-        window.problems_button.isVisibleTo(window) and "2 messages" in window.problems_button.text()
+        window.status.problems_button.isVisibleTo(window)
+        and "2 messages" in window.status.problems_button.text()
     )
     window.messages.clear_button.click()
-    assert not window.problems_button.isVisibleTo(window) and window.messages.count() == 0
+    assert not window.status.problems_button.isVisibleTo(window) and window.messages.count() == 0
     window.state.post([Message("error", "three")])
-    assert "1 message" in window.problems_button.text() and window.messages.isVisibleTo(window)
+    assert "1 message" in window.status.problems_button.text() and window.messages.isVisibleTo(
+        window
+    )
 
 
 def test_fp_keys_with_all_classes_start_at_the_top_scoring_false_positive(qtbot, window):
     st = window.state
     assert st.selected_class == -1 and st.selected_detection is None
-    window.act_next_fp.trigger()  # ]: the duplicate dog 0.8 beats the dog FP 0.6
+    window.display.act_next_fp.trigger()  # ]: the duplicate dog 0.8 beats the dog FP 0.6
     assert st.selected_detection == (DOG, 1)
-    window.act_next_fp.trigger()  # then on within that class
+    window.display.act_next_fp.trigger()  # then on within that class
     assert st.selected_detection == (DOG, 3)
     st.select_class(-1)  # back to all classes with nothing selected
     assert st.selected_detection is None
-    window.act_prev_fp.trigger()  # [: the lowest-scoring false positive
+    window.display.act_prev_fp.trigger()  # [: the lowest-scoring false positive
     assert st.selected_detection == (DOG, 3)
 
 

@@ -145,7 +145,7 @@ def test_a_protocol_deviation_is_not_carried_to_another_dataset(qtbot, start, de
     qtbot.waitUntil(st.is_idle, timeout=30_000)
     assert st.evaluation.iou == 0.75 and st.evaluation.official()
     opened(qtbot, first, demo.year_dir, (demo.results_dir / "Main",))
-    assert st.evaluation.iou == 0.5 and first.iou_combo.currentData() == 0.5
+    assert st.evaluation.iou == 0.5 and first.protocol.iou_combo.currentData() == 0.5
     assert st.evaluation.not_official(0) == ()
     assert "NOT OFFICIAL" not in title(first)
     st.evaluation.set_iou(0.7)  # a deviation on VOC itself is not remembered either

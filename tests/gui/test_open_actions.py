@@ -60,7 +60,7 @@ def test_dropping_dataset_and_results_opens_both_and_remembers_them(qtbot, demo_
     qtbot.waitUntil(lambda: loaded(win), timeout=20_000)
     assert win.state.dataset.name == "VOC2012"
     assert win.state.results[0].results.detections.score.size > 0
-    (entry,) = win.recent.entries()
+    (entry,) = win.opening.recent.entries()
     assert entry == RecentEntry(str(demo.year_dir), (str(demo.results_dir),), {}, "val")
 
 
@@ -72,7 +72,7 @@ def test_dropping_results_adds_them_to_the_open_dataset(qtbot, demo_window, demo
     drop(qtbot, win, det[:2])
     qtbot.waitUntil(lambda: loaded(win), timeout=20_000)
     assert len(win.state.results) == 1
-    assert win.recent.entries()[0].results == tuple(str(p) for p in det[:2])
+    assert win.opening.recent.entries()[0].results == tuple(str(p) for p in det[:2])
 
 
 def test_dropping_results_without_a_dataset_says_what_to_do(qtbot, demo_window, tmp_path):
@@ -88,9 +88,9 @@ def test_dropping_results_without_a_dataset_says_what_to_do(qtbot, demo_window, 
 def test_open_recent_reopens_with_results_and_reports_missing_ones(qtbot, demo_window, demo):
     win = demo_window()
     gone = demo.results_dir / "deleted.txt"
-    win.recent.add(RecentEntry(str(demo.year_dir), (str(demo.results_dir), str(gone))))
-    win.recent_menu.aboutToShow.emit()
-    actions = [a for a in win.recent_menu.actions() if a.text().startswith("&1")]
+    win.opening.recent.add(RecentEntry(str(demo.year_dir), (str(demo.results_dir), str(gone))))
+    win.opening.recent_menu.aboutToShow.emit()
+    actions = [a for a in win.opening.recent_menu.actions() if a.text().startswith("&1")]
     assert actions and "(+2 results)" in actions[0].text()
     actions[0].trigger()
     qtbot.waitUntil(lambda: loaded(win), timeout=20_000)

@@ -10,7 +10,7 @@ from vocviewer.gui.models.tasks import Message
 
 def test_search_then_enter_opens_the_match(qtbot, window):
     st, browser = window.state, window.browser
-    window.act_find.trigger()
+    window.display.act_find.trigger()
     assert browser.search.hasFocus() or not window.isActiveWindow()
     qtbot.keyClicks(browser.search, "img2")
     qtbot.keyClick(browser.search, Qt.Key.Key_Return)
@@ -38,9 +38,9 @@ def test_clicking_a_box_keeps_every_class_listed(window):
 
 def test_a_note_is_not_announced_as_a_warning(window):
     window.state.post([Message("info", "Wrote /tmp/x.png")])
-    assert window.problems_button.text() == "ℹ 1 message"
+    assert window.status.problems_button.text() == "ℹ 1 message"
     window.state.post([Message("warning", "something odd")])
-    assert window.problems_button.text() == "⚠ 2 messages"
+    assert window.status.problems_button.text() == "⚠ 2 messages"
 
 
 def test_a_failed_open_does_not_stay_opening(qtbot, window, tmp_path):
@@ -48,12 +48,12 @@ def test_a_failed_open_does_not_stay_opening(qtbot, window, tmp_path):
     missing = tmp_path / "nowhere"
     with qtbot.waitSignal(st.load_failed, timeout=10_000):
         window.open_dataset(missing)
-    assert "Opening" not in window.status_label.text()
-    assert window.status_label.text().startswith("tiny")  # the open dataset is still there
+    assert "Opening" not in window.status.label.text()
+    assert window.status.label.text().startswith("tiny")  # the open dataset is still there
 
 
 def test_the_view_mode_combo_shows_whole_names(window):
-    combo = window.mode_combo
+    combo = window.display.mode_combo
     for i in range(combo.count()):
         text = combo.itemText(i)
         assert combo.fontMetrics().horizontalAdvance(text) + 20 < combo.width(), text
@@ -88,6 +88,6 @@ def test_the_image_list_sorts_by_top_score(window):
 def test_a_note_takes_the_status_line_for_a_while_then_gives_it_back(qtbot, window):
     window.show_note("Wrote /tmp/figure.png", 200)
     window.state.step_image(1)  # the status would change now: the note holds the line
-    assert window.status_label.text() == "Wrote /tmp/figure.png"
+    assert window.status.label.text() == "Wrote /tmp/figure.png"
     assert window.statusBar().currentMessage() == ""  # nothing painted over the status text
-    qtbot.waitUntil(lambda: window.status_label.text().startswith("tiny"), timeout=2000)
+    qtbot.waitUntil(lambda: window.status.label.text().startswith("tiny"), timeout=2000)

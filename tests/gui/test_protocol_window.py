@@ -99,12 +99,12 @@ def test_coco_window_evaluates_and_draws(qtbot, coco_window):
     assert not win.view.layer("masks").isVisible()
     assert not win.view.overlay_items("keypoints")
     st.set_display("show_gt", True)
-    win.toggle_actions["show_masks"].trigger()  # M: boxes stay, masks go
+    win.display.toggle_actions["show_masks"].trigger()  # M: boxes stay, masks go
     assert not win.view.layer("masks").isVisible() and win.view.overlay_items("gt")
-    win.toggle_actions["show_keypoints"].trigger()  # K
+    win.display.toggle_actions["show_keypoints"].trigger()  # K
     assert not win.view.overlay_items("keypoints") and win.view.overlay_items("gt")
-    win.toggle_actions["show_masks"].trigger()
-    win.toggle_actions["show_keypoints"].trigger()
+    win.display.toggle_actions["show_masks"].trigger()
+    win.display.toggle_actions["show_keypoints"].trigger()
     assert win.view.layer("masks").isVisible() and win.view.overlay_items("keypoints")
 
 
@@ -120,7 +120,7 @@ def test_coco_verdicts_follow_the_iou_combo(qtbot, coco_window):
 
     at50 = st.evaluations[0].verdict_by_row.copy()
     assert np.count_nonzero(at50 == Verdict.TP) > 0
-    combo = win.iou_combo
+    combo = win.protocol.iou_combo
     i95 = combo.findData(0.95)
     combo.setCurrentIndex(i95)
     combo.activated.emit(i95)
@@ -190,19 +190,19 @@ def test_segmentation_overlay_toggles(qtbot, make_window, demo):
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
     assert str(st.dataset.images.id[st.current_image]).startswith("2012_")
     assert win.view.layer("segmentation") is None
-    win.act_seg.trigger()  # key S
+    win.protocol.act_seg.trigger()  # key S
     qtbot.waitUntil(lambda: win.view.layer("segmentation") is not None, timeout=10_000)
     layer = win.view.layer("segmentation")
-    assert layer.opacity() == pytest.approx(win.seg_opacity.value())
-    win.seg_opacity.setValue(0.3)
+    assert layer.opacity() == pytest.approx(win.protocol.seg_opacity.value())
+    win.protocol.seg_opacity.setValue(0.3)
     assert layer.opacity() == pytest.approx(0.3)
-    win.seg_combo.setCurrentIndex(1)
-    win.seg_combo.activated.emit(1)
+    win.protocol.seg_combo.setCurrentIndex(1)
+    win.protocol.seg_combo.activated.emit(1)
     qtbot.waitUntil(
         lambda: win.view.seg_mode == "object" and win.view.layer("segmentation") is not None,
         timeout=10_000,
     )
-    win.act_seg.trigger()
+    win.protocol.act_seg.trigger()
     qtbot.waitUntil(lambda: win.view.layer("segmentation") is None, timeout=10_000)
 
 
@@ -287,9 +287,9 @@ def test_coco_area_range_drives_the_curves_not_the_verdicts(qtbot, coco_window):
     person = st.dataset.classes.index("person")
     win.ap_table.selectRow(person)
     verdicts = st.evaluations[0].verdict_by_row.copy()
-    i = win.area_combo.findData("small")
-    win.area_combo.setCurrentIndex(i)
-    win.area_combo.activated.emit(i)
+    i = win.protocol.area_combo.findData("small")
+    win.protocol.area_combo.setCurrentIndex(i)
+    win.protocol.area_combo.activated.emit(i)
     qtbot.waitUntil(
         lambda: (
             st.evaluations[0].views.get(person) is not None
@@ -317,7 +317,7 @@ def test_coco_false_positives_are_diagnosed_and_drawn_by_kind(qtbot, coco_window
     the image, the inspector and the PR dots show it (tests/evaluation/test_coco_diagnosis.py
     checks each kind by hand)."""
     from vocviewer.evaluation.analysis import FPKind
-    from vocviewer.gui.panes.overlays import FP_KIND_STYLE, row_style
+    from vocviewer.gui.widgets.verdict_style import FP_KIND_STYLE, row_style
 
     win, st = coco_window, coco_window.state
     ev = st.evaluations[0]

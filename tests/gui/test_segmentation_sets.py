@@ -42,12 +42,12 @@ def test_vocviewer_demo_opens_the_segmentation_results_too(qapp, demo, tmp_path,
 def test_open_demo_in_the_window_opens_both_sets(qtbot, make_window, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the demo's cache folder
     win = make_window()
-    win.act_demo.trigger()
+    win.opening.act_demo.trigger()
     st = win.state
     qtbot.waitUntil(lambda: len(st.results) == 2 and st.is_idle(), timeout=120_000)
     assert [r.results.name for r in st.results] == NAMES
-    assert Path(win.opened.dataset).is_relative_to(tmp_path / "cache")
-    assert len(win.opened.result_sets) == 2
+    assert Path(win.opening.opened.dataset).is_relative_to(tmp_path / "cache")
+    assert len(win.opening.opened.result_sets) == 2
 
 
 def headers(win) -> list[str]:
@@ -59,7 +59,7 @@ def test_a_segmentation_set_has_no_curve_no_ap_column_and_keeps_the_image(qtbot,
     win = make_window()
     st = win.state
     seg = demo.results_dir / "Segmentation"
-    SetOpener(win, demo.year_dir, [[demo.results_dir], [seg]], "val", {}, win)
+    SetOpener(win.opening, demo.year_dir, [[demo.results_dir], [seg]], "val", {}, win)
     qtbot.waitUntil(lambda: len(st.results) == 2 and st.is_idle(), timeout=60_000)
     assert headers(win)[:3] == ["Class", "comp4+comp2", "npos"]  # one AP column, named
     ds = st.dataset
@@ -73,8 +73,8 @@ def test_a_segmentation_set_has_no_curve_no_ap_column_and_keeps_the_image(qtbot,
     image = st.current_image
     assert image in st.visible_images
 
-    win.results_combo.setCurrentIndex(1)
-    win.results_combo.activated.emit(1)  # as a click
+    win.display.results_combo.setCurrentIndex(1)
+    win.display.results_combo.activated.emit(1)  # as a click
     assert st.current_results == 1
     qtbot.waitUntil(st.is_idle, timeout=30_000)
     qtbot.wait(300)  # debounced refreshes

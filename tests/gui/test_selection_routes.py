@@ -33,8 +33,8 @@ def walk(qtbot, win, steps: int):
         qtbot.keyClick(win, Qt.Key.Key_Period)
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image, timeout=10_000)
     assert st.selected_detection is not None and st.selected_detection[1] > 0
-    walk_note = win.status_label.text()
-    assert f"rank {st.selected_detection[1] + 1}" in walk_note and win.note_timer.isActive()
+    walk_note = win.status.label.text()
+    assert f"rank {st.selected_detection[1] + 1}" in walk_note and win.status.note_timer.isActive()
     assert_agree(win)
     return win, walk_note
 
@@ -49,7 +49,7 @@ def assert_agree(win, stale_note: str = "") -> None:
     st, side = win.state, win.side
     sel, why = st.selected_detection, side.why.text()
     ranks_selected = [i.row() for i in side.ranks.selectionModel().selectedRows()]
-    status = win.status_label.text()
+    status = win.status.label.text()
     if stale_note:
         assert status != stale_note, "the status bar still says where the walk was"
     if sel is None:
@@ -61,7 +61,7 @@ def assert_agree(win, stale_note: str = "") -> None:
             assert side.objects.current_key() == st.selected_object
         else:
             assert why.startswith("Select a detection")
-        assert not (win.note_timer.isActive() and " rank " in status)  # no walk position
+        assert not (win.status.note_timer.isActive() and " rank " in status)  # no walk position
         return
     k, r = sel
     ev = st.class_evaluation(k)
@@ -72,7 +72,7 @@ def assert_agree(win, stale_note: str = "") -> None:
         assert marker(win) == []
     assert side.ranks.current_key() == r and ranks_selected == [r]
     assert why.startswith(f"Rank {r + 1} of {len(ev)}")
-    if win.note_timer.isActive() and " rank " in status:  # a walk note names this detection
+    if win.status.note_timer.isActive() and " rank " in status:  # a walk note names this detection
         assert f"{st.dataset.classes[k]} rank {r + 1}" in status
 
 
@@ -129,7 +129,7 @@ def test_next_false_positive_moves_everything_and_unsays_the_walk(qtbot, walked)
     ev = st.class_evaluation(k2)
     assert (k2, r2) != (k, r) and ev.verdict[r2] >= Verdict.FP
     assert_agree(win, note)
-    assert not win.note_timer.isActive()
+    assert not win.status.note_timer.isActive()
 
 
 def test_each_walk_step_moves_everything(qtbot, walked):
@@ -139,7 +139,7 @@ def test_each_walk_step_moves_everything(qtbot, walked):
     for _ in range(3):
         qtbot.keyClick(win, Qt.Key.Key_Period)
         k, r = st.selected_detection
-        assert f"{st.dataset.classes[k]} rank {r + 1}" in win.status_label.text()
+        assert f"{st.dataset.classes[k]} rank {r + 1}" in win.status.label.text()
         assert_agree(win)
     win.walk.walk.set_mode("missed")  # an object walk: the detection goes
     qtbot.keyClick(win, Qt.Key.Key_Period)

@@ -83,7 +83,7 @@ def test_session_round_trip_with_two_result_sets(qtbot, start, settings, demo, t
     qtbot.waitUntil(lambda: settled(again, 2), timeout=30_000)
     st2 = again.state
     assert [r.results.name for r in st2.results] == [r.results.name for r in st.results]
-    assert st2.current_results == 1 and again.results_combo.currentData() == 1
+    assert st2.current_results == 1 and again.display.results_combo.currentData() == 1
     assert st2.image_set == "val" and st2.selected_class == dog
     assert again.browser.class_combo.currentData() == dog
     assert st2.score_threshold == 0.3 and not st2.show_labels and st2.view_mode == "fp"
@@ -93,7 +93,7 @@ def test_session_round_trip_with_two_result_sets(qtbot, start, settings, demo, t
     assert np.array_equal(st2.visible_images, st.visible_images)
     assert messages(again) == []
     # and the recent list of the reopened window holds both sets, in order
-    entry = again.opened
+    entry = again.opening.opened
     assert entry.image_set == "val" and len(entry.result_sets) == 2
 
 
@@ -185,15 +185,15 @@ def test_open_recent_reopens_the_dataset_with_its_result_sets_in_order(
     names = [r.results.name for r in win.state.results]
     win.browser.set_combo.setCurrentIndex(win.browser.set_combo.findData("train"))
     win.browser.set_combo.activated.emit(win.browser.set_combo.currentIndex())  # as a click
-    (entry,) = win.recent.entries()
+    (entry,) = win.opening.recent.entries()
     det, other = two_sets
     assert entry.result_sets == (tuple(map(str, det)), (str(other),))
     assert entry.image_set == "train"
     win.close()
 
     again = start(QSettings(settings.fileName(), QSettings.Format.IniFormat))
-    again.recent_menu.aboutToShow.emit()
-    (act,) = [a for a in again.recent_menu.actions() if a.text().startswith("&1")]
+    again.opening.recent_menu.aboutToShow.emit()
+    (act,) = [a for a in again.opening.recent_menu.actions() if a.text().startswith("&1")]
     assert "(+2 result sets)" in act.text() and "[train]" in act.text()
     act.trigger()
     qtbot.waitUntil(lambda: settled(again, 2), timeout=30_000)
@@ -211,14 +211,16 @@ def test_open_recent_reopens_the_dataset_with_its_result_sets_in_order(
 def test_older_recent_entries_still_open(qtbot, start, settings, demo, stored):
     settings.setValue(KEY, json.dumps(stored(demo.year_dir, demo.results_dir)))
     win = start(settings)
-    (entry,) = win.recent.entries()
+    (entry,) = win.opening.recent.entries()
     assert entry.dataset == str(demo.year_dir)
     win.open_recent(entry)
     n = len(entry.result_sets)
     qtbot.waitUntil(lambda: settled(win, n), timeout=30_000)
     assert win.state.dataset.name == "VOC2012"
     # rewritten in today's form, with the image set browsed
-    assert win.recent.entries()[0] == RecentEntry(str(demo.year_dir), entry.result_sets, {}, "val")
+    assert win.opening.recent.entries()[0] == RecentEntry(
+        str(demo.year_dir), entry.result_sets, {}, "val"
+    )
 
 
 def test_a_dataset_opened_meanwhile_wins_over_a_session_still_opening(
@@ -237,4 +239,4 @@ def test_a_dataset_opened_meanwhile_wins_over_a_session_still_opening(
     )
     qtbot.wait(300)  # anything the session would still do has had its chance
     assert again.state.results == [] and again.state.selected_class == -1
-    assert again.opened.result_sets == ()
+    assert again.opening.opened.result_sets == ()

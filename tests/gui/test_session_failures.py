@@ -48,7 +48,7 @@ def messages(win) -> list[str]:
 def open_five(qtbot, win, demo, five_sets) -> SetOpener:
     good, bad = five_sets
     order = [good[0], bad[0], bad[1], good[1], bad[2]]
-    opener = SetOpener(win, demo.year_dir, [[p] for p in order], "val", {}, win)
+    opener = SetOpener(win.opening, demo.year_dir, [[p] for p in order], "val", {}, win)
     done = []
     opener.finished.connect(lambda: done.append(True))
     qtbot.waitUntil(lambda: bool(done) and win.state.is_idle(), timeout=60_000)
@@ -74,10 +74,10 @@ def test_only_the_result_sets_that_loaded_are_saved_and_recent(
     assert saved == [[str(good[0].resolve())], [str(good[1].resolve())]]
     assert data["current_result_set"] == 1
 
-    (entry,) = win.recent.entries()
+    (entry,) = win.opening.recent.entries()
     assert entry.result_sets == ((str(good[0]),), (str(good[1]),))
-    win.recent_menu.aboutToShow.emit()
-    (act,) = [a for a in win.recent_menu.actions() if a.text().startswith("&1")]
+    win.opening.recent_menu.aboutToShow.emit()
+    (act,) = [a for a in win.opening.recent_menu.actions() if a.text().startswith("&1")]
     assert "(+2 result sets)" in act.text()
 
     # reopening the session: both sets, the chosen one current, and no error repeated
@@ -90,7 +90,7 @@ def test_only_the_result_sets_that_loaded_are_saved_and_recent(
 
     # and Open Recent likewise
     third = start(QSettings(settings.fileName(), QSettings.Format.IniFormat))
-    third.open_recent(third.recent.entries()[0])
+    third.open_recent(third.opening.recent.entries()[0])
     qtbot.waitUntil(lambda: len(third.state.results) == 2 and third.state.is_idle(), timeout=60_000)
     qtbot.wait(200)
     assert messages(third) == []
@@ -108,8 +108,8 @@ def test_results_added_later_are_recorded_only_once_they_load(
     qtbot.waitUntil(lambda: len(win.state.results) == 2 and win.state.is_idle(), timeout=60_000)
     qtbot.wait(100)
     assert sum(str(bad[2]) in m for m in messages(win)) == 1
-    assert win.opened.result_sets == ((str(good[0]),), (str(good[1]),))
-    (entry,) = win.recent.entries()
-    assert entry.result_sets == win.opened.result_sets
+    assert win.opening.opened.result_sets == ((str(good[0]),), (str(good[1]),))
+    (entry,) = win.opening.recent.entries()
+    assert entry.result_sets == win.opening.opened.result_sets
     session = win.sessions.capture()
     assert session.result_sets == ((Path(good[0]),), (Path(good[1]),))

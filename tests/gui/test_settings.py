@@ -43,11 +43,11 @@ def test_settings_survive_a_restart(start, ini):
     st.set_display("show_masks", False)
     st.set_view_mode("fp")
     st.evaluation.set_iou(0.75)
-    first.area_combo.setCurrentIndex(first.area_combo.findData("small"))
+    first.protocol.area_combo.setCurrentIndex(first.protocol.area_combo.findData("small"))
     st.evaluation.set_area("small")
-    first.act_seg.setChecked(True)
-    first.seg_combo.setCurrentIndex(first.seg_combo.findData("object"))
-    first.seg_opacity.setValue(0.7)
+    first.protocol.act_seg.setChecked(True)
+    first.protocol.seg_combo.setCurrentIndex(first.protocol.seg_combo.findData("object"))
+    first.protocol.seg_opacity.setValue(0.7)
     left = {name: getattr(first, name).sizes() for name in SPLITTERS}
     first.close()  # saves
 
@@ -59,15 +59,17 @@ def test_settings_survive_a_restart(start, ini):
     for name in ("splitter", "right", "centre"):
         assert getattr(second, name).sizes() == left[name], name
     assert st2.score_threshold == 0.35
-    assert second.threshold_spin.value() == 0.35  # the toolbar shows it too
+    assert second.display.threshold_spin.value() == 0.35  # the toolbar shows it too
     assert (st2.show_labels, st2.show_masks, st2.show_gt) == (False, False, True)
-    assert not second.toggle_actions["show_labels"].isChecked()
-    assert st2.view_mode == "fp" and second.mode_combo.currentData() == "fp"
+    assert not second.display.toggle_actions["show_labels"].isChecked()
+    assert st2.view_mode == "fp" and second.display.mode_combo.currentData() == "fp"
     # protocol deviations are not remembered: the next dataset opens at its official choice
-    assert st2.evaluation.iou == 0.5 and second.iou_combo.currentData() == 0.5
-    assert st2.evaluation.area == "all" and second.area_combo.currentData() == "all"
-    assert second.act_seg.isChecked() and second.seg_combo.currentData() == "object"
-    assert second.seg_opacity.value() == pytest.approx(0.7)
+    assert st2.evaluation.iou == 0.5 and second.protocol.iou_combo.currentData() == 0.5
+    assert st2.evaluation.area == "all" and second.protocol.area_combo.currentData() == "all"
+    assert (
+        second.protocol.act_seg.isChecked() and second.protocol.seg_combo.currentData() == "object"
+    )
+    assert second.protocol.seg_opacity.value() == pytest.approx(0.7)
     assert messages(second) == []
 
 
@@ -107,13 +109,13 @@ def test_foreign_values_give_defaults_and_one_message_naming_them(start, ini):
     assert st.score_threshold == 0.5 and st.view_mode == "all"
     assert all(getattr(st, name) for name in DISPLAY_TOGGLES)
     assert (st.evaluation.iou, st.evaluation.area) == (0.5, "all")
-    assert not win.act_seg.isChecked()
+    assert not win.protocol.act_seg.isChecked()
     (text,) = messages(win)
     assert str(ini) in text and "defaults" in text
     for key in FOREIGN:
         if not key.startswith("evaluation/"):  # no longer settings: dropped, not reported
             assert key in text, key
-    assert win.problems_button.isVisible()  # the message is counted in the status bar
+    assert win.status.problems_button.isVisible()  # the message is counted in the status bar
 
 
 def test_a_damaged_settings_file_gives_defaults_and_is_written_anew(start, ini):
@@ -153,14 +155,14 @@ def test_file_dialogs_start_beside_the_dataset_then_at_the_last_folder(
     win = start(ini)
     win.open_dataset(demo.year_dir, (), "val")
     qtbot.waitUntil(lambda: win.state.dataset is not None and win.state.is_idle(), timeout=20_000)
-    win.choose_results_folder()  # answers tmp_path (no results there: an error message, fine)
+    win.opening.choose_results_folder()  # answers tmp_path (no results there: an error message, fine)
     assert Path(asked[0][1]) == demo.devkit  # beside the year folder, not the working folder
     qtbot.waitUntil(lambda: win.state.is_idle(), timeout=20_000)
     win.close()
     again = start(ini)
     again.open_dataset(demo.year_dir, (), "val")
     qtbot.waitUntil(lambda: again.state.dataset is not None, timeout=20_000)
-    again.choose_results_folder()
+    again.opening.choose_results_folder()
     assert Path(asked[1][1]) == tmp_path.parent  # the last results folder's folder, remembered
     export_start = again.folders.start("export", writable=True)
     assert Path(export_start) == demo.devkit.parent  # outside every folder of the dataset

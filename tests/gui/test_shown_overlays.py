@@ -17,9 +17,9 @@ from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.panes.box_batch import EXACT_MAX, batch_boxes
 from vocviewer.gui.panes.label_layout import LabelItem
 from vocviewer.gui.panes.overlay_scene import build_overlays
-from vocviewer.gui.panes.overlays import BoxItem, row_style
+from vocviewer.gui.panes.overlays import BoxItem
 from vocviewer.gui.panes.shown_overlays import LABEL_SLICE
-from vocviewer.gui.panes.verdict_style import COLORS
+from vocviewer.gui.widgets.verdict_style import COLORS, row_style
 
 CLASSES = [VOC_CLASSES.index(c) for c in ("dog", "cat", "person")]
 

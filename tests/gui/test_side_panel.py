@@ -64,13 +64,13 @@ def test_pr_click_lists_neighbours_and_preselects_the_drop(qtbot, window):
 def test_walk_false_positives_and_view_modes(qtbot, window):
     st = window.state
     window.ap_table.selectRow(DOG)
-    window.act_next_fp.trigger()
+    window.display.act_next_fp.trigger()
     assert st.selected_detection == (DOG, 1)
-    window.act_next_fp.trigger()
+    window.display.act_next_fp.trigger()
     assert st.selected_detection == (DOG, 3)
-    window.act_next_fp.trigger()  # no further FP: stays
+    window.display.act_next_fp.trigger()  # no further FP: stays
     assert st.selected_detection == (DOG, 3)
-    window.act_prev_fp.trigger()
+    window.display.act_prev_fp.trigger()
     assert st.selected_detection == (DOG, 1)
     st.set_current_image(0)
     st.select_object(-1)
@@ -79,8 +79,8 @@ def test_walk_false_positives_and_view_modes(qtbot, window):
     assert [i.row for i in window.view.overlay_items("det")] == [1]
     st.set_view_mode("missed")
     assert window.view.overlay_items("det") == []
-    window.mode_combo.setCurrentIndex(0)
-    window.mode_combo.activated.emit(0)
+    window.display.mode_combo.setCurrentIndex(0)
+    window.display.mode_combo.activated.emit(0)
     assert st.view_mode == "all"
 
 

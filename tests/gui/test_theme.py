@@ -59,7 +59,7 @@ def grab(widget: QWidget) -> QImage:
 
 def test_dark_and_light_reach_the_plot_inspector_tables_and_image(qtbot, themed):
     win = themed()
-    win.act_messages.setChecked(True)  # the message area, shown
+    win.display.act_messages.setChecked(True)  # the message area, shown
     win.state.select_class(11)  # dog: a curve, a legend and a title
     qtbot.wait(100)
     for name, dark in (("dark", True), ("light", False)):

@@ -24,8 +24,8 @@ from vocviewer.gui.models.thumbnails import (
     Unreadable,
     decode_thumbnail,
 )
-from vocviewer.gui.panes.overlays import GT_COLOR
 from vocviewer.gui.panes.thumbnail_grid import AHEAD, BEHIND, THUMB_H, THUMB_W, errors_text
+from vocviewer.gui.widgets.verdict_style import GT_COLOR
 
 TINY_COLOUR = (90, 120, 150)  # every tiny image is this one colour
 
@@ -87,7 +87,7 @@ def test_grid_follows_the_current_image_and_selects_it(qtbot, window):
     window.state.set_current_image(2)
     assert grid.currentIndex().row() == 2
     assert grid.selectionModel().isSelected(grid.model_.index(2))
-    window.act_prev.trigger()  # the detection walk / image stepping moves the grid too
+    window.display.act_prev.trigger()  # the detection walk / image stepping moves the grid too
     assert grid.currentIndex().row() == 1
     grid.setFocus()
     qtbot.keyClick(grid, Qt.Key.Key_Home)  # moving in the grid sets the current image

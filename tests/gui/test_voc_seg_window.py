@@ -49,10 +49,10 @@ def test_segmentation_results_are_evaluated_and_drawn(qtbot, make_window, demo, 
     model = win.ap_table.ap_model
     assert "…" not in {model._text(r, 1, None) for r in range(model.rowCount())}
     # the result PNGs drawn over the image, as the ground truth's can be
-    combo = win.seg_combo
+    combo = win.protocol.seg_combo
     assert combo.findData("result") >= 0
     combo.setCurrentIndex(combo.findData("result"))
-    win.act_seg.setChecked(True)
+    win.protocol.act_seg.setChecked(True)
     combo.activated.emit(combo.currentIndex())
     assert win.view.seg_mode == f"result:{st.results[0].results.extras['segmentation'].folder}"
     seg_ids = {str(st.dataset.images.id[i]) for i in st.dataset.image_sets["Segmentation/val"]}

@@ -71,7 +71,7 @@ def test_walk_twenty_steps_in_each_mode(qtbot, demo_window, mode):
         total = len(expected_ranks(st, person, mode))
     if total <= 20:  # the walk ends, and says so
         assert not walk.step(1)
-        assert "the walk ends here" in win.status_label.text() or total == 0
+        assert "the walk ends here" in win.status.label.text() or total == 0
     assert len(want) > 0 or mode.startswith("kind:")
 
 
@@ -88,7 +88,7 @@ def test_same_verdict_keys_and_the_start_of_the_walk(qtbot, demo_window):
     assert st.selected_detection == (person, int(tps[0]))
     st.select_detection(person, 0)
     assert not win.walk.step(-1)
-    assert "First of" in win.status_label.text()
+    assert "First of" in win.status.label.text()
 
 
 def test_walk_over_all_classes_goes_by_score(qtbot, demo_window):

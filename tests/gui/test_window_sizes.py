@@ -75,7 +75,7 @@ def test_every_toolbar_widget_is_shown(qtbot, demo_window, size):
     win = demo_window
     resize(qtbot, win, *size)
     shown = reachable(win)
-    assert win.seg_opacity.isVisible() and "Opacity of the segmentation overlay" in {
+    assert win.protocol.seg_opacity.isVisible() and "Opacity of the segmentation overlay" in {
         w.toolTip() for w in win.eval_toolbar.findChildren(QWidget) if w.isVisible()
     }
     assert shown and all(shown.values()), shown
@@ -91,7 +91,7 @@ def test_a_narrower_window_wraps_the_toolbar_instead_of_dropping_widgets(qtbot, 
     assert win.toolbar_rows.wrapped == (width < win.toolbar_rows.needed_width())
     shown = reachable(win)
     assert all(shown.values()), shown
-    assert win.seg_opacity.isVisible()
+    assert win.protocol.seg_opacity.isVisible()
     resize(qtbot, win, 1920, 1080)  # and back on one row when there is room
     assert not win.toolbar_rows.wrapped
     assert win.toolbar.geometry().top() == win.eval_toolbar.geometry().top()
@@ -122,7 +122,7 @@ def test_messages_do_not_crush_the_confusion_matrix(qtbot, demo_window, size):
     win = demo_window
     resize(qtbot, win, *size)
     win.right_tabs.setCurrentWidget(win.confusion)
-    win.act_messages.setChecked(True)
+    win.display.act_messages.setChecked(True)
     qtbot.waitUntil(lambda: win.confusion.model.rowCount() > 0, timeout=30_000)
     qtbot.wait(100)
     assert win.messages.isVisible() and shown_height(win.messages) >= 60

@@ -9,7 +9,7 @@ The devkit returns the map divided by 255; here it stays ``uint8`` as a PNG pale
 The verdict palettes (``PALETTES``) colour what the window draws: ground truth, missed objects,
 true positives, each kind of false positive, ignored detections; ``ROLE_STYLES`` gives each a line
 style and a glyph besides its colour. Colours are ``#rrggbb`` sRGB strings; Qt is applied in
-``gui.panes.verdict_style``.
+``gui.widgets.verdict_style``.
 """
 
 from __future__ import annotations

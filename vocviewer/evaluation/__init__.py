@@ -23,6 +23,8 @@ confusion
 curve_style
     How a precision/recall figure draws each curve and where its legend goes (shared by the SVG
     writer ``figure_svg`` and the window's PNG / PDF figures.
+drawn
+    The one rule for which detections are drawn at a score threshold (``is_drawn``).
 figure_svg
     Precision/recall figures as standalone SVG text (pure strings, no Qt).
 matching

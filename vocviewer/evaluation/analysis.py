@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
 from vocviewer.evaluation.pair_overlaps import PairOverlaps
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -263,7 +264,7 @@ def image_counts(
     """TP / FP counts per image for one detection ``ClassEvaluation`` (detections scoring at
     least ``threshold``; all by default) and its missed objects (at any score)."""
     n = len(dataset.images)
-    shown = ev.score >= threshold if threshold > -math.inf else np.ones(len(ev), bool)
+    shown = is_drawn(ev.score, threshold) if threshold > -math.inf else np.ones(len(ev), bool)
     tp = np.bincount(ev.image_index[shown & (ev.verdict == Verdict.TP)], minlength=n)
     fp = np.bincount(ev.image_index[shown & (ev.verdict >= Verdict.FP)], minlength=n)
     tp, fp = tp.astype(np.int64), fp.astype(np.int64)

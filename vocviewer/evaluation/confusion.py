@@ -34,6 +34,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import best_among
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -144,7 +145,9 @@ def missed_at(
     only by a TP scoring below the threshold."""
     out = missed & np.isin(dataset.objects.label, list(evaluations))
     for ev in evaluations.values():
-        late_tp = (ev.score < score_threshold) & (ev.verdict == Verdict.TP) & (ev.best_gt >= 0)
+        late_tp = (
+            ~is_drawn(ev.score, score_threshold) & (ev.verdict == Verdict.TP) & (ev.best_gt >= 0)
+        )
         out[ev.best_gt[late_tp]] = True
     return out
 
@@ -190,7 +193,7 @@ def confusion_matrix(
         ev = evaluations[k]
         if ev.task != "det":
             raise ValueError(f"class {ev.class_name!r}: a confusion matrix needs detections")
-        kept = ev.score >= score_threshold
+        kept = is_drawn(ev.score, score_threshold)
         verdict = ev.verdict
         column = np.full(len(ev), -1, dtype=np.int64)
         column[verdict == Verdict.TP] = k

@@ -4,6 +4,9 @@ Subpackages, each importing only those before it (``tests/test_architecture.py``
 
 models
     ``AppState`` and its parts, display settings, workers, debouncing, what workers run.
+widgets
+    Shared widgets and styles: keyed-row tables, the verdict palette, the plot theme, rotated
+    headers, the keys panes handle.
 panes
     The image view and its overlays, PR curve, tables, side panel, confusion, compare, browser.
 window

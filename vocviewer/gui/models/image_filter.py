@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.views import view_extras
 
@@ -101,7 +102,7 @@ def error_counts(
     """
     n_images = len(dataset.images)
     det = results.detections
-    fp_rows = (verdict_by_row >= Verdict.FP) & (det.score >= threshold)
+    fp_rows = (verdict_by_row >= Verdict.FP) & is_drawn(det.score, threshold)
     if class_index >= 0:
         fp_rows &= det.label == class_index
     fp = np.bincount(det.image_index[fp_rows], minlength=n_images).astype(np.int64)

@@ -1,4 +1,5 @@
-"""The panes: each derives what it shows from ``gui.models`` and never imports ``gui.window``.
+"""The panes: each derives what it shows from ``gui.models`` (with the shared ``gui.widgets``) and
+never imports ``gui.window``.
 
 Modules
 -------
@@ -36,23 +37,15 @@ box_batch
     One graphics item that paints many box outlines.
 label_layout
     Text tags over an image and where they go.
-pane_keys
-    Keys a pane handles itself rather than through one of the window's actions.
 pane_sizes
     Minimum sizes that keep the panes usable in a small window (1366 x 768, the default 1400 x
     900).
-plot_theme
-    Plots of the panes.
 pr_band
     ``PRBand``.
 pr_overview
     The All-classes PR plot.
-rotated_header
-    ``RotatedHeader``.
 shown_overlays
     The overlay items of the image on screen, kept up to date cheaply.
 thumbnail_grid
     ``ThumbnailGrid``.
-verdict_style
-    The verdict palette in Qt.
 """

@@ -22,8 +22,8 @@ from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.analysis_members import MemberList
-from vocviewer.gui.panes.overlays import MISSED_COLOR
-from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
+from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
+from vocviewer.gui.widgets.verdict_style import MISSED_COLOR
 
 PLACEHOLDER = "Click a bin to list its objects."
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHeaderView, QLabel, QVBoxLayout, QWidget
 from vocviewer.evaluation.bootstrap_stats import A_BETTER, B_BETTER
 from vocviewer.gui.models.analysis_tasks import BootstrapOutcome
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.side_panel import RowsTable
+from vocviewer.gui.widgets.rows_table import RowsTable
 
 SET_HEADERS = ("Result set", "Value", "Interval", "Rank", "Range")
 PAIR_HEADERS = ("A − B", "Diff.", "Interval", "Verdict")

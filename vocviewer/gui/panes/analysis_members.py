@@ -18,8 +18,8 @@ from vocviewer.evaluation.analysis import object_name
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
-from vocviewer.gui.panes.overlays import MISSED_COLOR
-from vocviewer.gui.panes.side_panel import RowsTable
+from vocviewer.gui.widgets.rows_table import RowsTable
+from vocviewer.gui.widgets.verdict_style import MISSED_COLOR
 
 #: an object row's status ("missed", "found") and its colour (``None``: the table's own)
 ObjectDetail = Callable[[int], tuple[str, QColor | None]]

@@ -53,7 +53,7 @@ from vocviewer.gui.panes.analysis_compare import CompareView
 from vocviewer.gui.panes.analysis_curves import CurvesChart
 from vocviewer.gui.panes.analysis_members import MemberList
 from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
-from vocviewer.gui.panes.plot_theme import fixed_plot, theme_plot
+from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 #: a bar's half width (bars stand at x = 0, 1, ..., the special ones after a gap)
 HALF = 0.35

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.evaluation.analysis import compare_images
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.side_panel import RowsTable
+from vocviewer.gui.widgets.rows_table import RowsTable
 
 A_BETTER, B_BETTER = QColor("#2e7d32"), QColor("#c62828")
 

@@ -46,11 +46,11 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import error_message
 from vocviewer.gui.models.worker import Worker
-from vocviewer.gui.panes.overlays import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
-from vocviewer.gui.panes.pane_keys import CONFUSION_ARROWS
 from vocviewer.gui.panes.pane_sizes import MATRIX_MIN_ROWS, keep_rows
-from vocviewer.gui.panes.rotated_header import RotatedHeader
-from vocviewer.gui.panes.side_panel import RowsTable
+from vocviewer.gui.widgets.pane_keys import CONFUSION_ARROWS
+from vocviewer.gui.widgets.rotated_header import RotatedHeader
+from vocviewer.gui.widgets.rows_table import RowsTable
+from vocviewer.gui.widgets.verdict_style import MISSED_COLOR, VERDICT_STYLE, WRONG_CLASS_COLOR
 
 Index = QModelIndex | QPersistentModelIndex
 #: Tint of each kind of cell: diagonal, other class, duplicate, background, missed.

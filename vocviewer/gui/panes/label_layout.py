@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from vocviewer.gui.panes.verdict_style import STROKED_GLYPHS, glyph_pen, tag_glyph
+from vocviewer.gui.widgets.verdict_style import STROKED_GLYPHS, glyph_pen, tag_glyph
 
 #: Screen pixels kept free between two tags.
 GAP_PX = 1.0

@@ -22,17 +22,15 @@ from vocviewer.gui.models.tasks import Message, internal_error_text
 from vocviewer.gui.panes.box_batch import batch_boxes
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows, image_size
 from vocviewer.gui.panes.extra_overlays import extra_items, region_items
-from vocviewer.gui.panes.label_layout import Placement
+from vocviewer.gui.panes.label_layout import LabelItem, Placement
 from vocviewer.gui.panes.overlays import (
     Z_LABEL,
     BoxItem,
-    LabelItem,
     OverlayOptions,
     detection_items,
     ground_truth_items,
-    row_style,
 )
-from vocviewer.gui.panes.verdict_style import verdict_words
+from vocviewer.gui.widgets.verdict_style import row_style, verdict_words
 
 NOTE_COLOR = QColor("#fff59d")
 

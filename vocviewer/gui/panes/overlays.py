@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.views import view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
@@ -33,27 +34,15 @@ from vocviewer.gui.panes import label_layout
 from vocviewer.gui.panes.box_batch import halo_pen
 from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
 from vocviewer.gui.panes.label_layout import LabelItem
-from vocviewer.gui.panes.verdict_style import (
-    FP_KIND_STYLE,
+from vocviewer.gui.widgets.verdict_style import (
     GT_COLOR,
     MISSED_COLOR,
     OTHERS_COLOR,
     ROLE_STYLES,
-    VERDICT_STYLE,
-    WRONG_CLASS_COLOR,
-    detection_role,
-    detection_style,
+    row_role,
+    row_style,
+    verdict_text,
 )
-
-__all__ = [  # the verdict colours are re-exported for the panes that name them
-    "FP_KIND_STYLE",
-    "GT_COLOR",
-    "MISSED_COLOR",
-    "VERDICT_STYLE",
-    "WRONG_CLASS_COLOR",
-    "LabelItem",
-    "detection_style",
-]
 
 Z_GT, Z_DET, Z_HIGHLIGHT, Z_LABEL = 10.0, 20.0, 30.0, 100.0
 
@@ -183,16 +172,6 @@ def detection_tooltip(
     return "\n".join(lines)
 
 
-def row_style(evals: ResultEvaluations, row: int) -> tuple[QColor, Qt.PenStyle, str]:
-    """``detection_style`` of a detection row."""
-    return detection_style(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
-
-
-def row_role(evals: ResultEvaluations, row: int) -> str:
-    """``detection_role`` of a detection row (``core.palette.ROLES``)."""
-    return detection_role(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
-
-
 def detection_look(
     evals: ResultEvaluations, row: int, highlighted: bool
 ) -> tuple[QColor, Qt.PenStyle, float, str, str]:
@@ -201,11 +180,6 @@ def detection_look(
     color, style, name = row_style(evals, row)
     role = ROLE_STYLES[row_role(evals, row)]
     return color, style, 4.0 if highlighted else 2.0 * role.width, role.glyph, name
-
-
-def verdict_text(evals: ResultEvaluations, row: int) -> str:
-    """``TP``, ``FP: background``, ``duplicate``, ... for a detection row."""
-    return row_style(evals, row)[2]
 
 
 def ground_truth_items(dataset: Dataset, image: int, opts: OverlayOptions) -> list[QGraphicsItem]:
@@ -266,7 +240,7 @@ def detection_rows(
     det = loaded.results.detections
     rows = loaded.detections_of(image)
     rows = rows[finite_rows(det.box[rows])]
-    keep = det.score[rows] >= opts.threshold
+    keep = is_drawn(det.score[rows], opts.threshold)
     if not opts.show_detections:  # only the highlighted one, if any
         keep[:] = False
     if opts.class_index >= 0:

@@ -26,12 +26,16 @@ from vocviewer.evaluation.result import ClassEvaluation, Verdict, pr_polyline
 from vocviewer.families.official import NOT_OFFICIAL, explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.overlays import FP_KIND_STYLE, detection_style, row_style
 from vocviewer.gui.panes.pane_sizes import keep_plot
-from vocviewer.gui.panes.plot_theme import theme_plot
 from vocviewer.gui.panes.pr_band import PRBand
 from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
-from vocviewer.gui.panes.verdict_style import detection_role
+from vocviewer.gui.widgets.plot_theme import theme_plot
+from vocviewer.gui.widgets.verdict_style import (
+    FP_KIND_STYLE,
+    detection_role,
+    detection_style,
+    row_style,
+)
 
 CURVE_COLOR = "#1f6fb2"
 #: Curve colour of result set ``i`` (``i % len``); the first is ``CURVE_COLOR``.

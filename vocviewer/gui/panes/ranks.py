@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.gui.models.evaluation import ResultEvaluations
-from vocviewer.gui.panes.overlays import row_style
+from vocviewer.gui.widgets.verdict_style import row_style
 
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Rank", "Score", "Image", "Verdict", "Prec.", "Rec.")

@@ -16,7 +16,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -43,22 +42,9 @@ from vocviewer.gui.panes.ap_cells import (
     fmt_ap,
     short_name,
 )
+from vocviewer.gui.widgets.rows_table import make_compact
 
 MUTED = QColor("#80868b")
-
-
-def make_compact(view: QTableView) -> None:
-    """The look of the window's tables: read-only, one row selected at a time, alternating rows
-    one text line high, no grid, no wrapping, no row numbers."""
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.setShowGrid(False)
-    view.setWordWrap(False)
-    view.verticalHeader().setVisible(False)
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
-    view.horizontalHeader().setHighlightSections(False)
 
 
 class ApTableModel(QStandardItemModel):

@@ -53,14 +53,9 @@ from vocviewer.gui.models.thumbnails import DEFAULT_CACHE_BYTES, ThumbnailLoader
 from vocviewer.gui.panes.drawable import drawable_boxes, image_size
 from vocviewer.gui.panes.image_browser import ERROR_INK, ImageListModel
 from vocviewer.gui.panes.overlay_scene import overlay_options
-from vocviewer.gui.panes.overlays import (
-    GT_COLOR,
-    MISSED_COLOR,
-    OverlayOptions,
-    detection_rows,
-    row_style,
-)
-from vocviewer.gui.panes.pane_keys import ACTIVATE_ROW
+from vocviewer.gui.panes.overlays import OverlayOptions, detection_rows
+from vocviewer.gui.widgets.pane_keys import ACTIVATE_ROW
+from vocviewer.gui.widgets.verdict_style import GT_COLOR, MISSED_COLOR, row_style
 
 Index = QModelIndex | QPersistentModelIndex
 #: Logical pixels of the picture area of a cell, and the margin around it.

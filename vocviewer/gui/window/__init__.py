@@ -1,40 +1,45 @@
-"""The application and its window: the panes put together, with actions, menus, open and export.
+"""The application and its window: the panes composed with controllers that own the actions.
 
 Modules
 -------
 app
     ``QApplication`` setup and ``run_gui`` (used by the CLI; can render a screenshot and exit).
 main_window
-    ``MainWindow``: the layout of the panes, the status bar's contents, state to widgets.
+    ``MainWindow``: builds the panes and the controllers, lays them out in splitters, toolbars
+    and menus, and wires the panes to each other; thin delegations for the commands callers use.
 actions
-    Actions, toolbar, menus and status bar, and the commands they trigger (a mixin).
-protocol_controls
-    Captions, the summary tab and the IoU / area / segmentation controls (a mixin).
+    ``make_action`` and ``DisplayControls``: what the image shows and where the user is (View
+    menu, the toolbar's result set, threshold, toggles and view mode).
 open_actions, recent
-    Open dialogs, drag and drop, File ▸ Open Recent.
+    ``OpenController``: open dialogs, the demo, drops, File ▸ Open Recent.
 export_actions, export, export_run
-    File ▸ Export, the writers behind it, and the headless ``vocviewer export``.
+    ``ExportController`` (File ▸ Export), the writers behind it, and the headless
+    ``vocviewer export``.
+session_actions
+    ``SessionController``: File ▸ Open session… and Save session….
+protocol_controls
+    ``ProtocolControls``: the toolbar's IoU, area and segmentation controls.
+walk_actions
+    ``WalkController``: the Walk menu over the detection walk (``models.walk.DetectionWalk``).
+palette_actions
+    ``PaletteMenu``: View ▸ Palette.
+status_line
+    ``StatusLine``: the status bar's line, notes, progress and messages button.
 file_names
     What the window's dialogs, tool tips, drop message and help call the files it opens, read
     from the registry's families (``families.file_types``).
 help_dialogs
-    Help ▸ Keyboard shortcuts, Getting started and About.
+    ``HelpController`` and Help ▸ Keyboard shortcuts, Getting started and About.
 help_text
     The text of Help ▸ Getting started.
-palette_actions
-    View ▸ Palette.
-session_actions
-    File ▸ Open session… and Save session….
 settings_store
-    ``WindowSettings``.
+    ``WindowSettings`` and ``LastFolders``.
 svg_raster
     SVG figures (``evaluation.figure_svg``, ``evaluation.render.analyze_figures``) rendered to
     PNG or PDF with Qt's SVG renderer, for ``vocviewer analyze --format png|pdf`` (the SVG stays
     the source).
 theme
-    Themes.
+    ``ThemeControl``: View ▸ Theme.
 toolbar_rows
     ``ToolbarRows``.
-walk_actions
-    The window's detection walk (``models.walk.DetectionWalk``).
 """

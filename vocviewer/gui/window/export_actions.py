@@ -1,9 +1,9 @@
-"""The File ▸ Export actions of the main window: PR figure, image, AP table.
+"""The File ▸ Export actions of the window: PR figure, image, AP table, confusion matrix.
 
-``ExportActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``view`` (``ImageView``) and writes through ``gui.window.export`` / ``formats.output`` (atomic, never into
-the dataset's ``protected_roots``, whatever a file dialog returns). A refusal or failure is posted
-to the message area naming the target.
+``ExportController`` owns the export actions and writes what the panes show through
+``gui.window.export`` / ``formats.output`` (atomic, never into the dataset's
+``protected_roots``, whatever a file dialog returns). A refusal or failure is posted to the
+message area naming the target; a success is said in the status line too.
 """
 
 from __future__ import annotations
@@ -11,36 +11,79 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMainWindow
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.shown_table import render_shown_table
 from vocviewer.families.official import mark
 from vocviewer.formats import output
-from vocviewer.gui.models.state import Message
-from vocviewer.gui.panes.pr_pane import plain_title
+from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.panes.confusion_pane import ConfusionPane
+from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.pr_pane import PRPane, plain_title
+from vocviewer.gui.panes.tables import ApTable
 from vocviewer.gui.window import export
-
-if TYPE_CHECKING:
-    from vocviewer.gui.models.state import AppState
-    from vocviewer.gui.panes.confusion_pane import ConfusionPane
-    from vocviewer.gui.panes.image_view import ImageView
-    from vocviewer.gui.panes.pr_pane import PRPane
-    from vocviewer.gui.panes.tables import ApTable
-    from vocviewer.gui.window.settings_store import LastFolders
+from vocviewer.gui.window.actions import make_action
+from vocviewer.gui.window.settings_store import LastFolders
+from vocviewer.gui.window.status_line import StatusLine
 
 
-class ExportActions(QMainWindow):
-    """Export slots shared by the menu, the PR pane's context menu and tests."""
+class ExportController(QObject):
+    """Export actions and slots shared by the menu, the panes' context menus and tests, over
+    the panes they write (``view``, ``pr_pane``, ``ap_table``, ``confusion``); ``host``
+    parents the save dialogs, which start in ``folders``."""
 
-    state: AppState
-    view: ImageView
-    ap_table: ApTable
-    confusion: ConfusionPane
-    pr_pane: PRPane
-    folders: LastFolders
+    def __init__(
+        self,
+        host: QWidget,
+        state: AppState,
+        folders: LastFolders,
+        status: StatusLine,
+        *,
+        view: ImageView,
+        pr_pane: PRPane,
+        ap_table: ApTable,
+        confusion: ConfusionPane,
+    ) -> None:
+        super().__init__(host)
+        self.host, self.state, self.folders, self.status = host, state, folders, status
+        self.view, self.pr_pane, self.ap_table, self.confusion = view, pr_pane, ap_table, confusion
+        self.act_export_pr = make_action(
+            self,
+            "Export PR &figure…",
+            ("Ctrl+E",),
+            self.export_pr,
+            "Save the precision/recall figure as PNG, SVG or PDF",
+        )
+        self.act_export_image = make_action(
+            self, "Export &image…", (), self.export_image, "Save the image with what is drawn on it"
+        )
+        self.act_export_table = make_action(
+            self,
+            "Export AP &table…",
+            (),
+            self.export_table,
+            "Save the AP table as CSV, Markdown, LaTeX or JSON",
+        )
+        self.act_export_confusion = make_action(
+            self,
+            "Export &confusion matrix…",
+            (),
+            self.export_confusion,
+            "Save the confusion matrix of the current result set",
+        )
+        pr_pane.export_requested.connect(self.export_pr)
+
+    def window_actions(self) -> list[QAction]:
+        return [
+            self.act_export_pr,
+            self.act_export_image,
+            self.act_export_table,
+            self.act_export_confusion,
+        ]
 
     def _protected(self) -> tuple[Path, ...]:
         ds = self.state.dataset
@@ -50,7 +93,7 @@ class ExportActions(QMainWindow):
         """A save dialog proposing ``name`` in the last export folder, else beside the dataset,
         else the home folder (never inside the dataset, where nothing may be written)."""
         start = Path(self.folders.start("export", writable=True))
-        path, _ = QFileDialog.getSaveFileName(self, title, str(start / name), filters)
+        path, _ = QFileDialog.getSaveFileName(self.host, title, str(start / name), filters)
         if path:
             self.folders.chosen("export", path)
         return path
@@ -111,7 +154,7 @@ class ExportActions(QMainWindow):
     def _say(self, text: str) -> None:
         """Tell the user why nothing was exported: in the status bar, and in the messages."""
         self.state.post([Message("info", text)])
-        self.show_note(text)
+        self.status.show_note(text)
 
     def export_image(self, path: str | None = None) -> None:
         """Save the image view (the visible part, with overlays) as PNG."""
@@ -184,4 +227,4 @@ class ExportActions(QMainWindow):
             self.state.post([Message("error", f"Export failed: {path}: {e}")])
             return
         self.state.post([Message("info", f"Wrote {out}")])
-        self.show_note(f"Wrote {out}")
+        self.status.show_note(f"Wrote {out}")

@@ -1,8 +1,9 @@
-"""Help ▸ Keyboard shortcuts, Getting started and About: non-modal dialogs over the window.
+"""Help ▸ Keyboard shortcuts, Getting started and About: non-modal dialogs over the window, and
+``HelpController``, which owns the three actions and keeps one dialog of each.
 
 ``ShortcutsDialog`` lists every action of the window, read from its ``QAction`` objects and its
 menu bar each time it is shown (so the list cannot drift from the menus), grouped by menu, then
-the keys panes handle themselves (``panes.pane_keys.PANE_KEYS``), with a filter line.
+the keys panes handle themselves (``widgets.pane_keys.PANE_KEYS``), with a filter line.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import platform
 import re
 import sys
+from collections.abc import Callable
 
-from PySide6.QtCore import Qt, qVersion
+from PySide6.QtCore import QObject, Qt, qVersion
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
@@ -31,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 import vocviewer
-from vocviewer.gui.panes.pane_keys import PANE_KEYS
+from vocviewer.gui.widgets.pane_keys import PANE_KEYS
+from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.help_text import getting_started_html
 
 #: the group of actions with keys that sit in no menu of the menu bar
@@ -96,9 +99,8 @@ def not_in_getting_started(window: QMainWindow) -> list[str]:
     """What ``window`` offers that Getting started does not name: each menu of the menu bar and
     each submenu (``"View ▸ Palette"``), each of their actions (``"Walk ▸ Cycle walk mode"``)
     and each tab of its tab widgets (``"tab Analysis"``). A menu filled from the user's data
-    when shown (the window's ``recent_menu``) counts by its title only."""
+    when shown (its ``generated`` property set: Open Recent) counts by its title only."""
     page = getting_started_text()
-    generated = getattr(window, "recent_menu", None)
     missing: list[str] = []
 
     def named(text: str) -> bool:
@@ -108,7 +110,7 @@ def not_in_getting_started(window: QMainWindow) -> list[str]:
     def walk(menu: QMenu, path: str) -> None:
         if not named(menu.title()):
             missing.append(path)
-        if menu is generated:
+        if menu.property("generated"):
             return
         for act in menu.actions():
             sub = act.menu()
@@ -271,3 +273,61 @@ class AboutDialog(QDialog):
     def copy(self) -> None:
         """Put the versions, one per line, on the clipboard."""
         QGuiApplication.clipboard().setText(self.version_text)
+
+
+class HelpController(QObject):
+    """The Help menu's actions over ``window`` (whose actions and menus the shortcuts list
+    reads); one dialog of each, made on first use, non-modal, closed with ``close_dialogs``."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self._dialogs: dict[str, QDialog] = {}
+        self.act_shortcuts = make_action(
+            self,
+            "&Keyboard shortcuts",
+            ("F1", "?"),
+            self.show_shortcuts,
+            "List every action and key of the window, with a filter",
+        )
+        self.act_getting_started = make_action(
+            self,
+            "&Getting started",
+            (),
+            self.show_getting_started,
+            "What each pane is and the first steps",
+        )
+        self.act_about = make_action(
+            self,
+            "&About vocviewer",
+            (),
+            self.show_about,
+            "The versions of vocviewer and of the libraries it runs on",
+        )
+
+    def window_actions(self) -> list[QAction]:
+        return [self.act_shortcuts, self.act_getting_started, self.act_about]
+
+    def _show(self, name: str, make: Callable[[], QDialog]) -> QDialog:
+        """Show the one dialog ``name`` (made on first use), non-modal, in front."""
+        dialog = self._dialogs.get(name)
+        if dialog is None:
+            dialog = self._dialogs[name] = make()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def show_shortcuts(self) -> None:
+        self._show("shortcuts", lambda: ShortcutsDialog(self.window_))
+
+    def show_getting_started(self) -> None:
+        self._show("getting-started", lambda: GettingStartedDialog(self.window_))
+
+    def show_about(self) -> None:
+        self._show("about", lambda: AboutDialog(self.window_))
+
+    def close_dialogs(self) -> None:
+        """Help's dialogs go with the window."""
+        for dialog in self._dialogs.values():
+            dialog.close()

@@ -1,25 +1,30 @@
 """``MainWindow``: the image browser, the image, the PR curve and AP table, around one ``AppState``.
 
-Layout: image browser (left) | image view (centre) | PR curve over the AP table (right); a toolbar
-with the result set, the score threshold and the drawing toggles; a status bar with the dataset,
-the image, counts and evaluation progress; problems go to a non-modal, collapsible
-"Messages" panel at the bottom. The actions, toolbar, menus and status bar are built by
-``window.actions``; the protocols' captions, summary tab and IoU controls by
-``window.protocol_controls``.
+Layout: image browser (left) | image view over the side panel (centre) | PR curve over the AP,
+Summary, Confusion and Analysis tabs (right); two toolbars (result set, score threshold, drawing
+toggles, view mode | fit, 1:1, IoU, area, segmentation); a status bar (``StatusLine``); problems
+go to a non-modal, collapsible "Messages" panel at the bottom.
+
+The window is composed, not mixed in: it builds the panes and the controllers — ``opening``
+(File ▸ Open, drops, Open Recent), ``exporting`` (File ▸ Export), ``sessions``, ``display``
+(View: what is drawn, where the user is), ``protocol`` (IoU, area, segmentation), ``walk``,
+``palette_menu``, ``theme``, ``help`` and ``status`` — each a ``QObject`` that owns its actions
+and the slots behind them and is handed the state and the panes it acts on; the window lays them
+out in menus and toolbars and wires the panes to each other. The commands tests, sessions and the
+CLI call (``open_dataset``, ``open_each``, ``add_results``, ``export_pr``, ...) are delegations.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from PySide6.QtCore import QSettings, Qt, QThreadPool
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (
-    QSplitter,
-    QWidget,
-)
+from collections.abc import Sequence
+from pathlib import Path
 
-from vocviewer.gui.models.debounce import Debounced
-from vocviewer.gui.models.state import AppState, Message
+from PySide6.QtCore import QSettings, QSize, Qt, QThreadPool
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from vocviewer.gui.models.state import AppState
+from vocviewer.gui.models.walk import DetectionWalk
 from vocviewer.gui.panes.analysis_pane import AnalysisPane
 from vocviewer.gui.panes.compare import ComparePane
 from vocviewer.gui.panes.confusion_pane import ConfusionPane
@@ -27,19 +32,26 @@ from vocviewer.gui.panes.image_browser import ImageBrowser
 from vocviewer.gui.panes.image_view import ImageView
 from vocviewer.gui.panes.pane_sizes import KeepRoom
 from vocviewer.gui.panes.pr_pane import PRPane
+from vocviewer.gui.panes.protocol_views import CaptionBar, SummaryPane
 from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
 from vocviewer.gui.panes.thumbnail_grid import ImageArea
-from vocviewer.gui.window.actions import WindowActions
-from vocviewer.gui.window.palette_actions import install_palette_menu
+from vocviewer.gui.window.actions import TOGGLES, DisplayControls
+from vocviewer.gui.window.export_actions import ExportController
+from vocviewer.gui.window.help_dialogs import HelpController
+from vocviewer.gui.window.open_actions import OpenController
+from vocviewer.gui.window.palette_actions import PaletteMenu
 from vocviewer.gui.window.protocol_controls import ProtocolControls
-from vocviewer.gui.window.session_actions import SessionActions
-from vocviewer.gui.window.settings_store import WindowSettings
+from vocviewer.gui.window.recent import RecentEntry, SetOpener
+from vocviewer.gui.window.session_actions import SessionController
+from vocviewer.gui.window.settings_store import LastFolders, WindowSettings
+from vocviewer.gui.window.status_line import StatusLine
 from vocviewer.gui.window.theme import ThemeControl
-from vocviewer.gui.window.walk_actions import WalkActions
+from vocviewer.gui.window.toolbar_rows import ToolbarRows
+from vocviewer.gui.window.walk_actions import WalkController
 
 
-class MainWindow(WindowActions, ProtocolControls):
+class MainWindow(QMainWindow):
     """The application window; every view is built on ``state`` (created if not given).
 
     ``settings``: the user's settings (``recent.default_settings``), from which the layout and
@@ -58,85 +70,112 @@ class MainWindow(WindowActions, ProtocolControls):
         st = self.state
         self.setWindowTitle("vocviewer")
         self.resize(1400, 900)
+        self.setAcceptDrops(True)
+        self._build_panes()
+        self._build_layout()
+        self.walk_model = DetectionWalk(st, self)  # the walk's position and mode, on the state
+        self.status = StatusLine(self.statusBar(), st, self.view, self.walk_model)
+        self.folders = LastFolders(st, settings)  # where the file dialogs start
+        self.opening = OpenController(self, st, self.folders, self.status, settings)
+        self.exporting = ExportController(
+            self,
+            st,
+            self.folders,
+            self.status,
+            view=self.view,
+            pr_pane=self.pr_pane,
+            ap_table=self.ap_table,
+            confusion=self.confusion,
+        )
+        self.sessions = SessionController(
+            self, st, self.opening, self.browser, self.folders, self.status
+        )
+        self.display = DisplayControls(self, st, self.view, self.browser, self.messages)
+        self.help = HelpController(self)
+        self.walk = WalkController(self, st, self.walk_model, self.view, self.status)
+        self.act_quit = QAction("&Quit", self)
+        self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))
+        self.act_quit.setStatusTip("Close the window")
+        self.act_quit.triggered.connect(self.close)
+        self._build_toolbars()
+        self.protocol = ProtocolControls(self.eval_toolbar, st, self.view, self.side)
+        self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
+        self.centre_box.insertWidget(0, self.image_area, 1)
+        self.theme = ThemeControl(self, self.view, settings)  # View ▸ Theme (remembered if given)
+        self.palette_menu = PaletteMenu(  # View ▸ Palette (stored in ``settings``)
+            self,
+            settings,
+            self.status,
+            self.view,
+            self.pr_pane,
+            (self.side, self.confusion, self.ap_table),
+        )
+        for controller in (
+            self.opening,
+            self.sessions,
+            self.exporting,
+            self.display,
+            self.help,
+            self.walk,
+            self.protocol,
+        ):
+            self.addActions(controller.window_actions())  # their keys work anywhere in the window
+        self.addActions([self.act_quit, self.image_area.act_grid])
+        self._build_menus()
+        self._wire()
+        self.window_settings = WindowSettings(  # restores the layout and choices
+            self,
+            st,
+            settings,
+            folders=self.folders,
+            splitters={
+                "splitter": self.splitter,
+                "centre": self.centre,
+                "right": self.right,
+                "outer": self.outer,
+            },
+            protocol=self.protocol,
+        )
+
+    # --- construction --------------------------------------------------------------------------
+    def _build_panes(self) -> None:
+        st = self.state
         self.browser = ImageBrowser(st)
         self.view = ImageView(st)
+        self.captions = CaptionBar(st)
         self.pr_pane = PRPane(st)
         self.ap_table = ApTable(st)
+        self.summary = SummaryPane(st)
+        self.confusion = ConfusionPane(st)
         self.messages = MessagesPanel(st)
         self.side = SidePanel(st)
         self.compare = ComparePane(st)
         self.side.tabs.addTab(self.compare, "Compare")
-        self._message_count = self._problem_count = 0
-        self._build_layout()
-        self.install_open_actions(settings)  # drops, recent list (``settings``: the user's)
-        self.build_actions()  # actions, toolbar, menus, status bar
-        self.build_protocol_controls()  # captions, summary tab, IoU and segmentation controls
-        self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
-        self.addAction(self.image_area.act_grid)
-        self.view_menu.insertAction(self.act_fit, self.image_area.act_grid)
-        self.theme = ThemeControl(self, self.view, settings)  # View ▸ Theme (remembered if given)
-        self.view_menu.addMenu(self.theme.menu)
-        self.confusion = ConfusionPane(st)
-        self.right_tabs.addTab(self.confusion, "Confusion")
-        self.confusion.zoom_requested.connect(self.view.zoom_to_highlight)
-        install_palette_menu(self, settings)  # View ▸ Palette (stored in ``settings``)
-        for pane, acts in (
-            (self.view, (self.act_export_image, self.act_fit, self.act_one, self.act_zoom_sel)),
-            (self.ap_table, (self.act_export_table, self.act_export_pr)),
-            (self.confusion.table, (self.act_export_confusion,)),
-        ):  # right-click menus
-            pane.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
-            pane.addActions(list(acts))
-        self._update_status()
 
-        st.dataset_loaded.connect(self._on_dataset_loaded)
-        st.results_added.connect(self._on_results_added)
-        st.current_results_changed.connect(self._sync_results_combo)
-        # QProgressBar repaints the window at once on each new value: a few times a second only
-        self._progress_later = Debounced(self._show_progress, 250, self)
-        st.evaluation.progress.connect(self._on_evaluation_progress)
-        st.evaluation.finished.connect(self._on_evaluation_finished)
-        st.messages_posted.connect(self._on_messages)
-        st.load_failed.connect(self._update_status)  # not "Opening …" any more
-        st.threshold_changed.connect(self._sync_threshold)
-        st.display_changed.connect(self._sync_toggles)
-        st.image_changed.connect(self._update_status)
-        st.visible_images_changed.connect(self._update_status)
-        self.view.overlays_drawn.connect(self._update_status)
-        self.results_combo.activated.connect(self._on_results_chosen)
-        self.threshold_slider.valueChanged.connect(self._on_slider)
-        self.threshold_spin.valueChanged.connect(st.set_threshold)
-        self.problems_button.clicked.connect(self.act_messages.toggle)
-        self.messages.hide_requested.connect(lambda: self.act_messages.setChecked(False))
-        self.messages.cleared.connect(self._on_messages_cleared)
-        self.side.zoom_requested.connect(self.view.zoom_to_highlight)
-        self.compare.pair_chosen.connect(self._on_compare_pair)
-        self.side.tabs.currentChanged.connect(self._on_side_tab)
-        self.pr_pane.export_requested.connect(self.export_pr)
-        self.mode_combo.activated.connect(self._on_mode_chosen)
-        self.sessions = SessionActions(self)  # File ▸ Open / Save session
-        self.walk = WalkActions(self)  # the Walk menu: viewdet's walk, by verdict, missed objects
-        self.analysis = AnalysisPane(st, self.walk.walk)  # TIDE, its members, the bootstrap
-        self.right_tabs.addTab(self.analysis, "Analysis")
-        self.right_room = KeepRoom(self.right, self._analysis_room, self.analysis.content)
-        self.analysis.zoom_requested.connect(self.view.zoom_to_highlight)
-        self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
-        self.window_settings = WindowSettings(self, settings)  # restores layout and choices
-        self.folders = self.window_settings.folders  # where the file dialogs start
-
-    # --- construction --------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        self.right = QSplitter(Qt.Orientation.Vertical)
-        self.right.addWidget(self.pr_pane)
-        self.right.addWidget(self.ap_table)
-        self.right.setSizes([390, 420])
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        """browser | (image and captions over the side panel) | (PR plot over the tabs), over the
+        messages panel."""
+        holder = QWidget()  # the image (or the thumbnail grid: ``image_area``) over the captions
+        self.centre_box = QVBoxLayout(holder)
+        self.centre_box.setContentsMargins(0, 0, 0, 0)
+        self.centre_box.setSpacing(0)
+        self.centre_box.addWidget(self.captions)
         self.centre = QSplitter(Qt.Orientation.Vertical)
-        self.centre.addWidget(self.view)
+        self.centre.addWidget(holder)
         self.centre.addWidget(self.side)
         self.centre.setStretchFactor(0, 1)
         self.centre.setCollapsible(0, False)
-        self.centre.setSizes([560, 230])
+        self.centre.setSizes([600, 200])
+        self.right_tabs = QTabWidget()
+        self.right_tabs.setDocumentMode(True)
+        self.right_tabs.addTab(self.ap_table, "AP per class")
+        self.right_tabs.addTab(self.summary, "Summary")
+        self.right_tabs.addTab(self.confusion, "Confusion")
+        self.right = QSplitter(Qt.Orientation.Vertical)
+        self.right.addWidget(self.pr_pane)
+        self.right.addWidget(self.right_tabs)
+        self.right.setSizes([370, 445])
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for w in (self.browser, self.centre, self.right):
             self.splitter.addWidget(w)
         self.splitter.setStretchFactor(1, 1)
@@ -151,6 +190,92 @@ class MainWindow(WindowActions, ProtocolControls):
         self.messages.hide()
         self.setCentralWidget(self.outer)
 
+    def _build_toolbars(self) -> None:
+        """Main: open, add, result set, score threshold, drawing toggles, view mode. Zoom and
+        evaluation: fit, 1:1 (the protocol controls join it), a second row when narrow."""
+        d, bar = self.display, self.addToolBar("Main")
+        self.toolbar = bar
+        bar.setObjectName("main-toolbar")
+        bar.setMovable(False)
+        bar.setIconSize(QSize(18, 18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.addAction(self.opening.act_open)
+        bar.addAction(self.opening.act_add)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Results "))
+        bar.addWidget(d.results_combo)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" Score ≥ "))
+        bar.addWidget(d.threshold_slider)
+        bar.addWidget(d.threshold_spin)
+        bar.addSeparator()
+        for name, _, short, _ in TOGGLES:
+            if short:
+                bar.addAction(d.toggle_actions[name])
+        bar.addWidget(d.mode_combo)
+        bar = self.eval_toolbar = self.addToolBar("Zoom and evaluation")  # IoU, area, overlay
+        bar.setObjectName("eval-toolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.addAction(d.act_fit)
+        bar.addAction(d.act_one)
+        self.toolbar_rows = ToolbarRows(self, self.toolbar, bar)  # a second row, never hidden
+
+    def _build_menus(self) -> None:
+        o, x, s, d = self.opening, self.exporting, self.sessions, self.display
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._add(file_menu, o.act_open, o.act_open_file, o.recent_menu, o.act_demo, None)
+        self._add(file_menu, o.act_add, o.act_add_dir, None)
+        self._add(file_menu, s.act_open_session, s.act_save_session, None)
+        self._add(file_menu, *x.window_actions(), None, self.act_quit)
+        view_menu = self.view_menu = bar.addMenu("&View")
+        self._add(view_menu, d.act_next, d.act_prev, d.act_next_fp, d.act_prev_fp, d.act_find)
+        self._add(view_menu, None, *d.toggle_actions.values(), self.protocol.act_seg)
+        self._add(view_menu, self.palette_menu, None, d.mode_menu, None)
+        self._add(view_menu, self.image_area.act_grid, d.act_fit, d.act_one, d.act_zoom_in)
+        self._add(view_menu, d.act_zoom_out, d.act_zoom_sel, None, d.act_cancel, d.act_messages)
+        self._add(view_menu, self.theme.menu)
+        bar.addMenu(self.walk.menu)
+        help_menu = bar.addMenu("&Help")
+        h = self.help
+        self._add(help_menu, h.act_shortcuts, h.act_getting_started, None, h.act_about)
+
+    @staticmethod
+    def _add(menu: QWidget, *items: QAction | QWidget | None) -> None:
+        """Add actions, submenus and (``None``) separators to ``menu``, in order."""
+        for item in items:
+            if item is None:
+                menu.addSeparator()  # type: ignore[attr-defined]
+            elif isinstance(item, QAction):
+                menu.addAction(item)
+            else:
+                menu.addMenu(item)  # type: ignore[attr-defined]
+
+    def _wire(self) -> None:
+        """The panes to each other: zoom requests, the comparison, the Analysis tab, the
+        right-click menus, the messages button and the window title."""
+        st, view, d, x = self.state, self.view, self.display, self.exporting
+        self.analysis = AnalysisPane(st, self.walk_model)  # TIDE, its members, the bootstrap
+        self.right_tabs.addTab(self.analysis, "Analysis")
+        self.right_room = KeepRoom(self.right, self._analysis_room, self.analysis.content)
+        self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
+        for pane in (self.side, self.confusion, self.analysis):
+            pane.zoom_requested.connect(view.zoom_to_highlight)
+        for pane, acts in (
+            (view, (x.act_export_image, d.act_fit, d.act_one, d.act_zoom_sel)),
+            (self.ap_table, (x.act_export_table, x.act_export_pr)),
+            (self.confusion.table, (x.act_export_confusion,)),
+        ):  # right-click menus
+            pane.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+            pane.addActions(list(acts))
+        self.compare.pair_chosen.connect(self._on_compare_pair)
+        self.side.tabs.currentChanged.connect(self._on_side_tab)
+        self.status.cancel_button.clicked.connect(d.cancel_evaluation)
+        self.status.problems_button.clicked.connect(d.act_messages.toggle)
+        self.messages.cleared.connect(self.status.messages_cleared)
+        st.dataset_loaded.connect(self._on_dataset_loaded)
+
     def _analysis_room(self) -> int:
         """The right-hand tabs' height that shows the Analysis charts and lists unscrolled
         (while the Analysis tab is in front; else 0: the PR plot keeps its room)."""
@@ -158,11 +283,60 @@ class MainWindow(WindowActions, ProtocolControls):
             return 0
         return self.analysis.room() + self.right_tabs.tabBar().sizeHint().height()
 
-    # --- commands ------------------------------------------------------------------------------
+    # --- commands (delegations to the controllers) ---------------------------------------------
+    def open_dataset(
+        self,
+        path: str | Path,
+        results: Sequence[str | Path] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> RecentEntry:
+        """``OpenController.open_dataset``."""
+        return self.opening.open_dataset(path, results, image_set, **sources)
+
+    def open_each(
+        self,
+        path: str | Path,
+        sets: Sequence[str | Path | Sequence[str | Path]] = (),
+        image_set: str | None = None,
+        **sources: str | Path | None,
+    ) -> SetOpener:
+        """``OpenController.open_each``."""
+        return self.opening.open_each(path, sets, image_set, **sources)
+
+    def add_results(self, paths: Sequence[str | Path]) -> None:
+        """``OpenController.add_results``."""
+        self.opening.add_results(paths)
+
+    def open_recent(self, entry: RecentEntry) -> SetOpener | None:
+        """``OpenController.open_recent``."""
+        return self.opening.open_recent(entry)
+
+    def export_pr(self, path: str | None = None) -> None:
+        """``ExportController.export_pr``."""
+        self.exporting.export_pr(path)
+
+    def export_image(self, path: str | None = None) -> None:
+        """``ExportController.export_image``."""
+        self.exporting.export_image(path)
+
+    def export_table(self, path: str | None = None) -> None:
+        """``ExportController.export_table``."""
+        self.exporting.export_table(path)
+
+    def export_confusion(self, path: str | None = None) -> None:
+        """``ExportController.export_confusion``."""
+        self.exporting.export_confusion(path)
+
+    def show_note(self, text: str, ms: int = 5000) -> None:
+        """``StatusLine.show_note``."""
+        self.status.show_note(text, ms)
+
     def show_compare(self) -> None:
         """Bring the comparison list to the front."""
         self.side.tabs.setCurrentWidget(self.compare)
 
+    # --- panes ↔ panes -------------------------------------------------------------------------
     def _on_compare_pair(self, a: int, b: int) -> None:
         self.state.set_current_results(a)
         self.view.set_compare(b)
@@ -171,82 +345,23 @@ class MainWindow(WindowActions, ProtocolControls):
         if self.side.tabs.currentWidget() is not self.compare:
             self.view.set_compare(-1)  # B is drawn only while the comparison is in front
 
-    # --- state → widgets -----------------------------------------------------------------------
-    def _on_dataset_loaded(self, dataset: object) -> None:
-        self.results_combo.clear()
+    def _on_dataset_loaded(self, _dataset: object) -> None:
         self.setWindowTitle(f"{self.state.dataset.name} — vocviewer")  # type: ignore[union-attr]
 
-    def _on_results_added(self, index: int) -> None:
-        self.results_combo.addItem(self.state.results[index].results.name, index)
+    # --- window events -------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
 
-    def _sync_results_combo(self, index: int) -> None:
-        self.results_combo.setCurrentIndex(self.results_combo.findData(index))
-
-    def _on_results_chosen(self, i: int) -> None:
-        self.state.set_current_results(int(self.results_combo.itemData(i)))
-
-    def _on_evaluation_progress(self, done: int, total: int) -> None:
-        self._progress_value = (done, total)  # repainting per class would stall: coalesce
-        self._progress_later.request()
-
-    def _show_progress(self) -> None:
-        done, total = self._progress_value
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        self.progress.show()
-        self.cancel_button.show()
-
-    def _on_evaluation_finished(self) -> None:
-        self._progress_later.flush()
-        self.progress.hide()
-        self.cancel_button.hide()
-
-    def _on_messages(self, messages: list[Message]) -> None:
-        self._message_count += len(messages)
-        self._problem_count += sum(m.level != "info" for m in messages)
-        n = self._message_count
-        sign = "⚠" if self._problem_count else "ℹ"
-        self.problems_button.setText(f"{sign} {n} message{'s' if n != 1 else ''}")
-        self.problems_button.show()
-        if any(m.level == "error" for m in messages):
-            self.act_messages.setChecked(True)
-
-    def _on_messages_cleared(self) -> None:
-        self._message_count = self._problem_count = 0
-        self.problems_button.hide()
-
-    def _update_status(self, *_args: object) -> None:
-        if self.note_timer.isActive():  # a note holds the line for a few seconds
-            return
-        st = self.state
-        ds = st.dataset
-        if ds is None:
-            self.status_label.setText("No dataset open")
-            return
-        parts = [ds.name]
-        image = st.current_image
-        if image >= 0:
-            pos = np.flatnonzero(st.visible_images == image)
-            where = f" ({pos[0] + 1} / {len(st.visible_images)})" if len(pos) else ""
-            parts.append(f"{ds.images.id[image]}{where}")
-            sl = ds.objects_of(image)
-            parts.append(f"{sl.stop - sl.start} objects")
-            if st.current_results >= 0:
-                n = len(self.view.overlay_items("det"))
-                shown = f"{n} detection{'s' if n != 1 else ''} shown"
-                if st.drawn_mode != st.view_mode:  # Walk ▸ Show follows the walk
-                    shown += f" ({self.walk.walk.mode.label.lower()}, as the walk)"
-                parts.append(shown)
-            if self.view.missing_file is not None and self.view.shown_image == image:
-                parts.append("image file missing")
-        if st.eval_set:
-            parts.append(f"evaluated on {st.eval_set}")
-        self.status_label.setText("  ·  ".join(parts))
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.opening.open_paths(paths)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.window_settings.save()
-        for dialog in self._dialogs.values():  # Help's dialogs go with the window
-            dialog.close()
+        self.help.close_dialogs()
         self.view.shutdown()
         self.state.shutdown()
         QThreadPool.globalInstance().waitForDone(5000)

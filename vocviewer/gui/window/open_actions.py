@@ -1,48 +1,108 @@
-"""The File ▸ Open side of the main window: dialogs, drag and drop, and File ▸ Open Recent.
+"""The File ▸ Open side of the window: dialogs, the demo, drops, and File ▸ Open Recent.
 
-``OpenActions`` is a mixin of ``MainWindow``; it uses the window's ``state`` (``AppState``) and
-``status_label``. Dropped paths that look like a dataset (``families.looks_like_dataset``)
-open it, with any other dropped paths as its results; otherwise they are added as results to the
-open dataset.
+``OpenController`` owns the open actions and the recent list; it opens through ``AppState`` and
+records what was opened (``opened``) for the recent list and sessions. Dropped paths that look
+like a dataset (``families.looks_like_dataset``) open it, with any other dropped paths as its
+results; otherwise they are added as results to the open dataset (the window hands its drops to
+``open_paths``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu
+from PySide6.QtCore import QObject, QSettings
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
-from vocviewer.gui.models.state import Message
+from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.models.tasks import error_message
+from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.window import file_names
+from vocviewer.gui.window.actions import make_action, with_tip
 from vocviewer.gui.window.recent import RecentEntry, RecentFiles, SetOpener, default_settings
-
-if TYPE_CHECKING:
-    from vocviewer.gui.models.state import AppState
-    from vocviewer.gui.window.settings_store import LastFolders
+from vocviewer.gui.window.settings_store import LastFolders
+from vocviewer.gui.window.status_line import StatusLine
 
 
-class OpenActions(QMainWindow):
-    """Open slots shared by the menu, drops, the recent list and tests."""
+def write_demo_dataset() -> tuple[Path, tuple[Path, ...]]:
+    """Write (or refresh) the demo VOCdevkit in the cache; return its year folder and the result
+    paths it opens, each one set (``DemoPaths.result_sets``: detections, segmentation)."""
+    from vocviewer.demo import default_demo_dir, write_demo
 
-    state: AppState
-    status_label: QLabel
-    folders: LastFolders
+    paths = write_demo(default_demo_dir())
+    return Path(paths.year_dir), paths.result_sets
 
-    def install_open_actions(self, settings: QSettings | None = None) -> None:
-        """Accept drops and keep the recent list (``settings``: the user's by default)."""
-        self.setAcceptDrops(True)
+
+class OpenController(QObject):
+    """Open actions and slots shared by the menu, drops, the recent list, sessions and tests.
+
+    ``host``: the parent of the dialogs and the recent menu; ``folders``: where the dialogs
+    start; ``status``: says "Opening …"; ``settings``: the recent list's (the user's by
+    default).
+    """
+
+    def __init__(
+        self,
+        host: QWidget,
+        state: AppState,
+        folders: LastFolders,
+        status: StatusLine,
+        settings: QSettings | None = None,
+    ) -> None:
+        super().__init__(host)
+        self.host, self.state, self.folders, self.status = host, state, folders, status
         self.recent = RecentFiles(settings if settings is not None else default_settings(), self)
         self._opening: RecentEntry | None = None  # requested, recorded once it loads
         self.opened: RecentEntry | None = None  # what was opened: dataset, result sets, sources
-        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu = QMenu("Open &Recent", host)
         self.recent_menu.menuAction().setStatusTip("Reopen a dataset with its result files")
+        self.recent_menu.setProperty("generated", True)  # filled from the user's data
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        self.state.dataset_loaded.connect(self._remember_dataset)
-        self.state.results_added.connect(self._remember_results)
+        state.dataset_loaded.connect(self._remember_dataset)
+        state.results_added.connect(self._remember_results)
+        self.act_open = with_tip(
+            make_action(
+                self,
+                "&Open dataset folder…",
+                ("Ctrl+O",),
+                self.choose_dataset,
+                f"Open {file_names.dataset_folders()}",
+            ),
+            "Open",
+        )
+        self.act_open_file = make_action(
+            self,
+            "Open annotation &file…",
+            ("Ctrl+Shift+O",),
+            self.choose_annotation_file,
+            f"Open {file_names.annotation_files()}",
+        )
+        self.act_demo = make_action(
+            self,
+            "Open &demo dataset",
+            (),
+            self.open_demo,
+            "Open a small generated VOC dataset with results (no download)",
+        )
+        self.act_add = make_action(
+            self,
+            "&Add results…",
+            ("Ctrl+R",),
+            self.choose_results,
+            "Add result files to the open dataset and evaluate them",
+        )
+        self.act_add_dir = make_action(
+            self,
+            "Add results &folder…",
+            ("Ctrl+Shift+R",),
+            self.choose_results_folder,
+            "Add every result file of a folder (e.g. VOC's results/VOC2007/Main)",
+        )
+
+    def window_actions(self) -> list[QAction]:
+        return [self.act_open, self.act_open_file, self.act_demo, self.act_add, self.act_add_dir]
 
     def open_dataset(
         self,
@@ -54,7 +114,7 @@ class OpenActions(QMainWindow):
         """Open the dataset at ``path`` in the background, then add ``results`` (one set);
         returns the entry that becomes ``opened`` once it loads (its result sets are recorded
         as they arrive: ``_remember_results``)."""
-        self.status_label.setText(f"Opening {path}…")
+        self.status.say(f"Opening {path}…")
         given = {k: str(v) for k, v in sources.items() if v is not None}
         self._opening = entry = RecentEntry(str(Path(path)), (), given, image_set)
         self.state.open_dataset(path, tuple(results), image_set, **sources)
@@ -97,7 +157,7 @@ class OpenActions(QMainWindow):
     # --- dialogs ---------------------------------------------------------------------------
     def choose_dataset(self) -> None:
         path = QFileDialog.getExistingDirectory(
-            self,
+            self.host,
             f"Open dataset folder ({file_names.dataset_folders()})",
             self.folders.start("dataset"),
         )
@@ -107,7 +167,7 @@ class OpenActions(QMainWindow):
 
     def choose_annotation_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self,
+            self.host,
             f"Open annotation file ({file_names.annotation_files()})",
             self.folders.start("dataset"),
             file_names.annotation_filter(),
@@ -126,7 +186,10 @@ class OpenActions(QMainWindow):
         if not self._dataset_open():
             return
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Add result files", self.folders.start("results"), file_names.results_filter()
+            self.host,
+            "Add result files",
+            self.folders.start("results"),
+            file_names.results_filter(),
         )
         if files:
             self.folders.chosen("results", files[0])
@@ -136,7 +199,7 @@ class OpenActions(QMainWindow):
         if not self._dataset_open():
             return
         path = QFileDialog.getExistingDirectory(
-            self,
+            self.host,
             f"Add a results folder ({file_names.results_folders()})",
             self.folders.start("results"),
         )
@@ -144,17 +207,21 @@ class OpenActions(QMainWindow):
             self.folders.chosen("results", Path(path).parent)
             self.add_results([path])
 
-    # --- drag and drop -----------------------------------------------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if any(url.isLocalFile() for url in event.mimeData().urls()):
-            event.acceptProposedAction()
+    def open_demo(self) -> None:
+        """Write the demo dataset (in a worker), then open it with its result sets."""
+        self.status.say("Writing the demo dataset…")
+        self._demo_worker = Worker(write_demo_dataset)
+        self._demo_worker.signals.returned.connect(self._on_demo_written)
+        self._demo_worker.signals.errored.connect(self._on_demo_failed)
+        self._demo_worker.start()
 
-    def dropEvent(self, event: QDropEvent) -> None:
-        paths = [Path(u.toLocalFile()) for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
-            self.open_paths(paths)
+    def _on_demo_written(self, paths: tuple[Path, tuple[Path, ...]]) -> None:
+        self.open_each(paths[0], paths[1], "val")
 
+    def _on_demo_failed(self, exc: BaseException) -> None:
+        self.state.post([error_message(exc, "Cannot write the demo dataset")])
+
+    # --- drops -------------------------------------------------------------------------------
     def open_paths(self, paths: Sequence[Path]) -> None:
         """What a drop does: open the first dataset-like path with the others as its results, or
         add every path as results to the open dataset."""

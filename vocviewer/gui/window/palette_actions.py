@@ -1,23 +1,25 @@
 """View ▸ Palette: the verdict colours (colour-blind safe, classic, high contrast) and whether
 every detection label names its verdict.
 
-``install_palette_menu(window, settings)`` adds the submenu to ``window.view_menu``, applies the
-palette stored under ``"view/palette"`` (and ``"view/verdict_words"``) when the window has a
-``QSettings`` — the default palette otherwise — and stores each choice there. A change recolours
+``PaletteMenu`` (the window puts it in its View menu) applies the palette stored under
+``"view/palette"`` (and ``"view/verdict_words"``) when the window has a ``QSettings`` — the
+default palette otherwise — and stores each choice there. A change recolours
 every pane: the image is redrawn, the PR pane and the colour key in the status bar refreshed, the
 tables repainted.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Sequence
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QLabel, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES
-from vocviewer.gui.panes.verdict_style import (
+from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.pr_pane import PRPane
+from vocviewer.gui.widgets.verdict_style import (
     active_palette,
     apply_palette,
     colour_key,
@@ -25,22 +27,7 @@ from vocviewer.gui.panes.verdict_style import (
     signals,
     verdict_words,
 )
-
-
-class PaletteHost(Protocol):
-    """What of the main window the menu uses (the window itself is a ``QWidget``)."""
-
-    view_menu: QMenu
-    after_toggles: QAction
-    colour_key_label: QLabel
-    view: Any  # ImageView: redraw_overlays()
-    pr_pane: Any  # PRPane: refresh_palette()
-    side: QWidget
-    confusion: QWidget
-    ap_table: QWidget
-
-    def update(self) -> None: ...
-
+from vocviewer.gui.window.status_line import StatusLine
 
 PALETTE_KEY = "view/palette"
 WORDS_KEY = "view/verdict_words"
@@ -50,10 +37,21 @@ class PaletteMenu(QMenu):
     """The View ▸ Palette submenu of ``window`` (``palette_actions[key]`` per palette,
     ``words_action`` for verdict words in every label)."""
 
-    def __init__(self, window: PaletteHost, settings: QSettings | None) -> None:
-        super().__init__("&Palette", window)  # type: ignore[call-overload]
-        self.window_ = window
+    def __init__(
+        self,
+        host: QWidget,
+        settings: QSettings | None,
+        status: StatusLine,
+        view: ImageView,
+        pr_pane: PRPane,
+        panes: Sequence[QWidget],
+    ) -> None:
+        """``status``: its colour key; ``view``, ``pr_pane``: redrawn; ``host`` and ``panes``:
+        repainted (tables take their colours from the shared QColors when they repaint)."""
+        super().__init__("&Palette", host)
         self.settings = settings
+        self.status, self.view, self.pr_pane = status, view, pr_pane
+        self.repainted = (host, *panes)
         self.menuAction().setStatusTip("Colours of the verdicts: TP, each kind of FP, missed")
         group = QActionGroup(self)
         self.palette_actions: dict[str, QAction] = {}
@@ -77,7 +75,7 @@ class PaletteMenu(QMenu):
         apply_palette(stored)
         set_verdict_words(words)
         self._sync()
-        window.colour_key_label.setText(colour_key())  # built before the stored palette came
+        status.colour_key_label.setText(colour_key())  # built before the stored palette came
 
         group.triggered.connect(self._on_palette_chosen)
         self.words_action.toggled.connect(self._on_words_toggled)
@@ -103,18 +101,8 @@ class PaletteMenu(QMenu):
 
     def _on_palette_changed(self, _key: str) -> None:
         self._sync()
-        win = self.window_
-        win.colour_key_label.setText(colour_key())
-        win.view.redraw_overlays()
-        win.pr_pane.refresh_palette()
-        win.update()  # tables take their colours from the shared QColors when they repaint
-        for child in (win.side, win.confusion, win.ap_table):
-            child.update()
-
-
-def install_palette_menu(window: PaletteHost, settings: QSettings | None) -> PaletteMenu:
-    """Add View ▸ Palette to ``window`` (after its drawing toggles) and apply the stored choice."""
-    menu = PaletteMenu(window, settings)
-    window.view_menu.insertMenu(window.after_toggles, menu)
-    window.palette_menu = menu  # type: ignore[attr-defined]
-    return menu
+        self.status.colour_key_label.setText(colour_key())
+        self.view.redraw_overlays()
+        self.pr_pane.refresh_palette()
+        for widget in self.repainted:
+            widget.update()

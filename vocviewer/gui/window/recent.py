@@ -176,7 +176,7 @@ class RecentFiles(QObject):
 
 
 class Opener(Protocol):
-    """What ``SetOpener`` needs of the window (``OpenActions``)."""
+    """What ``SetOpener`` needs of the window (``OpenController``)."""
 
     state: AppState
     opened: RecentEntry | None

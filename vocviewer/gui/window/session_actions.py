@@ -1,7 +1,7 @@
 """File ▸ Open session… and Save session…: the window's side of ``formats.session``.
 
-``SessionActions`` belongs to ``MainWindow`` (``window.sessions``). Saving captures what is open
-(the dataset with its sources and image set, as ``OpenActions.opened`` recorded them; the result
+``SessionController`` owns the two actions (``window.sessions``). Saving captures what is open
+(the dataset with its sources and image set, as ``OpenController.opened`` recorded them; the result
 sets that loaded, as ``AppState.result_paths`` holds them: a set that failed is not saved) and
 how it is shown (class, image filter, current image, score threshold, view mode, toggles, IoU,
 area) and writes it through the guarded writer: a session is never written into
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
@@ -33,8 +33,15 @@ from vocviewer.formats.session import (
 )
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
-from vocviewer.gui.models.state import Message
+from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.panes.image_browser import ImageBrowser
+from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.recent import SetOpener
+from vocviewer.gui.window.settings_store import LastFolders
+from vocviewer.gui.window.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from vocviewer.gui.window.open_actions import OpenController
 
 SESSION_FILTER = "vocviewer sessions (*.json);;All files (*)"
 
@@ -43,46 +50,46 @@ def _problem(path: Path, where: str, text: str) -> Message:
     return Message("warning", str(FormatError(path, text, element=where)))
 
 
-class SessionActions(QObject):
-    """The session actions of ``window`` (a ``MainWindow``), added to its File menu."""
+class SessionController(QObject):
+    """The session actions over ``state``; ``opener`` opens what a session names and knows what
+    was opened; ``browser``'s filter widgets show a session's filter; ``host`` parents the
+    dialogs, which start in ``folders``; ``status`` says where a session was saved."""
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
-        self.state = window.state
+    def __init__(
+        self,
+        host: QWidget,
+        state: AppState,
+        opener: OpenController,
+        browser: ImageBrowser,
+        folders: LastFolders,
+        status: StatusLine,
+    ) -> None:
+        super().__init__(host)
+        self.host, self.state, self.files = host, state, opener
+        self.browser, self.folders, self.status = browser, folders, status
         self.opener: SetOpener | None = None
-        self.act_open_session = self._action(
-            "Open &session…", (), self.open_session, "Open a saved session: dataset, results, view"
+        self.act_open_session = make_action(
+            self,
+            "Open &session…",
+            (),
+            self.open_session,
+            "Open a saved session: dataset, results, view",
         )
-        self.act_save_session = self._action(
+        self.act_save_session = make_action(
+            self,
             "&Save session…",
             ("Ctrl+S",),
             self.save_session,
             "Save the dataset, its result sets and the view to a session file",
         )
-        file_menu = next(
-            top.menu()
-            for top in window.menuBar().actions()
-            if isinstance(top.menu(), QMenu)
-            and window.recent_menu.menuAction() in top.menu().actions()
-        )
-        before = window.act_export_pr
-        file_menu.insertAction(before, self.act_open_session)
-        file_menu.insertAction(before, self.act_save_session)
-        file_menu.insertSeparator(before)
         self.state.image_set_changed.connect(self._on_image_set)
 
-    def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
-        action = QAction(text, self.window)
-        action.setShortcuts([QKeySequence(k) for k in keys])
-        action.setStatusTip(tip)
-        action.triggered.connect(lambda _=False: slot())
-        self.window.addAction(action)
-        return action
+    def window_actions(self) -> list[QAction]:
+        return [self.act_open_session, self.act_save_session]
 
     def _on_image_set(self, name: str | None) -> None:
         """Another image set is browsed: the recent entry reopens on it (``""``: all images)."""
-        w = self.window
+        w = self.files
         if w.opened is not None and w.opened.image_set != (name or ""):
             w.opened = replace(w.opened, image_set=name or "")
             w.recent.set_image_set(w.opened.dataset, name or "")
@@ -90,7 +97,7 @@ class SessionActions(QObject):
     # --- saving ----------------------------------------------------------------------------
     def capture(self) -> Session | None:
         """The session of what the window shows (``None`` with no dataset open)."""
-        st, opened = self.state, self.window.opened
+        st, opened = self.state, self.files.opened
         if st.dataset is None or opened is None:
             return None
         from_files = [i for i, paths in enumerate(st.result_paths) if paths]  # what loaded
@@ -127,12 +134,12 @@ class SessionActions(QObject):
         if session is None:
             st.post([Message("info", "Open a dataset before saving a session.")])
             return None
-        folders = self.window.folders
+        folders = self.folders
         if path is None:
             start = Path(folders.start("session", writable=True))
             name = f"{st.dataset.name}-session.json"
             path, _ = QFileDialog.getSaveFileName(
-                self.window, "Save session", str(start / name), SESSION_FILTER
+                self.host, "Save session", str(start / name), SESSION_FILTER
             )
             if not path:
                 return None
@@ -144,7 +151,7 @@ class SessionActions(QObject):
         except OutputError as e:
             st.post([Message("error", f"Session not saved: {e}")])
             return None
-        self.window.show_note(f"Session saved to {written}", 8000)
+        self.status.show_note(f"Session saved to {written}", 8000)
         return written
 
     # --- opening ---------------------------------------------------------------------------
@@ -153,11 +160,11 @@ class SessionActions(QObject):
         session is reported in the message area and changes nothing."""
         if path is None:
             path, _ = QFileDialog.getOpenFileName(
-                self.window, "Open session", self.window.folders.start("session"), SESSION_FILTER
+                self.host, "Open session", self.folders.start("session"), SESSION_FILTER
             )
             if not path:
                 return None
-            self.window.folders.chosen("session", path)
+            self.folders.chosen("session", path)
         try:
             session, problems = read_session(path)
         except FormatError as e:
@@ -179,7 +186,7 @@ class SessionActions(QObject):
         sets = [[p for p in s if p.exists()] for s in session.result_sets]
         kept = [s for s in sets if s]
         opener = SetOpener(
-            self.window, session.dataset, kept, session.image_set, session.sources, self
+            self.files, session.dataset, kept, session.image_set, session.sources, self
         )
         self.opener = opener
         opener.loaded.connect(
@@ -227,7 +234,7 @@ class SessionActions(QObject):
 
     def _apply_browse(self, session: Session, path: Path) -> None:
         """Class, image filter and current image, once the dataset is open."""
-        st, b = self.state, self.window.browser
+        st, b = self.state, self.browser
         ds = st.dataset
         if ds is None:
             return

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QObject, QSettings, QStandardPaths
 from PySide6.QtWidgets import QMainWindow, QSplitter
@@ -34,10 +34,13 @@ from vocviewer.formats import output
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.state import AppState, Message
 
+if TYPE_CHECKING:
+    from vocviewer.gui.window.protocol_controls import ProtocolControls
+
 #: Bumped when the toolbar's layout changes so that an old ``saveState`` is not applied
 #: (2: two toolbars, the second wrapping under the first in a narrow window).
 STATE_VERSION = 2
-#: The window's splitters (attribute names) and the settings key of their sizes.
+#: The window's splitters (by name) and the settings key of their sizes.
 SPLITTERS = {
     "splitter": "window/splitter_main",
     "centre": "window/splitter_centre",
@@ -135,12 +138,25 @@ class WindowSettings(QObject):
     ``save()`` (the window calls it when it closes). Without ``settings`` nothing is restored or
     saved (tests, benchmarks, screenshots), and ``folders`` last for the window's life."""
 
-    def __init__(self, window: QMainWindow, settings: QSettings | None) -> None:
+    def __init__(
+        self,
+        window: QMainWindow,
+        state: AppState,
+        settings: QSettings | None,
+        *,
+        folders: LastFolders,
+        splitters: Mapping[str, QSplitter],
+        protocol: ProtocolControls,
+    ) -> None:
+        """``splitters``: the window's splitters by their ``SPLITTERS`` name; ``protocol``: the
+        segmentation overlay's controls."""
         super().__init__(window)
         self.window = window
-        self.state: AppState = window.state  # type: ignore[attr-defined]
+        self.state = state
         self.settings = settings
-        self.folders = LastFolders(self.state, settings)
+        self.folders = folders
+        self.splitters = dict(splitters)
+        self.protocol = protocol
         self._extra: dict[str, tuple[Callable[[], Any], Callable[[Any], bool]]] = {}
         self.ignored: list[str] = []  # the keys of the last restore that held unusable values
         if settings is not None:
@@ -173,7 +189,7 @@ class WindowSettings(QObject):
             isinstance(layout, QByteArray) and w.restoreState(layout, STATE_VERSION),
         )
         for name, key in SPLITTERS.items():
-            check(key, self._restore_splitter(getattr(w, name), s.value(key)))
+            check(key, self._restore_splitter(self.splitters[name], s.value(key)))
         st = self.state
         threshold = _number(s.value("view/score_threshold"))
         ok = threshold is not None and 0.0 <= threshold <= 1.0
@@ -208,16 +224,16 @@ class WindowSettings(QObject):
         return ok
 
     def _restore_segmentation(self, value: object) -> bool:
-        w = self.window
+        w = self.protocol
         if not isinstance(value, dict):
             return False
         on, kind, opacity = value.get("on"), value.get("kind"), _number(value.get("opacity"))
-        combo = w.seg_combo  # type: ignore[attr-defined]
+        combo = w.seg_combo
         if not isinstance(on, bool) or combo.findData(kind) < 0 or opacity is None:
             return False
         combo.setCurrentIndex(combo.findData(kind))
-        w.seg_opacity.setValue(opacity)  # type: ignore[attr-defined]  # clamped to its range
-        w.act_seg.setChecked(on)  # type: ignore[attr-defined]
+        w.seg_opacity.setValue(opacity)  # clamped to its range
+        w.act_seg.setChecked(on)
         return True
 
     def _report(self, bad: list[str]) -> None:
@@ -252,16 +268,16 @@ class WindowSettings(QObject):
         s.setValue("window/geometry", w.saveGeometry())
         s.setValue("window/state", w.saveState(STATE_VERSION))
         for name, key in SPLITTERS.items():
-            sizes = getattr(w, name).sizes()
+            sizes = self.splitters[name].sizes()
             if all(x > 0 for x in sizes):  # a hidden pane (the messages) keeps its last size
                 s.setValue(key, json.dumps(sizes))
         s.setValue("view/score_threshold", str(st.score_threshold))
         s.setValue("view/mode", st.view_mode)
         s.setValue("view/toggles", json.dumps({k: getattr(st, k) for k in DISPLAY_TOGGLES}))
         seg = {
-            "on": w.act_seg.isChecked(),  # type: ignore[attr-defined]
-            "kind": w.seg_combo.currentData(),  # type: ignore[attr-defined]
-            "opacity": w.seg_opacity.value(),  # type: ignore[attr-defined]
+            "on": self.protocol.act_seg.isChecked(),
+            "kind": self.protocol.seg_combo.currentData(),
+            "opacity": self.protocol.seg_opacity.value(),
         }
         s.setValue("view/segmentation", json.dumps(seg))
         for key, (read, _apply) in self._extra.items():

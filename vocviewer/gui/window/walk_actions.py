@@ -7,25 +7,38 @@ elsewhere); the Ranks tab follows every step."""
 
 from __future__ import annotations
 
-from typing import Any
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu, QWidget
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-
+from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
+from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.window.actions import make_action
+from vocviewer.gui.window.status_line import StatusLine
 
 #: how long the status bar shows where a step landed or that the walk ended (ms)
 NOTE_MS = 4000
 
 
-class WalkActions(QObject):
-    """Builds the Walk menu on ``window`` and connects it to a ``DetectionWalk``."""
+class WalkController(QObject):
+    """The Walk menu (``menu``, parented to ``host``) over ``walk``: steps, modes, Show follows
+    the walk, zoom to each step (in ``view``); where a step landed is said in ``status``."""
 
-    def __init__(self, window: Any) -> None:  # the ``MainWindow`` (state, view, menu bar)
-        super().__init__(window)
-        self.window = window
-        self.walk = DetectionWalk(window.state, self)
-        a = self._action
+    def __init__(
+        self,
+        host: QWidget,
+        state: AppState,
+        walk: DetectionWalk,
+        view: ImageView,
+        status: StatusLine,
+    ) -> None:
+        super().__init__(host)
+        self.state, self.walk, self.view, self.status = state, walk, view, status
+
+        def a(text: str, keys: tuple[str, ...], slot: object, tip: str) -> QAction:
+            return make_action(self, text, keys, slot, tip)  # type: ignore[arg-type]
+
         self.act_next = a(
             "&Next detection",
             (".",),
@@ -66,37 +79,31 @@ class WalkActions(QObject):
             "detection draws what View ▸ Show says",
         )
         self.act_follow.setCheckable(True)
-        self.act_follow.setChecked(window.state.follow_walk)
-        self.act_follow.toggled.connect(lambda on: window.state.set_display("follow_walk", on))
-        window.state.display_changed.connect(self._sync_follow)
-        bar = window.menuBar()
-        help_menu = next((t for t in bar.actions() if t.text().replace("&", "") == "Help"), None)
-        if help_menu is not None:
-            bar.insertMenu(help_menu, self._menu())
-        else:
-            bar.addMenu(self._menu())
+        self.act_follow.setChecked(state.follow_walk)
+        self.act_follow.toggled.connect(lambda on: state.set_display("follow_walk", on))
+        state.display_changed.connect(self._sync_follow)
+        self.menu = self._menu(host)
         self._said = ""  # the last note the walk put in the status line
         self.walk.ended.connect(self._say)
         self.walk.stepped.connect(self._say)
         self.walk.mode_changed.connect(self._sync_mode)
-        st = window.state  # a step moves the selection, then says where it landed
-        for moved in (st.selection_changed, st.object_selected, st.image_changed):
+        # a step moves the selection, then says where it landed
+        for moved in (state.selection_changed, state.object_selected, state.image_changed):
             moved.connect(self._let_go)
 
-    def _action(self, text: str, keys: tuple[str, ...], slot: Any, tip: str) -> QAction:
-        action = QAction(text, self.window)
-        action.setShortcuts([QKeySequence(k) for k in keys])
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setStatusTip(tip)
-        if slot is not None:
-            action.triggered.connect(lambda _=False: slot())
-        self.window.addAction(action)
-        return action
+    def window_actions(self) -> list[QAction]:
+        return [
+            self.act_next,
+            self.act_previous,
+            self.act_next_same,
+            self.act_previous_same,
+            self.act_cycle,
+            self.act_zoom,
+            self.act_follow,
+        ]
 
-    def _menu(self) -> Any:
-        from PySide6.QtWidgets import QMenu
-
-        menu = QMenu("&Walk", self.window)
+    def _menu(self, host: QWidget) -> QMenu:
+        menu = QMenu("&Walk", host)
         for act in (self.act_next, self.act_previous, self.act_next_same, self.act_previous_same):
             menu.addAction(act)
         menu.addSeparator()
@@ -120,7 +127,7 @@ class WalkActions(QObject):
         """One step of the walk; zooms to the detection if asked."""
         moved = self.walk.step(step, same_verdict=same_verdict)
         if moved and self.act_zoom.isChecked():
-            self.window.view.zoom_to_highlight()
+            self.view.zoom_to_highlight()
         return moved
 
     def cycle_mode(self) -> None:
@@ -129,19 +136,19 @@ class WalkActions(QObject):
         self._say(f"Walk: {self.walk.mode.label.lower()}")
 
     def _sync_follow(self) -> None:
-        self.act_follow.setChecked(self.window.state.follow_walk)
+        self.act_follow.setChecked(self.state.follow_walk)
 
     def _sync_mode(self, key: str) -> None:
         self.mode_actions[key].setChecked(True)
 
     def _say(self, text: str) -> None:
         self._said = text
-        self.window.show_note(text, NOTE_MS)
+        self.status.show_note(text, NOTE_MS)
 
     def _let_go(self, *_args: object) -> None:
         """The selection or the image changed: a note of where the walk stood no longer says
         where the user is (``]``, a click, another image), so the status line returns."""
-        w = self.window
-        if self._said and w.note_timer.isActive() and w.status_label.text() == self._said:
+        line = self.status
+        if self._said and line.note_timer.isActive() and line.label.text() == self._said:
             self._said = ""
-            w.end_note()
+            line.end_note()

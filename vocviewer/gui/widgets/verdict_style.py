@@ -9,12 +9,17 @@ redraw. Every verdict also has a line style and a glyph (``ROLE_STYLES``), so no
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES, ROLES
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import Verdict
+
+if TYPE_CHECKING:
+    from vocviewer.gui.models.evaluation import ResultEvaluations
 
 #: role → its colour in the active palette (shared objects, recoloured in place)
 COLORS: dict[str, QColor] = {role: QColor() for role in ROLES}
@@ -190,3 +195,19 @@ def tag_glyph(glyph: str, rect: QRectF) -> QPainterPath:
 
 
 apply_palette(DEFAULT_PALETTE)
+
+
+# --- a detection row of a result set's evaluations ------------------------------------------
+def row_style(evals: ResultEvaluations, row: int) -> tuple[QColor, Qt.PenStyle, str]:
+    """``detection_style`` of a detection row."""
+    return detection_style(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
+
+
+def row_role(evals: ResultEvaluations, row: int) -> str:
+    """``detection_role`` of a detection row (``core.palette.ROLES``)."""
+    return detection_role(int(evals.verdict_by_row[row]), int(evals.fp_kind_by_row[row]))
+
+
+def verdict_text(evals: ResultEvaluations, row: int) -> str:
+    """``TP``, ``FP: background``, ``duplicate``, ... for a detection row."""
+    return row_style(evals, row)[2]
