@@ -123,3 +123,27 @@ def test_coco_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) 
     coco = vocviewer.evaluate(ann, sets[1])
     assert calls == Counter(evaluate_coco_views=1, iter_evaluate_coco=1)
     assert coco.benchmark == "coco" and 0 < coco.summary["AP"] < 1
+
+
+def test_diagnosis_is_a_parameter_of_the_evaluation_not_shared_state(demo, monkeypatch) -> None:
+    """The CLI asks for no false-positive diagnosis (``diagnose=False``); a window evaluation
+    running meanwhile (interleaved, as the window's threads may) still diagnoses its views."""
+    from vocviewer.families import views
+
+    voc = registry.get("voc")
+    dataset = voc.read_dataset(demo.year_dir, {})
+    results = voc.read_results(dataset, [demo.results_dir], image_set="val")
+    choice = ViewChoice(0.5, image_set="val")
+    plain = voc.evaluate_views(dataset, results, choice, diagnose=False)
+    window = voc.evaluate_views(dataset, results, choice)
+    pairs = list(zip(plain, window, strict=True))
+    det = [(a, b) for a, b in pairs if isinstance(a, ClassView) and a.evaluation.task == "det"]
+    assert det and all(a.false_positives is None for a, _ in det)
+    assert all(b.false_positives is not None for _, b in det)
+    assert [a.evaluation.ap for a, _ in det] == pytest.approx(
+        [b.evaluation.ap for _, b in det], nan_ok=True
+    )
+    calls: Counter[str] = Counter()
+    _count(monkeypatch, views, "classify_false_positives", calls)
+    assert main(["eval", str(demo.year_dir), "--results", str(demo.results_dir)]) == 0
+    assert calls == Counter()  # the printed layout needs no diagnosis

@@ -76,5 +76,5 @@ class TallyBenchmark(ViewDefaults):
     def view_settings(self, dataset: Any) -> ViewSettings:
         return ViewSettings("Tally")
 
-    def evaluate_views(self, dataset: Any, results: Any, choice: Any) -> Any:
+    def evaluate_views(self, dataset: Any, results: Any, choice: Any, diagnose: bool = True) -> Any:
         raise NotImplementedError

@@ -197,10 +197,11 @@ class Benchmark(Protocol):
         ...
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
         """Per class a ``ClassView`` at ``choice``, ``Notice`` lines on the way, the
-        ``Summary`` last (if the protocol has one)."""
+        ``Summary`` last (if the protocol has one); ``diagnose`` False: the views' false
+        positives are left undiagnosed (``views.diagnosed``)."""
         ...
 
     def rederive_views(

@@ -1,9 +1,9 @@
 """What a benchmark gives the window: per-class evidence in one shape for every family.
 
-A family's ``evaluate_views(dataset, results, choice)`` yields one ``ClassView`` per class (a
-detection or classification ``ClassEvaluation`` with its missed objects, the protocol's own
-curve at the chosen IoU threshold and area range, the AP there and the false-positive
-diagnosis), ``Notice`` lines on the way and, last, the protocol's ``Summary``. Its
+A family's ``evaluate_views(dataset, results, choice, diagnose=True)`` yields one ``ClassView``
+per class (a detection or classification ``ClassEvaluation`` with its missed objects, the
+protocol's own curve at the chosen IoU threshold and area range, the AP there and, unless
+``diagnose`` is False, the false-positive diagnosis), ``Notice`` lines on the way and, last, the protocol's ``Summary``. Its
 ``view_settings(dataset)`` says what the window may choose (IoU thresholds, area ranges; which
 choices are official) and how to explain verdicts (``DiagnosisRules``). ``rederive_views``
 re-shapes stored evidence at another choice without matching again, where the protocol allows.
@@ -12,10 +12,9 @@ Nothing here imports Qt: the window's models consume these objects as they are.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,37 +244,29 @@ def missed_rows(
     return rows[~np.isin(rows, found)].astype(np.int64)
 
 
-#: Set (``deferred_diagnosis``) where views are computed for another process to diagnose
-#: (``diagnose_pending``): the window's helper process, so both cores work (window speed only).
-_DEFER: list[bool] = [False]
-
-
-@contextlib.contextmanager
-def deferred_diagnosis() -> Iterator[None]:
-    """Within: ``diagnosed`` leaves views undiagnosed (``false_positives`` None)."""
-    _DEFER[0] = True
-    try:
-        yield
-    finally:
-        _DEFER[0] = False
-
-
 def diagnose_pending(
     dataset: Dataset, results: ResultSet, view: ClassView, rules: DiagnosisRules
 ) -> ClassView:
-    """A view computed under ``deferred_diagnosis`` as ``diagnosed`` would have made it."""
+    """A view evaluated with ``diagnose=False`` (elsewhere: the window's helper process, so
+    both cores work) as ``diagnosed`` would have made it."""
     if view.false_positives is not None:
         return view
     return diagnosed(dataset, results, view, rules)
 
 
 def diagnosed(
-    dataset: Dataset, results: ResultSet, view: ClassView, rules: DiagnosisRules
+    dataset: Dataset,
+    results: ResultSet,
+    view: ClassView,
+    rules: DiagnosisRules,
+    diagnose: bool = True,
 ) -> ClassView:
     """``view`` with its false positives diagnosed (``analysis.classify_false_positives``, at
     the view's IoU threshold: protocols without a duplicate verdict count a false positive on
-    an object of its class by that IoU as a duplicate)."""
-    if view.evaluation.task != "det" or _DEFER[0]:
+    an object of its class by that IoU as a duplicate); as it is if ``diagnose`` is False (the
+    CLI's printed layout needs no diagnosis; the window's helper process leaves it to
+    ``diagnose_pending``)."""
+    if view.evaluation.task != "det" or not diagnose:
         return view
     fp = classify_false_positives(
         dataset,

@@ -39,7 +39,6 @@ from vocviewer.families.views import (
     Summary,
     ViewChoice,
     ViewSettings,
-    deferred_diagnosis,
 )
 
 if TYPE_CHECKING:
@@ -64,9 +63,9 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
     choice = ViewChoice()  # the summary and per-class AP average every IoU and area
     reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
-    stream = coco_view.evaluate_coco_views(dataset, results, choice, task=task)
-    with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
-        evidence = collect(stream, choice, reasons)
+    # the printed layout needs no diagnosis of false positives
+    stream = coco_view.evaluate_coco_views(dataset, results, choice, task=task, diagnose=False)
+    evidence = collect(stream, choice, reasons)
     result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
@@ -152,9 +151,9 @@ class CocoBenchmark(ViewDefaults):
         return coco_view.read_coco_view_results(dataset, paths, offload)
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return coco_view.evaluate_coco_views(dataset, results, choice)
+        return coco_view.evaluate_coco_views(dataset, results, choice, diagnose=diagnose)
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice

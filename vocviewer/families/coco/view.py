@@ -140,9 +140,10 @@ def evaluate_coco_views(
     choice: ViewChoice,
     title: str = "COCO",
     task: str | None = None,
+    diagnose: bool = True,
 ) -> Iterator[ClassView | Summary]:
     """COCOeval of ``task`` (default: the results' own type), category by category, then the
-    summary."""
+    summary (``diagnose`` False: false positives left undiagnosed)."""
     kind = task or iou_type(results)
     if kind == "keypoints":
         check_keypoint_counts(dataset, results, dataset.root, results.files[0])
@@ -151,7 +152,7 @@ def evaluate_coco_views(
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
         view = coco_class(dataset, raw, k, choice, params.recall_thresholds, _boxes(results))
-        yield diagnosed(dataset, results, view, rules)
+        yield diagnosed(dataset, results, view, rules, diagnose)
     result = collect_coco(tuple(cats), params, results)
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
 

@@ -180,9 +180,9 @@ class IlsvrcBenchmark(ViewDefaults):
         return ilsvrc_view.SETTINGS
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice)
+        return ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice, diagnose=diagnose)
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice

@@ -31,8 +31,11 @@ RULES = DiagnosisRules({}, "The devkit's blacklist excludes this class on this i
 SETTINGS = ViewSettings("ILSVRC DET", rules=RULES)
 
 
-def ilsvrc_views(dataset: Dataset, results: ResultSet, raw: Any) -> list[ClassView]:
-    """Per label, the ranked evidence of an ``IlsvrcDetResult``."""
+def ilsvrc_views(
+    dataset: Dataset, results: ResultSet, raw: Any, diagnose: bool = True
+) -> list[ClassView]:
+    """Per label, the ranked evidence of an ``IlsvrcDetResult`` (``diagnose`` False: false
+    positives left undiagnosed)."""
     det = results.detections
     image_id = dataset.extras["ilsvrc"].image_id[det.image_index]
     out = []
@@ -55,16 +58,17 @@ def ilsvrc_views(dataset: Dataset, results: ResultSet, raw: Any) -> list[ClassVi
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)
         missed = missed_rows(dataset, ev) if evaluated else np.zeros(0, np.int64)
-        out.append(diagnosed(dataset, results, curve_view(ev, missed, 0.5, raw), RULES))
+        view = curve_view(ev, missed, 0.5, raw)
+        out.append(diagnosed(dataset, results, view, RULES, diagnose))
     return out
 
 
 def evaluate_ilsvrc_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice
+    dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
 ) -> Iterator[ClassView | Summary]:
     """The devkit's DET evaluation, then per label, then mean and median AP."""
     raw = evaluate_ilsvrc_det(dataset, results)
-    yield from ilsvrc_views(dataset, results, raw)
+    yield from ilsvrc_views(dataset, results, raw, diagnose)
     stats = {"mAP": raw.mean_ap, "medianAP": raw.median_ap}
     yield Summary("ILSVRC DET", stats, raw.notes, headline="mAP")
 

@@ -164,9 +164,9 @@ class LvisBenchmark(ViewDefaults):
         return read_coco_view_results(dataset, paths, offload, read_lvis_results, "LVIS")
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return lvis_view.evaluate_lvis_views(dataset, results, choice)
+        return lvis_view.evaluate_lvis_views(dataset, results, choice, diagnose=diagnose)
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice

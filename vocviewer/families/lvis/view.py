@@ -50,9 +50,10 @@ def _boxes(results: ResultSet) -> Any:
 
 
 def evaluate_lvis_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice
+    dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
 ) -> Iterator[ClassView | Summary]:
-    """LVISEval of the results' own type, category by category, then its 13 numbers."""
+    """LVISEval of the results' own type, category by category, then its 13 numbers
+    (``diagnose`` False: false positives left undiagnosed)."""
     task = iou_type(results)
     params, exclude = lvis_params(task), _never_missed(dataset, results)
     cats = []
@@ -61,7 +62,7 @@ def evaluate_lvis_views(
         view = coco_class(
             dataset, raw, k, choice, params.recall_thresholds, _boxes(results), exclude
         )
-        yield diagnosed(dataset, results, view, RULES)
+        yield diagnosed(dataset, results, view, RULES, diagnose)
     result = collect_lvis(tuple(cats), dataset, results, task)
     yield Summary(f"LVIS {task}", result.summary(), result.notes, headline="AP")
 

@@ -189,9 +189,9 @@ class VisDroneBenchmark(ViewDefaults):
         return visdrone_view.visdrone_view_extras(dataset)
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return visdrone_view.evaluate_visdrone_views(dataset, results, choice)
+        return visdrone_view.evaluate_visdrone_views(dataset, results, choice, diagnose=diagnose)
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice

@@ -59,10 +59,10 @@ def toolkit_ranking(results: ResultSet, verdict: Any, k: int) -> npt.NDArray[np.
 
 
 def visdrone_views(
-    dataset: Dataset, results: ResultSet, raw: Any, choice: ViewChoice
+    dataset: Dataset, results: ResultSet, raw: Any, choice: ViewChoice, diagnose: bool = True
 ) -> list[ClassView]:
     """Per category (0..11) evidence of a ``VisDroneResult`` at the threshold nearest
-    ``choice.iou``."""
+    ``choice.iou`` (``diagnose`` False: false positives left undiagnosed)."""
     t = threshold_index(IOU_CHOICES, choice.iou)
     det, gt = results.detections, dataset.extras["visdrone"]
     exclude = ~raw.gt_kept | (gt.score == 0)
@@ -90,16 +90,16 @@ def visdrone_views(
         view = curve_view(ev, missed, IOU_CHOICES[t], raw, ap_at)
         if evaluated and not raw.images_with_class[k - 1]:  # weight 0 in the toolkit's means
             view = dataclasses.replace(view, left_out="no ground truth")
-        out.append(diagnosed(dataset, results, view, RULES))
+        out.append(diagnosed(dataset, results, view, RULES, diagnose))
     return out
 
 
 def evaluate_visdrone_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice
+    dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
 ) -> Iterator[ClassView | Summary]:
     """The toolkit's evaluation (all at once), then per category, then the summary (percent)."""
     raw = evaluate_visdrone(dataset, results)
-    yield from visdrone_views(dataset, results, raw, choice)
+    yield from visdrone_views(dataset, results, raw, choice, diagnose)
     yield Summary("VisDrone-DET", raw.summary, raw.notes, percent=True, headline="AP")
 
 

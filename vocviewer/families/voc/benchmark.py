@@ -43,7 +43,6 @@ from vocviewer.families.views import (
     Summary,
     ViewChoice,
     ViewSettings,
-    deferred_diagnosis,
 )
 from vocviewer.families.voc import FILES
 from vocviewer.families.voc import tasks as voc_tasks
@@ -100,11 +99,16 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     gt = dataset if request.task == "det" else None
     reasons = not_official_reasons(gt, voc_view.SETTINGS, choice)
     stream = voc_view.evaluate_voc_views(
-        dataset, results, choice, tasks=(request.task,), ap_rule=rule, keep_going=request.keep_going
+        dataset,
+        results,
+        choice,
+        tasks=(request.task,),
+        ap_rule=rule,
+        keep_going=request.keep_going,
+        diagnose=False,  # the printed layout needs no diagnosis of false positives
     )
     try:
-        with deferred_diagnosis():  # the printed layout needs no diagnosis of false positives
-            evidence = collect(stream, choice, reasons)
+        evidence = collect(stream, choice, reasons)
     except KeyError as e:  # unknown image set
         raise FormatError(request.path, str(e.args[0])) from None
     result = EvalResult(
@@ -204,9 +208,9 @@ class VocBenchmark(ViewDefaults):
         return voc_view.read_voc_view_results(dataset, paths, image_set, fallback_set)
 
     def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return voc_view.evaluate_voc_views(dataset, results, choice)
+        return voc_view.evaluate_voc_views(dataset, results, choice, diagnose=diagnose)
 
     def view_analyser(self) -> ViewAnalyser:
         from vocviewer.families.voc.analyze import VocViewAnalyser

@@ -50,13 +50,18 @@ SETTINGS = ViewSettings(
 
 
 def _view(
-    dataset: Dataset, results: ResultSet, ev: ClassEvaluation, iou: float, image_set: str
+    dataset: Dataset,
+    results: ResultSet,
+    ev: ClassEvaluation,
+    iou: float,
+    image_set: str,
+    diagnose: bool,
 ) -> ClassView:
     if ev.task != "det":
         return curve_view(ev, np.zeros(0, np.int64), iou)
     images = dataset.images_in_set(image_set)  # (the evaluator said first if it is unknown)
     view = curve_view(ev, missed_objects(dataset, ev, images), iou)
-    return diagnosed(dataset, results, view, RULES)
+    return diagnosed(dataset, results, view, RULES, diagnose)
 
 
 def evaluate_voc_views(
@@ -67,13 +72,14 @@ def evaluate_voc_views(
     tasks: Sequence[str] | None = None,
     ap_rule: str | None = None,
     keep_going: bool = True,
+    diagnose: bool = True,
 ) -> Iterator[ClassView | Notice | Summary]:
     """Per class, detection then classification (those the results hold; only ``tasks`` if
     given), on ``choice.image_set``, by ``ap_rule`` (default: the dataset year's). A row the
     devkit rejects gives an error ``Notice``, then the classes left are evaluated without such
     rows (``keep_going`` False: the ``FormatError`` is raised, as the devkit stops). Last a
     ``Summary``: the mean AP of each task (the devkit prints none: the conventional mean,
-    ``EvalResult.mean_ap``)."""
+    ``EvalResult.mean_ap``). ``diagnose`` False: false positives left undiagnosed."""
     image_set = choice.image_set
     if "segmentation" in results.extras:
         yield from evaluate_voc_seg_view(dataset, results.extras["segmentation"], image_set)
@@ -97,7 +103,7 @@ def evaluate_voc_views(
         try:
             for ev in fn(dataset, results, strict=True, **kw):
                 evs.append(ev)
-                yield _view(dataset, results, ev, choice.iou, image_set)
+                yield _view(dataset, results, ev, choice.iou, image_set, diagnose)
         except FormatError as err:
             if not keep_going:
                 raise
@@ -107,7 +113,7 @@ def evaluate_voc_views(
             rest = range(len(evs), len(dataset.classes))
             for ev in fn(dataset, results, classes=rest, strict=False, **kw):
                 evs.append(ev)
-                yield _view(dataset, results, ev, choice.iou, image_set)
+                yield _view(dataset, results, ev, choice.iou, image_set, diagnose)
     names = {"det": "mAP", "cls": "cls mAP"}
     stats = {
         names[t]: EvalResult("", t, image_set, "", choice.iou, tuple(evs)).mean_ap()

@@ -230,7 +230,6 @@ class _Chain:
 
     def _run(self) -> None:
         from vocviewer.families import benchmark_of
-        from vocviewer.families.views import deferred_diagnosis
 
         skey = ("evaluation", self.rkey)
         try:
@@ -246,9 +245,9 @@ class _Chain:
                 self.read.set()
             choice = bench.view_settings(self.dataset).default_choice()
             send(skey, (_fingerprint(self.dataset), choice, len(results.detections)))
-            with deferred_diagnosis():
-                for view in bench.evaluate_views(self.dataset, results, choice):
-                    send(skey, pickle.dumps(view, protocol=5))
+            # the window diagnoses each view as it arrives (``diagnose_pending``)
+            for view in bench.evaluate_views(self.dataset, results, choice, diagnose=False):
+                send(skey, pickle.dumps(view, protocol=5))
             send(skey, _COMPLETE)
         except Exception:  # no _COMPLETE: the window evaluates the rest itself and reports it
             pass
