@@ -147,3 +147,23 @@ def test_diagnosis_is_a_parameter_of_the_evaluation_not_shared_state(demo, monke
     _count(monkeypatch, views, "classify_false_positives", calls)
     assert main(["eval", str(demo.year_dir), "--results", str(demo.results_dir)]) == 0
     assert calls == Counter()  # the printed layout needs no diagnosis
+
+
+def test_lvis_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) -> None:
+    pytest.importorskip("pycocotools")
+    from tests.parity.lvis_data import write_lvis
+    from vocviewer.families.lvis import evaluate as lvis_evaluate
+    from vocviewer.families.lvis import view as lvis_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_lvis_views", "iter_evaluate_lvis"):
+        _count(monkeypatch, lvis_view, name, calls)
+    _count(monkeypatch, lvis_evaluate, "evaluate_lvis", calls)  # the old CLI-only path
+    ann, res = write_lvis(tmp_path, 21, kind="bbox")
+    assert main(["eval", str(ann), "--results", str(res)]) == 0
+    assert "catIds=all]" in capsys.readouterr().out
+    assert calls == Counter(evaluate_lvis_views=1, iter_evaluate_lvis=1)
+    calls.clear()
+    lvis = vocviewer.evaluate(ann, res)
+    assert calls == Counter(evaluate_lvis_views=1, iter_evaluate_lvis=1)
+    assert lvis.benchmark == "lvis" and 0 < lvis.summary["AP"] < 1

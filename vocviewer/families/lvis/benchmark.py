@@ -31,10 +31,12 @@ from vocviewer.families.base import (
     opened,
 )
 from vocviewer.families.coco.view import read_coco_view_results
+from vocviewer.families.evidence import collect
 from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
-from vocviewer.families.lvis.evaluate import LvisEvalResult, evaluate_lvis
+from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
+from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 
 if TYPE_CHECKING:
@@ -93,7 +95,12 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     lost = check_ground_truth(dataset, keep_going, task)
     results = read_lvis_results(dataset, request.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
-    result = evaluate_lvis(dataset, results, task)
+    choice = ViewChoice()  # the summary and per-category AP average every IoU and area
+    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    # the window's evaluation (no diagnosis of false positives: the printed layout needs none)
+    stream = lvis_view.evaluate_lvis_views(dataset, results, choice, task=task, diagnose=False)
+    evidence = collect(stream, choice, reasons)
+    result = collect_lvis(evidence.raws(), dataset, results, task)
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")

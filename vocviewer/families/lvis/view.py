@@ -50,11 +50,15 @@ def _boxes(results: ResultSet) -> Any:
 
 
 def evaluate_lvis_views(
-    dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
+    dataset: Dataset,
+    results: ResultSet,
+    choice: ViewChoice,
+    task: str | None = None,
+    diagnose: bool = True,
 ) -> Iterator[ClassView | Summary]:
-    """LVISEval of the results' own type, category by category, then its 13 numbers
-    (``diagnose`` False: false positives left undiagnosed)."""
-    task = iou_type(results)
+    """LVISEval of ``task`` (default: the results' own type), category by category, then its
+    13 numbers (``diagnose`` False: false positives left undiagnosed)."""
+    task = task or iou_type(results)
     params, exclude = lvis_params(task), _never_missed(dataset, results)
     cats = []
     for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task)):
