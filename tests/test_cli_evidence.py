@@ -167,3 +167,25 @@ def test_lvis_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) 
     lvis = vocviewer.evaluate(ann, res)
     assert calls == Counter(evaluate_lvis_views=1, iter_evaluate_lvis=1)
     assert lvis.benchmark == "lvis" and 0 < lvis.summary["AP"] < 1
+
+
+def test_visdrone_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) -> None:
+    from tests.evaluation.test_visdrone_reference import write_split
+    from vocviewer.families.visdrone import view as visdrone_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_visdrone_views", "evaluate_visdrone"):
+        _count(monkeypatch, visdrone_view, name, calls)
+    images = [
+        ([(0, 0, 10, 10, 1, 4), (20, 20, 10, 10, 1, 1)], [(0, 0, 10, 10, 0.9, 4)], 0, 0),
+        ([(0, 0, 10, 10, 1, 4)], [(0, 0, 10, 12, 0.9, 4), (5, 5, 5, 5, 0.5, 9)], 0, 0),
+    ]
+    split, res = write_split(tmp_path, images)
+    assert main(["eval", str(split), "--results", str(res), "--protocol", "visdrone"]) == 0
+    assert "maxDets=500" in capsys.readouterr().out
+    # the toolkit's evaluator once, reached through the window's stream (not beside it)
+    assert calls == Counter(evaluate_visdrone_views=1, evaluate_visdrone=1)
+    calls.clear()
+    visdrone = vocviewer.evaluate(split, res)
+    assert calls == Counter(evaluate_visdrone_views=1, evaluate_visdrone=1)
+    assert visdrone.benchmark == "visdrone" and visdrone.per_class["car"]["ap"] > 0

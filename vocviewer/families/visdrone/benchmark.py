@@ -24,11 +24,12 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
+from vocviewer.families.evidence import collect
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.families.visdrone import FILES
 from vocviewer.families.visdrone import view as visdrone_view
 from vocviewer.families.visdrone.columns import VisDroneDetections
-from vocviewer.families.visdrone.evaluate import SUMMARY_KEYS, VisDroneResult, evaluate_visdrone
+from vocviewer.families.visdrone.evaluate import SUMMARY_KEYS, VisDroneResult
 from vocviewer.families.visdrone.reader import (
     looks_like_visdrone,
     read_visdrone,
@@ -122,7 +123,12 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             f"{len(rx.extra)} result file(s) without an annotation were not read: "
             + ", ".join(rx.extra[:10])
         )
-    result = evaluate_visdrone(dataset, results)
+    # the window's evaluation (no diagnosis of false positives: the printed layout needs none);
+    # every category's view holds the toolkit's one ``VisDroneResult``
+    choice = ViewChoice()
+    stream = visdrone_view.evaluate_visdrone_views(dataset, results, choice, diagnose=False)
+    result = collect(stream, choice).one_raw()
+    assert isinstance(result, VisDroneResult)  # categories 0..11 always have a view
     warnings += [n for n in result.notes if "missing" not in n]
     return EvalOutput(format_visdrone(result), visdrone_payload(result), warnings)
 
