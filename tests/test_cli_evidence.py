@@ -189,3 +189,24 @@ def test_visdrone_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, caps
     visdrone = vocviewer.evaluate(split, res)
     assert calls == Counter(evaluate_visdrone_views=1, evaluate_visdrone=1)
     assert visdrone.benchmark == "visdrone" and visdrone.per_class["car"]["ap"] > 0
+
+
+def test_ilsvrc_det_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, capsys) -> None:
+    from tests.evaluation.test_ilsvrc import write_fixture
+    from vocviewer.families.ilsvrc import view as ilsvrc_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_ilsvrc_views", "evaluate_ilsvrc_det"):
+        _count(monkeypatch, ilsvrc_view, name, calls)
+    images = [[(0, 1, 1, 50, 50), (1, 5, 5, 30, 30)], [(0, 1, 1, 40, 40)]]
+    preds = [(1, 1, 0.9, 1, 1, 50, 50), (2, 1, 0.8, 1, 1, 10, 10), (1, 2, 0.7, 5, 5, 30, 30)]
+    gt, devkit, pred = write_fixture(tmp_path, images, preds)
+    argv = ["eval", str(gt), "--results", str(pred), "--task", "det", "--devkit", str(devkit)]
+    assert main(argv) == 0
+    assert "Mean AP:" in capsys.readouterr().out
+    # the devkit's evaluator once, reached through the window's stream (not beside it)
+    assert calls == Counter(evaluate_ilsvrc_views=1, evaluate_ilsvrc_det=1)
+    calls.clear()
+    ilsvrc = vocviewer.evaluate(gt, pred, task="det", devkit=devkit)
+    assert calls == Counter(evaluate_ilsvrc_views=1, evaluate_ilsvrc_det=1)
+    assert ilsvrc.benchmark == "ilsvrc" and ilsvrc.per_class["name 1"]["ap"] > 0

@@ -23,11 +23,12 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
+from vocviewer.families.evidence import collect
 from vocviewer.families.ilsvrc import FILES
 from vocviewer.families.ilsvrc import view as ilsvrc_view
 from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
-from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
+from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 
@@ -124,7 +125,12 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             f"{sum(unlisted.values())} prediction(s) on {len(unlisted)} image id(s) not in the "
             "eval list were dropped (the official code crashes on them): NOT OFFICIAL"
         )
-    result = evaluate_ilsvrc_det(dataset, results)
+    # the window's evaluation (no diagnosis of false positives: the printed layout needs none);
+    # every label's view holds the devkit's one ``IlsvrcDetResult``
+    choice = ViewChoice()
+    stream = ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice, diagnose=False)
+    result = collect(stream, choice).one_raw()
+    assert isinstance(result, IlsvrcDetResult)  # the reader refuses a devkit without synsets
     return EvalOutput(format_det(result, str(request.results[0])), det_payload(result), warnings)
 
 
