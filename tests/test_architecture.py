@@ -28,9 +28,6 @@ MAX_LINES = 500
 QT = ("PySide6", "pyqtgraph", "shiboken6")
 LINTED = ("vocviewer", "tests", "bench")
 
-#: Import cycles still to break, each named once here (issue 11). An entry whose modules exist but
-#: no longer form a cycle fails ``test_known_cycles_are_still_needed``: delete it then.
-FMT_SKIP = re.compile(r"[ \t]*#\s*fmt:\s*skip\b")
 FMT_MARK = re.compile(r"#\s*fmt:\s*(skip|off|on)\b")
 
 
@@ -335,8 +332,8 @@ def test_library_and_cli_do_not_import_qt():
 
 # --- formatting and the module budget ----------------------------------------------------------
 def test_no_fmt_skip():
-    """The formatter owns layout: no ``# fmt: skip`` / ``off`` comment in the package, the tests
-    or the speed scripts (issues 11, 21)."""
+    """The formatter owns layout: no comment that switches ruff format off (skip / off / on) in
+    the package, the tests or the speed scripts (issues 11, 21)."""
     marked = [
         str(p.relative_to(ROOT))
         for folder in LINTED
@@ -346,16 +343,14 @@ def test_no_fmt_skip():
             for tok in tokenize.generate_tokens(io.StringIO(p.read_text(encoding="utf-8")).readline)
         )
     ]
-    assert not marked, f"use ruff format, not # fmt: skip: {marked}"
+    assert not marked, f"use ruff format, not formatter-suppression comments: {marked}"
 
 
 def test_no_module_over_the_size_budget(tmp_path):
-    """Counted as ``ruff format`` writes each module once its ``# fmt: skip`` markers are gone,
+    """Counted as ``ruff format`` writes each module (no suppression comments: test_no_fmt_skip),
     so packing lines cannot meet the budget."""
     copy = tmp_path / "vocviewer"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for p in copy.rglob("*.py"):
-        p.write_text(FMT_SKIP.sub("", p.read_text(encoding="utf-8")), encoding="utf-8")
     config = str(ROOT / "pyproject.toml")
     done = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "-q", "--no-cache", "--config", config, str(copy)],
