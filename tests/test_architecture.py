@@ -155,16 +155,18 @@ def test_the_graph_sees_lazy_and_type_checking_imports():
 
 
 CORE, FORMATS, EVALUATION = "vocviewer.core", "vocviewer.formats", "vocviewer.evaluation"
-LIBRARY = (CORE, FORMATS, EVALUATION)
+KERNEL = "vocviewer.kernel"  # compiled loops: imports nothing of vocviewer, used from any layer
+LIBRARY = (KERNEL, CORE, FORMATS, EVALUATION)
 FAMILIES_PACKAGE = "vocviewer.families"
 MODELS, WIDGETS, PANES = "vocviewer.gui.models", "vocviewer.gui.widgets", "vocviewer.gui.panes"
 #: package -> the vocviewer packages its modules may import (``import vocviewer`` always may).
 #: ``vocviewer.families`` holds the family interface (base, registry, views, ...) and one folder
 #: per family; which of them may import a family folder is ``test_no_family_imported_...``.
 LAYERS = {
-    CORE: (CORE,),
-    FORMATS: (CORE, FORMATS),
-    EVALUATION: (CORE, EVALUATION),
+    KERNEL: (KERNEL,),
+    CORE: (KERNEL, CORE),
+    FORMATS: (KERNEL, CORE, FORMATS),
+    EVALUATION: (KERNEL, CORE, EVALUATION),
     FAMILIES_PACKAGE: (*LIBRARY, FAMILIES_PACKAGE),
     "vocviewer.demo": (CORE, FORMATS, "vocviewer.demo"),
     "vocviewer.cocoapi": (*LIBRARY, "vocviewer.families.coco", "vocviewer.cocoapi"),
@@ -177,7 +179,7 @@ LAYERS = {
 
 @pytest.mark.parametrize("package", list(LAYERS))
 def test_layers_import_only_downward(package):
-    """core <- formats / evaluation (never each other) <- families (the interface, then the
+    """kernel <- core <- formats / evaluation (never each other) <- families (the interface, then the
     family folders) <- cli / gui; gui never imports the CLI, families neither (nor Qt); inside
     gui, models <- widgets <- panes <- window."""
     assert not _violations((package,), LAYERS[package])

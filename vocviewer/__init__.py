@@ -2,6 +2,8 @@
 
 Subpackages
 -----------
+kernel
+    The compiled loops (C, each optional: the numpy path runs where one is not built).
 core
     The shared model (``Dataset``, ``ResultSet``, boxes, RLE masks, palette, errors): numpy only.
 formats
