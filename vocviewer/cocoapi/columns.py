@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 import vocviewer.cocoapi.mask as mask_utils
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.reader import polygon_sets_to_rle
@@ -168,17 +168,14 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         height.astype(np.int32),
         np.zeros(len(imgs), dtype=bool),
     )
-    z = np.zeros(0, dtype=np.int64)
     lacking = {k: np.array([k not in a for a in anns], bool).reshape(n) for k in _READ_FIELDS}
     return Dataset(
         name="COCO",
         root=None,
-        year=None,
         classes=tuple(str(c.get("name", c["id"])) for c in cats),
         box_convention="continuous",
         images=images,
         objects=objects,
-        parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
         extras={"coco": extras, "lacking": lacking},
     )
 

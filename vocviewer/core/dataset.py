@@ -7,7 +7,7 @@ annotation order (XML order for VOC), so ``objects_of(i)`` is an O(1) slice thro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,14 @@ class ImageTable:
 
     def __len__(self) -> int:
         return len(self.path)
+
+    @classmethod
+    def unsized(cls, ids: Sequence[str], paths: Sequence[Path]) -> ImageTable:
+        """Images whose annotation gives no size (width and height 0: read from the file when
+        drawn) and no segmentation flag."""
+        n = len(paths)
+        zeros = np.zeros(n, np.int32)
+        return cls(np.array(ids, dtype=np.str_), tuple(paths), zeros, zeros, np.zeros(n, bool))
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,7 +226,7 @@ class PersonSet:
         return out
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Dataset:
     """A benchmark's ground truth, columnar.
 
@@ -229,13 +237,13 @@ class Dataset:
     root
         The folder it was read from (``None`` for in-memory datasets).
     year
-        Challenge year if known (chooses VOC's AP rule), else ``None``.
+        Challenge year if known (chooses VOC's AP rule), else ``None`` (the default).
     classes
         Class names; ``ObjectTable.label`` indexes this.
     box_convention
         How to read every box (``core.boxes``).
     images, objects, parts
-        The tables above.
+        The tables above (``parts``: VOC's person layout only, empty by default).
     image_sets
         ``"Main/test"``, ``"Segmentation/val"``, ... → int64 image rows in file order
         (duplicates kept: the official detection code treats them as errors).
@@ -259,12 +267,12 @@ class Dataset:
 
     name: str
     root: Path | None
-    year: int | None
+    year: int | None = None
     classes: tuple[str, ...]
     box_convention: BoxConvention
     images: ImageTable
     objects: ObjectTable
-    parts: PartTable
+    parts: PartTable = field(default_factory=PartTable.empty)
     image_sets: Mapping[str, IntArray] = field(default_factory=dict)
     class_labels: Mapping[tuple[str, str], ImageLabels] = field(default_factory=dict)
     person_sets: Mapping[str, PersonSet] = field(default_factory=dict)

@@ -16,6 +16,7 @@ the dataset's folders before anything is evaluated. ``result_sets`` says which r
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,12 +227,31 @@ class Benchmark(Protocol):
         ...
 
 
+#: a family's ``evaluate_views``: (dataset, results, choice, diagnose) -> the views' stream
+EvaluateViews = Callable[..., "Iterator[ClassView | Summary | Notice]"]
+#: a family's ``rederive_views``: (dataset, results, raws by class, choice) -> views or ``None``
+RederiveViews = Callable[..., "list[ClassView] | None"]
+
+
+@dataclass(frozen=True)
+class FamilyViews:
+    """What a family gives the window, named once: how it evaluates the views, how it
+    re-derives them at another choice from their evidence (``None``: evaluate anew), and its
+    Analysis tab's ``ViewAnalyser`` as ``"module:Class"`` (imported on first use; ``None``: no
+    analysis)."""
+
+    evaluate: EvaluateViews
+    rederive: RederiveViews | None = None
+    analyser: str | None = None
+
+
 class ViewDefaults:
     """What most families do in the window: draw the dataset as read, read results as
-    ``read_results`` does (no image sets, nothing to offload) and evaluate anew at another
-    choice. A family that the window opens says so in ``files``."""
+    ``read_results`` does (no image sets, nothing to offload) and evaluate through ``views``
+    (their ``FamilyViews``). A family that the window opens says so in ``files``."""
 
     files = FileTypes()
+    views: FamilyViews
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         raise NotImplementedError
@@ -254,6 +274,11 @@ class ViewDefaults:
     ) -> ResultSet:
         return self.read_results(dataset, paths)
 
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
+    ) -> Iterator[ClassView | Summary | Notice]:
+        return self.views.evaluate(dataset, results, choice, diagnose=diagnose)
+
     def rederive_views(
         self,
         dataset: Dataset,
@@ -261,13 +286,19 @@ class ViewDefaults:
         raws: Mapping[int, Any],
         choice: ViewChoice,
     ) -> list[ClassView] | None:
-        return None
+        rederive = self.views.rederive
+        return None if rederive is None else rederive(dataset, results, raws, choice)
 
     def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
         return None
 
     def view_analyser(self) -> ViewAnalyser | None:
-        return None
+        spec = self.views.analyser
+        if spec is None:
+            return None
+        module, _, name = spec.partition(":")
+        analyser: ViewAnalyser = getattr(importlib.import_module(module), name)()
+        return analyser
 
 
 def refuse_json_results(

@@ -5,10 +5,10 @@ LVIS benchmark (higher priority)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -21,6 +21,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    FamilyViews,
     ViewDefaults,
     check_ground_truth,
     opened,
@@ -34,15 +35,9 @@ from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import (
-    ClassView,
-    Notice,
-    Summary,
     ViewChoice,
     ViewSettings,
 )
-
-if TYPE_CHECKING:
-    from vocviewer.families.view_analyser import ViewAnalyser
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
@@ -102,6 +97,11 @@ class CocoBenchmark(ViewDefaults):
     analyze_tasks = ("bbox", "segm")
     priority = 10
     hint = "a COCO annotation .json"
+    views = FamilyViews(
+        coco_view.evaluate_coco_views,
+        coco_view.rederive_coco_views,
+        "vocviewer.families.coco.analyze:CocoViewAnalyser",
+    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -149,18 +149,3 @@ class CocoBenchmark(ViewDefaults):
         offload: Callable[..., Any],
     ) -> ResultSet:
         return coco_view.read_coco_view_results(dataset, paths, offload)
-
-    def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
-    ) -> Iterator[ClassView | Summary | Notice]:
-        return coco_view.evaluate_coco_views(dataset, results, choice, diagnose=diagnose)
-
-    def rederive_views(
-        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
-    ) -> list[ClassView] | None:
-        return coco_view.rederive_coco_views(dataset, results, raws, choice)
-
-    def view_analyser(self) -> ViewAnalyser:
-        from vocviewer.families.coco.analyze import CocoViewAnalyser
-
-        return CocoViewAnalyser()

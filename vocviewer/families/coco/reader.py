@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core import masks as mk
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
@@ -466,16 +466,13 @@ def _dataset(
         np.array(heights),
         np.zeros(len(ids), dtype=bool),
     )
-    z = np.zeros(0, dtype=np.int64)
     return Dataset(
         name=path.stem,
         root=path,
-        year=None,
         classes=names,
         box_convention="continuous",
         images=images_table,
         objects=objects,
-        parts=PartTable(z, z.astype(np.int8), np.zeros((0, 4))),
         problems=tuple(problems),
         extras={"coco": extras},
         roots=(path.parent, img_dir),

@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -18,6 +17,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    FamilyViews,
     ViewDefaults,
     opened,
     problems_error,
@@ -30,10 +30,7 @@ from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, fo
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
-
-if TYPE_CHECKING:
-    from vocviewer.families.view_analyser import ViewAnalyser
+from vocviewer.families.views import ViewChoice, ViewSettings
 
 
 def format_det(result: IlsvrcDetResult, pred: str) -> str:
@@ -145,6 +142,11 @@ class IlsvrcBenchmark(ViewDefaults):
     analyze_tasks = ("det",)
     priority = 40
     hint = "an ILSVRC annotation folder (with --devkit)"
+    views = FamilyViews(
+        ilsvrc_view.evaluate_ilsvrc_views,
+        ilsvrc_view.rederive_ilsvrc_views,
+        "vocviewer.families.ilsvrc.analyze:IlsvrcViewAnalyser",
+    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -184,18 +186,3 @@ class IlsvrcBenchmark(ViewDefaults):
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return ilsvrc_view.SETTINGS
-
-    def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
-    ) -> Iterator[ClassView | Summary | Notice]:
-        return ilsvrc_view.evaluate_ilsvrc_views(dataset, results, choice, diagnose=diagnose)
-
-    def rederive_views(
-        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
-    ) -> list[ClassView] | None:
-        return ilsvrc_view.rederive_ilsvrc_views(dataset, results, raws, choice)
-
-    def view_analyser(self) -> ViewAnalyser:
-        from vocviewer.families.ilsvrc.analyze import IlsvrcViewAnalyser
-
-        return IlsvrcViewAnalyser()

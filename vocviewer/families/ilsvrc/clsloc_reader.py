@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.ilsvrc.columns import ClslocGuesses, IlsvrcClslocInfo
@@ -144,7 +144,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
     bl_file = _last(data, "*clsloc_validation_blacklist.txt")
     blacklist = _read_blacklist(bl_file, problems) if bl_file is not None else []
     box = np.array([o[2:6] for o in objs], dtype=np.float64).reshape(-1, 4)
-    n_obj, n_img = len(objs), len(ids)
+    n_obj = len(objs)
     objects = ObjectTable(
         image_index=np.array([o[0] for o in objs], dtype=np.int64),
         label=np.array([o[1] for o in objs], dtype=np.int64),
@@ -157,13 +157,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         actions=np.zeros((n_obj, 0), bool),
     )
     folder = path if path.is_dir() else path.parent
-    images = ImageTable(
-        id=np.array(ids, dtype=np.str_),
-        path=tuple(folder / f"{b}.JPEG" for b in ids),
-        width=np.zeros(n_img, np.int32),
-        height=np.zeros(n_img, np.int32),
-        segmented=np.zeros(n_img, bool),
-    )
+    images = ImageTable.unsized(ids, [folder / f"{b}.JPEG" for b in ids])
     info = IlsvrcClslocInfo(
         wnids=wnids,
         gt_label=np.array(labels, dtype=np.int64),
@@ -172,16 +166,13 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         ground_truth_file=gt_file,
         blacklist_file=bl_file,
     )
-    empty = PartTable.empty()
     return Dataset(
         name=folder.name,
         root=folder,
-        year=None,
         classes=names,
         box_convention="voc",
         images=images,
         objects=objects,
-        parts=empty,
         problems=tuple(problems),
         extras={"ilsvrc_clsloc": info},
         roots=(folder, Path(devkit)),

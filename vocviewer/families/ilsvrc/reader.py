@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo
@@ -205,30 +205,21 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
         order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
         actions=np.zeros((n_obj, 0), bool),
     )
-    n_img = len(listed)
-    images = ImageTable(
-        id=np.array([b for b, _, _ in listed], dtype=np.str_),
-        path=tuple(gt_dir / f"{b}.JPEG" for b, _, _ in listed),
-        width=np.zeros(n_img, np.int32),
-        height=np.zeros(n_img, np.int32),
-        segmented=np.zeros(n_img, bool),
-    )
+    bases = [b for b, _, _ in listed]
+    images = ImageTable.unsized(bases, [gt_dir / f"{b}.JPEG" for b in bases])
     info = IlsvrcDetInfo(
         wnids=wnids,
         image_id=np.array([v for _, v, _ in listed], dtype=np.int64),
         blacklist_image_id=np.array(bl_ids, dtype=np.int64),
         blacklist_label=np.array(bl_labels, dtype=np.int64),
     )
-    empty = PartTable.empty()
     return Dataset(
         name=gt_dir.name,
         root=gt_dir,
-        year=None,
         classes=names,
         box_convention="voc",
         images=images,
         objects=objects,
-        parts=empty,
         problems=tuple(problems),
         extras={"ilsvrc": info},
         roots=(gt_dir, Path(devkit)),

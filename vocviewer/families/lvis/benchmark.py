@@ -11,10 +11,10 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -26,6 +26,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    FamilyViews,
     ViewDefaults,
     check_ground_truth,
     opened,
@@ -37,10 +38,7 @@ from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
-
-if TYPE_CHECKING:
-    from vocviewer.families.view_analyser import ViewAnalyser
+from vocviewer.families.views import ViewChoice, ViewSettings
 
 #: ``LVISEval.print_results``' line template
 TEMPLATE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] = {:0.3f}"
@@ -120,6 +118,11 @@ class LvisBenchmark(ViewDefaults):
     analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
     hint = "an LVIS v1 annotation .json"
+    views = FamilyViews(
+        lvis_view.evaluate_lvis_views,
+        lvis_view.rederive_lvis_views,
+        "vocviewer.families.lvis.analyze:LvisViewAnalyser",
+    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -149,11 +152,6 @@ class LvisBenchmark(ViewDefaults):
 
         return run_lvis_analyze(args)
 
-    def view_analyser(self) -> ViewAnalyser:
-        from vocviewer.families.lvis.analyze import LvisViewAnalyser
-
-        return LvisViewAnalyser()
-
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return lvis_view.SETTINGS
 
@@ -169,13 +167,3 @@ class LvisBenchmark(ViewDefaults):
         offload: Callable[..., Any],
     ) -> ResultSet:
         return read_coco_view_results(dataset, paths, offload, read_lvis_results, "LVIS")
-
-    def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
-    ) -> Iterator[ClassView | Summary | Notice]:
-        return lvis_view.evaluate_lvis_views(dataset, results, choice, diagnose=diagnose)
-
-    def rederive_views(
-        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
-    ) -> list[ClassView] | None:
-        return lvis_view.rederive_lvis_views(dataset, results, raws, choice)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
@@ -19,13 +19,14 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    FamilyViews,
     ViewDefaults,
     opened,
     problems_error,
     refuse_json_results,
 )
 from vocviewer.families.evidence import collect
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.views import ViewChoice, ViewSettings
 from vocviewer.families.visdrone import FILES
 from vocviewer.families.visdrone import view as visdrone_view
 from vocviewer.families.visdrone.columns import VisDroneDetections
@@ -36,9 +37,6 @@ from vocviewer.families.visdrone.reader import (
     read_visdrone_results,
 )
 from vocviewer.families.visdrone.regions import matlab_round
-
-if TYPE_CHECKING:
-    from vocviewer.families.view_analyser import ViewAnalyser
 
 
 def matlab_2dp(v: float) -> str:
@@ -144,6 +142,11 @@ class VisDroneBenchmark(ViewDefaults):
     analyze_tasks = ("det",)
     priority = 20
     hint = "a VisDrone split (annotations/ and images/)"
+    views = FamilyViews(
+        visdrone_view.evaluate_visdrone_views,
+        visdrone_view.rederive_visdrone_views,
+        "vocviewer.families.visdrone.analyze:VisDroneViewAnalyser",
+    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -193,18 +196,3 @@ class VisDroneBenchmark(ViewDefaults):
 
     def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
         return visdrone_view.visdrone_view_extras(dataset)
-
-    def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
-    ) -> Iterator[ClassView | Summary | Notice]:
-        return visdrone_view.evaluate_visdrone_views(dataset, results, choice, diagnose=diagnose)
-
-    def rederive_views(
-        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
-    ) -> list[ClassView] | None:
-        return visdrone_view.rederive_visdrone_views(dataset, results, raws, choice)
-
-    def view_analyser(self) -> ViewAnalyser:
-        from vocviewer.families.visdrone.analyze import VisDroneViewAnalyser
-
-        return VisDroneViewAnalyser()

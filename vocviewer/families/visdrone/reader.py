@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.visdrone.columns import (
@@ -252,16 +252,13 @@ def read_visdrone(root: str | Path) -> Dataset:
         image_height=heights,
         image_width=widths,
     )
-    empty = PartTable.empty()
     return Dataset(
         name=root.name,
         root=root,
-        year=None,
         classes=VISDRONE_CATEGORIES,
         box_convention="continuous",
         images=images,
         objects=objects,
-        parts=empty,
         problems=tuple(problems),
         extras={"visdrone": extras},
         roots=(root,),

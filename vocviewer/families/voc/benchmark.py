@@ -14,7 +14,7 @@ with one warning per file; the numbers stay official.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +29,7 @@ from vocviewer.families.base import (
     CliOption,
     EvalOutput,
     EvalRequest,
+    FamilyViews,
     ViewDefaults,
     check_ground_truth,
     opened,
@@ -38,9 +39,6 @@ from vocviewer.families.base import (
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import not_official_reasons
 from vocviewer.families.views import (
-    ClassView,
-    Notice,
-    Summary,
     ViewChoice,
     ViewSettings,
 )
@@ -54,7 +52,6 @@ from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, vo
 
 if TYPE_CHECKING:
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-    from vocviewer.families.view_analyser import ViewAnalyser
 
 
 OFFICIAL_IOU = voc_view.OFFICIAL_IOU
@@ -152,6 +149,11 @@ class VocBenchmark(ViewDefaults):
     analyze_tasks = ("det", "cls")
     priority = 30
     hint = VOC_HINT
+    views = FamilyViews(
+        voc_view.evaluate_voc_views,
+        None,
+        "vocviewer.families.voc.analyze:VocViewAnalyser",
+    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -206,13 +208,3 @@ class VocBenchmark(ViewDefaults):
     ) -> ResultSet:
         refuse_json_results(paths, dataset, voc_expects())
         return voc_view.read_voc_view_results(dataset, paths, image_set, fallback_set)
-
-    def evaluate_views(
-        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
-    ) -> Iterator[ClassView | Summary | Notice]:
-        return voc_view.evaluate_voc_views(dataset, results, choice, diagnose=diagnose)
-
-    def view_analyser(self) -> ViewAnalyser:
-        from vocviewer.families.voc.analyze import VocViewAnalyser
-
-        return VocViewAnalyser()
