@@ -18,6 +18,7 @@ from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.normalised_ap import normalised_aps
 from vocviewer.families import open_dataset, open_results
 from vocviewer.families.coco.analyze_curves import analyze_coco
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
@@ -376,7 +377,7 @@ def test_coco_analyze_figures(coco_results, tmp_path, capsys, fmt: str, magic: b
     code, text, _ = run(capsys, GT, *args)
     assert code == 0
     dataset = read_coco(GT, None, masks=False)
-    sups = sorted(set(dataset.extras["coco"].supercategory))
+    sups = sorted(set(dataset.data(CocoAnnotations).supercategory))
     names = [f"analyze_res1.{fmt}", *(f"analyze_res1_{s}.{fmt}" for s in sups)]
     for name in names:
         data = (figs / name).read_bytes()

@@ -15,6 +15,7 @@ import pytest
 from tests.evaluation.test_tide import gen_results
 from vocviewer.evaluation.bootstrap import BootstrapCancelled, replicate_images
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
@@ -58,7 +59,7 @@ def test_replicate_equals_evaluating_the_resampled_dataset(case: Any, tmp_path: 
     ds, _, ev = evaluate(GT, res_path)
     boot = coco_bootstrap([coco_bbox_evidence(ds, ev, "a")], 3, seed=11, chunk=2)
     ids = [im["id"] for im in gt["images"]]
-    assert ids == [int(i) for i in ds.extras["coco"].image_id]  # units are the JSON's images
+    assert ids == [int(i) for i in ds.data(CocoAnnotations).image_id]  # units are the JSON's images
     for r in range(3):
         drawn = replicate_images(11, r, len(ids))
         images, anns, dets = [], [], []

@@ -10,6 +10,7 @@ import pytest
 from vocviewer.core.errors import FormatError
 from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
+from vocviewer.families.ilsvrc.columns import ClslocGuesses, IlsvrcClslocInfo
 
 WNIDS = ["n001", "n002", "n003", "n004"]
 BOX = (1, 1, 100, 100)
@@ -192,7 +193,7 @@ def test_bad_lines(tmp_path):
     pred.write_text("1 1 1 100 100\n1 1 1 100\n")
     res = read_ilsvrc_clsloc_results(ds, pred)
     assert res.problems[0].line == 2 and "groups" in res.problems[0].message
-    assert res.extras["ilsvrc_clsloc"].label[1].tolist() == [0] * 5
+    assert res.data(ClslocGuesses).label[1].tolist() == [0] * 5
     pred.write_text("1 1 1 100 100\n")
     with pytest.raises(FormatError, match="1 line"):
         read_ilsvrc_clsloc_results(ds, pred)
@@ -219,14 +220,14 @@ def test_printout_matches_demo_layout(tmp_path):
     gt, devkit, pred = write_fixture(tmp_path, images, preds, black)
     ds = read_ilsvrc_clsloc(gt, devkit)
     r = evaluate_ilsvrc_clsloc(ds, read_ilsvrc_clsloc_results(ds, pred))
-    text = format_clsloc(r, ds.extras["ilsvrc_clsloc"], "pred.txt", str(gt))
+    text = format_clsloc(r, ds.data(IlsvrcClslocInfo), "pred.txt", str(gt))
     lines = text.splitlines()
     assert lines[0] == "CLASSIFICATION WITH LOCALIZATION TASK"
     assert lines[5] == "# guesses vs clsloc error vs cls-only error"
     assert lines[6] == "    1.0000    0.6667    0.5000"
     assert lines[10] == "    5.0000    0.3333    0.2500"
     perfect = evaluate(tmp_path / "p", [(1, [(1, *BOX)])], [[(1, *BOX)]])
-    out = format_clsloc(perfect, ds.extras["ilsvrc_clsloc"], "p", "g").splitlines()
+    out = format_clsloc(perfect, ds.data(IlsvrcClslocInfo), "p", "g").splitlines()
     assert out[6] == "     1     0     0"  # MATLAB disp of an all-integer matrix
 
 

@@ -10,6 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.lvis.columns import LvisAnnotations, LvisResults
+
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import write_lvis
@@ -36,7 +39,7 @@ def test_evidence_reproduces_the_curves(tmp_path: Path, kind: str) -> None:
     rs = read_lvis_results(ds, res, task=kind)
     sel = ev_lvis.select(ds, rs)
     cats = list(ev_lvis.iter_evaluate_lvis(ds, rs, kind))
-    assert [c.category_id for c in cats] == sorted(ds.extras["coco"].category_id.tolist())
+    assert [c.category_id for c in cats] == sorted(ds.data(CocoAnnotations).category_id.tolist())
     assert all(isinstance(c, CocoCategoryEvaluation) for c in cats)
     seen = np.concatenate([c.det_rows for c in cats])
     assert np.array_equal(np.sort(seen), np.arange(len(rs.detections)))  # each detection once
@@ -77,14 +80,14 @@ def test_not_evaluated_reasons(tmp_path: Path) -> None:
     sel = ev_lvis.select(ds, rs)
     det = rs.detections
     per_image = np.bincount(det.image_index[sel.status != ev_lvis.OVER_CAP])
-    other = np.bincount(rs.extras["lvis"].image_index, minlength=len(per_image))
+    other = np.bincount(rs.data(LvisResults).image_index, minlength=len(per_image))
     assert (per_image + other[: len(per_image)] <= 300).all()
     assert (per_image + other[: len(per_image)]).max() == 300
     crowded = int(np.argmax(per_image))
     mine = det.image_index == crowded
     kept_low = det.score[mine & (sel.status != ev_lvis.OVER_CAP)].min()
     assert det.score[mine & (sel.status == ev_lvis.OVER_CAP)].max() <= kept_low
-    area = rs.extras["coco"].area
+    area = rs.data(CocoResults).area
     assert (sel.status[(area <= 0) & (sel.status != ev_lvis.OVER_CAP)] == ev_lvis.NO_AREA).all()
     n_cls = len(ds.classes)
     key = det.image_index * n_cls + det.label
@@ -92,7 +95,7 @@ def test_not_evaluated_reasons(tmp_path: Path) -> None:
     on_image = np.isin(
         key, obj.image_index[sel.object_evaluated] * n_cls + obj.label[sel.object_evaluated]
     )
-    verified = on_image | np.isin(key, ds.extras["lvis"].neg_pairs())
+    verified = on_image | np.isin(key, ds.data(LvisAnnotations).neg_pairs())
     assert np.array_equal(
         sel.status == ev_lvis.UNVERIFIED, ~verified & (sel.status != ev_lvis.OVER_CAP) & (area > 0)
     )

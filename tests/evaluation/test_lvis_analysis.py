@@ -15,6 +15,7 @@ from tests.parity.lvis_data import make_lvis, make_results, write_lvis
 from vocviewer.evaluation.bootstrap import replicate_images
 from vocviewer.evaluation.tide_evidence import BKG, CLS, NOT_EVALUATED, TRUE_POSITIVE
 from vocviewer.families.coco.bootstrap import coco_bootstrap
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.lvis.analyze_curves import analyze_lvis
 from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
 from vocviewer.families.lvis.evaluate import UNVERIFIED, evaluate_lvis, select
@@ -215,7 +216,7 @@ def test_a_replicate_is_lviseval_on_the_resampled_file(tmp_path: Path) -> None:
     ds, results, ev = run(ann, res)
     boot = lvis_bootstrap([lvis_evidence(ds, results, ev, "a")], 5, 9)
     picks = replicate_images(9, 4, len(ds.images)).tolist()
-    ids = ds.extras["coco"].image_id.tolist()
+    ids = ds.data(CocoAnnotations).image_id.tolist()
     by_id = {im["id"]: im for im in gt["images"]}
     images, anns, dets = [], [], []
     for j, p in enumerate(picks):

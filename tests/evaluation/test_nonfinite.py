@@ -19,6 +19,7 @@ from tests.evaluation.test_ilsvrc import write_fixture
 from tests.evaluation.test_visdrone_reference import write_split
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.visdrone.columns import VisDroneDetections
 
 INF, NAN = math.inf, math.nan
 #: x1, y1, x2, y2 (VOC, ILSVRC) or left, top, w, h (VisDrone) of the bad row
@@ -146,13 +147,13 @@ def visdrone_case(tmp_path, box):
     split, res_dir = write_split(tmp_path, images)
     ds = read_visdrone(split)
     res = read_visdrone_results(ds, [res_dir])
-    vd = res.extras["visdrone"]
+    vd = res.data(VisDroneDetections)
     ltwh = vd.ltwh.copy()
     ltwh[1:] = box
     with np.errstate(all="ignore"):
         box_xyxy = np.column_stack((ltwh[:, :2], ltwh[:, :2] + ltwh[:, 2:]))
     dets = replace(res.detections, box=box_xyxy)
-    return ds, replace(res, detections=dets, extras={"visdrone": replace(vd, ltwh=ltwh)})
+    return ds, replace(res, detections=dets).with_data(replace(vd, ltwh=ltwh))
 
 
 @pytest.mark.parametrize("name", list(BAD))

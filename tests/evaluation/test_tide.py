@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from vocviewer.evaluation.tide import KIND_NAMES
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
@@ -119,7 +120,7 @@ def assert_parity(tidecv: Any, gt_path: Path, res_path: Path) -> float:
 def per_class_parity(tidecv: Any, run: Any, res: Any, gt_path: Path) -> float:
     """Per-class AP of the baseline and of every fix equal ``tidecv``'s ``fix_errors`` objects
     (tidecv reports only their means); the same classes enter the means."""
-    cat_ids = read_coco(gt_path, masks=False).extras["coco"].category_id.tolist()
+    cat_ids = read_coco(gt_path, masks=False).data(CocoAnnotations).category_id.tolist()
     fixed = {"AP": run.ap_data}
     for err in tidecv.TIDE._error_types:
         fixed[err.short_name] = run.fix_errors(lambda e, t=err: isinstance(e, t))
@@ -410,8 +411,8 @@ def test_parity_on_non_finite_boxes(tidecv: Any, tmp_path: Path) -> None:
     gt_path, res_path = write_case(tmp_path, gts, [(*d[:2], [1, 1, 1, 1], d[3]) for d in dets])
     ds = read_coco(gt_path, masks=False)
     rs = read_coco_results(ds, res_path)
-    coco = dataclasses.replace(rs.extras["coco"], bbox=np.array(boxes, dtype=float))
-    res = coco_tide(ds, dataclasses.replace(rs, extras={"coco": coco}))
+    coco = dataclasses.replace(rs.data(CocoResults), bbox=np.array(boxes, dtype=float))
+    res = coco_tide(ds, rs.with_data(coco))
     assert [KIND_NAMES[int(k)] for k in res.evidence.kind] == [
         "TP",
         "Both",

@@ -23,6 +23,7 @@ from tests.evaluation.test_tide import tidecv  # noqa: F401 (the fixture)
 from tests.parity.lvis_data import make_lvis, make_results, write_lvis
 from vocviewer.evaluation.tide import KIND_NAMES
 from vocviewer.evaluation.tide_evidence import NOT_EVALUATED
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.lvis.evaluate import UNVERIFIED, evaluate_lvis, select
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.lvis.tide import lvis_tide
@@ -83,7 +84,7 @@ def test_bit_identical_to_tidecv_where_federated_is_plain(
     used = [p["_id"] for p in run.preds.annotations if p.get("used") is True]
     assert sorted(used) == np.flatnonzero(ev.kind == 0).tolist()
     assert ours.counts()["Miss"] == len(run.error_dict[tidecv.MissedError])
-    cat_ids = read_lvis(ann, masks=False).extras["coco"].category_id.tolist()
+    cat_ids = read_lvis(ann, masks=False).data(CocoAnnotations).category_id.tolist()
     expected = {c: o.get_ap() for c, o in run.ap_data.objs.items() if not o.is_empty()}
     assert {cat_ids[k]: ours.class_ap[k] for k in np.flatnonzero(ours.class_counted["AP"])} == (
         expected

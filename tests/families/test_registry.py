@@ -18,6 +18,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families import Benchmark, EvalOutput, open_dataset, registry
 from vocviewer.families.base import CERTAIN, CliOption, EvalRequest, ViewDefaults
+from vocviewer.families.lvis.columns import LvisAnnotations, LvisResults
 from vocviewer.families.views import ViewChoice, ViewSettings
 
 
@@ -164,9 +165,9 @@ def test_an_lvis_file_is_chosen_by_its_family_and_opened(tmp_path: Path) -> None
     assert registry.choose(gt, protocol="coco").name == "coco"  # only when asked for
     assert registry.looks_like_dataset(gt)
     dataset = open_dataset(gt)
-    assert "lvis" in dataset.extras
+    assert dataset.has_data(LvisAnnotations)
     results = registry.open_results(dataset, res)
-    assert "lvis" in results.extras  # read by the LVIS reader, not COCO's alone
+    assert results.has_data(LvisResults)  # read by the LVIS reader, not COCO's alone
 
 
 @pytest.mark.parametrize(
@@ -218,7 +219,7 @@ def test_a_coco_file_mentioning_lvis_keys_in_a_name_is_still_coco(tmp_path: Path
     gt.write_text(json.dumps(doc))
     assert registry.choose(gt).name == "coco"
     dataset = open_dataset(gt)
-    assert len(dataset.images) == 1 and "lvis" not in dataset.extras
+    assert len(dataset.images) == 1 and not dataset.has_data(LvisAnnotations)
 
 
 # --- families chosen from the path, as --protocol would --------------------------------------------

@@ -67,7 +67,7 @@ def test_read_annotations(tmp_path: Path) -> None:
     ds = read_coco(_write(tmp_path, GT, "gt.json"))
     assert ds.classes == ("dog", "cat")  # ascending category id
     assert ds.box_convention == "continuous"
-    co: CocoAnnotations = ds.extras["coco"]
+    co: CocoAnnotations = ds.data(CocoAnnotations)
     assert co.category_id.tolist() == [2, 5]
     # objects sorted by image row (JSON image order)
     assert co.ann_id.tolist() == [1, 2]
@@ -85,7 +85,7 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
         {"image_id": 4, "category_id": 2, "bbox": [0, 0, 2, 2], "score": 0.25},
     ]
     rs = read_coco_results(ds, _write(tmp_path, dets, "r.json"))
-    ex: CocoResults = rs.extras["coco"]
+    ex: CocoResults = rs.data(CocoResults)
     assert ex.kind == "bbox"
     assert ex.area.tolist() == [12.0, 4.0]
     assert ex.det_id.tolist() == [1, 2]
@@ -111,7 +111,7 @@ def test_results_bbox_and_errors(tmp_path: Path) -> None:
     # a category the annotation file lacks: loadRes takes it, COCOeval ignores it; so do we
     other = {"image_id": 9, "category_id": 8, "bbox": [1, 2, 3, 4], "score": 1}
     rs = read_coco_results(ds, _write(tmp_path, [dets[0], other, other], "o.json"))
-    assert rs.extras["coco"].det_id.tolist() == [1] and len(rs.warnings) == 1
+    assert rs.data(CocoResults).det_id.tolist() == [1] and len(rs.warnings) == 1
     assert rs.warnings[0].element == "[1].category_id" and "2 result(s)" in str(rs.warnings[0])
 
 
@@ -126,11 +126,11 @@ def test_results_segm_and_keypoints(tmp_path: Path) -> None:
         }
     ]
     rs = read_coco_results(ds, _write(tmp_path, seg, "s.json"), task="segm")
-    ex: CocoResults = rs.extras["coco"]
+    ex: CocoResults = rs.data(CocoResults)
     assert ex.kind == "segm" and ex.area.tolist() == [8.0]
     assert ex.bbox[0].tolist() == [0, 0, 2, 4]
     kp = [{"image_id": 4, "category_id": 2, "score": 0.3, "keypoints": [1, 2, 1, 5, 9, 1]}]
-    ex = read_coco_results(ds, _write(tmp_path, kp, "k.json"), task="keypoints").extras["coco"]
+    ex = read_coco_results(ds, _write(tmp_path, kp, "k.json"), task="keypoints").data(CocoResults)
     assert ex.kind == "keypoints" and ex.area.tolist() == [28.0]
     assert ex.bbox[0].tolist() == [1, 2, 4, 7]
     assert ex.keypoints.shape == (1, 2, 3)
@@ -143,17 +143,17 @@ def test_coco_mini_all_files() -> None:
     assert len(ds.images) == 79 and len(ds.classes) == 80
     assert ds.images.path[0].parent == MINI / "val2017"
     assert ds.images.path[0].is_file()
-    co = ds.extras["coco"]
+    co = ds.data(CocoAnnotations)
     assert co.masks is not None and len(co.masks) == len(ds.objects)
     np.testing.assert_allclose(
         co.bbox[:, 2:], ds.objects.box[:, 2:] - ds.objects.box[:, :2], atol=1e-9
     )
     np.testing.assert_array_equal(co.bbox[:, :2], ds.objects.box[:, :2])
-    kp = read_coco(ann / "person_keypoints_val2017.json").extras["coco"]
+    kp = read_coco(ann / "person_keypoints_val2017.json").data(CocoAnnotations)
     assert kp.keypoints.shape[1:] == (17, 3) and len(kp.keypoint_names[0]) == 17
     caps = read_coco(ann / "captions_val2017.json", masks=False)
     assert len(caps.objects) == 0
-    assert all(len(c) >= 5 for c in caps.extras["coco"].captions)
+    assert all(len(c) >= 5 for c in caps.data(CocoAnnotations).captions)
 
 
 def test_bulk_and_per_entry_box_paths_agree(tmp_path):
@@ -204,7 +204,7 @@ def test_bulk_and_per_entry_box_paths_agree(tmp_path):
         np.testing.assert_array_equal(
             getattr(bulk.detections, name), getattr(slow.detections, name)
         )
-    a, b = bulk.extras["coco"], slow.extras["coco"]
+    a, b = bulk.data(CocoResults), slow.data(CocoResults)
     np.testing.assert_array_equal(a.area, b.area)
     np.testing.assert_array_equal(a.bbox, b.bbox)
     assert a.keypoints.shape == b.keypoints.shape
@@ -228,7 +228,7 @@ def test_box_columns_parsed_elsewhere_give_the_same_result_set(tmp_path):
         np.testing.assert_array_equal(
             getattr(direct.detections, name), getattr(given.detections, name)
         )
-    np.testing.assert_array_equal(direct.extras["coco"].area, given.extras["coco"].area)
+    np.testing.assert_array_equal(direct.data(CocoResults).area, given.data(CocoResults).area)
     # an unknown image id: the columns parse, but the file is re-read so that entry is named
     odd = _write(tmp_path, [*good, {**good[0], "image_id": 77}], "odd.json")
     odd_cols = box_columns(odd)

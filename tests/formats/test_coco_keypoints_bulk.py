@@ -15,6 +15,7 @@ import pytest
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.formats.json_input import parse_json
 
@@ -47,14 +48,14 @@ def test_a_clean_keypoint_file_is_read_in_bulk_as_load_res_reads_it(
 ) -> None:
     gt_path, path = _files(tmp_path, boxed)
     ds = read_coco(gt_path, masks=False)
-    gt = ds.extras["coco"]
+    gt = ds.data(CocoAnnotations)
     anns = parse_json(path, path.read_bytes())
     cols = bulk.keypoint_columns(anns, False, gt.image_id, gt.category_id, box_kind=boxed)
     assert cols is not None  # the bulk path takes it
     fast = cr.read_coco_results(ds, path, task="keypoints")
     kind = "bbox" if boxed else "keypoints"
     slow = cr._read_entries(path, anns, kind, "keypoints", False, ds)
-    a, b = fast.extras["coco"], slow.extras["coco"]
+    a, b = fast.data(CocoResults), slow.data(CocoResults)
     assert a.kind == b.kind == kind and not fast.warnings and not fast.problems
     for name in ("det_id", "image_id", "category_id", "bbox", "area", "keypoints"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
@@ -108,6 +109,6 @@ def test_a_nan_keypoint_is_kept_with_one_warning(tmp_path: Path) -> None:
     path.write_text(json.dumps(dets))
     rs = cr.read_coco_results(ds, path, task="keypoints")
     assert len(rs.detections.score) == len(dets) and len(rs.warnings) == 1
-    ex = rs.extras["coco"]  # a NaN x: NaN x0 and width, as np.min gives it in loadRes
+    ex = rs.data(CocoResults)  # a NaN x: NaN x0 and width, as np.min gives it in loadRes
     assert rs.warnings[0].message.startswith("2 ") and np.isnan(ex.bbox[1, [0, 2]]).all()
     assert rs.warnings[0].element == "[1].keypoints" and not rs.problems

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_fast as fast
 from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.reader import read_coco
 
 pytestmark = pytest.mark.skipif(not fast.available(), reason="msgspec not installed")
@@ -157,6 +158,6 @@ def test_read_results_with_nan_keeps_the_rows_and_warns(tmp_path: Path) -> None:
     path.write_text(json.dumps([GOOD, {**GOOD, "score": 0.25}]))
     rs = cr.read_coco_results(ds, path)
     np.testing.assert_array_equal(rs.detections.score, [0.5, 0.25])
-    np.testing.assert_array_equal(rs.extras["coco"].bbox, [[1.5, 2, 3.25, 4]] * 2)
+    np.testing.assert_array_equal(rs.data(CocoResults).bbox, [[1.5, 2, 3.25, 4]] * 2)
     assert rs.warnings == () and rs.problems == ()
     assert cr.box_columns(path) is not None

@@ -16,7 +16,7 @@ from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_reader as cr
-from vocviewer.families.coco.columns import CocoResults
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 
@@ -60,7 +60,7 @@ def test_strings_read_as_load_res(tmp_path: Path, with_bbox: bool) -> None:
     (tmp_path / "dt.json").write_text(json.dumps(dets))
     ds = read_coco(gt_path)
     rs = read_coco_results(ds, tmp_path / "dt.json", task="segm")
-    co: CocoResults = rs.extras["coco"]
+    co: CocoResults = rs.data(CocoResults)
     assert co.masks is not None and len(co.masks) == len(dets)
     rles = [
         {"size": d["segmentation"]["size"], "counts": d["segmentation"]["counts"].encode()}
@@ -146,7 +146,7 @@ def test_kept_oddities_give_one_warning(
     edit(dets[7])
     (tmp_path / "dt.json").write_text(json.dumps(dets))
     rs = read_coco_results(read_coco(gt_path), tmp_path / "dt.json", task="segm")
-    co: CocoResults = rs.extras["coco"]
+    co: CocoResults = rs.data(CocoResults)
     assert len(co.det_id) == len(dets) and len(co.warnings) == 1
     assert co.warnings[0].element == element and message in co.warnings[0].message
 
@@ -168,7 +168,7 @@ def test_the_bulk_path_reads_the_plain_file(tmp_path: Path) -> None:
         assert cols is not None
         fast = read_coco_results(ds, path, task="segm")
         slow = cr._read_entries(path, anns, "bbox" if boxed else "segm", "segm", False, ds)
-        a, b = fast.extras["coco"], slow.extras["coco"]
+        a, b = fast.data(CocoResults), slow.data(CocoResults)
         for name in ("det_id", "image_id", "category_id", "bbox", "area"):
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
         assert np.array_equal(a.bbox, cols.xywh)
@@ -179,7 +179,7 @@ def test_the_bulk_path_reads_the_plain_file(tmp_path: Path) -> None:
 
 
 def _image_columns(ds: Any) -> tuple[np.ndarray, ...]:
-    gt = ds.extras["coco"]
+    gt = ds.data(CocoAnnotations)
     return (
         gt.image_id,
         gt.category_id,

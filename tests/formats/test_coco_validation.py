@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
@@ -176,11 +177,11 @@ def test_bad_annotation_field_is_a_problem_naming_its_path(case: str, tmp_path: 
 
 def test_left_out_and_kept_rows(tmp_path: Path) -> None:
     ds = read_coco(_gt(tmp_path, ANNOTATION_CASES["bbox_nan"][0]))
-    assert ds.extras["coco"].ann_id.tolist() == [2]  # the NaN box is left out
+    assert ds.data(CocoAnnotations).ann_id.tolist() == [2]  # the NaN box is left out
     ds = read_coco(_gt(tmp_path, ANNOTATION_CASES["width_abc"][0]))
     assert ds.images.width.tolist() == [40, 0] and len(ds.objects) == 2  # kept, without a size
     ds = read_coco(_gt(tmp_path, ANNOTATION_CASES["rle_other_size"][0]))
-    co = ds.extras["coco"]
+    co = ds.data(CocoAnnotations)
     assert co.masks.height.tolist() == [30, 20] and co.masks.areas().tolist() == [50, 8]
 
 
@@ -209,7 +210,7 @@ def test_captions_need_no_categories(tmp_path: Path) -> None:
             {"images": GT["images"], "annotations": [{"id": 1, "image_id": 4, "caption": "a dog"}]}
         )
     )
-    assert read_coco(p).extras["coco"].captions == ((), ("a dog",))
+    assert read_coco(p).data(CocoAnnotations).captions == ((), ("a dog",))
 
 
 def test_deep_nesting_and_special_files(tmp_path: Path) -> None:
@@ -352,7 +353,7 @@ def test_nonfinite_box_rows_are_evaluated_as_pycocotools_does(seed: int, tmp_pat
         dets.append({"image_id": a["image_id"], "category_id": 5, "bbox": box, "score": score})
     dets[0]["bbox"][2] = NAN  # at least one
     rs, ours = _both(ann, dets, "bbox", tmp_path)
-    warn = rs.extras["coco"].warnings
+    warn = rs.data(CocoResults).warnings
     assert len(warn) == 1 and warn[0].element.startswith("[0].") and "NaN or infinite" in str(warn)
     assert not ours.notes  # kept rows: still official
 
@@ -419,7 +420,7 @@ def test_keypoint_results_with_bbox_equal_pycocotools(with_bbox: bool, tmp_path:
     ann = _person_gt(tmp_path)
     dets = _kp_results(json.loads(ann.read_text()), 4, with_bbox)
     rs, ours = _both(ann, dets, "keypoints", tmp_path)
-    ex = rs.extras["coco"]
+    ex = rs.data(CocoResults)
     assert ex.kind == ("bbox" if with_bbox else "keypoints") and ex.keypoints.shape[1] == 17
     if with_bbox:
         b = np.array([d["bbox"] for d in dets])
@@ -442,7 +443,7 @@ def test_nonfinite_keypoint_rows_are_evaluated_as_pycocotools_does(
         if rng.random() < 0.1:
             e["score"] = NAN
     rs, _ = _both(ann, dets, "keypoints", tmp_path)
-    assert len(rs.extras["coco"].warnings) == 1
+    assert len(rs.data(CocoResults).warnings) == 1
 
 
 def test_results_of_other_categories_are_left_out_as_cocoeval_does(tmp_path: Path) -> None:
@@ -452,5 +453,5 @@ def test_results_of_other_categories_are_left_out_as_cocoeval_does(tmp_path: Pat
         for c, s in ((5, 0.9), (77, 0.95), (2, 0.5), (77, NAN))
     ]
     rs, ours = _both(ann, dets, "bbox", tmp_path)
-    assert rs.extras["coco"].det_id.tolist() == [1, 3] and not ours.notes
+    assert rs.data(CocoResults).det_id.tolist() == [1, 3] and not ours.notes
     assert [p.element for p in rs.warnings] == ["[1].category_id"]

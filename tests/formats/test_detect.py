@@ -9,6 +9,8 @@ import pytest
 from tests.evaluation.test_visdrone_reference import write_split
 from vocviewer.core.errors import FormatError
 from vocviewer.families import looks_like_dataset, open_dataset, open_results
+from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.visdrone.columns import VisDroneGroundTruth
 
 
 def test_voc_year_folder(demo):
@@ -23,7 +25,7 @@ def test_visdrone_split(tmp_path):
         tmp_path, [([(10, 10, 20, 20, 1, 4)], [(11, 10, 20, 20, 0.9, 4)], 100, 100)]
     )
     ds = open_dataset(split)
-    assert "visdrone" in ds.extras and ds.box_convention == "continuous"
+    assert ds.has_data(VisDroneGroundTruth) and ds.box_convention == "continuous"
     assert ds.classes[ds.objects.label[0]] == "car"
     rs = open_results(ds, [res])
     assert len(rs.detections) == 1
@@ -45,9 +47,9 @@ def test_coco_annotation_json(tmp_path):
 
     ann = COCO_MINI / "annotations" / "instances_val2017.json"
     ds = open_dataset(ann, images=COCO_MINI / "val2017")
-    assert "coco" in ds.extras and ds.box_convention == "continuous"
+    assert ds.has_data(CocoAnnotations) and ds.box_convention == "continuous"
     assert ds.images.path[0].parent == COCO_MINI / "val2017"
-    first = ds.extras["coco"]
+    first = ds.data(CocoAnnotations)
     res = tmp_path / "res.json"
     res.write_text(
         json.dumps(

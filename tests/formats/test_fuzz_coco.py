@@ -22,6 +22,7 @@ from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.formats.json_input import parse_json
 
@@ -144,7 +145,7 @@ def _same(a: Any, b: Any) -> None:
         np.testing.assert_array_equal(getattr(a.detections, name), getattr(b.detections, name))
     for name in ("bbox", "area", "det_id", "image_id", "category_id"):
         np.testing.assert_array_equal(
-            getattr(a.extras["coco"], name), getattr(b.extras["coco"], name)
+            getattr(a.data(CocoResults), name), getattr(b.data(CocoResults), name)
         )
     assert [str(p) for p in a.problems] == [str(p) for p in b.problems]
 
@@ -302,11 +303,11 @@ def _segm_per_entry(ds: Any, path: Path, keep_going: bool) -> Any:
 def _same_masks(a: Any, b: Any) -> None:
     _same(a, b)
     if not isinstance(a, FormatError):
-        ma, mb = a.extras["coco"].masks, b.extras["coco"].masks
+        ma, mb = a.data(CocoResults).masks, b.data(CocoResults).masks
         for name in ("counts", "offsets", "height", "width"):
             np.testing.assert_array_equal(getattr(ma, name), getattr(mb, name))
-        assert [str(w) for w in a.extras["coco"].warnings] == [
-            str(w) for w in b.extras["coco"].warnings
+        assert [str(w) for w in a.data(CocoResults).warnings] == [
+            str(w) for w in b.data(CocoResults).warnings
         ]
 
 
@@ -331,7 +332,7 @@ def test_bulk_and_per_entry_segm_paths_accept_and_reject_the_same_entries(
             _run(lambda: _segm_per_entry(ds, path, True)),
         )
         anns = parse_json(path, path.read_bytes())
-        gt = ds.extras["coco"]
+        gt = ds.data(CocoAnnotations)
         sizes = (ds.images.height.astype(np.int64), ds.images.width.astype(np.int64))
         cols = bulk.segm_columns(
             anns, False, gt.image_id, gt.category_id, *sizes, box_kind=cr._kind(anns[0]) == "bbox"
@@ -349,8 +350,8 @@ def test_bulk_and_per_entry_segm_paths_accept_and_reject_the_same_entries(
             event("per-entry: kept with a warning" if slow.warnings else "per-entry: clean")
         if cols is not None:  # taken in bulk: the per-entry path takes it whole, no warning
             assert not isinstance(slow, FormatError) and not slow.problems and not slow.warnings
-            np.testing.assert_array_equal(cols.xywh, slow.extras["coco"].bbox)
-            np.testing.assert_array_equal(cols.area, slow.extras["coco"].area)
+            np.testing.assert_array_equal(cols.xywh, slow.data(CocoResults).bbox)
+            np.testing.assert_array_equal(cols.area, slow.data(CocoResults).area)
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32-be"])
@@ -462,10 +463,10 @@ def test_bulk_and_per_entry_keypoint_paths_accept_and_reject_the_same_entries(
             _same(fast, slow)
             if not isinstance(slow, FormatError):
                 np.testing.assert_array_equal(
-                    fast.extras["coco"].keypoints, slow.extras["coco"].keypoints
+                    fast.data(CocoResults).keypoints, slow.data(CocoResults).keypoints
                 )
                 assert [str(w) for w in fast.warnings] == [str(w) for w in slow.warnings]
-        gt = ds.extras["coco"]
+        gt = ds.data(CocoAnnotations)
         literals = any(w in path.read_bytes() for w in (b"true", b"false", b"null"))
         cols = bulk.keypoint_columns(
             anns, literals, gt.image_id, gt.category_id, box_kind=kind == "bbox"
@@ -478,7 +479,7 @@ def test_bulk_and_per_entry_keypoint_paths_accept_and_reject_the_same_entries(
             event("per-entry: kept with a warning" if slow.warnings else "per-entry: clean")
         if cols is not None:  # taken in bulk: the per-entry path takes it whole, no warning
             assert not isinstance(slow, FormatError) and not slow.problems and not slow.warnings
-            ex = slow.extras["coco"]
+            ex = slow.data(CocoResults)
             np.testing.assert_array_equal(cols.xywh, ex.bbox)
             np.testing.assert_array_equal(cols.area, ex.area)
             np.testing.assert_array_equal(cols.keypoints, ex.keypoints)

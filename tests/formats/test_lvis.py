@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.lvis.columns import LvisAnnotations, LvisResults
 from vocviewer.families.lvis.reader import (
     SNIFF_WINDOW,
     looks_like_lvis,
@@ -91,7 +93,7 @@ def test_federated_columns_and_names(tmp_path: Path) -> None:
     assert ds.classes == ("aardvark", "cat", "zebra")  # ascending category id
     assert [p.name for p in ds.images.path] == ["000000000070.jpg", "own.jpg"]
     assert all(p.parent == tmp_path / "imgs" for p in ds.images.path)
-    lv = ds.extras["lvis"]
+    lv = ds.data(LvisAnnotations)
     assert lv.frequency.tolist() == ["r", "c", "f"]
     # image 70: neg [cat] (77 has no category); image 31: none
     assert lv.neg_offsets.tolist() == [0, 1, 1] and lv.neg_label.tolist() == [1]
@@ -100,7 +102,7 @@ def test_federated_columns_and_names(tmp_path: Path) -> None:
     assert lv.not_exhaustive_label.tolist() == [0, 2, 1]
     assert lv.neg_pairs().tolist() == [0 * 3 + 1]
     assert lv.not_exhaustive_pairs().tolist() == [0, 1 * 3 + 1, 1 * 3 + 2]
-    ann_id = ds.extras["coco"].ann_id.tolist()
+    ann_id = ds.data(CocoAnnotations).ann_id.tolist()
     assert dict(zip(ann_id, lv.ignore.tolist(), strict=True)) == {
         11: False,
         12: True,
@@ -176,8 +178,8 @@ def test_results_of_other_categories_are_kept_aside(tmp_path: Path) -> None:
         ],
     )
     rs = read_lvis_results(ds, res)
-    assert rs.extras["coco"].det_id.tolist() == [1, 3]
-    other = rs.extras["lvis"]
+    assert rs.data(CocoResults).det_id.tolist() == [1, 3]
+    other = rs.data(LvisResults)
     assert other.entry.tolist() == [1, 3]
     assert other.image_index.tolist() == [1, 0]
     assert other.score.tolist() == [0.7, 1.0]
@@ -191,7 +193,7 @@ def test_results_without_other_categories(tmp_path: Path) -> None:
     ds = read_lvis(write(tmp_path, doc()), masks=False)
     res = _results(tmp_path, [{"image_id": 31, "category_id": 4, "bbox": [0, 0, 4, 4], "score": 1}])
     rs = read_lvis_results(ds, res)
-    assert len(rs.detections) == 1 and len(rs.extras["lvis"].entry) == 0 and not rs.warnings
+    assert len(rs.detections) == 1 and len(rs.data(LvisResults).entry) == 0 and not rs.warnings
 
 
 def test_keypoint_results_and_tasks_are_refused(tmp_path: Path) -> None:
@@ -237,4 +239,4 @@ def test_sniff_sees_the_keys_at_either_end(tmp_path: Path) -> None:
     other.write_text(json.dumps(doc()))
     assert not looks_like_lvis(other)
     assert not looks_like_lvis(tmp_path)
-    assert np.all(read_lvis(tail_only, masks=False).extras["lvis"].frequency != "")
+    assert np.all(read_lvis(tail_only, masks=False).data(LvisAnnotations).frequency != "")

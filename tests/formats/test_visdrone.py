@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vocviewer.families.visdrone.columns import VisDroneDetections, VisDroneGroundTruth
 from vocviewer.families.visdrone.reader import parse_row, read_visdrone, read_visdrone_results
 
 
@@ -33,7 +34,7 @@ def test_bad_rows_are_reported_with_line_and_the_rest_loads(tmp_path):
     assert "category" in rs.problems[2].message
     # a NaN score is kept (it ranks last) and reported once as a warning naming file and line
     assert rs.detections.line.tolist() == [1, 4, 6]
-    assert rs.extras["visdrone"].row_in_file.tolist() == [0, 1, 2]
+    assert rs.data(VisDroneDetections).row_in_file.tolist() == [0, 1, 2]
     assert rs.detections.box[0].tolist() == [0, 0, 10, 10]
     (warning,) = rs.warnings
     assert warning.path == res / "a.txt" and warning.line == 4
@@ -50,10 +51,10 @@ def test_empty_and_missing_result_files(tmp_path):
     split, res = _split(tmp_path, "0,0,10,10,1,4,0,0\n", "")
     ds = read_visdrone(split)
     rs = read_visdrone_results(ds, [res])
-    assert len(rs.detections) == 0 and rs.extras["visdrone"].missing == ()
+    assert len(rs.detections) == 0 and rs.data(VisDroneDetections).missing == ()
     (res / "a.txt").unlink()
     rs = read_visdrone_results(ds, [res])
-    assert rs.extras["visdrone"].missing == ("a.txt",)
+    assert rs.data(VisDroneDetections).missing == ("a.txt",)
 
 
 def test_image_size_read_only_for_images_with_regions(tmp_path):
@@ -62,8 +63,8 @@ def test_image_size_read_only_for_images_with_regions(tmp_path):
     split, _ = _split(tmp_path, "0,0,10,10,0,0,0,0\n")
     Image.new("L", (33, 21)).save(split / "images" / "a.jpg")
     ds = read_visdrone(split)
-    assert ds.extras["visdrone"].image_height.tolist() == [21]
-    assert ds.extras["visdrone"].image_width.tolist() == [33]
+    assert ds.data(VisDroneGroundTruth).image_height.tolist() == [21]
+    assert ds.data(VisDroneGroundTruth).image_width.tolist() == [33]
 
 
 def test_nonfinite_results_are_kept_ranked_last_and_evaluated_silently(tmp_path):

@@ -12,6 +12,7 @@ from PySide6.QtCore import QPoint, Qt
 from tests.gui.test_protocol_window import COCO_MINI, INSTANCES, write_coco_results
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.gui.panes.analysis_pane import CURVES
 
 
@@ -83,7 +84,7 @@ def test_coco_mini_curves_and_their_bands(qtbot, coco_window):
     ]
     person = st.dataset.classes.index("person")
     st.select_class(person)
-    cid = int(st.dataset.extras["coco"].category_id[person])
+    cid = int(st.dataset.data(CocoAnnotations).category_id[person])
     for n, p in a.category(cid).curves().items():
         np.testing.assert_allclose(_drawn(chart)[n], p, atol=1e-12)
 
@@ -108,7 +109,7 @@ def test_coco_mini_curves_and_their_bands(qtbot, coco_window):
 
     # FN: person objects (not crowd) no true positive matched
     _click_band(qtbot, chart, "FN")
-    crowd = st.dataset.extras["coco"].iscrowd
+    crowd = st.dataset.data(CocoAnnotations).iscrowd
     matched = np.zeros(len(obj), bool)
     matched[ev.best_gt[tp]] = True
     want = np.flatnonzero((obj.label == person) & ~crowd & ~matched)

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.gui.panes.label_layout import LabelItem, place_labels
 from vocviewer.gui.widgets.verdict_style import apply_palette, set_verdict_words
 
@@ -187,7 +188,7 @@ def test_palette_menu_recolours_boxes_and_is_stored(qtbot, make_window, tiny, tm
 
 def write_results(dataset, path: Path) -> Path:
     """Jittered ground truth (seeded): many labels per image, some false positives."""
-    coco = dataset.extras["coco"]
+    coco = dataset.data(CocoAnnotations)
     rng = np.random.default_rng(1)
     out = []
     for i in range(len(coco.ann_id)):

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 from vocviewer.evaluation.result import Verdict, pr_polyline
+from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo
+from vocviewer.families.views import ViewExtras
 
 COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
@@ -16,7 +19,7 @@ INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"
 
 def write_coco_results(dataset, path: Path, seed: int = 0) -> Path:
     """Jittered ground-truth boxes (some dropped, some duplicated, a few background boxes)."""
-    coco = dataset.extras["coco"]
+    coco = dataset.data(CocoAnnotations)
     rng = np.random.default_rng(seed)
     out = []
     for i in range(len(coco.ann_id)):
@@ -85,7 +88,7 @@ def test_coco_window_evaluates_and_draws(qtbot, coco_window):
     assert win.ap_table.model().index(80, 1).data() == f"{expected['AP']:.3f}"
     # an image with people: masks (a pixel layer), keypoints, captions
     person = ds.classes.index("person")
-    view = ds.extras["view"]
+    view = ds.data(ViewExtras)
     has_kp = np.zeros(len(ds.images), bool)
     rows = np.flatnonzero((ds.objects.label == person) & (view.keypoints[:, :, 2] > 0).any(axis=1))
     has_kp[ds.objects.image_index[rows]] = True
@@ -217,7 +220,7 @@ def test_ilsvrc_annotations_show_synset_names(qtbot, make_window, tmp_path):
     st = win.state
     qtbot.waitUntil(lambda: st.dataset is not None and st.is_idle(), timeout=30_000)
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image >= 0, timeout=10_000)
-    assert "ilsvrc" in st.dataset.extras
+    assert st.dataset.has_data(IlsvrcDetInfo)
     assert len(st.results) == 1 and len(st.results[0].results.detections) == 2
     names = " ".join(i.text for i in win.view.overlay_items("label"))
     assert "name 1" in names and "name 3" in names  # synset names from the devkit mapping
@@ -237,7 +240,7 @@ def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_
 
     st = coco_window.state
     ds, res = st.dataset, st.results[0].results
-    coco_gt = ds.extras["coco"]
+    coco_gt = ds.data(CocoAnnotations)
     for ev in st.evaluations[0].det.values():
         tp = ev.verdict == Verdict.TP
         assert np.all(np.isnan(ev.best_iou[~tp]))

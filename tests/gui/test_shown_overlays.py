@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
-from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable, PartTable
+from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import ClassScores, Detections, ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.panes.box_batch import EXACT_MAX, batch_boxes
@@ -49,14 +49,13 @@ def crowded_set(root: Path, n_dets: int, seed: int = 0) -> tuple[Dataset, Result
         np.array(["crowded"]), (path,), np.array([400]), np.array([300]), np.zeros(1, bool)
     )
     ds = Dataset(
-        "crowded",
-        root,
-        2012,
-        VOC_CLASSES,
-        "voc",
-        images,
-        objects,
-        PartTable.empty(),
+        name="crowded",
+        root=root,
+        year=2012,
+        classes=VOC_CLASSES,
+        box_convention="voc",
+        images=images,
+        objects=objects,
         image_sets={"Main/val": np.array([0])},
     )
     near = rng.random(n_dets) < 0.4

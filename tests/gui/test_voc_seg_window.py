@@ -54,7 +54,7 @@ def test_segmentation_results_are_evaluated_and_drawn(qtbot, make_window, demo, 
     combo.setCurrentIndex(combo.findData("result"))
     win.protocol.act_seg.setChecked(True)
     combo.activated.emit(combo.currentIndex())
-    assert win.view.seg_mode == f"result:{st.results[0].results.extras['segmentation'].folder}"
+    assert win.view.seg_mode == f"result:{st.results[0].results.family_data[0].folder}"
     seg_ids = {str(st.dataset.images.id[i]) for i in st.dataset.image_sets["Segmentation/val"]}
     image = next(i for i in range(len(st.dataset.images)) if st.dataset.images.id[i] in seg_ids)
     st.set_current_image(image)

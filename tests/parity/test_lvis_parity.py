@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.lvis.columns import LvisAnnotations
 
 pytest.importorskip("lvis")
 pytest.importorskip("pycocotools")
@@ -90,14 +92,14 @@ def test_the_generated_files_hold_every_trap(tmp_path: Path) -> None:
     sel = ev_lvis.select(ds, rs)
     counts = np.bincount(sel.status, minlength=4)
     assert all(counts > 0), counts  # evaluated, over the cap, zero area, unverified
-    lv = ds.extras["lvis"]
+    lv = ds.data(LvisAnnotations)
     assert set(lv.frequency.tolist()) == {"r", "c", "f"}
     assert lv.ignore.any() and (~sel.object_evaluated).any()  # ignore flags, an area-0 object
-    assert ds.extras["coco"].iscrowd.any()  # crowd flags LVIS never looks at
+    assert ds.data(CocoAnnotations).iscrowd.any()  # crowd flags LVIS never looks at
     result = compare(ann, res, "bbox")
     assert np.isnan([c.ap for c in result.categories]).sum() >= 2  # categories without GT
     # entries of a category the file lacks take places among an image's 300
-    bare = ev_lvis.select(ds, replace(rs, extras={**rs.extras, "lvis": LvisResults.empty()}))
+    bare = ev_lvis.select(ds, rs.with_data(LvisResults.empty()))
     assert not np.array_equal(bare.status, sel.status)
     # an unmatched detection of a not-exhaustive category is ignored, not a false positive
     ne_ignored = 0

@@ -1,5 +1,5 @@
 """A ``COCO`` object's dictionaries → vocviewer's columns (``Dataset`` / ``ResultSet`` with
-``extras["coco"]``), read the way ``COCOeval`` reads them.
+``CocoAnnotations``), read the way ``COCOeval`` reads them.
 
 Ground truth: the images of ``coco.imgs``, the categories of ``coco.cats`` (ascending id), and
 every annotation of ``dataset["annotations"]`` on a known image with a known category (others
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -176,8 +177,15 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         box_convention="continuous",
         images=images,
         objects=objects,
-        extras={"coco": extras, "lacking": lacking},
+        family_data=(extras, LackingFields(lacking)),
     )
+
+
+@dataclass(frozen=True)
+class LackingFields:
+    """Per ground-truth field ``COCOeval`` reads, the annotation rows that lack it."""
+
+    rows: dict[str, npt.NDArray[np.bool_]]
 
 
 #: Ground-truth fields ``COCOeval`` reads that ``ground_truth`` defaults (``lacking``: per row,
@@ -192,10 +200,10 @@ def check_read_fields(gt: Dataset, dt: ResultSet, p: Any) -> None:
     (bbox), ``iscrowd`` (bbox, segm: ``computeIoU``), for keypoints ``keypoints`` and ``bbox``
     where a detection shares the image (and category: ``computeOks``), and ``iscrowd``
     (``evaluateImg``)."""
-    lacking: dict[str, npt.NDArray[np.bool_]] = gt.extras["lacking"]
+    lacking = gt.data(LackingFields).rows
     if not any(v.any() for v in lacking.values()):
         return
-    g: CocoAnnotations = gt.extras["coco"]
+    g: CocoAnnotations = gt.data(CocoAnnotations)
     image_of = g.image_id[gt.objects.image_index]
     sel = np.isin(image_of, p.imgIds) if len(p.imgIds) else np.ones(len(image_of), bool)
     if p.useCats and len(p.catIds):
@@ -216,7 +224,7 @@ def check_read_fields(gt: Dataset, dt: ResultSet, p: Any) -> None:
 def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
     """The results of ``coco`` (from ``loadRes``) on ``gt`` as a ``ResultSet``; ``kind`` is the
     ``iouType`` (masks are built for ``"segm"`` only)."""
-    g: CocoAnnotations = gt.extras["coco"]
+    g: CocoAnnotations = gt.data(CocoAnnotations)
     anns = coco.dataset.get("annotations", [])
     row = _rows_of(g.image_id, _column(anns, "image_id", np.int64))
     label = _rows_of(g.category_id, _column(anns, "category_id", np.int64))
@@ -246,5 +254,5 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
         "results",
         (),
         detections=Detections(row, label, score, box, z, ids),
-        extras={"coco": extras},
+        family_data=(extras,),
     )

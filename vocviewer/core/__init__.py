@@ -8,6 +8,8 @@ boxes
     Box conventions and vectorised overlap.
 dataset
     ``Dataset``.
+family_data
+    The typed records a family attaches to a dataset or result set, found by type.
 errors
     Errors for bad input.
 masks

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from vocviewer.core.arrays import freeze_columns, frozen
 from vocviewer.core.boxes import BoxConvention
 from vocviewer.core.errors import FormatError
+from vocviewer.core.family_data import FamilyData
 
 IntArray = npt.NDArray[np.int64]
 
@@ -227,7 +228,7 @@ class PersonSet:
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
-class Dataset:
+class Dataset(FamilyData):
     """A benchmark's ground truth, columnar.
 
     Attributes
@@ -255,10 +256,10 @@ class Dataset:
         Action names; columns of ``ObjectTable.actions``.
     problems
         Non-fatal input problems met while loading (the rest loaded).
-    extras
-        Format-specific tables keyed by benchmark family (``"coco"``, ``"visdrone"``,
-        ``"ilsvrc"``, ...), each a frozen columnar dataclass defined in ``core/<family>.py``
-        and aligned with ``images`` / ``objects`` rows.
+    family_data
+        The family's own records (``core.family_data``: COCO's ``CocoAnnotations``, VisDrone's
+        raw numbers, ...), each a frozen columnar dataclass of its family folder aligned with
+        ``images`` / ``objects`` rows, found by type: ``dataset.data(CocoAnnotations)``.
     roots
         Every folder that belongs to the dataset (VOC: the year folder and its devkit root; COCO:
         the annotation and image folders; ...), filled by the reader. vocviewer never writes
@@ -278,7 +279,7 @@ class Dataset:
     person_sets: Mapping[str, PersonSet] = field(default_factory=dict)
     actions: tuple[str, ...] = ()
     problems: tuple[FormatError, ...] = ()
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    family_data: tuple[Any, ...] = ()
     roots: tuple[Path, ...] = ()
     object_offsets: IntArray = field(init=False, repr=False)
     _id_to_index: dict[str, int] = field(init=False, repr=False)

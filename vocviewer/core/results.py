@@ -7,7 +7,6 @@ protocol can name the file and line of a detection it rejects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import numpy.typing as npt
 
 from vocviewer.core.arrays import freeze_columns, frozen
 from vocviewer.core.errors import FormatError
+from vocviewer.core.family_data import FamilyData
 
 IntArray = npt.NDArray[np.int64]
 
@@ -93,8 +93,16 @@ class ClassScores:
         return cls(z, z, np.zeros(0), z, z)
 
 
+@dataclass(frozen=True)
+class LabelImageResults:
+    """Results given as a folder of label images, one per image (VOC segmentation's PNGs), not
+    as ranked rows: a ``ResultSet``'s record (``family_data``) that the window draws."""
+
+    folder: Path
+
+
 @dataclass(frozen=True, eq=False)
-class ResultSet:
+class ResultSet(FamilyData):
     """One method's results for a dataset.
 
     Attributes
@@ -119,9 +127,10 @@ class ResultSet:
     task
         What the results answer where one format holds several tasks (COCO-style JSON: ``bbox``,
         ``segm`` or ``keypoints``); ``None``: the family's own default.
-    extras
-        Format-specific per-row columns keyed by benchmark family (``"coco"``: masks,
-        keypoints; ``"visdrone"``: categories in file order; ...), aligned with ``detections``.
+    family_data
+        The family's own records (``core.family_data``: COCO's masks and keypoints, VisDrone's
+        categories in file order, ...), aligned with ``detections``, found by type:
+        ``results.data(CocoResults)``.
     """
 
     name: str
@@ -131,7 +140,7 @@ class ResultSet:
     classes_with_files: dict[str, frozenset[int]] = field(default_factory=dict)
     problems: tuple[FormatError, ...] = ()
     warnings: tuple[FormatError, ...] = ()
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    family_data: tuple[Any, ...] = ()
     task: str | None = None
 
     def where(self, file_index: int, line: int) -> str:

@@ -138,7 +138,7 @@ class Summary:
 
 @dataclass(frozen=True, eq=False)
 class ViewExtras:
-    """What the window draws beside the objects, in no family's terms (``Dataset.extras["view"]``,
+    """What the window draws beside the objects, in no family's terms (``Dataset.data(ViewExtras)``,
     attached by the family's ``prepare_view``; ``view_extras`` reads it).
 
     ``keypoints`` float64 (N, P, 3) per object row (P = 0: none) with ``skeleton`` per class,
@@ -161,13 +161,13 @@ class ViewExtras:
 
 def view_extras(dataset: Dataset) -> ViewExtras:
     """The dataset's ``ViewExtras`` (empty ones if its family attached none)."""
-    extras = dataset.extras.get("view")
+    extras = dataset.data_or_none(ViewExtras)
     return extras if isinstance(extras, ViewExtras) else ViewExtras()
 
 
 def with_view_extras(dataset: Dataset, extras: ViewExtras) -> Dataset:
     """``dataset`` carrying ``extras`` (a new ``Dataset``; the one given is not changed)."""
-    return dataclasses.replace(dataset, extras={**dataset.extras, "view": extras})
+    return dataset.with_data(extras)
 
 
 @dataclass(frozen=True)

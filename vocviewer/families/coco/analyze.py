@@ -65,7 +65,7 @@ from vocviewer.families.base import check_ground_truth, opened
 from vocviewer.families.coco.analyze_curves import MAX_DETS, CocoAnalysis
 from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
-from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import (
     CocoCategoryEvaluation,
     CocoEvalResult,
@@ -191,7 +191,7 @@ def coco_characteristics(
     dataset: Dataset, ev: CocoEvalResult, n_pos: float
 ) -> dict[str, Characteristic]:
     """Size, aspect, area range and crowd bins at IoU 0.5 (module docstring)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     obj = dataset.objects
     counted = ~gt.iscrowd
     ks = [int(np.flatnonzero(gt.category_id == cid)[0]) for cid in ev.category_ids]
@@ -298,7 +298,7 @@ class CocoViewAnalyser(ViewAnalyser):
 
     def curves(self, ds: Dataset, res: ResultSet, ev: Any) -> CurveSet:
         a = coco_analysis(ds, res, CocoParams.for_task(ev.params.iou_type))
-        ids = ds.extras["coco"].category_id.tolist()
+        ids = ds.data(CocoAnnotations).category_id.tolist()
         per_class = {ids.index(int(c)): a.category(int(c)) for c in a.category_ids}
         return CurveSet(a.overall(), per_class)
 
@@ -311,7 +311,7 @@ class CocoViewAnalyser(ViewAnalyser):
 
 
 def _analysed_kind(res: ResultSet) -> str:
-    kind = str(res.extras["coco"].kind)
+    kind = str(res.data(CocoResults).kind)
     if kind not in ("bbox", "segm"):
         raise ValueError(f"TIDE and the bootstrap analyse boxes and masks, not {kind}")
     return kind

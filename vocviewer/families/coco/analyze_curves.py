@@ -168,7 +168,7 @@ def analyze_coco(
     ps = np.zeros((len(CURVE_NAMES), n_r, n_k, n_a))
     ps[:3] = ev.precision[..., 0]
     one = replace(first, use_cats=False, iou_thresholds=np.array([0.1]))
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     base = prepare(dataset, results, replace(one, max_dets=(np.iinfo(np.int64).max,)))
     gt_cat = dataset.objects.label[base.gt_rows]
     dt_cat = results.detections.label[base.dt_rows]

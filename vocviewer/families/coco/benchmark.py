@@ -29,6 +29,7 @@ from vocviewer.families.base import (
 from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
@@ -49,7 +50,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     lost = check_ground_truth(dataset, keep_going, task)
     results = read_coco_results(dataset, request.results[0], task=task, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
-    if dataset.extras["coco"].federated:  # only when --protocol coco asked for it
+    if dataset.data(CocoAnnotations).federated:  # only when --protocol coco asked for it
         warnings.append(
             f"{request.path}: an LVIS file evaluated by COCO's rules (--protocol coco): "
             "these are not LVIS's numbers"
@@ -121,7 +122,7 @@ class CocoBenchmark(ViewDefaults):
         return read_coco(path, sources.get("images"), masks=task != "bbox")
 
     def reads_results_of(self, dataset: Dataset) -> bool:
-        return "coco" in dataset.extras
+        return dataset.has_data(CocoAnnotations)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:

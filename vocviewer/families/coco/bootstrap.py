@@ -34,6 +34,7 @@ from vocviewer.evaluation.bootstrap import (
 )
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 
 FloatArray = npt.NDArray[np.float64]
@@ -90,7 +91,7 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
         raise ValueError(
             "the COCO bootstrap needs a bbox or segm evaluation of every image, by category"
         )
-    gt = dataset.extras["coco"]
+    gt = dataset.data(CocoAnnotations)
     obj = dataset.objects
     n_img = len(dataset.images)
     counted = ~gt.iscrowd

@@ -1,7 +1,7 @@
 """COCO-specific columns: what ``COCOeval`` needs bit-exactly, beside ``Dataset`` / ``ResultSet``.
 
-``Dataset.extras["coco"]`` is a ``CocoAnnotations`` (rows aligned with ``Dataset.images`` and
-``Dataset.objects``); ``ResultSet.extras["coco"]`` is a ``CocoResults`` (rows aligned with
+``Dataset.data(CocoAnnotations)`` is a ``CocoAnnotations`` (rows aligned with ``Dataset.images`` and
+``Dataset.objects``); ``ResultSet.data(CocoAnnotations)`` is a ``CocoResults`` (rows aligned with
 ``ResultSet.detections``). Boxes here are COCO's own ``x, y, w, h`` float64 exactly as in the JSON
 (0-based continuous pixels, no +1), because pycocotools computes IoU from those numbers.
 """

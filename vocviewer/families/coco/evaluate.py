@@ -22,6 +22,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.accumulate import accumulate_category
+from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, similarities
@@ -288,7 +289,7 @@ def iter_evaluate_coco(
     """Evaluate category by category (ascending id); yields as each finishes.
 
     ``dataset`` from ``families.coco.reader.read_coco`` and ``results`` from
-    ``families.coco.results_reader.read_coco_results`` (both carry ``extras["coco"]``)."""
+    ``families.coco.results_reader.read_coco_results`` (both carry a ``CocoResults``)."""
     prep = prepare(dataset, results, params or CocoParams())
     for k in range(prep.n_categories):
         yield _evaluate_one(prep, k)
@@ -316,7 +317,7 @@ def collect_coco(
     else:
         precision, scores = -np.ones((t, r, 0, a, m)), -np.ones((t, r, 0, a, m))
         recall = -np.ones((t, 0, a, m))
-    kept = results.extras["coco"].warnings  # problems of rows kept, not skipped
+    kept = results.data(CocoResults).warnings  # problems of rows kept, not skipped
     skipped = any(all(p is not w for w in kept) for p in results.problems)
     notes = ("result rows were skipped: NOT OFFICIAL",) if skipped else ()
     return CocoEvalResult(

@@ -83,8 +83,8 @@ class Prepared:
 
 def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepared:
     """Group, sort and rank; see the module docstring."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    dt: CocoResults = results.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    dt: CocoResults = results.data(CocoResults)
     n_img = len(gt.image_id)
     img_pos = np.empty(n_img, dtype=np.int64)
     img_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(n_img)

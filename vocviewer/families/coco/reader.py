@@ -2,7 +2,7 @@
 
 Classes are the category names in ascending category-id order; boxes are stored xyxy in the
 ``"continuous"`` convention (``x, y, x + w, y + h``); the exact COCO columns (ids, ``x, y, w, h``,
-``area``, ``iscrowd``, RLE masks, keypoints, captions) go to ``Dataset.extras["coco"]``
+``area``, ``iscrowd``, RLE masks, keypoints, captions) go to ``Dataset.data(CocoAnnotations)``
 (``families.coco.columns.CocoAnnotations``). Result files are read by ``families.coco.results_reader``.
 """
 
@@ -474,7 +474,7 @@ def _dataset(
         images=images_table,
         objects=objects,
         problems=tuple(problems),
-        extras={"coco": extras},
+        family_data=(extras,),
         roots=(path.parent, img_dir),
     )
 

@@ -169,6 +169,6 @@ def box_result(path: Path, data: bytes, gt: CocoAnnotations) -> ResultSet | None
         (path,),
         detections=dets,
         warnings=warnings,
-        extras={"coco": extras},
+        family_data=(extras,),
         task=extras.kind,
     )

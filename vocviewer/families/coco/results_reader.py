@@ -83,12 +83,14 @@ def read_coco_results(
     task: str = "bbox",
     keep_going: bool = False,
     boxes: BoxColumns | None = None,
+    title: str = "COCO",
 ) -> ResultSet:
     """Read a COCO results file for ``dataset`` (read by ``families.coco.reader.read_coco``).
 
     ``task`` says what evaluation needs: masks are built only for ``"segm"`` (box results then
     get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do); ``"keypoints"`` keeps
-    the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``boxes``: the file
+    the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``title``: the benchmark named when the file is another kind's (LVIS reads through here).
+    ``boxes``: the file
     already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
     file is read again otherwise, so that problems are named).
 
@@ -97,8 +99,8 @@ def read_coco_results(
     Rows with a NaN / infinite score or coordinate are kept and evaluated as pycocotools does;
     one warning per file names the first (``CocoResults.warnings``, also in ``problems``)."""
     path = Path(path)
-    gt: CocoAnnotations = dataset.extras["coco"]
-    schema.refuse_foreign_results(path, "LVIS" if "lvis" in dataset.extras else "COCO")
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    schema.refuse_foreign_results(path, title)
     if boxes is not None and task == "bbox":
         checked = _checked_boxes(
             path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt
@@ -187,7 +189,7 @@ def _read_entries(
     path: Path, anns: list[Any], kind: str, task: str, keep_going: bool, dataset: Dataset
 ) -> ResultSet:
     """The per-entry path: every entry checked by ``_entry``."""
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     row_of = {int(v): i for i, v in enumerate(gt.image_id.tolist())}
     cat_of = {int(v): i for i, v in enumerate(gt.category_id.tolist())}
     problems: list[FormatError] = []
@@ -286,7 +288,7 @@ def _result_set(
         detections=dets,
         problems=tuple(p for p in problems if all(p is not w for w in kept)),
         warnings=kept,
-        extras={"coco": extras},
+        family_data=(extras,),
         task=extras.kind,
     )
 

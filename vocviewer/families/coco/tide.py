@@ -66,8 +66,8 @@ def coco_evidence(
     max_dets: int = 100,
 ) -> TideEvidence:
     """TIDE's verdicts for COCO boxes (IoU: pycocotools' ``bbIou`` on the JSON ``x, y, w, h``)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    dt: CocoResults = results.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    dt: CocoResults = results.data(CocoResults)
     if dt.kind not in ("bbox", "segm"):
         raise ValueError(f"TIDE needs box or mask results, not {dt.kind!r}")
     dets = results.detections

@@ -21,6 +21,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import box_columns, read_coco_results
@@ -49,7 +50,7 @@ IGNORED_REASON = "It matched a crowd region (or an object outside the area range
 
 def coco_rules(dataset: Dataset) -> DiagnosisRules:
     """Similar classes are those of one supercategory; crowd regions are ignored."""
-    coco = dataset.extras["coco"]
+    coco = dataset.data(CocoAnnotations)
     groups: dict[str, set[str]] = {}
     for name, group in zip(dataset.classes, coco.supercategory, strict=True):
         if group:
@@ -103,7 +104,7 @@ def coco_class(
     ok = curve > -1
     ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
     if exclude is None:
-        exclude = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
+        exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
     missed = missed_rows(dataset, ev, exclude)
     rt = np.asarray(recall_thresholds)[ok]
     return ClassView(ev, missed, rt, curve[ok], ap_at, IOU_CHOICES[t], raw, area)
@@ -111,7 +112,7 @@ def coco_class(
 
 def iou_type(results: ResultSet) -> str:
     """``bbox``, ``segm`` or ``keypoints``: what the results file holds."""
-    return str(results.extras["coco"].kind)
+    return str(results.data(CocoResults).kind)
 
 
 def _boxes(results: ResultSet) -> FloatArray | None:
@@ -126,8 +127,8 @@ def check_keypoint_counts(
     broadcasting error)."""
     k = len(KEYPOINT_SIGMAS)
     for path, n, p in (
-        (ann, len(dataset.objects), dataset.extras["coco"].keypoints.shape[1]),
-        (res, len(results.detections), results.extras["coco"].keypoints.shape[1]),
+        (ann, len(dataset.objects), dataset.data(CocoAnnotations).keypoints.shape[1]),
+        (res, len(results.detections), results.data(CocoResults).keypoints.shape[1]),
     ):
         if n and p != k:
             what = f"this file has {p} per entry" if p else "this file has none"
@@ -209,14 +210,14 @@ def attach_companions(dataset: Dataset, path: Path) -> Dataset:
     """Attach the ``ViewExtras`` of a COCO file: masks and crowd regions, keypoints and captions
     from the file itself, else from ``person_keypoints_<split>.json`` / ``captions_<split>.json`` beside it
     (matched by annotation id and image id; unreadable siblings are skipped)."""
-    coco = dataset.extras["coco"]
+    coco = dataset.data(CocoAnnotations)
     keypoints, skeleton, captions = coco.keypoints, tuple(coco.skeleton), coco.captions
     kp_file = _sibling(path, "person_keypoints") if keypoints.shape[1] == 0 else None
     cap_file = _sibling(path, "captions") if not any(captions) else None
     try:
         if kp_file is not None:
             folder = dataset.images.path[0].parent if len(dataset.images) else None
-            oc = read_coco(kp_file, folder, masks=False).extras["coco"]
+            oc = read_coco(kp_file, folder, masks=False).data(CocoAnnotations)
             pos = {a: i for i, a in enumerate(oc.ann_id.tolist())}
             keypoints = np.zeros((len(coco.ann_id), oc.keypoints.shape[1], 3))
             rows = [(i, pos[a]) for i, a in enumerate(coco.ann_id.tolist()) if a in pos]
@@ -228,7 +229,7 @@ def attach_companions(dataset: Dataset, path: Path) -> Dataset:
                 by_id.get(c, s) for c, s in zip(coco.category_id.tolist(), skeleton, strict=True)
             )
         if cap_file is not None:
-            other = read_coco(cap_file, None, masks=False).extras["coco"]
+            other = read_coco(cap_file, None, masks=False).data(CocoAnnotations)
             by_image = dict(zip(other.image_id.tolist(), other.captions, strict=True))
             captions = tuple(by_image.get(i, ()) for i in coco.image_id.tolist())
     except (FormatError, OSError, ValueError):

@@ -39,6 +39,7 @@ from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
 from vocviewer.families.evidence import Evidence
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
+from vocviewer.families.ilsvrc.columns import UnlistedImages
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
 from vocviewer.families.ilsvrc.tide import ilsvrc_tide
 from vocviewer.families.view_analyser import ViewAnalyser
@@ -70,7 +71,7 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
         ev = evaluate_ilsvrc_det(dataset, results)
-        unlisted = results.extras.get("ilsvrc_unlisted", {})
+        unlisted = UnlistedImages.of(results)
         if unlisted:
             warnings.append(
                 f"{name}: {sum(unlisted.values())} prediction(s) on image ids not in the eval "

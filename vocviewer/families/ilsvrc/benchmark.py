@@ -28,6 +28,7 @@ from vocviewer.families.ilsvrc import FILES
 from vocviewer.families.ilsvrc import view as ilsvrc_view
 from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
+from vocviewer.families.ilsvrc.columns import IlsvrcClslocInfo, IlsvrcDetInfo, UnlistedImages
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.families.views import ViewChoice, ViewSettings
@@ -80,7 +81,7 @@ def run_clsloc(request: EvalRequest) -> EvalOutput:
         raise problems_error(results.problems)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     result = evaluate_ilsvrc_clsloc(dataset, results)
-    info = dataset.extras["ilsvrc_clsloc"]
+    info = dataset.data(IlsvrcClslocInfo)
     text = format_clsloc(result, info, str(request.results[0]), str(request.path))
     payload = {
         "protocol": "ilsvrc",
@@ -116,7 +117,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
-    unlisted = results.extras.get("ilsvrc_unlisted", {})
+    unlisted = UnlistedImages.of(results)
     if unlisted:
         warnings.append(
             f"{sum(unlisted.values())} prediction(s) on {len(unlisted)} image id(s) not in the "
@@ -166,13 +167,13 @@ class IlsvrcBenchmark(ViewDefaults):
         return read_ilsvrc_det(path, devkit)
 
     def reads_results_of(self, dataset: Dataset) -> bool:
-        return "ilsvrc" in dataset.extras or "ilsvrc_clsloc" in dataset.extras
+        return dataset.has_data(IlsvrcDetInfo) or dataset.has_data(IlsvrcClslocInfo)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         refuse_json_results(paths, dataset)
         if len(paths) != 1:
             raise FormatError(paths[-1], "ILSVRC results are one submission file")
-        if "ilsvrc_clsloc" in dataset.extras:
+        if dataset.has_data(IlsvrcClslocInfo):
             return read_ilsvrc_clsloc_results(dataset, paths[0])
         return read_ilsvrc_det_results(dataset, paths[0])
 

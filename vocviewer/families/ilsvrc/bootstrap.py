@@ -24,7 +24,7 @@ __all__ = ["ilsvrc_det_evidence", "ilsvrc_global_rank"]
 
 def ilsvrc_global_rank(dataset: Dataset, results: ResultSet) -> np.ndarray:
     """int64 (D,): detection rows in the devkit's global order (-score, image id, file row)."""
-    info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
     det = results.detections
     img_id = info.image_id[det.image_index] if len(det) else np.zeros(0, np.int64)
     return np.lexsort((np.arange(len(det)), img_id, -det.score)).astype(np.int64)
@@ -34,7 +34,7 @@ def ilsvrc_det_evidence(
     dataset: Dataset, results: ResultSet, evaluation: IlsvrcDetResult, name: str
 ) -> EvidenceSet:
     """Evidence of ``evaluate_ilsvrc_det(dataset, results)`` (module docstring)."""
-    info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
     det, obj = results.detections, dataset.objects
     n_img = len(dataset.images)
     black = _blacklisted(

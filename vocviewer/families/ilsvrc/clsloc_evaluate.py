@@ -86,8 +86,8 @@ def evaluate_ilsvrc_clsloc(
     dataset: Dataset, results: ResultSet, *, official_denominator: bool = True
 ) -> IlsvrcClslocResult:
     """Evaluate a CLS-LOC submission (``read_ilsvrc_clsloc_results``) on ``dataset``."""
-    info: IlsvrcClslocInfo = dataset.extras["ilsvrc_clsloc"]
-    guesses: ClslocGuesses = results.extras["ilsvrc_clsloc"]
+    info: IlsvrcClslocInfo = dataset.data(IlsvrcClslocInfo)
+    guesses: ClslocGuesses = results.data(ClslocGuesses)
     n_img = len(dataset.images)
     gt = info.gt_label
     label = guesses.label[:, :N_GUESSES]

@@ -174,7 +174,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         images=images,
         objects=objects,
         problems=tuple(problems),
-        extras={"ilsvrc_clsloc": info},
+        family_data=(info,),
         roots=(folder, Path(devkit)),
     )
 
@@ -199,7 +199,7 @@ def _labels_from_objects(
 def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
     """Read a CLS-LOC submission aligned with ``dataset``'s image rows.
 
-    ``ResultSet.extras["ilsvrc_clsloc"]`` is a ``ClslocGuesses`` with ``MAX_GUESSES`` columns.
+    ``ResultSet.data(IlsvrcClslocInfo)`` is a ``ClslocGuesses`` with ``MAX_GUESSES`` columns.
     """
     path = Path(path)
     rows = split_lines(read_text(path).replace(",", " "))
@@ -243,5 +243,5 @@ def read_ilsvrc_clsloc_results(dataset: Dataset, path: str | Path) -> ResultSet:
         files=(path,),
         problems=tuple(problems),
         warnings=nonfinite_warning(path, nonfinite, "a NaN/inf box coordinate"),
-        extras={"ilsvrc_clsloc": guesses},
+        family_data=(guesses,),
     )

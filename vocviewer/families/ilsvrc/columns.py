@@ -1,13 +1,14 @@
 """ILSVRC extras: synsets, evaluation image ids and the blacklist, columnar.
 
-``Dataset.extras["ilsvrc"]`` is an ``IlsvrcDetInfo`` (DET). ``Dataset.classes`` holds the synset
+``Dataset.data(IlsvrcDetInfo)`` is an ``IlsvrcDetInfo`` (DET). ``Dataset.classes`` holds the synset
 names in DET_ID order, so ``ObjectTable.label == DET_ID - 1``; boxes are ``"voc"`` (1-based,
-inclusive), exactly as written in the XML. CLS-LOC: ``Dataset.extras["ilsvrc_clsloc"]`` is an
-``IlsvrcClslocInfo`` and ``ResultSet.extras["ilsvrc_clsloc"]`` a ``ClslocGuesses``.
+inclusive), exactly as written in the XML. CLS-LOC: ``Dataset.data(IlsvrcClslocInfo)`` is an
+``IlsvrcClslocInfo`` and ``ResultSet.data(IlsvrcClslocInfo)`` a ``ClslocGuesses``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
+from vocviewer.core.results import ResultSet
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,7 +41,7 @@ class IlsvrcDetInfo:
 
 @dataclass(frozen=True, eq=False)
 class IlsvrcClslocInfo:
-    """What the CLS-LOC evaluation needs besides the boxes (``Dataset.extras["ilsvrc_clsloc"]``).
+    """What the CLS-LOC evaluation needs besides the boxes (``Dataset.data(IlsvrcClslocInfo)``).
 
     ``Dataset.classes`` holds the synset names in ILSVRC2014_ID order, so an object's
     ``ObjectTable.label == ILSVRC2014_ID - 1``; boxes are ``"voc"`` (1-based, inclusive).
@@ -66,7 +68,7 @@ class IlsvrcClslocInfo:
 
 @dataclass(frozen=True, eq=False)
 class ClslocGuesses:
-    """A CLS-LOC submission (``ResultSet.extras["ilsvrc_clsloc"]``), one row per image.
+    """A CLS-LOC submission (``ResultSet.data(IlsvrcClslocInfo)``), one row per image.
 
     label : int64 (I, G)       ILSVRC2014_ID of guess ``j`` (0 = no guess: the padding the
                                official ``dlmread`` gives short lines; never matches)
@@ -82,3 +84,17 @@ class ClslocGuesses:
         object.__setattr__(self, "label", frozen(self.label, np.int64))
         object.__setattr__(self, "box", frozen(self.box, np.float64))
         object.__setattr__(self, "line", frozen(self.line, np.int64))
+
+
+@dataclass(frozen=True)
+class UnlistedImages:
+    """DET predictions on image ids outside the evaluation list (a ``ResultSet``'s record):
+    image id -> how many; the official code skips them."""
+
+    counts: Mapping[int, int]
+
+    @staticmethod
+    def of(results: ResultSet) -> dict[int, int]:
+        """The counts ``results`` carries (empty if none)."""
+        record = results.data_or_none(UnlistedImages)
+        return dict(record.counts) if record is not None else {}

@@ -90,7 +90,7 @@ def _blacklisted(
 
 def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
     """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
-    info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
     obj = dataset.objects
     dets = results.detections
     n_lab = int(obj.label.max()) + 1 if len(obj) else 0

@@ -29,7 +29,7 @@ from lxml import etree
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
-from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo
+from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo, UnlistedImages
 from vocviewer.formats.input import read_bytes, read_text
 from vocviewer.formats.matfile import load_variable
 from vocviewer.formats.text_fields import (
@@ -221,7 +221,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
         images=images,
         objects=objects,
         problems=tuple(problems),
-        extras={"ilsvrc": info},
+        family_data=(info,),
         roots=(gt_dir, Path(devkit)),
     )
 
@@ -280,7 +280,7 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
     file's first such line is a warning in ``ResultSet.warnings``.
     """
     path = Path(path)
-    info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
     row_of = {int(v): i for i, v in enumerate(info.image_id.tolist())}
     n_cls = len(dataset.classes)
     problems: list[FormatError] = []
@@ -329,7 +329,7 @@ def read_ilsvrc_det_results(dataset: Dataset, path: str | Path) -> ResultSet:
         detections=dets,
         problems=tuple(problems),
         warnings=nonfinite_warning(path, nonfinite),
-        extras={"ilsvrc_unlisted": dict(unlisted)},
+        family_data=(UnlistedImages(dict(unlisted)),),
     )
 
 

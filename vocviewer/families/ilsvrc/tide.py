@@ -36,7 +36,7 @@ __all__ = ["ilsvrc_evidence", "ilsvrc_positives", "ilsvrc_tide"]
 
 def ilsvrc_positives(dataset: Dataset) -> np.ndarray:
     """bool (G,): objects outside the blacklisted (image, label) pairs (the devkit's ``npos``)."""
-    info: IlsvrcDetInfo = dataset.extras["ilsvrc"]
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
     obj = dataset.objects
     black = _blacklisted(
         info.blacklist_image_id, info.blacklist_label, info.image_id[obj.image_index], obj.label

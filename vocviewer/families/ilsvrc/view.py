@@ -14,6 +14,7 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.families.ilsvrc.columns import IlsvrcDetInfo
 from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
 from vocviewer.families.views import (
     TOOLKIT_VERDICT,
@@ -37,7 +38,7 @@ def ilsvrc_views(
     """Per label, the ranked evidence of an ``IlsvrcDetResult`` (``diagnose`` False: false
     positives left undiagnosed)."""
     det = results.detections
-    image_id = dataset.extras["ilsvrc"].image_id[det.image_index]
+    image_id = dataset.data(IlsvrcDetInfo).image_id[det.image_index]
     out = []
     for k in range(len(dataset.classes)):
         evaluated = k < len(raw.ap)

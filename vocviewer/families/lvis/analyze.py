@@ -215,8 +215,8 @@ def lvis_characteristics(
 ) -> dict[str, Characteristic]:
     """Size, aspect, area range, frequency group and not-exhaustive bins at IoU 0.5 over the
     annotations LVIS counts (module docstring)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    lv: LvisAnnotations = dataset.extras["lvis"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    lv: LvisAnnotations = dataset.data(LvisAnnotations)
     obj = dataset.objects
     counted = lvis_positives(dataset, select(dataset, results), ev)
     group = np.array([FREQUENCIES.index(f) for f in lv.frequency.tolist()], dtype=np.int64)

@@ -36,6 +36,7 @@ from vocviewer.families.coco.analyze_curves import ANALYSIS_IOUS, restrict_prepa
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import match_category
 from vocviewer.families.coco.prepare import Prepared, prepare
+from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import LvisSelection, federated_prepared, lvis_params, select
 
 FloatArray = npt.NDArray[np.float64]
@@ -138,7 +139,7 @@ def analyze_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> Lv
         ps[:3, :, k, :] = lvis_precision(prep, k, sel)
     one = replace(params, use_cats=False, iou_thresholds=np.array([0.1]))
     base = federated_prepared(prepare(dataset, results, one), sel)
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     gt_cat = dataset.objects.label[base.gt_rows]
     dt_cat = results.detections.label[base.dt_rows]
     sup = np.array(gt.supercategory, dtype=object)
@@ -157,7 +158,7 @@ def analyze_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> Lv
         area_names=params.area_names,
         category_ids=gt.category_id.copy(),
         category_names=tuple(dataset.classes),
-        frequency=dataset.extras["lvis"].frequency.copy(),
+        frequency=dataset.data(LvisAnnotations).frequency.copy(),
         supercategories=tuple(gt.supercategory),
         similar=any(s != "" for s in gt.supercategory),
         precision=ps,

@@ -35,6 +35,7 @@ from vocviewer.families.coco.view import read_coco_view_results
 from vocviewer.families.evidence import collect
 from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
+from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
@@ -137,7 +138,7 @@ class LvisBenchmark(ViewDefaults):
         return read_lvis(path, sources.get("images"), masks=task != "bbox")
 
     def reads_results_of(self, dataset: Dataset) -> bool:
-        return "lvis" in dataset.extras
+        return dataset.has_data(LvisAnnotations)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         if len(paths) != 1:

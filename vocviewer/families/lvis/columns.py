@@ -1,8 +1,8 @@
 """LVIS-specific columns: the federated annotation of LVIS v1, beside the COCO ones.
 
-An LVIS dataset carries ``Dataset.extras["coco"]`` (``families.coco.columns.CocoAnnotations``: LVIS files are
-COCO-shaped) and ``Dataset.extras["lvis"]``, an ``LvisAnnotations``; its results carry
-``ResultSet.extras["coco"]`` (``CocoResults``) and ``ResultSet.extras["lvis"]``, an
+An LVIS dataset carries ``Dataset.data(CocoAnnotations)`` (``families.coco.columns.CocoAnnotations``: LVIS files are
+COCO-shaped) and ``Dataset.data(LvisAnnotations)``, an ``LvisAnnotations``; its results carry
+``ResultSet.data(CocoAnnotations)`` (``CocoResults``) and ``ResultSet.data(LvisAnnotations)``, an
 ``LvisResults``. Categories are ``Dataset.classes`` rows (ascending category id).
 """
 

@@ -112,8 +112,8 @@ def _over_cap(results: ResultSet) -> BoolArray:
     entries of other categories (``LvisResults``) too; ties keep file order (Python's stable
     ``sorted(..., reverse=True)``)."""
     det = results.detections
-    dt: CocoResults = results.extras["coco"]
-    other: LvisResults = results.extras.get("lvis") or LvisResults.empty()
+    dt: CocoResults = results.data(CocoResults)
+    other: LvisResults = results.data_or_none(LvisResults) or LvisResults.empty()
     image = np.concatenate((det.image_index, other.image_index))
     score = np.concatenate((det.score, other.score))
     entry = np.concatenate((dt.det_id - 1, other.entry))
@@ -127,9 +127,9 @@ def _over_cap(results: ResultSet) -> BoolArray:
 def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     """Apply the federated rules (``dataset`` from ``families.lvis.reader.read_lvis``, ``results`` from
     ``families.lvis.reader.read_lvis_results``); see ``LvisSelection``."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    lv: LvisAnnotations = dataset.extras["lvis"]
-    dt: CocoResults = results.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    lv: LvisAnnotations = dataset.data(LvisAnnotations)
+    dt: CocoResults = results.data(CocoResults)
     obj, det = dataset.objects, results.detections
     n_cls = len(dataset.classes)
     with np.errstate(invalid="ignore"):
@@ -196,7 +196,7 @@ def _evidence(dataset: Dataset, results: ResultSet, prep: Prepared) -> _Evidence
     """Rank order: descending score, then image by ascending id, then file order, which is the
     order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
     scores keep file order)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     det = results.detections
     image_pos = np.empty(len(gt.image_id), dtype=np.int64)
     image_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(len(gt.image_id))
@@ -337,7 +337,7 @@ def collect_lvis(
         recall = np.stack([c.recall[..., 0] for c in cats], axis=1)
     else:
         precision, recall = -np.ones((t, r, 0, a)), -np.ones((t, 0, a))
-    lv: LvisAnnotations = dataset.extras["lvis"]
+    lv: LvisAnnotations = dataset.data(LvisAnnotations)
     return LvisEvalResult(
         params=params,
         category_ids=np.array([c.category_id for c in cats], dtype=np.int64),
@@ -354,7 +354,7 @@ def _notes(results: ResultSet) -> tuple[str, ...]:
     """Why the numbers may differ from ``LVISEval``'s: result rows skipped (``keep_going``); a
     NaN score on an image over the cap (Python's sort, not numpy's, decides what is kept)."""
     notes = []
-    kept = results.extras["coco"].warnings  # problems of rows kept, not skipped
+    kept = results.data(CocoResults).warnings  # problems of rows kept, not skipped
     if any(all(p is not w for w in kept) for p in results.problems):
         notes.append("result rows were skipped: NOT OFFICIAL")
     det = results.detections

@@ -5,12 +5,12 @@ An LVIS file is a COCO annotation file plus federated fields: per image ``neg_ca
 which is annotated), per category ``frequency`` (``"r"``, ``"c"``, ``"f"``). Its images may give
 ``coco_url`` instead of ``file_name``: the file name is then the URL's last part, in the image
 folder (``images``; default as for COCO). The COCO columns are read by ``families.coco.reader``
-(``Dataset.extras["coco"]``), the federated ones go to ``Dataset.extras["lvis"]``
+(``Dataset.data(CocoAnnotations)``), the federated ones go to ``Dataset.data(LvisAnnotations)``
 (``families.lvis.columns.LvisAnnotations``). LVIS has no crowd: ``iscrowd`` is read but ``LVISEval`` never
 looks at it; an annotation's ``ignore`` field is kept instead.
 
 Results are COCO results (``families.coco.results_reader``: box or mask entries); entries of a category
-the annotation file lacks are left out of the detections but kept in ``ResultSet.extras["lvis"]``
+the annotation file lacks are left out of the detections but kept in ``ResultSet.data(LvisAnnotations)``
 (``families.lvis.columns.LvisResults``), because ``LVISResults`` counts them toward its 300 detections per
 image. Bad input raises ``FormatError`` naming the JSON path.
 """
@@ -93,9 +93,9 @@ def read_lvis(path: str | Path, images: str | Path | None = None, *, masks: bool
             raise FormatError(path, "missing: LVIS files have this list", element=key)
     named = {**data, "images": [_named(im) for im in data["images"]]}
     dataset = coco_dataset(path, named, images, masks=masks, reads_iscrowd=False)
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     lvis = _federated(path, data, gt)
-    return dataclasses.replace(dataset, extras={**dataset.extras, "lvis": lvis})
+    return dataset.with_data(lvis)
 
 
 def _named(im: Any) -> Any:
@@ -197,7 +197,7 @@ def read_lvis_results(
 ) -> ResultSet:
     """Read an LVIS results file for ``dataset`` (read by ``read_lvis``): COCO's results reader
     (``read_coco_results``: ``task`` ``"bbox"`` or ``"segm"``, ``keep_going``, ``boxes``) plus
-    ``extras["lvis"]``, the entries of other categories that count toward the cap per image.
+    an ``LvisResults``, the entries of other categories that count toward the cap per image.
 
     Raises
     ------
@@ -207,8 +207,10 @@ def read_lvis_results(
     path = Path(path)
     if task not in ("bbox", "segm"):
         raise FormatError(path, f"LVIS evaluates bbox and segm results, not {task}")
-    results = read_coco_results(dataset, path, task=task, keep_going=keep_going, boxes=boxes)
-    dt: CocoResults = results.extras["coco"]
+    results = read_coco_results(
+        dataset, path, task=task, keep_going=keep_going, boxes=boxes, title="LVIS"
+    )
+    dt: CocoResults = results.data(CocoResults)
     if dt.kind == "keypoints":
         raise FormatError(
             path,
@@ -227,14 +229,13 @@ def read_lvis_results(
             element=other[0].element,
         )
         warnings = tuple(note if w is other[0] else w for w in warnings)
-    extras = {**results.extras, "lvis": extra}
-    return dataclasses.replace(results, warnings=warnings, extras=extras)
+    return dataclasses.replace(results, warnings=warnings).with_data(extra)
 
 
 def _other_categories(path: Path, dataset: Dataset, det_id: np.ndarray) -> LvisResults:
     """The entries ``read_coco_results`` left out for a category the file lacks (read again:
     rare, and only then)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     anns = load_json(path)
     row_of = {v: i for i, v in enumerate(gt.image_id.tolist())}
     known = set(gt.category_id.tolist())

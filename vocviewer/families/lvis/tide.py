@@ -50,7 +50,7 @@ IntArray = npt.NDArray[np.int64]
 
 def lvis_positives(dataset: Dataset, sel: LvisSelection, evaluation: LvisEvalResult) -> BoolArray:
     """bool (G,): the annotations ``LVISEval`` counts as positives in area "all" (its ``npig``)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     lo, hi = evaluation.params.area_ranges[0]
     with np.errstate(invalid="ignore"):
         in_range = (gt.area >= lo) & (gt.area <= hi)
@@ -79,8 +79,8 @@ def lvis_tide_evidence(
     background_threshold: float = 0.1,
 ) -> TideEvidence:
     """TIDE evidence from ``evaluate_lvis(dataset, results, task)`` (module docstring)."""
-    gt: CocoAnnotations = dataset.extras["coco"]
-    dt: CocoResults = results.extras["coco"]
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    dt: CocoResults = results.data(CocoResults)
     sel = select(dataset, results)
     v, matched = lvis_verdicts(results, evaluation)
     verdicts = (sel.status == EVALUATED, v == Verdict.TP, v == Verdict.IGNORED, matched)

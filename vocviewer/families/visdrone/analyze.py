@@ -52,7 +52,12 @@ from vocviewer.families.base import opened, problems_error
 from vocviewer.families.evidence import Evidence
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
-from vocviewer.families.visdrone.columns import VISDRONE_CATEGORIES, VISDRONE_EVAL_CLASSES
+from vocviewer.families.visdrone.columns import (
+    VISDRONE_CATEGORIES,
+    VISDRONE_EVAL_CLASSES,
+    VisDroneDetections,
+    VisDroneGroundTruth,
+)
 from vocviewer.families.visdrone.evaluate import VisDroneResult, evaluate_visdrone
 from vocviewer.families.visdrone.tide import visdrone_tide
 from vocviewer.families.visdrone.view import toolkit_ranking
@@ -193,7 +198,7 @@ def visdrone_characteristics(
     """(characteristics with an ``"overall"`` one-bin entry, ``N`` used, ``N`` default)."""
     from vocviewer.families.visdrone.tide import visdrone_positives
 
-    gt = dataset.extras["visdrone"]
+    gt = dataset.data(VisDroneGroundTruth)
     obj, det = dataset.objects, results.detections
     counted = visdrone_positives(dataset, ev)
     per_class = np.bincount(obj.label[counted], minlength=len(VISDRONE_CATEGORIES))
@@ -226,7 +231,7 @@ def visdrone_curves(dataset: Dataset, results: ResultSet, ev: VisDroneResult) ->
     from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
     from vocviewer.families.visdrone.matching import overlaps
 
-    gt = dataset.extras["visdrone"]
+    gt = dataset.data(VisDroneGroundTruth)
     obj, det = dataset.objects, results.detections
     verdict = ev.verdict
     rows = np.flatnonzero(verdict[:, 0] != -2)
@@ -234,7 +239,7 @@ def visdrone_curves(dataset: Dataset, results: ResultSet, ev: VisDroneResult) ->
     off = group_offsets(obj.image_index[kept], len(dataset.images))
     pd, pg = same_image_pairs(det.image_index[rows], off)
     ok, ov = overlaps(
-        results.extras["visdrone"].ltwh[rows][pd], gt.ltwh[kept][pg], np.zeros(len(pd), bool)
+        results.data(VisDroneDetections).ltwh[rows][pd], gt.ltwh[kept][pg], np.zeros(len(pd), bool)
     )
     iou = np.where(ok, ov, 0.0)
     d_lab, g_lab = det.label[rows][pd], obj.label[kept][pg]
@@ -251,7 +256,9 @@ def visdrone_curves(dataset: Dataset, results: ResultSet, ev: VisDroneResult) ->
     hit_ignore = free & (d_lab == g_lab) & ~g_eval
     with np.errstate(all="ignore"):  # ioa with the ignore-flagged object (compOas)
         _, ioa = overlaps(
-            results.extras["visdrone"].ltwh[rows][pd], gt.ltwh[kept][pg], np.ones(len(pd), bool)
+            results.data(VisDroneDetections).ltwh[rows][pd],
+            gt.ltwh[kept][pg],
+            np.ones(len(pd), bool),
         )
     loc[np.unique(pd[hit_ignore & (ioa >= LOC_IOU)])] = -1
     names = [VISDRONE_CATEGORIES[c] for c in range(len(VISDRONE_CATEGORIES))]

@@ -29,7 +29,7 @@ from vocviewer.families.evidence import collect
 from vocviewer.families.views import ViewChoice, ViewSettings
 from vocviewer.families.visdrone import FILES
 from vocviewer.families.visdrone import view as visdrone_view
-from vocviewer.families.visdrone.columns import VisDroneDetections
+from vocviewer.families.visdrone.columns import VisDroneDetections, VisDroneGroundTruth
 from vocviewer.families.visdrone.evaluate import SUMMARY_KEYS, VisDroneResult
 from vocviewer.families.visdrone.reader import (
     looks_like_visdrone,
@@ -109,7 +109,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     if results.problems and not request.keep_going:
         raise problems_error(results.problems)
     warnings += [str(p) for p in (*results.problems, *results.warnings)]
-    rx: VisDroneDetections = results.extras["visdrone"]
+    rx: VisDroneDetections = results.data(VisDroneDetections)
     if rx.missing:
         shown = ", ".join(rx.missing[:10]) + (" ..." if len(rx.missing) > 10 else "")
         warnings.append(
@@ -161,7 +161,7 @@ class VisDroneBenchmark(ViewDefaults):
         return read_visdrone(path)
 
     def reads_results_of(self, dataset: Dataset) -> bool:
-        return "visdrone" in dataset.extras
+        return dataset.has_data(VisDroneGroundTruth)
 
     def result_sets(
         self, paths: Sequence[Path], task: str | None = None

@@ -73,7 +73,7 @@ def visdrone_evidence(
     dataset: Dataset, results: ResultSet, evaluation: VisDroneResult, name: str
 ) -> VisDroneEvidence:
     """Evidence of ``evaluate_visdrone(dataset, results)`` (module docstring)."""
-    gt: VisDroneGroundTruth = dataset.extras["visdrone"]
+    gt: VisDroneGroundTruth = dataset.data(VisDroneGroundTruth)
     det, obj = results.detections, dataset.objects
     n_img = len(dataset.images)
     evaluated = evaluation.verdict[:, 0] != -2

@@ -1,7 +1,7 @@
 """VisDrone-DET extras: the raw ``left, top, width, height`` numbers and flags, columnar.
 
-``Dataset.extras["visdrone"]`` is a ``VisDroneGroundTruth`` aligned with ``Dataset.objects`` rows;
-``ResultSet.extras["visdrone"]`` is a ``VisDroneDetections`` aligned with ``ResultSet.detections``
+``Dataset.data(VisDroneGroundTruth)`` is a ``VisDroneGroundTruth`` aligned with ``Dataset.objects`` rows;
+``ResultSet.data(VisDroneGroundTruth)`` is a ``VisDroneDetections`` aligned with ``ResultSet.detections``
 rows. The evaluator reads the original float64 ``ltwh`` columns, never ``box`` (``x + w`` may round),
 so overlaps are bit-identical to the toolkit's (PROTOCOLS.md §6).
 """

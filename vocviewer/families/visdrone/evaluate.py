@@ -144,8 +144,8 @@ def _filter_regions(
 
 def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     """Evaluate ``results`` (``read_visdrone_results``) on ``dataset`` (``read_visdrone``)."""
-    gt: VisDroneGroundTruth = dataset.extras["visdrone"]
-    rx: VisDroneDetections = results.extras["visdrone"]
+    gt: VisDroneGroundTruth = dataset.data(VisDroneGroundTruth)
+    rx: VisDroneDetections = results.data(VisDroneDetections)
     dets = results.detections
     det_image = dets.image_index
     gt_kept, det_kept, notes = _filter_regions(dataset, gt, det_image, rx.ltwh)

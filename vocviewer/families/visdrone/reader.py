@@ -18,7 +18,7 @@ Files are opened through ``formats.input``: a FIFO, device, folder or link loop 
 problem naming that file, and the rest loads.
 
 Result folders: an **empty file** means "no detections" (the official code crashes on it); a
-**missing file** is listed in ``extras["visdrone"].missing`` and treated as empty.
+**missing file** is listed in ``VisDroneGroundTruth.missing`` and treated as empty.
 """
 
 from __future__ import annotations
@@ -260,7 +260,7 @@ def read_visdrone(root: str | Path) -> Dataset:
         images=images,
         objects=objects,
         problems=tuple(problems),
-        extras={"visdrone": extras},
+        family_data=(extras,),
         roots=(root,),
     )
 
@@ -309,7 +309,7 @@ def read_visdrone_results(
     """Read a VisDrone result folder (``<name>.txt`` per annotation file) for ``dataset``.
 
     ``paths`` holds one folder (or the ``.txt`` files themselves). Rows keep file order;
-    ``extras["visdrone"].row_in_file`` numbers the rows read per file (the toolkit's cap counts
+    ``VisDroneDetections.row_in_file`` numbers the rows read per file (the toolkit's cap counts
     file rows).
     """
     given = [Path(p) for p in paths]
@@ -375,7 +375,7 @@ def read_visdrone_results(
         detections=dets,
         problems=tuple(problems),
         warnings=_nonfinite(files, dets),
-        extras={"visdrone": extras},
+        family_data=(extras,),
     )
 
 

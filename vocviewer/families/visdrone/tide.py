@@ -47,7 +47,7 @@ __all__ = ["visdrone_evidence", "visdrone_positives", "visdrone_tide"]
 
 def visdrone_positives(dataset: Dataset, evaluation: VisDroneResult) -> np.ndarray:
     """bool (G,): the evaluated ground truth (classes 1..10, kept by the region filter, score 1)."""
-    gt: VisDroneGroundTruth = dataset.extras["visdrone"]
+    gt: VisDroneGroundTruth = dataset.data(VisDroneGroundTruth)
     cls = (gt.category >= VISDRONE_EVAL_CLASSES[0]) & (gt.category <= VISDRONE_EVAL_CLASSES[-1])
     return np.asarray(evaluation.gt_kept & cls & (gt.score != 0), dtype=bool)
 
@@ -60,8 +60,8 @@ def visdrone_evidence(
     background_threshold: float = 0.1,
 ) -> TideEvidence:
     """TIDE evidence from ``evaluate_visdrone(dataset, results)`` at IoU 0.5 (module docstring)."""
-    gt: VisDroneGroundTruth = dataset.extras["visdrone"]
-    rx: VisDroneDetections = results.extras["visdrone"]
+    gt: VisDroneGroundTruth = dataset.data(VisDroneGroundTruth)
+    rx: VisDroneDetections = results.data(VisDroneDetections)
     v = evaluation.verdict[:, 0]
     verdicts = (v != -2, v == 1, v == -1, evaluation.matched_gt[:, 0])
 

@@ -33,6 +33,7 @@ from vocviewer.families.views import (
     threshold_index,
     with_view_extras,
 )
+from vocviewer.families.visdrone.columns import VisDroneGroundTruth
 from vocviewer.families.visdrone.evaluate import evaluate_visdrone
 
 RULES = DiagnosisRules(
@@ -46,7 +47,7 @@ SETTINGS = ViewSettings(
 
 def visdrone_view_extras(dataset: Dataset) -> Dataset:
     """Ignored regions (category 0) are shaded, not objects; 'others' (11) are never evaluated."""
-    regions = np.asarray(dataset.extras["visdrone"].category == 0)
+    regions = np.asarray(dataset.data(VisDroneGroundTruth).category == 0)
     return with_view_extras(dataset, ViewExtras(regions=regions, unevaluated=frozenset({11})))
 
 
@@ -64,7 +65,7 @@ def visdrone_views(
     """Per category (0..11) evidence of a ``VisDroneResult`` at the threshold nearest
     ``choice.iou`` (``diagnose`` False: false positives left undiagnosed)."""
     t = threshold_index(IOU_CHOICES, choice.iou)
-    det, gt = results.detections, dataset.extras["visdrone"]
+    det, gt = results.detections, dataset.data(VisDroneGroundTruth)
     exclude = ~raw.gt_kept | (gt.score == 0)
     out = []
     for k in range(len(dataset.classes)):

@@ -168,7 +168,7 @@ class VocBenchmark(ViewDefaults):
         return read_voc(path)
 
     def reads_results_of(self, dataset: Dataset) -> bool:
-        return not dataset.extras  # the other families keep their annotations' extras
+        return not dataset.family_data  # the other families keep their own records
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         refuse_json_results(paths, dataset, voc_expects())

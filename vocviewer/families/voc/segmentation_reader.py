@@ -25,6 +25,7 @@ from PIL import Image
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.palette import voc_palette_bytes
+from vocviewer.core.results import LabelImageResults
 from vocviewer.formats.image_file import declared_size
 from vocviewer.formats.label_png import LabelImage, read_label_png
 from vocviewer.formats.output import write_bytes
@@ -61,10 +62,9 @@ def write_segmentations(
 
 
 @dataclass(frozen=True)
-class SegResultFolder:
+class SegResultFolder(LabelImageResults):
     """A folder of result PNGs and what its name says (``None`` when it says nothing)."""
 
-    folder: Path
     competition: str | None
     image_set: str | None
 

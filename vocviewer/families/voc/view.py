@@ -81,8 +81,8 @@ def evaluate_voc_views(
     ``Summary``: the mean AP of each task (the devkit prints none: the conventional mean,
     ``EvalResult.mean_ap``). ``diagnose`` False: false positives left undiagnosed."""
     image_set = choice.image_set
-    if "segmentation" in results.extras:
-        yield from evaluate_voc_seg_view(dataset, results.extras["segmentation"], image_set)
+    if results.has_data(SegResultFolder):
+        yield from evaluate_voc_seg_view(dataset, results.data(SegResultFolder), image_set)
         return
     if image_set is None:
         return
@@ -130,10 +130,10 @@ def read_voc_view_results(
     """Result files (only those of ``image_set`` if given); if they turn out to mix image sets,
     retry keeping those of ``fallback_set``. A folder of segmentation result PNGs
     (``Segmentation/``, ``<comp>_<set>_cls/``) is a result set of its own: no detections,
-    ``extras["segmentation"]`` the ``SegResultFolder``."""
+    the ``SegResultFolder`` as its family data."""
     if len(paths) == 1 and holds_segmentation(paths[0]):
         folder = find_segmentation_results(paths[0], image_set)
-        return ResultSet(folder.folder.name, (folder.folder,), extras={"segmentation": folder})
+        return ResultSet(folder.folder.name, (folder.folder,), family_data=(folder,))
     try:
         return read_voc_results(dataset, paths, image_set=image_set)
     except FormatError:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import LabelImageResults, ResultSet
 from vocviewer.gui.models.helper_process import (
     END,
     forget_prefetched,
@@ -77,7 +77,7 @@ class LoadedResults:
         """Whether the set ranks detections or class scores (a PR curve and an AP per class);
         a folder of segmentation label PNGs has none: its numbers are the Summary tab's."""
         r = self.results
-        return "segmentation" not in r.extras or bool(len(r.detections) or len(r.class_scores))
+        return not r.has_data(LabelImageResults) or bool(len(r.detections) or len(r.class_scores))
 
     def detections_of(self, image: int) -> IntArray:
         """Detection rows on image row ``image``, in file order."""

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QToolBar
 
+from vocviewer.core.results import LabelImageResults
 from vocviewer.families.views import ViewSettings
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.image_view import ImageView
@@ -93,7 +94,7 @@ class ProtocolControls(QObject):
         """Offer "result" (the current set's label PNGs) while the set has them."""
         st = self.state
         i = st.current_results
-        folder = st.results[i].results.extras.get("segmentation") if i >= 0 else None
+        folder = st.results[i].results.data_or_none(LabelImageResults) if i >= 0 else None
         at = self.seg_combo.findData("result")
         if folder is not None and at < 0:
             self.seg_combo.addItem("result", "result")
@@ -105,7 +106,7 @@ class ProtocolControls(QObject):
         st = self.state
         mode = self.seg_combo.currentData() if self.act_seg.isChecked() else None
         if mode == "result":
-            folder = st.results[st.current_results].results.extras["segmentation"]
+            folder = st.results[st.current_results].results.data(LabelImageResults)
             mode = f"result:{folder.folder}"  # the folder of the set's label PNGs
         self.view.set_segmentation(mode)
 
