@@ -419,8 +419,8 @@ class GilTicker:
 
 
 def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
-    from vocviewer.families import benchmark_of
     from vocviewer.families.coco.reader import load_json
+    from vocviewer.families.registry import benchmark_of
     from vocviewer.families.views import ViewChoice
     from vocviewer.gui.models.tasks import LoadedResults, load_dataset, load_results
 

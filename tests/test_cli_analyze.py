@@ -16,13 +16,13 @@ from tests.evaluation.test_tide import gen_results
 from vocviewer.cli import main
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.normalised_ap import normalised_aps
-from vocviewer.families import open_dataset, open_results
 from vocviewer.families.coco.analyze_curves import analyze_coco
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.voc.evaluate import evaluate_voc_cls, evaluate_voc_det
 from vocviewer.families.voc.tide import voc_tide
 

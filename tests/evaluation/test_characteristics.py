@@ -20,7 +20,7 @@ from vocviewer.evaluation.characteristics import (
     size_bins,
 )
 from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
-from vocviewer.families import open_dataset, open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.voc.analyze import voc_characteristics
 from vocviewer.families.voc.evaluate import evaluate_voc_det
 

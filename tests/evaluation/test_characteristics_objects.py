@@ -9,7 +9,7 @@ import numpy as np
 from vocviewer.evaluation.characteristics import ClassRanking, characteristic
 from vocviewer.evaluation.normalised_ap import default_normalisers
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families import open_dataset, open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.voc.analyze import voc_characteristics
 from vocviewer.families.voc.evaluate import evaluate_voc_det
 

@@ -13,8 +13,8 @@ import pytest
 
 from vocviewer.evaluation.analysis import FPKind, explain
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families import open_dataset, open_results
 from vocviewer.families.coco.view import coco_rules, evaluate_coco_views
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.views import ClassView, ViewChoice
 
 CATEGORIES = [

@@ -158,7 +158,7 @@ def visdrone_case(tmp_path, box):
 
 @pytest.mark.parametrize("name", list(BAD))
 def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
-    from vocviewer.families import benchmark_of
+    from vocviewer.families.registry import benchmark_of
     from vocviewer.families.views import ViewChoice
     from vocviewer.families.visdrone.evaluate import evaluate_visdrone
 
@@ -175,9 +175,9 @@ def test_visdrone_bad_row_is_a_false_positive(tmp_path, name):
 
 @pytest.mark.parametrize("name", READABLE)
 def test_ilsvrc_bad_line_is_a_false_positive(tmp_path, name):
-    from vocviewer.families import benchmark_of
     from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
     from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
+    from vocviewer.families.registry import benchmark_of
     from vocviewer.families.views import ViewChoice
 
     box = BAD[name]

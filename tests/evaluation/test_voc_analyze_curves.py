@@ -13,7 +13,7 @@ import pytest
 
 from tests.evaluation.synthetic_voc import make_synthetic
 from vocviewer.evaluation.analysis_curves import COCO_RECALL
-from vocviewer.families import open_dataset, open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.voc.analyze_curves import voc_curves, voc_verdicts_at
 from vocviewer.families.voc.evaluate import evaluate_voc_det
 

@@ -171,7 +171,7 @@ class Spot:
 def free_spot(case: Case) -> Spot:
     """Read ``case``'s dataset and set A through the registry and find a ``Spot`` on an image
     A has detections on (so one the protocol evaluates, e.g. in VOC's image set)."""
-    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.registry import open_dataset, open_results
 
     ds = open_dataset(case.path, **case.sources)
     detected = set(open_results(ds, case.sets[0]).detections.image_index.tolist())

@@ -16,9 +16,17 @@ from vocviewer.cli import main
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.families import Benchmark, EvalOutput, open_dataset, registry
-from vocviewer.families.base import CERTAIN, CliOption, EvalRequest, ViewDefaults
+from vocviewer.families import registry
+from vocviewer.families.base import (
+    CERTAIN,
+    Benchmark,
+    CliOption,
+    EvalOutput,
+    EvalRequest,
+    ViewDefaults,
+)
 from vocviewer.families.lvis.columns import LvisAnnotations, LvisResults
+from vocviewer.families.registry import open_dataset
 from vocviewer.families.views import ViewChoice, ViewSettings
 
 

@@ -102,8 +102,8 @@ def test_ilsvrc_as_analyze(tmp_path: Path, capsys) -> None:
 def test_lvis_as_analyze(tmp_path: Path, capsys) -> None:
     """LVIS's analyser is the CLI's: TIDE, characteristics, the bootstrap interval, the curves,
     and two sets' paired difference; its point is LVISEval's AP (``analyze`` prints it too)."""
-    from vocviewer.families import open_dataset, open_results
     from vocviewer.families.lvis.evaluate import evaluate_lvis
+    from vocviewer.families.registry import open_dataset, open_results
 
     ann, res_path = write_lvis(tmp_path, 3, ignore=True)
     other = tmp_path / "other.json"

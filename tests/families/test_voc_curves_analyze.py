@@ -15,7 +15,7 @@ from tests.evaluation.test_voc_analyze_curves import assert_nested, hand_worked,
 from vocviewer.cli import main
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.render.analyze_curves_svg import area_label
-from vocviewer.families import open_dataset, open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.view_analysis import view_analysis
 from vocviewer.families.voc.analyze_curves import voc_curves
 from vocviewer.families.voc.evaluate import evaluate_voc_det

@@ -24,9 +24,8 @@ import pytest
 from tests.gui.test_protocol_window import INSTANCES, write_coco_results
 from tests.parity.lvis_data import write_lvis
 from tests.test_cli_analyze_families import TOY_DET, TOY_GT, ilsvrc_case, write_visdrone
-from vocviewer.families import open_dataset, open_results
 from vocviewer.families.evidence import collect
-from vocviewer.families.registry import benchmark_of
+from vocviewer.families.registry import benchmark_of, open_dataset, open_results
 from vocviewer.families.view_analysis import view_analysis, view_bootstrap
 from vocviewer.families.views import ViewChoice
 

@@ -8,8 +8,8 @@ import pytest
 
 from tests.evaluation.test_visdrone_reference import write_split
 from vocviewer.core.errors import FormatError
-from vocviewer.families import looks_like_dataset, open_dataset, open_results
 from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.registry import looks_like_dataset, open_dataset, open_results
 from vocviewer.families.visdrone.columns import VisDroneGroundTruth
 
 

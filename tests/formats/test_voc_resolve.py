@@ -8,7 +8,7 @@ import pytest
 
 from tests.formats.voc_files import minimal_year
 from vocviewer.core.errors import FormatError
-from vocviewer.families import open_dataset, open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.families.voc.reader import find_year_folders, looks_like_voc, read_voc
 
 

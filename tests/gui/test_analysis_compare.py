@@ -99,7 +99,7 @@ def test_three_sets_give_rank_ranges(qtbot, two_sets, demo, tmp_path):
 
 
 def test_pr_band_is_the_bootstrap_band_and_hides(qtbot, two_sets, demo):
-    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.registry import open_dataset, open_results
     from vocviewer.families.view_analysis import view_bootstrap
 
     win, st = two_sets, two_sets.state

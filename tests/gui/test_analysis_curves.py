@@ -58,7 +58,7 @@ def _legend_areas(chart) -> list[str]:
 def coco_window(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset
+    from vocviewer.families.registry import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     path = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -68,8 +68,8 @@ def coco_window(qtbot, make_window, tmp_path):
 
 
 def test_coco_mini_curves_and_their_bands(qtbot, coco_window):
-    from vocviewer.families import open_dataset, open_results
     from vocviewer.families.coco.analyze_curves import analyze_coco
+    from vocviewer.families.registry import open_dataset, open_results
 
     win, st, chart = coco_window, coco_window.state, coco_window.analysis.curves
     assert win.analysis.stack.currentWidget() is chart

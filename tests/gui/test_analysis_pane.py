@@ -43,7 +43,7 @@ def _click_bar(qtbot, pane, name: str) -> None:
 
 
 def test_demo_bars_are_tides_breakdown_and_list_the_right_detections(qtbot, demo_window, demo):
-    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.registry import open_dataset, open_results
     from vocviewer.families.voc.evaluate import evaluate_voc_det
     from vocviewer.families.voc.tide import voc_tide
 
@@ -143,7 +143,7 @@ def test_bootstrap_runs_and_cancels(qtbot, demo_window):
 
 def test_demo_characteristics_bins_list_their_objects(qtbot, demo_window, demo):
     from vocviewer.evaluation.normalised_ap import default_normalisers
-    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.registry import open_dataset, open_results
     from vocviewer.families.voc.analyze import voc_characteristics
     from vocviewer.families.voc.evaluate import evaluate_voc_det
 
@@ -204,8 +204,8 @@ def test_demo_characteristics_bins_list_their_objects(qtbot, demo_window, demo):
 def test_coco_mini_bars_are_tidecv_style_breakdown(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset, open_results
     from vocviewer.families.coco.tide import coco_tide
+    from vocviewer.families.registry import open_dataset, open_results
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     path = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -224,9 +224,9 @@ def test_lvis_is_analysed_under_its_federated_rules(qtbot, make_window, tmp_path
     """LVIS's bars are ``lvis_tide``'s breakdown; a bar lists only detections LVIS evaluates;
     the bootstrap's point is the window's LVIS AP and its interval the library's."""
     from tests.parity.lvis_data import write_lvis
-    from vocviewer.families import open_dataset, open_results
     from vocviewer.families.lvis.evaluate import EVALUATED, evaluate_lvis, select
     from vocviewer.families.lvis.tide import lvis_tide
+    from vocviewer.families.registry import open_dataset, open_results
     from vocviewer.families.view_analysis import view_bootstrap
 
     ann, res = write_lvis(tmp_path, 5)

@@ -64,7 +64,7 @@ def voc_case(tmp: Path, demo: Any) -> Case:
 def coco_case(tmp: Path) -> Case:
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset
+    from vocviewer.families.registry import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     a = write_coco_results(ds, tmp / "a.json", seed=0)

@@ -216,7 +216,7 @@ def write_results(dataset, path: Path) -> Path:
 def test_coco_kitchen_labels_and_neutral_masks(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset
+    from vocviewer.families.registry import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_results(ds, tmp_path / "bbox.json")

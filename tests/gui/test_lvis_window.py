@@ -7,8 +7,8 @@ import numpy as np
 
 from tests.parity.lvis_data import write_lvis
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families import open_dataset, open_results
 from vocviewer.families.lvis.evaluate import EVALUATED, evaluate_lvis, select
+from vocviewer.families.registry import open_dataset, open_results
 
 
 def test_lvis_window_shows_lvisevals_verdicts(qtbot, make_window, tmp_path):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.gui.test_protocol_window import INSTANCES, write_coco_results
-from vocviewer.families import benchmark_of, open_dataset
+from vocviewer.families.registry import benchmark_of, open_dataset
 from vocviewer.families.views import ClassView, Summary
 from vocviewer.gui.models import helper_process
 from vocviewer.gui.models.tasks import load_results, prefetch_open

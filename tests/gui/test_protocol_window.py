@@ -63,7 +63,7 @@ def wait_idle(qtbot, win, timeout: int = 30_000) -> None:
 def coco_window(qtbot, make_window, tmp_path):
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset
+    from vocviewer.families.registry import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     results = write_coco_results(ds, tmp_path / "bbox_results.json")
@@ -75,8 +75,8 @@ def coco_window(qtbot, make_window, tmp_path):
 
 
 def test_coco_window_evaluates_and_draws(qtbot, coco_window):
-    from vocviewer.families import open_results
     from vocviewer.families.coco.evaluate import evaluate_coco
+    from vocviewer.families.registry import open_results
 
     win, st = coco_window, coco_window.state
     ds = st.dataset
@@ -264,8 +264,8 @@ def test_coco_true_positives_carry_their_box_iou_and_the_confusion_tab_uses_the_
 
 
 def test_coco_summary_has_a_column_per_result_set(qtbot, coco_window, tmp_path):
-    from vocviewer.families import open_results
     from vocviewer.families.coco.evaluate import evaluate_coco
+    from vocviewer.families.registry import open_results
 
     win, st = coco_window, coco_window.state
     second = write_coco_results(st.dataset, tmp_path / "second.json", seed=1)

@@ -48,7 +48,7 @@ def test_voc(qtbot, make_window, demo, tmp_path: Path) -> None:
 def test_coco(qtbot, make_window, tmp_path: Path) -> None:
     if not INSTANCES.is_file():
         pytest.skip("coco-mini is not available")
-    from vocviewer.families import open_dataset
+    from vocviewer.families.registry import open_dataset
 
     ds = open_dataset(INSTANCES, images=COCO_MINI / "val2017")
     res = write_coco_results(ds, tmp_path / "bbox_results.json")

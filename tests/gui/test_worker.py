@@ -129,7 +129,7 @@ def test_in_process_runs_in_another_process_and_returns_the_value():
 def test_window_loads_coco_boxes_parsed_in_a_helper_process(tmp_path):
     """The window's loader (``tasks.load_results``) gives what the plain reader gives."""
     from tests.gui.test_protocol_window import INSTANCES, write_coco_results
-    from vocviewer.families import open_dataset, open_results
+    from vocviewer.families.registry import open_dataset, open_results
     from vocviewer.gui.models.tasks import load_results
 
     if not INSTANCES.is_file():

@@ -1,7 +1,8 @@
 """Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``),
 each implementing the ``Benchmark`` interface (``base``) and listed once in ``registry.BUILTIN``.
 Nothing outside a family's folder imports it but the registry (by name); no family imports the
-registry. The modules here are the family-free interface and what dispatches over the registry.
+registry. The modules here are the family-free interface and what dispatches over the registry;
+importing the package imports none of them (``families.registry`` opens datasets and results).
 
 Modules
 -------
@@ -38,34 +39,3 @@ visdrone/
 voc/
     PASCAL VOC.
 """
-
-from vocviewer.families.base import Benchmark, CliOption, EvalOutput, FileTypes
-from vocviewer.families.registry import (
-    benchmark_of,
-    choose,
-    file_types,
-    get,
-    looks_like_dataset,
-    open_dataset,
-    open_results,
-    register,
-    registered,
-    unregister,
-)
-
-__all__ = [
-    "Benchmark",
-    "CliOption",
-    "EvalOutput",
-    "FileTypes",
-    "benchmark_of",
-    "choose",
-    "file_types",
-    "get",
-    "looks_like_dataset",
-    "open_dataset",
-    "open_results",
-    "register",
-    "registered",
-    "unregister",
-]

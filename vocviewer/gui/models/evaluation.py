@@ -1,6 +1,6 @@
 """``EvaluationModel``: every result set evaluated at the user's choice, one path for every family.
 
-The dataset's benchmark (``families.benchmark_of``) says what may be chosen
+The dataset's benchmark (``families.registry.benchmark_of``) says what may be chosen
 (``ViewSettings``: IoU thresholds, area ranges, image sets) and evaluates in a worker
 (``evaluate_views``), yielding one ``ClassView`` per class, notices and a ``Summary``; the model
 stores them per result set (``ResultEvaluations``) on the GUI thread and announces each. A new

@@ -25,7 +25,7 @@ from vocviewer.evaluation.analysis import (
     top_false_positive,
 )
 from vocviewer.evaluation.result import ClassEvaluation
-from vocviewer.families import benchmark_of
+from vocviewer.families.registry import benchmark_of
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.display_settings import DisplaySettings
 from vocviewer.gui.models.evaluation import EvaluationModel, ResultEvaluations

@@ -89,7 +89,8 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
     JSON annotation files are read in the helper process (``worker.in_process``)."""
     if _reads_in_helper(path):
-        from vocviewer.families import benchmark_of, registry
+        from vocviewer.families import registry
+        from vocviewer.families.registry import benchmark_of
 
         registry.registered()  # the families' imports, here rather than on the GUI thread
         ready = take(("dataset", _dataset_key(path, sources)))
@@ -106,7 +107,7 @@ def _reads_in_helper(path: str | Path) -> bool:
 
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     """``load_dataset`` in this process: the dataset as its family draws it in the window."""
-    from vocviewer.families import benchmark_of, open_dataset
+    from vocviewer.families.registry import benchmark_of, open_dataset
 
     dataset = open_dataset(Path(path), **sources)
     return benchmark_of(dataset).prepare_view(dataset, Path(path))
@@ -120,7 +121,7 @@ def load_results(
 ) -> LoadedResults:
     """Read result files with the dataset's family (only those of ``image_set`` if given, where
     the family has image sets; if they turn out to mix sets, those of ``fallback_set``)."""
-    from vocviewer.families import benchmark_of
+    from vocviewer.families.registry import benchmark_of
 
     bench = benchmark_of(dataset)
     given = [Path(p) for p in paths]
@@ -156,7 +157,7 @@ def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterat
     ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
 
     If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
-    from vocviewer.families import benchmark_of
+    from vocviewer.families.registry import benchmark_of
     from vocviewer.families.views import ClassView, diagnose_pending
 
     stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
@@ -229,7 +230,7 @@ class _Chain:
         self.thread.start()
 
     def _run(self) -> None:
-        from vocviewer.families import benchmark_of
+        from vocviewer.families.registry import benchmark_of
 
         skey = ("evaluation", self.rkey)
         try:
@@ -288,7 +289,7 @@ def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
     """The Main set that ``results``' file names name (``comp4_det_val_car.txt`` → ``val``; the
     dataset's family decides, ``Benchmark.image_set_named``)."""
-    from vocviewer.families import benchmark_of
+    from vocviewer.families.registry import benchmark_of
 
     return benchmark_of(dataset).image_set_named(dataset, results)
 

@@ -27,7 +27,7 @@ status_line
     ``StatusLine``: the status bar's line, notes, progress and messages button.
 file_names
     What the window's dialogs, tool tips, drop message and help call the files it opens, read
-    from the registry's families (``families.file_types``).
+    from the registry's families (``families.registry.file_types``).
 help_dialogs
     ``HelpController`` and Help ▸ Keyboard shortcuts, Getting started and About.
 help_text

@@ -233,7 +233,7 @@ def run_gui(
 
     With ``screenshot``, the window is rendered off screen, saved to that PNG once everything is
     loaded, evaluated and drawn, and the function returns 0. ``sources`` go to
-    ``families.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's).
+    ``families.registry.open_dataset`` (``images``: a COCO image folder; ``devkit``: ILSVRC's).
     If loading fails it prints nothing: a ``FormatError``/``OSError`` naming the file is raised
     for the caller to report (the CLI prints it and exits 1) — also for an internal error (a
     bug, said in one line) and for a load that never finishes (``TimeoutError``).

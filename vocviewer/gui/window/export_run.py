@@ -13,7 +13,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import OutputError
 from vocviewer.evaluation.report import render_ap_table
 from vocviewer.evaluation.result import EvalResult
-from vocviewer.families import benchmark_of
+from vocviewer.families.registry import benchmark_of
 from vocviewer.families.views import ClassView, ViewChoice
 from vocviewer.formats import output
 from vocviewer.gui.models.evaluation import ResultEvaluations

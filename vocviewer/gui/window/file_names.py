@@ -1,5 +1,5 @@
 """What the window's dialogs, tool tips, drop message and help call the files it opens, read from
-the registry's families (``families.file_types``): a new family appears in them with no edit here.
+the registry's families (``families.registry.file_types``): a new family appears in them with no edit here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def listed(items: Iterable[str]) -> str:
 
 
 def _types() -> list[FileTypes]:
-    from vocviewer.families import file_types
+    from vocviewer.families.registry import file_types
 
     return file_types()
 

@@ -2,7 +2,7 @@
 
 ``OpenController`` owns the open actions and the recent list; it opens through ``AppState`` and
 records what was opened (``opened``) for the recent list and sessions. Dropped paths that look
-like a dataset (``families.looks_like_dataset``) open it, with any other dropped paths as its
+like a dataset (``families.registry.looks_like_dataset``) open it, with any other dropped paths as its
 results; otherwise they are added as results to the open dataset (the window hands its drops to
 ``open_paths``).
 """
@@ -225,7 +225,7 @@ class OpenController(QObject):
     def open_paths(self, paths: Sequence[Path]) -> None:
         """What a drop does: open the first dataset-like path with the others as its results, or
         add every path as results to the open dataset."""
-        from vocviewer.families import looks_like_dataset  # start-up: every format reader
+        from vocviewer.families.registry import looks_like_dataset  # start-up: every format reader
 
         datasets = [p for p in paths if looks_like_dataset(p)]
         if datasets:
