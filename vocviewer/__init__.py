@@ -31,17 +31,20 @@ cli_streams
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Evaluation", "__version__", "evaluate"]
+__all__ = ["Evaluation", "__version__", "evaluate", "show"]
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate`` and ``Evaluation`` (``families.api``), imported on first use so that
-    ``import vocviewer`` stays cheap."""
+    """``evaluate`` and ``Evaluation`` (``families.api``) and ``show`` (the window from Python,
+    ``gui.window.show``), imported on first use so that ``import vocviewer`` stays cheap."""
     if name in ("evaluate", "Evaluation"):
         from vocviewer.families import api
 
         return getattr(api, name)
+    if name == "show":  # the window, imported only when asked for (by name: Qt stays out)
+        return importlib.import_module("vocviewer.gui.window.show").show
     raise AttributeError(f"module 'vocviewer' has no attribute {name!r}")

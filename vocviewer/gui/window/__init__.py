@@ -4,6 +4,9 @@ Modules
 -------
 app
     ``QApplication`` setup and ``run_gui`` (used by the CLI; can render a screenshot and exit).
+show
+    ``vocviewer.show``: the window from a script or a notebook, and the ``WindowHandle`` that
+    reads what it shows.
 main_window
     ``MainWindow``: builds the panes and the controllers, lays them out in splitters, toolbars
     and menus, and wires the panes to each other; thin delegations for the commands callers use.

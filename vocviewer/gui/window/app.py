@@ -125,6 +125,14 @@ class FirstFrame(QObject):
         QTimer.singleShot(0, lambda: self._callback("image"))
 
 
+def shows_everything(window: MainWindow) -> bool:
+    """Whether the window's dataset and results are loaded and evaluated and its current image
+    is drawn with every overlay."""
+    st, view = window.state, window.view
+    shown = st.current_image < 0 or view.shown_image == st.current_image
+    return st.dataset is not None and st.is_idle() and shown and not view.overlays_pending()
+
+
 class ScreenshotWhenReady(QObject):
     """Saves ``window.grab()`` to ``path`` once loading and evaluation are done and the current
     image is on screen, then quits the event loop (exit code 0; 1 if the PNG could not be
@@ -155,9 +163,7 @@ class ScreenshotWhenReady(QObject):
         self._poll.timeout.connect(self._check)
 
     def ready(self) -> bool:
-        st, view = self.window.state, self.window.view
-        shown = st.current_image < 0 or view.shown_image == st.current_image
-        return st.dataset is not None and st.is_idle() and shown and not view.overlays_pending()
+        return shows_everything(self.window)
 
     def _check(self, *_args: object) -> None:
         if self.ready() and not self._saving:
