@@ -91,7 +91,7 @@ def test_a_group_of_box_absorbs_several_detections_into_one_tp(tmp_path: Path) -
     # G adds one TP at its top absorbed score .8. Entries: .9 TP, .8 TP; positives 1 + 1 = 2
     # -> precision 1, 1 / recall .5, 1 -> AP 1.
     c = (0.1, 0.3, 0.1, 0.3)
-    ds, res, r = evaluate(
+    ds, _, r = evaluate(
         tmp_path,
         [("img1", "/m/car", (0.0, 1.0, 0.0, 1.0), 1), ("img1", "/m/car", c, 0)],
         [],
@@ -161,7 +161,7 @@ def test_tied_scores_are_ranked_as_the_challenge_ranks_them(tmp_path: Path) -> N
     # detection (an FP). The per-class entries concatenate in image order: [TP .5, FP .5]; the
     # challenge ranks them by np.argsort(scores)[::-1]. If that puts the FP (entry 1) first:
     # precision 0, .5 / recall 0, 1 -> AP .5; else TP first -> AP 1. The note names Car.
-    ds, res, r = evaluate(
+    ds, _, r = evaluate(
         tmp_path,
         [("img7", "/m/car", B, 0)],
         [("img8", "/m/car", 0)],

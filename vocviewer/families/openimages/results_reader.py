@@ -43,7 +43,7 @@ class _Sink:
     line: list[int] = field(default_factory=list)
     problems: list[FormatError] = field(default_factory=list)
     unknown: int = 0
-    sample: list[str] = field(default_factory=list)
+    unknown_ids: set[str] = field(default_factory=set)
 
 
 def _add(
@@ -60,8 +60,7 @@ def _add(
     row = dataset.find_image(image)
     if row is None:
         sink.unknown += 1
-        if len(sink.sample) < SAMPLE and image not in sink.sample:
-            sink.sample.append(image)
+        sink.unknown_ids.add(image)
         return
     if mid not in classes:
         sink.problems.append(FormatError(path, f"LabelName {mid!r} is not a class", line=line))
@@ -138,7 +137,7 @@ def read_openimages_results(
         file_index=np.array(sink.file_index, dtype=np.int64),
         line=np.array(sink.line, dtype=np.int64),
     )
-    extras = OpenImagesPredictions(yx, sink.unknown, tuple(sink.sample))
+    extras = OpenImagesPredictions(yx, sink.unknown, tuple(sorted(sink.unknown_ids)[:SAMPLE]))
     return ResultSet(
         name=name or (files[0].stem if files else "results"),
         files=tuple(files),
