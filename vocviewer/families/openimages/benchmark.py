@@ -76,6 +76,7 @@ def openimages_payload(
 
 def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate the predictions ``request.results`` on the folder ``request.path``."""
+    refuse_json_results(request.results, "Open Images", "a predictions CSV")
     dataset = opened(request, read_openimages(request.path))
     results = read_openimages_results(dataset, request.results)
     if results.problems and not request.keep_going:

@@ -85,7 +85,16 @@ def _read_file(path: Path, fi: int, dataset: Dataset, classes: dict[str, int], s
     try:
         cols = header_columns(path, ROW_COLUMNS)
     except FormatError:
-        cols = header_columns(path, STRING_COLUMNS)  # names both layouts' columns if neither
+        try:
+            cols = header_columns(path, STRING_COLUMNS)
+        except FormatError as e:
+            found = e.message.rpartition("found ")[2].rstrip(")")
+            raise FormatError(
+                path,
+                f"the header names neither layout: expected {','.join(ROW_COLUMNS)} or "
+                f"{','.join(STRING_COLUMNS)} (found {found})",
+                line=1,
+            ) from None
         for line, f in csv_records(path):
             image = get(path, line, f, cols["ImageID"], "ImageID")
             tokens = get(path, line, f, cols["PredictionString"], "PredictionString").split()
