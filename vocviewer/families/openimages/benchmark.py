@@ -6,7 +6,7 @@ then each class by its MID in class-description order)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,19 @@ class OpenImagesBenchmark(ViewDefaults):
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return oi_view.SETTINGS
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return oi_view.view_dataset(dataset)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return oi_view.view_results(dataset, self.read_results(dataset, paths))
 
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True

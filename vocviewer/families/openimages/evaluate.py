@@ -55,6 +55,35 @@ class Why(IntEnum):
 
 #: counted in the class's ranking (a TP or an FP)
 COUNTED = (Why.TP, Why.FP, Why.GROUP_TP)
+#: inside a group-of box (``overlap`` is then an IoA)
+GROUPED = (Why.GROUP_TP, Why.ABSORBED, Why.ABSORBED_LOW)
+
+
+#: what each ``Why`` means, in the inspector's words
+WHY_TEXT = {
+    Why.TP: "True positive: the first detection on a free ordinary box (IoU >= 0.5).",
+    Why.FP: "False positive: no free ordinary box at IoU >= 0.5, not inside a group-of box.",
+    Why.GROUP_TP: (
+        "Inside a group-of box (intersection over its own area >= 0.5) and the top score "
+        "there: it carries that group's one true positive."
+    ),
+    Why.ABSORBED: (
+        "Absorbed by a group-of box (intersection over its own area >= 0.5): a group counts "
+        "one true positive, carried by a higher score; ignored."
+    ),
+    Why.ABSORBED_LOW: (
+        "Absorbed by a group-of box whose best score is <= 0: the challenge adds no true "
+        "positive for it; ignored."
+    ),
+    Why.NOT_VERIFIED: (
+        "Not evaluated: its class is not verified on this image (no image-level label of "
+        "either confidence and no box, after hierarchy expansion)."
+    ),
+    Why.NOT_ANNOTATED: "Not evaluated: the image has no annotation.",
+    Why.INVALID_BOX: "Not evaluated: XMin >= XMax or YMin >= YMax (dropped by the challenge).",
+    Why.LOW_SCORE: "Not evaluated: score <= -10 (dropped by the challenge's score filter).",
+    Why.OVER_CAP: "Not evaluated: beyond the first 10,000 of its image and class.",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +108,14 @@ class OpenImagesResult:
     overlap: FloatArray
     ranked: tuple[IntArray, ...]
     tied: tuple[int, ...]
+
+    def describe(self, row: int) -> str:
+        """What the challenge did with detection ``row``, in words (the window's inspector)."""
+        why = Why(int(self.why[row]))
+        text = WHY_TEXT[why]
+        if why in GROUPED:
+            text += f" Its intersection over its own area: {self.overlap[row]:.3f}."
+        return text
 
 
 def pairwise(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:

@@ -3,8 +3,11 @@
 The IoU threshold is fixed (0.5). Each class lists its counted detections in the official rank
 order and, as ignored ranks, the detections the challenge sets aside: those absorbed by a
 group-of box whose one true positive another detection carries, and those of a class not
-verified on their image ("not evaluated"); ``why_text`` says which, for the inspector.
-A group-of box's true positive is the absorbed detection with the top score.
+verified on their image ("not evaluated"); ``OpenImagesResult.describe`` says which, for the
+inspector. A group-of box's true positive is the absorbed detection with the top score.
+Boxes are normalised: ``view_dataset`` / ``view_results`` scale the drawn boxes to each image's
+size (read from its header) or to a ``CANVAS`` where the image is not on disk; the evaluation
+reads the normalised numbers kept in the extras.
 """
 
 from __future__ import annotations
@@ -14,13 +17,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from vocviewer.core.dataset import Dataset
+from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
+from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.openimages.columns import OpenImagesGroundTruth
 from vocviewer.families.openimages.evaluate import (
     COUNTED,
+    GROUPED,
     OpenImagesResult,
     Why,
     evaluate_openimages,
@@ -30,49 +35,20 @@ from vocviewer.families.views import (
     Notice,
     Summary,
     ViewChoice,
+    ViewExtras,
     ViewSettings,
     curve_view,
     diagnosed,
     ranked_evaluation,
+    with_view_extras,
 )
+from vocviewer.formats.image_file import declared_size
 
-#: what each ``Why`` means, in the inspector's words
-WHY_TEXT = {
-    Why.TP: "True positive: the first detection on a free ordinary box (IoU >= 0.5).",
-    Why.FP: "False positive: no free ordinary box at IoU >= 0.5, not inside a group-of box.",
-    Why.GROUP_TP: (
-        "Inside a group-of box (intersection over its own area >= 0.5) and the top score "
-        "there: it carries that group's one true positive."
-    ),
-    Why.ABSORBED: (
-        "Absorbed by a group-of box (intersection over its own area >= 0.5): a group counts "
-        "one true positive, carried by a higher score; ignored."
-    ),
-    Why.ABSORBED_LOW: (
-        "Absorbed by a group-of box whose best score is <= 0: the challenge adds no true "
-        "positive for it; ignored."
-    ),
-    Why.NOT_VERIFIED: (
-        "Not evaluated: its class is not verified on this image (no image-level label of "
-        "either confidence and no box, after hierarchy expansion)."
-    ),
-    Why.NOT_ANNOTATED: "Not evaluated: the image has no annotation.",
-    Why.INVALID_BOX: "Not evaluated: XMin >= XMax or YMin >= YMax (dropped by the challenge).",
-    Why.LOW_SCORE: "Not evaluated: score <= -10 (dropped by the challenge's score filter).",
-    Why.OVER_CAP: "Not evaluated: beyond the first 10,000 of its image and class.",
-}
-RULES = DiagnosisRules(
-    {},
-    "Open Images sets it aside: absorbed by a group-of box (intersection over its own area "
-    ">= 0.5) whose one true positive a higher score carries, or of a class not verified on "
-    "this image (no image-level label, no box, after hierarchy expansion).",
-)
+#: the blank canvas (pixels, width x height) an image without a file is drawn on
+CANVAS = (1024, 768)
+
+RULES = DiagnosisRules({}, "The Open Images challenge sets it aside:")
 SETTINGS = ViewSettings("Open Images", rules=RULES)
-
-
-def why_text(result: OpenImagesResult, row: int) -> str:
-    """What the challenge did with detection ``row``, in words."""
-    return WHY_TEXT[Why(int(result.why[row]))]
 
 
 def openimages_views(
@@ -80,12 +56,13 @@ def openimages_views(
 ) -> list[ClassView]:
     """Per class, the ranked evidence of ``raw`` (``diagnose`` False: false positives left
     undiagnosed)."""
-    gt: OpenImagesGroundTruth = dataset.extras["openimages"]
     det = results.detections
     counted = np.isin(raw.why, np.array(COUNTED, dtype=np.int8))
     verdict_of = np.full(len(det), Verdict.IGNORED, dtype=np.int8)
     verdict_of[(raw.why == Why.TP) | (raw.why == Why.GROUP_TP)] = Verdict.TP
     verdict_of[raw.why == Why.FP] = Verdict.FP
+    group = np.isin(raw.why, np.array(GROUPED, dtype=np.int8))
+    iou_of = np.where(group, np.nan, raw.overlap)  # an IoA is no IoU: ``describe`` gives it
     out = []
     for k in range(len(dataset.classes)):
         aside = np.flatnonzero((det.label == k) & ~counted)
@@ -103,8 +80,10 @@ def openimages_views(
             npos,
             float(raw.ap[k]),
         )
-        ev = dataclasses.replace(ev, best_iou=raw.overlap[order])
-        mine = gt.counts_row[gt.counts_label == k]
+        ev = dataclasses.replace(ev, best_iou=iou_of[order])
+        # the class's own objects (each object is drawn missed or not by its own class; its
+        # ancestors' recall still counts it: ``npos``)
+        mine = np.flatnonzero(dataset.objects.label == k)
         found = raw.matched[order[verdict_of[order] == Verdict.TP]]
         missed = mine[~np.isin(mine, found)].astype(np.int64)
         view = curve_view(ev, missed, 0.5, raw)
@@ -142,3 +121,50 @@ def notices(dataset: Dataset, results: ResultSet, raw: OpenImagesResult) -> list
             "here by the same call)"
         )
     return out
+
+
+def _scale(boxes: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Normalised xyxy ``boxes`` (N, 4) in pixels of per-row ``size`` (N, 2: width, height)."""
+    scaled: np.ndarray = np.asarray(boxes, dtype=np.float64) * np.concatenate((size, size), axis=1)
+    return scaled
+
+
+def view_dataset(dataset: Dataset) -> Dataset:
+    """``dataset`` as the window draws it: each image's size from its file's header (the
+    ``CANVAS`` where there is none or it cannot be read), object boxes in those pixels, group-of
+    boxes flagged for drawing."""
+    size = np.empty((len(dataset.images), 2), dtype=np.int32)
+    for i, path in enumerate(dataset.images.path):
+        try:
+            size[i] = declared_size(path) if path.is_file() else CANVAS
+        except (FormatError, OSError):
+            size[i] = CANVAS
+    im = dataset.images
+    images = ImageTable(im.id, im.path, size[:, 0], size[:, 1], im.segmented, im.fields)
+    ob = dataset.objects
+    box = _scale(ob.box, size[ob.image_index].astype(np.float64))
+    objects = ObjectTable(
+        ob.image_index,
+        ob.label,
+        box,
+        ob.difficult,
+        ob.truncated,
+        ob.occluded,
+        ob.pose,
+        ob.order_in_image,
+        ob.actions,
+    )
+    drawn = dataclasses.replace(dataset, images=images, objects=objects)
+    gt: OpenImagesGroundTruth = dataset.extras["openimages"]
+    return with_view_extras(drawn, ViewExtras(group_of=gt.group_of))
+
+
+def view_results(dataset: Dataset, results: ResultSet) -> ResultSet:
+    """``results`` with detection boxes in the pixels of ``dataset``'s images (as
+    ``view_dataset`` sized them; unchanged where the sizes are unknown)."""
+    size = np.column_stack((dataset.images.width, dataset.images.height)).astype(np.float64)
+    det = results.detections
+    if not len(det) or not np.all(size > 0):
+        return results
+    scaled = dataclasses.replace(det, box=_scale(det.box, size[det.image_index]))
+    return dataclasses.replace(results, detections=scaled)
