@@ -80,7 +80,8 @@ def openimages_views(
             npos,
             float(raw.ap[k]),
         )
-        ev = dataclasses.replace(ev, best_iou=iou_of[order])
+        # ``ndet``: the ranked (counted) entries, as the JSON's; the ranks also list those set aside
+        ev = dataclasses.replace(ev, best_iou=iou_of[order], ndet=len(raw.ranked[k]))
         # the class's own objects (each object is drawn missed or not by its own class; its
         # ancestors' recall still counts it: ``npos``)
         mine = np.flatnonzero(dataset.objects.label == k)
