@@ -226,3 +226,15 @@ def test_eval_prints_the_official_metric_lines(
     assert lines[0] == "OpenImagesDetectionChallenge_Precision/mAP@0.5IOU,0.5"
     assert lines[2] == "OpenImagesDetectionChallenge_PerformanceByCategory/AP@0.5IOU//m/dog,1.0"
     assert lines[5] == "OpenImagesDetectionChallenge_PerformanceByCategory/AP@0.5IOU//m/empty,nan"
+
+
+def test_only_the_first_10000_per_image_and_class_are_kept(tmp_path: Path) -> None:
+    # 10,001 Dog detections on img1: the one on the Dog box scores lowest, the others lie far
+    # from it. The challenge keeps the 10,000 best of an image and class, so the TP is dropped:
+    # 10,000 FPs, 1 positive -> AP 0 (it would be 1 / 10,001 x ... > 0 with the TP kept).
+    far = (0.6, 0.9, 0.6, 0.9)
+    dets = [("img1", "/m/dog", 0.00001, B)]
+    dets += [("img1", "/m/dog", round(0.5 + i * 1e-5, 6), far) for i in range(10_000)]
+    ds, _, r = evaluate(tmp_path, [("img1", "/m/dog", B, 0)], [], dets)
+    assert ap_of(ds, r, "Dog") == 0.0 and Why(int(r.why[0])) == Why.OVER_CAP
+    assert len(r.ranked[ds.classes.index("Dog")]) == 10_000

@@ -21,8 +21,9 @@ def csv_records(path: Path, *, header: bool = True) -> Iterator[tuple[int, list[
         for fields in reader:
             if header and reader.line_num == 1:
                 continue
-            if fields and any(f.strip() for f in fields):
-                yield reader.line_num, [f.strip() for f in fields]
+            fields = [f.strip() for f in fields]
+            if len(fields) > 1 or (fields and fields[0]):
+                yield reader.line_num, fields
     except csv.Error as e:
         raise FormatError(path, f"not a CSV file ({e})", line=reader.line_num) from None
 

@@ -95,6 +95,7 @@ def _read_file(path: Path, fi: int, dataset: Dataset, classes: dict[str, int], s
                 f"{','.join(STRING_COLUMNS)} (found {found})",
                 line=1,
             ) from None
+        records: list[tuple[int, list[str]]] = []
         for line, f in csv_records(path):
             image = get(path, line, f, cols["ImageID"], "ImageID")
             tokens = get(path, line, f, cols["PredictionString"], "PredictionString").split()
@@ -107,21 +108,65 @@ def _read_file(path: Path, fi: int, dataset: Dataset, classes: dict[str, int], s
                 continue
             for j in range(0, len(tokens), 6):
                 mid, score, xmin, ymin, xmax, ymax = tokens[j : j + 6]
-                _add(
-                    sink,
-                    dataset,
-                    classes,
-                    (path, fi, line),
-                    (image, mid, score, xmin, xmax, ymin, ymax),
-                )
+                records.append((line, [image, mid, score, xmin, xmax, ymin, ymax]))
+        _add_all(sink, dataset, classes, (path, fi), records)
         return
+    records = []
+    at = [cols[c] for c in ROW_COLUMNS]
+    last = max(at)
     for line, f in csv_records(path):
+        if len(f) > last:
+            records.append((line, [f[i] for i in at]))
+            continue
         try:
-            values = [get(path, line, f, cols[c], c) for c in ROW_COLUMNS]
+            records.append((line, [get(path, line, f, cols[c], c) for c in ROW_COLUMNS]))
         except FormatError as e:
             sink.problems.append(e)
-            continue
-        _add(sink, dataset, classes, (path, fi, line), values)
+    _add_all(sink, dataset, classes, (path, fi), records)
+
+
+def _add_all(
+    sink: _Sink,
+    dataset: Dataset,
+    classes: dict[str, int],
+    where: tuple[Path, int],
+    records: list[tuple[int, list[str]]],
+) -> None:
+    """``records`` (line, the 7 texts) of one file: column by column where every value is
+    clean, else row by row (``_add``: each problem located)."""
+    path, fi = where
+    if not records:
+        return
+    lines = [r[0] for r in records]
+    cols = list(zip(*(r[1] for r in records), strict=True))
+    images = [dataset.find_image(t) for t in cols[0]]
+    labels = [classes.get(t) for t in cols[1]]
+    numbers = "".join("".join(c) for c in cols[2:])
+    clean = None not in labels and numbers.isascii() and "_" not in numbers
+    if clean:
+        try:
+            values = np.array(cols[2:], dtype=np.float64).T
+        except ValueError:
+            clean = False
+    if not clean or not np.all(np.isfinite(values)):
+        for line, texts in records:
+            _add(sink, dataset, classes, (path, fi, line), texts)
+        return
+    known = [i is not None for i in images]
+    for image, ok in zip(cols[0], known, strict=True):
+        if not ok:
+            sink.unknown += 1
+            sink.unknown_ids.add(image)
+    keep = np.flatnonzero(known)
+    sink.image += [images[i] for i in keep.tolist()]  # type: ignore[misc]
+    sink.label += [labels[i] for i in keep.tolist()]  # type: ignore[misc]
+    v = values[keep]
+    sink.score += v[:, 0].tolist()
+    sink.box += list(
+        zip(v[:, 3].tolist(), v[:, 1].tolist(), v[:, 4].tolist(), v[:, 2].tolist(), strict=True)
+    )
+    sink.file_index += [fi] * len(keep)
+    sink.line += [lines[i] for i in keep.tolist()]
 
 
 def read_openimages_results(
