@@ -56,6 +56,7 @@ class Rows:
     kind: str
     sep: str = " "
     score: int = 1
+    header: bool = False  # a header line first (kept as it is by ``write``)
 
     def files(self, paths: list[Path]) -> list[Path]:
         """The files of ``paths`` (a folder's files, sorted)."""
@@ -67,13 +68,15 @@ class Rows:
     def read(self, path: Path) -> list[Any]:
         if self.kind == "json":
             return list(json.loads(path.read_text()))
-        return [line for line in path.read_text().splitlines() if line.strip()]
+        lines = [line for line in path.read_text().splitlines() if line.strip()]
+        return lines[1:] if self.header else lines
 
     def write(self, path: Path, rows: list[Any]) -> None:
         if self.kind == "json":
             path.write_text(json.dumps(rows))
         else:
-            path.write_text("".join(f"{r}\n" for r in rows))
+            head = path.read_text().splitlines()[:1] if self.header and path.exists() else []
+            path.write_text("".join(f"{r}\n" for r in [*head, *rows]))
 
     def with_score(self, row: Any, score: float) -> Any:
         if self.kind == "json":
@@ -236,6 +239,29 @@ def add_ilsvrc(case: Case, paths: list[Path], dst: Path) -> list[Path]:
     return Rows("lines").rewrite(paths, dst, lambda _, rows: [*rows, row])
 
 
+# --- Open Images --------------------------------------------------------------------------------
+def openimages_case(tmp: Path) -> Case:
+    """A generated folder with every trap (``tests.parity.openimages_data``); two prediction
+    files from different seeds."""
+    from tests.parity.openimages_data import predictions, write_openimages, write_predictions
+
+    boxes = write_openimages(tmp / "oi", 3, 40)
+    a = write_predictions(tmp / "predA.csv", predictions(boxes, 4))
+    b = write_predictions(tmp / "predB.csv", predictions(boxes, 5))
+    return Case(tmp / "oi", ([a], [b]), "mAP")
+
+
+def add_openimages(case: Case, paths: list[Path], dst: Path) -> list[Path]:
+    """A row of the class's MID (the class is not on the image, so perhaps not verified)."""
+    spot = free_spot(case)
+    mids = [
+        line.split(",")[0]
+        for line in (case.path / "class-descriptions-boxable.csv").read_text().splitlines()
+    ]
+    row = f"{spot.image_id},{mids[spot.label]},{TOP_SCORE},0.1,0.4,0.1,0.4"
+    return Rows("lines", ",", 2, header=True).rewrite(paths, dst, lambda _, rows: [*rows, row])
+
+
 # --- the toy family (tests/toy_family) ---------------------------------------------------------
 def tally_case(tmp: Path) -> Case:
     """Six images, three classes; A finds most objects, B fewer (distinct scores)."""
@@ -295,6 +321,9 @@ CASES: dict[str, FamilyCase] = {
     ),
     "ilsvrc": FamilyCase(lambda t, _: ilsvrc_case(t), Rows("lines", " ", 2), add_ilsvrc),
     "lvis": FamilyCase(lambda t, _: lvis_case(t), Rows("json"), add_lvis),
+    "openimages": FamilyCase(
+        lambda t, _: openimages_case(t), Rows("lines", ",", 2, header=True), add_openimages
+    ),
     TOY: FamilyCase(
         lambda t, _: tally_case(t),
         Rows("lines", " ", 2),

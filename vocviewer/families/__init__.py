@@ -1,5 +1,6 @@
-"""Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``),
-each implementing the ``Benchmark`` interface (``base``) and listed once in ``registry.BUILTIN``.
+"""Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``,
+``openimages``), each implementing the ``Benchmark`` interface (``base``) and listed once in
+``registry.BUILTIN``.
 Nothing outside a family's folder imports it but the registry (by name); no family imports the
 registry. The modules here are the family-free interface and what dispatches over the registry;
 importing the package imports none of them (``families.registry`` opens datasets and results).
@@ -23,6 +24,8 @@ ilsvrc/
     ILSVRC DET and CLS-LOC.
 lvis/
     LVIS v1.
+openimages/
+    Open Images (V6/V7) detection, the challenge protocol.
 official
     The one rule for official-ness, shared by ``vocviewer eval`` and every pane of the window.
 registry

@@ -30,6 +30,7 @@ BUILTIN = (
     "vocviewer.families.visdrone.benchmark:VisDroneBenchmark",
     "vocviewer.families.ilsvrc.benchmark:IlsvrcBenchmark",
     "vocviewer.families.lvis.benchmark:LvisBenchmark",
+    "vocviewer.families.openimages.benchmark:OpenImagesBenchmark",
 )
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False

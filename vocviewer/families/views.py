@@ -146,7 +146,9 @@ class ViewExtras:
     column of instance masks (one per object row) drawn largest ``mask_area`` first and named by
     ``mask_ids`` in messages; ``crowd`` bool (N,): crowd regions (hatched, tagged); ``regions``
     bool (N,): ignored regions (shaded, not drawn as objects); ``unevaluated``: class indices the
-    protocol never evaluates (their objects drawn grey and dashed, never as missed)."""
+    protocol never evaluates (their objects drawn grey and dashed, never as missed);
+    ``group_of`` bool (N,): boxes around a group of instances (Open Images' ``IsGroupOf``),
+    drawn dashed and tagged ``G``."""
 
     keypoints: FloatArray | None = None
     skeleton: tuple[IntArray, ...] = ()
@@ -157,6 +159,15 @@ class ViewExtras:
     crowd: npt.NDArray[np.bool_] | None = None
     regions: npt.NDArray[np.bool_] | None = None
     unevaluated: frozenset[int] = frozenset()
+    group_of: npt.NDArray[np.bool_] | None = None
+
+
+def detection_note(view: ClassView | None, row: int) -> str:
+    """What the protocol's own evidence says of detection ``row`` beyond its verdict — a
+    ``raw`` that has ``describe(row) -> str`` (Open Images: absorbed by a group-of box, a
+    class not verified on the image) — as a paragraph; ``""`` if nothing."""
+    describe = getattr(view.raw, "describe", None) if view is not None else None
+    return f"\n{describe(row)}" if callable(describe) else ""
 
 
 def view_extras(dataset: Dataset) -> ViewExtras:

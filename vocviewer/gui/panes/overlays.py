@@ -26,7 +26,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families.views import view_extras
+from vocviewer.families.views import detection_note, view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
@@ -127,9 +127,12 @@ def _rect(b: np.ndarray) -> QRectF:
 
 
 def gt_label(dataset: Dataset, row: int) -> str:
-    """``dog`` plus tags: ``D`` difficult, ``T`` truncated, ``O`` occluded."""
+    """``dog`` plus tags: ``D`` difficult, ``T`` truncated, ``O`` occluded, ``G`` group-of."""
     obj = dataset.objects
     flags = [("D", obj.difficult), ("T", obj.truncated), ("O", obj.occluded)]
+    group = view_extras(dataset).group_of
+    if group is not None:
+        flags.append(("G", group))
     tags = "".join(t for t, col in flags if col[row])
     name = dataset.classes[int(obj.label[row])]
     return f"{name} · {tags}" if tags else name
@@ -147,6 +150,9 @@ def gt_tooltip(dataset: Dataset, row: int, missed: bool = False) -> str:
         )
         if col[row]
     ]
+    group = view_extras(dataset).group_of
+    if group is not None and group[row]:
+        flags.append("group-of (one box around several instances)")
     if missed:
         flags.append("missed (no true positive)")
     text = f"ground truth: {object_name(dataset, row)}"
@@ -166,6 +172,7 @@ def detection_tooltip(
         gt = int(ev.best_gt[rank])
         if gt >= 0:
             lines.append(f"IoU {fmt_iou(float(ev.best_iou[rank]))} with {object_name(dataset, gt)}")
+        lines[-1] += detection_note(evals.views.get(k), row)
     else:
         lines.append("not evaluated")
     lines.append(loaded.results.where(int(det.file_index[row]), int(det.line[row])))
@@ -209,6 +216,7 @@ def ground_truth_items(dataset: Dataset, image: int, opts: OverlayOptions) -> li
         if faded:
             color.setAlpha(110)
         dashed = bool(dataset.objects.difficult[row]) or base is OTHERS_COLOR
+        dashed |= extras.group_of is not None and bool(extras.group_of[row])
         hl = row == opts.highlight_gt
         box = BoxItem(
             _rect(b),

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou
 from vocviewer.evaluation.drawn import is_drawn
+from vocviewer.families.views import detection_note
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
@@ -237,7 +238,9 @@ class SidePanel(QWidget):
             iou, fa = st.evaluation.verdict_iou(), st.class_diagnosis(k)
             rules = st.evaluation.settings.rules
             text = explain(ds, results, ev, rank, iou_threshold=iou, analysis=fa, rules=rules)
-            self.why.setText(text + not_drawn_text(results, int(ev.order[rank])))
+            row = int(ev.order[rank])
+            note = detection_note(st.evaluations[st.current_results].views.get(k), row)
+            self.why.setText(text + note + not_drawn_text(results, row))
 
     def _on_object_selected(self, row: int) -> None:
         self.objects.select_key(row)
