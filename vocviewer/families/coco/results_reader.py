@@ -31,7 +31,7 @@ from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTab
 from vocviewer.families.coco.reader import polygon_sets_to_rle
 from vocviewer.formats.json_input import json_text, parse_json, read_json_bytes, show
 
-__all__ = ["BoxColumns", "box_columns", "read_coco_results"]
+__all__ = ["BoxColumns", "box_columns", "read_coco_result_list", "read_coco_results"]
 
 
 def _kind(first: Any) -> str:
@@ -110,6 +110,22 @@ def read_coco_results(
         if quick is not None:
             return quick
     anns, literals = _load(path)
+    return read_coco_result_list(dataset, path, anns, literals, task=task, keep_going=keep_going)
+
+
+def read_coco_result_list(
+    dataset: Dataset,
+    path: Path,
+    anns: Any,
+    literals: bool = False,
+    *,
+    task: str = "bbox",
+    keep_going: bool = False,
+) -> ResultSet:
+    """``read_coco_results`` of an already parsed results list ``anns`` (``path`` names it in
+    messages; ``literals``: whether its text held ``true`` / ``false`` / ``null``), for a family
+    that converts its own result files to COCO's (YOLO's label folders, ``predictions.json``)."""
+    gt: CocoAnnotations = dataset.extras["coco"]
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
     kind = _kind(anns[0]) if anns else task if task != "segm" else "segm"
