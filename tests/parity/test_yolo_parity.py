@@ -16,8 +16,8 @@ from tests.parity.yolo_data import make_yolo
 from vocviewer.cli import main
 
 pytest.importorskip("pycocotools")
-from pycocotools.coco import COCO  # noqa: E402
-from pycocotools.cocoeval import COCOeval  # noqa: E402
+from pycocotools.coco import COCO
+from pycocotools.cocoeval import COCOeval
 
 COCO_MINI = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coco-mini"
 INSTANCES = COCO_MINI / "annotations" / "instances_val2017.json"

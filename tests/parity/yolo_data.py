@@ -113,7 +113,7 @@ def make_yolo(tmp: Path, kind: str = "detect", seed: int = 0, n_images: int = 24
                         }
                     )
     yaml = root / "data.yaml"
-    text = f"path: .\nval: images/val\nnames:\n" + "".join(
+    text = "path: .\nval: images/val\nnames:\n" + "".join(
         f"  {i}: {n}\n" for i, n in enumerate(NAMES)
     )
     if kind == "pose":

@@ -37,6 +37,8 @@ visdrone/
     VisDrone-DET.
 voc/
     PASCAL VOC.
+yolo/
+    YOLO (Ultralytics), by COCO's protocol and the validator's convention.
 """
 
 from vocviewer.families.base import Benchmark, CliOption, EvalOutput, FileTypes

@@ -245,7 +245,7 @@ def convert(
     the folder ``out`` by the family declaring the pair (``conversions``, ``convert``); the
     messages say what was written and what the target cannot hold."""
     opts = dict(options or {})
-    sources = {k: v for k, v in opts.items() if isinstance(v, Path)}
+    sources: dict[str, Path | None] = {k: v for k, v in opts.items() if isinstance(v, Path)}
     source = choose(Path(path), task, sources=sources)
     for b in registered():
         if (source.name, to) in getattr(b, "conversions", ()):

@@ -114,17 +114,12 @@ def read_coco_results(
 
 
 def read_coco_result_list(
-    dataset: Dataset,
-    path: Path,
-    anns: Any,
-    literals: bool = False,
-    *,
-    task: str = "bbox",
-    keep_going: bool = False,
+    dataset: Dataset, path: Path, anns: Any, literals: bool = False, **kw: Any
 ) -> ResultSet:
-    """``read_coco_results`` of an already parsed results list ``anns`` (``path`` names it in
-    messages; ``literals``: whether its text held ``true`` / ``false`` / ``null``), for a family
-    that converts its own result files to COCO's (YOLO's label folders, ``predictions.json``)."""
+    """``read_coco_results`` (``task``, ``keep_going``) of the parsed list ``anns`` (``literals``:
+    its text held true / false / null), for a family whose results convert to COCO's (YOLO's)."""
+    task: str = kw.get("task", "bbox")
+    keep_going: bool = kw.get("keep_going", False)
     gt: CocoAnnotations = dataset.extras["coco"]
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")

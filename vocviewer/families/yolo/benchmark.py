@@ -61,7 +61,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     if task == "segm" and info.kind != "segment":
         raise FormatError(request.path, f"--task segm needs polygon labels; these are {info.kind}")
     if task == "keypoints" and info.kind != "pose":
-        raise FormatError(request.path, f"--task keypoints needs pose labels ('kpt_shape')")
+        raise FormatError(request.path, "--task keypoints needs pose labels ('kpt_shape')")
     keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, task)
     results = read_yolo_results(dataset, list(request.results), task=task, keep_going=keep_going)

@@ -16,6 +16,7 @@ touched, so the explanation is about this data, not in general.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,7 +96,7 @@ def compare(dataset: Dataset, results: ResultSet, coco_ap: float, coco_ap50: flo
         f"(difference {u.map - coco_ap:+.4f}); mAP50 {u.map50:.4f} vs AP50 {coco_ap50:.4f} "
         f"({u.map50 - coco_ap50:+.4f}). One rule at a time, Ultralytics' towards COCO's:"
     ]
-    for (_, m0, a0), (rule, m1, a1) in zip(steps, steps[1:], strict=False):
+    for (_, m0, a0), (rule, m1, a1) in itertools.pairwise(steps):
         if abs(m1 - m0) < 5e-5 and abs(a1 - a0) < 5e-5:
             lines.append(f"  {why[rule]}: moves nothing here (less than 0.0001)")
         else:

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from vocviewer.core.errors import FormatError
-from vocviewer.families.yolo.reader import coco_document, read_yolo
 from vocviewer.families.yolo.layout import read_layout
+from vocviewer.families.yolo.reader import coco_document, read_yolo
 from vocviewer.families.yolo.results import json_entries, txt_entries
 from vocviewer.formats import output
 from vocviewer.formats.json_input import load_json

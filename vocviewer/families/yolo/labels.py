@@ -122,18 +122,28 @@ def parse_line(
 
 
 def read_label_file(
-    file: Path, kpt_shape: tuple[int, int] | None, scored: bool = False
+    file: Path,
+    kpt_shape: tuple[int, int] | None,
+    scored: bool = False,
+    skipped: list[FormatError] | None = None,
 ) -> list[LabelRow]:
-    """Every non-blank line of ``file`` (``FormatError`` naming the file and line)."""
+    """Every non-blank line of ``file`` (``FormatError`` naming the file and line; with
+    ``skipped`` given, a bad line is listed there and left out instead)."""
     try:
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         raise FormatError(file, f"cannot read: {e.strerror}") from None
-    return [
-        parse_line(file, n, line, kpt_shape, scored)
-        for n, line in enumerate(text.splitlines(), 1)
-        if line.strip()
-    ]
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(parse_line(file, n, line, kpt_shape, scored))
+        except FormatError as e:
+            if skipped is None:
+                raise
+            skipped.append(e)
+    return rows
 
 
 # --- the classic mistakes -------------------------------------------------------------------------

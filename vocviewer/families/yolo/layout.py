@@ -136,7 +136,8 @@ def _list_images(listing: Path, root: Path) -> tuple[list[ImageEntry], list[Imag
         text = listing.read_text(encoding="utf-8", errors="replace")
     except OSError as e:
         raise FormatError(listing, f"cannot read the image list: {e.strerror}") from None
-    found, missing = [], []
+    found: list[ImageEntry] = []
+    missing: list[ImageEntry] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:

@@ -121,7 +121,8 @@ def coco_document(layout: Layout) -> tuple[dict[str, Any], YoloInfo]:
     ids = _image_ids(stems)
     cat_ids = category_ids(names)
     root = _common_folder([e.path for e in layout.images], layout.source)
-    images, anns = [], []
+    images: list[dict[str, Any]] = []
+    anns: list[dict[str, Any]] = []
     for entry, image_id, rs in zip(layout.images, ids, per_image, strict=True):
         w, h = image_size(entry.path)
         rel = entry.path.relative_to(root).as_posix()

@@ -39,9 +39,10 @@ from vocviewer.formats.json_input import load_json
 
 
 def txt_entries(
-    dataset: Dataset, folder: Path, task: str
+    dataset: Dataset, folder: Path, task: str, skipped: list[FormatError] | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The COCO results of a folder of prediction label files, and the warnings."""
+    """The COCO results of a folder of prediction label files, and the warnings (``skipped``:
+    bad lines are listed there and left out, else they raise)."""
     info: YoloInfo = dataset.extras["yolo"]
     row_of = {s: i for i, s in enumerate(info.stems)}
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() == ".txt" and p.is_file())
@@ -59,7 +60,7 @@ def txt_entries(
         if row is None:
             unknown.append(f)
             continue
-        lines = read_label_file(f, kpt, scored=True)
+        lines = read_label_file(f, kpt, scored=True, skipped=skipped)
         class_check(lines, dataset.classes, info.layout.source)
         rows += lines
         w, h = int(ims.width[row]), int(ims.height[row])
@@ -153,8 +154,9 @@ def read_yolo_results(
     path = Path(paths[0])
     info: YoloInfo = dataset.extras["yolo"]
     task = task or info.task
+    skipped: list[FormatError] = []
     if path.is_dir():
-        entries, warnings = txt_entries(dataset, path, task)
+        entries, warnings = txt_entries(dataset, path, task, skipped if keep_going else None)
     elif path.suffix.lower() == ".json":
         entries, warnings = json_entries(dataset, path)
     else:
@@ -166,6 +168,7 @@ def read_yolo_results(
     )
     if not entries:
         rs = dataclasses.replace(rs, problems=())
+    rs = dataclasses.replace(rs, problems=(*skipped, *rs.problems))
     name = path.name if path.is_dir() else path.stem
     kept = tuple(FormatError(None, w) for w in warnings)
     return dataclasses.replace(rs, name=name, warnings=(*rs.warnings, *kept))

@@ -180,8 +180,8 @@ def kept(dets: Boxes, conf: float, max_det: int, per_class_cap: bool = False) ->
         st = np.r_[0, np.flatnonzero(np.diff(ks) != 0) + 1]
         rank = np.empty(len(order), dtype=np.int64)
         rank[srt] = np.arange(len(order)) - np.repeat(st, np.diff(np.r_[st, len(order)]))
-        return order[rank < max_det]
-    return order[np.arange(len(order)) - firsts < max_det]
+        return np.asarray(order[rank < max_det], dtype=np.int64)
+    return np.asarray(order[np.arange(len(order)) - firsts < max_det], dtype=np.int64)
 
 
 def evaluate(
