@@ -24,6 +24,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
+    LIKELY,
     CliOption,
     EvalOutput,
     EvalRequest,
@@ -38,7 +39,7 @@ from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
 from vocviewer.families.yolo import FILES
 from vocviewer.families.yolo import conventions as conv
-from vocviewer.families.yolo.layout import looks_like_yolo
+from vocviewer.families.yolo.layout import is_yaml, looks_like_yolo
 from vocviewer.families.yolo.reader import YoloInfo, read_yolo
 from vocviewer.families.yolo.results import read_yolo_results
 
@@ -120,7 +121,11 @@ class YoloBenchmark(ViewDefaults):
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if looks_like_yolo(path) else 0.0
+        """Sure of a YAML with ``names`` or an ``images/`` + ``labels/`` folder; any other
+        YAML might be a broken dataset YAML (its reader says what is wrong)."""
+        if looks_like_yolo(path):
+            return CERTAIN
+        return LIKELY if path.is_file() and is_yaml(path) else 0.0
 
     def looks_like_dataset(self, path: Path) -> bool:
         return looks_like_yolo(path)
