@@ -14,6 +14,7 @@ flag); a polygon as ``segmentation`` (a box line: its box's polygon); pose keypo
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,12 +156,10 @@ def coco_document(layout: Layout) -> tuple[dict[str, Any], YoloInfo]:
 
 
 def _common_folder(paths: list[Path], source: Path) -> Path:
+    """The deepest folder holding every image (COCO's ``file_name`` is relative to it)."""
     if not paths:
         return source if source.is_dir() else source.parent
-    import os
-
-    common = Path(os.path.commonpath([str(p.parent) for p in paths]))
-    return common
+    return Path(os.path.commonpath([str(p.parent) for p in paths]))
 
 
 def read_yolo(path: str | Path, split: str | None = None, *, masks: bool = True) -> Dataset:
@@ -171,4 +170,5 @@ def read_yolo(path: str | Path, split: str | None = None, *, masks: bool = True)
     root = Path(doc.pop("_root"))
     ds = coco_dataset(path, doc, root, masks=masks and info.kind == "segment")
     name = f"{path.stem if path.is_file() else path.name} {info.layout.split}"
-    return dataclasses.replace(ds, name=name, extras={**ds.extras, "yolo": info})
+    roots = (path if path.is_dir() else path.parent, root)  # never written into
+    return dataclasses.replace(ds, name=name, extras={**ds.extras, "yolo": info}, roots=roots)

@@ -1,0 +1,92 @@
+"""The YOLO reader's layouts and conventions: a bare ``images/`` + ``labels/`` folder, ``names``
+as a list or a mapping, splits as folders or list files, EXIF-rotated image sizes, class-index
+``predictions.json`` and an empty prediction folder — each against the same data read the
+ordinary way."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.parity.yolo_data import NAMES, make_yolo
+from vocviewer.cli import main
+from vocviewer.families import open_dataset, registry
+from vocviewer.families.yolo.reader import image_size
+
+
+def _summary(path: Path, results: Path, tmp: Path, *extra: str) -> dict:
+    out = tmp / f"s{len(list(tmp.glob('s*.json')))}.json"
+    assert main(["eval", str(path), "--results", str(results), "--json", str(out), *extra]) == 0
+    return dict(json.loads(out.read_text())["summary"])
+
+
+@pytest.fixture
+def case(tmp_path):
+    return make_yolo(tmp_path, "detect", seed=9, n_images=12)
+
+
+def test_the_registry_picks_yolo(case):
+    _, b = registry.sniff(case.yaml)
+    assert b is not None and b.name == "yolo"
+    assert registry.sniff(case.yaml.parent)[1].name == "yolo"  # type: ignore[union-attr]
+    ds = open_dataset(case.yaml)
+    assert ds.classes == NAMES and len(ds.images) == 12
+
+
+def test_a_bare_folder_reads_as_its_yaml(case, tmp_path):
+    bare = tmp_path / "bare"
+    shutil.copytree(case.yaml.parent, bare)
+    (bare / "data.yaml").unlink()
+    (bare / "classes.txt").write_text("".join(f"{n}\n" for n in NAMES))
+    assert open_dataset(bare).classes == NAMES
+    assert _summary(bare, case.pred_txt, tmp_path) == _summary(case.yaml, case.pred_txt, tmp_path)
+
+
+def test_names_list_and_list_file_splits(case, tmp_path):
+    root = case.yaml.parent
+    ids = open_dataset(case.yaml).images.id.tolist()
+    before = _summary(case.yaml, case.pred_txt, tmp_path)
+    images = sorted((root / "images" / "val").glob("*.png"))
+    (root / "half.txt").write_text("".join(f"./images/val/{p.name}\n" for p in images[:6]))
+    rest = root / "rest"
+    (rest / "images").mkdir(parents=True)
+    (rest / "labels").mkdir()
+    for p in images[6:]:
+        shutil.move(p, rest / "images" / p.name)
+        shutil.move(root / "labels" / "val" / f"{p.stem}.txt", rest / "labels" / f"{p.stem}.txt")
+    other = tmp_path / "cfg" / "other.yaml"
+    other.parent.mkdir()
+    other.write_text(f"path: {root}\nval: [half.txt, rest/images]\nnames: {list(NAMES)}\n")
+    assert open_dataset(other).images.id.tolist() == ids
+    assert _summary(other, case.pred_txt, tmp_path) == before
+
+
+def test_exif_rotated_sizes_are_swapped(tmp_path):
+    """EXIF orientation 6 (rotate 90°): Ultralytics' ``exif_size`` reports the rotated size."""
+    im = Image.new("RGB", (40, 30))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    im.save(tmp_path / "r.jpg", exif=exif)
+    im.save(tmp_path / "p.jpg")
+    assert image_size(tmp_path / "r.jpg") == (30, 40)
+    assert image_size(tmp_path / "p.jpg") == (40, 30)
+
+
+def test_predictions_json_with_class_indices(case, tmp_path):
+    doc = json.loads(case.pred_json.read_text())
+    for d in doc:
+        d["category_id"] -= 1  # older Ultralytics: class indices
+    indexed = tmp_path / "indexed.json"
+    indexed.write_text(json.dumps(doc))
+    assert _summary(case.yaml, indexed, tmp_path) == _summary(case.yaml, case.pred_json, tmp_path)
+
+
+def test_an_empty_prediction_folder_is_no_detections(case, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    s = _summary(case.yaml, empty, tmp_path)
+    assert s["AP"] == 0.0 and s["AR100"] == 0.0
