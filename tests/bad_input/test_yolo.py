@@ -193,3 +193,15 @@ def test_images_missing_on_disk_are_named(tmp_path, capsys):
     y.yaml.write_text(y.yaml.read_text().replace("val: images/val", "val: val.txt"))
     err = _warnings(capsys, y)
     assert f"{listing}:{len(images) + 1}: the image" in err and "is not on disk" in err, err
+
+
+def test_corner_boxes_in_predictions_json_are_named(tmp_path, capsys):
+    y = make_yolo(tmp_path, "detect", seed=2, n_images=6)
+    assert "look like corners" not in _warnings(capsys, y, y.pred_json)
+    doc = json.loads(y.pred_json.read_text())
+    for d in doc:
+        x, yy, bw, bh = d["bbox"]
+        d["bbox"] = [x, yy, x + bw, yy + bh]  # x1 y1 x2 y2 where x y w h belong
+    y.pred_json.write_text(json.dumps(doc))
+    err = _warnings(capsys, y, y.pred_json)
+    assert "these look like corners x1 y1 x2 y2" in err and "w = x2 - x1" in err, err

@@ -127,16 +127,42 @@ def json_entries(dataset: Dataset, path: Path) -> tuple[list[Any], list[str]]:
             f"image of the split, e.g. [{n}].image_id = {anns[n].get('image_id')!r}: left out "
             "(image_id is the file stem, as Ultralytics writes it)"
         )
-    boxes = [a["bbox"] for a in out if isinstance(a.get("bbox"), list) and len(a["bbox"]) == 4]
-    arr = np.array([b for b in boxes if all(isinstance(v, int | float) for v in b)], dtype=float)
-    if len(arr) >= 2 and float(np.max(arr)) <= 1.0:
-        warnings.append(
-            f"{path}: every bbox is within [0, 1], e.g. {boxes[0]}: these look normalised, but "
-            "a COCO-style bbox is in pixels (x, y, w, h); multiply by the image width / height"
-        )
+    warnings += _box_warnings(dataset, path, out)
     if as_index:
         warnings.append(f"{path}: category_id read as class indices (the file uses id 0)")
     return out, warnings
+
+
+def _box_warnings(dataset: Dataset, path: Path, entries: list[Any]) -> list[str]:
+    """Pixel boxes read as normalised, and corners ``x1 y1 x2 y2`` where COCO's ``x y w h``
+    belong (most boxes then reach past the image and every ``w h`` is at least its ``x y``)."""
+    info: YoloInfo = dataset.extras["yolo"]
+    row_of = {i: r for r, i in enumerate(info.image_ids)}
+    rows, boxes = [], []
+    for n, a in enumerate(entries):
+        b = a.get("bbox")
+        if isinstance(b, list) and len(b) == 4 and all(type(v) in (int, float) for v in b):
+            rows.append((n, row_of[a["image_id"]]))
+            boxes.append(b)
+    if len(boxes) < 2:
+        return []
+    arr = np.array(boxes, dtype=np.float64)
+    first = f"[{rows[0][0]}].bbox = {boxes[0]}"
+    if float(np.max(arr)) <= 1.0:
+        return [
+            f"{path}: every bbox is within [0, 1], e.g. {first}: these look normalised, but a "
+            "COCO-style bbox is in pixels (x, y, w, h); multiply by the image width / height"
+        ]
+    img = np.array([r for _, r in rows])
+    w, h = dataset.images.width[img], dataset.images.height[img]
+    past = (arr[:, 0] + arr[:, 2] > 1.01 * w) | (arr[:, 1] + arr[:, 3] > 1.01 * h)
+    if np.mean(past) >= 0.5 and np.all((arr[:, 2] >= arr[:, 0]) & (arr[:, 3] >= arr[:, 1])):
+        return [
+            f"{path}: {int(np.sum(past))} of {len(arr)} boxes reach past their image and every "
+            f"'w h' is at least its 'x y', e.g. {first}: these look like corners x1 y1 x2 y2; "
+            "a COCO-style bbox is x, y, w, h: write w = x2 - x1, h = y2 - y1"
+        ]
+    return []
 
 
 def read_yolo_results(
