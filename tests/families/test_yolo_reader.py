@@ -90,3 +90,27 @@ def test_an_empty_prediction_folder_is_no_detections(case, tmp_path):
     empty.mkdir()
     s = _summary(case.yaml, empty, tmp_path)
     assert s["AP"] == 0.0 and s["AR100"] == 0.0
+
+
+def test_the_analysis_tab_is_cocos_on_the_converted_files(case, tmp_path, capsys):
+    """The window's Analysis tab on a YOLO split gives what ``vocviewer analyze`` prints for
+    the same data converted to COCO JSON (TIDE's breakdown, per-class characteristics)."""
+    from vocviewer.families import open_results
+    from vocviewer.families.view_analysis import view_analysis
+
+    out = tmp_path / "coco"
+    assert (
+        main(["convert", str(case.yaml), "--to", "coco", str(out), "--results", str(case.pred_txt)])
+        == 0
+    )
+    report = tmp_path / "analyze.json"
+    argv = ["analyze", str(out / "instances_val.json"), "--results", str(out / "pred_txt.json")]
+    images = case.yaml.parent / "images" / "val"
+    assert main([*argv, "--images", str(images), "--json", str(report)]) == 0
+    capsys.readouterr()
+    entry = json.loads(report.read_text())["sets"]["pred_txt.json"]
+    ds = open_dataset(case.yaml)
+    got = view_analysis(ds, open_results(ds, case.pred_txt), None)
+    assert got is not None
+    assert got.tide.main == pytest.approx(entry["tide"]["main"], abs=1e-12)
+    assert got.tide.special == pytest.approx(entry["tide"]["special"], abs=1e-12)

@@ -198,4 +198,7 @@ class YoloBenchmark(ViewDefaults):
         return coco_view.rederive_coco_views(dataset, results, raws, choice)
 
     def view_analyser(self) -> ViewAnalyser | None:
-        return None
+        """COCO's: the window's Analysis tab analyses a YOLO split as its COCO document."""
+        from vocviewer.families.coco.analyze import CocoViewAnalyser
+
+        return CocoViewAnalyser()
