@@ -114,3 +114,17 @@ def test_the_analysis_tab_is_cocos_on_the_converted_files(case, tmp_path, capsys
     assert got is not None
     assert got.tide.main == pytest.approx(entry["tide"]["main"], abs=1e-12)
     assert got.tide.special == pytest.approx(entry["tide"]["special"], abs=1e-12)
+
+
+def test_analyze_is_cocos_on_the_converted_files(case, tmp_path, capsys):
+    out = tmp_path / "coco"
+    argv = ["convert", str(case.yaml), "--to", "coco", str(out), "--results", str(case.pred_txt)]
+    assert main(argv) == 0
+    images = case.yaml.parent / "images" / "val"
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    coco = ["analyze", str(out / "instances_val.json"), "--results", str(out / "pred_txt.json")]
+    assert main([*coco, "--images", str(images), "--json", str(a)]) == 0
+    assert main(["analyze", str(case.yaml), "--results", str(case.pred_txt), "--json", str(b)]) == 0
+    capsys.readouterr()
+    ja, jb = json.loads(a.read_text()), json.loads(b.read_text())
+    assert ja["sets"]["pred_txt.json"] == jb["sets"]["pred_txt"]

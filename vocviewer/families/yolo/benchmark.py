@@ -115,7 +115,7 @@ class YoloBenchmark(ViewDefaults):
             "--split", "YOLO split: val (default), test or train", kind="str", metavar="NAME"
         ),
     )
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
     hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
     files = FILES
@@ -167,7 +167,18 @@ class YoloBenchmark(ViewDefaults):
         return cv.yolo_to_coco(path, options.get("split"), out, results, task)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(args.path, "vocviewer analyze does not read YOLO datasets yet")
+        """COCO's analysis of the split read as its COCO document."""
+        from vocviewer.families.coco.analyze import analyze_coco
+
+        split = getattr(args, "split", None)
+
+        def read(path: Path, images: Path | None, masks: bool) -> Dataset:
+            return read_yolo(path, split, masks=masks)
+
+        def read_results(dataset: Dataset, path: Path, task: str) -> ResultSet:
+            return read_yolo_results(dataset, [path], task=task)
+
+        return analyze_coco(args, read, read_results)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return coco_view.coco_view_settings(dataset, TITLE)
