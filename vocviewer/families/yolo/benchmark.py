@@ -102,6 +102,17 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput("\n".join(lines) + "\n", payload, warnings)
 
 
+def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary) -> str:
+    stats = dict(summary.stats)
+    c = conv.compare(dataset, results, stats["AP"], stats["AP50"])
+    u = c.ultralytics.summary()
+    return (
+        f"{results.name}: Ultralytics validator convention (not COCO's protocol): "
+        + ", ".join(f"{k} {v:.4f}" for k, v in u.items())
+        + f"; COCO AP {stats['AP']:.4f} (vocviewer eval says which rules move one to the other)"
+    )
+
+
 class YoloBenchmark(ViewDefaults):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
     tasks bbox, segm, keypoints (default: what the labels hold)."""
@@ -199,9 +210,13 @@ class YoloBenchmark(ViewDefaults):
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        return coco_view.evaluate_coco_views(
+        """COCO's evaluation; for boxes, a message with the Ultralytics column after it."""
+        for item in coco_view.evaluate_coco_views(
             dataset, results, choice, title=TITLE, diagnose=diagnose
-        )
+        ):
+            yield item
+            if isinstance(item, Summary) and coco_view.iou_type(results) == "bbox":
+                yield Notice("info", _ultralytics_notice(dataset, results, item))
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
