@@ -103,3 +103,25 @@ def test_black_box_against_ultralytics():
     np.testing.assert_allclose(got.ap, ap, atol=1e-9)
     assert abs(got.precision - float(np.mean(p))) < 1e-9
     assert abs(got.recall - float(np.mean(r))) < 1e-9
+
+
+def test_oks_by_hand():
+    """One labelled keypoint 3 px off (sigma 0.1, area 100 after the 0.53 factor):
+    exp(-9 / (0.2² · (100 + 1e-7) · 2)); the unlabelled one does not count."""
+    gt = np.array([[[10.0, 10.0, 2.0], [0.0, 0.0, 0.0]]])
+    det = np.array([[[13.0, 10.0, 0.9], [50.0, 50.0, 0.9]]])
+    got = ur.oks(gt, np.array([100.0]), det, np.array([0.1, 0.1]))
+    want = np.exp(-9 / (0.2**2 * (100 + 1e-7) * 2)) / (1 + 1e-7)
+    assert got.shape == (1, 1) and got[0, 0] == pytest.approx(want, rel=1e-15)
+
+
+def test_pose_column_and_its_oks_area_step(tmp_path):
+    case = make_yolo(tmp_path, "pose", seed=3)
+    out = tmp_path / "o.json"
+    argv = ["eval", str(case.yaml), "--results", str(case.pred_txt), "--task", "keypoints"]
+    assert main([*argv, "--json", str(out)]) == 0
+    p = json.loads(out.read_text())
+    u = p["ultralytics"]
+    assert "PoseValidator" in u["convention"]
+    assert [s["rule"] for s in u["steps"]][3] == "oks area"
+    assert u["steps"][-1]["mAP50-95"] == p["summary"]["AP"]

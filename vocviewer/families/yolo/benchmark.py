@@ -93,18 +93,18 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         "summary": stats,
         "official": not result.notes,
     }
-    if task == "bbox":
-        c = conv.compare(dataset, results, stats["AP"], stats["AP50"])
+    if task in ("bbox", "keypoints"):
+        c = conv.compare(dataset, results, stats["AP"], stats["AP50"], task)
         lines += ["", *conv.summary_lines(c)]
         payload["ultralytics"] = c.payload()
-    else:
-        lines += ["", "Ultralytics validator convention: computed for --task bbox only"]
+    else:  # its mask IoU is taken at the network's mask resolution, which the files do not hold
+        lines += ["", "Ultralytics validator convention: computed for --task bbox and keypoints"]
     return EvalOutput("\n".join(lines) + "\n", payload, warnings)
 
 
-def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary) -> str:
+def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, task: str) -> str:
     stats = dict(summary.stats)
-    c = conv.compare(dataset, results, stats["AP"], stats["AP50"])
+    c = conv.compare(dataset, results, stats["AP"], stats["AP50"], task)
     u = c.ultralytics.summary()
     return (
         f"{results.name}: Ultralytics validator convention (not COCO's protocol): "
@@ -115,7 +115,8 @@ def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary) 
 
 class YoloBenchmark(ViewDefaults):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
-    tasks bbox, segm, keypoints (default: what the labels hold)."""
+    tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
+    keypoints (pose labels); the window evaluates what the labels and predictions hold."""
 
     name = "yolo"
     title = TITLE
@@ -210,13 +211,18 @@ class YoloBenchmark(ViewDefaults):
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
-        """COCO's evaluation; for boxes, a message with the Ultralytics column after it."""
+        """COCO's evaluation (pose labels with keypoint predictions: by OKS); for boxes and
+        keypoints, a message with the Ultralytics column after it."""
+        info: YoloInfo = dataset.extras["yolo"]
+        kind = coco_view.iou_type(results)
+        if info.kind == "pose" and results.extras["coco"].keypoints.shape[1]:
+            kind = "keypoints"  # Ultralytics' pose results carry boxes too (loadRes: bbox kind)
         for item in coco_view.evaluate_coco_views(
-            dataset, results, choice, title=TITLE, diagnose=diagnose
+            dataset, results, choice, title=TITLE, task=kind, diagnose=diagnose
         ):
             yield item
-            if isinstance(item, Summary) and coco_view.iou_type(results) == "bbox":
-                yield Notice("info", _ultralytics_notice(dataset, results, item))
+            if isinstance(item, Summary) and kind in ("bbox", "keypoints"):
+                yield Notice("info", _ultralytics_notice(dataset, results, item, kind))
 
     def rederive_views(
         self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice

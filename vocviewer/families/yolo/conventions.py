@@ -17,13 +17,20 @@ touched, so the explanation is about this data, not in general.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.families.yolo.ultralytics_rules import Boxes, UltralyticsMetrics, evaluate, kept
+from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
+from vocviewer.families.yolo.ultralytics_rules import (
+    Boxes,
+    FloatArray,
+    UltralyticsMetrics,
+    evaluate,
+    kept,
+)
 
 CONF, MAX_DET = 0.001, 300
 
@@ -36,46 +43,71 @@ class Comparison:
     ultralytics: UltralyticsMetrics
     steps: tuple[tuple[str, float, float], ...]
     lines: tuple[str, ...]
+    what: str = "DetectionValidator box metrics"
 
     def payload(self) -> dict[str, object]:
         return {
-            "convention": "ultralytics (DetectionValidator box metrics, not COCO's protocol)",
+            "convention": f"ultralytics ({self.what}, not COCO's protocol)",
             "summary": self.ultralytics.summary(),
             "steps": [{"rule": r, "mAP50-95": m, "mAP50": m50} for r, m, m50 in self.steps],
             "explanation": list(self.lines),
         }
 
 
-def columns(dataset: Dataset, results: ResultSet) -> tuple[Boxes, Boxes]:
-    """Ground truth (crowd regions left out: YOLO labels have none) and detections as boxes."""
+def columns(dataset: Dataset, results: ResultSet, pose: bool = False) -> tuple[Boxes, Boxes]:
+    """Ground truth (crowd regions left out: YOLO labels have none) and detections as boxes;
+    ``pose``: with keypoints, the objects' area the pose validator's OKS uses (0.53 × box)."""
     obj, det = dataset.objects, results.detections
-    crowd = np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)
-    gt = Boxes(obj.image_index[~crowd], obj.label[~crowd], obj.box[~crowd])
-    return gt, Boxes(det.image_index, det.label, det.box, det.score)
+    coco = dataset.extras["coco"]
+    keep = ~np.asarray(coco.iscrowd, dtype=bool)
+    box = obj.box[keep]
+    gt = Boxes(obj.image_index[keep], obj.label[keep], box)
+    dets = Boxes(det.image_index, det.label, det.box, det.score)
+    if pose:
+        area = (box[:, 2] - box[:, 0]) * (box[:, 3] - box[:, 1]) * 0.53
+        gt = replace(gt, keypoints=coco.keypoints[keep], area=area)
+        dets = replace(dets, keypoints=results.extras["coco"].keypoints)
+    return gt, dets
 
 
-def compare(dataset: Dataset, results: ResultSet, coco_ap: float, coco_ap50: float) -> Comparison:
-    """The validator's metrics of ``results`` and the steps from them to COCO's ``coco_ap``
-    (AP .50:.95) and ``coco_ap50``."""
-    gt, dets = columns(dataset, results)
+def _sigmas(k: int) -> FloatArray:
+    """COCO's 17 person sigmas, else 1 / K each (the pose validator's ``OKS_SIGMA`` rule)."""
+    return KEYPOINT_SIGMAS if k == len(KEYPOINT_SIGMAS) else np.full(k, 1.0 / k)
+
+
+def compare(
+    dataset: Dataset, results: ResultSet, coco_ap: float, coco_ap50: float, task: str = "bbox"
+) -> Comparison:
+    """The validator's metrics of ``results`` (boxes; ``task`` keypoints: OKS) and the steps
+    from them to COCO's ``coco_ap`` (AP .50:.95) and ``coco_ap50``."""
+    pose = task == "keypoints"
+    gt, dets = columns(dataset, results, pose)
+    sig = _sigmas(gt.keypoints.shape[1]) if gt.keypoints is not None else None
     n = len(dataset.images)
-    u = evaluate(gt, dets, n, CONF, MAX_DET)
-    cap = evaluate(gt, dets, n, CONF, 100, per_class_cap=True)
-    noconf = evaluate(gt, dets, n, -np.inf, 100, per_class_cap=True)
-    interp = evaluate(gt, dets, n, -np.inf, 100, per_class_cap=True, coco_interpolation=True)
-    steps = (
+    u = evaluate(gt, dets, n, CONF, MAX_DET, sigmas=sig)
+    cap = evaluate(gt, dets, n, CONF, 100, per_class_cap=True, sigmas=sig)
+    noconf = evaluate(gt, dets, n, -np.inf, 100, per_class_cap=True, sigmas=sig)
+    steps = [
         ("ultralytics", u.map, u.map50),
         ("maxDets", cap.map, cap.map50),
         ("conf", noconf.map, noconf.map50),
-        ("interpolation", interp.map, interp.map50),
-        ("matching", coco_ap, coco_ap50),
+    ]
+    if pose:  # COCO's OKS scales by the annotation's area
+        coco = dataset.extras["coco"]
+        gt = replace(gt, area=np.asarray(coco.area)[~np.asarray(coco.iscrowd, dtype=bool)])
+        area = evaluate(gt, dets, n, -np.inf, 100, per_class_cap=True, sigmas=sig)
+        steps.append(("oks area", area.map, area.map50))
+    interp = evaluate(
+        gt, dets, n, -np.inf, 100, per_class_cap=True, coco_interpolation=True, sigmas=sig
     )
+    steps += [("interpolation", interp.map, interp.map50), ("matching", coco_ap, coco_ap50)]
     assert dets.score is not None
     n_all = len(dets.image)
     n_u = len(kept(dets, CONF, MAX_DET))
     n_cap = len(kept(dets, CONF, 100, per_class_cap=True))
     low = int(np.sum(dets.score <= CONF))
     crowd = int(np.sum(np.asarray(dataset.extras["coco"].iscrowd, dtype=bool)))
+    unlabelled = int(np.sum(dataset.extras["coco"].num_keypoints == 0)) if pose else 0
     why = {
         "maxDets": (
             f"detection cap: Ultralytics keeps 300 per image over all classes ({n_u} of "
@@ -87,9 +119,17 @@ def compare(dataset: Dataset, results: ResultSet, coco_ap: float, coco_ap50: flo
         "linearly at 101 recall points, ending at (recall 1, precision 0) (trapezoid sum); "
         "COCO takes the envelope's step value at each of 101 recall thresholds, 0 past the "
         "last recall reached",
-        "matching": "matching and ties: Ultralytics matches each image greedily by IoU; COCO "
+        "oks area": "OKS scale: the pose validator divides by 0.53 × the object's box area, "
+        "COCO by the annotation's area",
+        "matching": "matching and ties: Ultralytics matches each image greedily by IoU (pose: OKS); COCO "
         "by score, each detection to the best-IoU unmatched object"
-        + (f"; COCO also ignores detections on {crowd} crowd regions" if crowd else ""),
+        + (f"; COCO also ignores detections on {crowd} crowd regions" if crowd else "")
+        + (
+            f"; COCO ignores {unlabelled} objects without a labelled keypoint, Ultralytics "
+            "counts them as missed"
+            if unlabelled
+            else ""
+        ),
     }
     lines = [
         f"Ultralytics mAP50-95 {u.map:.4f} vs COCO AP {coco_ap:.4f} "
@@ -107,12 +147,13 @@ def compare(dataset: Dataset, results: ResultSet, coco_ap: float, coco_ap50: flo
         "  area ranges (COCO's small / medium / large) and maxDets 1 / 10 change only "
         "COCO's other rows, never its AP"
     )
-    return Comparison(u, steps, tuple(lines))
+    what = "PoseValidator OKS metrics" if pose else "DetectionValidator box metrics"
+    return Comparison(u, tuple(steps), tuple(lines), what)
 
 
 def summary_lines(c: Comparison) -> list[str]:
     """The second column's printed lines."""
     s = c.ultralytics.summary()
-    head = "Ultralytics validator convention (not COCO's protocol; conf 0.001, max_det 300):"
+    head = f"Ultralytics validator convention ({c.what}, not COCO's protocol; conf 0.001, max_det 300):"
     body = "  " + "  ".join(f"{k} {v:.4f}" for k, v in s.items())
     return [head, body, *c.lines]

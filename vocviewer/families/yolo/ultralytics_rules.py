@@ -20,6 +20,10 @@ The rules (``DetectionValidator`` + ``utils/metrics.py``), as this module applie
    over classes and smoothed (a box filter over 10 % of the points); P and R are the class means
    at the F1 maximum.
 
+Pose (``PoseValidator``): the same, with OKS (``kpt_iou``) in place of IoU: COCO's 17
+sigmas (else 1 / K each), the object's area taken as 0.53 × its box area, averaged over the
+object's labelled keypoints (an object with none scores 0 against everything).
+
 There are no crowd regions, no area ranges and no per-class detection cap.
 """
 
@@ -152,13 +156,29 @@ def ap_per_class(
 
 @dataclass(frozen=True)
 class Boxes:
-    """Columns of boxes: ``image`` row, ``label``, ``box`` xyxy pixels and (detections)
-    ``score``."""
+    """Columns of boxes: ``image`` row, ``label``, ``box`` xyxy pixels, (detections) ``score``;
+    for pose, ``keypoints`` (N, K, 3: x, y pixels and visibility / confidence) and (ground
+    truth) the ``area`` OKS scales by."""
 
     image: IntArray
     label: IntArray
     box: FloatArray
     score: FloatArray | None = None
+    keypoints: FloatArray | None = None
+    area: FloatArray | None = None
+
+
+def oks(gt: FloatArray, area: FloatArray, det: FloatArray, sigmas: FloatArray) -> FloatArray:
+    """The pose validator's ``kpt_iou``: objects (M, K, 3) x detections (N, K, 3) → (M, N);
+    ``exp(-d² / ((2σ)² (area + 1e-7) 2))`` averaged over the object's labelled keypoints
+    (visibility != 0; none: 0)."""
+    d = (gt[:, None, :, 0] - det[None, :, :, 0]) ** 2 + (
+        gt[:, None, :, 1] - det[None, :, :, 1]
+    ) ** 2
+    labelled = gt[..., 2] != 0
+    e = d / ((2 * sigmas) ** 2 * (area[:, None, None] + 1e-7) * 2)
+    total = (np.exp(-e) * labelled[:, None]).sum(-1)
+    return np.asarray(total / (labelled.sum(-1)[:, None] + 1e-7), dtype=np.float64)
 
 
 def kept(dets: Boxes, conf: float, max_det: int, per_class_cap: bool = False) -> IntArray:
@@ -192,11 +212,14 @@ def evaluate(
     max_det: int = 300,
     per_class_cap: bool = False,
     coco_interpolation: bool = False,
+    sigmas: FloatArray | None = None,
 ) -> UltralyticsMetrics:
-    """The validator's metrics of ``dets`` against ``gt`` over ``n_images`` images."""
+    """The validator's metrics of ``dets`` against ``gt`` over ``n_images`` images: by box IoU,
+    or with ``sigmas`` by OKS (``gt.area``, the keypoints of both)."""
     assert dets.score is not None
     keep = kept(dets, conf, max_det, per_class_cap)
     img, lab, box, score = dets.image[keep], dets.label[keep], dets.box[keep], dets.score[keep]
+    kps = None if dets.keypoints is None else dets.keypoints[keep]
     tps, confs, classes = [], [], []
     g_order = np.argsort(gt.image, kind="stable")
     g_start = np.searchsorted(gt.image[g_order], np.arange(n_images + 1))
@@ -206,7 +229,12 @@ def evaluate(
         if d.start == d.stop:
             continue
         g = g_order[g_start[i] : g_start[i + 1]]
-        iou = box_iou(gt.box[g], box[d]) * (gt.label[g][:, None] == lab[d][None, :])
+        if sigmas is not None and kps is not None:
+            assert gt.keypoints is not None and gt.area is not None
+            sim = oks(gt.keypoints[g], gt.area[g], kps[d], sigmas)
+        else:
+            sim = box_iou(gt.box[g], box[d])
+        iou = sim * (gt.label[g][:, None] == lab[d][None, :])
         tps.append(match(iou))
         confs.append(score[d])
         classes.append(lab[d])
