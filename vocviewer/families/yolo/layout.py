@@ -82,7 +82,8 @@ def _yaml(path: Path) -> dict[str, Any]:
     import yaml  # the format's own syntax (Ultralytics writes these with PyYAML)
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8", errors="replace"))
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where built
+        data = yaml.load(path.read_text(encoding="utf-8", errors="replace"), Loader=loader)
     except yaml.MarkedYAMLError as e:
         line = e.problem_mark.line + 1 if e.problem_mark is not None else None
         raise FormatError(path, f"not valid YAML: {e.problem}", line=line) from None
