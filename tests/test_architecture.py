@@ -186,7 +186,7 @@ def test_layers_import_only_downward(package):
 
 
 #: family names, and the modules that must not test them (DESIGN.md rule 9: one seam)
-FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages")
+FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages", "yolo")
 FAMILY_FOLDERS = tuple(f"{FAMILIES_PACKAGE}.{name}" for name in FAMILIES)
 REGISTRY = "vocviewer.families.registry"
 #: (importer, family folder) pairs allowed across the rule "nothing outside a family's folder
@@ -194,6 +194,9 @@ REGISTRY = "vocviewer.families.registry"
 DECLARED_FAMILY_IMPORTS = {
     ("vocviewer.families.lvis", "vocviewer.families.coco"): "LVIS's protocol is COCO's with "
     "federated rules: its reader, matching, accumulation and analyses extend COCO's",
+    ("vocviewer.families.yolo", "vocviewer.families.coco"): "YOLO is evaluated by COCO's "
+    "protocol exactly: its split is read as the COCO document it stands for by COCO's reader and "
+    "evaluated by COCO's evaluator and view (nothing copied)",
     ("vocviewer.cocoapi", "vocviewer.families.coco"): "pycocotools' COCO / COCOeval / mask API "
     "is COCO's evaluator under pycocotools' names (a public drop-in for training code)",
 }

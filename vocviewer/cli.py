@@ -238,6 +238,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_convert(args: argparse.Namespace) -> int:
+    options = {
+        o.dest: getattr(args, o.dest, None) for b in registry.registered() for o in b.options
+    }
+    for msg in registry.convert(args.path, args.to, args.out, args.results, args.task, options):
+        _emit(sys.stdout, msg)
+    return 0
+
+
 def _display_problem(screenshot: bool) -> str | None:
     """Why the GUI cannot start here, or None. Avoids Qt's platform-plugin abort."""
     if screenshot and not os.environ.get("QT_QPA_PLATFORM"):
@@ -437,6 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_export(args)
         if args.command == "analyze":
             return _cmd_analyze(args)
+        if args.command == "convert":
+            return _cmd_convert(args)
         if looks_like_session(args.path):
             return _open_session(args)
         return _run_gui(

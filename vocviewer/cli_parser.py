@@ -166,7 +166,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="the AP table; format from the suffix: .csv, .md, .tex, .json",
     )
     _add_analyze(sub)
+    _add_convert(sub, families)
     return p
+
+
+def _add_convert(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+) -> None:
+    targets = registry.conversion_targets()
+    cv = sub.add_parser("convert", help="convert ground truth and results between formats")
+    cv.add_argument("path", type=Path, help="the ground truth to convert")
+    cv.add_argument("--to", required=True, choices=targets, help="the target format")
+    cv.add_argument("out", type=Path, help="the folder to write (never inside the dataset)")
+    cv.add_argument("--results", type=Path, nargs="+", default=[], metavar="R", help="results too")
+    cv.add_argument(
+        "--task", choices=registry.tasks(), default=None, help="what to write (boxes by default)"
+    )
+    _add_family_options(cv, families)
 
 
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -28,6 +28,7 @@ from tests.gui.test_consistency import (
     visdrone_case,
     voc_case,
 )
+from vocviewer.families.yolo.reader import YoloInfo
 
 #: the invariants of ``test_common``, by the name ``not_applicable`` uses
 INVARIANTS = (
@@ -262,6 +263,34 @@ def add_openimages(case: Case, paths: list[Path], dst: Path) -> list[Path]:
     return Rows("lines", ",", 2, header=True).rewrite(paths, dst, lambda _, rows: [*rows, row])
 
 
+def yolo_case(tmp: Path) -> Case:
+    """A generated detect split (``tests.parity.yolo_data``); B: A's label files with a fifth of
+    the lines dropped and the scores jittered."""
+    from tests.gui.test_consistency import _perturb_lines
+    from tests.parity.yolo_data import make_yolo
+
+    y = make_yolo(tmp, "detect", seed=8, n_images=30)
+    b = tmp / "pred_b"
+    b.mkdir()
+    rng = np.random.default_rng(3)
+    for f in sorted(y.pred_txt.iterdir()):
+        _perturb_lines(f, b / f.name, rng, 5)
+    return Case(y.yaml, ([y.pred_txt], [b]), "AP")
+
+
+def add_yolo(case: Case, paths: list[Path], dst: Path) -> list[Path]:
+    """A line in the image's prediction file (made if missing), named by the image's stem."""
+    from vocviewer.families.registry import open_dataset
+
+    spot = free_spot(case)
+    stem = open_dataset(case.path).data(YoloInfo).stems[spot.index]
+    copied = Rows("lines").rewrite(paths, dst, lambda _, rows: rows)
+    f = copied[0] / f"{stem}.txt"
+    rows = Rows("lines").read(f) if f.exists() else []
+    Rows("lines").write(f, [*rows, f"{spot.label} 0.2 0.2 0.1 0.1 {TOP_SCORE}"])
+    return copied
+
+
 # --- the toy family (tests/toy_family) ---------------------------------------------------------
 def tally_case(tmp: Path) -> Case:
     """Six images, three classes; A finds most objects, B fewer (distinct scores)."""
@@ -324,6 +353,7 @@ CASES: dict[str, FamilyCase] = {
     "openimages": FamilyCase(
         lambda t, _: openimages_case(t), Rows("lines", ",", 2, header=True), add_openimages
     ),
+    "yolo": FamilyCase(lambda t, _: yolo_case(t), Rows("lines", " ", 5), add_yolo),
     TOY: FamilyCase(
         lambda t, _: tally_case(t),
         Rows("lines", " ", 2),

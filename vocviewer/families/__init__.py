@@ -41,4 +41,6 @@ visdrone/
     VisDrone-DET.
 voc/
     PASCAL VOC.
+yolo/
+    YOLO (Ultralytics), by COCO's protocol and the validator's convention.
 """

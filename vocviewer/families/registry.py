@@ -31,6 +31,7 @@ BUILTIN = (
     "vocviewer.families.ilsvrc.benchmark:IlsvrcBenchmark",
     "vocviewer.families.lvis.benchmark:LvisBenchmark",
     "vocviewer.families.openimages.benchmark:OpenImagesBenchmark",
+    "vocviewer.families.yolo.benchmark:YoloBenchmark",
 )
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
@@ -224,3 +225,38 @@ def open_results(
     """
     given = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     return benchmark_of(dataset).read_results(dataset, given, **kw)
+
+
+def conversion_targets() -> tuple[str, ...]:
+    """Every format some family converts to (``vocviewer convert --to``): the targets of the
+    families' ``conversions`` (``(source family, target)`` pairs)."""
+    pairs = (c for b in registered() for c in getattr(b, "conversions", ()))
+    return tuple(sorted({t for _, t in pairs}))
+
+
+def convert(
+    path: str | Path,
+    to: str,
+    out: str | Path,
+    results: Sequence[str | Path] = (),
+    task: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> list[str]:
+    """``vocviewer convert``: the ground truth at ``path`` (and ``results``) written as ``to`` in
+    the folder ``out`` by the family declaring the pair (``conversions``, ``convert``); the
+    messages say what was written and what the target cannot hold."""
+    opts = dict(options or {})
+    sources: dict[str, Path | None] = {k: v for k, v in opts.items() if isinstance(v, Path)}
+    source = choose(Path(path), task, sources=sources)
+    for b in registered():
+        if (source.name, to) in getattr(b, "conversions", ()):
+            messages: list[str] = b.convert(  # type: ignore[attr-defined]
+                source.name, Path(path), to, Path(out), [Path(r) for r in results], task, opts
+            )
+            return messages
+    targets = sorted(
+        {t for b in registered() for s, t in getattr(b, "conversions", ()) if s == source.name}
+    )
+    raise FormatError(
+        Path(path), f"{source.title} converts to {', '.join(targets) or 'nothing'}, not {to}"
+    )

@@ -85,16 +85,21 @@ COCO_MAP = "COCO AP@[.50:.95], area all, maxDets 100 (summary 'AP')"
 COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 
-def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
-    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
-    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read_coco)
+def analyze_coco(
+    args: argparse.Namespace,
+    read: Callable[..., Dataset] = read_coco,
+    read_results: Callable[..., ResultSet] = read_coco_results,
+) -> AnalyzeOutput:
+    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON
+    (``read`` / ``read_results``: COCO's readers, or those of a family read as COCO's)."""
+    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     params = CocoParams.for_task(task)
     for name, path in zip(set_names(args.results), args.results, strict=True):
-        results = read_coco_results(dataset, path, task=task)
+        results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
         ev = evaluate_coco(dataset, results, params)
         tide = coco_tide(dataset, results)

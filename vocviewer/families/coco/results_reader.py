@@ -31,7 +31,7 @@ from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTab
 from vocviewer.families.coco.reader import polygon_sets_to_rle
 from vocviewer.formats.json_input import json_text, parse_json, read_json_bytes, show
 
-__all__ = ["BoxColumns", "box_columns", "read_coco_results"]
+__all__ = ["BoxColumns", "box_columns", "read_coco_result_list", "read_coco_results"]
 
 
 def _kind(first: Any) -> str:
@@ -83,14 +83,12 @@ def read_coco_results(
     task: str = "bbox",
     keep_going: bool = False,
     boxes: BoxColumns | None = None,
-    title: str = "COCO",
 ) -> ResultSet:
     """Read a COCO results file for ``dataset`` (read by ``families.coco.reader.read_coco``).
 
     ``task`` says what evaluation needs: masks are built only for ``"segm"`` (box results then
     get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do); ``"keypoints"`` keeps
-    the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``title``: the benchmark named when the file is another kind's (LVIS reads through here).
-    ``boxes``: the file
+    the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``boxes``: the file
     already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
     file is read again otherwise, so that problems are named).
 
@@ -100,7 +98,7 @@ def read_coco_results(
     one warning per file names the first (``CocoResults.warnings``, also in ``problems``)."""
     path = Path(path)
     gt: CocoAnnotations = dataset.data(CocoAnnotations)
-    schema.refuse_foreign_results(path, title)
+    schema.refuse_foreign_results(path, "COCO")
     if boxes is not None and task == "bbox":
         checked = _checked_boxes(
             path, boxes.image_id, boxes.category_id, boxes.score, boxes.xywh, gt
@@ -112,6 +110,17 @@ def read_coco_results(
         if quick is not None:
             return quick
     anns, literals = _load(path)
+    return read_coco_result_list(dataset, path, anns, literals, task=task, keep_going=keep_going)
+
+
+def read_coco_result_list(
+    dataset: Dataset, path: Path, anns: Any, literals: bool = False, **kw: Any
+) -> ResultSet:
+    """``read_coco_results`` (``task``, ``keep_going``) of the parsed list ``anns`` (``literals``:
+    its text held true / false / null), for a family whose results convert to COCO's (YOLO's)."""
+    task: str = kw.get("task", "bbox")
+    keep_going: bool = kw.get("keep_going", False)
+    gt: CocoAnnotations = dataset.data(CocoAnnotations)
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
     kind = _kind(anns[0]) if anns else task if task != "segm" else "segm"

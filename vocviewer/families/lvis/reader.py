@@ -207,9 +207,8 @@ def read_lvis_results(
     path = Path(path)
     if task not in ("bbox", "segm"):
         raise FormatError(path, f"LVIS evaluates bbox and segm results, not {task}")
-    results = read_coco_results(
-        dataset, path, task=task, keep_going=keep_going, boxes=boxes, title="LVIS"
-    )
+    schema.refuse_foreign_results(Path(path), "LVIS")  # before COCO's reader would name COCO
+    results = read_coco_results(dataset, path, task=task, keep_going=keep_going, boxes=boxes)
     dt: CocoResults = results.data(CocoResults)
     if dt.kind == "keypoints":
         raise FormatError(

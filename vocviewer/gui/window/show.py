@@ -9,6 +9,7 @@ dataset on disk.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -28,13 +29,10 @@ _POLL_MS = 50
 
 
 def _qt_loop_running() -> bool:
-    """Whether IPython integrates a Qt event loop (``%gui qt``): the window then lives without
-    ``exec``."""
-    try:
-        from IPython import get_ipython  # type: ignore[import-not-found]
-    except ImportError:
-        return False
-    shell = get_ipython()
+    """Whether IPython (already running: it is never imported here) integrates a Qt event loop
+    (``%gui qt``): the window then lives without ``exec``."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
     loop = getattr(shell, "active_eventloop", None) if shell is not None else None
     return str(loop or "").startswith("qt")
 

@@ -1,0 +1,237 @@
+"""YOLO: the ``Benchmark`` of an Ultralytics dataset YAML or bare ``images/`` + ``labels/``
+folder, and ``vocviewer eval``: what was read (one line), pycocotools' printed summary of the
+same data as a COCO document (bbox / segm / keypoints; the numbers are COCO's by construction),
+then the Ultralytics validator's box metrics as a second, labelled column with the rules that
+move one number from the other on this data.
+
+It claims (``sniff``: sure) a YAML with a ``names`` key and a folder holding ``images/`` and
+``labels/``; its datasets are COCO datasets too (they carry ``CocoAnnotations``), so its priority is above
+COCO's and LVIS's: its own results reader answers for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.base import (
+    CERTAIN,
+    LIKELY,
+    CliOption,
+    EvalOutput,
+    EvalRequest,
+    ViewDefaults,
+    check_ground_truth,
+    opened,
+)
+from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.columns import CocoResults
+from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
+from vocviewer.families.evidence import collect
+from vocviewer.families.official import Reason
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.yolo import FILES
+from vocviewer.families.yolo import conventions as conv
+from vocviewer.families.yolo.layout import is_yaml, looks_like_yolo
+from vocviewer.families.yolo.reader import YoloInfo, read_yolo
+from vocviewer.families.yolo.results import read_yolo_results
+
+if TYPE_CHECKING:
+    from vocviewer.families.view_analyser import ViewAnalyser
+
+TITLE = "YOLO"
+
+
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate the predictions ``request.results`` against the YOLO split ``request.path``."""
+    split = request.option("split")
+    dataset = opened(request, read_yolo(request.path, split, masks=request.task == "segm"))
+    info: YoloInfo = dataset.data(YoloInfo)
+    task = request.task or info.task
+    if task not in YoloBenchmark.tasks:
+        raise FormatError(
+            request.path, f"YOLO evaluates --task bbox, segm or keypoints, not {task}"
+        )
+    if task == "segm" and info.kind != "segment":
+        raise FormatError(request.path, f"--task segm needs polygon labels; these are {info.kind}")
+    if task == "keypoints" and info.kind != "pose":
+        raise FormatError(request.path, "--task keypoints needs pose labels ('kpt_shape')")
+    keep_going = bool(request.keep_going)
+    lost = check_ground_truth(dataset, keep_going, task)
+    results = read_yolo_results(dataset, list(request.results), task=task, keep_going=keep_going)
+    warnings = [*info.warnings]
+    warnings += [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
+    if task == "keypoints":
+        coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
+    choice = ViewChoice()
+    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    stream = coco_view.evaluate_coco_views(
+        dataset, results, choice, title=TITLE, task=task, diagnose=False
+    )
+    evidence = collect(stream, choice, reasons)
+    result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
+    if lost is not None:
+        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
+        warnings.append(f"NOT OFFICIAL: {lost}")
+    stats = result.stats()
+    lines = [f"read: {info.summary}", f"COCO protocol ({task}, pycocotools' rules):"]
+    lines += summary_lines(result)
+    lines += [f"NOTE: {n}" for n in result.notes]
+    payload: dict[str, Any] = {
+        "protocol": "coco",
+        "family": "yolo",
+        "task": task,
+        "read": info.summary,
+        "per_class": {c.name: {"ap": nan_to_null(c.ap)} for c in result.categories},
+        "summary": stats,
+        "official": not result.notes,
+    }
+    if task in ("bbox", "keypoints"):
+        c = conv.compare(dataset, results, stats["AP"], stats["AP50"], task)
+        lines += ["", *conv.summary_lines(c)]
+        payload["ultralytics"] = c.payload()
+    else:  # its mask IoU is taken at the network's mask resolution, which the files do not hold
+        lines += ["", "Ultralytics validator convention: computed for --task bbox and keypoints"]
+    return EvalOutput("\n".join(lines) + "\n", payload, warnings)
+
+
+def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, task: str) -> str:
+    stats = dict(summary.stats)
+    c = conv.compare(dataset, results, stats["AP"], stats["AP50"], task)
+    u = c.ultralytics.summary()
+    return (
+        f"{results.name}: Ultralytics validator convention (not COCO's protocol): "
+        + ", ".join(f"{k} {v:.4f}" for k, v in u.items())
+        + f"; COCO AP {stats['AP']:.4f} (vocviewer eval says which rules move one to the other)"
+    )
+
+
+class YoloBenchmark(ViewDefaults):
+    """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
+    tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
+    keypoints (pose labels); the window evaluates what the labels and predictions hold."""
+
+    name = "yolo"
+    title = TITLE
+    tasks = ("bbox", "segm", "keypoints")
+    protocols = ("yolo",)
+    options = (
+        CliOption(
+            "--split", "YOLO split: val (default), test or train", kind="str", metavar="NAME"
+        ),
+    )
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
+    priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
+    hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        """Sure of a YAML with ``names`` or an ``images/`` + ``labels/`` folder; any other
+        YAML might be a broken dataset YAML (its reader says what is wrong)."""
+        if looks_like_yolo(path):
+            return CERTAIN
+        return LIKELY if path.is_file() and is_yaml(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return looks_like_yolo(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        split = sources.get("split")
+        return read_yolo(path, None if split is None else str(split), masks=task != "bbox")
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return dataset.has_data(YoloInfo)
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        return read_yolo_results(dataset, paths, **kw)
+
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
+
+    #: ``vocviewer convert`` pairs (source family, target format) this family writes
+    conversions = (("coco", "yolo"), ("yolo", "coco"))
+
+    def convert(
+        self,
+        source: str,
+        path: Path,
+        to: str,
+        out: Path,
+        results: list[Path],
+        task: str | None,
+        options: Mapping[str, Any],
+    ) -> list[str]:
+        """Write ``path`` (a ``source`` family's ground truth) and ``results`` as ``to``."""
+        from vocviewer.families.yolo import convert as cv
+
+        if (source, to) == ("coco", "yolo"):
+            images = options.get("images")
+            return cv.coco_to_yolo(path, images, out, results, task or "bbox", "val")
+        return cv.yolo_to_coco(path, options.get("split"), out, results, task)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        """COCO's analysis of the split read as its COCO document."""
+        from vocviewer.families.coco.analyze import analyze_coco
+
+        split = getattr(args, "split", None)
+
+        def read(path: Path, images: Path | None, masks: bool) -> Dataset:
+            return read_yolo(path, split, masks=masks)
+
+        def read_results(dataset: Dataset, path: Path, task: str) -> ResultSet:
+            return read_yolo_results(dataset, [path], task=task)
+
+        return analyze_coco(args, read, read_results)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return coco_view.coco_view_settings(dataset, TITLE)
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return coco_view.attach_companions(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return read_yolo_results(dataset, paths)
+
+    def evaluate_views(
+        self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
+    ) -> Iterator[ClassView | Summary | Notice]:
+        """COCO's evaluation (pose labels with keypoint predictions: by OKS); for boxes and
+        keypoints, a message with the Ultralytics column after it."""
+        info: YoloInfo = dataset.data(YoloInfo)
+        kind = coco_view.iou_type(results)
+        if info.kind == "pose" and results.data(CocoResults).keypoints.shape[1]:
+            kind = "keypoints"  # Ultralytics' pose results carry boxes too (loadRes: bbox kind)
+        for item in coco_view.evaluate_coco_views(
+            dataset, results, choice, title=TITLE, task=kind, diagnose=diagnose
+        ):
+            yield item
+            if isinstance(item, Summary) and kind in ("bbox", "keypoints"):
+                yield Notice("info", _ultralytics_notice(dataset, results, item, kind))
+
+    def rederive_views(
+        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
+    ) -> list[ClassView] | None:
+        return coco_view.rederive_coco_views(dataset, results, raws, choice)
+
+    def view_analyser(self) -> ViewAnalyser | None:
+        """COCO's: the window's Analysis tab analyses a YOLO split as its COCO document."""
+        from vocviewer.families.coco.analyze import CocoViewAnalyser
+
+        return CocoViewAnalyser()
