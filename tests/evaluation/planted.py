@@ -10,7 +10,9 @@ among distinct non-difficult ``val`` objects, chosen by ``numpy.random.default_r
 * duplicate: an exact copy appended to the image's objects.
 
 Returns ``Planted``: per kind, (image id, box) of each deleted object, and (image id, object
-position in the new XML) of the others (the duplicate: the appended copy).
+position in the new XML) of the others (the duplicate: the appended copy); ``was`` holds what
+each planted error replaced ((image id, box) of a deleted object or (image id, position) of a
+changed one -> its original (class, box)).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class Planted:
     wrong_label: list[tuple[str, int]] = field(default_factory=list)
     loose_box: list[tuple[str, int]] = field(default_factory=list)
     duplicate: list[tuple[str, int]] = field(default_factory=list)
+    was: dict[tuple[str, object], tuple[str, tuple[float, ...]]] = field(default_factory=dict)
 
 
 def _box(obj: etree._Element) -> list[float]:
@@ -80,6 +83,11 @@ def plant(
     by_kind = {kind: [pool[j] for j in chosen[m * n : (m + 1) * n]] for m, kind in enumerate(KINDS)}
     objects = {i: list(trees[i].getroot().findall("object")) for i in val}  # original positions
     planted = Planted()
+    original = {
+        (i, k): (str(o.findtext("name")), tuple(_box(o)))
+        for i in val
+        for k, o in enumerate(objects[i])
+    }
     for i, k in by_kind["wrong_label"]:
         o = objects[i][k]
         others = [c for c in VOC_CLASSES if c != o.findtext("name")]
@@ -99,12 +107,14 @@ def plant(
     for i, k in by_kind["missing"]:
         o = objects[i][k]
         planted.missing.append((i, tuple(_box(o))))
+        planted.was[(i, tuple(_box(o)))] = original[(i, k)]
         o.getparent().remove(o)
     for kind in ("wrong_label", "loose_box", "duplicate"):
         for i, k in by_kind[kind]:
             obj = objects[i][k] if kind != "duplicate" else trees[i].getroot().findall("object")[-1]
             position = trees[i].getroot().findall("object").index(obj)
             getattr(planted, kind).append((i, position))
+            planted.was[(i, position)] = original[(i, k)]
     for i, tree in trees.items():
         tree.write(str(target / "Annotations" / f"{i}.xml"))
     return planted

@@ -78,7 +78,6 @@ def test_planted_errors_lead_the_queue(big_demo, tmp_path):
     dataset = open_dataset(tmp_path / "VOC2012")
     suspects = queue_of(dataset, evaluated_sets(dataset, [big_demo.results_dir]))
     recall = _recall(dataset, planted, suspects)
-    print("planted-error recall in the top 40:", recall)
     assert all(r >= 0.8 for r in recall.values()), recall
     # the clean demo has no duplicate ground truth, and the planted copies are all found
     assert recall["duplicate"] == 1.0

@@ -251,9 +251,9 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
             & (~near | r.matched[np.maximum(same, 0)])
             & (factor > 0)
         )
-        for k in np.flatnonzero(lone):
-            s = float(r.score[k] * factor[k])
-            cands.append((s, float(r.score[k]), i, int(k), int(r.label[k]), r.box[k]))
+        for d in np.flatnonzero(lone).tolist():
+            s = float(r.score[d] * factor[d])
+            cands.append((s, float(r.score[d]), i, d, int(r.label[d]), r.box[d]))
     cands.sort(key=lambda c: -c[0])
     taken = [False] * len(cands)
     out: list[Suspect] = []
