@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +18,14 @@ from vocviewer.core.errors import OutputError
 from vocviewer.core.tags import Fix, Tags, Target
 from vocviewer.families import open_dataset
 from vocviewer.families.registry import open_results
-from vocviewer.formats.tag_export import TAG_COLUMNS, write_tag_tables, write_voc_patches
+from tests.evaluation.test_tide import gen_results
+from vocviewer.formats.tag_export import (
+    TAG_COLUMNS,
+    apply_coco_patch,
+    write_coco_patch,
+    write_tag_tables,
+    write_voc_patches,
+)
 
 
 def test_voc_patches_evaluate_as_the_corrected_dataset(demo, tmp_path):
@@ -89,3 +97,73 @@ def test_tag_tables_hold_every_tag_with_image_box_and_class(demo, tmp_path):
     assert d["class"] == dataset.classes[results.detections.label[det]]
     assert d["fix_box"] == "1 2 30 40"
     assert by[("image", "ambiguous")]["note"] == 'dark, "hard"'
+
+
+COCO_GT = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini" / "annotations"
+) / "instances_val2017.json"
+
+
+@pytest.mark.skipif(not COCO_GT.is_file(), reason="coco-mini not available")
+def test_coco_patch_evaluates_as_the_corrected_dataset(tmp_path):
+    """Errors planted on coco-mini (5 annotations deleted, 5 relabelled, 5 loosened, 5
+    duplicated), tagged with the fixes that undo them: the patch applied to the planted file
+    evaluates (COCOeval, every summary number) exactly as coco-mini with those boxes' areas
+    taken as w * h (what a box-only fix can give)."""
+    gt = json.loads(COCO_GT.read_text())
+    results = tmp_path / "res.json"
+    results.write_text(json.dumps(gen_results(gt, 1)))
+    rng = np.random.default_rng(5)
+    anns = gt["annotations"]
+    pool = [i for i, a in enumerate(anns) if not a["iscrowd"]]
+    chosen = [int(i) for i in rng.choice(pool, 20, replace=False)]
+    deleted, relabelled, loosened, doubled = (chosen[k : k + 5] for k in range(0, 20, 5))
+    names = {c["id"]: c["name"] for c in gt["categories"]}
+    reference = json.loads(json.dumps(gt))
+    for i in [*deleted, *loosened]:  # a re-added or re-boxed box: area w * h
+        bbox = reference["annotations"][i]["bbox"]
+        reference["annotations"][i]["area"] = bbox[2] * bbox[3]
+    planted = json.loads(json.dumps(gt))
+    pa = planted["annotations"]
+    for i in relabelled:
+        pa[i]["category_id"] = next(c for c in names if c != pa[i]["category_id"])
+    for i in loosened:
+        x, y, w, h = pa[i]["bbox"]
+        pa[i]["bbox"] = [x - 0.3 * w, y - 0.3 * h, 1.6 * w, 1.6 * h]
+    copies = [{**pa[i], "id": 10**9 + n} for n, i in enumerate(doubled)]
+    planted["annotations"] = [a for i, a in enumerate(pa) if i not in deleted] + copies
+    planted_path = tmp_path / "planted" / "instances.json"
+    planted_path.parent.mkdir()
+    planted_path.write_text(json.dumps(planted))
+    dataset = open_dataset(planted_path)
+
+    def position(ann: dict) -> tuple[str, int]:
+        same = [a for a in planted["annotations"] if a["image_id"] == ann["image_id"]]
+        return str(ann["image_id"]), next(k for k, a in enumerate(same) if a is ann)
+
+    tags = Tags()
+    for j, i in enumerate(deleted):
+        a = anns[i]
+        x, y, w, h = a["bbox"]
+        add = Fix("add", names[a["category_id"]], (x, y, x + w, y + h))
+        tags = tags.toggle(Target("detection", str(a["image_id"]), j, 0), "missing annotation", add)
+    for i in relabelled:
+        fix = Fix("relabel", names[anns[i]["category_id"]])
+        tags = tags.toggle(Target("object", *position(pa[i])), "wrong class", fix)
+    for i in loosened:
+        x, y, w, h = anns[i]["bbox"]
+        fix = Fix("rebox", None, (x, y, x + w, y + h))
+        tags = tags.toggle(Target("object", *position(pa[i])), "loose box", fix)
+    for copy in copies:
+        tags = tags.toggle(Target("object", *position(copy)), "label error", Fix("delete"))
+    with pytest.raises(OutputError, match="refusing to write inside"):
+        write_coco_patch(planted_path.parent / "x", tags, dataset, dataset.roots)
+    patch = json.loads(write_coco_patch(tmp_path / "out", tags, dataset, dataset.roots).read_text())
+    assert [len(patch[k]) for k in ("add", "relabel", "rebox", "delete")] == [5, 5, 5, 5]
+    patched = tmp_path / "patched.json"
+    patched.write_text(json.dumps(apply_coco_patch(planted, patch)))
+    ref = tmp_path / "reference.json"
+    ref.write_text(json.dumps(reference))
+    a, b = evaluate(patched, results), evaluate(ref, results)
+    assert a.summary == b.summary and a.text == b.text
+    assert evaluate(planted_path, results).summary != b.summary

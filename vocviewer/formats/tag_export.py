@@ -1,5 +1,5 @@
 """Tags written out: every tag as CSV / JSON rows (image, box, class), and the tagged corrections
-as annotation patches in PASCAL VOC XML — always through the guarded writer (``formats.output``),
+as annotation patches — PASCAL VOC XMLs, or a COCO patch JSON (``coco_patch``) — always through the guarded writer (``formats.output``),
 so never into the dataset's folders.
 
 A row per tag of each entry (an entry with only a note: one row, ``tag`` empty), columns
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
+from vocviewer.core.boxes import to_continuous
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -236,3 +237,100 @@ def write_voc_patches(
         path = output.child_path(target, f"{image_id}.xml")
         written.append(output.write_bytes(path, data, protected))
     return written
+
+
+# --- COCO JSON patches --------------------------------------------------------------------------
+#: The ``format`` of a COCO patch file.
+COCO_PATCH = "vocviewer-coco-patch"
+
+
+def _xywh(dataset: Dataset, box: Sequence[float]) -> list[float]:
+    """A box of ``dataset``'s convention as COCO's 0-based ``[x, y, width, height]``."""
+    (x1, y1, x2, y2) = to_continuous([box], dataset.box_convention)[0]
+    return [float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
+
+
+def _image_id(image: str) -> int | str:
+    return int(image) if image.isdigit() else image
+
+
+def coco_patch(tags: Tags, dataset: Dataset) -> dict[str, Any]:
+    """The tagged fixes as a COCO patch: annotations to ``add`` (COCO annotations with a
+    ``category`` name), and by (``image_id``, ``index``: position among the image's annotations
+    in file order) the ones to ``relabel``, ``rebox`` (new ``bbox``; ``area`` its w * h) or
+    ``delete``. ``apply_coco_patch`` applies it to the annotation file it was made from."""
+    out: dict[str, Any] = {"format": COCO_PATCH, "version": 1, "dataset": str(dataset.root)}
+    for key in ("add", "relabel", "rebox", "delete"):
+        out[key] = []
+    for entries in fixes_by_image(tags).values():
+        for entry in entries:
+            fix = entry.fix
+            assert fix is not None
+            _check(entry, fix)
+            item: dict[str, Any] = {"image_id": _image_id(entry.target.image)}
+            if fix.action != "add":
+                item["index"] = entry.target.index
+            if fix.class_name is not None:
+                item["category"] = fix.class_name
+            if fix.box is not None:
+                item["bbox"] = _xywh(dataset, fix.box)
+                item["area"] = item["bbox"][2] * item["bbox"][3]
+            if fix.action == "add":
+                item["iscrowd"] = 0
+            out[fix.action].append(item)
+    return out
+
+
+def write_coco_patch(
+    folder: str | Path, tags: Tags, dataset: Dataset, protected: Sequence[str | Path] = ()
+) -> Path:
+    """``folder/coco_patch.json`` (``coco_patch``), never inside ``protected``."""
+    text = json.dumps(coco_patch(tags, dataset), indent=2) + "\n"
+    return output.write_text(output.child_path(folder, "coco_patch.json"), text, protected)
+
+
+def apply_coco_patch(gt: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the COCO annotation file ``gt`` (parsed JSON) with ``patch`` applied: objects
+    relabelled, re-boxed and deleted by their position among their image's annotations, added
+    ones appended with new ids. ``ValueError`` names what does not fit ``gt``."""
+    if patch.get("format") != COCO_PATCH:
+        raise ValueError(f"not a vocviewer COCO patch (format {patch.get('format')!r})")
+    by_name = {c["name"]: c["id"] for c in gt.get("categories", [])}
+    anns = [dict(a) for a in gt.get("annotations", [])]
+    seen: dict[str, int] = {}
+    where: dict[tuple[str, int], int] = {}
+    for i, a in enumerate(anns):
+        k = str(a["image_id"])
+        where[(k, seen.get(k, 0))] = i
+        seen[k] = seen.get(k, 0) + 1
+
+    def category(item: dict[str, Any]) -> int:
+        if item.get("category") not in by_name:
+            raise ValueError(f"no category {item.get('category')!r} in the annotation file")
+        return int(by_name[item["category"]])
+
+    def at(item: dict[str, Any]) -> int:
+        key = (str(item["image_id"]), int(item["index"]))
+        if key not in where:
+            raise ValueError(f"image {key[0]} has no annotation {key[1]}")
+        return where[key]
+
+    for item in patch.get("relabel", []):
+        anns[at(item)]["category_id"] = category(item)
+    for item in patch.get("rebox", []):
+        anns[at(item)].update(bbox=list(item["bbox"]), area=float(item["area"]))
+    gone = {at(item) for item in patch.get("delete", [])}
+    kept = [a for i, a in enumerate(anns) if i not in gone]
+    next_id = max((int(a["id"]) for a in anns), default=0) + 1
+    for n, item in enumerate(patch.get("add", [])):
+        kept.append(
+            {
+                "id": next_id + n,
+                "image_id": item["image_id"],
+                "category_id": category(item),
+                "bbox": list(item["bbox"]),
+                "area": float(item["area"]),
+                "iscrowd": int(item.get("iscrowd", 0)),
+            }
+        )
+    return {**gt, "annotations": kept}

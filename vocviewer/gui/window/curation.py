@@ -3,7 +3,8 @@
 It owns the window's ``TagsModel`` and the *Suspects* tab of the inspector (``SuspectsPane``), and
 the actions: a key for each common tag (Alt+1 … Alt+5: ``core.tags.COMMON_TAGS``), a note
 (Alt+N), and Export tags… (``tags.csv``, ``tags.json`` and the fixes as VOC XML patches in
-``Annotations/``, written through the guarded writer: never into the dataset).
+``Annotations/`` for a dataset of VOC boxes, else as ``coco_patch.json``; written through the
+guarded writer: never into the dataset).
 
 What a tag key tags: with the Suspects tab in front, the current suspect on the current image
 (its object, or its detection for a missing annotation; the suspect's fix goes with the tag
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import COMMON_TAGS, Fix, Target
-from vocviewer.formats.tag_export import write_tag_tables, write_voc_patches
+from vocviewer.formats.tag_export import write_coco_patch, write_tag_tables, write_voc_patches
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.image_browser import ImageBrowser
@@ -162,7 +163,11 @@ class CurationController(QObject):
         protected = [*ds.protected_roots, *(p for paths in st.result_paths for p in paths)]
         try:
             written = write_tag_tables(folder, self.tags.tags, ds, results, protected)
-            written += write_voc_patches(folder, self.tags.tags, ds, protected)
+            if any(e.fix is not None for e in self.tags.tags.entries.values()):
+                if ds.box_convention == "voc":  # VOC's own XMLs, else a COCO patch JSON
+                    written += write_voc_patches(folder, self.tags.tags, ds, protected)
+                else:
+                    written.append(write_coco_patch(folder, self.tags.tags, ds, protected))
         except (OutputError, FormatError) as e:
             st.post([Message("error", f"Tags not exported: {e}")])
             return []
