@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from tests.evaluation.planted import plant
+from tests.evaluation.test_tide import gen_results
 from vocviewer import evaluate
 from vocviewer.core.errors import OutputError
 from vocviewer.core.tags import Fix, Tags, Target
 from vocviewer.families import open_dataset
 from vocviewer.families.registry import open_results
-from tests.evaluation.test_tide import gen_results
 from vocviewer.formats.tag_export import (
     TAG_COLUMNS,
     apply_coco_patch,
