@@ -334,3 +334,15 @@ def apply_coco_patch(gt: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any
             }
         )
     return {**gt, "annotations": kept}
+
+
+def write_patches(
+    folder: str | Path, tags: Tags, dataset: Dataset, protected: Sequence[str | Path] = ()
+) -> list[Path]:
+    """The tagged fixes in the dataset's own kind of file: VOC XMLs for a dataset of VOC's
+    1-based inclusive boxes, else a COCO patch JSON; nothing if no tag has a fix."""
+    if not fixes_by_image(tags):
+        return []
+    if dataset.box_convention == "voc":
+        return write_voc_patches(folder, tags, dataset, protected)
+    return [write_coco_patch(folder, tags, dataset, protected)]

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import COMMON_TAGS, Fix, Target
-from vocviewer.formats.tag_export import write_coco_patch, write_tag_tables, write_voc_patches
+from vocviewer.formats.tag_export import write_patches, write_tag_tables
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.image_browser import ImageBrowser
@@ -163,11 +163,7 @@ class CurationController(QObject):
         protected = [*ds.protected_roots, *(p for paths in st.result_paths for p in paths)]
         try:
             written = write_tag_tables(folder, self.tags.tags, ds, results, protected)
-            if any(e.fix is not None for e in self.tags.tags.entries.values()):
-                if ds.box_convention == "voc":  # VOC's own XMLs, else a COCO patch JSON
-                    written += write_voc_patches(folder, self.tags.tags, ds, protected)
-                else:
-                    written.append(write_coco_patch(folder, self.tags.tags, ds, protected))
+            written += write_patches(folder, self.tags.tags, ds, protected)
         except (OutputError, FormatError) as e:
             st.post([Message("error", f"Tags not exported: {e}")])
             return []
