@@ -146,12 +146,16 @@ class Suspect:
 
 
 def _box(b: npt.ArrayLike) -> tuple[float, float, float, float]:
-    x = np.asarray(b, dtype=np.float64)
-    return (float(x[0]), float(x[1]), float(x[2]), float(x[3]))
+    x = np.asarray(b, dtype=np.float64).tolist()
+    return (x[0], x[1], x[2], x[3])
 
 
 def _noisy_or(scores: Sequence[float]) -> float:
-    return float(1.0 - np.prod([1.0 - min(max(s, 0.0), 1.0) for s in scores]))
+    """``1 - prod(1 - s)`` over ``scores`` clipped to [0, 1]."""
+    left = 1.0
+    for s in scores:
+        left *= 1.0 - min(max(float(s), 0.0), 1.0)
+    return 1.0 - left
 
 
 @dataclass(frozen=True, eq=False)
@@ -235,7 +239,7 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
     """False positives on no object of their class (or only near one found by another
     detection: ``1 - IoU``) and on no object of another class (or on one its own class is
     detected on too: times that score)."""
-    cands: list[tuple[float, float, int, int, int, FloatArray]] = []
+    cands: list[tuple[float, float, int, int, int, int, tuple[float, ...]]] = []
     labels = dataset.objects.label
     for i, r in enumerate(ranked):
         same, same_iou = r.pairs.best(labels[r.pairs.gt] == r.label[r.pairs.det])
@@ -253,19 +257,22 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
         )
         for d in np.flatnonzero(lone).tolist():
             s = float(r.score[d] * factor[d])
-            cands.append((s, float(r.score[d]), i, d, int(r.label[d]), r.box[d]))
+            box = tuple(r.box[d].tolist())
+            cands.append((s, float(r.score[d]), i, d, int(r.label[d]), int(r.image[d]), box))
     cands.sort(key=lambda c: -c[0])
+    groups: dict[tuple[int, int], list[int]] = {}  # (image, class) -> candidates, strongest first
+    for a, (_, _, _, _, cls, image, _) in enumerate(cands):
+        groups.setdefault((image, cls), []).append(a)
     taken = [False] * len(cands)
     out: list[Suspect] = []
-    for a, (strength, score, i, k, cls, box) in enumerate(cands):
+    for a, (strength, score, i, k, cls, image, box) in enumerate(cands):
         if taken[a]:
             continue
-        image = int(ranked[i].image[k])
         best: dict[int, tuple[float, float, int]] = {i: (strength, score, k)}
-        for b in range(a + 1, len(cands)):
-            s2, sc2, i2, k2, c2, box2 = cands[b]
-            if taken[b] or c2 != cls or int(ranked[i2].image[k2]) != image:
+        for b in groups[(image, cls)]:
+            if b <= a or taken[b]:
                 continue
+            s2, sc2, i2, k2, _, _, box2 = cands[b]
             if _iou(box, box2, dataset.plus_one) >= ON_OBJECT:
                 taken[b] = True
                 best.setdefault(i2, (s2, sc2, k2))
@@ -295,9 +302,15 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
     return out
 
 
-def _iou(a: FloatArray, b: FloatArray, plus_one: bool) -> float:
-    _, ov = overlap_pairs(a[None], b[None], plus_one=plus_one)
-    return float(ov[0])
+def _iou(a: Sequence[float], b: Sequence[float], plus_one: bool) -> float:
+    """IoU of two boxes (``overlap_pairs``' rule, scalar): 0 where they do not intersect."""
+    one = 1.0 if plus_one else 0.0
+    iw = min(a[2], b[2]) - max(a[0], b[0]) + one
+    ih = min(a[3], b[3]) - max(a[1], b[1]) + one
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    union = (a[2] - a[0] + one) * (a[3] - a[1] + one) + (b[2] - b[0] + one) * (b[3] - b[1] + one)
+    return iw * ih / (union - iw * ih)
 
 
 # --- wrong labels -----------------------------------------------------------------------------
