@@ -80,7 +80,7 @@ class SuspectsPane(QWidget):
         for kind in KINDS:
             self.kind.addItem(KIND_LABELS[kind].capitalize(), kind)
         self.count = QLabel("")
-        self.table = RowsTable(HEADERS)
+        self.table = RowsTable(HEADERS, long=True)  # thousands of suspects on a large set
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(len(HEADERS) - 1, QHeaderView.ResizeMode.Stretch)
         digit = self.table.fontMetrics().horizontalAdvance("0")
