@@ -28,6 +28,8 @@ def open_demo(qtbot, win, demo) -> None:
     det = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
     win.open_dataset(demo.year_dir, det, "val")
     qtbot.waitUntil(lambda: settled(win), timeout=30_000)
+    assert win.curation.pane.suspects == ()  # computed only once the tab is shown
+    win.side.tabs.setCurrentWidget(win.curation.pane)
     qtbot.waitUntil(lambda: len(win.curation.pane.suspects) > 0, timeout=30_000)
 
 
@@ -138,6 +140,7 @@ def test_tag_keys_tag_suspects_objects_and_images_and_survive_the_session(
     }
     if SHOTS:
         again.side.tabs.setCurrentWidget(again.curation.pane)
+        qtbot.waitUntil(lambda: len(again.curation.pane.suspects) > 0, timeout=30_000)
         press(qtbot, again, Qt.Key.Key_Period)  # the strongest suspect: the one tagged
         qtbot.wait(300)
         again.grab().save(f"{SHOTS}/tagged.png")

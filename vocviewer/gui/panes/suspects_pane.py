@@ -1,7 +1,8 @@
 """``SuspectsPane``: the label-error queue (``evaluation.label_errors``) of the open dataset.
 
 Computed in a worker from every result set's ``Evidence`` once its evaluation is complete (and
-again when the choice re-shapes it), never from a second evaluation. A row per suspect,
+again when the choice re-shapes it), never from a second evaluation — only while the tab is
+shown (as the Analysis tab does), else when it next is. A row per suspect,
 strongest first: strength, kind, image, class, its tags and why it is one; the kind chooser
 narrows the list. Choosing a row opens the image with the suspect's object (or, for a missing
 annotation, its detection) selected; ``step`` walks the list (the window's walk keys, while the
@@ -11,6 +12,7 @@ tab is in front). ``target_of`` names what tagging a suspect tags, with the fix 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QLabel, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -101,13 +103,25 @@ class SuspectsPane(QWidget):
         self.table.row_activated.connect(lambda _k: self.zoom_requested.emit())
         tags.changed.connect(self.refresh_rows)
         state.dataset_loaded.connect(self._on_dataset_loaded)
-        state.evaluation.finished.connect(self.recompute)
-        state.evaluation.evidence_replaced.connect(lambda _i: self.recompute())
+        state.evaluation.finished.connect(self._evidence_changed)
+        state.evaluation.evidence_replaced.connect(self._evidence_changed)
+        self._stale = False
 
     # --- computing -----------------------------------------------------------------------------
     def _on_dataset_loaded(self, _dataset: object) -> None:
         self.suspects, self.set_names = (), []
         self.refresh_rows()
+
+    def _evidence_changed(self, *_args: object) -> None:
+        """New evidence: the queue is computed again now if it is shown, else when it is."""
+        self._stale = True
+        if self.isVisible():
+            self.recompute()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.recompute()
 
     def recompute(self) -> None:
         """Compute the queue again from every result set whose evidence is complete."""
@@ -122,6 +136,7 @@ class SuspectsPane(QWidget):
                 sets.append((loaded.results.name, loaded.results, evidence))
         if not sets:
             return
+        self._stale = False
         self.set_names = names
         st.jobs.start(
             "suspects", Worker(queue_of, ds, sets), on_returned=self._arrived, on_errored=None
