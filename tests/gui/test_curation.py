@@ -144,3 +144,41 @@ def test_tag_keys_tag_suspects_objects_and_images_and_survive_the_session(
         press(qtbot, again, Qt.Key.Key_Period)  # the strongest suspect: the one tagged
         qtbot.wait(300)
         again.grab().save(f"{SHOTS}/tagged.png")
+
+
+def test_detection_tags_follow_their_result_set_through_the_session(
+    qtbot, make_window, demo, tmp_path
+):
+    """A tag on a detection of the second result set comes back on the second set, also when the
+    first set's files are gone when the session is opened (the set is renumbered)."""
+    det = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
+    other = tmp_path / "runs" / "other"
+    other.mkdir(parents=True)
+    for f in det:
+        (other / f.name.replace("comp4", "comp3")).write_text(f.read_text())
+    win = make_window()
+    win.open_dataset(demo.year_dir, det, "val")
+    qtbot.waitUntil(lambda: settled(win), timeout=30_000)
+    win.add_results([other])
+    qtbot.waitUntil(lambda: settled(win, 2), timeout=30_000)
+    ds = win.state.dataset
+    image = str(ds.images.id[win.state.results[1].results.detections.image_index[3]])
+    target = Target("detection", image, 3, 1)
+    win.curation.tags.toggle(target, "ambiguous")
+    session = tmp_path / "s.json"
+    win.sessions.save_session(session)
+    data = json.loads(session.read_text())
+    assert data["tags"] == [
+        {"kind": "detection", "image": image, "tags": ["ambiguous"], "index": 3, "result_set": 1}
+    ]
+    again = make_window()
+    again.sessions.open_session(session)
+    qtbot.waitUntil(lambda: settled(again, 2) and len(again.curation.tags.tags), timeout=30_000)
+    assert list(again.curation.tags.tags.entries) == [target]
+    # the first set's files gone: the second is the window's first, and so is its tag's set
+    data["result_sets"][0] = ["gone/comp4_det_val_dog.txt"]
+    session.write_text(json.dumps(data))
+    third = make_window()
+    third.sessions.open_session(session)
+    qtbot.waitUntil(lambda: settled(third, 1) and len(third.curation.tags.tags), timeout=30_000)
+    assert list(third.curation.tags.tags.entries) == [Target("detection", image, 3, 0)]
