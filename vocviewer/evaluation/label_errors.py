@@ -150,6 +150,11 @@ def _box(b: npt.ArrayLike) -> tuple[float, float, float, float]:
     return (x[0], x[1], x[2], x[3])
 
 
+def _a(name: str) -> str:
+    """``name`` with its indefinite article (``a dog``, ``an airplane``)."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def _noisy_or(scores: Sequence[float]) -> float:
     """``1 - prod(1 - s)`` over ``scores`` clipped to [0, 1]."""
     left = 1.0
@@ -283,7 +288,7 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
         name = dataset.classes[cls]
         scores = ", ".join(f"{s.score:.2f}" for s in support)
         why = (
-            f"{len(support)} of {len(ranked)} result sets detect a {name} here "
+            f"{len(support)} of {len(ranked)} result sets detect {_a(name)} here "
             f"(score {scores}) where no {name} is annotated"
         )
         out.append(
@@ -334,7 +339,7 @@ def _wrong_labels(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
         support = tuple(sup for _, (_, sup) in sorted(held.items()))
         was, now = dataset.classes[labels[g]], dataset.classes[cls]
         why = (
-            f"annotated {was}, but {len(support)} of {len(ranked)} result sets detect a {now} "
+            f"annotated {was}, but {len(support)} of {len(ranked)} result sets detect {_a(now)} "
             f"on it (score {', '.join(f'{s.score:.2f}' for s in support)}, IoU "
             f"{', '.join(f'{s.iou:.2f}' for s in support)}) and no {was} there"
         )
