@@ -135,3 +135,55 @@ def test_suspects_command_refuses_bad_input(demo, tmp_path, capsys):
     inside = demo.year_dir / "suspects.json"
     assert main([*args, "--json", str(inside)]) == 1
     assert not inside.exists()
+
+
+def test_each_kind_on_a_hand_made_case():
+    """One error of each kind, strengths worked out by hand: duplicate dogs (IoU 1.0); a cat that
+    a dog detection (0.9) covers while no cat is detected (0.9 * (1 - 0)); a person box of
+    400 x 170 px with a 200 x 110 px detection (0.8) inside it (IoU 22,000 / 68,000 = 0.32, all
+    inside: 0.8); a horse (0.7) on an image without objects. A region (COCO's crowd) is never a
+    suspect itself."""
+    from tests.evaluation.builders import make_dataset, make_results
+    from vocviewer.evaluation.label_errors import SetEvidence, find_suspects
+
+    dataset = make_dataset(
+        {
+            "a": [
+                ("dog", (10, 10, 109, 109), False),
+                ("dog", (10, 10, 109, 109), False),
+                ("cat", (200, 10, 299, 109), False),
+                ("person", (10, 200, 409, 369), False),
+            ],
+            "b": [],
+        },
+        {"Main/val": ["a", "b"]},
+    )
+    results = make_results(
+        dataset,
+        [
+            ("dog", "a", 0.9, (200, 10, 299, 109)),
+            ("person", "a", 0.8, (110, 230, 309, 339)),
+            ("horse", "b", 0.7, (50, 50, 149, 149)),
+        ],
+    )
+    choice = ViewChoice(0.5, "all", "val")
+    evidence = collect(benchmark_of(dataset).evaluate_views(dataset, results, choice), choice)
+    sets = [SetEvidence("r", results, evidence.evaluations("det"))]
+    found = find_suspects(dataset, sets)
+    got = [(s.kind, round(s.strength, 9), s.object, s.other) for s in found]
+    assert got == [
+        ("duplicate", 1.0, 1, 0),
+        ("wrong_label", 0.9, 2, -1),
+        ("loose_box", 0.8, 3, -1),
+        ("missing", 0.7, -1, -1),
+    ]
+    assert dataset.classes[found[1].suggested_class] == "dog"
+    assert found[2].support[0].iou == pytest.approx(22_000 / 68_000)
+    assert found[2].suggested_box == (110, 230, 309, 339)
+    assert (found[3].image, found[3].box) == (1, (50, 50, 149, 149))
+    regions = np.array([False, True, False, False])
+    assert [s.kind for s in find_suspects(dataset, sets, regions=regions)] == [
+        "wrong_label",
+        "loose_box",
+        "missing",
+    ]

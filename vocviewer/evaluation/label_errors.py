@@ -210,9 +210,16 @@ def _ranked(dataset: Dataset, ev: SetEvidence, min_score: float) -> _Ranked:
 
 
 def find_suspects(
-    dataset: Dataset, sets: Sequence[SetEvidence], *, min_score: float = 0.3
+    dataset: Dataset,
+    sets: Sequence[SetEvidence],
+    *,
+    min_score: float = 0.3,
+    regions: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[Suspect, ...]:
-    """Every suspect of every kind, strongest first (ties: by kind, image, box)."""
+    """Every suspect of every kind, strongest first (ties: by kind, image, box).
+
+    ``regions`` bool (N,): objects that are regions, not objects (COCO's crowds): never a
+    wrong label, loose box or duplicate themselves."""
     ranked = [_ranked(dataset, s, min_score) for s in sets]
     found = [
         *_missing(dataset, ranked),
@@ -220,6 +227,8 @@ def find_suspects(
         *_loose_boxes(dataset, ranked),
         *_duplicates(dataset),
     ]
+    if regions is not None and np.any(regions):
+        found = [s for s in found if not any(r >= 0 and regions[r] for r in (s.object, s.other))]
     return tuple(
         sorted(found, key=lambda s: (-s.strength, KINDS.index(s.kind), s.image, s.box, s.object))
     )
@@ -409,7 +418,7 @@ def _loose_boxes(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
                 np.mean(overlap_pairs(boxes[a], boxes[b], plus_one=dataset.plus_one)[1].clip(0))
             )
         weights = np.array([sup.score for _, sup, _ in items])
-        suggested = _box(weights @ boxes / weights.sum())
+        suggested = _box(boxes[0] if len(items) == 1 else weights @ boxes / weights.sum())
         support = tuple(sup for _, sup, _ in items)
         name = dataset.classes[obj.label[g]]
         why = (

@@ -44,7 +44,8 @@ def queue_of(
         SetEvidence(name, results, evidence.evaluations("det"), evidence.choice.iou)
         for name, results, evidence in sets
     ]
-    return find_suspects(dataset, given, min_score=min_score)
+    crowd = benchmark_of(dataset).view_settings(dataset).rules.crowd  # regions, not objects
+    return find_suspects(dataset, given, min_score=min_score, regions=crowd)
 
 
 def evaluated_sets(
