@@ -32,7 +32,7 @@ from vocviewer.core.boxes import overlap_pairs  # noqa: E402
 from vocviewer.demo import write_demo  # noqa: E402
 from vocviewer.evaluation.label_errors import of_kind  # noqa: E402
 from vocviewer.evaluation.result import Verdict  # noqa: E402
-from vocviewer.families import open_dataset  # noqa: E402
+from vocviewer.families.registry import open_dataset  # noqa: E402
 from vocviewer.families.suspects import evaluated_sets, queue_of  # noqa: E402
 
 

@@ -17,8 +17,8 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.demo import write_demo
 from vocviewer.evaluation.label_errors import of_kind
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families import benchmark_of, open_dataset
 from vocviewer.families.evidence import collect
+from vocviewer.families.registry import benchmark_of, open_dataset
 from vocviewer.families.suspects import evaluated_sets, queue_of
 from vocviewer.families.views import ViewChoice
 

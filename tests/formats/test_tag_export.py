@@ -17,8 +17,7 @@ from tests.evaluation.test_tide import gen_results
 from vocviewer import evaluate
 from vocviewer.core.errors import OutputError
 from vocviewer.core.tags import Fix, Tags, Target
-from vocviewer.families import open_dataset
-from vocviewer.families.registry import open_results
+from vocviewer.families.registry import open_dataset, open_results
 from vocviewer.formats.tag_export import (
     TAG_COLUMNS,
     apply_coco_patch,

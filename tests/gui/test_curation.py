@@ -13,7 +13,7 @@ import os
 from PySide6.QtCore import QSettings, Qt
 
 from vocviewer.core.tags import Fix, Target
-from vocviewer.families import open_dataset
+from vocviewer.families.registry import open_dataset
 from vocviewer.families.suspects import evaluated_sets, queue_of
 
 SHOTS = os.environ.get("VOCVIEWER_SHOTS")  # a folder for screenshots of the pane (unset: none)
