@@ -2,7 +2,7 @@
 
 Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset or a saved
 session file, optionally saving a screenshot and exiting), ``eval`` (headless evaluation with a
-printed table and JSON), ``export`` (PR figures, annotated images and AP tables to files; Qt
+printed table and JSON), ``suspects`` (the label-error queue), ``export`` (PR figures, annotated images and AP tables to files; Qt
 offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
 Every file goes through ``formats.output``: a target inside the dataset's folders or over an input
@@ -66,6 +66,19 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         else:
             written = output.write_bytes(target, _raster(svg, args.format, args.dpi), roots)
         _emit(text, str(written))
+    return 0
+
+
+def _cmd_suspects(args: argparse.Namespace) -> int:
+    from vocviewer.families.suspects import run_suspects
+
+    roots = given_roots(args.path, *_sources(args).values())
+    check = guard_outputs(args, roots, [(args.json, "json")])
+    text, payload = run_suspects(args)
+    _emit(_text_stream(args), text.removesuffix("\n"))
+    check()
+    if args.json:
+        _write_json(args.json, payload, roots)
     return 0
 
 
@@ -448,6 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_analyze(args)
         if args.command == "convert":
             return _cmd_convert(args)
+        if args.command == "suspects":
+            return _cmd_suspects(args)
         if looks_like_session(args.path):
             return _open_session(args)
         return _run_gui(

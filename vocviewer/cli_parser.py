@@ -167,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_analyze(sub)
     _add_convert(sub, families)
+    _add_suspects(sub, families)
     return p
 
 
@@ -183,6 +184,37 @@ def _add_convert(
         "--task", choices=registry.tasks(), default=None, help="what to write (boxes by default)"
     )
     _add_family_options(cv, families)
+
+
+def _add_suspects(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+) -> None:
+    su = sub.add_parser(
+        "suspects",
+        help="the label-error queue: likely missing annotations, wrong labels, loose boxes "
+        "and duplicate ground truth, ranked",
+    )
+    su.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
+    su.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="R",
+        help="result sets: each file or folder is one set (agreeing sets make a suspect stronger)",
+    )
+    su.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
+    _add_family_options(su, families, sources_only=True)
+    su.add_argument(
+        "--min-score", type=float, default=0.3, metavar="S", help="ignore detections below (0.3)"
+    )
+    su.add_argument("--top", type=int, default=20, metavar="N", help="suspects printed per kind")
+    su.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help="write every suspect as JSON (- or /dev/stdout: to stdout, the text to stderr)",
+    )
 
 
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

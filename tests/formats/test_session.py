@@ -75,7 +75,7 @@ def test_never_written_inside_a_protected_folder(tmp_path):
         ("{not json", None, "not valid JSON"),
         ("[1, 2]", None, "expected a session object"),
         ('{"format": "something-else", "version": 1}', "format", "not a vocviewer session"),
-        (f'{{"format": "{FORMAT}", "version": 2, "dataset": "d"}}', "version", "newer"),
+        (f'{{"format": "{FORMAT}", "version": {VERSION + 1}, "dataset": "d"}}', "version", "newer"),
         (f'{{"format": "{FORMAT}", "version": "1", "dataset": "d"}}', "version", "reads session"),
         (f'{{"format": "{FORMAT}", "version": 1}}', "dataset", "dataset's path"),
         (f'{{"format": "{FORMAT}", "version": 1, "dataset": 7}}', "dataset", "dataset's path"),

@@ -25,4 +25,6 @@ results
     ``ResultSet``.
 rle_columns
     Many COCO RLE masks at once, as columns.
+tags
+    Tags and notes on images, objects and detections, with the fixes they ask for.
 """

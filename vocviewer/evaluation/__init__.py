@@ -27,6 +27,8 @@ drawn
     The one rule for which detections are drawn at a score threshold (``is_drawn``).
 figure_svg
     Precision/recall figures as standalone SVG text (pure strings, no Qt).
+label_errors
+    The label-error queue: likely missing annotations, wrong labels, loose boxes, duplicates.
 matching
     Shared, vectorised matching primitives.
 normalised_ap

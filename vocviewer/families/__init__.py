@@ -30,6 +30,8 @@ official
     The one rule for official-ness, shared by ``vocviewer eval`` and every pane of the window.
 registry
     The registry of benchmark families, and opening a dataset or results through it.
+suspects
+    ``vocviewer suspects``: the label-error queue from each result set's ``Evidence``.
 view_analyser
     What a family gives the window's Analysis tab.
 view_analysis

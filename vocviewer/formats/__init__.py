@@ -21,6 +21,8 @@ problem_kinds
     The kinds of input problems that decide official-ness, told apart by how a message ends.
 session
     Session files.
+tag_export
+    Tags as CSV / JSON rows, and their fixes as VOC XML annotation patches.
 text_fields
     Helpers shared by the VOCdevkit readers.
 """

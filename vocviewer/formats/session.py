@@ -10,7 +10,8 @@ a dataset and its session can move together.
 ``read_session`` is lenient where it can be: a value of the wrong kind is dropped with a
 ``FormatError`` naming the file and the JSON path (``view.score_threshold``), and the rest is
 used. Only a file that is not a session at all (not JSON, not an object, another ``format``,
-a newer ``version``, no ``dataset``) raises. ``write_session`` goes through the guarded writer
+a newer ``version``, no ``dataset``) raises; an older version is migrated (version 1 had no
+tags). ``write_session`` goes through the guarded writer
 (``formats.output``): never into a dataset's folders. Which toggle, mode or area names exist is
 the window's business; this module keeps them as found.
 """
@@ -27,14 +28,17 @@ from pathlib import Path
 from typing import Any
 
 from vocviewer.core.errors import FormatError
+from vocviewer.core.tags import FIX_ACTIONS, TARGET_KINDS, Fix, TagEntry, Tags, Target
 from vocviewer.formats import output
 from vocviewer.formats.input import check_regular, read_bytes
 from vocviewer.formats.json_input import parse_json, show
 
 #: The value of the ``format`` key that marks a session file.
 FORMAT = "vocviewer-session"
-#: The session layout this version writes and reads.
-VERSION = 1
+#: The session layout this version writes (and the newest it reads).
+VERSION = 2
+#: The older layouts it reads, migrated: version 1 had no ``tags``.
+OLD_VERSIONS = (1,)
 #: Largest session file read (bytes); sessions are a few hundred bytes.
 MAX_SESSION_BYTES = 1 << 20
 #: ``Session.image_set`` of a session that browsed every image (``null`` in the file).
@@ -60,7 +64,8 @@ class Session:
     ``current_result_set`` indexes ``result_sets``; ``image_set`` is the image set browsed
     (``ALL_IMAGES``: every image; JSON ``null``); ``image`` is an image id; ``class_name`` a class
     name of the dataset (``None``: all classes); ``score_threshold`` in [0, 1]; ``toggles`` maps
-    drawing-toggle names to on/off.
+    drawing-toggle names to on/off; ``tags`` the tags and notes on images, objects and
+    detections (``core.tags``; detections name their set by its index in ``result_sets``).
     """
 
     dataset: Path
@@ -77,6 +82,7 @@ class Session:
     iou: float | None = None
     area: str | None = None
     not_official: tuple[str, ...] = ()  # why the numbers shown were not official (written only)
+    tags: Tags = field(default_factory=Tags)
 
 
 def looks_like_session(path: str | Path) -> bool:
@@ -143,7 +149,27 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         "image": session.image,
         "view": view,
         "evaluation": evaluation,
+        "tags": [_entry_payload(e) for e in session.tags.sorted()],
     }
+
+
+def _entry_payload(entry: TagEntry) -> dict[str, Any]:
+    t = entry.target
+    out: dict[str, Any] = {"kind": t.kind, "image": t.image, "tags": list(entry.tags)}
+    if t.kind != "image":
+        out["index"] = t.index
+    if t.kind == "detection":
+        out["result_set"] = t.result_set
+    if entry.note:
+        out["note"] = entry.note
+    if entry.fix is not None:
+        fix: dict[str, Any] = {"action": entry.fix.action}
+        if entry.fix.class_name is not None:
+            fix["class"] = entry.fix.class_name
+        if entry.fix.box is not None:
+            fix["box"] = list(entry.fix.box)
+        out["fix"] = fix
+    return out
 
 
 def write_session(
@@ -254,6 +280,62 @@ class _Reader:
             sorts.append(on)
         return ImageListFilter(text, tuple(flags), errors, *sorts)
 
+    def tags(self) -> Tags:
+        value = self.data.get("tags", [])
+        if not isinstance(value, list):
+            self.drop("tags", "a list of tag entries", value)
+            return Tags()
+        tags = Tags()
+        for i, item in enumerate(value):
+            entry = self.tag_entry(item, f"tags[{i}]")
+            if entry is not None:
+                tags = tags.put(entry)
+        return tags
+
+    def tag_entry(self, item: Any, where: str) -> TagEntry | None:
+        if not isinstance(item, dict):
+            self.drop(where, "an object", item)
+            return None
+        kind, image = item.get("kind"), item.get("image")
+        if kind not in TARGET_KINDS:
+            self.drop(f"{where}.kind", f"one of {', '.join(TARGET_KINDS)}", kind)
+            return None
+        if not isinstance(image, str):
+            self.drop(f"{where}.image", "an image id (a string)", image)
+            return None
+        ints = {}
+        for key, needed in (("index", kind != "image"), ("result_set", kind == "detection")):
+            n = item.get(key, -1)
+            if needed and (type(n) is not int or n < 0):
+                self.drop(f"{where}.{key}", "a whole number from 0", n)
+                return None
+            ints[key] = n if needed else -1
+        tags = item.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+            self.drop(f"{where}.tags", "a list of non-empty strings", tags)
+            tags = []
+        note = self.text(item, "note", f"{where}.note") or ""
+        target = Target(kind, image, ints["index"], ints["result_set"])
+        return TagEntry(target, tuple(sorted(set(tags))), note, self.fix(item, where))
+
+    def fix(self, item: dict[str, Any], where: str) -> Fix | None:
+        value = item.get("fix")
+        if value is None:
+            return None
+        action = value.get("action") if isinstance(value, dict) else None
+        if action not in FIX_ACTIONS:
+            self.drop(f"{where}.fix", f"an object whose action is one of {FIX_ACTIONS}", value)
+            return None
+        name = self.text(value, "class", f"{where}.fix.class")
+        box = value.get("box")
+        ok = isinstance(box, list) and len(box) == 4
+        if box is not None and not (
+            ok and all(type(v) in (int, float) and math.isfinite(v) for v in box)
+        ):
+            self.drop(f"{where}.fix.box", "four finite numbers xmin ymin xmax ymax", box)
+            return None
+        return Fix(action, name, None if box is None else tuple(float(v) for v in box))  # type: ignore[arg-type]
+
     def toggles(self, view: dict[str, Any]) -> dict[str, bool]:
         value = view.get("toggles", {})
         if not isinstance(value, dict):
@@ -306,7 +388,7 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
             element="format",
         )
     version = data.get("version")
-    if type(version) is not int or version != VERSION:
+    if type(version) is not int or version not in (VERSION, *OLD_VERSIONS):
         newer = type(version) is int and version > VERSION
         why = "written by a newer vocviewer; " if newer else ""
         raise FormatError(
@@ -337,5 +419,6 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         toggles=r.toggles(view),
         iou=r.number(evaluation, "iou", "evaluation.iou", 0.0, 1.0),
         area=r.text(evaluation, "area", "evaluation.area"),
+        tags=r.tags() if version >= 2 else Tags(),  # version 1: no tags (migrated as none)
     )
     return session, r.problems

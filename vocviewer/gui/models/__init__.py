@@ -25,4 +25,6 @@ thumbnails
     Thumbnails of a dataset's images.
 walk
     ``DetectionWalk``.
+tags
+    ``TagsModel``: the tags and notes of the open dataset.
 """

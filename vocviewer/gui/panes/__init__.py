@@ -17,6 +17,8 @@ confusion_pane, compare
     The confusion matrix; images where result set A is right and B wrong.
 image_browser
     The image list with its set, class, flag and error filters.
+suspects_pane
+    The label-error queue, walkable and taggable.
 protocol_views
     The summary numbers and image captions of the protocols beside VOC.
 analysis_bootstrap

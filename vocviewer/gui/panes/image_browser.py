@@ -63,6 +63,14 @@ class ImageListModel(QStringListModel):
         self.dataset: Dataset | None = None
         self.rows = np.zeros(0, dtype=np.int64)
         self.errors: ErrorCounts | None = None
+        self.marked: frozenset[int] = frozenset()  # image rows with tags (flagged in the list)
+
+    def set_marked(self, images: frozenset[int]) -> None:
+        """Flag the rows of these image rows (tagged images)."""
+        self.marked = images
+
+    def is_marked(self, row: int) -> bool:
+        return int(self.rows[row]) in self.marked
 
     def set_rows(
         self, dataset: Dataset | None, rows: np.ndarray, errors: ErrorCounts | None = None
@@ -128,6 +136,8 @@ class ImageRowDelegate(QStyledItemDelegate):
         gap = fm.horizontalAdvance(count + "   ")
         room = rect.width() - gap - (fm.horizontalAdvance(errors + "  ") if errors else 0)
         painter.setPen(ink.color())  # the id elided, never under the counts
+        if self.rows.is_marked(index.row()):
+            text = f"⚑ {text}"  # tagged
         text = fm.elidedText(text, Qt.TextElideMode.ElideMiddle, max(room, 0))
         painter.drawText(rect, int(align | Qt.AlignmentFlag.AlignLeft), text)
         painter.setPen(ink.color() if selected else opt.palette.placeholderText().color())

@@ -24,6 +24,8 @@ protocol_controls
     ``ProtocolControls``: the toolbar's IoU, area and segmentation controls.
 walk_actions
     ``WalkController``: the Walk menu over the detection walk (``models.walk.DetectionWalk``).
+curation
+    ``CurationController``: the Tags menu (tag keys, notes, Export tags) and the Suspects tab.
 palette_actions
     ``PaletteMenu``: View ▸ Palette.
 status_line

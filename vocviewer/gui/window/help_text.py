@@ -57,8 +57,11 @@ export it.</dd>
 opens one.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
-class in rank order) and <i>Compare</i> (images where two result sets differ), beside a
-sentence saying why the selected detection is what it is. <b>Enter</b> on a row opens it.
+class in rank order), <i>Compare</i> (images where two result sets differ) and <i>Suspects</i>
+(the label-error queue: likely missing annotations, wrong labels, loose boxes and duplicate
+ground truth, strongest first, each with the evidence of every result set; while it is in front
+<b>.</b> and <b>,</b> walk it), beside a sentence saying why the selected detection is what it
+is. <b>Enter</b> on a row opens it. Under them, the tags and note of what the tag keys tag.
 </dd>
 <dt><b>PR curve</b> (top right)</dt>
 <dd>Precision/recall of the chosen class for every result set on the same axes; its dots are
@@ -105,6 +108,14 @@ other), or Missed objects; Cycle walk mode (<b>W</b>) goes through them. Zoom to
 zooms the image to every detection visited. Show follows the walk (on by default) draws only
 what the walk visits, as viewdet's <i>onlytp</i>: walking only true positives hides the false
 positives; walking every detection draws what View ▸ Show says.</dd>
+<dt><b>Tags</b></dt>
+<dd>Tag “label error” (<b>Alt+1</b>), Tag “missing annotation” (<b>Alt+2</b>), Tag “wrong
+class” (<b>Alt+3</b>), Tag “loose box” (<b>Alt+4</b>) and Tag “ambiguous” (<b>Alt+5</b>) add or
+remove a tag on the current suspect (with the fix it suggests), else the selected object or
+detection, else the image; Note (<b>Alt+N</b>) writes a note there. Tagged images are flagged
+(⚑) in the image list, and tags are saved with the session. Export tags writes every tag as
+CSV and JSON, and the tagged fixes as VOC XML annotation files, beside the dataset (never
+into it).</dd>
 <dt><b>Help</b></dt>
 <dd>Keyboard shortcuts (<b>F1</b> or <b>?</b>) lists every key, Getting started is this
 page, About vocviewer gives the versions for a bug report.</dd>

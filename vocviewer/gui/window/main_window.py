@@ -37,6 +37,7 @@ from vocviewer.gui.panes.side_panel import SidePanel
 from vocviewer.gui.panes.tables import ApTable, MessagesPanel
 from vocviewer.gui.panes.thumbnail_grid import ImageArea
 from vocviewer.gui.window.actions import TOGGLES, DisplayControls
+from vocviewer.gui.window.curation import CurationController
 from vocviewer.gui.window.export_actions import ExportController
 from vocviewer.gui.window.help_dialogs import HelpController
 from vocviewer.gui.window.open_actions import OpenController
@@ -93,6 +94,11 @@ class MainWindow(QMainWindow):
         self.display = DisplayControls(self, st, self.view, self.browser, self.messages)
         self.help = HelpController(self)
         self.walk = WalkController(self, st, self.walk_model, self.view, self.status)
+        self.curation = CurationController(  # tags, notes and the label-error queue
+            self, st, self.side, self.browser, self.folders, self.status
+        )
+        self.walk.detour = self.curation.walk
+        self.sessions.tags = self.curation.tags
         self.act_quit = QAction("&Quit", self)
         self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))
         self.act_quit.setStatusTip("Close the window")
@@ -118,6 +124,7 @@ class MainWindow(QMainWindow):
             self.help,
             self.walk,
             self.protocol,
+            self.curation,
         ):
             self.addActions(controller.window_actions())  # their keys work anywhere in the window
         self.addActions([self.act_quit, self.image_area.act_grid])
@@ -237,6 +244,7 @@ class MainWindow(QMainWindow):
         self._add(view_menu, d.act_zoom_out, d.act_zoom_sel, None, d.act_cancel, d.act_messages)
         self._add(view_menu, self.theme.menu)
         bar.addMenu(self.walk.menu)
+        bar.addMenu(self.curation.menu)
         help_menu = bar.addMenu("&Help")
         h = self.help
         self._add(help_menu, h.act_shortcuts, h.act_getting_started, None, h.act_about)
@@ -260,7 +268,7 @@ class MainWindow(QMainWindow):
         self.right_tabs.addTab(self.analysis, "Analysis")
         self.right_room = KeepRoom(self.right, self._analysis_room, self.analysis.content)
         self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
-        for pane in (self.side, self.confusion, self.analysis):
+        for pane in (self.side, self.confusion, self.analysis, self.curation.pane):
             pane.zoom_requested.connect(view.zoom_to_highlight)
         for pane, acts in (
             (view, (x.act_export_image, d.act_fit, d.act_one, d.act_zoom_sel)),

@@ -23,6 +23,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
+from vocviewer.core.tags import Tags, Target
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.formats.session import (
     ALL_IMAGES,
@@ -34,6 +35,7 @@ from vocviewer.formats.session import (
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
 from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.image_browser import ImageBrowser
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.recent import SetOpener
@@ -68,6 +70,7 @@ class SessionController(QObject):
         self.host, self.state, self.files = host, state, opener
         self.browser, self.folders, self.status = browser, folders, status
         self.opener: SetOpener | None = None
+        self.tags: TagsModel | None = None  # the window's tags, saved with the session
         self.act_open_session = make_action(
             self,
             "Open &session…",
@@ -125,7 +128,23 @@ class SessionController(QObject):
                     r.text for i in range(len(st.results)) for r in st.evaluation.not_official(i)
                 )
             ),
+            tags=self._tags_in(dict(zip(from_files, range(len(from_files)), strict=True))),
         )
+
+    def _tags_in(self, order: dict[int, int]) -> Tags:
+        """The window's tags with each detection's result set renumbered by ``order`` (window
+        index -> session position; a detection of a set not in it is left out)."""
+        if self.tags is None:
+            return Tags()
+        kept = Tags()
+        for entry in self.tags.tags.sorted():
+            t = entry.target
+            if t.kind == "detection":
+                if t.result_set not in order:
+                    continue
+                entry = replace(entry, target=replace(t, result_set=order[t.result_set]))
+            kept = kept.put(entry)
+        return kept
 
     def save_session(self, path: str | Path | None = None) -> Path | None:
         """Write the session to ``path`` (asked for if not given); the written path, or
@@ -201,7 +220,25 @@ class SessionController(QObject):
                     st.set_current_results(opener.index_of[position])
 
             opener.finished.connect(choose)
+        if len(session.tags):
+            positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
+            opener.finished.connect(lambda: self._apply_tags(session, opener, positions))
         return opener
+
+    def _apply_tags(self, session: Session, opener: SetOpener, positions: dict[int, int]) -> None:
+        """The session's tags, each detection's result set renumbered to the window's."""
+        if self.tags is None:
+            return
+        tags = Tags()
+        for entry in session.tags.sorted():
+            t: Target = entry.target
+            if t.kind == "detection":
+                where = opener.index_of.get(positions.get(t.result_set, -1))
+                if where is None:
+                    continue
+                entry = replace(entry, target=replace(t, result_set=where))
+            tags = tags.put(entry)
+        self.tags.replace(tags)
 
     def _apply_view(self, session: Session, path: Path) -> None:
         st, bad = self.state, []

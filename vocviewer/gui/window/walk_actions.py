@@ -7,6 +7,8 @@ elsewhere); the Ranks tab follows every step."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QWidget
@@ -35,6 +37,7 @@ class WalkController(QObject):
     ) -> None:
         super().__init__(host)
         self.state, self.walk, self.view, self.status = state, walk, view, status
+        self.detour: Callable[[int], str | None] | None = None  # another list the keys walk
 
         def a(text: str, keys: tuple[str, ...], slot: object, tip: str) -> QAction:
             return make_action(self, text, keys, slot, tip)  # type: ignore[arg-type]
@@ -124,7 +127,14 @@ class WalkController(QObject):
         return menu
 
     def step(self, step: int, *, same_verdict: bool = False) -> bool:
-        """One step of the walk; zooms to the detection if asked."""
+        """One step of the walk (or of ``detour``: the label-error queue while it is in front,
+        which says what to tell); zooms to the detection if asked."""
+        said = self.detour(step) if self.detour is not None else None
+        if said is not None:
+            self._say(said)
+            if self.act_zoom.isChecked():
+                self.view.zoom_to_highlight()
+            return True
         moved = self.walk.step(step, same_verdict=same_verdict)
         if moved and self.act_zoom.isChecked():
             self.view.zoom_to_highlight()
