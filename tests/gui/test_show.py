@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from vocviewer.core.tags import Target
 from vocviewer.gui.window.show import WindowHandle, show
 
 SCRIPT = """
@@ -61,6 +62,10 @@ def test_show_returns_a_live_handle_when_not_blocking(qtbot, demo):
         assert picked["class"] == "car"
         assert picked["image"] == str(st.dataset.images.id[1])
         assert handle.view["class_name"] == "car"
+        assert handle.tags == []
+        image = st.dataset.images.id[1]
+        handle.window.curation.tags.toggle(Target("image", str(image)), "label error")
+        assert [(t["image"], t["tag"]) for t in handle.tags] == [(str(image), "label error")]
     finally:
         handle.close()
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.formats.session import ImageListFilter, Session
+from vocviewer.formats.tag_export import tag_rows
 from vocviewer.gui.window.app import make_app, shows_everything
 from vocviewer.gui.window.main_window import MainWindow
 from vocviewer.gui.window.recent import default_settings
@@ -70,14 +71,14 @@ def _plain(value: Any) -> Any:
         return str(value)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, list | tuple | set | frozenset):
         return [_plain(v) for v in value]
     return value
 
 
 class WindowHandle:
-    """The window ``show`` opened. ``selected`` and ``view`` read its state now (or as it was
-    when it closed)."""
+    """The window ``show`` opened. ``selected``, ``tags`` and ``view`` read its state now (or as
+    it was when it closed)."""
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
@@ -98,6 +99,16 @@ class WindowHandle:
             "object": st.selected_object if st.selected_object >= 0 else None,
             "detection": row if row >= 0 else None,
         }
+
+    @property
+    def tags(self) -> list[dict[str, Any]]:
+        """Every tag and note set in the window, one row per tag (as Tags ▸ Export tags writes
+        them: image, target kind, box, class, score, tag, note, fix)."""
+        st = self.window.state
+        if st.dataset is None:
+            return []
+        sets = [r.results for r in st.results]
+        return _plain(tag_rows(self.window.curation.tags.tags, st.dataset, sets))
 
     @property
     def view(self) -> dict[str, Any]:
