@@ -34,13 +34,13 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Evaluation", "__version__", "evaluate"]
+__all__ = ["Evaluation", "__version__", "beyond_ap", "evaluate"]
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate`` and ``Evaluation`` (``families.api``), imported on first use so that
+    """``evaluate``, ``Evaluation`` and ``beyond_ap`` (``families.api``), imported on first use so that
     ``import vocviewer`` stays cheap."""
-    if name in ("evaluate", "Evaluation"):
+    if name in ("evaluate", "Evaluation", "beyond_ap"):
         from vocviewer.families import api
 
         return getattr(api, name)

@@ -131,6 +131,8 @@ def add_beyond_ap(
         for kind in kinds:
             entry.update({k: full[k] for k in SECTIONS[kind] if k in full})
         text.append(beyond_text(name, b).rstrip("\n"))
+        if not getattr(args, "figures", None):
+            continue
         if "operating_point" in kinds:
             figures.append(
                 (
