@@ -55,7 +55,7 @@ def test_pages_equal_analyze_json_and_the_api(qtbot, demo_window, demo, tmp_path
     api = vocviewer.beyond_ap(demo.year_dir, demo.results_dir, image_set="val").to_dict()
     assert api["operating_point"] == entry["operating_point"]
     assert api["calibration"] == entry["calibration"] and api["lrp"] == entry["lrp"]
-    win, st, pane = demo_window, demo_window.state, demo_window.analysis
+    st, pane = demo_window.state, demo_window.analysis
     pane.choose_chart(OPERATING)
     qtbot.waitUntil(lambda: pane.beyond.current() is not None, timeout=10_000)
     shown = pane.beyond.current()
@@ -78,7 +78,9 @@ def test_pages_equal_analyze_json_and_the_api(qtbot, demo_window, demo, tmp_path
     heights = pane.reliability.bars.opts["height"]
     bins = entry["calibration"]["per_class"]["cat"]["bins"]
     assert [0.0 if p is None else p for p in bins["precision"]] == list(heights)
-    assert all(_same(a, b) for a, b in zip(bins["precision"], pane.reliability.cal.precision))
+    assert all(
+        _same(a, b) for a, b in zip(bins["precision"], pane.reliability.cal.precision, strict=True)
+    )
 
 
 def test_a_click_sets_the_threshold_and_lists_the_kept_detections(qtbot, demo_window):
