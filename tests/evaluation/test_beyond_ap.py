@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 
 from tests.evaluation.test_tide import gen_results
-from vocviewer.evaluation.analyses.calibration import d_ece, relative_boxes
+from vocviewer.evaluation.analyses.calibration import calibration, d_ece, relative_boxes
 from vocviewer.evaluation.analyses.lrp import optimal_lrp
 from vocviewer.evaluation.analyses.operating_point import operating_point, row_normalised
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -269,3 +270,33 @@ def test_confusion_at_the_best_threshold_is_the_shared_matrix(demo_evidence: Any
     k = len(ds.classes)
     diag = np.trace(b.confusion.counts[:, :k])
     assert diag == b.op.overall.at(t)["tp"]  # the TPs kept at the threshold
+
+
+def test_a_class_without_detections(demo_evidence: Any) -> None:
+    """No counted detection: no curve, no best threshold, NaN calibration, oLRP 1."""
+    ev = demo_evidence[2]
+    e = next(e for e in ev.evaluations("det") if e.npos > 0)
+    empty = replace(
+        e,
+        ndet=0,
+        **{
+            f: getattr(e, f)[:0]
+            for f in (
+                "order",
+                "image_index",
+                "score",
+                "verdict",
+                "best_gt",
+                "best_iou",
+                "duplicate_of",
+                "precision",
+                "recall",
+            )
+        },
+    )
+    op = operating_point([empty])
+    assert len(op.per_class[e.class_index].thresholds) == 0 and op.best[e.class_index] is None
+    cal = calibration(e.class_name, [empty])
+    assert cal.n == 0 and math.isnan(cal.d_ece) and math.isnan(cal.d_mce)
+    c = optimal_lrp([empty], 0.5).per_class[e.class_index]
+    assert (c.olrp, c.fn) == (1.0, 1.0) and math.isnan(c.loc) and math.isnan(c.threshold)

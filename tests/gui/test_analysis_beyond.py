@@ -38,8 +38,11 @@ def _cli(demo, tmp_path: Path) -> dict:
     return dict(entry)
 
 
-def _click(qtbot, view, scene_pos) -> None:
-    pos = view.mapFromScene(scene_pos)
+def _click(qtbot, view, scene_pos_of) -> None:
+    """A real click where ``scene_pos_of()`` says, once the plot is laid out."""
+    qtbot.waitExposed(view)
+    qtbot.wait(100)
+    pos = view.mapFromScene(scene_pos_of())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(pos.x(), pos.y()))
 
 
@@ -91,7 +94,7 @@ def test_a_click_sets_the_threshold_and_lists_the_kept_detections(qtbot, demo_wi
     curve = page.curve
     assert curve is not None and page.index == pane.beyond.current().op.overall_best
     target = float(curve.thresholds[len(curve.thresholds) // 3])
-    _click(qtbot, page.plot, page.scene_pos(target))
+    _click(qtbot, page.plot, lambda: page.scene_pos(target))
     qtbot.waitUntil(lambda: page.threshold() == target, timeout=3000)
     rows = page.member_rows().rows
     det = st.results[st.current_results].results.detections
@@ -114,7 +117,7 @@ def test_a_bin_lists_its_detections(qtbot, demo_window):
     page = pane.reliability
     cal = page.cal
     b = int(np.argmax(cal.count))
-    _click(qtbot, page.plot, page.bin_scene_pos(b))
+    _click(qtbot, page.plot, lambda: page.bin_scene_pos(b))
     qtbot.waitUntil(lambda: page.bin == b, timeout=3000)
     rows = page.member_rows().rows
     assert len(rows) == cal.count[b]

@@ -85,11 +85,11 @@ def d_ece(
     """``(D-ECE, D-MCE)`` of samples ``features`` float (N,) or (N, F) (the confidence first)
     with their match ``matched`` (N,) 0/1; ``bins`` per feature (one int: the same for all)."""
     x = np.asarray(features, dtype=np.float64)
+    if len(x) == 0:
+        return math.nan, math.nan
     x = x.reshape(len(x), -1)
     y = np.asarray(matched, dtype=np.float64)
     n, f = x.shape
-    if n == 0:
-        return math.nan, math.nan
     nb = [bins] * f if isinstance(bins, int) else list(bins)
     if len(nb) != f:
         raise ValueError(f"{len(nb)} bin counts for {f} features")

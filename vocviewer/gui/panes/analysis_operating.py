@@ -46,10 +46,8 @@ class OperatingChart(QWidget):
         self.header.setTextFormat(Qt.TextFormat.RichText)
         self.plot = fixed_plot("rate")
         self.plot.getPlotItem().setLabel("bottom", "score threshold")
-        self.plot.addLegend(offset=(10, -10))  # lower left: the curves rarely reach it
         self.lines = {
-            name: self.plot.plot([], [], pen=pg.mkPen(color, width=2), name=name)
-            for name, color in SERIES
+            name: self.plot.plot([], [], pen=pg.mkPen(color, width=2)) for name, color in SERIES
         }
         self.best_line = pg.InfiniteLine(angle=90, movable=False)
         self.chosen_line = pg.InfiniteLine(angle=90, movable=False)
@@ -81,7 +79,11 @@ class OperatingChart(QWidget):
         self.index: int | None = None  # the chosen threshold's index in ``curve``
         self._ink = "#000"
         self.apply_palette()
-        state.class_changed.connect(lambda _k: self.redraw(reset=True))
+        state.class_changed.connect(self._on_class)
+
+    def _on_class(self, _k: int) -> None:
+        if self.isVisible():  # hidden: drawn when shown (``AnalysisPane._show_chart``)
+            self.redraw(reset=True)
 
     def redraw(self, reset: bool = False) -> None:
         """Draw the selected class's curves (``reset``: back to its best threshold)."""
@@ -131,7 +133,8 @@ class OperatingChart(QWidget):
             )
         if best is not None:
             parts.append(f"best F1 at {float(curve.thresholds[best]):.3f} (dashed)")
-        self.header.setText(" · ".join(parts))
+        key = " ".join(f"<font color='{c}'>━ {n.replace('f1', 'F1')}</font>" for n, c in SERIES)
+        self.header.setText(" · ".join(parts) + f"<br>{key}")
 
     def threshold(self) -> float | None:
         """The chosen threshold (``None``: none)."""

@@ -63,7 +63,7 @@ class ReliabilityChart(QWidget):
         self.bin = -1
         self._ink, self._fill = "#000", "#4477aa"
         self.apply_palette()
-        state.class_changed.connect(lambda _k: self.redraw())
+        state.class_changed.connect(self._on_class)
 
     def calibration(self) -> Calibration | None:
         """The selected class's calibration (all classes: the pooled one)."""
@@ -71,6 +71,10 @@ class ReliabilityChart(QWidget):
         if b is None:
             return None
         return b.per_class.get(k) if k >= 0 else b.overall
+
+    def _on_class(self, _k: int) -> None:
+        if self.isVisible():  # hidden: drawn when shown (``AnalysisPane._show_chart``)
+            self.redraw()
 
     def redraw(self) -> None:
         cal = self.calibration()
