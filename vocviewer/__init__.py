@@ -35,13 +35,14 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Evaluation", "__version__", "evaluate", "show"]
+__all__ = ["Evaluation", "__version__", "beyond_ap", "evaluate", "show"]
 
 
 def __getattr__(name: str) -> Any:
-    """``evaluate`` and ``Evaluation`` (``families.api``) and ``show`` (the window from Python,
-    ``gui.window.show``), imported on first use so that ``import vocviewer`` stays cheap."""
-    if name in ("evaluate", "Evaluation"):
+    """``evaluate``, ``Evaluation`` and ``beyond_ap`` (``families.api``) and ``show`` (the window
+    from Python, ``gui.window.show``), imported on first use so that ``import vocviewer`` stays
+    cheap."""
+    if name in ("evaluate", "Evaluation", "beyond_ap"):
         from vocviewer.families import api
 
         return getattr(api, name)

@@ -46,7 +46,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from vocviewer.families.analyze import run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
-    check = guard_outputs(args, roots, [(args.json, "json"), (args.figures, "folder")])
+    targets = [(args.json, "json"), (args.figures, "folder"), (args.deploy_thresholds, "json")]
+    check = guard_outputs(args, roots, targets)
     tty = sys.stderr.isatty()
     args.progress = (lambda d, n: sys.stderr.write(f"\rbootstrap {d}/{n}\x1b[K")) if tty else None
     out = run_analyze(args)
@@ -59,6 +60,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     check()
     if args.json:
         _write_json(args.json, out.payload, roots)
+    if args.deploy_thresholds:
+        _write_json(args.deploy_thresholds, out.payload.get("deploy_thresholds", {}), roots)
     for name, svg in out.figures:
         target = output.child_path(args.figures, f"{Path(name).stem}.{args.format}")
         if args.format == "svg":

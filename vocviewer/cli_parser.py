@@ -217,6 +217,54 @@ def _add_suspects(
     )
 
 
+def _add_beyond_ap(an: argparse.ArgumentParser) -> None:
+    """``analyze``'s analyses beyond AP: operating point, calibration, LRP."""
+    g = an.add_argument_group("beyond AP (at the protocol's IoU)")
+    g.add_argument(
+        "--operating-point",
+        action="store_true",
+        help="P / R / F1 / F-beta against the score threshold, best threshold per class, "
+        "confusion matrix at a threshold",
+    )
+    g.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (1: F1)")
+    g.add_argument(
+        "--target-precision",
+        type=float,
+        metavar="P",
+        help="best: lowest threshold with precision >= P",
+    )
+    g.add_argument(
+        "--target-recall", type=float, metavar="R", help="best: highest threshold with recall >= R"
+    )
+    g.add_argument(
+        "--threshold",
+        type=float,
+        metavar="T",
+        help="the confusion matrix's score threshold (default: the overall best)",
+    )
+    g.add_argument(
+        "--deploy-thresholds",
+        type=Path,
+        metavar="OUT",
+        help="write the best threshold per class as JSON",
+    )
+    g.add_argument("--calibration", action="store_true", help="D-ECE / D-MCE and reliability bins")
+    g.add_argument("--bins", type=int, default=10, help="calibration bins per feature (10)")
+    g.add_argument(
+        "--sample-threshold",
+        type=int,
+        default=1,
+        metavar="N",
+        help="bins with fewer samples count as calibrated (1)",
+    )
+    g.add_argument(
+        "--multivariate", action="store_true", help="D-ECE over confidence x box cx, cy, w, h"
+    )
+    g.add_argument(
+        "--lrp", action="store_true", help="optimal LRP, its components and thresholds, moLRP"
+    )
+
+
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     an = sub.add_parser(
         "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
@@ -263,6 +311,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="write everything as JSON (- or /dev/stdout: to stdout, the text to stderr)",
     )
     an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
+    _add_beyond_ap(an)
     an.add_argument(
         "--format", choices=("svg", "png", "pdf"), default="svg", help="figure format (svg)"
     )

@@ -9,6 +9,7 @@ Tiny set (conftest), dog detections by rank: 0 (0.9) TP on img1, 1 (0.8) duplica
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 
 from vocviewer.core.dataset import VOC_CLASSES
 
@@ -131,3 +132,24 @@ def test_arrow_keys_move_between_cells_not_images(qtbot, window):
     qtbot.keyClick(pane.table, Qt.Key.Key_Right)
     assert pane.table.currentIndex().column() == column + 1
     assert window.state.current_image == image
+
+
+def test_rows_normalised_and_the_diagonal_hidden(qtbot, window):
+    """Shares of each row (dog: 2 TP, 1 duplicate, 1 background of 4) and a blank diagonal;
+    the counts and the cell's members stay."""
+    pane = show_confusion(qtbot, window)
+    model = pane.model
+    model.set_view(False, False)
+    pane.normalise.setChecked(True)
+    idx = model.index(int(np.flatnonzero(model.rows == DOG)[0]), 0)
+    cols = model.cols.tolist()
+
+    def shown(col: int) -> str | None:
+        return model.data(idx.siblingAtColumn(cols.index(col)), Qt.ItemDataRole.DisplayRole)
+
+    assert (shown(DOG), shown(DUP), shown(BACKGROUND), shown(CAT)) == ("0.50", "0.25", "0.25", "")
+    pane.hide_diagonal.setChecked(True)
+    assert shown(DOG) is None and shown(DUP) == "0.25"
+    assert pane.matrix.counts[DOG, DOG] == 2  # the counts are unchanged
+    pane.normalise.setChecked(False)
+    assert shown(DUP) == "1" and shown(DOG) is None

@@ -9,6 +9,8 @@ analysis
     Evidence in words.
 analysis_curves
     COCO ``analyze()``'s nested curves from per-class ranked verdicts, for any family.
+analyses/
+    The analyses beyond AP: operating point, calibration (D-ECE), LRP.
 ap
     Precision/recall and average precision, exactly as the official code computes them.
 bootstrap

@@ -9,10 +9,14 @@ Modules
 -------
 analyze
     ``vocviewer analyze``.
+analyze_beyond
+    ``vocviewer analyze --operating-point / --calibration / --lrp``.
 api
     The plain Python API.
 base
     The ``Benchmark`` protocol every family implements, and the helpers its ``evaluate`` shares.
+beyond_ap
+    The analyses beyond AP (operating point, calibration, LRP) over one ``Evidence``.
 coco/
     COCO.
 eval_sets

@@ -28,7 +28,8 @@ TIDE (detection) from ``tide_voc``. COCO: ``mAP`` is COCOeval's AP@[.50:.95] (su
 ``tide_coco`` (tidecv's units: AP points at IoU 0.5). VisDrone: the toolkit's AP / AP50 in
 percent. ILSVRC: the mean AP over labels with a defined AP. LVIS: ``LVISEval``'s AP, AP50 and
 APr / APc / APf, TIDE on its verdicts (``tide_lvis``). Object characteristics:
-``evaluation.characteristics``.
+``evaluation.characteristics``. ``--operating-point``, ``--calibration`` and ``--lrp`` add the
+analyses beyond AP to each set (``families.analyze_beyond``).
 Nothing here prints; ``cli`` prints the text and writes the JSON and the figures.
 """
 
@@ -40,6 +41,7 @@ from dataclasses import replace
 from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import file_stems
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.analyze_beyond import add_beyond_ap, check_options
 from vocviewer.families.base import CERTAIN, Benchmark
 from vocviewer.families.registry import choose, refuse_foreign_options, registered, sniff
 
@@ -73,12 +75,13 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     refuse_foreign_options(benchmark, args, "analyze")
     if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
         raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
-    return with_file_stems(benchmark.analyze(args))
+    check_options(args)  # a bad value refused before anything is evaluated
+    return with_file_stems(add_beyond_ap(benchmark, args, benchmark.analyze(args)))
 
 
 #: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,
 #: ``analyze_weak_cars.svg``); the others (``pr_<class>.svg``) hold every set.
-SET_FIGURES = ("tide_", "characteristics_", "analyze_")
+SET_FIGURES = ("tide_", "characteristics_", "analyze_", "threshold_", "reliability_")
 
 
 def with_file_stems(out: AnalyzeOutput) -> AnalyzeOutput:

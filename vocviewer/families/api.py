@@ -67,8 +67,9 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families import registry
 from vocviewer.families.base import EvalRequest
+from vocviewer.families.beyond_ap import BeyondAP, BeyondOptions
 
-__all__ = ["Evaluation", "evaluate"]
+__all__ = ["Evaluation", "beyond_ap", "evaluate"]
 
 PathLike = str | Path
 
@@ -208,3 +209,28 @@ def evaluate(
     )
     out = chosen.evaluate(request)
     return Evaluation(chosen.name, run_task, out.text, out.payload, tuple(out.warnings))
+
+
+def beyond_ap(
+    dataset: Dataset | PathLike,
+    results: ResultSet | PathLike | Sequence[PathLike],
+    *,
+    image_set: str | None = None,
+    **options: Any,
+) -> BeyondAP:
+    """The analyses beyond AP of ``results`` on ``dataset`` as ``vocviewer analyze
+    --operating-point --calibration --lrp`` computes them (``BeyondAP``: ``to_dict()`` is each
+    set's JSON there): one evaluation at the family's official choice (``image_set``: VOC's
+    Main set), then the operating point, calibration and optimal LRP. ``options``: the fields of
+    ``families.beyond_ap.BeyondOptions`` (``beta``, ``target_precision``, ``target_recall``,
+    ``bins``, ``sample_threshold``, ``multivariate``, ``threshold``)."""
+    from vocviewer.families import beyond_ap as beyond
+
+    ds = dataset if isinstance(dataset, Dataset) else registry.open_dataset(dataset)
+    if isinstance(results, ResultSet):
+        res = results
+    else:
+        kw = {"image_set": image_set} if image_set else {}
+        res = registry.open_results(ds, _result_paths(results), **kw)
+    evidence = beyond.evidence_for(ds, res, image_set)
+    return beyond.beyond_ap(ds, res, evidence, BeyondOptions(**options))

@@ -10,4 +10,6 @@ analyze_figures
     Figures of ``vocviewer analyze`` as standalone SVG text (no Qt, no matplotlib).
 analyze_report
     What ``vocviewer analyze`` returns, shared by its families.
+beyond_ap_svg
+    The operating point's and the reliability diagram's figures as standalone SVG text.
 """

@@ -21,6 +21,8 @@ helper_process
     One helper process for long parses that would hold the interpreter lock.
 analysis_tasks
     The Analysis tab's background work.
+beyond_source
+    The analyses beyond AP of the current result set, from the window's evidence.
 thumbnails
     Thumbnails of a dataset's images.
 walk

@@ -31,6 +31,10 @@ analysis_curves
     ``CurvesChart``.
 analysis_members
     ``MemberList``.
+analysis_operating
+    ``OperatingChart``: P / R / F1 against the score threshold; a click sets the threshold.
+analysis_reliability
+    ``ReliabilityChart``: the reliability diagram (D-ECE); a bin lists its detections.
 analysis_pane
     ``AnalysisPane``.
 ap_cells

@@ -1,8 +1,9 @@
 """``AnalysisPane``: what each error costs the current result set (TIDE's dAP per error type, for
 the selected class or the mean over classes), ``analyze()``'s nested curves
-(``analysis_curves``), the object characteristics (``analysis_characteristics``), and the
-bootstrap of one or all result sets (``analysis_bootstrap``, ``analysis_compare``); the chart
-combo chooses the page.
+(``analysis_curves``), the object characteristics (``analysis_characteristics``), the
+operating point and the reliability diagram (``analysis_operating``, ``analysis_reliability``:
+the analyses beyond AP of the window's own evidence) and the bootstrap of one or all result sets
+(``analysis_bootstrap``, ``analysis_compare``); the chart combo chooses the page.
 
 The analysis is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
 computes it for the family, once per result set, and only while the pane is shown. Clicking a bar,
@@ -45,6 +46,7 @@ from vocviewer.gui.models.analysis_tasks import (
     bar_members,
     bar_values,
 )
+from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
 from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
@@ -52,6 +54,8 @@ from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.analysis_compare import CompareView
 from vocviewer.gui.panes.analysis_curves import CurvesChart
 from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis_operating import OperatingChart
+from vocviewer.gui.panes.analysis_reliability import ReliabilityChart
 from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
@@ -63,6 +67,8 @@ X_OF: dict[str, float] = {n: float(i + (i >= 6) * 0.6) for i, n in enumerate(BAR
 TICK = {**{n: n for n in BARS}, "FalsePos": "FP", "FalseNeg": "FN"}
 #: the chart combo's data of the pages other than TIDE's ("") and the characteristics' (names)
 CURVES, BOOTSTRAP = "#curves", "#bootstrap"
+#: the pages beyond AP: the operating point and the reliability diagram
+OPERATING, CALIBRATION = "#operating", "#calibration"
 
 
 class AnalysisPane(QWidget):
@@ -106,6 +112,9 @@ class AnalysisPane(QWidget):
         self.chars = CharacteristicsChart(state)
         self.curves = CurvesChart(state, walk)
         self.compare = CompareView(state)
+        self.beyond = BeyondSource(state)
+        self.operating = OperatingChart(state, self.beyond)
+        self.reliability = ReliabilityChart(state, self.beyond)
 
         top = QWidget()
         top_box = QVBoxLayout(top)
@@ -117,7 +126,8 @@ class AnalysisPane(QWidget):
         self.splitter.addWidget(self.list)
         self.splitter.setSizes([260, 140])
         self.stack = QStackedWidget()
-        for page in (self.splitter, self.chars, self.curves, self.compare):
+        pages = (self.splitter, self.chars, self.curves, self.compare)
+        for page in (*pages, self.operating, self.reliability):
             self.stack.addWidget(page)
         content = self.content = QWidget()  # scrolls where the tab is shorter than it needs
         layout = QVBoxLayout(content)
@@ -145,7 +155,8 @@ class AnalysisPane(QWidget):
         self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
         self.apply_palette()
 
-        for pane in (self.list, self.curves.list, self.chars.list):
+        lists = (self.operating.list, self.reliability.list)
+        for pane in (self.list, self.curves.list, self.chars.list, *lists):
             pane.zoom_requested.connect(self.zoom_requested)
         self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
         self.jobs.tide_ready.connect(self._on_tide)
@@ -237,6 +248,8 @@ class AnalysisPane(QWidget):
         while self.chart_combo.count() > 1:
             self.chart_combo.removeItem(1)
         self.chart_combo.addItem("Precision/recall as errors are removed (analyze())", CURVES)
+        self.chart_combo.addItem("Operating point: P / R / F1 against the threshold", OPERATING)
+        self.chart_combo.addItem("Calibration: reliability diagram (D-ECE)", CALIBRATION)
         for name in self.characteristics:
             self.chart_combo.addItem(f"Objects by {name} (normalised AP)", name)
         self.chart_combo.addItem("Bootstrap: intervals and comparison", BOOTSTRAP)
@@ -264,12 +277,17 @@ class AnalysisPane(QWidget):
         if name == BOOTSTRAP:
             self.stack.setCurrentWidget(self.compare)
             return
+        if name in (OPERATING, CALIBRATION):
+            page = self.operating if name == OPERATING else self.reliability
+            page.redraw()
+            self.stack.setCurrentWidget(page)
+            return
         self.chars.set_characteristic(self.characteristics.get(name) if name else None, set_name)
         self.stack.setCurrentWidget(self.chars if name else self.splitter)
 
     def choose_chart(self, name: str) -> None:
-        """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP`` or a
-        characteristic), as the chart combo does."""
+        """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP``,
+        ``OPERATING``, ``CALIBRATION`` or a characteristic), as the chart combo does."""
         self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(name), 0))
 
     # --- the chart ---------------------------------------------------------------------------

@@ -4,7 +4,8 @@ drawn score threshold and the protocol's IoU threshold, and the members of the c
 Rows are the detections' classes; columns the class of the object a detection lies on, then
 duplicate, background and missed (objects no drawn true positive found). Clicking a cell lists its
 detections or objects; Enter or double-click opens one in the image view, selected and zoomed to.
-The matrix is computed in a worker (``confusion`` job, latest wins) and only while the pane is
+"Rows normalised" shows each cell as its share of the row, "Hide diagonal" blanks the true
+positives (the counts and the members stay). The matrix is computed in a worker (``confusion`` job, latest wins) and only while the pane is
 shown.
 """
 
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.analyses.operating_point import row_normalised
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.confusion import ConfusionMatrix, confusion_matrix
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -85,10 +87,20 @@ class ConfusionModel(QAbstractTableModel):
         self.matrix: ConfusionMatrix | None = None
         self.rows = np.zeros(0, dtype=np.int64)
         self.cols = np.zeros(0, dtype=np.int64)
+        self.shares = np.zeros((0, 0))
+        self.normalised = self.hide_diagonal = False
+
+    def set_view(self, normalised: bool, hide_diagonal: bool) -> None:
+        """Show each row's shares (``row_normalised``) instead of counts; leave the diagonal
+        (true positives) blank."""
+        self.beginResetModel()
+        self.normalised, self.hide_diagonal = normalised, hide_diagonal
+        self.endResetModel()
 
     def set_matrix(self, matrix: ConfusionMatrix | None, compact: bool) -> None:
         self.beginResetModel()
         self.matrix = matrix
+        self.shares = row_normalised(matrix.counts) if matrix is not None else np.zeros((0, 0))
         if matrix is None:
             self.rows = self.cols = np.zeros(0, dtype=np.int64)
         else:
@@ -145,7 +157,11 @@ class ConfusionModel(QAbstractTableModel):
             return None
         row, col = self.cell(index)
         n = int(m.counts[row, col])
+        if self.hide_diagonal and col == row and role != Qt.ItemDataRole.ToolTipRole:
+            return None
         if role == Qt.ItemDataRole.DisplayRole:
+            if self.normalised:
+                return f"{self.shares[row, col]:.2f}" if n else ""
             return str(n) if n else ""
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(Qt.AlignmentFlag.AlignCenter)
@@ -202,6 +218,10 @@ class ConfusionPane(QWidget):
         self.summary.setWordWrap(True)  # beside the check box it wraps rather than being cut
         self.compact = QCheckBox("Only classes with counts")
         self.compact.setToolTip("Hide classes with no detection and no missed object")
+        self.normalise = QCheckBox("Rows normalised")
+        self.normalise.setToolTip("Each cell as its share of the row (the class's detections)")
+        self.hide_diagonal = QCheckBox("Hide diagonal")
+        self.hide_diagonal.setToolTip("Leave the true positives blank: the confusions stand out")
         self.model = ConfusionModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -226,6 +246,8 @@ class ConfusionPane(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.compact)
+        top.addWidget(self.normalise)
+        top.addWidget(self.hide_diagonal)
         lower = QWidget()
         lower_box = QVBoxLayout(lower)
         lower_box.setContentsMargins(0, 0, 0, 0)
@@ -250,6 +272,8 @@ class ConfusionPane(QWidget):
         self._later = Debounced(self.refresh, REFRESH_DELAY_MS, self)
 
         self.compact.toggled.connect(self._show_matrix)
+        for box in (self.normalise, self.hide_diagonal):
+            box.toggled.connect(self._on_view_toggled)
         self.table.selectionModel().currentChanged.connect(self._on_cell)
         self.members.row_chosen.connect(self._select)
         self.members.row_activated.connect(self._open_member)
@@ -323,6 +347,9 @@ class ConfusionPane(QWidget):
     def _set_matrix(self, matrix: ConfusionMatrix | None) -> None:
         self.matrix = matrix
         self._show_matrix()
+
+    def _on_view_toggled(self, _on: bool) -> None:
+        self.model.set_view(self.normalise.isChecked(), self.hide_diagonal.isChecked())
 
     def _show_matrix(self, *_args: object) -> None:
         st, m = self.state, self.matrix
