@@ -106,6 +106,7 @@ typedef struct {
     const char *p;   /* next byte */
     const char *end; /* one past the last byte */
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
+    int masks;       /* results: decode segmentations (else only skip them) */
 } Scan;
 
 typedef struct {
@@ -268,6 +269,20 @@ static int string_char_any(Scan *s, int *c, int kept) {
 
 static int string_char(Scan *s, int *c) { return string_char_any(s, c, 1); }
 
+/* Skip a string body (its opening quote consumed), the closing quote included. */
+static int skip_string(Scan *s) {
+    for (;;) {
+        const char *p = s->p, *end = s->end;
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
+               (unsigned char)*p < 0x80)
+            p++; /* the plain run: no escape, no control character, ASCII */
+        s->p = p;
+        int ch;
+        if (string_char_any(s, &ch, 0)) return DECLINE;
+        if (ch < 0) return 0;
+    }
+}
+
 /* A string value kept: appended (unescaped) to the blob; *off, *len locate it there. */
 static int scan_kept_string(Scan *s, int64_t *off, int64_t *len) {
     if (expect(s, '"')) return DECLINE;
@@ -319,11 +334,7 @@ static int skip_value(Scan *s, int depth) {
             s->p++;
             if (peek(s) == '}') return s->p++, 0;
             for (;;) {
-                int ch;
-                if (expect(s, '"')) return DECLINE;
-                do {
-                    if (string_char_any(s, &ch, 0)) return DECLINE;
-                } while (ch >= 0);
+                if (expect(s, '"') || skip_string(s)) return DECLINE;
                 if (expect(s, ':') || skip_value(s, depth + 1)) return DECLINE;
                 c = peek(s);
                 s->p++;
@@ -342,14 +353,7 @@ static int skip_value(Scan *s, int depth) {
                 if (c != ',') return DECLINE;
             }
         }
-        case '"': {
-            int ch;
-            s->p++;
-            do {
-                if (string_char_any(s, &ch, 0)) return DECLINE;
-            } while (ch >= 0);
-            return 0;
-        }
+        case '"': s->p++; return skip_string(s);
         case 't': return scan_literal(s, "true");
         case 'f': return scan_literal(s, "false");
         case 'n': return scan_literal(s, "null");
@@ -471,8 +475,13 @@ static int scan_rle_string(Scan *s, Buf *out, int64_t *count) {
     uint64_t x = 0;
     int k = 0, c;
     for (;;) {
-        if (string_char(s, &c)) return DECLINE;
-        if (c < 0) break;
+        c = s->p < s->end ? (unsigned char)*s->p : 0;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            s->p++; /* a plain character: the usual case */
+        } else {
+            if (string_char(s, &c)) return DECLINE;
+            if (c < 0) break;
+        }
         unsigned ch = (unsigned)(uint8_t)(c - 48);
         if (k >= 12) return DECLINE;
         x |= (uint64_t)(ch & 0x1f) << (5 * k);
@@ -608,7 +617,8 @@ static void columns_free(Column *cols, int n) {
 /* ---------------------------------------------------------------------------------------- */
 /* Results files                                                                             */
 
-/* One entry {image_id, category_id, score, bbox?, segmentation?, keypoints?}. */
+/* One entry {image_id, category_id, score, bbox?, segmentation?, keypoints?}; a segmentation
+ * is only checked to be valid JSON unless s->masks. */
 static int result_entry(Scan *s, Column *c) {
     enum { IMG, CAT, SCORE, BBOX, SEGM, KP };
     unsigned seen = 0;
@@ -632,7 +642,9 @@ static int result_entry(Scan *s, Column *c) {
             if (scan_fixed(s, box, 4)) return DECLINE;
             MARK(BBOX);
         } else if (key_is(k, n, "segmentation")) {
-            if (SEEN(SEGM) || scan_rle(s, &c[R_RLE].buf, &nrle, &h, &w, 1)) return DECLINE;
+            if (SEEN(SEGM)) return DECLINE;
+            if (s->masks ? scan_rle(s, &c[R_RLE].buf, &nrle, &h, &w, 1) : skip_value(s, 2))
+                return DECLINE;
             MARK(SEGM);
         } else if (key_is(k, n, "keypoints")) {
             if (SEEN(KP) || scan_doubles(s, &c[R_KEYPOINTS].buf, &nkp)) return DECLINE;
@@ -938,7 +950,7 @@ fail:
     return NULL;
 }
 
-static PyObject *run(PyObject *arg, ParseFn parse, const Column *spec, int n) {
+static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec, int n) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
     Column *cols = malloc(sizeof(Column) * (size_t)n);
@@ -947,7 +959,7 @@ static PyObject *run(PyObject *arg, ParseFn parse, const Column *spec, int n) {
         return PyErr_NoMemory();
     }
     columns_init(cols, spec, n);
-    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}};
+    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks};
     buf_init(&s.blob, 1);
     int r;
     Py_BEGIN_ALLOW_THREADS;
@@ -963,19 +975,23 @@ static PyObject *run(PyObject *arg, ParseFn parse, const Column *spec, int n) {
     Py_RETURN_NONE;
 }
 
-static PyObject *py_results(PyObject *self, PyObject *arg) {
+static PyObject *py_results(PyObject *self, PyObject *args) {
     (void)self;
-    return run(arg, parse_results, RESULT_COLUMNS, R_COUNT);
+    PyObject *data;
+    int masks = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &data, &masks)) return NULL;
+    return run(data, masks, parse_results, RESULT_COLUMNS, R_COUNT);
 }
 
 static PyObject *py_annotations(PyObject *self, PyObject *arg) {
     (void)self;
-    return run(arg, parse_annotations, GT_COLUMNS, G_COUNT);
+    return run(arg, 1, parse_annotations, GT_COLUMNS, G_COUNT);
 }
 
 static PyMethodDef methods[] = {
-    {"results", py_results, METH_O,
-     "results(data: bytes) -> dict | None\n\nA COCO results array as columns, or None."},
+    {"results", py_results, METH_VARARGS,
+     "results(data: bytes, masks: bool = True) -> dict | None\n\nA COCO results array as "
+     "columns, or None; without masks, segmentations are only checked to be valid JSON."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

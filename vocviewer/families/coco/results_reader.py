@@ -26,6 +26,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_fast as fast
+from vocviewer.families.coco import results_kernel as rk
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.reader import polygon_sets_to_rle
@@ -109,6 +110,15 @@ def read_coco_results(
         quick = fast.box_result(path, read_json_bytes(path), gt)
         if quick is not None:
             return quick
+    ims = dataset.images
+    args = (gt.image_id, gt.category_id, ims.height.astype(np.int64), ims.width.astype(np.int64))
+    if task != "bbox" and (plain := rk.plain_columns(read_json_bytes(path), task, *args)):
+        kind, c = plain
+        ids = np.arange(1, len(c.score) + 1, dtype=np.int64)
+        kp, rles = getattr(c, "keypoints", []), getattr(c, "masks", None)
+        return _result_set(
+            path, kind, gt, ids, c.image, c.label, c.score, c.xywh, c.area, kp, rles, [], []
+        )
     anns, literals = _load(path)
     if not isinstance(anns, list):
         raise FormatError(path, f"results must be a JSON array of objects, got {show(anns)}")
@@ -133,13 +143,6 @@ def read_coco_results(
             anns.clear()  # the parsed entries are not held while the result set is built
             return _box_result(path, *rows, cols[2], cols[3], gt)
     if task == "segm":
-        ims = dataset.images
-        args = (
-            gt.image_id,
-            gt.category_id,
-            ims.height.astype(np.int64),
-            ims.width.astype(np.int64),
-        )
         s = bulk.segm_columns(anns, literals, *args, box_kind=kind == "bbox")
         if s is not None:
             ids = np.arange(1, len(anns) + 1, dtype=np.int64)
