@@ -30,12 +30,6 @@ from vocviewer.formats.problem_kinds import NOT_OFFICIAL, OFFICIAL_FAILS, TASK_S
 __all__ = ["coco_dataset", "load_json", "polygon_sets_to_rle", "read_coco"]
 
 
-def _guess_image_dir(path: Path) -> Path:
-    """``annotations/instances_val2017.json`` → ``../val2017`` (pycocotools' layout)."""
-    split = path.stem.rsplit("_", 1)[-1]
-    return path.parent.parent / split
-
-
 def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool = True) -> Dataset:
     """Read a COCO annotation JSON.
 
@@ -60,7 +54,7 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
     """
     path = Path(path)
     data = read_json_bytes(path)
-    img_dir = Path(images) if images is not None else _guess_image_dir(path)
+    img_dir = Path(images) if images is not None else reader_kernel.guess_image_dir(path)
     quick = reader_kernel.read_plain(path, data, img_dir, masks=masks)
     return (
         quick
@@ -84,7 +78,7 @@ def coco_dataset(
     anns = data.get("annotations", [])
     if not isinstance(anns, list):
         raise FormatError(path, f"expected a list, got {show(anns)}", element="annotations")
-    img_dir = Path(images) if images is not None else _guess_image_dir(path)
+    img_dir = Path(images) if images is not None else reader_kernel.guess_image_dir(path)
     cats = _categories(path, data, anns)
     cat_index = {c[0]: i for i, c in enumerate(cats)}
     problems: list[FormatError] = []

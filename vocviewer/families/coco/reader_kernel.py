@@ -28,7 +28,13 @@ from vocviewer.formats.input import MAX_IMAGE_PIXELS
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["GroundTruthColumns", "kernel_columns", "kernel_dataset", "read_plain"]
+__all__ = [
+    "GroundTruthColumns",
+    "guess_image_dir",
+    "kernel_columns",
+    "kernel_dataset",
+    "read_plain",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,10 +56,17 @@ class GroundTruthColumns:
             for o, n in zip(offs, lens, strict=True)
         ]
 
-    def lists(self, name: str, lengths: str) -> list[IntArray]:
-        """The per-row lists of the flat column ``name`` (``lengths`` per row)."""
-        ends = np.cumsum(self.cols[lengths])
+    def lists(self, name: str, lengths: str, step: int = 1) -> list[npt.NDArray[Any]]:
+        """The per-row lists of the flat column ``name`` (``lengths`` items of ``step`` values
+        per row)."""
+        ends = np.cumsum(self.cols[lengths] * step)
         return np.split(self.cols[name], ends[:-1]) if len(ends) else []
+
+
+def guess_image_dir(path: Path) -> Path:
+    """``annotations/instances_val2017.json`` → ``../val2017`` (pycocotools' layout)."""
+    split = path.stem.rsplit("_", 1)[-1]
+    return path.parent.parent / split
 
 
 def kernel_columns(data: bytes) -> GroundTruthColumns | None:
@@ -235,7 +248,7 @@ def _dataset(
     names = [c.strings("name_off", "name_len")[k] for k in cat_order.tolist()]
     sups = [c.strings("sup_off", "sup_len")[k] for k in cat_order.tolist()]
     kp_names = _split(c.strings("kpn_off", "kpn_len"), c["kpn_count"])
-    skeleton = c.lists("skeleton", "skeleton_len")
+    skeleton = c.lists("skeleton", "skeleton_len", 2)
     ids = c["image_id"]
     extras = CocoAnnotations(
         image_id=ids.copy(),
