@@ -245,8 +245,9 @@ def _dataset(
     )
     has_kp = c["has_keypoints"].astype(bool)
     cat_ids = c["category_id"][cat_order]
-    names = [c.strings("name_off", "name_len")[k] for k in cat_order.tolist()]
-    sups = [c.strings("sup_off", "sup_len")[k] for k in cat_order.tolist()]
+    all_names, all_sups = c.strings("name_off", "name_len"), c.strings("sup_off", "sup_len")
+    names = [all_names[k] for k in cat_order.tolist()]
+    sups = [all_sups[k] for k in cat_order.tolist()]
     kp_names = _split(c.strings("kpn_off", "kpn_len"), c["kpn_count"])
     skeleton = c.lists("skeleton", "skeleton_len", 2)
     ids = c["image_id"]
