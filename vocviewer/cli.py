@@ -462,6 +462,6 @@ def _kernel_notice() -> None:
     if missing := kernel.missing():
         _emit(
             sys.stderr,
-            f"vocviewer: note: compiled kernel {', '.join(missing)} not built in this install; "
-            "the numpy path gave the same numbers, slower (reinstall with a C compiler)",
+            f"vocviewer: note: compiled kernel {', '.join(missing)} not built in this install: "
+            "the slower numpy path ran instead (same numbers); reinstall with a C compiler",
         )
