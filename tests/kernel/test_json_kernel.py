@@ -364,6 +364,64 @@ def test_generated_ground_truth(data: dict[str, Any], indent: int | None, masks:
         assert diff(py, k) is None
 
 
+_coord = st.one_of(st.integers(0, 600), st.floats(0, 600, allow_nan=False))
+_name = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=8)
+
+
+@st.composite
+def _plain_gt(draw: Any) -> dict[str, Any]:
+    """Files the Python reader reads without a problem (so the kernel must take them): any
+    order of ids, names with escapes, polygons, crowd RLEs, keypoints, numbers of every form."""
+    image_ids = draw(
+        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=4, unique=True)
+    )
+    cat_ids = draw(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=3, unique=True))
+    images = [{"id": i, "width": 30, "height": 20, "file_name": draw(_name)} for i in image_ids]
+    cats = [
+        {"id": c, "name": draw(_name), "keypoints": ["a", "b"], "skeleton": [[1, 2]]}
+        for c in cat_ids
+    ]
+    anns = []
+    for _ in range(draw(st.integers(0, 6))):
+        crowd = draw(st.booleans())
+        rle = {"size": [20, 30], "counts": draw(st.sampled_from([[600], [10, 590], [0, 5, 595]]))}
+        polys = draw(
+            st.lists(
+                st.lists(_coord, min_size=6, max_size=12).filter(lambda p: len(p) % 2 == 0),
+                max_size=3,
+            )
+        )
+        a: dict[str, Any] = {
+            "segmentation": rle if crowd else polys,
+            "iscrowd": int(crowd),
+            "id": draw(st.integers(-(2**63), 2**63 - 1)),
+            "image_id": draw(st.sampled_from(image_ids)),
+            "category_id": draw(st.sampled_from(cat_ids)),
+            "bbox": draw(st.lists(_coord, min_size=4, max_size=4)),
+            "area": draw(_coord),
+        }
+        if draw(st.booleans()):
+            a["keypoints"] = draw(
+                st.lists(_coord, min_size=3, max_size=9).filter(lambda k: len(k) % 3 == 0)
+            )
+            a["num_keypoints"] = draw(st.integers(0, 3))
+        anns.append(dict(sorted(a.items(), key=lambda kv: draw(st.integers(0, 9)))))
+    return {"images": images, "annotations": anns, "categories": cats, "info": {}}
+
+
+@settings(max_examples=100, deadline=None)
+@given(_plain_gt(), st.sampled_from([None, 0, 2]), st.booleans())
+def test_generated_plain_ground_truth_taken(
+    data: dict[str, Any], indent: int | None, masks: bool
+) -> None:
+    with pytest.MonkeyPatch.context() as mp, _tmp() as folder:
+        path = folder / "instances_x.json"
+        path.write_text(json.dumps(data, indent=indent))
+        py, k = both(mp, read_coco, path, masks=masks)
+        assert diff(py, k) is None
+        assert taken_gt(path, masks)
+
+
 class _tmp:
     """A fresh temporary folder (hypothesis runs many examples per test function)."""
 
