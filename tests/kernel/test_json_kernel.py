@@ -13,6 +13,8 @@ import math
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -431,6 +433,26 @@ class _tmp:
 
     def __exit__(self, *exc: object) -> None:
         self._dir.cleanup()
+
+
+def test_the_scan_lets_other_threads_run() -> None:
+    """The scan releases the GIL: a Python thread keeps counting while it runs."""
+    entry = '{"image_id": 1, "category_id": 2, "bbox": [1.5, 2.25, 30.125, 4e1], "score": 0.5}'
+    data = ("[" + ", ".join([entry] * 400_000) + "]").encode()
+    done = threading.Event()
+    ticks = 0
+
+    def scan() -> None:
+        _json.results(data)  # type: ignore[union-attr]
+        done.set()
+
+    worker = threading.Thread(target=scan)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.0005)
+    worker.join()
+    assert ticks >= 10
 
 
 # --- the notice -------------------------------------------------------------------------------
