@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from vocviewer import kernel
 from vocviewer.cli_parser import build_parser
 from vocviewer.cli_streams import is_pipe, refuse_inside, std_stream
 from vocviewer.core.dataset import Dataset
@@ -481,3 +482,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         _error(f"{e.filename or ''}: {e.strerror or e}")
         return 1
+    finally:
+        _kernel_notice()
+
+
+def _kernel_notice() -> None:
+    """One line on stderr when the command wanted a compiled kernel this install lacks."""
+    if missing := kernel.missing():
+        _emit(
+            sys.stderr,
+            f"vocviewer: note: compiled kernel {', '.join(missing)} not built in this install: "
+            "the slower numpy path ran instead (same numbers); reinstall with a C compiler",
+        )

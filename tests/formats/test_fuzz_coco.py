@@ -21,6 +21,7 @@ from tests.formats.fuzz_targets_coco import TARGETS, dumps, make_gt, mutate
 from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_entries
 from vocviewer.families.coco import results_reader as cr
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
@@ -133,7 +134,7 @@ def _entries(draw: Any) -> list[Any]:
 
 def _per_entry(ds: Any, path: Path, keep_going: bool) -> Any:
     anns = parse_json(path, path.read_bytes())
-    return cr._read_entries(path, anns, "bbox", "bbox", keep_going, ds)
+    return results_entries.read_entries(path, anns, "bbox", "bbox", keep_going, ds)
 
 
 def _same(a: Any, b: Any) -> None:
@@ -297,7 +298,7 @@ def _segm_entries(draw: Any) -> list[Any]:
 
 def _segm_per_entry(ds: Any, path: Path, keep_going: bool) -> Any:
     anns = parse_json(path, path.read_bytes())
-    return cr._read_entries(path, anns, cr._kind(anns[0]), "segm", keep_going, ds)
+    return results_entries.read_entries(path, anns, cr._kind(anns[0]), "segm", keep_going, ds)
 
 
 def _same_masks(a: Any, b: Any) -> None:
@@ -455,7 +456,7 @@ def test_bulk_and_per_entry_keypoint_paths_accept_and_reject_the_same_entries(
         kind = cr._kind(anns[0])
 
         def per_entry(keep_going: bool) -> Any:
-            return cr._read_entries(path, anns.copy(), kind, task, keep_going, ds)
+            return results_entries.read_entries(path, anns.copy(), kind, task, keep_going, ds)
 
         for kg in (False, True):
             fast = _run(lambda kg=kg: cr.read_coco_results(ds, path, task=task, keep_going=kg))

@@ -21,14 +21,22 @@ matching
     COCOeval's greedy matching, vectorised over images, area ranges and IoU thresholds.
 params
     COCOeval's ``Params`` as a frozen dataclass.
+polygon_sets
+    Objects' list segmentations rasterised into RLE masks in one batch.
 prepare
     COCOeval's ``_prepare``.
 reader
     COCO annotation JSON (instances, person_keypoints, captions) → ``Dataset``.
+reader_kernel
+    COCO annotation JSON → ``Dataset`` through the compiled scanner (plain files only).
 results_bulk
     Bulk paths of ``coco_results``.
+results_entries
+    A results list read entry by entry (each field checked), and the ``ResultSet`` built.
 results_fast
     Box results JSON parsed straight into columns by ``msgspec``, chunk by chunk.
+results_kernel
+    COCO results JSON → columns through the compiled scanner (plain files only).
 results_reader
     COCO results JSON (bbox / segm / keypoints) → ``ResultSet``, with ``loadRes``' rules.
 schema

@@ -20,40 +20,14 @@ import numpy.typing as npt
 from vocviewer.core import masks as mk
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
-from vocviewer.families.coco import schema
+from vocviewer.families.coco import reader_kernel, schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
+from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 from vocviewer.formats.input import check_image_size
-from vocviewer.formats.json_input import load_json, show
+from vocviewer.formats.json_input import load_json, parse_json, read_json_bytes, show
 from vocviewer.formats.problem_kinds import NOT_OFFICIAL, OFFICIAL_FAILS, TASK_SCOPE
 
 __all__ = ["coco_dataset", "load_json", "polygon_sets_to_rle", "read_coco"]
-
-
-def _guess_image_dir(path: Path) -> Path:
-    """``annotations/instances_val2017.json`` → ``../val2017`` (pycocotools' layout)."""
-    split = path.stem.rsplit("_", 1)[-1]
-    return path.parent.parent / split
-
-
-def polygon_sets_to_rle(
-    sets: list[list[npt.NDArray[np.float64]]], h: npt.ArrayLike, w: npt.ArrayLike
-) -> list[mk.Counts]:
-    """``segmentation_to_rle`` of many list segmentations given as ``polygon_parts`` (each with its
-    image's ``h``, ``w``): every polygon rasterised in one batch, an object's polygons merged."""
-    hh = np.asarray(h, dtype=np.int64).reshape(-1)
-    ww = np.asarray(w, dtype=np.int64).reshape(-1)
-    nparts = np.array([len(s) for s in sets], dtype=np.int64)
-    flat = [p for s in sets for p in s]
-    counts = mk.polygons_to_rle_batch(flat, np.repeat(hh, nparts), np.repeat(ww, nparts))
-    out: list[mk.Counts] = []
-    i = 0
-    for k, hi, wi in zip(nparts.tolist(), hh.tolist(), ww.tolist(), strict=True):
-        if k == 0:
-            out.append(np.array([hi * wi], dtype=np.int64))
-        else:  # one polygon: merge would return it unchanged
-            out.append(counts[i] if k == 1 else mk.merge(counts[i : i + k], hi, wi))
-        i += k
-    return out
 
 
 def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool = True) -> Dataset:
@@ -79,7 +53,14 @@ def read_coco(path: str | Path, images: str | Path | None = None, *, masks: bool
         problem; these end in ``formats.problem_kinds.NOT_OFFICIAL`` (``lost_ground_truth``).
     """
     path = Path(path)
-    return coco_dataset(path, load_json(path), images, masks=masks)
+    data = read_json_bytes(path)
+    img_dir = Path(images) if images is not None else reader_kernel.guess_image_dir(path)
+    quick = reader_kernel.read_plain(path, data, img_dir, masks=masks)
+    return (
+        quick
+        if quick is not None
+        else coco_dataset(path, parse_json(path, data), images, masks=masks)
+    )
 
 
 def coco_dataset(
@@ -97,7 +78,7 @@ def coco_dataset(
     anns = data.get("annotations", [])
     if not isinstance(anns, list):
         raise FormatError(path, f"expected a list, got {show(anns)}", element="annotations")
-    img_dir = Path(images) if images is not None else _guess_image_dir(path)
+    img_dir = Path(images) if images is not None else reader_kernel.guess_image_dir(path)
     cats = _categories(path, data, anns)
     cat_index = {c[0]: i for i, c in enumerate(cats)}
     problems: list[FormatError] = []

@@ -169,15 +169,29 @@ def segm_columns(
     masks = _decoded(strings, h, w)
     if masks is None:
         return None
+    return segm_result(img, label, ids[2], masks, np.array(boxed, dtype=np.int64), given, box_kind)
+
+
+def segm_result(
+    img: IntArray,
+    label: IntArray,
+    score: FloatArray,
+    masks: RleTable,
+    boxed: IntArray,
+    given: FloatArray,
+    box_kind: bool,
+) -> SegmColumns:
+    """``SegmColumns`` of checked masks: ``boxed`` the rows that gave a ``bbox`` (``given``,
+    float64 (len(boxed), 4)); ``box_kind`` as for ``segm_columns``."""
     if box_kind:
         xywh = given
         with np.errstate(over="ignore"):
             area = xywh[:, 2] * xywh[:, 3]
     else:
-        xywh = rc.bboxes(masks.counts, masks.offsets, h)
+        xywh = rc.bboxes(masks.counts, masks.offsets, masks.height)
         xywh[boxed] = given
         area = rc.areas(masks.counts, masks.offsets).astype(np.float64)
-    return SegmColumns(img, label, ids[2], xywh, area, masks)
+    return SegmColumns(img, label, score, xywh, area, masks)
 
 
 def _decoded(strings: list[str], h: IntArray, w: IntArray) -> RleTable | None:
@@ -186,6 +200,12 @@ def _decoded(strings: list[str], h: IntArray, w: IntArray) -> RleTable | None:
         counts, offsets = rc.from_strings(strings)
     except ValueError:  # truncated, not ASCII, or a value beyond 60 bits
         return None
+    return checked_masks(counts, offsets, h, w)
+
+
+def checked_masks(counts: IntArray, offsets: IntArray, h: IntArray, w: IntArray) -> RleTable | None:
+    """The decoded masks as an ``RleTable`` if none is empty and each one's runs (none
+    negative) sum to ``h * w``, else ``None``."""
     hw = h * w
     if (np.diff(offsets) == 0).any() or counts.min() < 0 or counts.max() > hw.max():
         return None  # (runs within 0 .. max(h * w): their sums cannot overflow)
@@ -237,6 +257,20 @@ def keypoint_columns(
     if kp.shape[1] == 0 or kp.shape[1] % 3:
         return None
     kp = kp.astype(np.float64, copy=False).reshape(n, -1, 3)
+    return keypoint_result(ids, kp, given, image_ids, category_ids, box_kind)
+
+
+def keypoint_result(
+    ids: tuple[IntArray, IntArray, FloatArray],
+    kp: FloatArray,
+    given: FloatArray,
+    image_ids: IntArray,
+    category_ids: IntArray,
+    box_kind: bool,
+) -> KeypointColumns | None:
+    """``KeypointColumns`` of ``(image_id, category_id, score)`` columns, keypoints float64
+    (N, P, 3) and ``given`` boxes (N, 4) (used when ``box_kind``), or ``None`` for a non-finite
+    value or an unknown id."""
     finite = np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
     img, label = lookup(image_ids, ids[0]), lookup(category_ids, ids[1])
     if not finite or img is None or label is None:

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from vocviewer.core.results import Detections, ResultSet
+from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.results_bulk import Columns, lookup, nonfinite_warnings
 
@@ -78,7 +79,11 @@ def _pieces(data: bytes, chunk: int) -> list[tuple[int, int]]:
 def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
     """``(image_id, category_id, score, xywh)`` — int64 (N,), int64 (N,), float64 (N,),
     float64 (N, 4), in file order — of a box results file's bytes, or ``None`` when the file is
-    not plain (see the module docstring; the caller then reads it with ``json``)."""
+    not plain (see the module docstring; the caller then reads it with ``json``). The compiled
+    scanner (``results_kernel``) reads it first where it is built."""
+    quick = results_kernel.box_columns(data)
+    if quick is not None:
+        return quick
     if msgspec is None or not data.isascii():
         return None
     pieces = _pieces(data, chunk)

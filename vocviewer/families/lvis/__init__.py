@@ -18,6 +18,8 @@ evaluate
     LVIS evaluation (the ``lvis`` package's ``LVISEval``.
 reader
     LVIS v1 annotation JSON → ``Dataset``, LVIS results JSON → ``ResultSet``.
+reader_kernel
+    LVIS annotation JSON → ``Dataset`` through the compiled scanner (plain files only).
 tide
     TIDE's error breakdown on LVIS, from ``LVISEval``'s own verdicts at IoU 0.5 (``lvis.py``).
 view

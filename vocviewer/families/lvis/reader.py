@@ -27,17 +27,19 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
+from vocviewer.families.coco import reader_kernel as coco_kernel
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import coco_dataset
 from vocviewer.families.coco.results_reader import BoxColumns, read_coco_results
+from vocviewer.families.lvis import reader_kernel as lvis_kernel
 from vocviewer.families.lvis.columns import (
     FREQUENCIES,
     MAX_DETS_PER_IMAGE,
     LvisAnnotations,
     LvisResults,
 )
-from vocviewer.formats.json_input import load_json, show
+from vocviewer.formats.json_input import load_json, parse_json, read_json_bytes, show
 
 __all__ = ["looks_like_lvis", "read_lvis", "read_lvis_results"]
 
@@ -85,7 +87,13 @@ def read_lvis(path: str | Path, images: str | Path | None = None, *, masks: bool
         one id (``LVIS`` indexes annotations by id); COCO's checks as in ``read_coco``.
     """
     path = Path(path)
-    data = load_json(path)
+    raw = read_json_bytes(path)
+    img_dir = Path(images) if images is not None else coco_kernel.guess_image_dir(path)
+    quick = lvis_kernel.read_plain(path, raw, img_dir, masks=masks)
+    if quick is not None:
+        return quick
+    data = parse_json(path, raw)
+    del raw
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise FormatError(path, "not an LVIS annotation file: expected an object with 'images'")
     for key in ("annotations", "categories"):  # LVIS indexes both tables

@@ -1,0 +1,122 @@
+"""COCO results JSON → columns through the compiled scanner (``vocviewer.kernel._json``).
+
+The kernel scans a results file's bytes into columns (ids, scores, boxes, decoded compressed
+RLEs, keypoints); this module applies the bulk paths' rules (``results_bulk``) to them and
+gives the same columns they give, without a Python object per entry. It takes only files the
+bulk paths would take: anything else gives ``None`` and the existing readers run, so every
+outcome and message stays theirs. ``tests/kernel/test_json_kernel.py`` checks both agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer import kernel
+from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.formats.input import MAX_IMAGE_PIXELS
+
+IntArray = npt.NDArray[np.int64]
+
+__all__ = ["box_columns", "plain_columns", "result_columns"]
+
+
+def result_columns(data: bytes, *, masks: bool = True) -> dict[str, Any] | None:
+    """The kernel's columns of a results file's bytes (``_json.c``, ``RESULT_COLUMNS``), or
+    ``None``: no kernel on this machine, or not a plain non-empty results array. Without
+    ``masks`` the segmentations are not decoded (``rle_len`` 0)."""
+    module = kernel.load("_json")
+    return None if module is None else module.results(data, masks)
+
+
+def box_columns(data: bytes) -> bulk.Columns | None:
+    """``(image_id, category_id, score, xywh)`` of a box results file whose every entry has a
+    ``bbox`` (as ``results_fast.box_columns``), or ``None``."""
+    r = result_columns(data, masks=False)
+    if r is None or not r["has_bbox"].all():
+        return None
+    return r["image_id"], r["category_id"], r["score"], r["bbox"].reshape(-1, 4)
+
+
+def _kind(r: dict[str, Any]) -> str:
+    """``loadRes``' branch, chosen by the first entry (``results_reader._kind``)."""
+    if r["has_bbox"][0]:
+        return "bbox"
+    if r["has_segm"][0]:
+        return "segm"
+    return "keypoints" if r["has_keypoints"][0] else "?"
+
+
+def plain_columns(
+    data: bytes,
+    task: str,
+    image_ids: IntArray,
+    category_ids: IntArray,
+    height: IntArray,
+    width: IntArray,
+) -> tuple[str, bulk.SegmColumns | bulk.KeypointColumns] | None:
+    """The kind of file and its columns for ``task`` ``"segm"`` (``bulk.segm_columns``) or
+    ``"keypoints"`` (``bulk.keypoint_columns``), or ``None`` when the bulk path would not take
+    the file (the readers then decide). ``image_ids``, ``category_ids``: the annotation file's,
+    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,)."""
+    r = result_columns(data) if task in ("segm", "keypoints") else None
+    if r is None:
+        return None
+    kind = _kind(r)
+    box_kind = kind == "bbox"
+    if box_kind and not r["has_bbox"].all():
+        return None
+    if task == "segm" and kind in ("bbox", "segm"):
+        s = _segm(r, image_ids, category_ids, height, width, box_kind)
+        return None if s is None else (kind, s)
+    if task == "keypoints" and kind in ("bbox", "keypoints"):
+        k = _keypoints(r, image_ids, category_ids, box_kind)
+        return None if k is None else (kind, k)
+    return None
+
+
+def _segm(
+    r: dict[str, Any],
+    image_ids: IntArray,
+    category_ids: IntArray,
+    height: IntArray,
+    width: IntArray,
+    box_kind: bool,
+) -> bulk.SegmColumns | None:
+    """``bulk.segm_columns`` of the kernel's columns (every mask a compressed RLE string)."""
+    if not r["has_segm"].all():
+        return None
+    img, label = bulk.lookup(image_ids, r["image_id"]), bulk.lookup(category_ids, r["category_id"])
+    if img is None or label is None:
+        return None
+    h, w = r["segm_h"], r["segm_w"]
+    if not (np.array_equal(h, height[img]) and np.array_equal(w, width[img])):
+        return None
+    if (h <= 0).any() or (w <= 0).any() or (h > MAX_IMAGE_PIXELS).any():
+        return None
+    if (w > MAX_IMAGE_PIXELS).any() or (h * w > MAX_IMAGE_PIXELS).any():
+        return None
+    offsets = np.concatenate(([0], np.cumsum(r["rle_len"]))).astype(np.int64)
+    masks = bulk.checked_masks(r["rle"], offsets, h, w)
+    if masks is None:
+        return None
+    boxed = np.flatnonzero(r["has_bbox"])
+    given = r["bbox"].reshape(-1, 4)[boxed]
+    return bulk.segm_result(img, label, r["score"], masks, boxed, given, box_kind)
+
+
+def _keypoints(
+    r: dict[str, Any], image_ids: IntArray, category_ids: IntArray, box_kind: bool
+) -> bulk.KeypointColumns | None:
+    """``bulk.keypoint_columns`` of the kernel's columns (every entry the same positive
+    multiple of 3 numbers)."""
+    lens = r["kp_len"]
+    n = len(lens)
+    if not r["has_keypoints"].all() or lens[0] == 0 or lens[0] % 3 or (lens != lens[0]).any():
+        return None
+    kp = r["keypoints"].reshape(n, -1, 3)
+    given = r["bbox"].reshape(n, 4) if box_kind else np.zeros((n, 4))
+    ids = (r["image_id"], r["category_id"], r["score"])
+    return bulk.keypoint_result(ids, kp, given, image_ids, category_ids, box_kind)

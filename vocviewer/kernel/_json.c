@@ -1,0 +1,1018 @@
+/* COCO-style JSON straight into columns: ground-truth files and results files.
+ *
+ * Two entry points, each taking the file's bytes and returning a dict of numpy arrays (and a
+ * blob of the strings it kept), or None: "not handled here, take the Python path".
+ *
+ *   annotations(data)  a COCO instances / keypoints / LVIS ground-truth object
+ *   results(data)      a results array (image_id, category_id, score, bbox, RLE, keypoints)
+ *
+ * Only the happy path is taken. Anything unusual - a value of a type the schema does not
+ * expect, NaN / Infinity, a number beyond int64 or double, non-ASCII bytes, an escaped key, a
+ * repeated variable-length field, nesting deeper than MAX_DEPTH, invalid JSON of any kind -
+ * gives None, so that the Python readers decide and every message stays theirs. The scan runs
+ * without the GIL, into plain C buffers; the arrays are made afterwards.
+ *
+ * Exactness: an integer token is read exactly (int64) and, where a float is wanted, converted
+ * as Python converts an int (correctly rounded); a float token is correctly rounded: the exact
+ * fast path (at most 15 significant digits, power of ten at most 22: one IEEE operation on two
+ * exact doubles), else strtod in the "C" locale on a NUL-terminated copy of the token. Duplicate
+ * keys: the last one wins for fixed-size values, as in Python's json; a repeated list-valued
+ * field is declined.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+
+#include <float.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _WIN32
+#define C_LOCALE_T _locale_t
+#define STRTOD_L _strtod_l
+#else
+#if defined(__APPLE__)
+#include <xlocale.h>
+#endif
+#define C_LOCALE_T locale_t
+#define STRTOD_L strtod_l
+#endif
+
+#define MAX_DEPTH 200    /* deeper nesting is declined (Python's parser reports it) */
+#define MAX_NUMBER 255   /* longer number tokens are declined */
+#define DECLINE (-1)
+
+static C_LOCALE_T c_locale;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Growable buffers                                                                          */
+
+typedef struct {
+    char *data;
+    size_t len; /* items */
+    size_t cap; /* items */
+    size_t item; /* bytes per item */
+} Buf;
+
+static void buf_init(Buf *b, size_t item) {
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->item = item;
+}
+
+static void buf_free(Buf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+static int buf_reserve(Buf *b, size_t more) {
+    if (b->len + more <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + more) cap *= 2;
+    char *d = realloc(b->data, cap * b->item);
+    if (!d) return DECLINE;
+    b->data = d;
+    b->cap = cap;
+    return 0;
+}
+
+static int push_i64(Buf *b, int64_t v) {
+    if (buf_reserve(b, 1)) return DECLINE;
+    ((int64_t *)b->data)[b->len++] = v;
+    return 0;
+}
+
+static int push_f64(Buf *b, double v) {
+    if (buf_reserve(b, 1)) return DECLINE;
+    ((double *)b->data)[b->len++] = v;
+    return 0;
+}
+
+static int push_u8(Buf *b, uint8_t v) {
+    if (buf_reserve(b, 1)) return DECLINE;
+    ((uint8_t *)b->data)[b->len++] = v;
+    return 0;
+}
+
+#define I64(b) ((int64_t *)(b).data)
+#define F64(b) ((double *)(b).data)
+
+/* ---------------------------------------------------------------------------------------- */
+/* The scanner: whitespace, literals, numbers, strings, and skipping any valid value          */
+
+typedef struct {
+    const char *p;   /* next byte */
+    const char *end; /* one past the last byte */
+    Buf blob;        /* unescaped strings kept (names, file names), uint8 */
+    int masks;       /* results: decode segmentations (else only skip them) */
+} Scan;
+
+typedef struct {
+    int is_int; /* an integer token (no fraction, no exponent) within int64 */
+    int64_t i;
+    double d; /* the value as a double (ints converted as Python converts them) */
+} Num;
+
+static void skip_ws(Scan *s) {
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+        s->p++;
+}
+
+/* The next non-space byte (not consumed), or 0 at the end. */
+static int peek(Scan *s) {
+    skip_ws(s);
+    return s->p < s->end ? (unsigned char)*s->p : 0;
+}
+
+/* Consume byte c (after whitespace) or decline. */
+static int expect(Scan *s, char c) {
+    if (peek(s) != (unsigned char)c) return DECLINE;
+    s->p++;
+    return 0;
+}
+
+static int is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                               1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* A JSON number token: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int scan_number(Scan *s, Num *out) {
+    skip_ws(s);
+    const char *start = s->p, *q = s->p, *end = s->end;
+    int neg = 0;
+    if (q < end && *q == '-') neg = 1, q++;
+    if (q >= end || !is_digit(*q)) return DECLINE; /* also NaN, Infinity */
+    uint64_t mant = 0;
+    int sig = 0;        /* significant digits taken into mant */
+    int dropped = 0;    /* significant digits beyond 19: not exact */
+    int exp10 = 0;
+    if (*q == '0') {
+        q++;
+    } else {
+        while (q < end && is_digit(*q)) {
+            if (sig < 19) mant = mant * 10 + (uint64_t)(*q - '0'), sig += (mant != 0);
+            else dropped = 1, exp10++;
+            q++;
+        }
+    }
+    int is_int = 1;
+    if (q < end && *q == '.') {
+        is_int = 0;
+        q++;
+        if (q >= end || !is_digit(*q)) return DECLINE;
+        while (q < end && is_digit(*q)) {
+            if (sig < 19) {
+                mant = mant * 10 + (uint64_t)(*q - '0');
+                sig += (mant != 0);
+                exp10--;
+            } else if (*q != '0') {
+                dropped = 1;
+            }
+            q++;
+        }
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        is_int = 0;
+        q++;
+        int eneg = 0;
+        if (q < end && (*q == '+' || *q == '-')) eneg = (*q == '-'), q++;
+        if (q >= end || !is_digit(*q)) return DECLINE;
+        int e = 0;
+        while (q < end && is_digit(*q)) {
+            if (e < 100000) e = e * 10 + (*q - '0');
+            q++;
+        }
+        exp10 += eneg ? -e : e;
+    }
+    s->p = q;
+    size_t len = (size_t)(q - start);
+    if (is_int) {
+        /* exact: digits within int64 (the magnitude check before the multiply-add) */
+        const char *r = start + neg;
+        uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+        for (; r < q; r++) {
+            uint64_t dgt = (uint64_t)(*r - '0');
+            if (v > (limit - dgt) / 10) return DECLINE; /* beyond int64 */
+            v = v * 10 + dgt;
+        }
+        out->is_int = 1;
+        out->i = neg ? (int64_t)(0 - v) : (int64_t)v;
+        out->d = (double)out->i; /* -0 is the int 0: +0.0, as Python's float(0) */
+        return 0;
+    }
+    out->is_int = 0;
+    out->i = 0;
+#if FLT_EVAL_METHOD == 0
+    if (!dropped && mant <= (1ULL << 53) && exp10 >= -22 && exp10 <= 22) {
+        double m = (double)mant; /* exact */
+        double v = exp10 >= 0 ? m * POW10[exp10] : m / POW10[-exp10];
+        out->d = neg ? -v : v;
+        return 0;
+    }
+#endif
+    if (len > MAX_NUMBER) return DECLINE;
+    char tok[MAX_NUMBER + 1];
+    memcpy(tok, start, len);
+    tok[len] = 0;
+    double v = STRTOD_L(tok, NULL, c_locale);
+    if (!(v - v == 0)) return DECLINE; /* overflowed to infinity (Python's json gives inf) */
+    out->d = v;
+    return 0;
+}
+
+static int hex4(const char *q) {
+    int v = 0;
+    for (int k = 0; k < 4; k++) {
+        int c = (unsigned char)q[k], h;
+        if (c >= '0' && c <= '9') h = c - '0';
+        else if (c >= 'a' && c <= 'f') h = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') h = c - 'A' + 10;
+        else return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* One character of a string body at s->p (its opening quote consumed), unescaped; sets *c to
+ * the character, or to -1 at the closing quote (consumed). Declines raw control characters,
+ * non-ASCII bytes and, in a string that is ``kept``, escapes of non-ASCII characters. */
+static int string_char_any(Scan *s, int *c, int kept) {
+    if (s->p >= s->end) return DECLINE;
+    int b = (unsigned char)*s->p++;
+    if (b == '"') return *c = -1, 0;
+    if (b < 0x20 || b >= 0x80) return DECLINE;
+    if (b != '\\') return *c = b, 0;
+    if (s->p >= s->end) return DECLINE;
+    b = (unsigned char)*s->p++;
+    switch (b) {
+        case '"': case '\\': case '/': *c = b; return 0;
+        case 'b': *c = '\b'; return 0;
+        case 'f': *c = '\f'; return 0;
+        case 'n': *c = '\n'; return 0;
+        case 'r': *c = '\r'; return 0;
+        case 't': *c = '\t'; return 0;
+        case 'u': {
+            if (s->end - s->p < 4) return DECLINE;
+            int v = hex4(s->p);
+            if (v < 0 || (kept && v >= 0x80)) return DECLINE;
+            s->p += 4;
+            *c = v;
+            return 0;
+        }
+        default: return DECLINE;
+    }
+}
+
+static int string_char(Scan *s, int *c) { return string_char_any(s, c, 1); }
+
+/* Skip a string body (its opening quote consumed), the closing quote included. */
+static int skip_string(Scan *s) {
+    for (;;) {
+        const char *p = s->p, *end = s->end;
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20 &&
+               (unsigned char)*p < 0x80)
+            p++; /* the plain run: no escape, no control character, ASCII */
+        s->p = p;
+        int ch;
+        if (string_char_any(s, &ch, 0)) return DECLINE;
+        if (ch < 0) return 0;
+    }
+}
+
+/* A string value kept: appended (unescaped) to the blob; *off, *len locate it there. */
+static int scan_kept_string(Scan *s, int64_t *off, int64_t *len) {
+    if (expect(s, '"')) return DECLINE;
+    *off = (int64_t)s->blob.len;
+    int c;
+    for (;;) {
+        if (string_char(s, &c)) return DECLINE;
+        if (c < 0) break;
+        if (push_u8(&s->blob, (uint8_t)c)) return DECLINE;
+    }
+    *len = (int64_t)s->blob.len - *off;
+    return 0;
+}
+
+/* An object key: its raw bytes (*k, *n), declined if escaped; the colon after it consumed. */
+static int scan_key(Scan *s, const char **k, size_t *n) {
+    if (expect(s, '"')) return DECLINE;
+    const char *start = s->p;
+    while (s->p < s->end && *s->p != '"') {
+        int b = (unsigned char)*s->p;
+        if (b == '\\' || b < 0x20 || b >= 0x80) return DECLINE;
+        s->p++;
+    }
+    if (s->p >= s->end) return DECLINE;
+    *k = start;
+    *n = (size_t)(s->p - start);
+    s->p++;
+    return expect(s, ':');
+}
+
+static int key_is(const char *k, size_t n, const char *name) {
+    return strlen(name) == n && memcmp(k, name, n) == 0;
+}
+
+static int scan_literal(Scan *s, const char *word) {
+    size_t n = strlen(word);
+    if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0) return DECLINE;
+    s->p += n;
+    return 0;
+}
+
+/* Skip any valid JSON value (checked as strictly as Python's json, NaN / Infinity declined). */
+static int skip_value(Scan *s, int depth) {
+    if (depth > MAX_DEPTH) return DECLINE;
+    int c = peek(s);
+    Num num;
+    switch (c) {
+        case '{': {
+            s->p++;
+            if (peek(s) == '}') return s->p++, 0;
+            for (;;) {
+                if (expect(s, '"') || skip_string(s)) return DECLINE;
+                if (expect(s, ':') || skip_value(s, depth + 1)) return DECLINE;
+                c = peek(s);
+                s->p++;
+                if (c == '}') return 0;
+                if (c != ',') return DECLINE;
+            }
+        }
+        case '[': {
+            s->p++;
+            if (peek(s) == ']') return s->p++, 0;
+            for (;;) {
+                if (skip_value(s, depth + 1)) return DECLINE;
+                c = peek(s);
+                s->p++;
+                if (c == ']') return 0;
+                if (c != ',') return DECLINE;
+            }
+        }
+        case '"': s->p++; return skip_string(s);
+        case 't': return scan_literal(s, "true");
+        case 'f': return scan_literal(s, "false");
+        case 'n': return scan_literal(s, "null");
+        default: return scan_number(s, &num);
+    }
+}
+
+/* Array iteration: call after '[' was consumed; *first is set to 1 before the first call.
+ * Returns 1 when an element follows, 0 at the closing bracket (consumed), DECLINE else. */
+static int next_element(Scan *s, int *first) {
+    int c = peek(s);
+    if (*first) {
+        *first = 0;
+        if (c == ']') return s->p++, 0;
+        return 1;
+    }
+    s->p++;
+    if (c == ']') return 0;
+    if (c != ',') return DECLINE;
+    return 1;
+}
+
+/* Object iteration: the same for members ('{' consumed); a key is read when 1 is returned. */
+static int next_member(Scan *s, int *first, const char **k, size_t *n) {
+    int c = peek(s);
+    if (*first) {
+        *first = 0;
+        if (c == '}') return s->p++, 0;
+    } else {
+        s->p++;
+        if (c == '}') return 0;
+        if (c != ',') return DECLINE;
+    }
+    return scan_key(s, k, n) ? DECLINE : 1;
+}
+
+#define FOR_ELEMENTS(s, r, first) for (first = 1; (r = next_element(s, &first)) == 1;)
+#define FOR_MEMBERS(s, r, first, k, n) for (first = 1; (r = next_member(s, &first, &k, &n)) == 1;)
+
+/* ---------------------------------------------------------------------------------------- */
+/* Typed values                                                                              */
+
+static int scan_int(Scan *s, int64_t *v) {
+    Num num;
+    if (scan_number(s, &num) || !num.is_int) return DECLINE;
+    *v = num.i;
+    return 0;
+}
+
+static int scan_double(Scan *s, double *v) {
+    Num num;
+    if (scan_number(s, &num)) return DECLINE;
+    *v = num.d;
+    return 0;
+}
+
+/* A list of numbers appended to out (float64); *count their number. */
+static int scan_doubles(Scan *s, Buf *out, int64_t *count) {
+    int first, r;
+    double v;
+    *count = 0;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        if (scan_double(s, &v) || push_f64(out, v)) return DECLINE;
+        (*count)++;
+    }
+    return r;
+}
+
+/* A list of integers appended to out (int64); *count their number. */
+static int scan_ints(Scan *s, Buf *out, int64_t *count) {
+    int first, r;
+    int64_t v;
+    *count = 0;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        if (scan_int(s, &v) || push_i64(out, v)) return DECLINE;
+        (*count)++;
+    }
+    return r;
+}
+
+/* Exactly n numbers [a, b, ...] into v. */
+static int scan_fixed(Scan *s, double *v, int n) {
+    int first, r, k = 0;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        if (k >= n || scan_double(s, &v[k++])) return DECLINE;
+    }
+    return (r || k != n) ? DECLINE : 0;
+}
+
+/* A truth value given as 0 / 1 (any number equal to them) or true / false. */
+static int scan_flag(Scan *s, uint8_t *v) {
+    int c = peek(s);
+    if (c == 't') return *v = 1, scan_literal(s, "true");
+    if (c == 'f') return *v = 0, scan_literal(s, "false");
+    Num num;
+    if (scan_number(s, &num) || !(num.d == 0.0 || num.d == 1.0)) return DECLINE;
+    *v = num.d == 1.0;
+    return 0;
+}
+
+/* Exactly two integers [a, b]. */
+static int scan_int_pair(Scan *s, int64_t *a, int64_t *b) {
+    return (expect(s, '[') || scan_int(s, a) || expect(s, ',') || scan_int(s, b) ||
+            expect(s, ']'))
+               ? DECLINE
+               : 0;
+}
+
+/* A compressed RLE string (pycocotools' rleFrString: 5 bits a char, the 6th bit says "more",
+ * the last char's 5th bit the sign, runs from the third on deltas of the run two before),
+ * decoded into out; *count the runs. Declined: an empty or truncated string, a value of over
+ * 12 chars (60 bits). Arithmetic wraps as numpy's int64 does. */
+static int scan_rle_string(Scan *s, Buf *out, int64_t *count) {
+    if (expect(s, '"')) return DECLINE;
+    size_t first = out->len;
+    uint64_t x = 0;
+    int k = 0, c;
+    for (;;) {
+        c = s->p < s->end ? (unsigned char)*s->p : 0;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            s->p++; /* a plain character: the usual case */
+        } else {
+            if (string_char(s, &c)) return DECLINE;
+            if (c < 0) break;
+        }
+        unsigned ch = (unsigned)(uint8_t)(c - 48);
+        if (k >= 12) return DECLINE;
+        x |= (uint64_t)(ch & 0x1f) << (5 * k);
+        k++;
+        if (ch & 0x20) continue;
+        if (ch & 0x10) x |= ~(uint64_t)0 << (5 * k); /* sign-extend */
+        size_t m = out->len - first;
+        if (m > 2) x += (uint64_t)I64(*out)[out->len - 2];
+        if (push_i64(out, (int64_t)x)) return DECLINE;
+        x = 0;
+        k = 0;
+    }
+    if (k != 0) return DECLINE; /* ends inside a value */
+    *count = (int64_t)(out->len - first);
+    return *count ? 0 : DECLINE;
+}
+
+/* An RLE object {"size": [h, w], "counts": "..." or [runs]}: runs into out. */
+static int scan_rle(Scan *s, Buf *out, int64_t *count, int64_t *h, int64_t *w, int strings_only) {
+    int first, r, seen_size = 0, seen_counts = 0;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        if (key_is(k, n, "size")) {
+            if (scan_int_pair(s, h, w)) return DECLINE;
+            seen_size = 1;
+        } else if (key_is(k, n, "counts")) {
+            if (seen_counts) return DECLINE;
+            seen_counts = 1;
+            if (peek(s) == '"') {
+                if (scan_rle_string(s, out, count)) return DECLINE;
+            } else {
+                if (strings_only || scan_ints(s, out, count)) return DECLINE;
+                for (size_t j = out->len - (size_t)*count; j < out->len; j++)
+                    if (I64(*out)[j] < 0) return DECLINE;
+            }
+        } else if (skip_value(s, 2)) {
+            return DECLINE;
+        }
+    }
+    return (r || !seen_size || !seen_counts) ? DECLINE : 0;
+}
+
+/* Check the end of the document: only whitespace after the top value. */
+static int at_end(Scan *s) {
+    skip_ws(s);
+    return s->p == s->end ? 0 : DECLINE;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Columns: named buffers, made into numpy arrays at the end                                  */
+
+typedef struct {
+    const char *name;
+    Buf buf;
+    int type; /* NPY_INT64, NPY_FLOAT64 or NPY_UINT8 */
+} Column;
+
+/* Column indices of a results file (one row per entry unless said otherwise). */
+enum {
+    R_IMAGE_ID, R_CATEGORY_ID, R_SCORE,
+    R_BBOX,        /* 4 per entry (zeros when absent) */
+    R_HAS_BBOX, R_HAS_SEGM, R_HAS_KEYPOINTS,
+    R_SEGM_H, R_SEGM_W, R_RLE_LEN,
+    R_RLE,         /* all entries' decoded runs */
+    R_KP_LEN,
+    R_KEYPOINTS,   /* all entries' keypoint numbers */
+    R_COUNT
+};
+
+static const Column RESULT_COLUMNS[R_COUNT] = {
+    {"image_id", {0}, NPY_INT64}, {"category_id", {0}, NPY_INT64}, {"score", {0}, NPY_FLOAT64},
+    {"bbox", {0}, NPY_FLOAT64}, {"has_bbox", {0}, NPY_UINT8}, {"has_segm", {0}, NPY_UINT8},
+    {"has_keypoints", {0}, NPY_UINT8}, {"segm_h", {0}, NPY_INT64}, {"segm_w", {0}, NPY_INT64},
+    {"rle_len", {0}, NPY_INT64}, {"rle", {0}, NPY_INT64}, {"kp_len", {0}, NPY_INT64},
+    {"keypoints", {0}, NPY_FLOAT64},
+};
+
+/* Column indices of a ground-truth file. */
+enum {
+    /* per image */
+    I_ID, I_WIDTH, I_HEIGHT, I_FILE_OFF, I_FILE_LEN, I_URL_OFF, I_URL_LEN,
+    I_NEG_LEN, I_HAS_NEG, I_NEG, I_NEX_LEN, I_HAS_NEX, I_NEX,
+    /* per category */
+    C_ID, C_NAME_OFF, C_NAME_LEN, C_SUP_OFF, C_SUP_LEN, C_KPN_COUNT, C_KPN_OFF, C_KPN_LEN,
+    C_SKEL_LEN, C_SKEL, C_FREQ_OFF, C_FREQ_LEN,
+    /* per annotation */
+    A_IMAGE_ID, A_CATEGORY_ID, A_ID, A_BBOX, A_AREA, A_ISCROWD, A_HAS_ISCROWD, A_SEGM_KIND,
+    A_NPARTS, A_PART_LEN, A_XY, A_RLE_H, A_RLE_W, A_RLE_LEN, A_RLE, A_HAS_KP, A_KP_LEN, A_KP,
+    A_NUM_KP, A_HAS_NUM_KP, A_IGNORE,
+    G_COUNT
+};
+
+#define COL(name, type) {name, {0}, type}
+static const Column GT_COLUMNS[G_COUNT] = {
+    COL("image_id", NPY_INT64), COL("width", NPY_INT64), COL("height", NPY_INT64),
+    COL("file_off", NPY_INT64), COL("file_len", NPY_INT64), COL("url_off", NPY_INT64),
+    COL("url_len", NPY_INT64), COL("neg_len", NPY_INT64), COL("has_neg", NPY_UINT8),
+    COL("neg", NPY_INT64), COL("nex_len", NPY_INT64), COL("has_nex", NPY_UINT8),
+    COL("nex", NPY_INT64),
+    COL("category_id", NPY_INT64), COL("name_off", NPY_INT64), COL("name_len", NPY_INT64),
+    COL("sup_off", NPY_INT64), COL("sup_len", NPY_INT64), COL("kpn_count", NPY_INT64),
+    COL("kpn_off", NPY_INT64), COL("kpn_len", NPY_INT64), COL("skeleton_len", NPY_INT64),
+    COL("skeleton", NPY_INT64), COL("freq_off", NPY_INT64), COL("freq_len", NPY_INT64),
+    COL("ann_image_id", NPY_INT64), COL("ann_category_id", NPY_INT64), COL("ann_id", NPY_INT64),
+    COL("bbox", NPY_FLOAT64), COL("area", NPY_FLOAT64), COL("iscrowd", NPY_UINT8),
+    COL("has_iscrowd", NPY_UINT8), COL("segm_kind", NPY_UINT8), COL("nparts", NPY_INT64),
+    COL("part_len", NPY_INT64), COL("xy", NPY_FLOAT64), COL("rle_h", NPY_INT64),
+    COL("rle_w", NPY_INT64), COL("rle_len", NPY_INT64), COL("rle", NPY_INT64),
+    COL("has_keypoints", NPY_UINT8), COL("kp_len", NPY_INT64), COL("keypoints", NPY_FLOAT64),
+    COL("num_keypoints", NPY_INT64), COL("has_num_keypoints", NPY_UINT8),
+    COL("ignore", NPY_UINT8),
+};
+
+static size_t item_size(int type) { return type == NPY_UINT8 ? 1 : 8; }
+
+static void columns_init(Column *cols, const Column *spec, int n) {
+    for (int j = 0; j < n; j++) {
+        cols[j] = spec[j];
+        buf_init(&cols[j].buf, item_size(spec[j].type));
+    }
+}
+
+static void columns_free(Column *cols, int n) {
+    for (int j = 0; j < n; j++) buf_free(&cols[j].buf);
+}
+
+/* A bit per field: which fields an object gave (duplicates of list-valued ones declined). */
+#define SEEN(bit) (seen & (1u << (bit)))
+#define MARK(bit) (seen |= (1u << (bit)))
+
+/* ---------------------------------------------------------------------------------------- */
+/* Results files                                                                             */
+
+/* One entry {image_id, category_id, score, bbox?, segmentation?, keypoints?}; a segmentation
+ * is only checked to be valid JSON unless s->masks. */
+static int result_entry(Scan *s, Column *c) {
+    enum { IMG, CAT, SCORE, BBOX, SEGM, KP };
+    unsigned seen = 0;
+    int64_t img = 0, cat = 0, h = 0, w = 0, nrle = 0, nkp = 0;
+    double score = 0, box[4] = {0, 0, 0, 0};
+    int first, r;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        if (key_is(k, n, "image_id")) {
+            if (scan_int(s, &img)) return DECLINE;
+            MARK(IMG);
+        } else if (key_is(k, n, "category_id")) {
+            if (scan_int(s, &cat)) return DECLINE;
+            MARK(CAT);
+        } else if (key_is(k, n, "score")) {
+            if (scan_double(s, &score)) return DECLINE;
+            MARK(SCORE);
+        } else if (key_is(k, n, "bbox")) {
+            if (scan_fixed(s, box, 4)) return DECLINE;
+            MARK(BBOX);
+        } else if (key_is(k, n, "segmentation")) {
+            if (SEEN(SEGM)) return DECLINE;
+            if (s->masks ? scan_rle(s, &c[R_RLE].buf, &nrle, &h, &w, 1) : skip_value(s, 2))
+                return DECLINE;
+            MARK(SEGM);
+        } else if (key_is(k, n, "keypoints")) {
+            if (SEEN(KP) || scan_doubles(s, &c[R_KEYPOINTS].buf, &nkp)) return DECLINE;
+            MARK(KP);
+        } else if (key_is(k, n, "caption")) {
+            return DECLINE; /* caption results: the Python path says what they are */
+        } else if (skip_value(s, 2)) {
+            return DECLINE;
+        }
+    }
+    if (r || !SEEN(IMG) || !SEEN(CAT) || !SEEN(SCORE)) return DECLINE;
+    int bad = push_i64(&c[R_IMAGE_ID].buf, img) | push_i64(&c[R_CATEGORY_ID].buf, cat) |
+              push_f64(&c[R_SCORE].buf, score) | push_u8(&c[R_HAS_BBOX].buf, SEEN(BBOX) != 0) |
+              push_u8(&c[R_HAS_SEGM].buf, SEEN(SEGM) != 0) |
+              push_u8(&c[R_HAS_KEYPOINTS].buf, SEEN(KP) != 0) | push_i64(&c[R_SEGM_H].buf, h) |
+              push_i64(&c[R_SEGM_W].buf, w) | push_i64(&c[R_RLE_LEN].buf, nrle) |
+              push_i64(&c[R_KP_LEN].buf, nkp);
+    for (int j = 0; j < 4; j++) bad |= push_f64(&c[R_BBOX].buf, box[j]);
+    return bad ? DECLINE : 0;
+}
+
+static int parse_results(Scan *s, Column *c) {
+    int first, r;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        if (result_entry(s, c)) return DECLINE;
+    }
+    if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
+    return at_end(s);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Ground-truth files                                                                        */
+
+/* A kept string, or (-1, 0) when absent. */
+static int kept_string(Scan *s, int64_t *off, int64_t *len) { return scan_kept_string(s, off, len); }
+
+static int image_entry(Scan *s, Column *c) {
+    enum { ID, WIDTH, HEIGHT, FILE_NAME, URL, NEG, NEX };
+    unsigned seen = 0;
+    int64_t id = 0, width = 0, height = 0, foff = -1, flen = 0, uoff = -1, ulen = 0;
+    int64_t nneg = 0, nnex = 0;
+    int first, r;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        if (key_is(k, n, "id")) {
+            if (scan_int(s, &id)) return DECLINE;
+            MARK(ID);
+        } else if (key_is(k, n, "width")) {
+            if (scan_int(s, &width) || width <= 0) return DECLINE;
+        } else if (key_is(k, n, "height")) {
+            if (scan_int(s, &height) || height <= 0) return DECLINE;
+        } else if (key_is(k, n, "file_name")) {
+            if (kept_string(s, &foff, &flen)) return DECLINE;
+        } else if (key_is(k, n, "coco_url")) {
+            if (kept_string(s, &uoff, &ulen)) return DECLINE;
+        } else if (key_is(k, n, "neg_category_ids")) {
+            if (SEEN(NEG) || scan_ints(s, &c[I_NEG].buf, &nneg)) return DECLINE;
+            MARK(NEG);
+        } else if (key_is(k, n, "not_exhaustive_category_ids")) {
+            if (SEEN(NEX) || scan_ints(s, &c[I_NEX].buf, &nnex)) return DECLINE;
+            MARK(NEX);
+        } else if (skip_value(s, 3)) {
+            return DECLINE;
+        }
+    }
+    if (r || !SEEN(ID)) return DECLINE;
+    return (push_i64(&c[I_ID].buf, id) | push_i64(&c[I_WIDTH].buf, width) |
+            push_i64(&c[I_HEIGHT].buf, height) | push_i64(&c[I_FILE_OFF].buf, foff) |
+            push_i64(&c[I_FILE_LEN].buf, flen) | push_i64(&c[I_URL_OFF].buf, uoff) |
+            push_i64(&c[I_URL_LEN].buf, ulen) | push_i64(&c[I_NEG_LEN].buf, nneg) |
+            push_u8(&c[I_HAS_NEG].buf, SEEN(NEG) != 0) | push_i64(&c[I_NEX_LEN].buf, nnex) |
+            push_u8(&c[I_HAS_NEX].buf, SEEN(NEX) != 0))
+               ? DECLINE
+               : 0;
+}
+
+static int category_entry(Scan *s, Column *c) {
+    enum { ID, NAME, KPN, SKEL };
+    unsigned seen = 0;
+    int64_t id = 0, noff = -1, nlen = 0, soff = -1, slen = 0, foff = -1, flen = 0;
+    int64_t nkpn = 0, nskel = 0;
+    int first, r, f2, r2;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        if (key_is(k, n, "id")) {
+            if (scan_int(s, &id)) return DECLINE;
+            MARK(ID);
+        } else if (key_is(k, n, "name")) {
+            if (kept_string(s, &noff, &nlen)) return DECLINE;
+            MARK(NAME);
+        } else if (key_is(k, n, "supercategory")) {
+            if (kept_string(s, &soff, &slen)) return DECLINE;
+        } else if (key_is(k, n, "frequency")) {
+            if (kept_string(s, &foff, &flen)) return DECLINE;
+        } else if (key_is(k, n, "keypoints")) {
+            if (SEEN(KPN) || expect(s, '[')) return DECLINE;
+            MARK(KPN);
+            FOR_ELEMENTS(s, r2, f2) {
+                int64_t o, l;
+                if (kept_string(s, &o, &l) || push_i64(&c[C_KPN_OFF].buf, o) ||
+                    push_i64(&c[C_KPN_LEN].buf, l))
+                    return DECLINE;
+                nkpn++;
+            }
+            if (r2) return DECLINE;
+        } else if (key_is(k, n, "skeleton")) {
+            if (SEEN(SKEL) || expect(s, '[')) return DECLINE;
+            MARK(SKEL);
+            FOR_ELEMENTS(s, r2, f2) {
+                int64_t a, b;
+                if (scan_int_pair(s, &a, &b) || a < 0 || b < 0 || a >= (1LL << 31) ||
+                    b >= (1LL << 31) || push_i64(&c[C_SKEL].buf, a) || push_i64(&c[C_SKEL].buf, b))
+                    return DECLINE;
+                nskel++;
+            }
+            if (r2) return DECLINE;
+        } else if (skip_value(s, 3)) {
+            return DECLINE;
+        }
+    }
+    if (r || !SEEN(ID) || !SEEN(NAME)) return DECLINE;
+    return (push_i64(&c[C_ID].buf, id) | push_i64(&c[C_NAME_OFF].buf, noff) |
+            push_i64(&c[C_NAME_LEN].buf, nlen) | push_i64(&c[C_SUP_OFF].buf, soff) |
+            push_i64(&c[C_SUP_LEN].buf, slen) | push_i64(&c[C_KPN_COUNT].buf, nkpn) |
+            push_i64(&c[C_SKEL_LEN].buf, nskel) | push_i64(&c[C_FREQ_OFF].buf, foff) |
+            push_i64(&c[C_FREQ_LEN].buf, flen))
+               ? DECLINE
+               : 0;
+}
+
+/* A list segmentation: polygons (lists of numbers) into A_XY, their lengths into A_PART_LEN. */
+static int polygons(Scan *s, Column *c, int64_t *nparts) {
+    int first, r;
+    *nparts = 0;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        int64_t len;
+        if (scan_doubles(s, &c[A_XY].buf, &len) || push_i64(&c[A_PART_LEN].buf, len))
+            return DECLINE;
+        (*nparts)++;
+    }
+    return r;
+}
+
+static int annotation_entry(Scan *s, Column *c) {
+    enum { IMG, CAT, ID, BBOX, AREA, CROWD, SEGM, KP, NKP };
+    unsigned seen = 0;
+    int64_t img = 0, cat = 0, id = 0, nparts = 0, rh = 0, rw = 0, nrle = 0, nkp = 0, numkp = 0;
+    double box[4], area = 0;
+    uint8_t crowd = 0, ignore = 0, kind = 0;
+    int first, r;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        if (key_is(k, n, "image_id")) {
+            if (scan_int(s, &img)) return DECLINE;
+            MARK(IMG);
+        } else if (key_is(k, n, "category_id")) {
+            if (scan_int(s, &cat)) return DECLINE;
+            MARK(CAT);
+        } else if (key_is(k, n, "id")) {
+            if (scan_int(s, &id)) return DECLINE;
+            MARK(ID);
+        } else if (key_is(k, n, "bbox")) {
+            if (scan_fixed(s, box, 4)) return DECLINE;
+            MARK(BBOX);
+        } else if (key_is(k, n, "area")) {
+            if (scan_double(s, &area)) return DECLINE;
+            MARK(AREA);
+        } else if (key_is(k, n, "iscrowd")) {
+            if (scan_flag(s, &crowd)) return DECLINE;
+            MARK(CROWD);
+        } else if (key_is(k, n, "ignore")) {
+            if (scan_flag(s, &ignore)) return DECLINE;
+        } else if (key_is(k, n, "num_keypoints")) {
+            if (scan_int(s, &numkp)) return DECLINE;
+            MARK(NKP);
+        } else if (key_is(k, n, "keypoints")) {
+            if (SEEN(KP) || scan_doubles(s, &c[A_KP].buf, &nkp)) return DECLINE;
+            MARK(KP);
+        } else if (key_is(k, n, "segmentation")) {
+            if (SEEN(SEGM)) return DECLINE;
+            MARK(SEGM);
+            if (peek(s) == '[') {
+                kind = 1;
+                if (polygons(s, c, &nparts)) return DECLINE;
+            } else {
+                kind = 2;
+                if (scan_rle(s, &c[A_RLE].buf, &nrle, &rh, &rw, 0)) return DECLINE;
+            }
+        } else if (key_is(k, n, "caption")) {
+            return DECLINE; /* captions: the Python path reads them */
+        } else if (skip_value(s, 3)) {
+            return DECLINE;
+        }
+    }
+    if (r || !SEEN(IMG) || !SEEN(CAT) || !SEEN(ID) || !SEEN(BBOX) || !SEEN(AREA)) return DECLINE;
+    if (SEEN(KP) && !SEEN(NKP)) return DECLINE; /* defaulted with a problem: Python's */
+    int bad = push_i64(&c[A_IMAGE_ID].buf, img) | push_i64(&c[A_CATEGORY_ID].buf, cat) |
+              push_i64(&c[A_ID].buf, id) | push_f64(&c[A_AREA].buf, area) |
+              push_u8(&c[A_ISCROWD].buf, crowd) | push_u8(&c[A_HAS_ISCROWD].buf, SEEN(CROWD) != 0) |
+              push_u8(&c[A_SEGM_KIND].buf, kind) | push_i64(&c[A_NPARTS].buf, nparts) |
+              push_i64(&c[A_RLE_H].buf, rh) | push_i64(&c[A_RLE_W].buf, rw) |
+              push_i64(&c[A_RLE_LEN].buf, nrle) | push_u8(&c[A_HAS_KP].buf, SEEN(KP) != 0) |
+              push_i64(&c[A_KP_LEN].buf, nkp) | push_i64(&c[A_NUM_KP].buf, numkp) |
+              push_u8(&c[A_HAS_NUM_KP].buf, SEEN(NKP) != 0) | push_u8(&c[A_IGNORE].buf, ignore);
+    for (int j = 0; j < 4; j++) bad |= push_f64(&c[A_BBOX].buf, box[j]);
+    return bad ? DECLINE : 0;
+}
+
+typedef int (*EntryFn)(Scan *, Column *);
+
+static int entries(Scan *s, Column *c, EntryFn fn) {
+    int first, r;
+    if (expect(s, '[')) return DECLINE;
+    FOR_ELEMENTS(s, r, first) {
+        if (fn(s, c)) return DECLINE;
+    }
+    return r;
+}
+
+static int parse_annotations(Scan *s, Column *c) {
+    enum { IMAGES, CATS, ANNS };
+    unsigned seen = 0;
+    int first, r;
+    const char *k;
+    size_t n;
+    if (expect(s, '{')) return DECLINE;
+    FOR_MEMBERS(s, r, first, k, n) {
+        int bit = key_is(k, n, "images") ? IMAGES
+                  : key_is(k, n, "categories") ? CATS
+                  : key_is(k, n, "annotations") ? ANNS
+                  : -1;
+        if (bit < 0) {
+            if (skip_value(s, 1)) return DECLINE;
+            continue;
+        }
+        if (SEEN(bit)) return DECLINE;
+        MARK(bit);
+        EntryFn fn = bit == IMAGES ? image_entry : bit == CATS ? category_entry : annotation_entry;
+        if (entries(s, c, fn)) return DECLINE;
+    }
+    if (r || !SEEN(IMAGES) || !SEEN(CATS)) return DECLINE;
+    return at_end(s);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Python bindings                                                                           */
+
+typedef int (*ParseFn)(Scan *, Column *);
+
+static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
+
+/* The buffer as a 1-d array that takes over its memory (no copy: a results file's runs can
+ * take hundreds of MB); the buffer is left empty. */
+static PyObject *take_array(Buf *b, int type) {
+    npy_intp len = (npy_intp)b->len;
+    if (len == 0) return PyArray_SimpleNew(1, &len, type);
+    char *data = realloc(b->data, b->len * b->item); /* give back the unused capacity */
+    if (data) b->data = data;
+    PyObject *a = PyArray_SimpleNewFromData(1, &len, type, b->data);
+    if (!a) return NULL;
+    PyObject *owner = PyCapsule_New(b->data, NULL, free_capsule);
+    if (!owner) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    b->data = NULL; /* the capsule frees it, once the array (its base) goes */
+    b->len = b->cap = 0;
+    if (PyArray_SetBaseObject((PyArrayObject *)a, owner)) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* The dict {name: array} of the columns (plus "blob": the kept strings), or NULL. */
+static PyObject *columns_dict(Column *c, int n, Buf *blob) {
+    PyObject *out = PyDict_New();
+    if (!out) return NULL;
+    for (int j = 0; j < n; j++) {
+        PyObject *a = take_array(&c[j].buf, c[j].type);
+        if (!a) goto fail;
+        int e = PyDict_SetItemString(out, c[j].name, a);
+        Py_DECREF(a);
+        if (e) goto fail;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(blob->data ? blob->data : "", (Py_ssize_t)blob->len);
+    if (!b || PyDict_SetItemString(out, "blob", b)) {
+        Py_XDECREF(b);
+        goto fail;
+    }
+    Py_DECREF(b);
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec, int n) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    Column *cols = malloc(sizeof(Column) * (size_t)n);
+    if (!cols) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    columns_init(cols, spec, n);
+    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks};
+    buf_init(&s.blob, 1);
+    int r;
+    Py_BEGIN_ALLOW_THREADS;
+    r = parse(&s, cols);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&view);
+    PyObject *out = NULL;
+    if (r == 0) out = columns_dict(cols, n, &s.blob);
+    columns_free(cols, n);
+    buf_free(&s.blob);
+    free(cols);
+    if (r == 0) return out;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_results(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *data;
+    int masks = 1;
+    if (!PyArg_ParseTuple(args, "O|p", &data, &masks)) return NULL;
+    return run(data, masks, parse_results, RESULT_COLUMNS, R_COUNT);
+}
+
+static PyObject *py_annotations(PyObject *self, PyObject *arg) {
+    (void)self;
+    return run(arg, 1, parse_annotations, GT_COLUMNS, G_COUNT);
+}
+
+static PyMethodDef methods[] = {
+    {"results", py_results, METH_VARARGS,
+     "results(data: bytes, masks: bool = True) -> dict | None\n\nA COCO results array as "
+     "columns, or None; without masks, segmentations are only checked to be valid JSON."},
+    {"annotations", py_annotations, METH_O,
+     "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
+     "columns, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_json", "COCO-style JSON into columns (happy path only).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__json(void) {
+    import_array();
+#ifdef _WIN32
+    c_locale = _create_locale(LC_NUMERIC, "C");
+#else
+    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+#endif
+    if (!c_locale) {
+        PyErr_SetString(PyExc_ImportError, "no C locale for strtod");
+        return NULL;
+    }
+    return PyModule_Create(&module);
+}
