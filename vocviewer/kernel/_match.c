@@ -75,6 +75,12 @@ typedef struct {
     uint8_t *gt_ig, *dt_ig, *tp, *fp; /* (A, G), (A, T, D) x3, or NULL */
 } Out;
 
+/* A detection's position and its sort key (`score_key`). */
+typedef struct {
+    uint64_t key;
+    int64_t pos;
+} Keyed;
+
 /* Per-thread scratch memory, grown as needed. */
 typedef struct {
     double *sim; size_t n_sim;
@@ -86,6 +92,7 @@ typedef struct {
     double *pr; size_t n_pr;           /* precision at each TP */
     double *best; size_t n_best;       /* each detection's largest similarity */
     int64_t *at; size_t n_at;          /* rank of each TP */
+    Keyed *keys; size_t n_keys;        /* the rank sort's two buffers */
 } Scratch;
 
 static int grow(void **buf, size_t *have, size_t want, size_t size)
@@ -295,31 +302,61 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
 /* ---------------------------------------------------------------------------------------- */
 /* Accumulation                                                                              */
 
-/* Score descending, NaN last: `np.argsort(-dtScores, kind='mergesort')`. */
-static int before(double a, double b)
+/* A detection's sort key: descending score, NaN last (`np.argsort(-dtScores,
+ * kind='mergesort')`), as an unsigned integer whose order is that of -score (-0.0 and 0.0
+ * equal, as numpy compares them). */
+static uint64_t score_key(double score)
 {
-    return !isnan(a) && (isnan(b) || a > b);
+    if (isnan(score))
+        return UINT64_MAX;
+    double v = score == 0 ? 0.0 : -score;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
 }
 
-/* Stable merge sort of positions [0, n) by `before` on score (positions already in image,
- * then rank order, so ties keep that order: cocoeval.py l. 364-366). */
-static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *tmp)
+/* Merge the sorted runs a[lo:mid] and a[mid:hi] into b, stably (the left wins ties). */
+static void merge(const Keyed *a, Keyed *b, int64_t lo, int64_t mid, int64_t hi)
 {
-    for (int64_t i = 0; i < n; i++)
-        order[i] = i;
-    for (int64_t w = 1; w < n; w *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * w) {
-            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            int64_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                tmp[o++] = before(score[order[j]], score[order[i]]) ? order[j++] : order[i++];
-            while (i < mid)
-                tmp[o++] = order[i++];
-            while (j < hi)
-                tmp[o++] = order[j++];
-        }
-        memcpy(order, tmp, (size_t)n * sizeof(int64_t));
+    int64_t i = lo, j = mid, o = lo;
+    while (i < mid && j < hi)
+        b[o++] = a[j].key < a[i].key ? a[j++] : a[i++];
+    while (i < mid)
+        b[o++] = a[i++];
+    while (j < hi)
+        b[o++] = a[j++];
+}
+
+/* Positions [0, n) in rank order: a stable merge sort by descending score (ties keep the
+ * positions' order, which is image then rank order: cocoeval.py l. 364-366), starting from
+ * the runs already in order (each (image, category) group is). `runs` holds n + 1 int64,
+ * `a` and `b` n Keyed each. */
+static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *runs, Keyed *a,
+                       Keyed *b)
+{
+    int64_t n_runs = 0;
+    for (int64_t i = 0; i < n; i++) {
+        a[i].key = score_key(score[i]), a[i].pos = i;
+        if (i == 0 || a[i].key < a[i - 1].key)
+            runs[n_runs++] = i;
     }
+    runs[n_runs] = n;
+    while (n_runs > 1) {
+        int64_t kept = 0;
+        for (int64_t r = 0; r < n_runs; r += 2) {
+            if (r + 1 < n_runs)
+                merge(a, b, runs[r], runs[r + 1], runs[r + 2]);
+            else
+                memcpy(b + runs[r], a + runs[r], (size_t)(n - runs[r]) * sizeof(Keyed));
+            runs[kept++] = runs[r];
+        }
+        runs[kept] = n;
+        n_runs = kept;
+        Keyed *swap = a;
+        a = b, b = swap;
+    }
+    for (int64_t i = 0; i < n; i++)
+        order[i] = a[i].pos;
 }
 
 /* One (threshold, area, cap) curve (cocoeval.py l. 383-408) from the selected detections:
@@ -425,12 +462,13 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
     if (GROW(s, match, (size_t)(T * nd + 1)) < 0 || GROW(s, tmp, (size_t)(ng + nd + 1)) < 0 ||
         GROW(s, taken, (size_t)(ng + 1)) < 0 ||
         GROW(s, flags, (size_t)(T * nd + ng + 1)) < 0 || GROW(s, pr, (size_t)(nd + 1)) < 0 ||
-        GROW(s, at, (size_t)(nd + 1)) < 0 || GROW(s, best, (size_t)(nd + 1)) < 0)
+        GROW(s, at, (size_t)(nd + 1)) < 0 || GROW(s, best, (size_t)(nd + 1)) < 0 ||
+        GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
         return -1;
     for (int64_t d = 0; d < nd; d++)
         s->best[d] = -INFINITY; /* (no GT in its group) */
     row_best(s->groups, n_groups, sim, s->best);
-    rank_order(S->dt_score + d_lo, nd, o->order, s->tmp);
+    rank_order(S->dt_score + d_lo, nd, o->order, s->tmp, s->keys, s->keys + nd);
     for (int64_t a = 0; a < S->A; a++) {
         double lo = S->area_lo[a], hi = S->area_hi[a];
         uint8_t *flag = s->flags, *ig = s->flags + T * nd;
@@ -490,7 +528,7 @@ static void *worker(void *arg)
         }
     }
     free(s.sim), free(s.groups), free(s.match), free(s.flags), free(s.tmp), free(s.pr), free(s.taken);
-    free(s.at), free(s.best);
+    free(s.at), free(s.best), free(s.keys);
     return NULL;
 }
 
