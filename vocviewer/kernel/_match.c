@@ -69,8 +69,8 @@ typedef struct {
     double *precision, *recall, *scores; /* (T, R, A, M), (T, A, M), (T, R, A, M) */
     int64_t *order;            /* (D,) positions in global rank order */
     int64_t *npig;             /* (A,) */
-    int64_t *match0;           /* (T, D) area "all": matched GT position in the slice, -1 */
-    int8_t *code0;             /* (T, D) area "all": TP / FP / ignored code */
+    int64_t *match0;           /* (T, D) area "all", rank order: matched GT slice position */
+    int8_t *code0;             /* (T, D) area "all", rank order: TP / FP / ignored code */
     int64_t *match;            /* (A, T, D) or NULL */
     uint8_t *gt_ig, *dt_ig, *tp, *fp; /* (A, G), (A, T, D) x3, or NULL */
 } Out;
@@ -234,7 +234,7 @@ static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t 
                        const uint8_t *ig, int64_t *match, int64_t *perm, uint8_t *taken)
 {
     const uint8_t *crowd = S->gt_crowd + g_lo;
-    for (int64_t i = 0; i < S->T * nd; i++)
+    for (int64_t i = 0, n = S->T * nd; i < n; i++)
         match[i] = -1;
     for (int64_t q = 0; q < n_groups; q++) {
         const int64_t *G = groups + 5 * q;
@@ -277,24 +277,44 @@ static int64_t gt_ignore_at(const Shared *S, int64_t g_lo, int64_t ng, double lo
 }
 
 /* dtIgnore, TP and FP of one area range (cocoeval.py l. 292-300; lvis/eval.py adds the
- * not-exhaustive categories to the unmatched ignore rule) as `flag` (T, D): 1 TP, 2 FP,
- * 0 ignored; also as booleans where `tp`, `fp`, `dt_ig` are given. A match to a GT of id 0
- * counts as none where `gt_id0` says so (`dtm == 0`). */
-static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, const int64_t *match,
-                     const uint8_t *ig, double lo, double hi, uint8_t *flag, uint8_t *tp,
-                     uint8_t *fp, uint8_t *dt_ig)
+ * not-exhaustive categories to the unmatched ignore rule), as `flag` (T, D) in rank order
+ * (`inv`: each detection's rank position): 1 TP, 2 FP, 0 ignored; as booleans in slice order
+ * where `tp`, `fp`, `dt_ig` are given; for the evidence where `match0`, `code0` are given
+ * (rank order). A match to a GT of id 0 counts as none where `gt_id0` says so (`dtm == 0`).
+ * `out` holds D flags of scratch. */
+static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, const int64_t *inv,
+                     const int64_t *match, const uint8_t *ig, double lo, double hi, uint8_t *out,
+                     uint8_t *flag, uint8_t *tp, uint8_t *fp, uint8_t *dt_ig, int64_t *match0,
+                     int8_t *code0)
 {
+    const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
+    const uint8_t *id0 = S->gt_id0 + g_lo;
     for (int64_t d = 0; d < nd; d++) {
         double a = S->dt_area[d_lo + d];
-        int out = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
-        for (int64_t t = 0; t < S->T; t++) {
-            int64_t i = t * nd + d, m = match[i];
-            int hit = m >= 0;
-            int matched = hit && !S->gt_id0[g_lo + m];
-            int ignored = (hit && ig[m]) || (!matched && out);
-            flag[i] = ignored ? 0 : matched ? 1 : 2;
-            if (tp != NULL)
-                tp[i] = flag[i] == 1, fp[i] = flag[i] == 2, dt_ig[i] = (uint8_t)ignored;
+        out[d] = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
+    }
+    for (int64_t t = 0, T = S->T; t < T; t++) {
+        const int64_t *mt = match + t * nd;
+        uint8_t *ft = flag + t * nd;
+        for (int64_t d = 0; d < nd; d++) {
+            int64_t m = mt[d];
+            if (m < 0) { /* (most detections) */
+                ft[inv[d]] = out[d] ? 0 : 2;
+                continue;
+            }
+            int matched = !id0[m];
+            ft[inv[d]] = ig[m] || (!matched && out[d]) ? 0 : matched ? 1 : 2;
+        }
+        if (tp != NULL)
+            for (int64_t d = 0; d < nd; d++) {
+                uint8_t f = ft[inv[d]];
+                tp[t * nd + d] = f == 1, fp[t * nd + d] = f == 2, dt_ig[t * nd + d] = f == 0;
+            }
+        if (code0 != NULL) {
+            for (int64_t d = 0; d < nd; d++)
+                match0[t * nd + inv[d]] = mt[d];
+            for (int64_t i = 0; i < nd; i++)
+                code0[t * nd + i] = code[ft[i]];
         }
     }
 }
@@ -359,8 +379,9 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
         order[i] = a[i].pos;
 }
 
-/* One (threshold, area, cap) curve (cocoeval.py l. 383-408) from the selected detections:
- * `flag[sel[i]]` (1: TP, 2: FP, 0: ignored) and `score[sel[i]]` in rank order, i < nd.
+/* One (threshold, area, cap) curve (cocoeval.py l. 383-408) of the selected detections: rank
+ * positions `sel[i]`, i < n (`sel` NULL: all, n of them), with `flag` (1: TP, 2: FP, 0:
+ * ignored) and `score` by rank position.
  *
  * pycocotools computes precision tp / (fp + tp + eps) at every rank, takes its right-to-left
  * maximum and samples it where recall tp / npig first reaches each recall threshold
@@ -369,23 +390,23 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
  * between two TPs precision only falls. So the maximum right of the c-th TP is the maximum
  * over the c-th and later TPs, and only the TPs' precisions are computed, with the same
  * operations on the same values (tp, fp exact in doubles): the same bits. */
-static void curve(const Shared *S, const int64_t *sel, int64_t nd, const uint8_t *flag,
+static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t *flag,
                   const double *score, int64_t npig, double *tp_pr, int64_t *tp_at,
                   double *recall, double *precision, double *scores, int64_t r_stride)
 {
-    double fp_sum = 0, n = (double)npig;
-    int64_t n_tp = 0;
-    for (int64_t i = 0; i < nd; i++) {
-        uint8_t f = flag[sel[i]];
-        if (f == 2)
-            fp_sum += 1;
-        else if (f == 1) {
-            double tp_sum = (double)(n_tp + 1);
+    double n_pos = (double)npig;
+    int64_t n_tp = 0, n_fp = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = sel != NULL ? sel[i] : i;
+        uint8_t f = flag[p];
+        n_fp += f == 2;
+        if (f == 1) { /* tp, fp: the cumulative sums, as doubles (exact) */
+            double tp_sum = (double)(n_tp + 1), fp_sum = (double)n_fp;
             tp_pr[n_tp] = tp_sum / (fp_sum + tp_sum + DBL_EPSILON); /* + np.spacing(1) */
-            tp_at[n_tp++] = i;
+            tp_at[n_tp++] = p;
         }
     }
-    *recall = nd ? (double)n_tp / n : 0;
+    *recall = n ? (double)n_tp / n_pos : 0;
     for (int64_t c = n_tp - 1; c > 0; c--) /* the right-to-left maximum, at the TPs */
         if (tp_pr[c] > tp_pr[c - 1])
             tp_pr[c - 1] = tp_pr[c];
@@ -393,22 +414,22 @@ static void curve(const Shared *S, const int64_t *sel, int64_t nd, const uint8_t
     for (int64_t r = 0; r < S->R; r++) {
         if (r > 0 && S->rec[r] < S->rec[r - 1]) /* thresholds not ascending: search again */
             c = 0;
-        while (c <= n_tp && (double)c / n < S->rec[r])
+        while (c <= n_tp && (double)c / n_pos < S->rec[r])
             c++;
-        if (c > n_tp || nd == 0)
+        if (c > n_tp || n == 0)
             break; /* past the last rank */
         /* c == 0: rank 0, whose maximum to the right is the first TP's (0 without any) */
         precision[r * r_stride] = c == 0 ? (n_tp ? tp_pr[0] : 0) : tp_pr[c - 1];
-        scores[r * r_stride] = score[sel[c == 0 ? 0 : tp_at[c - 1]]];
+        scores[r * r_stride] = score[c > 0 ? tp_at[c - 1] : sel != NULL ? sel[0] : 0];
     }
 }
 
-/* All caps and thresholds of one area range `a`. `flag` (T, D): 1 TP, 2 FP, 0 ignored. Caps
- * that keep as many detections as an earlier one keep the same ones (the caps nest), so their
- * curves are copied. */
+/* All caps and thresholds of one area range `a`. `flag` (T, D) and `score` (D,) by rank
+ * position. Caps that keep as many detections as an earlier one keep the same ones (the caps
+ * nest), so their curves are copied. */
 static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_lo, int64_t nd,
-                            const uint8_t *flag, int64_t npig, int64_t *sel, double *tp_pr,
-                            int64_t *tp_at)
+                            const uint8_t *flag, const double *score, int64_t npig, int64_t *sel,
+                            double *tp_pr, int64_t *tp_at)
 {
     int64_t T = S->T, R = S->R, A = S->A, M = S->M;
     int64_t prev_n = -1, prev_m = -1;
@@ -416,7 +437,7 @@ static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_
         int64_t n = 0;
         for (int64_t i = 0; i < nd; i++)
             if (S->dt_rank[d_lo + o->order[i]] < S->caps[m])
-                sel[n++] = o->order[i];
+                sel[n++] = i;
         for (int64_t t = 0; t < T; t++) {
             double *rc = o->recall + (t * A + a) * M + m;
             double *p = o->precision + ((t * R) * A + a) * M + m;
@@ -430,8 +451,8 @@ static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_
             }
             for (int64_t r = 0; r < R; r++)
                 p[r * A * M] = 0, sc[r * A * M] = 0;
-            curve(S, sel, n, flag + t * nd, S->dt_score + d_lo, npig, tp_pr, tp_at, rc, p, sc,
-                  A * M);
+            curve(S, n == nd ? NULL : sel, n, flag + t * nd, score, npig, tp_pr, tp_at, rc, p,
+                  sc, A * M);
         }
         if (n != prev_n)
             prev_n = n, prev_m = m;
@@ -439,8 +460,8 @@ static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* One category                                                                              */
-
+/* Category `o->k`: similarities, then per area range the matching, the verdicts and the
+ * curves. 0, or -1 (out of memory), -2 (the similarity does not fit the groups). */
 static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
 {
     int64_t k = o->k, T = S->T;
@@ -459,39 +480,35 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
         box_similarities(S, d_lo, g_lo, s->groups, n_groups, s->sim);
         sim = s->sim;
     }
-    if (GROW(s, match, (size_t)(T * nd + 1)) < 0 || GROW(s, tmp, (size_t)(ng + nd + 1)) < 0 ||
+    if (GROW(s, match, (size_t)(T * nd + 1)) < 0 || GROW(s, tmp, (size_t)(ng + 2 * nd + 1)) < 0 ||
         GROW(s, taken, (size_t)(ng + 1)) < 0 ||
-        GROW(s, flags, (size_t)(T * nd + ng + 1)) < 0 || GROW(s, pr, (size_t)(nd + 1)) < 0 ||
-        GROW(s, at, (size_t)(nd + 1)) < 0 || GROW(s, best, (size_t)(nd + 1)) < 0 ||
-        GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
+        GROW(s, flags, (size_t)(T * nd + ng + nd + 1)) < 0 ||
+        GROW(s, pr, (size_t)(2 * nd + 1)) < 0 || GROW(s, at, (size_t)(nd + 1)) < 0 ||
+        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
         return -1;
     for (int64_t d = 0; d < nd; d++)
         s->best[d] = -INFINITY; /* (no GT in its group) */
     row_best(s->groups, n_groups, sim, s->best);
     rank_order(S->dt_score + d_lo, nd, o->order, s->tmp, s->keys, s->keys + nd);
+    int64_t *inv = s->tmp + ng + nd; /* each detection's rank position */
+    double *score = s->pr + nd;      /* scores by rank position */
+    for (int64_t i = 0; i < nd; i++)
+        inv[o->order[i]] = i, score[i] = S->dt_score[d_lo + o->order[i]];
     for (int64_t a = 0; a < S->A; a++) {
         double lo = S->area_lo[a], hi = S->area_hi[a];
-        uint8_t *flag = s->flags, *ig = s->flags + T * nd;
-        int64_t *match = o->match != NULL ? o->match + a * T * nd : s->match;
+        uint8_t *flag = s->flags, *ig = s->flags + T * nd, *out = ig + ng;
+        int64_t at = a * T * nd; /* this area's block of the full outputs */
+        int64_t *match = o->match != NULL ? o->match + at : s->match;
         o->npig[a] = gt_ignore_at(S, g_lo, ng, lo, hi, ig);
         if (o->gt_ig != NULL)
             memcpy(o->gt_ig + a * ng, ig, (size_t)ng);
         match_area(S, g_lo, nd, s->groups, n_groups, sim, s->best, ig, match, s->tmp, s->taken);
-        int64_t at = a * T * nd; /* this area's block of the full outputs */
-        if (o->tp != NULL)
-            verdicts(S, g_lo, d_lo, nd, match, ig, lo, hi, flag, o->tp + at, o->fp + at,
-                     o->dt_ig + at);
-        else
-            verdicts(S, g_lo, d_lo, nd, match, ig, lo, hi, flag, NULL, NULL, NULL);
-        if (a == 0)
-            for (int64_t i = 0; i < T * nd; i++) {
-                o->match0[i] = match[i];
-                o->code0[i] = flag[i] == 1   ? S->code_tp
-                              : flag[i] == 2 ? S->code_fp
-                                             : S->code_ignored;
-            }
+        int full = o->tp != NULL;
+        verdicts(S, g_lo, d_lo, nd, inv, match, ig, lo, hi, out, flag, full ? o->tp + at : NULL,
+                 full ? o->fp + at : NULL, full ? o->dt_ig + at : NULL,
+                 a == 0 ? o->match0 : NULL, a == 0 ? o->code0 : NULL);
         if (o->npig[a] > 0)
-            accumulate_area(S, o, a, d_lo, nd, flag, o->npig[a], s->tmp, s->pr, s->at);
+            accumulate_area(S, o, a, d_lo, nd, flag, score, o->npig[a], s->tmp, s->pr, s->at);
     }
     return 0;
 }
@@ -784,7 +801,7 @@ static PyMethodDef methods[] = {
      "uint8 or None; sim float64 in pair_up order with sim_off (K + 1), or None; codes int8\n"
      "(TP, FP, ignored). Returns one tuple per category: precision (T, R, A, M), recall\n"
      "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 (T, D), code0 (T, D)\n"
-     "(area range 0, slice order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
+     "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
      "dt_ignore, tp, fp (A, T, D)."},
     {NULL, NULL, 0, NULL},
 };

@@ -286,7 +286,6 @@ def _evaluate_one(
     m = m or _one_category(prep, k)
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     order = m.curves.order
-    verdict = np.take(m.verdict0, order, axis=1)  # (``[:, order]`` is not C-ordered)
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
     gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
     return CocoCategoryEvaluation(
@@ -299,16 +298,21 @@ def _evaluate_one(
         det_rows=prep.dt_rows[ds][order].astype(np.int64),
         image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
-        verdict=verdict,
-        matched_gt=np.asarray(gt_rows[np.take(m.match0, order, axis=1)], dtype=row_type),
+        verdict=m.verdict0,
+        matched_gt=np.asarray(gt_rows[m.match0], dtype=row_type),
     )
 
 
 def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
-    """``match_category`` on the numpy path, in the kernel's shape (area range "all")."""
+    """``match_category`` on the numpy path, in the kernel's shape (area range "all", rank
+    order)."""
     m = _match_category_numpy(prep, k)
     verdict0 = np.where(m.tp[0], Verdict.TP, np.where(m.fp[0], Verdict.FP, Verdict.IGNORED))
-    return KernelCategory(m.curves, m.npig, m.match[0], verdict0.astype(np.int8), None)
+    order = m.curves.order  # (``[:, order]`` is not C-ordered)
+    match0 = np.take(m.match[0], order, axis=1)
+    return KernelCategory(
+        m.curves, m.npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
+    )
 
 
 def category_matches(prep: Prepared) -> Iterator[KernelCategory]:

@@ -45,11 +45,12 @@ class FullMatches:
 
 @dataclass(frozen=True, eq=False)
 class KernelCategory:
-    """One category from the kernel, detections in the category's slice order.
+    """One category from the kernel.
 
-    ``curves``: ``accumulate_category``'s; ``npig`` int64 (A,); ``match0`` int64 (T, D) and
-    ``verdict0`` int8 (T, D) (``Verdict``) of area range 0 ("all"); ``full``: every area
-    range's matching when asked for (else ``None``)."""
+    ``curves``: ``accumulate_category``'s (``order``: slice positions in rank order); ``npig``
+    int64 (A,); ``match0`` int64 (T, D) (GT slice position, -1: none) and ``verdict0`` int8
+    (T, D) (``Verdict``) of area range 0 ("all"), detections in rank order; ``full``: every
+    area range's matching (slice order) when asked for, else ``None``."""
 
     curves: CategoryCurves
     npig: IntArray

@@ -243,7 +243,11 @@ def _numpy_category(prep: Prepared, k: int, sel: LvisSelection) -> KernelCategor
         p.max_dets,
     )
     verdict0 = np.where(tp[0], Verdict.TP, np.where(fp[0], Verdict.FP, Verdict.IGNORED))
-    return KernelCategory(curves, npig, match[0], verdict0.astype(np.int8), None)
+    order = curves.order  # rank order, as the kernel gives them
+    match0 = np.take(match[0], order, axis=1)
+    return KernelCategory(
+        curves, npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
+    )
 
 
 def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[KernelCategory]:
@@ -280,6 +284,9 @@ def _evaluate_category(
     rows = ev.rows[ev.offsets[k] : ev.offsets[k + 1]]
     on = ev.position[rows] >= 0
     at = ev.position[rows[on]] - ds.start  # among the category's evaluated detections
+    rank_of = np.empty(len(m.curves.order), dtype=np.int64)
+    rank_of[m.curves.order] = np.arange(len(m.curves.order))
+    at = rank_of[at]  # (``verdict0`` / ``match0`` are in rank order)
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     verdict[:, on] = m.verdict0[:, at]
     matched_gt = np.full((n_thr, len(rows)), -1, dtype=np.int64)
