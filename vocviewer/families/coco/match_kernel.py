@@ -82,7 +82,9 @@ def kernel_categories(
     """Categories ``k0 .. k1-1`` of ``prep`` (``None``: the kernel is not available).
 
     ``similarities``: category -> float64 (E,) the similarity of its pairs in ``pair_up``
-    order (``None``: box IoU of ``bbox`` columns, computed by the kernel). ``dt_extra_ignore``
+    order, i.e. each (image, category) group's (detections x GT) matrix, row-major, groups in
+    prepared order (``None``: box IoU of ``bbox`` columns, computed by the kernel); masks and
+    OKS plug in here. ``dt_extra_ignore``
     bool (prepared detections,): ignored when unmatched whatever the area (LVIS's
     not-exhaustive categories). ``id0_quirk``: a match to a GT of annotation id 0 counts as
     none (pycocotools' ``dtm == 0``; ``CocoParams.fix_id0`` turns it off). ``full``: also
