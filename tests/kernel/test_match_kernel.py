@@ -246,3 +246,25 @@ def test_generated_cases(
             max_dets=max_dets,
             fix_id0=fix_id0,
         )
+
+
+def test_non_finite_values(tmp_path: Path) -> None:
+    """NaN widths (a NaN IoU passes every comparison in evaluateImg's loop), NaN and infinite
+    scores (ranked last / first), -0.0 tied with 0.0, an infinite GT area."""
+    nan, inf = float("nan"), float("inf")
+    anns = [
+        {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 20, 20]},
+        {"id": 2, "image_id": 1, "category_id": 1, "bbox": [5, 0, 20, 20], "area": inf},
+        {"id": 3, "image_id": 1, "category_id": 1, "bbox": [0, 5, 20, 20], "iscrowd": 1},
+        {"id": 4, "image_id": 2, "category_id": 3, "bbox": [0, 0, 32, 32]},
+    ]
+    boxes = [[0, 0, nan, 20], [0, 0, 20, 20], [5, 0, 20, nan], [0, 5, 20, 20], [0, 0, 32, 32]]
+    scores = [0.5, nan, 0.0, -0.0, inf, 0.5, 0.0]
+    dets = [
+        {"image_id": img, "category_id": cat, "bbox": box, "score": score}
+        for img, cat in ((1, 1), (2, 3), (2, 1))
+        for box, score in zip(boxes, scores, strict=False)
+    ]
+    _write(tmp_path, anns, dets)
+    for use_cats in (True, False):
+        check_coco(tmp_path / "gt.json", tmp_path / "dt.json", "bbox", use_cats=use_cats)

@@ -64,6 +64,14 @@ def _flags(a: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
 
 
+def _cores() -> int:
+    """The cores this process may run on (the kernel's thread count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (not on every platform)
+        return os.cpu_count() or 1
+
+
 def available() -> bool:
     """Whether the kernel is built and turned on."""
     return kernel.load("_match") is not None
@@ -132,7 +140,7 @@ def kernel_categories(
         _CODES,
         np.arange(k1 - k0, dtype=np.int64),
         full,
-        os.cpu_count() or 1,
+        _cores(),
     )
     out = []
     for r in raw:
