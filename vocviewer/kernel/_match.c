@@ -8,15 +8,15 @@
  *   - the similarity of every (detection, ground truth) pair of a group: maskApi.c bbIou for
  *     boxes, or a precomputed similarity (masks, OKS) given in pair_up order;
  *   - the greedy matching per area range and IoU threshold (cocoeval.py evaluateImg l. 273-296;
- *     lvis/eval.py evaluate_img: the same loop without crowd);
+ *     lvis/eval.py evaluate_img l. 238-278: the same loop without crowd);
  *   - dtIgnore / true / false positives (cocoeval.py l. 297-300);
  *   - precision / recall / scores at the recall thresholds for every detection cap
  *     (cocoeval.py accumulate l. 362-410).
  *
  * Categories are independent: worker threads take them from a shared counter (largest first)
  * with the GIL released. Every floating-point expression is written in the order the reference
- * evaluates it, so the results are bit-identical (no fused multiply-add: -std=c11 turns
- * contraction off, and x86-64 computes doubles in SSE2).
+ * evaluates it, so the results are bit-identical (no fused multiply-add: setup.py passes
+ * -ffp-contract=off, and x86-64 computes doubles in SSE2).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -190,7 +190,7 @@ static void row_best(const int64_t *groups, int64_t n_groups, const double *sim,
 /* Matching                                                                                  */
 
 /* evaluateImg's order of a group's GT for one area range: the regular ones, then the ignored
- * ones, each in their order (`np.argsort(gtIg, kind='mergesort')`, cocoeval.py l. 258). */
+ * ones, each in their order (`np.argsort(gtIg, kind='mergesort')`, cocoeval.py l. 257). */
 static void gt_order(const uint8_t *ig, int64_t g0, int64_t g1, int64_t *perm)
 {
     int64_t n = 0;
