@@ -25,6 +25,7 @@ from vocviewer.cocoapi.engine import category_entries, category_ious, match_cate
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.evaluate import category_matches
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
@@ -151,7 +152,12 @@ class COCOeval:
         columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
-        self._curves = [match_category(prep, k, sigmas).curves for k in range(prep.n_categories)]
+        if p.iouType == "bbox":  # every category at once (on the kernel where it is built)
+            self._curves = [m.curves for m in category_matches(prep)]
+        else:
+            self._curves = [
+                match_category(prep, k, sigmas).curves for k in range(prep.n_categories)
+            ]
         self._prep = prep
         self._eval_imgs = None  # built from the matches when first read
         self._ious = None

@@ -68,7 +68,8 @@ def match_category(
     """Match and accumulate category ``k`` exactly as ``evaluateImg`` + ``accumulate``
     (``families.coco.evaluate.match_category``, with ``sigmas`` for keypoints)."""
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    m = coco_match(prep, k, _similarities(prep, gs, ds, sigmas))
+    box = prep.params.iou_type == "bbox"  # (the kernel computes box IoU itself)
+    m = coco_match(prep, k, None if box else _similarities(prep, gs, ds, sigmas))
     return CategoryMatch(k, m.match, m.gt_ignore, m.dt_ignore, m.curves)
 
 

@@ -17,6 +17,8 @@ columns
     COCO-specific columns.
 evaluate
     COCO detection evaluation (pycocotools ``COCOeval``.
+match_kernel
+    COCOeval's matching and accumulation on the compiled kernel (``vocviewer/kernel/_match.c``).
 matching
     COCOeval's greedy matching, vectorised over images, area ranges and IoU thresholds.
 params

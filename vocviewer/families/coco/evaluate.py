@@ -23,6 +23,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.accumulate import accumulate_category
 from vocviewer.families.coco.columns import CocoResults
+from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, similarities
@@ -217,7 +218,28 @@ def match_category(
     prep: Prepared, k: int, pairs: tuple[Any, Any, Any] | None = None
 ) -> CategoryMatches:
     """Match and accumulate category ``k`` (``pairs``: its ``(ent_det, ent_gt, similarity)``
-    when the caller computes them otherwise, e.g. keypoints with other sigmas)."""
+    when the caller computes them otherwise, e.g. keypoints with other sigmas). On the compiled
+    kernel where it is built (``match_kernel``), else with numpy; both give the same arrays."""
+    sims = None
+    if pairs is not None or prep.params.iou_type != "bbox":
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        pairs = pairs or similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+        sims = {k: np.asarray(pairs[2], dtype=np.float64)}
+    got = kernel_categories(
+        prep, k, k + 1, similarities=sims, id0_quirk=not prep.params.fix_id0, full=True
+    )
+    if got is None:
+        return _match_category_numpy(prep, k, pairs)
+    c = got[0]
+    f = c.full
+    assert f is not None
+    return CategoryMatches(f.match, f.gt_ignore, f.dt_ignore, f.tp, f.fp, c.npig, c.curves)
+
+
+def _match_category_numpy(
+    prep: Prepared, k: int, pairs: tuple[Any, Any, Any] | None = None
+) -> CategoryMatches:
+    """``match_category`` with numpy (``matching.greedy_match``, ``accumulate_category``)."""
     p = prep.params
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     if pairs is None:
@@ -257,30 +279,72 @@ def match_category(
     return CategoryMatches(match, gt_ignore, dt_ig, tp, fp, npig, curves)
 
 
-def _evaluate_one(prep: Prepared, k: int) -> CocoCategoryEvaluation:
-    p = prep.params
+def _evaluate_one(
+    prep: Prepared, k: int, m: KernelCategory | None = None
+) -> CocoCategoryEvaluation:
+    """Category ``k``'s evidence from its matching ``m`` (area range "all", slice order) and
+    curves (``None``: matched here)."""
+    m = m or _one_category(prep, k)
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    m = match_category(prep, k)
-    match, tp, fp, npig, curves = m.match, m.tp, m.fp, m.npig, m.curves
-    order = curves.order
-    verdict = np.full((len(p.iou_thresholds), len(order)), Verdict.IGNORED, dtype=np.int8)
-    verdict[np.take(tp[0], order, axis=1)] = Verdict.TP  # (``[:, order]`` is not C-ordered)
-    verdict[np.take(fp[0], order, axis=1)] = Verdict.FP
+    order = m.curves.order
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
     gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
-        precision=curves.precision,
-        recall=curves.recall,
-        scores=curves.scores,
-        npig=npig,
+        precision=m.curves.precision,
+        recall=m.curves.recall,
+        scores=m.curves.scores,
+        npig=m.npig,
         det_rows=prep.dt_rows[ds][order].astype(np.int64),
         image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
-        verdict=verdict,
-        matched_gt=gt_rows[np.take(match[0], order, axis=1)],
+        verdict=m.verdict0,
+        matched_gt=np.asarray(gt_rows[m.match0], dtype=row_type),
     )
+
+
+def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
+    """``match_category`` on the numpy path, in the kernel's shape (area range "all", rank
+    order)."""
+    m = _match_category_numpy(prep, k)
+    verdict0 = np.where(m.tp[0], Verdict.TP, np.where(m.fp[0], Verdict.FP, Verdict.IGNORED))
+    order = m.curves.order  # (``[:, order]`` is not C-ordered)
+    match0 = np.take(m.match[0], order, axis=1)
+    return KernelCategory(
+        m.curves, m.npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
+    )
+
+
+def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
+    """Every category's matching and curves, in order: all at once on the kernel (box IoU
+    there, the categories spread over the cores) where it is built; else one by one (masks and
+    keypoints: their similarity computed here, category by category)."""
+    p = prep.params
+    n = prep.n_categories
+    if p.iou_type == "bbox":
+        got = kernel_categories(prep, 0, n, id0_quirk=not p.fix_id0)
+        if got is not None:
+            got.reverse()
+            while got:
+                yield got.pop()  # (each category's arrays freed once its evidence is made)
+            return
+    for k in range(n):
+        yield _one_category(prep, k)
+
+
+def _one_category(prep: Prepared, k: int) -> KernelCategory:
+    """Category ``k``'s matching and curves: on the kernel where it is built (masks and
+    keypoints: their similarity computed here), else with numpy."""
+    if not available():
+        return _numpy_category(prep, k)
+    sims = None
+    if prep.params.iou_type != "bbox":
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
+    fix = prep.params.fix_id0
+    one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix)
+    return one[0] if one is not None else _numpy_category(prep, k)
 
 
 def iter_evaluate_coco(
@@ -291,8 +355,8 @@ def iter_evaluate_coco(
     ``dataset`` from ``families.coco.reader.read_coco`` and ``results`` from
     ``families.coco.results_reader.read_coco_results`` (both carry a ``CocoResults``)."""
     prep = prepare(dataset, results, params or CocoParams())
-    for k in range(prep.n_categories):
-        yield _evaluate_one(prep, k)
+    for k, m in enumerate(category_matches(prep)):
+        yield _evaluate_one(prep, k, m)
 
 
 def evaluate_coco(

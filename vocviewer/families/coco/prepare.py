@@ -117,7 +117,10 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     g_order = np.lexsort((g_sel, g_cat, g_group))
     g_rows = g_sel[g_order]
     score = det.score[d_sel]
-    d_order = np.lexsort((d_sel, d_cat, -score, d_group))
+    # by group, then descending score, then category (the group has one with ``use_cats``),
+    # then row (``d_sel`` ascends: the stable sort keeps it)
+    keys = (-score, d_group) if params.use_cats else (d_cat, -score, d_group)
+    d_order = np.lexsort(keys)
     d_group_sorted = d_group[d_order]
     first = np.searchsorted(d_group_sorted, d_group_sorted, side="left")
     rank = np.arange(len(d_order)) - first

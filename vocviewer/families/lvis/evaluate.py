@@ -36,6 +36,7 @@ from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.accumulate import accumulate_category
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
+from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, similarities
@@ -207,10 +208,9 @@ def _evidence(dataset: Dataset, results: ResultSet, prep: Prepared) -> _Evidence
     return _Evidence(rows, offsets.astype(np.int64), position, det.image_index, det.score)
 
 
-def _evaluate_category(
-    prep: Prepared, k: int, sel: LvisSelection, ev: _Evidence
-) -> CocoCategoryEvaluation:
-    """One category: COCO's similarity, matching and accumulation with LVIS's ignore rule."""
+def _numpy_category(prep: Prepared, k: int, sel: LvisSelection) -> KernelCategory:
+    """One category with numpy: COCO's similarity, matching and accumulation with LVIS's
+    ignore rule, in the kernel's shape (area range "all")."""
     p = prep.params
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     ent_det, ent_gt, sim = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
@@ -242,21 +242,62 @@ def _evaluate_category(
         p.recall_thresholds,
         p.max_dets,
     )
+    verdict0 = np.where(tp[0], Verdict.TP, np.where(fp[0], Verdict.FP, Verdict.IGNORED))
+    order = curves.order  # rank order, as the kernel gives them
+    match0 = np.take(match[0], order, axis=1)
+    return KernelCategory(
+        curves, npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
+    )
+
+
+def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[KernelCategory]:
+    """Every category's matching and curves: on the compiled kernel where it is built (all
+    categories at once for boxes; masks: their IoU computed here, category by category), else
+    with numpy. LVIS's rules there: no crowd (``federated_prepared``), a GT of id 0 looks
+    unmatched, an unmatched detection of a not-exhaustive category is ignored."""
+    extra = sel.not_exhaustive[prep.dt_rows]
+    n = prep.n_categories
+    if prep.params.iou_type == "bbox":
+        got = kernel_categories(prep, 0, n, dt_extra_ignore=extra)
+        if got is not None:
+            got.reverse()
+            while got:
+                yield got.pop()
+            return
+    for k in range(n):
+        if not available():
+            yield _numpy_category(prep, k, sel)
+            continue
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
+        one = kernel_categories(prep, k, k + 1, similarities=sims, dt_extra_ignore=extra)
+        yield one[0] if one is not None else _numpy_category(prep, k, sel)
+
+
+def _evaluate_category(
+    prep: Prepared, k: int, m: KernelCategory, ev: _Evidence
+) -> CocoCategoryEvaluation:
+    """Category ``k``'s evidence: every detection of the category in rank order, those not
+    evaluated ``IGNORED`` and unmatched."""
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    n_thr = len(prep.params.iou_thresholds)
     rows = ev.rows[ev.offsets[k] : ev.offsets[k + 1]]
     on = ev.position[rows] >= 0
     at = ev.position[rows[on]] - ds.start  # among the category's evaluated detections
-    verdict = np.full((len(thresholds), len(rows)), Verdict.IGNORED, dtype=np.int8)
-    tp_fp = np.where(tp[0], Verdict.TP, np.where(fp[0], Verdict.FP, Verdict.IGNORED))
-    verdict[:, on] = tp_fp[:, at]
-    matched_gt = np.full((len(thresholds), len(rows)), -1, dtype=np.int64)
-    matched_gt[:, on] = np.append(prep.gt_rows[gs], -1)[np.where(hit[0], match[0], -1)][:, at]
+    rank_of = np.empty(len(m.curves.order), dtype=np.int64)
+    rank_of[m.curves.order] = np.arange(len(m.curves.order))
+    at = rank_of[at]  # (``verdict0`` / ``match0`` are in rank order)
+    verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
+    verdict[:, on] = m.verdict0[:, at]
+    matched_gt = np.full((n_thr, len(rows)), -1, dtype=np.int64)
+    matched_gt[:, on] = np.append(prep.gt_rows[gs], -1)[m.match0][:, at]
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
-        precision=curves.precision,
-        recall=curves.recall,
-        scores=curves.scores,
-        npig=npig,
+        precision=m.curves.precision,
+        recall=m.curves.recall,
+        scores=m.curves.scores,
+        npig=m.npig,
         det_rows=rows,
         image_index=ev.image_index[rows],
         score=ev.score[rows],
@@ -273,8 +314,8 @@ def iter_evaluate_lvis(
     sel = select(dataset, results)
     prep = federated_prepared(prepare(dataset, results, lvis_params(task)), sel)
     ev = _evidence(dataset, results, prep)
-    for k in range(prep.n_categories):
-        yield _evaluate_category(prep, k, sel, ev)
+    for k, m in enumerate(_category_matches(prep, sel)):
+        yield _evaluate_category(prep, k, m, ev)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,151 @@
+"""COCOeval's matching and accumulation on the compiled kernel (``vocviewer/kernel/_match.c``).
+
+``kernel_categories`` runs categories ``k0 .. k1-1`` of a ``Prepared`` through the kernel, with
+the GIL released and the categories spread over the machine's cores: box IoU (``bbIou``) or a
+similarity given per category in ``similarities`` order (masks, OKS), the greedy matching of
+every area range and IoU threshold, the verdicts and the accumulated curves. It returns
+``None`` where the kernel is not built (or ``VOCVIEWER_KERNEL=0``): the caller then takes the
+numpy path (``matching.greedy_match`` + ``accumulate.accumulate_category``), which gives the
+same arrays, bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer import kernel
+from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.prepare import Prepared
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+#: The kernel's verdict codes: TP, FP, ignored.
+_CODES = np.array([Verdict.TP, Verdict.FP, Verdict.IGNORED], dtype=np.int8)
+
+
+@dataclass(frozen=True, eq=False)
+class FullMatches:
+    """Every area range's matching: ``match`` int64 (A, T, D) GT position in the category's
+    slice (-1: none); ``gt_ignore`` bool (A, G); ``dt_ignore``, ``tp``, ``fp`` bool (A, T, D)."""
+
+    match: IntArray
+    gt_ignore: BoolArray
+    dt_ignore: BoolArray
+    tp: BoolArray
+    fp: BoolArray
+
+
+@dataclass(frozen=True, eq=False)
+class KernelCategory:
+    """One category from the kernel.
+
+    ``curves``: ``accumulate_category``'s (``order``: slice positions in rank order); ``npig``
+    int64 (A,); ``match0`` int64 (T, D) (GT slice position, -1: none) and ``verdict0`` int8
+    (T, D) (``Verdict``) of area range 0 ("all"), detections in rank order; ``full``: every
+    area range's matching (slice order) when asked for, else ``None``."""
+
+    curves: CategoryCurves
+    npig: IntArray
+    match0: IntArray
+    verdict0: npt.NDArray[np.int8]
+    full: FullMatches | None
+
+
+def _flags(a: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """Booleans as the kernel's uint8 flags (no copy where already bool and contiguous)."""
+    return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
+
+
+def _cores() -> int:
+    """The cores this process may run on (the kernel's thread count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (not on every platform)
+        return os.cpu_count() or 1
+
+
+def available() -> bool:
+    """Whether the kernel is built and turned on."""
+    return kernel.load("_match") is not None
+
+
+def kernel_categories(
+    prep: Prepared,
+    k0: int,
+    k1: int,
+    *,
+    similarities: Mapping[int, FloatArray] | None = None,
+    dt_extra_ignore: BoolArray | None = None,
+    id0_quirk: bool = True,
+    full: bool = False,
+) -> list[KernelCategory] | None:
+    """Categories ``k0 .. k1-1`` of ``prep`` (``None``: the kernel is not available).
+
+    ``similarities``: category -> float64 (E,) the similarity of its pairs in ``pair_up``
+    order, i.e. each (image, category) group's (detections x GT) matrix, row-major, groups in
+    prepared order (``None``: box IoU of ``bbox`` columns, computed by the kernel); masks and
+    OKS plug in here. ``dt_extra_ignore``
+    bool (prepared detections,): ignored when unmatched whatever the area (LVIS's
+    not-exhaustive categories). ``id0_quirk``: a match to a GT of annotation id 0 counts as
+    none (pycocotools' ``dtm == 0``; ``CocoParams.fix_id0`` turns it off). ``full``: also
+    every area range's matching (``FullMatches``)."""
+    mod = kernel.load("_match")
+    if mod is None:
+        return None
+    p = prep.params
+    g0, g1 = int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
+    d0, d1 = int(prep.dt_offsets[k0]), int(prep.dt_offsets[k1])
+    gs, ds = slice(g0, g1), slice(d0, d1)
+    gt_rows, dt_rows = prep.gt_rows[gs], prep.dt_rows[ds]
+    sim = sim_off = gt_box = dt_box = None
+    if similarities is None:
+        gt_box = prep.gt_anno.bbox[gt_rows]
+        dt_box = prep.dt_anno.bbox[dt_rows]
+    else:
+        parts = [similarities.get(k, np.zeros(0)) for k in range(k0, k1)]
+        sim_off = np.r_[0, np.cumsum([len(s) for s in parts])].astype(np.int64)
+        sim = np.concatenate(parts) if parts else np.zeros(0)
+    id0 = prep.gt_ann_id[gs] == 0 if id0_quirk else np.zeros(g1 - g0, dtype=bool)
+    extra = None if dt_extra_ignore is None else _flags(dt_extra_ignore[ds])
+    raw = mod.evaluate(
+        gt_box,
+        np.asarray(prep.gt_group[gs], dtype=np.int64),
+        _flags(prep.gt_crowd[gs]),
+        _flags(prep.gt_ignore[gs]),
+        prep.gt_area[gs],
+        _flags(id0),
+        (prep.gt_offsets[k0 : k1 + 1] - g0).astype(np.int64),
+        dt_box,
+        np.asarray(prep.dt_group[ds], dtype=np.int64),
+        np.asarray(prep.dt_rank[ds], dtype=np.int64),
+        prep.dt_score[ds],
+        prep.dt_area[ds],
+        extra,
+        (prep.dt_offsets[k0 : k1 + 1] - d0).astype(np.int64),
+        sim,
+        sim_off,
+        np.asarray(p.iou_thresholds, dtype=np.float64),
+        np.array([a[0] for a in p.area_ranges], dtype=np.float64),
+        np.array([a[1] for a in p.area_ranges], dtype=np.float64),
+        np.array(p.max_dets, dtype=np.int64),
+        np.asarray(p.recall_thresholds, dtype=np.float64),
+        _CODES,
+        np.arange(k1 - k0, dtype=np.int64),
+        full,
+        _cores(),
+    )
+    out = []
+    for r in raw:
+        precision, recall, scores, order, npig, match0, verdict0 = r[:7]
+        everything = FullMatches(*r[7:]) if full else None
+        curves = CategoryCurves(precision, recall, scores, order)
+        out.append(KernelCategory(curves, npig, match0, verdict0, everything))
+    return out

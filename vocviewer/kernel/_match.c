@@ -1,0 +1,818 @@
+/* COCOeval's box IoU, greedy matching and accumulation, per category, in C.
+ *
+ * One call evaluates a set of categories of a prepared evaluation (vocviewer's
+ * families/coco/prepare.py columns: ground truth and detections sorted by category, then
+ * (image, category) group; detections of a group by descending score, stable) and writes, per
+ * category, what pycocotools' evaluateImg + accumulate compute:
+ *
+ *   - the similarity of every (detection, ground truth) pair of a group: maskApi.c bbIou for
+ *     boxes, or a precomputed similarity (masks, OKS) given in pair_up order;
+ *   - the greedy matching per area range and IoU threshold (cocoeval.py evaluateImg l. 273-296;
+ *     lvis/eval.py evaluate_img l. 238-278: the same loop without crowd);
+ *   - dtIgnore / true / false positives (cocoeval.py l. 297-300);
+ *   - precision / recall / scores at the recall thresholds for every detection cap
+ *     (cocoeval.py accumulate l. 362-410).
+ *
+ * Categories are independent: worker threads take them from a shared counter (largest first)
+ * with the GIL released. Every floating-point expression is written in the order the reference
+ * evaluates it, so the results are bit-identical (no fused multiply-add: setup.py passes
+ * -ffp-contract=off, and x86-64 computes doubles in SSE2).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------- */
+/* Inputs and outputs                                                                        */
+
+/* What every category shares: the columns (indexed by prepared position) and the parameters. */
+typedef struct {
+    /* ground truth, by prepared position */
+    const double *gt_box;      /* (Gall, 4) x, y, w, h (NULL with a precomputed similarity) */
+    const int64_t *gt_group;   /* (image, category) group of each */
+    const uint8_t *gt_crowd;   /* iscrowd: may be matched again; IoU over the detection's area */
+    const uint8_t *gt_ignore;  /* ignore flag before the area range */
+    const double *gt_area;     /* the annotation's area field */
+    const uint8_t *gt_id0;     /* a match to it counts as none (pycocotools' dtm == 0 quirk) */
+    const int64_t *gt_off;     /* (K + 1) each category's range */
+    /* detections, by prepared position */
+    const double *dt_box;      /* (Dall, 4) x, y, w, h (NULL with a precomputed similarity) */
+    const int64_t *dt_group;
+    const int64_t *dt_rank;    /* rank within its group (the cap keeps rank < maxDet) */
+    const double *dt_score;
+    const double *dt_area;
+    const uint8_t *dt_extra;   /* ignored when unmatched whatever the area (LVIS's
+                                  not-exhaustive categories); NULL: none */
+    const int64_t *dt_off;
+    /* precomputed similarity, pair_up order per category (NULL: box IoU here) */
+    const double *sim;
+    const int64_t *sim_off;
+    /* parameters */
+    const double *thr;         /* IoU thresholds (T) */
+    const double *area_lo, *area_hi; /* area ranges (A), inclusive */
+    const int64_t *caps;       /* maxDets (M) */
+    const double *rec;         /* recall thresholds (R) */
+    int64_t T, A, M, R;
+    int8_t code_tp, code_fp, code_ignored;
+} Shared;
+
+/* One category's outputs (borrowed from numpy arrays allocated before the GIL is released).
+ * The full matching arrays are optional (NULL: not wanted). */
+typedef struct {
+    int64_t k;
+    double *precision, *recall, *scores; /* (T, R, A, M), (T, A, M), (T, R, A, M) */
+    int64_t *order;            /* (D,) positions in global rank order */
+    int64_t *npig;             /* (A,) */
+    int64_t *match0;           /* (T, D) area "all", rank order: matched GT slice position */
+    int8_t *code0;             /* (T, D) area "all", rank order: TP / FP / ignored code */
+    int64_t *match;            /* (A, T, D) or NULL */
+    uint8_t *gt_ig, *dt_ig, *tp, *fp; /* (A, G), (A, T, D) x3, or NULL */
+} Out;
+
+/* A detection's position and its sort key (`score_key`). */
+typedef struct {
+    uint64_t key;
+    int64_t pos;
+} Keyed;
+
+/* Per-thread scratch memory, grown as needed. */
+typedef struct {
+    double *sim; size_t n_sim;
+    int64_t *groups; size_t n_groups;  /* 5 per group: d0, d1, g0, g1, e0 */
+    int64_t *match; size_t n_match;    /* (T, D) of one area range */
+    uint8_t *flags; size_t n_flags;    /* TP / FP flag (T, D), then GT ignore (G) */
+    int64_t *tmp; size_t n_tmp;        /* merge sort buffer, GT order, selection */
+    uint8_t *taken; size_t n_taken;    /* GT used up at one threshold, by slice position */
+    double *pr; size_t n_pr;           /* precision at each TP */
+    double *best; size_t n_best;       /* each detection's largest similarity */
+    int64_t *at; size_t n_at;          /* rank of each TP */
+    Keyed *keys; size_t n_keys;        /* the rank sort's two buffers */
+} Scratch;
+
+static int grow(void **buf, size_t *have, size_t want, size_t size)
+{
+    if (want <= *have)
+        return 0;
+    void *p = realloc(*buf, (want > 16 ? want : 16) * size);
+    if (p == NULL)
+        return -1;
+    *buf = p;
+    *have = want > 16 ? want : 16;
+    return 0;
+}
+
+#define GROW(s, field, want) grow((void **)&(s)->field, &(s)->n_##field, (want), sizeof(*(s)->field))
+
+/* ---------------------------------------------------------------------------------------- */
+/* Similarity                                                                                */
+
+/* maskApi.c bbIou (l. 109-120) for one pair: 0 without overlap; a crowd GT divides by the
+ * detection's area. `if (w <= 0) continue` lets a NaN through, as there. */
+static double box_iou(const double *D, const double *G, int crowd)
+{
+    double ga = G[2] * G[3], da = D[2] * D[3];
+    double w = fmin(D[2] + D[0], G[2] + G[0]) - fmax(D[0], G[0]);
+    if (w <= 0)
+        return 0.0;
+    double h = fmin(D[3] + D[1], G[3] + G[1]) - fmax(D[1], G[1]);
+    if (h <= 0)
+        return 0.0;
+    double i = w * h;
+    double u = crowd ? da : da + ga - i;
+    return i / u;
+}
+
+/* Every group of category [d_lo, d_hi) x [g_lo, g_hi): detections and ground truth of one
+ * (image, category), and where its similarity rows start (pair_up order: by detection, then
+ * GT). Groups without detections match nothing and are not listed. Returns the group count. */
+static int64_t find_groups(const Shared *S, int64_t d_lo, int64_t d_hi, int64_t g_lo,
+                           int64_t g_hi, Scratch *s, int64_t *n_pairs)
+{
+    int64_t n = 0, g = g_lo, e = 0;
+    for (int64_t d = d_lo; d < d_hi;) {
+        int64_t grp = S->dt_group[d], d1 = d;
+        while (d1 < d_hi && S->dt_group[d1] == grp)
+            d1++;
+        while (g < g_hi && S->gt_group[g] < grp)
+            g++;
+        int64_t g1 = g;
+        while (g1 < g_hi && S->gt_group[g1] == grp)
+            g1++;
+        if (GROW(s, groups, (size_t)(5 * (n + 1))) < 0)
+            return -1;
+        int64_t *q = s->groups + 5 * n++;
+        q[0] = d - d_lo, q[1] = d1 - d_lo, q[2] = g - g_lo, q[3] = g1 - g_lo, q[4] = e;
+        e += (d1 - d) * (g1 - g);
+        d = d1;
+    }
+    *n_pairs = e;
+    return n;
+}
+
+/* The similarity of every pair of the category's groups (box IoU), in pair_up order. */
+static void box_similarities(const Shared *S, int64_t d_lo, int64_t g_lo, const int64_t *groups,
+                             int64_t n_groups, double *sim)
+{
+    for (int64_t q = 0; q < n_groups; q++) {
+        const int64_t *G = groups + 5 * q;
+        double *row = sim + G[4];
+        for (int64_t d = G[0]; d < G[1]; d++)
+            for (int64_t g = G[2]; g < G[3]; g++)
+                *row++ = box_iou(S->dt_box + 4 * (d_lo + d), S->gt_box + 4 * (g_lo + g),
+                                 S->gt_crowd[g_lo + g]);
+    }
+}
+
+/* Each detection's largest similarity in its group (+inf where one is NaN, which may match;
+ * -inf without GT): a detection below a threshold there matches nothing at it. */
+static void row_best(const int64_t *groups, int64_t n_groups, const double *sim, double *best)
+{
+    for (int64_t q = 0; q < n_groups; q++) {
+        const int64_t *G = groups + 5 * q;
+        int64_t n_gt = G[3] - G[2];
+        const double *row = sim + G[4];
+        for (int64_t d = G[0]; d < G[1]; d++, row += n_gt) {
+            double b = -INFINITY;
+            for (int64_t g = 0; g < n_gt; g++)
+                b = isnan(row[g]) ? INFINITY : row[g] > b ? row[g] : b;
+            best[d] = b;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Matching                                                                                  */
+
+/* evaluateImg's order of a group's GT for one area range: the regular ones, then the ignored
+ * ones, each in their order (`np.argsort(gtIg, kind='mergesort')`, cocoeval.py l. 257). */
+static void gt_order(const uint8_t *ig, int64_t g0, int64_t g1, int64_t *perm)
+{
+    int64_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t g = g0; g < g1; g++)
+            if (ig[g] == pass)
+                perm[n++] = g;
+}
+
+/* The GT one detection matches at threshold `t`, or -1 (cocoeval.py l. 276-290):
+ * candidates in `perm` order; a taken non-crowd GT is skipped; once a regular GT is held the
+ * scan stops at the first ignored one; a GT qualifies when its similarity is not below the
+ * best so far (ties go to the later GT; a NaN passes, as `<` is false). */
+static int64_t match_one(const double *row, int64_t g0, const int64_t *perm, int64_t n_gt,
+                         const uint8_t *taken, const uint8_t *crowd, const uint8_t *ig,
+                         double t)
+{
+    double iou = t < 1 - 1e-10 ? t : 1 - 1e-10; /* min([t, 1-1e-10]) */
+    int64_t m = -1;
+    for (int64_t j = 0; j < n_gt; j++) {
+        int64_t g = perm[j];
+        if (taken[g] && !crowd[g])
+            continue;
+        if (m > -1 && !ig[m] && ig[g])
+            break;
+        double v = row[g - g0];
+        if (v < iou)
+            continue;
+        iou = v;
+        m = g;
+    }
+    return m;
+}
+
+/* Match every group of the category at one area range, every threshold: match (T, D) gets the
+ * GT position in the category's slice (-1: none). `ig` is the area's GT ignore flag by slice
+ * position; `best` each detection's largest similarity (`row_best`: below the threshold, no
+ * match); `perm` holds a group's GT order, `taken` a flag per slice position. */
+static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t *groups,
+                       int64_t n_groups, const double *sim, const double *best,
+                       const uint8_t *ig, int64_t *match, int64_t *perm, uint8_t *taken)
+{
+    const uint8_t *crowd = S->gt_crowd + g_lo;
+    for (int64_t i = 0, n = S->T * nd; i < n; i++)
+        match[i] = -1;
+    for (int64_t q = 0; q < n_groups; q++) {
+        const int64_t *G = groups + 5 * q;
+        int64_t g0 = G[2], n_gt = G[3] - G[2];
+        if (n_gt == 0)
+            continue; /* evaluateImg: no ious, nothing matched */
+        gt_order(ig, g0, G[3], perm);
+        for (int64_t t = 0; t < S->T; t++) {
+            double thr = S->thr[t] < 1 - 1e-10 ? S->thr[t] : 1 - 1e-10;
+            memset(taken + g0, 0, (size_t)n_gt);
+            for (int64_t d = G[0]; d < G[1]; d++) {
+                if (best[d] < thr)
+                    continue;
+                const double *row = sim + G[4] + (d - G[0]) * n_gt;
+                int64_t m = match_one(row, g0, perm, n_gt, taken, crowd, ig, S->thr[t]);
+                if (m < 0)
+                    continue;
+                match[t * nd + d] = m;
+                taken[m] = 1;
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Verdicts                                                                                  */
+
+/* GT ignore flags of one area range (cocoeval.py l. 250-254: ignore, or area outside the
+ * inclusive range) by slice position; returns the count of regular GT (npig). */
+static int64_t gt_ignore_at(const Shared *S, int64_t g_lo, int64_t ng, double lo, double hi,
+                            uint8_t *ig)
+{
+    int64_t npig = 0;
+    for (int64_t g = 0; g < ng; g++) {
+        double a = S->gt_area[g_lo + g];
+        ig[g] = S->gt_ignore[g_lo + g] || a < lo || a > hi;
+        npig += !ig[g];
+    }
+    return npig;
+}
+
+/* dtIgnore, TP and FP of one area range (cocoeval.py l. 292-300; lvis/eval.py adds the
+ * not-exhaustive categories to the unmatched ignore rule), as `flag` (T, D) in rank order
+ * (`inv`: each detection's rank position): 1 TP, 2 FP, 0 ignored; as booleans in slice order
+ * where `tp`, `fp`, `dt_ig` are given; for the evidence where `match0`, `code0` are given
+ * (rank order). A match to a GT of id 0 counts as none where `gt_id0` says so (`dtm == 0`).
+ * `out` holds D flags of scratch. */
+static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, const int64_t *inv,
+                     const int64_t *match, const uint8_t *ig, double lo, double hi, uint8_t *out,
+                     uint8_t *flag, uint8_t *tp, uint8_t *fp, uint8_t *dt_ig, int64_t *match0,
+                     int8_t *code0)
+{
+    const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
+    const uint8_t *id0 = S->gt_id0 + g_lo;
+    for (int64_t d = 0; d < nd; d++) {
+        double a = S->dt_area[d_lo + d];
+        out[d] = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
+    }
+    for (int64_t t = 0, T = S->T; t < T; t++) {
+        const int64_t *mt = match + t * nd;
+        uint8_t *ft = flag + t * nd;
+        for (int64_t d = 0; d < nd; d++) {
+            int64_t m = mt[d];
+            if (m < 0) { /* (most detections) */
+                ft[inv[d]] = out[d] ? 0 : 2;
+                continue;
+            }
+            int matched = !id0[m];
+            ft[inv[d]] = ig[m] || (!matched && out[d]) ? 0 : matched ? 1 : 2;
+        }
+        if (tp != NULL)
+            for (int64_t d = 0; d < nd; d++) {
+                uint8_t f = ft[inv[d]];
+                tp[t * nd + d] = f == 1, fp[t * nd + d] = f == 2, dt_ig[t * nd + d] = f == 0;
+            }
+        if (code0 != NULL) {
+            for (int64_t d = 0; d < nd; d++)
+                match0[t * nd + inv[d]] = mt[d];
+            for (int64_t i = 0; i < nd; i++)
+                code0[t * nd + i] = code[ft[i]];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Accumulation                                                                              */
+
+/* A detection's sort key: descending score, NaN last (`np.argsort(-dtScores,
+ * kind='mergesort')`), as an unsigned integer whose order is that of -score (-0.0 and 0.0
+ * equal, as numpy compares them). */
+static uint64_t score_key(double score)
+{
+    if (isnan(score))
+        return UINT64_MAX;
+    double v = score == 0 ? 0.0 : -score;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
+/* Merge the sorted runs a[lo:mid] and a[mid:hi] into b, stably (the left wins ties). */
+static void merge(const Keyed *a, Keyed *b, int64_t lo, int64_t mid, int64_t hi)
+{
+    int64_t i = lo, j = mid, o = lo;
+    while (i < mid && j < hi)
+        b[o++] = a[j].key < a[i].key ? a[j++] : a[i++];
+    while (i < mid)
+        b[o++] = a[i++];
+    while (j < hi)
+        b[o++] = a[j++];
+}
+
+/* Positions [0, n) in rank order: a stable merge sort by descending score (ties keep the
+ * positions' order, which is image then rank order: cocoeval.py l. 364-366), starting from
+ * the runs already in order (each (image, category) group is). `runs` holds n + 1 int64,
+ * `a` and `b` n Keyed each. */
+static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *runs, Keyed *a,
+                       Keyed *b)
+{
+    int64_t n_runs = 0;
+    for (int64_t i = 0; i < n; i++) {
+        a[i].key = score_key(score[i]), a[i].pos = i;
+        if (i == 0 || a[i].key < a[i - 1].key)
+            runs[n_runs++] = i;
+    }
+    runs[n_runs] = n;
+    while (n_runs > 1) {
+        int64_t kept = 0;
+        for (int64_t r = 0; r < n_runs; r += 2) {
+            if (r + 1 < n_runs)
+                merge(a, b, runs[r], runs[r + 1], runs[r + 2]);
+            else
+                memcpy(b + runs[r], a + runs[r], (size_t)(n - runs[r]) * sizeof(Keyed));
+            runs[kept++] = runs[r];
+        }
+        runs[kept] = n;
+        n_runs = kept;
+        Keyed *swap = a;
+        a = b, b = swap;
+    }
+    for (int64_t i = 0; i < n; i++)
+        order[i] = a[i].pos;
+}
+
+/* One (threshold, area, cap) curve (cocoeval.py l. 383-408) of the selected detections: rank
+ * positions `sel[i]`, i < n (`sel` NULL: all, n of them), with `flag` (1: TP, 2: FP, 0:
+ * ignored) and `score` by rank position.
+ *
+ * pycocotools computes precision tp / (fp + tp + eps) at every rank, takes its right-to-left
+ * maximum and samples it where recall tp / npig first reaches each recall threshold
+ * (searchsorted side='left'; zeros from the first threshold past the end). Those ranks are TPs
+ * (the c-th TP, where c / npig first reaches the threshold) or rank 0 (a threshold <= 0);
+ * between two TPs precision only falls. So the maximum right of the c-th TP is the maximum
+ * over the c-th and later TPs, and only the TPs' precisions are computed, with the same
+ * operations on the same values (tp, fp exact in doubles): the same bits. */
+static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t *flag,
+                  const double *score, int64_t npig, double *tp_pr, int64_t *tp_at,
+                  double *recall, double *precision, double *scores, int64_t r_stride)
+{
+    double n_pos = (double)npig;
+    int64_t n_tp = 0, n_fp = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = sel != NULL ? sel[i] : i;
+        uint8_t f = flag[p];
+        n_fp += f == 2;
+        if (f == 1) { /* tp, fp: the cumulative sums, as doubles (exact) */
+            double tp_sum = (double)(n_tp + 1), fp_sum = (double)n_fp;
+            tp_pr[n_tp] = tp_sum / (fp_sum + tp_sum + DBL_EPSILON); /* + np.spacing(1) */
+            tp_at[n_tp++] = p;
+        }
+    }
+    *recall = n ? (double)n_tp / n_pos : 0;
+    for (int64_t c = n_tp - 1; c > 0; c--) /* the right-to-left maximum, at the TPs */
+        if (tp_pr[c] > tp_pr[c - 1])
+            tp_pr[c - 1] = tp_pr[c];
+    int64_t c = 0; /* TPs needed for the threshold: the smallest c with c / npig >= it */
+    for (int64_t r = 0; r < S->R; r++) {
+        if (r > 0 && S->rec[r] < S->rec[r - 1]) /* thresholds not ascending: search again */
+            c = 0;
+        while (c <= n_tp && (double)c / n_pos < S->rec[r])
+            c++;
+        if (c > n_tp || n == 0)
+            break; /* past the last rank */
+        /* c == 0: rank 0, whose maximum to the right is the first TP's (0 without any) */
+        precision[r * r_stride] = c == 0 ? (n_tp ? tp_pr[0] : 0) : tp_pr[c - 1];
+        scores[r * r_stride] = score[c > 0 ? tp_at[c - 1] : sel != NULL ? sel[0] : 0];
+    }
+}
+
+/* All caps and thresholds of one area range `a`. `flag` (T, D) and `score` (D,) by rank
+ * position. Caps that keep as many detections as an earlier one keep the same ones (the caps
+ * nest), so their curves are copied. */
+static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_lo, int64_t nd,
+                            const uint8_t *flag, const double *score, int64_t npig, int64_t *sel,
+                            double *tp_pr, int64_t *tp_at)
+{
+    int64_t T = S->T, R = S->R, A = S->A, M = S->M;
+    int64_t prev_n = -1, prev_m = -1;
+    for (int64_t m = 0; m < M; m++) {
+        int64_t n = 0;
+        for (int64_t i = 0; i < nd; i++)
+            if (S->dt_rank[d_lo + o->order[i]] < S->caps[m])
+                sel[n++] = i;
+        for (int64_t t = 0; t < T; t++) {
+            double *rc = o->recall + (t * A + a) * M + m;
+            double *p = o->precision + ((t * R) * A + a) * M + m;
+            double *sc = o->scores + ((t * R) * A + a) * M + m;
+            if (n == prev_n) {
+                *rc = rc[prev_m - m];
+                for (int64_t r = 0; r < R; r++)
+                    p[r * A * M] = p[r * A * M + prev_m - m],
+                    sc[r * A * M] = sc[r * A * M + prev_m - m];
+                continue;
+            }
+            for (int64_t r = 0; r < R; r++)
+                p[r * A * M] = 0, sc[r * A * M] = 0;
+            curve(S, n == nd ? NULL : sel, n, flag + t * nd, score, npig, tp_pr, tp_at, rc, p,
+                  sc, A * M);
+        }
+        if (n != prev_n)
+            prev_n = n, prev_m = m;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Category `o->k`: similarities, then per area range the matching, the verdicts and the
+ * curves. 0, or -1 (out of memory), -2 (the similarity does not fit the groups). */
+static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
+{
+    int64_t k = o->k, T = S->T;
+    int64_t d_lo = S->dt_off[k], nd = S->dt_off[k + 1] - d_lo;
+    int64_t g_lo = S->gt_off[k], ng = S->gt_off[k + 1] - g_lo;
+    int64_t n_pairs = 0;
+    int64_t n_groups = find_groups(S, d_lo, d_lo + nd, g_lo, g_lo + ng, s, &n_pairs);
+    if (n_groups < 0)
+        return -1;
+    const double *sim = S->sim != NULL ? S->sim + S->sim_off[k] : NULL;
+    if (sim != NULL && S->sim_off[k + 1] - S->sim_off[k] != n_pairs)
+        return -2; /* not this category's pairs */
+    if (sim == NULL) {
+        if (GROW(s, sim, (size_t)n_pairs) < 0)
+            return -1;
+        box_similarities(S, d_lo, g_lo, s->groups, n_groups, s->sim);
+        sim = s->sim;
+    }
+    if (GROW(s, match, (size_t)(T * nd + 1)) < 0 || GROW(s, tmp, (size_t)(ng + 2 * nd + 1)) < 0 ||
+        GROW(s, taken, (size_t)(ng + 1)) < 0 ||
+        GROW(s, flags, (size_t)(T * nd + ng + nd + 1)) < 0 ||
+        GROW(s, pr, (size_t)(2 * nd + 1)) < 0 || GROW(s, at, (size_t)(nd + 1)) < 0 ||
+        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
+        return -1;
+    for (int64_t d = 0; d < nd; d++)
+        s->best[d] = -INFINITY; /* (no GT in its group) */
+    row_best(s->groups, n_groups, sim, s->best);
+    rank_order(S->dt_score + d_lo, nd, o->order, s->tmp, s->keys, s->keys + nd);
+    int64_t *inv = s->tmp + ng + nd; /* each detection's rank position */
+    double *score = s->pr + nd;      /* scores by rank position */
+    for (int64_t i = 0; i < nd; i++)
+        inv[o->order[i]] = i, score[i] = S->dt_score[d_lo + o->order[i]];
+    for (int64_t a = 0; a < S->A; a++) {
+        double lo = S->area_lo[a], hi = S->area_hi[a];
+        uint8_t *flag = s->flags, *ig = s->flags + T * nd, *out = ig + ng;
+        int64_t at = a * T * nd; /* this area's block of the full outputs */
+        int64_t *match = o->match != NULL ? o->match + at : s->match;
+        o->npig[a] = gt_ignore_at(S, g_lo, ng, lo, hi, ig);
+        if (o->gt_ig != NULL)
+            memcpy(o->gt_ig + a * ng, ig, (size_t)ng);
+        match_area(S, g_lo, nd, s->groups, n_groups, sim, s->best, ig, match, s->tmp, s->taken);
+        int full = o->tp != NULL;
+        verdicts(S, g_lo, d_lo, nd, inv, match, ig, lo, hi, out, flag, full ? o->tp + at : NULL,
+                 full ? o->fp + at : NULL, full ? o->dt_ig + at : NULL,
+                 a == 0 ? o->match0 : NULL, a == 0 ? o->code0 : NULL);
+        if (o->npig[a] > 0)
+            accumulate_area(S, o, a, d_lo, nd, flag, score, o->npig[a], s->tmp, s->pr, s->at);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Threads                                                                                   */
+
+typedef struct {
+    const Shared *S;
+    const Out *outs;
+    const int64_t *todo; /* category outputs, largest first */
+    int64_t n;
+    int64_t next;        /* shared counter, under `lock` */
+    int failed;          /* the first error: -1 out of memory, -2 wrong similarity size */
+    pthread_mutex_t lock;
+} Pool;
+
+static void *worker(void *arg)
+{
+    Pool *p = arg;
+    Scratch s;
+    memset(&s, 0, sizeof s);
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int64_t i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n)
+            break;
+        int rc = evaluate_category(p->S, &p->outs[p->todo[i]], &s);
+        if (rc < 0) {
+            pthread_mutex_lock(&p->lock);
+            p->failed = p->failed ? p->failed : rc;
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+    free(s.sim), free(s.groups), free(s.match), free(s.flags), free(s.tmp), free(s.pr), free(s.taken);
+    free(s.at), free(s.best), free(s.keys);
+    return NULL;
+}
+
+/* Evaluate `n` categories on up to `n_threads` threads; 0, or the first error. */
+static int run_pool(const Shared *S, const Out *outs, const int64_t *todo, int64_t n,
+                    int64_t n_threads)
+{
+    Pool p = {S, outs, todo, n, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    if (n_threads > n)
+        n_threads = n;
+    if (n_threads > 64)
+        n_threads = 64;
+    pthread_t th[64];
+    int64_t started = 0;
+    for (int64_t i = 1; i < n_threads; i++)
+        if (pthread_create(&th[started], NULL, worker, &p) == 0)
+            started++;
+    worker(&p);
+    for (int64_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    return p.failed;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Python interface                                                                          */
+
+/* A C-contiguous aligned array of `type` from `obj` (a new reference; NULL with an error). */
+static PyArrayObject *as_array(PyObject *obj, int type)
+{
+    return (PyArrayObject *)PyArray_FROMANY(obj, type, 0, 0,
+                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+}
+
+/* A new array, owned by `keep` (a borrowed reference; NULL with an error). */
+static PyObject *new_array(int nd, npy_intp *dims, int type, PyObject *keep)
+{
+    PyObject *a = PyArray_SimpleNew(nd, dims, type);
+    if (a == NULL)
+        return NULL;
+    int rc = PyList_Append(keep, a);
+    Py_DECREF(a);
+    return rc < 0 ? NULL : a;
+}
+
+/* The arguments of `evaluate`, in order. */
+enum {
+    GT_BOX, GT_GROUP, GT_CROWD, GT_IGNORE, GT_AREA, GT_ID0, GT_OFF,
+    DT_BOX, DT_GROUP, DT_RANK, DT_SCORE, DT_AREA, DT_EXTRA, DT_OFF,
+    SIM, SIM_OFF, THR, AREA_LO, AREA_HI, CAPS, REC, CODES, CATEGORIES, N_ARGS
+};
+
+static const int arg_type[N_ARGS] = {
+    NPY_FLOAT64, NPY_INT64, NPY_UINT8, NPY_UINT8, NPY_FLOAT64, NPY_UINT8, NPY_INT64,
+    NPY_FLOAT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_UINT8, NPY_INT64,
+    NPY_FLOAT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT64, NPY_FLOAT64,
+    NPY_INT8, NPY_INT64};
+
+/* Which arguments may be None. */
+static int optional(int i)
+{
+    return i == GT_BOX || i == DT_BOX || i == DT_EXTRA || i == SIM || i == SIM_OFF;
+}
+
+/* Whether the columns cover what the offsets promise (no read out of bounds). */
+static int consistent(PyArrayObject **arr, const Shared *S, int64_t K)
+{
+    int64_t ng = S->gt_off[K], nd = S->dt_off[K];
+    if (PyArray_SIZE(arr[DT_OFF]) != K + 1 || S->gt_off[0] < 0 || S->dt_off[0] < 0)
+        return 0;
+    for (int64_t k = 0; k < K; k++)
+        if (S->gt_off[k + 1] < S->gt_off[k] || S->dt_off[k + 1] < S->dt_off[k])
+            return 0;
+    for (int i = GT_GROUP; i <= GT_ID0; i++)
+        if (PyArray_SIZE(arr[i]) < ng)
+            return 0;
+    for (int i = DT_GROUP; i <= DT_AREA; i++)
+        if (PyArray_SIZE(arr[i]) < nd)
+            return 0;
+    if (arr[DT_EXTRA] != NULL && PyArray_SIZE(arr[DT_EXTRA]) < nd)
+        return 0;
+    if (S->sim == NULL)
+        return PyArray_SIZE(arr[GT_BOX]) >= 4 * ng && PyArray_SIZE(arr[DT_BOX]) >= 4 * nd;
+    if (PyArray_SIZE(arr[SIM_OFF]) != K + 1 || S->sim_off[0] < 0)
+        return 0;
+    for (int64_t k = 0; k < K; k++)
+        if (S->sim_off[k + 1] < S->sim_off[k])
+            return 0;
+    return PyArray_SIZE(arr[SIM]) >= S->sim_off[K];
+}
+
+/* Allocate one category's outputs (into `keep` and the tuple `*tuple`) and point `q` at them. */
+static int category_outputs(const Shared *S, int64_t k, int full, PyObject *keep, Out *q,
+                            PyObject **tuple)
+{
+    npy_intp T = S->T, R = S->R, A = S->A, M = S->M;
+    npy_intp D = S->dt_off[k + 1] - S->dt_off[k], G = S->gt_off[k + 1] - S->gt_off[k];
+    npy_intp d_prec[4] = {T, R, A, M}, d_rec[3] = {T, A, M}, d_td[2] = {T, D};
+    npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G};
+    PyObject *o[12] = {NULL};
+    int n_out = full ? 12 : 7;
+    o[0] = new_array(4, d_prec, NPY_FLOAT64, keep);
+    o[1] = new_array(3, d_rec, NPY_FLOAT64, keep);
+    o[2] = new_array(4, d_prec, NPY_FLOAT64, keep);
+    o[3] = new_array(1, &D, NPY_INT64, keep);
+    o[4] = new_array(1, &A, NPY_INT64, keep);
+    o[5] = new_array(2, d_td, NPY_INT64, keep);
+    o[6] = new_array(2, d_td, NPY_INT8, keep);
+    if (full) {
+        o[7] = new_array(3, d_atd, NPY_INT64, keep);
+        o[8] = new_array(2, d_ag, NPY_BOOL, keep);
+        for (int j = 9; j < 12; j++)
+            o[j] = new_array(3, d_atd, NPY_BOOL, keep);
+    }
+    for (int j = 0; j < n_out; j++)
+        if (o[j] == NULL)
+            return -1;
+    if ((*tuple = PyTuple_New(n_out)) == NULL)
+        return -1;
+    for (int j = 0; j < n_out; j++) {
+        Py_INCREF(o[j]);
+        PyTuple_SET_ITEM(*tuple, j, o[j]);
+    }
+#define DATA(j, t) ((t *)PyArray_DATA((PyArrayObject *)o[j]))
+    memset(q, 0, sizeof *q);
+    q->k = k;
+    q->precision = DATA(0, double), q->recall = DATA(1, double), q->scores = DATA(2, double);
+    q->order = DATA(3, int64_t), q->npig = DATA(4, int64_t);
+    q->match0 = DATA(5, int64_t), q->code0 = DATA(6, int8_t);
+    if (full) {
+        q->match = DATA(7, int64_t), q->gt_ig = DATA(8, uint8_t), q->dt_ig = DATA(9, uint8_t);
+        q->tp = DATA(10, uint8_t), q->fp = DATA(11, uint8_t);
+    }
+#undef DATA
+    for (npy_intp j = 0; j < T * R * A * M; j++)
+        q->precision[j] = -1, q->scores[j] = -1;
+    for (npy_intp j = 0; j < T * A * M; j++)
+        q->recall[j] = -1;
+    return 0;
+}
+
+/* Order `todo` by descending detection count, so the threads finish together. */
+static void largest_first(const Shared *S, const Out *outs, int64_t *todo, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        todo[i] = i;
+    for (int64_t i = 1; i < n; i++) {
+        int64_t x = todo[i], j = i;
+        int64_t w = S->dt_off[outs[x].k + 1] - S->dt_off[outs[x].k];
+        while (j > 0 &&
+               S->dt_off[outs[todo[j - 1]].k + 1] - S->dt_off[outs[todo[j - 1]].k] < w) {
+            todo[j] = todo[j - 1];
+            j--;
+        }
+        todo[j] = x;
+    }
+}
+
+static PyObject *evaluate(PyObject *self, PyObject *args)
+{
+    PyObject *in[N_ARGS];
+    int full = 0;
+    Py_ssize_t n_threads = 1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn", &in[0], &in[1], &in[2], &in[3],
+                          &in[4], &in[5], &in[6], &in[7], &in[8], &in[9], &in[10], &in[11],
+                          &in[12], &in[13], &in[14], &in[15], &in[16], &in[17], &in[18],
+                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads))
+        return NULL;
+    PyArrayObject *arr[N_ARGS] = {NULL};
+    PyObject *keep = NULL, *result = NULL;
+    Out *outs = NULL;
+    int64_t *todo = NULL;
+    for (int i = 0; i < N_ARGS; i++) {
+        if (in[i] == Py_None && optional(i))
+            continue;
+        if ((arr[i] = as_array(in[i], arg_type[i])) == NULL)
+            goto done;
+    }
+#define P(i, t) (arr[i] != NULL ? (const t *)PyArray_DATA(arr[i]) : NULL)
+    Shared S = {P(GT_BOX, double), P(GT_GROUP, int64_t), P(GT_CROWD, uint8_t),
+                P(GT_IGNORE, uint8_t), P(GT_AREA, double), P(GT_ID0, uint8_t),
+                P(GT_OFF, int64_t), P(DT_BOX, double), P(DT_GROUP, int64_t),
+                P(DT_RANK, int64_t), P(DT_SCORE, double), P(DT_AREA, double),
+                P(DT_EXTRA, uint8_t), P(DT_OFF, int64_t), P(SIM, double), P(SIM_OFF, int64_t),
+                P(THR, double), P(AREA_LO, double), P(AREA_HI, double), P(CAPS, int64_t),
+                P(REC, double), 0, 0, 0, 0, 0, 0, 0};
+    if ((S.sim == NULL) != (S.sim_off == NULL) ||
+        (S.sim == NULL && (S.gt_box == NULL || S.dt_box == NULL))) {
+        PyErr_SetString(PyExc_ValueError, "evaluate: give boxes, or sim with sim_off");
+        goto done;
+    }
+    S.T = PyArray_SIZE(arr[THR]), S.A = PyArray_SIZE(arr[AREA_LO]);
+    S.M = PyArray_SIZE(arr[CAPS]), S.R = PyArray_SIZE(arr[REC]);
+    int64_t K = PyArray_SIZE(arr[GT_OFF]) - 1, n = PyArray_SIZE(arr[CATEGORIES]);
+    if (PyArray_SIZE(arr[AREA_HI]) != S.A || PyArray_SIZE(arr[CODES]) != 3 || K < 0 ||
+        !consistent(arr, &S, K)) {
+        PyErr_SetString(PyExc_ValueError, "evaluate: columns and offsets do not agree");
+        goto done;
+    }
+    const int8_t *codes = P(CODES, int8_t);
+    S.code_tp = codes[0], S.code_fp = codes[1], S.code_ignored = codes[2];
+    const int64_t *cats = P(CATEGORIES, int64_t);
+#undef P
+    outs = calloc((size_t)(n > 0 ? n : 1), sizeof(Out));
+    todo = calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+    keep = PyList_New(0);
+    result = PyList_New(n);
+    if (outs == NULL || todo == NULL || keep == NULL || result == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        PyObject *tuple = NULL;
+        if (cats[i] < 0 || cats[i] >= K) {
+            PyErr_SetString(PyExc_IndexError, "evaluate: category out of range");
+            goto fail;
+        }
+        if (category_outputs(&S, cats[i], full, keep, &outs[i], &tuple) < 0)
+            goto fail;
+        PyList_SET_ITEM(result, i, tuple);
+    }
+    largest_first(&S, outs, todo, n);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_pool(&S, outs, todo, n, n_threads < 1 ? 1 : (int64_t)n_threads);
+    Py_END_ALLOW_THREADS
+    if (rc == -2)
+        PyErr_SetString(PyExc_ValueError, "evaluate: sim does not hold each group's pairs");
+    else if (rc < 0)
+        PyErr_NoMemory();
+    if (rc < 0)
+        goto fail;
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    for (int i = 0; i < N_ARGS; i++)
+        Py_XDECREF(arr[i]);
+    Py_XDECREF(keep);
+    free(outs);
+    free(todo);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"evaluate", evaluate, METH_VARARGS,
+     "evaluate(gt_box, gt_group, gt_crowd, gt_ignore, gt_area, gt_id0, gt_off,\n"
+     "         dt_box, dt_group, dt_rank, dt_score, dt_area, dt_extra, dt_off, sim, sim_off,\n"
+     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads)\n"
+     "\n"
+     "Evaluate `categories` (int64, indices into the *_off ranges) on up to `threads`\n"
+     "threads. Columns are by prepared position: boxes float64 (N, 4) x, y, w, h (None with\n"
+     "`sim`); groups, ranks, offsets int64; flags uint8; areas, scores float64; dt_extra\n"
+     "uint8 or None; sim float64 in pair_up order with sim_off (K + 1), or None; codes int8\n"
+     "(TP, FP, ignored). Returns one tuple per category: precision (T, R, A, M), recall\n"
+     "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 (T, D), code0 (T, D)\n"
+     "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
+     "dt_ignore, tp, fp (A, T, D)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_match",
+    "COCOeval's box IoU, greedy matching and accumulation in C (see _match.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__match(void)
+{
+    import_array();
+    return PyModule_Create(&module);
+}
