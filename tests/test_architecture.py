@@ -186,7 +186,7 @@ def test_layers_import_only_downward(package):
 
 
 #: family names, and the modules that must not test them (DESIGN.md rule 9: one seam)
-FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages")
+FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages", "cvat")
 FAMILY_FOLDERS = tuple(f"{FAMILIES_PACKAGE}.{name}" for name in FAMILIES)
 REGISTRY = "vocviewer.families.registry"
 #: (importer, family folder) pairs allowed across the rule "nothing outside a family's folder
@@ -194,6 +194,11 @@ REGISTRY = "vocviewer.families.registry"
 DECLARED_FAMILY_IMPORTS = {
     ("vocviewer.families.lvis", "vocviewer.families.coco"): "LVIS's protocol is COCO's with "
     "federated rules: its reader, matching, accumulation and analyses extend COCO's",
+    ("vocviewer.families.cvat", "vocviewer.families.coco"): "CVAT / LabelMe are annotation "
+    "tools' formats evaluated by COCO's protocol: converted to COCO's model, COCO's reader and "
+    "evaluation run unchanged",
+    ("vocviewer.families.cvat", "vocviewer.families.voc"): "CVAT / LabelMe evaluated by VOC's "
+    "protocol: converted to VOC's model, VOC's evaluation runs unchanged",
     ("vocviewer.cocoapi", "vocviewer.families.coco"): "pycocotools' COCO / COCOeval / mask API "
     "is COCO's evaluator under pycocotools' names (a public drop-in for training code)",
 }
