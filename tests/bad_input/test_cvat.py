@@ -187,7 +187,7 @@ def test_other_shapes_are_left_out_with_a_warning(
 ) -> None:
     xml = tmp_path / "annotations.xml"
     xml.write_text(CVAT.replace("</image>", '<polyline label="car" points="1,1;5,5"/></image>'))
-    code, out, err = _eval(capsys, xml, tmp_path / "r.json")
+    code, _, err = _eval(capsys, xml, tmp_path / "r.json")
     assert code == 0, err
     assert "annotations.xml:11 (annotations/image[1]/polyline[1])" in err, err
     assert "a <polyline> is not a box or polygon; left out" in err
