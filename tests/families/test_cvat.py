@@ -1,0 +1,62 @@
+"""CVAT / LabelMe readers: what reaches the protocols' models (flags, groups, ids, the summary
+line), beside the parity tests (``tests/parity/test_cvat_parity.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from tests.bad_input.test_cvat import CVAT, _labelme
+from vocviewer.families.registry import open_dataset, sniff
+
+
+def test_cvat_flags_reach_both_models(tmp_path: Path) -> None:
+    from vocviewer.families.cvat.benchmark import read_annotated
+    from vocviewer.families.cvat.convert import voc_model
+
+    xml = tmp_path / "annotations.xml"
+    xml.write_text(CVAT.replace('difficult">false', 'difficult">true'))
+    assert sniff(xml)[1].name == "cvat"
+    ds = open_dataset(xml)  # the window's model: COCO's
+    assert ds.classes == ("car", "dog")
+    assert ds.images.id.tolist() == ["1"]
+    assert ds.objects.occluded.tolist() == [True, False]
+    np.testing.assert_array_equal(ds.objects.box, [[10, 10, 50, 40], [60, 10, 90, 50]])
+    annotated, problems = read_annotated(xml)
+    assert not problems
+    voc = voc_model(annotated, problems, "val")
+    assert voc.box_convention == "voc" and voc.images.id.tolist() == ["a"]
+    assert voc.objects.difficult.tolist() == [True, False]
+    assert voc.images_in_set("val").tolist() == [0]
+
+
+def test_labelme_groups_join_shapes_and_crowd_is_difficult_under_voc(tmp_path: Path) -> None:
+    from vocviewer.families.cvat.benchmark import read_annotated
+    from vocviewer.families.cvat.convert import coco_dict, voc_model
+
+    folder = tmp_path / "lm"
+    folder.mkdir()
+    tri = [[0, 0], [10, 0], [5, 10]]
+    shapes = [
+        {"label": "dog", "points": tri, "group_id": 3, "shape_type": "polygon", "flags": {}},
+        {"label": "dog", "points": [[p[0] + 20, p[1]] for p in tri], "group_id": 3, "flags": {}},
+        {
+            "label": "car",
+            "points": [[50, 40], [10, 10]],
+            "shape_type": "rectangle",
+            "flags": {"iscrowd": True},
+        },
+    ]
+    (folder / "x.json").write_text(json.dumps(_labelme(shapes)))
+    annotated, problems = read_annotated(folder)
+    assert not problems
+    assert "LabelMe JSON, 1 images, 3 shapes in 2 objects, 2 classes" in annotated.summary()
+    coco = coco_dict(annotated)
+    dog, car = coco["annotations"]
+    assert dog["bbox"] == [0.0, 0.0, 30.0, 10.0] and len(dog["segmentation"]) == 2
+    assert car["bbox"] == [10.0, 10.0, 40.0, 30.0] and car["area"] == 1200.0
+    assert (car["iscrowd"], dog["iscrowd"]) == (1, 0)
+    voc = voc_model(annotated, problems, "all")
+    assert voc.objects.difficult.tolist() == [False, True]
