@@ -60,3 +60,39 @@ def test_labelme_groups_join_shapes_and_crowd_is_difficult_under_voc(tmp_path: P
     assert (car["iscrowd"], dog["iscrowd"]) == (1, 0)
     voc = voc_model(annotated, problems, "all")
     assert voc.objects.difficult.tolist() == [False, True]
+
+
+def test_analyze_reads_cvat_by_coco_rules(tmp_path: Path, capsys) -> None:
+    """``vocviewer analyze`` on a CVAT XML: COCO's analysis, its mAP the eval's AP."""
+    from vocviewer.cli import main
+
+    (tmp_path / "gt").mkdir()  # nothing is written beside the dataset
+    xml = tmp_path / "gt" / "annotations.xml"
+    xml.write_text(CVAT)
+    res = tmp_path / "r.json"
+    rows = [
+        {"image_id": 1, "category_id": 1, "bbox": [12, 10, 38, 30], "score": 0.9},
+        {"image_id": 1, "category_id": 2, "bbox": [60, 12, 30, 36], "score": 0.8},
+        {"image_id": 1, "category_id": 2, "bbox": [0, 0, 20, 20], "score": 0.95},
+    ]
+    res.write_text(json.dumps(rows))
+    assert main(["eval", str(xml), "--results", str(res), "--json", str(tmp_path / "e.json")]) == 0
+    assert (
+        main(
+            [
+                "analyze",
+                str(xml),
+                "--results",
+                str(res),
+                "--bootstrap",
+                "10",
+                "--json",
+                str(tmp_path / "a.json"),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    ev = json.loads((tmp_path / "e.json").read_text())
+    an = json.loads((tmp_path / "a.json").read_text())
+    assert an["sets"]["r.json"]["mAP"] == ev["summary"]["AP"] > 0

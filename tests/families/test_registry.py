@@ -259,5 +259,5 @@ def test_analyze_names_a_family_it_does_not_analyse(
     gt, results = _toy_files(tmp_path)
     assert main(["analyze", str(gt), "--results", str(results[0])]) == 1
     err = capsys.readouterr().err
-    titles = "VOC, COCO, VisDrone, ILSVRC, LVIS"
+    titles = "VOC, COCO, VisDrone, ILSVRC, LVIS, CVAT / LabelMe"
     assert err == f"vocviewer: error: {gt}: analyze: Toy is not analysed yet (only {titles})\n"

@@ -85,9 +85,12 @@ COCO_MAP = "COCO AP@[.50:.95], area all, maxDets 100 (summary 'AP')"
 COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 
-def analyze_coco(args: argparse.Namespace) -> AnalyzeOutput:
-    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
-    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read_coco)
+def analyze_coco(
+    args: argparse.Namespace, read: Callable[..., Dataset] = read_coco
+) -> AnalyzeOutput:
+    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON
+    (``read(path, images, masks=...)``: COCO's reader or a family's conversion to COCO's model)."""
+    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []

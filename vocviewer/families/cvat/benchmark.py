@@ -8,7 +8,7 @@ benchmarks; their numbers are a benchmark's protocol applied to them. So the rea
 to the protocol's dataset model at read time (``convert``: a COCO annotation dict read by
 COCO's reader, or a VOC-model ``Dataset``) and COCO's / VOC's evaluation runs unchanged
 (``evaluate_coco_dataset`` / ``evaluate_voc_dataset``: the same printed layout, JSON and
-official-ness). The imports of ``families.coco`` and ``families.voc`` are declared in
+official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The imports of ``families.coco`` and ``families.voc`` are declared in
 ``tests/test_architecture.py``. The window browses the COCO model.
 """
 
@@ -59,6 +59,12 @@ def read_annotated(path: Path, images: Path | None = None) -> tuple[Annotated, l
     raise FormatError(path, "expected a CVAT for images 1.1 XML or LabelMe JSON file(s)")
 
 
+def read_coco_model(path: Path, images: Path | None = None, *, masks: bool = True) -> Dataset:
+    """The CVAT XML or LabelMe folder ``path`` in COCO's model (``convert.coco_model``)."""
+    annotated, problems = read_annotated(path, images)
+    return coco_model(annotated, problems, masks=masks)
+
+
 def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate ``request.results`` on the CVAT / LabelMe ground truth ``request.path`` by the
     protocol asked (COCO's by default); the summary of what was read is the first warning."""
@@ -96,7 +102,7 @@ class CvatBenchmark(ViewDefaults):
     options = (
         CliOption("--images", "CVAT: the image folder (default: beside the XML)", source=True),
     )
-    analyze_tasks: tuple[str, ...] = ()
+    analyze_tasks = ("bbox", "segm")
     priority = 20  # above COCO's: its datasets carry COCO's record too
     hint = "a CVAT for images 1.1 .xml or a folder of LabelMe .json files"
     views = FamilyViews(
@@ -115,8 +121,7 @@ class CvatBenchmark(ViewDefaults):
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
     ) -> Dataset:
-        annotated, problems = read_annotated(path, sources.get("images"))
-        return coco_model(annotated, problems, masks=task != "bbox")
+        return read_coco_model(path, sources.get("images"), masks=task != "bbox")
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return dataset.has_data(ToolSource)
@@ -137,7 +142,11 @@ class CvatBenchmark(ViewDefaults):
         return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise FormatError(None, "vocviewer analyze does not read CVAT / LabelMe yet")
+        if args.protocol not in (None, "coco"):
+            raise FormatError(None, "analyze: CVAT / LabelMe are analysed by COCO's protocol")
+        from vocviewer.families.coco.analyze import analyze_coco
+
+        return analyze_coco(args, read_coco_model)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return coco_view.coco_view_settings(dataset, "COCO")
