@@ -86,10 +86,12 @@ COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 
 def analyze_coco(
-    args: argparse.Namespace, read: Callable[..., Dataset] = read_coco
+    args: argparse.Namespace,
+    read: Callable[..., Dataset] = read_coco,
+    read_results: Callable[..., ResultSet] = read_coco_results,
 ) -> AnalyzeOutput:
     """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON
-    (``read(path, images, masks=...)``: COCO's reader or a family's conversion to COCO's model)."""
+    (``read`` / ``read_results``: COCO's readers, or those of a family read as COCO's)."""
     task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read)
     sets: list[AnalysedSet] = []
     evidence = []
@@ -97,7 +99,7 @@ def analyze_coco(
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     params = CocoParams.for_task(task)
     for name, path in zip(set_names(args.results), args.results, strict=True):
-        results = read_coco_results(dataset, path, task=task)
+        results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
         ev = evaluate_coco(dataset, results, params)
         tide = coco_tide(dataset, results)
