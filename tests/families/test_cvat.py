@@ -96,3 +96,25 @@ def test_analyze_reads_cvat_by_coco_rules(tmp_path: Path, capsys) -> None:
     ev = json.loads((tmp_path / "e.json").read_text())
     an = json.loads((tmp_path / "a.json").read_text())
     assert an["sets"]["r.json"]["mAP"] == ev["summary"]["AP"] > 0
+
+
+def test_convert_to_coco_writes_what_the_evaluation_reads(tmp_path: Path) -> None:
+    """``convert --to coco``: the written JSON is the conversion the evaluation uses; the flags
+    COCO cannot hold are named; nothing is written beside the annotations."""
+    import pytest
+
+    from vocviewer.core.errors import OutputError
+    from vocviewer.families.cvat.benchmark import CvatBenchmark, read_annotated
+    from vocviewer.families.cvat.convert import coco_dict
+
+    (tmp_path / "gt").mkdir()
+    xml = tmp_path / "gt" / "annotations.xml"
+    xml.write_text(CVAT)
+    bench = CvatBenchmark()
+    assert ("cvat", "coco") in bench.conversions
+    msgs = bench.convert("cvat", xml, "coco", tmp_path / "out", [], None, {})
+    written = json.loads((tmp_path / "out" / "instances_annotations.json").read_text())
+    assert written == coco_dict(read_annotated(xml)[0])
+    assert "not written: 1 occluded objects" in msgs[-1]
+    with pytest.raises(OutputError):
+        bench.convert("cvat", xml, "coco", tmp_path / "gt" / "inside", [], None, {})

@@ -15,7 +15,7 @@ official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The impor
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.benchmark import evaluate_coco_dataset
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.cvat import FILES
-from vocviewer.families.cvat.convert import ToolSource, coco_model, voc_model
+from vocviewer.families.cvat.convert import ToolSource, coco_model, voc_model, write_coco
 from vocviewer.families.cvat.cvat_xml import looks_like_cvat, read_cvat_xml
 from vocviewer.families.cvat.labelme import looks_like_labelme, read_labelme
 from vocviewer.families.cvat.shapes import Annotated
@@ -137,6 +137,27 @@ class CvatBenchmark(ViewDefaults):
         if any(Path(p).suffix.lower() == ".txt" for p in paths):  # VOC's per-class files
             return voc_result_sets(paths, "det")
         return one_set_per_path(paths)
+
+    #: ``vocviewer convert`` pairs (source family, target format)
+    conversions = (("cvat", "coco"),)
+
+    def convert(
+        self,
+        source: str,
+        path: Path,
+        to: str,
+        out: Path,
+        results: list[Path],
+        task: str | None,
+        options: Mapping[str, Any],
+    ) -> list[str]:
+        """The CVAT XML / LabelMe folder ``path`` as a COCO annotation JSON in ``out``; COCO
+        results JSONs need no conversion (their ids are already the written ones)."""
+        annotated, _ = read_annotated(path, options.get("images"))
+        msgs = write_coco(annotated, out)
+        if results:
+            msgs.append("results: COCO results JSON already; evaluate them against the new file")
+        return msgs
 
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)

@@ -19,6 +19,7 @@ as the result files name it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -30,6 +31,7 @@ from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco.reader import coco_dataset
 from vocviewer.families.cvat.shapes import Annotated, Shape
+from vocviewer.formats import output
 
 
 @dataclass(frozen=True)
@@ -170,3 +172,28 @@ def voc_model(annotated: Annotated, problems: list[FormatError], image_set: str)
         family_data=(ToolSource(annotated.fmt, "voc", annotated.summary()),),
         roots=(Path(annotated.image_dir),),
     )
+
+
+def write_coco(annotated: Annotated, out: Path) -> list[str]:
+    """``vocviewer convert X --to coco OUT``: ``OUT/instances_<name>.json`` (``coco_dict``),
+    never inside the annotations' or images' folders; the messages say what was written and
+    which flags COCO cannot hold (occluded, difficult, truncated, other attributes)."""
+    source = annotated.path if annotated.path.is_dir() else annotated.path.parent
+    protected = [source, annotated.image_dir]
+    root = output.guard_folder(out, protected)
+    doc = coco_dict(annotated)
+    target = root / f"instances_{annotated.path.stem}.json"
+    output.write_text(target, json.dumps(doc), protected)
+    msgs = [
+        f"wrote {target}: {len(doc['images'])} images, {len(doc['annotations'])} objects "
+        f"(images in {annotated.image_dir}: pass --images {annotated.image_dir})"
+    ]
+    difficult, truncated, occluded, _ = _flags(annotated)
+    lost = [
+        f"{int(n.sum())} {what}"
+        for n, what in ((occluded, "occluded"), (difficult, "difficult"), (truncated, "truncated"))
+        if n.any()
+    ]
+    if lost:
+        msgs.append(f"COCO has no such flags; not written: {', '.join(lost)} objects")
+    return msgs
