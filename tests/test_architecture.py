@@ -186,7 +186,7 @@ def test_layers_import_only_downward(package):
 
 
 #: family names, and the modules that must not test them (DESIGN.md rule 9: one seam)
-FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages", "yolo")
+FAMILIES = ("voc", "coco", "visdrone", "ilsvrc", "lvis", "openimages", "yolo", "cvat")
 FAMILY_FOLDERS = tuple(f"{FAMILIES_PACKAGE}.{name}" for name in FAMILIES)
 REGISTRY = "vocviewer.families.registry"
 #: (importer, family folder) pairs allowed across the rule "nothing outside a family's folder
@@ -197,6 +197,11 @@ DECLARED_FAMILY_IMPORTS = {
     ("vocviewer.families.yolo", "vocviewer.families.coco"): "YOLO is evaluated by COCO's "
     "protocol exactly: its split is read as the COCO document it stands for by COCO's reader and "
     "evaluated by COCO's evaluator and view (nothing copied)",
+    ("vocviewer.families.cvat", "vocviewer.families.coco"): "CVAT / LabelMe are annotation "
+    "tools' formats evaluated by COCO's protocol: converted to COCO's model, COCO's reader and "
+    "evaluation run unchanged",
+    ("vocviewer.families.cvat", "vocviewer.families.voc"): "CVAT / LabelMe evaluated by VOC's "
+    "protocol: converted to VOC's model, VOC's evaluation runs unchanged",
     ("vocviewer.cocoapi", "vocviewer.families.coco"): "pycocotools' COCO / COCOeval / mask API "
     "is COCO's evaluator under pycocotools' names (a public drop-in for training code)",
 }

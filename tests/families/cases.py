@@ -291,6 +291,34 @@ def add_yolo(case: Case, paths: list[Path], dst: Path) -> list[Path]:
     return copied
 
 
+# --- CVAT / LabelMe ----------------------------------------------------------------------------
+def cvat_case(tmp: Path) -> Case:
+    """A CVAT for images 1.1 XML written from coco-mini (``tests.parity.cvat_data``), its images
+    beside it; two COCO results JSONs from different seeds."""
+    from tests.parity import cvat_data as cd
+
+    if not cd.INSTANCES.is_file():
+        import pytest
+
+        pytest.skip("coco-mini is not available")
+    classes, images = cd.sample(multi=False)
+    xml = cd.write_cvat(tmp / "annotations.xml", classes, images)
+    coco = cd.reference_coco(classes, images, [im.coco_id for im in images])
+    sets = []
+    for name, seed in (("a.json", 0), ("b.json", 1)):
+        (tmp / name).write_text(json.dumps(cd.coco_results(coco, seed)))
+        sets.append([tmp / name])
+    images_dir = {"images": cd.COCO_MINI / "val2017"}
+    return Case(xml, (sets[0], sets[1]), "AP", sources=images_dir, cli=["--task", "bbox"])
+
+
+def add_cvat(case: Case, paths: list[Path], dst: Path) -> list[Path]:
+    """``image_id`` = CVAT's image id; ``category_id`` = 1-based class position."""
+    spot = free_spot(case)
+    row = _json_row(int(spot.image_id), spot.label + 1)
+    return Rows("json").rewrite(paths, dst, lambda _, rows: [*rows, row])
+
+
 # --- the toy family (tests/toy_family) ---------------------------------------------------------
 def tally_case(tmp: Path) -> Case:
     """Six images, three classes; A finds most objects, B fewer (distinct scores)."""
@@ -354,6 +382,7 @@ CASES: dict[str, FamilyCase] = {
         lambda t, _: openimages_case(t), Rows("lines", ",", 2, header=True), add_openimages
     ),
     "yolo": FamilyCase(lambda t, _: yolo_case(t), Rows("lines", " ", 5), add_yolo),
+    "cvat": FamilyCase(lambda t, _: cvat_case(t), Rows("json"), add_cvat),
     TOY: FamilyCase(
         lambda t, _: tally_case(t),
         Rows("lines", " ", 2),

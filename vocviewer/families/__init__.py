@@ -1,5 +1,5 @@
 """Benchmark families: one folder per family (``voc``, ``coco``, ``lvis``, ``visdrone``, ``ilsvrc``,
-``openimages``), each implementing the ``Benchmark`` interface (``base``) and listed once in
+``openimages``, ``cvat``), each implementing the ``Benchmark`` interface (``base``) and listed once in
 ``registry.BUILTIN``.
 Nothing outside a family's folder imports it but the registry (by name); no family imports the
 registry. The modules here are the family-free interface and what dispatches over the registry;
@@ -19,6 +19,8 @@ beyond_ap
     The analyses beyond AP (operating point, calibration, LRP) over one ``Evidence``.
 coco/
     COCO.
+cvat/
+    CVAT for images 1.1 XML and LabelMe JSON ground truth, by COCO's or VOC's protocol.
 eval_sets
     ``vocviewer eval`` over several result sets.
 evidence

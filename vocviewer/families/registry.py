@@ -32,6 +32,7 @@ BUILTIN = (
     "vocviewer.families.lvis.benchmark:LvisBenchmark",
     "vocviewer.families.openimages.benchmark:OpenImagesBenchmark",
     "vocviewer.families.yolo.benchmark:YoloBenchmark",
+    "vocviewer.families.cvat.benchmark:CvatBenchmark",
 )
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
@@ -137,9 +138,10 @@ def choose(
     ``FormatError`` if none."""
     pool = registered() if candidates is None else list(candidates)
     if protocol is not None:
-        for b in pool:
-            if protocol in b.protocols:
-                return b
+        answering = [b for b in pool if protocol in b.protocols]
+        if answering:  # several families may answer (a CVAT file by COCO's): the sure sniff
+            score, best = _sniffed(answering, Path(path), dict(sources or {}))
+            return best if best is not None and score >= CERTAIN else answering[0]
     score, best = _sniffed(pool, Path(path), dict(sources or {}))
     if best is not None and score >= CERTAIN:
         return best

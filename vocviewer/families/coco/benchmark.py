@@ -46,6 +46,13 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     task = request.task or "bbox"
     images = request.option("images")
     dataset = opened(request, read_coco(request.path, images, masks=task == "segm"))
+    return evaluate_coco_dataset(request, dataset)
+
+
+def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
+    """``vocviewer eval`` of ``request.results[0]`` on ``dataset`` (read by ``read_coco`` or
+    another family's conversion to COCO's model), by pycocotools' rules."""
+    task = request.task or "bbox"
     keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, task)
     results = read_coco_results(dataset, request.results[0], task=task, keep_going=keep_going)

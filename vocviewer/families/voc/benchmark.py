@@ -82,6 +82,14 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             "cannot tell the image set from the result file names; pass --image-set",
         )
     dataset = opened(request, open_voc(request.path))
+    return evaluate_voc_dataset(request, dataset, image_set, iou)
+
+
+def evaluate_voc_dataset(
+    request: EvalRequest, dataset: Dataset, image_set: str, iou: float = OFFICIAL_IOU
+) -> EvalOutput:
+    """``vocviewer eval`` (det or cls) of ``request.results`` on ``dataset`` (read by
+    ``open_voc`` or another family's conversion to VOC's model), on ``image_set`` at ``iou``."""
     if request.task == "det":  # lost ground truth refused unless --keep-going
         check_ground_truth(dataset, request.keep_going)
     warnings = [str(p) for p in dataset.problems]

@@ -1,0 +1,186 @@
+"""CVAT / LabelMe: the ``Benchmark`` of a CVAT for images 1.1 XML or a LabelMe JSON folder,
+evaluated by COCO's protocol (``--protocol coco``, the default; ``--task bbox|segm``; a COCO
+results JSON) or VOC's (``--protocol voc2012|voc2007``; VOC ``comp*_det_<set>_<class>.txt``
+files).
+
+Why COCO's and VOC's own code, not a copy: these are annotation tools' formats, not
+benchmarks; their numbers are a benchmark's protocol applied to them. So the reader converts
+to the protocol's dataset model at read time (``convert``: a COCO annotation dict read by
+COCO's reader, or a VOC-model ``Dataset``) and COCO's / VOC's evaluation runs unchanged
+(``evaluate_coco_dataset`` / ``evaluate_voc_dataset``: the same printed layout, JSON and
+official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The imports of ``families.coco`` and ``families.voc`` are declared in
+``tests/test_architecture.py``. The window browses the COCO model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.result_sets import one_set_per_path
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+from vocviewer.families.base import (
+    CERTAIN,
+    CliOption,
+    EvalOutput,
+    EvalRequest,
+    FamilyViews,
+    ViewDefaults,
+    opened,
+)
+from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.benchmark import evaluate_coco_dataset
+from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.cvat import FILES
+from vocviewer.families.cvat.convert import ToolSource, coco_model, voc_model, write_coco
+from vocviewer.families.cvat.cvat_xml import looks_like_cvat, read_cvat_xml
+from vocviewer.families.cvat.labelme import looks_like_labelme, read_labelme
+from vocviewer.families.cvat.shapes import Annotated
+from vocviewer.families.views import ViewSettings
+from vocviewer.families.voc.benchmark import evaluate_voc_dataset
+from vocviewer.families.voc.tasks import infer_image_set, voc_result_sets
+
+VOC_PROTOCOLS = ("voc2012", "voc2007")
+#: the image set of the VOC model when the result file names name none
+DEFAULT_SET = "all"
+
+
+def read_annotated(path: Path, images: Path | None = None) -> tuple[Annotated, list[FormatError]]:
+    """A CVAT XML (``images``: its image folder, default beside it) or a LabelMe folder / file."""
+    if looks_like_cvat(path):
+        return read_cvat_xml(path, images)
+    if looks_like_labelme(path):
+        return read_labelme(path)
+    raise FormatError(path, "expected a CVAT for images 1.1 XML or LabelMe JSON file(s)")
+
+
+def read_coco_model(path: Path, images: Path | None = None, *, masks: bool = True) -> Dataset:
+    """The CVAT XML or LabelMe folder ``path`` in COCO's model (``convert.coco_model``)."""
+    annotated, problems = read_annotated(path, images)
+    return coco_model(annotated, problems, masks=masks)
+
+
+def run_eval(request: EvalRequest) -> EvalOutput:
+    """Evaluate ``request.results`` on the CVAT / LabelMe ground truth ``request.path`` by the
+    protocol asked (COCO's by default); the summary of what was read is the first warning."""
+    protocol = request.protocol or "coco"
+    task = request.task or "bbox"
+    if task not in CvatBenchmark.tasks:
+        raise FormatError(request.path, f"--task {task}: expected bbox or segm")
+    annotated, problems = read_annotated(request.path, request.option("images"))
+    if protocol in VOC_PROTOCOLS:
+        if task != "bbox":
+            raise FormatError(None, f"--task {task}: VOC's protocol evaluates boxes (bbox) only")
+        image_set = infer_image_set(request.results, "det") or DEFAULT_SET
+        dataset = opened(request, voc_model(annotated, problems, image_set))
+        out = evaluate_voc_dataset(
+            EvalRequest(request.path, request.results, "det", protocol, request.keep_going),
+            dataset,
+            image_set,
+        )
+    else:
+        if len(request.results) != 1:
+            raise FormatError(request.results[-1], "COCO results are one JSON file")
+        dataset = opened(request, coco_model(annotated, problems, masks=task == "segm"))
+        out = evaluate_coco_dataset(request, dataset)
+    return EvalOutput(out.text, out.payload, [annotated.summary(), *out.warnings])
+
+
+class CvatBenchmark(ViewDefaults):
+    """CVAT for images 1.1 XML or LabelMe JSON (``--images``: CVAT's image folder); evaluated by
+    ``--protocol coco`` (tasks bbox, segm) or ``voc2012`` / ``voc2007`` (boxes)."""
+
+    name = "cvat"
+    title = "CVAT / LabelMe"
+    tasks = ("bbox", "segm")
+    protocols = ("coco", *VOC_PROTOCOLS)
+    options = (
+        CliOption("--images", "CVAT: the image folder (default: beside the XML)", source=True),
+    )
+    analyze_tasks = ("bbox", "segm")
+    priority = 20  # above COCO's: its datasets carry COCO's record too
+    hint = "a CVAT for images 1.1 .xml or a folder of LabelMe .json files"
+    views = FamilyViews(
+        coco_view.evaluate_coco_views,
+        coco_view.rederive_coco_views,
+        "vocviewer.families.coco.analyze:CocoViewAnalyser",
+    )
+    files = FILES
+
+    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
+        return CERTAIN if self.looks_like_dataset(path) else 0.0
+
+    def looks_like_dataset(self, path: Path) -> bool:
+        return looks_like_cvat(path) or looks_like_labelme(path)
+
+    def read_dataset(
+        self, path: Path, sources: dict[str, Path | None], task: str | None = None
+    ) -> Dataset:
+        return read_coco_model(path, sources.get("images"), masks=task != "bbox")
+
+    def reads_results_of(self, dataset: Dataset) -> bool:
+        return dataset.has_data(ToolSource)
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        if len(paths) != 1:
+            raise FormatError(paths[-1], "COCO results are one JSON file")
+        return read_coco_results(dataset, paths[0], **kw)
+
+    def result_sets(
+        self, paths: Sequence[Path], task: str | None = None
+    ) -> list[tuple[str, list[Path]]]:
+        if any(Path(p).suffix.lower() == ".txt" for p in paths):  # VOC's per-class files
+            return voc_result_sets(paths, "det")
+        return one_set_per_path(paths)
+
+    #: ``vocviewer convert`` pairs (source family, target format)
+    conversions = (("cvat", "coco"),)
+
+    def convert(
+        self,
+        source: str,
+        path: Path,
+        to: str,
+        out: Path,
+        results: list[Path],
+        task: str | None,
+        options: Mapping[str, Any],
+    ) -> list[str]:
+        """The CVAT XML / LabelMe folder ``path`` as a COCO annotation JSON in ``out``; COCO
+        results JSONs need no conversion (their ids are already the written ones)."""
+        annotated, _ = read_annotated(path, options.get("images"))
+        msgs = write_coco(annotated, out)
+        if results:
+            msgs.append("results: COCO results JSON already; evaluate them against the new file")
+        return msgs
+
+    def evaluate(self, request: EvalRequest) -> EvalOutput:
+        return run_eval(request)
+
+    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        if args.protocol not in (None, "coco"):
+            raise FormatError(None, "analyze: CVAT / LabelMe are analysed by COCO's protocol")
+        from vocviewer.families.coco.analyze import analyze_coco
+
+        return analyze_coco(args, read_coco_model)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return coco_view.coco_view_settings(dataset, "COCO")
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return coco_view.attach_companions(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        return coco_view.read_coco_view_results(dataset, paths, offload)
