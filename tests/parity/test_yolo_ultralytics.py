@@ -14,15 +14,15 @@ from vocviewer.cli import main
 from vocviewer.families.yolo import ultralytics_rules as ur
 
 
-def test_matching_is_greedy_by_iou_then_first_detection_per_object():
-    """Objects g1, g2; detections d0, d1 with IoU g1-d1 .6, g2-d0 .9, g2-d1 .7. Pairs by IoU:
-    (g2, d0), (g2, d1), (g1, d1); each detection keeps its best: d0-g2, d1-g2; each object
-    then its first detection: g2-d0. So d1 is a false positive at every threshold, although
-    d1-g1 was free at 0.50 (the rule's documented quirk); d0 is true up to 0.90 (IoU .9)."""
+def test_matching_is_greedy_by_confidence_best_free_object_first():
+    """Objects g1, g2; detections d0, d1 (d0 more confident) with IoU g1-d1 .6, g2-d0 .9,
+    g2-d1 .7. d0 takes g2 (its best) at every threshold up to .9 (the ninth, 0.8999...); at .95
+    it takes nothing, so g2 stays free. d1 then takes the best free object: g1 (.6) where g2 is
+    taken — true at .50, .55 and .60 (linspace's third value is exactly 0.6) — and g2 (.7) at
+    .95, false there."""
     iou = np.array([[0.0, 0.6], [0.9, 0.7]])
     correct = ur.match(iou)
-    assert correct[:, 0].tolist() == [True, False]
-    assert correct.tolist() == [[True] * 9 + [False], [False] * 10]
+    assert correct.tolist() == [[True] * 9 + [False], [True] * 3 + [False] * 7]
 
 
 def test_a_perfect_detector_scores_0_995():

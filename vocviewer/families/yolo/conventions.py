@@ -7,8 +7,9 @@ COCO's, on the same detections (mAP50-95, then mAP50):
 2. the confidence threshold: > 0.001 → none;
 3. the interpolation: linear over the envelope with a trapezoid sum and a (recall 1,
    precision 0) end point → COCO's step envelope sampled at 101 recall points;
-4. what is left: the matching rule (greedy by IoU per image vs COCO's greedy by score, the
-   best-IoU free object first), crowd regions and the order of tied scores.
+4. what is left: the matching rule (both greedy by score, the best-IoU free object first; COCO
+   matches per class and area range and prefers real objects to crowd regions), crowd regions
+   and the order of tied scores.
 
 Each step's change is reported with the rule's name and the count of detections or images it
 touched, so the explanation is about this data, not in general.

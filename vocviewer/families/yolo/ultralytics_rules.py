@@ -4,16 +4,19 @@ The rules (``DetectionValidator`` + ``utils/metrics.py``), as this module applie
 
 1. Per image, detections with confidence ``> conf`` (0.001) are kept, highest first, at most
    ``max_det`` (300) over all classes (what its NMS returns).
-2. Matching (``match_predictions``, the default non-scipy rule), per image and per IoU threshold
-   t in 0.50, 0.55, ..., 0.95: IoU (``box_iou``: ``inter / (area_a + area_b - inter + 1e-7)``)
-   is zeroed between boxes of different classes; every (object, detection) pair with IoU >= t is
-   listed and sorted by IoU, highest first; each detection keeps its first (highest-IoU) pair;
-   the survivors, now in detection order, keep one pair per object, the first in that order;
-   the detections left are true positives. It is greedy by IoU, not by confidence as COCO is.
+2. Matching (``match_predictions``, the default non-scipy rule of ultralytics 8.4; checked
+   against 8.4.190), per image and per IoU threshold t in 0.50, 0.55, ..., 0.95: IoU
+   (``box_iou``: ``inter / (area_a + area_b - inter + 1e-7)``) is zeroed between boxes of
+   different classes; the detections, highest confidence first, each take the object not yet
+   taken at t with the highest IoU (the first on ties) and are true positives if that IoU is
+   >= t. Greedy by confidence as COCO is, but without crowd regions, area ranges or COCO's
+   per-class cap. (Releases before 8.4 sorted every pair by IoU instead: each detection kept
+   its best pair, then each object its first detection.)
 3. ``ap_per_class``: all detections sorted by confidence (``np.argsort(-conf)``); per class with
    objects, recall = cumulative TP / (objects + 1e-16), precision = cumulative TP / rank; AP by
-   ``compute_ap``: the curve framed by (recall 0, precision 1) and (recall 1, precision 0), the
-   precision envelope (running maximum from the right), sampled at 101 recall points by linear
+   ``compute_ap``: the curve framed by (recall 0, precision 1) and, after its last point,
+   precision 0 from its last recall to recall 1 (8.4; earlier releases drew a line from the
+   last point to (recall 1, precision 0)), the precision envelope (running maximum from the right), sampled at 101 recall points by linear
    interpolation (``np.interp``) and integrated by the trapezoid rule. mAP50 is the mean of the
    AP at 0.50 over classes with objects, mAP50-95 the mean over the ten thresholds too.
 4. P and R: each class's precision and recall interpolated on 1,000 confidences, F1 averaged
@@ -70,24 +73,28 @@ def box_iou(a: FloatArray, b: FloatArray, eps: float = 1e-7) -> FloatArray:
 
 
 def match(iou: FloatArray, thresholds: FloatArray = IOU_THRESHOLDS) -> BoolArray:
-    """Rule 2: ``iou`` (objects x detections, zero across classes) → correct (detections x
-    thresholds)."""
-    correct = np.zeros((iou.shape[1], len(thresholds)), dtype=bool)
+    """Rule 2: ``iou`` (objects x detections, zero across classes; detections highest
+    confidence first) → correct (detections x thresholds)."""
+    n_obj, n_det = iou.shape
+    correct = np.zeros((n_det, len(thresholds)), dtype=bool)
+    if n_obj == 0:
+        return correct
     for i, t in enumerate(thresholds):
-        pairs = np.array(np.nonzero(iou >= t)).T
-        if len(pairs) > 1:
-            pairs = pairs[iou[pairs[:, 0], pairs[:, 1]].argsort()[::-1]]
-            pairs = pairs[np.unique(pairs[:, 1], return_index=True)[1]]
-            pairs = pairs[np.unique(pairs[:, 0], return_index=True)[1]]
-        if len(pairs):
-            correct[pairs[:, 1], i] = True
+        free = np.ones(n_obj, dtype=bool)
+        for j in range(n_det):
+            offered = np.where(free, iou[:, j], 0.0)
+            best = int(np.argmax(offered))  # the first of equal IoUs
+            if offered[best] >= t:
+                correct[j, i] = True
+                free[best] = False
     return correct
 
 
 def interpolated_ap(recall: FloatArray, precision: FloatArray) -> float:
     """Rule 3's ``compute_ap``: 101-point linear interpolation of the envelope, trapezoid sum."""
-    mrec = np.concatenate(([0.0], recall, [1.0]))
-    mpre = np.concatenate(([1.0], precision, [0.0]))
+    last = recall[-1] if len(recall) else 1.0  # precision falls to 0 at the last recall
+    mrec = np.concatenate(([0.0], recall, [last], [1.0]))
+    mpre = np.concatenate(([1.0], precision, [0.0], [0.0]))
     mpre = np.flip(np.maximum.accumulate(np.flip(mpre)))
     x = np.linspace(0, 1, 101)
     y = np.interp(x, mrec, mpre)
