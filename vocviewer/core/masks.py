@@ -99,9 +99,9 @@ def merge(rles: Sequence[npt.ArrayLike], h: int, w: int, *, intersect: bool = Fa
     if len(rles) == 1:
         return np.asarray(rles[0], dtype=np.int64).copy()
     if (k := _kernel()) is not None:
-        parts = [np.asarray(r, dtype=np.int64).reshape(-1) for r in rles]
-        offsets = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
-        out = k.merge(np.concatenate(parts), offsets, h, w, intersect)
+        runs = [np.asarray(r, dtype=np.int64).reshape(-1) for r in rles]
+        offsets = np.cumsum([0] + [len(r) for r in runs], dtype=np.int64)
+        out = k.merge(np.concatenate(runs), offsets, h, w, intersect)
         if out is not None:
             return out  # type: ignore[no-any-return]
     if intersect:

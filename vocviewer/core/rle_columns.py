@@ -147,8 +147,8 @@ def _undelta(buf: IntArray, n: int, offsets: IntArray) -> IntArray:
 
 def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
     """Compressed RLE strings (``rleToString``) of every mask; inverse of ``from_strings``."""
-    if (k := kernel.load("_rle")) is not None:
-        return k.to_strings(counts, offsets)  # type: ignore[no-any-return]
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.to_strings(counts, offsets)  # type: ignore[no-any-return]
     c = np.asarray(counts, dtype=np.int64)
     m = positions(offsets)
     x = c.copy()
@@ -176,8 +176,8 @@ def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
 
 def areas(counts: IntArray, offsets: IntArray) -> IntArray:
     """Foreground pixels per mask (``rleArea``), int64 (N,)."""
-    if (k := kernel.load("_rle")) is not None:
-        return k.areas(counts, offsets)  # type: ignore[no-any-return]
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.areas(counts, offsets)  # type: ignore[no-any-return]
     parts = [
         _areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
         for a, b in _blocks(offsets)
@@ -200,8 +200,8 @@ def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
     """``rleToBbox`` of every mask: float64 (N, 4) ``x, y, w, h`` (see ``core.masks.to_bbox``:
     an odd last run is dropped, an empty RLE gives zeros, a run that wraps a column spans the
     full height)."""
-    if (k := kernel.load("_rle")) is not None:
-        return k.bboxes(counts, offsets, height)  # type: ignore[no-any-return]
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.bboxes(counts, offsets, height)  # type: ignore[no-any-return]
     h = np.asarray(height, dtype=np.int64)
     parts = [
         _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
