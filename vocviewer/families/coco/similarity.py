@@ -88,21 +88,9 @@ def mask_iou_pairs(
     the others are intersection / union counted on the runs, never on pixels. On the compiled
     kernel where it is built (threads across pairs)."""
     if (k := kernel.load("_rle")) is not None:
-        out = k.iou_pairs(
-            det.counts,
-            det.offsets,
-            det.height,
-            det.width,
-            gt.counts,
-            gt.offsets,
-            gt.height,
-            gt.width,
-            det_row,
-            gt_row,
-            crowd,
-            det_box,
-            gt_box,
-        )
+        det_masks = (det.counts, det.offsets, det.height, det.width)
+        gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
+        out = k.iou_pairs(*det_masks, *gt_masks, det_row, gt_row, crowd, det_box, gt_box)
         if out is not None:
             return out  # type: ignore[no-any-return]
     out = box_iou_pairs(det_box[det_row], gt_box[gt_row], crowd)
