@@ -4,7 +4,9 @@ A mask of ``h x w`` pixels is read in **column-major** order (x outer, y inner: 
 at flat index ``x * h + y``). Its RLE ``counts`` is an int64 vector of alternating run lengths that
 starts with a run of **0s** (possibly of length 0), as ``maskApi.c`` stores it; the runs sum to
 ``h * w``. Functions reproduce the behaviour of pycocotools' mask API bit for bit (polygon
-rasterising, compressed strings, bounding boxes of RLEs, IoU with crowd semantics).
+rasterising, compressed strings, bounding boxes of RLEs, IoU with crowd semantics). Where the
+compiled kernel ``vocviewer.kernel._rle`` is built, the hot ones run there (same results); the
+numpy code below is the fallback and the reference.
 """
 
 from __future__ import annotations
@@ -15,8 +17,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
+
 Counts = npt.NDArray[np.int64]
 _SCALE = 5.0  # maskApi's polygon upsampling factor
+
+
+def _kernel() -> Any:
+    """The compiled RLE kernel, or ``None`` (numpy path)."""
+    return kernel.load("_rle")
 
 
 def encode(mask: npt.ArrayLike) -> Counts:
@@ -24,6 +33,8 @@ def encode(mask: npt.ArrayLike) -> Counts:
 
     Returns int64 ``(m,)``: runs of 0s and 1s alternating, starting with 0s, column-major."""
     m = np.asarray(mask)
+    if m.ndim == 2 and (k := _kernel()) is not None:
+        return k.encode(m != 0)  # type: ignore[no-any-return]
     flat = (m.T.reshape(-1) != 0).astype(np.int8)
     if flat.size == 0:
         return np.zeros(1, dtype=np.int64)
@@ -38,6 +49,8 @@ def encode(mask: npt.ArrayLike) -> Counts:
 def decode(counts: npt.ArrayLike, h: int, w: int) -> npt.NDArray[np.bool_]:
     """Binary mask ``bool (h, w)`` of RLE ``counts``."""
     c = np.asarray(counts, dtype=np.int64)
+    if (k := _kernel()) is not None and (out := k.decode(c, h, w)) is not None:
+        return out  # type: ignore[no-any-return]
     values = (np.arange(len(c)) % 2).astype(bool)
     flat = np.repeat(values, c)
     out = np.zeros(h * w, dtype=bool)
@@ -85,6 +98,12 @@ def merge(rles: Sequence[npt.ArrayLike], h: int, w: int, *, intersect: bool = Fa
         return np.zeros(0, dtype=np.int64)
     if len(rles) == 1:
         return np.asarray(rles[0], dtype=np.int64).copy()
+    if (k := _kernel()) is not None:
+        runs = [np.asarray(r, dtype=np.int64).reshape(-1) for r in rles]
+        offsets = np.cumsum([0] + [len(r) for r in runs], dtype=np.int64)
+        out = k.merge(np.concatenate(runs), offsets, h, w, intersect)
+        if out is not None:
+            return out  # type: ignore[no-any-return]
     if intersect:
         acc = decode(rles[0], h, w)
         for r in rles[1:]:
@@ -159,6 +178,8 @@ def rle_iou(
     Pairs whose RLE bounding boxes do not overlap are 0; a crowd ground truth divides the
     intersection by the detection's area."""
     crowd = np.asarray(iscrowd, dtype=bool).reshape(-1)
+    if (k := _kernel()) is not None and (out := _kernel_rle_iou(k, det, gt, crowd, h)) is not None:
+        return out
     db = np.array([to_bbox(c, h) for c in det]).reshape(-1, 4)
     gb = np.array([to_bbox(c, h) for c in gt]).reshape(-1, 4)
     out = bbox_iou(db, gb, crowd)
@@ -171,12 +192,33 @@ def rle_iou(
     return out
 
 
+def _kernel_rle_iou(
+    k: Any, det: Sequence[npt.ArrayLike], gt: Sequence[npt.ArrayLike], crowd: Any, h: int
+) -> npt.NDArray[np.float64] | None:
+    """``rle_iou`` on the kernel (every pair), or ``None`` where it declines."""
+    tables = []
+    for masks in (det, gt):
+        parts = [np.asarray(c, dtype=np.int64).reshape(-1) for c in masks]
+        counts = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        offsets = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
+        heights = np.full(len(parts), h, dtype=np.int64)
+        tables.append((counts, offsets, heights, k.bboxes(counts, offsets, heights)))
+    (dc, do, dh, db), (gc, go, gh, gb) = tables
+    nd, ng = len(do) - 1, len(go) - 1
+    rows_d = np.repeat(np.arange(nd, dtype=np.int64), ng)
+    rows_g = np.tile(np.arange(ng, dtype=np.int64), nd)
+    out = k.iou_pairs(dc, do, dh, dh, gc, go, gh, gh, rows_d, rows_g, crowd[rows_g], db, gb)
+    return None if out is None else np.asarray(out).reshape(nd, ng)
+
+
 # --- compressed strings (maskApi.c rleToString / rleFrString) ---------------------------------
 
 
 def to_string(counts: npt.ArrayLike) -> str:
     """COCO's compressed RLE string: 5 bits per char (ASCII 48..111), deltas from two back."""
     c = np.asarray(counts, dtype=np.int64)
+    if (k := _kernel()) is not None:
+        return k.to_strings(c.reshape(-1), np.array([0, c.size], dtype=np.int64))[0]  # type: ignore[no-any-return]
     x = c.copy()
     x[3:] -= c[1:-2]
     out: list[str] = []
@@ -194,6 +236,8 @@ def to_string(counts: npt.ArrayLike) -> str:
 
 def from_string(s: str | bytes) -> Counts:
     """RLE counts of a compressed string (inverse of ``to_string``); vectorised."""
+    if (k := _kernel()) is not None and (out := k.from_strings([s])) is not None:
+        return out[0]  # type: ignore[no-any-return]
     raw = s.encode("ascii") if isinstance(s, str) else bytes(s)
     ch = np.frombuffer(raw, dtype=np.uint8).astype(np.int64) - 48
     if ch.size == 0:
@@ -240,8 +284,32 @@ _BATCH_PAIRS = 20_000  # candidate column crossings examined per vectorised pass
 def polygons_to_rle_batch(
     polys: Sequence[npt.ArrayLike], h: npt.ArrayLike, w: npt.ArrayLike
 ) -> list[Counts]:
-    """``polygon_to_rle`` of many polygons in one vectorised pass; ``h``, ``w`` are per polygon
-    (or scalars). Returns the identical counts ``polygon_to_rle(polys[i], h[i], w[i])`` gives.
+    """``polygon_to_rle`` of many polygons in one pass; ``h``, ``w`` are per polygon (or
+    scalars). Returns the identical counts ``polygon_to_rle(polys[i], h[i], w[i])`` gives: on
+    the kernel where it is built (the polygons it declines, non-finite or huge, here)."""
+    k = _kernel()
+    if k is None or len(polys) == 0:
+        return _polygons_numpy(polys, h, w)
+    n = len(polys)
+    hh = np.broadcast_to(np.asarray(h, dtype=np.int64), (n,))
+    ww = np.broadcast_to(np.asarray(w, dtype=np.int64), (n,))
+    flat = [np.asarray(p, dtype=np.float64).reshape(-1) for p in polys]
+    npts = np.array([len(f) // 2 for f in flat], dtype=np.int64)
+    xy = np.concatenate([f[: 2 * m] for f, m in zip(flat, npts.tolist(), strict=True)])
+    counts, offsets, declined = k.polygons(xy, npts, hh, ww)
+    out: list[Counts] = np.split(counts, offsets[1:-1])
+    if len(declined):
+        rows = declined.tolist()
+        redo = _polygons_numpy([flat[i] for i in rows], hh[declined], ww[declined])
+        for i, c in zip(rows, redo, strict=True):
+            out[i] = c
+    return out
+
+
+def _polygons_numpy(
+    polys: Sequence[npt.ArrayLike], h: npt.ArrayLike, w: npt.ArrayLike
+) -> list[Counts]:
+    """``polygons_to_rle_batch`` in numpy, in one vectorised pass.
 
     Only candidate column crossings are evaluated (with ``polygon_to_rle``'s arithmetic): the
     joints between edges; on an x-major edge (``u = t + xs`` steps by 1) the steps from

@@ -4,7 +4,9 @@
 int64 (N + 1,), mask ``i`` being ``counts[offsets[i]:offsets[i + 1]]`` (the layout of
 ``families.coco.columns.RleTable``); the RLE convention is ``core.masks``'. Every function is one vectorised
 pass over all masks and gives, mask by mask, exactly what the single-mask function of
-``core.masks`` (and pycocotools' ``maskApi.c``) gives.
+``core.masks`` (and pycocotools' ``maskApi.c``) gives; on the compiled kernel
+``vocviewer.kernel._rle`` where it is built (``from_strings``, ``to_strings``, ``areas``,
+``bboxes``), the numpy code being the fallback.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from vocviewer import kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -44,6 +48,9 @@ def from_strings(strings: Sequence[str | bytes]) -> tuple[IntArray, IntArray]:
     of over 12 characters (60 bits; ``rleFrString`` would overflow) or is not ASCII;
     ``TypeError`` for an entry that is neither ``str`` nor bytes-like. Works in blocks of about a
     million characters, which keeps the temporaries in reused memory."""
+    k = kernel.load("_rle")
+    if k is not None and type(strings) is list and (out := k.from_strings(strings)) is not None:
+        return out  # type: ignore[no-any-return]
     n = len(strings)
     try:
         raw = "".join(strings).encode("ascii")  # type: ignore[arg-type]
@@ -140,6 +147,8 @@ def _undelta(buf: IntArray, n: int, offsets: IntArray) -> IntArray:
 
 def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
     """Compressed RLE strings (``rleToString``) of every mask; inverse of ``from_strings``."""
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.to_strings(counts, offsets)  # type: ignore[no-any-return]
     c = np.asarray(counts, dtype=np.int64)
     m = positions(offsets)
     x = c.copy()
@@ -167,6 +176,8 @@ def to_strings(counts: IntArray, offsets: IntArray) -> list[str]:
 
 def areas(counts: IntArray, offsets: IntArray) -> IntArray:
     """Foreground pixels per mask (``rleArea``), int64 (N,)."""
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.areas(counts, offsets)  # type: ignore[no-any-return]
     parts = [
         _areas(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a])
         for a, b in _blocks(offsets)
@@ -189,6 +200,8 @@ def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
     """``rleToBbox`` of every mask: float64 (N, 4) ``x, y, w, h`` (see ``core.masks.to_bbox``:
     an odd last run is dropped, an empty RLE gives zeros, a run that wraps a column spans the
     full height)."""
+    if (kern := kernel.load("_rle")) is not None:
+        return kern.bboxes(counts, offsets, height)  # type: ignore[no-any-return]
     h = np.asarray(height, dtype=np.int64)
     parts = [
         _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])

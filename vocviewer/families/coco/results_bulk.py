@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco.columns import RleTable
@@ -207,6 +208,8 @@ def checked_masks(counts: IntArray, offsets: IntArray, h: IntArray, w: IntArray)
     """The decoded masks as an ``RleTable`` if none is empty and each one's runs (none
     negative) sum to ``h * w``, else ``None``."""
     hw = h * w
+    if (k := kernel.load("_rle")) is not None:
+        return RleTable(counts, offsets, h, w) if k.runs_fit(counts, offsets, hw) else None
     if (np.diff(offsets) == 0).any() or counts.min() < 0 or counts.max() > hw.max():
         return None  # (runs within 0 .. max(h * w): their sums cannot overflow)
     if not np.array_equal(np.add.reduceat(counts, offsets[:-1]), hw):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 from vocviewer.families.coco.columns import RleTable
 
@@ -84,7 +85,14 @@ def mask_iou_pairs(
     ``rleToBbox`` by row): float64 (E,).
 
     Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
-    the others are intersection / union counted on the runs, never on pixels."""
+    the others are intersection / union counted on the runs, never on pixels. On the compiled
+    kernel where it is built (threads across pairs)."""
+    if (k := kernel.load("_rle")) is not None:
+        det_masks = (det.counts, det.offsets, det.height, det.width)
+        gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
+        out = k.iou_pairs(*det_masks, *gt_masks, det_row, gt_row, crowd, det_box, gt_box)
+        if out is not None:
+            return out  # type: ignore[no-any-return]
     out = box_iou_pairs(det_box[det_row], gt_box[gt_row], crowd)
     cand = np.flatnonzero(out > 0)
     i, j = det_row[cand], gt_row[cand]

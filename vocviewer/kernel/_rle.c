@@ -1,0 +1,1135 @@
+/* COCO run-length encoded masks, compiled: the hot loops of vocviewer.core.masks / rle_columns.
+ *
+ * Conventions (those of vocviewer/core/masks.py): a mask of h x w pixels is read column-major
+ * (pixel (y, x) at flat index x * h + y); its RLE is an int64 vector of alternating run lengths
+ * starting with a run of 0s (possibly empty). Many masks are held as columns: `counts` (all runs
+ * concatenated) and `offsets` (N + 1), mask i being counts[offsets[i] : offsets[i + 1]].
+ *
+ * Every function gives exactly what the numpy path gives (which is bit-exact to pycocotools'
+ * maskApi.c), computing in int64 where maskApi uses 32-bit integers. Where an input falls outside
+ * what the numpy path handles plainly (a truncated string, a negative run, a non-finite or huge
+ * polygon coordinate...), the function returns None (or names the item it declined) and the
+ * Python caller takes the numpy path, so errors and odd cases stay the numpy path's.
+ *
+ * The pairwise mask IoU releases the GIL and splits its pairs across threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 8
+#define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
+#define POLY_SCALE 5.0        /* maskApi's polygon upsampling */
+#define POLY_MAX_COORD 4.0e15 /* |5 x + .5| below this: every step exact in int64 and double */
+
+/* ---------------------------------------------------------------------------------------- */
+/* small helpers                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Floor division and modulo of int64 (numpy's // and %, for a positive divisor). */
+static inline int64_t floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* A 1-D C-contiguous array of `type` from any array-like (a new reference), or NULL + error. */
+static PyArrayObject *as_array(PyObject *obj, int type) {
+    return (PyArrayObject *)PyArray_FROMANY(obj, type, 1, 1, NPY_ARRAY_IN_ARRAY);
+}
+
+/* Masks as columns: counts and offsets, checked so that every mask's slice is in bounds. */
+typedef struct {
+    const int64_t *counts;
+    const int64_t *offsets;
+    Py_ssize_t n; /* number of masks */
+} Columns;
+
+static int columns_from(PyArrayObject *counts, PyArrayObject *offsets, Columns *out) {
+    Py_ssize_t nc = PyArray_SIZE(counts), no = PyArray_SIZE(offsets);
+    const int64_t *off = (const int64_t *)PyArray_DATA(offsets);
+    if (no < 1) {
+        PyErr_SetString(PyExc_ValueError, "offsets must have N + 1 entries");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < no; i++) {
+        if (off[i] < 0 || off[i] > nc || (i > 0 && off[i] < off[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "offsets must rise within the counts");
+            return -1;
+        }
+    }
+    out->counts = (const int64_t *)PyArray_DATA(counts);
+    out->offsets = off;
+    out->n = no - 1;
+    return 0;
+}
+
+static inline const int64_t *mask_runs(const Columns *t, Py_ssize_t i, int64_t *len) {
+    *len = t->offsets[i + 1] - t->offsets[i];
+    return t->counts + t->offsets[i];
+}
+
+/* A new 1-D int64 array holding a copy of `n` values. */
+static PyObject *int64_array(const int64_t *values, Py_ssize_t n) {
+    npy_intp dims[1] = {n};
+    PyObject *arr = PyArray_SimpleNew(1, dims, NPY_INT64);
+    if (arr != NULL && n > 0) memcpy(PyArray_DATA((PyArrayObject *)arr), values, n * 8);
+    return arr;
+}
+
+/* Run `work(ctx, lo, hi)` over [0, n) split across threads (the GIL released by the caller). */
+typedef void (*RangeWork)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t lo, hi;
+} RangeJob;
+
+static void *range_job(void *arg) {
+    RangeJob *job = (RangeJob *)arg;
+    job->work(job->ctx, job->lo, job->hi);
+    return NULL;
+}
+
+static int thread_count(Py_ssize_t n) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long by_work = (long)(n / PAIRS_PER_THREAD);
+    long k = cores < by_work ? cores : by_work;
+    if (k > MAX_THREADS) k = MAX_THREADS;
+    return k < 1 ? 1 : (int)k;
+}
+
+static void split_range(RangeWork work, void *ctx, Py_ssize_t n) {
+    int k = thread_count(n);
+    pthread_t threads[MAX_THREADS];
+    RangeJob jobs[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 0; t < k; t++) {
+        jobs[t] = (RangeJob){work, ctx, n * t / k, n * (t + 1) / k};
+        if (t > 0) started[t] = pthread_create(&threads[t], NULL, range_job, &jobs[t]) == 0;
+    }
+    range_job(&jobs[0]);
+    for (int t = 1; t < k; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else range_job(&jobs[t]); /* no thread to be had: do its share here */
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* compressed strings: maskApi.c rleFrString / rleToString                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The chars of one list entry (an ASCII str, or bytes); 0 if it is anything else. */
+static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *len) {
+    if (PyUnicode_Check(item)) {
+        if (PyUnicode_READY(item) < 0 || !PyUnicode_IS_ASCII(item)) return 0;
+        *chars = (const unsigned char *)PyUnicode_1BYTE_DATA(item);
+        *len = PyUnicode_GET_LENGTH(item);
+        return 1;
+    }
+    if (PyBytes_Check(item)) {
+        *chars = (const unsigned char *)PyBytes_AS_STRING(item);
+        *len = PyBytes_GET_SIZE(item);
+        return 1;
+    }
+    return 0;
+}
+
+/* Decode one string's values into `out` (as rleFrString: 5 bits per char from char 48, bit
+ * 0x20 = more chars follow, the last char's bit 0x10 = negative; then counts[m] += counts[m-2]
+ * for m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
+ * has over 12 chars (60 bits), as the numpy path refuses. */
+static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out) {
+    Py_ssize_t m = 0, p = 0;
+    while (p < len) {
+        uint64_t low = 0;
+        int k = 0;
+        unsigned char c = (unsigned char)(s[p] - 48);
+        while (c & 0x20) { /* continuation chars: 5 low bits each */
+            if (k == 11 || p + 1 >= len) return -1;
+            low |= (uint64_t)(c & 0x1f) << (5 * k);
+            k++;
+            c = (unsigned char)(s[++p] - 48);
+        }
+        p++;
+        int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
+        int64_t x = (int64_t)(low + ((uint64_t)top << (5 * k)));
+        if (m > 2) x += out[m - 2];
+        out[m++] = x;
+    }
+    return m;
+}
+
+/* The strings of from_strings, gathered while holding the GIL (`keep` owns them). */
+typedef struct {
+    const unsigned char **chars;
+    Py_ssize_t *len;
+    int64_t *offsets; /* first: values per string; then their running sum */
+    int64_t *counts;
+    volatile int declined;
+} StringsJob;
+
+static void count_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StringsJob *job = (StringsJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi; i++) { /* one value ends at each char without 0x20 */
+        const unsigned char *s = job->chars[i];
+        int64_t values = 0;
+        for (Py_ssize_t p = 0; p < job->len[i]; p++) values += !((unsigned char)(s[p] - 48) & 0x20);
+        job->offsets[i + 1] = values;
+    }
+}
+
+static void decode_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StringsJob *job = (StringsJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi && !job->declined; i++) {
+        if (decode_string(job->chars[i], job->len[i], job->counts + job->offsets[i]) < 0)
+            job->declined = 1;
+    }
+}
+
+/* from_strings(list) -> (counts int64, offsets int64) | None (numpy path: an entry neither an
+ * ASCII str nor bytes, or see decode_string). Counts, then decodes, in threads across strings. */
+static PyObject *py_from_strings(PyObject *self, PyObject *args) {
+    PyObject *list, *keep, *counts = NULL, *offsets = NULL, *res = NULL;
+    if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list)) return NULL;
+    keep = PyList_GetSlice(list, 0, PyList_GET_SIZE(list)); /* the strings stay alive */
+    if (keep == NULL) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(keep);
+    npy_intp doff[1] = {n + 1};
+    StringsJob job = {malloc(sizeof(char *) * (size_t)(n + 1)),
+                      malloc(sizeof(Py_ssize_t) * (size_t)(n + 1)), NULL, NULL, 0};
+    offsets = PyArray_SimpleNew(1, doff, NPY_INT64);
+    if (!job.chars || !job.len || !offsets) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!entry_chars(PyList_GET_ITEM(keep, i), &job.chars[i], &job.len[i])) {
+            res = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    job.offsets = PyArray_DATA((PyArrayObject *)offsets);
+    job.offsets[0] = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(count_range, &job, n);
+    for (Py_ssize_t i = 0; i < n; i++) job.offsets[i + 1] += job.offsets[i];
+    Py_END_ALLOW_THREADS;
+    npy_intp dc[1] = {job.offsets[n]};
+    counts = PyArray_SimpleNew(1, dc, NPY_INT64);
+    if (counts == NULL) goto done;
+    job.counts = PyArray_DATA((PyArrayObject *)counts);
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(decode_range, &job, n);
+    Py_END_ALLOW_THREADS;
+    res = job.declined ? Py_NewRef(Py_None) : Py_BuildValue("(OO)", counts, offsets);
+done:
+    if (res == NULL && !PyErr_Occurred()) PyErr_NoMemory();
+    free(job.chars);
+    free(job.len);
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_DECREF(keep);
+    return res;
+}
+
+/* Encode one mask's runs as rleToString does (value minus the one two back, m > 2; 5 bits a
+ * char, low bits first, 0x20 while more follow; done when the rest is 0, or -1 after a char
+ * with bit 0x10). Returns the number of chars written to `out` (room: 13 per run). */
+static Py_ssize_t encode_string(const int64_t *runs, int64_t m, char *out) {
+    Py_ssize_t p = 0;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t x = runs[i] - (i > 2 ? runs[i - 2] : 0);
+        int more = 1;
+        while (more) {
+            int c = (int)(x & 0x1f);
+            x >>= 5; /* arithmetic shift (gcc, clang, msvc): numpy's >> */
+            more = (c & 0x10) ? x != -1 : x != 0;
+            if (more) c |= 0x20;
+            out[p++] = (char)(c + 48);
+        }
+    }
+    return p;
+}
+
+/* to_strings(counts, offsets) -> list[str]. */
+static PyObject *py_to_strings(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo;
+    if (!PyArg_ParseTuple(args, "OO", &oc, &oo)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    PyObject *list = NULL;
+    char *buf = NULL;
+    Columns t;
+    if (ac == NULL || ao == NULL || columns_from(ac, ao, &t) < 0) goto done;
+    int64_t longest = 0;
+    for (Py_ssize_t i = 0; i < t.n; i++) {
+        int64_t len = t.offsets[i + 1] - t.offsets[i];
+        if (len > longest) longest = len;
+    }
+    buf = malloc((size_t)(13 * longest + 1));
+    list = buf ? PyList_New(t.n) : PyErr_NoMemory();
+    for (Py_ssize_t i = 0; list != NULL && i < t.n; i++) {
+        int64_t m;
+        const int64_t *runs = mask_runs(&t, i, &m);
+        Py_ssize_t len = encode_string(runs, m, buf);
+        PyObject *s = PyUnicode_New(len, 127);
+        if (s == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        memcpy(PyUnicode_1BYTE_DATA(s), buf, len);
+        PyList_SET_ITEM(list, i, s);
+    }
+done:
+    free(buf);
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    return list;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* area and bounding box: maskApi.c rleArea / rleToBbox                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+/* rleArea: the sum of the odd-position runs. */
+static int64_t mask_area(const int64_t *runs, int64_t m) {
+    int64_t a = 0;
+    for (int64_t j = 1; j < m; j += 2) a += runs[j];
+    return a;
+}
+
+/* rleToBbox of one mask into bb[4] = x, y, w, h: it visits the first pixel after every even
+ * run and the last pixel of every odd run (an odd last run is dropped); a foreground run that
+ * starts in one column and ends in a later one spans the full height. Empty: zeros. Floor
+ * division as the numpy path (maskApi's unsigned arithmetic agrees on valid masks). */
+static void mask_bbox(const int64_t *runs, int64_t m, int64_t h, double *bb) {
+    m = (m / 2) * 2;
+    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+    if (m == 0 || h <= 0) return;
+    int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
+    int64_t x = 0, base = 0; /* the column of the last pixel visited, and its first index */
+    int wrap = 0;
+    for (int64_t j = 0; j < m; j++) {
+        cc += runs[j];
+        int64_t t = cc - (j % 2);
+        if (t < base || t - base >= h) { /* another column (mostly the next): divide */
+            x = t - base < 2 * h && t >= base ? x + 1 : floor_div(t, h);
+            base = x * h;
+        }
+        int64_t y = t - base;
+        if (j % 2 == 0) xp = x;
+        else if (xp < x) wrap = 1;
+        if (x < xs) xs = x;
+        if (x > xe) xe = x;
+        if (y < ys) ys = y;
+        if (y > ye) ye = y;
+    }
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+}
+
+typedef struct {
+    Columns t;
+    const int64_t *h;
+    int64_t *area;
+    double *box;
+} MaskJob;
+
+static void area_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    MaskJob *job = (MaskJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        int64_t m;
+        const int64_t *runs = mask_runs(&job->t, i, &m);
+        job->area[i] = mask_area(runs, m);
+    }
+}
+
+static void bbox_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    MaskJob *job = (MaskJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        int64_t m;
+        const int64_t *runs = mask_runs(&job->t, i, &m);
+        mask_bbox(runs, m, job->h[i], job->box + 4 * i);
+    }
+}
+
+/* areas(counts, offsets) -> int64 (N,). */
+static PyObject *py_areas(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &oc, &oo)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    Columns t;
+    if (ac == NULL || ao == NULL || columns_from(ac, ao, &t) < 0) goto done;
+    npy_intp dims[1] = {t.n};
+    res = PyArray_SimpleNew(1, dims, NPY_INT64);
+    if (res == NULL) goto done;
+    MaskJob job = {t, NULL, PyArray_DATA((PyArrayObject *)res), NULL};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(area_range, &job, t.n);
+    Py_END_ALLOW_THREADS;
+done:
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    return res;
+}
+
+/* bboxes(counts, offsets, height) -> float64 (N, 4). */
+static PyObject *py_bboxes(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo, *oh, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &oh)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    PyArrayObject *ah = as_array(oh, NPY_INT64);
+    Columns t;
+    if (ac == NULL || ao == NULL || ah == NULL || columns_from(ac, ao, &t) < 0) goto done;
+    if (PyArray_SIZE(ah) != t.n) {
+        PyErr_SetString(PyExc_ValueError, "one height per mask");
+        goto done;
+    }
+    npy_intp dims[2] = {t.n, 4};
+    res = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
+    if (res == NULL) goto done;
+    MaskJob job = {t, PyArray_DATA(ah), NULL, PyArray_DATA((PyArrayObject *)res)};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(bbox_range, &job, t.n);
+    Py_END_ALLOW_THREADS;
+done:
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    Py_XDECREF(ah);
+    return res;
+}
+
+/* runs_fit(counts, offsets, hw) -> bool: every mask has runs, none negative or over max(hw),
+ * and mask i's runs sum to hw[i] (the check of results' decoded strings). */
+static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo, *ohw, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &ohw)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    PyArrayObject *ahw = as_array(ohw, NPY_INT64);
+    Columns t;
+    if (!ac || !ao || !ahw || columns_from(ac, ao, &t) < 0) goto done;
+    if (PyArray_SIZE(ahw) != t.n) {
+        PyErr_SetString(PyExc_ValueError, "one size per mask");
+        goto done;
+    }
+    const int64_t *hw = PyArray_DATA(ahw);
+    int64_t top = INT64_MIN;
+    for (Py_ssize_t i = 0; i < t.n; i++) top = hw[i] > top ? hw[i] : top;
+    int fit = 1;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; fit && i < t.n; i++) {
+        int64_t m, sum = 0;
+        const int64_t *runs = mask_runs(&t, i, &m);
+        for (int64_t j = 0; j < m; j++) {
+            fit &= runs[j] >= 0 && runs[j] <= top;
+            sum += runs[j]; /* runs within 0 .. top: no overflow for any real mask count */
+        }
+        fit &= m > 0 && sum == hw[i];
+    }
+    Py_END_ALLOW_THREADS;
+    res = PyBool_FromLong(fit);
+done:
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    Py_XDECREF(ahw);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* mask IoU of pairs: maskApi.c rleIou (with bbIou as its filter)                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A walk over one mask's foreground runs as flat-index intervals [start, end). */
+typedef struct {
+    const int64_t *runs;
+    int64_t m, j, pos, start, end; /* j: the next odd run; pos: where run j - 1 ends */
+} FgWalk;
+
+static void fg_begin(FgWalk *w, const int64_t *runs, int64_t m) {
+    w->runs = runs;
+    w->m = m;
+    w->j = 1;
+    w->pos = m > 0 ? runs[0] : 0;
+    w->start = w->end = 0;
+}
+
+/* Steps to the next foreground interval; 0 when none is left, -1 on a negative run. */
+static int fg_next(FgWalk *w) {
+    if (w->j >= w->m) return 0;
+    int64_t len = w->runs[w->j], gap = w->j + 1 < w->m ? w->runs[w->j + 1] : 0;
+    if (len < 0 || gap < 0) return -1;
+    w->start = w->pos;
+    w->end = w->pos + len;
+    w->pos = w->end + gap;
+    w->j += 2;
+    return 1;
+}
+
+/* Pixels set in both masks (the overlaps of their foreground intervals, walked together: what
+ * rleIou's joint run walk counts as `i`), and each mask's area (rleArea) on the way; -1 on a
+ * negative run (the numpy path then decides). */
+static int64_t mask_intersection(const int64_t *a, int64_t ma, const int64_t *b, int64_t mb,
+                                 int64_t *area_a, int64_t *area_b) {
+    FgWalk wa, wb;
+    fg_begin(&wa, a, ma);
+    fg_begin(&wb, b, mb);
+    if ((ma > 0 && a[0] < 0) || (mb > 0 && b[0] < 0)) return -1;
+    int ra = fg_next(&wa), rb = fg_next(&wb);
+    int64_t inter = 0, sa = 0, sb = 0;
+    if (ra > 0) sa += wa.end - wa.start;
+    if (rb > 0) sb += wb.end - wb.start;
+    while (ra > 0 && rb > 0) {
+        int64_t lo = wa.start > wb.start ? wa.start : wb.start;
+        int64_t hi = wa.end < wb.end ? wa.end : wb.end;
+        if (hi > lo) inter += hi - lo;
+        if (wa.end <= wb.end) {
+            if ((ra = fg_next(&wa)) > 0) sa += wa.end - wa.start;
+        } else if ((rb = fg_next(&wb)) > 0) {
+            sb += wb.end - wb.start;
+        }
+    }
+    while (ra > 0 && (ra = fg_next(&wa)) > 0) sa += wa.end - wa.start;
+    while (rb > 0 && (rb = fg_next(&wb)) > 0) sb += wb.end - wb.start;
+    *area_a = sa;
+    *area_b = sb;
+    return (ra < 0 || rb < 0) ? -1 : inter;
+}
+
+/* bbIou's test that two x, y, w, h boxes overlap with a positive IoU (same expressions). */
+static int boxes_overlap(const double *d, const double *g, int crowd) {
+    double da = d[2] * d[3], ga = g[2] * g[3];
+    double w = fmin(d[2] + d[0], g[2] + g[0]) - fmax(d[0], g[0]);
+    if (w <= 0) return 0;
+    double h = fmin(d[3] + d[1], g[3] + g[1]) - fmax(d[1], g[1]);
+    if (h <= 0) return 0;
+    double i = w * h, u = crowd ? da : da + ga - i;
+    return i / u > 0;
+}
+
+typedef struct {
+    Columns det, gt;
+    const int64_t *det_h, *det_w, *gt_h, *gt_w, *det_row, *gt_row;
+    const uint8_t *crowd;
+    const double *det_box, *gt_box;
+    double *out;
+    volatile int declined;
+} IouJob;
+
+/* rleIou of one pair: 0 unless the boxes overlap; -1 for masks of different sizes; else
+ * intersection / union (a crowd GT: / the detection's area), 0 without intersection. */
+static double pair_iou(IouJob *job, Py_ssize_t e) {
+    int64_t i = job->det_row[e], j = job->gt_row[e];
+    int crowd = job->crowd[e] != 0;
+    if (!boxes_overlap(job->det_box + 4 * i, job->gt_box + 4 * j, crowd)) return 0.0;
+    if (job->det_h[i] != job->gt_h[j] || job->det_w[i] != job->gt_w[j]) return -1.0;
+    int64_t md, mg;
+    const int64_t *d = mask_runs(&job->det, i, &md), *g = mask_runs(&job->gt, j, &mg);
+    int64_t d_area, g_area, inter = mask_intersection(d, md, g, mg, &d_area, &g_area);
+    if (inter < 0) {
+        job->declined = 1;
+        return 0.0;
+    }
+    if (inter == 0) return 0.0;
+    int64_t uni = crowd ? d_area : d_area + g_area - inter;
+    return (double)inter / (double)(uni > 1 ? uni : 1);
+}
+
+static void iou_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    IouJob *job = (IouJob *)ctx;
+    for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, e);
+}
+
+/* Checks a row index array against its table; -1 + IndexError if one is out of range. */
+static int rows_in_range(const int64_t *rows, Py_ssize_t n, Py_ssize_t limit) {
+    for (Py_ssize_t e = 0; e < n; e++) {
+        if (rows[e] < 0 || rows[e] >= limit) {
+            PyErr_SetString(PyExc_IndexError, "mask row out of range");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* iou_pairs(det_counts, det_offsets, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
+ *           det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
+ * Per pair e: rleIou of det mask det_row[e] and GT mask gt_row[e] (crowd[e]: the GT is a
+ * crowd); *_box are the tables' rleToBbox rows (N, 4). None: a negative run met. */
+static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
+    PyObject *o[13];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]))
+        return NULL;
+    static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
+    PyArrayObject *a[13] = {NULL};
+    PyObject *res = NULL;
+    IouJob job;
+    for (int k = 0; k < 13; k++) {
+        PyObject *src = o[k];
+        if (k == 10) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
+        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= 11 ? 2 : 1,
+                                                       NPY_ARRAY_IN_ARRAY)
+                   : NULL;
+        if (k == 10) Py_XDECREF(src);
+        if (a[k] == NULL) goto done;
+    }
+    if (columns_from(a[0], a[1], &job.det) < 0 || columns_from(a[4], a[5], &job.gt) < 0)
+        goto done;
+    Py_ssize_t e = PyArray_SIZE(a[8]);
+    if (PyArray_SIZE(a[2]) != job.det.n || PyArray_SIZE(a[3]) != job.det.n ||
+        PyArray_SIZE(a[6]) != job.gt.n || PyArray_SIZE(a[7]) != job.gt.n ||
+        PyArray_SIZE(a[9]) != e || PyArray_SIZE(a[10]) != e ||
+        PyArray_SIZE(a[11]) != 4 * job.det.n || PyArray_SIZE(a[12]) != 4 * job.gt.n) {
+        PyErr_SetString(PyExc_ValueError, "iou_pairs: array sizes disagree");
+        goto done;
+    }
+    job.det_h = PyArray_DATA(a[2]);
+    job.det_w = PyArray_DATA(a[3]);
+    job.gt_h = PyArray_DATA(a[6]);
+    job.gt_w = PyArray_DATA(a[7]);
+    job.det_row = PyArray_DATA(a[8]);
+    job.gt_row = PyArray_DATA(a[9]);
+    job.crowd = PyArray_DATA(a[10]);
+    job.det_box = PyArray_DATA(a[11]);
+    job.gt_box = PyArray_DATA(a[12]);
+    job.declined = 0;
+    if (rows_in_range(job.det_row, e, job.det.n) < 0 || rows_in_range(job.gt_row, e, job.gt.n) < 0)
+        goto done;
+    npy_intp dims[1] = {e};
+    res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (res == NULL) goto done;
+    job.out = PyArray_DATA((PyArrayObject *)res);
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(iou_range, &job, e);
+    Py_END_ALLOW_THREADS;
+    if (job.declined) {
+        Py_SETREF(res, Py_NewRef(Py_None));
+    }
+done:
+    for (int k = 0; k < 13; k++) Py_XDECREF(a[k]);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* merge: maskApi.c rleMerge (union / intersection), canonical output                        */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t start, end;
+} Interval;
+
+static int interval_cmp(const void *pa, const void *pb) {
+    int64_t a = ((const Interval *)pa)->start, b = ((const Interval *)pb)->start;
+    return (a > b) - (a < b);
+}
+
+/* Canonical counts of sorted intervals (overlapping or touching ones joined, empty ones
+ * dropped): a first run of 0s (maybe empty), no other empty run, a last run of 0s up to hw
+ * when the union ends before it; [hw] without intervals. Returns the counts written. */
+static int64_t canonical_counts(const Interval *iv, int64_t n, int64_t hw, int64_t *out) {
+    int64_t m = 0, prev = 0, k = 0;
+    while (k < n && iv[k].end <= iv[k].start) k++;
+    while (k < n) {
+        int64_t start = iv[k].start, reach = iv[k].end;
+        for (k++; k < n && (iv[k].end <= iv[k].start || iv[k].start <= reach); k++) {
+            if (iv[k].end > iv[k].start && iv[k].end > reach) reach = iv[k].end;
+        }
+        out[m++] = start - prev;
+        out[m++] = reach - start;
+        prev = reach;
+    }
+    if (m == 0 || prev < hw) out[m++] = hw - prev;
+    return m;
+}
+
+/* Foreground intervals of one mask appended to `iv` (clipped to [0, clip) when clip >= 0). */
+static int64_t append_intervals(const int64_t *runs, int64_t m, int64_t clip, Interval *iv) {
+    int64_t n = 0, pos = 0;
+    for (int64_t j = 0; j < m; j++) {
+        int64_t end = pos + runs[j];
+        if (j % 2 == 1) {
+            Interval v = {pos, end};
+            if (clip >= 0 && v.end > clip) v.end = clip;
+            if (v.end > v.start) iv[n++] = v;
+        }
+        pos = end;
+    }
+    return n;
+}
+
+/* Intersection of two sorted disjoint interval lists into `out`; returns its length. */
+static int64_t intersect_intervals(const Interval *a, int64_t na, const Interval *b, int64_t nb,
+                                   Interval *out) {
+    int64_t i = 0, j = 0, n = 0;
+    while (i < na && j < nb) {
+        int64_t lo = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t hi = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (hi > lo) out[n++] = (Interval){lo, hi};
+        if (a[i].end <= b[j].end) i++;
+        else j++;
+    }
+    return n;
+}
+
+/* merge(counts, offsets, h, w, intersect) -> int64 counts | None. Union: every foreground
+ * interval, sorted, joined (rleMerge's `va || vb`). Intersection: the masks as pixels (runs
+ * past h * w cut, short masks padded with 0s), intersected (`va && vb`). None for a negative
+ * run in an intersection (the numpy path raises). Zero masks: empty; one: itself. */
+static PyObject *py_merge(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo, *res = NULL;
+    long long h, w;
+    int intersect;
+    if (!PyArg_ParseTuple(args, "OOLLp", &oc, &oo, &h, &w, &intersect)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    Interval *iv = NULL, *tmp = NULL;
+    int64_t *out = NULL;
+    Columns t;
+    if (ac == NULL || ao == NULL || columns_from(ac, ao, &t) < 0) goto done;
+    int64_t total = t.offsets[t.n] - t.offsets[0], hw = (int64_t)h * (int64_t)w;
+    if (t.n <= 1) {
+        int64_t m = 0;
+        const int64_t *runs = t.n ? mask_runs(&t, 0, &m) : NULL;
+        res = int64_array(runs, m);
+        goto done;
+    }
+    for (int64_t k = t.offsets[0]; intersect && k < t.offsets[t.n]; k++) {
+        if (t.counts[k] < 0) {
+            res = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    iv = malloc(sizeof(Interval) * (size_t)(total + 1));
+    tmp = malloc(sizeof(Interval) * (size_t)(2 * total + 2));
+    out = malloc(sizeof(int64_t) * (size_t)(2 * total + 2));
+    if (!iv || !tmp || !out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t n = 0, m;
+    if (!intersect) {
+        for (Py_ssize_t i = 0; i < t.n; i++) {
+            const int64_t *runs = mask_runs(&t, i, &m);
+            n += append_intervals(runs, m, -1, iv + n);
+        }
+        qsort(iv, (size_t)n, sizeof(Interval), interval_cmp);
+    } else {
+        const int64_t *runs = mask_runs(&t, 0, &m);
+        n = append_intervals(runs, m, hw, iv);
+        for (Py_ssize_t i = 1; i < t.n; i++) {
+            runs = mask_runs(&t, i, &m);
+            int64_t nb = append_intervals(runs, m, hw, tmp);
+            Interval *both = tmp + nb; /* room: 2 total + 2 >= nb + (n + nb) */
+            int64_t nr = intersect_intervals(iv, n, tmp, nb, both);
+            memmove(iv, both, sizeof(Interval) * (size_t)nr);
+            n = nr;
+        }
+    }
+    res = int64_array(out, canonical_counts(iv, n, hw, out));
+done:
+    free(iv);
+    free(tmp);
+    free(out);
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* polygons: maskApi.c rleFrPoly                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A growable int64 vector. */
+typedef struct {
+    int64_t *v;
+    int64_t n, cap;
+} Vec;
+
+static int vec_push(Vec *b, int64_t x) {
+    if (b->n == b->cap) {
+        int64_t cap = b->cap ? 2 * b->cap : 256;
+        int64_t *v = realloc(b->v, sizeof(int64_t) * (size_t)cap);
+        if (v == NULL) return -1;
+        b->v = v;
+        b->cap = cap;
+    }
+    b->v[b->n++] = x;
+    return 0;
+}
+
+/* Sorts a[0 .. n) ascending: quicksort (median of three, the smaller side recursed) down to
+ * short runs, then insertion sort; the crossings come in long monotone stretches. */
+static void sort_int64(int64_t *a, int64_t n) {
+    while (n > 24) {
+        int64_t x = a[0], y = a[n / 2], z = a[n - 1];
+        int64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = 0, j = n - 1;
+        while (i <= j) { /* Hoare partition around the pivot's value */
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                int64_t t = a[i];
+                a[i++] = a[j];
+                a[j--] = t;
+            }
+        }
+        if (j + 1 < n - i) { /* a[0 .. j] and a[i .. n): recurse on the smaller */
+            sort_int64(a, j + 1);
+            a += i;
+            n -= i;
+        } else {
+            sort_int64(a + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (int64_t i = 1; i < n; i++) {
+        int64_t t = a[i], j = i;
+        for (; j > 0 && a[j - 1] > t; j--) a[j] = a[j - 1];
+        a[j] = t;
+    }
+}
+
+/* One polygon's vertices on rleFrPoly's x5 grid: (int)(5 * coordinate + .5), truncated toward
+ * zero, in int64; 0 if a coordinate is not finite or too large for exact int64 / double steps
+ * (the numpy path handles those). */
+static int grid_vertices(const double *xy, int64_t k, int64_t *x, int64_t *y) {
+    for (int64_t j = 0; j < k; j++) {
+        double gx = POLY_SCALE * xy[2 * j] + .5, gy = POLY_SCALE * xy[2 * j + 1] + .5;
+        if (!(fabs(gx) < POLY_MAX_COORD) || !(fabs(gy) < POLY_MAX_COORD)) return 0;
+        x[j] = (int64_t)gx;
+        y[j] = (int64_t)gy;
+    }
+    return 1;
+}
+
+/* The walk along the upsampled boundary: each point compared with the one before it. */
+typedef struct {
+    int64_t h, w, pu, pv;
+    int started;
+    Vec *cross; /* flat indices x * h + y where the boundary crosses a pixel column */
+} PolyWalk;
+
+/* rleFrPoly's second loop, for one boundary point (u, v) after (pu, pv): where u changes, the
+ * column xd = (min-ish u + .5) / 5 - .5 counts if whole and inside the image, at row
+ * ceil(clip((min v + .5) / 5 - .5, 0, h)). */
+static int walk_point(PolyWalk *pw, int64_t u, int64_t v) {
+    int64_t pu = pw->pu, pv = pw->pv;
+    int started = pw->started;
+    pw->pu = u;
+    pw->pv = v;
+    pw->started = 1;
+    if (!started || u == pu) return 0;
+    double xd = (double)(u < pu ? u : u - 1);
+    xd = (xd + .5) / POLY_SCALE - .5;
+    if (floor(xd) != xd || xd < 0 || xd > (double)(pw->w - 1)) return 0;
+    double yd = (double)(v < pv ? v : pv);
+    yd = (yd + .5) / POLY_SCALE - .5;
+    if (yd < 0) yd = 0;
+    else if (yd > (double)pw->h) yd = (double)pw->h;
+    yd = ceil(yd);
+    return vec_push(pw->cross, (int64_t)xd * pw->h + (int64_t)yd);
+}
+
+/* One edge of rleFrPoly's first loop, (xs, ys) -> (xe, ye) on the x5 grid: `span` + 1 points
+ * one grid unit apart along its major axis (numbered from the end with the smaller major
+ * coordinate, but visited in the edge's own direction: flip), the minor coordinate rounded as
+ * (int)(c + s t + .5). */
+typedef struct {
+    int64_t xs, ys, span;
+    int xmajor, flip;
+    double s;
+} Edge;
+
+static Edge make_edge(int64_t xs, int64_t ys, int64_t xe, int64_t ye) {
+    int64_t dx = llabs(xe - xs), dy = llabs(ys - ye);
+    Edge e = {xs, ys, dx >= dy ? dx : dy, dx >= dy, (dx >= dy && xs > xe) || (dx < dy && ys > ye),
+              0.0};
+    if (e.flip) {
+        e.xs = xe;
+        e.ys = ye;
+    }
+    double num = e.xmajor ? (double)(e.flip ? ys - ye : ye - ys) : (double)(e.flip ? xs - xe : xe - xs);
+    e.s = e.span > 0 ? num / (double)e.span : 0.0; /* a point edge: s is never used */
+    return e;
+}
+
+/* The edge's d-th point visited (d = 0 .. span). */
+static void edge_point(const Edge *e, int64_t d, int64_t *u, int64_t *v) {
+    int64_t t = e->flip ? e->span - d : d;
+    if (e->xmajor) {
+        *u = t + e->xs;
+        *v = (int64_t)((double)e->ys + e->s * (double)t + .5);
+    } else {
+        *v = t + e->ys;
+        *u = (int64_t)((double)e->xs + e->s * (double)t + .5);
+    }
+}
+
+/* The step from point d - 1 to point d, through walk_point. */
+static int walk_step(PolyWalk *pw, const Edge *e, int64_t d) {
+    int64_t u, v;
+    edge_point(e, d - 1, &pw->pu, &pw->pv);
+    pw->started = 1;
+    edge_point(e, d, &u, &v);
+    return walk_point(pw, u, v);
+}
+
+/* The step at which u goes between m and m + 1 (u is monotone in d, steps of at most 1: a
+ * y-major edge, |s| < 1): the first d with u(d) past m, by bisection. */
+static int64_t step_past(const Edge *e, int64_t m, int rising) {
+    int64_t lo = 1, hi = e->span;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2, u, v;
+        edge_point(e, mid, &u, &v);
+        if (rising ? u > m : u <= m) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* rleFrPoly's walk along one edge, visiting only the steps that can count in walk_point: the
+ * first point (after the previous edge's last), and the steps where u leaves a value
+ * m = 5 q + 2 whose column q is in the image (the others give a fractional or outside xd).
+ * Along an x-major edge u moves by 1 each step, so that step is found directly; along a y-major
+ * edge, by bisection. The edge's last point is left as the previous one. */
+static int walk_edge(PolyWalk *pw, int64_t xs, int64_t ys, int64_t xe, int64_t ye) {
+    Edge e = make_edge(xs, ys, xe, ye);
+    int64_t u0, v0, u1, v1;
+    edge_point(&e, 0, &u0, &v0);
+    if (walk_point(pw, u0, v0) < 0) return -1;
+    if (e.span == 0) return 0;
+    edge_point(&e, e.span, &u1, &v1);
+    int rising = u1 > u0;
+    int64_t lo = rising ? u0 : u1, hi = (rising ? u1 : u0) - 1, last = 5 * (pw->w - 1) + 2;
+    if (lo < 2) lo = 2;
+    if (hi > last) hi = last;
+    for (int64_t m = lo + (((2 - lo) % 5) + 5) % 5; m <= hi; m += 5) {
+        int64_t d = e.xmajor ? (rising ? m - u0 + 1 : u0 - m) : step_past(&e, m, rising);
+        if (walk_step(pw, &e, d) < 0) return -1;
+    }
+    pw->pu = u1;
+    pw->pv = v1;
+    pw->started = 1;
+    return 0;
+}
+
+/* rleFrPoly's last step: the crossings (and h * w) sorted, differenced into runs, an empty run
+ * after the first swallowing the run after it into the run before it. Appends to `out`. */
+static int crossings_to_runs(Vec *cross, int64_t hw, Vec *out) {
+    if (vec_push(cross, hw) < 0) return -1;
+    int64_t *a = cross->v, k = cross->n, p = 0;
+    sort_int64(a, k);
+    for (int64_t j = 0; j < k; j++) {
+        int64_t t = a[j];
+        a[j] -= p;
+        p = t;
+    }
+    int64_t j = 0;
+    if (vec_push(out, a[j++]) < 0) return -1;
+    while (j < k) {
+        if (a[j] > 0) {
+            if (vec_push(out, a[j++]) < 0) return -1;
+        } else if (++j < k) {
+            out->v[out->n - 1] += a[j++];
+        }
+    }
+    return 0;
+}
+
+/* One polygon of k points into `out`; 1 done, 0 declined (numpy path), -1 out of memory. */
+static int polygon_runs(const double *xy, int64_t k, int64_t h, int64_t w, int64_t *x,
+                        int64_t *y, Vec *cross, Vec *out) {
+    if (!grid_vertices(xy, k, x, y)) return 0;
+    PolyWalk pw = {h, w, 0, 0, 0, cross};
+    cross->n = 0;
+    for (int64_t j = 0; j < k; j++) {
+        if (walk_edge(&pw, x[j], y[j], x[(j + 1) % k], y[(j + 1) % k]) < 0) return -1;
+    }
+    return crossings_to_runs(cross, h * w, out) < 0 ? -1 : 1;
+}
+
+/* polygons(xy, npoints, h, w) -> (counts, offsets, declined int64) | error.
+ * xy: float64, every polygon's x0, y0, x1, y1, ... concatenated; npoints: int64 (P,) points per
+ * polygon; h, w: int64 (P,). Polygon i's RLE is counts[offsets[i] : offsets[i + 1]], empty for
+ * the polygons listed in `declined` (for the numpy path). */
+static PyObject *py_polygons(PyObject *self, PyObject *args) {
+    PyObject *oxy, *ok, *oh, *ow, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &oxy, &ok, &oh, &ow)) return NULL;
+    PyArrayObject *axy = as_array(oxy, NPY_FLOAT64), *ak = as_array(ok, NPY_INT64);
+    PyArrayObject *ah = as_array(oh, NPY_INT64), *aw = as_array(ow, NPY_INT64);
+    Vec out = {0}, cross = {0}, declined = {0};
+    int64_t *x = NULL, *y = NULL, *offsets = NULL;
+    if (!axy || !ak || !ah || !aw) goto done;
+    Py_ssize_t n = PyArray_SIZE(ak);
+    const int64_t *k = PyArray_DATA(ak), *h = PyArray_DATA(ah), *w = PyArray_DATA(aw);
+    const double *xy = PyArray_DATA(axy);
+    int64_t total = 0, longest = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (k[i] < 0) break;
+        total += k[i];
+        if (k[i] > longest) longest = k[i];
+    }
+    if (PyArray_SIZE(ah) != n || PyArray_SIZE(aw) != n || 2 * total != PyArray_SIZE(axy)) {
+        PyErr_SetString(PyExc_ValueError, "polygons: array sizes disagree");
+        goto done;
+    }
+    x = malloc(sizeof(int64_t) * (size_t)(longest + 1));
+    y = malloc(sizeof(int64_t) * (size_t)(longest + 1));
+    offsets = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!x || !y || !offsets) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int status = 0;
+    offsets[0] = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < n && status >= 0; i++) {
+        status = polygon_runs(xy, k[i], h[i], w[i], x, y, &cross, &out);
+        if (status == 0) status = vec_push(&declined, i);
+        offsets[i + 1] = out.n;
+        xy += 2 * k[i];
+    }
+    Py_END_ALLOW_THREADS;
+    if (status < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    res = Py_BuildValue("(NNN)", int64_array(out.v, out.n), int64_array(offsets, n + 1),
+                        int64_array(declined.v, declined.n));
+done:
+    free(out.v);
+    free(cross.v);
+    free(declined.v);
+    free(x);
+    free(y);
+    free(offsets);
+    Py_XDECREF(axy);
+    Py_XDECREF(ak);
+    Py_XDECREF(ah);
+    Py_XDECREF(aw);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* binary masks: maskApi.c rleEncode / rleDecode                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+/* encode(mask bool (h, w), any strides) -> int64 counts: runs column-major (x outer, y inner),
+ * alternating from a run of 0s; an empty mask gives [0]. */
+static PyObject *py_encode(PyObject *self, PyObject *args) {
+    PyArrayObject *m;
+    if (!PyArg_ParseTuple(args, "O!", &PyArray_Type, &m)) return NULL;
+    if (PyArray_NDIM(m) != 2 || PyArray_TYPE(m) != NPY_BOOL) {
+        PyErr_SetString(PyExc_TypeError, "encode expects a 2-D bool array");
+        return NULL;
+    }
+    npy_intp h = PyArray_DIM(m, 0), w = PyArray_DIM(m, 1);
+    npy_intp sy = PyArray_STRIDE(m, 0), sx = PyArray_STRIDE(m, 1);
+    const char *data = PyArray_BYTES(m);
+    int64_t runs = 1;
+    char prev = 0;
+    for (npy_intp x = 0; x < w; x++) { /* first pass: how many runs */
+        for (npy_intp y = 0; y < h; y++) {
+            char b = data[x * sx + y * sy] != 0;
+            runs += b != prev;
+            prev = b;
+        }
+    }
+    npy_intp dims[1] = {runs};
+    PyObject *res = PyArray_SimpleNew(1, dims, NPY_INT64);
+    if (res == NULL) return NULL;
+    int64_t *out = PyArray_DATA((PyArrayObject *)res), c = 0, k = 0;
+    prev = 0;
+    for (npy_intp x = 0; x < w; x++) {
+        for (npy_intp y = 0; y < h; y++) {
+            char b = data[x * sx + y * sy] != 0;
+            if (b != prev) {
+                out[k++] = c;
+                c = 0;
+                prev = b;
+            }
+            c++;
+        }
+    }
+    out[k] = c;
+    return res;
+}
+
+/* decode(counts, h, w) -> bool (h, w) | None: runs alternate 0s and 1s column-major; runs past
+ * h * w are cut, a short RLE is padded with 0s. None for a negative run or size (numpy path). */
+static PyObject *py_decode(PyObject *self, PyObject *args) {
+    PyObject *oc;
+    long long h, w;
+    if (!PyArg_ParseTuple(args, "OLL", &oc, &h, &w)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64);
+    if (ac == NULL) return NULL;
+    const int64_t *c = PyArray_DATA(ac);
+    Py_ssize_t m = PyArray_SIZE(ac);
+    int ok = h >= 0 && w >= 0;
+    for (Py_ssize_t j = 0; ok && j < m; j++) ok = c[j] >= 0;
+    if (!ok) {
+        Py_DECREF(ac);
+        Py_RETURN_NONE;
+    }
+    npy_intp dims[2] = {(npy_intp)w, (npy_intp)h}; /* column-major: filled as (w, h) */
+    PyObject *flat = PyArray_ZEROS(2, dims, NPY_BOOL, 0);
+    if (flat == NULL) {
+        Py_DECREF(ac);
+        return NULL;
+    }
+    char *px = PyArray_BYTES((PyArrayObject *)flat);
+    int64_t hw = (int64_t)h * (int64_t)w, pos = 0;
+    for (Py_ssize_t j = 0; j < m && pos < hw; j++) {
+        int64_t end = pos + c[j] < hw ? pos + c[j] : hw;
+        if (j % 2 == 1) memset(px + pos, 1, (size_t)(end - pos));
+        pos = end;
+    }
+    Py_DECREF(ac);
+    PyObject *res = PyArray_Transpose((PyArrayObject *)flat, NULL);
+    Py_DECREF(flat);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* module                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"from_strings", py_from_strings, METH_VARARGS,
+     "from_strings(list) -> (counts, offsets) | None: compressed RLE strings decoded."},
+    {"to_strings", py_to_strings, METH_VARARGS,
+     "to_strings(counts, offsets) -> list[str]: compressed RLE strings."},
+    {"areas", py_areas, METH_VARARGS, "areas(counts, offsets) -> int64 (N,)."},
+    {"bboxes", py_bboxes, METH_VARARGS, "bboxes(counts, offsets, height) -> float64 (N, 4)."},
+    {"runs_fit", py_runs_fit, METH_VARARGS,
+     "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
+    {"iou_pairs", py_iou_pairs, METH_VARARGS,
+     "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
+     "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},
+    {"merge", py_merge, METH_VARARGS,
+     "merge(counts, offsets, h, w, intersect) -> int64 | None: union / intersection."},
+    {"polygons", py_polygons, METH_VARARGS,
+     "polygons(xy, npoints, h, w) -> (counts, offsets, declined): rleFrPoly of each."},
+    {"encode", py_encode, METH_VARARGS, "encode(bool (h, w)) -> int64 counts."},
+    {"decode", py_decode, METH_VARARGS, "decode(counts, h, w) -> bool (h, w) | None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_rle", "COCO RLE masks: the compiled loops of core.masks.", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__rle(void) {
+    import_array();
+    return PyModule_Create(&module);
+}
