@@ -221,7 +221,10 @@ def summarize(
                 "cpu_median": statistics.median(r["cpu"] for r in rs),
                 "peak_mb_median": statistics.median(r["peak_mb"] for r in rs),
                 "eval_median": statistics.median(ev) if ev else None,
-                "max_diff": agreement(rs[0].get("stats"), ref),
+                "reference": e == REFERENCE[protocol],
+                "max_diff": None
+                if e == REFERENCE[protocol]
+                else agreement(rs[0].get("stats"), ref),
             }
         )
     peers = [r for r in rows if not r["evaluator"].startswith("vocviewer")]
@@ -242,7 +245,8 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     for r in sorted(rows, key=lambda r: r["wall_min"]):
         ev = f"{r['eval_median']:.2f}" if r["eval_median"] is not None else "-"
         d = r["max_diff"]
-        diff = "ref" if d is None else f"{d:.1e}" + (" DIFFERS" if d > TOLERANCE else "")
+        diff = "reference" if r["reference"] else "no reference run" if d is None else f"{d:.1e}"
+        diff += " DIFFERS" if d is not None and d > TOLERANCE else ""
         ratio = f"{r['ratio_min']:.2f}x" if "ratio_min" in r else "-"
         med = f"{r['ratio_median']:.2f}x" if "ratio_median" in r else "-"
         print(
