@@ -134,6 +134,13 @@ def files(
     return gt, res
 
 
+def scratch(workdir: Path) -> Path:
+    """A new empty file in ``workdir`` for a child to write its numbers into."""
+    fd, name = tempfile.mkstemp(suffix=".json", dir=workdir)
+    os.close(fd)
+    return Path(name)
+
+
 def child_env(vocviewer_path: Path) -> dict[str, str]:
     path = os.pathsep.join(p for p in (str(vocviewer_path), os.environ.get("PYTHONPATH")) if p)
     return {**os.environ, "PYTHONPATH": path}
@@ -165,7 +172,7 @@ def spawn(cmd: list[str], env: dict[str, str], timeout: float) -> dict[str, Any]
 def measure(evaluator: str, w: Workload, gt: Path, res: Path, args: Any) -> dict[str, Any]:
     """One fresh-process measurement of ``evaluator``: ``spawn``'s numbers plus the summary
     numbers (``stats``) and, for the API evaluators, the phases the child timed."""
-    out = Path(tempfile.mkstemp(suffix=".json", dir=args.workdir)[1])
+    out = scratch(args.workdir)
     try:
         if evaluator == "vocviewer-cli":
             cmd = [sys.executable, "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
@@ -321,7 +328,7 @@ def run_profile(args: Any, workloads: list[str]) -> dict[str, Any]:
         cli, bare, missing = [], [], set()
         for _ in range(args.repeat):
             bare.append(spawn([sys.executable, "-c", "pass"], env, args.timeout)["wall"])
-            out = Path(tempfile.mkstemp(suffix=".json", dir=args.workdir)[1])
+            out = scratch(args.workdir)
             cmd = [sys.executable, str(HERE / "profile_child.py"), w.protocol, w.iou]
             r = spawn([*cmd, str(gt), str(res), str(out), repr(time.time())], env, args.timeout)
             if r["rc"] != 0:
