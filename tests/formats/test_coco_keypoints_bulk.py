@@ -14,6 +14,7 @@ import pytest
 
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import results_entries
 from vocviewer.families.coco import results_reader as cr
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
@@ -54,7 +55,7 @@ def test_a_clean_keypoint_file_is_read_in_bulk_as_load_res_reads_it(
     assert cols is not None  # the bulk path takes it
     fast = cr.read_coco_results(ds, path, task="keypoints")
     kind = "bbox" if boxed else "keypoints"
-    slow = cr._read_entries(path, anns, kind, "keypoints", False, ds)
+    slow = results_entries.read_entries(path, anns, kind, "keypoints", False, ds)
     a, b = fast.data(CocoResults), slow.data(CocoResults)
     assert a.kind == b.kind == kind and not fast.warnings and not fast.problems
     for name in ("det_id", "image_id", "category_id", "bbox", "area", "keypoints"):

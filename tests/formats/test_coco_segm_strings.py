@@ -15,7 +15,7 @@ import pytest
 from vocviewer.core import masks as mk
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
-from vocviewer.families.coco import results_reader as cr
+from vocviewer.families.coco import results_entries
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
@@ -167,7 +167,9 @@ def test_the_bulk_path_reads_the_plain_file(tmp_path: Path) -> None:
         cols = bulk.segm_columns(anns, False, *_image_columns(ds), box_kind=boxed)
         assert cols is not None
         fast = read_coco_results(ds, path, task="segm")
-        slow = cr._read_entries(path, anns, "bbox" if boxed else "segm", "segm", False, ds)
+        slow = results_entries.read_entries(
+            path, anns, "bbox" if boxed else "segm", "segm", False, ds
+        )
         a, b = fast.data(CocoResults), slow.data(CocoResults)
         for name in ("det_id", "image_id", "category_id", "bbox", "area"):
             assert np.array_equal(getattr(a, name), getattr(b, name)), name
