@@ -13,6 +13,8 @@ benchmark
     COCO.
 bootstrap
     Bootstrap over images for COCO boxes and masks.
+chosen_params
+    COCOeval parameters the user chooses (``--max-dets``, ``--area-ranges``, ``--iou-thresholds``).
 columns
     COCO-specific columns.
 evaluate
