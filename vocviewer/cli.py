@@ -82,6 +82,30 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reconcile(args: argparse.Namespace) -> int:
+    from vocviewer.families.reconciling import reconcile_with
+
+    sources = _sources(args)
+    benchmark = registry.choose(args.path, None, args.protocol, sources)
+    registry.refuse_foreign_options(benchmark, args)
+    roots = given_roots(args.path, *sources.values())
+    check = guard_outputs(args, roots, [(args.json, "json")])
+    request = EvalRequest(
+        path=args.path,
+        results=tuple(args.results),
+        task=None,
+        protocol=args.protocol,
+        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
+        on_dataset=getattr(args, "on_dataset", None),
+    )
+    result = reconcile_with(benchmark, request)
+    _emit(_text_stream(args), "\n".join(result.lines()))
+    check()
+    if args.json:
+        _write_json(args.json, result.to_json(), roots)
+    return 0
+
+
 def _raster(svg: str, fmt: str, dpi: int) -> bytes:
     """``svg`` as PNG or PDF bytes (Qt offscreen when there is no display)."""
     if sys.platform.startswith("linux") and not (
@@ -463,6 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_convert(args)
         if args.command == "suspects":
             return _cmd_suspects(args)
+        if args.command == "reconcile":
+            return _cmd_reconcile(args)
         if looks_like_session(args.path):
             return _open_session(args)
         return _run_gui(

@@ -110,6 +110,7 @@ class CocoBenchmark(ViewDefaults):
         "vocviewer.families.coco.analyze:CocoViewAnalyser",
     )
     files = FILES
+    reconcile = "vocviewer.families.coco.reconcile:reconcile_coco"  # vocviewer reconcile (``families.reconciling``)
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         if path.suffix.lower() != ".json":

@@ -137,6 +137,7 @@ class YoloBenchmark(ViewDefaults):
     priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
     hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
     files = FILES
+    reconcile = "vocviewer.families.yolo.reconcile:reconcile_yolo"  # vocviewer reconcile (``families.reconciling``)
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         """Sure of a YAML with ``names`` or an ``images/`` + ``labels/`` folder; any other
