@@ -83,22 +83,11 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
 
 
 def _cmd_reconcile(args: argparse.Namespace) -> int:
-    from vocviewer.families.reconciling import reconcile_with
+    from vocviewer.families.reconciling import reconcile_args
 
-    sources = _sources(args)
-    benchmark = registry.choose(args.path, None, args.protocol, sources)
-    registry.refuse_foreign_options(benchmark, args)
-    roots = given_roots(args.path, *sources.values())
+    roots = given_roots(args.path, *_sources(args).values())
     check = guard_outputs(args, roots, [(args.json, "json")])
-    request = EvalRequest(
-        path=args.path,
-        results=tuple(args.results),
-        task=None,
-        protocol=args.protocol,
-        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
-        on_dataset=getattr(args, "on_dataset", None),
-    )
-    result = reconcile_with(benchmark, request)
+    result = reconcile_args(args, _sources(args))
     _emit(_text_stream(args), "\n".join(result.lines()))
     check()
     if args.json:

@@ -27,6 +27,8 @@ prepare
     COCOeval's ``_prepare``.
 reader
     COCO annotation JSON (instances, person_keypoints, captions) → ``Dataset``.
+reconcile
+    ``vocviewer reconcile`` on COCO data: the detections as ``protocol_rules.Columns``.
 results_bulk
     Bulk paths of ``coco_results``.
 results_fast
