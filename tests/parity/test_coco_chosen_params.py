@@ -166,7 +166,7 @@ def test_protocol_values_are_official_and_others_are_noted() -> None:
     same = chosen_params("bbox", {"max_dets": "1,10,100", "iou_thresholds": "0.5:0.95:0.05"})
     assert param_notes(same) == ()
     notes = param_notes(chosen_params("bbox", {"max_dets": "1,10,300"}))
-    assert notes == ("NOT OFFICIAL: maxDets 1,10,300; COCO uses 1,10,100",)
+    assert notes == ("NOT OFFICIAL: maxDets 1,10,300; the protocol uses 1,10,100",)
 
 
 @pytest.mark.parametrize(

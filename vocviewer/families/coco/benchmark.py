@@ -30,7 +30,12 @@ from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
 from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
-from vocviewer.families.coco.chosen_params import chosen_params, param_notes, with_param_notes
+from vocviewer.families.coco.chosen_params import (
+    chosen_params,
+    param_notes,
+    param_reasons,
+    with_param_notes,
+)
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
@@ -61,7 +66,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
     params = chosen_params(task, request.options)
     choice = ViewChoice()  # the summary and per-class AP average every IoU and area
-    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    reasons = (*lost_reasons, *param_reasons(params))
     # the printed layout needs no diagnosis of false positives
     stream = coco_view.evaluate_coco_views(
         dataset, results, choice, task=task, diagnose=False, params=params

@@ -21,6 +21,7 @@ import numpy as np
 from vocviewer.core.errors import FormatError
 from vocviewer.families.base import CliOption
 from vocviewer.families.coco.params import CocoParams
+from vocviewer.families.official import NOT_OFFICIAL, Reason, chosen_reason
 
 #: the three options, shared by every family evaluating by COCO's rules
 OPTIONS = (
@@ -143,24 +144,28 @@ def _spans(p: CocoParams) -> str:
     return ",".join(f"{n}={a:g}:{b:g}" for n, (a, b) in pairs)
 
 
-def param_notes(params: CocoParams) -> tuple[str, ...]:
-    """The NOT OFFICIAL notes of ``params`` that differ from the protocol's for its task."""
+def param_reasons(params: CocoParams) -> tuple[Reason, ...]:
+    """Why ``params`` are not official: each value that differs from the protocol's for its
+    task (``families.official.chosen_reason``); empty if none does."""
     ref = CocoParams.for_task(params.iou_type, use_cats=params.use_cats)
-    notes: list[str] = []
+    reasons: list[Reason] = []
     if params.max_dets != ref.max_dets:
-        notes.append(
-            f"NOT OFFICIAL: maxDets {_fmt(params.max_dets)}; COCO uses {_fmt(ref.max_dets)}"
-        )
+        reasons.append(chosen_reason("maxDets", _fmt(params.max_dets), _fmt(ref.max_dets)))
     if (params.area_ranges, params.area_names) != (ref.area_ranges, ref.area_names):
-        notes.append(f"NOT OFFICIAL: area ranges {_spans(params)}; COCO uses {_spans(ref)}")
+        reasons.append(chosen_reason("area ranges", _spans(params), _spans(ref)))
     same = len(params.iou_thresholds) == len(ref.iou_thresholds) and bool(
         np.all(params.iou_thresholds == ref.iou_thresholds)
     )
     if not same:
-        notes.append(
-            f"NOT OFFICIAL: IoU thresholds {_fmt(params.iou_thresholds)}; COCO uses 0.50:0.05:0.95"
+        reasons.append(
+            chosen_reason("IoU thresholds", _fmt(params.iou_thresholds), "0.50:0.05:0.95")
         )
-    return tuple(notes)
+    return tuple(reasons)
+
+
+def param_notes(params: CocoParams) -> tuple[str, ...]:
+    """``param_reasons`` as the notes ``eval`` prints (``NOT OFFICIAL: ...``)."""
+    return tuple(f"{NOT_OFFICIAL}: {r.text}" for r in param_reasons(params))
 
 
 def with_param_notes(result: Any) -> Any:
