@@ -133,3 +133,52 @@ def test_yolo_set_from_ultralytics_to_voc(tmp_path: Path) -> None:
     assert payload["protocols"]["Ultralytics mAP50"] == ev["ultralytics"]["summary"]["mAP50"]
     first = payload["pairs"][0]
     assert [s["rule"] for s in first["steps"]] == ["maxDets", "conf", "interpolation", "matching"]
+
+
+def test_generated_cap_and_crowds_move_the_number(tmp_path: Path) -> None:
+    """More than 100 detections per image and class, crowd regions, tied scores: each rule
+    moves the number, the steps still telescope and the COCO end is pycocotools' AP50."""
+    rng = np.random.default_rng(7)
+    images = [{"id": i + 1, "width": 400, "height": 400, "file_name": f"{i}.jpg"} for i in range(5)]
+    anns: list[dict[str, Any]] = []
+    dts: list[dict[str, Any]] = []
+    for im in images:
+        for _ in range(40):
+            x, y = rng.uniform(0, 300, 2)
+            w, h = rng.uniform(5, 90, 2)
+            box = [float(x), float(y), float(w), float(h)]
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": im["id"],
+                    "category_id": 1,
+                    "bbox": box,
+                    "area": float(w * h),
+                    "iscrowd": int(rng.random() < 0.1),
+                }
+            )
+            for _ in range(4):
+                j = rng.normal(0, 0.12, 4) * [w, h, w, h]
+                dts.append(
+                    {
+                        "image_id": im["id"],
+                        "category_id": 1,
+                        "score": float(np.round(rng.random(), 1)),
+                        "bbox": [
+                            float(x + j[0]),
+                            float(y + j[1]),
+                            float(abs(w + j[2])),
+                            float(abs(h + j[3])),
+                        ],
+                    }
+                )
+    gt = {"images": images, "categories": [{"id": 1, "name": "thing"}], "annotations": anns}
+    (tmp_path / "gt").mkdir()
+    gt_path, dt_path = tmp_path / "gt" / "gt.json", tmp_path / "dt.json"
+    gt_path.write_text(json.dumps(gt))
+    dt_path.write_text(json.dumps([dts[i] for i in rng.permutation(len(dts))]))  # file order
+    payload = _run(tmp_path, str(gt_path), "--results", str(dt_path))
+    _telescopes(payload)
+    assert payload["protocols"]["COCO AP50"] == _pycocotools_ap50(gt_path, dt_path)
+    moved = {s["rule"] for p in payload["pairs"] for s in p["steps"] if abs(s["change"]) > 1e-6}
+    assert {"maxDets", "crowd overlap", "tie order", "interpolation", "11 points"} <= moved
