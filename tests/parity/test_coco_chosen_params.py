@@ -176,3 +176,20 @@ def test_protocol_values_are_official_and_others_are_noted() -> None:
 def test_bad_values_are_refused(options: dict[str, Any]) -> None:
     with pytest.raises(FormatError, match="--"):
         chosen_params("bbox", options)
+
+
+@needs_mini
+def test_analyze_takes_the_params_and_says_not_official(tmp_path: Path) -> None:
+    gt_path = MINI / "instances_val2017.json"
+    dt = tmp_path / "dt.json"
+    dt.write_text(json.dumps(gen_bbox(json.loads(gt_path.read_text()), seed=3)))
+    out = tmp_path / "a.json"
+    flags = ["--iou-thresholds", "0.5,0.75", "--bootstrap", "5"]
+    assert main(["analyze", str(gt_path), "--results", str(dt), *flags, "--json", str(out)]) == 0
+    payload = json.loads(out.read_text())
+    ref = _reference(
+        gt_path, json.loads(dt.read_text()), _pycoco_params({"iou_thresholds": "0.5,0.75"})
+    )
+    assert payload["official"] is False
+    assert payload["sets"]["dt.json"]["mAP"] == ref.stats[0]
+    assert payload["sets"]["dt.json"]["AP50"] == ref.stats[1]

@@ -100,6 +100,8 @@ def analyze_coco(
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     params = chosen_params(task, vars(args))  # the protocol's unless --max-dets & co. say
     warnings += list(param_notes(params))
+    if param_notes(params):
+        warnings.append("TIDE keeps COCO's own parameters; the bootstrap averages at the last cap")
     for name, path in zip(set_names(args.results), args.results, strict=True):
         results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
