@@ -193,3 +193,9 @@ def test_analyze_takes_the_params_and_says_not_official(tmp_path: Path) -> None:
     assert payload["official"] is False
     assert payload["sets"]["dt.json"]["mAP"] == ref.stats[0]
     assert payload["sets"]["dt.json"]["AP50"] == ref.stats[1]
+
+
+def test_api_refuses_them_for_a_family_that_does_not_take_them(demo: Any) -> None:
+    files = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
+    with pytest.raises(FormatError, match="--max-dets is not an option of VOC"):
+        vocviewer.evaluate(demo.year_dir, files, max_dets="1,10,300")
