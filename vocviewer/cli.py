@@ -2,11 +2,11 @@
 
 Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset or a saved
 session file, optionally saving a screenshot and exiting), ``eval`` (headless evaluation with a
-printed table and JSON), ``suspects`` (the label-error queue), ``export`` (PR figures, annotated images and AP tables to files; Qt
-offscreen).
+printed table and JSON), ``analyze``, ``suspects`` (the label-error queue), ``reconcile``,
+``convert`` and ``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
 Every file goes through ``formats.output``: a target inside the dataset's folders or over an input
-is refused (before any work where the folders are known: ``given_roots``), with exit code 1.
+is refused (before any work where the folders are known: ``cli_outputs``), with exit code 1.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TextIO
 
 from vocviewer import kernel
+from vocviewer.cli_outputs import given_roots, guard, guard_json, guard_outputs
 from vocviewer.cli_parser import build_parser
-from vocviewer.cli_streams import is_pipe, refuse_inside, std_stream
-from vocviewer.core.dataset import Dataset
+from vocviewer.cli_streams import is_pipe, std_stream
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.families import registry
 from vocviewer.families.base import EvalRequest
@@ -86,6 +86,19 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_reconcile(args: argparse.Namespace) -> int:
+    from vocviewer.families.reconciling import reconcile_args
+
+    roots = given_roots(args.path, *_sources(args).values())
+    check = guard_outputs(args, roots, [(args.json, "json")])
+    result = reconcile_args(args, _sources(args))
+    _emit(_text_stream(args), "\n".join(result.lines()))
+    check()
+    if args.json:
+        _write_json(args.json, result.to_json(), roots)
+    return 0
+
+
 def _raster(svg: str, fmt: str, dpi: int) -> bytes:
     """``svg`` as PNG or PDF bytes (Qt offscreen when there is no display)."""
     if sys.platform.startswith("linux") and not (
@@ -131,68 +144,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
     for path in written:
         _emit(sys.stdout, str(path))
     return 0
-
-
-def given_roots(path: Path | None, *sources: Path | None) -> list[Path]:
-    """The dataset folders the arguments name, known before anything is read: ``path`` (a file's
-    folder; a VOC year folder for a folder inside one), the VOCdevkit root holding it, and
-    ``sources`` (COCO ``--images``, ILSVRC ``--devkit``). ``Dataset.roots`` add the rest once
-    the dataset is read."""
-    roots = [Path(p) for p in sources if p is not None]
-    if path is not None and path.exists():
-        folder = path if path.is_dir() else path.parent
-        if folder.name in ("Annotations", "ImageSets", "JPEGImages"):
-            folder = folder.parent
-        roots += [path, folder]
-        if folder.parent.name == "VOCdevkit" or (folder.parent / "VOCcode").is_dir():
-            roots.append(folder.parent)
-    return roots
-
-
-def guard(
-    target: Path, roots: Sequence[Path], inputs: Sequence[Path] = (), *, folder: bool = False
-) -> Path:
-    """``target`` resolved, or ``OutputError``: inside one of ``roots`` (``formats.output``), an
-    existing non-file (non-folder if ``folder``), or one of the ``inputs`` or inside one."""
-    real = (output.guard_folder if folder else output.guard_target)(target, roots)
-    for given in inputs:
-        src = Path(os.path.abspath(given)).resolve()
-        if real == src:
-            raise OutputError(target, f"refusing to overwrite the input {given}")
-        if src in real.parents:
-            raise OutputError(target, f"refusing to write inside the input folder {given}")
-    return real
-
-
-def guard_outputs(
-    args: argparse.Namespace, roots: list[Path], targets: list[tuple[Path | None, str]]
-) -> Callable[..., None]:
-    """Refuse the ``(target, kind)`` outputs now (before anything is read) and again once the
-    dataset's own folders are known: ``args.on_dataset``, which the benchmark calls when it has
-    read the dataset (``families.base.opened``). ``kind``: ``"file"``, ``"folder"`` or
-    ``"json"`` (a file, or a stream: ``guard_json``). ``roots`` grows with those folders.
-    Returns the check, to run once more just before writing."""
-
-    def check(dataset: Dataset | None = None) -> None:
-        roots.extend(dataset.protected_roots if dataset else ())
-        for target, kind in targets:
-            if target and kind == "json":
-                guard_json(target, roots, args.results)
-            elif target:
-                guard(target, roots, args.results, folder=kind == "folder")
-
-    check()
-    args.on_dataset = check
-    return check
-
-
-def guard_json(target: Path, roots: Sequence[Path], inputs: Sequence[Path] = ()) -> None:
-    """``guard`` for ``--json``, which may also name a stream (``cli_streams``: ``-``,
-    ``/dev/stdout``, a pipe), written as it is but never inside the dataset's folders."""
-    if std_stream(target) is None and not is_pipe(target):
-        guard(target, roots, inputs)
-    else:
-        refuse_inside(target, roots)
 
 
 def _text_stream(args: argparse.Namespace) -> TextIO:
@@ -467,6 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_convert(args)
         if args.command == "suspects":
             return _cmd_suspects(args)
+        if args.command == "reconcile":
+            return _cmd_reconcile(args)
         if looks_like_session(args.path):
             return _open_session(args)
         return _run_gui(

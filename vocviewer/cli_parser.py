@@ -168,7 +168,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze(sub)
     _add_convert(sub, families)
     _add_suspects(sub, families)
+    _add_reconcile(sub, families)
     return p
+
+
+def _add_reconcile(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+) -> None:
+    rc = sub.add_parser(
+        "reconcile",
+        help="the same detections under every protocol that reads them (COCO AP50, VOC2012, "
+        "VOC2007, Ultralytics' for YOLO) and the rules that move the number, one at a time",
+    )
+    rc.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
+    rc.add_argument(
+        "--results",
+        type=Path,
+        nargs="+",
+        required=True,
+        metavar="R",
+        help="one result set (COCO / YOLO: its file or folder; VOC: its det files)",
+    )
+    rc.add_argument("--protocol", choices=registry.protocols(), help="the family, as for eval")
+    _add_family_options(rc, families)
+    rc.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help="also write the report as JSON (- or /dev/stdout: to stdout)",
+    )
 
 
 def _add_convert(

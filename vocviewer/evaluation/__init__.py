@@ -38,6 +38,10 @@ normalised_ap
 pair_overlaps
     Overlaps of detections with every object of their image, reduced per wanted set of objects
     (the false-positive diagnosis of ``analysis``.
+protocol_rules
+    Box AP at one IoU threshold under switchable protocol rules (COCO AP50, VOC2012, VOC2007).
+reconcile
+    Why the same detections score differently under two protocols: a chain of one-rule switches.
 render/
     Renderings of ``vocviewer analyze``.
 report

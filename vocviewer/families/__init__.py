@@ -34,6 +34,8 @@ openimages/
     Open Images (V6/V7) detection, the challenge protocol.
 official
     The one rule for official-ness, shared by ``vocviewer eval`` and every pane of the window.
+reconciling
+    ``vocviewer reconcile``: a family's ``reconcile`` hook.
 registry
     The registry of benchmark families, and opening a dataset or results through it.
 suspects

@@ -60,6 +60,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from vocviewer.core.dataset import Dataset
@@ -196,6 +197,7 @@ def evaluate(
             raise ValueError(f"unknown benchmark {benchmark!r}; registered: {names}") from None
     else:
         chosen = registry.choose(path, task, protocol, sources)
+    registry.refuse_foreign_options(chosen, SimpleNamespace(**options), "vocviewer.evaluate")
     run_task = task if task is not None else chosen.tasks[0]
     if run_task not in chosen.tasks:
         raise FormatError(path, f"{chosen.title} offers tasks {', '.join(chosen.tasks)}")

@@ -8,7 +8,8 @@ Numbers are official when they are what the protocol's own code would print for 
   for every family); the official code stops there, so the CLI refuses it without
   ``--keep-going``;
 * result rows were skipped (``ResultSet.problems``: what ``--keep-going`` lets through);
-* a choice the protocol does not make (``ViewSettings.official``: VOC at an IoU other than 0.5);
+* a choice the protocol does not make (``ViewSettings.official``: VOC at an IoU other than 0.5;
+  ``chosen_reason``: COCO's ``--max-dets`` / ``--area-ranges`` / ``--iou-thresholds``);
 * ``extra`` reasons a caller knows of (a fixed quirk, a family's own notes).
 
 Each ``Reason`` has a ``short`` form for the mark placed after such numbers (``mark``:
@@ -58,6 +59,12 @@ def iou_note(settings: ViewSettings, iou: float) -> str | None:
     if settings.official(ViewChoice(iou)):
         return None
     return f"IoU threshold {iou:g}; the devkit uses {settings.official_iou:g}"
+
+
+def chosen_reason(what: str, chosen: str, official: str) -> Reason:
+    """A parameter chosen other than the protocol's (COCO's ``maxDets`` ...): ``short``
+    ``"maxDets 1,10,300"`` for the mark, ``text`` saying what the protocol uses."""
+    return Reason(f"{what} {chosen}", f"{what} {chosen}; the protocol uses {official}")
 
 
 def not_official_reasons(

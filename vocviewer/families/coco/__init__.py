@@ -13,6 +13,8 @@ benchmark
     COCO.
 bootstrap
     Bootstrap over images for COCO boxes and masks.
+chosen_params
+    COCOeval parameters the user chooses (``--max-dets``, ``--area-ranges``, ``--iou-thresholds``).
 columns
     COCO-specific columns.
 evaluate
@@ -31,6 +33,8 @@ reader
     COCO annotation JSON (instances, person_keypoints, captions) → ``Dataset``.
 reader_kernel
     COCO annotation JSON → ``Dataset`` through the compiled scanner (plain files only).
+reconcile
+    ``vocviewer reconcile`` on COCO data: the detections as ``protocol_rules.Columns``.
 results_bulk
     Bulk paths of ``coco_results``.
 results_entries

@@ -65,6 +65,7 @@ from vocviewer.families.base import check_ground_truth, opened
 from vocviewer.families.coco.analyze_curves import MAX_DETS, CocoAnalysis
 from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
+from vocviewer.families.coco.chosen_params import chosen_params, param_notes
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import (
     CocoCategoryEvaluation,
@@ -97,7 +98,10 @@ def analyze_coco(
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
-    params = CocoParams.for_task(task)
+    params = chosen_params(task, vars(args))  # the protocol's unless --max-dets & co. say
+    warnings += list(param_notes(params))
+    if param_notes(params):
+        warnings.append("TIDE keeps COCO's own parameters; the bootstrap averages at the last cap")
     for name, path in zip(set_names(args.results), args.results, strict=True):
         results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
@@ -140,7 +144,8 @@ def analyze_coco(
         "TIDE and the PR bands at IoU 0.5"
     )
     boots, metrics = (boot.ap, boot.ap50), (COCO_MAP, COCO_AP50)  # bands: 101 recall levels
-    out = finish_with_ap50(args, "coco", task, header, sets, boots, metrics, warnings, lost is None)
+    official = lost is None and not param_notes(params)
+    out = finish_with_ap50(args, "coco", task, header, sets, boots, metrics, warnings, official)
     figures = (
         [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
     )

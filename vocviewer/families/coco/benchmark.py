@@ -29,8 +29,15 @@ from vocviewer.families.base import (
 from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze import analyze_coco
+from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
+from vocviewer.families.coco.chosen_params import (
+    chosen_params,
+    param_notes,
+    param_reasons,
+    with_param_notes,
+)
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
+from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.evidence import collect
@@ -64,12 +71,17 @@ def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
         )
     if task == "keypoints":
         coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
+    params = chosen_params(task, request.options)
     choice = ViewChoice()  # the summary and per-class AP average every IoU and area
-    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    reasons = (*lost_reasons, *param_reasons(params))
     # the printed layout needs no diagnosis of false positives
-    stream = coco_view.evaluate_coco_views(dataset, results, choice, task=task, diagnose=False)
+    stream = coco_view.evaluate_coco_views(
+        dataset, results, choice, task=task, diagnose=False, params=params
+    )
     evidence = collect(stream, choice, reasons)
-    result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
+    result = with_param_notes(collect_coco(evidence.raws(), params, results))
+    warnings += [n for n in result.notes if n in param_notes(params)]
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")
@@ -101,7 +113,7 @@ class CocoBenchmark(ViewDefaults):
     title = "COCO"
     tasks = ("bbox", "segm", "keypoints")
     protocols = ("coco",)
-    options = (CliOption("--images", "COCO image folder", source=True),)
+    options = (CliOption("--images", "COCO image folder", source=True), *PARAM_OPTIONS)
     analyze_tasks = ("bbox", "segm")
     priority = 10
     hint = "a COCO annotation .json"
@@ -111,6 +123,7 @@ class CocoBenchmark(ViewDefaults):
         "vocviewer.families.coco.analyze:CocoViewAnalyser",
     )
     files = FILES
+    reconcile = "vocviewer.families.coco.reconcile:reconcile_coco"  # vocviewer reconcile (``families.reconciling``)
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         if path.suffix.lower() != ".json":

@@ -106,14 +106,15 @@ class CocoEvalResult:
     def _select(
         self, arr: FloatArray, iou: float | None, area: str, max_dets: int, category: int | None
     ) -> FloatArray:
-        a = self.area_ranges.index(area)
-        m = self.max_dets.index(max_dets)
+        # as ``summarize()``: an area, cap or IoU the params lack selects nothing (reads -1)
+        a = [i for i, name in enumerate(self.area_ranges) if name == area]
+        m = [i for i, cap in enumerate(self.max_dets) if cap == max_dets]
         if iou is not None:
             arr = arr[np.where(iou == self.iou_thresholds)[0]]
         if category is not None:
             k = int(np.flatnonzero(self.category_ids == category)[0])
             arr = arr[..., k : k + 1, :, :]
-        return arr[..., [a], [m]]
+        return arr[..., a, :][..., m]
 
     def ap(
         self,

@@ -21,6 +21,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
+from vocviewer.families.coco.chosen_params import with_param_notes
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
@@ -79,13 +80,15 @@ def coco_class(
     recall_thresholds: FloatArray,
     boxes: FloatArray | None = None,
     exclude: npt.NDArray[np.bool_] | None = None,
+    params: CocoParams | None = None,
 ) -> ClassView:
     """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest
     ``choice.iou`` (``boxes``: bbox results' boxes, for the TPs' IoU). The curve and ``ap_at`` are
     those of ``choice.area`` (``all`` where the task has no such range; the largest detection
     cap); verdicts are always those of area ``all``. ``exclude``: objects never missed (default:
-    crowd regions)."""
-    t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
+    crowd regions). ``params``: chosen (not the protocol's) thresholds and area ranges."""
+    ious = np.linspace(0.5, 0.95, raw.verdict.shape[0]) if params is None else params.iou_thresholds
+    t = threshold_index(ious, choice.iou)
     ev = ranked_evaluation(
         dataset,
         k,
@@ -99,6 +102,7 @@ def coco_class(
         boxes,
     )
     areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
+    areas = areas if params is None else params.area_names
     area = choice.area if choice.area in areas else "all"
     curve = raw.precision[t, :, areas.index(area), -1]
     ok = curve > -1
@@ -107,7 +111,8 @@ def coco_class(
         exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
     missed = missed_rows(dataset, ev, exclude)
     rt = np.asarray(recall_thresholds)[ok]
-    return ClassView(ev, missed, rt, curve[ok], ap_at, IOU_CHOICES[t], raw, area)
+    iou = IOU_CHOICES[t] if params is None else float(ious[t])
+    return ClassView(ev, missed, rt, curve[ok], ap_at, iou, raw, area)
 
 
 def iou_type(results: ResultSet) -> str:
@@ -142,19 +147,22 @@ def evaluate_coco_views(
     title: str = "COCO",
     task: str | None = None,
     diagnose: bool = True,
+    params: CocoParams | None = None,
 ) -> Iterator[ClassView | Summary]:
     """COCOeval of ``task`` (default: the results' own type), category by category, then the
-    summary (``diagnose`` False: false positives left undiagnosed)."""
+    summary (``diagnose`` False: false positives left undiagnosed; ``params``: chosen ones, else
+    the protocol's for ``task``)."""
     kind = task or iou_type(results)
     if kind == "keypoints":
         check_keypoint_counts(dataset, results, dataset.root, results.files[0])
-    params = CocoParams.for_task(kind)
+    chosen, params = params, params or CocoParams.for_task(kind)
     rules, cats = coco_rules(dataset), []
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
-        view = coco_class(dataset, raw, k, choice, params.recall_thresholds, _boxes(results))
+        rt, boxes = params.recall_thresholds, _boxes(results)
+        view = coco_class(dataset, raw, k, choice, rt, boxes, params=chosen)
         yield diagnosed(dataset, results, view, rules, diagnose)
-    result = collect_coco(tuple(cats), params, results)
+    result = with_param_notes(collect_coco(tuple(cats), params, results))
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
 
 

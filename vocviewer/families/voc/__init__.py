@@ -31,6 +31,8 @@ reader
     PASCAL VOCdevkit reader (and results reader/writer).
 results_lines
     Lines of one VOC results file → columns.
+reconcile
+    ``vocviewer reconcile`` on a VOCdevkit: the image set's objects and detections as columns.
 results_reader
     VOC results files (``<comp>_det_<set>_<class>.txt``, ``<comp>_cls_<set>_<class>.txt``).
 segmentation_evaluate

@@ -138,6 +138,7 @@ class VocBenchmark(ViewDefaults):
     name = "voc"
     title = "VOC"
     tasks = ("det", "cls", "seg", "layout", "action")
+    reconcile = "vocviewer.families.voc.reconcile:reconcile_voc"  # vocviewer reconcile (``families.reconciling``)
     protocols = ("voc2007", "voc2012")
     options = (
         CliOption(

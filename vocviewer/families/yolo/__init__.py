@@ -14,6 +14,8 @@ convert
     ``vocviewer convert`` between COCO and YOLO (ground truth and results).
 labels
     Label and prediction lines → rows; the classic-mistake checks.
+reconcile
+    ``vocviewer reconcile``: Ultralytics' mAP50 -> COCO AP50 -> VOC2012 -> VOC2007.
 layout
     Where a split's images and labels are (YAML, list files, folders).
 reader

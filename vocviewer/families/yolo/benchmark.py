@@ -33,8 +33,15 @@ from vocviewer.families.base import (
     opened,
 )
 from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
+from vocviewer.families.coco.chosen_params import (
+    chosen_params,
+    param_notes,
+    param_reasons,
+    with_param_notes,
+)
 from vocviewer.families.coco.columns import CocoResults
-from vocviewer.families.coco.evaluate import CocoParams, collect_coco, summary_lines
+from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
@@ -71,13 +78,16 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     warnings += [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if task == "keypoints":
         coco_view.check_keypoint_counts(dataset, results, request.path, request.results[0])
+    params = chosen_params(task, request.options)
     choice = ViewChoice()
-    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    reasons = (*lost_reasons, *param_reasons(params))
     stream = coco_view.evaluate_coco_views(
-        dataset, results, choice, title=TITLE, task=task, diagnose=False
+        dataset, results, choice, title=TITLE, task=task, diagnose=False, params=params
     )
     evidence = collect(stream, choice, reasons)
-    result = collect_coco(evidence.raws(), CocoParams.for_task(task), results)
+    result = with_param_notes(collect_coco(evidence.raws(), params, results))
+    warnings += list(param_notes(params))
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")
@@ -127,11 +137,13 @@ class YoloBenchmark(ViewDefaults):
         CliOption(
             "--split", "YOLO split: val (default), test or train", kind="str", metavar="NAME"
         ),
+        *PARAM_OPTIONS,
     )
     analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
     hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
     files = FILES
+    reconcile = "vocviewer.families.yolo.reconcile:reconcile_yolo"  # vocviewer reconcile (``families.reconciling``)
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         """Sure of a YAML with ``names`` or an ``images/`` + ``labels/`` folder; any other
