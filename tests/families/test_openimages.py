@@ -222,7 +222,11 @@ def test_eval_prints_the_official_metric_lines(
 
     ds, _, _ = evaluate(tmp_path, [("img1", "/m/dog", B, 0)], [], [("img1", "/m/dog", 0.9, B)])
     assert main(["eval", str(ds.root), "--results", str(tmp_path / "pred.csv")]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr()
+    lines = out.out.splitlines()
+    said = out.err.splitlines()[0]  # what was read, before anything else
+    assert "Open Images, 1 images, 1 boxes (0 group-of)" in said
+    assert "1 predictions" in said and "normalised to [0, 1]" in said
     # Dog 1 and Animal 0 (its expanded box is not detected): mAP .5
     assert lines[0] == "OpenImagesDetectionChallenge_Precision/mAP@0.5IOU,0.5"
     assert lines[2] == "OpenImagesDetectionChallenge_PerformanceByCategory/AP@0.5IOU//m/dog,1.0"

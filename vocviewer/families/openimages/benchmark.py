@@ -75,8 +75,21 @@ def openimages_payload(
     }
 
 
+def read_summary(path: Path, dataset: Dataset, results: ResultSet) -> str:
+    """The one line of what was read: images, boxes (group-of), verified labels, classes,
+    predictions, and the coordinate convention."""
+    gt: OpenImagesGroundTruth = dataset.data(OpenImagesGroundTruth)
+    return (
+        f"{path}: Open Images, {len(dataset.images)} images, {len(gt.box)} boxes "
+        f"({int(gt.group_of.sum())} group-of), {len(gt.label_image)} image labels, "
+        f"{len(dataset.classes)} classes; {len(results.detections)} predictions; coordinates "
+        "normalised to [0, 1] (XMin, XMax, YMin, YMax as fractions of the image's size)"
+    )
+
+
 def run_eval(request: EvalRequest) -> EvalOutput:
-    """Evaluate the predictions ``request.results`` on the folder ``request.path``."""
+    """Evaluate the predictions ``request.results`` on the folder ``request.path``; what was
+    read is the first warning."""
     refuse_json_results(request.results, "Open Images", "a predictions CSV")
     dataset = opened(request, read_openimages(request.path))
     results = read_openimages_results(dataset, request.results)
@@ -90,7 +103,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     notes = [f"{NOT_OFFICIAL}: {r}" for r in reasons] + [n.text for n in evidence.notices]
     text = format_openimages(dataset, result, not reasons)
     payload = openimages_payload(dataset, result, not reasons, notes)
-    return EvalOutput(text, payload, [str(p) for p in results.problems] + notes)
+    summary = read_summary(request.path, dataset, results)
+    return EvalOutput(text, payload, [summary, *(str(p) for p in results.problems), *notes])
 
 
 class OpenImagesBenchmark(ViewDefaults):
