@@ -16,12 +16,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, fill_with, rich_header
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 from vocviewer.gui.widgets.verdict_style import MISSED_COLOR
 
@@ -37,9 +37,7 @@ class CharacteristicsChart(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header = rich_header()
         self.plot = fixed_plot("normalised AP")
         self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
         self.errors = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), beam=0.2)
@@ -48,18 +46,7 @@ class CharacteristicsChart(QWidget):
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
         self.list = MemberList(state, None, PLACEHOLDER)
-        top = QWidget()
-        top_box = QVBoxLayout(top)
-        top_box.setContentsMargins(0, 0, 0, 0)
-        top_box.addWidget(self.header)
-        top_box.addWidget(self.plot, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(self.list)
-        splitter.setSizes([260, 140])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        fill_with(self, chart_over_list(self.header, self.plot, self.list))
         self.char: Characteristic | None = None
         self.set_name = ""
         self.bin = -1

@@ -1,4 +1,4 @@
-"""``MemberList``: the Analysis tab's list under a chart — the detections or objects a bar, band
+"""``MemberList``: the Analysis tab's list under a chart (laid out by ``chart_over_list``) — the detections or objects a bar, band
 or bin stands for. Choosing a row opens it in the image view, as the PR curve and the confusion
 matrix do: a detection the window ranks is selected (``AppState.select_detection_row``), one it
 does not rank opens its image; an object is selected in its image (``AppState.select_object``).
@@ -10,9 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from vocviewer.evaluation.analysis import object_name
 from vocviewer.gui.models.analysis_tasks import Members
@@ -26,6 +35,39 @@ ObjectDetail = Callable[[int], tuple[str, QColor | None]]
 #: the list's columns for detections and for objects
 DETECTION_HEADERS = ("Rank", "Score", "Image", "Detail")
 OBJECT_HEADERS = ("Status", "Class", "Image", "Object")
+
+
+def rich_header() -> QLabel:
+    """The wrapped rich-text line above a chart."""
+    header = QLabel()
+    header.setWordWrap(True)
+    header.setTextFormat(Qt.TextFormat.RichText)
+    return header
+
+
+def chart_over_list(head: QWidget | QLayout, plot: QWidget, members: QWidget) -> QSplitter:
+    """``head`` (a header or a row of them) above ``plot``, over ``members`` (the list a click
+    fills), in a vertical splitter (260 : 140)."""
+    top = QWidget()
+    box = QVBoxLayout(top)
+    box.setContentsMargins(0, 0, 0, 0)
+    if isinstance(head, QLayout):
+        box.addLayout(head)
+    else:
+        box.addWidget(head)
+    box.addWidget(plot, 1)
+    splitter = QSplitter(Qt.Orientation.Vertical)
+    splitter.addWidget(top)
+    splitter.addWidget(members)
+    splitter.setSizes([260, 140])
+    return splitter
+
+
+def fill_with(owner: QWidget, child: QWidget) -> None:
+    """``child`` as ``owner``'s only content, edge to edge."""
+    layout = QVBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(child)
 
 
 def no_members() -> Members:

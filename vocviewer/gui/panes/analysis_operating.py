@@ -17,14 +17,14 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from vocviewer.evaluation.analyses.operating_point import ThresholdCurve
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, fill_with, rich_header
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click the plot to set the threshold and list the detections kept there."
@@ -41,9 +41,7 @@ class OperatingChart(QWidget):
     ) -> None:
         super().__init__(parent)
         self.state, self.source = state, source
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header = rich_header()
         self.plot = fixed_plot("rate")
         self.plot.getPlotItem().setLabel("bottom", "score threshold")
         self.lines = {
@@ -60,21 +58,10 @@ class OperatingChart(QWidget):
         )
         self.draw_button.clicked.connect(self.draw_at_threshold)
         self.list = MemberList(state, None, PLACEHOLDER)
-        top = QWidget()
-        box = QVBoxLayout(top)
-        box.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         row.addWidget(self.header, 1)
         row.addWidget(self.draw_button)
-        box.addLayout(row)
-        box.addWidget(self.plot, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(self.list)
-        splitter.setSizes([260, 140])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        fill_with(self, chart_over_list(row, self.plot, self.list))
         self.curve: ThresholdCurve | None = None
         self.index: int | None = None  # the chosen threshold's index in ``curve``
         self._ink = "#000"

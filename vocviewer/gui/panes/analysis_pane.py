@@ -17,11 +17,10 @@ from __future__ import annotations
 from html import escape
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Signal
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QLabel,
     QSplitter,
     QStackedWidget,
     QVBoxLayout,
@@ -53,7 +52,7 @@ from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
 from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
 from vocviewer.gui.panes.analysis_compare import CompareView
 from vocviewer.gui.panes.analysis_curves import CurvesChart
-from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, rich_header
 from vocviewer.gui.panes.analysis_operating import OperatingChart
 from vocviewer.gui.panes.analysis_reliability import ReliabilityChart
 from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
@@ -88,9 +87,7 @@ class AnalysisPane(QWidget):
         super().__init__(parent)
         self.state, self.walk = state, walk
         self.jobs = AnalysisJobs(state, self)
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header = rich_header()
         self.plot = fixed_plot("dAP (AP points)")
         self.plot.getAxis("bottom").setTicks([[(X_OF[n], TICK[n]) for n in BARS]])
         self.bars = pg.BarGraphItem(x=[], height=[], width=2 * HALF)
@@ -116,15 +113,7 @@ class AnalysisPane(QWidget):
         self.operating = OperatingChart(state, self.beyond)
         self.reliability = ReliabilityChart(state, self.beyond)
 
-        top = QWidget()
-        top_box = QVBoxLayout(top)
-        top_box.setContentsMargins(0, 0, 0, 0)
-        top_box.addWidget(self.header)
-        top_box.addWidget(self.plot, 1)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(top)
-        self.splitter.addWidget(self.list)
-        self.splitter.setSizes([260, 140])
+        self.splitter = chart_over_list(self.header, self.plot, self.list)
         self.stack = QStackedWidget()
         pages = (self.splitter, self.chars, self.curves, self.compare)
         for page in (*pages, self.operating, self.reliability):

@@ -14,14 +14,14 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from vocviewer.evaluation.analyses.calibration import Calibration
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, fill_with, rich_header
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click a bin to list its detections."
@@ -35,9 +35,7 @@ class ReliabilityChart(QWidget):
     ) -> None:
         super().__init__(parent)
         self.state, self.source = state, source
-        self.header = QLabel()
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header = rich_header()
         self.plot = fixed_plot("precision (matched share)")
         self.plot.getPlotItem().setLabel("bottom", "confidence")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.1)
@@ -47,18 +45,7 @@ class ReliabilityChart(QWidget):
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
         self.list = MemberList(state, None, PLACEHOLDER)
-        top = QWidget()
-        box = QVBoxLayout(top)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.header)
-        box.addWidget(self.plot, 1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(self.list)
-        splitter.setSizes([260, 140])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        fill_with(self, chart_over_list(self.header, self.plot, self.list))
         self.cal: Calibration | None = None
         self.bin = -1
         self._ink, self._fill = "#000", "#4477aa"
