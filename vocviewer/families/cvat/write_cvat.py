@@ -51,7 +51,7 @@ def _shape(image: etree._Element, a: dict[str, Any], label: str) -> str:
     kind = "box"
     polygon = isinstance(segm, list) and len(segm) == 1 and len(segm[0]) >= 6
     corners = _corners(a) if polygon else None
-    if polygon and corners is None:
+    if isinstance(segm, list) and polygon and corners is None:
         xy = [float(v) for v in segm[0]]
         points = ";".join(f"{_n(x)},{_n(y)}" for x, y in zip(xy[0::2], xy[1::2], strict=True))
         node = etree.SubElement(image, "polygon", label=label, occluded="0", points=points)
