@@ -176,3 +176,30 @@ def test_cvat_to_voc_keeps_the_flags(tmp_path: Path) -> None:
     assert len(ds.objects) == len(objs)
     assert int(ds.objects.difficult.sum()) == sum(o.difficult or o.crowd for o in objs)
     assert int(ds.objects.occluded.sum()) == sum(o.occluded for o in objs) > 0
+
+
+def test_yolo_to_voc_goes_through_its_coco_document(tmp_path: Path, capsys) -> None:
+    """YOLO → VOC equals YOLO → COCO → VOC (the same document and results), files and AP; the
+    classes VOC's evaluation does not know are named."""
+    from tests.parity.yolo_data import make_yolo
+
+    case = make_yolo(tmp_path, "detect", seed=6)
+    direct, coco, via = tmp_path / "direct", tmp_path / "coco", tmp_path / "via"
+    cmd = ["convert", str(case.yaml), "--results", str(case.pred_txt), "--image-set", "val"]
+    assert main([*cmd, "--to", "voc", str(direct)]) == 0
+    assert "not among VOC's 20 (fox, owl)" in capsys.readouterr().out
+    assert main([*cmd, "--to", "coco", str(coco)]) == 0
+    ann, res = coco / "instances_val.json", coco / f"{case.pred_txt.name}.json"
+    assert main(["convert", str(ann), "--to", "voc", str(via), "--results", str(res)]) == 0
+    for sub in ("Annotations", "ImageSets/Main", f"results/{case.pred_txt.name}/Main"):
+        a, b = sorted((direct / sub).iterdir()), sorted((via / sub).iterdir())
+        assert [p.name for p in a] == [p.name for p in b] and a
+        assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    files = sorted((direct / "results" / case.pred_txt.name / "Main").glob("*_[cd][ao][tg].txt"))
+    assert [f.name for f in files] == ["comp4_det_val_cat.txt", "comp4_det_val_dog.txt"]
+    payload = (
+        choose(direct, "det", "voc2012")
+        .evaluate(EvalRequest(direct, tuple(files), "det", "voc2012"))
+        .payload
+    )
+    assert {c for c, v in payload["per_class"].items() if v["ap"] > 0} == {"cat", "dog"}

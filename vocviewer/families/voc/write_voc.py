@@ -127,7 +127,7 @@ def _lost(anns: list[dict[str, Any]], names: dict[Any, str]) -> list[str]:
     if foreign:
         msgs.append(
             f"{len(foreign)} class(es) not among VOC's 20 ({', '.join(foreign[:5])}"
-            f"{', ...' if len(foreign) > 5 else ''}): VOC's evaluation skips their objects"
+            f"{', ...' if len(foreign) > 5 else ''}): written, but VOC's evaluation skips their objects and result files"
         )
     msgs.append(
         "COCO's 'area' is not kept: VOC has none (read back, an object's area is its box's)"
