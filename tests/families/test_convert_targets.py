@@ -203,3 +203,19 @@ def test_yolo_to_voc_goes_through_its_coco_document(tmp_path: Path, capsys) -> N
         .payload
     )
     assert {c for c, v in payload["per_class"].items() if v["ap"] > 0} == {"cat", "dog"}
+
+
+@pytest.mark.parametrize("to", ["voc", "cvat"])
+def test_a_bad_coco_file_is_named_not_a_traceback(tmp_path: Path, capsys, to: str) -> None:
+    doc = {
+        "images": [{"id": 1, "file_name": "a.jpg", "width": 20, "height": 10}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 1, "4"]}],
+        "categories": [{"id": 1, "name": "cat"}],
+    }
+    (tmp_path / "gt").mkdir()
+    ann = tmp_path / "gt" / "instances_x.json"
+    ann.write_text(json.dumps(doc))
+    assert main(["convert", str(ann), "--to", to, str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err
+    assert str(ann) in err and "annotations[0]" in err and "bbox of 4 numbers" in err
+    assert "Traceback" not in err

@@ -19,7 +19,7 @@ from typing import Any
 
 from lxml import etree
 
-from vocviewer.core.errors import FormatError
+from vocviewer.families.voc.write_voc import check_document
 from vocviewer.formats import output
 from vocviewer.formats.json_input import load_json
 
@@ -74,12 +74,10 @@ def _shape(image: etree._Element, a: dict[str, Any], label: str) -> str:
 def coco_to_cvat(ann: Path, out: Path, results: list[Path], images: Path | None) -> list[str]:
     """Write the COCO annotation file ``ann`` as ``OUT/<stem>.xml``, never inside ``ann``'s or
     the images' folders; the messages say what was written and what CVAT cannot hold."""
-    doc = load_json(ann)
-    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
-        raise FormatError(ann, "not a COCO annotation file: expected an object with 'images'")
+    doc = check_document(load_json(ann), ann)
     protected = [ann.parent, *([images] if images is not None else [])]
     root_dir = output.guard_folder(out, protected)
-    cats = sorted(doc.get("categories", []), key=lambda c: c["id"])
+    cats = sorted(doc.get("categories") or [], key=lambda c: c["id"])
     names = {c["id"]: str(c["name"]) for c in cats}
     root = etree.Element("annotations")
     etree.SubElement(root, "version").text = "1.1"
@@ -87,25 +85,19 @@ def coco_to_cvat(ann: Path, out: Path, results: list[Path], images: Path | None)
     for c in cats:
         etree.SubElement(etree.SubElement(labels, "label"), "name").text = str(c["name"])
     by_image: dict[Any, list[dict[str, Any]]] = {}
-    for a in doc.get("annotations", []):
+    for a in doc.get("annotations") or []:
         by_image.setdefault(a.get("image_id"), []).append(a)
     kinds: dict[str, int] = {}
     keypoints = 0
     for im in doc["images"]:
-        attrs = {k: str(im[k]) for k in ("id", "width", "height")}
+        attrs = {k: str(int(im[k]) if k != "id" else im[k]) for k in ("id", "width", "height")}
         image = etree.SubElement(root, "image", id=attrs["id"], name=str(im["file_name"]))
         image.set("width", attrs["width"])
         image.set("height", attrs["height"])
         for a in by_image.pop(im["id"], []):
-            if a.get("category_id") not in names:
-                raise FormatError(ann, "an annotation of an unknown category", element=a.get("id"))
             kind = _shape(image, a, names[a["category_id"]])
             kinds[kind] = kinds.get(kind, 0) + 1
             keypoints += bool(a.get("num_keypoints") or a.get("keypoints"))
-    if by_image:
-        raise FormatError(
-            ann, f"annotations of unknown image ids: {sorted(map(str, by_image))[:3]}"
-        )
     target = output.child_path(root_dir, ann.stem, ".xml")
     xml = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
     output.write_bytes(target, xml, protected)

@@ -14,6 +14,7 @@ IoU equals COCO's; numbers keep 17 significant digits. ``<difficult>`` = an anno
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -34,6 +35,41 @@ def _voc_box(bbox: Sequence[float]) -> list[str]:
     """COCO ``[x, y, w, h]`` → VOC ``xmin ymin xmax ymax`` (1-based inclusive), as text."""
     x, y, w, h = (float(v) for v in bbox)
     return [_n(x + 1), _n(y + 1), _n(x + w), _n(y + h)]
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def check_document(doc: Any, path: Path) -> dict[str, Any]:
+    """``doc`` if it is a COCO annotation document a converter can write: images with ``id``,
+    ``file_name``, ``width``, ``height``; categories with ``id`` and ``name``; annotations of
+    those with a ``bbox`` of four finite numbers. Else a ``FormatError`` naming the element."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
+        raise FormatError(path, "not a COCO annotation file: expected an object with 'images'")
+    ids, cats = set(), set()
+    for k, im in enumerate(doc["images"]):
+        ok = isinstance(im, dict) and isinstance(im.get("file_name"), str) and "id" in im
+        if not ok or not all(_number(im.get(key)) for key in ("width", "height")):
+            raise FormatError(
+                path, "expected id, file_name, width and height", element=f"images[{k}]"
+            )
+        ids.add(im["id"])
+    for k, c in enumerate(doc.get("categories") or []):
+        if not isinstance(c, dict) or "id" not in c or "name" not in c:
+            raise FormatError(path, "expected id and name", element=f"categories[{k}]")
+        cats.add(c["id"])
+    for k, a in enumerate(doc.get("annotations") or []):
+        ok = isinstance(a, dict) and a.get("image_id") in ids and a.get("category_id") in cats
+        box = a.get("bbox") if isinstance(a, dict) else None
+        if not ok or not isinstance(box, list) or len(box) != 4 or not all(map(_number, box)):
+            raise FormatError(
+                path,
+                "expected the image_id of an image, the category_id of a category and a bbox "
+                "of 4 numbers",
+                element=f"annotations[{k}]",
+            )
+    return doc
 
 
 def _stems(doc: dict[str, Any], path: Path) -> dict[Any, str]:
@@ -84,14 +120,11 @@ def write_voc(
     file it came from) as a VOC folder in ``out``; the messages say what was written and what VOC
     cannot hold (one line each)."""
     root = output.guard_folder(out, protected)
-    names = {c["id"]: str(c["name"]) for c in doc.get("categories", [])}
+    names = {c["id"]: str(c["name"]) for c in doc.get("categories") or []}
     stems = _stems(doc, path)
     by_image: dict[Any, list[dict[str, Any]]] = {}
-    for a in doc.get("annotations", []):
-        if a.get("category_id") not in names or a.get("image_id") not in stems:
-            raise FormatError(
-                path, "an annotation of an unknown image or category", element=a.get("id")
-            )
+    check_document(doc, path)
+    for a in doc.get("annotations") or []:
         by_image.setdefault(a["image_id"], []).append(a)
     for im in doc["images"]:
         target = output.child_path(root / "Annotations", stems[im["id"]], ".xml")
@@ -100,7 +133,7 @@ def write_voc(
     listing = "".join(f"{stems[im['id']]}\n" for im in doc["images"])
     set_file = output.child_path(root / "ImageSets" / "Main", image_set, ".txt")
     output.write_text(set_file, listing, protected)
-    anns = doc.get("annotations", [])
+    anns = doc.get("annotations") or []
     msgs = [f"wrote {root}: {len(doc['images'])} images, {len(anns)} objects, set {image_set}"]
     msgs += _lost(anns, names)
     for r, entries in results:
@@ -149,8 +182,14 @@ def _write_results(
     for k, e in enumerate(entries):
         if not isinstance(e, dict) or e.get("image_id") not in stems or "score" not in e:
             raise FormatError(path, "expected a result of an image of the file", element=f"[{k}]")
-        if e.get("category_id") not in names or not e.get("bbox"):
-            raise FormatError(path, "expected a known category_id and a bbox", element=f"[{k}]")
+        box = e.get("bbox")
+        good = isinstance(box, list) and len(box) == 4 and all(map(_number, box))
+        if e.get("category_id") not in names or not good or not _number(e["score"]):
+            raise FormatError(
+                path,
+                "expected a known category_id, a bbox of 4 numbers and a numeric score",
+                element=f"[{k}]",
+            )
         line = " ".join([stems[e["image_id"]], _n(e["score"]), *_voc_box(e["bbox"])])
         per[names[e["category_id"]]].append(line)
     folder = root / "results" / path.stem / "Main"
@@ -165,9 +204,7 @@ def coco_json_to_voc(
 ) -> list[str]:
     """``vocviewer convert ann.json --to voc OUT``: the COCO annotation file ``ann`` (and COCO
     results JSONs) by ``write_voc``, never inside ``ann``'s or the images' folders."""
-    doc = load_json(ann)
-    if not isinstance(doc, dict) or not isinstance(doc.get("images"), list):
-        raise FormatError(ann, "not a COCO annotation file: expected an object with 'images'")
+    doc = check_document(load_json(ann), ann)
     protected = [ann.parent, *([images] if images is not None else [])]
     loaded = []
     for r in results:
