@@ -38,9 +38,21 @@ def test_the_targets_are_offered() -> None:
     assert {"coco", "voc", "yolo", "cvat"} <= set(conversion_targets())
 
 
+def _gapped(path: Path, doc: dict | list) -> None:
+    """Category ids 2, 4, 6, ... (COCO's have gaps) written to ``path``."""
+    for x in doc["categories"] + doc["annotations"] if isinstance(doc, dict) else doc:
+        x["category_id" if "category_id" in x else "id"] *= 2
+    path.write_text(json.dumps(doc))
+
+
 def test_coco_to_cvat_evaluates_as_the_coco_file(tmp_path: Path, capsys) -> None:
+    """COCO ids with gaps: the converted results carry the ids the XML's labels are read as."""
     ann, coco, res, rows = _coco(tmp_path, voc=False)
-    assert main(["convert", str(ann), "--to", "cvat", str(tmp_path / "out")]) == 0
+    _gapped(ann, json.loads(ann.read_text()))
+    _gapped(res, json.loads(res.read_text()))
+    args = ["convert", str(ann), "--to", "cvat", str(tmp_path / "out"), "--results", str(res)]
+    assert main(args) == 0
+    res = tmp_path / "out" / "dets.json"
     printed = capsys.readouterr().out
     assert "COCO's 'area' is not kept" in printed
     xml = tmp_path / "out" / "instances_val2017.xml"

@@ -2,23 +2,26 @@
 
 Written: ``OUT/<stem>.xml`` = ``<annotations><version>1.1</version><meta><task><labels>`` (the
 categories in id order) ``</labels></task></meta>`` and one ``<image id name width height>`` per
-COCO image (``id`` = COCO's image id, so a COCO results JSON evaluates against the XML as is).
-Per annotation: one polygon → ``<polygon label points="x,y;...">``; no segmentation, a polygon
-that is its box's corners (area ``w * h``: those corners written), several polygons or an RLE mask → ``<box label xtl
-ytl xbr ybr>`` from COCO's ``bbox`` (``xbr = x + w``);
-``occluded="0"`` (COCO has no such flag); ``iscrowd`` → ``<attribute name="iscrowd">true``.
-Numbers keep 17 significant digits. Read back (``convert.coco_dict``), a box's area is ``w * h``
-and a polygon's bbox / area are its extent / rasterised pixels: exact for data whose COCO
-``bbox`` / ``area`` follow those rules.
+COCO image (``id`` = COCO's image id). Results: each COCO results JSON as ``OUT/<stem>.json``
+with ``category_id`` renumbered as the XML's labels are read (1-based in order; COCO's ids have
+gaps), image ids kept. Per annotation: one polygon → ``<polygon label points="x,y;...">``; no
+segmentation, a polygon that is its box's corners (area ``w * h``: those corners written),
+several polygons or an RLE mask → ``<box label xtl ytl xbr ybr>`` from COCO's ``bbox`` (``xbr =
+x + w``); ``occluded="0"`` (COCO has no such flag); ``iscrowd`` → ``<attribute
+name="iscrowd">true``. Numbers keep 17 significant digits. Read back (``convert.coco_dict``), a
+box's area is ``w * h`` and a polygon's bbox / area are its extent / rasterised pixels: exact for
+data whose COCO ``bbox`` / ``area`` follow those rules.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
+from vocviewer.core.errors import FormatError
 from vocviewer.families.voc.write_voc import check_document
 from vocviewer.formats import output
 from vocviewer.formats.json_input import load_json
@@ -116,6 +119,22 @@ def coco_to_cvat(ann: Path, out: Path, results: list[Path], images: Path | None)
     msgs.append(
         "COCO's 'area' is not kept: read back, a box's is w * h and a polygon's its rasterised pixels"
     )
-    if results:
-        msgs.append("results: COCO results JSON as is (image ids kept); evaluate them on the XML")
+    number = {c["id"]: k for k, c in enumerate(cats, 1)}
+    for r in results:
+        msgs.append(_write_results(r, root_dir, number, protected))
     return msgs
+
+
+def _write_results(path: Path, root: Path, number: dict[Any, int], protected: list[Path]) -> str:
+    """A COCO results JSON for the XML: ``category_id`` renumbered as the XML's labels are read
+    (1-based in ``<labels>`` order), image ids kept; ``OUT/<stem>.json``; the message line."""
+    entries = load_json(path)
+    if not isinstance(entries, list):
+        raise FormatError(path, "results must be a JSON array of objects")
+    for k, e in enumerate(entries):
+        if not isinstance(e, dict) or e.get("category_id") not in number:
+            raise FormatError(path, "expected a category_id of the file", element=f"[{k}]")
+        e["category_id"] = number[e["category_id"]]
+    target = output.child_path(root, path.stem, ".json")
+    output.write_text(target, json.dumps(entries), protected)
+    return f"wrote {target}: {len(entries)} results (category ids as the XML's labels are read)"
