@@ -202,6 +202,8 @@ DECLARED_FAMILY_IMPORTS = {
     "evaluation run unchanged",
     ("vocviewer.families.cvat", "vocviewer.families.voc"): "CVAT / LabelMe evaluated by VOC's "
     "protocol: converted to VOC's model, VOC's evaluation runs unchanged",
+    ("vocviewer.families.yolo", "vocviewer.families.voc"): "convert --to voc: a YOLO split is "
+    "written by VOC's writer through the COCO document it is evaluated as",
     ("vocviewer.cocoapi", "vocviewer.families.coco"): "pycocotools' COCO / COCOeval / mask API "
     "is COCO's evaluator under pycocotools' names (a public drop-in for training code)",
 }

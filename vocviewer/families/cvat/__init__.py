@@ -11,6 +11,8 @@ labelme
     A folder of LabelMe JSON files (or one file) → ``shapes.Annotated``.
 convert
     ``Annotated`` → a COCO annotation dict (read by COCO's reader) or a VOC-model ``Dataset``.
+write_cvat
+    ``vocviewer convert X.json --to cvat``: a COCO annotation file as CVAT for images 1.1 XML.
 benchmark
     CVAT / LabelMe.
 """

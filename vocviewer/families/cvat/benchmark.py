@@ -37,7 +37,14 @@ from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.benchmark import evaluate_coco_dataset
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.cvat import FILES
-from vocviewer.families.cvat.convert import ToolSource, coco_model, voc_model, write_coco
+from vocviewer.families.cvat.convert import (
+    DEFAULT_SET,
+    ToolSource,
+    coco_model,
+    voc_model,
+    write_coco,
+    write_voc_folder,
+)
 from vocviewer.families.cvat.cvat_xml import looks_like_cvat, read_cvat_xml
 from vocviewer.families.cvat.labelme import looks_like_labelme, read_labelme
 from vocviewer.families.cvat.shapes import Annotated
@@ -46,8 +53,6 @@ from vocviewer.families.voc.benchmark import evaluate_voc_dataset
 from vocviewer.families.voc.tasks import infer_image_set, voc_result_sets
 
 VOC_PROTOCOLS = ("voc2012", "voc2007")
-#: the image set of the VOC model when the result file names name none
-DEFAULT_SET = "all"
 
 
 def read_annotated(path: Path, images: Path | None = None) -> tuple[Annotated, list[FormatError]]:
@@ -139,7 +144,7 @@ class CvatBenchmark(ViewDefaults):
         return one_set_per_path(paths)
 
     #: ``vocviewer convert`` pairs (source family, target format)
-    conversions = (("cvat", "coco"),)
+    conversions = (("cvat", "coco"), ("coco", "cvat"), ("cvat", "voc"))
 
     def convert(
         self,
@@ -151,9 +156,17 @@ class CvatBenchmark(ViewDefaults):
         task: str | None,
         options: Mapping[str, Any],
     ) -> list[str]:
-        """The CVAT XML / LabelMe folder ``path`` as a COCO annotation JSON in ``out``; COCO
-        results JSONs need no conversion (their ids are already the written ones)."""
+        """A COCO annotation JSON ``path`` as CVAT XML (``write_cvat``), or the CVAT XML /
+        LabelMe folder ``path`` as a COCO annotation JSON or (through its COCO dict, with its
+        difficult / truncated / occluded flags) a VOC folder in ``out``; COCO results JSONs need
+        no conversion to COCO or CVAT (their ids are already the written ones)."""
+        if source == "coco":
+            from vocviewer.families.cvat.write_cvat import coco_to_cvat
+
+            return coco_to_cvat(path, out, results, options.get("images"))
         annotated, _ = read_annotated(path, options.get("images"))
+        if to == "voc":
+            return write_voc_folder(annotated, out, results, options.get("image_set"))
         msgs = write_coco(annotated, out)
         if results:
             msgs.append("results: COCO results JSON already; evaluate them against the new file")

@@ -31,7 +31,12 @@ from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco.reader import coco_dataset
 from vocviewer.families.cvat.shapes import Annotated, Shape
+from vocviewer.families.voc.write_voc import write_voc
 from vocviewer.formats import output
+from vocviewer.formats.json_input import load_json
+
+#: the image set of the VOC model / folder when neither result file names nor --image-set name one
+DEFAULT_SET = "all"
 
 
 @dataclass(frozen=True)
@@ -197,3 +202,26 @@ def write_coco(annotated: Annotated, out: Path) -> list[str]:
     if lost:
         msgs.append(f"COCO has no such flags; not written: {', '.join(lost)} objects")
     return msgs
+
+
+def write_voc_folder(
+    annotated: Annotated, out: Path, results: list[Path], image_set: str | None
+) -> list[str]:
+    """``vocviewer convert X --to voc OUT``: ``coco_dict`` with each object's difficult /
+    truncated / occluded flags, written by VOC's writer (``write_voc``); ``results`` are COCO
+    results JSONs naming the written image ids."""
+    doc = coco_dict(annotated)
+    difficult, truncated, occluded, _ = _flags(annotated)
+    for k, a in enumerate(doc["annotations"]):
+        a.update(difficult=bool(difficult[k]), truncated=bool(truncated[k]))
+        a["occluded"] = bool(occluded[k])
+    source = annotated.path if annotated.path.is_dir() else annotated.path.parent
+    protected = [source, annotated.image_dir]
+    loaded = []
+    for r in results:
+        entries = load_json(r)
+        if not isinstance(entries, list):
+            raise FormatError(r, "results must be a JSON array of objects")
+        loaded.append((r, entries))
+    name = image_set or DEFAULT_SET
+    return write_voc(doc, annotated.path, out, name, protected, loaded)

@@ -41,6 +41,8 @@ segmentation_reader
     VOC segmentation PNGs.
 tasks
     ``vocviewer eval --task seg|layout|action`` for PASCAL VOC.
+write_voc
+    ``vocviewer convert --to voc``: a COCO-model annotation dict (and results) as a VOC folder.
 tasks_report
     Text and JSON renderings of VOC segmentation, person-layout and action results (pure).
 tide

@@ -171,7 +171,7 @@ class YoloBenchmark(ViewDefaults):
         return run_eval(request)
 
     #: ``vocviewer convert`` pairs (source family, target format) this family writes
-    conversions = (("coco", "yolo"), ("yolo", "coco"))
+    conversions = (("coco", "yolo"), ("yolo", "coco"), ("yolo", "voc"))
 
     def convert(
         self,
@@ -189,6 +189,9 @@ class YoloBenchmark(ViewDefaults):
         if (source, to) == ("coco", "yolo"):
             images = options.get("images")
             return cv.coco_to_yolo(path, images, out, results, task or "bbox", "val")
+        if to == "voc":
+            image_set = options.get("image_set")
+            return cv.yolo_to_voc(path, options.get("split"), out, results, task, image_set)
         return cv.yolo_to_coco(path, options.get("split"), out, results, task)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:

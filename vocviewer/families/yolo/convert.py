@@ -10,7 +10,8 @@ objects of several polygons (``--task segm``: one polygon a line; the largest ke
 
 YOLO → COCO (``OUT/instances_<split>.json``, results as ``OUT/<results name>.json``): the COCO
 document and results list that vocviewer evaluates a YOLO split as (``reader``, ``results``),
-so the converted files give pycocotools the same numbers.
+so the converted files give pycocotools the same numbers. YOLO → VOC: that document and those
+results written by VOC's writer (``families.voc.write_voc``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.voc.write_voc import write_voc
 from vocviewer.families.yolo.layout import read_layout
 from vocviewer.families.yolo.reader import coco_document, read_yolo
 from vocviewer.families.yolo.results import json_entries, txt_entries
@@ -179,30 +181,57 @@ def _coco_results_to_yolo(
     return msgs
 
 
-def yolo_to_coco(
-    path: Path, split: str | None, out: Path, results: list[Path], task: str | None = None
-) -> list[str]:
-    """Write the YOLO split (and ``results``) as COCO files in ``out``."""
+def _yolo_coco(
+    path: Path, split: str | None, results: list[Path], task: str | None
+) -> tuple[dict[str, Any], str, list[Path], list[tuple[Path, list[Any]]], list[str]]:
+    """The YOLO split's COCO document, its split name, the folders to protect, the COCO
+    results of ``results`` (each with a path named as the written file) and the warnings."""
     layout = read_layout(path, split)
     doc, info = coco_document(layout)
     image_root = doc.pop("_root")
     protected = [path if path.is_dir() else path.parent, Path(image_root)]
-    root = output.guard_folder(out, protected)
-    target = root / f"instances_{layout.split}.json"
-    output.write_text(target, json.dumps(doc), protected)
-    msgs = [
-        f"wrote {target}: {len(doc['images'])} images, {len(doc['annotations'])} objects "
-        f"(images in {image_root}: pass --images {image_root})"
-    ]
+    loaded: list[tuple[Path, list[Any]]] = []
+    warnings: list[str] = [f"(images in {image_root}: pass --images {image_root})"]
     if results:
         dataset = read_yolo(path, layout.split, masks=False)
         t = task or info.task
         for r in results:
             if r.is_dir():
-                entries, warnings = txt_entries(dataset, r, t)
+                entries, more = txt_entries(dataset, r, t)
             else:
-                entries, warnings = json_entries(dataset, r)
-            name = r.name if r.is_dir() else r.stem
-            written = output.write_text(root / f"{name}.json", json.dumps(entries), protected)
-            msgs += [f"wrote {written}: {len(entries)} results", *warnings]
-    return msgs
+                entries, more = json_entries(dataset, r)
+            loaded.append((r.parent / f"{r.name if r.is_dir() else r.stem}.json", entries))
+            warnings += more
+    return doc, layout.split, protected, loaded, warnings
+
+
+def yolo_to_coco(
+    path: Path, split: str | None, out: Path, results: list[Path], task: str | None = None
+) -> list[str]:
+    """Write the YOLO split (and ``results``) as COCO files in ``out``."""
+    doc, name, protected, loaded, warnings = _yolo_coco(path, split, results, task)
+    root = output.guard_folder(out, protected)
+    target = root / f"instances_{name}.json"
+    output.write_text(target, json.dumps(doc), protected)
+    msgs = [
+        f"wrote {target}: {len(doc['images'])} images, {len(doc['annotations'])} objects "
+        + warnings[0]
+    ]
+    for r, entries in loaded:
+        written = output.write_text(root / r.name, json.dumps(entries), protected)
+        msgs.append(f"wrote {written}: {len(entries)} results")
+    return msgs + warnings[1:]
+
+
+def yolo_to_voc(
+    path: Path,
+    split: str | None,
+    out: Path,
+    results: list[Path],
+    task: str | None,
+    image_set: str | None,
+) -> list[str]:
+    """Write the YOLO split (and ``results``) as a VOC folder in ``out``, through the COCO
+    document it is evaluated as (``write_voc``: VOC's 1-based pixels, ``comp4_det`` files)."""
+    doc, name, protected, loaded, warnings = _yolo_coco(path, split, results, task)
+    return write_voc(doc, path, out, image_set or name, protected, loaded) + warnings[1:]
