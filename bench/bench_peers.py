@@ -32,7 +32,7 @@ than 1e-12 is flagged DIFFERS. The load average is printed before and after.
 
 ``--profile`` instead splits vocviewer's own time on each workload (``profile_child.py``):
 interpreter start, imports, reading the JSON bytes, reading the ground truth and the results,
-prepare / IoU / matching / accumulation inside the evaluation, and the rest.
+prepare / IoU / matching / accumulation (or the compiled kernel doing all three) inside the evaluation, and the rest.
 
     python bench/bench_peers.py [--workloads bbox,segm] [--repeat 3] [--evaluators ...]
         [--workdir DIR] [--json OUT] [--images N] [--slow-repeat N] [--profile]
@@ -313,7 +313,7 @@ def run_peers(args: Any, workloads: list[str], evaluators: list[str]) -> dict[st
 
 
 PROFILE_ORDER = ("start", "import", "bytes", "read_gt", "read_results", "prepare", "IoU")
-PROFILE_ORDER += ("matching", "accumulation", "evaluate_other", "summary")
+PROFILE_ORDER += ("matching", "accumulation", "kernel", "evaluate_other", "summary")
 
 
 def run_profile(args: Any, workloads: list[str]) -> dict[str, Any]:

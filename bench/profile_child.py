@@ -7,8 +7,8 @@ evaluation, the summary), phase by phase, into ``OUT`` (JSON, seconds): ``start`
 start, from the parent's ``START`` = its ``time.time()`` at spawn), ``import``, ``bytes`` (both
 files' bytes read once: the floor of any reader; the readers then read them again, from the
 page cache), ``read_gt``, ``read_results``, then inside the evaluation the time spent in each
-hot function (``prepare``, ``IoU``, ``matching``, ``accumulation``; a function the code no longer
-has is reported missing) and the rest (``evaluate_other``), and ``summary``. Wrapping adds about
+hot function (``prepare``, ``IoU``, ``matching``, ``accumulation`` on the numpy path, ``kernel``
+where the compiled kernel does all three; a function the code no longer has is reported missing) and the rest (``evaluate_other``), and ``summary``. Wrapping adds about
 a microsecond per call.
 """
 
@@ -30,6 +30,7 @@ HOT_FUNCTIONS = (
     ("similarities", "IoU"),
     ("greedy_match", "matching"),
     ("accumulate_category", "accumulation"),
+    ("kernel_categories", "kernel"),  # the compiled path: IoU, matching and accumulation at once
 )
 
 
