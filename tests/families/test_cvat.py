@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from tests.bad_input.test_cvat import CVAT, _labelme
+from vocviewer.families.base import ConvertRequest
 from vocviewer.families.registry import open_dataset, sniff
 
 
@@ -112,9 +113,9 @@ def test_convert_to_coco_writes_what_the_evaluation_reads(tmp_path: Path) -> Non
     xml.write_text(CVAT)
     bench = CvatBenchmark()
     assert ("cvat", "coco") in bench.conversions
-    msgs = bench.convert("cvat", xml, "coco", tmp_path / "out", [], None, {})
+    msgs = bench.convert(ConvertRequest("cvat", xml, "coco", tmp_path / "out"))
     written = json.loads((tmp_path / "out" / "instances_annotations.json").read_text())
     assert written == coco_dict(read_annotated(xml)[0])
     assert "not written: 1 occluded objects" in msgs[-1]
     with pytest.raises(OutputError):
-        bench.convert("cvat", xml, "coco", tmp_path / "gt" / "inside", [], None, {})
+        bench.convert(ConvertRequest("cvat", xml, "coco", tmp_path / "gt" / "inside"))

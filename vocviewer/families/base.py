@@ -10,7 +10,9 @@ API builds directly) and, if it has one, ``vocviewer analyze`` (``analyze``). No
 through ``opened(request, dataset)`` before reading results, so the CLI can refuse an output inside
 the dataset's folders before anything is evaluated. ``result_sets`` says which result sets the
 ``--results`` paths hold (the same for ``open``, ``eval``, ``analyze`` and ``export``): ``cli`` runs
-``evaluate`` once per set, with that set's paths.
+``evaluate`` once per set, with that set's paths. A family that writes other formats lists the
+``(source family, target)`` pairs in ``conversions`` and writes them in ``convert(request:
+ConvertRequest)`` (``vocviewer convert``).
 """
 
 from __future__ import annotations
@@ -96,6 +98,26 @@ class EvalRequest:
 
     def option(self, dest: str) -> Any:
         """The value of the family option ``dest`` (``None`` if not given)."""
+        return self.options.get(dest)
+
+
+@dataclass(frozen=True)
+class ConvertRequest:
+    """``vocviewer convert`` in plain values: the ground truth ``path``, read as the ``source``
+    family's, written as the format ``to`` into the folder ``out`` with ``results``; ``task``
+    (what to write; ``None``: boxes) and the families' options by name (``images``,
+    ``image_set``, ``split``, ...)."""
+
+    source: str
+    path: Path
+    to: str
+    out: Path
+    results: tuple[Path, ...] = ()
+    task: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, dest: str) -> Any:
+        """The option ``dest`` (``None`` if not given)."""
         return self.options.get(dest)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.families.base import CERTAIN, LIKELY, Benchmark, FileTypes
+from vocviewer.families.base import CERTAIN, LIKELY, Benchmark, ConvertRequest, FileTypes
 from vocviewer.formats.input import check_regular
 
 #: the families vocviewer ships, ``"module:Class"``, in registration order (one line per family)
@@ -252,9 +252,9 @@ def convert(
     source = choose(Path(path), task, sources=sources)
     for b in registered():
         if (source.name, to) in getattr(b, "conversions", ()):
-            messages: list[str] = b.convert(  # type: ignore[attr-defined]
-                source.name, Path(path), to, Path(out), [Path(r) for r in results], task, opts
-            )
+            given = tuple(Path(r) for r in results)
+            request = ConvertRequest(source.name, Path(path), to, Path(out), given, task, opts)
+            messages: list[str] = b.convert(request)  # type: ignore[attr-defined]
             return messages
     targets = sorted(
         {t for b in registered() for s, t in getattr(b, "conversions", ()) if s == source.name}

@@ -15,7 +15,7 @@ official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The impor
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
+    ConvertRequest,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -146,29 +147,21 @@ class CvatBenchmark(ViewDefaults):
     #: ``vocviewer convert`` pairs (source family, target format)
     conversions = (("cvat", "coco"), ("coco", "cvat"), ("cvat", "voc"))
 
-    def convert(
-        self,
-        source: str,
-        path: Path,
-        to: str,
-        out: Path,
-        results: list[Path],
-        task: str | None,
-        options: Mapping[str, Any],
-    ) -> list[str]:
+    def convert(self, request: ConvertRequest) -> list[str]:
         """A COCO annotation JSON ``path`` as CVAT XML (``write_cvat``), or the CVAT XML /
         LabelMe folder ``path`` as a COCO annotation JSON or (through its COCO dict, with its
         difficult / truncated / occluded flags) a VOC folder in ``out``; COCO results JSONs need
         no conversion to COCO or CVAT (their ids are already the written ones)."""
-        if source == "coco":
+        r = request
+        if r.source == "coco":
             from vocviewer.families.cvat.write_cvat import coco_to_cvat
 
-            return coco_to_cvat(path, out, results, options.get("images"))
-        annotated, _ = read_annotated(path, options.get("images"))
-        if to == "voc":
-            return write_voc_folder(annotated, out, results, options.get("image_set"))
-        msgs = write_coco(annotated, out)
-        if results:
+            return coco_to_cvat(r.path, r.out, list(r.results), r.option("images"))
+        annotated, _ = read_annotated(r.path, r.option("images"))
+        if r.to == "voc":
+            return write_voc_folder(annotated, r.out, list(r.results), r.option("image_set"))
+        msgs = write_coco(annotated, r.out)
+        if r.results:
             msgs.append("results: COCO results JSON already; evaluate them against the new file")
         return msgs
 

@@ -14,7 +14,7 @@ with one warning per file; the numbers stay official.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +27,7 @@ from vocviewer.evaluation.result import EvalResult
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
+    ConvertRequest,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -167,21 +168,15 @@ class VocBenchmark(ViewDefaults):
     #: ``vocviewer convert`` pairs (source family, target format)
     conversions = (("coco", "voc"),)
 
-    def convert(
-        self,
-        source: str,
-        path: Path,
-        to: str,
-        out: Path,
-        results: list[Path],
-        task: str | None,
-        options: Mapping[str, Any],
-    ) -> list[str]:
+    def convert(self, request: ConvertRequest) -> list[str]:
         """A COCO annotation JSON ``path`` (and COCO results JSONs) as a VOC folder in ``out``
         (``write_voc``); the image set is ``--image-set`` or the file name's last ``_`` part."""
         from vocviewer.families.voc.write_voc import coco_json_to_voc
 
-        return coco_json_to_voc(path, out, results, options.get("image_set"), options.get("images"))
+        r = request
+        return coco_json_to_voc(
+            r.path, r.out, list(r.results), r.option("image_set"), r.option("images")
+        )
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if path.is_dir() and looks_like_voc(path) else 0.0

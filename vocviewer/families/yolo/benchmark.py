@@ -26,6 +26,7 @@ from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
     CliOption,
+    ConvertRequest,
     EvalOutput,
     EvalRequest,
     ViewDefaults,
@@ -173,26 +174,19 @@ class YoloBenchmark(ViewDefaults):
     #: ``vocviewer convert`` pairs (source family, target format) this family writes
     conversions = (("coco", "yolo"), ("yolo", "coco"), ("yolo", "voc"))
 
-    def convert(
-        self,
-        source: str,
-        path: Path,
-        to: str,
-        out: Path,
-        results: list[Path],
-        task: str | None,
-        options: Mapping[str, Any],
-    ) -> list[str]:
+    def convert(self, request: ConvertRequest) -> list[str]:
         """Write ``path`` (a ``source`` family's ground truth) and ``results`` as ``to``."""
         from vocviewer.families.yolo import convert as cv
 
-        if (source, to) == ("coco", "yolo"):
-            images = options.get("images")
-            return cv.coco_to_yolo(path, images, out, results, task or "bbox", "val")
-        if to == "voc":
-            image_set = options.get("image_set")
-            return cv.yolo_to_voc(path, options.get("split"), out, results, task, image_set)
-        return cv.yolo_to_coco(path, options.get("split"), out, results, task)
+        r, results = request, list(request.results)
+        if (r.source, r.to) == ("coco", "yolo"):
+            return cv.coco_to_yolo(
+                r.path, r.option("images"), r.out, results, r.task or "bbox", "val"
+            )
+        if r.to == "voc":
+            split, image_set = r.option("split"), r.option("image_set")
+            return cv.yolo_to_voc(r.path, split, r.out, results, r.task, image_set)
+        return cv.yolo_to_coco(r.path, r.option("split"), r.out, results, r.task)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
         """COCO's analysis of the split read as its COCO document."""
