@@ -310,9 +310,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         metavar="R",
         help="result sets: each file or folder is one set",
     )
-    from vocviewer.families.analyze import analysed
-
-    families = analysed()
+    families = [b for b in registry.registered() if b.analyze_tasks]  # as ``analyze`` chooses
     tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
     an.add_argument("--task", choices=tasks, help=_task_help(families, "analyze_tasks"))
     protocols = tuple(dict.fromkeys(p for b in families for p in b.protocols))

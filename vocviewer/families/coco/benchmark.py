@@ -8,13 +8,12 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
@@ -28,7 +27,6 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
-from vocviewer.families.coco.analyze import analyze_coco
 from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
@@ -46,6 +44,9 @@ from vocviewer.families.views import (
     ViewChoice,
     ViewSettings,
 )
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
@@ -153,6 +154,8 @@ class CocoBenchmark(ViewDefaults):
         return run_eval(request)
 
     def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+        from vocviewer.families.coco.analyze import analyze_coco  # analyses: imported when asked
+
         return analyze_coco(args)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:

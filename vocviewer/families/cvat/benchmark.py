@@ -17,13 +17,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -52,6 +51,9 @@ from vocviewer.families.cvat.shapes import Annotated
 from vocviewer.families.views import ViewSettings
 from vocviewer.families.voc.benchmark import evaluate_voc_dataset
 from vocviewer.families.voc.tasks import infer_image_set, voc_result_sets
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 VOC_PROTOCOLS = ("voc2012", "voc2007")
 

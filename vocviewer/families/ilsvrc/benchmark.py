@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -32,6 +31,9 @@ from vocviewer.families.ilsvrc.columns import IlsvrcClslocInfo, IlsvrcDetInfo, U
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.families.views import ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 
 def format_det(result: IlsvrcDetResult, pred: str) -> str:

@@ -14,13 +14,12 @@ import argparse
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -40,6 +39,9 @@ from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 #: ``LVISEval.print_results``' line template
 TEMPLATE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] = {:0.3f}"

@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -34,6 +33,9 @@ from vocviewer.families.openimages.evaluate import OpenImagesResult
 from vocviewer.families.openimages.reader import looks_like_openimages, read_openimages
 from vocviewer.families.openimages.results_reader import read_openimages_results
 from vocviewer.families.views import ViewChoice, ViewSettings
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 #: the metric names' prefix (``OpenImagesChallengeEvaluator`` for boxes) and IoU
 PREFIX, IOU = "OpenImagesDetectionChallenge_", 0.5

@@ -7,13 +7,12 @@ import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.result_sets import set_names
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
@@ -37,6 +36,9 @@ from vocviewer.families.visdrone.reader import (
     read_visdrone_results,
 )
 from vocviewer.families.visdrone.regions import matlab_round
+
+if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 
 
 def matlab_2dp(v: float) -> str:

@@ -21,7 +21,6 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
@@ -53,6 +52,7 @@ from vocviewer.families.yolo.reader import YoloInfo, read_yolo
 from vocviewer.families.yolo.results import read_yolo_results
 
 if TYPE_CHECKING:
+    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
     from vocviewer.families.view_analyser import ViewAnalyser
 
 TITLE = "YOLO"
