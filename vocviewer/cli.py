@@ -276,19 +276,6 @@ def _process_start() -> float:
 _IMPORTED = time.time()
 
 
-def _result_sets(
-    path: Path | None, results: Sequence[Path], sources: dict[str, Path | None]
-) -> list[list[Path]]:
-    """The result sets ``results`` hold for the dataset at ``path`` (``Benchmark.result_sets``
-    of the family it sniffs as; each path its own set if none claims it)."""
-    if path is None or not results:
-        return [list(results)] if results else []
-    _, family = registry.sniff(path, sources)
-    if family is None:
-        return [[Path(r)] for r in results]
-    return [paths for _, paths in family.result_sets(list(results))]
-
-
 def _run_gui(
     path: Path | None,
     results: Sequence[Path],
@@ -303,7 +290,7 @@ def _run_gui(
     if problem:
         _error(problem)
         return 3
-    sets = _result_sets(path, results, sources)
+    sets = registry.result_sets_of(path, results, sources)
     if path is not None:  # a JSON dataset, its first results and evaluation start while Qt loads
         from vocviewer.gui.models.tasks import prefetch_open
 

@@ -114,3 +114,17 @@ def test_in_a_plain_script_show_blocks_until_the_window_closes(demo, tmp_path, p
     assert done.returncode == 0, done.stderr
     selected = json.loads(done.stdout.strip().splitlines()[-1])
     assert selected["image"] == "2012_000003"  # where the user left off, read after closing
+
+
+def test_per_class_files_given_one_by_one_are_one_set_as_in_open(qtbot, demo):
+    """A VOC competition's per-class files, listed as a shell expands ``Main/comp4_det_*``, are
+    one result set (``registry.result_sets_of``, as ``vocviewer open --results`` groups them)."""
+    files = sorted((demo.results_dir / "Main").glob("comp4_det_val_*.txt"))
+    assert len(files) == 20
+    handle = show(demo.year_dir, results=files, block=False)
+    try:
+        assert handle.wait_until_ready(timeout=120)
+        assert len(handle.view["result_sets"]) == 1
+        assert sorted(handle.view["result_sets"][0]) == [str(f) for f in files]
+    finally:
+        handle.close()

@@ -119,6 +119,22 @@ def _sniffed(
     return best
 
 
+def result_sets_of(
+    path: str | Path | None,
+    results: Sequence[str | Path],
+    sources: dict[str, Path | None] | None = None,
+) -> list[list[Path]]:
+    """The result sets ``results`` hold for the dataset at ``path`` (``Benchmark.result_sets``
+    of the family it sniffs as; each path its own set if none claims it)."""
+    given = [Path(r) for r in results]
+    if path is None or not given:
+        return [given] if given else []
+    _, family = sniff(path, sources)
+    if family is None:
+        return [[r] for r in given]
+    return [paths for _, paths in family.result_sets(given)]
+
+
 def sniff(
     path: str | Path, sources: dict[str, Path | None] | None = None
 ) -> tuple[float, Benchmark | None]:

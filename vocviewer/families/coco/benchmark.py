@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
@@ -37,7 +36,7 @@ from vocviewer.families.coco.chosen_params import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.results_reader import one_results_file, read_coco_results
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import (
@@ -146,9 +145,7 @@ class CocoBenchmark(ViewDefaults):
         return dataset.has_data(CocoAnnotations)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        if len(paths) != 1:
-            raise FormatError(paths[-1], "COCO results are one JSON file")
-        return read_coco_results(dataset, paths[0], **kw)
+        return read_coco_results(dataset, one_results_file(paths), **kw)
 
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)

@@ -13,6 +13,7 @@ with ``json`` as above when msgspec refuses it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,13 @@ def box_columns(path: str | Path) -> BoxColumns | None:
         return None
     cols = bulk.box_columns(anns, literals)
     return None if cols is None else BoxColumns(*cols)
+
+
+def one_results_file(paths: Sequence[Path], title: str = "COCO") -> Path:
+    """The one JSON file a COCO-style result set is (``FormatError`` naming the extra one)."""
+    if len(paths) != 1:
+        raise FormatError(paths[-1], f"{title} results are one JSON file")
+    return Path(paths[0])
 
 
 def read_coco_results(

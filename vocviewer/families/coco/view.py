@@ -25,7 +25,11 @@ from vocviewer.families.coco.chosen_params import with_param_notes
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.results_reader import box_columns, read_coco_results
+from vocviewer.families.coco.results_reader import (
+    box_columns,
+    one_results_file,
+    read_coco_results,
+)
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
 from vocviewer.families.views import (
     AREA_CHOICES,
@@ -187,10 +191,9 @@ def read_coco_view_results(
     """One results JSON read by ``reader`` (COCO's, or a family's built on it); box results are
     parsed by ``offload`` (the window's helper process: the parse would hold this interpreter
     for seconds)."""
-    if len(paths) != 1:
-        raise FormatError(paths[-1], f"{title} results are one JSON file")
-    boxes = offload(box_columns, paths[0]) if looks_like_boxes(paths[0]) else None
-    return reader(dataset, paths[0], boxes=boxes)
+    path = one_results_file(paths, title)
+    boxes = offload(box_columns, path) if looks_like_boxes(path) else None
+    return reader(dataset, path, boxes=boxes)
 
 
 def looks_like_boxes(path: Path) -> bool:

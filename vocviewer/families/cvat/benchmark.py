@@ -35,7 +35,7 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.benchmark import evaluate_coco_dataset
-from vocviewer.families.coco.results_reader import read_coco_results
+from vocviewer.families.coco.results_reader import one_results_file, read_coco_results
 from vocviewer.families.cvat import FILES
 from vocviewer.families.cvat.convert import (
     DEFAULT_SET,
@@ -92,8 +92,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             image_set,
         )
     else:
-        if len(request.results) != 1:
-            raise FormatError(request.results[-1], "COCO results are one JSON file")
+        one_results_file(request.results)
         dataset = opened(request, coco_model(annotated, problems, masks=task == "segm"))
         out = evaluate_coco_dataset(request, dataset)
     return EvalOutput(out.text, out.payload, [annotated.summary(), *out.warnings])
@@ -135,9 +134,7 @@ class CvatBenchmark(ViewDefaults):
         return dataset.has_data(ToolSource)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        if len(paths) != 1:
-            raise FormatError(paths[-1], "COCO results are one JSON file")
-        return read_coco_results(dataset, paths[0], **kw)
+        return read_coco_results(dataset, one_results_file(paths), **kw)
 
     def result_sets(
         self, paths: Sequence[Path], task: str | None = None

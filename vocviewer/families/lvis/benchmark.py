@@ -30,6 +30,7 @@ from vocviewer.families.base import (
     check_ground_truth,
     opened,
 )
+from vocviewer.families.coco.results_reader import one_results_file
 from vocviewer.families.coco.view import read_coco_view_results
 from vocviewer.families.evidence import collect
 from vocviewer.families.lvis import FILES
@@ -87,8 +88,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     task = request.task or "bbox"
     if task not in LvisBenchmark.tasks:
         raise FormatError(request.path, f"LVIS evaluates --task bbox or segm, not {task}")
-    if len(request.results) != 1:
-        raise FormatError(request.results[-1], "LVIS results are one JSON file")
+    one_results_file(request.results, "LVIS")
     dataset = opened(
         request, read_lvis(request.path, request.option("images"), masks=task == "segm")
     )
@@ -143,9 +143,7 @@ class LvisBenchmark(ViewDefaults):
         return dataset.has_data(LvisAnnotations)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        if len(paths) != 1:
-            raise FormatError(paths[-1], "LVIS results are one JSON file")
-        return read_lvis_results(dataset, paths[0], **kw)
+        return read_lvis_results(dataset, one_results_file(paths, "LVIS"), **kw)
 
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)

@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QEventLoop, QTimer
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.families.registry import result_sets_of
 from vocviewer.formats.session import ImageListFilter, Session
 from vocviewer.formats.tag_export import tag_rows
 from vocviewer.gui.window.app import make_app, shows_everything
@@ -38,16 +39,19 @@ def _qt_loop_running() -> bool:
     return str(loop or "").startswith("qt")
 
 
-def _result_sets(results: Any) -> tuple[tuple[Path, ...], ...]:
-    """``results`` as result sets: a path is one set; a sequence of paths one set each; a
-    sequence holding sequences, one set per inner sequence."""
+def _result_sets(
+    dataset: Path, results: Any, sources: dict[str, Path | None]
+) -> tuple[tuple[Path, ...], ...]:
+    """``results`` as result sets: paths (one, or a sequence of them) grouped as ``vocviewer
+    open --results`` groups them (``registry.result_sets_of``: a VOC competition's per-class
+    files are one set); a sequence of sequences, one set per inner sequence, as given."""
     if results is None:
         return ()
     if isinstance(results, str | Path):
-        return ((Path(results),),)
-    return tuple(
-        (Path(r),) if isinstance(r, str | Path) else tuple(Path(p) for p in r) for r in results
-    )
+        results = [results]
+    if all(isinstance(r, str | Path) for r in results):
+        return tuple(tuple(s) for s in result_sets_of(dataset, results, sources))
+    return tuple(tuple(Path(p) for p in r) for r in results)
 
 
 def _image_filter(given: ImageListFilter | Mapping[str, Any] | None) -> ImageListFilter | None:
@@ -176,13 +180,14 @@ def show(
         dataset = dataset.root
     path = Path(dataset).resolve()
     image_filter = _image_filter(filter)  # refused before a window opens
+    given = {k: Path(v) for k, v in sources.items()}
     app = make_app()
     window = MainWindow(settings=default_settings())
     window.show()
     session = Session(
         dataset=path,
-        sources={k: Path(v) for k, v in sources.items()},
-        result_sets=_result_sets(results),
+        sources=given,
+        result_sets=_result_sets(path, results, dict(given)),
         image_set=image_set,
         image_filter=image_filter,
         image=image,
