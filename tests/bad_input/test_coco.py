@@ -360,7 +360,7 @@ def test_coco_keypoint_counts_other_than_17(
 _WINDOW_LOAD = """
 import sys
 from pathlib import Path
-from vocviewer.gui.panes.layers import decode_view
+from vocviewer.gui.panes.image.layers import decode_view
 from vocviewer.gui.models.tasks import read_dataset
 ds = read_dataset(Path(sys.argv[1]))
 for i in range(len(ds.images)):

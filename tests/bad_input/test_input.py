@@ -108,7 +108,7 @@ IMAGE_CASES = {
 
 @pytest.mark.parametrize("case", IMAGE_CASES)
 def test_case3_image_file_gives_a_per_file_error(case: str, tmp_path: Path) -> None:
-    from vocviewer.gui.panes.image_view import decode_image
+    from vocviewer.gui.panes.image.view import decode_image
 
     path = tmp_path / "image.jpg"
     make, expected = IMAGE_CASES[case]

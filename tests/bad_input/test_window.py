@@ -19,7 +19,7 @@ from PIL import Image
 from PySide6.QtCore import QTimer
 
 from tests.gui import conftest as gui_fixtures
-from vocviewer.gui.panes.drawable import NOT_DRAWN
+from vocviewer.gui.panes.image.drawable import NOT_DRAWN
 
 make_window = gui_fixtures.make_window  # the window factory fixture of tests/gui
 

@@ -19,7 +19,7 @@ import vocviewer
 from tests.gui.test_analysis_pane import _open
 from vocviewer.cli import main
 from vocviewer.evaluation.drawn import is_drawn
-from vocviewer.gui.panes.analysis_pane import CALIBRATION, OPERATING
+from vocviewer.gui.panes.analysis.pane import CALIBRATION, OPERATING
 
 SHOTS = os.environ.get("VOCVIEWER_SHOTS")  # a folder: save the pages' screenshots there
 

@@ -13,7 +13,7 @@ from tests.gui.test_protocol_window import COCO_MINI, INSTANCES, write_coco_resu
 from vocviewer.evaluation.analysis_curves import CURVE_NAMES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.gui.panes.analysis_pane import CURVES
+from vocviewer.gui.panes.analysis.pane import CURVES
 
 
 def _open(qtbot, make_window, path, results, **kw):

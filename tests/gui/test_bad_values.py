@@ -17,7 +17,7 @@ import pytest
 
 from tests.gui.conftest import make_tiny
 from vocviewer.core.dataset import VOC_CLASSES, PartTable
-from vocviewer.gui.panes.drawable import NOT_DRAWN
+from vocviewer.gui.panes.image.drawable import NOT_DRAWN
 
 INF, NAN = math.inf, math.nan
 DOG, PERSON = VOC_CLASSES.index("dog"), VOC_CLASSES.index("person")
@@ -156,8 +156,8 @@ def test_export_of_the_annotated_image(qtbot, make_window, tmp_path, name):
 
 def test_keypoints_regions_and_tags_with_bad_numbers(qtbot, tmp_path):
     from vocviewer.families.views import ViewExtras, with_view_extras
-    from vocviewer.gui.panes.extra_overlays import keypoint_items, region_items
-    from vocviewer.gui.panes.overlays import OverlayOptions
+    from vocviewer.gui.panes.image.extra_overlays import keypoint_items, region_items
+    from vocviewer.gui.panes.image.overlays import OverlayOptions
 
     ds, _ = make_tiny(tmp_path)
     n = len(ds.objects)

@@ -17,7 +17,7 @@ from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.core.results import ClassScores, Detections, ResultSet
 from vocviewer.evaluation.confusion import EXTRA_COLUMNS
 from vocviewer.evaluation.drawn import is_drawn
-from vocviewer.gui.panes.thumbnail_grid import errors_text
+from vocviewer.gui.panes.browse.thumbnail_grid import errors_text
 
 AT = 0.6
 BELOW = float(np.nextafter(AT, 0.0))

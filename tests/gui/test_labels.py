@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES, ROLE_STYLES
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.gui.panes.label_layout import LabelItem, place_labels
+from vocviewer.gui.panes.image.label_layout import LabelItem, place_labels
 from vocviewer.gui.widgets.verdict_style import apply_palette, set_verdict_words
 
 COCO_MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"

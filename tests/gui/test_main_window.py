@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 
 from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.gui.models.state import Message
-from vocviewer.gui.panes.overlays import BoxItem
+from vocviewer.gui.panes.image.overlays import BoxItem
 
 DOG = VOC_CLASSES.index("dog")
 

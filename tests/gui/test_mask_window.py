@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vocviewer.core.masks import decode
-from vocviewer.gui.panes.layers import decode_window
+from vocviewer.gui.panes.image.layers import decode_window
 
 
 def _random_rle(rng: np.random.Generator, mh: int, mw: int) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 
 from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.panes.pr_pane import DOT_STYLES, dot_codes
+from vocviewer.gui.panes.pr.pane import DOT_STYLES, dot_codes
 
 V, K = Verdict, FPKind
 

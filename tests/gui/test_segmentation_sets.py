@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from vocviewer.cli import main
-from vocviewer.gui.panes.pr_pane import NO_CURVES
+from vocviewer.gui.panes.pr.pane import NO_CURVES
 from vocviewer.gui.window.main_window import MainWindow
 from vocviewer.gui.window.recent import SetOpener
 

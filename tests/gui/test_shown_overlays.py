@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QGraphicsScene
 from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import ClassScores, Detections, ResultSet
 from vocviewer.evaluation.result import Verdict
-from vocviewer.gui.panes.box_batch import EXACT_MAX, batch_boxes
-from vocviewer.gui.panes.label_layout import LabelItem
-from vocviewer.gui.panes.overlay_scene import build_overlays
-from vocviewer.gui.panes.overlays import BoxItem
-from vocviewer.gui.panes.shown_overlays import LABEL_SLICE
+from vocviewer.gui.panes.image.box_batch import EXACT_MAX, batch_boxes
+from vocviewer.gui.panes.image.label_layout import LabelItem
+from vocviewer.gui.panes.image.overlay_scene import build_overlays
+from vocviewer.gui.panes.image.overlays import BoxItem
+from vocviewer.gui.panes.image.shown_overlays import LABEL_SLICE
 from vocviewer.gui.widgets.verdict_style import COLORS, row_style
 
 CLASSES = [VOC_CLASSES.index(c) for c in ("dog", "cat", "person")]

@@ -24,7 +24,7 @@ from vocviewer.gui.models.thumbnails import (
     Unreadable,
     decode_thumbnail,
 )
-from vocviewer.gui.panes.thumbnail_grid import AHEAD, BEHIND, THUMB_H, THUMB_W, errors_text
+from vocviewer.gui.panes.browse.thumbnail_grid import AHEAD, BEHIND, THUMB_H, THUMB_W, errors_text
 from vocviewer.gui.widgets.verdict_style import GT_COLOR
 
 TINY_COLOUR = (90, 120, 150)  # every tiny image is this one colour

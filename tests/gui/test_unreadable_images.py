@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.gui.conftest import make_tiny
-from vocviewer.gui.panes.image_view import _decode_each
+from vocviewer.gui.panes.image.view import _decode_each
 
 
 def test_prefetch_goes_past_a_refused_file(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_a_step_keeps_its_detection_drawn_and_the_grid_follows(qtbot, demo_windo
     qtbot.waitUntil(lambda: win.view.shown_image == st.current_image, timeout=10_000)
     assert win.view.highlighted_item() is not None
     assert all(k == FPKind.BACKGROUND for _, k in drawn(win))
-    from vocviewer.gui.panes.overlay_scene import overlay_options
+    from vocviewer.gui.panes.image.overlay_scene import overlay_options
 
     assert overlay_options(st, 1.0).mode == f"kind:{int(FPKind.BACKGROUND)}"  # the grid's too
 

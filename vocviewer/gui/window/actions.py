@@ -17,9 +17,9 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QMenu, QSlider, QWidget
 
 from vocviewer.gui.models.state import AppState, Message
-from vocviewer.gui.panes.image_browser import ImageBrowser
-from vocviewer.gui.panes.image_view import ImageView
-from vocviewer.gui.panes.tables import MessagesPanel
+from vocviewer.gui.panes.browse.image_browser import ImageBrowser
+from vocviewer.gui.panes.image.view import ImageView
+from vocviewer.gui.panes.tables.ap_table import MessagesPanel
 
 #: AppState.view_mode → chooser text
 VIEW_MODE_NAMES = {

@@ -28,9 +28,9 @@ from vocviewer.core.tags import COMMON_TAGS, Fix, Target
 from vocviewer.formats.tag_export import write_patches, write_tag_tables
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
-from vocviewer.gui.panes.image_browser import ImageBrowser
-from vocviewer.gui.panes.side_panel import SidePanel
-from vocviewer.gui.panes.suspects_pane import KIND_TAGS, SuspectsPane
+from vocviewer.gui.panes.browse.image_browser import ImageBrowser
+from vocviewer.gui.panes.browse.side_panel import SidePanel
+from vocviewer.gui.panes.browse.suspects import KIND_TAGS, SuspectsPane
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.settings_store import LastFolders
 from vocviewer.gui.window.status_line import StatusLine

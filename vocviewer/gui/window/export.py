@@ -33,10 +33,10 @@ from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
 from vocviewer.formats import output
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
-from vocviewer.gui.panes.image_view import decode_image
-from vocviewer.gui.panes.label_layout import LabelItem, place_labels
-from vocviewer.gui.panes.overlays import OverlayOptions, detection_items, ground_truth_items
-from vocviewer.gui.panes.pr_pane import RESULT_COLORS
+from vocviewer.gui.panes.image.label_layout import LabelItem, place_labels
+from vocviewer.gui.panes.image.overlays import OverlayOptions, detection_items, ground_truth_items
+from vocviewer.gui.panes.image.view import decode_image
+from vocviewer.gui.panes.pr.pane import RESULT_COLORS
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 #: (result-set name, evaluation) per curve

@@ -21,10 +21,10 @@ from vocviewer.evaluation.shown_table import render_shown_table
 from vocviewer.families.official import mark
 from vocviewer.formats import output
 from vocviewer.gui.models.state import AppState, Message
-from vocviewer.gui.panes.confusion_pane import ConfusionPane
-from vocviewer.gui.panes.image_view import ImageView
-from vocviewer.gui.panes.pr_pane import PRPane, plain_title
-from vocviewer.gui.panes.tables import ApTable
+from vocviewer.gui.panes.image.view import ImageView
+from vocviewer.gui.panes.pr.pane import PRPane, plain_title
+from vocviewer.gui.panes.tables.ap_table import ApTable
+from vocviewer.gui.panes.tables.confusion import ConfusionPane
 from vocviewer.gui.window import export
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.settings_store import LastFolders

@@ -25,17 +25,17 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxL
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
-from vocviewer.gui.panes.analysis_pane import AnalysisPane
-from vocviewer.gui.panes.compare import ComparePane
-from vocviewer.gui.panes.confusion_pane import ConfusionPane
-from vocviewer.gui.panes.image_browser import ImageBrowser
-from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.analysis.pane import AnalysisPane
+from vocviewer.gui.panes.browse.image_browser import ImageBrowser
+from vocviewer.gui.panes.browse.side_panel import SidePanel
+from vocviewer.gui.panes.browse.thumbnail_grid import ImageArea
+from vocviewer.gui.panes.image.view import ImageView
 from vocviewer.gui.panes.pane_sizes import KeepRoom
-from vocviewer.gui.panes.pr_pane import PRPane
-from vocviewer.gui.panes.protocol_views import CaptionBar, SummaryPane
-from vocviewer.gui.panes.side_panel import SidePanel
-from vocviewer.gui.panes.tables import ApTable, MessagesPanel
-from vocviewer.gui.panes.thumbnail_grid import ImageArea
+from vocviewer.gui.panes.pr.pane import PRPane
+from vocviewer.gui.panes.tables.ap_table import ApTable, MessagesPanel
+from vocviewer.gui.panes.tables.compare import ComparePane
+from vocviewer.gui.panes.tables.confusion import ConfusionPane
+from vocviewer.gui.panes.tables.protocol_views import CaptionBar, SummaryPane
 from vocviewer.gui.window.actions import TOGGLES, DisplayControls
 from vocviewer.gui.window.curation import CurationController
 from vocviewer.gui.window.export_actions import ExportController

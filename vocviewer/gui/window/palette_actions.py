@@ -17,8 +17,8 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QWidget
 
 from vocviewer.core.palette import DEFAULT_PALETTE, PALETTES
-from vocviewer.gui.panes.image_view import ImageView
-from vocviewer.gui.panes.pr_pane import PRPane
+from vocviewer.gui.panes.image.view import ImageView
+from vocviewer.gui.panes.pr.pane import PRPane
 from vocviewer.gui.widgets.verdict_style import (
     active_palette,
     apply_palette,

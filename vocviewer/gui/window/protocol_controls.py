@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QToolBar
 from vocviewer.core.results import LabelImageResults
 from vocviewer.families.views import ViewSettings
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.image_view import ImageView
-from vocviewer.gui.panes.side_panel import SidePanel
+from vocviewer.gui.panes.browse.side_panel import SidePanel
+from vocviewer.gui.panes.image.view import ImageView
 
 
 class ProtocolControls(QObject):

@@ -36,7 +36,7 @@ from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
-from vocviewer.gui.panes.image_browser import ImageBrowser
+from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.recent import SetOpener
 from vocviewer.gui.window.settings_store import LastFolders

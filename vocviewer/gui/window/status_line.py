@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar, QToolButton
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.walk import DetectionWalk
-from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.image.view import ImageView
 from vocviewer.gui.widgets.verdict_style import colour_key
 
 

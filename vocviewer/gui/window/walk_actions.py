@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import WALK_MODES, DetectionWalk
-from vocviewer.gui.panes.image_view import ImageView
+from vocviewer.gui.panes.image.view import ImageView
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.status_line import StatusLine
 

@@ -27,8 +27,8 @@ from vocviewer.families.official import NOT_OFFICIAL, explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.pane_sizes import keep_plot
-from vocviewer.gui.panes.pr_band import PRBand
-from vocviewer.gui.panes.pr_overview import SHOWN, ClassOverview
+from vocviewer.gui.panes.pr.band import PRBand
+from vocviewer.gui.panes.pr.overview import SHOWN, ClassOverview
 from vocviewer.gui.widgets.plot_theme import theme_plot
 from vocviewer.gui.widgets.verdict_style import (
     FP_KIND_STYLE,

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 from vocviewer.core.dataset import VOC_PARTS, Dataset
 from vocviewer.core.palette import category_tint
 from vocviewer.families.views import view_extras
-from vocviewer.gui.panes import label_layout
-from vocviewer.gui.panes.drawable import clamp, drawable_boxes, finite_rows, image_size
-from vocviewer.gui.panes.label_layout import LabelItem
-from vocviewer.gui.panes.overlays import Z_LABEL, BoxItem, OverlayOptions
+from vocviewer.gui.panes.image import label_layout
+from vocviewer.gui.panes.image.drawable import clamp, drawable_boxes, finite_rows, image_size
+from vocviewer.gui.panes.image.label_layout import LabelItem
+from vocviewer.gui.panes.image.overlays import Z_LABEL, BoxItem, OverlayOptions
 
 Z_REGION, Z_KEYPOINTS, Z_PART = 5.0, 25.0, 12.0
 REGION_COLOR = QColor("#eceff1")

@@ -30,10 +30,10 @@ from vocviewer.families.views import detection_note, view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
 from vocviewer.gui.models.evaluation import ResultEvaluations
 from vocviewer.gui.models.tasks import LoadedResults
-from vocviewer.gui.panes import label_layout
-from vocviewer.gui.panes.box_batch import halo_pen
-from vocviewer.gui.panes.drawable import drawable_boxes, finite_rows
-from vocviewer.gui.panes.label_layout import LabelItem
+from vocviewer.gui.panes.image import label_layout
+from vocviewer.gui.panes.image.box_batch import halo_pen
+from vocviewer.gui.panes.image.drawable import drawable_boxes, finite_rows
+from vocviewer.gui.panes.image.label_layout import LabelItem
 from vocviewer.gui.widgets.verdict_style import (
     GT_COLOR,
     MISSED_COLOR,

@@ -19,11 +19,11 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, internal_error_text
-from vocviewer.gui.panes.box_batch import batch_boxes
-from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows, image_size
-from vocviewer.gui.panes.extra_overlays import extra_items, region_items
-from vocviewer.gui.panes.label_layout import LabelItem, Placement
-from vocviewer.gui.panes.overlays import (
+from vocviewer.gui.panes.image.box_batch import batch_boxes
+from vocviewer.gui.panes.image.drawable import NOT_DRAWN, finite_rows, image_size
+from vocviewer.gui.panes.image.extra_overlays import extra_items, region_items
+from vocviewer.gui.panes.image.label_layout import LabelItem, Placement
+from vocviewer.gui.panes.image.overlays import (
     Z_LABEL,
     BoxItem,
     OverlayOptions,

@@ -24,7 +24,7 @@ from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, fill_with, rich_header
+from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, fill_with, rich_header
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click the plot to set the threshold and list the detections kept there."

@@ -50,10 +50,10 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.image_filter import ErrorCounts
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.thumbnails import DEFAULT_CACHE_BYTES, ThumbnailLoader, Unreadable
-from vocviewer.gui.panes.drawable import drawable_boxes, image_size
-from vocviewer.gui.panes.image_browser import ERROR_INK, ImageListModel
-from vocviewer.gui.panes.overlay_scene import overlay_options
-from vocviewer.gui.panes.overlays import OverlayOptions, detection_rows
+from vocviewer.gui.panes.browse.image_browser import ERROR_INK, ImageListModel
+from vocviewer.gui.panes.image.drawable import drawable_boxes, image_size
+from vocviewer.gui.panes.image.overlay_scene import overlay_options
+from vocviewer.gui.panes.image.overlays import OverlayOptions, detection_rows
 from vocviewer.gui.widgets.pane_keys import ACTIVATE_ROW
 from vocviewer.gui.widgets.verdict_style import GT_COLOR, MISSED_COLOR, row_style
 

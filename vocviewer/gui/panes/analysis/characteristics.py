@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QWidget
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, fill_with, rich_header
+from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, fill_with, rich_header
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 from vocviewer.gui.widgets.verdict_style import MISSED_COLOR
 

@@ -41,12 +41,12 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, describe_os_error, error_message
 from vocviewer.gui.models.worker import Jobs, Worker
-from vocviewer.gui.panes.drawable import finite_rows, placeholder_size
-from vocviewer.gui.panes.layers import Decoded, _decode_each, decode_view
-from vocviewer.gui.panes.layers import decode_image as decode_image  # re-exported
-from vocviewer.gui.panes.overlay_scene import overlay_options
-from vocviewer.gui.panes.overlays import BoxItem, OverlayOptions
-from vocviewer.gui.panes.shown_overlays import ShownOverlays
+from vocviewer.gui.panes.image.drawable import finite_rows, placeholder_size
+from vocviewer.gui.panes.image.layers import Decoded, _decode_each, decode_view
+from vocviewer.gui.panes.image.layers import decode_image as decode_image  # re-exported
+from vocviewer.gui.panes.image.overlay_scene import overlay_options
+from vocviewer.gui.panes.image.overlays import BoxItem, OverlayOptions
+from vocviewer.gui.panes.image.shown_overlays import ShownOverlays
 
 BACKGROUND = QColor("#2b2d30")
 PLACEHOLDER = QColor("#5f6368")

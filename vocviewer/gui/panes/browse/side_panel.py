@@ -25,8 +25,8 @@ from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.families.views import detection_note
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
-from vocviewer.gui.panes.drawable import NOT_DRAWN, finite_rows
-from vocviewer.gui.panes.ranks import HEADERS, RankRows
+from vocviewer.gui.panes.image.drawable import NOT_DRAWN, finite_rows
+from vocviewer.gui.panes.pr.ranks import HEADERS, RankRows
 from vocviewer.gui.widgets.rows_table import RowsTable
 from vocviewer.gui.widgets.verdict_style import GT_COLOR, MISSED_COLOR, row_style
 

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message
-from vocviewer.gui.panes.box_batch import BoxBatch
-from vocviewer.gui.panes.label_layout import LabelItem, Placement
-from vocviewer.gui.panes.overlay_scene import build_unplaced, compared
-from vocviewer.gui.panes.overlays import BoxItem, OverlayOptions, detection_look
+from vocviewer.gui.panes.image.box_batch import BoxBatch
+from vocviewer.gui.panes.image.label_layout import LabelItem, Placement
+from vocviewer.gui.panes.image.overlay_scene import build_unplaced, compared
+from vocviewer.gui.panes.image.overlays import BoxItem, OverlayOptions, detection_look
 
 #: Tags placed per turn of the event loop (about 2-10 ms of placing on the development machine).
 LABEL_SLICE = 100

@@ -32,7 +32,7 @@ from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.families.official import explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState, Message
-from vocviewer.gui.panes.ap_cells import (
+from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
     SORT_ROLE,
     MeanLastProxy,

@@ -48,13 +48,13 @@ from vocviewer.gui.models.analysis_tasks import (
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
-from vocviewer.gui.panes.analysis_bootstrap import BootstrapRow
-from vocviewer.gui.panes.analysis_characteristics import CharacteristicsChart
-from vocviewer.gui.panes.analysis_compare import CompareView
-from vocviewer.gui.panes.analysis_curves import CurvesChart
-from vocviewer.gui.panes.analysis_members import MemberList, chart_over_list, rich_header
-from vocviewer.gui.panes.analysis_operating import OperatingChart
-from vocviewer.gui.panes.analysis_reliability import ReliabilityChart
+from vocviewer.gui.panes.analysis.bootstrap import BootstrapRow
+from vocviewer.gui.panes.analysis.characteristics import CharacteristicsChart
+from vocviewer.gui.panes.analysis.compare import CompareView
+from vocviewer.gui.panes.analysis.curves import CurvesChart
+from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, rich_header
+from vocviewer.gui.panes.analysis.operating import OperatingChart
+from vocviewer.gui.panes.analysis.reliability import ReliabilityChart
 from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 

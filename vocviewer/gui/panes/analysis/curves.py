@@ -33,7 +33,7 @@ from vocviewer.gui.models.analysis_tasks import (
 )
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
-from vocviewer.gui.panes.analysis_members import MemberList
+from vocviewer.gui.panes.analysis.members import MemberList
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click a band to list its detections or objects."

@@ -1,0 +1,21 @@
+"""The Analysis tab.
+
+Modules
+-------
+pane
+    ``AnalysisPane``: the tab, its pages and their worker tasks.
+members
+    ``MemberList`` and the shared chart-over-list layout.
+curves
+    ``CurvesChart``: COCO analyze()-style curves per class.
+characteristics
+    ``CharacteristicsChart``: AP by object characteristic.
+bootstrap
+    ``BootstrapRow``: confidence intervals by bootstrap.
+compare
+    ``CompareView``: two result sets side by side.
+operating
+    ``OperatingChart``: P / R / F1 against the score threshold; a click sets the threshold.
+reliability
+    ``ReliabilityChart``: the reliability diagram (D-ECE); a bin lists its detections.
+"""

@@ -1,0 +1,13 @@
+"""Panes for moving through the images.
+
+Modules
+-------
+image_browser
+    The image list with its set, class, flag and error filters.
+thumbnail_grid
+    ``ThumbnailGrid``: the images as a grid of thumbnails.
+suspects
+    The label-error queue, walkable and taggable.
+side_panel
+    The current image's detections and objects, the ranks around a PR point, the inspector.
+"""

@@ -1,0 +1,13 @@
+"""Precision/recall panes.
+
+Modules
+-------
+pane
+    The precision/recall curve of the selected class; a click selects that detection.
+band
+    ``PRBand``: the bootstrap band drawn under a curve.
+overview
+    The All-classes PR plot.
+ranks
+    The ranked detections around a PR point.
+"""
