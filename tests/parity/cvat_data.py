@@ -235,8 +235,8 @@ def coco_results(coco: dict[str, Any], seed: int, segm: bool = False) -> list[di
 
 
 def write_voc(root: Path, classes: list[str], images: list[Img]) -> Path:
-    """The equivalent VOC year folder (boxes = extents as written, crowd as difficult), image
-    set ``Main/all``."""
+    """The equivalent VOC year folder (boxes = extents in VOC's 1-based pixels, ``x1 + 1 .. x2``,
+    crowd as difficult), image set ``Main/all``."""
     year = root / "VOC2007"
     (year / "Annotations").mkdir(parents=True)
     (year / "ImageSets" / "Main").mkdir(parents=True)
@@ -247,7 +247,7 @@ def write_voc(root: Path, classes: list[str], images: list[Img]) -> Path:
             xs, ys = pts[0::2], pts[1::2]
             objs.append(
                 f"<object><name>{o.label}</name><difficult>{int(o.difficult or o.crowd)}"
-                f"</difficult><bndbox><xmin>{min(xs)!r}</xmin><ymin>{min(ys)!r}</ymin>"
+                f"</difficult><bndbox><xmin>{min(xs) + 1!r}</xmin><ymin>{min(ys) + 1!r}</ymin>"
                 f"<xmax>{max(xs)!r}</xmax><ymax>{max(ys)!r}</ymax></bndbox></object>"
             )
         stem = Path(im.name).stem
@@ -263,12 +263,13 @@ def write_voc(root: Path, classes: list[str], images: list[Img]) -> Path:
 def write_voc_results(
     folder: Path, classes: list[str], rows: list[dict[str, Any]], stem_of: dict[int, str]
 ) -> list[Path]:
-    """``comp4_det_all_<class>.txt`` of box results (x1 y1 x2 y2 = x, y, x + w, y + h)."""
+    """``comp4_det_all_<class>.txt`` of box results in VOC's 1-based pixels (x1 y1 x2 y2 =
+    x + 1, y + 1, x + w, y + h)."""
     folder.mkdir(parents=True)
     files = []
     for k, c in enumerate(classes, 1):
         lines = [
-            f"{stem_of[r['image_id']]} {r['score']!r} {r['bbox'][0]!r} {r['bbox'][1]!r} "
+            f"{stem_of[r['image_id']]} {r['score']!r} {r['bbox'][0] + 1!r} {r['bbox'][1] + 1!r} "
             f"{r['bbox'][0] + r['bbox'][2]!r} {r['bbox'][1] + r['bbox'][3]!r}\n"
             for r in rows
             if r["category_id"] == k

@@ -95,3 +95,27 @@ def test_voc_protocol_equals_voc_on_the_equivalent_xmls(tmp_path, fmt, protocol)
         theirs = {c: theirs[c] for c in mine}
     assert mine == theirs
     assert any(v for v in mine.values())
+
+
+def test_voc_protocol_equals_evaluating_what_convert_to_voc_writes(tmp_path):
+    """``eval X.xml --protocol voc2012`` and ``convert X.xml --to voc`` then ``eval`` give one
+    number per class: both map the extents to VOC's 1-based pixels the same way."""
+    from vocviewer.families.registry import convert
+
+    classes, images = cd.sample(voc=True)
+    (tmp_path / "cvat").mkdir()
+    path = cd.write_cvat(tmp_path / "cvat" / "annotations.xml", classes, images)
+    coco = cd.reference_coco(classes, images, [im.coco_id for im in images])
+    rows = cd.coco_results(coco, seed=7)
+    res = tmp_path / "results.json"
+    res.write_text(json.dumps(rows))
+    out = tmp_path / "converted"
+    convert(path, "voc", out, [res], options={"image_set": "all"})
+    files = sorted((out / "results").rglob("comp4_det_*.txt"))
+    assert files
+    voc = choose(out, "det", "voc2012")
+    theirs = voc.evaluate(EvalRequest(out, tuple(files), "det", "voc2012")).payload
+    ours = _ours(path, files, "bbox", "voc2012")
+    mine = {c: v["ap"] for c, v in ours["per_class"].items()}
+    assert mine == {c: v["ap"] for c, v in theirs["per_class"].items()}
+    assert any(v for v in mine.values())

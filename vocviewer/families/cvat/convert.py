@@ -10,8 +10,9 @@ pycocotools does (``frPyObjects`` + ``merge`` + ``area``); ``iscrowd`` = an ``is
 (LabelMe: 1-based in file-name order), the ids a COCO results JSON names.
 
 VOC (``--protocol voc2007|voc2012``): a VOC-model ``Dataset`` built directly: image ids = the
-image file names' stems (what VOC result lines name), boxes = the extents as written (VOC's own
-``+1`` convention then applies, as for a VOC XML holding these numbers), ``difficult`` /
+image file names' stems (what VOC result lines name), boxes = the extents in VOC's 1-based
+inclusive pixels, ``xmin = x1 + 1``, ``xmax = x2`` (same for y) as ``convert --to voc`` writes
+them (``write_voc``), so VOC's ``+1`` width is the extent's and both give one number, ``difficult`` /
 ``truncated`` from attributes or flags of those names, ``occluded`` from CVAT's attribute or a
 flag; a crowd object is ``difficult`` (VOC's only "neither hit nor miss"); one image set, named
 as the result files name it.
@@ -140,7 +141,7 @@ def voc_model(annotated: Annotated, problems: list[FormatError], image_set: str)
             y1 = min(v for s in shapes for v in s.points[1::2])
             x2 = max(v for s in shapes for v in s.points[0::2])
             y2 = max(v for s in shapes for v in s.points[1::2])
-            boxes.append((x1, y1, x2, y2))
+            boxes.append((x1 + 1, y1 + 1, x2, y2))  # write_voc's mapping
             labels.append(cls[shapes[0].label])
             image_index.append(i)
             order.append(k)
