@@ -172,3 +172,34 @@ def test_the_experiments_cover_what_pycocotools_rejects(tmp_path: Path) -> None:
     dets, gt, params = EXPERIMENTS["no_area"]
     gt_file.write_text(json.dumps(gt))
     assert "Please run evaluate() first" in _run(api, gt_file, dets, params, "bbox")[1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a": 1, "a": [2.5, -0, 1e-7, 123456789012345678901234567890, "\\u00e9"]}',
+        b"[NaN, Infinity, 1e400]",
+        b"\xef\xbb\xbf[1]",
+        b"[1,]",
+        b"\xff",
+    ],
+)
+def test_files_read_as_json_load_reads_them(tmp_path, text):
+    """``COCO`` / ``loadRes`` read a file as ``json.load`` of it opened as text does: the same
+    value, or the same exception."""
+    import json
+
+    from vocviewer.cocoapi.coco import load_json_file
+
+    path = tmp_path / "x.json"
+    path.write_bytes(text)
+    try:
+        with open(path, encoding="utf-8") as f:
+            expected: object = json.load(f)
+    except ValueError as e:
+        expected = (type(e), str(e))
+    try:
+        got: object = load_json_file(path)
+    except ValueError as e:
+        got = (type(e), str(e))
+    assert repr(got) == repr(expected)

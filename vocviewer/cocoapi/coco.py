@@ -40,6 +40,21 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def load_json_file(path: Any) -> Any:
+    """The JSON document in the file ``path``, as ``json.load`` gives it: decoded by ``msgspec``
+    (the same dicts, lists, ints and correctly rounded floats, 2-3x faster); anything msgspec
+    refuses (``NaN``, a huge integer, bad JSON) is read by ``json`` itself, so what is accepted
+    and every error message are ``json``'s."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        import msgspec
+
+        return msgspec.json.decode(data)
+    except (ImportError, ValueError):  # msgspec.DecodeError is a ValueError
+        return json.loads(data.decode("utf-8"))  # as json.load of the file opened as text
+
+
 def say(text: str) -> None:
     """Print a progress line as pycocotools does (training logs expect them)."""
     sys.stdout.write(text + "\n")
@@ -65,8 +80,8 @@ class COCO:
         if annotation_file is not None:
             say("loading annotations into memory...")
             tic = time.time()
-            with open(annotation_file) as f, paused_gc():
-                dataset = json.load(f)
+            with paused_gc():
+                dataset = load_json_file(annotation_file)
             assert type(dataset) is dict, f"annotation file format {type(dataset)} not supported"
             say(f"Done (t={time.time() - tic:0.2f}s)")
             self.dataset = dataset
@@ -205,8 +220,7 @@ class COCO:
         say("Loading and preparing results...")
         tic = time.time()
         if type(resFile) is str:
-            with open(resFile) as f:
-                anns = json.load(f)
+            anns = load_json_file(resFile)
         elif type(resFile) is np.ndarray:
             anns = self.loadNumpyAnnotations(resFile)
         else:
