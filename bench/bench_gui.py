@@ -33,52 +33,16 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
-from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer  # noqa: E402
+from PySide6.QtCore import QThreadPool  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench.bench_voc import make_devkit  # noqa: E402
+from bench.gui_probes import StackSampler, StallProbe, wait_until  # noqa: E402
 from tests.gui.conftest import make_tiny  # noqa: E402
 from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable  # noqa: E402
 from vocviewer.core.results import Detections, ResultSet  # noqa: E402
 from vocviewer.gui.window.app import make_app  # noqa: E402
 from vocviewer.gui.window.main_window import MainWindow  # noqa: E402
-
-
-class StallProbe:
-    """A 10 ms ``QTimer`` whose tick gaps measure event-loop stalls: ``gaps`` holds
-    ``(gap, previous tick, this tick)`` in ms since ``start()``."""
-
-    def __init__(self) -> None:
-        self.clock, self.timer = QElapsedTimer(), QTimer()
-        self.timer.setInterval(10)
-        self.timer.timeout.connect(self._tick)
-        self.gaps: list[tuple[int, int, int]] = []
-        self._last = 0
-
-    def _tick(self) -> None:
-        now = self.clock.elapsed()
-        self.gaps.append((now - self._last, self._last, now))
-        self._last = now
-
-    def start(self) -> None:
-        self.clock.start()
-        self.timer.start()
-
-    def stop(self) -> None:
-        self.timer.stop()
-
-    def longest(self) -> int:
-        """The longest gap (ms)."""
-        return max((g[0] for g in self.gaps), default=0)
-
-
-def wait_until(app: QApplication, cond, timeout: float = 120.0) -> None:
-    t0 = time.perf_counter()
-    while not cond():
-        app.processEvents()
-        if time.perf_counter() - t0 > timeout:
-            raise TimeoutError("condition not met")
-        time.sleep(0.0005)
 
 
 def stepping_set(folder: Path, n_images: int = 60, per_image: int = 100):
@@ -111,14 +75,14 @@ def stepping_set(folder: Path, n_images: int = 60, per_image: int = 100):
         np.zeros(n_images, bool),
     )
     ds = Dataset(
-        "bench",
-        folder,
-        2012,
-        VOC_CLASSES,
-        "voc",
-        images,
-        objects,
-        base.parts,
+        name="bench",
+        root=folder,
+        year=2012,
+        classes=VOC_CLASSES,
+        box_convention="voc",
+        images=images,
+        objects=objects,
+        parts=base.parts,
         image_sets={"Main/val": np.arange(n_images)},
     )
     d = n_images * per_image
@@ -192,7 +156,6 @@ def _stall_run(app: QApplication, tmp: Path, sample: bool) -> tuple[float, float
     st.open_dataset(Path(tmp) / "VOC2007")
     wait_until(app, lambda: st.dataset is not None and st.is_idle())
     app.processEvents()
-    from bench.bench_gui_open import StackSampler
 
     sampler = StackSampler() if sample else None
     if sampler is not None:

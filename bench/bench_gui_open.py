@@ -68,9 +68,6 @@ MILESTONES = (
     ("dets", "(c) first image's detections drawn"),
     ("eval", "(d) evaluation finished"),
 )
-#: A stack sample without vocviewer / pyqtgraph / json frames: Qt's C++ (painting, layout, the
-#: event loop) or waiting for the GIL.
-IDLE = "(Qt C++ or waiting for the GIL)"
 SPANS = ("set_dataset", "add_result_set", "_show_image", "evaluation._arrived")
 
 
@@ -230,60 +227,6 @@ def print_profile(prof: Any, title: str, cumulative: int, own: int) -> None:
             print(f"\n===== {title}: top {n} by {key} =====\n{body.rstrip()}")
 
 
-class StackSampler:
-    """Samples every thread's Python stack every ~5 ms (``sys._current_frames``), to name what ran
-    during an event-loop stall: the GUI thread's own code, or a worker holding the GIL (then the
-    sampler itself is starved and its first sample after the gap shows who just let go)."""
-
-    KEEP = ("vocviewer", "pyqtgraph", "json")
-
-    def __init__(self) -> None:
-        self.samples: list[tuple[float, dict[str, str]]] = []
-        self.main_id = threading.main_thread().ident
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _describe(self, frame: Any) -> str:
-        names = []
-        while frame is not None and len(names) < 3:
-            code = frame.f_code
-            if any(k in code.co_filename for k in self.KEEP) and code.co_name != "wrapper":
-                names.append(f"{Path(code.co_filename).stem}.{code.co_name}")
-            frame = frame.f_back
-        return " < ".join(names) or IDLE
-
-    def _run(self) -> None:
-        me = threading.get_ident()
-        while not self._stop.is_set():
-            time.sleep(0.005)
-            now = time.perf_counter()
-            stacks = {}
-            for ident, frame in sys._current_frames().items():
-                if ident != me:
-                    stacks["GUI" if ident == self.main_id else f"w{ident % 10000}"] = (
-                        self._describe(frame)
-                    )
-            self.samples.append((now, stacks))
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def during(self, t0: float, t1: float) -> dict[str, list[tuple[str, int]]]:
-        """Per thread, the most frequent stacks sampled in ``[t0, t1 + 10 ms]``."""
-        counts: dict[str, dict[str, int]] = {}
-        for t, stacks in self.samples:
-            if t0 <= t <= t1 + 0.010:
-                for who, desc in stacks.items():
-                    if who == "GUI" or desc != IDLE:
-                        per = counts.setdefault(who, {})
-                        per[desc] = per.get(desc, 0) + 1
-        return {who: sorted(per.items(), key=lambda kv: -kv[1])[:2] for who, per in counts.items()}
-
-
 def child_open(
     ann: Path, res: Path, t_spawn: float, profile: bool, sample: bool, prefetch: bool = True
 ) -> dict[str, Any]:
@@ -300,7 +243,10 @@ def child_open(
     from vocviewer.gui.window.main_window import MainWindow
 
     marks: dict[str, float] = {"imports": time.perf_counter()}
-    from bench.bench_gui import StallProbe  # after the milestone: not the app's own cost
+    from bench.gui_probes import (  # after the milestone: not the app's own cost
+        StackSampler,
+        StallProbe,
+    )
 
     app = make_app()
     quiet_qt()
@@ -470,7 +416,7 @@ def child_workers(ann: Path, res: Path, profile: bool) -> dict[str, Any]:
 def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str, Any]:
     from PySide6.QtCore import QPoint, QThreadPool
 
-    from bench import bench_gui
+    from bench import gui_probes
     from vocviewer.gui.window.app import make_app
     from vocviewer.gui.window.main_window import MainWindow
 
@@ -488,7 +434,7 @@ def child_scroll(ann: Path, steps: int, n_step: int, profile: bool) -> dict[str,
     win.browser.model.modelReset.connect(lambda: marks.setdefault("list", time.perf_counter()))
 
     def wait_until(cond: Callable[[], bool], timeout: float = 300.0) -> None:
-        bench_gui.wait_until(app, cond, timeout)
+        gui_probes.wait_until(app, cond, timeout)
 
     t_open = time.perf_counter()
     win.open_dataset(ann)

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gui import wait_until
 from bench_voc import make_devkit
+from gui_probes import wait_until
 
 from vocviewer.gui.window.app import make_app
 from vocviewer.gui.window.main_window import MainWindow
