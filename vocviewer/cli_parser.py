@@ -218,7 +218,7 @@ def _add_convert(
 def _add_subset(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
 ) -> None:
-    from vocviewer.families.subset_export import IMAGE_MODES, TARGETS
+    from vocviewer.families.subset_export import IMAGE_MODES
 
     ss = sub.add_parser(
         "subset",
@@ -226,7 +226,9 @@ def _add_subset(
         "results), as a new COCO, VOC or YOLO dataset folder",
     )
     ss.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
-    ss.add_argument("--to", required=True, choices=TARGETS, help="the format to write")
+    ss.add_argument(
+        "--to", required=True, choices=registry.conversion_targets(), help="the format to write"
+    )
     ss.add_argument("--out", required=True, type=Path, metavar="DIR", help="a new or empty folder")
     ss.add_argument(
         "--ids", nargs="+", metavar="ID", help="these image ids (or files listing one a line)"

@@ -15,7 +15,9 @@ ROWS = [41, 2, 7, 7, 30, 11, 0]
 def test_every_column_follows_the_chosen_images(demo) -> None:
     ds = open_dataset(demo.year_dir)
     sets = read_sets(ds, [demo.results_dir / "Main"], "val")
-    people = [ds.person_sets[k].image_index[:3].tolist() for k in ("Layout/val", "Action/jumping_val")]
+    people = [
+        ds.person_sets[k].image_index[:3].tolist() for k in ("Layout/val", "Action/jumping_val")
+    ]
     given = [*ROWS, *people[0], *people[1]]
     sub = select(ds, given, [rs for _, rs in sets])
     rows = sorted(set(given))

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.evaluation.test_tide import gen_results
 from vocviewer.core.boxes import to_continuous
 from vocviewer.core.errors import OutputError
 from vocviewer.core.subset import select
@@ -18,7 +19,6 @@ from vocviewer.families.registry import open_dataset
 from vocviewer.families.subset_export import write_subset
 from vocviewer.families.subset_run import read_sets
 from vocviewer.families.yolo.reader import read_yolo
-from tests.evaluation.test_tide import gen_results
 
 MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini"
 GT = MINI / "annotations" / "instances_val2017.json"

@@ -1,15 +1,12 @@
-"""A selection of images written as a new COCO, VOC or YOLO dataset folder (``vocviewer subset``).
+"""A selection of images written as a new dataset folder (``vocviewer subset``).
 
 ``write_subset(dataset, rows, to, out, results)`` takes the chosen images (``core.subset``) to the
-COCO-model document every converter of vocviewer writes from, then writes it:
-
-- ``coco``: ``OUT/annotations/instances_<name>.json`` (the chosen images and their annotations;
-  everything else of the file, its categories whole, kept as it was; ids kept), the images in
-  ``OUT/<name>/`` (where the COCO reader looks), each result set as ``OUT/results/<set>.json``;
-- ``voc`` / ``yolo``: through ``vocviewer convert``'s writers (``registry.convert`` from that
-  document): ``Annotations/``, ``ImageSets/Main/<name>.txt`` and ``results/<set>/Main/
-  comp4_det_<name>_<class>.txt``, with the images in ``JPEGImages/``; or ``data.yaml``,
-  ``labels/val/`` and ``predictions/<set>/``, with the images in ``images/val/``.
+COCO-model document every converter of vocviewer writes from, writes it (and each result set's
+COCO results list) to a temporary folder and converts that by ``vocviewer convert``'s writer of
+``to`` (``registry.convert``) into ``out``: COCO ``annotations/instances_<name>.json`` and
+``results/<set>.json``; VOC ``Annotations/``, ``ImageSets/Main/<name>.txt``, ``results/<set>/
+Main/comp4_det_<name>_<class>.txt``; YOLO ``data.yaml``, ``labels/val/``, ``predictions/<set>/``.
+The images go where the target family says its folder keeps them (its ``images_folder``).
 
 The document: a dataset read from a COCO-model JSON (COCO, LVIS) is that file's document with
 only the chosen images and their annotations, results JSONs filtered by ``image_id``. Other
@@ -46,12 +43,8 @@ from vocviewer.formats import output
 from vocviewer.formats.image_file import declared_size
 from vocviewer.formats.json_input import load_json
 
-#: The formats a selection is written as.
-TARGETS = ("coco", "voc", "yolo")
 #: How the images reach the new folder.
 IMAGE_MODES = ("copy", "hardlink", "symlink")
-#: Where each target keeps its images (``{name}``: the subset's name).
-_IMAGE_FOLDER = {"coco": "{name}", "voc": "JPEGImages", "yolo": "images/val"}
 
 
 def from_json_file(dataset: Dataset) -> bool:
@@ -203,14 +196,12 @@ def place_image(source: Path, target: Path, mode: str, protected: Sequence[Path]
     shutil.copy2(source, real)
 
 
-def _image_target(folder: Path, file_name: str, to: str) -> Path:
-    """Where an image of ``file_name`` goes under ``folder`` (COCO keeps its subfolders; VOC and
-    YOLO take the last part), each part a plain name (``output.child_path``)."""
+def _image_target(folder: Path, file_name: str, keep_folders: bool) -> Path:
+    """Where an image of ``file_name`` goes under ``folder`` (with its sub-folders if
+    ``keep_folders``, else by its last part), each part a plain name (``output.child_path``)."""
     parts = PurePosixPath(file_name.replace("\\", "/")).parts
-    if to != "coco":
-        parts = parts[-1:]
     target = folder
-    for p in parts:
+    for p in parts if keep_folders else parts[-1:]:
         target = output.child_path(target, p)
     return target
 
@@ -220,7 +211,7 @@ def _place_images(
     chosen: npt.NDArray[np.int64],
     doc: dict[str, Any],
     folder: Path,
-    to: str,
+    keep_folders: bool,
     mode: str,
     protected: Sequence[Path],
 ) -> list[str]:
@@ -230,7 +221,8 @@ def _place_images(
         if not source.is_file():
             missing.append(str(dataset.images.id[r]))
             continue
-        place_image(source, _image_target(folder, _file_name(dataset, r, doc), to), mode, protected)
+        target = _image_target(folder, _file_name(dataset, r, doc), keep_folders)
+        place_image(source, target, mode, protected)
         placed += 1
     verb = {"copy": "copied", "hardlink": "hard-linked", "symlink": "linked"}[mode]
     msgs = [f"{verb} {placed} image(s) into {folder}"]
@@ -240,39 +232,15 @@ def _place_images(
     return msgs
 
 
-def _write_coco(
-    doc: dict[str, Any],
-    root: Path,
-    name: str,
-    loaded: Sequence[tuple[str, list[dict[str, Any]]]],
-    protected: Sequence[Path],
-) -> list[str]:
-    target = output.child_path(root / "annotations", f"instances_{name}", ".json")
-    output.write_text(target, json.dumps(doc), protected)
-    msgs = [f"wrote {target}: {len(doc['images'])} images, {len(doc['annotations'])} objects"]
-    difficult = sum(bool(a.get("difficult")) for a in doc["annotations"])
-    if difficult:
-        msgs.append(
-            f"{difficult} difficult object(s) kept as the key 'difficult': COCO has no such "
-            "flag (its evaluation counts them as any object)"
-        )
-    for set_name, entries in loaded:
-        written = output.write_text(
-            output.child_path(root / "results", set_name, ".json"), json.dumps(entries), protected
-        )
-        msgs.append(f"wrote {written}: {len(entries)} results")
-    return msgs
-
-
 def _converted(
     doc: dict[str, Any],
     root: Path,
     to: str,
     name: str,
     loaded: Sequence[tuple[str, list[dict[str, Any]]]],
-) -> list[str]:
-    """``doc`` and ``loaded`` written as ``to`` by ``vocviewer convert``'s writer, from a COCO
-    file in a temporary folder."""
+) -> tuple[list[str], str]:
+    """``doc`` and ``loaded`` written as ``to`` by ``vocviewer convert``'s writer, from a
+    COCO-model file in a temporary folder; the messages and the family that file reads as."""
     with tempfile.TemporaryDirectory(prefix="vocviewer-subset-") as tmp:
         ann = Path(tmp) / "annotations" / f"instances_{name}.json"
         ann.parent.mkdir()
@@ -282,8 +250,15 @@ def _converted(
             paths.append(Path(tmp) / f"{set_name}.json")
             paths[-1].write_text(json.dumps(entries), encoding="utf-8")
         options = {"image_set": name, "images": Path(tmp) / "no-images"}
+        source = registry.choose(ann).name
         msgs = registry.convert(ann, to, root, paths, None, options)
-    return [m.replace(tmp, "(subset)") for m in msgs if "pass --images" not in m]
+    return [m.replace(tmp, "(subset)") for m in msgs if "pass --images" not in m], source
+
+
+def targets() -> tuple[str, ...]:
+    """The formats a selection may be written as: ``vocviewer convert``'s targets (those the
+    COCO-model document does not convert to are refused by ``registry.convert``)."""
+    return registry.conversion_targets()
 
 
 def write_subset(
@@ -297,12 +272,10 @@ def write_subset(
     name: str = "subset",
 ) -> list[str]:
     """Write the images at ``rows`` of ``dataset`` with their annotations (and each named result
-    set's rows on them) as a ``to`` dataset (``TARGETS``) in the new folder ``out``; ``images``
-    one of ``IMAGE_MODES``; ``name`` the COCO split / VOC image set. Returns what was written
+    set's rows on them) as a ``to`` dataset (``targets()``) in the new folder ``out``;
+    ``images`` one of ``IMAGE_MODES``; ``name`` the split / image set. Returns what was written
     and what the target cannot hold, a line each. ``OutputError`` before anything is written
     if ``out`` lies in the dataset's or the results' folders or is a non-empty folder."""
-    if to not in TARGETS:
-        raise ValueError(f"a subset is written as {', '.join(TARGETS)}, not {to!r}")
     if images not in IMAGE_MODES:
         raise ValueError(f"images are placed by {', '.join(IMAGE_MODES)}, not {images!r}")
     chosen = chosen_rows(dataset, rows)
@@ -320,36 +293,58 @@ def write_subset(
             stem, k = f"{_safe_name(set_name)}_{k}", k + 1
         names.append(stem)
         loaded.append((stem, result_entries(dataset, r, chosen, doc)))
-    if to == "coco":
-        msgs = _write_coco(doc, root, name, loaded, protected)
-    else:
-        msgs = _converted(doc, root, to, name, loaded)
-    folder = root / _IMAGE_FOLDER[to].format(name=name)
-    msgs = msgs if from_json_file(dataset) else [m for m in msgs if "'area'" not in m]
-    msgs += _not_carried(dataset, root, to)
-    return msgs + _place_images(dataset, chosen, doc, folder, to, images, protected)
-
-
-def _not_carried(dataset: Dataset, root: Path, to: str) -> list[str]:
-    """What the written folder does not hold of a dataset read from its columns."""
-    msgs = []
+    msgs, source = _converted(doc, root, to, name, loaded)
     if not from_json_file(dataset):
-        lost = [
-            what
-            for what, has in (
-                ("poses", bool(np.any(dataset.objects.pose))),
-                ("person layouts", len(dataset.parts) > 0),
-                ("actions", bool(np.any(dataset.objects.actions))),
-                ("segmentation masks", bool(np.any(dataset.images.segmented))),
-            )
-            if has
-        ]
-        if lost:
-            msgs.append(f"not written: {', '.join(lost)} (boxes, classes and flags only)")
-    year = dataset.year
-    if to == "voc" and year is not None and year <= 2009 and root.name != f"VOC{year}":
+        msgs = [m for m in msgs if "'area'" not in m] + _not_carried(dataset, doc)
+    msgs += _year(dataset, root, to)
+    folder = getattr(registry.get(to), "images_folder", None)
+    if folder is None:
+        return [*msgs, f"images not placed: the {to} writer names no image folder"]
+    keep = to == source  # the document's own format keeps the file names' folders
+    placed = _place_images(
+        dataset, chosen, doc, root / folder.format(name=name), keep, images, protected
+    )
+    return msgs + placed
+
+
+def _not_carried(dataset: Dataset, doc: dict[str, Any]) -> list[str]:
+    """What a document made from the columns does not hold, and the difficult objects."""
+    msgs = []
+    lost = [
+        what
+        for what, has in (
+            ("poses", bool(np.any(dataset.objects.pose))),
+            ("person layouts", len(dataset.parts) > 0),
+            ("actions", bool(np.any(dataset.objects.actions))),
+            ("segmentation masks", bool(np.any(dataset.images.segmented))),
+        )
+        if has
+    ]
+    if lost:
+        msgs.append(f"not written: {', '.join(lost)} (boxes, classes and flags only)")
+    difficult = sum(bool(a.get("difficult")) for a in doc["annotations"])
+    if difficult:
         msgs.append(
-            f"the source is VOC{year}, evaluated with 11-point AP, which VOC takes from the "
-            f"folder's name: this folder gets all-points AP (name it VOC{year} to keep 11-point)"
+            f"{difficult} difficult object(s): kept as difficult where the format has the flag "
+            "(elsewhere, as the key 'difficult' or not at all, they count as any object)"
         )
     return msgs
+
+
+def _year(dataset: Dataset, root: Path, to: str) -> list[str]:
+    """A line if the folder, written in the dataset's own format, reads as another year (which
+    may choose another AP rule): the year is taken from the folder's name."""
+    own = registry.benchmark_of(dataset).name == to and dataset.year is not None
+    if not own or dataset.root is None:
+        return []
+    try:
+        year = registry.open_dataset(root).year
+    except FormatError:
+        return []
+    if year == dataset.year:
+        return []
+    return [
+        f"the source is year {dataset.year}, this folder reads as year {year or 'unknown'} "
+        f"(the year comes from the folder's name and may choose the AP rule): name it "
+        f"{dataset.root.name} to keep the source's"
+    ]
