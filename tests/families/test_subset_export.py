@@ -24,6 +24,7 @@ MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mi
 GT = MINI / "annotations" / "instances_val2017.json"
 needs_mini = pytest.mark.skipif(not GT.is_file(), reason="coco-mini not available")
 ROWS = [0, 3, 4, 9, 17, 22, 23, 40]
+KEYS = ("AP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100", "ARs", "ARm", "ARl")
 
 
 def _by_id(ds: Any) -> dict[str, list[tuple[int, tuple[float, ...]]]]:
@@ -116,6 +117,25 @@ def test_demo_results_filtered_and_evaluated(demo, tmp_path: Path) -> None:
     assert {row[0] for row in lines} <= set(ds.images.id[ROWS])
 
 
+def stats(gt: Path, res: Path, ids: list[int] | None = None) -> np.ndarray:
+    """pycocotools' 12 bbox numbers of ``res`` on ``gt`` (on the images ``ids`` if given)."""
+    import contextlib
+    import io
+
+    from pycocotools.coco import COCO
+    from pycocotools.cocoeval import COCOeval
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        coco = COCO(str(gt))
+        ev = COCOeval(coco, coco.loadRes(str(res)), "bbox")
+        if ids is not None:
+            ev.params.imgIds = ids
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+    return np.asarray(ev.stats)
+
+
 @pytest.fixture(scope="module")
 def coco_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("subset_res") / "det.json"
@@ -148,12 +168,6 @@ def test_coco_mini_round_trip_keeps_ids_and_every_field(tmp_path: Path) -> None:
 def test_coco_mini_results_evaluate_as_pycocotools(coco_results: Path, tmp_path: Path) -> None:
     """The subset's files evaluated by vocviewer equal pycocotools on them, which equals
     pycocotools on the source files restricted to the chosen images (``params.imgIds``)."""
-    import contextlib
-    import io
-
-    from pycocotools.coco import COCO
-    from pycocotools.cocoeval import COCOeval
-
     import vocviewer
 
     ds = open_dataset(GT)
@@ -163,22 +177,41 @@ def test_coco_mini_results_evaluate_as_pycocotools(coco_results: Path, tmp_path:
     sub_gt = tmp_path / "c" / "annotations" / "instances_subset.json"
     sub_res = tmp_path / "c" / "results" / f"{sets[0][0]}.json"
 
-    def stats(gt: Path, res: Path, ids: list[int] | None) -> np.ndarray:
-        with contextlib.redirect_stdout(io.StringIO()):
-            coco = COCO(str(gt))
-            ev = COCOeval(coco, coco.loadRes(str(res)), "bbox")
-            if ids is not None:
-                ev.params.imgIds = ids
-            ev.evaluate()
-            ev.accumulate()
-            ev.summarize()
-        return np.asarray(ev.stats)
-
     on_subset = stats(sub_gt, sub_res, None)
     restricted = stats(GT, coco_results, [int(i) for i in ds.images.id[rows]])
     np.testing.assert_array_equal(on_subset, restricted)
     mine = vocviewer.evaluate(sub_gt, sub_res)
-    keys = ("AP", "AP50", "AP75", "APs", "APm", "APl", "AR1", "AR10", "AR100", "ARs", "ARm", "ARl")
-    ours = [mine.summary[k] for k in keys]
+    ours = [mine.summary[k] for k in KEYS]
     np.testing.assert_allclose(ours, on_subset, rtol=0, atol=1e-12)
     assert 0 < len(json.loads(sub_res.read_text())) < len(json.loads(coco_results.read_text()))
+
+
+def test_yolo_source_keeps_file_names_and_predictions(demo, tmp_path: Path) -> None:
+    """A YOLO split (the demo's val images written as YOLO) subset again as YOLO: images named
+    as before, its predictions filtered; evaluated, it equals pycocotools on the COCO subset of
+    the same demo images."""
+    import vocviewer
+
+    ds = open_dataset(demo.year_dir)
+    sets = read_sets(ds, [demo.results_dir / "Main"], "val")
+    write_subset(ds, ds.image_sets["Main/val"], "yolo", tmp_path / "y", sets)
+    yolo = read_yolo(tmp_path / "y" / "data.yaml", None, masks=False)
+    preds = read_sets(yolo, [tmp_path / "y" / "predictions" / sets[0][0]], None)
+    rows = np.arange(0, len(yolo.images), 3)
+    write_subset(yolo, rows, "yolo", tmp_path / "y2", preds)
+    back = read_yolo(tmp_path / "y2" / "data.yaml", None, masks=False)
+    _same(back, select(yolo, rows).dataset, exact=False)
+    stems = {yolo.images.path[r].stem for r in rows}
+    written = {p.stem for p in (tmp_path / "y2" / "predictions" / preds[0][0]).iterdir()}
+    assert written <= stems and written
+    source_rows = [ds.find_image(s) for s in sorted(stems)]
+    write_subset(ds, source_rows, "coco", tmp_path / "c", sets)
+    ours = vocviewer.evaluate(
+        tmp_path / "y2" / "data.yaml", tmp_path / "y2" / "predictions" / preds[0][0]
+    )
+    theirs = stats(
+        tmp_path / "c" / "annotations" / "instances_subset.json",
+        tmp_path / "c" / "results" / f"{sets[0][0]}.json",
+    )
+    assert theirs[0] > 0
+    np.testing.assert_allclose([ours.summary[k] for k in KEYS], theirs, rtol=0, atol=1e-9)

@@ -10,8 +10,9 @@ The images go where the target family says its folder keeps them (its ``images_f
 
 The document: a dataset read from a COCO-model JSON (COCO, LVIS) is that file's document with
 only the chosen images and their annotations, results JSONs filtered by ``image_id``. Other
-datasets get one from their columns: image ``id`` = source row + 1, ``file_name`` = image id +
-the file's suffix, category ``id`` = class index + 1 (every class), annotation ``id`` = source
+datasets get one from their columns: image ``id`` = source row + 1, ``file_name`` = the image
+file's name (VOC and YOLO name an image by its file's stem; the id + the file's suffix where
+names are missing or repeat), category ``id`` = class index + 1 (every class), annotation ``id`` = source
 object row + 1, ``bbox`` = COCO's ``x, y, w, h`` (VOC's 1-based inclusive ``x1 y1 x2 y2`` as
 ``x1 - 1, y1 - 1, x2 - x1 + 1, y2 - y1 + 1``, which VOC's writer turns back into the same
 numbers), with ``difficult`` / ``truncated`` / ``occluded`` kept as keys; results likewise.
@@ -64,15 +65,24 @@ def new_folder(out: str | Path, protected: Sequence[Path]) -> Path:
     return root
 
 
+def _column_names(dataset: Dataset, rows: npt.NDArray[np.int64]) -> list[str]:
+    """Each chosen image's ``file_name``: its file's name (YOLO's and VOC's image identity is
+    the file's stem), or its id + the file's suffix where names are missing or repeated."""
+    ims = dataset.images
+    names = [ims.path[r].name for r in rows.tolist()]
+    if all(names) and len({PurePosixPath(n).stem for n in names}) == len(names):
+        return names
+    return [f"{ims.id[r]}{ims.path[r].suffix or '.jpg'}" for r in rows.tolist()]
+
+
 def _columns_document(dataset: Dataset, rows: npt.NDArray[np.int64]) -> dict[str, Any]:
     """The COCO-model document of the chosen images built from the columns."""
     ims = dataset.images
     images = []
-    for r in rows.tolist():
+    for r, name in zip(rows.tolist(), _column_names(dataset, rows), strict=True):
         w, h, path = int(ims.width[r]), int(ims.height[r]), ims.path[r]
         if (w <= 0 or h <= 0) and path.is_file():
             w, h = declared_size(path)
-        name = f"{ims.id[r]}{path.suffix or '.jpg'}"
         images.append({"id": r + 1, "file_name": name, "width": w, "height": h})
     obj = dataset.objects
     keep = np.flatnonzero(np.isin(obj.image_index, rows))
@@ -143,13 +153,7 @@ def result_entries(
                 raise FormatError(f, "results must be a JSON array of objects")
             out += [e for e in entries if isinstance(e, dict) and str(e.get("image_id")) in wanted]
         return out
-    ids = {str(im["file_name"]): im["id"] for im in doc["images"]}
-    id_of_row = {
-        r: ids[name]
-        for r in chosen.tolist()
-        for name in [_file_name(dataset, r, doc)]
-        if name in ids
-    }
+    id_of_row = {r: im["id"] for r, im in doc_images(dataset, chosen, doc).items()}
     cat_ids = sorted(c["id"] for c in doc.get("categories") or [])
     d = results.detections
     keep = np.flatnonzero(np.isin(d.image_index, chosen))
@@ -164,13 +168,14 @@ def result_entries(
     ]
 
 
-def _file_name(dataset: Dataset, row: int, doc: dict[str, Any]) -> str:
-    """The ``file_name`` ``doc`` gives the image at ``row``."""
-    if from_json_file(dataset):
-        by_id = {str(im["id"]): str(im["file_name"]) for im in doc["images"]}
-        return by_id.get(str(dataset.images.id[row]), "")
-    path = dataset.images.path[row]
-    return f"{dataset.images.id[row]}{path.suffix or '.jpg'}"
+def doc_images(
+    dataset: Dataset, rows: npt.NDArray[np.int64], doc: dict[str, Any]
+) -> dict[int, dict[str, Any]]:
+    """Source image row → its entry of ``doc`` (``document``'s ids: the file's, or row + 1)."""
+    by_id = {str(im["id"]): im for im in doc["images"]}
+    own = from_json_file(dataset)
+    keys = [str(dataset.images.id[r]) if own else str(r + 1) for r in rows.tolist()]
+    return {r: by_id[k] for r, k in zip(rows.tolist(), keys, strict=True) if k in by_id}
 
 
 def _safe_name(name: str) -> str:
@@ -216,12 +221,13 @@ def _place_images(
     protected: Sequence[Path],
 ) -> list[str]:
     placed, missing = 0, []
+    entries = doc_images(dataset, chosen, doc)
     for r in chosen.tolist():
         source = dataset.images.path[r]
-        if not source.is_file():
+        if not source.is_file() or r not in entries:
             missing.append(str(dataset.images.id[r]))
             continue
-        target = _image_target(folder, _file_name(dataset, r, doc), keep_folders)
+        target = _image_target(folder, str(entries[r]["file_name"]), keep_folders)
         place_image(source, target, mode, protected)
         placed += 1
     verb = {"copy": "copied", "hardlink": "hard-linked", "symlink": "linked"}[mode]
