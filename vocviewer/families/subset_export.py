@@ -184,21 +184,25 @@ def _safe_name(name: str) -> str:
     return stem
 
 
-def place_image(source: Path, target: Path, mode: str, protected: Sequence[Path]) -> None:
+def place_image(source: Path, target: Path, mode: str, protected: Sequence[Path]) -> str:
     """Put the image ``source`` at ``target`` by ``mode`` (``IMAGE_MODES``), never inside
-    ``protected``; a hard link across file systems falls back to a copy."""
+    ``protected`` nor over a file; returns the mode used (a hard link across file systems
+    falls back to a copy)."""
     real = output.guard_target(target, protected)
+    if os.path.lexists(real):
+        raise OutputError(target, "two chosen images have this file name; the first was kept")
     real.parent.mkdir(parents=True, exist_ok=True)
     if mode == "symlink":
         os.symlink(source.resolve(), real)
-        return
+        return mode
     if mode == "hardlink":
         try:
             os.link(source, real)
-            return
+            return mode
         except OSError:
             pass
     shutil.copy2(source, real)
+    return "copy"
 
 
 def _image_target(folder: Path, file_name: str, keep_folders: bool) -> Path:
@@ -220,18 +224,25 @@ def _place_images(
     mode: str,
     protected: Sequence[Path],
 ) -> list[str]:
-    placed, missing = 0, []
+    used: dict[str, int] = {}
+    missing: list[str] = []
     entries = doc_images(dataset, chosen, doc)
+    msgs = []
     for r in chosen.tolist():
         source = dataset.images.path[r]
         if not source.is_file() or r not in entries:
             missing.append(str(dataset.images.id[r]))
             continue
         target = _image_target(folder, str(entries[r]["file_name"]), keep_folders)
-        place_image(source, target, mode, protected)
-        placed += 1
-    verb = {"copy": "copied", "hardlink": "hard-linked", "symlink": "linked"}[mode]
-    msgs = [f"{verb} {placed} image(s) into {folder}"]
+        try:
+            how = place_image(source, target, mode, protected)
+        except OutputError as e:
+            msgs.append(f"image {dataset.images.id[r]} not placed: {e}")
+            continue
+        used[how] = used.get(how, 0) + 1
+    verbs = {"copy": "copied", "hardlink": "hard-linked", "symlink": "linked"}
+    done = ", ".join(f"{verbs[k]} {n}" for k, n in used.items()) or "placed 0"
+    msgs.insert(0, f"{done} image(s) into {folder}")
     if missing:
         shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
         msgs.append(f"{len(missing)} image file(s) not found, not placed: {shown}")
