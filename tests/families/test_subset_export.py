@@ -215,3 +215,31 @@ def test_yolo_source_keeps_file_names_and_predictions(demo, tmp_path: Path) -> N
     )
     assert theirs[0] > 0
     np.testing.assert_allclose([ours.summary[k] for k in KEYS], theirs, rtol=0, atol=1e-9)
+
+
+def test_lvis_subset_evaluates_as_the_lvis_api(tmp_path: Path) -> None:
+    """An LVIS file's subset keeps its federated fields; with its results it evaluates as
+    ``LVISEval`` on the written files."""
+    pytest.importorskip("lvis")
+    import vocviewer
+    from tests.parity.lvis_data import lvis_eval, write_lvis
+
+    ann, res = write_lvis(tmp_path / "src", 3)
+    ds = open_dataset(ann)
+    rows = np.arange(0, len(ds.images), 2)
+    sets = read_sets(ds, [res], None)
+    write_subset(ds, rows, "lvis", tmp_path / "sub", sets)
+    sub_ann = tmp_path / "sub" / "annotations" / "instances_subset.json"
+    sub_res = tmp_path / "sub" / "results" / f"{sets[0][0]}.json"
+    doc, source = json.loads(sub_ann.read_text()), json.loads(ann.read_text())
+    ids = {int(i) for i in ds.images.id[rows]}
+    assert [im["id"] for im in doc["images"]] == [
+        im["id"] for im in source["images"] if im["id"] in ids
+    ]
+    assert all("neg_category_ids" in im for im in doc["images"])
+    official = lvis_eval(sub_ann, sub_res, "bbox").results
+    mine = vocviewer.evaluate(sub_ann, sub_res)
+    assert official["AP"] > 0 and list(mine.summary) == list(official)
+    np.testing.assert_allclose(
+        [mine.summary[k] for k in official], [float(v) for v in official.values()], atol=1e-12
+    )
