@@ -3,7 +3,7 @@
 Commands: ``demo`` (write and open the embedded demo), ``open`` (the GUI on a dataset or a saved
 session file, optionally saving a screenshot and exiting), ``eval`` (headless evaluation with a
 printed table and JSON), ``analyze``, ``suspects`` (the label-error queue), ``reconcile``,
-``convert`` and ``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
+``convert``, ``subset`` (chosen images as a new dataset folder) and ``export`` (PR figures, annotated images and AP tables to files; Qt offscreen).
 Qt is imported only by the GUI commands, so ``eval`` starts fast and runs without a display.
 Every file goes through ``formats.output``: a target inside the dataset's folders or over an input
 is refused (before any work where the folders are known: ``cli_outputs``), with exit code 1.
@@ -83,6 +83,15 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
     check()
     if args.json:
         _write_json(args.json, payload, roots)
+    return 0
+
+
+def _cmd_subset(args: argparse.Namespace) -> int:
+    from vocviewer.families.subset_run import run_subset
+
+    guard(args.out, given_roots(args.path, *_sources(args).values()), args.results, folder=True)
+    for msg in run_subset(args):
+        _emit(sys.stdout, msg)
     return 0
 
 
@@ -403,6 +412,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_analyze(args)
         if args.command == "convert":
             return _cmd_convert(args)
+        if args.command == "subset":
+            return _cmd_subset(args)
         if args.command == "suspects":
             return _cmd_suspects(args)
         if args.command == "reconcile":

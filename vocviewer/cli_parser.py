@@ -167,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_analyze(sub)
     _add_convert(sub, families)
+    _add_subset(sub, families)
     _add_suspects(sub, families)
     _add_reconcile(sub, families)
     return p
@@ -212,6 +213,45 @@ def _add_convert(
         "--task", choices=registry.tasks(), default=None, help="what to write (boxes by default)"
     )
     _add_family_options(cv, families)
+
+
+def _add_subset(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+) -> None:
+    from vocviewer.families.subset_export import IMAGE_MODES
+
+    ss = sub.add_parser(
+        "subset",
+        help="write the images chosen by id, tag or class, with their annotations (and "
+        "results), as a new COCO, VOC or YOLO dataset folder",
+    )
+    ss.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
+    ss.add_argument(
+        "--to", required=True, choices=registry.conversion_targets(), help="the format to write"
+    )
+    ss.add_argument("--out", required=True, type=Path, metavar="DIR", help="a new or empty folder")
+    ss.add_argument(
+        "--ids", nargs="+", metavar="ID", help="these image ids (or files listing one a line)"
+    )
+    ss.add_argument("--tag", metavar="TAG", help="images tagged TAG in --session")
+    ss.add_argument("--session", type=Path, metavar="FILE", help="the session file of --tag")
+    ss.add_argument(
+        "--class", dest="classes", nargs="+", metavar="C", help="images with an object of C"
+    )
+    ss.add_argument("--image-set", metavar="S", help="images of the image set S")
+    ss.add_argument(
+        "--results", type=Path, nargs="+", default=[], metavar="R", help="result sets too"
+    )
+    ss.add_argument(
+        "--image-mode",
+        choices=IMAGE_MODES,
+        default="copy",
+        help="how the images reach the folder (default copy)",
+    )
+    ss.add_argument(
+        "--name", default="subset", help="the COCO split / VOC image set (default subset)"
+    )
+    _add_family_options(ss, families, sources_only=True)
 
 
 def _add_suspects(

@@ -25,6 +25,8 @@ results
     ``ResultSet``.
 rle_columns
     Many COCO RLE masks at once, as columns.
+subset
+    A selection of images as a dataset of its own (``Subset``), result sets restricted to it.
 tags
     Tags and notes on images, objects and detections, with the fixes they ask for.
 """

@@ -38,6 +38,10 @@ reconciling
     ``vocviewer reconcile``: a family's ``reconcile`` hook.
 registry
     The registry of benchmark families, and opening a dataset or results through it.
+subset_export
+    A selection of images written as a new dataset folder through the converters.
+subset_run
+    ``vocviewer subset``: which images the arguments choose.
 suspects
     ``vocviewer suspects``: the label-error queue from each result set's ``Evidence``.
 view_analyser

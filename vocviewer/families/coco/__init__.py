@@ -55,6 +55,8 @@ tide
     (definitions.
 view
     COCO in the window.
+write_coco
+    ``vocviewer convert --to coco``: a COCO file laid out as pycocotools' folder.
 """
 
 from vocviewer.families.base import FileTypes

@@ -17,6 +17,7 @@ from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
     CliOption,
+    ConvertRequest,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -124,6 +125,18 @@ class CocoBenchmark(ViewDefaults):
     )
     files = FILES
     reconcile = "vocviewer.families.coco.reconcile:reconcile_coco"  # vocviewer reconcile (``families.reconciling``)
+    #: ``vocviewer convert`` pairs: a COCO file laid out as pycocotools' folder (``write_coco``)
+    conversions = (("coco", "coco"),)
+    #: where a folder written as COCO keeps its images (``{name}``: the split; ``vocviewer subset``)
+    images_folder = "{name}"
+
+    def convert(self, request: ConvertRequest) -> list[str]:
+        """The COCO file ``path`` (and results) as ``out/annotations/instances_<split>.json``
+        (``--image-set`` or the name's last ``_`` part) and ``out/results/<stem>.json``."""
+        from vocviewer.families.coco.write_coco import write_coco
+
+        r = request
+        return write_coco(r.path, r.out, list(r.results), r.option("image_set"), r.option("images"))
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         if path.suffix.lower() != ".json":

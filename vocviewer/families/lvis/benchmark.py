@@ -23,6 +23,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
     CliOption,
+    ConvertRequest,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -127,6 +128,18 @@ class LvisBenchmark(ViewDefaults):
         "vocviewer.families.lvis.analyze:LvisViewAnalyser",
     )
     files = FILES
+    #: ``vocviewer convert`` pairs: an LVIS file laid out as COCO's folder (``coco.write_coco``)
+    conversions = (("lvis", "lvis"),)
+    #: where a folder written as LVIS keeps its images (``{name}``: the split; ``vocviewer subset``)
+    images_folder = "{name}"
+
+    def convert(self, request: ConvertRequest) -> list[str]:
+        """The LVIS file ``path`` (and results) as ``out/annotations/instances_<split>.json``
+        and ``out/results/<stem>.json``, every field kept (``write_coco``)."""
+        from vocviewer.families.coco.write_coco import write_coco
+
+        r = request
+        return write_coco(r.path, r.out, list(r.results), r.option("image_set"), r.option("images"))
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if looks_like_lvis(path) else 0.0

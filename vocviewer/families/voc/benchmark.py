@@ -167,6 +167,8 @@ class VocBenchmark(ViewDefaults):
     files = FILES
     #: ``vocviewer convert`` pairs (source family, target format)
     conversions = (("coco", "voc"),)
+    #: where a folder written as VOC keeps its images (``vocviewer subset``)
+    images_folder = "JPEGImages"
 
     def convert(self, request: ConvertRequest) -> list[str]:
         """A COCO annotation JSON ``path`` (and COCO results JSONs) as a VOC folder in ``out``

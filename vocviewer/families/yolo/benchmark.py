@@ -173,6 +173,8 @@ class YoloBenchmark(ViewDefaults):
 
     #: ``vocviewer convert`` pairs (source family, target format) this family writes
     conversions = (("coco", "yolo"), ("yolo", "coco"), ("yolo", "voc"))
+    #: where a folder written as YOLO keeps its images (``convert.coco_to_yolo``'s split)
+    images_folder = "images/val"
 
     def convert(self, request: ConvertRequest) -> list[str]:
         """Write ``path`` (a ``source`` family's ground truth) and ``results`` as ``to``."""

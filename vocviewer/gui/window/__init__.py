@@ -18,6 +18,8 @@ open_actions, recent
 export_actions, export, export_run
     ``ExportController`` (File ▸ Export), the writers behind it, and the headless
     ``vocviewer export``.
+subset_actions
+    ``SubsetExportController``: File ▸ Export the listed images as a dataset… (on a worker).
 session_actions
     ``SessionController``: File ▸ Open session… and Save session….
 protocol_controls

@@ -6,7 +6,8 @@ toggles, view mode | fit, 1:1, IoU, area, segmentation); a status bar (``StatusL
 go to a non-modal, collapsible "Messages" panel at the bottom.
 
 The window is composed, not mixed in: it builds the panes and the controllers — ``opening``
-(File ▸ Open, drops, Open Recent), ``exporting`` (File ▸ Export), ``sessions``, ``display``
+(File ▸ Open, drops, Open Recent), ``exporting`` (File ▸ Export), ``subset`` (File ▸ Export the
+listed images as a dataset), ``sessions``, ``display``
 (View: what is drawn, where the user is), ``protocol`` (IoU, area, segmentation), ``walk``,
 ``palette_menu``, ``theme``, ``help`` and ``status`` — each a ``QObject`` that owns its actions
 and the slots behind them and is handed the state and the panes it acts on; the window lays them
@@ -47,6 +48,7 @@ from vocviewer.gui.window.recent import RecentEntry, SetOpener
 from vocviewer.gui.window.session_actions import SessionController
 from vocviewer.gui.window.settings_store import LastFolders, WindowSettings
 from vocviewer.gui.window.status_line import StatusLine
+from vocviewer.gui.window.subset_actions import SubsetExportController
 from vocviewer.gui.window.theme import ThemeControl
 from vocviewer.gui.window.toolbar_rows import ToolbarRows
 from vocviewer.gui.window.walk_actions import WalkController
@@ -88,6 +90,7 @@ class MainWindow(QMainWindow):
             ap_table=self.ap_table,
             confusion=self.confusion,
         )
+        self.subset = SubsetExportController(self, st, self.folders, self.status)
         self.sessions = SessionController(
             self, st, self.opening, self.browser, self.folders, self.status
         )
@@ -120,6 +123,7 @@ class MainWindow(QMainWindow):
             self.opening,
             self.sessions,
             self.exporting,
+            self.subset,
             self.display,
             self.help,
             self.walk,
@@ -235,7 +239,8 @@ class MainWindow(QMainWindow):
         self._add(file_menu, o.act_open, o.act_open_file, o.recent_menu, o.act_demo, None)
         self._add(file_menu, o.act_add, o.act_add_dir, None)
         self._add(file_menu, s.act_open_session, s.act_save_session, None)
-        self._add(file_menu, *x.window_actions(), None, self.act_quit)
+        self._add(file_menu, *x.window_actions(), *self.subset.window_actions())
+        self._add(file_menu, None, self.act_quit)
         view_menu = self.view_menu = bar.addMenu("&View")
         self._add(view_menu, d.act_next, d.act_prev, d.act_next_fp, d.act_prev_fp, d.act_find)
         self._add(view_menu, None, *d.toggle_actions.values(), self.protocol.act_seg)
