@@ -47,6 +47,13 @@ def test_a_bare_folder_reads_as_its_yaml(case, tmp_path):
     assert _summary(bare, case.pred_txt, tmp_path) == _summary(case.yaml, case.pred_txt, tmp_path)
 
 
+def test_a_folder_with_its_dataset_yaml_takes_the_names_from_it(case, tmp_path):
+    """Opening the folder (not its ``data.yaml``) still names the classes as the YAML does, and
+    a ``classes.txt`` beside it does not override them."""
+    (case.yaml.parent / "classes.txt").write_text("".join(f"x{k}\n" for k in range(len(NAMES))))
+    assert open_dataset(case.yaml.parent).classes == NAMES == open_dataset(case.yaml).classes
+
+
 def test_names_list_and_list_file_splits(case, tmp_path):
     root = case.yaml.parent
     ids = open_dataset(case.yaml).images.id.tolist()

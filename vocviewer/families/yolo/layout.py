@@ -4,7 +4,8 @@ A dataset YAML has ``path`` (the root; relative to the YAML's folder), ``train``
 ``test`` (each a folder of images, searched recursively, or a ``.txt`` list of image paths, or
 a list of either), ``names`` (a list, or a mapping ``index: name``) and, for pose, ``kpt_shape``
 (``[K, 2]`` or ``[K, 3]``). A bare folder holds ``images/`` and ``labels/`` (optionally with one
-sub-folder per split) and, for names, a ``classes.txt`` (one name a line) in itself or in
+sub-folder per split) and, for names, the one dataset YAML in it (``names``, ``kpt_shape``; its
+images are still the folder's) or else a ``classes.txt`` (one name a line) in itself or in
 ``labels/``. An image's label file is Ultralytics' ``img2label_paths``: the last ``/images/`` of
 its path replaced by ``/labels/``, the suffix by ``.txt``.
 """
@@ -212,10 +213,14 @@ def _bare_folder(path: Path, split: str | None) -> Layout:
         folder = images / split
     else:
         folder, split = (images / subs[0], subs[0]) if subs else (images, "images")
-    names = None
+    names, kpt = None, None
+    yamls = sorted(p for p in path.iterdir() if is_yaml(p) and looks_like_yolo(p))
+    if len(yamls) == 1:  # the folder's own dataset YAML (Ultralytics' data.yaml): its names
+        data = _yaml(yamls[0])
+        names = _names(yamls[0], data["names"]) if "names" in data else None
+        kpt = _kpt_shape(yamls[0], data.get("kpt_shape"))
     for candidate in (path / "classes.txt", path / "labels" / "classes.txt"):
-        if candidate.is_file():
+        if names is None and candidate.is_file():
             lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
             names = tuple(n.strip() for n in lines if n.strip())
-            break
-    return Layout(path, split, tuple(_folder_images(folder)), names)
+    return Layout(path, split, tuple(_folder_images(folder)), names, kpt)
