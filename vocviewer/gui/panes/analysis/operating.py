@@ -6,7 +6,9 @@ A click on the plot sets the threshold to the nearest score where the curves ste
 gives the counts and rates there, and the list under the plot holds the detections kept at it
 (lowest score first: the ones the threshold decides). The dashed line is the best threshold
 (largest F1). "Draw at this threshold" sets the window's score slider to it (rounded down to
-the slider's 0.01 step, so every detection kept there is drawn).
+the slider's 0.01 step, so every detection kept there is drawn); "Draw at best F1 per class"
+draws each class at its own best threshold (the deployment thresholds of
+``vocviewer analyze --deploy-thresholds``), the slider then an offset added to each.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from vocviewer.evaluation.analyses.operating_point import ThresholdCurve
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
+from vocviewer.formats.thresholds import ClassThresholds
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
@@ -57,10 +61,17 @@ class OperatingChart(QWidget):
             "Set the window's score slider to the chosen threshold (its 0.01 step below)"
         )
         self.draw_button.clicked.connect(self.draw_at_threshold)
+        self.per_class_button = QPushButton("Draw at best F1 per class")
+        self.per_class_button.setToolTip(
+            "Draw each class at its own best threshold (the deployment thresholds); the score "
+            "slider becomes an offset added to each"
+        )
+        self.per_class_button.clicked.connect(self.draw_per_class)
         self.list = MemberList(state, None, PLACEHOLDER)
         row = QHBoxLayout()
         row.addWidget(self.header, 1)
         row.addWidget(self.draw_button)
+        row.addWidget(self.per_class_button)
         fill_with(self, chart_over_list(row, self.plot, self.list))
         self.curve: ThresholdCurve | None = None
         self.index: int | None = None  # the chosen threshold's index in ``curve``
@@ -156,6 +167,16 @@ class OperatingChart(QWidget):
         if t is not None:
             self.state.set_threshold(math.floor(round(t * 100, 9)) / 100)
 
+    def draw_per_class(self) -> None:
+        """Draw each class at its best threshold (``OperatingPoint.thresholds``; a class
+        without one at the window's one threshold), offset 0."""
+        b, st = self.source.current(), self.state
+        if b is None or st.current_results < 0:
+            return
+        name = st.results[st.current_results].results.name
+        rule = "F1" if b.op.rule == "f1" else b.op.rule
+        st.set_class_thresholds(ClassThresholds(b.op.thresholds(), 0.0, f"best {rule} of {name}"))
+
     def _list(self) -> None:
         """The detections kept at the chosen threshold, lowest score first."""
         t, k, evs = self.threshold(), self.state.selected_class, self.source.evaluations
@@ -165,7 +186,7 @@ class OperatingChart(QWidget):
         chosen = [evs[k]] if k >= 0 and k in evs else list(evs.values()) if k < 0 else []
         rows, words = [], {}
         for ev in chosen:
-            kept = np.flatnonzero((ev.score >= t) & (ev.verdict != Verdict.IGNORED))
+            kept = np.flatnonzero(is_drawn(ev.score, t) & (ev.verdict != Verdict.IGNORED))
             for r in kept[::-1].tolist():
                 row = int(ev.order[r])
                 rows.append((float(ev.score[r]), row))
