@@ -369,7 +369,7 @@ class _Reader:
         try:
             found = check_thresholds(value.get("thresholds"), self.path, f"{where}.thresholds")
         except FormatError as e:
-            self.problems.append(e)
+            self.problems.append(FormatError(self.path, f"{e.message}; ignored", element=e.element))
             return None
         offset = self.number(value, "offset", f"{where}.offset", -1.0, 1.0) or 0.0
         return ClassThresholds(found, offset, self.text(value, "source", f"{where}.source") or "")
