@@ -20,6 +20,8 @@ export_actions, export, export_run
     ``vocviewer export``.
 session_actions
     ``SessionController``: File ▸ Open session… and Save session….
+threshold_actions
+    ``ThresholdController``: View ▸ Load per-class thresholds… and back to one threshold.
 protocol_controls
     ``ProtocolControls``: the toolbar's IoU, area and segmentation controls.
 walk_actions

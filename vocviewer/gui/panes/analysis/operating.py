@@ -100,7 +100,7 @@ class OperatingChart(QWidget):
             ok = ~np.isnan(ys)
             self.lines[name].setData(xs[ok], ys[ok], stepMode=None)
         if curve is None or b is None:
-            why = "no detections of this class" if b is not None else "Evaluating …"
+            why = "no detections of this class" if b is not None else self.source.waiting_words()
             self.header.setText(why)
             self.best_line.setVisible(False)
             self.chosen_line.setVisible(False)
