@@ -86,6 +86,11 @@ def test_each_class_is_drawn_at_or_above_its_own_threshold(qtbot, boundary):
     assert st.class_drawn_threshold(DOG) == AT and st.class_drawn_threshold(CAT) == BELOW
     assert drawn_rows(qtbot, win, 0) == expected_rows(0, per) == {0}
     assert drawn_rows(qtbot, win, 1) == expected_rows(1, per) == {2, 3}
+    # selecting compares the drawn options with the new ones (per-class thresholds included)
+    st.select_detection_row(2)
+    qtbot.wait(50)
+    assert {item.row for item in win.view.overlay_items("det")} == {2, 3}
+    assert messages(win) == []
     listed = [row[3] for row in win.side.detections.rows_model.rows]
     assert not any(v.endswith("below threshold") for v in listed)
     # the grid: img1's dog FP below its threshold is not counted; img2's cat is found

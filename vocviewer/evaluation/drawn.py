@@ -20,8 +20,9 @@ import numpy.typing as npt
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
-#: one threshold for every class, or float64 (K,) one per class (``Dataset`` class index)
-Thresholds = float | FloatArray
+#: one threshold for every class, or one per class (``Dataset`` class index): float64 (K,), or
+#: a tuple of K floats where the thresholds must compare and hash (``threshold_key``)
+Thresholds = float | FloatArray | tuple[float, ...]
 
 
 def is_drawn(score: npt.ArrayLike, threshold: float | npt.ArrayLike) -> BoolArray:
@@ -39,7 +40,7 @@ def per_class_thresholds(base: npt.ArrayLike, offset: float) -> FloatArray:
 
 def class_threshold(threshold: Thresholds, class_index: int) -> float:
     """The threshold of class ``class_index`` (one number: itself)."""
-    if isinstance(threshold, np.ndarray):
+    if isinstance(threshold, np.ndarray | tuple):
         return float(threshold[class_index])
     return float(threshold)
 
@@ -47,13 +48,14 @@ def class_threshold(threshold: Thresholds, class_index: int) -> float:
 def detection_threshold(threshold: Thresholds, labels: npt.ArrayLike) -> float | FloatArray:
     """Each detection's threshold, from its class ``labels`` (int, any shape): float64 of
     ``labels``' shape per class; one number as it is."""
-    if isinstance(threshold, np.ndarray):
-        return np.asarray(threshold[np.asarray(labels, dtype=np.int64)], dtype=np.float64)
+    if isinstance(threshold, np.ndarray | tuple):
+        per_class = np.asarray(threshold, dtype=np.float64)
+        return np.asarray(per_class[np.asarray(labels, dtype=np.int64)], dtype=np.float64)
     return float(threshold)
 
 
 def threshold_key(threshold: Thresholds) -> float | tuple[float, ...]:
     """A hashable, comparable form of ``threshold`` (for caches kept per threshold)."""
-    if isinstance(threshold, np.ndarray):
-        return tuple(threshold.tolist())
+    if isinstance(threshold, np.ndarray | tuple):
+        return tuple(float(t) for t in threshold)
     return float(threshold)

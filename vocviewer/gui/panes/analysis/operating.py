@@ -19,7 +19,7 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from vocviewer.evaluation.analyses.operating_point import ThresholdCurve
 from vocviewer.evaluation.drawn import is_drawn
@@ -68,11 +68,14 @@ class OperatingChart(QWidget):
         )
         self.per_class_button.clicked.connect(self.draw_per_class)
         self.list = MemberList(state, None, PLACEHOLDER)
-        row = QHBoxLayout()
-        row.addWidget(self.header, 1)
-        row.addWidget(self.draw_button)
-        row.addWidget(self.per_class_button)
-        fill_with(self, chart_over_list(row, self.plot, self.list))
+        buttons = QHBoxLayout()  # under the header: the header keeps the pane's width
+        buttons.addStretch(1)
+        buttons.addWidget(self.draw_button)
+        buttons.addWidget(self.per_class_button)
+        head = QVBoxLayout()
+        head.addWidget(self.header)
+        head.addLayout(buttons)
+        fill_with(self, chart_over_list(head, self.plot, self.list))
         self.curve: ThresholdCurve | None = None
         self.index: int | None = None  # the chosen threshold's index in ``curve``
         self._ink = "#000"
