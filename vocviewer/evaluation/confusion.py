@@ -76,7 +76,7 @@ class ConfusionMatrix:
 
     classes: tuple[str, ...]
     counts: IntArray
-    score_threshold: Thresholds
+    score_threshold: float | FloatArray
     iou_threshold: float
     class_index: IntArray
     rank: IntArray
@@ -246,7 +246,7 @@ def confusion_matrix(
         counts=counts,
         score_threshold=(
             np.array(score_threshold, dtype=np.float64)
-            if isinstance(score_threshold, np.ndarray)
+            if isinstance(score_threshold, np.ndarray | tuple)
             else float(score_threshold)
         ),
         iou_threshold=float(iou_threshold),
