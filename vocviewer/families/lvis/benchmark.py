@@ -127,6 +127,7 @@ class LvisBenchmark(ViewDefaults):
         "vocviewer.families.lvis.analyze:LvisViewAnalyser",
     )
     files = FILES
+    reconcile = "vocviewer.families.lvis.reconcile:reconcile_lvis"  # LVIS -> COCO -> VOC
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         return CERTAIN if looks_like_lvis(path) else 0.0
