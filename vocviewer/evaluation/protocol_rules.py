@@ -97,7 +97,10 @@ class Rules:
     (``Columns.federated``): ``lvis_cap`` LVIS's 300 per image over all classes;
     ``verified_only`` unverified categories' detections left out; ``not_exhaustive`` their
     unmatched detections ignored; ``ignore_field`` the ``ignore`` field flags objects (ignored,
-    never absorbing; no crowd); ``positive_area`` boxes and objects of area 0 left out."""
+    never absorbing; no crowd); ``positive_area`` boxes and objects of area 0 left out.
+    ``agnostic``: class-agnostic matching (pycocotools' ``useCats=0``): every detection against
+    every object of its image, as one class (objects and detections of an image in category
+    order, then their own), the cap per image."""
 
     cap: int | None
     area: tuple[float, float] | None
@@ -114,6 +117,7 @@ class Rules:
     not_exhaustive: bool = False
     ignore_field: bool = False
     positive_area: bool = False
+    agnostic: bool = False
 
 
 COCO = Rules(100, (0.0, 1e10), True, True, False, False, "image", "101", "objects")
@@ -215,6 +219,12 @@ LVIS_TO_COCO: tuple[tuple[str, str, Switch], ...] = (
         lambda r: replace(r, positive_area=False),
     ),
 )
+#: a rule no protocol here uses, measured from COCO alone (``Reconciliation.what_if``)
+CLASS_AGNOSTIC: tuple[str, str, Switch] = (
+    "class-agnostic matching",
+    "pycocotools' useCats=0: every detection matched to every object of its image, one class",
+    lambda r: replace(r, agnostic=True),
+)
 #: VOC2012 to VOC2007: the interpolation alone
 VOC2012_TO_2007: tuple[tuple[str, str, Switch], ...] = (
     ("11 points", "all points -> 11 recall points (VOC2007)", eleven_points),
@@ -285,15 +295,14 @@ def _match(ov: FloatArray, ignore: BoolArray, absorbs: BoolArray, r: Rules) -> I
 def class_curve(c: Columns, k: int, r: Rules) -> tuple[FloatArray, FloatArray, int]:
     """(tp, fp, npos) of class ``k`` in rank order (ignored detections dropped)."""
     gk, dk = np.flatnonzero(c.gt_label == k), np.flatnonzero(c.det_label == k)
+    if r.agnostic:  # one class: every row, in category order (pycocotools' useCats=0)
+        gk = np.argsort(c.gt_label, kind="stable").astype(np.int64)
+        dk = np.argsort(c.det_label, kind="stable").astype(np.int64)
     fed, flag, unmatched_ignored = c.federated, c.gt_flag, np.zeros(len(c.det_label), bool)
     if fed is not None:
-        gk, dk = (
-            gk[~(r.positive_area & fed.gt_no_area[gk])],
-            dk[~(r.lvis_cap & fed.det_over_cap[dk])],
-        )
-        dk = dk[
-            ~((r.verified_only & fed.det_unverified[dk]) | (r.positive_area & fed.det_no_area[dk]))
-        ]
+        gk = gk[~(r.positive_area & fed.gt_no_area[gk])]
+        dropped = (r.lvis_cap & fed.det_over_cap[dk]) | (r.verified_only & fed.det_unverified[dk])
+        dk = dk[~(dropped | (r.positive_area & fed.det_no_area[dk]))]
         if r.not_exhaustive:
             unmatched_ignored = fed.det_not_exhaustive
         if r.ignore_field:
@@ -352,7 +361,7 @@ def mean_ap(c: Columns, r: Rules) -> float:
     precision entry, its summary's order; VOC: mean of the per-class APs)."""
     per_class: list[FloatArray] = []
     aps: list[float] = []
-    for k in range(c.n_classes):
+    for k in range(1 if r.agnostic else c.n_classes):
         if r.average == "results" and not c.has_results[k]:
             continue
         tp, fp, npos = class_curve(c, k, r)

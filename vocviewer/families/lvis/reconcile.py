@@ -10,7 +10,7 @@ import dataclasses
 
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.protocol_rules import COCO, LVIS, LVIS_TO_COCO, Federated
-from vocviewer.evaluation.reconcile import Reconciliation, coco_voc_legs, leg
+from vocviewer.evaluation.reconcile import Reconciliation, coco_voc_legs, coco_what_if, leg
 from vocviewer.families.base import EvalRequest, check_ground_truth, opened
 from vocviewer.families.coco.reconcile import VOC_NOTE, coco_columns, file_order
 from vocviewer.families.lvis.columns import LvisAnnotations
@@ -42,4 +42,5 @@ def reconcile_lvis(request: EvalRequest) -> Reconciliation:
     head, rules = leg(columns, "LVIS AP50", LVIS, "COCO AP50", LVIS_TO_COCO)
     assert rules == COCO
     note = "LVIS: LVISEval's rules at IoU 0.5 over all areas (its AP50)"
-    return Reconciliation("AP at IoU 0.5", (head, *coco_voc_legs(columns)), (note, VOC_NOTE))
+    legs = (head, *coco_voc_legs(columns))
+    return Reconciliation("AP at IoU 0.5", legs, (note, VOC_NOTE), coco_what_if(columns))
