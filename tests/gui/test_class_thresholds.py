@@ -201,7 +201,10 @@ def test_best_f1_per_class_draws_the_operating_points_counts(qtbot, make_window,
         assert st.class_drawn_threshold(k) == t
         assert counts[k, k] == at["tp"]
         assert counts[k, : K + 2].sum() - counts[k, k] == at["fp"]
-    win.grab().save("/tmp/shots-thresh/best-f1-per-class.png")
+    # "Draw at this threshold": one threshold for every class again
+    win.right_tabs.setCurrentWidget(pane)
+    pane.operating.draw_button.click()
+    assert st.class_thresholds is None and "Score" in win.display.threshold_label.text()
 
 
 def test_a_session_keeps_the_per_class_thresholds_and_their_offset(

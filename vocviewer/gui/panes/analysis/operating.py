@@ -165,10 +165,11 @@ class OperatingChart(QWidget):
 
     def draw_at_threshold(self) -> None:
         """The window's score slider at the chosen threshold, rounded down to its 0.01 step
-        (every detection kept at the threshold is drawn)."""
+        (every detection kept at the threshold is drawn), one threshold for every class."""
         t = self.threshold()
         if t is not None:
             self.state.set_threshold(math.floor(round(t * 100, 9)) / 100)
+            self.state.set_class_thresholds(None)
 
     def draw_per_class(self) -> None:
         """Draw each class at its best threshold (``OperatingPoint.thresholds``; a class
