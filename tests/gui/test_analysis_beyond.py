@@ -130,3 +130,30 @@ def test_a_bin_lists_its_detections(qtbot, demo_window):
     assert st.current_image == int(det.image_index[rows[0]])
     if SHOTS:
         win.grab().save(str(Path(SHOTS, "calibration.png")))
+
+
+def test_the_pages_compute_in_a_worker_and_the_event_loop_runs_meanwhile(qtbot, demo_window, demo):
+    from PySide6.QtCore import QTimer
+
+    from vocviewer.families.beyond_ap import beyond_ap
+    from vocviewer.gui.models.beyond_source import JOB
+
+    st, pane = demo_window.state, demo_window.analysis
+    source = pane.beyond
+    assert source.current() is None  # asked: nothing computed on the GUI thread
+    assert JOB in st.jobs.running_keys() and source.computing()
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(0)
+    with qtbot.waitSignal(source.ready, timeout=20_000):
+        pane.choose_chart(OPERATING)  # the page asks again: the same job, not a second one
+        assert "Computing" in pane.operating.header.text()
+    timer.stop()
+    assert ticks  # the event loop ran while the worker computed
+    shown = source.current()
+    assert shown is not None and not source.computing()
+    evidence = st.evaluation.evidence(st.current_results)
+    direct = beyond_ap(st.dataset, st.results[st.current_results].results, evidence)
+    assert shown.to_dict() == direct.to_dict()  # the same numbers as computed in line
+    assert pane.operating.curve is shown.op.overall  # the page redrew when they came

@@ -3,7 +3,8 @@
 Rows are classes: the detection's class, or for the ``missed`` column the object's class. Columns
 are the ``K`` classes followed by ``EXTRA_COLUMNS``: ``duplicate`` (``K``), ``background``
 (``K + 1``) and ``missed`` (``K + 2``). For every evaluated class ``k`` and every rank whose score
-is ``>= score_threshold``:
+is ``>= score_threshold`` (one number, or per class: ``drawn.Thresholds``, row ``k`` at
+``score_threshold[k]``):
 
 * ``TP``        → ``(k, k)``;
 * ``DUPLICATE`` → ``(k, duplicate)``;
@@ -34,7 +35,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import best_among
-from vocviewer.evaluation.drawn import is_drawn
+from vocviewer.evaluation.drawn import Thresholds, class_threshold, is_drawn
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -56,7 +57,8 @@ class ConfusionMatrix:
     counts : int64 (K, K + 3)
         Cell counts; columns are the classes, then ``EXTRA_COLUMNS``.
     score_threshold
-        Detections with ``score >= score_threshold`` are counted.
+        Detections with ``score >= score_threshold`` are counted (per class: float64 (K,),
+        class ``k``'s detections at ``score_threshold[k]``).
     iou_threshold
         Minimum IoU for a false positive to count as confused with another class.
     class_index, rank, column : int64 (N,)
@@ -74,7 +76,7 @@ class ConfusionMatrix:
 
     classes: tuple[str, ...]
     counts: IntArray
-    score_threshold: float
+    score_threshold: float | FloatArray
     iou_threshold: float
     class_index: IntArray
     rank: IntArray
@@ -123,12 +125,28 @@ class ConfusionMatrix:
         ]
         return "\n".join(lines) + "\n"
 
+    def class_threshold(self, class_index: int) -> float:
+        """The score threshold class ``class_index``'s detections were counted at."""
+        return class_threshold(self.score_threshold, class_index)
+
+    def threshold_words(self) -> str:
+        """``score ≥ 0.50``, or ``score ≥ per-class thresholds (0.20 to 0.70)``."""
+        t = self.score_threshold
+        if not isinstance(t, np.ndarray):
+            return f"score ≥ {t:.2f}"
+        lo, hi = (float(t.min()), float(t.max())) if len(t) else (0.0, 0.0)
+        return f"score ≥ per-class thresholds ({lo:.2f} to {hi:.2f})"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python form for JSON: classes, column labels, thresholds and counts."""
         return {
             "classes": list(self.classes),
             "columns": list(self.column_labels),
-            "score_threshold": float(self.score_threshold),
+            "score_threshold": (
+                self.score_threshold.tolist()
+                if isinstance(self.score_threshold, np.ndarray)
+                else float(self.score_threshold)
+            ),
             "iou_threshold": float(self.iou_threshold),
             "counts": self.counts.tolist(),
         }
@@ -138,15 +156,17 @@ def missed_at(
     dataset: Dataset,
     evaluations: Mapping[int, ClassEvaluation],
     missed: BoolArray,
-    score_threshold: float,
+    score_threshold: Thresholds,
 ) -> BoolArray:
     """bool (O,): objects of the evaluated classes missed when only detections scoring
-    ``>= score_threshold`` count — those in ``missed`` (no TP at any score) plus those matched
-    only by a TP scoring below the threshold."""
+    ``>= score_threshold`` (per class: ``score_threshold[k]``) count — those in ``missed``
+    (no TP at any score) plus those matched only by a TP scoring below the threshold."""
     out = missed & np.isin(dataset.objects.label, list(evaluations))
     for ev in evaluations.values():
         late_tp = (
-            ~is_drawn(ev.score, score_threshold) & (ev.verdict == Verdict.TP) & (ev.best_gt >= 0)
+            ~is_drawn(ev.score, class_threshold(score_threshold, ev.class_index))
+            & (ev.verdict == Verdict.TP)
+            & (ev.best_gt >= 0)
         )
         out[ev.best_gt[late_tp]] = True
     return out
@@ -158,7 +178,7 @@ def confusion_matrix(
     evaluations: Mapping[int, ClassEvaluation],
     missed: BoolArray,
     *,
-    score_threshold: float,
+    score_threshold: Thresholds,
     iou_threshold: float,
     plus_one: bool,
 ) -> ConfusionMatrix:
@@ -175,7 +195,8 @@ def confusion_matrix(
         Over ``dataset.objects``: the objects that count as positives and that no TP matched at
         any score (``analysis.missed_objects`` of each class, on the evaluated images).
     score_threshold
-        Only ranks with ``score >= score_threshold`` are counted.
+        Only ranks with ``score >= score_threshold`` are counted (per class, float64 (K,):
+        class ``k``'s ranks with ``score >= score_threshold[k]``; ``drawn.Thresholds``).
     iou_threshold
         Other-class overlap needed for a false positive to count as a confusion; normally the
         protocol's own threshold.
@@ -193,7 +214,7 @@ def confusion_matrix(
         ev = evaluations[k]
         if ev.task != "det":
             raise ValueError(f"class {ev.class_name!r}: a confusion matrix needs detections")
-        kept = is_drawn(ev.score, score_threshold)
+        kept = is_drawn(ev.score, class_threshold(score_threshold, k))
         verdict = ev.verdict
         column = np.full(len(ev), -1, dtype=np.int64)
         column[verdict == Verdict.TP] = k
@@ -223,7 +244,11 @@ def confusion_matrix(
     return ConfusionMatrix(
         classes=tuple(dataset.classes),
         counts=counts,
-        score_threshold=float(score_threshold),
+        score_threshold=(
+            np.array(score_threshold, dtype=np.float64)
+            if isinstance(score_threshold, np.ndarray | tuple)
+            else float(score_threshold)
+        ),
         iou_threshold=float(iou_threshold),
         class_index=cols[0].astype(np.int64),
         rank=cols[1].astype(np.int64),

@@ -11,6 +11,12 @@ absorbing, ``IoU >= t``), per-image per-class detection cap, ranking by image id
 (``ov > t``, duplicates false, difficult objects absorbing), ``+1`` pixel sizes, stable ranking in
 file order and ``VOCap`` (all points) / 11-point AP. Flagged objects are COCO's crowd regions or
 VOC's difficult objects: ignored by both protocols (a crowd region is VOC's difficult object).
+
+Where the data is federated (LVIS: ``Columns.federated``), ``LVIS`` and ``LVIS_TO_COCO`` add
+``LVISEval``'s rules: 300 detections per image over all classes (``LVISResults``), detections of
+a category neither on the image nor verified absent left out, unmatched detections of a
+not-exhaustively annotated category ignored, the annotations' ``ignore`` field instead of
+``iscrowd`` (no crowd regions), and boxes and objects of area 0 (or not finite) left out.
 """
 
 from __future__ import annotations
@@ -57,6 +63,23 @@ class Columns:
     image_key: IntArray
     n_classes: int
     has_results: BoolArray
+    federated: Federated | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Federated:
+    """LVIS's federated facts, in ``Columns``' rows: per detection (D,) ``over_cap`` (beyond its
+    image's 300 highest scores, ``LVISResults``), ``unverified`` (its category neither on the
+    image nor verified absent), ``no_area`` (area not in (0, inf)), ``not_exhaustive`` (its
+    category not exhaustively annotated on the image); per object (G,) ``no_area`` and
+    ``ignore`` (the annotation's ``ignore`` field)."""
+
+    det_over_cap: BoolArray
+    det_unverified: BoolArray
+    det_no_area: BoolArray
+    det_not_exhaustive: BoolArray
+    gt_no_area: BoolArray
+    gt_ignore: BoolArray
 
 
 @dataclass(frozen=True)
@@ -70,7 +93,14 @@ class Rules:
     pixel sizes; ``tie_order``: ``"image"`` (COCO: image id, then score within the image) or
     ``"file"``; ``interpolation``: ``"101"``, ``"all"`` or ``"11"``; ``average``: the classes the
     mean is over, ``"objects"`` (COCO: those with objects to find) or ``"results"`` (VOC's mAP:
-    those with results and a defined AP); ``iou``: the threshold."""
+    those with results and a defined AP); ``iou``: the threshold. Federated data only
+    (``Columns.federated``): ``lvis_cap`` LVIS's 300 per image over all classes;
+    ``verified_only`` unverified categories' detections left out; ``not_exhaustive`` their
+    unmatched detections ignored; ``ignore_field`` the ``ignore`` field flags objects (ignored,
+    never absorbing; no crowd); ``positive_area`` boxes and objects of area 0 left out.
+    ``agnostic``: class-agnostic matching (pycocotools' ``useCats=0``): every detection against
+    every object of its image, as one class (objects and detections of an image in category
+    order, then their own), the cap per image."""
 
     cap: int | None
     area: tuple[float, float] | None
@@ -82,11 +112,26 @@ class Rules:
     interpolation: str
     average: str
     iou: float = 0.5
+    lvis_cap: bool = False
+    verified_only: bool = False
+    not_exhaustive: bool = False
+    ignore_field: bool = False
+    positive_area: bool = False
+    agnostic: bool = False
 
 
 COCO = Rules(100, (0.0, 1e10), True, True, False, False, "image", "101", "objects")
 VOC2012 = Rules(None, None, False, False, False, True, "file", "all", "results")  # ov >= 0.5
 VOC2007 = replace(VOC2012, interpolation="11")
+LVIS = replace(
+    COCO,
+    cap=None,
+    lvis_cap=True,
+    verified_only=True,
+    not_exhaustive=True,
+    ignore_field=True,
+    positive_area=True,
+)
 
 
 def no_cap(r: Rules) -> Rules:
@@ -145,6 +190,40 @@ COCO_TO_VOC: tuple[tuple[str, str, Switch], ...] = (
     ("tie order", "tied scores by image id -> by file order", file_tie_order),
     ("interpolation", "101 recall points -> all points (VOCap)", all_points),
     ("classes averaged", "classes with objects -> classes with results", classes_with_results),
+)
+#: (rule, what changes, switch), in the order applied from LVIS (AP50) to COCO
+LVIS_TO_COCO: tuple[tuple[str, str, Switch], ...] = (
+    (
+        "LVIS maxDets",
+        "LVIS's 300 detections per image over all classes -> COCO's 100 per image and class",
+        lambda r: replace(r, lvis_cap=False, cap=100),
+    ),
+    (
+        "federated",
+        "detections of a category neither on the image nor verified absent: left out -> counted",
+        lambda r: replace(r, verified_only=False),
+    ),
+    (
+        "not exhaustive",
+        "unmatched detections of a not-exhaustively annotated category: ignored -> false positives",
+        lambda r: replace(r, not_exhaustive=False),
+    ),
+    (
+        "ignore field",
+        "the annotations' ignore field, no crowd -> iscrowd as ignored, absorbing regions",
+        lambda r: replace(r, ignore_field=False),
+    ),
+    (
+        "positive areas",
+        "boxes and objects of area 0 (or not finite) left out -> COCO's area range [0, 1e10]",
+        lambda r: replace(r, positive_area=False),
+    ),
+)
+#: a rule no protocol here uses, measured from COCO alone (``Reconciliation.what_if``)
+CLASS_AGNOSTIC: tuple[str, str, Switch] = (
+    "class-agnostic matching",
+    "pycocotools' useCats=0: every detection matched to every object of its image, one class",
+    lambda r: replace(r, agnostic=True),
 )
 #: VOC2012 to VOC2007: the interpolation alone
 VOC2012_TO_2007: tuple[tuple[str, str, Switch], ...] = (
@@ -216,10 +295,23 @@ def _match(ov: FloatArray, ignore: BoolArray, absorbs: BoolArray, r: Rules) -> I
 def class_curve(c: Columns, k: int, r: Rules) -> tuple[FloatArray, FloatArray, int]:
     """(tp, fp, npos) of class ``k`` in rank order (ignored detections dropped)."""
     gk, dk = np.flatnonzero(c.gt_label == k), np.flatnonzero(c.det_label == k)
+    if r.agnostic:  # one class: every row, in category order (pycocotools' useCats=0)
+        gk = np.argsort(c.gt_label, kind="stable").astype(np.int64)
+        dk = np.argsort(c.det_label, kind="stable").astype(np.int64)
+    fed, flag, unmatched_ignored = c.federated, c.gt_flag, np.zeros(len(c.det_label), bool)
+    if fed is not None:
+        gk = gk[~(r.positive_area & fed.gt_no_area[gk])]
+        dropped = (r.lvis_cap & fed.det_over_cap[dk]) | (r.verified_only & fed.det_unverified[dk])
+        dk = dk[~(dropped | (r.positive_area & fed.det_no_area[dk]))]
+        if r.not_exhaustive:
+            unmatched_ignored = fed.det_not_exhaustive
+        if r.ignore_field:
+            flag = np.zeros(len(c.gt_flag), dtype=bool)
     g_area_out = np.zeros(len(gk), dtype=bool)
     if r.area is not None:
         g_area_out = (c.gt_area[gk] < r.area[0]) | (c.gt_area[gk] > r.area[1])
-    g_ignore = c.gt_flag[gk] | g_area_out
+    g_flagged = fed.gt_ignore[gk] if fed is not None and r.ignore_field else flag[gk]
+    g_ignore = g_flagged | g_area_out
     npos = int(np.count_nonzero(~g_ignore))
     kept: list[tuple[int, float, int, bool]] = []  # (image key, score, file row, tp)
     for img in np.unique(c.det_image[dk]):
@@ -227,10 +319,8 @@ def class_curve(c: Columns, k: int, r: Rules) -> tuple[FloatArray, FloatArray, i
         rows = rows[np.argsort(-c.det_score[rows], kind="mergesort")][: r.cap]
         gi = np.flatnonzero(c.gt_image[gk] == img)
         gr = gk[gi]
-        ov = _overlaps(
-            c.det_xywh[rows], c.gt_xywh[gr], c.det_voc[rows], c.gt_voc[gr], c.gt_flag[gr], r
-        )
-        m = _match(ov, g_ignore[gi], c.gt_flag[gk[gi]], r)
+        ov = _overlaps(c.det_xywh[rows], c.gt_xywh[gr], c.det_voc[rows], c.gt_voc[gr], flag[gr], r)
+        m = _match(ov, g_ignore[gi], flag[gr], r)
         dxy = c.det_xywh[rows]
         d_out = np.zeros(len(rows), dtype=bool)
         if r.area is not None:
@@ -238,7 +328,9 @@ def class_curve(c: Columns, k: int, r: Rules) -> tuple[FloatArray, FloatArray, i
             d_out = (a < r.area[0]) | (a > r.area[1])
         for j, row in enumerate(rows):
             hit = m[j] >= 0
-            if (hit and g_ignore[gi][m[j]]) or (m[j] == -1 and d_out[j]):
+            if (hit and g_ignore[gi][m[j]]) or (
+                m[j] == -1 and (d_out[j] or unmatched_ignored[row])
+            ):
                 continue
             kept.append((int(c.image_key[img]), float(c.det_score[row]), int(row), hit))
     if r.tie_order == "image":  # pycocotools: images by id, each by score; then a stable sort
@@ -269,7 +361,7 @@ def mean_ap(c: Columns, r: Rules) -> float:
     precision entry, its summary's order; VOC: mean of the per-class APs)."""
     per_class: list[FloatArray] = []
     aps: list[float] = []
-    for k in range(c.n_classes):
+    for k in range(1 if r.agnostic else c.n_classes):
         if r.average == "results" and not c.has_results[k]:
             continue
         tp, fp, npos = class_curve(c, k, r)

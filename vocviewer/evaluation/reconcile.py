@@ -5,7 +5,9 @@ COCO -> VOC2012 -> VOC2007); between neighbours, ``Step``s switch one rule at a 
 first protocol's rules to the second's, each measured on the same detections with every earlier
 switch kept, so the steps telescope: their changes sum to the difference of the two ends (to
 rounding). ``reconcile`` builds the path with ``protocol_rules.mean_ap`` for the COCO / VOC part;
-a family adds its own head (``Leg``: Ultralytics' validator) measured by its own code.
+a family adds its own head (``Leg``: Ultralytics' validator, LVIS's rules) measured by its own
+code. ``what_if``: rules no protocol on the path uses (class-agnostic matching), each switched
+alone from COCO AP50 and measured, beside the path.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vocviewer.evaluation.protocol_rules import (
+    CLASS_AGNOSTIC,
     COCO,
     COCO_TO_VOC,
     VOC2012,
@@ -56,6 +59,7 @@ class Reconciliation:
     metric: str
     legs: tuple[Leg, ...]
     notes: tuple[str, ...] = ()
+    what_if: tuple[Step, ...] = ()  # each switched alone from COCO AP50 (``coco_what_if``)
 
     def values(self) -> dict[str, float]:
         """Each protocol's number, in path order."""
@@ -91,6 +95,16 @@ class Reconciliation:
                 for a, b in self.pairs()
             ],
             "order": [s.rule for leg in self.legs for s in leg.steps],
+            "what_if": [
+                {
+                    "from": "COCO AP50",
+                    "rule": s.rule,
+                    "what": s.what,
+                    "value": s.value,
+                    "change": s.change,
+                }
+                for s in self.what_if
+            ],
             "notes": list(self.notes),
         }
 
@@ -113,6 +127,11 @@ class Reconciliation:
         out.append("")
         order = " -> ".join(s.rule for leg in self.legs for s in leg.steps)
         out.append(f"rules switched one at a time, each kept for the next, in this order: {order}")
+        for s in self.what_if:
+            out.append(
+                f"what if, from COCO AP50 alone: {s.rule} ({s.what}): {s.value:.4f} "
+                f"({s.change:+.4f})"
+            )
         out += [f"NOTE: {n}" for n in self.notes]
         return out
 
@@ -143,12 +162,21 @@ def coco_voc_legs(columns: Columns) -> tuple[Leg, ...]:
     return to_2012, to_2007
 
 
+def coco_what_if(columns: Columns) -> tuple[Step, ...]:
+    """The rules no protocol on the path uses, each switched alone from COCO's AP50."""
+    base = mean_ap(columns, COCO)
+    name, what, switch = CLASS_AGNOSTIC
+    value = mean_ap(columns, switch(COCO))
+    return (Step(name, what, value, value - base),)
+
+
 def reconcile(
     columns: Columns, head: Leg | None = None, notes: tuple[str, ...] = ()
 ) -> Reconciliation:
     """The path ``head`` (a family's protocol ending at COCO AP50, optional) -> COCO AP50 ->
-    VOC2012 -> VOC2007, at IoU 0.5 (the one threshold every protocol here shares)."""
+    VOC2012 -> VOC2007, at IoU 0.5 (the one threshold every protocol here shares), and the
+    ``what_if`` rules beside it."""
     legs = coco_voc_legs(columns)
     if head is not None:
         legs = (head, *legs)
-    return Reconciliation("AP at IoU 0.5", legs, notes)
+    return Reconciliation("AP at IoU 0.5", legs, notes, coco_what_if(columns))

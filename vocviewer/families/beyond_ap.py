@@ -74,7 +74,7 @@ class BeyondAP:
     @property
     def threshold(self) -> float:
         """The confusion matrix's score threshold (NaN: none)."""
-        return math.nan if self.confusion is None else self.confusion.score_threshold
+        return math.nan if self.confusion is None else self.confusion.class_threshold(0)
 
     def to_dict(self) -> dict[str, Any]:
         o = self.options

@@ -25,4 +25,6 @@ tag_export
     Tags as CSV / JSON rows, and their fixes as VOC XML annotation patches.
 text_fields
     Helpers shared by the VOCdevkit readers.
+thresholds
+    Deployment thresholds (class name -> score threshold) in, for per-class drawing.
 """

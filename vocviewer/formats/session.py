@@ -3,7 +3,8 @@
 A session names the dataset (and the folders its format needs: ``sources``), the result sets
 added to it (each a list of files or folders, added together as one set), the image set, the
 selected class, the image-list filter, the current image, and the view: score threshold, view
-mode, drawing toggles, IoU threshold and area range. Paths are stored relative to the session
+mode, drawing toggles, per-class drawing thresholds (optional ``view.class_thresholds``:
+``{"thresholds": {class: t | null}, "offset", "source"}``), IoU threshold and area range. Paths are stored relative to the session
 file's folder (``/``-separated; absolute when no relative path exists, e.g. another drive), so
 a dataset and its session can move together.
 
@@ -32,6 +33,7 @@ from vocviewer.core.tags import FIX_ACTIONS, TARGET_KINDS, Fix, TagEntry, Tags, 
 from vocviewer.formats import output
 from vocviewer.formats.input import check_regular, read_bytes
 from vocviewer.formats.json_input import parse_json, show
+from vocviewer.formats.thresholds import ClassThresholds, check_thresholds
 
 #: The value of the ``format`` key that marks a session file.
 FORMAT = "vocviewer-session"
@@ -77,6 +79,7 @@ class Session:
     image_filter: ImageListFilter | None = None
     image: str | None = None
     score_threshold: float | None = None
+    class_thresholds: ClassThresholds | None = None
     view_mode: str | None = None
     toggles: dict[str, bool] = field(default_factory=dict)
     iou: float | None = None
@@ -121,6 +124,13 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         view["score_threshold"] = session.score_threshold
     if session.view_mode is not None:
         view["mode"] = session.view_mode
+    ct = session.class_thresholds
+    if ct is not None:
+        view["class_thresholds"] = {
+            "thresholds": dict(ct.thresholds),
+            "offset": ct.offset,
+            "source": ct.source,
+        }
     evaluation: dict[str, Any] = {}
     if session.iou is not None:
         evaluation["iou"] = session.iou
@@ -349,6 +359,21 @@ class _Reader:
                 self.drop(f"view.toggles.{name}", "true or false", on)
         return kept
 
+    def class_thresholds(self, view: dict[str, Any]) -> ClassThresholds | None:
+        value, where = view.get("class_thresholds"), "view.class_thresholds"
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.drop(where, "an object with thresholds, offset and source", value)
+            return None
+        try:
+            found = check_thresholds(value.get("thresholds"), self.path, f"{where}.thresholds")
+        except FormatError as e:
+            self.problems.append(FormatError(self.path, f"{e.message}; ignored", element=e.element))
+            return None
+        offset = self.number(value, "offset", f"{where}.offset", -1.0, 1.0) or 0.0
+        return ClassThresholds(found, offset, self.text(value, "source", f"{where}.source") or "")
+
     def image_set(self) -> str | None:
         if "image_set" not in self.data:
             return None
@@ -415,6 +440,7 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         image_filter=r.image_filter(),
         image=r.text(data, "image", "image"),
         score_threshold=r.number(view, "score_threshold", "view.score_threshold", 0.0, 1.0),
+        class_thresholds=r.class_thresholds(view),
         view_mode=r.text(view, "mode", "view.mode"),
         toggles=r.toggles(view),
         iou=r.number(evaluation, "iou", "evaluation.iou", 0.0, 1.0),

@@ -28,11 +28,17 @@ def one_based(xywh: np.ndarray) -> np.ndarray:
     return np.stack([x + 1, y + 1, x + w, y + h], axis=1)
 
 
+def file_order(results: ResultSet) -> np.ndarray:
+    """int64 (D,): ``results.detections`` rows in file order (``Columns``' detection rows)."""
+    det = results.detections
+    return np.lexsort((det.line, det.file_index)).astype(np.int64)
+
+
 def coco_columns(dataset: Dataset, results: ResultSet) -> Columns:
     """``Columns`` of COCO-read ``dataset`` / bbox ``results`` (detections in file order)."""
     ann, res = dataset.data(CocoAnnotations), results.data(CocoResults)
     det = results.detections
-    order = np.lexsort((det.line, det.file_index))
+    order = file_order(results)
     gt_xywh = np.asarray(ann.bbox, dtype=np.float64)
     det_xywh = np.asarray(res.bbox, dtype=np.float64)[order]
     return Columns(

@@ -20,6 +20,8 @@ reader
     LVIS v1 annotation JSON → ``Dataset``, LVIS results JSON → ``ResultSet``.
 reader_kernel
     LVIS annotation JSON → ``Dataset`` through the compiled scanner (plain files only).
+reconcile
+    ``vocviewer reconcile`` on LVIS: LVIS AP50 -> COCO AP50 -> VOC2012 -> VOC2007, rule by rule.
 tide
     TIDE's error breakdown on LVIS, from ``LVISEval``'s own verdicts at IoU 0.5 (``lvis.py``).
 view

@@ -128,6 +128,7 @@ class LvisBenchmark(ViewDefaults):
         "vocviewer.families.lvis.analyze:LvisViewAnalyser",
     )
     files = FILES
+    reconcile = "vocviewer.families.lvis.reconcile:reconcile_lvis"  # LVIS -> COCO -> VOC
     #: ``vocviewer convert`` pairs: an LVIS file laid out as COCO's folder (``coco.write_coco``)
     conversions = (("lvis", "lvis"),)
     #: where a folder written as LVIS keeps its images (``{name}``: the split; ``vocviewer subset``)

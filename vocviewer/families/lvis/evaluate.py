@@ -100,12 +100,17 @@ class LvisSelection:
         it is ignored rather than a false positive).
     object_evaluated : bool (N,) per ``Dataset.objects`` row: area in (0, inf).
     object_ignored : bool (N,) the annotation's ``ignore`` field (never a miss).
+    over_cap, no_area, unverified : bool (D,) each rule of ``status`` alone (``reconcile``
+        switches them one at a time).
     """
 
     status: npt.NDArray[np.int8]
     not_exhaustive: BoolArray
     object_evaluated: BoolArray
     object_ignored: BoolArray
+    over_cap: BoolArray
+    no_area: BoolArray
+    unverified: BoolArray
 
 
 def _over_cap(results: ResultSet) -> BoolArray:
@@ -139,15 +144,19 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     present = np.unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
     key = det.image_index * n_cls + det.label
     verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
+    over_cap = _over_cap(results)
     status = np.full(len(det), EVALUATED, dtype=np.int8)
     status[~verified] = UNVERIFIED
     status[~det_ok] = NO_AREA
-    status[_over_cap(results)] = OVER_CAP
+    status[over_cap] = OVER_CAP
     return LvisSelection(
         status=status,
         not_exhaustive=np.isin(key, lv.not_exhaustive_pairs()),
         object_evaluated=obj_ok,
         object_ignored=lv.ignore.copy(),
+        over_cap=over_cap,
+        no_area=~det_ok,
+        unverified=~verified,
     )
 
 

@@ -4,7 +4,7 @@ steps ``conventions.compare`` measures, one rule at a time) -> VOC2012 -> VOC200
 from __future__ import annotations
 
 from vocviewer.core.errors import FormatError
-from vocviewer.evaluation.reconcile import Leg, Reconciliation, Step, coco_voc_legs
+from vocviewer.evaluation.reconcile import Leg, Reconciliation, Step, coco_voc_legs, coco_what_if
 from vocviewer.families.base import EvalRequest, check_ground_truth, opened
 from vocviewer.families.coco.reconcile import VOC_NOTE, coco_columns
 from vocviewer.families.yolo import conventions as conv
@@ -29,7 +29,8 @@ def reconcile_yolo(request: EvalRequest) -> Reconciliation:
     dataset = opened(request, read_yolo(request.path, request.option("split")))
     check_ground_truth(dataset, False, "bbox")
     results = read_yolo_results(dataset, list(request.results), task="bbox")
-    legs = coco_voc_legs(coco_columns(dataset, results))
+    columns = coco_columns(dataset, results)
+    legs = coco_voc_legs(columns)
     coco_ap50 = legs[0].start_value
     c = conv.compare(dataset, results, float("nan"), coco_ap50, "bbox")
     steps, before = [], c.steps[0][2]
@@ -40,4 +41,5 @@ def reconcile_yolo(request: EvalRequest) -> Reconciliation:
     note = (
         "Ultralytics: its DetectionValidator's convention (conf 0.001, max_det 300), not a protocol"
     )
-    return Reconciliation("AP at IoU 0.5", (head, *legs), (note, VOC_NOTE))
+    what_if = coco_what_if(columns)
+    return Reconciliation("AP at IoU 0.5", (head, *legs), (note, VOC_NOTE), what_if)

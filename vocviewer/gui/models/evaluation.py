@@ -22,6 +22,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives
 from vocviewer.evaluation.confusion import missed_at
+from vocviewer.evaluation.drawn import Thresholds, threshold_key
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
@@ -58,7 +59,7 @@ class ResultEvaluations:
         self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
         self.missed = np.zeros(n_objects, dtype=bool)
         self.summary: Summary | None = None
-        self._missed_at: tuple[float, npt.NDArray[np.bool_], set[int]] | None = None
+        self._missed_at: tuple[object, npt.NDArray[np.bool_], set[int]] | None = None
 
     def pristine(self) -> bool:
         """Nothing arrived yet (as made)."""
@@ -79,12 +80,14 @@ class ResultEvaluations:
         self.verdict_by_row[ev.order] = ev.verdict
         self.rank_by_row[ev.order] = np.arange(len(ev.order))
 
-    def missed_at(self, dataset: Dataset, threshold: float) -> npt.NDArray[np.bool_]:
-        """bool (O,): objects missed as drawn at score ``threshold`` (``confusion.missed_at``:
-        no true positive scoring at least that matched them). Kept per threshold and brought up
-        to date class by class as evaluations arrive (classes own disjoint objects)."""
-        if self._missed_at is None or self._missed_at[0] != threshold:
-            self._missed_at = (threshold, np.zeros(len(self.missed), dtype=bool), set())
+    def missed_at(self, dataset: Dataset, threshold: Thresholds) -> npt.NDArray[np.bool_]:
+        """bool (O,): objects missed as drawn at score ``threshold`` (one number or per class;
+        ``confusion.missed_at``: no true positive scoring at least that matched them). Kept per
+        threshold and brought up to date class by class as evaluations arrive (classes own
+        disjoint objects)."""
+        key = threshold_key(threshold)
+        if self._missed_at is None or self._missed_at[0] != key:
+            self._missed_at = (key, np.zeros(len(self.missed), dtype=bool), set())
         _, out, done = self._missed_at
         new = {k: ev for k, ev in self.det.items() if k not in done}
         if new:

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.drawn import is_drawn
+from vocviewer.evaluation.drawn import Thresholds, detection_threshold, is_drawn
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.views import view_extras
 
@@ -90,11 +90,12 @@ def error_counts(
     results: ResultSet,
     verdict_by_row: npt.NDArray[np.int8],
     missed_drawn: BoolArray,
-    threshold: float,
+    threshold: Thresholds,
     class_index: int = -1,
 ) -> ErrorCounts:
     """False positives and missed objects per image, at score ``threshold``, for one class
-    (``class_index >= 0``) or all classes.
+    (``class_index >= 0``) or all classes; ``threshold`` one number or per class
+    (``evaluation.drawn.Thresholds``).
 
     ``verdict_by_row``: the protocol's verdict per detection row (-1: not evaluated);
     ``missed_drawn``: bool (O,) objects missed as drawn at ``threshold``
@@ -102,7 +103,9 @@ def error_counts(
     """
     n_images = len(dataset.images)
     det = results.detections
-    fp_rows = (verdict_by_row >= Verdict.FP) & is_drawn(det.score, threshold)
+    fp_rows = (verdict_by_row >= Verdict.FP) & is_drawn(
+        det.score, detection_threshold(threshold, det.label)
+    )
     if class_index >= 0:
         fp_rows &= det.label == class_index
     fp = np.bincount(det.image_index[fp_rows], minlength=n_images).astype(np.int64)

@@ -424,13 +424,13 @@ class AppState(DisplaySettings, QObject):
         if self.dataset is None or i < 0 or not self.evaluations[i].det:
             return None
         ev = self.evaluations[i]
-        missed = ev.missed_at(self.dataset, self.score_threshold)
+        missed = ev.missed_at(self.dataset, self.drawn_thresholds)
         return error_counts(
             self.dataset,
             self.results[i].results,
             ev.verdict_by_row,
             missed,
-            self.score_threshold,
+            self.drawn_thresholds,
             self.selected_class,
         )
 

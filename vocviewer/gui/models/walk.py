@@ -194,7 +194,7 @@ class DetectionWalk(QObject):
         st = self.state
         assert st.dataset is not None
         evals = st.evaluations[st.current_results]
-        missed = evals.missed_at(st.dataset, st.score_threshold)
+        missed = evals.missed_at(st.dataset, st.drawn_thresholds)
         k = st.selected_class
         if k >= 0:
             missed = missed & (st.dataset.objects.label == k)

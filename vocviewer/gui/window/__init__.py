@@ -22,6 +22,8 @@ subset_actions
     ``SubsetExportController``: File ▸ Export the listed images as a dataset… (on a worker).
 session_actions
     ``SessionController``: File ▸ Open session… and Save session….
+threshold_actions
+    ``ThresholdController``: View ▸ Load per-class thresholds… and back to one threshold.
 protocol_controls
     ``ProtocolControls``: the toolbar's IoU, area and segmentation controls.
 walk_actions

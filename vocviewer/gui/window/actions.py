@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QMenu, QSlider, QWidget
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QMenu, QSlider, QWidget
 
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
@@ -165,7 +165,7 @@ class DisplayControls(QObject):
         messages.hide_requested.connect(lambda: self.act_messages.setChecked(False))
         self.results_combo.activated.connect(self._on_results_chosen)
         self.threshold_slider.valueChanged.connect(self._on_slider)
-        self.threshold_spin.valueChanged.connect(st.set_threshold)
+        self.threshold_spin.valueChanged.connect(st.set_slider)
         self.mode_combo.activated.connect(self._on_mode_chosen)
 
     def window_actions(self) -> list[QAction]:
@@ -197,6 +197,7 @@ class DisplayControls(QObject):
         )
         self.results_combo.setToolTip("The result set drawn on the image and tabulated")
         self.results_combo.setPlaceholderText("none")
+        self.threshold_label = QLabel(" Score ≥ ")
         self.threshold_slider = QSlider(Qt.Orientation.Horizontal)
         self.threshold_slider.setRange(0, 100)
         self.threshold_slider.setFixedWidth(80)
@@ -204,8 +205,7 @@ class DisplayControls(QObject):
         self.threshold_spin.setRange(0.0, 1.0)
         self.threshold_spin.setSingleStep(0.05)
         self.threshold_spin.setDecimals(2)
-        self.threshold_spin.setToolTip("Draw detections whose score is at least this")
-        self._sync_threshold(self.state.score_threshold)
+        self._sync_threshold(self.state.slider_value)
         self.mode_combo = QComboBox()
         for mode, text in VIEW_MODE_NAMES.items():
             self.mode_combo.addItem(text, mode)
@@ -258,11 +258,33 @@ class DisplayControls(QObject):
 
     def _on_slider(self, value: int) -> None:
         if round(self.threshold_spin.value() * 100) != value:
-            self.state.set_threshold(value / 100.0)
+            self.state.set_slider(value / 100.0)
 
     def _sync_threshold(self, value: float) -> None:
+        """The slider and box show ``value``: the one threshold (0 to 1), or with per-class
+        thresholds the offset added to each (-1 to 1; the label and tool tip say so)."""
+        ct = self.state.class_thresholds
+        lo = 0.0 if ct is None else -1.0
+        for w in (self.threshold_slider, self.threshold_spin):
+            w.blockSignals(True)
+        self.threshold_slider.setRange(round(lo * 100), 100)
+        self.threshold_spin.setRange(lo, 1.0)
         self.threshold_slider.setValue(round(value * 100))
         self.threshold_spin.setValue(value)
+        for w in (self.threshold_slider, self.threshold_spin):
+            w.blockSignals(False)
+        if ct is None:
+            self.threshold_label.setText(" Score ≥ ")
+            tip = "Draw detections whose score is at least this"
+        else:
+            self.threshold_label.setText(" Per-class + ")
+            tip = (
+                "Per-class thresholds from "
+                f"{ct.source}: each class is drawn at its threshold plus this offset (clamped "
+                "to 0–1). View ▸ One score threshold for all classes goes back."
+            )
+        for w in (self.threshold_label, self.threshold_slider, self.threshold_spin):
+            w.setToolTip(tip)
 
     def _sync_toggles(self) -> None:
         for name, act in self.toggle_actions.items():

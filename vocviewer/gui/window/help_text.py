@@ -39,7 +39,8 @@ sets and the view to a file; File ▸ Open session brings it all back.</li>
 <dl>
 <dt><b>Toolbar</b> (top)</dt>
 <dd>Open, Add results, the <i>Results</i> set drawn and tabulated, the <i>Score</i> threshold
-for drawn detections, the drawing toggles and Show choice, Fit and 1:1, the IoU (and area)
+for drawn detections (with per-class thresholds from View ▸ Load per-class thresholds…, an
+offset added to each class's threshold: <i>Per-class +</i>), the drawing toggles and Show choice, Fit and 1:1, the IoU (and area)
 the evaluation uses, and the segmentation overlay with its opacity. In a narrow window the
 zoom, IoU and overlay controls wrap onto a second row; narrower still, a toolbar's last widgets
 are behind its <b>»</b> button.</dd>
@@ -95,7 +96,9 @@ Scores in labels (<b>C</b>), Masks (COCO) (<b>M</b>), Keypoints (COCO) (<b>K</b>
 parts and actions (VOC) (<b>H</b>), Only true positives (<b>T</b>) and Segmentation overlay
 (<b>S</b>). View ▸ Palette: Colour-blind safe (default), Classic, High contrast, and Verdict
 in every label. View ▸ Show: All boxes, Only true positives, Only false positives, Only
-missed objects. Then Thumbnail grid, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
+missed objects. Load per-class thresholds… (a class -> threshold JSON, as <i>vocviewer
+analyze --deploy-thresholds</i> writes it) and One score threshold for all classes. Then
+Thumbnail grid, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
 in, Zoom out, Zoom to selection, Cancel evaluation, Messages, and View ▸ Theme: System,
 Light or Dark.</dd>
 <dt><b>Walk</b></dt>

@@ -50,6 +50,7 @@ from vocviewer.gui.window.settings_store import LastFolders, WindowSettings
 from vocviewer.gui.window.status_line import StatusLine
 from vocviewer.gui.window.subset_actions import SubsetExportController
 from vocviewer.gui.window.theme import ThemeControl
+from vocviewer.gui.window.threshold_actions import ThresholdController
 from vocviewer.gui.window.toolbar_rows import ToolbarRows
 from vocviewer.gui.window.walk_actions import WalkController
 
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
             self, st, self.opening, self.browser, self.folders, self.status
         )
         self.display = DisplayControls(self, st, self.view, self.browser, self.messages)
+        self.thresholds = ThresholdController(self, st, self.folders, self.status)
         self.help = HelpController(self)
         self.walk = WalkController(self, st, self.walk_model, self.view, self.status)
         self.curation = CurationController(  # tags, notes and the label-error queue
@@ -129,6 +131,7 @@ class MainWindow(QMainWindow):
             self.walk,
             self.protocol,
             self.curation,
+            self.thresholds,
         ):
             self.addActions(controller.window_actions())  # their keys work anywhere in the window
         self.addActions([self.act_quit, self.image_area.act_grid])
@@ -216,7 +219,7 @@ class MainWindow(QMainWindow):
         bar.addWidget(QLabel(" Results "))
         bar.addWidget(d.results_combo)
         bar.addSeparator()
-        bar.addWidget(QLabel(" Score ≥ "))
+        bar.addWidget(d.threshold_label)
         bar.addWidget(d.threshold_slider)
         bar.addWidget(d.threshold_spin)
         bar.addSeparator()
@@ -244,7 +247,10 @@ class MainWindow(QMainWindow):
         view_menu = self.view_menu = bar.addMenu("&View")
         self._add(view_menu, d.act_next, d.act_prev, d.act_next_fp, d.act_prev_fp, d.act_find)
         self._add(view_menu, None, *d.toggle_actions.values(), self.protocol.act_seg)
-        self._add(view_menu, self.palette_menu, None, d.mode_menu, None)
+        self._add(
+            view_menu, self.palette_menu, None, d.mode_menu, *self.thresholds.window_actions()
+        )
+        self._add(view_menu, None)
         self._add(view_menu, self.image_area.act_grid, d.act_fit, d.act_one, d.act_zoom_in)
         self._add(view_menu, d.act_zoom_out, d.act_zoom_sel, None, d.act_cancel, d.act_messages)
         self._add(view_menu, self.theme.menu)

@@ -119,6 +119,7 @@ class SessionController(QObject):
             ),
             image=str(st.dataset.images.id[image]) if image >= 0 else None,
             score_threshold=st.score_threshold,
+            class_thresholds=st.class_thresholds,
             view_mode=st.view_mode,
             toggles={name: bool(getattr(st, name)) for name in DISPLAY_TOGGLES},
             iou=st.evaluation.iou,
@@ -244,6 +245,7 @@ class SessionController(QObject):
         st, bad = self.state, []
         if session.score_threshold is not None:
             st.set_threshold(session.score_threshold)
+        st.set_class_thresholds(session.class_thresholds)  # None: one threshold for all
         if session.view_mode is not None:
             if session.view_mode in VIEW_MODES:
                 st.set_view_mode(session.view_mode)

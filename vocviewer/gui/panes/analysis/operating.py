@@ -6,7 +6,9 @@ A click on the plot sets the threshold to the nearest score where the curves ste
 gives the counts and rates there, and the list under the plot holds the detections kept at it
 (lowest score first: the ones the threshold decides). The dashed line is the best threshold
 (largest F1). "Draw at this threshold" sets the window's score slider to it (rounded down to
-the slider's 0.01 step, so every detection kept there is drawn).
+the slider's 0.01 step, so every detection kept there is drawn); "Draw at best F1 per class"
+draws each class at its own best threshold (the deployment thresholds of
+``vocviewer analyze --deploy-thresholds``), the slider then an offset added to each.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from html import escape
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from vocviewer.evaluation.analyses.operating_point import ThresholdCurve
+from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.result import Verdict
+from vocviewer.formats.thresholds import ClassThresholds
 from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
@@ -57,11 +61,21 @@ class OperatingChart(QWidget):
             "Set the window's score slider to the chosen threshold (its 0.01 step below)"
         )
         self.draw_button.clicked.connect(self.draw_at_threshold)
+        self.per_class_button = QPushButton("Draw at best F1 per class")
+        self.per_class_button.setToolTip(
+            "Draw each class at its own best threshold (the deployment thresholds); the score "
+            "slider becomes an offset added to each"
+        )
+        self.per_class_button.clicked.connect(self.draw_per_class)
         self.list = MemberList(state, None, PLACEHOLDER)
-        row = QHBoxLayout()
-        row.addWidget(self.header, 1)
-        row.addWidget(self.draw_button)
-        fill_with(self, chart_over_list(row, self.plot, self.list))
+        buttons = QHBoxLayout()  # under the header: the header keeps the pane's width
+        buttons.addStretch(1)
+        buttons.addWidget(self.draw_button)
+        buttons.addWidget(self.per_class_button)
+        head = QVBoxLayout()
+        head.addWidget(self.header)
+        head.addLayout(buttons)
+        fill_with(self, chart_over_list(head, self.plot, self.list))
         self.curve: ThresholdCurve | None = None
         self.index: int | None = None  # the chosen threshold's index in ``curve``
         self._ink = "#000"
@@ -89,7 +103,7 @@ class OperatingChart(QWidget):
             ok = ~np.isnan(ys)
             self.lines[name].setData(xs[ok], ys[ok], stepMode=None)
         if curve is None or b is None:
-            why = "no detections of this class" if b is not None else "Evaluating …"
+            why = "no detections of this class" if b is not None else self.source.waiting_words()
             self.header.setText(why)
             self.best_line.setVisible(False)
             self.chosen_line.setVisible(False)
@@ -151,10 +165,21 @@ class OperatingChart(QWidget):
 
     def draw_at_threshold(self) -> None:
         """The window's score slider at the chosen threshold, rounded down to its 0.01 step
-        (every detection kept at the threshold is drawn)."""
+        (every detection kept at the threshold is drawn), one threshold for every class."""
         t = self.threshold()
         if t is not None:
             self.state.set_threshold(math.floor(round(t * 100, 9)) / 100)
+            self.state.set_class_thresholds(None)
+
+    def draw_per_class(self) -> None:
+        """Draw each class at its best threshold (``OperatingPoint.thresholds``; a class
+        without one at the window's one threshold), offset 0."""
+        b, st = self.source.current(), self.state
+        if b is None or st.current_results < 0:
+            return
+        name = st.results[st.current_results].results.name
+        rule = "F1" if b.op.rule == "f1" else b.op.rule
+        st.set_class_thresholds(ClassThresholds(b.op.thresholds(), 0.0, f"best {rule} of {name}"))
 
     def _list(self) -> None:
         """The detections kept at the chosen threshold, lowest score first."""
@@ -165,7 +190,7 @@ class OperatingChart(QWidget):
         chosen = [evs[k]] if k >= 0 and k in evs else list(evs.values()) if k < 0 else []
         rows, words = [], {}
         for ev in chosen:
-            kept = np.flatnonzero((ev.score >= t) & (ev.verdict != Verdict.IGNORED))
+            kept = np.flatnonzero(is_drawn(ev.score, t) & (ev.verdict != Verdict.IGNORED))
             for r in kept[::-1].tolist():
                 row = int(ev.order[r])
                 rows.append((float(ev.score[r]), row))

@@ -6,7 +6,8 @@ the analyses beyond AP of the window's own evidence) and the bootstrap of one or
 (``analysis_bootstrap``, ``analysis_compare``); the chart combo chooses the page.
 
 The analysis is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
-computes it for the family, once per result set, and only while the pane is shown. Clicking a bar,
+computes it for the family, once per result set, and only while the pane is shown; so are the
+operating point and the calibration (``models.beyond_source``). Clicking a bar,
 band or bin lists its members under the chart (``analysis_members``); choosing one selects it in
 the image view (Enter or double-click also zooms to it); "Walk" sets the detection walk to the
 closest mode. The bootstrap runs on demand, with progress and Cancel.
@@ -109,7 +110,7 @@ class AnalysisPane(QWidget):
         self.chars = CharacteristicsChart(state)
         self.curves = CurvesChart(state, walk)
         self.compare = CompareView(state)
-        self.beyond = BeyondSource(state)
+        self.beyond = BeyondSource(state, self)  # computed in a worker; ``ready`` redraws
         self.operating = OperatingChart(state, self.beyond)
         self.reliability = ReliabilityChart(state, self.beyond)
 
@@ -148,6 +149,7 @@ class AnalysisPane(QWidget):
         for pane in (self.list, self.curves.list, self.chars.list, *lists):
             pane.zoom_requested.connect(self.zoom_requested)
         self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
+        self.beyond.ready.connect(self._on_beyond_ready)
         self.jobs.tide_ready.connect(self._on_tide)
         self.jobs.tide_failed.connect(self._on_tide_failed)
         self.jobs.boot_done.connect(self._on_boot_done)
@@ -273,6 +275,12 @@ class AnalysisPane(QWidget):
             return
         self.chars.set_characteristic(self.characteristics.get(name) if name else None, set_name)
         self.stack.setCurrentWidget(self.chars if name else self.splitter)
+
+    def _on_beyond_ready(self) -> None:
+        """The worker's operating point and calibration came: redraw the page showing them."""
+        page = self.stack.currentWidget()
+        if page is self.operating or page is self.reliability:
+            page.redraw()
 
     def choose_chart(self, name: str) -> None:
         """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP``,

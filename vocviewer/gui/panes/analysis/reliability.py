@@ -71,7 +71,8 @@ class ReliabilityChart(QWidget):
         if cal is None:
             self.bars.setOpts(x=[], height=[])
             self.dots.setData([], [])
-            self.header.setText("Evaluating …" if self.source.current() is None else "")
+            b = self.source.current()
+            self.header.setText(self.source.waiting_words() if b is None else "")
             self.list.clear()
             return
         e = cal.edges

@@ -136,7 +136,7 @@ class SidePanel(QWidget):
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
                 color, _, verdict = row_style(evals, row)
-                drawn = is_finite and bool(is_drawn(det.score[row], st.score_threshold))
+                drawn = is_finite and bool(is_drawn(det.score[row], st.class_drawn_threshold(k)))
                 note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
                 rows.append(
                     (
@@ -152,7 +152,7 @@ class SidePanel(QWidget):
         self.detections.set_rows(rows, keys, colors)
         self.detections.select_key(st.selected_detection_row())
         obj, sl = ds.objects, ds.objects_of(image)
-        missed = evals.missed_at(ds, st.score_threshold) if evals is not None else None
+        missed = evals.missed_at(ds, st.drawn_thresholds) if evals is not None else None
         orows, okeys, ocolors = [], [], []
         for row in range(sl.start, sl.stop):
             flags = "".join(t for t, c in (("D", obj.difficult), ("T", obj.truncated)) if c[row])

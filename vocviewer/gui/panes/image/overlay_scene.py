@@ -17,6 +17,7 @@ from dataclasses import replace
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
+from vocviewer.evaluation.drawn import threshold_key
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.tasks import Message, internal_error_text
 from vocviewer.gui.panes.image.box_batch import batch_boxes
@@ -52,8 +53,8 @@ def overlay_options(state: AppState, scale: float) -> OverlayOptions:
         show_keypoints=st.show_keypoints,
         show_parts=st.show_parts,
         mode=st.drawn_mode,
-        missed=evals.missed_at(st.dataset, st.score_threshold) if evals is not None else None,
-        threshold=st.score_threshold,
+        missed=evals.missed_at(st.dataset, st.drawn_thresholds) if evals is not None else None,
+        threshold=threshold_key(st.drawn_thresholds),  # comparable: options are compared
         class_index=st.selected_class,
         highlight_row=highlight_row,
         highlight_gt=highlight_gt,

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.analysis import fmt_iou, object_name
-from vocviewer.evaluation.drawn import is_drawn
+from vocviewer.evaluation.drawn import detection_threshold, is_drawn
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.views import detection_note, view_extras
 from vocviewer.gui.models.display_settings import mode_kinds
@@ -55,7 +55,8 @@ class OverlayOptions:
     whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags the
     objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
     pixel in scene units (labels keep a constant screen size and avoid each other);
-    ``verdict_words`` names the verdict in every detection label (the selected one always)."""
+    ``threshold`` the drawn threshold, one or a tuple per class (``drawn.threshold_key``: options
+    are compared); ``verdict_words`` names the verdict in every detection label (the selected one always)."""
 
     show_gt: bool = True
     show_detections: bool = True
@@ -65,7 +66,7 @@ class OverlayOptions:
     show_parts: bool = True
     mode: str = "all"
     missed: np.ndarray | None = None
-    threshold: float = 0.0
+    threshold: float | tuple[float, ...] = 0.0
     class_index: int = -1
     highlight_row: int = -1
     highlight_gt: int = -1
@@ -248,7 +249,7 @@ def detection_rows(
     det = loaded.results.detections
     rows = loaded.detections_of(image)
     rows = rows[finite_rows(det.box[rows])]
-    keep = is_drawn(det.score[rows], opts.threshold)
+    keep = is_drawn(det.score[rows], detection_threshold(opts.threshold, det.label[rows]))
     if not opts.show_detections:  # only the highlighted one, if any
         keep[:] = False
     if opts.class_index >= 0:

@@ -104,7 +104,8 @@ class ComparePane(QWidget):
         if ev_a is None or ev_b is None or a == b:
             self.summary.setText("  Choose two different, evaluated result sets.")
             return
-        cmp = compare_images(ds, ev_a, ev_b, st.score_threshold)
+        t = st.class_drawn_threshold(k)
+        cmp = compare_images(ds, ev_a, ev_b, t)
         rows, colors = [], []
         for i in range(len(cmp)):
             d = int(cmp.difference[i])
@@ -122,7 +123,7 @@ class ComparePane(QWidget):
         self.table.set_rows(rows, cmp.image.tolist(), colors)
         better_a, better_b = int((cmp.difference > 0).sum()), int((cmp.difference < 0).sum())
         n, name = len(cmp), ds.classes[k]
-        at = f" at score ≥ {st.score_threshold:.2f}" if st.score_threshold > 0 else ""
+        at = f" at {st.threshold_words(k)}" if t > 0 else ""
         aps = f"AP A {ev_a.ap:.3f}, B {ev_b.ap:.3f}"
         if not n:
             self.summary.setText(

@@ -179,7 +179,7 @@ class ConfusionModel(QAbstractTableModel):
         assert self.matrix is not None
         m = self.matrix
         n, name = int(m.counts[row, col]), m.classes[row]
-        thr = f"score ≥ {m.score_threshold:.2f}"
+        thr = f"score ≥ {m.class_threshold(row):.2f}"
         iou = f"IoU ≥ {m.iou_threshold:.2f}"
         det = f"{name} detection{'s' if n != 1 else ''}"
         return {
@@ -333,7 +333,7 @@ class ConfusionPane(QWidget):
             st.results[i].results,
             dict(ev.det),
             ev.missed.copy(),
-            score_threshold=st.score_threshold,
+            score_threshold=st.drawn_thresholds,
             iou_threshold=st.evaluation.verdict_iou(),
             plus_one=st.dataset.plus_one,
         )
@@ -360,7 +360,7 @@ class ConfusionPane(QWidget):
             return
         name = st.results[st.current_results].results.name if st.current_results >= 0 else ""
         self.summary.setText(
-            f"<b>{escape(name)}</b> · score ≥ {m.score_threshold:.2f} · IoU ≥ {m.iou_threshold:.2f}"
+            f"<b>{escape(name)}</b> · {m.threshold_words()} · IoU ≥ {m.iou_threshold:.2f}"
         )
         self._list_cell(self._cell)
         if self._cell is not None:
