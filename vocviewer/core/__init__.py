@@ -27,4 +27,6 @@ rle_columns
     Many COCO RLE masks at once, as columns.
 tags
     Tags and notes on images, objects and detections, with the fixes they ask for.
+view_filter
+    ``ViewFilter``: the view's filter as one record of plain values, with its JSON form.
 """
