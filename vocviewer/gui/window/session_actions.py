@@ -3,8 +3,8 @@
 ``SessionController`` owns the two actions (``window.sessions``). Saving captures what is open
 (the dataset with its sources and image set, as ``OpenController.opened`` recorded them; the result
 sets that loaded, as ``AppState.result_paths`` holds them: a set that failed is not saved) and
-how it is shown (class, image filter, current image, score threshold, view mode, toggles, IoU,
-area) and writes it through the guarded writer: a session is never written into
+how it is shown (class, the view's filter and the saved views, current image, score threshold,
+view mode, toggles, IoU, area) and writes it through the guarded writer: a session is never written into
 the dataset's folders or over one of its inputs; the refusal is said in the message area.
 Opening applies the view at once, opens the dataset and its result sets in order
 (``recent.SetOpener``), then selects the class, filter and image; a value the dataset or the
@@ -24,16 +24,12 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import Tags, Target
+from vocviewer.core.view_filter import ViewFilter
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
-from vocviewer.formats.session import (
-    ALL_IMAGES,
-    ImageListFilter,
-    Session,
-    read_session,
-    write_session,
-)
+from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
-from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
+from vocviewer.gui.models.image_filter import ERROR_FILTERS
+from vocviewer.gui.models.saved_views import SavedViews
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
@@ -50,6 +46,14 @@ SESSION_FILTER = "vocviewer sessions (*.json);;All files (*)"
 
 def _problem(path: Path, where: str, text: str) -> Message:
     return Message("warning", str(FormatError(path, text, element=where)))
+
+
+def _renumbered(flt: ViewFilter, order: dict[int, int]) -> ViewFilter:
+    """``flt`` with its judged result set renumbered by ``order`` (one index to another; a set
+    not in it: the shown one)."""
+    if flt.result_set is None:
+        return flt
+    return replace(flt, result_set=order.get(flt.result_set))
 
 
 class SessionController(QObject):
@@ -71,6 +75,7 @@ class SessionController(QObject):
         self.browser, self.folders, self.status = browser, folders, status
         self.opener: SetOpener | None = None
         self.tags: TagsModel | None = None  # the window's tags, saved with the session
+        self.views: SavedViews | None = None  # the window's saved views, likewise
         self.act_open_session = make_action(
             self,
             "Open &session…",
@@ -105,7 +110,7 @@ class SessionController(QObject):
             return None
         from_files = [i for i, paths in enumerate(st.result_paths) if paths]  # what loaded
         current = from_files.index(st.current_results) if st.current_results in from_files else -1
-        flt = st.image_filter
+        order = dict(zip(from_files, range(len(from_files)), strict=True))
         k, image = st.selected_class, st.current_image
         return Session(
             dataset=Path(opened.dataset),
@@ -114,9 +119,7 @@ class SessionController(QObject):
             current_result_set=current if current >= 0 else None,
             image_set=st.image_set or ALL_IMAGES,
             class_name=st.dataset.classes[k] if k >= 0 else None,
-            image_filter=ImageListFilter(
-                flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors, flt.by_score
-            ),
+            image_filter=_renumbered(st.image_filter, order),
             image=str(st.dataset.images.id[image]) if image >= 0 else None,
             score_threshold=st.score_threshold,
             view_mode=st.view_mode,
@@ -128,7 +131,11 @@ class SessionController(QObject):
                     r.text for i in range(len(st.results)) for r in st.evaluation.not_official(i)
                 )
             ),
-            tags=self._tags_in(dict(zip(from_files, range(len(from_files)), strict=True))),
+            tags=self._tags_in(order),
+            views=tuple(
+                (name, _renumbered(f, order))
+                for name, f in (self.views.views.items() if self.views is not None else ())
+            ),
         )
 
     def _tags_in(self, order: dict[int, int]) -> Tags:
@@ -220,9 +227,14 @@ class SessionController(QObject):
                     st.set_current_results(opener.index_of[position])
 
             opener.finished.connect(choose)
+        positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
         if len(session.tags):
-            positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
             opener.finished.connect(lambda: self._apply_tags(session, opener, positions))
+        if self.views is not None:
+            views = self.views
+            opener.loaded.connect(  # after the dataset's own reset of the views
+                lambda: views.replace((n, _renumbered(f, positions)) for n, f in session.views)
+            )
         return opener
 
     def _apply_tags(self, session: Session, opener: SetOpener, positions: dict[int, int]) -> None:
@@ -289,16 +301,17 @@ class SessionController(QObject):
             errors = flt.errors if flt.errors in ERROR_FILTERS else ""
             if errors != flt.errors:
                 problems.append(("image_filter.errors", f"unknown error filter {flt.errors!r}"))
-            for name, act in b.flag_actions.items():
-                act.setChecked(name in flt.flags)
-            b.error_actions[errors].setChecked(True)
-            b.sort_action.setChecked(flt.by_errors)
-            b.score_sort_action.setChecked(flt.by_score and not flt.by_errors)
-            b.search.setText(flt.text)
-            flags = frozenset(f for f in flt.flags if f not in unknown)
-            by_score = flt.by_score and not flt.by_errors  # one order at a time
-            wanted = ImageFilter(flt.text, flags, errors, flt.by_errors, by_score)
-            st.set_image_filter(wanted)  # also before the widgets' own signals settle
+            strangers = [c for c in flt.classes if c not in ds.classes]
+            if strangers:
+                problems.append(("image_filter.classes", f"no classes {strangers} in {ds.name}"))
+            wanted = replace(
+                flt,
+                flags=tuple(f for f in flt.flags if f not in unknown),
+                errors=errors,
+                by_score=flt.by_score and not flt.by_errors,  # one order at a time
+                classes=tuple(c for c in flt.classes if c in ds.classes),
+            )
+            st.set_image_filter(wanted)  # the browser's and the panel's widgets follow
         if session.image is not None:
             rows = np.flatnonzero(ds.images.id == session.image)
             if len(rows):
