@@ -175,3 +175,41 @@ def test_old_session_version_still_opens(qtbot, demo, make_window, tmp_path) -> 
     qtbot.waitUntil(lambda: st.image_filter.flags == ("difficult",), timeout=5000)
     assert win.browser.flag_actions["difficult"].isChecked()
     assert win.saved_views.views == {}
+
+
+def test_open_recent_remembers_saved_views(qtbot, demo_window, make_window) -> None:
+    win = demo_window
+    win.state.set_image_filter(ViewFilter(verdicts=("fp",), score=(0.9, 1.0)))
+    win.filter_panel.save_view("confident FPs")
+    entry = win.opening.recent.entries()[0]
+    assert [n for n, _ in entry.views] == ["confident FPs"]
+    again = make_window(size=(1366, 768))
+    again.open_recent(entry)
+    qtbot.waitUntil(lambda: again.state.dataset is not None, timeout=60_000)
+    assert again.saved_views.views == {
+        "confident FPs": ViewFilter(verdicts=("fp",), score=(0.9, 1))
+    }
+    assert again.filter_panel.view_combo.findText("confident FPs") > 0
+    again.saved_views.remove("confident FPs")
+    assert again.opening.recent.entries()[0].views == ()
+
+
+def test_show_takes_a_filter_and_the_handle_reads_it(qtbot, demo) -> None:
+    from vocviewer.gui.window.show import show
+
+    wanted = {"fp_kinds": ["background"], "score": (0.8, None)}
+    handle = show(demo.year_dir, results=demo.result_sets[0], filter=wanted, block=False)
+    try:
+        assert handle.wait_until_ready(timeout=120)
+        st = handle.window.state
+        assert handle.filter == ViewFilter(fp_kinds=("background",), score=(0.8, math.inf))
+        assert handle.view["image_filter"]["fp_kinds"] == ["background"]
+        qtbot.waitUntil(lambda: st.is_idle(), timeout=10_000)
+
+        def ids() -> list[str]:
+            return [str(i) for i in st.dataset.images.id[expected(st, handle.filter)[0]]]
+
+        qtbot.waitUntil(lambda: sorted(handle.kept_images) == ids(), timeout=5000)  # debounced
+        assert ids()
+    finally:
+        handle.close()

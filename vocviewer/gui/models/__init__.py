@@ -31,4 +31,6 @@ walk
     ``DetectionWalk``.
 tags
     ``TagsModel``: the tags and notes of the open dataset.
+saved_views
+    ``SavedViews``: the window's named filters.
 """

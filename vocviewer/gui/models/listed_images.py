@@ -96,7 +96,8 @@ class ListedImages:
 
     @property
     def kept_images(self) -> IntArray:
-        """int64: the image rows the view keeps, in list order (``visible_images``)."""
+        """int64: the image rows the filter keeps, in list order (``visible_images`` but for an
+        image listed only because it is the current one)."""
         return self.kept.images
 
     def walked_rows(self) -> npt.NDArray[np.bool_] | None:

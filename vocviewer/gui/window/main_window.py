@@ -110,7 +110,7 @@ class MainWindow(QMainWindow):
         )
         self.walk.detour = self.curation.walk
         self.sessions.tags = self.curation.tags
-        self.sessions.views = self.saved_views
+        self.sessions.keep_views(self.saved_views)  # in sessions and Open Recent
         self.act_quit = QAction("&Quit", self)
         self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))
         self.act_quit.setStatusTip("Close the window")

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import Tags, Target
-from vocviewer.core.view_filter import ViewFilter
+from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
 from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
@@ -75,7 +75,8 @@ class SessionController(QObject):
         self.browser, self.folders, self.status = browser, folders, status
         self.opener: SetOpener | None = None
         self.tags: TagsModel | None = None  # the window's tags, saved with the session
-        self.views: SavedViews | None = None  # the window's saved views, likewise
+        self.views: SavedViews | None = None  # the window's saved views (``keep_views``)
+        self._recalling = False
         self.act_open_session = make_action(
             self,
             "Open &session…",
@@ -94,6 +95,37 @@ class SessionController(QObject):
 
     def window_actions(self) -> list[QAction]:
         return [self.act_open_session, self.act_save_session]
+
+    def keep_views(self, views: SavedViews) -> None:
+        """Save ``views`` with sessions, and with the dataset's recent entry: a dataset opens
+        with the views last saved on it (a session then brings its own)."""
+        self.views = views
+        views.changed.connect(self._remember_views)
+        self.state.dataset_loaded.connect(self._recall_views)
+
+    def _recall_views(self, _dataset: object) -> None:
+        opened, views = self.files.opened, self.views
+        if views is None:
+            return
+        stored = self.files.recent.views_of(opened.dataset) if opened is not None else ()
+        kept = []
+        for name, payload in stored:
+            flt, dropped = read_filter(payload, f"views.{name}")
+            if not dropped:  # a damaged view is forgotten, not half applied
+                kept.append((name, flt))
+        self._recalling = True
+        try:
+            views.replace(kept)
+        finally:
+            self._recalling = False
+
+    def _remember_views(self) -> None:
+        opened, views = self.files.opened, self.views
+        if opened is None or views is None or self._recalling:
+            return
+        payload = tuple((n, filter_payload(f)) for n, f in views.views.items())
+        self.files.opened = replace(opened, views=payload)
+        self.files.recent.set_views(opened.dataset, payload)
 
     def _on_image_set(self, name: str | None) -> None:
         """Another image set is browsed: the recent entry reopens on it (``""``: all images)."""

@@ -184,6 +184,7 @@ class ImageBrowser(QWidget):
         self.filter_button.setMenu(self.filter_menu)
         self.count_label = QLabel()
         self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.count_label.setWordWrap(True)
         self.model = ImageListModel(self)
         self.list = QListView()
         self.list.setModel(self.model)
@@ -360,7 +361,13 @@ class ImageBrowser(QWidget):
         n = len(st.visible_images)
         total = len(st.dataset.images) if st.dataset is not None else 0
         text = f"{n:,} image{'s' if n != 1 else ''}"
-        self.count_label.setText(text if n == total else f"{text} of {total:,}")
+        text = text if n == total else f"{text} of {total:,}"
+        if st.image_filter.judges_boxes:  # the filter panel's box fields: what they keep
+            _, objects, detections = st.kept.counts()
+            text += f" · {objects:,} objects" + (
+                f" · {detections:,} detections" if st.kept.result_set >= 0 else ""
+            )
+        self.count_label.setText(text)
         self._sync_current(st.current_image)
 
     def _sync_current(self, image: int) -> None:
