@@ -74,7 +74,7 @@ class RangeEdit(QWidget):
             edit.setPlaceholderText(hint)
             edit.setValidator(QDoubleValidator(edit))
             edit.setClearButtonEnabled(True)
-            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("0.000000") + 24)
+            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("0.0000") + 12)
         row.addWidget(self.lo, 1)
         row.addWidget(QLabel("–"))
         row.addWidget(self.hi, 1)
@@ -208,7 +208,9 @@ class FilterPanel(QScrollArea):
         layout.addLayout(form)
         layout.addWidget(self.clear_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addStretch(1)
-        self.setMinimumWidth(self.fontMetrics().horizontalAdvance("Wrong class (similar)") + 140)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        bar = self.verticalScrollBar().sizeHint().width()
+        self.setMinimumWidth(body.minimumSizeHint().width() + bar + 2)  # never cut at the right
 
         for edit in (self.score, self.area, self.aspect):
             edit.lo.textChanged.connect(self._apply_later.request)
