@@ -81,6 +81,18 @@ def test_panel_drives_list_grid_and_walk(qtbot, demo_window) -> None:
     shoot(win, "window-filter-panel.png")
     shoot(win.filter_dock, "filter-panel.png")
     win.image_area.show_grid(False)
+    # the image and the grid draw only the detections the filter keeps (scoring >= the threshold)
+    st.set_current_image(images[0])
+    qtbot.waitUntil(lambda: win.view.shown_image == images[0], timeout=5000)
+    det = st.results[0].results.detections
+    on_image = np.flatnonzero(
+        (det.image_index == images[0]) & st.kept.detections & (det.score >= st.score_threshold)
+    )
+    drawn = sorted(item.row for item in win.view.overlay_items("det"))
+    assert drawn == on_image.tolist() and drawn
+    boxes, _ = grid.boxes_of(images[0])
+    n_gt = int(np.count_nonzero(st.dataset.objects.image_index == images[0]))
+    assert len(boxes) <= n_gt + len(drawn)
     # the walk visits only the kept detections: background FPs scoring >= 0.8
     kept_rows = set(np.flatnonzero(st.kept.detections).tolist())
     seen = set()

@@ -85,8 +85,8 @@ class ListedImages:
         """Filter and order the image list and the boxes (``core.view_filter.ViewFilter``)."""
         if flt != self.image_filter:
             self.image_filter = flt
-            self.image_filter_changed.emit(flt)
             self._refresh_visible()  # the current image, if the filter hides it: the first
+            self.image_filter_changed.emit(flt)  # what is kept is known by then
 
     def set_tags(self, tags: Tags) -> None:
         """The window's tags changed (a filter on tags follows)."""

@@ -55,7 +55,8 @@ class OverlayOptions:
     whatever the filters, and ``highlight_gt`` an object row; ``missed`` bool (O,) flags the
     objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
     pixel in scene units (labels keep a constant screen size and avoid each other);
-    ``verdict_words`` names the verdict in every detection label (the selected one always)."""
+    ``verdict_words`` names the verdict in every detection label (the selected one always);
+    ``kept`` bool (D,): the detections the view's filter keeps (``None``: all)."""
 
     show_gt: bool = True
     show_detections: bool = True
@@ -71,6 +72,7 @@ class OverlayOptions:
     highlight_gt: int = -1
     pixel: float = 1.0
     verdict_words: bool = False
+    kept: np.ndarray | None = None
 
 
 class BoxItem(QGraphicsRectItem):
@@ -261,6 +263,8 @@ def detection_rows(
             keep &= np.isin(evals.fp_kind_by_row[rows], kinds)
     elif opts.mode == "missed":
         keep[:] = False
+    if opts.kept is not None and len(opts.kept) == len(det):
+        keep &= opts.kept[rows]
     keep &= rows != opts.highlight_row
     rows = rows[keep]
     rows = rows[np.argsort(det.score[rows], kind="stable")]
