@@ -110,7 +110,8 @@ class ListedImages:
             return kept.detections
         listed = np.zeros(len(self.dataset.images) if self.dataset else 0, dtype=bool)
         listed[kept.images] = True
-        return listed[self.results[i].results.detections.image_index]  # type: ignore[no-any-return]
+        out: npt.NDArray[np.bool_] = listed[self.results[i].results.detections.image_index]
+        return out
 
     def _judged(self) -> JudgedSet | None:
         """The evidence of the set the filter judges (its ``result_set``, else the shown one)."""

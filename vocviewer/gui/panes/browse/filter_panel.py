@@ -12,6 +12,7 @@ applies it; sessions and Open Recent keep them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Qt
@@ -168,7 +169,7 @@ class FilterPanel(QScrollArea):
         self.area_presets.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         presets = QMenu(self.area_presets)
         for text, r in AREA_PRESETS.items():
-            presets.addAction(text, lambda r=r: self._preset(r))
+            presets.addAction(text, self._preset_of(r))
         self.area_presets.setMenu(presets)
         self.aspect = RangeEdit()
         self.flags = {k: QCheckBox(k.capitalize()) for k in FLAG_KEYS}
@@ -265,6 +266,9 @@ class FilterPanel(QScrollArea):
     def _preset(self, r: Range | None) -> None:
         self.area.set_value(r)
         self._apply_later.flush()
+
+    def _preset_of(self, r: Range | None) -> Callable[[], None]:
+        return lambda: self._preset(r)
 
     # --- state → widgets -------------------------------------------------------------------
     def show_filter(self, flt: ViewFilter) -> None:
@@ -370,10 +374,14 @@ class FilterPanel(QScrollArea):
     def _fill_views(self) -> None:
         self.view_combo.clear()
         self.view_combo.addItem(UNSAVED)
-        for name in self.views.views:
+        for name, flt in self.views.views.items():
             self.view_combo.addItem(name)
-        name = self.views.name_of(self.state.image_filter)
-        self.view_combo.setCurrentIndex(max(self.view_combo.findText(name or UNSAVED), 0))
+            tip = f"{name}: keeps {flt.describe()}"
+            self.view_combo.setItemData(
+                self.view_combo.count() - 1, tip, Qt.ItemDataRole.ToolTipRole
+            )
+        found = self.views.name_of(self.state.image_filter)
+        self.view_combo.setCurrentIndex(max(self.view_combo.findText(found or UNSAVED), 0))
         self.delete_button.setEnabled(bool(self.views.views))
 
 
