@@ -225,3 +225,34 @@ def test_show_takes_a_filter_and_the_handle_reads_it(qtbot, demo) -> None:
         assert ids()
     finally:
         handle.close()
+
+
+def test_typing_a_range_filters_once(qtbot, demo_window) -> None:
+    from PySide6.QtTest import QTest
+
+    win = demo_window
+    st, panel = win.state, win.filter_panel
+    changes: list[object] = []
+    st.image_filter_changed.connect(changes.append)
+    QTest.keyClicks(panel.score.lo, "0.95")  # four edits in a burst
+    assert changes == []  # not yet: the panel waits for the burst to end
+    qtbot.waitUntil(lambda: len(changes) == 1, timeout=2000)
+    qtbot.wait(300)
+    assert len(changes) == 1 and st.image_filter.score == (0.95, math.inf)
+    assert win.browser.filter_button.text() == "Filter (1)"
+
+
+def test_the_missed_walk_visits_only_kept_objects(qtbot, demo_window) -> None:
+    win = demo_window
+    st = win.state
+    st.set_image_filter(ViewFilter(verdicts=("missed",), area=(-math.inf, 64.0**2)))
+    ev = st.evaluations[0]
+    missed = ev.missed_at(st.dataset, st.score_threshold)
+    kept = set(np.flatnonzero(st.kept.objects).tolist())
+    assert kept and kept <= set(np.flatnonzero(missed).tolist())
+    win.walk_model.set_mode("missed")
+    seen = set()
+    while win.walk.step(1):
+        assert st.selected_object in kept and st.current_image in st.kept_images
+        seen.add(st.selected_object)
+    assert seen == kept

@@ -304,6 +304,8 @@ class ImageBrowser(QWidget):
         finally:
             self._syncing = False
         n = len(flt.flags) + bool(flt.errors) + flt.by_errors + flt.by_score
+        panel = ("score", "classes", "verdicts", "fp_kinds", "area", "aspect", "tags")
+        n += sum(getattr(flt, f) not in (None, ()) for f in panel)  # the filter panel's fields
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
 
     def open_first_match(self) -> None:
