@@ -165,6 +165,11 @@ def test_saved_views_round_trip_through_a_session(
     assert st2.image_filter == fp_small
     assert again.filter_panel.area.hi.text() == "9216"
     assert sorted(st2.kept_images.tolist()) == expected(st2, fp_small)[0]
+    st2.set_image_filter(ViewFilter())
+    menu = again.filter_panel.views_menu  # the same views in the browser's Filter menu
+    assert menu.menuAction() in again.browser.filter_menu.actions()
+    next(a for a in menu.actions() if a.text() == "missed cats").trigger()
+    assert st2.image_filter == ViewFilter(verdicts=("missed",), classes=("cat",))
 
 
 def test_old_session_version_still_opens(qtbot, demo, make_window, tmp_path) -> None:

@@ -227,6 +227,7 @@ class MainWindow(QMainWindow):
         )
         self.browser.filter_menu.addSeparator()
         self.browser.filter_menu.addAction(self.act_filters)
+        self.browser.filter_menu.addMenu(self.filter_panel.views_menu)
 
     def _build_toolbars(self) -> None:
         """Main: open, add, result set, score threshold, drawing toggles, view mode. Zoom and

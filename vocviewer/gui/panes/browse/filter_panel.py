@@ -225,6 +225,7 @@ class FilterPanel(QScrollArea):
         self.save_button.clicked.connect(lambda: self.save_view())
         self.delete_button.clicked.connect(self._delete_chosen)
         self.view_combo.activated.connect(self._on_view_chosen)
+        self.views_menu = QMenu("Saved &views")  # the same views, for the Filter menu
         views.changed.connect(self._fill_views)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.results_added.connect(self._fill_judged)
@@ -383,6 +384,14 @@ class FilterPanel(QScrollArea):
         found = self.views.name_of(self.state.image_filter)
         self.view_combo.setCurrentIndex(max(self.view_combo.findText(found or UNSAVED), 0))
         self.delete_button.setEnabled(bool(self.views.views))
+        self.views_menu.clear()
+        for name, flt in self.views.views.items():
+            act = self.views_menu.addAction(name, self._view_applier(name))
+            act.setStatusTip(f"Apply the saved view: keeps {flt.describe()}")
+        self.views_menu.setEnabled(bool(self.views.views))
+
+    def _view_applier(self, name: str) -> Callable[[], object]:
+        return lambda: self.apply_view(name)
 
 
 def grid(boxes: list[QWidget], columns: int) -> QWidget:
