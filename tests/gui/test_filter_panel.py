@@ -140,13 +140,13 @@ def test_saved_views_round_trip_through_a_session(
     win = demo_window
     st, panel = win.state, win.filter_panel
     fp_small = ViewFilter(
-        score=(0.8, math.inf), fp_kinds=("background",), area=(-math.inf, 96.0**2)
+        score=(0.8, math.inf), fp_kinds=("background",), area=(-math.inf, 96.0**2), result_set=0
     )
     st.set_image_filter(fp_small)
     assert panel.save_view("FP background > 0.8, small objects") is not None
     st.set_image_filter(ViewFilter(verdicts=("missed",), classes=("cat",)))
     panel.save_view("missed cats")
-    st.set_image_filter(ViewFilter(text="0001"))
+    st.set_image_filter(ViewFilter(text="0001", result_set=0))
     path = win.sessions.save_session(tmp_path / "s.json")
     payload = json.loads(path.read_text())
     assert payload["version"] == 3 and [v["name"] for v in payload["views"]] == [
@@ -157,7 +157,7 @@ def test_saved_views_round_trip_through_a_session(
     again.sessions.open_session(path)
     st2 = again.state
     qtbot.waitUntil(lambda: len(st2.results) == 1 and st2.is_idle(), timeout=60_000)
-    qtbot.waitUntil(lambda: st2.image_filter == ViewFilter(text="0001"), timeout=5000)
+    qtbot.waitUntil(lambda: st2.image_filter == ViewFilter(text="0001", result_set=0), timeout=5000)
     assert list(again.saved_views.views) == ["FP background > 0.8, small objects", "missed cats"]
     combo = again.filter_panel.view_combo
     combo.setCurrentIndex(1)

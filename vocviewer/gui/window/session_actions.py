@@ -247,8 +247,9 @@ class SessionController(QObject):
             self.files, session.dataset, kept, session.image_set, session.sources, self
         )
         self.opener = opener
+        positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
         opener.loaded.connect(
-            lambda: QTimer.singleShot(0, lambda: self._apply_browse(session, path))
+            lambda: QTimer.singleShot(0, lambda: self._apply_browse(session, path, positions))
         )
         wanted = session.current_result_set
         if wanted is not None and sets[wanted]:
@@ -259,7 +260,6 @@ class SessionController(QObject):
                     st.set_current_results(opener.index_of[position])
 
             opener.finished.connect(choose)
-        positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
         if len(session.tags):
             opener.finished.connect(lambda: self._apply_tags(session, opener, positions))
         if self.views is not None:
@@ -313,8 +313,10 @@ class SessionController(QObject):
             ]
         )
 
-    def _apply_browse(self, session: Session, path: Path) -> None:
-        """Class, image filter and current image, once the dataset is open."""
+    def _apply_browse(self, session: Session, path: Path, positions: dict[int, int]) -> None:
+        """Class, filter and current image, once the dataset is open (the filter's judged set
+        renumbered by ``positions``: its index in the session -> its place among the sets
+        opened)."""
         st, b = self.state, self.browser
         ds = st.dataset
         if ds is None:
@@ -343,7 +345,7 @@ class SessionController(QObject):
                 by_score=flt.by_score and not flt.by_errors,  # one order at a time
                 classes=tuple(c for c in flt.classes if c in ds.classes),
             )
-            st.set_image_filter(wanted)  # the browser's and the panel's widgets follow
+            st.set_image_filter(_renumbered(wanted, positions))  # the widgets follow
         if session.image is not None:
             rows = np.flatnonzero(ds.images.id == session.image)
             if len(rows):

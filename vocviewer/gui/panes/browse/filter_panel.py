@@ -226,6 +226,7 @@ class FilterPanel(QScrollArea):
         self.delete_button.clicked.connect(self._delete_chosen)
         self.view_combo.activated.connect(self._on_view_chosen)
         self.views_menu = QMenu("Saved &views")  # the same views, for the Filter menu
+        self.views_menu.menuAction().setStatusTip("Apply a filter saved by name")
         views.changed.connect(self._fill_views)
         state.dataset_loaded.connect(self._on_dataset_loaded)
         state.results_added.connect(self._fill_judged)
