@@ -167,6 +167,8 @@ class FilterPanel(QScrollArea):
         self.area_presets.setText("S·M·L")
         self.area_presets.setToolTip("COCO's small, medium and large")
         self.area_presets.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        wide = self.area_presets.fontMetrics().horizontalAdvance("S·M·L")
+        self.area_presets.setMinimumWidth(wide + 24)  # room for the menu arrow
         presets = QMenu(self.area_presets)
         for text, r in AREA_PRESETS.items():
             presets.addAction(text, self._preset_of(r))
