@@ -29,4 +29,6 @@ subset
     A selection of images as a dataset of its own (``Subset``), result sets restricted to it.
 tags
     Tags and notes on images, objects and detections, with the fixes they ask for.
+view_filter
+    ``ViewFilter``: the view's filter as one record of plain values, with its JSON form.
 """

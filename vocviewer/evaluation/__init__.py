@@ -58,4 +58,7 @@ tide_evidence
 tide_fix
     TIDE's oracle fixes and its AP, from per-detection TIDE evidence
     (``tide_evidence.TideEvidence``).
+view_filter
+    What a ``core.view_filter.ViewFilter`` keeps of a dataset and one result set's evidence,
+    as masks (images, objects, detections).
 """

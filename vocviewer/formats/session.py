@@ -2,19 +2,21 @@
 
 A session names the dataset (and the folders its format needs: ``sources``), the result sets
 added to it (each a list of files or folders, added together as one set), the image set, the
-selected class, the image-list filter, the current image, and the view: score threshold, view
-mode, drawing toggles, per-class drawing thresholds (optional ``view.class_thresholds``:
-``{"thresholds": {class: t | null}, "offset", "source"}``), IoU threshold and area range. Paths are stored relative to the session
-file's folder (``/``-separated; absolute when no relative path exists, e.g. another drive), so
-a dataset and its session can move together.
+selected class, the view's filter, the saved views (named filters), the current image, and the
+view: score threshold, view mode, drawing toggles, per-class drawing thresholds (optional
+``view.class_thresholds``: ``{"thresholds": {class: t | null}, "offset", "source"}``), IoU
+threshold and area range. Paths are stored relative to the session file's folder
+(``/``-separated; absolute when no relative path exists, e.g. another drive), so a dataset and
+its session can move together.
 
 ``read_session`` is lenient where it can be: a value of the wrong kind is dropped with a
 ``FormatError`` naming the file and the JSON path (``view.score_threshold``), and the rest is
 used. Only a file that is not a session at all (not JSON, not an object, another ``format``,
 a newer ``version``, no ``dataset``) raises; an older version is migrated (version 1 had no
-tags). ``write_session`` goes through the guarded writer
-(``formats.output``): never into a dataset's folders. Which toggle, mode or area names exist is
-the window's business; this module keeps them as found.
+tags, version 2 no saved views). The filter and each saved view are a
+``core.view_filter.ViewFilter`` in its JSON form. ``write_session`` goes through the guarded
+writer (``formats.output``): never into a dataset's folders. Which toggle, mode or area names
+exist is the window's business; this module keeps them as found.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 from vocviewer.core.errors import FormatError
 from vocviewer.core.tags import FIX_ACTIONS, TARGET_KINDS, Fix, TagEntry, Tags, Target
+from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
 from vocviewer.formats import output
 from vocviewer.formats.input import check_regular, read_bytes
 from vocviewer.formats.json_input import parse_json, show
@@ -38,9 +41,10 @@ from vocviewer.formats.thresholds import ClassThresholds, check_thresholds
 #: The value of the ``format`` key that marks a session file.
 FORMAT = "vocviewer-session"
 #: The session layout this version writes (and the newest it reads).
-VERSION = 2
-#: The older layouts it reads, migrated: version 1 had no ``tags``.
-OLD_VERSIONS = (1,)
+VERSION = 3
+#: The older layouts it reads, migrated: version 1 had no ``tags``, version 2 no ``views`` and
+#: only the image list's fields in ``image_filter``.
+OLD_VERSIONS = (1, 2)
 #: Largest session file read (bytes); sessions are a few hundred bytes.
 MAX_SESSION_BYTES = 1 << 20
 #: ``Session.image_set`` of a session that browsed every image (``null`` in the file).
@@ -48,15 +52,8 @@ ALL_IMAGES = ""
 _MARK = re.compile(rb'"format"\s*:\s*"vocviewer-session"')
 
 
-@dataclass(frozen=True)
-class ImageListFilter:
-    """The image list's filter: id substring, object flags required, error filter, sort."""
-
-    text: str = ""
-    flags: tuple[str, ...] = ()
-    errors: str = ""
-    by_errors: bool = False
-    by_score: bool = False
+#: The image list's filter is the view's one record (``core.view_filter``).
+ImageListFilter = ViewFilter
 
 
 @dataclass(frozen=True)
@@ -67,7 +64,9 @@ class Session:
     (``ALL_IMAGES``: every image; JSON ``null``); ``image`` is an image id; ``class_name`` a class
     name of the dataset (``None``: all classes); ``score_threshold`` in [0, 1]; ``toggles`` maps
     drawing-toggle names to on/off; ``tags`` the tags and notes on images, objects and
-    detections (``core.tags``; detections name their set by its index in ``result_sets``).
+    detections (``core.tags``; detections name their set by its index in ``result_sets``);
+    ``views`` the saved views, each a name and its filter (whose ``result_set``, like a tag's,
+    indexes ``result_sets``).
     """
 
     dataset: Path
@@ -76,7 +75,7 @@ class Session:
     current_result_set: int | None = None
     image_set: str | None = None
     class_name: str | None = None
-    image_filter: ImageListFilter | None = None
+    image_filter: ViewFilter | None = None
     image: str | None = None
     score_threshold: float | None = None
     class_thresholds: ClassThresholds | None = None
@@ -86,6 +85,7 @@ class Session:
     area: str | None = None
     not_official: tuple[str, ...] = ()  # why the numbers shown were not official (written only)
     tags: Tags = field(default_factory=Tags)
+    views: tuple[tuple[str, ViewFilter], ...] = ()
 
 
 def looks_like_session(path: str | Path) -> bool:
@@ -147,19 +147,12 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         "result_sets": [[rel(p) for p in paths] for paths in session.result_sets],
         "current_result_set": session.current_result_set,
         "class": session.class_name,
-        "image_filter": None
-        if flt is None
-        else {
-            "text": flt.text,
-            "flags": list(flt.flags),
-            "errors": flt.errors,
-            "by_errors": flt.by_errors,
-            "by_score": flt.by_score,
-        },
+        "image_filter": None if flt is None else filter_payload(flt),
         "image": session.image,
         "view": view,
         "evaluation": evaluation,
         "tags": [_entry_payload(e) for e in session.tags.sorted()],
+        "views": [{"name": name, "filter": filter_payload(f)} for name, f in session.views],
     }
 
 
@@ -268,27 +261,35 @@ class _Reader:
         found = {k: self.path_of(v, f"sources.{k}") for k, v in self.section("sources").items()}
         return {k: v for k, v in found.items() if v is not None}
 
-    def image_filter(self) -> ImageListFilter | None:
+    def image_filter(self) -> ViewFilter | None:
         value = self.data.get("image_filter")
         if value is None:
             return None
         if not isinstance(value, dict):
             self.drop("image_filter", "an object", value)
             return None
-        text = self.text(value, "text", "image_filter.text") or ""
-        flags = value.get("flags", [])
-        if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-            self.drop("image_filter.flags", "a list of strings", flags)
-            flags = []
-        errors = self.text(value, "errors", "image_filter.errors") or ""
-        sorts = []
-        for key in ("by_errors", "by_score"):
-            on = value.get(key, False)
-            if not isinstance(on, bool):
-                self.drop(f"image_filter.{key}", "true or false", on)
-                on = False
-            sorts.append(on)
-        return ImageListFilter(text, tuple(flags), errors, *sorts)
+        return self.view_filter(value, "image_filter")
+
+    def view_filter(self, value: dict[str, Any], where: str) -> ViewFilter:
+        flt, dropped = read_filter(value, where)
+        for at, expected, found in dropped:
+            self.drop(at, expected, found)
+        return flt
+
+    def views(self) -> tuple[tuple[str, ViewFilter], ...]:
+        value = self.data.get("views", [])
+        if not isinstance(value, list):
+            self.drop("views", "a list of saved views", value)
+            return ()
+        views: dict[str, ViewFilter] = {}
+        for i, item in enumerate(value):
+            name = item.get("name") if isinstance(item, dict) else None
+            flt = item.get("filter") if isinstance(item, dict) else None
+            if not isinstance(name, str) or not name.strip() or not isinstance(flt, dict):
+                self.drop(f"views[{i}]", 'an object {"name": a name, "filter": an object}', item)
+                continue
+            views[name.strip()] = self.view_filter(flt, f"views[{i}].filter")
+        return tuple(views.items())
 
     def tags(self) -> Tags:
         value = self.data.get("tags", [])
@@ -446,5 +447,6 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         iou=r.number(evaluation, "iou", "evaluation.iou", 0.0, 1.0),
         area=r.text(evaluation, "area", "evaluation.area"),
         tags=r.tags() if version >= 2 else Tags(),  # version 1: no tags (migrated as none)
+        views=r.views() if version >= 3 else (),  # versions 1 and 2: no saved views
     )
     return session, r.problems

@@ -11,6 +11,8 @@ display_settings
     Score threshold, view mode and drawing toggles.
 image_filter
     Which images the browser lists, in which order (pure numpy).
+listed_images
+    The filter, the listed images and the boxes kept (``AppState.kept``, ``kept_images``).
 worker
     The one background-worker pattern (``Worker``, ``Jobs``: latest wins, stale results dropped).
 debounce
@@ -29,4 +31,6 @@ walk
     ``DetectionWalk``.
 tags
     ``TagsModel``: the tags and notes of the open dataset.
+saved_views
+    ``SavedViews``: the window's named filters.
 """

@@ -1,7 +1,9 @@
-"""Which images the browser lists, in which order (pure numpy; no Qt).
+"""Which images the browser lists, in which order, and which boxes the view keeps (pure numpy;
+no Qt).
 
-``ImageFilter`` is the browser's choice: an id search, object flags an image must have, errors it
-must have, and the order. ``error_counts`` counts, per image, the false positives and missed
+``ImageFilter`` (``core.view_filter.ViewFilter``) is the view's choice: an id search, object
+flags an image must have, errors it must have, the order, and the filter panel's box fields
+(``evaluation.view_filter``); ``Kept`` is what it leaves. ``error_counts`` counts, per image, the false positives and missed
 objects *as drawn*: detections with ``score >= threshold`` whose protocol verdict is FP or
 duplicate, and non-ignored objects that no drawn true positive matched. Verdicts are always the
 protocol's (``ResultEvaluations``); nothing is re-matched here.
@@ -10,15 +12,18 @@ protocol's (``ResultEvaluations``); nothing is re-matched here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.core.tags import Tags
+from vocviewer.core.view_filter import ViewFilter
 from vocviewer.evaluation.drawn import Thresholds, detection_threshold, is_drawn
 from vocviewer.evaluation.result import Verdict
+from vocviewer.evaluation.view_filter import JudgedSet, filter_masks
 from vocviewer.families.views import view_extras
 
 IntArray = npt.NDArray[np.int64]
@@ -36,24 +41,9 @@ FLAG_NAMES = {
 ERROR_FILTERS = {"fp": "false positives", "missed": "missed ground truth", "any": "any error"}
 
 
-@dataclass(frozen=True)
-class ImageFilter:
-    """The browser's filter. ``text``: case-insensitive substring of the image id; ``flags``:
-    ``FLAG_NAMES`` keys the image must have an object with (all of them); ``errors``: ``""`` or an
-    ``ERROR_FILTERS`` key; ``by_errors``: sort by FP + missed count, most first (stable);
-    ``by_score``: sort by the image's highest detection score (of the selected class, if one
-    is), highest first (stable; images without a detection last)."""
-
-    text: str = ""
-    flags: frozenset[str] = field(default_factory=frozenset)
-    errors: str = ""
-    by_errors: bool = False
-    by_score: bool = False
-
-    @property
-    def needs_errors(self) -> bool:
-        """Whether the filter depends on the evaluation (re-apply when verdicts change)."""
-        return bool(self.errors) or self.by_errors
+#: The browser's filter is the view's one record (``core.view_filter``): the Filter menu sets its
+#: image-list fields, the filter panel the rest.
+ImageFilter = ViewFilter
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,6 +156,23 @@ def top_scores(dataset: Dataset, results: ResultSet, class_index: int = -1) -> F
     return top
 
 
+@dataclass(frozen=True, eq=False)
+class Kept:
+    """What the view keeps: ``images`` int64, the listed image rows in list order; ``objects``
+    bool (O,) and ``detections`` bool (D,) (of result set ``result_set``; D = 0 and -1 without
+    one): the boxes the filter keeps on listed images."""
+
+    images: IntArray
+    objects: BoolArray
+    detections: BoolArray
+    result_set: int = -1
+
+    def counts(self) -> tuple[int, int, int]:
+        """(images, objects, detections) kept."""
+        n_obj, n_det = np.count_nonzero(self.objects), np.count_nonzero(self.detections)
+        return len(self.images), int(n_obj), int(n_det)
+
+
 class ImageListing:
     """The browser's rows for one dataset, with the per-dataset masks it needs cached."""
 
@@ -214,6 +221,30 @@ class ImageListing:
                 self._top[key] = top_scores(ds, results, class_index)
             scores = self._top[key]
         return apply_filter(rows, flt, ds.images.id, self._flag_images, errors, scores)
+
+    def kept(
+        self,
+        rows: IntArray,
+        flt: ImageFilter,
+        judged: JudgedSet | None,
+        missed: BoolArray | None,
+        tags: Tags,
+    ) -> Kept:
+        """``rows`` (``rows``' output) less the images ``flt``'s box fields drop, with the boxes
+        kept on them (``evaluation.view_filter.filter_masks`` on ``judged``)."""
+        ds = self.dataset
+        listed = np.zeros(len(ds.images), dtype=bool)
+        n_det = len(judged.detections) if judged is not None else 0
+        objects, detections = np.ones(len(ds.objects), bool), np.ones(n_det, bool)
+        if flt.judges_boxes:
+            masks = filter_masks(ds, flt, judged, missed, tags)
+            rows = rows[masks.images[rows]]
+            objects, detections = masks.objects, masks.detections
+        listed[rows] = True
+        objects = objects & listed[ds.objects.image_index]
+        if judged is not None:
+            detections = detections & listed[judged.detections.image_index]
+        return Kept(rows, objects, detections, judged.index if judged is not None else -1)
 
     def pinned(
         self, rows: IntArray, image_set: str | None, image: int, flt: ImageFilter

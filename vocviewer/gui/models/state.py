@@ -29,12 +29,8 @@ from vocviewer.families.registry import benchmark_of
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.display_settings import DisplaySettings
 from vocviewer.gui.models.evaluation import EvaluationModel, ResultEvaluations
-from vocviewer.gui.models.image_filter import (
-    ErrorCounts,
-    ImageFilter,
-    ImageListing,
-    error_counts,
-)
+from vocviewer.gui.models.image_filter import ImageListing
+from vocviewer.gui.models.listed_images import ListedImages
 from vocviewer.gui.models.tasks import (
     LoadedResults,
     Message,
@@ -52,7 +48,7 @@ __all__ = ["AppState", "Message"]
 IntArray = npt.NDArray[np.int64]
 
 
-class AppState(DisplaySettings, QObject):
+class AppState(ListedImages, DisplaySettings, QObject):
     """What is open (dataset, result sets, evaluations) and what is selected.
 
     Signals
@@ -69,7 +65,9 @@ class AppState(DisplaySettings, QObject):
     image_set_changed(object)
         The browsed image set (``"val"``, ``"Segmentation/val"``, ``None`` = all images).
     visible_images_changed()
-        The filtered image list (``visible_images``) changed.
+        The filtered image list (``visible_images``, ``kept``: the boxes kept too) changed.
+    image_filter_changed(object)
+        The view's filter (``image_filter``, a ``core.view_filter.ViewFilter``) changed.
     image_changed(int)
         The current image row (-1: none).
     class_changed(int)
@@ -91,7 +89,8 @@ class AppState(DisplaySettings, QObject):
 
     Evaluation, its choices (IoU, area) and its signals live in ``evaluation``
     (``EvaluationModel``, one path for every benchmark family); drawing toggles in the
-    ``DisplaySettings`` part.
+    ``DisplaySettings`` part; the filter, the listed images and what is kept in the
+    ``ListedImages`` part.
     """
 
     dataset_loaded = Signal(object)
@@ -100,6 +99,7 @@ class AppState(DisplaySettings, QObject):
     current_results_changed = Signal(int)
     image_set_changed = Signal(object)
     visible_images_changed = Signal()
+    image_filter_changed = Signal(object)
     image_changed = Signal(int)
     class_changed = Signal(int)
     selection_changed = Signal(object)
@@ -120,14 +120,12 @@ class AppState(DisplaySettings, QObject):
         self.current_results = -1
         self.image_set: str | None = None
         self.eval_set: str | None = None
-        self.visible_images: IntArray = np.zeros(0, dtype=np.int64)
         self.current_image = -1
         self.selected_class = -1
         self.selected_detection: tuple[int, int] | None = None
         self.init_display()
         self.selected_object = -1
-        self.listing: ImageListing | None = None
-        self.image_filter = ImageFilter()
+        self.init_listing()
         self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
         for signal in (
             self.evaluation.class_evaluated,
@@ -415,52 +413,3 @@ class AppState(DisplaySettings, QObject):
         """Quit every job and wait for the pool (window close, tests)."""
         self.jobs.cancel_all()
         QThreadPool.globalInstance().waitForDone(timeout_ms)
-
-    # --- derived -------------------------------------------------------------------------------
-    def error_counts(self) -> ErrorCounts | None:
-        """Drawn FPs and missed objects per image for the current result set and selected class
-        (``image_filter.error_counts``); ``None`` without an evaluated result set."""
-        i = self.current_results
-        if self.dataset is None or i < 0 or not self.evaluations[i].det:
-            return None
-        ev = self.evaluations[i]
-        missed = ev.missed_at(self.dataset, self.drawn_thresholds)
-        return error_counts(
-            self.dataset,
-            self.results[i].results,
-            ev.verdict_by_row,
-            missed,
-            self.drawn_thresholds,
-            self.selected_class,
-        )
-
-    def set_image_filter(self, flt: ImageFilter) -> None:
-        """Filter and order the image list (``image_filter.ImageFilter``)."""
-        if flt != self.image_filter:
-            self.image_filter = flt
-            self._refresh_visible()  # the current image, if the filter hides it: the first
-
-    def _refresh_errors(self, *_args: object) -> None:
-        if self.image_filter.needs_errors:
-            self._refresh_visible(keep_current=True)
-
-    def _refresh_visible(self, keep_current: bool = False, pin: bool = False) -> None:
-        """Filter the image list again; the current image stays current with ``keep_current``,
-        and listed too with ``pin`` (``ImageListing.pinned``)."""
-        if self.listing is None:
-            return
-        flt, i = self.image_filter, self.current_results
-        rows = self.listing.rows(
-            self.image_set,
-            self.selected_class,
-            self.results[i].results if i >= 0 else None,
-            i,
-            flt,
-            self.error_counts() if flt.needs_errors else None,
-        )
-        if pin:
-            rows = self.listing.pinned(rows, self.image_set, self.current_image, flt)
-        self.visible_images = rows
-        self.visible_images_changed.emit()
-        if not keep_current and not np.any(rows == self.current_image):
-            self.set_current_image(int(rows[0]) if len(rows) else -1)

@@ -32,6 +32,7 @@ class TagsModel(QObject):
 
     def replace(self, tags: Tags) -> None:
         self.tags = tags
+        self.state.set_tags(tags)  # a filter on tags follows
         self.changed.emit()
 
     def get(self, target: Target) -> TagEntry:

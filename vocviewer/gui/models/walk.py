@@ -5,7 +5,8 @@ Modes: ``all``; ``tp`` (viewdet's ``onlytp``); ``fp`` (every false positive, dup
 included); ``kind:N`` (one ``FPKind``) or ``kind:N,M`` (any of several: ``WRONG_CLASS``, the wrong
 class of either kind, as TIDE's Cls counts it); ``missed`` (the class's objects no drawn true positive
 found, image by image). With all classes, detections come by descending score (ties by class,
-then rank). A step past either end stays where it is and says so (``ended``).
+then rank). A step past either end stays where it is and says so (``ended``). While the view's
+filter narrows the list, the walk visits only what it keeps (``AppState.walked_rows``, ``kept``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def eligible(ev: ClassEvaluation, evals: ResultEvaluations, mode: WalkMode) -> I
     return np.flatnonzero(keep).astype(np.int64)
 
 
+def kept_ranks(
+    ev: ClassEvaluation, ranks: IntArray, walked: npt.NDArray[np.bool_] | None
+) -> IntArray:
+    """``ranks`` of ``ev`` whose detection row the view keeps (``AppState.walked_rows``; all
+    when ``None``)."""
+    return ranks if walked is None else ranks[walked[ev.order[ranks]]]
+
+
 def next_in(candidates: IntArray, current: int, step: int) -> int:
     """The candidate after (``step`` > 0) or before ``current``; -1 past the end. ``current``
     -1 with a forward step gives the first."""
@@ -131,7 +140,7 @@ class DetectionWalk(QObject):
         ev = st.class_evaluation(k)
         if ev is None:
             return False
-        candidates = eligible(ev, evals, self.mode)
+        candidates = kept_ranks(ev, eligible(ev, evals, self.mode), st.walked_rows())
         if same_verdict and sel is not None:
             candidates = candidates[ev.verdict[candidates] == ev.verdict[sel[1]]]
         current = sel[1] if sel is not None and sel[0] == k else -1
@@ -151,8 +160,11 @@ class DetectionWalk(QObject):
         st = self.state
         assert st.dataset is not None
         sel = st.selected_detection
+        walked = st.walked_rows()
         pairs = [
-            (k, eligible(ev, evals, self.mode)) for k, ev in sorted(evals.det.items()) if len(ev)
+            (k, kept_ranks(ev, eligible(ev, evals, self.mode), walked))
+            for k, ev in sorted(evals.det.items())
+            if len(ev)
         ]
         if same and sel is not None:
             v = st.class_evaluation(sel[0]).verdict[sel[1]]  # type: ignore[union-attr]
@@ -198,6 +210,8 @@ class DetectionWalk(QObject):
         k = st.selected_class
         if k >= 0:
             missed = missed & (st.dataset.objects.label == k)
+        if st.image_filter.narrows:  # only the objects the view keeps
+            missed = missed & st.kept.objects
         rows = np.flatnonzero(missed).astype(np.int64)  # object rows follow image order
         rank = next_in(rows, st.selected_object, step)
         name = st.dataset.classes[k] if k >= 0 else "all classes"

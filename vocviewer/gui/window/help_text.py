@@ -47,7 +47,12 @@ are behind its <b>»</b> button.</dd>
 <dt><b>Image list</b> (left)</dt>
 <dd>The images of the chosen image set and class; search ids (<b>Ctrl+F</b>), and the
 <i>Filter</i> menu keeps images with difficult, truncated or crowd objects, with false positives
-or missed objects, sorted by errors or by score.</dd>
+or missed objects, sorted by errors or by score; Filter ▸ Saved views applies a saved view.</dd>
+<dt><b>Filter panel</b> (docked left, View ▸ Filter panel, <b>Ctrl+Shift+F</b>)</dt>
+<dd>Narrow what the list, the grid, the image and the walk show: a score range, classes,
+verdicts and false-positive kinds, box area and aspect, object flags, tags, and the result set
+judged; it says how many images, objects and detections are kept. <i>Save…</i> names the
+filter as a view, kept in the session and in Open Recent.</dd>
 <dt><b>Image</b> (centre)</dt>
 <dd>The current image with ground truth and the detections above the score threshold, coloured
 by verdict, each verdict with its own line style and glyph (the key is in the status bar).
@@ -98,7 +103,7 @@ parts and actions (VOC) (<b>H</b>), Only true positives (<b>T</b>) and Segmentat
 in every label. View ▸ Show: All boxes, Only true positives, Only false positives, Only
 missed objects. Load per-class thresholds… (a class -> threshold JSON, as <i>vocviewer
 analyze --deploy-thresholds</i> writes it) and One score threshold for all classes. Then
-Thumbnail grid, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
+Thumbnail grid, Filter panel, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
 in, Zoom out, Zoom to selection, Cancel evaluation, Messages, and View ▸ Theme: System,
 Light or Dark.</dd>
 <dt><b>Walk</b></dt>

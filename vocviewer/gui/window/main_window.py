@@ -1,7 +1,8 @@
 """``MainWindow``: the image browser, the image, the PR curve and AP table, around one ``AppState``.
 
 Layout: image browser (left) | image view over the side panel (centre) | PR curve over the AP,
-Summary, Confusion and Analysis tabs (right); two toolbars (result set, score threshold, drawing
+Summary, Confusion and Analysis tabs (right); the filter panel docks on the left (View ▸ Filter
+panel); two toolbars (result set, score threshold, drawing
 toggles, view mode | fit, 1:1, IoU, area, segmentation); a status bar (``StatusLine``); problems
 go to a non-modal, collapsible "Messages" panel at the bottom.
 
@@ -22,11 +23,21 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QSize, Qt, QThreadPool
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from vocviewer.gui.models.saved_views import SavedViews
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
 from vocviewer.gui.panes.analysis.pane import AnalysisPane
+from vocviewer.gui.panes.browse.filter_panel import FilterPanel
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.panes.browse.side_panel import SidePanel
 from vocviewer.gui.panes.browse.thumbnail_grid import ImageArea
@@ -104,6 +115,7 @@ class MainWindow(QMainWindow):
         )
         self.walk.detour = self.curation.walk
         self.sessions.tags = self.curation.tags
+        self.sessions.keep_views(self.saved_views)  # in sessions and Open Recent
         self.act_quit = QAction("&Quit", self)
         self.act_quit.setShortcut(QKeySequence("Ctrl+Q"))
         self.act_quit.setStatusTip("Close the window")
@@ -134,7 +146,7 @@ class MainWindow(QMainWindow):
             self.thresholds,
         ):
             self.addActions(controller.window_actions())  # their keys work anywhere in the window
-        self.addActions([self.act_quit, self.image_area.act_grid])
+        self.addActions([self.act_quit, self.image_area.act_grid, self.act_filters])
         self._build_menus()
         self._wire()
         self.window_settings = WindowSettings(  # restores the layout and choices
@@ -165,6 +177,8 @@ class MainWindow(QMainWindow):
         self.side = SidePanel(st)
         self.compare = ComparePane(st)
         self.side.tabs.addTab(self.compare, "Compare")
+        self.saved_views = SavedViews(self)  # named filters, kept in sessions and Open Recent
+        self.filter_panel = FilterPanel(st, self.saved_views)
 
     def _build_layout(self) -> None:
         """browser | (image and captions over the side panel) | (PR plot over the tabs), over the
@@ -203,6 +217,24 @@ class MainWindow(QMainWindow):
         self.outer.setSizes([720, 140])
         self.messages.hide()
         self.setCentralWidget(self.outer)
+        self.filter_dock = QDockWidget("Filters", self)  # View ▸ Filter panel; hidden at first
+        self.filter_dock.setObjectName("filter-dock")
+        self.filter_dock.setWidget(self.filter_panel)
+        self.filter_dock.setAllowedAreas(
+            Qt.DockWidgetArea.LeftDockWidgetArea | Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.filter_dock)
+        self.filter_dock.hide()
+        self.act_filters = self.filter_dock.toggleViewAction()
+        self.act_filters.setText("&Filter panel")
+        self.act_filters.setShortcut(QKeySequence("Ctrl+Shift+F"))
+        self.act_filters.setStatusTip(
+            "Filter by score, class, verdict, FP kind, box area and aspect, flags and tags; "
+            "save the filter as a named view"
+        )
+        self.browser.filter_menu.addSeparator()
+        self.browser.filter_menu.addAction(self.act_filters)
+        self.browser.filter_menu.addMenu(self.filter_panel.views_menu)
 
     def _build_toolbars(self) -> None:
         """Main: open, add, result set, score threshold, drawing toggles, view mode. Zoom and
@@ -251,7 +283,8 @@ class MainWindow(QMainWindow):
             view_menu, self.palette_menu, None, d.mode_menu, *self.thresholds.window_actions()
         )
         self._add(view_menu, None)
-        self._add(view_menu, self.image_area.act_grid, d.act_fit, d.act_one, d.act_zoom_in)
+        self._add(view_menu, self.image_area.act_grid, self.act_filters, d.act_fit, d.act_one)
+        self._add(view_menu, d.act_zoom_in)
         self._add(view_menu, d.act_zoom_out, d.act_zoom_sel, None, d.act_cancel, d.act_messages)
         self._add(view_menu, self.theme.menu)
         bar.addMenu(self.walk.menu)

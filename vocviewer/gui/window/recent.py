@@ -2,7 +2,8 @@
 set chosen, kept in ``QSettings`` (newest first, at most ``LIMIT``; entries are JSON so paths keep
 any character).
 
-Each stored entry is ``{"dataset", "result_sets": [[path, ...], ...], "image_set", "sources"}``;
+Each stored entry is ``{"dataset", "result_sets": [[path, ...], ...], "image_set", "sources"}``
+and, once views were saved, ``"views": [{"name", "filter"}, ...]``;
 older lists read as well: ``"results": [path, ...]`` (one set: they were opened together) or a
 bare path string (the dataset alone). The settings file lives in the user's configuration folder;
 a list is never stored when that file would lie inside one of the datasets it names
@@ -17,7 +18,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from PySide6.QtCore import QObject, QSettings, Signal
 
@@ -35,13 +36,15 @@ LIMIT = 10
 @dataclass(frozen=True)
 class RecentEntry:
     """A dataset path, the result sets added to it (each the paths added together), its
-    ``open_dataset`` sources (``images``, ``devkit``) as strings, and the image set browsed last
-    (``""``: all images; ``None``: not recorded)."""
+    ``open_dataset`` sources (``images``, ``devkit``) as strings, the image set browsed last
+    (``""``: all images; ``None``: not recorded) and the saved views (each a name and its
+    filter in JSON form: ``core.view_filter.filter_payload``)."""
 
     dataset: str
     result_sets: tuple[tuple[str, ...], ...] = ()
     sources: dict[str, str] = field(default_factory=dict)
     image_set: str | None = None
+    views: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     def __post_init__(self) -> None:
         """Paths given flat (``("a.txt", "b.txt")``) are one set, as ``open_dataset`` takes them."""
@@ -92,11 +95,19 @@ def _entry(d: object) -> RecentEntry | None:
         old = _strings(d.get("results", []))
         result_sets = (old,) if old else ()
     image_set = d.get("image_set")
+    views = d.get("views", [])
     return RecentEntry(
         d["dataset"],
         result_sets,
         {k: v for k, v in sources.items() if isinstance(k, str) and isinstance(v, str)},
         image_set if isinstance(image_set, str) else None,
+        tuple(
+            (v["name"], v["filter"])
+            for v in (views if isinstance(views, list) else [])
+            if isinstance(v, dict)
+            and isinstance(v.get("name"), str)
+            and isinstance(v.get("filter"), dict)
+        ),
     )
 
 
@@ -134,6 +145,7 @@ class RecentFiles(QObject):
                 "result_sets": [list(paths) for paths in e.result_sets],
                 "image_set": e.image_set,
                 "sources": e.sources,
+                **({"views": [{"name": n, "filter": f} for n, f in e.views]} if e.views else {}),
             }
             for e in entries[:LIMIT]
         ]
@@ -149,8 +161,21 @@ class RecentFiles(QObject):
         self.changed.emit()
 
     def add(self, entry: RecentEntry) -> None:
-        """Put ``entry`` first (replacing any entry of the same dataset)."""
-        self._store([entry] + [e for e in self.entries() if e.dataset != entry.dataset])
+        """Put ``entry`` first (replacing any entry of the same dataset, whose saved views it
+        keeps if it brings none)."""
+        entries = self.entries()
+        old = next((e for e in entries if e.dataset == entry.dataset), None)
+        if old is not None and not entry.views:
+            entry = replace(entry, views=old.views)
+        self._store([entry] + [e for e in entries if e.dataset != entry.dataset])
+
+    def set_views(self, dataset: str, views: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Remember ``dataset``'s saved views (JSON form)."""
+        self._edit(dataset, lambda e: replace(e, views=tuple(views)))
+
+    def views_of(self, dataset: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+        """The saved views remembered with ``dataset`` (none if it is not listed)."""
+        return next((e.views for e in self.entries() if e.dataset == dataset), ())
 
     def add_results(self, dataset: str, paths: Sequence[str | Path]) -> None:
         """Remember result ``paths`` as one more result set of ``dataset`` (no-op if the

@@ -3,8 +3,8 @@
 ``SessionController`` owns the two actions (``window.sessions``). Saving captures what is open
 (the dataset with its sources and image set, as ``OpenController.opened`` recorded them; the result
 sets that loaded, as ``AppState.result_paths`` holds them: a set that failed is not saved) and
-how it is shown (class, image filter, current image, score threshold, view mode, toggles, IoU,
-area) and writes it through the guarded writer: a session is never written into
+how it is shown (class, the view's filter and the saved views, current image, score threshold,
+view mode, toggles, IoU, area) and writes it through the guarded writer: a session is never written into
 the dataset's folders or over one of its inputs; the refusal is said in the message area.
 Opening applies the view at once, opens the dataset and its result sets in order
 (``recent.SetOpener``), then selects the class, filter and image; a value the dataset or the
@@ -24,16 +24,12 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import Tags, Target
+from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
-from vocviewer.formats.session import (
-    ALL_IMAGES,
-    ImageListFilter,
-    Session,
-    read_session,
-    write_session,
-)
+from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
-from vocviewer.gui.models.image_filter import ERROR_FILTERS, ImageFilter
+from vocviewer.gui.models.image_filter import ERROR_FILTERS
+from vocviewer.gui.models.saved_views import SavedViews
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
@@ -50,6 +46,14 @@ SESSION_FILTER = "vocviewer sessions (*.json);;All files (*)"
 
 def _problem(path: Path, where: str, text: str) -> Message:
     return Message("warning", str(FormatError(path, text, element=where)))
+
+
+def _renumbered(flt: ViewFilter, order: dict[int, int]) -> ViewFilter:
+    """``flt`` with its judged result set renumbered by ``order`` (one index to another; a set
+    not in it: the shown one)."""
+    if flt.result_set is None:
+        return flt
+    return replace(flt, result_set=order.get(flt.result_set))
 
 
 class SessionController(QObject):
@@ -71,6 +75,8 @@ class SessionController(QObject):
         self.browser, self.folders, self.status = browser, folders, status
         self.opener: SetOpener | None = None
         self.tags: TagsModel | None = None  # the window's tags, saved with the session
+        self.views: SavedViews | None = None  # the window's saved views (``keep_views``)
+        self._recalling = False
         self.act_open_session = make_action(
             self,
             "Open &session…",
@@ -90,6 +96,37 @@ class SessionController(QObject):
     def window_actions(self) -> list[QAction]:
         return [self.act_open_session, self.act_save_session]
 
+    def keep_views(self, views: SavedViews) -> None:
+        """Save ``views`` with sessions, and with the dataset's recent entry: a dataset opens
+        with the views last saved on it (a session then brings its own)."""
+        self.views = views
+        views.changed.connect(self._remember_views)
+        self.state.dataset_loaded.connect(self._recall_views)
+
+    def _recall_views(self, _dataset: object) -> None:
+        opened, views = self.files.opened, self.views
+        if views is None:
+            return
+        stored = self.files.recent.views_of(opened.dataset) if opened is not None else ()
+        kept = []
+        for name, payload in stored:
+            flt, dropped = read_filter(payload, f"views.{name}")
+            if not dropped:  # a damaged view is forgotten, not half applied
+                kept.append((name, flt))
+        self._recalling = True
+        try:
+            views.replace(kept)
+        finally:
+            self._recalling = False
+
+    def _remember_views(self) -> None:
+        opened, views = self.files.opened, self.views
+        if opened is None or views is None or self._recalling:
+            return
+        payload = tuple((n, filter_payload(f)) for n, f in views.views.items())
+        self.files.opened = replace(opened, views=payload)
+        self.files.recent.set_views(opened.dataset, payload)
+
     def _on_image_set(self, name: str | None) -> None:
         """Another image set is browsed: the recent entry reopens on it (``""``: all images)."""
         w = self.files
@@ -105,7 +142,7 @@ class SessionController(QObject):
             return None
         from_files = [i for i, paths in enumerate(st.result_paths) if paths]  # what loaded
         current = from_files.index(st.current_results) if st.current_results in from_files else -1
-        flt = st.image_filter
+        order = dict(zip(from_files, range(len(from_files)), strict=True))
         k, image = st.selected_class, st.current_image
         return Session(
             dataset=Path(opened.dataset),
@@ -114,9 +151,7 @@ class SessionController(QObject):
             current_result_set=current if current >= 0 else None,
             image_set=st.image_set or ALL_IMAGES,
             class_name=st.dataset.classes[k] if k >= 0 else None,
-            image_filter=ImageListFilter(
-                flt.text, tuple(sorted(flt.flags)), flt.errors, flt.by_errors, flt.by_score
-            ),
+            image_filter=_renumbered(st.image_filter, order),
             image=str(st.dataset.images.id[image]) if image >= 0 else None,
             score_threshold=st.score_threshold,
             class_thresholds=st.class_thresholds,
@@ -129,7 +164,11 @@ class SessionController(QObject):
                     r.text for i in range(len(st.results)) for r in st.evaluation.not_official(i)
                 )
             ),
-            tags=self._tags_in(dict(zip(from_files, range(len(from_files)), strict=True))),
+            tags=self._tags_in(order),
+            views=tuple(
+                (name, _renumbered(f, order))
+                for name, f in (self.views.views.items() if self.views is not None else ())
+            ),
         )
 
     def _tags_in(self, order: dict[int, int]) -> Tags:
@@ -209,8 +248,9 @@ class SessionController(QObject):
             self.files, session.dataset, kept, session.image_set, session.sources, self
         )
         self.opener = opener
+        positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
         opener.loaded.connect(
-            lambda: QTimer.singleShot(0, lambda: self._apply_browse(session, path))
+            lambda: QTimer.singleShot(0, lambda: self._apply_browse(session, path, positions))
         )
         wanted = session.current_result_set
         if wanted is not None and sets[wanted]:
@@ -222,8 +262,12 @@ class SessionController(QObject):
 
             opener.finished.connect(choose)
         if len(session.tags):
-            positions = {p: i for i, p in enumerate(j for j, s in enumerate(sets) if s)}
             opener.finished.connect(lambda: self._apply_tags(session, opener, positions))
+        if self.views is not None:
+            views = self.views
+            opener.loaded.connect(  # after the dataset's own reset of the views
+                lambda: views.replace((n, _renumbered(f, positions)) for n, f in session.views)
+            )
         return opener
 
     def _apply_tags(self, session: Session, opener: SetOpener, positions: dict[int, int]) -> None:
@@ -271,8 +315,10 @@ class SessionController(QObject):
             ]
         )
 
-    def _apply_browse(self, session: Session, path: Path) -> None:
-        """Class, image filter and current image, once the dataset is open."""
+    def _apply_browse(self, session: Session, path: Path, positions: dict[int, int]) -> None:
+        """Class, filter and current image, once the dataset is open (the filter's judged set
+        renumbered by ``positions``: its index in the session -> its place among the sets
+        opened)."""
         st, b = self.state, self.browser
         ds = st.dataset
         if ds is None:
@@ -291,16 +337,17 @@ class SessionController(QObject):
             errors = flt.errors if flt.errors in ERROR_FILTERS else ""
             if errors != flt.errors:
                 problems.append(("image_filter.errors", f"unknown error filter {flt.errors!r}"))
-            for name, act in b.flag_actions.items():
-                act.setChecked(name in flt.flags)
-            b.error_actions[errors].setChecked(True)
-            b.sort_action.setChecked(flt.by_errors)
-            b.score_sort_action.setChecked(flt.by_score and not flt.by_errors)
-            b.search.setText(flt.text)
-            flags = frozenset(f for f in flt.flags if f not in unknown)
-            by_score = flt.by_score and not flt.by_errors  # one order at a time
-            wanted = ImageFilter(flt.text, flags, errors, flt.by_errors, by_score)
-            st.set_image_filter(wanted)  # also before the widgets' own signals settle
+            strangers = [c for c in flt.classes if c not in ds.classes]
+            if strangers:
+                problems.append(("image_filter.classes", f"no classes {strangers} in {ds.name}"))
+            wanted = replace(
+                flt,
+                flags=tuple(f for f in flt.flags if f not in unknown),
+                errors=errors,
+                by_score=flt.by_score and not flt.by_errors,  # one order at a time
+                classes=tuple(c for c in flt.classes if c in ds.classes),
+            )
+            st.set_image_filter(_renumbered(wanted, positions))  # the widgets follow
         if session.image is not None:
             rows = np.flatnonzero(ds.images.id == session.image)
             if len(rows):

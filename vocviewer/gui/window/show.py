@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEventLoop, QTimer
 
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.view_filter import ViewFilter, filter_from
 from vocviewer.families.registry import result_sets_of
-from vocviewer.formats.session import ImageListFilter, Session
+from vocviewer.formats.session import Session
 from vocviewer.formats.tag_export import tag_rows
 from vocviewer.gui.window.app import make_app, shows_everything
 from vocviewer.gui.window.main_window import MainWindow
@@ -52,21 +53,6 @@ def _result_sets(
     if all(isinstance(r, str | Path) for r in results):
         return tuple(tuple(s) for s in result_sets_of(dataset, results, sources))
     return tuple(tuple(Path(p) for p in r) for r in results)
-
-
-def _image_filter(given: ImageListFilter | Mapping[str, Any] | None) -> ImageListFilter | None:
-    """The browser's filter from an ``ImageListFilter`` or a mapping of its fields (``text``,
-    ``flags``, ``errors``: ``"fp"`` / ``"missed"`` / ``"any"``, ``by_errors``, ``by_score``)."""
-    if given is None or isinstance(given, ImageListFilter):
-        return given
-    known = {f.name for f in fields(ImageListFilter)}
-    unknown = sorted(set(given) - known)
-    if unknown:
-        raise ValueError(f"unknown filter field(s) {unknown}; expected some of {sorted(known)}")
-    values = dict(given)
-    if "flags" in values:
-        values["flags"] = tuple(values["flags"])
-    return ImageListFilter(**values)
 
 
 def _plain(value: Any) -> Any:
@@ -121,6 +107,18 @@ class WindowHandle:
         session = self.window.sessions.capture()
         return {} if session is None else _plain(asdict(session))
 
+    @property
+    def filter(self) -> ViewFilter:
+        """The view's filter now (``core.view_filter.ViewFilter``; ``view["image_filter"]`` is
+        its fields)."""
+        return self.window.state.image_filter
+
+    @property
+    def kept_images(self) -> list[str]:
+        """The ids of the images the filter keeps, in list order."""
+        st = self.window.state
+        return [] if st.dataset is None else [str(i) for i in st.dataset.images.id[st.kept_images]]
+
     def wait_until_ready(self, timeout: float = 120.0) -> bool:
         """Run the event loop until the dataset and results are loaded, evaluated and drawn
         (``True``) or ``timeout`` seconds pass (``False``)."""
@@ -159,7 +157,7 @@ def show(
     dataset: PathLike | Dataset,
     results: PathLike | Sequence[PathLike] | Sequence[Sequence[PathLike]] | None = None,
     *,
-    filter: ImageListFilter | Mapping[str, Any] | None = None,
+    filter: ViewFilter | Mapping[str, Any] | None = None,
     image: str | None = None,
     image_set: str | None = None,
     block: bool | None = None,
@@ -167,7 +165,10 @@ def show(
 ) -> WindowHandle:
     """Open the window on ``dataset`` (a path the CLI's ``open`` takes, or a ``Dataset`` read
     from one) with ``results`` (a path, one path per result set, or one sequence of paths per
-    set), the image list filtered by ``filter`` and ``image`` (an id) shown.
+    set), the view filtered by ``filter`` (a ``core.view_filter.ViewFilter`` or a mapping of its
+    fields: ``text``, ``flags``, ``errors``, ``by_errors``, ``by_score``, ``score``,
+    ``classes``, ``verdicts``, ``fp_kinds``, ``area``, ``aspect``, ``tags``, ``result_set``)
+    and ``image`` (an id) shown.
 
     ``block``: run the window until it is closed before returning; by default only where no Qt
     event loop runs already (a plain script), not in a Jupyter kernel after ``%gui qt``.
@@ -179,7 +180,7 @@ def show(
             raise ValueError("show() needs a dataset read from disk (its root is None)")
         dataset = dataset.root
     path = Path(dataset).resolve()
-    image_filter = _image_filter(filter)  # refused before a window opens
+    image_filter = filter_from(filter)  # refused before a window opens
     given = {k: Path(v) for k, v in sources.items()}
     app = make_app()
     window = MainWindow(settings=default_settings())

@@ -110,6 +110,8 @@ class StatusLine(QObject):
                 shown = f"{n} detection{'s' if n != 1 else ''} shown"
                 if st.drawn_mode != st.view_mode:  # Walk ▸ Show follows the walk
                     shown += f" ({self.walk.mode.label.lower()}, as the walk)"
+                elif st.image_filter.judges_boxes:  # only those the filter keeps
+                    shown += " (filtered)"
                 parts.append(shown)
             if self.view.missing_file is not None and self.view.shown_image == image:
                 parts.append("image file missing")

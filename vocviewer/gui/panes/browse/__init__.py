@@ -4,6 +4,8 @@ Modules
 -------
 image_browser
     The image list with its set, class, flag and error filters.
+filter_panel
+    ``FilterPanel``: the view's filter field by field, its counts and the saved views.
 thumbnail_grid
     ``ThumbnailGrid``: the images as a grid of thumbnails.
 suspects

@@ -9,6 +9,8 @@ the user's choice into an ``ImageFilter``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QStringListModel, Qt
 from PySide6.QtGui import (
@@ -182,6 +184,7 @@ class ImageBrowser(QWidget):
         self.filter_button.setMenu(self.filter_menu)
         self.count_label = QLabel()
         self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.count_label.setWordWrap(True)
         self.model = ImageListModel(self)
         self.list = QListView()
         self.list.setModel(self.model)
@@ -204,6 +207,7 @@ class ImageBrowser(QWidget):
         layout.addWidget(self.list, 1)
         fm = self.fontMetrics()  # "Image set", "All classes", the search hint: never cut
         self.setMinimumWidth(fm.horizontalAdvance("Image set  All classes") + 64)
+        self._syncing = False  # widgets being set from the state's filter
         self._build_filter_menu()
         self.set_combo.activated.connect(self._on_set_chosen)
         self.class_combo.activated.connect(self._on_class_chosen)
@@ -216,6 +220,7 @@ class ImageBrowser(QWidget):
         state.visible_images_changed.connect(self._on_visible_changed)
         state.image_changed.connect(self._sync_current)
         state.results_added.connect(self._enable_error_filters)
+        state.image_filter_changed.connect(self._sync_filter)
 
     def _build_filter_menu(self) -> None:
         menu = self.filter_menu
@@ -264,30 +269,44 @@ class ImageBrowser(QWidget):
         )
 
     def current_filter(self) -> ImageFilter:
-        """The ``ImageFilter`` the widgets describe."""
+        """The view's filter with the image-list fields the widgets describe (the filter
+        panel's fields as they are)."""
         flags = frozenset(k for k, a in self.flag_actions.items() if a.isChecked())
         errors = next((k for k, a in self.error_actions.items() if a.isChecked()), "")
-        return ImageFilter(
-            self.search.text().strip(),
-            flags,
-            errors,
-            self.sort_action.isChecked(),
-            self.score_sort_action.isChecked(),
+        return replace(
+            self.state.image_filter,
+            text=self.search.text().strip(),
+            flags=tuple(flags),
+            errors=errors,
+            by_errors=self.sort_action.isChecked(),
+            by_score=self.score_sort_action.isChecked(),
         )
 
     def clear_filters(self) -> None:
-        for act in self.flag_actions.values():
-            act.setChecked(False)
-        self.error_actions[""].setChecked(True)
-        self.sort_action.setChecked(False)
-        self.score_sort_action.setChecked(False)
-        self.search.clear()
+        """Every filter off: the menu's, the search and the filter panel's."""
+        self.state.set_image_filter(ImageFilter())
 
     def _apply_filter(self, *_args: object) -> None:
-        flt = self.current_filter()
+        if not self._syncing:
+            self.state.set_image_filter(self.current_filter())
+
+    def _sync_filter(self, flt: ImageFilter) -> None:
+        """Show ``flt``'s image-list fields (set by the filter panel, a session, a saved view)."""
+        self._syncing = True
+        try:
+            for name, act in self.flag_actions.items():
+                act.setChecked(name in flt.flags)
+            self.error_actions.get(flt.errors, self.error_actions[""]).setChecked(True)
+            self.sort_action.setChecked(flt.by_errors)
+            self.score_sort_action.setChecked(flt.by_score and not flt.by_errors)
+            if self.search.text().strip() != flt.text:
+                self.search.setText(flt.text)
+        finally:
+            self._syncing = False
         n = len(flt.flags) + bool(flt.errors) + flt.by_errors + flt.by_score
+        panel = ("score", "classes", "verdicts", "fp_kinds", "area", "aspect", "tags")
+        n += sum(getattr(flt, f) not in (None, ()) for f in panel)  # the filter panel's fields
         self.filter_button.setText(f"Filter ({n})" if n else "Filter")
-        self.state.set_image_filter(flt)
 
     def open_first_match(self) -> None:
         """Enter in the search: open the first listed image (unless the current one is listed)
@@ -344,7 +363,13 @@ class ImageBrowser(QWidget):
         n = len(st.visible_images)
         total = len(st.dataset.images) if st.dataset is not None else 0
         text = f"{n:,} image{'s' if n != 1 else ''}"
-        self.count_label.setText(text if n == total else f"{text} of {total:,}")
+        text = text if n == total else f"{text} of {total:,}"
+        if st.image_filter.judges_boxes:  # the filter panel's box fields: what they keep
+            _, objects, detections = st.kept.counts()
+            text += f" · {objects:,} objects" + (
+                f" · {detections:,} detections" if st.kept.result_set >= 0 else ""
+            )
+        self.count_label.setText(text)
         self._sync_current(st.current_image)
 
     def _sync_current(self, image: int) -> None:

@@ -265,6 +265,7 @@ class ThumbnailGrid(QListView):
             state.threshold_changed,
             state.display_changed,
             state.current_results_changed,
+            state.image_filter_changed,  # the boxes drawn are those the filter keeps
         ):
             signal.connect(self.restyle)
         state.evaluation.class_evaluated.connect(self._restyle_later.request)

@@ -60,6 +60,7 @@ def overlay_options(state: AppState, scale: float) -> OverlayOptions:
         highlight_gt=highlight_gt,
         pixel=1.0 / max(scale, 1e-6),
         verdict_words=verdict_words(),
+        kept=st.walked_rows() if st.image_filter.judges_boxes else None,  # the filter's boxes
     )
 
 

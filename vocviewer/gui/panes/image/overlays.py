@@ -56,7 +56,8 @@ class OverlayOptions:
     objects missed at the drawn threshold (drawn in ``MISSED_COLOR``); ``pixel`` is the size of a screen
     pixel in scene units (labels keep a constant screen size and avoid each other);
     ``threshold`` the drawn threshold, one or a tuple per class (``drawn.threshold_key``: options
-    are compared); ``verdict_words`` names the verdict in every detection label (the selected one always)."""
+    are compared); ``verdict_words`` names the verdict in every detection label (the selected one
+    always); ``kept`` bool (D,): the detections the view's filter keeps (``None``: all)."""
 
     show_gt: bool = True
     show_detections: bool = True
@@ -72,6 +73,7 @@ class OverlayOptions:
     highlight_gt: int = -1
     pixel: float = 1.0
     verdict_words: bool = False
+    kept: np.ndarray | None = None
 
 
 class BoxItem(QGraphicsRectItem):
@@ -262,6 +264,8 @@ def detection_rows(
             keep &= np.isin(evals.fp_kind_by_row[rows], kinds)
     elif opts.mode == "missed":
         keep[:] = False
+    if opts.kept is not None and len(opts.kept) == len(det):
+        keep &= opts.kept[rows]
     keep &= rows != opts.highlight_row
     rows = rows[keep]
     rows = rows[np.argsort(det.score[rows], kind="stable")]

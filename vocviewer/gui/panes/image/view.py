@@ -124,6 +124,7 @@ class ImageView(QGraphicsView):
         state.display_changed.connect(self.redraw_overlays)
         state.threshold_changed.connect(self.redraw_overlays)
         state.class_changed.connect(self.redraw_overlays)
+        state.image_filter_changed.connect(self.redraw_overlays)  # it draws what the filter keeps
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_selection_changed)
         self._overlays_later = Debounced(self._redraw_if_stale, REFRESH_DELAY_MS, self)
