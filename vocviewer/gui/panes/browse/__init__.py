@@ -6,6 +6,12 @@ image_browser
     The image list with its set, class, flag and error filters.
 thumbnail_grid
     ``ThumbnailGrid``: the images as a grid of thumbnails.
+patches
+    ``PatchesPane``: crops of detections of a verdict, missed objects or objects of a class.
+cells
+    What the grid and the patches share: cell sizes, page keys, the tag flag.
+image_area
+    ``ImageArea``: the image view, or the grid or the patches in its place.
 suspects
     The label-error queue, walkable and taggable.
 side_panel
