@@ -23,6 +23,7 @@ from vocviewer.evaluation.analysis import FPKind
 from vocviewer.evaluation.patches import KINDS, PatchSelection, patch_table, sort_order
 from vocviewer.evaluation.result import Verdict
 from vocviewer.gui.models.crops import Crop, crop_region, decode_crops
+from vocviewer.gui.models.patches import patch_key
 from vocviewer.gui.models.thumbnails import decode_thumbnail
 from vocviewer.gui.panes.browse.cells import TAG_INK, THUMB_SIZES, page_of
 
@@ -68,6 +69,9 @@ def open_patches(qtbot, win, kind: str = "fp", class_index: int = -1, sort: str 
         pane.set_selection(kind, class_index, sort)
         pane.recompute()
     grid = pane.grid
+    if grid.model_.rowCount():  # the first crop cut, and the rest on screen
+        key = patch_key(grid.model_.table, 0)
+        qtbot.waitUntil(lambda: grid.loader.has(key), timeout=10_000)
     qtbot.waitUntil(lambda: not grid.loader.busy(), timeout=10_000)
     return pane
 
