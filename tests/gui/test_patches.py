@@ -4,7 +4,7 @@ and 20,000 patches scrolling without stalling the event loop."""
 
 from __future__ import annotations
 
-import math
+import gc
 import sys
 import time
 from pathlib import Path
@@ -415,20 +415,24 @@ def test_twenty_thousand_patches_scroll_without_a_stall(qtbot, make_window, tmp_
     n = grid.model_.rowCount()
     assert n == 20_000
     qtbot.waitUntil(lambda: not grid.loader.busy(), timeout=10_000)
-    gaps: list[float] = []
-    last = [time.perf_counter()]
+    gaps: list[tuple[float, float]] = []  # (wall, GUI thread CPU) seconds between beats
+    last = [time.perf_counter(), time.thread_time()]
 
     def beat() -> None:
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
+        now, cpu = time.perf_counter(), time.thread_time()
+        gaps.append((now - last[0], cpu - last[1]))
+        last[:] = [now, cpu]
 
     heart = QTimer()
     heart.setInterval(5)
     heart.timeout.connect(beat)
     bar = grid.verticalScrollBar()
     steps = 60
+    # a full collection of the test process's ~110,000 objects takes ~110 ms whenever it falls
+    # due; done before, so that what is measured is the view (scroll, paint, crops arriving)
+    gc.collect()
     start = time.perf_counter()
+    last[:] = [start, time.thread_time()]
     heart.start()
     for i in range(1, steps + 1):  # a fast drag from top to bottom, then a jump back
         bar.setValue(bar.maximum() * i // steps)
@@ -437,15 +441,17 @@ def test_twenty_thousand_patches_scroll_without_a_stall(qtbot, make_window, tmp_
     qtbot.wait(100)
     heart.stop()
     scrolled = time.perf_counter() - start
-    worst = max(gaps) * 1000
+    wall, cpu = (x * 1000 for x in max(gaps))
+    busiest = max(c for _, c in gaps) * 1000
     decoded = grid.loader.decoded
     with capsys.disabled():
         sys.stdout.write(
             f"\npatches: {n} in {built * 1000:.0f} ms; scrolled in {scrolled:.2f} s, "
-            f"{len(gaps)} beats, longest event-loop gap {worst:.1f} ms, {decoded} crops cut\n"
+            f"{len(gaps)} beats; longest event-loop gap {wall:.1f} ms (GUI thread CPU in it "
+            f"{cpu:.1f} ms; most CPU in one gap {busiest:.1f} ms); {decoded} crops cut\n"
         )
     assert decoded > 0
-    assert worst < 400  # the goal is 100 ms; generous for a loaded 2-core machine
-    assert math.isfinite(worst)
+    assert wall < 400  # the goal is 100 ms; generous for a loaded 2-core machine
+    assert busiest < 100  # the GUI thread's own work between two beats
     assert grid.viewport().findChildren(type(grid)) == []
     shot(win, "patches-20000")

@@ -197,6 +197,7 @@ class PatchGrid(QListView):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self._apply_cell_size()
         self._request_later = Debounced(self._request_visible, 0, self)
+        self._asked: dict[int, int] = {}  # crop key -> row, of the last request
         self.doubleClicked.connect(lambda index: self.open_requested.emit(index.row()))
         self.loader.thumbnail_ready.connect(self._on_crop)
         self.verticalScrollBar().valueChanged.connect(self._request_later.request)
@@ -245,11 +246,13 @@ class PatchGrid(QListView):
         around = visible_rows(self, AHEAD, BEHIND)
         order = list(shown) + [r for r in around if r not in shown]
         items = [(patch_key(m.table, r), int(m.table.image[r]), tuple(m.boxes[r])) for r in order]
+        self._asked = {key: row for row, (key, _, _) in zip(order, items, strict=True)}
         self.loader.request_crops(items)  # type: ignore[arg-type]
 
-    def _on_crop(self, _key: int) -> None:
-        if self.isVisible():
-            self.viewport().update()  # one repaint of the visible cells per batch of crops
+    def _on_crop(self, key: int) -> None:
+        row = self._asked.get(key, -1)
+        if row >= 0 and self.isVisible() and row < self.model_.rowCount():
+            self.viewport().update(self.visualRect(self.model_.index(row)))  # that cell only
 
     # --- keys and events -----------------------------------------------------------------------
     def event(self, event: QEvent) -> bool:
