@@ -132,6 +132,8 @@ def test_the_pane_lists_the_drawn_patches_of_its_selection(qtbot, demo_window):
         pane.set_images(keep)
     assert set(pane.grid.model_.table.image.tolist()) <= set(keep.tolist())
     assert 0 < pane.grid.model_.rowCount() < rows
+    last = patch_key(pane.grid.model_.table, pane.grid.model_.rowCount() - 1)
+    qtbot.waitUntil(lambda: pane.grid.loader.has(last), timeout=10_000)  # all on screen
     shot(demo_window, "window-patches-tp")
 
 

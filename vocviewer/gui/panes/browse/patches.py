@@ -33,12 +33,13 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QListView,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolBar,
     QToolButton,
     QToolTip,
     QVBoxLayout,
@@ -309,15 +310,16 @@ class PatchesPane(QWidget):
         self.count = QLabel("")
         self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.grid = PatchGrid()
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 2)
-        for w in (QLabel("Patches:"), self.kind, self.class_combo, self.sort, self.order):
-            bar.addWidget(w)
-        bar.addWidget(self.count, 1)
+        self.bar = QToolBar("Patches")  # in a narrow window, what does not fit goes under »
+        self.bar.setIconSize(QSize(16, 16))
+        for w in (QLabel(" Patches: "), self.kind, self.class_combo, self.sort, self.order):
+            self.bar.addWidget(w)
+        self.count.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.bar.addWidget(self.count)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(bar)
+        layout.addWidget(self.bar)
         layout.addWidget(self.grid, 1)
         self._stale = True
         self._recompute_later = Debounced(self.recompute, REFRESH_DELAY_MS, self)
