@@ -115,6 +115,24 @@ def test_patch_counts_per_verdict_equal_the_evidence(qtbot, demo_window):
     )
 
 
+def test_missed_at_the_threshold_are_the_windows_missed_objects(qtbot, demo_window):
+    st = demo_window.state
+    ds, evals = st.dataset, st.evaluations[0]
+    evidence = st.evaluation.evidence(0)
+    boxes = st.results[0].results.detections.box
+    for threshold in (0.0, 0.5, 0.8):
+        missed = patch_table(
+            ds, evidence.classes, boxes, PatchSelection("missed", min_score=threshold)
+        )
+        want = np.flatnonzero(evals.missed_at(ds, threshold))  # ``confusion.missed_at``
+        assert sorted(missed.object.tolist()) == want.tolist()
+        assert np.all(missed.role == ROLES.index("missed"))
+        drawn = patch_table(
+            ds, evidence.classes, boxes, PatchSelection("detections", min_score=threshold)
+        )
+        assert np.all(drawn.score >= threshold)
+
+
 def test_the_pane_lists_the_drawn_patches_of_its_selection(qtbot, demo_window):
     st = demo_window.state
     pane = open_patches(qtbot, demo_window, "tp")
@@ -457,3 +475,26 @@ def test_twenty_thousand_patches_scroll_without_a_stall(qtbot, make_window, tmp_
     assert busiest < 100  # the GUI thread's own work between two beats
     assert grid.viewport().findChildren(type(grid)) == []
     shot(win, "patches-20000")
+
+
+def test_without_results_the_objects_are_listed_and_a_missing_file_said(qtbot, make_window, tiny):
+    win = make_window()
+    dataset, _results = tiny
+    win.state.set_dataset(dataset)
+    area = win.image_area
+    area.show_patches(True)  # shown before anything is evaluated: no detections, no error
+    pane = area.patches
+    dog = dataset.classes.index("dog")
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        pane.set_selection("objects", dog)
+        pane.recompute()
+    t = pane.grid.model_.table
+    assert t.object.tolist() == np.flatnonzero(dataset.objects.label == dog).tolist()
+    assert np.all(t.role == ROLES.index("gt"))  # nothing evaluated: nothing missed
+    img3 = next(r for r in range(len(t)) if dataset.images.id[t.image[r]] == "img3")
+    key = patch_key(t, img3)
+    qtbot.waitUntil(lambda: pane.grid.loader.has(key), timeout=10_000)
+    assert pane.grid.loader.lookup(key).missing  # its file is missing: said in the cell
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        pane.set_selection("fp")
+    assert pane.grid.model_.rowCount() == 0 and pane.count.text() == "no patches"

@@ -56,6 +56,7 @@ from vocviewer.evaluation.patches import (
     empty_table,
     patch_table,
 )
+from vocviewer.families.views import ClassView
 from vocviewer.gui.models.crops import Crop, CropLoader
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.patches import PatchListModel, patch_key, patch_target
@@ -404,11 +405,15 @@ class PatchesPane(QWidget):
             return
         self._stale = False
         i = st.current_results
-        views = tuple(st.evaluations[i].views[k] for k in sorted(st.evaluations[i].views))
-        boxes = st.results[i].results.detections.box if i >= 0 else np.zeros((0, 4))
+        views: tuple[ClassView, ...] = ()
+        boxes = np.zeros((0, 4))
+        if 0 <= i < len(st.results):  # without results, only objects of a class are listed
+            stored = st.evaluations[i].views
+            views = tuple(stored[k] for k in sorted(stored))
+            boxes = st.results[i].results.detections.box
         if i != self.grid.model_.set_index:
             self.grid.loader.set_dataset(ds)  # detection keys name rows of another set
-        worker = Worker(patch_table, ds, views if i >= 0 else (), boxes, self.selection())
+        worker = Worker(patch_table, ds, views, boxes, self.selection())
         st.jobs.start(
             "patches",
             worker,
