@@ -229,6 +229,7 @@ def test_tags_go_to_every_selected_patch_and_show_on_them(qtbot, demo_window):
     want = {Target("detection", str(ids[t.image[r]]), int(t.detection[r]), 0) for r in rows}
     assert {e.target for e in tags.tags.entries.values()} == want
     assert all(tags.get(x).tags == ("label error",) for x in want)
+    assert win.curation.tag_line.text().startswith("3 patches selected, 3 of them tagged")
     assert [grid.tags_of(r) for r in range(5)] == [
         ("label error",),
         (),

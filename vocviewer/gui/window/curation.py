@@ -181,10 +181,24 @@ class CurationController(QObject):
         return written
 
     # --- showing -------------------------------------------------------------------------------
+    def follow_patches(self, area: ImageArea) -> None:
+        """Tag keys tag the patches selected in ``area``'s patches view while it is in front."""
+        self.patches = area
+        area.patches.grid.selectionModel().selectionChanged.connect(self._refresh)
+        area.currentChanged.connect(self._refresh)
+
     def _refresh(self, *_args: object) -> None:
         found = self.target()
         ds = self.state.dataset
-        if found is None or ds is None:
+        area = self.patches
+        picked = area.patches.targets() if area is not None and area.patches_in_front() else []
+        if picked:
+            tagged = sum(bool(self.tags.get(t).tags) for t, _ in picked)
+            self.tag_line.setText(
+                f"{len(picked)} patches selected, {tagged} of them tagged: Alt+1 … Alt+5 tag "
+                "or untag them all"
+            )
+        elif found is None or ds is None:
             self.tag_line.setText("")
         else:
             entry = self.tags.get(found[0])

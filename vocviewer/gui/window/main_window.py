@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.image_area = ImageArea(st, self.view)  # the grid or the patches swap with the image
         self.centre_box.insertWidget(0, self.image_area, 1)
         self.image_area.set_tags(self.curation.tags)
-        self.curation.patches = self.image_area
+        self.curation.follow_patches(self.image_area)
         self.theme = ThemeControl(self, self.view, settings)  # View ▸ Theme (remembered if given)
         self.palette_menu = PaletteMenu(  # View ▸ Palette (stored in ``settings``)
             self,
