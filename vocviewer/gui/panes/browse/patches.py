@@ -78,6 +78,8 @@ from vocviewer.gui.widgets.verdict_style import COLORS, pen_style
 
 Index = QModelIndex | QPersistentModelIndex
 PAD = 5
+#: Cells whose elided text lines are kept (a screen is ~20).
+TEXTS_KEPT = 512
 #: Cells cut ahead of the visible ones (screens down, up).
 AHEAD, BEHIND = 1.0, 0.5
 
@@ -89,6 +91,8 @@ class PatchDelegate(QStyledItemDelegate):
     def __init__(self, grid: PatchGrid) -> None:
         super().__init__(grid)
         self.grid = grid
+        self._texts: dict[tuple[int, int], tuple[str, ...]] = {}
+        grid.model_.modelReset.connect(self._texts.clear)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         return self.grid.cell_size()
@@ -144,14 +148,25 @@ class PatchDelegate(QStyledItemDelegate):
         tags = grid.tags_of(row)
         if tags:
             paint_tag_marker(painter, area.topLeft() + QPointF(2, 2), str(len(tags)))
-        fm = painter.fontMetrics()
         width = int(rect.width() - 2 * PAD)
         painter.setPen((pal.highlightedText() if selected else pal.text()).color())
         centre = int(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignVCenter)
-        for k, text in enumerate(model.lines(row)):
+        for k, text in enumerate(self.texts(painter, row, width)):
             line = QRectF(rect.x() + PAD, area.bottom() + 3 + k * grid.line_h, width, grid.line_h)
-            painter.drawText(line, centre, fm.elidedText(text, Qt.TextElideMode.ElideRight, width))
+            painter.drawText(line, centre, text)
         painter.restore()
+
+    def texts(self, painter: QPainter, row: int, width: int) -> tuple[str, ...]:
+        """Row ``row``'s two lines elided to ``width`` (kept until the table or size change)."""
+        got = self._texts.get((row, width))
+        if got is None:
+            if len(self._texts) >= TEXTS_KEPT:
+                self._texts.clear()  # the visible ones come back
+            fm = painter.fontMetrics()
+            elide = Qt.TextElideMode.ElideRight
+            lines = self.grid.model_.lines(row)
+            got = self._texts[row, width] = tuple(fm.elidedText(t, elide, width) for t in lines)
+        return got
 
     def helpEvent(
         self, event: QHelpEvent, view: QAbstractItemView, option: QStyleOptionViewItem, index: Index
