@@ -258,6 +258,16 @@ def test_tags_go_to_every_selected_patch_and_show_on_them(qtbot, demo_window):
     area.show_grid(True)
     marked = set(area.grid.marked)
     assert marked == {int(t.image[r]) for r in rows}
+    flagged = area.grid.model_.row_of(next(iter(marked)))
+    area.grid.scrollTo(area.grid.model_.index(flagged))
+    QApplication.processEvents()
+    cell = area.grid.viewport().grab(area.grid.visualRect(area.grid.model_.index(flagged)))
+    image = cell.toImage()
+    assert any(
+        image.pixelColor(x, y).getRgb()[:3] == amber
+        for x in range(image.width() // 3)
+        for y in range(image.height() // 3)
+    )
 
 
 # --- the grid: page keys, size --------------------------------------------------------------
