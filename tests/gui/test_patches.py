@@ -333,6 +333,15 @@ def test_size_keys_step_the_thumbnails_and_are_remembered(qtbot, make_window, de
     assert area.thumb_w == 128
     area.act_larger.trigger()  # View ▸ Larger thumbnails
     assert area.thumb_w == 160
+    pane = open_patches(qtbot, win, "fp")  # the same keys in the patches, the same size
+    pgrid = pane.grid
+    focus(qtbot, win, pgrid)
+    qtbot.keyClick(pgrid, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert area.thumb_w == pgrid.thumb_w == 224 and pgrid.loader.size == (224, 168)
+    QApplication.processEvents()
+    assert pgrid.visualRect(pgrid.model_.index(1)).width() == pgrid.cell_size().width()
+    qtbot.keyClick(pgrid, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert area.thumb_w == 160
     win.close()
     again = make_window(settings=ini)
     assert again.image_area.thumb_w == 160 == again.image_area.grid.thumb_w
