@@ -35,6 +35,9 @@ matching
     Shared, vectorised matching primitives.
 normalised_ap
     Normalised precision and AP (IJCV 2015 §4.1, eq.
+patches
+    What a patches view lists: detections of a verdict, missed objects, objects of a class,
+    as numpy columns, sorted.
 pair_overlaps
     Overlaps of detections with every object of their image, reduced per wanted set of objects
     (the false-positive diagnosis of ``analysis``.

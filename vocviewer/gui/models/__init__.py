@@ -27,6 +27,10 @@ beyond_source
     The analyses beyond AP of the current result set, from the window's evidence.
 thumbnails
     Thumbnails of a dataset's images.
+crops
+    Crops of boxes for the patches view (a ``ThumbnailLoader`` keyed by patch).
+patches
+    ``PatchListModel``: a patch table as a list model, with each patch's words and tag target.
 walk
     ``DetectionWalk``.
 tags

@@ -7,6 +7,8 @@ starts with no tags (a session brings its own).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QObject, Signal
 
 from vocviewer.core.tags import Fix, TagEntry, Tags, Target
@@ -42,6 +44,19 @@ class TagsModel(QObject):
         """Add ``tag`` to ``target`` (with ``fix``) or remove it; whether it is now there."""
         self.replace(self.tags.toggle(target, tag, fix))
         return tag in self.tags.get(target).tags
+
+    def toggle_many(self, targets: Sequence[tuple[Target, Fix | None]], tag: str) -> bool:
+        """``tag`` added to every target lacking it (each with its fix), or, if all have it,
+        removed from all; one ``changed``. Whether they now have it."""
+        if not targets:
+            return False
+        tags = self.tags
+        on = not all(tag in tags.get(t).tags for t, _ in targets)
+        for target, fix in targets:
+            if (tag in tags.get(target).tags) != on:
+                tags = tags.toggle(target, tag, fix)
+        self.replace(tags)
+        return on
 
     def set_note(self, target: Target, note: str) -> None:
         self.replace(self.tags.with_note(target, note))

@@ -30,8 +30,18 @@ from vocviewer.gui.models.worker import Jobs, Worker
 
 #: Default cache budget: about 200 thumbnails of 320 x 240 (device pixels), 1,000 of 160 x 120.
 DEFAULT_CACHE_BYTES = 64 << 20
-#: Pillow's raw mode for ``QImage.Format_RGB32`` (``0xffRRGGBB`` in native byte order).
-_RGB32_RAW = "BGRX" if sys.byteorder == "little" else "XRGB"
+#: Pillow's raw mode for ``QImage.Format_ARGB32`` (``0xAARRGGBB`` in native byte order).
+_ARGB32_RAW = "BGRA" if sys.byteorder == "little" else "ARGB"
+
+
+def to_qimage(picture: Image.Image) -> QImage:
+    """An RGB Pillow image as a ``QImage`` in the painter's native 32-bit format, owning its
+    pixels, every alpha byte 0xff (Pillow's "BGRX" pads with 0, which some paint paths, e.g.
+    ``QWidget.grab``, take for transparent)."""
+    w, h = picture.size
+    raw = picture.convert("RGBA").tobytes("raw", _ARGB32_RAW)
+    image = QImage(raw, w, h, 4 * w, QImage.Format.Format_ARGB32)
+    return image.convertToFormat(QImage.Format.Format_RGB32)  # a copy
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,12 +83,10 @@ def decode_thumbnail(path: str | Path, width: int, height: int, ratio: float = 1
                 img.draft("RGB", box)  # JPEG: decode at 1/2 .. 1/8 scale directly
                 small = img.convert("RGB") if img.mode != "RGB" else img
                 small.thumbnail(box, Image.Resampling.BILINEAR, reducing_gap=2.0)
-                raw = small.tobytes("raw", _RGB32_RAW)
+                image = to_qimage(small)
         except Exception as exc:  # any Pillow failure on a bad file, MemoryError included
             reason = str(exc) or type(exc).__name__
             raise FormatError(p, f"cannot be decoded ({reason}); truncated or corrupt?") from None
-    w, h = small.size
-    image = QImage(raw, w, h, 4 * w, QImage.Format.Format_RGB32).copy()  # own the pixels
     image.setDevicePixelRatio(ratio)
     return Thumbnail(image, int(full[0]), int(full[1]))
 

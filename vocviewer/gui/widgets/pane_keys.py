@@ -31,7 +31,7 @@ ACTIVATE_ROW = PaneKey(
     (Qt.Key.Key_Return, Qt.Key.Key_Enter),
     "Enter",
     "Open the row",
-    "Inspector, Compare, Confusion, Grid",
+    "Inspector, Compare, Confusion, Grid, Patches",
     "Open its image, the detection or object zoomed to",
 )
 CONFUSION_ARROWS = PaneKey(
@@ -42,5 +42,13 @@ CONFUSION_ARROWS = PaneKey(
     "Move between cells (not to another image)",
 )
 
+PAGE_KEYS = PaneKey(
+    (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp),
+    "PgDn PgUp",
+    "Move one page",
+    "Grid, Patches",
+    "Move the current cell one screen down / up (elsewhere: next / previous image)",
+)
+
 #: every key a pane handles itself, in the order Help lists them
-PANE_KEYS = (ACTIVATE_ROW, CONFUSION_ARROWS)
+PANE_KEYS = (ACTIVATE_ROW, CONFUSION_ARROWS, PAGE_KEYS)

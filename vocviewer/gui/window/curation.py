@@ -6,7 +6,8 @@ the actions: a key for each common tag (Alt+1 … Alt+5: ``core.tags.COMMON_TAGS
 ``Annotations/`` for a dataset of VOC boxes, else as ``coco_patch.json``; written through the
 guarded writer: never into the dataset).
 
-What a tag key tags: with the Suspects tab in front, the current suspect on the current image
+What a tag key tags: with the patches view in front and patches selected, every one of them
+(one key tags or untags them all); with the Suspects tab in front, the current suspect on the current image
 (its object, or its detection for a missing annotation; the suspect's fix goes with the tag
 that confirms it, or with "label error"); else the selected object, else the selected detection
 (tagged "missing annotation", its box is the fix: add it), else the image. The tags of what
@@ -28,6 +29,7 @@ from vocviewer.core.tags import COMMON_TAGS, Fix, Target
 from vocviewer.formats.tag_export import write_patches, write_tag_tables
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
+from vocviewer.gui.panes.browse.image_area import ImageArea
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.panes.browse.side_panel import SidePanel
 from vocviewer.gui.panes.browse.suspects import KIND_TAGS, SuspectsPane
@@ -60,6 +62,7 @@ class CurationController(QObject):
         self.tag_line.setMargin(4)
         self.tag_line.setWordWrap(True)
         side.layout().addWidget(self.tag_line)
+        self.patches: ImageArea | None = None  # with the patches in front, tags go to them
         self.tag_actions: dict[str, QAction] = {}
         for n, tag in enumerate(COMMON_TAGS, 1):
             self.tag_actions[tag] = make_action(
@@ -122,6 +125,13 @@ class CurationController(QObject):
         return Target("image", image), None
 
     def toggle(self, tag: str) -> None:
+        area = self.patches
+        many = area.patches.targets(tag) if area is not None and area.patches_in_front() else []
+        if many:  # the patches selected, all at once
+            on = self.tags.toggle_many(many, tag)
+            what = f"{len(many)} patch{'es' if len(many) > 1 else ''}"
+            self.status.show_note(f"{'Tagged' if on else 'Untagged'} “{tag}”: {what}", 4000)
+            return
         found = self.target(tag)
         if found is None:
             return
@@ -171,10 +181,24 @@ class CurationController(QObject):
         return written
 
     # --- showing -------------------------------------------------------------------------------
+    def follow_patches(self, area: ImageArea) -> None:
+        """Tag keys tag the patches selected in ``area``'s patches view while it is in front."""
+        self.patches = area
+        area.patches.grid.selectionModel().selectionChanged.connect(self._refresh)
+        area.currentChanged.connect(self._refresh)
+
     def _refresh(self, *_args: object) -> None:
         found = self.target()
         ds = self.state.dataset
-        if found is None or ds is None:
+        area = self.patches
+        picked = area.patches.targets() if area is not None and area.patches_in_front() else []
+        if picked:
+            tagged = sum(bool(self.tags.get(t).tags) for t, _ in picked)
+            self.tag_line.setText(
+                f"{len(picked)} patches selected, {tagged} of them tagged: Alt+1 … Alt+5 tag "
+                "or untag them all"
+            )
+        elif found is None or ds is None:
             self.tag_line.setText("")
         else:
             entry = self.tags.get(found[0])

@@ -59,8 +59,14 @@ by verdict, each verdict with its own line style and glyph (the key is in the st
 Hover a box for its class, score, rank and IoU. <b>→</b>/<b>←</b> change image; right-click to
 export it.</dd>
 <dt><b>Thumbnail grid</b> (in place of the image, View ▸ Thumbnail grid, <b>Ctrl+G</b>)</dt>
-<dd>The listed images as thumbnails with their boxes and error counts; a click or <b>Enter</b>
-opens one.</dd>
+<dd>The listed images as thumbnails with their boxes and error counts (a flag on tagged images);
+a click or <b>Enter</b> opens one, <b>PgDn</b>/<b>PgUp</b> move a page, <b>Ctrl+=</b>/<b>Ctrl+-</b>
+make the thumbnails larger or smaller.</dd>
+<dt><b>Patches</b> (in place of the image, View ▸ Patches, <b>Ctrl+Shift+G</b>)</dt>
+<dd>Crops of the detections of a verdict (TP, each kind of false positive), of the missed objects
+or of the objects of a class, each with its verdict, score, IoU and tags, sorted by score, IoU,
+class or image (the toolbar above chooses). Double-click or <b>Enter</b> opens the image with the
+box selected; select several and <b>Alt+1</b> … <b>Alt+5</b> tag them all.</dd>
 <dt><b>Inspector</b> (under the image)</dt>
 <dd>Tabs <i>Detections</i> and <i>Objects</i> of this image, <i>Ranks</i> (the detections of the
 class in rank order), <i>Compare</i> (images where two result sets differ) and <i>Suspects</i>
@@ -103,7 +109,8 @@ parts and actions (VOC) (<b>H</b>), Only true positives (<b>T</b>) and Segmentat
 in every label. View ▸ Show: All boxes, Only true positives, Only false positives, Only
 missed objects. Load per-class thresholds… (a class -> threshold JSON, as <i>vocviewer
 analyze --deploy-thresholds</i> writes it) and One score threshold for all classes. Then
-Thumbnail grid, Filter panel, Fit to window (<b>F</b>), Actual size (<b>1</b>), Zoom
+Thumbnail grid, Patches, Filter panel, Larger thumbnails, Smaller thumbnails, Fit to window
+(<b>F</b>), Actual size (<b>1</b>), Zoom
 in, Zoom out, Zoom to selection, Cancel evaluation, Messages, and View ▸ Theme: System,
 Light or Dark.</dd>
 <dt><b>Walk</b></dt>

@@ -38,9 +38,9 @@ from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
 from vocviewer.gui.panes.analysis.pane import AnalysisPane
 from vocviewer.gui.panes.browse.filter_panel import FilterPanel
+from vocviewer.gui.panes.browse.image_area import ImageArea
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.panes.browse.side_panel import SidePanel
-from vocviewer.gui.panes.browse.thumbnail_grid import ImageArea
 from vocviewer.gui.panes.image.view import ImageView
 from vocviewer.gui.panes.pane_sizes import KeepRoom
 from vocviewer.gui.panes.pr.pane import PRPane
@@ -122,8 +122,10 @@ class MainWindow(QMainWindow):
         self.act_quit.triggered.connect(self.close)
         self._build_toolbars()
         self.protocol = ProtocolControls(self.eval_toolbar, st, self.view, self.side)
-        self.image_area = ImageArea(st, self.view)  # the thumbnail grid swaps with the image
+        self.image_area = ImageArea(st, self.view)  # the grid or the patches swap with the image
         self.centre_box.insertWidget(0, self.image_area, 1)
+        self.image_area.set_tags(self.curation.tags)
+        self.curation.follow_patches(self.image_area)
         self.theme = ThemeControl(self, self.view, settings)  # View ▸ Theme (remembered if given)
         self.palette_menu = PaletteMenu(  # View ▸ Palette (stored in ``settings``)
             self,
@@ -146,7 +148,8 @@ class MainWindow(QMainWindow):
             self.thresholds,
         ):
             self.addActions(controller.window_actions())  # their keys work anywhere in the window
-        self.addActions([self.act_quit, self.image_area.act_grid, self.act_filters])
+        a = self.image_area
+        self.addActions([self.act_quit, a.act_grid, a.act_patches, self.act_filters])
         self._build_menus()
         self._wire()
         self.window_settings = WindowSettings(  # restores the layout and choices
@@ -161,6 +164,9 @@ class MainWindow(QMainWindow):
                 "outer": self.outer,
             },
             protocol=self.protocol,
+        )
+        self.window_settings.remember(
+            "view/thumbnail_size", lambda: self.image_area.thumb_w, self.image_area.set_thumb_size
         )
 
     # --- construction --------------------------------------------------------------------------
@@ -283,8 +289,9 @@ class MainWindow(QMainWindow):
             view_menu, self.palette_menu, None, d.mode_menu, *self.thresholds.window_actions()
         )
         self._add(view_menu, None)
-        self._add(view_menu, self.image_area.act_grid, self.act_filters, d.act_fit, d.act_one)
-        self._add(view_menu, d.act_zoom_in)
+        a = self.image_area
+        self._add(view_menu, a.act_grid, a.act_patches, self.act_filters, a.act_larger)
+        self._add(view_menu, a.act_smaller, None, d.act_fit, d.act_one, d.act_zoom_in)
         self._add(view_menu, d.act_zoom_out, d.act_zoom_sel, None, d.act_cancel, d.act_messages)
         self._add(view_menu, self.theme.menu)
         bar.addMenu(self.walk.menu)

@@ -8,6 +8,12 @@ filter_panel
     ``FilterPanel``: the view's filter field by field, its counts and the saved views.
 thumbnail_grid
     ``ThumbnailGrid``: the images as a grid of thumbnails.
+patches
+    ``PatchesPane``: crops of detections of a verdict, missed objects or objects of a class.
+cells
+    What the grid and the patches share: cell sizes, page keys, the tag flag.
+image_area
+    ``ImageArea``: the image view, or the grid or the patches in its place.
 suspects
     The label-error queue, walkable and taggable.
 side_panel

@@ -1,13 +1,15 @@
 """``ThumbnailGrid``: the browser's (filtered, sorted) image list as a grid of thumbnails, each with
-its boxes in the image view's colours and its error counts; ``ImageArea`` puts it in place of
-the image view (View ▸ Thumbnail grid, Ctrl+G).
+its boxes in the image view's colours and its error counts; ``image_area.ImageArea`` puts it in
+place of the image view (View ▸ Thumbnail grid, Ctrl+G).
 
 The grid is a ``QListView`` in icon mode over the browser's ``ImageListModel`` (ids held by Qt,
 uniform cells): laying out 20,000 cells never calls into Python, and a repaint paints the
 visible cells only. Pixels come from a ``ThumbnailLoader`` (decoded in a worker, bytes-bounded
 cache); the boxes are worked out per image from ``AppState`` when a cell is first painted and
 kept until a setting that changes them changes. Selecting a cell makes its image current;
-a click or Enter opens it in the image view (``open_requested``).
+a click or Enter opens it in the image view (``open_requested``); PgDn / PgUp move one page.
+The picture size is one of ``cells.THUMB_SIZES`` (``set_thumb_size``); a tagged image (``marked``)
+carries an amber flag.
 """
 
 from __future__ import annotations
@@ -24,11 +26,9 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
-    QAction,
     QColor,
     QHelpEvent,
     QKeyEvent,
-    QKeySequence,
     QPainter,
     QPen,
     QResizeEvent,
@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QListView,
-    QStackedWidget,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -50,16 +49,23 @@ from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.image_filter import ErrorCounts
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.thumbnails import DEFAULT_CACHE_BYTES, ThumbnailLoader, Unreadable
+from vocviewer.gui.panes.browse.cells import (
+    DEFAULT_THUMB,
+    claims_page_keys,
+    move_page,
+    paint_tag_marker,
+    thumb_height,
+)
 from vocviewer.gui.panes.browse.image_browser import ERROR_INK, ImageListModel
 from vocviewer.gui.panes.image.drawable import drawable_boxes, image_size
 from vocviewer.gui.panes.image.overlay_scene import overlay_options
 from vocviewer.gui.panes.image.overlays import OverlayOptions, detection_rows
-from vocviewer.gui.widgets.pane_keys import ACTIVATE_ROW
+from vocviewer.gui.widgets.pane_keys import ACTIVATE_ROW, PAGE_KEYS
 from vocviewer.gui.widgets.verdict_style import GT_COLOR, MISSED_COLOR, row_style
 
 Index = QModelIndex | QPersistentModelIndex
-#: Logical pixels of the picture area of a cell, and the margin around it.
-THUMB_W, THUMB_H, PAD = 160, 120, 6
+#: Logical pixels of the picture area of a cell (the default size), and the margin around it.
+THUMB_W, THUMB_H, PAD = DEFAULT_THUMB, thumb_height(DEFAULT_THUMB), 6
 #: Cells decoded ahead of the visible ones (the next screen down, half a screen up).
 AHEAD, BEHIND = 1.0, 0.5
 #: Images whose boxes are kept (one screen is ~20; a few screens back and forth stay).
@@ -131,7 +137,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
             painter.setBrush(pal.highlight())
             painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4)
             painter.setBrush(Qt.BrushStyle.NoBrush)
-        area = QRectF(rect.x() + (rect.width() - THUMB_W) / 2, rect.y() + PAD, THUMB_W, THUMB_H)
+        tw, th = grid.thumb_w, thumb_height(grid.thumb_w)
+        area = QRectF(rect.x() + (rect.width() - tw) / 2, rect.y() + PAD, tw, th)
         thumb = grid.loader.lookup(image)
         if thumb is None or isinstance(thumb, Unreadable):
             w, h = image_size(ds, image)
@@ -178,6 +185,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(tag, 3, 3)
             painter.setPen(QColor("#ffffff"))
             painter.drawText(tag, int(Qt.AlignmentFlag.AlignCenter), errors)
+        if image in grid.marked:
+            paint_tag_marker(painter, area.topLeft() + QPointF(2, 2), "")
         line = QRectF(rect.x() + PAD, area.bottom() + 3, rect.width() - 2 * PAD, grid.line_h)
         name = fm.elidedText(str(index.data()), Qt.TextElideMode.ElideMiddle, int(line.width()))
         painter.setPen((pal.highlightedText() if selected else pal.text()).color())
@@ -229,6 +238,8 @@ class ThumbnailGrid(QListView):
         super().__init__(parent)
         self.app_state = state
         self.model_ = ImageListModel(self)
+        self.thumb_w = THUMB_W
+        self.marked: frozenset[int] = frozenset()  # image rows with tags (flagged)
         self.loader = ThumbnailLoader(THUMB_W, THUMB_H, cache_bytes, self)
         self._errors: ErrorCounts | None = None
         self._errors_stale = True
@@ -243,9 +254,8 @@ class ThumbnailGrid(QListView):
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setUniformItemSizes(True)
         self.setSpacing(4)
-        self.setGridSize(self.cell_size() + QSize(4, 4))
+        self._apply_cell_size()
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.verticalScrollBar().setSingleStep(self.cell_size().height() // 3)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -273,7 +283,31 @@ class ThumbnailGrid(QListView):
         state.evaluation.finished.connect(self._restyle_later.flush)
 
     def cell_size(self) -> QSize:
-        return QSize(THUMB_W + 2 * PAD, PAD + THUMB_H + 3 + self.fontMetrics().height() + 2 + PAD)
+        tw, th = self.thumb_w, thumb_height(self.thumb_w)
+        return QSize(tw + 2 * PAD, PAD + th + 3 + self.fontMetrics().height() + 2 + PAD)
+
+    def _apply_cell_size(self) -> None:
+        self.setGridSize(self.cell_size() + QSize(4, 4))
+        self.doItemsLayout()  # uniform cells: the size of one is cached until laid out again
+        self.verticalScrollBar().setSingleStep(self.cell_size().height() // 3)
+
+    def set_thumb_size(self, width: int) -> None:
+        """Pictures ``width`` logical pixels wide (three quarters high); the current cell stays
+        in view and the thumbnails are decoded again at the new size."""
+        if width == self.thumb_w:
+            return
+        self.thumb_w = width
+        self.loader.set_size(width, thumb_height(width), self.loader.ratio)
+        self._apply_cell_size()
+        self.setMinimumSize(self.cell_size() + QSize(24, 8))
+        if self.currentIndex().isValid():
+            self.scrollTo(self.currentIndex(), QAbstractItemView.ScrollHint.EnsureVisible)
+        self._request_later.request()
+
+    def set_marked(self, images: frozenset[int]) -> None:
+        """Flag these image rows (tagged images)."""
+        self.marked = images
+        self.viewport().update()
 
     # --- state → grid --------------------------------------------------------------------------
     def _on_dataset_loaded(self, dataset: object) -> None:
@@ -340,9 +374,15 @@ class ThumbnailGrid(QListView):
             self.app_state.set_current_image(image)
             self.open_requested.emit(image)
 
+    def event(self, event: QEvent) -> bool:
+        return claims_page_keys(event) or super().event(event)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if ACTIVATE_ROW.matches(event.key()) and self.currentIndex().isValid():
             self._open(self.currentIndex())
+            return
+        if PAGE_KEYS.matches(event.key()):
+            move_page(self, 1 if event.key() == Qt.Key.Key_PageDown else -1)
             return
         super().keyPressEvent(event)
 
@@ -371,7 +411,7 @@ class ThumbnailGrid(QListView):
             return
         ratio = self.devicePixelRatioF()
         if ratio != self.loader.ratio:
-            self.loader.set_size(THUMB_W, THUMB_H, ratio)
+            self.loader.set_size(self.thumb_w, thumb_height(self.thumb_w), ratio)
         rows = self.model_.rows
         shown = self.visible_rows()
         around = self.visible_rows(AHEAD, BEHIND)
@@ -398,44 +438,3 @@ class ThumbnailGrid(QListView):
         super().changeEvent(event)
         if event.type() == QEvent.Type.DevicePixelRatioChange:
             self._request_later.request()
-
-
-class ImageArea(QStackedWidget):
-    """The image view or the thumbnail grid in its place; ``act_grid`` (View ▸ Thumbnail grid,
-    Ctrl+G) switches, and opening a cell switches back to the image."""
-
-    def __init__(self, state: AppState, view: QWidget, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        holder = view.parentWidget()
-        layout = holder.layout() if holder is not None else None
-        self.view = view
-        self.grid = ThumbnailGrid(state)
-        if layout is not None:  # take the view's place in its layout
-            layout.replaceWidget(view, self)
-        self.addWidget(view)
-        self.addWidget(self.grid)
-        self.act_grid = QAction("Thumbnail &grid", self)
-        self.act_grid.setShortcut(QKeySequence("Ctrl+G"))
-        self.act_grid.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.act_grid.setCheckable(True)
-        self.act_grid.setStatusTip(
-            "Show the listed images as a grid of thumbnails in place of the image (click or "
-            "Enter opens one)"
-        )
-        self.act_grid.setToolTip("Thumbnail grid (Ctrl+G)")
-        self.act_grid.setIconText("Grid")
-
-        self.act_grid.toggled.connect(self.show_grid)
-        self.grid.open_requested.connect(self._on_open)
-
-    def show_grid(self, on: bool) -> None:
-        """Show the grid (``True``) or the image view."""
-        if self.act_grid.isChecked() != on:
-            self.act_grid.setChecked(on)  # comes back here through ``toggled``
-            return
-        page = self.grid if on else self.view
-        self.setCurrentWidget(page)
-        page.setFocus()
-
-    def _on_open(self, _image: int) -> None:
-        self.show_grid(False)
