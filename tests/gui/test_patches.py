@@ -518,3 +518,39 @@ def test_without_results_the_objects_are_listed_and_a_missing_file_said(qtbot, m
     with qtbot.waitSignal(pane.computed, timeout=10_000):
         pane.set_selection("fp")
     assert pane.grid.model_.rowCount() == 0 and pane.count.text() == "no patches"
+
+
+def test_the_patches_follow_the_filter_and_the_per_class_thresholds(qtbot, demo_window) -> None:
+    """The filter panel's record narrows the patches to the boxes it keeps on the images it
+    lists; per-class drawing thresholds drop every detection patch below its class's threshold
+    (``>=``: at it, drawn)."""
+    from vocviewer.core.view_filter import ViewFilter
+    from vocviewer.formats.thresholds import ClassThresholds
+
+    win = demo_window
+    st = win.state
+    pane = open_patches(qtbot, win, "detections")
+    everything = pane.grid.model_.table
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        st.set_image_filter(ViewFilter(score=(0.8, float("inf")), fp_kinds=("background",)))
+    table = pane.grid.model_.table
+    kept = st.kept
+    assert 0 < len(table.score) < len(everything.score)
+    assert set(table.image.tolist()) <= set(kept.images.tolist())
+    assert kept.detections[table.detection].all() and (table.score >= 0.8).all()
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        st.set_image_filter(ViewFilter())
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        st.set_threshold(0.0)
+    every = pane.grid.model_.table
+    ds = st.dataset
+    cut = {name: 0.9 if k % 2 else 0.3 for k, name in enumerate(ds.classes)}
+    at = len(every.score) // 2  # one class cut exactly at one of its scores: that patch stays
+    cut[ds.classes[int(every.label[at])]] = float(every.score[at])
+    with qtbot.waitSignal(pane.computed, timeout=10_000):
+        st.set_class_thresholds(ClassThresholds(cut))
+    table = pane.grid.model_.table
+    floor = np.array([cut[name] for name in ds.classes])
+    expected = every.detection[every.score >= floor[every.label]]
+    assert 0 < len(expected) < len(every.score) and every.detection[at] in expected
+    assert sorted(table.detection.tolist()) == sorted(expected.tolist())

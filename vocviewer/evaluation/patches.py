@@ -26,6 +26,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import ROLES
 from vocviewer.evaluation.analysis import FalsePositives, FPKind
+from vocviewer.evaluation.drawn import Thresholds, class_threshold, is_drawn
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -95,16 +96,20 @@ class ClassViewLike(Protocol):
 @dataclass(frozen=True, eq=False)
 class PatchSelection:
     """Which patches, in what order: ``kind`` (``KINDS``), ``class_index`` (-1: every class),
-    ``sort`` (``SORTS``; missing values last either way), ``descending``, ``min_score`` (drop
-    detections scoring below it; an object counts as missed when no true positive scoring at
-    least that matched it) and ``images`` (image rows to keep; ``None``: all)."""
+    ``sort`` (``SORTS``; missing values last either way), ``descending``, ``min_score`` (the
+    drawn threshold, one or per class: ``drawn.is_drawn`` drops the detections not drawn; an
+    object counts as missed when no drawn true positive matched it), ``images`` (image rows to
+    keep; ``None``: all) and the boxes a view's filter keeps, ``detections`` bool (D,) over the
+    result set's rows and ``objects`` bool (O,) (``None``: all)."""
 
     kind: str = "fp"
     class_index: int = -1
     sort: str = "score"
     descending: bool = True
-    min_score: float = -math.inf
+    min_score: Thresholds = -math.inf
     images: IntArray | None = None
+    detections: npt.NDArray[np.bool_] | None = None
+    objects: npt.NDArray[np.bool_] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -174,11 +179,13 @@ def detection_roles(ev: ClassEvaluation, fp: FalsePositives | None) -> npt.NDArr
 
 
 def _detections(
-    view: ClassViewLike, boxes: FloatArray, wanted: npt.NDArray[np.bool_], min_score: float
+    view: ClassViewLike, boxes: FloatArray, wanted: npt.NDArray[np.bool_], min_score: Thresholds
 ) -> PatchTable:
     ev, fp = view.evaluation, view.false_positives
     role = detection_roles(ev, fp)
-    keep = wanted[role.astype(np.int64)] & (ev.score >= min_score)
+    keep = wanted[role.astype(np.int64)] & is_drawn(
+        ev.score, class_threshold(min_score, ev.class_index)
+    )
     iou = ev.best_iou.astype(np.float64)
     obj = ev.best_gt.astype(np.int64)
     if fp is not None and len(fp.same_iou) == len(iou):
@@ -201,18 +208,20 @@ def _detections(
 def _objects(
     dataset: Dataset, view: ClassViewLike | None, rows: IntArray, missed_only: bool, floor: float
 ) -> PatchTable:
-    """Object rows ``rows`` of one class (its ``view``, if evaluated): ``missed`` or ``gt``."""
+    """Object rows ``rows`` of one class (its ``view``, if evaluated): ``missed`` or ``gt``;
+    ``floor``: the class's drawn threshold."""
     n_obj = len(dataset.objects)
     missed = np.zeros(n_obj, dtype=bool)
     best = np.full(n_obj, np.nan)
     if view is not None:
         ev = view.evaluation
         missed[view.missed[(view.missed >= 0) & (view.missed < n_obj)]] = True
-        late = (ev.verdict == Verdict.TP) & (ev.best_gt >= 0) & ~(ev.score >= floor)
-        missed[ev.best_gt[late]] = True  # found only by a true positive below the floor
+        drawn = is_drawn(ev.score, floor)
+        late = (ev.verdict == Verdict.TP) & (ev.best_gt >= 0) & ~drawn
+        missed[ev.best_gt[late]] = True  # found only by a true positive not drawn
         has = (ev.best_gt >= 0) & np.isfinite(ev.best_iou)
         if floor > -math.inf:
-            has &= ev.score >= floor
+            has &= drawn
         got = np.full(n_obj, -np.inf)
         np.maximum.at(got, ev.best_gt[has], ev.best_iou[has])
         best = np.where(np.isfinite(got), got, np.nan)
@@ -274,14 +283,20 @@ def patch_table(
         )
         for k in classes:
             rows = np.flatnonzero(labels == k).astype(np.int64)
-            parts.append(
-                _objects(dataset, by_class.get(k), rows, sel.kind == "missed", sel.min_score)
-            )
+            floor = class_threshold(sel.min_score, k)
+            parts.append(_objects(dataset, by_class.get(k), rows, sel.kind == "missed", floor))
     table = concat(parts)
+    keep = np.ones(len(table.image), dtype=bool)
     if sel.images is not None:
-        keep = np.zeros(len(dataset.images), dtype=bool)
-        keep[np.asarray(sel.images, dtype=np.int64)] = True
-        table = table.take(np.flatnonzero(keep[table.image]))
+        listed = np.zeros(len(dataset.images), dtype=bool)
+        listed[np.asarray(sel.images, dtype=np.int64)] = True
+        keep &= listed[table.image]
+    det, obj = table.detection >= 0, table.detection < 0
+    if sel.detections is not None and len(sel.detections) == len(detection_boxes):
+        keep[det] &= sel.detections[table.detection[det]]
+    if sel.objects is not None and len(sel.objects) == len(dataset.objects):
+        keep[obj] &= sel.objects[table.object[obj]]
+    table = table.take(np.flatnonzero(keep))
     return table.take(sort_order(table, sel.sort, sel.descending))
 
 

@@ -311,6 +311,9 @@ class PatchesPane(QWidget):
         super().__init__(parent)
         self.state = state
         self.images: np.ndarray | None = None  # image rows to keep (a filter's), None: all
+        #: the boxes the view's filter keeps (``follow_filter``), None: all
+        self.kept_detections: np.ndarray | None = None
+        self.kept_objects: np.ndarray | None = None
         self.kind = QComboBox()
         for key, label in KIND_LABELS.items():
             self.kind.addItem(label, key)
@@ -348,6 +351,7 @@ class PatchesPane(QWidget):
         state.dataset_loaded.connect(self._on_dataset_loaded)
         for signal in (state.threshold_changed, state.current_results_changed):
             signal.connect(self._selection_changed)
+        state.visible_images_changed.connect(self.follow_filter)
         ev = state.evaluation
         ev.class_evaluated.connect(lambda *_: self._evidence_changed(later=True))
         for signal in (ev.finished, ev.evidence_replaced):
@@ -361,8 +365,10 @@ class PatchesPane(QWidget):
             class_index=int(self.class_combo.currentData()),
             sort=str(self.sort.currentData()),
             descending=self.order.isChecked(),
-            min_score=float(self.state.score_threshold),
+            min_score=self.state.drawn_thresholds,
             images=self.images,
+            detections=self.kept_detections,
+            objects=self.kept_objects,
         )
 
     def set_selection(self, kind: str, class_index: int = -1, sort: str = "score") -> None:
@@ -377,6 +383,16 @@ class PatchesPane(QWidget):
         """Keep only patches on these image rows (``None``: every image)."""
         self.images = None if images is None else np.asarray(images, dtype=np.int64)
         self._selection_changed()
+
+    def follow_filter(self) -> None:
+        """Show the patches of what the image list keeps: its images and, on them, the boxes
+        the view's filter keeps (``AppState.kept``)."""
+        st = self.state
+        kept = st.kept
+        same = kept.result_set == st.current_results
+        self.kept_detections = kept.detections if same and st.image_filter.narrows else None
+        self.kept_objects = kept.objects if st.image_filter.narrows else None
+        self.set_images(kept.images if st.dataset is not None else None)
 
     def _on_order(self, descending: bool) -> None:
         self.order.setText("↓ high first" if descending else "↑ low first")
