@@ -128,23 +128,20 @@ def test_coco_to_cvat_says_what_it_cannot_hold(tmp_path: Path) -> None:
 
 def _voc_reference(tmp: Path, coco: dict, rows: list) -> tuple[Path, list[Path]]:
     """The VOC devkit the COCO file stands for, built from the sample: boxes in VOC's 1-based
-    inclusive pixels (``x + 1 .. x + w``), crowd as difficult, results likewise."""
+    inclusive pixels (``x + 1 .. x + w``: ``cvat_data.write_voc``), crowd as difficult, results
+    likewise (``cvat_data.write_voc_results``)."""
     classes, images = cd.sample(voc=True, multi=False)
-    shifted = []
+    extents = []
     for im in images:
         objs = []
         for o in im.objects:
             pts = list(o.box) if o.box is not None else [v for p in o.polygons for v in p]
-            box = (min(pts[0::2]) + 1, min(pts[1::2]) + 1, max(pts[0::2]), max(pts[1::2]))
+            box = (min(pts[0::2]), min(pts[1::2]), max(pts[0::2]), max(pts[1::2]))
             objs.append(replace(o, box=box, polygons=[], difficult=False))
-        shifted.append(replace(im, objects=objs))
-    year = cd.write_voc(tmp / "ref", classes, shifted)
-    moved = [
-        {**r, "bbox": [r["bbox"][0] + 1, r["bbox"][1] + 1, r["bbox"][2] - 1, r["bbox"][3] - 1]}
-        for r in rows
-    ]
+        extents.append(replace(im, objects=objs))
+    year = cd.write_voc(tmp / "ref", classes, extents)
     stems = {im.coco_id: Path(im.name).stem for im in images}
-    return year, cd.write_voc_results(tmp / "ref_res", classes, moved, stems)
+    return year, cd.write_voc_results(tmp / "ref_res", classes, rows, stems)
 
 
 def test_coco_to_voc_evaluates_as_the_equivalent_voc_devkit(tmp_path: Path, capsys) -> None:
