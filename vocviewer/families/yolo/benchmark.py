@@ -28,11 +28,11 @@ from vocviewer.families.base import (
     ConvertRequest,
     EvalOutput,
     EvalRequest,
-    ViewDefaults,
     check_ground_truth,
     opened,
 )
 from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.benchmark import CocoDocumentViews
 from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
@@ -44,7 +44,7 @@ from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
 from vocviewer.families.yolo import FILES
 from vocviewer.families.yolo import conventions as conv
 from vocviewer.families.yolo.layout import is_yaml, looks_like_yolo
@@ -125,13 +125,13 @@ def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, 
     )
 
 
-class YoloBenchmark(ViewDefaults):
+class YoloBenchmark(CocoDocumentViews):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
     tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
     keypoints (pose labels); the window evaluates what the labels and predictions hold."""
 
     name = "yolo"
-    title = TITLE
+    title = view_title = TITLE
     tasks = ("bbox", "segm", "keypoints")
     protocols = ("yolo",)
     options = (
@@ -201,12 +201,6 @@ class YoloBenchmark(ViewDefaults):
             return read_yolo_results(dataset, [path], task=task)
 
         return analyze_coco(args, read, read_results)
-
-    def view_settings(self, dataset: Dataset) -> ViewSettings:
-        return coco_view.coco_view_settings(dataset, TITLE)
-
-    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
-        return coco_view.attach_companions(dataset, path)
 
     def read_view_results(
         self,
