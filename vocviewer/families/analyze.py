@@ -76,7 +76,7 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
         raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
     check_options(args)  # a bad value refused before anything is evaluated
-    return with_file_stems(add_beyond_ap(benchmark, args, benchmark.analyze(args)))
+    return with_file_stems(add_beyond_ap(args, benchmark.analyze(args)))
 
 
 #: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,

@@ -1,8 +1,9 @@
 """``vocviewer analyze --operating-point / --calibration / --lrp``: the analyses beyond AP
 (``families.beyond_ap``) of each result set, added to what the family's own analyze returns.
 
-Each set is read as the family reads it and evaluated once at the family's official choice
-(the verdicts ``eval`` gives); its entry in the JSON's ``"sets"`` gains ``"operating_point"``
+Each set's analyses read the one evaluation the family's analysis made of it
+(``AnalyzeOutput.evaluated``: the verdicts ``eval`` gives, at the family's official choice); its
+entry in the JSON's ``"sets"`` gains ``"operating_point"``
 (and ``"confusion"``), ``"calibration"``, ``"lrp"`` as asked; the text gains a table per set
 (``beyond_ap.beyond_text``); the figures gain ``threshold_<set>`` (overall P / R / F1 against
 the score threshold) and ``reliability_<set>`` (overall reliability diagram).
@@ -19,13 +20,11 @@ from typing import Any
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.evaluation.render.beyond_ap_svg import reliability_svg, threshold_svg
-from vocviewer.families.base import Benchmark
 from vocviewer.families.beyond_ap import (
     BeyondAP,
     BeyondOptions,
     beyond_ap,
     beyond_text,
-    evidence_for,
 )
 
 #: The sections of the JSON each flag adds.
@@ -93,35 +92,28 @@ def options_of(args: argparse.Namespace) -> BeyondOptions:
     return o
 
 
-def analyse_sets(
-    benchmark: Benchmark, args: argparse.Namespace, image_set: str | None
-) -> list[BeyondAP]:
-    """The analyses beyond AP of every result set of ``args.results``, in order."""
-    sources = {o.dest: getattr(args, o.dest, None) for o in benchmark.options if o.source}
-    ds = benchmark.read_dataset(args.path, sources, args.task)
-    opts = options_of(args)
-    out = []
-    for _, paths in benchmark.result_sets(args.results, args.task):
-        kw: dict[str, Any] = {"image_set": image_set} if image_set else {}
-        res = benchmark.read_results(ds, list(paths), **kw)
-        if len(res.detections) == 0:
-            raise FormatError(paths[0], "no detections to analyse")
-        out.append(beyond_ap(ds, res, evidence_for(ds, res, image_set), opts))
-    return out
+def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
+    """The analyses beyond AP of every analysed set, in order, from the evaluation the family's
+    analysis read (``out.evaluated``): nothing is evaluated again."""
+    names = list(out.payload.get("sets", {}))
+    if len(out.evaluated) != len(names):
+        raise FormatError(None, f"{len(out.evaluated)} evaluations for {len(names)} analysed sets")
+    for e in out.evaluated:
+        if len(e.results.detections) == 0:
+            raise FormatError(
+                e.results.files[0] if e.results.files else None, "no detections to analyse"
+            )
+    return [beyond_ap(e.dataset, e.results, e.evidence, opts) for e in out.evaluated]
 
 
-def add_beyond_ap(
-    benchmark: Benchmark, args: argparse.Namespace, out: AnalyzeOutput
-) -> AnalyzeOutput:
+def add_beyond_ap(args: argparse.Namespace, out: AnalyzeOutput) -> AnalyzeOutput:
     """``out`` with the analyses ``args`` ask for (module docstring); ``out`` itself if none."""
     kinds = asked(args)
     if not kinds:
         return out
     payload = out.payload
-    results = analyse_sets(benchmark, args, payload.get("image_set"))
+    results = analyse_sets(out, options_of(args))
     names = list(payload.get("sets", {}))
-    if len(names) != len(results):
-        raise FormatError(args.path, f"{len(results)} result sets for {len(names)} analysed")
     text = [out.text.rstrip("\n"), ""]
     figures = list(out.figures)
     for name, b in zip(names, results, strict=True):

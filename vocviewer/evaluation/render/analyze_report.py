@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 
 from vocviewer.core.arrays import nan_to_null
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.result_sets import set_names as set_names
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.render.analyze_figures import legend_below, tide_svg
@@ -27,16 +29,30 @@ class AnalyzeOutput:
     payload: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
+    evaluated: list[Evaluated] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluated:
+    """The one evaluation of a result set that every analysis of it reads: the ``dataset``, the
+    ``results`` and their ``evidence`` (the family's ``evaluate_views`` collected into a
+    ``families.evidence.Evidence``; typed ``Any`` here, below the families)."""
+
+    dataset: Dataset
+    results: ResultSet
+    evidence: Any
 
 
 @dataclass
 class AnalysedSet:
-    """One analysed result set: its official mean AP, payload entry and TIDE breakdown."""
+    """One analysed result set: its official mean AP, payload entry, TIDE breakdown and the
+    evaluation they came from (``None``: an analysis that reads no ``Evidence``)."""
 
     name: str
     point: float
     entry: dict[str, Any]
     tide: TideResult | None = None
+    evaluated: Evaluated | None = None
 
 
 def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:
@@ -143,7 +159,8 @@ def finish(
         }
     text = summary_text(header, sets, payload, level)
     figures = _figures(sets, bands or boot, level) if args.figures else []
-    return AnalyzeOutput(text, payload, warnings, figures)
+    evaluated = [s.evaluated for s in sets if s.evaluated is not None]
+    return AnalyzeOutput(text, payload, warnings, figures, evaluated)
 
 
 def summary_text(

@@ -62,6 +62,7 @@ from vocviewer.evaluation.render.analyze_report import (
 from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import check_ground_truth, opened
+from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze_curves import MAX_DETS, CocoAnalysis
 from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
@@ -77,7 +78,7 @@ from vocviewer.families.coco.evaluate import (
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 
 IntArray = npt.NDArray[np.int64]
@@ -105,7 +106,10 @@ def analyze_coco(
     for name, path in zip(set_names(args.results), args.results, strict=True):
         results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
-        ev = evaluate_coco(dataset, results, params)
+        evaluated = evaluated_once(
+            coco_view.evaluate_coco_views, dataset, results, task=task, params=params
+        )
+        ev = collect_coco(evaluated.evidence.raws(), params, results)
         tide = coco_tide(dataset, results)
         stats = ev.stats()
         norm, ap_n = coco_normalised(ev, args.n_pos)
@@ -131,7 +135,7 @@ def analyze_coco(
         entry["analysis"] = analysis_json(analysis)
         analyses.append((name, analysis))
         evidence.append(coco_bbox_evidence(dataset, ev, name))
-        sets.append(AnalysedSet(name, stats["AP"], entry, tide))
+        sets.append(AnalysedSet(name, stats["AP"], entry, tide, evaluated))
     boot = coco_bootstrap(
         evidence,
         args.bootstrap,

@@ -37,7 +37,7 @@ from vocviewer.evaluation.render.analyze_characteristics import with_characteris
 from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
 from vocviewer.families.ilsvrc.columns import UnlistedImages
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
@@ -50,8 +50,8 @@ ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
     """ILSVRC DET analysis of every ``args.results`` submission (``args.devkit`` needed)."""
     from vocviewer.evaluation.bootstrap import bootstrap
+    from vocviewer.families.ilsvrc import view as ilsvrc_view
     from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
-    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
     from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
     from vocviewer.families.ilsvrc.tide import ilsvrc_tide
 
@@ -70,7 +70,8 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
         if results.problems and not args.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_ilsvrc_det(dataset, results)
+        evaluated = evaluated_once(ilsvrc_view.evaluate_ilsvrc_views, dataset, results)
+        ev = evaluated.evidence.one_raw()
         unlisted = UnlistedImages.of(results)
         if unlisted:
             warnings.append(
@@ -103,7 +104,7 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
         }
         per_set.append((name, chars))
         evidence.append(ilsvrc_det_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.mean_ap_defined, entry, tide))
+        sets.append(AnalysedSet(name, ev.mean_ap_defined, entry, tide, evaluated))
     boot = bootstrap(
         evidence,
         args.bootstrap,

@@ -62,7 +62,8 @@ from vocviewer.families.coco.analyze import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 from vocviewer.families.coco.view import iou_type
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
+from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.analyze_curves import LvisAnalysis, analyze_lvis
 from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
 from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE, LvisAnnotations
@@ -92,7 +93,8 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         if results.problems and not args.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_lvis(dataset, results, task)
+        evaluated = evaluated_once(lvis_view.evaluate_lvis_views, dataset, results, task=task)
+        ev = collect_lvis(evaluated.evidence.raws(), dataset, results, task)
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = lvis_tide(dataset, results, ev)
@@ -112,7 +114,7 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         entry["analysis"] = analysis_json(analysis)
         analyses.append((name, analysis))
         evidence.append(lvis_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.ap(), entry, tide))
+        sets.append(AnalysedSet(name, ev.ap(), entry, tide, evaluated))
     chunk = chunk_for(args.bootstrap)
     boot = lvis_bootstrap(
         evidence,

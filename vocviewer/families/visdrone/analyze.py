@@ -49,7 +49,7 @@ from vocviewer.evaluation.render.analyze_report import (
 )
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import opened, problems_error
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
 from vocviewer.families.visdrone.columns import (
@@ -71,8 +71,8 @@ FloatArray = npt.NDArray[np.float64]
 
 def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
     """VisDrone-DET analysis of every ``args.results`` folder on the split ``args.path``."""
+    from vocviewer.families.visdrone import view as visdrone_view
     from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
-    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
     from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
     from vocviewer.families.visdrone.tide import visdrone_tide
 
@@ -94,7 +94,8 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         if results.problems and not args.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_visdrone(dataset, results)
+        evaluated = evaluated_once(visdrone_view.evaluate_visdrone_views, dataset, results)
+        ev = evaluated.evidence.one_raw()
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = visdrone_tide(dataset, results, ev)
@@ -131,7 +132,7 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         entry["analysis"] = curves.to_json()
         analyses.append((name, curves))
         evidence.append(visdrone_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.summary["AP"], entry, tide))
+        sets.append(AnalysedSet(name, ev.summary["AP"], entry, tide, evaluated))
     boot = visdrone_bootstrap(
         evidence,
         args.bootstrap,

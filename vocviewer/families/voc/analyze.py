@@ -33,7 +33,12 @@ from vocviewer.evaluation.characteristics import (
 from vocviewer.evaluation.normalised_ap import default_normalisers
 from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
 from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_label
-from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish
+from vocviewer.evaluation.render.analyze_report import (
+    AnalysedSet,
+    AnalyzeOutput,
+    Evaluated,
+    finish,
+)
 from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import (
@@ -42,11 +47,19 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser
+from vocviewer.families.views import ViewChoice
+from vocviewer.families.voc import view as voc_view
 from vocviewer.families.voc.analyze_curves import VocCurves, voc_curves
 from vocviewer.families.voc.bootstrap import voc_det_evidence
-from vocviewer.families.voc.evaluate import class_at, default_ap_rule, det_result, evaluate_voc_det
+from vocviewer.families.voc.evaluate import (
+    class_at,
+    cls_result,
+    default_ap_rule,
+    det_result,
+    evaluate_voc_det,
+)
 from vocviewer.families.voc.tasks import infer_image_set, open_voc, voc_expects, voc_result_sets
 from vocviewer.families.voc.tide import voc_tide
 
@@ -55,11 +68,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
     """VOC det / cls analysis of every ``args.results`` set on the VOCdevkit ``args.path``."""
     from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
     from vocviewer.families.voc.bootstrap import voc_cls_evidence, voc_det_evidence
-    from vocviewer.families.voc.evaluate import (
-        PROTOCOL_AP_RULES,
-        evaluate_voc_cls,
-        evaluate_voc_det,
-    )
+    from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES
     from vocviewer.families.voc.reader import read_voc_results
     from vocviewer.families.voc.tide import voc_tide
 
@@ -88,9 +97,8 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         if results.problems:
             raise problems_error(results.problems)
         warnings += [f"{name}: {w}" for w in results.warnings]
-        evaluate = evaluate_voc_det if task == "det" else evaluate_voc_cls
         try:
-            ev = evaluate(dataset, results, image_set=image_set, ap_rule=rule, strict=True)
+            evaluated, ev = voc_evaluated(dataset, results, task, image_set, rule)
         except KeyError as e:  # unknown image set
             raise FormatError(args.path, str(e.args[0])) from None
         if not any(c.has_results for c in ev.classes):
@@ -129,7 +137,7 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
             analyses.append((name, curves))
         build = voc_det_evidence if task == "det" else voc_cls_evidence
         evidence.append(build(dataset, ev, name))
-        sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide))
+        sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide, evaluated))
     boot = bootstrap(
         evidence,
         args.bootstrap,
@@ -150,6 +158,22 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
         out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
     return with_characteristics(out, per_set, args.figures)
+
+
+def voc_evaluated(
+    dataset: Dataset, results: ResultSet, task: str, image_set: str, rule: str | None
+) -> tuple[Evaluated, EvalResult]:
+    """The one evaluation of ``results`` every analysis reads (``evaluated_once``: the window's
+    stream at IoU 0.5 on ``image_set``, the devkit's stop at a bad row) and VOC's ``EvalResult``
+    of its classes (``rule``: the AP rule, ``None``: the dataset year's)."""
+    rule = rule or default_ap_rule(dataset.year)
+    choice = ViewChoice(0.5, image_set=image_set)
+    kw = {"tasks": (task,), "ap_rule": rule, "keep_going": False}
+    evaluated = evaluated_once(voc_view.evaluate_voc_views, dataset, results, choice, **kw)
+    classes = evaluated.evidence.evaluations(task)
+    if task == "det":
+        return evaluated, det_result(dataset, results, classes, image_set, rule, 0.5)
+    return evaluated, cls_result(dataset, results, classes, image_set, rule)
 
 
 def curves_text(analyses: list[tuple[str, VocCurves]]) -> str:
