@@ -42,7 +42,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import file_stems
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.analyze_beyond import add_beyond_ap, check_options
-from vocviewer.families.base import CERTAIN, Benchmark
+from vocviewer.families.base import CERTAIN, AnalyzeRequest, Benchmark
 from vocviewer.families.registry import choose, refuse_foreign_options, registered, sniff
 
 
@@ -76,7 +76,27 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
         raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
     check_options(args)  # a bad value refused before anything is evaluated
-    return with_file_stems(add_beyond_ap(args, benchmark.analyze(args)))
+    return with_file_stems(add_beyond_ap(args, benchmark.analyze(request_of(benchmark, args))))
+
+
+def request_of(benchmark: Benchmark, args: argparse.Namespace) -> AnalyzeRequest:
+    """The ``AnalyzeRequest`` of the command line ``args`` for ``benchmark`` (its options by
+    ``dest``)."""
+    return AnalyzeRequest(
+        path=args.path,
+        results=tuple(args.results),
+        task=args.task,
+        protocol=args.protocol,
+        keep_going=args.keep_going,
+        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
+        on_dataset=getattr(args, "on_dataset", None),
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        level=args.level,
+        n_pos=args.n_pos,
+        figures=bool(getattr(args, "figures", None)),
+        progress=getattr(args, "progress", None),
+    )
 
 
 #: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,

@@ -99,6 +99,9 @@ def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
     if len(out.evaluated) != len(names):
         raise FormatError(None, f"{len(out.evaluated)} evaluations for {len(names)} analysed sets")
     for e in out.evaluated:
+        if not e.evidence.evaluations("det"):
+            task = out.payload.get("task")
+            raise FormatError(None, f"analyze: the analyses beyond AP read detections, not {task}")
         if len(e.results.detections) == 0:
             raise FormatError(
                 e.results.files[0] if e.results.files else None, "no detections to analyse"

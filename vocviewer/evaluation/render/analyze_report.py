@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -18,6 +17,21 @@ from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.render.analyze_figures import legend_below, tide_svg
 from vocviewer.evaluation.tide import TideResult
+
+
+class Resampled(Protocol):
+    """What the report needs of the request (``families.base.AnalyzeRequest``): the
+    bootstrap's ``bootstrap`` replicates, ``seed`` and ``level``, and whether to draw
+    ``figures``."""
+
+    @property
+    def bootstrap(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def level(self) -> float: ...
+    @property
+    def figures(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,7 @@ def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -
 
 
 def finish_with_ap50(
-    args: argparse.Namespace,
+    request: Resampled,
     protocol: str,
     task: str,
     header: str,
@@ -84,7 +98,7 @@ def finish_with_ap50(
     interval) and ``"per_class_AP50"`` (then ``more``'s entries), and the PR bands drawn are
     AP50's (IoU 0.5)."""
     ap, ap50 = boots
-    level = args.level
+    level = request.level
     extra = {
         s.name: {
             "AP50": interval_json(ap50, s.name, level, metrics[1]),
@@ -94,7 +108,7 @@ def finish_with_ap50(
         for s in sets
     }
     return finish(
-        args, protocol, task, None, header, sets, ap, metrics[0], warnings, extra, ap50, official
+        request, protocol, task, None, header, sets, ap, metrics[0], warnings, extra, ap50, official
     )
 
 
@@ -117,7 +131,7 @@ def paired_json(boot: BootstrapResult, level: float, classes: list[str]) -> list
 
 
 def finish(
-    args: argparse.Namespace,
+    request: Resampled,
     protocol: str,
     task: str,
     image_set: str | None,
@@ -134,7 +148,7 @@ def finish(
     of the sets' ``mAP`` (with PR bands when figures are asked for); ``extra`` adds entries to
     each set's ``"bootstrap"`` (COCO's ``AP50``); ``bands``: the bootstrap whose PR bands are
     drawn (default ``boot``); ``official`` is False when ``--keep-going`` let ground truth go."""
-    level = args.level
+    level = request.level
     for s in sets:
         per_class = boot.set_summary(s.name, level)["classes"]
         s.entry["bootstrap"] = {
@@ -147,7 +161,7 @@ def finish(
         "task": task,
         "image_set": image_set,
         "official": official,
-        "bootstrap": {"replicates": args.bootstrap, "seed": args.seed, "level": level},
+        "bootstrap": {"replicates": request.bootstrap, "seed": request.seed, "level": level},
         "sets": {s.name: s.entry for s in sets},
     }
     if len(sets) >= 2:
@@ -158,7 +172,7 @@ def finish(
             for r in boot.rank_ranges(None, level)
         }
     text = summary_text(header, sets, payload, level)
-    figures = _figures(sets, bands or boot, level) if args.figures else []
+    figures = _figures(sets, bands or boot, level) if request.figures else []
     evaluated = [s.evaluated for s in sets if s.evaluated is not None]
     return AnalyzeOutput(text, payload, warnings, figures, evaluated)
 

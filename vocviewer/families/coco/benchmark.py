@@ -4,7 +4,6 @@ LVIS benchmark (higher priority)."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
+    AnalyzeRequest,
     CliOption,
     EvalOutput,
     EvalRequest,
@@ -180,7 +180,7 @@ class CocoBenchmark(CocoDocumentViews):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.coco.analyze import analyze_coco  # analyses: imported when asked
 
-        return analyze_coco(args)
+        return analyze_coco(request)

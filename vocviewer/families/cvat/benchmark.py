@@ -14,7 +14,6 @@ official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The impor
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
@@ -154,9 +154,9 @@ class CvatBenchmark(CocoDocumentViews):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        if args.protocol not in (None, "coco"):
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
+        if request.protocol not in (None, "coco"):
             raise FormatError(None, "analyze: CVAT / LabelMe are analysed by COCO's protocol")
         from vocviewer.families.coco.analyze import analyze_coco
 
-        return analyze_coco(args, read_coco_model)
+        return analyze_coco(request, read_coco_model)

@@ -10,7 +10,6 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     EvalOutput,
     EvalRequest,
@@ -146,10 +146,10 @@ class LvisBenchmark(CocoDocumentViews):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.lvis.analyze import run_lvis_analyze
 
-        return run_lvis_analyze(args)
+        return run_lvis_analyze(request)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return lvis_view.SETTINGS

@@ -6,7 +6,6 @@ figures ``analyze_<set>.svg`` (all classes) and ``analyze_<set>_<group>.svg`` pe
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -42,6 +41,7 @@ from vocviewer.evaluation.render.analyze_report import (
 from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import (
+    AnalyzeRequest,
     check_ground_truth,
     opened,
     problems_error,
@@ -64,35 +64,35 @@ from vocviewer.families.voc.tasks import infer_image_set, open_voc, voc_expects,
 from vocviewer.families.voc.tide import voc_tide
 
 
-def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
-    """VOC det / cls analysis of every ``args.results`` set on the VOCdevkit ``args.path``."""
+def analyze_voc(request: AnalyzeRequest) -> AnalyzeOutput:
+    """VOC det / cls analysis of every ``request.results`` set on the VOCdevkit ``request.path``."""
     from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
     from vocviewer.families.voc.bootstrap import voc_cls_evidence, voc_det_evidence
     from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES
     from vocviewer.families.voc.reader import read_voc_results
     from vocviewer.families.voc.tide import voc_tide
 
-    task = args.task or "det"
+    task = request.task or "det"
     if task not in ("det", "cls"):
         raise FormatError(
-            args.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
+            request.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
         )
-    refuse_json_results(args.results, "VOC", voc_expects(task))
-    image_set = args.image_set or infer_image_set(args.results, task)
+    refuse_json_results(request.results, "VOC", voc_expects(task))
+    image_set = request.option("image_set") or infer_image_set(request.results, task)
     if image_set is None:
         raise FormatError(
-            args.results[0],
+            request.results[0],
             "cannot tell the image set from the result file names; pass --image-set",
         )
-    dataset = opened(args, open_voc(args.path))
-    lost = check_ground_truth(dataset, args.keep_going) if task == "det" else None
+    dataset = opened(request, open_voc(request.path))
+    lost = check_ground_truth(dataset, request.keep_going) if task == "det" else None
     warnings = [str(p) for p in dataset.problems] + ([f"NOT OFFICIAL: {lost}"] if lost else [])
-    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    rule = PROTOCOL_AP_RULES.get(request.protocol) if request.protocol else None
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     analyses: list[tuple[str, VocCurves]] = []
-    for name, paths in voc_result_sets(args.results, task):
+    for name, paths in voc_result_sets(request.results, task):
         results = read_voc_results(dataset, paths, image_set=image_set)
         if results.problems:
             raise problems_error(results.problems)
@@ -100,11 +100,11 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         try:
             evaluated, ev = voc_evaluated(dataset, results, task, image_set, rule)
         except KeyError as e:  # unknown image set
-            raise FormatError(args.path, str(e.args[0])) from None
+            raise FormatError(request.path, str(e.args[0])) from None
         if not any(c.has_results for c in ev.classes):
             raise FormatError(paths[0], f"no {task} results for image set {image_set} here")
         d_pos, d_neg = default_normalisers(ev)
-        n_pos = d_pos if args.n_pos is None else float(args.n_pos)
+        n_pos = d_pos if request.n_pos is None else float(request.n_pos)
         ap_n = normalised_aps(ev, n_pos=n_pos, n_neg=d_neg)
         norm: dict[str, Any] = {"n_pos": n_pos, "n_pos_default": d_pos}
         norm["columns"] = {"AP_N@0.50" if task == "det" else "AP_N": "ap_n"}  # the devkit's IoU
@@ -140,11 +140,11 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide, evaluated))
     boot = bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
-        recall_grid=RECALL_GRID if args.figures else None,
-        chunk=progress_chunk(evidence, args.bootstrap),
-        progress=args.progress,
+        request.bootstrap,
+        request.seed,
+        recall_grid=RECALL_GRID if request.figures else None,
+        chunk=progress_chunk(evidence, request.bootstrap),
+        progress=request.progress,
     )
     metric = f"VOC mean AP ({evidence[0].ap_rule})"
     header = (
@@ -152,12 +152,12 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         f"mAP = VOC mean AP ({evidence[0].ap_rule}, 0-1)"
     )
     out = finish(
-        args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
+        request, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
     )
     if analyses:
-        figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
+        figures = [f for n, c in analyses for f in curve_figures(n, c)] if request.figures else []
         out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
 
 
 def voc_evaluated(

@@ -11,7 +11,6 @@ COCO's and LVIS's: its own results reader answers for them.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
@@ -188,11 +188,11 @@ class YoloBenchmark(CocoDocumentViews):
             return cv.yolo_to_voc(r.path, split, r.out, results, r.task, image_set)
         return cv.yolo_to_coco(r.path, r.option("split"), r.out, results, r.task)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         """COCO's analysis of the split read as its COCO document."""
         from vocviewer.families.coco.analyze import analyze_coco
 
-        split = getattr(args, "split", None)
+        split = request.option("split")
 
         def read(path: Path, images: Path | None, masks: bool) -> Dataset:
             return read_yolo(path, split, masks=masks)
@@ -200,7 +200,7 @@ class YoloBenchmark(CocoDocumentViews):
         def read_results(dataset: Dataset, path: Path, task: str) -> ResultSet:
             return read_yolo_results(dataset, [path], task=task)
 
-        return analyze_coco(args, read, read_results)
+        return analyze_coco(request, read, read_results)
 
     def read_view_results(
         self,
