@@ -12,10 +12,7 @@ the score threshold) and ``reliability_<set>`` (overall reliability diagram).
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
@@ -35,48 +32,19 @@ SECTIONS = {
 }
 
 
-#: Options of one analysis: refused without it (never silently ignored), with their defaults.
-NEEDS: dict[str, dict[str, Any]] = {
-    "operating_point": {
-        "beta": 1.0,
-        "target_precision": None,
-        "target_recall": None,
-        "threshold": None,
-    },
-    "calibration": {"bins": 10, "sample_threshold": 1, "multivariate": False},
-}
+@dataclass(frozen=True)
+class BeyondRequest:
+    """The analyses beyond AP asked for (``kinds``: keys of ``SECTIONS``, in that order), their
+    ``options``, and ``deploy``: the first set's best thresholds go into the payload's
+    ``"deploy_thresholds"``."""
+
+    kinds: tuple[str, ...] = ()
+    options: BeyondOptions = field(default_factory=BeyondOptions)
+    deploy: bool = False
 
 
-def asked(args: argparse.Namespace) -> list[str]:
-    """The analyses beyond AP that ``args`` ask for (``--deploy-thresholds``: the operating
-    point)."""
-    deploy = getattr(args, "deploy_thresholds", None) is not None
-    return [k for k in SECTIONS if getattr(args, k, False) or (deploy and k == "operating_point")]
-
-
-def check_options(args: argparse.Namespace) -> None:
-    """``FormatError`` for an option of an analysis not asked for, or a bad value."""
-    kinds = asked(args)
-    for kind, defaults in NEEDS.items():
-        for dest, default in defaults.items():
-            if kind not in kinds and getattr(args, dest, default) != default:
-                flag, need = dest.replace("_", "-"), kind.replace("_", "-")
-                raise FormatError(None, f"analyze: --{flag} needs --{need}")
-    if kinds:
-        options_of(args)
-
-
-def options_of(args: argparse.Namespace) -> BeyondOptions:
-    """The ``BeyondOptions`` of ``args`` (``FormatError`` for a bad value)."""
-    o = BeyondOptions(
-        beta=getattr(args, "beta", 1.0),
-        target_precision=getattr(args, "target_precision", None),
-        target_recall=getattr(args, "target_recall", None),
-        bins=getattr(args, "bins", 10),
-        sample_threshold=getattr(args, "sample_threshold", 1),
-        multivariate=getattr(args, "multivariate", False),
-        threshold=getattr(args, "threshold", None),
-    )
+def checked(o: BeyondOptions) -> BeyondOptions:
+    """``o``, or ``FormatError`` naming the flag of a bad value."""
     if not o.beta > 0:
         raise FormatError(None, f"--beta must be positive, got {o.beta}")
     if o.target_precision is not None and o.target_recall is not None:
@@ -109,13 +77,14 @@ def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
     return [beyond_ap(e.dataset, e.results, e.evidence, opts) for e in out.evaluated]
 
 
-def add_beyond_ap(args: argparse.Namespace, out: AnalyzeOutput) -> AnalyzeOutput:
-    """``out`` with the analyses ``args`` ask for (module docstring); ``out`` itself if none."""
-    kinds = asked(args)
+def add_beyond_ap(beyond: BeyondRequest, out: AnalyzeOutput, draw: bool) -> AnalyzeOutput:
+    """``out`` with the analyses ``beyond`` asks for (module docstring; ``draw``: their figures
+    too); ``out`` itself if none."""
+    kinds = beyond.kinds
     if not kinds:
         return out
     payload = out.payload
-    results = analyse_sets(out, options_of(args))
+    results = analyse_sets(out, beyond.options)
     names = list(payload.get("sets", {}))
     text = [out.text.rstrip("\n"), ""]
     figures = list(out.figures)
@@ -126,7 +95,7 @@ def add_beyond_ap(args: argparse.Namespace, out: AnalyzeOutput) -> AnalyzeOutput
         for kind in kinds:
             entry.update({k: full[k] for k in SECTIONS[kind] if k in full})
         text.append(beyond_text(name, b).rstrip("\n"))
-        if not getattr(args, "figures", None):
+        if not draw:
             continue
         if "operating_point" in kinds:
             figures.append(
@@ -139,7 +108,6 @@ def add_beyond_ap(args: argparse.Namespace, out: AnalyzeOutput) -> AnalyzeOutput
             figures.append(
                 (f"reliability_{name}.svg", reliability_svg(f"{name}: all classes", b.overall))
             )
-    deploy: Path | None = getattr(args, "deploy_thresholds", None)
-    if deploy is not None:
+    if beyond.deploy:
         payload["deploy_thresholds"] = results[0].op.thresholds()
     return replace(out, text="\n".join(text) + "\n", payload=payload, figures=figures)
