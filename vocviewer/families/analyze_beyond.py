@@ -23,6 +23,7 @@ from vocviewer.families.beyond_ap import (
     beyond_ap,
     beyond_text,
 )
+from vocviewer.families.evidence import Evaluated
 
 #: The sections of the JSON each flag adds.
 SECTIONS = {
@@ -64,9 +65,10 @@ def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
     """The analyses beyond AP of every analysed set, in order, from the evaluation the family's
     analysis read (``out.evaluated``): nothing is evaluated again."""
     names = list(out.payload.get("sets", {}))
-    if len(out.evaluated) != len(names):
-        raise FormatError(None, f"{len(out.evaluated)} evaluations for {len(names)} analysed sets")
-    for e in out.evaluated:
+    evaluated: list[Evaluated] = out.evaluated
+    if len(evaluated) != len(names):
+        raise FormatError(None, f"{len(evaluated)} evaluations for {len(names)} analysed sets")
+    for e in evaluated:
         if not e.evidence.evaluations("det"):
             task = out.payload.get("task")
             raise FormatError(None, f"analyze: the analyses beyond AP read detections, not {task}")
@@ -74,7 +76,7 @@ def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
             raise FormatError(
                 e.results.files[0] if e.results.files else None, "no detections to analyse"
             )
-    return [beyond_ap(e.dataset, e.results, e.evidence, opts) for e in out.evaluated]
+    return [beyond_ap(e.dataset, e.results, e.evidence, opts) for e in evaluated]
 
 
 def add_beyond_ap(beyond: BeyondRequest, out: AnalyzeOutput, draw: bool) -> AnalyzeOutput:

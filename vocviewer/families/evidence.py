@@ -19,7 +19,6 @@ from typing import Any
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.render.analyze_report import Evaluated
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
@@ -82,6 +81,16 @@ def collect(
         else:
             summary = item
     return Evidence(choice, tuple(classes), summary, tuple(notices), tuple(reasons))
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluated:
+    """The one evaluation of a result set that every analysis of it reads (``vocviewer
+    analyze``): the ``dataset``, the ``results`` and their ``evidence``."""
+
+    dataset: Dataset
+    results: ResultSet
+    evidence: Evidence
 
 
 def evaluated_once(

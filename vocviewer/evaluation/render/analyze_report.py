@@ -10,9 +10,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from vocviewer.core.arrays import nan_to_null
-from vocviewer.core.dataset import Dataset
 from vocviewer.core.result_sets import set_names as set_names
-from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.bootstrap_stats import BootstrapResult
 from vocviewer.evaluation.figure_svg import pr_figure_svg
 from vocviewer.evaluation.render.analyze_figures import legend_below, tide_svg
@@ -43,30 +41,20 @@ class AnalyzeOutput:
     payload: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
-    evaluated: list[Evaluated] = field(default_factory=list)
-
-
-@dataclass(frozen=True, eq=False)
-class Evaluated:
-    """The one evaluation of a result set that every analysis of it reads: the ``dataset``, the
-    ``results`` and their ``evidence`` (the family's ``evaluate_views`` collected into a
-    ``families.evidence.Evidence``; typed ``Any`` here, below the families)."""
-
-    dataset: Dataset
-    results: ResultSet
-    evidence: Any
+    #: per analysed set, the one evaluation its analyses read (``families.evidence.Evaluated``)
+    evaluated: list[Any] = field(default_factory=list)
 
 
 @dataclass
 class AnalysedSet:
     """One analysed result set: its official mean AP, payload entry, TIDE breakdown and the
-    evaluation they came from (``None``: an analysis that reads no ``Evidence``)."""
+    evaluation they came from (``families.evidence.Evaluated``; ``None``: none kept)."""
 
     name: str
     point: float
     entry: dict[str, Any]
     tide: TideResult | None = None
-    evaluated: Evaluated | None = None
+    evaluated: Any = None
 
 
 def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:

@@ -73,6 +73,7 @@ def analyze_ilsvrc(request: AnalyzeRequest) -> AnalyzeOutput:
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
         evaluated = evaluated_once(ilsvrc_view.evaluate_ilsvrc_views, dataset, results)
         ev = evaluated.evidence.one_raw()
+        assert isinstance(ev, IlsvrcDetResult)  # every class's view holds the toolkit's one record
         unlisted = UnlistedImages.of(results)
         if unlisted:
             warnings.append(

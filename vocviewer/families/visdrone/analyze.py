@@ -95,6 +95,7 @@ def analyze_visdrone(request: AnalyzeRequest) -> AnalyzeOutput:
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
         evaluated = evaluated_once(visdrone_view.evaluate_visdrone_views, dataset, results)
         ev = evaluated.evidence.one_raw()
+        assert isinstance(ev, VisDroneResult)  # every class's view holds the toolkit's one record
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = visdrone_tide(dataset, results, ev)

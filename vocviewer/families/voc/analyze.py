@@ -35,7 +35,6 @@ from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_la
 from vocviewer.evaluation.render.analyze_report import (
     AnalysedSet,
     AnalyzeOutput,
-    Evaluated,
     finish,
 )
 from vocviewer.evaluation.result import EvalResult, Verdict
@@ -47,7 +46,7 @@ from vocviewer.families.base import (
     problems_error,
     refuse_json_results,
 )
-from vocviewer.families.evidence import Evidence, evaluated_once
+from vocviewer.families.evidence import Evaluated, Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser
 from vocviewer.families.views import ViewChoice
 from vocviewer.families.voc import view as voc_view
