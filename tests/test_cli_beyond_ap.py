@@ -86,6 +86,7 @@ def test_only_what_is_asked(demo: Any, tmp_path: Path, capsys) -> None:
             "not both",
         ),
         (["--calibration", "--bins", "0"], "--bins needs at least 1"),
+        (["--task", "cls", "--bootstrap", "2", "--lrp"], "read detections, not cls"),
     ],
 )
 def test_bad_options_are_refused(demo: Any, capsys, argv: list[str], words: str) -> None:

@@ -210,3 +210,74 @@ def test_ilsvrc_det_eval_evaluates_once_per_result_set(tmp_path, monkeypatch, ca
     ilsvrc = vocviewer.evaluate(gt, pred, task="det", devkit=devkit)
     assert calls == Counter(evaluate_ilsvrc_views=1, evaluate_ilsvrc_det=1)
     assert ilsvrc.benchmark == "ilsvrc" and ilsvrc.per_class["name 1"]["ap"] > 0
+
+
+BEYOND = ["--bootstrap", "2", "--operating-point", "--calibration", "--lrp"]
+
+
+def test_voc_analyze_evaluates_once_per_result_set_beyond_ap_included(
+    demo, voc_calls, capsys
+) -> None:
+    """TIDE, characteristics, curves, bootstrap and the analyses beyond AP all read the one
+    evaluation of each set (``iter_evaluate_voc_det`` once per set; ``evaluate_voc_det`` (the old
+    path) never; the cls evaluator never, though the window's defaults hold cls too)."""
+    sets = [str(demo.results_dir), str(demo.results_dir / "Main")]
+    argv = ["analyze", str(demo.year_dir), "--results", *sets, *BEYOND]
+    assert main(argv) == 0
+    assert "optimal LRP at IoU 0.50" in capsys.readouterr().out
+    assert voc_calls == Counter(evaluate_voc_views=2, iter_evaluate_voc_det=2)
+    voc_calls.clear()
+    assert main(argv[:4] + BEYOND) == 0  # one set
+    capsys.readouterr()
+    assert voc_calls == Counter(evaluate_voc_views=1, iter_evaluate_voc_det=1)
+
+
+def test_coco_analyze_evaluates_once_per_result_set_beyond_ap_included(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    """COCOeval at the protocol's parameters once per set (the views' stream), beyond AP
+    included; ``analyze()``'s curves evaluate at their own parameters (IoU .75 / .5 / .1: another
+    setting), once per set."""
+    from vocviewer.families.coco import analyze_curves
+    from vocviewer.families.coco import evaluate as coco_evaluate
+    from vocviewer.families.coco import view as coco_view
+
+    calls: Counter[str] = Counter()
+    for name in ("evaluate_coco_views", "iter_evaluate_coco"):
+        _count(monkeypatch, coco_view, name, calls)
+    _count(monkeypatch, coco_evaluate, "evaluate_coco", calls)  # the old analyze-only path
+    curves: Counter[str] = Counter()
+    _count(monkeypatch, analyze_curves, "evaluate_coco", curves)  # another setting
+    ann, sets = _coco_files(tmp_path)
+    assert main(["analyze", str(ann), "--results", *map(str, sets), *BEYOND]) == 0
+    assert "optimal LRP at IoU 0.50" in capsys.readouterr().out
+    assert calls == Counter(evaluate_coco_views=2, iter_evaluate_coco=2)
+    assert curves == Counter(evaluate_coco=2)
+
+
+def test_visdrone_and_ilsvrc_analyze_evaluate_once_per_result_set(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    from tests.evaluation.test_ilsvrc import write_fixture
+    from tests.evaluation.test_visdrone_reference import write_split
+    from vocviewer.families.ilsvrc import view as ilsvrc_view
+    from vocviewer.families.visdrone import view as visdrone_view
+
+    calls: Counter[str] = Counter()
+    _count(monkeypatch, visdrone_view, "evaluate_visdrone", calls)
+    _count(monkeypatch, ilsvrc_view, "evaluate_ilsvrc_det", calls)
+    images = [
+        ([(0, 0, 10, 10, 1, 4), (20, 20, 10, 10, 1, 1)], [(0, 0, 10, 10, 0.9, 4)], 0, 0),
+        ([(0, 0, 10, 10, 1, 4)], [(0, 0, 10, 12, 0.9, 4), (5, 5, 5, 5, 0.5, 9)], 0, 0),
+    ]
+    split, res = write_split(tmp_path / "visdrone", images)
+    assert main(["analyze", str(split), "--results", str(res), *BEYOND]) == 0
+    assert calls == Counter(evaluate_visdrone=1)
+    calls.clear()
+    boxes = [[(0, 1, 1, 50, 50), (1, 5, 5, 30, 30)], [(0, 1, 1, 40, 40)]]
+    preds = [(1, 1, 0.9, 1, 1, 50, 50), (2, 1, 0.8, 1, 1, 10, 10), (1, 2, 0.7, 5, 5, 30, 30)]
+    gt, devkit, pred = write_fixture(tmp_path / "ilsvrc", boxes, preds)
+    argv = ["analyze", str(gt), "--results", str(pred), "--devkit", str(devkit), *BEYOND]
+    assert main(argv) == 0
+    assert calls == Counter(evaluate_ilsvrc_det=1)
+    capsys.readouterr()

@@ -44,7 +44,7 @@ def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from vocviewer.families.analyze import run_analyze
+    from vocviewer.cli_analyze import run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
     targets = [(args.json, "json"), (args.figures, "folder"), (args.deploy_thresholds, "json")]

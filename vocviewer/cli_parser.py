@@ -62,6 +62,26 @@ def _paths_help(families: Sequence[Benchmark]) -> str:
     return ", ".join(hints[:-1]) + (f" or {hints[-1]}" if len(hints) > 1 else "".join(hints))
 
 
+def _add_sets(
+    parser: argparse.ArgumentParser, families: Sequence[Benchmark], results_help: str
+) -> None:
+    """The ground truth ``path`` (what ``families`` read) and ``--results`` (one or more)."""
+    parser.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
+    parser.add_argument(
+        "--results", type=Path, nargs="+", required=True, metavar="R", help=results_help
+    )
+
+
+def _add_json(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json OUT``: ``what`` as JSON; to stdout with ``-``, the printed text then to stderr."""
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="OUT",
+        help=f"{what} as JSON (- or /dev/stdout: to stdout, the text to stderr)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="vocviewer",
@@ -107,28 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     ev = sub.add_parser("eval", help="evaluate results headless and print the official numbers")
-    ev.add_argument(
-        "path",
-        type=Path,
-        help=f"the ground truth: {_paths_help(families)}",
-    )
-    ev.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result files or folders",
-    )
+    _add_sets(ev, families, "result files or folders")
     ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
     ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
     _add_family_options(ev, families)
-    ev.add_argument(
-        "--json",
-        type=Path,
-        metavar="OUT",
-        help="also write the results as JSON (- or /dev/stdout: to stdout, the text to stderr)",
-    )
+    _add_json(ev, "also write the results")
     ev.add_argument(
         "--keep-going",
         action="store_true",
@@ -136,15 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the numbers are then marked NOT OFFICIAL",
     )
     ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
-    ex.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
-    ex.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result sets: each file or folder is one set (compared in figures)",
-    )
+    _add_sets(ex, families, "result sets: each file or folder is one set (compared in figures)")
     ex.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
     ex.add_argument("--pr-curves", type=Path, metavar="DIR", help="write pr_<class>.<fmt> here")
     ex.add_argument(
@@ -181,23 +176,10 @@ def _add_reconcile(
         help="the same detections under every protocol that reads them (COCO AP50, VOC2012, "
         "VOC2007, Ultralytics' for YOLO) and the rules that move the number, one at a time",
     )
-    rc.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
-    rc.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="one result set (COCO / YOLO: its file or folder; VOC: its det files)",
-    )
+    _add_sets(rc, families, "one result set (COCO / YOLO: its file or folder; VOC: its det files)")
     rc.add_argument("--protocol", choices=registry.protocols(), help="the family, as for eval")
     _add_family_options(rc, families)
-    rc.add_argument(
-        "--json",
-        type=Path,
-        metavar="OUT",
-        help="also write the report as JSON (- or /dev/stdout: to stdout)",
-    )
+    _add_json(rc, "also write the report")
 
 
 def _add_convert(
@@ -262,14 +244,10 @@ def _add_suspects(
         help="the label-error queue: likely missing annotations, wrong labels, loose boxes "
         "and duplicate ground truth, ranked",
     )
-    su.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
-    su.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result sets: each file or folder is one set (agreeing sets make a suspect stronger)",
+    _add_sets(
+        su,
+        families,
+        "result sets: each file or folder is one set (agreeing sets make a suspect stronger)",
     )
     su.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
     _add_family_options(su, families, sources_only=True)
@@ -277,12 +255,7 @@ def _add_suspects(
         "--min-score", type=float, default=0.3, metavar="S", help="ignore detections below (0.3)"
     )
     su.add_argument("--top", type=int, default=20, metavar="N", help="suspects printed per kind")
-    su.add_argument(
-        "--json",
-        type=Path,
-        metavar="OUT",
-        help="write every suspect as JSON (- or /dev/stdout: to stdout, the text to stderr)",
-    )
+    _add_json(su, "write every suspect")
 
 
 def _add_beyond_ap(an: argparse.ArgumentParser) -> None:
@@ -337,20 +310,8 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     an = sub.add_parser(
         "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
     )
-    an.add_argument(
-        "path",
-        type=Path,
-        help="a VOCdevkit, a COCO or LVIS JSON, a VisDrone split or an ILSVRC annotation folder",
-    )
-    an.add_argument(
-        "--results",
-        type=Path,
-        nargs="+",
-        required=True,
-        metavar="R",
-        help="result sets: each file or folder is one set",
-    )
     families = [b for b in registry.registered() if b.analyze_tasks]  # as ``analyze`` chooses
+    _add_sets(an, families, "result sets: each file or folder is one set")
     tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
     an.add_argument("--task", choices=tasks, help=_task_help(families, "analyze_tasks"))
     protocols = tuple(dict.fromkeys(p for b in families for p in b.protocols))
@@ -370,12 +331,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="analyse even if ground-truth objects were left out (numbers marked NOT OFFICIAL)",
     )
-    an.add_argument(
-        "--json",
-        type=Path,
-        metavar="OUT",
-        help="write everything as JSON (- or /dev/stdout: to stdout, the text to stderr)",
-    )
+    _add_json(an, "write everything")
     an.add_argument("--figures", type=Path, metavar="DIR", help="write figures here")
     _add_beyond_ap(an)
     an.add_argument(

@@ -5,7 +5,6 @@ all-points AP of ``evaluation.ap``."""
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 from tests.toy_family import FILES
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.ap import voc_ap_all_points, voc_precision_recall
-from vocviewer.families.base import CERTAIN, EvalOutput, EvalRequest, ViewDefaults
+from vocviewer.families.base import CERTAIN, AnalyzeRequest, EvalOutput, EvalRequest, ViewDefaults
 from vocviewer.families.views import ViewSettings
 
 
@@ -70,7 +69,7 @@ class TallyBenchmark(ViewDefaults):
         payload = {"protocol": "tally", "ap": aps, "summary": {"mAP": mean}}
         return EvalOutput(f"TALLY mAP {mean:.3f}\n", payload)
 
-    def analyze(self, args: argparse.Namespace) -> Any:
+    def analyze(self, request: AnalyzeRequest) -> Any:
         raise NotImplementedError
 
     def view_settings(self, dataset: Any) -> ViewSettings:

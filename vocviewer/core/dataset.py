@@ -154,6 +154,38 @@ class ObjectTable:
     def __len__(self) -> int:
         return len(self.image_index)
 
+    @classmethod
+    def from_boxes(
+        cls,
+        image_index: npt.ArrayLike,
+        label: npt.ArrayLike,
+        box: npt.ArrayLike,
+        order_in_image: npt.ArrayLike,
+        *,
+        difficult: npt.ArrayLike | None = None,
+        truncated: npt.ArrayLike | None = None,
+        occluded: npt.ArrayLike | None = None,
+    ) -> ObjectTable:
+        """Objects of a family without VOC's pose and actions (pose Unspecified, no action
+        columns); a flag not given is False for every object."""
+        n = len(np.asarray(image_index))
+        no = np.zeros(n, dtype=bool)
+
+        def flag(values: npt.ArrayLike | None) -> npt.NDArray[np.bool_]:
+            return no if values is None else np.asarray(values, dtype=bool)
+
+        return cls(
+            np.asarray(image_index, dtype=np.int64),
+            np.asarray(label, dtype=np.int64),
+            np.asarray(box, dtype=np.float64).reshape(n, 4),
+            flag(difficult),
+            flag(truncated),
+            flag(occluded),
+            np.zeros(n, dtype=np.int8),
+            np.asarray(order_in_image, dtype=np.int64),
+            np.zeros((n, 0), dtype=bool),
+        )
+
 
 @dataclass(frozen=True, eq=False)
 class PartTable:

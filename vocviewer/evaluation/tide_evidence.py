@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.arrays import frozen
+from vocviewer.core.arrays import freeze_columns
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -33,6 +33,26 @@ KIND_NAMES: dict[int, str] = {
     DUPE: "Dupe",
     BKG: "Bkg",
 }
+
+#: ``TideEvidence``'s columns and their dtypes: per detection (``D`` rows) and per ground truth
+#: (``G`` rows)
+DETECTION_COLUMNS = (
+    ("image_index", np.int64),
+    ("label", np.int64),
+    ("score", np.float64),
+    ("position", np.int64),
+    ("kind", np.int8),
+    ("ignored", np.bool_),
+    ("gt", np.int64),
+    ("fixable", np.bool_),
+)
+GT_COLUMNS = (
+    ("gt_image", np.int64),
+    ("gt_label", np.int64),
+    ("gt_counted", np.bool_),
+    ("gt_matched", np.bool_),
+    ("gt_missed", np.bool_),
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,22 +85,8 @@ class TideEvidence:
     gt_missed: BoolArray
 
     def __post_init__(self) -> None:
-        for name, dtype in (
-            ("image_index", np.int64),
-            ("label", np.int64),
-            ("score", np.float64),
-            ("position", np.int64),
-            ("kind", np.int8),
-            ("ignored", np.bool_),
-            ("gt", np.int64),
-            ("fixable", np.bool_),
-            ("gt_image", np.int64),
-            ("gt_label", np.int64),
-            ("gt_counted", np.bool_),
-            ("gt_matched", np.bool_),
-            ("gt_missed", np.bool_),
-        ):
-            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        freeze_columns(self, DETECTION_COLUMNS, len(self.image_index))
+        freeze_columns(self, GT_COLUMNS, len(self.gt_image))
 
     def count(self, name: str) -> int:
         """How many errors of a main type (``MAIN_TYPES``) there are."""

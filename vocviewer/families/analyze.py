@@ -6,7 +6,7 @@ bbox / segm in ``coco_analyze``, VisDrone-DET in ``visdrone_analyze``, ILSVRC DE
 ``ilsvrc_analyze``, LVIS bbox / segm under the federated rules in ``lvis_analyze``), chosen as ``eval`` chooses (``registry.choose``). Each ``--results`` path is
 one result set, named by its file or folder name (made unique with ``-2``, ``-3``, ...; a set's
 figure files by that name without its extension: ``tide_detA.svg``). The JSON
-(``run_analyze(...).payload``)::
+(``analyze(...).payload``)::
 
     {"protocol", "task", "image_set", "official", "bootstrap": {"replicates", "seed", "level"},
      "sets": {name: {"mAP", "per_class": {class: {"ap", "ap_n", ...}},
@@ -35,15 +35,13 @@ Nothing here prints; ``cli`` prints the text and writes the JSON and the figures
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 
-from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import file_stems
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-from vocviewer.families.analyze_beyond import add_beyond_ap, check_options
-from vocviewer.families.base import CERTAIN, Benchmark
-from vocviewer.families.registry import choose, refuse_foreign_options, registered, sniff
+from vocviewer.families.analyze_beyond import BeyondRequest, add_beyond_ap
+from vocviewer.families.base import AnalyzeRequest, Benchmark
+from vocviewer.families.registry import registered
 
 
 def analysed() -> list[Benchmark]:
@@ -51,32 +49,12 @@ def analysed() -> list[Benchmark]:
     return [b for b in registered() if b.analyze_tasks]
 
 
-def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
-    """Analyse ``args.results`` on ``args.path``. ``args``: ``task``, ``protocol``, ``image_set``,
-    ``images``, ``bootstrap`` (replicates), ``seed``, ``level``, ``n_pos``, ``figures`` (whether
-    to build figures), ``progress`` (``(done, total)`` callback or None)."""
-    if args.bootstrap < 1:
-        raise FormatError(
-            args.path, "--bootstrap needs at least 1 replicate (1000 or more advised)"
-        )
-    if not 0 < args.level < 1:
-        raise FormatError(args.path, f"--level must lie between 0 and 1, got {args.level}")
-    for path in args.results:
-        if not path.exists():
-            raise FormatError(path, "no such file or folder")
-    sources = {o.dest: getattr(args, o.dest, None) for b in analysed() for o in b.options}
-    score, sniffed = sniff(args.path, sources)
-    if sniffed is not None and score >= CERTAIN and not sniffed.analyze_tasks:
-        titles = ", ".join(b.title for b in analysed())
-        raise FormatError(
-            args.path, f"analyze: {sniffed.title} is not analysed yet (only {titles})"
-        )
-    benchmark = choose(args.path, args.task, args.protocol, sources, analysed())
-    refuse_foreign_options(benchmark, args, "analyze")
-    if getattr(args, "iou", None) is not None:  # analyze works at the protocols' own thresholds
-        raise FormatError(None, "analyze: --iou is for eval (analyze uses the devkit's 0.5)")
-    check_options(args)  # a bad value refused before anything is evaluated
-    return with_file_stems(add_beyond_ap(benchmark, args, benchmark.analyze(args)))
+def analyze(benchmark: Benchmark, request: AnalyzeRequest, beyond: BeyondRequest) -> AnalyzeOutput:
+    """``benchmark``'s analysis of ``request`` (one evaluation per result set), with the
+    analyses beyond AP ``beyond`` asks for read from the same evaluations, each set's figures
+    named by its file stem. ``vocviewer analyze``'s command line arrives through
+    ``cli_analyze``, which checks it and chooses the family."""
+    return with_file_stems(add_beyond_ap(beyond, benchmark.analyze(request), request.figures))
 
 
 #: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,

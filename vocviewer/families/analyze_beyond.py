@@ -1,8 +1,9 @@
 """``vocviewer analyze --operating-point / --calibration / --lrp``: the analyses beyond AP
 (``families.beyond_ap``) of each result set, added to what the family's own analyze returns.
 
-Each set is read as the family reads it and evaluated once at the family's official choice
-(the verdicts ``eval`` gives); its entry in the JSON's ``"sets"`` gains ``"operating_point"``
+Each set's analyses read the one evaluation the family's analysis made of it
+(``AnalyzeOutput.evaluated``: the verdicts ``eval`` gives, at the family's official choice); its
+entry in the JSON's ``"sets"`` gains ``"operating_point"``
 (and ``"confusion"``), ``"calibration"``, ``"lrp"`` as asked; the text gains a table per set
 (``beyond_ap.beyond_text``); the figures gain ``threshold_<set>`` (overall P / R / F1 against
 the score threshold) and ``reliability_<set>`` (overall reliability diagram).
@@ -11,22 +12,18 @@ the score threshold) and ``reliability_<set>`` (overall reliability diagram).
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import replace
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.evaluation.render.beyond_ap_svg import reliability_svg, threshold_svg
-from vocviewer.families.base import Benchmark
 from vocviewer.families.beyond_ap import (
     BeyondAP,
     BeyondOptions,
     beyond_ap,
     beyond_text,
-    evidence_for,
 )
+from vocviewer.families.evidence import Evaluated
 
 #: The sections of the JSON each flag adds.
 SECTIONS = {
@@ -36,48 +33,19 @@ SECTIONS = {
 }
 
 
-#: Options of one analysis: refused without it (never silently ignored), with their defaults.
-NEEDS: dict[str, dict[str, Any]] = {
-    "operating_point": {
-        "beta": 1.0,
-        "target_precision": None,
-        "target_recall": None,
-        "threshold": None,
-    },
-    "calibration": {"bins": 10, "sample_threshold": 1, "multivariate": False},
-}
+@dataclass(frozen=True)
+class BeyondRequest:
+    """The analyses beyond AP asked for (``kinds``: keys of ``SECTIONS``, in that order), their
+    ``options``, and ``deploy``: the first set's best thresholds go into the payload's
+    ``"deploy_thresholds"``."""
+
+    kinds: tuple[str, ...] = ()
+    options: BeyondOptions = field(default_factory=BeyondOptions)
+    deploy: bool = False
 
 
-def asked(args: argparse.Namespace) -> list[str]:
-    """The analyses beyond AP that ``args`` ask for (``--deploy-thresholds``: the operating
-    point)."""
-    deploy = getattr(args, "deploy_thresholds", None) is not None
-    return [k for k in SECTIONS if getattr(args, k, False) or (deploy and k == "operating_point")]
-
-
-def check_options(args: argparse.Namespace) -> None:
-    """``FormatError`` for an option of an analysis not asked for, or a bad value."""
-    kinds = asked(args)
-    for kind, defaults in NEEDS.items():
-        for dest, default in defaults.items():
-            if kind not in kinds and getattr(args, dest, default) != default:
-                flag, need = dest.replace("_", "-"), kind.replace("_", "-")
-                raise FormatError(None, f"analyze: --{flag} needs --{need}")
-    if kinds:
-        options_of(args)
-
-
-def options_of(args: argparse.Namespace) -> BeyondOptions:
-    """The ``BeyondOptions`` of ``args`` (``FormatError`` for a bad value)."""
-    o = BeyondOptions(
-        beta=getattr(args, "beta", 1.0),
-        target_precision=getattr(args, "target_precision", None),
-        target_recall=getattr(args, "target_recall", None),
-        bins=getattr(args, "bins", 10),
-        sample_threshold=getattr(args, "sample_threshold", 1),
-        multivariate=getattr(args, "multivariate", False),
-        threshold=getattr(args, "threshold", None),
-    )
+def checked(o: BeyondOptions) -> BeyondOptions:
+    """``o``, or ``FormatError`` naming the flag of a bad value."""
     if not o.beta > 0:
         raise FormatError(None, f"--beta must be positive, got {o.beta}")
     if o.target_precision is not None and o.target_recall is not None:
@@ -93,35 +61,33 @@ def options_of(args: argparse.Namespace) -> BeyondOptions:
     return o
 
 
-def analyse_sets(
-    benchmark: Benchmark, args: argparse.Namespace, image_set: str | None
-) -> list[BeyondAP]:
-    """The analyses beyond AP of every result set of ``args.results``, in order."""
-    sources = {o.dest: getattr(args, o.dest, None) for o in benchmark.options if o.source}
-    ds = benchmark.read_dataset(args.path, sources, args.task)
-    opts = options_of(args)
-    out = []
-    for _, paths in benchmark.result_sets(args.results, args.task):
-        kw: dict[str, Any] = {"image_set": image_set} if image_set else {}
-        res = benchmark.read_results(ds, list(paths), **kw)
-        if len(res.detections) == 0:
-            raise FormatError(paths[0], "no detections to analyse")
-        out.append(beyond_ap(ds, res, evidence_for(ds, res, image_set), opts))
-    return out
+def analyse_sets(out: AnalyzeOutput, opts: BeyondOptions) -> list[BeyondAP]:
+    """The analyses beyond AP of every analysed set, in order, from the evaluation the family's
+    analysis read (``out.evaluated``): nothing is evaluated again."""
+    names = list(out.payload.get("sets", {}))
+    evaluated: list[Evaluated] = out.evaluated
+    if len(evaluated) != len(names):
+        raise FormatError(None, f"{len(evaluated)} evaluations for {len(names)} analysed sets")
+    for e in evaluated:
+        if not e.evidence.evaluations("det"):
+            task = out.payload.get("task")
+            raise FormatError(None, f"analyze: the analyses beyond AP read detections, not {task}")
+        if len(e.results.detections) == 0:
+            raise FormatError(
+                e.results.files[0] if e.results.files else None, "no detections to analyse"
+            )
+    return [beyond_ap(e.dataset, e.results, e.evidence, opts) for e in evaluated]
 
 
-def add_beyond_ap(
-    benchmark: Benchmark, args: argparse.Namespace, out: AnalyzeOutput
-) -> AnalyzeOutput:
-    """``out`` with the analyses ``args`` ask for (module docstring); ``out`` itself if none."""
-    kinds = asked(args)
+def add_beyond_ap(beyond: BeyondRequest, out: AnalyzeOutput, draw: bool) -> AnalyzeOutput:
+    """``out`` with the analyses ``beyond`` asks for (module docstring; ``draw``: their figures
+    too); ``out`` itself if none."""
+    kinds = beyond.kinds
     if not kinds:
         return out
     payload = out.payload
-    results = analyse_sets(benchmark, args, payload.get("image_set"))
+    results = analyse_sets(out, beyond.options)
     names = list(payload.get("sets", {}))
-    if len(names) != len(results):
-        raise FormatError(args.path, f"{len(results)} result sets for {len(names)} analysed")
     text = [out.text.rstrip("\n"), ""]
     figures = list(out.figures)
     for name, b in zip(names, results, strict=True):
@@ -131,7 +97,7 @@ def add_beyond_ap(
         for kind in kinds:
             entry.update({k: full[k] for k in SECTIONS[kind] if k in full})
         text.append(beyond_text(name, b).rstrip("\n"))
-        if not getattr(args, "figures", None):
+        if not draw:
             continue
         if "operating_point" in kinds:
             figures.append(
@@ -144,7 +110,6 @@ def add_beyond_ap(
             figures.append(
                 (f"reliability_{name}.svg", reliability_svg(f"{name}: all classes", b.overall))
             )
-    deploy: Path | None = getattr(args, "deploy_thresholds", None)
-    if deploy is not None:
+    if beyond.deploy:
         payload["deploy_thresholds"] = results[0].op.thresholds()
     return replace(out, text="\n".join(text) + "\n", payload=payload, figures=figures)

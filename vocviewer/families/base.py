@@ -17,7 +17,6 @@ ConvertRequest)`` (``vocviewer convert``).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +94,33 @@ class EvalRequest:
     keep_going: bool = False
     options: Mapping[str, Any] = field(default_factory=dict)
     on_dataset: Callable[[Dataset], None] | None = None
+
+    def option(self, dest: str) -> Any:
+        """The value of the family option ``dest`` (``None`` if not given)."""
+        return self.options.get(dest)
+
+
+@dataclass(frozen=True)
+class AnalyzeRequest:
+    """What ``vocviewer analyze`` analyses, in plain values: as ``EvalRequest`` (``results``:
+    every result set, one per file or folder; ``task`` ``None``: the family's first analysed
+    task), with the bootstrap's ``bootstrap`` replicates, ``seed`` and interval ``level``,
+    normalised AP's ``n_pos`` (``None``: the mean positives per class), ``figures`` (build
+    them) and ``progress(done, total)`` of the bootstrap."""
+
+    path: Path
+    results: tuple[Path, ...]
+    task: str | None = None
+    protocol: str | None = None
+    keep_going: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
+    on_dataset: Callable[[Dataset], None] | None = None
+    bootstrap: int = 1000
+    seed: int = 0
+    level: float = 0.95
+    n_pos: float | None = None
+    figures: bool = False
+    progress: Callable[[int, int], None] | None = None
 
     def option(self, dest: str) -> Any:
         """The value of the family option ``dest`` (``None`` if not given)."""
@@ -193,7 +219,7 @@ class Benchmark(Protocol):
         layout and JSON."""
         ...
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         """``vocviewer analyze`` (only called when ``analyze_tasks`` is not empty)."""
         ...
 
@@ -278,6 +304,10 @@ class ViewDefaults:
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
         raise NotImplementedError
 
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
+        """Only a family with ``analyze_tasks`` analyses (``families.analyze`` asks no other)."""
+        raise NotImplementedError(f"{type(self).__name__} has no analyze")
+
     def result_sets(
         self, paths: Sequence[Path], task: str | None = None
     ) -> list[tuple[str, list[Path]]]:
@@ -359,12 +389,11 @@ def existing_input(path: str | Path) -> Path:
     return p
 
 
-def opened(request: EvalRequest | argparse.Namespace, dataset: Dataset) -> Dataset:
+def opened(request: EvalRequest | AnalyzeRequest, dataset: Dataset) -> Dataset:
     """``dataset``, after telling the CLI it was read (``request.on_dataset(dataset)``, if
-    set; ``vocviewer analyze`` still passes its ``argparse.Namespace``)."""
-    hook = getattr(request, "on_dataset", None)
-    if hook is not None:
-        hook(dataset)
+    set)."""
+    if request.on_dataset is not None:
+        request.on_dataset(dataset)
     return dataset
 
 

@@ -13,10 +13,12 @@ result set and choice reaches all of them. ``reasons`` are why the numbers are n
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
@@ -79,3 +81,28 @@ def collect(
         else:
             summary = item
     return Evidence(choice, tuple(classes), summary, tuple(notices), tuple(reasons))
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluated:
+    """The one evaluation of a result set that every analysis of it reads (``vocviewer
+    analyze``): the ``dataset``, the ``results`` and their ``evidence``."""
+
+    dataset: Dataset
+    results: ResultSet
+    evidence: Evidence
+
+
+def evaluated_once(
+    views: Callable[..., Iterable[ClassView | Summary | Notice]],
+    dataset: Dataset,
+    results: ResultSet,
+    choice: ViewChoice | None = None,
+    **kw: Any,
+) -> Evaluated:
+    """The one evaluation of ``results`` every analysis of it reads (``vocviewer analyze``):
+    the family's ``views`` stream (its ``evaluate_views``; ``kw``: its own parameters) without
+    diagnosis, collected at ``choice`` (default: the official ``ViewChoice()``)."""
+    at = choice or ViewChoice()
+    stream = views(dataset, results, at, diagnose=False, **kw)
+    return Evaluated(dataset, results, collect(stream, at))

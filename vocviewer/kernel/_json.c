@@ -615,55 +615,127 @@ static void columns_free(Column *cols, int n) {
 #define MARK(bit) (seen |= (1u << (bit)))
 
 /* ---------------------------------------------------------------------------------------- */
-/* Results files                                                                             */
+/* The object a results entry and an annotation both describe                               */
 
-/* One entry {image_id, category_id, score, bbox?, segmentation?, keypoints?}; a segmentation
- * is only checked to be valid JSON unless s->masks. */
-static int result_entry(Scan *s, Column *c) {
-    enum { IMG, CAT, SCORE, BBOX, SEGM, KP };
-    unsigned seen = 0;
-    int64_t img = 0, cat = 0, h = 0, w = 0, nrle = 0, nkp = 0;
-    double score = 0, box[4] = {0, 0, 0, 0};
-    int first, r;
+/* Its members both files write: image_id, category_id, bbox (zeros when absent), keypoints
+ * (their numbers appended to the file's keypoint column, nkp of them). */
+typedef struct {
+    unsigned seen; /* OBJ_* bits */
+    int64_t img, cat, nkp;
+    double box[4];
+} Object;
+enum { OBJ_IMG, OBJ_CAT, OBJ_BBOX, OBJ_KP };
+#define HAS(o, bit) (((o)->seen >> (bit)) & 1u)
+
+/* Where a file keeps an object's members: column indices (has_bbox: -1 when it keeps none). */
+typedef struct {
+    int img, cat, bbox, has_bbox, has_kp, kp_len, kp;
+} ObjectColumns;
+
+#define NOT_SHARED 1
+
+/* Member (k, n) of an entry when it is one of the object's: 0 when scanned into o, DECLINE for a
+ * bad value, a second keypoints list or a caption (the Python path reads captions), NOT_SHARED
+ * for any other member (the entry's own). */
+static int object_member(Scan *s, const char *k, size_t n, Object *o, Column *c,
+                         const ObjectColumns *at) {
+    int bit, bad;
+    if (key_is(k, n, "image_id")) {
+        bit = OBJ_IMG;
+        bad = scan_int(s, &o->img);
+    } else if (key_is(k, n, "category_id")) {
+        bit = OBJ_CAT;
+        bad = scan_int(s, &o->cat);
+    } else if (key_is(k, n, "bbox")) {
+        bit = OBJ_BBOX;
+        bad = scan_fixed(s, o->box, 4);
+    } else if (key_is(k, n, "keypoints")) {
+        bit = OBJ_KP;
+        bad = HAS(o, OBJ_KP) || scan_doubles(s, &c[at->kp].buf, &o->nkp);
+    } else if (key_is(k, n, "caption")) {
+        return DECLINE;
+    } else {
+        return NOT_SHARED;
+    }
+    o->seen |= 1u << bit;
+    return bad ? DECLINE : 0;
+}
+
+/* An entry's own member (k, n) into its state own: as object_member, NOT_SHARED when it is
+ * none of the entry's (skipped). */
+typedef int (*OwnMemberFn)(Scan *s, const char *k, size_t n, Column *c, void *own);
+
+/* One entry {...} of a file: the object's members into o, the entry's own by own_member, any
+ * other value skipped (checked at nesting depth). */
+static int object_entry(Scan *s, Column *c, const ObjectColumns *at, Object *o,
+                        OwnMemberFn own_member, void *own, int depth) {
+    int first, r, m;
     const char *k;
     size_t n;
     if (expect(s, '{')) return DECLINE;
     FOR_MEMBERS(s, r, first, k, n) {
-        if (key_is(k, n, "image_id")) {
-            if (scan_int(s, &img)) return DECLINE;
-            MARK(IMG);
-        } else if (key_is(k, n, "category_id")) {
-            if (scan_int(s, &cat)) return DECLINE;
-            MARK(CAT);
-        } else if (key_is(k, n, "score")) {
-            if (scan_double(s, &score)) return DECLINE;
-            MARK(SCORE);
-        } else if (key_is(k, n, "bbox")) {
-            if (scan_fixed(s, box, 4)) return DECLINE;
-            MARK(BBOX);
-        } else if (key_is(k, n, "segmentation")) {
-            if (SEEN(SEGM)) return DECLINE;
-            if (s->masks ? scan_rle(s, &c[R_RLE].buf, &nrle, &h, &w, 1) : skip_value(s, 2))
-                return DECLINE;
-            MARK(SEGM);
-        } else if (key_is(k, n, "keypoints")) {
-            if (SEEN(KP) || scan_doubles(s, &c[R_KEYPOINTS].buf, &nkp)) return DECLINE;
-            MARK(KP);
-        } else if (key_is(k, n, "caption")) {
-            return DECLINE; /* caption results: the Python path says what they are */
-        } else if (skip_value(s, 2)) {
-            return DECLINE;
-        }
+        m = object_member(s, k, n, o, c, at);
+        if (m == NOT_SHARED) m = own_member(s, k, n, c, own);
+        if (m == NOT_SHARED) m = skip_value(s, depth);
+        if (m) return DECLINE;
     }
-    if (r || !SEEN(IMG) || !SEEN(CAT) || !SEEN(SCORE)) return DECLINE;
-    int bad = push_i64(&c[R_IMAGE_ID].buf, img) | push_i64(&c[R_CATEGORY_ID].buf, cat) |
-              push_f64(&c[R_SCORE].buf, score) | push_u8(&c[R_HAS_BBOX].buf, SEEN(BBOX) != 0) |
-              push_u8(&c[R_HAS_SEGM].buf, SEEN(SEGM) != 0) |
-              push_u8(&c[R_HAS_KEYPOINTS].buf, SEEN(KP) != 0) | push_i64(&c[R_SEGM_H].buf, h) |
-              push_i64(&c[R_SEGM_W].buf, w) | push_i64(&c[R_RLE_LEN].buf, nrle) |
-              push_i64(&c[R_KP_LEN].buf, nkp);
-    for (int j = 0; j < 4; j++) bad |= push_f64(&c[R_BBOX].buf, box[j]);
-    return bad ? DECLINE : 0;
+    return r ? DECLINE : 0;
+}
+
+#define SET(o, bit) ((o)->seen |= 1u << (bit))
+
+/* Push the object's members into their columns (nonzero: out of memory). */
+static int push_object(Column *c, const ObjectColumns *at, const Object *o) {
+    int bad = push_i64(&c[at->img].buf, o->img) | push_i64(&c[at->cat].buf, o->cat) |
+              push_u8(&c[at->has_kp].buf, HAS(o, OBJ_KP)) | push_i64(&c[at->kp_len].buf, o->nkp);
+    if (at->has_bbox >= 0) bad |= push_u8(&c[at->has_bbox].buf, HAS(o, OBJ_BBOX));
+    for (int j = 0; j < 4; j++) bad |= push_f64(&c[at->bbox].buf, o->box[j]);
+    return bad;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Results files                                                                             */
+
+static const ObjectColumns RESULT_OBJECT = {
+    R_IMAGE_ID, R_CATEGORY_ID, R_BBOX, R_HAS_BBOX, R_HAS_KEYPOINTS, R_KP_LEN, R_KEYPOINTS,
+};
+
+/* A result's own members: score, segmentation (only checked to be valid JSON unless
+ * s->masks). */
+typedef struct {
+    unsigned seen;
+    int64_t h, w, nrle;
+    double score;
+} ResultOwn;
+enum { RES_SCORE, RES_SEGM };
+
+static int result_member(Scan *s, const char *k, size_t n, Column *c, void *own) {
+    ResultOwn *e = own;
+    if (key_is(k, n, "score")) {
+        if (scan_double(s, &e->score)) return DECLINE;
+        SET(e, RES_SCORE);
+    } else if (key_is(k, n, "segmentation")) {
+        if (HAS(e, RES_SEGM)) return DECLINE;
+        if (s->masks ? scan_rle(s, &c[R_RLE].buf, &e->nrle, &e->h, &e->w, 1) : skip_value(s, 2))
+            return DECLINE;
+        SET(e, RES_SEGM);
+    } else {
+        return NOT_SHARED;
+    }
+    return 0;
+}
+
+/* One entry {image_id, category_id, score, bbox?, segmentation?, keypoints?}. */
+static int result_entry(Scan *s, Column *c) {
+    Object o = {0};
+    ResultOwn e = {0};
+    if (object_entry(s, c, &RESULT_OBJECT, &o, result_member, &e, 2)) return DECLINE;
+    if (!HAS(&o, OBJ_IMG) || !HAS(&o, OBJ_CAT) || !HAS(&e, RES_SCORE)) return DECLINE;
+    return (push_object(c, &RESULT_OBJECT, &o) | push_f64(&c[R_SCORE].buf, e.score) |
+            push_u8(&c[R_HAS_SEGM].buf, HAS(&e, RES_SEGM)) | push_i64(&c[R_SEGM_H].buf, e.h) |
+            push_i64(&c[R_SEGM_W].buf, e.w) | push_i64(&c[R_RLE_LEN].buf, e.nrle))
+               ? DECLINE
+               : 0;
 }
 
 static int parse_results(Scan *s, Column *c) {
@@ -794,71 +866,65 @@ static int polygons(Scan *s, Column *c, int64_t *nparts) {
     return r;
 }
 
-static int annotation_entry(Scan *s, Column *c) {
-    enum { IMG, CAT, ID, BBOX, AREA, CROWD, SEGM, KP, NKP };
-    unsigned seen = 0;
-    int64_t img = 0, cat = 0, id = 0, nparts = 0, rh = 0, rw = 0, nrle = 0, nkp = 0, numkp = 0;
-    double box[4], area = 0;
-    uint8_t crowd = 0, ignore = 0, kind = 0;
-    int first, r;
-    const char *k;
-    size_t n;
-    if (expect(s, '{')) return DECLINE;
-    FOR_MEMBERS(s, r, first, k, n) {
-        if (key_is(k, n, "image_id")) {
-            if (scan_int(s, &img)) return DECLINE;
-            MARK(IMG);
-        } else if (key_is(k, n, "category_id")) {
-            if (scan_int(s, &cat)) return DECLINE;
-            MARK(CAT);
-        } else if (key_is(k, n, "id")) {
-            if (scan_int(s, &id)) return DECLINE;
-            MARK(ID);
-        } else if (key_is(k, n, "bbox")) {
-            if (scan_fixed(s, box, 4)) return DECLINE;
-            MARK(BBOX);
-        } else if (key_is(k, n, "area")) {
-            if (scan_double(s, &area)) return DECLINE;
-            MARK(AREA);
-        } else if (key_is(k, n, "iscrowd")) {
-            if (scan_flag(s, &crowd)) return DECLINE;
-            MARK(CROWD);
-        } else if (key_is(k, n, "ignore")) {
-            if (scan_flag(s, &ignore)) return DECLINE;
-        } else if (key_is(k, n, "num_keypoints")) {
-            if (scan_int(s, &numkp)) return DECLINE;
-            MARK(NKP);
-        } else if (key_is(k, n, "keypoints")) {
-            if (SEEN(KP) || scan_doubles(s, &c[A_KP].buf, &nkp)) return DECLINE;
-            MARK(KP);
-        } else if (key_is(k, n, "segmentation")) {
-            if (SEEN(SEGM)) return DECLINE;
-            MARK(SEGM);
-            if (peek(s) == '[') {
-                kind = 1;
-                if (polygons(s, c, &nparts)) return DECLINE;
-            } else {
-                kind = 2;
-                if (scan_rle(s, &c[A_RLE].buf, &nrle, &rh, &rw, 0)) return DECLINE;
-            }
-        } else if (key_is(k, n, "caption")) {
-            return DECLINE; /* captions: the Python path reads them */
-        } else if (skip_value(s, 3)) {
+static const ObjectColumns ANNOTATION_OBJECT = {
+    A_IMAGE_ID, A_CATEGORY_ID, A_BBOX, -1, A_HAS_KP, A_KP_LEN, A_KP,
+};
+
+/* An annotation's own members. */
+typedef struct {
+    unsigned seen;
+    int64_t id, nparts, rh, rw, nrle, numkp;
+    double area;
+    uint8_t crowd, ignore, kind; /* kind: 0 no segmentation, 1 polygons, 2 RLE */
+} AnnotationOwn;
+enum { ANN_ID, ANN_AREA, ANN_CROWD, ANN_SEGM, ANN_NKP };
+
+static int annotation_member(Scan *s, const char *k, size_t n, Column *c, void *own) {
+    AnnotationOwn *e = own;
+    if (key_is(k, n, "id")) {
+        if (scan_int(s, &e->id)) return DECLINE;
+        SET(e, ANN_ID);
+    } else if (key_is(k, n, "area")) {
+        if (scan_double(s, &e->area)) return DECLINE;
+        SET(e, ANN_AREA);
+    } else if (key_is(k, n, "iscrowd")) {
+        if (scan_flag(s, &e->crowd)) return DECLINE;
+        SET(e, ANN_CROWD);
+    } else if (key_is(k, n, "ignore")) {
+        if (scan_flag(s, &e->ignore)) return DECLINE;
+    } else if (key_is(k, n, "num_keypoints")) {
+        if (scan_int(s, &e->numkp)) return DECLINE;
+        SET(e, ANN_NKP);
+    } else if (key_is(k, n, "segmentation")) {
+        if (HAS(e, ANN_SEGM)) return DECLINE;
+        SET(e, ANN_SEGM);
+        e->kind = peek(s) == '[' ? 1 : 2;
+        if (e->kind == 1 ? polygons(s, c, &e->nparts)
+                         : scan_rle(s, &c[A_RLE].buf, &e->nrle, &e->rh, &e->rw, 0))
             return DECLINE;
-        }
+    } else {
+        return NOT_SHARED;
     }
-    if (r || !SEEN(IMG) || !SEEN(CAT) || !SEEN(ID) || !SEEN(BBOX) || !SEEN(AREA)) return DECLINE;
-    if (SEEN(KP) && !SEEN(NKP)) return DECLINE; /* defaulted with a problem: Python's */
-    int bad = push_i64(&c[A_IMAGE_ID].buf, img) | push_i64(&c[A_CATEGORY_ID].buf, cat) |
-              push_i64(&c[A_ID].buf, id) | push_f64(&c[A_AREA].buf, area) |
-              push_u8(&c[A_ISCROWD].buf, crowd) | push_u8(&c[A_HAS_ISCROWD].buf, SEEN(CROWD) != 0) |
-              push_u8(&c[A_SEGM_KIND].buf, kind) | push_i64(&c[A_NPARTS].buf, nparts) |
-              push_i64(&c[A_RLE_H].buf, rh) | push_i64(&c[A_RLE_W].buf, rw) |
-              push_i64(&c[A_RLE_LEN].buf, nrle) | push_u8(&c[A_HAS_KP].buf, SEEN(KP) != 0) |
-              push_i64(&c[A_KP_LEN].buf, nkp) | push_i64(&c[A_NUM_KP].buf, numkp) |
-              push_u8(&c[A_HAS_NUM_KP].buf, SEEN(NKP) != 0) | push_u8(&c[A_IGNORE].buf, ignore);
-    for (int j = 0; j < 4; j++) bad |= push_f64(&c[A_BBOX].buf, box[j]);
-    return bad ? DECLINE : 0;
+    return 0;
+}
+
+static int annotation_entry(Scan *s, Column *c) {
+    Object o = {0};
+    AnnotationOwn e = {0};
+    if (object_entry(s, c, &ANNOTATION_OBJECT, &o, annotation_member, &e, 3)) return DECLINE;
+    if (!HAS(&o, OBJ_IMG) || !HAS(&o, OBJ_CAT) || !HAS(&o, OBJ_BBOX) || !HAS(&e, ANN_ID) ||
+        !HAS(&e, ANN_AREA))
+        return DECLINE;
+    if (HAS(&o, OBJ_KP) && !HAS(&e, ANN_NKP)) return DECLINE; /* defaulted with a problem */
+    return (push_object(c, &ANNOTATION_OBJECT, &o) | push_i64(&c[A_ID].buf, e.id) |
+            push_f64(&c[A_AREA].buf, e.area) | push_u8(&c[A_ISCROWD].buf, e.crowd) |
+            push_u8(&c[A_HAS_ISCROWD].buf, HAS(&e, ANN_CROWD)) |
+            push_u8(&c[A_SEGM_KIND].buf, e.kind) | push_i64(&c[A_NPARTS].buf, e.nparts) |
+            push_i64(&c[A_RLE_H].buf, e.rh) | push_i64(&c[A_RLE_W].buf, e.rw) |
+            push_i64(&c[A_RLE_LEN].buf, e.nrle) | push_i64(&c[A_NUM_KP].buf, e.numkp) |
+            push_u8(&c[A_HAS_NUM_KP].buf, HAS(&e, ANN_NKP)) | push_u8(&c[A_IGNORE].buf, e.ignore))
+               ? DECLINE
+               : 0;
 }
 
 typedef int (*EntryFn)(Scan *, Column *);

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -18,6 +17,21 @@ from vocviewer.evaluation.render.analyze_figures import legend_below, tide_svg
 from vocviewer.evaluation.tide import TideResult
 
 
+class Resampled(Protocol):
+    """What the report needs of the request (``families.base.AnalyzeRequest``): the
+    bootstrap's ``bootstrap`` replicates, ``seed`` and ``level``, and whether to draw
+    ``figures``."""
+
+    @property
+    def bootstrap(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def level(self) -> float: ...
+    @property
+    def figures(self) -> bool: ...
+
+
 @dataclass(frozen=True)
 class AnalyzeOutput:
     """``text`` for stdout, ``payload`` for ``--json``, ``warnings`` for stderr, ``figures``
@@ -27,16 +41,20 @@ class AnalyzeOutput:
     payload: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
+    #: per analysed set, the one evaluation its analyses read (``families.evidence.Evaluated``)
+    evaluated: list[Any] = field(default_factory=list)
 
 
 @dataclass
 class AnalysedSet:
-    """One analysed result set: its official mean AP, payload entry and TIDE breakdown."""
+    """One analysed result set: its official mean AP, payload entry, TIDE breakdown and the
+    evaluation they came from (``families.evidence.Evaluated``; ``None``: none kept)."""
 
     name: str
     point: float
     entry: dict[str, Any]
     tide: TideResult | None = None
+    evaluated: Any = None
 
 
 def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -> dict[str, Any]:
@@ -52,7 +70,7 @@ def interval_json(boot: BootstrapResult, name: str, level: float, metric: str) -
 
 
 def finish_with_ap50(
-    args: argparse.Namespace,
+    request: Resampled,
     protocol: str,
     task: str,
     header: str,
@@ -68,7 +86,7 @@ def finish_with_ap50(
     interval) and ``"per_class_AP50"`` (then ``more``'s entries), and the PR bands drawn are
     AP50's (IoU 0.5)."""
     ap, ap50 = boots
-    level = args.level
+    level = request.level
     extra = {
         s.name: {
             "AP50": interval_json(ap50, s.name, level, metrics[1]),
@@ -78,7 +96,7 @@ def finish_with_ap50(
         for s in sets
     }
     return finish(
-        args, protocol, task, None, header, sets, ap, metrics[0], warnings, extra, ap50, official
+        request, protocol, task, None, header, sets, ap, metrics[0], warnings, extra, ap50, official
     )
 
 
@@ -101,7 +119,7 @@ def paired_json(boot: BootstrapResult, level: float, classes: list[str]) -> list
 
 
 def finish(
-    args: argparse.Namespace,
+    request: Resampled,
     protocol: str,
     task: str,
     image_set: str | None,
@@ -118,7 +136,7 @@ def finish(
     of the sets' ``mAP`` (with PR bands when figures are asked for); ``extra`` adds entries to
     each set's ``"bootstrap"`` (COCO's ``AP50``); ``bands``: the bootstrap whose PR bands are
     drawn (default ``boot``); ``official`` is False when ``--keep-going`` let ground truth go."""
-    level = args.level
+    level = request.level
     for s in sets:
         per_class = boot.set_summary(s.name, level)["classes"]
         s.entry["bootstrap"] = {
@@ -131,7 +149,7 @@ def finish(
         "task": task,
         "image_set": image_set,
         "official": official,
-        "bootstrap": {"replicates": args.bootstrap, "seed": args.seed, "level": level},
+        "bootstrap": {"replicates": request.bootstrap, "seed": request.seed, "level": level},
         "sets": {s.name: s.entry for s in sets},
     }
     if len(sets) >= 2:
@@ -142,8 +160,9 @@ def finish(
             for r in boot.rank_ranges(None, level)
         }
     text = summary_text(header, sets, payload, level)
-    figures = _figures(sets, bands or boot, level) if args.figures else []
-    return AnalyzeOutput(text, payload, warnings, figures)
+    figures = _figures(sets, bands or boot, level) if request.figures else []
+    evaluated = [s.evaluated for s in sets if s.evaluated is not None]
+    return AnalyzeOutput(text, payload, warnings, figures, evaluated)
 
 
 def summary_text(

@@ -24,7 +24,6 @@ by the detections COCOeval ignored).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -61,7 +60,8 @@ from vocviewer.evaluation.render.analyze_report import (
 )
 from vocviewer.evaluation.result import Verdict
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.base import check_ground_truth, opened
+from vocviewer.families.base import AnalyzeRequest, check_ground_truth, opened
+from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.analyze_curves import MAX_DETS, CocoAnalysis
 from vocviewer.families.coco.analyze_curves import analyze_coco as coco_analysis
 from vocviewer.families.coco.bootstrap import coco_bbox_evidence, coco_bootstrap
@@ -77,7 +77,7 @@ from vocviewer.families.coco.evaluate import (
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 
 IntArray = npt.NDArray[np.int64]
@@ -87,28 +87,31 @@ COCO_AP50 = "COCO AP@0.50, area all, maxDets 100 (summary 'AP50')"
 
 
 def analyze_coco(
-    args: argparse.Namespace,
+    request: AnalyzeRequest,
     read: Callable[..., Dataset] = read_coco,
     read_results: Callable[..., ResultSet] = read_coco_results,
 ) -> AnalyzeOutput:
-    """COCO bbox / segm analysis of every ``args.results`` file against the annotation JSON
+    """COCO bbox / segm analysis of every ``request.results`` file against the annotation JSON
     (``read`` / ``read_results``: COCO's readers, or those of a family read as COCO's)."""
-    task, dataset, lost, warnings = open_boxes_or_masks(args, "COCO analysis is", read)
+    task, dataset, lost, warnings = open_boxes_or_masks(request, "COCO analysis is", read)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
-    params = chosen_params(task, vars(args))  # the protocol's unless --max-dets & co. say
+    params = chosen_params(task, request.options)  # the protocol's unless --max-dets & co. say
     warnings += list(param_notes(params))
     if param_notes(params):
         warnings.append("TIDE keeps COCO's own parameters; the bootstrap averages at the last cap")
-    for name, path in zip(set_names(args.results), args.results, strict=True):
+    for name, path in zip(set_names(request.results), request.results, strict=True):
         results = read_results(dataset, path, task=task)
         warnings += [f"{name}: {p}" for p in results.problems]
-        ev = evaluate_coco(dataset, results, params)
+        evaluated = evaluated_once(
+            coco_view.evaluate_coco_views, dataset, results, task=task, params=params
+        )
+        ev = collect_coco(evaluated.evidence.raws(), params, results)
         tide = coco_tide(dataset, results)
         stats = ev.stats()
-        norm, ap_n = coco_normalised(ev, args.n_pos)
+        norm, ap_n = coco_normalised(ev, request.n_pos)
         entry: dict[str, Any] = {
             "mAP": nan_to_null(stats["AP"]),
             "AP50": nan_to_null(stats["AP50"]),
@@ -131,13 +134,13 @@ def analyze_coco(
         entry["analysis"] = analysis_json(analysis)
         analyses.append((name, analysis))
         evidence.append(coco_bbox_evidence(dataset, ev, name))
-        sets.append(AnalysedSet(name, stats["AP"], entry, tide))
+        sets.append(AnalysedSet(name, stats["AP"], entry, tide, evaluated))
     boot = coco_bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
-        chunk=chunk_for(args.bootstrap),
-        progress=args.progress,
+        request.bootstrap,
+        request.seed,
+        chunk=chunk_for(request.bootstrap),
+        progress=request.progress,
     )
     header = (
         f"COCO {task}, {evidence[0].n_units} images; mAP = COCO AP@[.50:.95] (0-1); "
@@ -145,25 +148,27 @@ def analyze_coco(
     )
     boots, metrics = (boot.ap, boot.ap50), (COCO_MAP, COCO_AP50)  # bands: 101 recall levels
     official = lost is None and not param_notes(params)
-    out = finish_with_ap50(args, "coco", task, header, sets, boots, metrics, warnings, official)
+    out = finish_with_ap50(request, "coco", task, header, sets, boots, metrics, warnings, official)
     figures = (
-        [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
+        [f for name, a in analyses for f in analysis_figures(name, a, task)]
+        if request.figures
+        else []
     )
     out = replace(out, text=out.text + analysis_text(analyses), figures=out.figures + figures)
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
 
 
 def open_boxes_or_masks(
-    args: argparse.Namespace, what: str, read: Callable[..., Dataset]
+    request: AnalyzeRequest, what: str, read: Callable[..., Dataset]
 ) -> tuple[str, Dataset, str | None, list[str]]:
     """(task, dataset, why it is not official or ``None``, warnings) of an analysis of a COCO
     annotation JSON (``read(path, images, masks=...)``: COCO's reader or a family's built on
     it); ``what`` names the analysis in the message refusing another task than bbox or segm."""
-    task = args.task or "bbox"
+    task = request.task or "bbox"
     if task not in ("bbox", "segm"):
-        raise FormatError(args.path, f"analyze: {what} for --task bbox or segm, not {task}")
-    dataset = opened(args, read(args.path, args.images, masks=task == "segm"))
-    lost = check_ground_truth(dataset, args.keep_going, task)
+        raise FormatError(request.path, f"analyze: {what} for --task bbox or segm, not {task}")
+    dataset = opened(request, read(request.path, request.option("images"), masks=task == "segm"))
+    lost = check_ground_truth(dataset, request.keep_going, task)
     warnings = [str(p) for p in dataset.problems]
     warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
     return task, dataset, lost, warnings

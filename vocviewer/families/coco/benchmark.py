@@ -4,7 +4,6 @@ LVIS benchmark (higher priority)."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
@@ -107,7 +107,45 @@ def _json_head(path: Path) -> bytes:
         return b""
 
 
-class CocoBenchmark(ViewDefaults):
+class CocoDocumentViews(ViewDefaults):
+    """What a family whose ground truth is a COCO document does in the window (COCO, and
+    CVAT / LabelMe, YOLO, LVIS read as one): one results JSON read by ``read_results_file``
+    (the window: box results parsed in its helper process), COCO's view settings titled
+    ``view_title``, the companion files attached, COCO's views and analyses."""
+
+    view_title = "COCO"
+    views = FamilyViews(
+        coco_view.evaluate_coco_views,
+        coco_view.rederive_coco_views,
+        "vocviewer.families.coco.analyze:CocoViewAnalyser",
+    )
+
+    def read_results_file(self, dataset: Dataset, path: Path, **kw: Any) -> ResultSet:
+        """One results JSON ``path`` (``kw``: the reader's)."""
+        return read_coco_results(dataset, path, **kw)
+
+    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
+        return self.read_results_file(dataset, one_results_file(paths, self.view_title), **kw)
+
+    def view_settings(self, dataset: Dataset) -> ViewSettings:
+        return coco_view.coco_view_settings(dataset, self.view_title)
+
+    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
+        return coco_view.attach_companions(dataset, path)
+
+    def read_view_results(
+        self,
+        dataset: Dataset,
+        paths: list[Path],
+        image_set: str | None,
+        fallback_set: str | None,
+        offload: Callable[..., Any],
+    ) -> ResultSet:
+        reader = self.read_results_file
+        return coco_view.read_coco_view_results(dataset, paths, offload, reader, self.view_title)
+
+
+class CocoBenchmark(CocoDocumentViews):
     """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints."""
 
     name = "coco"
@@ -118,11 +156,6 @@ class CocoBenchmark(ViewDefaults):
     analyze_tasks = ("bbox", "segm")
     priority = 10
     hint = "a COCO annotation .json"
-    views = FamilyViews(
-        coco_view.evaluate_coco_views,
-        coco_view.rederive_coco_views,
-        "vocviewer.families.coco.analyze:CocoViewAnalyser",
-    )
     files = FILES
     reconcile = "vocviewer.families.coco.reconcile:reconcile_coco"  # vocviewer reconcile (``families.reconciling``)
     #: ``vocviewer convert`` pairs: a COCO file laid out as pycocotools' folder (``write_coco``)
@@ -157,29 +190,10 @@ class CocoBenchmark(ViewDefaults):
     def reads_results_of(self, dataset: Dataset) -> bool:
         return dataset.has_data(CocoAnnotations)
 
-    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        return read_coco_results(dataset, one_results_file(paths), **kw)
-
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.coco.analyze import analyze_coco  # analyses: imported when asked
 
-        return analyze_coco(args)
-
-    def view_settings(self, dataset: Dataset) -> ViewSettings:
-        return coco_view.coco_view_settings(dataset)
-
-    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
-        return coco_view.attach_companions(dataset, path)
-
-    def read_view_results(
-        self,
-        dataset: Dataset,
-        paths: list[Path],
-        image_set: str | None,
-        fallback_set: str | None,
-        offload: Callable[..., Any],
-    ) -> ResultSet:
-        return coco_view.read_coco_view_results(dataset, paths, offload)
+        return analyze_coco(request)

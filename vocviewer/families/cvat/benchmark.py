@@ -14,28 +14,24 @@ official-ness; ``vocviewer analyze`` and the Analysis tab are COCO's). The impor
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import one_set_per_path
-from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
-    FamilyViews,
-    ViewDefaults,
     opened,
 )
-from vocviewer.families.coco import view as coco_view
-from vocviewer.families.coco.benchmark import evaluate_coco_dataset
-from vocviewer.families.coco.results_reader import one_results_file, read_coco_results
+from vocviewer.families.coco.benchmark import CocoDocumentViews, evaluate_coco_dataset
+from vocviewer.families.coco.results_reader import one_results_file
 from vocviewer.families.cvat import FILES
 from vocviewer.families.cvat.convert import (
     DEFAULT_SET,
@@ -48,7 +44,6 @@ from vocviewer.families.cvat.convert import (
 from vocviewer.families.cvat.cvat_xml import looks_like_cvat, read_cvat_xml
 from vocviewer.families.cvat.labelme import looks_like_labelme, read_labelme
 from vocviewer.families.cvat.shapes import Annotated
-from vocviewer.families.views import ViewSettings
 from vocviewer.families.voc.benchmark import evaluate_voc_dataset
 from vocviewer.families.voc.tasks import infer_image_set, voc_result_sets
 
@@ -98,7 +93,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(out.text, out.payload, [annotated.summary(), *out.warnings])
 
 
-class CvatBenchmark(ViewDefaults):
+class CvatBenchmark(CocoDocumentViews):
     """CVAT for images 1.1 XML or LabelMe JSON (``--images``: CVAT's image folder); evaluated by
     ``--protocol coco`` (tasks bbox, segm) or ``voc2012`` / ``voc2007`` (boxes)."""
 
@@ -112,11 +107,6 @@ class CvatBenchmark(ViewDefaults):
     analyze_tasks = ("bbox", "segm")
     priority = 20  # above COCO's: its datasets carry COCO's record too
     hint = "a CVAT for images 1.1 .xml or a folder of LabelMe .json files"
-    views = FamilyViews(
-        coco_view.evaluate_coco_views,
-        coco_view.rederive_coco_views,
-        "vocviewer.families.coco.analyze:CocoViewAnalyser",
-    )
     files = FILES
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
@@ -132,9 +122,6 @@ class CvatBenchmark(ViewDefaults):
 
     def reads_results_of(self, dataset: Dataset) -> bool:
         return dataset.has_data(ToolSource)
-
-    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        return read_coco_results(dataset, one_results_file(paths), **kw)
 
     def result_sets(
         self, paths: Sequence[Path], task: str | None = None
@@ -167,25 +154,9 @@ class CvatBenchmark(ViewDefaults):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        if args.protocol not in (None, "coco"):
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
+        if request.protocol not in (None, "coco"):
             raise FormatError(None, "analyze: CVAT / LabelMe are analysed by COCO's protocol")
         from vocviewer.families.coco.analyze import analyze_coco
 
-        return analyze_coco(args, read_coco_model)
-
-    def view_settings(self, dataset: Dataset) -> ViewSettings:
-        return coco_view.coco_view_settings(dataset, "COCO")
-
-    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
-        return coco_view.attach_companions(dataset, path)
-
-    def read_view_results(
-        self,
-        dataset: Dataset,
-        paths: list[Path],
-        image_set: str | None,
-        fallback_set: str | None,
-        offload: Callable[..., Any],
-    ) -> ResultSet:
-        return coco_view.read_coco_view_results(dataset, paths, offload)
+        return analyze_coco(request, read_coco_model)

@@ -11,7 +11,6 @@ classification tasks (CLS-LOC) have no ranked boxes per class and are not analys
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,8 +35,8 @@ from vocviewer.evaluation.characteristics import (
 from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
 from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish, set_names
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.base import opened, problems_error
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.base import AnalyzeRequest, opened, problems_error
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
 from vocviewer.families.ilsvrc.columns import UnlistedImages
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult, evaluate_ilsvrc_det
@@ -47,30 +46,34 @@ from vocviewer.families.view_analyser import ViewAnalyser
 ILSVRC_MAP = "ILSVRC DET mean AP over labels with a defined AP (VOCap, 0-1)"
 
 
-def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
-    """ILSVRC DET analysis of every ``args.results`` submission (``args.devkit`` needed)."""
+def analyze_ilsvrc(request: AnalyzeRequest) -> AnalyzeOutput:
+    """ILSVRC DET analysis of every ``request.results`` submission (``request.option("devkit")`` needed)."""
     from vocviewer.evaluation.bootstrap import bootstrap
+    from vocviewer.families.ilsvrc import view as ilsvrc_view
     from vocviewer.families.ilsvrc.bootstrap import ilsvrc_det_evidence
-    from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
     from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
     from vocviewer.families.ilsvrc.tide import ilsvrc_tide
 
-    if args.task not in (None, "det"):
-        raise FormatError(args.path, f"analyze: ILSVRC is analysed for --task det, not {args.task}")
-    if getattr(args, "devkit", None) is None:
-        raise FormatError(args.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
-    dataset = opened(args, read_ilsvrc_det(args.path, args.devkit))
+    if request.task not in (None, "det"):
+        raise FormatError(
+            request.path, f"analyze: ILSVRC is analysed for --task det, not {request.task}"
+        )
+    if request.option("devkit") is None:
+        raise FormatError(request.path, "ILSVRC needs --devkit DIR (the devkit root holding data/)")
+    dataset = opened(request, read_ilsvrc_det(request.path, request.option("devkit")))
     warnings = [str(p) for p in dataset.problems]
     sets: list[AnalysedSet] = []
     evidence = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     official = True
-    for name, path in zip(set_names(args.results), args.results, strict=True):
+    for name, path in zip(set_names(request.results), request.results, strict=True):
         results = read_ilsvrc_det_results(dataset, path)
-        if results.problems and not args.keep_going:
+        if results.problems and not request.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_ilsvrc_det(dataset, results)
+        evaluated = evaluated_once(ilsvrc_view.evaluate_ilsvrc_views, dataset, results)
+        ev = evaluated.evidence.one_raw()
+        assert isinstance(ev, IlsvrcDetResult)  # every class's view holds the toolkit's one record
         unlisted = UnlistedImages.of(results)
         if unlisted:
             warnings.append(
@@ -79,7 +82,7 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
             )
         official = official and not ev.notes and not unlisted
         tide = ilsvrc_tide(dataset, results, ev)
-        chars, n_pos, d_pos = ilsvrc_characteristics(dataset, results, ev, args.n_pos)
+        chars, n_pos, d_pos = ilsvrc_characteristics(dataset, results, ev, request.n_pos)
         overall = chars.pop("overall")
         entry: dict[str, Any] = {
             "mAP": nan_to_null(ev.mean_ap_defined),
@@ -103,23 +106,23 @@ def analyze_ilsvrc(args: argparse.Namespace) -> AnalyzeOutput:
         }
         per_set.append((name, chars))
         evidence.append(ilsvrc_det_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.mean_ap_defined, entry, tide))
+        sets.append(AnalysedSet(name, ev.mean_ap_defined, entry, tide, evaluated))
     boot = bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
-        recall_grid=RECALL_GRID if args.figures else None,
-        chunk=progress_chunk(evidence, args.bootstrap),
-        progress=args.progress,
+        request.bootstrap,
+        request.seed,
+        recall_grid=RECALL_GRID if request.figures else None,
+        chunk=progress_chunk(evidence, request.bootstrap),
+        progress=request.progress,
     )
     header = (
         f"ILSVRC DET, {len(dataset.images)} images; mAP = mean AP over labels with a defined AP "
         "(VOCap, 0-1); TIDE with each object's own threshold"
     )
     out = finish(
-        args, "ilsvrc", "det", None, header, sets, boot, ILSVRC_MAP, warnings, official=official
+        request, "ilsvrc", "det", None, header, sets, boot, ILSVRC_MAP, warnings, official=official
     )
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
 
 
 def ilsvrc_characteristics(

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     EvalOutput,
     EvalRequest,
@@ -182,10 +182,10 @@ class IlsvrcBenchmark(ViewDefaults):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.ilsvrc.analyze import analyze_ilsvrc
 
-        return analyze_ilsvrc(args)
+        return analyze_ilsvrc(request)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return ilsvrc_view.SETTINGS

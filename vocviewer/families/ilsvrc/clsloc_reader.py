@@ -37,14 +37,16 @@ from pathlib import Path
 
 import numpy as np
 
-from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.ilsvrc.columns import ClslocGuesses, IlsvrcClslocInfo
 from vocviewer.families.ilsvrc.reader import (
     MAX_ID,
     MAX_SYNSETS,
+    XmlObject,
     data_dir,
+    ilsvrc_dataset,
     nonfinite_warning,
     present,
     read_mat_synsets,
@@ -57,7 +59,6 @@ from vocviewer.formats.text_fields import FileProblems, make_parser, split_lines
 #: Guesses per image the official evaluation looks at (``max_num_pred_per_image``).
 MAX_GUESSES = 5
 _MAPPING_NAMES = ("meta_clsloc.txt", "map_clsloc.txt")
-_Obj = tuple[int, int, float, float, float, float, int]
 
 
 def read_clsloc_synsets(data: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -119,7 +120,7 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
     problems: list[FormatError] = []
     gt_file = path if path.is_file() else _last(data, "*clsloc_validation_ground_truth.txt")
     labels = read_labels_file(gt_file) if gt_file is not None else None
-    objs: list[_Obj] = []
+    objs: list[XmlObject] = []
     if path.is_dir():
         wnids, names = read_clsloc_synsets(data)
         index = {w: k for k, w in enumerate(wnids)}
@@ -143,21 +144,6 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         raise FormatError(path, "expected a folder of XML annotations or a ground-truth file")
     bl_file = _last(data, "*clsloc_validation_blacklist.txt")
     blacklist = _read_blacklist(bl_file, problems) if bl_file is not None else []
-    box = np.array([o[2:6] for o in objs], dtype=np.float64).reshape(-1, 4)
-    n_obj = len(objs)
-    objects = ObjectTable(
-        image_index=np.array([o[0] for o in objs], dtype=np.int64),
-        label=np.array([o[1] for o in objs], dtype=np.int64),
-        box=box,
-        difficult=np.zeros(n_obj, bool),
-        truncated=np.zeros(n_obj, bool),
-        occluded=np.zeros(n_obj, bool),
-        pose=np.zeros(n_obj, np.int8),
-        order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
-        actions=np.zeros((n_obj, 0), bool),
-    )
-    folder = path if path.is_dir() else path.parent
-    images = ImageTable.unsized(ids, [folder / f"{b}.JPEG" for b in ids])
     info = IlsvrcClslocInfo(
         wnids=wnids,
         gt_label=np.array(labels, dtype=np.int64),
@@ -166,21 +152,12 @@ def read_ilsvrc_clsloc(path: str | Path, devkit: str | Path) -> Dataset:
         ground_truth_file=gt_file,
         blacklist_file=bl_file,
     )
-    return Dataset(
-        name=folder.name,
-        root=folder,
-        classes=names,
-        box_convention="voc",
-        images=images,
-        objects=objects,
-        problems=tuple(problems),
-        family_data=(info,),
-        roots=(folder, Path(devkit)),
-    )
+    folder = path if path.is_dir() else path.parent
+    return ilsvrc_dataset(folder, devkit, names, ids, objs, problems, info)
 
 
 def _labels_from_objects(
-    xmls: list[Path], objs: list[_Obj], problems: list[FormatError]
+    xmls: list[Path], objs: list[XmlObject], problems: list[FormatError]
 ) -> list[int]:
     """Each image's ID from its objects' WNID (0 if none; the first if they disagree)."""
     per_image: dict[int, set[int]] = {}

@@ -50,6 +50,8 @@ MAX_MAT_BYTES = 64 << 20
 #: Image ids and other integers in the lists stay within int64.
 MAX_ID = 2**62
 _XYXY = ("xmin", "ymin", "xmax", "ymax")
+#: An object ``read_objects_xml`` collects: (image row, label, x1, y1, x2, y2, order in image)
+XmlObject = tuple[int, int, float, float, float, float, int]
 Synsets = tuple[tuple[str, ...], tuple[str, ...]]
 
 
@@ -178,7 +180,7 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
         raise FormatError(eval_list, "missing: the eval list '<basename> <image id>' per line")
     listed = _pairs(eval_list, problems, int_first=False)
     parser = make_parser()
-    objs: list[tuple[int, int, float, float, float, float, int]] = []
+    objs: list[XmlObject] = []
     for i, (base, _, _) in enumerate(listed):
         read_objects_xml(gt_dir / f"{base}.xml", i, index, parser, objs, problems)
     bl_ids: list[int] = []
@@ -192,37 +194,44 @@ def read_ilsvrc_det(gt_dir: str | Path, devkit: str | Path) -> Dataset:
             bl_ids.append(image_id)
             bl_labels.append(index[wnid])
         sink.close()
-    arr = np.array([o[2:6] for o in objs], dtype=np.float64).reshape(-1, 4)
-    n_obj = len(objs)
-    objects = ObjectTable(
-        image_index=np.array([o[0] for o in objs], dtype=np.int64),
-        label=np.array([o[1] for o in objs], dtype=np.int64),
-        box=arr,
-        difficult=np.zeros(n_obj, bool),
-        truncated=np.zeros(n_obj, bool),
-        occluded=np.zeros(n_obj, bool),
-        pose=np.zeros(n_obj, np.int8),
-        order_in_image=np.array([o[6] for o in objs], dtype=np.int64),
-        actions=np.zeros((n_obj, 0), bool),
-    )
-    bases = [b for b, _, _ in listed]
-    images = ImageTable.unsized(bases, [gt_dir / f"{b}.JPEG" for b in bases])
     info = IlsvrcDetInfo(
         wnids=wnids,
         image_id=np.array([v for _, v, _ in listed], dtype=np.int64),
         blacklist_image_id=np.array(bl_ids, dtype=np.int64),
         blacklist_label=np.array(bl_labels, dtype=np.int64),
     )
+    bases = [b for b, _, _ in listed]
+    return ilsvrc_dataset(gt_dir, devkit, names, bases, objs, problems, info)
+
+
+def ilsvrc_dataset(
+    folder: Path,
+    devkit: str | Path,
+    names: tuple[str, ...],
+    ids: list[str],
+    objs: list[XmlObject],
+    problems: list[FormatError],
+    info: object,
+) -> Dataset:
+    """ILSVRC's ground truth (DET and CLS-LOC): the images ``ids`` (``<id>.JPEG`` in ``folder``,
+    sized when drawn), the objects of their XML files (VOC's inclusive pixels), the classes
+    ``names`` and the task's family record ``info``; ``folder`` and ``devkit`` are its roots."""
+    objects = ObjectTable.from_boxes(
+        [o[0] for o in objs],
+        [o[1] for o in objs],
+        np.array([o[2:6] for o in objs], dtype=np.float64).reshape(-1, 4),
+        [o[6] for o in objs],
+    )
     return Dataset(
-        name=gt_dir.name,
-        root=gt_dir,
+        name=folder.name,
+        root=folder,
         classes=names,
         box_convention="voc",
-        images=images,
+        images=ImageTable.unsized(ids, [folder / f"{b}.JPEG" for b in ids]),
         objects=objects,
         problems=tuple(problems),
         family_data=(info,),
-        roots=(gt_dir, Path(devkit)),
+        roots=(folder, Path(devkit)),
     )
 
 
@@ -231,7 +240,7 @@ def read_objects_xml(
     image: int,
     index: dict[str, int],
     parser: etree.XMLParser,
-    objs: list[tuple[int, int, float, float, float, float, int]],
+    objs: list[XmlObject],
     problems: list[FormatError],
 ) -> None:
     """Append ``(image, label, x1, y1, x2, y2, order)`` for each ``<object>`` of an ILSVRC XML

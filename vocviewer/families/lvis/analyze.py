@@ -24,7 +24,6 @@ the annotation's box), COCO's area ranges (the ``area`` field), the category's f
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -52,7 +51,7 @@ from vocviewer.evaluation.render.analyze_report import (
     set_names,
 )
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.base import problems_error
+from vocviewer.families.base import AnalyzeRequest, problems_error
 from vocviewer.families.coco.analyze import (
     box_specs,
     coco_normalised,
@@ -62,7 +61,8 @@ from vocviewer.families.coco.analyze import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoEvalResult
 from vocviewer.families.coco.view import iou_type
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evidence, evaluated_once
+from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.analyze_curves import LvisAnalysis, analyze_lvis
 from vocviewer.families.lvis.bootstrap import lvis_bootstrap, lvis_evidence
 from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE, LvisAnnotations
@@ -79,24 +79,25 @@ GROUP_METRIC = "LVIS AP@[.50:.95] over the {} categories (LVISEval '{}')"
 BAND_BUDGET = 1 << 25
 
 
-def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
-    """LVIS bbox / segm analysis of every ``args.results`` file against the annotation JSON."""
-    task, dataset, lost, warnings = open_boxes_or_masks(args, "LVIS is analysed", read_lvis)
+def run_lvis_analyze(request: AnalyzeRequest) -> AnalyzeOutput:
+    """LVIS bbox / segm analysis of every ``request.results`` file against the annotation JSON."""
+    task, dataset, lost, warnings = open_boxes_or_masks(request, "LVIS is analysed", read_lvis)
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, LvisAnalysis]] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     official = lost is None
-    for name, path in zip(set_names(args.results), args.results, strict=True):
-        results = read_lvis_results(dataset, path, task=task, keep_going=args.keep_going)
-        if results.problems and not args.keep_going:
+    for name, path in zip(set_names(request.results), request.results, strict=True):
+        results = read_lvis_results(dataset, path, task=task, keep_going=request.keep_going)
+        if results.problems and not request.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_lvis(dataset, results, task)
+        evaluated = evaluated_once(lvis_view.evaluate_lvis_views, dataset, results, task=task)
+        ev = collect_lvis(evaluated.evidence.raws(), dataset, results, task)
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = lvis_tide(dataset, results, ev)
-        norm, ap_n = coco_normalised(as_coco(ev), args.n_pos)
+        norm, ap_n = coco_normalised(as_coco(ev), request.n_pos)
         summary = {k: nan_to_null(v if v != -1 else float("nan")) for k, v in ev.summary().items()}
         entry: dict[str, Any] = {
             "mAP": summary["AP"],
@@ -112,20 +113,20 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         entry["analysis"] = analysis_json(analysis)
         analyses.append((name, analysis))
         evidence.append(lvis_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.ap(), entry, tide))
-    chunk = chunk_for(args.bootstrap)
+        sets.append(AnalysedSet(name, ev.ap(), entry, tide, evaluated))
+    chunk = chunk_for(request.bootstrap)
     boot = lvis_bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
+        request.bootstrap,
+        request.seed,
         chunk=chunk,
-        progress=args.progress,
-        bands=bool(args.figures),  # the PR figures' bands; 1 GB for LVIS v1 at 1,000 replicates
+        progress=request.progress,
+        bands=bool(request.figures),  # the PR figures' bands; 1 GB for LVIS v1 at 1,000 replicates
     )
     more = {
         s.name: {
             **{
-                g: interval_json(b, s.name, args.level, GROUP_METRIC.format(_GROUPS[g], g))
+                g: interval_json(b, s.name, request.level, GROUP_METRIC.format(_GROUPS[g], g))
                 for g, b in boot.groups.items()
             },
             "bias": {"mAP": bias(boot.ap, s.name), "AP50": bias(boot.ap50, s.name)},
@@ -138,14 +139,16 @@ def run_lvis_analyze(args: argparse.Namespace) -> AnalyzeOutput:
     )
     boots, metrics = (boot.ap, boot.ap50), (LVIS_MAP, LVIS_AP50)
     out = finish_with_ap50(
-        args, "lvis", task, header, sets, boots, metrics, warnings, official, more
+        request, "lvis", task, header, sets, boots, metrics, warnings, official, more
     )
     figures = (
-        [f for name, a in analyses for f in analysis_figures(name, a, task)] if args.figures else []
+        [f for name, a in analyses for f in analysis_figures(name, a, task)]
+        if request.figures
+        else []
     )
-    text = out.text + bias_note(boot.ap, args.level) + analysis_text(analyses)
+    text = out.text + bias_note(boot.ap, request.level) + analysis_text(analyses)
     out = replace(out, text=text, figures=out.figures + figures)
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
 
 
 _GROUPS = {"APr": "rare", "APc": "common", "APf": "frequent"}

@@ -10,8 +10,6 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,17 +20,17 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
     FamilyViews,
-    ViewDefaults,
     check_ground_truth,
     opened,
 )
+from vocviewer.families.coco.benchmark import CocoDocumentViews
 from vocviewer.families.coco.results_reader import one_results_file
-from vocviewer.families.coco.view import read_coco_view_results
 from vocviewer.families.evidence import collect
 from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
@@ -111,11 +109,11 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(text, lvis_payload(result, task), warnings)
 
 
-class LvisBenchmark(ViewDefaults):
+class LvisBenchmark(CocoDocumentViews):
     """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm."""
 
     name = "lvis"
-    title = "LVIS"
+    title = view_title = "LVIS"
     tasks = ("bbox", "segm")
     protocols = ("lvis",)
     options = (CliOption("--images", "COCO / LVIS image folder", source=True),)
@@ -156,29 +154,19 @@ class LvisBenchmark(ViewDefaults):
     def reads_results_of(self, dataset: Dataset) -> bool:
         return dataset.has_data(LvisAnnotations)
 
-    def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        return read_lvis_results(dataset, one_results_file(paths, "LVIS"), **kw)
+    def read_results_file(self, dataset: Dataset, path: Path, **kw: Any) -> ResultSet:
+        return read_lvis_results(dataset, path, **kw)
 
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.lvis.analyze import run_lvis_analyze
 
-        return run_lvis_analyze(args)
+        return run_lvis_analyze(request)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return lvis_view.SETTINGS
 
     def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
         return lvis_view.prepare_lvis_view(dataset, path)
-
-    def read_view_results(
-        self,
-        dataset: Dataset,
-        paths: list[Path],
-        image_set: str | None,
-        fallback_set: str | None,
-        offload: Callable[..., Any],
-    ) -> ResultSet:
-        return read_coco_view_results(dataset, paths, offload, read_lvis_results, "LVIS")

@@ -5,7 +5,6 @@ then each class by its MID in class-description order)."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,7 @@ from vocviewer.families.openimages.results_reader import read_openimages_results
 from vocviewer.families.views import ViewChoice, ViewSettings
 
 if TYPE_CHECKING:
-    from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
+    pass
 
 #: the metric names' prefix (``OpenImagesChallengeEvaluator`` for boxes) and IoU
 PREFIX, IOU = "OpenImagesDetectionChallenge_", 0.5
@@ -144,9 +143,6 @@ class OpenImagesBenchmark(ViewDefaults):
 
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
-
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
-        raise NotImplementedError("Open Images has no analyze")
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return oi_view.SETTINGS

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.arrays import frozen
+from vocviewer.core.arrays import freeze_columns, frozen
 from vocviewer.families.openimages.hierarchy import Hierarchy
 
 IntArray = npt.NDArray[np.int64]
@@ -54,20 +54,15 @@ class OpenImagesGroundTruth:
     files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for name, dtype in (
-            ("group_of", np.bool_),
-            ("depiction", np.bool_),
-            ("inside", np.bool_),
-            ("counts_row", np.int64),
-            ("counts_label", np.int64),
-            ("verified_image", np.int64),
-            ("verified_label", np.int64),
-            ("label_image", np.int64),
-            ("label_class", np.int64),
-            ("label_confidence", np.int64),
-        ):
-            object.__setattr__(self, name, frozen(getattr(self, name), dtype))
         object.__setattr__(self, "box", frozen(np.reshape(self.box, (-1, 4)), np.float64))
+        flags = ("group_of", "depiction", "inside")
+        freeze_columns(self, ((f, np.bool_) for f in flags), len(self.box))
+        for group in (
+            ("counts_row", "counts_label"),
+            ("verified_image", "verified_label"),
+            ("label_image", "label_class", "label_confidence"),
+        ):  # each group: columns of one table (E, V, L rows)
+            freeze_columns(self, ((c, np.int64) for c in group), len(getattr(self, group[0])))
 
 
 @dataclass(frozen=True, eq=False)

@@ -225,16 +225,13 @@ def read_openimages(root: str | Path) -> Dataset:
         hierarchy=hierarchy,
         files=tuple(files[k].name for k in PATTERNS),
     )
-    objects = ObjectTable(
-        image_index=box_image,
-        label=box_label,
-        box=box_yx[:, [1, 0, 3, 2]],
-        difficult=np.zeros(n, dtype=bool),
+    objects = ObjectTable.from_boxes(
+        box_image,
+        box_label,
+        box_yx[:, [1, 0, 3, 2]],
+        np.arange(n, dtype=np.int64) - starts,
         truncated=box_flags[:, 2] == 1,
         occluded=box_flags[:, 1] == 1,
-        pose=np.zeros(n, dtype=np.int8),
-        order_in_image=np.arange(n, dtype=np.int64) - starts,
-        actions=np.zeros((n, 0), dtype=bool),
     )
     k = len(image_ids)
     images = ImageTable(

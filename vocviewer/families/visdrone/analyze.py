@@ -11,7 +11,6 @@ classes that have any. Layout of the JSON: ``analyze``.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,8 +47,8 @@ from vocviewer.evaluation.render.analyze_report import (
     set_names,
 )
 from vocviewer.evaluation.tide import TideResult
-from vocviewer.families.base import opened, problems_error
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.base import AnalyzeRequest, opened, problems_error
+from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
 from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
 from vocviewer.families.visdrone.columns import (
@@ -69,37 +68,39 @@ LOC_IOU = 0.1
 FloatArray = npt.NDArray[np.float64]
 
 
-def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
-    """VisDrone-DET analysis of every ``args.results`` folder on the split ``args.path``."""
+def analyze_visdrone(request: AnalyzeRequest) -> AnalyzeOutput:
+    """VisDrone-DET analysis of every ``request.results`` folder on the split ``request.path``."""
+    from vocviewer.families.visdrone import view as visdrone_view
     from vocviewer.families.visdrone.bootstrap import visdrone_bootstrap, visdrone_evidence
-    from vocviewer.families.visdrone.evaluate import evaluate_visdrone
     from vocviewer.families.visdrone.reader import read_visdrone, read_visdrone_results
     from vocviewer.families.visdrone.tide import visdrone_tide
 
-    if args.task not in (None, "det"):
+    if request.task not in (None, "det"):
         raise FormatError(
-            args.path, f"analyze: VisDrone is analysed for --task det, not {args.task}"
+            request.path, f"analyze: VisDrone is analysed for --task det, not {request.task}"
         )
-    dataset = opened(args, read_visdrone(args.path))
+    dataset = opened(request, read_visdrone(request.path))
     warnings = [str(p) for p in dataset.problems]
     sets: list[AnalysedSet] = []
     evidence = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     analyses: list[tuple[str, VisDroneCurves]] = []
     official = True
-    for name, path in zip(set_names(args.results), args.results, strict=True):
+    for name, path in zip(set_names(request.results), request.results, strict=True):
         if not path.is_dir():
             raise FormatError(path, "VisDrone results are a folder of per-image .txt files")
         results = read_visdrone_results(dataset, [path])
-        if results.problems and not args.keep_going:
+        if results.problems and not request.keep_going:
             raise problems_error(results.problems)
         warnings += [f"{name}: {p}" for p in (*results.problems, *results.warnings)]
-        ev = evaluate_visdrone(dataset, results)
+        evaluated = evaluated_once(visdrone_view.evaluate_visdrone_views, dataset, results)
+        ev = evaluated.evidence.one_raw()
+        assert isinstance(ev, VisDroneResult)  # every class's view holds the toolkit's one record
         warnings += [f"{name}: NOT OFFICIAL: {n}" for n in ev.notes]
         official = official and ev.official
         tide = visdrone_tide(dataset, results, ev)
         d_pos = mean_positives(ev.npos)
-        n_pos = d_pos if args.n_pos is None else float(args.n_pos)
+        n_pos = d_pos if request.n_pos is None else float(request.n_pos)
         chars = visdrone_characteristics(dataset, results, ev, n_pos)[0]
         ap_n = visdrone_normalised(dataset, results, ev, n_pos)
         entry: dict[str, Any] = {
@@ -131,14 +132,14 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
         entry["analysis"] = curves.to_json()
         analyses.append((name, curves))
         evidence.append(visdrone_evidence(dataset, results, ev, name))
-        sets.append(AnalysedSet(name, ev.summary["AP"], entry, tide))
+        sets.append(AnalysedSet(name, ev.summary["AP"], entry, tide, evaluated))
     boot = visdrone_bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
-        recall_grid=RECALL_GRID if args.figures else None,
-        chunk=chunk_for(args.bootstrap, 1, 100),
-        progress=args.progress,
+        request.bootstrap,
+        request.seed,
+        recall_grid=RECALL_GRID if request.figures else None,
+        chunk=chunk_for(request.bootstrap, 1, 100),
+        progress=request.progress,
     )
     header = (
         f"VisDrone-DET, {len(dataset.images)} images; mAP = VisDrone AP@[.50:.95] (percent); "
@@ -146,11 +147,11 @@ def analyze_visdrone(args: argparse.Namespace) -> AnalyzeOutput:
     )
     boots, metrics = (boot.ap, boot.ap50), (VISDRONE_MAP, VISDRONE_AP50)
     out = finish_with_ap50(
-        args, "visdrone", "det", header, sets, boots, metrics, warnings, official
+        request, "visdrone", "det", header, sets, boots, metrics, warnings, official
     )
-    figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
+    figures = [f for n, c in analyses for f in curve_figures(n, c)] if request.figures else []
     out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
 
 
 def curves_text(analyses: list[tuple[str, VisDroneCurves]]) -> str:

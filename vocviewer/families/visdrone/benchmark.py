@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +14,7 @@ from vocviewer.core.result_sets import set_names
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     EvalOutput,
     EvalRequest,
@@ -188,10 +188,10 @@ class VisDroneBenchmark(ViewDefaults):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.visdrone.analyze import analyze_visdrone
 
-        return analyze_visdrone(args)
+        return analyze_visdrone(request)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return visdrone_view.SETTINGS

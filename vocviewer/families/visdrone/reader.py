@@ -223,17 +223,14 @@ def read_visdrone(root: str | Path) -> Dataset:
         (ltwh[:, 0], ltwh[:, 1], ltwh[:, 0] + ltwh[:, 2], ltwh[:, 1] + ltwh[:, 3])
     )
     cat = arr[:, 5].astype(np.int64)
-    n = len(arr)
-    objects = ObjectTable(
-        image_index=np.array(image_of, dtype=np.int64),
-        label=cat,
-        box=box,
+    objects = ObjectTable.from_boxes(
+        image_of,
+        cat,
+        box,
+        order,
         difficult=arr[:, 4] == 0,
         truncated=arr[:, 6] > 0,
         occluded=arr[:, 7] > 0,
-        pose=np.zeros(n, dtype=np.int8),
-        order_in_image=np.array(order, dtype=np.int64),
-        actions=np.zeros((n, 0), dtype=bool),
     )
     stems = [p.stem for p in paths]
     images = ImageTable(

@@ -6,7 +6,6 @@ figures ``analyze_<set>.svg`` (all classes) and ``analyze_<set>_<group>.svg`` pe
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -33,70 +32,78 @@ from vocviewer.evaluation.characteristics import (
 from vocviewer.evaluation.normalised_ap import default_normalisers
 from vocviewer.evaluation.render.analyze_characteristics import with_characteristics
 from vocviewer.evaluation.render.analyze_curves_svg import analysis_svg, area_label
-from vocviewer.evaluation.render.analyze_report import AnalysedSet, AnalyzeOutput, finish
+from vocviewer.evaluation.render.analyze_report import (
+    AnalysedSet,
+    AnalyzeOutput,
+    finish,
+)
 from vocviewer.evaluation.result import EvalResult, Verdict
 from vocviewer.evaluation.tide import TideResult
 from vocviewer.families.base import (
+    AnalyzeRequest,
     check_ground_truth,
     opened,
     problems_error,
     refuse_json_results,
 )
-from vocviewer.families.evidence import Evidence
+from vocviewer.families.evidence import Evaluated, Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser
+from vocviewer.families.views import ViewChoice
+from vocviewer.families.voc import view as voc_view
 from vocviewer.families.voc.analyze_curves import VocCurves, voc_curves
 from vocviewer.families.voc.bootstrap import voc_det_evidence
-from vocviewer.families.voc.evaluate import class_at, default_ap_rule, det_result, evaluate_voc_det
+from vocviewer.families.voc.evaluate import (
+    class_at,
+    cls_result,
+    default_ap_rule,
+    det_result,
+    evaluate_voc_det,
+)
 from vocviewer.families.voc.tasks import infer_image_set, open_voc, voc_expects, voc_result_sets
 from vocviewer.families.voc.tide import voc_tide
 
 
-def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
-    """VOC det / cls analysis of every ``args.results`` set on the VOCdevkit ``args.path``."""
+def analyze_voc(request: AnalyzeRequest) -> AnalyzeOutput:
+    """VOC det / cls analysis of every ``request.results`` set on the VOCdevkit ``request.path``."""
     from vocviewer.evaluation.normalised_ap import default_normalisers, normalised_aps
     from vocviewer.families.voc.bootstrap import voc_cls_evidence, voc_det_evidence
-    from vocviewer.families.voc.evaluate import (
-        PROTOCOL_AP_RULES,
-        evaluate_voc_cls,
-        evaluate_voc_det,
-    )
+    from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES
     from vocviewer.families.voc.reader import read_voc_results
     from vocviewer.families.voc.tide import voc_tide
 
-    task = args.task or "det"
+    task = request.task or "det"
     if task not in ("det", "cls"):
         raise FormatError(
-            args.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
+            request.path, f"--task {task}: a VOCdevkit is analysed for det or cls (bbox: COCO JSON)"
         )
-    refuse_json_results(args.results, "VOC", voc_expects(task))
-    image_set = args.image_set or infer_image_set(args.results, task)
+    refuse_json_results(request.results, "VOC", voc_expects(task))
+    image_set = request.option("image_set") or infer_image_set(request.results, task)
     if image_set is None:
         raise FormatError(
-            args.results[0],
+            request.results[0],
             "cannot tell the image set from the result file names; pass --image-set",
         )
-    dataset = opened(args, open_voc(args.path))
-    lost = check_ground_truth(dataset, args.keep_going) if task == "det" else None
+    dataset = opened(request, open_voc(request.path))
+    lost = check_ground_truth(dataset, request.keep_going) if task == "det" else None
     warnings = [str(p) for p in dataset.problems] + ([f"NOT OFFICIAL: {lost}"] if lost else [])
-    rule = PROTOCOL_AP_RULES.get(args.protocol) if args.protocol else None
+    rule = PROTOCOL_AP_RULES.get(request.protocol) if request.protocol else None
     sets: list[AnalysedSet] = []
     evidence: list[EvidenceSet] = []
     per_set: list[tuple[str, dict[str, Characteristic]]] = []
     analyses: list[tuple[str, VocCurves]] = []
-    for name, paths in voc_result_sets(args.results, task):
+    for name, paths in voc_result_sets(request.results, task):
         results = read_voc_results(dataset, paths, image_set=image_set)
         if results.problems:
             raise problems_error(results.problems)
         warnings += [f"{name}: {w}" for w in results.warnings]
-        evaluate = evaluate_voc_det if task == "det" else evaluate_voc_cls
         try:
-            ev = evaluate(dataset, results, image_set=image_set, ap_rule=rule, strict=True)
+            evaluated, ev = voc_evaluated(dataset, results, task, image_set, rule)
         except KeyError as e:  # unknown image set
-            raise FormatError(args.path, str(e.args[0])) from None
+            raise FormatError(request.path, str(e.args[0])) from None
         if not any(c.has_results for c in ev.classes):
             raise FormatError(paths[0], f"no {task} results for image set {image_set} here")
         d_pos, d_neg = default_normalisers(ev)
-        n_pos = d_pos if args.n_pos is None else float(args.n_pos)
+        n_pos = d_pos if request.n_pos is None else float(request.n_pos)
         ap_n = normalised_aps(ev, n_pos=n_pos, n_neg=d_neg)
         norm: dict[str, Any] = {"n_pos": n_pos, "n_pos_default": d_pos}
         norm["columns"] = {"AP_N@0.50" if task == "det" else "AP_N": "ap_n"}  # the devkit's IoU
@@ -129,14 +136,14 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
             analyses.append((name, curves))
         build = voc_det_evidence if task == "det" else voc_cls_evidence
         evidence.append(build(dataset, ev, name))
-        sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide))
+        sets.append(AnalysedSet(name, ev.mean_ap(), entry, tide, evaluated))
     boot = bootstrap(
         evidence,
-        args.bootstrap,
-        args.seed,
-        recall_grid=RECALL_GRID if args.figures else None,
-        chunk=progress_chunk(evidence, args.bootstrap),
-        progress=args.progress,
+        request.bootstrap,
+        request.seed,
+        recall_grid=RECALL_GRID if request.figures else None,
+        chunk=progress_chunk(evidence, request.bootstrap),
+        progress=request.progress,
     )
     metric = f"VOC mean AP ({evidence[0].ap_rule})"
     header = (
@@ -144,12 +151,28 @@ def analyze_voc(args: argparse.Namespace) -> AnalyzeOutput:
         f"mAP = VOC mean AP ({evidence[0].ap_rule}, 0-1)"
     )
     out = finish(
-        args, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
+        request, "voc", task, image_set, header, sets, boot, metric, warnings, official=lost is None
     )
     if analyses:
-        figures = [f for n, c in analyses for f in curve_figures(n, c)] if args.figures else []
+        figures = [f for n, c in analyses for f in curve_figures(n, c)] if request.figures else []
         out = replace(out, text=out.text + curves_text(analyses), figures=out.figures + figures)
-    return with_characteristics(out, per_set, args.figures)
+    return with_characteristics(out, per_set, request.figures)
+
+
+def voc_evaluated(
+    dataset: Dataset, results: ResultSet, task: str, image_set: str, rule: str | None
+) -> tuple[Evaluated, EvalResult]:
+    """The one evaluation of ``results`` every analysis reads (``evaluated_once``: the window's
+    stream at IoU 0.5 on ``image_set``, the devkit's stop at a bad row) and VOC's ``EvalResult``
+    of its classes (``rule``: the AP rule, ``None``: the dataset year's)."""
+    rule = rule or default_ap_rule(dataset.year)
+    choice = ViewChoice(0.5, image_set=image_set)
+    kw = {"tasks": (task,), "ap_rule": rule, "keep_going": False}
+    evaluated = evaluated_once(voc_view.evaluate_voc_views, dataset, results, choice, **kw)
+    classes = evaluated.evidence.evaluations(task)
+    if task == "det":
+        return evaluated, det_result(dataset, results, classes, image_set, rule, 0.5)
+    return evaluated, cls_result(dataset, results, classes, image_set, rule)
 
 
 def curves_text(analyses: list[tuple[str, VocCurves]]) -> str:

@@ -13,7 +13,6 @@ with one warning per file; the numbers stay official.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -26,6 +25,7 @@ from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.families.base import (
     CERTAIN,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
@@ -206,10 +206,10 @@ class VocBenchmark(ViewDefaults):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         from vocviewer.families.voc.analyze import analyze_voc
 
-        return analyze_voc(args)
+        return analyze_voc(request)
 
     def image_set_named(self, dataset: Dataset, results: ResultSet) -> str | None:
         sets = set(dataset.main_sets())

@@ -376,12 +376,23 @@ def evaluate_voc_cls(
             dataset, results, image_set=image_set, ap_rule=rule, classes=classes, strict=strict
         )
     )
+    return cls_result(dataset, results, per_class, image_set, rule)
+
+
+def cls_result(
+    dataset: Dataset,
+    results: ResultSet,
+    classes: tuple[ClassEvaluation, ...],
+    image_set: str,
+    ap_rule: str,
+) -> EvalResult:
+    """The ``EvalResult`` of ``iter_evaluate_voc_cls``'s ``classes`` (``det_result``'s twin)."""
     return EvalResult(
-        protocol="voc2007" if rule == "11point" else "voc2012",
+        protocol="voc2007" if ap_rule == "11point" else "voc2012",
         task="cls",
         image_set=image_set,
-        ap_rule=rule,
+        ap_rule=ap_rule,
         iou_threshold=float("nan"),
-        classes=per_class,
+        classes=classes,
         notes=tuple(skipped_notes(dataset, results, image_set, "cls")),
     )

@@ -11,7 +11,6 @@ COCO's and LVIS's: its own results reader answers for them.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -24,15 +23,16 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     CERTAIN,
     LIKELY,
+    AnalyzeRequest,
     CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
-    ViewDefaults,
     check_ground_truth,
     opened,
 )
 from vocviewer.families.coco import view as coco_view
+from vocviewer.families.coco.benchmark import CocoDocumentViews
 from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
@@ -44,7 +44,7 @@ from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
-from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice, ViewSettings
+from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
 from vocviewer.families.yolo import FILES
 from vocviewer.families.yolo import conventions as conv
 from vocviewer.families.yolo.layout import is_yaml, looks_like_yolo
@@ -125,13 +125,13 @@ def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, 
     )
 
 
-class YoloBenchmark(ViewDefaults):
+class YoloBenchmark(CocoDocumentViews):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
     tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
     keypoints (pose labels); the window evaluates what the labels and predictions hold."""
 
     name = "yolo"
-    title = TITLE
+    title = view_title = TITLE
     tasks = ("bbox", "segm", "keypoints")
     protocols = ("yolo",)
     options = (
@@ -190,11 +190,11 @@ class YoloBenchmark(ViewDefaults):
             return cv.yolo_to_voc(r.path, split, r.out, results, r.task, image_set)
         return cv.yolo_to_coco(r.path, r.option("split"), r.out, results, r.task)
 
-    def analyze(self, args: argparse.Namespace) -> AnalyzeOutput:
+    def analyze(self, request: AnalyzeRequest) -> AnalyzeOutput:
         """COCO's analysis of the split read as its COCO document."""
         from vocviewer.families.coco.analyze import analyze_coco
 
-        split = getattr(args, "split", None)
+        split = request.option("split")
 
         def read(path: Path, images: Path | None, masks: bool) -> Dataset:
             return read_yolo(path, split, masks=masks)
@@ -202,13 +202,7 @@ class YoloBenchmark(ViewDefaults):
         def read_results(dataset: Dataset, path: Path, task: str) -> ResultSet:
             return read_yolo_results(dataset, [path], task=task)
 
-        return analyze_coco(args, read, read_results)
-
-    def view_settings(self, dataset: Dataset) -> ViewSettings:
-        return coco_view.coco_view_settings(dataset, TITLE)
-
-    def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
-        return coco_view.attach_companions(dataset, path)
+        return analyze_coco(request, read, read_results)
 
     def read_view_results(
         self,
