@@ -19,11 +19,14 @@ file that gave no objects at all), so ``lost_ground_truth`` can tell them from h
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
+from vocviewer import kernel
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
 from vocviewer.core.errors import FormatError
 from vocviewer.formats.input import MAX_IMAGE_PIXELS, check_image_size, read_bytes
@@ -35,6 +38,7 @@ _CLASS_INDEX = {name: k for k, name in enumerate(VOC_CLASSES)}
 _PART_INDEX = {name: k for k, name in enumerate(VOC_PARTS)}
 _ACTION_INDEX = {name: k for k, name in enumerate(VOC_ACTIONS)}
 _POSE_INDEX = {name.lower(): k for k, name in enumerate(VOC_POSES)}
+_POSES_LOWER = tuple(name.lower() for name in VOC_POSES)
 
 
 def _text(el: etree._Element) -> str:
@@ -76,6 +80,28 @@ class ImageInfo:
     height: int = 0
     segmented: bool = False
     fields: dict[str, str] = field(default_factory=dict)
+
+
+def read_annotations(
+    files: list[tuple[int, Path]], cols: AnnotationColumns, parser: etree.XMLParser
+) -> list[ImageInfo]:
+    """``read_annotation`` of each ``(image row, path)``, in order: the plain files through the
+    compiled reader (``vocviewer.kernel._vocxml``, same rows), the others (and all of them on
+    the numpy path) through lxml."""
+    fast: list[tuple[Any, ...] | None] = [None] * len(files)
+    if files and (k := kernel.load("_vocxml")) is not None:
+        paths = [os.fsencode(path) for _, path in files]
+        rows = [row for row, _ in files]
+        fast = k.scan(paths, rows, VOC_CLASSES, _POSES_LOWER, 8 << 20, MAX_IMAGE_PIXELS)
+    out = []
+    for (row, path), got in zip(files, fast, strict=True):
+        if got is None:
+            out.append(read_annotation(path, row, cols, parser))
+            continue
+        filename, width, height, segmented, fields, objects = got
+        cols.objects.extend(objects)
+        out.append(ImageInfo(filename, width, height, segmented, fields))
+    return out
 
 
 def read_annotation(

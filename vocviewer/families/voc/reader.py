@@ -25,7 +25,7 @@ from vocviewer.core.dataset import (
     PartTable,
 )
 from vocviewer.core.errors import FormatError
-from vocviewer.families.voc.annotations import AnnotationColumns, ImageInfo, read_annotation
+from vocviewer.families.voc.annotations import AnnotationColumns, ImageInfo, read_annotations
 from vocviewer.families.voc.image_sets import assemble, scan_image_sets
 from vocviewer.families.voc.results_reader import read_voc_results, write_voc_results
 from vocviewer.formats.input import check_regular
@@ -144,10 +144,9 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
     ids = sorted(set(xml_of).union(*(f.ids for f in list_files)))
     cols = AnnotationColumns()
     parser = make_parser()
-    images = [
-        read_annotation(xml_of[i], row, cols, parser) if i in xml_of else ImageInfo()
-        for row, i in enumerate(ids)
-    ]
+    files = [(row, xml_of[i]) for row, i in enumerate(ids) if i in xml_of]
+    read = iter(read_annotations(files, cols, parser))
+    images = [next(read) if i in xml_of else ImageInfo() for i in ids]
     objects = _object_table(cols)
     object_row = {
         (image, order): row

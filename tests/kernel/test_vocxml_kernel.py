@@ -1,0 +1,214 @@
+"""The compiled VOC annotation reader (``vocviewer.kernel._vocxml``) against lxml's path.
+
+Every folder is read twice, with the kernel and with ``VOCVIEWER_KERNEL=0`` (lxml and
+``annotations.read_annotation``), and the two datasets must be identical: every array equal bit
+for bit, dtype included, the per-image fields dicts in the same order, the same problems. Each
+edge case also says whether the kernel reads the file itself or leaves it to lxml (so the
+comparisons are not vacuous, and odd files are never half-read in C)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.kernel.test_json_kernel import both, diff
+from vocviewer import kernel
+from vocviewer.core.dataset import VOC_CLASSES, VOC_POSES
+from vocviewer.families.voc.reader import read_voc
+from vocviewer.formats.input import MAX_IMAGE_PIXELS
+
+_vocxml = kernel.load("_vocxml")
+pytestmark = pytest.mark.skipif(_vocxml is None, reason="the _vocxml kernel is not built here")
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+POSES = tuple(p.lower() for p in VOC_POSES)
+
+OBJ = (
+    "<object><name>{name}</name><pose>Left</pose><truncated>1</truncated>"
+    "<difficult>{d}</difficult><bndbox><xmin>{x}</xmin><ymin>20</ymin><xmax>80.5</xmax>"
+    "<ymax>90</ymax></bndbox></object>"
+)
+
+
+def plain(obj: str = OBJ.format(name="dog", d=0, x=10), head: str = "", size: str = "") -> str:
+    size = size or "<size><width>500</width><height>375</height><depth>3</depth></size>"
+    return (
+        f"{head}<annotation>\n\t<folder>VOC2007</folder>\n\t<filename>x.jpg</filename>\n"
+        f"\t<source><database>db</database></source>{size}<segmented>1</segmented>\n"
+        f"{obj}</annotation>\n"
+    )
+
+
+# (name, file text, whether the kernel reads it itself)
+CASES = [
+    ("plain", plain(), True),
+    (
+        "two objects",
+        plain(OBJ.format(name="cat", d=1, x=3) + OBJ.format(name="dog", d=0, x=4)),
+        True,
+    ),
+    ("no objects", plain(""), True),
+    ("declaration", plain(head='<?xml version="1.0" encoding="UTF-8"?>\n'), True),
+    ("declaration single quotes", plain(head="<?xml version='1.0' standalone='yes' ?>"), True),
+    ("declaration latin-1", plain(head='<?xml version="1.0" encoding="ISO-8859-1"?>'), False),
+    ("declaration without version", plain(head='<?xml encoding="utf-8"?>'), False),
+    ("BOM", "\ufeff" + plain(), False),
+    ("comment", plain().replace("<folder>", "<!-- c --><folder>"), False),
+    ("entity", plain().replace("db<", "a &amp; b<"), False),
+    ("CDATA", plain().replace("db<", "<![CDATA[db]]><"), False),
+    ("attribute", plain().replace("<object>", '<object id="1">'), False),
+    ("empty element", plain().replace("<segmented>1</segmented>", "<segmented/>"), False),
+    (
+        "spaces in tags",
+        plain().replace("<folder>", "<folder >").replace("</folder>", "</folder\n>"),
+        True,
+    ),
+    ("text cleaned", plain(OBJ.format(name="\n\t dog \t", d=" 1 ", x=" 1e1\n")), True),
+    ("crlf", plain().replace("\n", "\r\n"), True),
+    ("number forms", plain(OBJ.format(name="dog", d=0, x="+.5e+1")), True),
+    (
+        "integral float size",
+        plain(size="<size><width>500.0</width><height>3.75e2</height></size>"),
+        True,
+    ),
+    ("size unknown 0", plain(size="<size><width>0</width><height>375</height></size>"), True),
+    ("size not a number", plain(size="<size><width>a</width><height>375</height></size>"), False),
+    ("size fractional", plain(size="<size><width>5.5</width><height>375</height></size>"), False),
+    (
+        "size too big",
+        plain(size="<size><width>100000</width><height>100000</height></size>"),
+        False,
+    ),
+    ("size nested", plain(size="<size><width><v>5</v></width></size>"), False),
+    ("size leaf", plain(size="<size>500 x 375</size>"), True),
+    ("box nan", plain(OBJ.format(name="dog", d=0, x="nan")), False),
+    ("box inf", plain(OBJ.format(name="dog", d=0, x="1e999")), False),
+    ("box underscore", plain(OBJ.format(name="dog", d=0, x="1_0")), False),
+    ("box hex", plain(OBJ.format(name="dog", d=0, x="0x10")), False),
+    ("box empty", plain(OBJ.format(name="dog", d=0, x="")), False),
+    ("box missing", plain(OBJ.format(name="dog", d=0, x=1).replace("<ymax>90</ymax>", "")), False),
+    ("unknown class", plain(OBJ.format(name="zebra", d=0, x=1)), False),
+    ("class case", plain(OBJ.format(name="Dog", d=0, x=1)), False),
+    ("no name", plain("<object><bndbox><xmin>1</xmin></bndbox></object>"), False),
+    ("no bndbox", plain("<object><name>dog</name></object>"), False),
+    (
+        "pose unknown and case",
+        plain(OBJ.format(name="dog", d=0, x=1).replace("Left", "FRONTAL x")),
+        True,
+    ),
+    ("pose case", plain(OBJ.format(name="dog", d=0, x=1).replace("Left", "rEAR")), True),
+    (
+        "duplicate tags",
+        plain(
+            OBJ.format(name="dog", d=0, x=1).replace(
+                "<name>dog</name>", "<name>dog</name><name>cat</name>"
+            )
+        ),
+        True,
+    ),
+    (
+        "part",
+        plain(
+            OBJ.format(name="person", d=0, x=1).replace(
+                "</object>",
+                "<part><name>head</name><bndbox><xmin>1</xmin><ymin>1</ymin><xmax>2</xmax><ymax>2</ymax></bndbox></part></object>",
+            )
+        ),
+        False,
+    ),
+    (
+        "actions",
+        plain(
+            OBJ.format(name="person", d=0, x=1).replace(
+                "</object>", "<actions><jumping>1</jumping></actions></object>"
+            )
+        ),
+        False,
+    ),
+    ("mixed content", plain().replace("<source>", "<source>text"), False),
+    ("text after child", plain().replace("</source>", "text</source>"), False),
+    (
+        "nested filename",
+        plain().replace("<filename>x.jpg</filename>", "<filename><a>x</a></filename>"),
+        False,
+    ),
+    ("empty filename", plain().replace("x.jpg", " "), True),
+    (
+        "deep scalar",
+        plain().replace("<database>db</database>", "<database><a>b</a></database><x>1</x>"),
+        True,
+    ),
+    ("non-ASCII", plain().replace("db<", "d\u00e9b<"), False),
+    ("root not annotation", plain().replace("annotation>", "annot>"), False),
+    ("not closed", plain()[:-15], False),
+    ("wrong close", plain().replace("</folder>", "</fold>"), False),
+    ("trailing text", plain() + "x", False),
+    ("second root", plain() + "<annotation></annotation>", False),
+    ("empty file", "", False),
+    ("control char", plain().replace("db<", "d\x01b<"), False),
+]
+
+
+def write(folder: Path, files: dict[str, str]) -> Path:
+    (folder / "Annotations").mkdir(parents=True)
+    (folder / "ImageSets" / "Main").mkdir(parents=True)
+    for name, text in files.items():
+        (folder / "Annotations" / f"{name}.xml").write_bytes(text.encode("utf-8"))
+    (folder / "ImageSets" / "Main" / "test.txt").write_text("".join(f"{n}\n" for n in files))
+    return folder
+
+
+def taken(path: Path) -> bool:
+    """Whether the kernel reads ``path`` itself (no fall-back to lxml)."""
+    assert _vocxml is not None
+    got = _vocxml.scan([os.fsencode(path)], [0], VOC_CLASSES, POSES, 8 << 20, MAX_IMAGE_PIXELS)
+    return got[0] is not None
+
+
+@pytest.mark.parametrize(("name", "text", "fast"), CASES, ids=[c[0] for c in CASES])
+def test_case_identical(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, text: str, fast: bool
+) -> None:
+    folder = write(tmp_path / "VOC2007", {"000001": text, "000002": plain()})
+    py, k = both(monkeypatch, read_voc, folder)
+    assert diff(py, k) is None
+    assert taken(folder / "Annotations" / "000001.xml") is fast
+
+
+def test_all_cases_in_one_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Files the kernel reads and files it leaves to lxml, interleaved: the object rows, their
+    order and the images' fields come out as on the Python path."""
+    folder = write(tmp_path / "VOC2012", {f"{i:06d}": text for i, (_, text, _) in enumerate(CASES)})
+    py, k = both(monkeypatch, read_voc, folder)
+    assert diff(py, k) is None
+    assert len(py.objects) > 20 and py.problems
+
+
+def test_generated_devkit_identical(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The VOC2007-test-shaped generator (bench/gen_workloads.py voc) at a small size: every
+    file taken by the kernel, the dataset identical."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import gen_workloads
+    finally:
+        sys.path.remove(str(BENCH))
+    gen_workloads.voc(gen_workloads.load_shared(), 60, 10, 1, tmp_path)
+    folder = tmp_path / "VOC2007"
+    py, k = both(monkeypatch, read_voc, folder)
+    assert diff(py, k) is None
+    assert len(py.objects) > 100
+    assert all(taken(p) for p in (folder / "Annotations").iterdir())
+
+
+def test_unreadable_entries_left_to_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A FIFO named like an annotation, and a file removed between listing and reading, take
+    the Python path's problems."""
+    folder = write(tmp_path / "VOC2007", {"000001": plain()})
+    os.mkfifo(folder / "Annotations" / "000002.xml")
+    py, k = both(monkeypatch, read_voc, folder)
+    assert diff(py, k) is None
+    assert not taken(folder / "Annotations" / "000002.xml")
+    assert not taken(folder / "Annotations" / "missing.xml")
