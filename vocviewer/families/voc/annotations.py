@@ -86,13 +86,13 @@ def read_annotations(
     files: list[tuple[int, Path]], cols: AnnotationColumns, parser: etree.XMLParser
 ) -> list[ImageInfo]:
     """``read_annotation`` of each ``(image row, path)``, in order: the plain files through the
-    compiled reader (``vocviewer.kernel._vocxml``, same rows), the others (and all of them on
+    compiled reader (``vocviewer.kernel._voc``, same rows), the others (and all of them on
     the numpy path) through lxml."""
     fast: list[tuple[Any, ...] | None] = [None] * len(files)
-    if files and (k := kernel.load("_vocxml")) is not None:
+    if files and (k := kernel.load("_voc")) is not None:
         paths = [os.fsencode(path) for _, path in files]
         rows = [row for row, _ in files]
-        fast = k.scan(paths, rows, VOC_CLASSES, _POSES_LOWER, 8 << 20, MAX_IMAGE_PIXELS)
+        fast = k.annotations(paths, rows, VOC_CLASSES, _POSES_LOWER, 8 << 20, MAX_IMAGE_PIXELS)
     out = []
     for (row, path), got in zip(files, fast, strict=True):
         if got is None:

@@ -1,4 +1,4 @@
-"""The compiled VOC annotation reader (``vocviewer.kernel._vocxml``) against lxml's path.
+"""The compiled VOC annotation reader (``vocviewer.kernel._voc``) against lxml's path.
 
 Every folder is read twice, with the kernel and with ``VOCVIEWER_KERNEL=0`` (lxml and
 ``annotations.read_annotation``), and the two datasets must be identical: every array equal bit
@@ -12,16 +12,17 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.kernel.test_json_kernel import both, diff
 from vocviewer import kernel
 from vocviewer.core.dataset import VOC_CLASSES, VOC_POSES
-from vocviewer.families.voc.reader import read_voc
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
-_vocxml = kernel.load("_vocxml")
-pytestmark = pytest.mark.skipif(_vocxml is None, reason="the _vocxml kernel is not built here")
+_voc = kernel.load("_voc")
+pytestmark = pytest.mark.skipif(_voc is None, reason="the _voc kernel is not built here")
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 POSES = tuple(p.lower() for p in VOC_POSES)
@@ -163,8 +164,8 @@ def write(folder: Path, files: dict[str, str]) -> Path:
 
 def taken(path: Path) -> bool:
     """Whether the kernel reads ``path`` itself (no fall-back to lxml)."""
-    assert _vocxml is not None
-    got = _vocxml.scan([os.fsencode(path)], [0], VOC_CLASSES, POSES, 8 << 20, MAX_IMAGE_PIXELS)
+    assert _voc is not None
+    got = _voc.annotations([os.fsencode(path)], [0], VOC_CLASSES, POSES, 8 << 20, MAX_IMAGE_PIXELS)
     return got[0] is not None
 
 
@@ -212,3 +213,94 @@ def test_unreadable_entries_left_to_python(monkeypatch: pytest.MonkeyPatch, tmp_
     assert diff(py, k) is None
     assert not taken(folder / "Annotations" / "000002.xml")
     assert not taken(folder / "Annotations" / "missing.xml")
+
+
+# --- results files ----------------------------------------------------------------------------
+
+LINE = "000002 0.981 205.7 98.9 378.6 268.3\n"
+RESULT_CASES = [
+    ("plain", LINE * 3 + "000001 0.5 1 2 3 4\n", True),
+    ("no final newline", LINE + "000001 0.5 1 2 3 4", True),
+    ("trailing blank lines", LINE + "\n\n  \n", True),
+    ("several spaces", "000002  0.9   1 2 3 4  \n", True),
+    ("number forms", "000002 +.5 5. -0 1e2 2.5E-3\n000001 -0.0 007 1e+1 .0e0 9e22\n", True),
+    (
+        "long and tiny numbers",
+        "000002 0.1234567890123456789 9007199254740993 4.9e-324 1e23 "
+        "123456789012345678901234567890\n",
+        True,
+    ),
+    (
+        "exponent edge",
+        "000002 1e22 1e-22 12345678901234567e5 1.7976931348623157e308 2.2250738585072014e-308\n",
+        True,
+    ),
+    ("blank line inside", LINE + "\n" + LINE, False),
+    ("leading space", " " + LINE, False),
+    ("tab", LINE.replace(" ", "\t"), False),
+    ("crlf", LINE.replace("\n", "\r\n"), False),
+    ("unknown id", LINE + "999999 0.5 1 2 3 4\n", False),
+    ("too few fields", LINE + "000002 0.5 1 2 3\n", False),
+    ("too many fields", LINE + "000002 0.5 1 2 3 4 5\n", False),
+    ("nan", "000002 nan 1 2 3 4\n", False),
+    ("inf", "000002 0.5 inf 2 3 4\n", False),
+    ("overflow", "000002 0.5 1e999 2 3 4\n", False),
+    ("underscore", "000002 0.5 1_0 2 3 4\n", False),
+    ("hex", "000002 0.5 0x1 2 3 4\n", False),
+    ("non-ASCII id", "00000\u0662 0.5 1 2 3 4\n", False),
+    ("BOM", "\ufeff" + LINE, True),
+    ("empty", "", False),
+]
+
+
+def write_results(folder: Path, text: str) -> Path:
+    res = folder / "results"
+    res.mkdir()
+    (res / "comp4_det_test_dog.txt").write_bytes(text.encode("utf-8"))
+    (res / "comp4_cls_test_dog.txt").write_bytes(
+        "".join(
+            " ".join(line.split()[:2]) + "\n" for line in text.splitlines() if line.strip()
+        ).encode()
+    )
+    return res
+
+
+@pytest.mark.parametrize(("name", "text", "fast"), RESULT_CASES, ids=[c[0] for c in RESULT_CASES])
+def test_results_case_identical(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, text: str, fast: bool
+) -> None:
+    ds = read_voc(write(tmp_path / "VOC2007", {"000001": plain(), "000002": plain()}))
+    res = write_results(tmp_path, text)
+    py, k = both(monkeypatch, read_voc_results, ds, [res])
+    assert diff(py, k) is None
+    assert _voc is not None
+    row_of = {i: r for r, i in enumerate(ds.images.id.tolist())}
+    data = text.encode().removeprefix(b"\xef\xbb\xbf")
+    assert (_voc.results(data, 6, row_of) is not None) is fast
+
+
+def test_results_numbers_as_float(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Random decimals of every shape (digits, point, exponent, sign): the kernel's doubles are
+    float()'s, bit for bit, and it took the file."""
+    rng = np.random.default_rng(7)
+    tokens = []
+    for _ in range(20000):
+        a = "".join(rng.choice(list("0123456789"), int(rng.integers(0, 22))))
+        b = "".join(rng.choice(list("0123456789"), int(rng.integers(0, 22))))
+        t = (a or "0") + ("." + b if rng.random() < 0.7 else "")
+        if rng.random() < 0.4:
+            t += f"e{int(rng.integers(-330, 330))}"
+        tokens.append(("-" if rng.random() < 0.3 else "") + t)
+    tokens = [t for t in tokens if np.isfinite(float(t))]
+    lines = [" ".join(["000001", *tokens[i : i + 5]]) for i in range(0, len(tokens) - 5, 5)]
+    text = "\n".join(lines) + "\n"
+    ds = read_voc(write(tmp_path / "VOC2007", {"000001": plain()}))
+    assert _voc is not None
+    got = _voc.results(text.encode(), 6, {"000001": 0})
+    assert got is not None
+    numbers = np.frombuffer(got[1], dtype=np.float64)
+    expected = np.array([float(t) for line in lines for t in line.split()[1:]])
+    assert numbers.tobytes() == expected.tobytes()
+    res = write_results(tmp_path, text)
+    py, k = both(monkeypatch, read_voc_results, ds, [res])
+    assert diff(py, k) is None
