@@ -18,6 +18,8 @@ import pytest
 from tests.kernel.test_json_kernel import both, diff
 from vocviewer import kernel
 from vocviewer.core.dataset import VOC_CLASSES, VOC_POSES
+from vocviewer.evaluation.matching import best_overlaps, group_offsets
+from vocviewer.families.voc.evaluate import iter_evaluate_voc_det
 from vocviewer.families.voc.reader import read_voc, read_voc_results
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
@@ -304,3 +306,53 @@ def test_results_numbers_as_float(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     res = write_results(tmp_path, text)
     py, k = both(monkeypatch, read_voc_results, ds, [res])
     assert diff(py, k) is None
+
+
+# --- matching ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("plus_one", [True, False])
+def test_best_overlaps_identical(monkeypatch: pytest.MonkeyPatch, plus_one: bool) -> None:
+    """Random boxes on a coarse grid (ties), with NaN / inf coordinates and empty images: the
+    kernel's best ground truth and overlap equal numpy's bit for bit."""
+    rng = np.random.default_rng(3)
+    n_img, n_gt, n_det = 50, 300, 4000
+    gt_img = np.sort(rng.integers(0, n_img, n_gt))
+    offsets = group_offsets(gt_img, n_img)
+
+    def boxes(n: int) -> np.ndarray:
+        xy = rng.integers(0, 20, (n, 2)) * 5.0
+        b = np.column_stack([xy, xy + rng.integers(0, 8, (n, 2)) * 5.0])
+        odd = rng.random((n, 4))
+        b[odd < 0.01] = np.nan
+        b[(odd >= 0.01) & (odd < 0.015)] = np.inf
+        return b
+
+    gt_box, det_box = boxes(n_gt), boxes(n_det)
+    det_img = rng.integers(0, n_img, n_det)
+    got = []
+    for flag in ("0", "1"):
+        monkeypatch.setenv("VOCVIEWER_KERNEL", flag)
+        got.append(best_overlaps(det_img, det_box, offsets, gt_box, plus_one=plus_one))
+    (b0, o0), (b1, o1) = got
+    assert b0.dtype == b1.dtype and o0.dtype == o1.dtype
+    assert b0.tobytes() == b1.tobytes() and o0.tobytes() == o1.tobytes()
+    assert (b0 >= 0).sum() > 500
+
+
+def test_voc_det_evaluation_identical(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The generated devkit evaluated on both paths: every class's evidence identical."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import gen_workloads
+    finally:
+        sys.path.remove(str(BENCH))
+    gen_workloads.voc(gen_workloads.load_shared(), 80, 30, 2, tmp_path)
+    out = []
+    for flag in ("0", "1"):
+        monkeypatch.setenv("VOCVIEWER_KERNEL", flag)
+        ds = read_voc(tmp_path / "VOC2007")
+        rs = read_voc_results(ds, [tmp_path / "results"])
+        out.append(list(iter_evaluate_voc_det(ds, rs, image_set="test")))
+    assert diff(out[0], out[1]) is None
+    assert sum(c.npos for c in out[0]) > 100

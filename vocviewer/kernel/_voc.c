@@ -533,7 +533,9 @@ static PyObject *results(PyObject *self, PyObject *args)
     if (!image || !numbers) goto error;
     int64_t *rows = (int64_t *)PyByteArray_AS_STRING(image);
     double *values = (double *)PyByteArray_AS_STRING(numbers);
-    Py_ssize_t q = 0, line = 0;
+    Py_ssize_t q = 0, line = 0, last_len = 0;
+    const char *last_id = NULL;
+    long long last_row = -1;
     while (q < end) {
         Py_ssize_t eol = q;
         while (eol < end && p[eol] != '\n') eol++;
@@ -544,7 +546,9 @@ static PyObject *results(PyObject *self, PyObject *args)
             Py_ssize_t s = t;
             while (t < eol && p[t] != ' ') t++;
             if (field >= width) goto decline;
-            if (field == 0) {
+            if (field == 0 && last_id && t - s == last_len && memcmp(p + s, last_id, (size_t)last_len) == 0) {
+                rows[line] = last_row; /* lines of one image are usually together */
+            } else if (field == 0) {
                 PyObject *id = PyUnicode_FromStringAndSize(p + s, t - s);
                 if (!id) goto error;
                 PyObject *row = PyDict_GetItemWithError(row_of, id);
@@ -552,7 +556,9 @@ static PyObject *results(PyObject *self, PyObject *args)
                 if (!row) { if (PyErr_Occurred()) goto error; goto decline; }
                 long long r = PyLong_AsLongLong(row);
                 if (r == -1 && PyErr_Occurred()) goto error;
-                rows[line] = r;
+                rows[line] = last_row = r;
+                last_id = p + s;
+                last_len = t - s;
             } else {
                 if (!number(p + s, t - s, &values[line * (width - 1) + field - 1])) goto decline;
             }
