@@ -18,6 +18,7 @@ import pytest
 from tests.kernel.test_json_kernel import both, diff
 from vocviewer import kernel
 from vocviewer.core.dataset import VOC_CLASSES, VOC_POSES
+from vocviewer.evaluation.analysis import classify_false_positives
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
 from vocviewer.families.voc.evaluate import iter_evaluate_voc_det
 from vocviewer.families.voc.reader import read_voc, read_voc_results
@@ -356,3 +357,27 @@ def test_voc_det_evaluation_identical(monkeypatch: pytest.MonkeyPatch, tmp_path:
         out.append(list(iter_evaluate_voc_det(ds, rs, image_set="test")))
     assert diff(out[0], out[1]) is None
     assert sum(c.npos for c in out[0]) > 100
+
+
+@pytest.mark.parametrize("plus_one", [True, False])
+def test_false_positive_diagnosis_identical(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, plus_one: bool
+) -> None:
+    """The false-positive diagnosis (own class, similar classes, any other class) of every class
+    of the generated devkit: the kernel's ``best_by_kind`` pass equals ``PairOverlaps``'."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import gen_workloads
+    finally:
+        sys.path.remove(str(BENCH))
+    gen_workloads.voc(gen_workloads.load_shared(), 80, 30, 4, tmp_path)
+    ds = read_voc(tmp_path / "VOC2007")
+    rs = read_voc_results(ds, [tmp_path / "results"])
+    evs = list(iter_evaluate_voc_det(ds, rs, image_set="test"))
+    out = []
+    for flag in ("0", "1"):
+        monkeypatch.setenv("VOCVIEWER_KERNEL", flag)
+        out.append([classify_false_positives(ds, rs, ev, plus_one=plus_one) for ev in evs])
+    assert diff(out[0], out[1]) is None
+    kinds = np.concatenate([f.kind for f in out[0]])
+    assert len(np.unique(kinds)) >= 4  # duplicates, localisation, similar / other, background
