@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer import kernel
 from vocviewer.core.boxes import overlap_pairs
+from vocviewer.kernel import load as load_kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -76,7 +76,7 @@ def best_overlaps(
         Its overlap; NaN where ``best`` is -1.
     """
     d = len(det_image)
-    if d and len(gt_box) and (k := kernel.load("_match")) is not None:
+    if d and len(gt_box) and (k := load_kernel("_match")) is not None:
         out: tuple[IntArray, FloatArray] = k.best_overlaps(
             det_image, det_box, gt_offsets, gt_box, plus_one
         )

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer import kernel
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.matching import same_image_pairs
+from vocviewer.kernel import load as load_kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -73,7 +73,7 @@ class BestOverlaps:
     ) -> None:
         self._labels, self._label, self._similar = dataset.objects.label, label, similar
         self._all: tuple[IntArray, FloatArray] | None = None
-        k = kernel.load("_match") if len(image) else None
+        k = load_kernel("_match") if len(image) else None
         if k is not None:
             kinds = np.full(len(dataset.classes), 2, dtype=np.uint8)
             kinds[similar] = 1
