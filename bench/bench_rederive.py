@@ -90,7 +90,7 @@ def run_child(gt: Path, res: Path, root: Path = ROOT) -> dict[str, Any]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.time()
     cmd = [sys.executable, __file__, "--child", str(gt), str(res), repr(t), str(root)]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root, check=False)
     if done.returncode != 0:
         raise SystemExit(done.stdout + done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -101,7 +101,7 @@ def run_cli(gt: Path, res: Path) -> float:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     cmd = [sys.executable, "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
-    subprocess.run(cmd, capture_output=True, check=True, env=env)
+    subprocess.run(cmd, capture_output=True, check=True, env=env, cwd=ROOT)
     return time.perf_counter() - t
 
 

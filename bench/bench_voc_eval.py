@@ -33,7 +33,8 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, bytes]:
     """Wall and CPU seconds of one fresh process, and its standard output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True).stdout
+    cwd = env["PYTHONPATH"]  # ``python -m`` puts the working folder first on sys.path
+    out = subprocess.run(cmd, env=env, cwd=cwd, check=True, capture_output=True).stdout
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
