@@ -83,7 +83,7 @@ class ImageInfo:
 
 
 def read_annotations(
-    files: list[tuple[int, Path]], cols: AnnotationColumns, parser: etree.XMLParser
+    files: list[tuple[int, str]], cols: AnnotationColumns, parser: etree.XMLParser
 ) -> list[ImageInfo]:
     """``read_annotation`` of each ``(image row, path)``, in order: the plain files through the
     compiled reader (``vocviewer.kernel._voc``, same rows), the others (and all of them on
@@ -96,7 +96,7 @@ def read_annotations(
     out = []
     for (row, path), got in zip(files, fast, strict=True):
         if got is None:
-            out.append(read_annotation(path, row, cols, parser))
+            out.append(read_annotation(Path(path), row, cols, parser))
             continue
         filename, width, height, segmented, fields, objects = got
         cols.objects.extend(objects)

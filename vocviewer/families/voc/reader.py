@@ -29,7 +29,7 @@ from vocviewer.families.voc.annotations import AnnotationColumns, ImageInfo, rea
 from vocviewer.families.voc.image_sets import assemble, scan_image_sets
 from vocviewer.families.voc.results_reader import read_voc_results, write_voc_results
 from vocviewer.formats.input import check_regular
-from vocviewer.formats.text_fields import listed_files, make_parser, parse_year
+from vocviewer.formats.text_fields import listed_names, make_parser, parse_year
 
 __all__ = [
     "find_year_folders",
@@ -137,8 +137,9 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
     """
     folder, found_year = _resolve(Path(path), year)
     set_problems: list[FormatError] = []
-    xml_of = {
-        p.name[:-4]: p for p in listed_files(folder / "Annotations", _is_xml_name, set_problems)
+    xml_of = {  # image id -> path (str: a Path per file is made only where one is needed)
+        name[:-4]: path
+        for name, path in listed_names(folder / "Annotations", _is_xml_name, set_problems)
     }
     list_files = scan_image_sets(folder / "ImageSets", set_problems)
     ids = sorted(set(xml_of).union(*(f.ids for f in list_files)))
