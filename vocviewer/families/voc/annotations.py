@@ -22,7 +22,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -71,15 +71,20 @@ class AnnotationColumns:
     problems: list[FormatError] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class ImageInfo:
-    """Per-image fields of one annotation (``filename`` ``None`` if absent; sizes 0 if unknown)."""
+class ImageInfo(NamedTuple):
+    """Per-image fields of one annotation (``filename`` ``None`` if absent; sizes 0 if unknown).
+    A tuple: thousands are made per dataset (``unknown_image()``: an image without one)."""
 
-    filename: str | None = None
-    width: int = 0
-    height: int = 0
-    segmented: bool = False
-    fields: dict[str, str] = field(default_factory=dict)
+    filename: str | None
+    width: int
+    height: int
+    segmented: bool
+    fields: dict[str, str]
+
+
+def unknown_image() -> ImageInfo:
+    """The fields of an image whose annotation is missing or unreadable."""
+    return ImageInfo(None, 0, 0, False, {})
 
 
 def read_annotations(
@@ -118,10 +123,10 @@ def read_annotation(
         cols.problems.append(
             FormatError(path, f"malformed XML: {msg}; {NOTHING_READ}", line=exc.lineno)
         )
-        return ImageInfo()
+        return unknown_image()
     except FormatError as exc:
         cols.problems.append(FormatError(path, f"{exc.message}; {NOTHING_READ}"))
-        return ImageInfo()
+        return unknown_image()
     top = root.tag if isinstance(root.tag, str) else "?"
     if top != "annotation":
         cols.problems.append(
@@ -132,7 +137,7 @@ def read_annotation(
                 element=top,
             )
         )
-        return ImageInfo()
+        return unknown_image()
     info = _image_info(root, path, cols.problems)
     order = 0
     for child in root:

@@ -25,7 +25,11 @@ from vocviewer.core.dataset import (
     PartTable,
 )
 from vocviewer.core.errors import FormatError
-from vocviewer.families.voc.annotations import AnnotationColumns, ImageInfo, read_annotations
+from vocviewer.families.voc.annotations import (
+    AnnotationColumns,
+    read_annotations,
+    unknown_image,
+)
 from vocviewer.families.voc.image_sets import assemble, scan_image_sets
 from vocviewer.families.voc.results_reader import read_voc_results, write_voc_results
 from vocviewer.formats.input import check_regular
@@ -147,7 +151,7 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
     parser = make_parser()
     files = [(row, xml_of[i]) for row, i in enumerate(ids) if i in xml_of]
     read = iter(read_annotations(files, cols, parser))
-    images = [next(read) if i in xml_of else ImageInfo() for i in ids]
+    images = [next(read) if i in xml_of else unknown_image() for i in ids]
     objects = _object_table(cols)
     object_row = {
         (image, order): row
