@@ -17,11 +17,19 @@ two shapes from its own pieces (image sizes, object shapes with polygons, ``jitt
   per image ``neg_category_ids`` and ``not_exhaustive_category_ids``, no crowd; results: jittered
   true objects, duplicates, confusions, and background detections on present, negative and
   unverified categories, exactly K (default 300) per image.
+- ``voc``: a PASCAL VOC2007-test-shaped detection set as real files: ``DIR/VOC2007/Annotations/
+  *.xml`` (the devkit's layout, tab-indented, source / owner / size blocks), ``ImageSets/Main/
+  test.txt`` and ``DIR/results/comp4_det_test_<class>.txt`` in py-faster-rcnn's line format
+  (``id score x1 y1 x2 y2``, 1-based, ``%.3f %.1f``: scores tie). 4,952 images of 500 x 375 /
+  375 x 500 (mostly), VOC2007 test's class mix (14,976 objects, ~20 % difficult), K (default 40)
+  detections per image: jittered true objects, duplicates, confusions and background.
 
     python bench/gen_workloads.py keypoints --images 5000 --dets-per-image 20 --out DIR
     python bench/gen_workloads.py lvis --images 2000 --dets-per-image 300 --out DIR
+    python bench/gen_workloads.py voc --images 4952 --dets-per-image 40 --out DIR
 
-Files: ``DIR/gt.json`` and ``DIR/results.json``. Write them outside the repository.
+Files: ``DIR/gt.json`` and ``DIR/results.json`` (voc: the folders above). Write them outside the
+repository.
 """
 
 from __future__ import annotations
@@ -274,6 +282,129 @@ def lvis(shared: ModuleType, n_images: int, k: int, seed: int) -> tuple[Any, Any
     return gt, dets
 
 
+# VOC2007 test: objects per class (difficult included), the devkit's class order.
+VOC_TEST_OBJECTS = {
+    "aeroplane": 311,
+    "bicycle": 389,
+    "bird": 576,
+    "boat": 393,
+    "bottle": 657,
+    "bus": 254,
+    "car": 1541,
+    "cat": 370,
+    "chair": 1374,
+    "cow": 329,
+    "diningtable": 299,
+    "dog": 530,
+    "horse": 395,
+    "motorbike": 369,
+    "person": 5227,
+    "pottedplant": 592,
+    "sheep": 311,
+    "sofa": 396,
+    "train": 302,
+    "tvmonitor": 361,
+}
+VOC_XML = """<annotation>
+\t<folder>VOC2007</folder>
+\t<filename>{id}.jpg</filename>
+\t<source>
+\t\t<database>The VOC2007 Database</database>
+\t\t<annotation>PASCAL VOC2007</annotation>
+\t\t<image>flickr</image>
+\t\t<flickrid>{flickr}</flickrid>
+\t</source>
+\t<owner>
+\t\t<flickrid>owner{owner}</flickrid>
+\t\t<name>?</name>
+\t</owner>
+\t<size>
+\t\t<width>{w}</width>
+\t\t<height>{h}</height>
+\t\t<depth>3</depth>
+\t</size>
+\t<segmented>0</segmented>
+{objects}</annotation>
+"""
+VOC_OBJECT = """\t<object>
+\t\t<name>{name}</name>
+\t\t<pose>{pose}</pose>
+\t\t<truncated>{t}</truncated>
+\t\t<difficult>{d}</difficult>
+\t\t<bndbox>
+\t\t\t<xmin>{x1}</xmin>
+\t\t\t<ymin>{y1}</ymin>
+\t\t\t<xmax>{x2}</xmax>
+\t\t\t<ymax>{y2}</ymax>
+\t\t</bndbox>
+\t</object>
+"""
+POSES = ("Unspecified", "Left", "Right", "Frontal", "Rear")
+
+
+def voc(shared: ModuleType, n_images: int, k: int, seed: int, out: Path) -> None:
+    """Write a VOC2007-test-shaped devkit (``out/VOC2007``) and ``k`` detections per image in
+    ``out/results/comp4_det_test_<class>.txt``; boxes in VOC's 1-based inclusive pixels."""
+    rng = np.random.default_rng(seed)
+    names = list(VOC_TEST_OBJECTS)
+    weight = np.array(list(VOC_TEST_OBJECTS.values()), float)
+    mean_objects = weight.sum() / 4952
+    weight /= weight.sum()
+    year = out / "VOC2007"
+    (year / "Annotations").mkdir(parents=True, exist_ok=True)
+    (year / "ImageSets" / "Main").mkdir(parents=True, exist_ok=True)
+    (out / "results").mkdir(parents=True, exist_ok=True)
+    ids = [f"{i:06d}" for i in np.sort(rng.choice(np.arange(1, 10000), n_images, replace=False))]
+    lines: list[list[str]] = [[] for _ in names]
+    for iid in ids:
+        W, H = ((500, 375), (375, 500), (500, 333), (353, 500))[
+            int(rng.choice(4, p=[0.6, 0.25, 0.1, 0.05]))
+        ]
+        n = 1 + int(rng.poisson(mean_objects - 1))
+        objs, cands = [], []
+        for _ in range(n):
+            c = int(rng.choice(20, p=weight))
+            A = shared.loguniform(rng, 150.0, 0.9 * W * H)
+            ar = math.exp(rng.normal(0.0, 0.5))
+            bw, bh = min(math.sqrt(A * ar), W - 2.0), min(math.sqrt(A / ar), H - 2.0)
+            x1 = 1 + int(rng.uniform(0, W - bw))
+            y1 = 1 + int(rng.uniform(0, H - bh))
+            x2, y2 = min(W, x1 + max(int(bw), 4)), min(H, y1 + max(int(bh), 4))
+            hard = rng.random() < (0.5 if bw * bh < 1500 else 0.12)
+            objs.append((c, x1, y1, x2, y2, int(hard), int(rng.random() < 0.3)))
+            g = [x1 - 1.0, y1 - 1.0, x2 - x1 + 1.0, y2 - y1 + 1.0]
+            for _ in range(1 + int(rng.random() < 0.35) + int(rng.random() < 0.15)):
+                t = rng.uniform(0.3, 0.95)
+                box, iou = shared.jitter_to_iou(rng, g, t, W, H)
+                s = shared.sigmoid(6.0 * (iou - 0.55) + rng.normal(0, 1.0) - 1.5 * hard)
+                cands.append((s, c, box))
+            if rng.random() < 0.3:  # a confusion with another class
+                box, _ = shared.jitter_to_iou(rng, g, rng.uniform(0.4, 0.9), W, H)
+                cands.append(
+                    (shared.sigmoid(rng.normal(-1.5, 1.0)), int(rng.choice(20, p=weight)), box)
+                )
+        for _ in range(max(k - len(cands), 0)):  # background
+            A = shared.loguniform(rng, 100.0, 0.6 * W * H)
+            ar = math.exp(rng.normal(0.0, 0.6))
+            bw, bh = min(math.sqrt(A * ar), W * 0.98), min(math.sqrt(A / ar), H * 0.98)
+            box = shared.clip_box(rng.uniform(0, W - bw), rng.uniform(0, H - bh), bw, bh, W, H)
+            cands.append((min(rng.exponential(0.08), 0.99), int(rng.choice(20, p=weight)), box))
+        cands.sort(key=lambda d: -d[0])
+        for s, c, (x, y, w, h) in cands[:k]:
+            lines[c].append(f"{iid} {s:.3f} {x + 1:.1f} {y + 1:.1f} {x + w:.1f} {y + h:.1f}\n")
+        body = "".join(
+            VOC_OBJECT.format(name=names[c], pose=POSES[p % 5], t=t, d=d, x1=a, y1=b, x2=e, y2=f)
+            for p, (c, a, b, e, f, d, t) in enumerate(objs)
+        )
+        xml = VOC_XML.format(
+            id=iid, flickr=int(rng.integers(1e8, 1e9)), owner=iid, w=W, h=H, objects=body
+        )
+        (year / "Annotations" / f"{iid}.xml").write_text(xml)
+    (year / "ImageSets" / "Main" / "test.txt").write_text("".join(f"{i}\n" for i in ids))
+    for name, rows in zip(names, lines, strict=True):
+        (out / "results" / f"comp4_det_test_{name}.txt").write_text("".join(rows))
+
+
 KINDS = {"keypoints": keypoints, "lvis": lvis}
 
 
@@ -289,15 +420,21 @@ def write(kind: str, n_images: int, k: int, seed: int, out: Path, shared: Path =
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("kind", choices=sorted(KINDS))
-    ap.add_argument("--images", type=int, default=5000)
-    ap.add_argument("--dets-per-image", type=int, help="default: 20 (keypoints), 300 (lvis)")
+    ap.add_argument("kind", choices=sorted([*KINDS, "voc"]))
+    ap.add_argument("--images", type=int, help="default: 5000 (voc: 4952)")
+    ap.add_argument(
+        "--dets-per-image", type=int, help="default: 20 / 300 / 40 (keypoints / lvis / voc)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--shared", type=Path, default=SHARED, help="gen_coco_workload.py")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args(argv)
-    k = a.dets_per_image or (20 if a.kind == "keypoints" else 300)
-    write(a.kind, a.images, k, a.seed, a.out, a.shared)
+    k = a.dets_per_image or {"keypoints": 20, "lvis": 300, "voc": 40}[a.kind]
+    if a.kind == "voc":
+        voc(load_shared(a.shared), a.images or 4952, k, a.seed, a.out)
+        print(f"wrote {a.out}/VOC2007, {a.out}/results")
+        return
+    write(a.kind, a.images or 5000, k, a.seed, a.out, a.shared)
     print(f"wrote {a.out}/gt.json, {a.out}/results.json")
 
 

@@ -36,7 +36,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
-from vocviewer.evaluation.pair_overlaps import PairOverlaps
+from vocviewer.evaluation.pair_overlaps import BestOverlaps
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -183,18 +183,17 @@ def classify_false_positives(
     same_gt, same_iou = ev.best_gt.astype(np.int64), ev.best_iou.astype(np.float64)
     if ev.task != "det" or n == 0:
         return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
-    labels = dataset.objects.label
     fp = ev.verdict == Verdict.FP
     unmeasured = fp & np.isnan(same_iou)
     # false positives that may end up neither duplicate nor poorly localised (a superset)
     needed = np.flatnonzero(unmeasured | (fp & ~(same_iou >= min_overlap)))
-    pairs = PairOverlaps(
-        dataset, ev.image_index[needed], results.detections.box[ev.order[needed]], plus_one
-    )
-    is_same = labels[pairs.gt] == ev.class_index
+    group = groups.get(similarity_group(ev.class_name, groups) or "", frozenset())
+    similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
+    box = results.detections.box[ev.order[needed]]
+    bests = BestOverlaps(dataset, ev.image_index[needed], box, plus_one, ev.class_index, similar)
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
-        best, ov = pairs.best(is_same)
+        best, ov = bests.of("same")
         same_gt[needed[um]], same_iou[needed[um]] = best[um], ov[um]
     overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
     dup = ev.verdict == Verdict.DUPLICATE
@@ -208,14 +207,9 @@ def classify_false_positives(
         kind[rest_mask] = FPKind.BACKGROUND
         keep = rest_mask[needed]  # every rest rank is a needed one
         rest = needed[keep]
-        group = groups.get(similarity_group(ev.class_name, groups) or "", frozenset())
-        similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
         todo = np.ones(len(rest), dtype=bool)
-        for new_kind, wanted in (
-            (FPKind.SIMILAR, np.isin(labels[pairs.gt], similar)),
-            (FPKind.OTHER, ~is_same),
-        ):
-            best, ov = pairs.best(wanted)
+        for new_kind, wanted in ((FPKind.SIMILAR, "similar"), (FPKind.OTHER, "other")):
+            best, ov = bests.of(wanted)
             best, ov = best[keep], ov[keep]
             hit = todo & (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= min_overlap)
             kind[rest[hit]] = new_kind

@@ -2,7 +2,8 @@
 
 ``best_overlaps`` finds, for every detection, the ground-truth box of the same image with the
 largest overlap (first in annotation order on ties) without a Python loop over boxes: it expands
-all (detection, same-image ground truth) pairs with ``np.repeat`` and reduces per detection.
+all (detection, same-image ground truth) pairs with ``np.repeat`` and reduces per detection
+(where the compiled kernel ``vocviewer.kernel._match`` is built, one loop there does the same).
 ``first_claims`` turns "candidate per detection, in rank order" into who claims each candidate
 first — VOC's greedy assignment, since VOC never falls back to a second-best box.
 ``greedy_with_fallback`` is the greedy assignment of protocols that do fall back (ILSVRC): each
@@ -15,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.boxes import overlap_pairs
+from vocviewer.kernel import load as load_kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -74,6 +76,11 @@ def best_overlaps(
         Its overlap; NaN where ``best`` is -1.
     """
     d = len(det_image)
+    if d and len(gt_box) and (k := load_kernel("_match")) is not None:
+        out: tuple[IntArray, FloatArray] = k.best_overlaps(
+            det_image, det_box, gt_offsets, gt_box, plus_one
+        )
+        return out
     best = np.full(d, -1, dtype=np.int64)
     best_ov = np.full(d, np.nan)
     if d == 0 or len(gt_box) == 0:

@@ -1,6 +1,7 @@
 """Overlaps of detections with every object of their image, reduced per wanted set of objects
 (the false-positive diagnosis of ``analysis``: one overlap pass serves the detection's own class,
-its similar classes and all other classes)."""
+its similar classes and all other classes). ``BestOverlaps`` gives those three reductions, in one
+pass of the compiled kernel ``vocviewer.kernel._match`` where it is built."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy.typing as npt
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.matching import same_image_pairs
+from vocviewer.kernel import load as load_kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -53,3 +55,44 @@ class PairOverlaps:
         best[det[start]] = self.gt[sel[first]]
         best_ov[det[start]] = ov[first]
         return best, best_ov
+
+
+class BestOverlaps:
+    """Per detection (``image``, ``box``), the best-overlapping object of its image among those
+    of its own class (``same``), of the ``similar`` classes, or of any ``other`` class:
+    ``PairOverlaps(...).best(wanted)``, or one pass of the compiled kernel for all three."""
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        image: IntArray,
+        box: FloatArray,
+        plus_one: bool,
+        label: int,
+        similar: list[int],
+    ) -> None:
+        self._labels, self._label, self._similar = dataset.objects.label, label, similar
+        self._all: tuple[IntArray, FloatArray] | None = None
+        k = load_kernel("_match") if len(image) else None
+        if k is not None:
+            kinds = np.full(len(dataset.classes), 2, dtype=np.uint8)
+            kinds[similar] = 1
+            kinds[label] = 0
+            obj = dataset.objects
+            self._all = k.best_by_kind(
+                image, box, dataset.object_offsets, obj.box, kinds[obj.label], plus_one
+            )
+        else:
+            self._pairs = PairOverlaps(dataset, image, box, plus_one)
+
+    def of(self, which: str) -> tuple[IntArray, FloatArray]:
+        """``(best object row (-1: none), its overlap (NaN where -1))`` for ``which`` of
+        ``same``, ``similar``, ``other``."""
+        row = ("same", "similar", "other").index(which)
+        if self._all is not None:
+            return self._all[0][row], self._all[1][row]
+        labels = self._labels[self._pairs.gt]
+        if which == "similar":
+            return self._pairs.best(np.isin(labels, self._similar))
+        same = labels == self._label
+        return self._pairs.best(same if which == "same" else ~same)

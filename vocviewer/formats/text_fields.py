@@ -79,22 +79,27 @@ def listed_files(folder: Path, keep: Callable[[str], bool], sink: list[FormatErr
     A matching entry that is not a regular file (a symbolic-link loop, a dangling link, a FIFO or
     device) is reported to ``sink`` as skipped, so one bad entry never stops the rest.
     """
-    found: list[Path] = []
+    return [Path(path) for _, path in listed_names(folder, keep, sink)]
+
+
+def listed_names(
+    folder: Path, keep: Callable[[str], bool], sink: list[FormatError]
+) -> list[tuple[str, str]]:
+    """``listed_files`` as ``(name, path)`` strings (no ``Path`` per file: thousands cost)."""
+    found: list[tuple[str, str, str]] = []  # (name as paths compare it, name, path)
     for entry in os.scandir(folder):
         if not keep(entry.name):
             continue
-        path = Path(entry.path)
-        if entry.is_file(follow_symlinks=False):  # a plain file: no stat needed
-            found.append(path)
-            continue
-        try:
-            check_regular(path)
-        except FormatError as exc:
-            if not os.path.isdir(path):  # folders named like files are not files: ignored
-                sink.append(FormatError(path, f"{exc.message}; skipped"))
-            continue
-        found.append(path)
-    return sorted(found)
+        if not entry.is_file(follow_symlinks=False):  # a plain file: no stat needed
+            try:
+                check_regular(entry.path)
+            except FormatError as exc:
+                if not os.path.isdir(entry.path):  # folders named like files: ignored
+                    sink.append(FormatError(Path(entry.path), f"{exc.message}; skipped"))
+                continue
+        found.append((os.path.normcase(entry.name), entry.name, entry.path))
+    found.sort(key=lambda item: item[0])  # one folder: as sorting the paths, without pathlib
+    return [(name, path) for _, name, path in found]
 
 
 def split_lines(text: str, *, max_chars: int | None = None) -> list[list[str]]:

@@ -789,7 +789,155 @@ done:
     return result;
 }
 
+/* evaluation/matching.best_overlaps: for each detection, the first ground truth of its image
+ * (annotation order) with the largest overlap, in core/boxes.overlap_pairs' expression order
+ * (VOCevaldet.m:79-87 with plus_one; fmin / fmax skip NaN as numpy's and MATLAB's do); only
+ * pairs with iw > 0 and ih > 0 count, a NaN overlap never wins (strict '>'). */
+static PyObject *best_overlaps(PyObject *self, PyObject *args)
+{
+    PyObject *a_img, *a_dbox, *a_off, *a_gbox;
+    int plus_one;
+    if (!PyArg_ParseTuple(args, "OOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &plus_one))
+        return NULL;
+    PyArrayObject *img = as_array(a_img, NPY_INT64), *dbox = as_array(a_dbox, NPY_FLOAT64);
+    PyArrayObject *off = as_array(a_off, NPY_INT64), *gbox = as_array(a_gbox, NPY_FLOAT64);
+    PyObject *best = NULL, *best_ov = NULL, *out = NULL;
+    if (!img || !dbox || !off || !gbox) goto done;
+    npy_intp d = PyArray_SIZE(img), n_off = PyArray_SIZE(off), g = PyArray_SIZE(gbox) / 4;
+    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(gbox) != 4 * g || n_off < 1) {
+        PyErr_SetString(PyExc_ValueError, "best_overlaps: inconsistent shapes");
+        goto done;
+    }
+    best = PyArray_SimpleNew(1, &d, NPY_INT64);
+    best_ov = PyArray_SimpleNew(1, &d, NPY_FLOAT64);
+    if (!best || !best_ov) goto done;
+    const int64_t *im = PyArray_DATA(img), *of = PyArray_DATA(off);
+    const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
+    int64_t *bo = PyArray_DATA((PyArrayObject *)best);
+    double *bv = PyArray_DATA((PyArrayObject *)best_ov);
+    const double one = plus_one ? 1.0 : 0.0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0; i < d && !bad; i++) {
+        int64_t k = im[i];
+        if (k < 0 || k + 1 >= n_off) { bad = 1; break; }
+        int64_t lo = of[k], hi = of[k + 1];
+        if (lo < 0 || hi > g || lo > hi) { bad = 1; break; }
+        const double *b = db + 4 * i;
+        int64_t found = -1;
+        double top = -INFINITY;
+        for (int64_t j = lo; j < hi; j++) {
+            const double *q = gb + 4 * j;
+            double iw = fmin(b[2], q[2]) - fmax(b[0], q[0]) + one;
+            double ih = fmin(b[3], q[3]) - fmax(b[1], q[1]) + one;
+            if (!(iw > 0 && ih > 0)) continue;
+            double inter = iw * ih;
+            double ua = (b[2] - b[0] + one) * (b[3] - b[1] + one)
+                        + (q[2] - q[0] + one) * (q[3] - q[1] + one) - inter;
+            double ov = inter / ua;
+            if (ov > top) { top = ov; found = j; }
+        }
+        bo[i] = found;
+        bv[i] = found >= 0 ? top : NAN;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "best_overlaps: an image or offset out of range");
+        goto done;
+    }
+    out = Py_BuildValue("(OO)", best, best_ov);
+done:
+    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(off); Py_XDECREF(gbox);
+    Py_XDECREF(best); Py_XDECREF(best_ov);
+    return out;
+}
+
+/* evaluation/pair_overlaps.PairOverlaps + best, for the false-positive diagnosis: for each
+ * detection, among the objects of its image (ascending row) whose kind (uint8 per object) is 0
+ * (its class), 1 (a similar class) or not 0 (any other class), the first object of the largest
+ * overlap (core/boxes.overlap_pairs' expression; NaN never wins) and that overlap. Returns
+ * best int64 (3, D) (-1: none) and overlap float64 (3, D) (NaN where -1), rows in that order. */
+static PyObject *best_by_kind(PyObject *self, PyObject *args)
+{
+    PyObject *a_img, *a_dbox, *a_off, *a_gbox, *a_kind;
+    int plus_one;
+    if (!PyArg_ParseTuple(args, "OOOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &a_kind, &plus_one))
+        return NULL;
+    PyArrayObject *img = as_array(a_img, NPY_INT64), *dbox = as_array(a_dbox, NPY_FLOAT64);
+    PyArrayObject *off = as_array(a_off, NPY_INT64), *gbox = as_array(a_gbox, NPY_FLOAT64);
+    PyArrayObject *kind = as_array(a_kind, NPY_UINT8);
+    PyObject *best = NULL, *best_ov = NULL, *out = NULL;
+    if (!img || !dbox || !off || !gbox || !kind) goto done;
+    npy_intp d = PyArray_SIZE(img), n_off = PyArray_SIZE(off), g = PyArray_SIZE(gbox) / 4;
+    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(gbox) != 4 * g || PyArray_SIZE(kind) != g
+        || n_off < 1) {
+        PyErr_SetString(PyExc_ValueError, "best_by_kind: inconsistent shapes");
+        goto done;
+    }
+    npy_intp dims[2] = {3, d};
+    best = PyArray_SimpleNew(2, dims, NPY_INT64);
+    best_ov = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
+    if (!best || !best_ov) goto done;
+    const int64_t *im = PyArray_DATA(img), *of = PyArray_DATA(off);
+    const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
+    const uint8_t *kd = PyArray_DATA(kind);
+    int64_t *bo = PyArray_DATA((PyArrayObject *)best);
+    double *bv = PyArray_DATA((PyArrayObject *)best_ov);
+    const double one = plus_one ? 1.0 : 0.0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0; i < d && !bad; i++) {
+        int64_t k = im[i];
+        if (k < 0 || k + 1 >= n_off) { bad = 1; break; }
+        int64_t lo = of[k], hi = of[k + 1];
+        if (lo < 0 || hi > g || lo > hi) { bad = 1; break; }
+        const double *b = db + 4 * i;
+        int64_t found[3] = {-1, -1, -1};
+        double top[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int64_t j = lo; j < hi; j++) {
+            const double *q = gb + 4 * j;
+            double iw = fmin(b[2], q[2]) - fmax(b[0], q[0]) + one;
+            if (!(iw > 0)) continue;
+            double ih = fmin(b[3], q[3]) - fmax(b[1], q[1]) + one;
+            if (!(ih > 0)) continue;
+            double inter = iw * ih;
+            double ua = (b[2] - b[0] + one) * (b[3] - b[1] + one)
+                        + (q[2] - q[0] + one) * (q[3] - q[1] + one) - inter;
+            double ov = inter / ua;
+            int which[2] = {kd[j] == 0 ? 0 : 2, kd[j] == 1 ? 1 : -1};
+            for (int w = 0; w < 2; w++) {
+                int r = which[w];
+                if (r >= 0 && ov > top[r]) { top[r] = ov; found[r] = j; }
+            }
+        }
+        for (int r = 0; r < 3; r++) {
+            bo[r * d + i] = found[r];
+            bv[r * d + i] = found[r] >= 0 ? top[r] : NAN;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "best_by_kind: an image or offset out of range");
+        goto done;
+    }
+    out = Py_BuildValue("(OO)", best, best_ov);
+done:
+    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(off); Py_XDECREF(gbox); Py_XDECREF(kind);
+    Py_XDECREF(best); Py_XDECREF(best_ov);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"best_by_kind", best_by_kind, METH_VARARGS,
+     "best_by_kind(det_image, det_box, obj_offsets, obj_box, obj_kind, plus_one)\n"
+     "    -> (best (3, D), overlap (3, D))\n"
+     "\n"
+     "Per detection, the best object of its image of kind 0, kind 1 and kind != 0 (see\n"
+     "_match.c): evaluation.pair_overlaps.PairOverlaps(...).best(wanted) three times."},
+    {"best_overlaps", best_overlaps, METH_VARARGS,
+     "best_overlaps(det_image, det_box, gt_offsets, gt_box, plus_one) -> (best, best_overlap)\n"
+     "\n"
+     "evaluation.matching.best_overlaps in C (same arguments and results)."},
     {"evaluate", evaluate, METH_VARARGS,
      "evaluate(gt_box, gt_group, gt_crowd, gt_ignore, gt_area, gt_id0, gt_off,\n"
      "         dt_box, dt_group, dt_rank, dt_score, dt_area, dt_extra, dt_off, sim, sim_off,\n"

@@ -19,11 +19,14 @@ file that gave no objects at all), so ``lost_ground_truth`` can tell them from h
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from lxml import etree
 
+from vocviewer import kernel
 from vocviewer.core.dataset import VOC_ACTIONS, VOC_CLASSES, VOC_PARTS, VOC_POSES
 from vocviewer.core.errors import FormatError
 from vocviewer.formats.input import MAX_IMAGE_PIXELS, check_image_size, read_bytes
@@ -35,6 +38,7 @@ _CLASS_INDEX = {name: k for k, name in enumerate(VOC_CLASSES)}
 _PART_INDEX = {name: k for k, name in enumerate(VOC_PARTS)}
 _ACTION_INDEX = {name: k for k, name in enumerate(VOC_ACTIONS)}
 _POSE_INDEX = {name.lower(): k for k, name in enumerate(VOC_POSES)}
+_POSES_LOWER = tuple(name.lower() for name in VOC_POSES)
 
 
 def _text(el: etree._Element) -> str:
@@ -67,15 +71,42 @@ class AnnotationColumns:
     problems: list[FormatError] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class ImageInfo:
-    """Per-image fields of one annotation (``filename`` ``None`` if absent; sizes 0 if unknown)."""
+class ImageInfo(NamedTuple):
+    """Per-image fields of one annotation (``filename`` ``None`` if absent; sizes 0 if unknown).
+    A tuple: thousands are made per dataset (``unknown_image()``: an image without one)."""
 
-    filename: str | None = None
-    width: int = 0
-    height: int = 0
-    segmented: bool = False
-    fields: dict[str, str] = field(default_factory=dict)
+    filename: str | None
+    width: int
+    height: int
+    segmented: bool
+    fields: dict[str, str]
+
+
+def unknown_image() -> ImageInfo:
+    """The fields of an image whose annotation is missing or unreadable."""
+    return ImageInfo(None, 0, 0, False, {})
+
+
+def read_annotations(
+    files: list[tuple[int, str]], cols: AnnotationColumns, parser: etree.XMLParser
+) -> list[ImageInfo]:
+    """``read_annotation`` of each ``(image row, path)``, in order: the plain files through the
+    compiled reader (``vocviewer.kernel._voc``, same rows), the others (and all of them on
+    the numpy path) through lxml."""
+    fast: list[tuple[Any, ...] | None] = [None] * len(files)
+    if files and (k := kernel.load("_voc")) is not None:
+        paths = [os.fsencode(path) for _, path in files]
+        rows = [row for row, _ in files]
+        fast = k.annotations(paths, rows, VOC_CLASSES, _POSES_LOWER, 8 << 20, MAX_IMAGE_PIXELS)
+    out = []
+    for (row, path), got in zip(files, fast, strict=True):
+        if got is None:
+            out.append(read_annotation(Path(path), row, cols, parser))
+            continue
+        filename, width, height, segmented, fields, objects = got
+        cols.objects.extend(objects)
+        out.append(ImageInfo(filename, width, height, segmented, fields))
+    return out
 
 
 def read_annotation(
@@ -92,10 +123,10 @@ def read_annotation(
         cols.problems.append(
             FormatError(path, f"malformed XML: {msg}; {NOTHING_READ}", line=exc.lineno)
         )
-        return ImageInfo()
+        return unknown_image()
     except FormatError as exc:
         cols.problems.append(FormatError(path, f"{exc.message}; {NOTHING_READ}"))
-        return ImageInfo()
+        return unknown_image()
     top = root.tag if isinstance(root.tag, str) else "?"
     if top != "annotation":
         cols.problems.append(
@@ -106,7 +137,7 @@ def read_annotation(
                 element=top,
             )
         )
-        return ImageInfo()
+        return unknown_image()
     info = _image_info(root, path, cols.problems)
     order = 0
     for child in root:

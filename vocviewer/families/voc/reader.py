@@ -25,11 +25,15 @@ from vocviewer.core.dataset import (
     PartTable,
 )
 from vocviewer.core.errors import FormatError
-from vocviewer.families.voc.annotations import AnnotationColumns, ImageInfo, read_annotation
+from vocviewer.families.voc.annotations import (
+    AnnotationColumns,
+    read_annotations,
+    unknown_image,
+)
 from vocviewer.families.voc.image_sets import assemble, scan_image_sets
 from vocviewer.families.voc.results_reader import read_voc_results, write_voc_results
 from vocviewer.formats.input import check_regular
-from vocviewer.formats.text_fields import listed_files, make_parser, parse_year
+from vocviewer.formats.text_fields import listed_names, make_parser, parse_year
 
 __all__ = [
     "find_year_folders",
@@ -137,17 +141,17 @@ def read_voc(path: str | Path, *, year: int | None = None) -> Dataset:
     """
     folder, found_year = _resolve(Path(path), year)
     set_problems: list[FormatError] = []
-    xml_of = {
-        p.name[:-4]: p for p in listed_files(folder / "Annotations", _is_xml_name, set_problems)
+    xml_of = {  # image id -> path (str: a Path per file is made only where one is needed)
+        name[:-4]: path
+        for name, path in listed_names(folder / "Annotations", _is_xml_name, set_problems)
     }
     list_files = scan_image_sets(folder / "ImageSets", set_problems)
     ids = sorted(set(xml_of).union(*(f.ids for f in list_files)))
     cols = AnnotationColumns()
     parser = make_parser()
-    images = [
-        read_annotation(xml_of[i], row, cols, parser) if i in xml_of else ImageInfo()
-        for row, i in enumerate(ids)
-    ]
+    files = [(row, xml_of[i]) for row, i in enumerate(ids) if i in xml_of]
+    read = iter(read_annotations(files, cols, parser))
+    images = [next(read) if i in xml_of else unknown_image() for i in ids]
     objects = _object_table(cols)
     object_row = {
         (image, order): row

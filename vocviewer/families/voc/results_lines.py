@@ -6,7 +6,9 @@ only, bounded) and parsed in chunks of about ``CHUNK_BYTES`` by numpy's C text r
 by a sorted search, unknown ids reported from the arrays). A chunk that reader refuses (a blank or
 malformed line) is halved until the pieces it refuses are small, and only those are read line by
 line to name every offending line: one bad line costs about two reads of one chunk, not a slow
-pass over the file, in time and memory. NaN and ±inf are kept (the caller warns).
+pass over the file, in time and memory. NaN and ±inf are kept (the caller warns). Where the
+compiled reader ``vocviewer.kernel._voc`` is built, a plain file (every line well formed, every
+id known) is read there, with the same columns; any other file is read as above.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vocviewer import kernel
 from vocviewer.core.errors import FormatError
 from vocviewer.formats.input import read_bytes
 from vocviewer.formats.text_fields import FileProblems, describe, split_lines, to_float
@@ -65,6 +68,10 @@ def read_results_file(
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     width = len(FIELDS[task])
+    if (k := kernel.load("_voc")) is not None and (got := k.results(data, width, index.row_of)):
+        image = np.frombuffer(got[0], dtype=np.int64)
+        numbers = np.frombuffer(got[1], dtype=np.float64).reshape(len(image), width - 1)
+        return image, numbers, np.arange(1, len(image) + 1, dtype=np.int64)
     parts = []
     first_line = 1
     for chunk in _chunks(data, CHUNK_BYTES):

@@ -1,0 +1,160 @@
+"""Benchmark: the window on a realistic COCO bbox workload — evaluation done vs the CLI, and
+re-deriving every pane when the IoU threshold or the area range changes.
+
+The workload is the shared realistic generator's (``../shared/bench/gen_coco_workload.py``;
+``--data`` holds ``instances_gt.json`` and ``detections_bbox.json``, e.g. the cached
+``/work/benchdata/coco-5000x100-s0``: 5,000 images, 500k detections). Each run is a fresh
+process (offscreen) that opens both as ``vocviewer open GT --results R`` does, waits until
+evaluation finished (``finished``; then every job done), then changes the choice (IoU 0.75, 0.5, area
+small, all) and times each change from ``set_iou`` / ``set_area`` to the new evidence on every
+pane: the re-derive job returned (``evidence_replaced``), the jobs idle, and the queued paints
+done (``processEvents`` until nothing is pending), plus the GUI thread's own share of it. The
+CLI (``vocviewer eval``, whole process) runs interleaved. Targets (issue 22): evaluation done
+<= CLI + 0.5 s; a change <= 50 ms.
+
+    python bench/bench_rederive.py --data /work/benchdata/coco-5000x100-s0 [--runs 3]
+        [--compare CHECKOUT]   (another checkout's window too, interleaved: before / after)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CHANGES = (("iou", 0.75), ("iou", 0.5), ("area", "small"), ("area", "all"))
+
+
+def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(root))  # the checkout measured
+    from vocviewer.gui.models.tasks import prefetch_open
+
+    prefetch_open(gt, (res,))  # as ``vocviewer open`` does before it imports Qt
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    from bench.bench_gui_open import quiet_qt
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.main_window import MainWindow
+
+    app = make_app()
+    quiet_qt()
+    win = MainWindow()
+    win.resize(1400, 900)
+    win.show()
+    st = win.state
+    ev = st.evaluation
+    out: dict[str, Any] = {}
+
+    def wait(cond: Any, timeout: float = 600.0) -> None:
+        end = time.perf_counter() + timeout
+        while not cond():
+            if time.perf_counter() > end:
+                raise SystemExit("timed out")
+            app.processEvents()
+            time.sleep(0.001)
+
+    finished: list[float] = []
+    ev.finished.connect(lambda: finished.append(time.time()))
+    win.open_dataset(gt, (res,))
+    wait(lambda: bool(finished) and len(st.evaluations) > 0)
+    out["eval_done_from_spawn"] = finished[0] - t_spawn
+    wait(st.is_idle)  # every job (thumbnails, analysis) done too
+    out["idle_from_spawn"] = time.time() - t_spawn
+    QTimer.singleShot(0, lambda: None)
+    app.processEvents()
+    replaced = [0]
+    ev.evidence_replaced.connect(lambda _i: replaced.__setitem__(0, replaced[0] + 1))
+    for what, value in CHANGES:
+        before = replaced[0]
+        cpu0, t0 = time.thread_time(), time.perf_counter()
+        (ev.set_iou if what == "iou" else ev.set_area)(value)
+        wait(lambda b=before: replaced[0] > b and st.is_idle())
+        QCoreApplication.sendPostedEvents()
+        app.processEvents()
+        t1, cpu1 = time.perf_counter(), time.thread_time()
+        out[f"{what}={value}"] = {"wall_ms": 1e3 * (t1 - t0), "gui_cpu_ms": 1e3 * (cpu1 - cpu0)}
+    out["rederives"] = ev.settings.rederives
+    win.close()
+    return out
+
+
+def run_child(gt: Path, res: Path, root: Path = ROOT) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    t = time.time()
+    cmd = [sys.executable, __file__, "--child", str(gt), str(res), repr(t), str(root)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root, check=False)
+    if done.returncode != 0:
+        raise SystemExit(done.stdout + done.stderr)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_cli(gt: Path, res: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    t = time.perf_counter()
+    cmd = [sys.executable, "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
+    subprocess.run(cmd, capture_output=True, check=True, env=env, cwd=ROOT)
+    return time.perf_counter() - t
+
+
+def mm(values: list[float], fmt: str = "{:.3f}") -> str:
+    return f"{fmt.format(min(values))} / {fmt.format(statistics.median(values))}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
+        gt, res, t, root = Path(sys.argv[2]), Path(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+        print(json.dumps(child(gt, res, t, Path(root))))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--compare", type=Path, help="another checkout: its window, interleaved")
+    a = ap.parse_args(argv)
+    gt, res = a.data / "instances_gt.json", a.data / "detections_bbox.json"
+    runs, cli, other = [], [], []
+    for _ in range(max(a.runs, 3)):
+        cli.append(run_cli(gt, res))
+        runs.append(run_child(gt, res))
+        if a.compare is not None:
+            other.append(run_child(gt, res, a.compare.resolve()))
+    print(f"load average {os.getloadavg()[0]:.2f} (2 cores here); runs {len(runs)} (min / median)")
+    evals = [r["eval_done_from_spawn"] for r in runs]
+    idle = [r["idle_from_spawn"] for r in runs]
+    print(f"{'CLI vocviewer eval, whole process (s)':<52}{mm(cli):>20}")
+    print(f"{'window: evaluation done, from spawn (s)':<52}{mm(evals):>20}")
+    print(f"{'window: every job done, from spawn (s)':<52}{mm(idle):>20}")
+    print(
+        f"{'window - CLI (s; target <= 0.5)':<52}{mm([e - c for e, c in zip(evals, cli, strict=True)]):>20}"
+    )
+    if other:
+        was = [r["eval_done_from_spawn"] for r in other]
+        print(f"{'  ' + str(a.compare) + ': evaluation done (s)':<52}{mm(was):>20}")
+    print(f"re-derived from stored evidence: {runs[0]['rederives']}")
+    for what, value in CHANGES:
+        key = f"{what}={value}"
+        walls = [r[key]["wall_ms"] for r in runs]
+        gui = [r[key]["gui_cpu_ms"] for r in runs]
+        if other:
+            was = [r[key]["wall_ms"] for r in other]
+            print(
+                f"{'  ' + str(a.compare) + ': change ' + key + ' (ms)':<52}{mm(was, '{:.0f}'):>20}"
+            )
+        print(
+            f"{'change ' + key + ': all panes (ms; target <= 50)':<52}{mm(walls, '{:.0f}'):>20}"
+            f"   GUI-thread CPU {mm(gui, '{:.0f}')} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
