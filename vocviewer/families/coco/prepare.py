@@ -5,6 +5,7 @@ Ground truth rows are sorted by category, image (ascending COCO id) and file ord
 per-category lists in ascending category id). Detections are sorted the same way, then by
 descending score (stable), and cut to the largest ``max_dets`` per group. ``ignore`` is
 ``iscrowd`` (the JSON ``ignore`` field is overwritten), for keypoints also ``num_keypoints == 0``.
+For ``boundary`` the similarity is boundary-iou-api's (``similarity.boundary_iou``).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import numpy.typing as npt
 
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.mask_boundary import boundaries
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco import similarity as sim
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.params import CocoParams
 
 IntArray = npt.NDArray[np.int64]
@@ -63,6 +65,7 @@ class Prepared:
     dt_image_index: Index
     dt_offsets: IntArray
     mask_boxes: list[FloatArray] = field(default_factory=list)  # filled by the first segm pass
+    boundaries: list[Any] = field(default_factory=list)  # by the first boundary pass
 
     @property
     def n_categories(self) -> int:
@@ -165,6 +168,23 @@ def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
     return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
+def _boundaries(prep: Prepared) -> tuple[RleTable, RleTable, FloatArray, FloatArray]:
+    """Boundary masks of the evaluated detections and non-crowd GT (other rows empty) and their
+    ``rleToBbox``, computed once per ``Prepared``."""
+    if not prep.boundaries:
+        dt, gt = prep.dt_anno.masks, prep.gt_anno.masks
+        assert dt is not None and gt is not None
+        gt_rows = prep.gt_rows[~prep.gt_crowd]  # a crowd pair's IoU is its mask IoU
+        for t, rows in ((dt, prep.dt_rows), (gt, gt_rows)):
+            c, o = boundaries(
+                t.counts, t.offsets, t.height, t.width, rows, prep.params.dilation_ratio
+            )
+            prep.boundaries.append(RleTable(c, o, t.height, t.width))
+        for t in prep.boundaries[:2]:
+            prep.boundaries.append(rc.bboxes(t.counts, t.offsets, t.height))
+    return prep.boundaries[0], prep.boundaries[1], prep.boundaries[2], prep.boundaries[3]
+
+
 def similarities(
     prep: Prepared, gs: slice, ds: slice, g_group: IntArray, d_group: IntArray
 ) -> tuple[IntArray, IntArray, FloatArray]:
@@ -178,13 +198,14 @@ def similarities(
     kind = prep.params.iou_type
     if kind == "bbox":
         s = sim.box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
-    elif kind == "segm":
+    elif kind in ("segm", "boundary"):
         if gt.masks is None or dt.masks is None:
-            raise ValueError("segm evaluation needs masks: read with masks / task='segm'")
+            raise ValueError(f"{kind} evaluation needs masks: read with masks / task='segm'")
         d_box, g_box = _mask_boxes(prep)
-        s = sim.mask_iou_pairs(
-            dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd, d_box, g_box
-        )
+        pair = (d_rows[ent_det], g_rows[ent_gt], crowd)
+        s = sim.mask_iou_pairs(dt.masks, gt.masks, *pair, d_box, g_box)
+        if kind == "boundary":
+            s = sim.boundary_iou(s, *_boundaries(prep), *pair)
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:

@@ -1,0 +1,196 @@
+"""Boundary AP (``--task boundary``) against boundary-iou-api's rules: stats, precision, recall and
+scores equal to 1e-12, and the printed summary line for line.
+
+References (``boundary_reference.py``, run in a subprocess: cv2 must not load with Qt): always
+the real pycocotools ``COCOeval`` with the official ``mask_to_boundary`` on ``cv2.erode`` as its
+IoU; and, where ``VOCVIEWER_BOUNDARY_IOU_API`` names a checkout of github
+bowenc0221/boundary-iou-api (it is not on the package index), the official ``COCOeval(iouType=
+"boundary")`` itself. Data: generated polygons and RLE masks on images of several sizes (500 × 375
+rounds its dilation half to even), crowd regions, results with and without ``bbox``, several
+dilation ratios; coco-mini with jittered results (skipped when absent).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pycocotools")
+pytest.importorskip("cv2")  # installed with tidecv ([test] extra); imported by the subprocess only
+from pycocotools import mask as cmask
+
+from vocviewer.core.mask_boundary import boundaries, dilation
+from vocviewer.core.masks import decode, encode
+from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, summary_lines
+from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_reader import read_coco_results
+
+HERE = Path(__file__).resolve().parent
+MINI = HERE.parents[1] / ".." / "shared" / "data" / "coco-mini" / "annotations"
+API = os.environ.get("VOCVIEWER_BOUNDARY_IOU_API")
+REFS = [
+    "restated",
+    pytest.param(
+        "official", marks=pytest.mark.skipif(not API, reason="set VOCVIEWER_BOUNDARY_IOU_API")
+    ),
+]
+SIZES = [(375, 500), (480, 640), (97, 61), (200, 300)]  # (height, width)
+
+
+def _polygon(rng: np.random.Generator, h: int, w: int) -> list[float]:
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    n = int(rng.integers(3, 9))
+    ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+    r = rng.uniform(3, min(h, w) / 2.5) * rng.uniform(0.5, 1.0, n)
+    xs, ys = np.clip(cx + r * np.cos(ang), 0, w), np.clip(cy + r * np.sin(ang), 0, h)
+    return [float(v) for xy in zip(xs, ys, strict=True) for v in xy]
+
+
+def _rle(polys: list[list[float]], h: int, w: int) -> dict[str, Any]:
+    r = cmask.merge(cmask.frPyObjects(polys, h, w))
+    return {"size": r["size"], "counts": r["counts"].decode()}
+
+
+def generate(seed: int, with_bbox: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Ground truth (polygons, a few crowd RLE regions) on images of ``SIZES`` and results
+    jittered / moved / relabelled / invented from it (RLE; ``bbox`` too with ``with_bbox``)."""
+    rng = np.random.default_rng(seed)
+    images = [
+        {"id": i + 1, "height": h, "width": w, "file_name": f"{i}.jpg"}
+        for i, (h, w) in enumerate(SIZES)
+    ]
+    cats = [{"id": c, "name": f"c{c}"} for c in (1, 2, 5)]
+    anns: list[dict[str, Any]] = []
+    dets: list[dict[str, Any]] = []
+    for im in images:
+        h, w = im["height"], im["width"]
+        for _ in range(int(rng.integers(2, 9))):
+            polys = [_polygon(rng, h, w) for _ in range(int(rng.integers(1, 3)))]
+            crowd = rng.random() < 0.12
+            rle = _rle(polys, h, w)
+            area = float(cmask.area(rle))
+            if area == 0:
+                continue
+            cat = int(rng.choice([1, 2, 5]))
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": im["id"],
+                    "category_id": cat,
+                    "segmentation": rle if crowd else polys,
+                    "area": area,
+                    "bbox": [float(v) for v in cmask.toBbox(rle)],
+                    "iscrowd": int(crowd),
+                }
+            )
+            for _ in range(int(rng.integers(0, 4))):
+                jit = [
+                    list(np.asarray(p) + rng.normal(0, rng.choice([0.5, 2, 6]), len(p)))
+                    for p in polys
+                ]
+                c = cat if rng.random() > 0.1 else int(rng.choice([1, 2, 5]))
+                dets.append(
+                    {"image_id": im["id"], "category_id": c, "segmentation": _rle(jit, h, w)}
+                )
+        for _ in range(int(rng.integers(0, 4))):  # pure false positives
+            dets.append(
+                {
+                    "image_id": im["id"],
+                    "category_id": int(rng.choice([1, 2, 5])),
+                    "segmentation": _rle([_polygon(rng, h, w)], h, w),
+                }
+            )
+    for d in dets:
+        d["score"] = round(float(rng.random()), 2)  # ties included
+        if with_bbox:
+            d["bbox"] = [float(v) for v in cmask.toBbox(d["segmentation"])]
+    return {"images": images, "categories": cats, "annotations": anns}, dets
+
+
+def reference(gt: Path, res: Path, ratio: float, which: str, tmp: Path) -> dict[str, Any]:
+    out = tmp / f"ref-{which}.npz"
+    cmd = [
+        sys.executable,
+        str(HERE / "boundary_reference.py"),
+        str(gt),
+        str(res),
+        repr(ratio),
+        str(out),
+    ]
+    if which == "official":
+        cmd.append(str(API))
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    with np.load(out) as z:
+        return {k: z[k] for k in z.files}
+
+
+def run_both(gt: Path, res: Path, ratio: float, which: str, tmp: Path) -> None:
+    ref = reference(gt, res, ratio, which, tmp)
+    ds = read_coco(gt, masks=True)
+    params = CocoParams.for_task("boundary", dilation_ratio=ratio)
+    ours = evaluate_coco(ds, read_coco_results(ds, res, task="segm"), params)
+    for name in ("precision", "recall", "scores"):
+        assert ref[name].shape == getattr(ours, name).shape, name
+        np.testing.assert_allclose(getattr(ours, name), ref[name], rtol=0, atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(list(ours.stats().values()), ref["stats"], rtol=0, atol=1e-12)
+    assert summary_lines(ours) == list(ref["lines"])
+    segm = evaluate_coco(ds, read_coco_results(ds, res, task="segm"), CocoParams.for_task("segm"))
+    assert not np.array_equal(segm.precision, ours.precision)  # the boundary changes the numbers
+
+
+def _write(tmp: Path, gt: dict[str, Any], dets: list[dict[str, Any]]) -> tuple[Path, Path]:
+    (tmp / "gt.json").write_text(json.dumps(gt))
+    (tmp / "res.json").write_text(json.dumps(dets))
+    return tmp / "gt.json", tmp / "res.json"
+
+
+@pytest.mark.parametrize("which", REFS)
+@pytest.mark.parametrize(
+    ("seed", "with_bbox", "ratio"),
+    [(0, False, 0.02), (1, True, 0.02), (2, False, 0.05), (3, False, 0.005)],
+)
+def test_generated(seed: int, with_bbox: bool, ratio: float, which: str, tmp_path: Path) -> None:
+    gt, res = _write(tmp_path, *generate(seed, with_bbox))
+    run_both(gt, res, ratio, which, tmp_path)
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+@pytest.mark.parametrize("which", REFS)
+def test_coco_mini(which: str, tmp_path: Path) -> None:
+    from tests.parity.test_coco_parity import gen_segm
+
+    ann = MINI / "instances_val2017.json"
+    res = tmp_path / "res.json"
+    res.write_text(json.dumps(gen_segm(json.loads(ann.read_text()))))
+    run_both(ann, res, 0.02, which, tmp_path)
+
+
+def test_dilation_rounds_half_to_even() -> None:
+    # 0.02 · √(375² + 500²) = 0.02 · 625 = 12.5 exactly: round half to even gives 12
+    assert dilation(375, 500) == 12
+    assert dilation(480, 640) == 16  # 0.02 · 800 = 16
+    assert dilation(10, 10) == 1  # 0.28 rounds to 0: at least one pixel
+
+
+def test_boundary_of_a_square() -> None:
+    """A 10 × 10 square well inside a 100 × 100 image at d = 3 (0.02 · 141.4 = 2.83): its outer
+    ring of width 3 (100 − 4 · 4 = 84 pixels); at the image's corner, the border counts as background."""
+    m = np.zeros((100, 100), dtype=bool)
+    m[40:50, 30:40] = True
+    m[0:10, 0:10] = True
+    c = encode(m)
+    counts, offsets = boundaries(
+        c, np.array([0, len(c)]), np.array([100]), np.array([100]), np.array([0])
+    )
+    b = decode(counts, 100, 100)
+    inner = np.zeros_like(m)
+    inner[43:47, 33:37] = True
+    inner[3:7, 3:7] = True
+    np.testing.assert_array_equal(b, m & ~inner)
