@@ -27,7 +27,7 @@ def boundary_rle(rle: dict[str, Any], ratio: float) -> dict[str, Any]:
     """The boundary of one RLE mask, as an RLE, by ``cv2.erode``."""
     m = cmask.decode(rle)
     h, w = m.shape
-    d = max(1, int(round(ratio * np.sqrt(h**2 + w**2))))
+    d = max(1, round(float(ratio * np.sqrt(h**2 + w**2))))
     padded = cv2.copyMakeBorder(m, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     eroded = cv2.erode(padded, np.ones((3, 3), np.uint8), iterations=d)[1 : h + 1, 1 : w + 1]
     return cmask.encode(np.asfortranarray((m - eroded)[:, :, None]))[0]  # type: ignore[no-any-return]
@@ -38,7 +38,7 @@ class BoundaryEval(COCOeval):  # type: ignore[misc]
 
     ratio = 0.02
 
-    def computeIoU(self, img: int, cat: int) -> Any:  # noqa: N802 (pycocotools' name)
+    def computeIoU(self, img: int, cat: int) -> Any:
         p = self.params
         if p.useCats:
             gt, dt = self._gts[img, cat], self._dts[img, cat]
@@ -67,7 +67,7 @@ def run(gt_path: str, res_path: str, ratio: float, api: str | None) -> dict[str,
     with contextlib.redirect_stdout(io.StringIO()) as buf:
         if api:
             sys.path.insert(0, api)
-            np.float = float  # type: ignore[attr-defined]  # the official code's (numpy < 1.24)
+            setattr(np, "float", float)  # noqa: B010  # the official code's alias (numpy < 1.24)
             from boundary_iou.coco_instance_api.coco import COCO as BCOCO
             from boundary_iou.coco_instance_api.cocoeval import COCOeval as BCOCOeval
 

@@ -186,7 +186,7 @@ def test_boundary_of_a_square() -> None:
     m[40:50, 30:40] = True
     m[0:10, 0:10] = True
     c = encode(m)
-    counts, offsets = boundaries(
+    counts, _ = boundaries(
         c, np.array([0, len(c)]), np.array([100]), np.array([100]), np.array([0])
     )
     b = decode(counts, 100, 100)
