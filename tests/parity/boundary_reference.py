@@ -1,7 +1,7 @@
 """Boundary AP references, run as a script in a subprocess (cv2 must not load in the test process:
 it points Qt at its own plugins).
 
-``python boundary_reference.py GT RES RATIO OUT.npz [API]``: with ``API`` (a checkout of github
+``python boundary_reference.py GT RES RATIO OUT.npz [API] [--lvis]``: with ``API`` (a checkout of github
 bowenc0221/boundary-iou-api), its own ``COCO`` / ``COCOeval(iouType="boundary")``; without, the
 same rules built on the real pycocotools ``COCOeval`` and ``cv2.erode`` (the official
 ``mask_to_boundary``: a 1-pixel zero border, ``round(ratio · diagonal)`` iterations of a 3 × 3
@@ -63,6 +63,43 @@ class BoundaryEval(COCOeval):  # type: ignore[misc]
         return m
 
 
+def _lvis_run(gt_path: str, res_path: str, ratio: float, api: str | None) -> dict[str, Any]:
+    """LVIS: the fork's ``LVISEval(iou_type="boundary")`` from ``api``; without, the ``lvis``
+    package's with the Boundary IoU (the fork's crowd and area-bound rules not restated: data
+    without crowd flags or areas on a range's bound)."""
+    setattr(np, "float", float)  # noqa: B010  # numpy < 1.24's alias, used by both
+    if api:
+        sys.path.insert(0, api)
+        from boundary_iou.lvis_instance_api.eval import LVISEval
+
+        ev = LVISEval(gt_path, res_path, iou_type="boundary", dilation_ratio=ratio)
+    else:
+        from lvis import LVISEval as Plain
+
+        class LVISEval(Plain):  # type: ignore[no-redef]
+            def compute_iou(self, img: int, cat: int) -> Any:
+                gt, dt = self._get_gt_dt(img, cat)
+                if not gt and not dt:
+                    return []
+                dt = [dt[i] for i in np.argsort([-d["score"] for d in dt], kind="mergesort")]
+                crowd = [0] * len(gt)
+                masks = [d["segmentation"] for d in dt], [g["segmentation"] for g in gt]
+                m = np.array(cmask.iou(*masks, crowd))
+                if not gt or not dt:
+                    return m
+                db = [boundary_rle(d["segmentation"], ratio) for d in dt]
+                gb = [boundary_rle(g["segmentation"], ratio) for g in gt]
+                return np.minimum(m, np.array(cmask.iou(db, gb, crowd)))
+
+        ev = LVISEval(gt_path, res_path, "segm")
+    ev.run()
+    return {
+        "stats": np.array(list(ev.results.values()), dtype=np.float64),
+        "precision": ev.eval["precision"],
+        "recall": ev.eval["recall"],
+    }
+
+
 def run(gt_path: str, res_path: str, ratio: float, api: str | None) -> dict[str, Any]:
     with contextlib.redirect_stdout(io.StringIO()) as buf:
         if api:
@@ -91,6 +128,8 @@ def run(gt_path: str, res_path: str, ratio: float, api: str | None) -> dict[str,
 
 
 if __name__ == "__main__":
-    gt_path, res_path, ratio, out = sys.argv[1:5]
-    api = sys.argv[5] if len(sys.argv) > 5 else None
-    np.savez(out, **run(gt_path, res_path, float(ratio), api))
+    lvis = "--lvis" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--lvis"]
+    gt_path, res_path, ratio, out = args[:4]
+    api = args[4] if len(args) > 4 else None
+    np.savez(out, **(_lvis_run if lvis else run)(gt_path, res_path, float(ratio), api))

@@ -194,3 +194,60 @@ def test_boundary_of_a_square() -> None:
     inner[43:47, 33:37] = True
     inner[3:7, 3:7] = True
     np.testing.assert_array_equal(b, m & ~inner)
+
+
+# --- LVIS ---------------------------------------------------------------------------------------
+
+
+def _lvis_files(tmp: Path, seed: int, crowd: bool) -> tuple[Path, Path]:
+    """Generated LVIS files (``lvis_data``: federated traps, an image over 300 results); without
+    ``crowd`` the ground truth's ``iscrowd`` flags are cleared (the ``lvis`` package ignores them,
+    the boundary fork honours them)."""
+    from tests.parity.lvis_data import write_lvis
+
+    ann, res = write_lvis(tmp, seed, kind="segm")
+    if not crowd:
+        gt = json.loads(ann.read_text())
+        for a in gt["annotations"]:
+            a["iscrowd"] = 0
+        ann.write_text(json.dumps(gt))
+    return ann, res
+
+
+@pytest.mark.parametrize(
+    ("which", "crowd"),
+    [
+        ("restated", False),
+        pytest.param(
+            "official",
+            True,
+            marks=pytest.mark.skipif(not API, reason="set VOCVIEWER_BOUNDARY_IOU_API"),
+        ),
+    ],
+)
+def test_lvis(which: str, crowd: bool, tmp_path: Path) -> None:
+    pytest.importorskip("lvis")
+    from vocviewer.families.lvis.evaluate import evaluate_lvis
+    from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+
+    ann, res = _lvis_files(tmp_path, 7, crowd)
+    out = tmp_path / "ref.npz"
+    cmd = [
+        sys.executable,
+        str(HERE / "boundary_reference.py"),
+        str(ann),
+        str(res),
+        "0.02",
+        str(out),
+        "--lvis",
+    ]
+    if which == "official":
+        cmd.append(str(API))
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    with np.load(out) as z:
+        ref = {k: z[k] for k in z.files}
+    ds = read_lvis(ann, masks=True)
+    ours = evaluate_lvis(ds, read_lvis_results(ds, res, task="segm"), "boundary")
+    np.testing.assert_allclose(ours.precision, ref["precision"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ours.recall, ref["recall"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(list(ours.summary().values()), ref["stats"], rtol=0, atol=1e-12)

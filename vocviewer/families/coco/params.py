@@ -64,3 +64,8 @@ class CocoParams:
             )
         base.update(kw)
         return cls(**base)  # type: ignore[arg-type]
+
+
+def reading_task(task: str) -> str:
+    """What the readers build for ``task``: masks (``"segm"``) for Boundary AP, else ``task``."""
+    return "segm" if task == "boundary" else task
