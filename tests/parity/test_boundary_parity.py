@@ -251,3 +251,77 @@ def test_lvis(which: str, crowd: bool, tmp_path: Path) -> None:
     np.testing.assert_allclose(ours.precision, ref["precision"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(ours.recall, ref["recall"], rtol=0, atol=1e-12)
     np.testing.assert_allclose(list(ours.summary().values()), ref["stats"], rtol=0, atol=1e-12)
+
+
+# --- YOLO and the command line ------------------------------------------------------------------
+
+
+def _cli_json(argv: list[str], out: Path) -> dict[str, Any]:
+    from vocviewer.cli import main
+
+    assert main([*argv, "--json", str(out)]) == 0
+    return dict(json.loads(out.read_text()))
+
+
+@pytest.mark.parametrize("which", REFS)
+def test_yolo_segment_labels(which: str, tmp_path: Path) -> None:
+    """``eval --task boundary`` of a YOLO split equals the reference on its COCO conversion."""
+    from tests.parity.test_yolo_parity import converted
+    from tests.parity.yolo_data import make_yolo
+
+    case = make_yolo(tmp_path, "segment", seed=5)
+    argv = ["eval", str(case.yaml), "--results", str(case.pred_txt), "--task", "boundary"]
+    payload = _cli_json(argv, tmp_path / "ours.json")
+    ann, res = converted(case.yaml, case.pred_txt, tmp_path, "segm")
+    ref = reference(ann, res, 0.02, which, tmp_path)
+    got = np.array(list(payload["summary"].values()), dtype=np.float64)
+    np.testing.assert_allclose(got, ref["stats"], rtol=0, atol=1e-12)
+    assert payload["task"] == "boundary" and payload["dilation_ratio"] == 0.02
+    assert payload["official"] is True and payload["summary"]["AP"] > 0.05
+
+
+def test_cli_coco(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The header line, the summary lines as the reference prints them, ``dilation_ratio`` in the
+    JSON; another ratio is NOT OFFICIAL; ``--dilation-ratio`` without ``--task boundary`` is an
+    error."""
+    from vocviewer.cli import main
+
+    (tmp_path / "data").mkdir()
+    gt, res = _write(tmp_path / "data", *generate(4, False))
+    argv = ["eval", str(gt), "--results", str(res), "--task", "boundary"]
+    payload = _cli_json(argv, tmp_path / "a.json")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Boundary AP (boundary-iou-api): IoU = min(mask IoU, boundary IoU)")
+    ref = reference(gt, res, 0.02, "restated", tmp_path)
+    assert out[1:13] == list(ref["lines"])
+    assert payload["official"] is True and payload["dilation_ratio"] == 0.02
+    np.testing.assert_allclose(list(payload["summary"].values()), ref["stats"], atol=1e-12)
+    wide = _cli_json([*argv, "--dilation-ratio", "0.05"], tmp_path / "b.json")
+    assert wide["official"] is False and wide["dilation_ratio"] == 0.05
+    ref = reference(gt, res, 0.05, "restated", tmp_path)
+    np.testing.assert_allclose(list(wide["summary"].values()), ref["stats"], atol=1e-12)
+    assert (
+        "NOTE: NOT OFFICIAL: dilation ratio 0.05; the protocol uses 0.02" in capsys.readouterr().out
+    )
+    segm = ["eval", str(gt), "--results", str(res), "--task", "segm", "--dilation-ratio", "0.05"]
+    assert main(segm) == 1
+    err = capsys.readouterr().err
+    assert err == "vocviewer: error: --dilation-ratio applies to --task boundary, not segm\n"
+
+
+def test_cli_lvis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """LVIS ``eval --task boundary``: its summary is ``evaluate_lvis(..., "boundary")``'s."""
+    from vocviewer.families.lvis.evaluate import evaluate_lvis
+    from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+
+    ann, res = _lvis_files(tmp_path, 8, True)
+    argv = ["eval", str(ann), "--results", str(res), "--task", "boundary"]
+    payload = _cli_json(argv, tmp_path / "o.json")
+    assert capsys.readouterr().out.startswith("Boundary AP (boundary-iou-api)")
+    ds = read_lvis(ann, masks=True)
+    ours = evaluate_lvis(ds, read_lvis_results(ds, res, task="segm"), "boundary")
+    got = [np.nan if v is None else v for v in payload["summary"].values()]
+    np.testing.assert_allclose(got, list(ours.summary().values()), atol=0)
+    segm = evaluate_lvis(ds, read_lvis_results(ds, res, task="segm"), "segm")
+    assert ours.summary() != segm.summary()
+    assert payload["dilation_ratio"] == 0.02

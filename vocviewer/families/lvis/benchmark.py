@@ -109,8 +109,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     results = read_lvis_results(dataset, request.results[0], task=read_as, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     choice = ViewChoice()  # the summary and per-category AP average every IoU and area
-    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
-    reasons += dilation_reasons(params)
+    lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    reasons = (*lost_reasons, *dilation_reasons(params))
     # the window's evaluation (no diagnosis of false positives: the printed layout needs none)
     stream = lvis_view.evaluate_lvis_views(
         dataset, results, choice, task=task, diagnose=False, dilation_ratio=ratio
