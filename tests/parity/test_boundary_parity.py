@@ -325,3 +325,57 @@ def test_cli_lvis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     segm = evaluate_lvis(ds, read_lvis_results(ds, res, task="segm"), "segm")
     assert ours.summary() != segm.summary()
     assert payload["dilation_ratio"] == 0.02
+
+
+def test_boundary_cache_shared_by_copies(tmp_path: Path) -> None:
+    """``Prepared`` copies (``dataclasses.replace``, as the analysis' per-category cuts make)
+    share the boundary cache: each copy's pairs equal those of a fresh ``prepare``."""
+    import dataclasses
+
+    from vocviewer.families.coco.prepare import prepare, similarities
+
+    gt, res = _write(tmp_path, *generate(5, False))
+    ds = read_coco(gt, masks=True)
+    rs = read_coco_results(ds, res, task="segm")
+    params = CocoParams.for_task("boundary")
+    shared = prepare(ds, rs, params)
+    for k in range(shared.n_categories):  # each cut holds one category's rows only
+        gs, ds_ = shared.gt_slice(k), shared.dt_slice(k)
+        ng, nd = gs.stop - gs.start, ds_.stop - ds_.start
+        cut = dataclasses.replace(
+            shared,
+            gt_rows=shared.gt_rows[gs],
+            gt_group=shared.gt_group[gs],
+            gt_crowd=shared.gt_crowd[gs],
+            gt_offsets=np.array([0, ng]),
+            dt_rows=shared.dt_rows[ds_],
+            dt_group=shared.dt_group[ds_],
+            dt_offsets=np.array([0, nd]),
+        )
+        got = similarities(cut, slice(0, ng), slice(0, nd), cut.gt_group, cut.dt_group)
+        fresh = prepare(ds, rs, params)
+        want = similarities(fresh, gs, ds_, fresh.gt_group[gs], fresh.dt_group[ds_])
+        assert len(want[2]) > 0 or k > 0
+        for x, y in zip(got, want, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_analyze_boundary(tmp_path: Path) -> None:
+    """``analyze --task boundary``: its mAP and per-class AP are ``eval --task boundary``'s."""
+    (tmp_path / "data").mkdir()
+    gt, res = _write(tmp_path / "data", *generate(6, False))
+    payload = _cli_json(
+        ["eval", str(gt), "--results", str(res), "--task", "boundary"], tmp_path / "e.json"
+    )
+    from vocviewer.cli import main
+
+    out = tmp_path / "a.json"
+    argv = ["analyze", str(gt), "--results", str(res), "--task", "boundary", "--bootstrap", "20"]
+    assert main([*argv, "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    entry = (
+        next(iter(got["sets"].values())) if isinstance(got.get("sets"), dict) else got["sets"][0]
+    )
+    assert entry["mAP"] == payload["summary"]["AP"]
+    for name, c in payload["per_class"].items():
+        assert entry["per_class"][name]["ap"] == c["ap"]

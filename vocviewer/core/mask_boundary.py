@@ -86,13 +86,22 @@ def boundaries(
     width: IntArray,
     rows: IntArray,
     ratio: float = DEFAULT_DILATION_RATIO,
+    previous: tuple[IntArray, IntArray, npt.NDArray[np.bool_]] | None = None,
 ) -> tuple[IntArray, IntArray]:
     """Boundary RLEs of masks ``rows`` of a columnar RLE table (``rle_columns``' layout), the
-    other rows empty: ``(counts, offsets)`` for all ``N`` rows, each mask keeping its size."""
+    other rows empty: ``(counts, offsets)`` for all ``N`` rows, each mask keeping its size.
+    ``previous``: ``(counts, offsets, done)`` of an earlier call at the same ``ratio``, whose
+    ``done`` rows are taken over rather than computed again."""
     n = len(offsets) - 1
     start, end, fg = rc.foreground_runs(counts, offsets)
     parts: list[IntArray] = [np.array([int(height[i]) * int(width[i])]) for i in range(n)]
-    for i in np.unique(np.asarray(rows, dtype=np.int64)).tolist():
+    todo = np.unique(np.asarray(rows, dtype=np.int64))
+    if previous is not None:
+        pc, po, done = previous
+        for i in np.flatnonzero(done).tolist():
+            parts[i] = pc[po[i] : po[i + 1]]
+        todo = todo[~done[todo]]
+    for i in todo.tolist():
         h, w = int(height[i]), int(width[i])
         s, e = start[fg[i] : fg[i + 1]], end[fg[i] : fg[i + 1]]
         parts[i] = boundary_counts(s, e, h, w, dilation(h, w, ratio))

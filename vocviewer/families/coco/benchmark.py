@@ -132,7 +132,7 @@ class CocoBenchmark(ViewDefaults):
     tasks = ("bbox", "segm", "keypoints", "boundary")
     protocols = ("coco",)
     options = (CliOption("--images", "COCO image folder", source=True), *PARAM_OPTIONS)
-    analyze_tasks = ("bbox", "segm")
+    analyze_tasks = ("bbox", "segm", "boundary")
     priority = 10
     hint = "a COCO annotation .json"
     views = FamilyViews(

@@ -87,7 +87,7 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
     """Evidence of an ``evaluate_coco`` box or mask (segm) result on every image of ``dataset``
     (the positives are the non-crowd objects either way)."""
     p = evaluation.params
-    if p.iou_type not in ("bbox", "segm") or not p.use_cats or p.image_ids is not None:
+    if p.iou_type not in ("bbox", "segm", "boundary") or not p.use_cats or p.image_ids is not None:
         raise ValueError(
             "the COCO bootstrap needs a bbox or segm evaluation of every image, by category"
         )

@@ -170,19 +170,27 @@ def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
 
 def _boundaries(prep: Prepared) -> tuple[RleTable, RleTable, FloatArray, FloatArray]:
     """Boundary masks of the evaluated detections and non-crowd GT (other rows empty) and their
-    ``rleToBbox``, computed once per ``Prepared``."""
-    if not prep.boundaries:
-        dt, gt = prep.dt_anno.masks, prep.gt_anno.masks
-        assert dt is not None and gt is not None
-        gt_rows = prep.gt_rows[~prep.gt_crowd]  # a crowd pair's IoU is its mask IoU
-        for t, rows in ((dt, prep.dt_rows), (gt, gt_rows)):
-            c, o = boundaries(
-                t.counts, t.offsets, t.height, t.width, rows, prep.params.dilation_ratio
-            )
-            prep.boundaries.append(RleTable(c, o, t.height, t.width))
-        for t in prep.boundaries[:2]:
-            prep.boundaries.append(rc.bboxes(t.counts, t.offsets, t.height))
-    return prep.boundaries[0], prep.boundaries[1], prep.boundaries[2], prep.boundaries[3]
+    ``rleToBbox``. Cached in ``prep.boundaries``, which ``Prepared`` copies made by
+    ``dataclasses.replace`` share: rows are added as those copies need them."""
+    dt, gt = prep.dt_anno.masks, prep.gt_anno.masks
+    assert dt is not None and gt is not None
+    ratio = prep.params.dilation_ratio
+    cache = prep.boundaries  # [ratio, (table, box, done) for detections, then for GT]
+    if not cache or cache[0] != ratio:
+        cache[:] = [ratio, None, None]
+    need = (prep.dt_rows, prep.gt_rows[~prep.gt_crowd])  # a crowd pair's IoU is its mask IoU
+    for j, (t, rows) in enumerate(((dt, need[0]), (gt, need[1])), start=1):
+        old = cache[j]
+        if old is not None and old[2][rows].all():
+            continue
+        prev = (old[0].counts, old[0].offsets, old[2]) if old is not None else None
+        c, o = boundaries(t.counts, t.offsets, t.height, t.width, rows, ratio, prev)
+        done = np.zeros(len(t), dtype=bool) if old is None else old[2].copy()
+        done[rows] = True
+        table = RleTable(c, o, t.height, t.width)
+        cache[j] = (table, rc.bboxes(table.counts, table.offsets, table.height), done)
+    (d_tab, d_box, _), (g_tab, g_box, _) = cache[1], cache[2]
+    return d_tab, g_tab, d_box, g_box
 
 
 def similarities(

@@ -150,7 +150,7 @@ class YoloBenchmark(ViewDefaults):
         ),
         *PARAM_OPTIONS,
     )
-    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm", "boundary")
     priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
     hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
     files = FILES
