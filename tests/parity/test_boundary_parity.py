@@ -379,3 +379,26 @@ def test_analyze_boundary(tmp_path: Path) -> None:
     assert entry["mAP"] == payload["summary"]["AP"]
     for name, c in payload["per_class"].items():
         assert entry["per_class"][name]["ap"] == c["ap"]
+
+
+def test_kernel_equals_numpy() -> None:
+    """``_rle.boundary`` and the numpy path give the same counts (random masks, runs wrapping
+    columns, full masks, empty ones, several widths)."""
+    from vocviewer import kernel
+    from vocviewer.core import rle_columns as rc
+    from vocviewer.core.mask_boundary import boundary_counts
+
+    k = kernel.load("_rle")
+    if k is None:
+        pytest.skip("the compiled kernel is not built")
+    rng = np.random.default_rng(11)
+    for t in range(300):
+        h, w = (int(v) for v in rng.integers(1, 60, 2))
+        m = rng.random((h, w)) < rng.random()
+        if t % 5 == 0:
+            m[:] = t % 10 == 0
+        c = encode(m)
+        d = int(rng.integers(0, 8))
+        s, e, _ = rc.foreground_runs(c, np.array([0, len(c)]))
+        np.testing.assert_array_equal(k.boundary(c, h, w, d), boundary_counts(s, e, h, w, d))
+    assert k.boundary(np.array([3, 4]), 2, 2, 1) is None  # runs not summing to h * w

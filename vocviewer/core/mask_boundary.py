@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 
 IntArray = npt.NDArray[np.int64]
@@ -101,10 +102,15 @@ def boundaries(
         for i in np.flatnonzero(done).tolist():
             parts[i] = pc[po[i] : po[i + 1]]
         todo = todo[~done[todo]]
+    k = kernel.load("_rle")
     for i in todo.tolist():
         h, w = int(height[i]), int(width[i])
-        s, e = start[fg[i] : fg[i + 1]], end[fg[i] : fg[i + 1]]
-        parts[i] = boundary_counts(s, e, h, w, dilation(h, w, ratio))
+        d = dilation(h, w, ratio)
+        got = None if k is None else k.boundary(counts[offsets[i] : offsets[i + 1]], h, w, d)
+        if got is None:  # numpy (no kernel, or runs not summing to h * w)
+            s, e = start[fg[i] : fg[i + 1]], end[fg[i] : fg[i + 1]]
+            got = boundary_counts(s, e, h, w, d)
+        parts[i] = got
     lens = np.array([len(p) for p in parts], dtype=np.int64)
     flat = np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
     return flat, np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
