@@ -5,7 +5,8 @@ it points Qt at its own plugins).
 bowenc0221/boundary-iou-api), its own ``COCO`` / ``COCOeval(iouType="boundary")``; without, the
 same rules built on the real pycocotools ``COCOeval`` and ``cv2.erode`` (the official
 ``mask_to_boundary``: a 1-pixel zero border, ``round(ratio · diagonal)`` iterations of a 3 × 3
-erosion; the pair IoU: crowd GT its mask IoU, else min(mask IoU, boundary IoU)). Writes
+erosion; the pair IoU: crowd GT its mask IoU, else min(mask IoU, boundary IoU); ground truth
+ignored by its ``ignore`` field or ``iscrowd``). Writes
 ``stats``, ``precision``, ``recall``, ``scores`` and the printed summary lines.
 """
 
@@ -37,6 +38,15 @@ class BoundaryEval(COCOeval):  # type: ignore[misc]
     """pycocotools' ``COCOeval`` on masks with the Boundary IoU as its similarity."""
 
     ratio = 0.02
+
+    def _prepare(self) -> None:
+        """The fork's ignore rule: an ``ignore`` field or ``iscrowd`` (pycocotools overwrites
+        ``ignore`` with ``iscrowd``)."""
+        flags = {a["id"]: a.get("ignore", 0) for a in self.cocoGt.dataset["annotations"]}
+        super()._prepare()
+        for gts in self._gts.values():
+            for g in gts:
+                g["ignore"] = flags[g["id"]] or g.get("iscrowd", 0)
 
     def computeIoU(self, img: int, cat: int) -> Any:
         p = self.params

@@ -6,7 +6,7 @@ the real pycocotools ``COCOeval`` with the official ``mask_to_boundary`` on ``cv
 IoU; and, where ``VOCVIEWER_BOUNDARY_IOU_API`` names a checkout of github
 bowenc0221/boundary-iou-api (it is not on the package index), the official ``COCOeval(iouType=
 "boundary")`` itself. Data: generated polygons and RLE masks on images of several sizes (500 × 375
-rounds its dilation half to even), crowd regions, results with and without ``bbox``, several
+rounds its dilation half to even), crowd regions, ``ignore`` flags, results with and without ``bbox``, several
 dilation ratios; coco-mini with jittered results (skipped when absent).
 """
 
@@ -79,6 +79,8 @@ def generate(seed: int, with_bbox: bool) -> tuple[dict[str, Any], list[dict[str,
             if area == 0:
                 continue
             cat = int(rng.choice([1, 2, 5]))
+            # an ``ignore`` flag: honoured by the fork (pycocotools overwrites it)
+            flags = {"ignore": 1} if not crowd and rng.random() < 0.1 else {}
             anns.append(
                 {
                     "id": len(anns) + 1,
@@ -88,6 +90,7 @@ def generate(seed: int, with_bbox: bool) -> tuple[dict[str, Any], list[dict[str,
                     "area": area,
                     "bbox": [float(v) for v in cmask.toBbox(rle)],
                     "iscrowd": int(crowd),
+                    **flags,
                 }
             )
             for _ in range(int(rng.integers(0, 4))):
@@ -402,3 +405,25 @@ def test_kernel_equals_numpy() -> None:
         s, e, _ = rc.foreground_runs(c, np.array([0, len(c)]))
         np.testing.assert_array_equal(k.boundary(c, h, w, d), boundary_counts(s, e, h, w, d))
     assert k.boundary(np.array([3, 4]), 2, 2, 1) is None  # runs not summing to h * w
+
+
+def test_views_count_what_the_fork_counts(tmp_path: Path) -> None:
+    """The window's class views of a boundary evaluation: true positives plus missed objects
+    are the positives the fork counts (``ignore`` flags and crowd regions never missed)."""
+    from vocviewer.evaluation.result import Verdict
+    from vocviewer.families.coco.view import evaluate_coco_views
+    from vocviewer.families.views import ClassView, ViewChoice
+
+    gt, res = _write(tmp_path, *generate(3, False))  # five ``ignore`` flags
+    ds = read_coco(gt, masks=True)
+    rs = read_coco_results(ds, res, task="segm")
+    views = [
+        v
+        for v in evaluate_coco_views(ds, rs, ViewChoice(), task="boundary")
+        if isinstance(v, ClassView)
+    ]
+    ignored = sum(1 for a in json.loads(gt.read_text())["annotations"] if a.get("ignore"))
+    assert ignored > 0
+    for v in views:
+        tp = int(np.count_nonzero(v.evaluation.verdict == Verdict.TP))
+        assert tp + len(v.missed) == int(v.raw.npig[0]) == v.evaluation.npos

@@ -211,6 +211,8 @@ def coco_characteristics(
     gt: CocoAnnotations = dataset.data(CocoAnnotations)
     obj = dataset.objects
     counted = ~gt.iscrowd
+    if ev.params.iou_type == "boundary" and gt.ignore is not None:  # boundary-iou-api's rule
+        counted &= ~gt.ignore
     ks = [int(np.flatnonzero(gt.category_id == cid)[0]) for cid in ev.category_ids]
     specs = {
         **box_specs(gt, obj.label, counted, ev.params),

@@ -95,6 +95,8 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
     obj = dataset.objects
     n_img = len(dataset.images)
     counted = ~gt.iscrowd
+    if p.iou_type == "boundary" and gt.ignore is not None:  # boundary-iou-api: ignore too
+        counted &= ~gt.ignore
     ranked = []
     for c, k_id in zip(evaluation.categories, evaluation.category_ids, strict=True):
         k = int(np.flatnonzero(gt.category_id == k_id)[0])

@@ -5,7 +5,8 @@ Ground truth rows are sorted by category, image (ascending COCO id) and file ord
 per-category lists in ascending category id). Detections are sorted the same way, then by
 descending score (stable), and cut to the largest ``max_dets`` per group. ``ignore`` is
 ``iscrowd`` (the JSON ``ignore`` field is overwritten), for keypoints also ``num_keypoints == 0``.
-For ``boundary`` the similarity is boundary-iou-api's (``similarity.boundary_iou``).
+For ``boundary`` the similarity is boundary-iou-api's (``similarity.boundary_iou``) and, as its
+``_prepare``, an ``ignore`` field is honoured (``ignore`` or ``iscrowd``).
 """
 
 from __future__ import annotations
@@ -132,6 +133,8 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     d_rows = d_sel[d_order]
 
     ignore = gt.iscrowd[g_rows].copy()
+    if params.iou_type == "boundary" and gt.ignore is not None:
+        ignore |= gt.ignore[g_rows]  # boundary-iou-api's ``_prepare``: ignore or iscrowd
     if params.iou_type == "keypoints":
         ignore |= gt.num_keypoints[g_rows] == 0
     kk = np.arange(n_k + 1)
