@@ -156,7 +156,7 @@ def analyze_coco(
     params = params or CocoParams()
     if params.iou_type not in ("bbox", "segm", "boundary"):
         raise ValueError(
-            f"analyze() is defined for bbox, segm and boundary, not {params.iou_type!r}"
+            f"analyze() is defined for bbox and segm (and boundary), not {params.iou_type!r}"
         )
     first = replace(
         params,
