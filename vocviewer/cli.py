@@ -219,7 +219,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     options = {
         o.dest: getattr(args, o.dest, None) for b in registry.registered() for o in b.options
     }
-    for msg in registry.convert(args.path, args.to, args.out, args.results, args.task, options):
+    task = "segm" if args.task == "boundary" else args.task  # Boundary AP's data are masks
+    for msg in registry.convert(args.path, args.to, args.out, args.results, task, options):
         _emit(sys.stdout, msg)
     return 0
 

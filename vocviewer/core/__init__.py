@@ -14,6 +14,8 @@ errors
     Errors for bad input.
 masks
     COCO run-length encoded (RLE) masks, numpy only.
+mask_boundary
+    Mask boundaries for Boundary IoU (boundary-iou-api's ``mask_to_boundary``) on RLE masks.
 palette
     Colour maps.
 ranking

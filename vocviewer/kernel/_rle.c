@@ -1099,6 +1099,126 @@ static PyObject *py_decode(PyObject *self, PyObject *args) {
     return res;
 }
 
+/* boundary(counts, h, w, d) -> int64 counts | None: the mask's pixels with a background or
+   outside-image pixel within chessboard distance d (core.mask_boundary), as RLE counts; None
+   when the runs do not sum to h * w. The mask is eroded on its bounding box only (all outside
+   is background): a vertical then a horizontal pass, each keeping [a + d, b - d) of a run. */
+static PyObject *py_boundary(PyObject *self, PyObject *args) {
+    PyObject *oc;
+    long long h, w, d;
+    if (!PyArg_ParseTuple(args, "OLLL", &oc, &h, &w, &d)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64);
+    if (ac == NULL) return NULL;
+    const int64_t *c = PyArray_DATA(ac);
+    Py_ssize_t m = PyArray_SIZE(ac);
+    int64_t hw = (int64_t)h * (int64_t)w, pos = 0;
+    int ok = h > 0 && w > 0 && d >= 0;
+    for (Py_ssize_t j = 0; ok && j < m; j++) {
+        ok = c[j] >= 0;
+        pos += c[j];
+    }
+    if (!ok || pos != hw) {
+        Py_DECREF(ac);
+        Py_RETURN_NONE;
+    }
+    int64_t x0 = w, x1 = -1, y0 = h, y1 = -1;
+    pos = 0;
+    for (Py_ssize_t j = 0; j < m; pos += c[j], j++) {
+        if (j % 2 == 0 || c[j] == 0) continue;
+        int64_t s = pos, e = pos + c[j] - 1, xs = s / h, xe = e / h;
+        if (xs < x0) x0 = xs;
+        if (xe > x1) x1 = xe;
+        /* a run over two columns or more reaches row h - 1 of the first and row 0 of the last */
+        int64_t ys = xs == xe ? s % h : 0, ye = xs == xe ? e % h : h - 1;
+        if (ys < y0) y0 = ys;
+        if (ye > y1) y1 = ye;
+    }
+    npy_intp one = 1;
+    if (x1 < 0) {
+        Py_DECREF(ac);
+        PyObject *res = PyArray_SimpleNew(1, &one, NPY_INT64);
+        if (res != NULL) *(int64_t *)PyArray_DATA((PyArrayObject *)res) = hw;
+        return res;
+    }
+    int64_t bw = x1 - x0 + 1, bh = y1 - y0 + 1, n = bw * bh;
+    uint8_t *buf = calloc((size_t)n, 1), *ev = calloc((size_t)n, 1), *er = calloc((size_t)n, 1);
+    int64_t *out = malloc(sizeof(int64_t) * (size_t)(2 * n + 3));
+    if (buf == NULL || ev == NULL || er == NULL || out == NULL) {
+        free(buf);
+        free(ev);
+        free(er);
+        free(out);
+        Py_DECREF(ac);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t k = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    pos = 0;
+    for (Py_ssize_t j = 0; j < m; pos += c[j], j++) {
+        if (j % 2 == 0) continue;
+        for (int64_t p = pos; p < pos + c[j]; p++) buf[(p / h - x0) * bh + (p % h - y0)] = 1;
+    }
+    for (int64_t xi = 0; xi < bw; xi++) { /* vertical: runs along a column */
+        const uint8_t *col = buf + xi * bh;
+        for (int64_t a = 0; a < bh;) {
+            if (!col[a]) {
+                a++;
+                continue;
+            }
+            int64_t b = a;
+            while (b < bh && col[b]) b++;
+            for (int64_t y = a + d; y < b - d; y++) ev[xi * bh + y] = 1;
+            a = b;
+        }
+    }
+    for (int64_t yi = 0; yi < bh; yi++) { /* horizontal: runs along a row */
+        for (int64_t a = 0; a < bw;) {
+            if (!ev[a * bh + yi]) {
+                a++;
+                continue;
+            }
+            int64_t b = a;
+            while (b < bw && ev[b * bh + yi]) b++;
+            for (int64_t x = a + d; x < b - d; x++) er[x * bh + yi] = 1;
+            a = b;
+        }
+    }
+    int64_t last_end = 0, run_s = -1, prev = -2;
+    for (int64_t xi = 0; xi < bw; xi++) {
+        for (int64_t yi = 0; yi < bh; yi++) {
+            int64_t i = xi * bh + yi;
+            if (!buf[i] || er[i]) continue;
+            int64_t g = (x0 + xi) * h + y0 + yi;
+            if (run_s >= 0 && g == prev + 1) {
+                prev = g;
+                continue;
+            }
+            if (run_s >= 0) {
+                out[k++] = run_s - last_end;
+                out[k++] = prev + 1 - run_s;
+                last_end = prev + 1;
+            }
+            run_s = prev = g;
+        }
+    }
+    if (run_s >= 0) {
+        out[k++] = run_s - last_end;
+        out[k++] = prev + 1 - run_s;
+        last_end = prev + 1;
+    }
+    if (k == 0 || last_end < hw) out[k++] = hw - last_end;
+    Py_END_ALLOW_THREADS;
+    free(buf);
+    free(ev);
+    free(er);
+    Py_DECREF(ac);
+    npy_intp dims[1] = {k};
+    PyObject *res = PyArray_SimpleNew(1, dims, NPY_INT64);
+    if (res != NULL) memcpy(PyArray_DATA((PyArrayObject *)res), out, sizeof(int64_t) * (size_t)k);
+    free(out);
+    return res;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* module                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
@@ -1121,6 +1241,8 @@ static PyMethodDef methods[] = {
      "polygons(xy, npoints, h, w) -> (counts, offsets, declined): rleFrPoly of each."},
     {"encode", py_encode, METH_VARARGS, "encode(bool (h, w)) -> int64 counts."},
     {"decode", py_decode, METH_VARARGS, "decode(counts, h, w) -> bool (h, w) | None."},
+    {"boundary", py_boundary, METH_VARARGS,
+     "boundary(counts, h, w, d) -> int64 counts | None: the mask's boundary of width d."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -74,6 +74,7 @@ from vocviewer.families.coco.evaluate import (
     collect_coco,
     evaluate_coco,
 )
+from vocviewer.families.coco.params import reading_task
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
@@ -93,7 +94,9 @@ def analyze_coco(
 ) -> AnalyzeOutput:
     """COCO bbox / segm analysis of every ``request.results`` file against the annotation JSON
     (``read`` / ``read_results``: COCO's readers, or those of a family read as COCO's)."""
-    task, dataset, lost, warnings = open_boxes_or_masks(request, "COCO analysis is", read)
+    task, dataset, lost, warnings = open_boxes_or_masks(
+        request, "COCO analysis is", read, boundary=True
+    )
     sets: list[AnalysedSet] = []
     evidence = []
     analyses: list[tuple[str, CocoAnalysis]] = []
@@ -102,8 +105,10 @@ def analyze_coco(
     warnings += list(param_notes(params))
     if param_notes(params):
         warnings.append("TIDE keeps COCO's own parameters; the bootstrap averages at the last cap")
+    if task == "boundary":
+        warnings.append("TIDE's error types are at mask IoU (tidecv has no Boundary IoU)")
     for name, path in zip(set_names(request.results), request.results, strict=True):
-        results = read_results(dataset, path, task=task)
+        results = read_results(dataset, path, task=reading_task(task))
         warnings += [f"{name}: {p}" for p in results.problems]
         evaluated = evaluated_once(
             coco_view.evaluate_coco_views, dataset, results, task=task, params=params
@@ -159,16 +164,19 @@ def analyze_coco(
 
 
 def open_boxes_or_masks(
-    request: AnalyzeRequest, what: str, read: Callable[..., Dataset]
+    request: AnalyzeRequest, what: str, read: Callable[..., Dataset], boundary: bool = False
 ) -> tuple[str, Dataset, str | None, list[str]]:
     """(task, dataset, why it is not official or ``None``, warnings) of an analysis of a COCO
     annotation JSON (``read(path, images, masks=...)``: COCO's reader or a family's built on
-    it); ``what`` names the analysis in the message refusing another task than bbox or segm."""
+    it); ``what`` names the analysis in the message refusing another task than bbox or segm
+    (or boundary, Boundary AP, with ``boundary``)."""
     task = request.task or "bbox"
-    if task not in ("bbox", "segm"):
-        raise FormatError(request.path, f"analyze: {what} for --task bbox or segm, not {task}")
-    dataset = opened(request, read(request.path, request.option("images"), masks=task == "segm"))
-    lost = check_ground_truth(dataset, request.keep_going, task)
+    if task not in ("bbox", "segm", "boundary")[: 3 if boundary else 2]:
+        tasks = "bbox, segm or boundary" if boundary else "bbox or segm"
+        raise FormatError(request.path, f"analyze: {what} for --task {tasks}, not {task}")
+    masks = reading_task(task) == "segm"
+    dataset = opened(request, read(request.path, request.option("images"), masks=masks))
+    lost = check_ground_truth(dataset, request.keep_going, reading_task(task))
     warnings = [str(p) for p in dataset.problems]
     warnings += [f"NOT OFFICIAL: {lost}"] if lost is not None else []
     return task, dataset, lost, warnings
@@ -209,6 +217,8 @@ def coco_characteristics(
     gt: CocoAnnotations = dataset.data(CocoAnnotations)
     obj = dataset.objects
     counted = ~gt.iscrowd
+    if ev.params.iou_type == "boundary" and gt.ignore is not None:  # boundary-iou-api's rule
+        counted &= ~gt.ignore
     ks = [int(np.flatnonzero(gt.category_id == cid)[0]) for cid in ev.category_ids]
     specs = {
         **box_specs(gt, obj.label, counted, ev.params),

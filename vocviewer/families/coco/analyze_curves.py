@@ -154,8 +154,10 @@ def analyze_coco(
     ``recall_thresholds``, ``area_ranges`` / ``area_names`` and ``fix_id0`` are used: like the
     official code, the analysis covers every category, IoU .75 / .5 / .1 and 100 detections."""
     params = params or CocoParams()
-    if params.iou_type not in ("bbox", "segm"):
-        raise ValueError(f"analyze() is defined for bbox and segm, not {params.iou_type!r}")
+    if params.iou_type not in ("bbox", "segm", "boundary"):
+        raise ValueError(
+            f"analyze() is defined for bbox and segm (and boundary), not {params.iou_type!r}"
+        )
     first = replace(
         params,
         use_cats=True,

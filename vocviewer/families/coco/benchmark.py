@@ -1,5 +1,6 @@
 """COCO: the ``Benchmark`` of a COCO annotation JSON, and ``vocviewer eval`` for bbox / segm /
-keypoints: pycocotools' printed summary and JSON. LVIS files, COCO-shaped too, are claimed by the
+keypoints (pycocotools' printed summary and JSON) and boundary (Boundary AP: boundary-iou-api's,
+under a ``Boundary AP`` header line). LVIS files, COCO-shaped too, are claimed by the
 LVIS benchmark (higher priority)."""
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from vocviewer.families.coco.chosen_params import (
 )
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
+from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import one_results_file, read_coco_results
 from vocviewer.families.evidence import collect
@@ -53,8 +55,18 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``)."""
     task = request.task or "bbox"
     images = request.option("images")
-    dataset = opened(request, read_coco(request.path, images, masks=task == "segm"))
+    masks = reading_task(task) == "segm"
+    dataset = opened(request, read_coco(request.path, images, masks=masks))
     return evaluate_coco_dataset(request, dataset)
+
+
+def boundary_header(params: CocoParams) -> str:
+    """The line above a Boundary AP summary (its printed lines are COCOeval's, as the official
+    API prints them)."""
+    return (
+        f"Boundary AP (boundary-iou-api): IoU = min(mask IoU, boundary IoU), "
+        f"dilation ratio {params.dilation_ratio:g} of the image diagonal\n"
+    )
 
 
 def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
@@ -62,8 +74,10 @@ def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
     another family's conversion to COCO's model), by pycocotools' rules."""
     task = request.task or "bbox"
     keep_going = bool(request.keep_going)
-    lost = check_ground_truth(dataset, keep_going, task)
-    results = read_coco_results(dataset, request.results[0], task=task, keep_going=keep_going)
+    lost = check_ground_truth(dataset, keep_going, reading_task(task))
+    results = read_coco_results(
+        dataset, request.results[0], task=reading_task(task), keep_going=keep_going
+    )
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.data(CocoAnnotations).federated:  # only when --protocol coco asked for it
         warnings.append(
@@ -86,7 +100,8 @@ def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
     if lost is not None:
         result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
         warnings.append(f"NOT OFFICIAL: {lost}")
-    text = "\n".join(summary_lines(result)) + "\n"
+    text = boundary_header(params) if task == "boundary" else ""
+    text += "\n".join(summary_lines(result)) + "\n"
     if result.notes:
         text += "".join(f"NOTE: {n}\n" for n in result.notes)
     payload = {
@@ -96,6 +111,8 @@ def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
         "summary": result.stats(),
         "official": not result.notes,
     }
+    if task == "boundary":
+        payload["dilation_ratio"] = params.dilation_ratio
     return EvalOutput(text, payload, warnings)
 
 
@@ -146,14 +163,15 @@ class CocoDocumentViews(ViewDefaults):
 
 
 class CocoBenchmark(CocoDocumentViews):
-    """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints."""
+    """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints,
+    boundary (Boundary AP)."""
 
     name = "coco"
     title = "COCO"
-    tasks = ("bbox", "segm", "keypoints")
+    tasks = ("bbox", "segm", "keypoints", "boundary")
     protocols = ("coco",)
     options = (CliOption("--images", "COCO image folder", source=True), *PARAM_OPTIONS)
-    analyze_tasks = ("bbox", "segm")
+    analyze_tasks = ("bbox", "segm", "boundary")
     priority = 10
     hint = "a COCO annotation .json"
     files = FILES

@@ -87,7 +87,7 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
     """Evidence of an ``evaluate_coco`` box or mask (segm) result on every image of ``dataset``
     (the positives are the non-crowd objects either way)."""
     p = evaluation.params
-    if p.iou_type not in ("bbox", "segm") or not p.use_cats or p.image_ids is not None:
+    if p.iou_type not in ("bbox", "segm", "boundary") or not p.use_cats or p.image_ids is not None:
         raise ValueError(
             "the COCO bootstrap needs a bbox or segm evaluation of every image, by category"
         )
@@ -95,6 +95,8 @@ def coco_bbox_evidence(dataset: Dataset, evaluation: CocoEvalResult, name: str) 
     obj = dataset.objects
     n_img = len(dataset.images)
     counted = ~gt.iscrowd
+    if p.iou_type == "boundary" and gt.ignore is not None:  # boundary-iou-api: ignore too
+        counted &= ~gt.ignore
     ranked = []
     for c, k_id in zip(evaluation.categories, evaluation.category_ids, strict=True):
         k = int(np.flatnonzero(gt.category_id == k_id)[0])

@@ -1,6 +1,6 @@
 """COCOeval parameters the user chooses (``--max-dets``, ``--area-ranges``, ``--iou-thresholds``)
-for every family that evaluates by COCO's rules (COCO, YOLO), and the NOT OFFICIAL notes they
-bring. Values equal to the protocol's are official; anything else is noted.
+for every family that evaluates by COCO's rules (COCO, YOLO), Boundary AP's ``--dilation-ratio``
+(LVIS too), and the NOT OFFICIAL notes they bring. Values equal to the protocol's are official; anything else is noted.
 
 Syntax (also accepted as Python values by ``vocviewer.evaluate``):
 ``--max-dets 1,10,300`` (positive integers; bbox / segm need at least three, as pycocotools'
@@ -23,7 +23,16 @@ from vocviewer.families.base import CliOption
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.official import NOT_OFFICIAL, Reason, chosen_reason
 
-#: the three options, shared by every family evaluating by COCO's rules
+#: Boundary AP's dilation ratio (``--task boundary``); LVIS declares it too
+DILATION_OPTION = CliOption(
+    "--dilation-ratio",
+    "Boundary AP (--task boundary): boundary width as a fraction of the image diagonal "
+    "(default 0.02; NOT OFFICIAL otherwise)",
+    kind="float",
+    metavar="R",
+)
+
+#: the options shared by every family evaluating by COCO's rules
 OPTIONS = (
     CliOption(
         "--max-dets",
@@ -43,6 +52,7 @@ OPTIONS = (
         kind="str",
         metavar="T,T|A:B:S",
     ),
+    DILATION_OPTION,
 )
 
 
@@ -132,7 +142,20 @@ def _chosen(task: str, options: Mapping[str, Any]) -> CocoParams:
         params = replace(params, area_ranges=ranges, area_names=names)
     if options.get("iou_thresholds") is not None:
         params = replace(params, iou_thresholds=parse_iou_thresholds(options["iou_thresholds"]))
-    return params
+    return with_dilation_ratio(params, options.get("dilation_ratio"))
+
+
+def with_dilation_ratio(params: CocoParams, value: Any) -> CocoParams:
+    """``params`` with ``--dilation-ratio`` ``value`` (``None``: unchanged); ``ValueError`` for
+    a value that is not positive and finite or a task other than ``boundary``."""
+    if value is None:
+        return params
+    if params.iou_type != "boundary":
+        raise ValueError(f"--dilation-ratio applies to --task boundary, not {params.iou_type}")
+    ratio = float(value)
+    if not (np.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"--dilation-ratio: a positive fraction of the diagonal, not {value!r}")
+    return replace(params, dilation_ratio=ratio)
 
 
 def _fmt(values: Sequence[float] | np.ndarray) -> str:
@@ -160,7 +183,15 @@ def param_reasons(params: CocoParams) -> tuple[Reason, ...]:
         reasons.append(
             chosen_reason("IoU thresholds", _fmt(params.iou_thresholds), "0.50:0.05:0.95")
         )
-    return tuple(reasons)
+    return (*reasons, *dilation_reasons(params))
+
+
+def dilation_reasons(params: CocoParams) -> tuple[Reason, ...]:
+    """Boundary AP at another dilation ratio than the paper's 0.02: its reason, else none."""
+    default = CocoParams().dilation_ratio
+    if params.iou_type != "boundary" or params.dilation_ratio == default:
+        return ()
+    return (chosen_reason("dilation ratio", f"{params.dilation_ratio:g}", f"{default:g}"),)
 
 
 def param_notes(params: CocoParams) -> tuple[str, ...]:

@@ -114,6 +114,8 @@ class CocoAnnotations:
         int64 (N,); has_keypoints : bool (N,) whether the annotation had a ``keypoints`` field;
         masks : ``RleTable`` of N masks (polygons rasterised as pycocotools does), or ``None``
         when the reader was asked not to build them.
+        ignore : bool (N,) the truth value of an annotation's ``ignore`` field (pycocotools
+        overwrites it; boundary-iou-api's COCOeval honours it), or ``None`` (not read).
     Per file
         federated : the file carries LVIS's federated fields (an image's ``neg_category_ids`` /
         ``not_exhaustive_category_ids``, a category's ``frequency``): COCO's rules do not apply.
@@ -135,11 +137,14 @@ class CocoAnnotations:
     has_keypoints: npt.NDArray[np.bool_]
     masks: RleTable | None = None
     federated: bool = False
+    ignore: npt.NDArray[np.bool_] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.ann_id)
         for name, dtype in _ANNOTATION_DTYPES.items():
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        if self.ignore is not None:
+            object.__setattr__(self, "ignore", frozen(np.reshape(self.ignore, (n,)), np.bool_))
         object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
         object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))
         if self.masks is not None and len(self.masks) != n:

@@ -13,7 +13,10 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class CocoParams:
-    """COCOeval ``Params``. Build with ``CocoParams.for_task("bbox" | "segm" | "keypoints")``.
+    """COCOeval ``Params``. Build with ``CocoParams.for_task("bbox" | "segm" | "keypoints" |
+    "boundary")``; ``"boundary"`` is Boundary AP (boundary-iou-api's ``iouType="boundary"``:
+    segm with the IoU of a non-crowd pair min(mask IoU, boundary IoU)) at ``dilation_ratio``
+    (of the image diagonal; the other tasks ignore it).
 
     ``iou_thresholds`` / ``recall_thresholds`` are built with ``np.linspace`` exactly as
     pycocotools builds them; area bounds are in pixels² and inclusive at both ends.
@@ -43,12 +46,15 @@ class CocoParams:
     category_ids: tuple[int, ...] | None = None
     fix_id0: bool = False
     fix_keypoints_no_cats: bool = False
+    dilation_ratio: float = 0.02
 
     @classmethod
     def for_task(cls, iou_type: str, *, use_cats: bool = True, **kw: object) -> CocoParams:
         """pycocotools' defaults for ``iou_type``; keyword arguments override fields."""
-        if iou_type not in ("bbox", "segm", "keypoints"):
-            raise ValueError(f"iou_type must be bbox, segm or keypoints, not {iou_type!r}")
+        if iou_type not in ("bbox", "segm", "keypoints", "boundary"):
+            raise ValueError(
+                f"iou_type must be bbox, segm, keypoints or boundary, not {iou_type!r}"
+            )
         base: dict[str, object] = {"iou_type": iou_type, "use_cats": use_cats}
         if iou_type == "keypoints":
             base.update(
@@ -58,3 +64,8 @@ class CocoParams:
             )
         base.update(kw)
         return cls(**base)  # type: ignore[arg-type]
+
+
+def reading_task(task: str) -> str:
+    """What the readers build for ``task``: masks (``"segm"``) for Boundary AP, else ``task``."""
+    return "segm" if task == "boundary" else task

@@ -5,6 +5,8 @@ Ground truth rows are sorted by category, image (ascending COCO id) and file ord
 per-category lists in ascending category id). Detections are sorted the same way, then by
 descending score (stable), and cut to the largest ``max_dets`` per group. ``ignore`` is
 ``iscrowd`` (the JSON ``ignore`` field is overwritten), for keypoints also ``num_keypoints == 0``.
+For ``boundary`` the similarity is boundary-iou-api's (``similarity.boundary_iou``) and, as its
+``_prepare``, an ``ignore`` field is honoured (``ignore`` or ``iscrowd``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import numpy.typing as npt
 
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.mask_boundary import boundaries
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco import similarity as sim
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.params import CocoParams
 
 IntArray = npt.NDArray[np.int64]
@@ -63,6 +66,7 @@ class Prepared:
     dt_image_index: Index
     dt_offsets: IntArray
     mask_boxes: list[FloatArray] = field(default_factory=list)  # filled by the first segm pass
+    boundaries: list[Any] = field(default_factory=list)  # by the first boundary pass
 
     @property
     def n_categories(self) -> int:
@@ -129,6 +133,8 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     d_rows = d_sel[d_order]
 
     ignore = gt.iscrowd[g_rows].copy()
+    if params.iou_type == "boundary" and gt.ignore is not None:
+        ignore |= gt.ignore[g_rows]  # boundary-iou-api's ``_prepare``: ignore or iscrowd
     if params.iou_type == "keypoints":
         ignore |= gt.num_keypoints[g_rows] == 0
     kk = np.arange(n_k + 1)
@@ -165,6 +171,31 @@ def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
     return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
+def _boundaries(prep: Prepared) -> tuple[RleTable, RleTable, FloatArray, FloatArray]:
+    """Boundary masks of the evaluated detections and non-crowd GT (other rows empty) and their
+    ``rleToBbox``. Cached in ``prep.boundaries``, which ``Prepared`` copies made by
+    ``dataclasses.replace`` share: rows are added as those copies need them."""
+    dt, gt = prep.dt_anno.masks, prep.gt_anno.masks
+    assert dt is not None and gt is not None
+    ratio = prep.params.dilation_ratio
+    cache = prep.boundaries  # [ratio, (table, box, done) for detections, then for GT]
+    if not cache or cache[0] != ratio:
+        cache[:] = [ratio, None, None]
+    need = (prep.dt_rows, prep.gt_rows[~prep.gt_crowd])  # a crowd pair's IoU is its mask IoU
+    for j, (t, rows) in enumerate(((dt, need[0]), (gt, need[1])), start=1):
+        old = cache[j]
+        if old is not None and old[2][rows].all():
+            continue
+        prev = (old[0].counts, old[0].offsets, old[2]) if old is not None else None
+        c, o = boundaries(t.counts, t.offsets, t.height, t.width, rows, ratio, prev)
+        done = np.zeros(len(t), dtype=bool) if old is None else old[2].copy()
+        done[rows] = True
+        table = RleTable(c, o, t.height, t.width)
+        cache[j] = (table, rc.bboxes(table.counts, table.offsets, table.height), done)
+    (d_tab, d_box, _), (g_tab, g_box, _) = cache[1], cache[2]
+    return d_tab, g_tab, d_box, g_box
+
+
 def similarities(
     prep: Prepared, gs: slice, ds: slice, g_group: IntArray, d_group: IntArray
 ) -> tuple[IntArray, IntArray, FloatArray]:
@@ -178,13 +209,14 @@ def similarities(
     kind = prep.params.iou_type
     if kind == "bbox":
         s = sim.box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
-    elif kind == "segm":
+    elif kind in ("segm", "boundary"):
         if gt.masks is None or dt.masks is None:
-            raise ValueError("segm evaluation needs masks: read with masks / task='segm'")
+            raise ValueError(f"{kind} evaluation needs masks: read with masks / task='segm'")
         d_box, g_box = _mask_boxes(prep)
-        s = sim.mask_iou_pairs(
-            dt.masks, gt.masks, d_rows[ent_det], g_rows[ent_gt], crowd, d_box, g_box
-        )
+        pair = (d_rows[ent_det], g_rows[ent_gt], crowd)
+        s = sim.mask_iou_pairs(dt.masks, gt.masks, *pair, d_box, g_box)
+        if kind == "boundary":
+            s = sim.boundary_iou(s, *_boundaries(prep), *pair)
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:

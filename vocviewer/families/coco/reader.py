@@ -227,6 +227,7 @@ class _Row:
     num_keypoints: int
     segm: list[npt.NDArray[np.float64]] | mk.Counts | None = None
     size: tuple[int, int] | None = None  # an RLE's own [h, w]
+    ignore: bool = False  # the ``ignore`` field's truth value
 
 
 class _Missing:
@@ -308,7 +309,7 @@ def _annotation(
         missing.check(a, index, "num_keypoints")
         if "num_keypoints" in a:
             nkp = schema.json_int(path, a["num_keypoints"], f"{where}.num_keypoints")
-    return _Row(row, k, ann_id, bb, area, bool(crowd), index, kp, nkp)
+    return _Row(row, k, ann_id, bb, area, bool(crowd), index, kp, nkp, ignore=bool(a.get("ignore")))
 
 
 def _segmentation(
@@ -438,6 +439,7 @@ def _dataset(
         has_keypoints=np.array([r.keypoints is not None for r in rows], dtype=bool),
         masks=_mask_table(rows, heights, widths) if masks else None,
         federated=federated,
+        ignore=np.array([r.ignore for r in rows], dtype=bool),
     )
     names = tuple(c[1] for c in cats)
     images_table = ImageTable(

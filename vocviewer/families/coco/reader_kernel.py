@@ -268,6 +268,7 @@ def _dataset(
         has_keypoints=has_kp[order],
         masks=None if segm is None else _mask_table(segm, order, image_index, c),
         federated=bool(c["has_neg"].any() or c["has_nex"].any() or (c["freq_off"] >= 0).any()),
+        ignore=c["ignore"][order].astype(bool),
     )
     images_table = ImageTable(
         np.array([str(i) for i in ids.tolist()], dtype=np.str_),

@@ -1,4 +1,5 @@
-"""Similarity of (detection, ground truth) pairs for COCOeval: box IoU, mask IoU, keypoint OKS.
+"""Similarity of (detection, ground truth) pairs for COCOeval: box IoU, mask IoU, keypoint OKS,
+Boundary IoU (boundary-iou-api's ``computeBoundaryIoU``).
 
 Pairs are given as aligned index arrays into detection and GT columns; every function computes
 exactly what pycocotools computes for that pair (``maskApi.c`` ``bbIou`` / ``rleIou``,
@@ -109,6 +110,29 @@ def mask_iou_pairs(
     d_area = rc.areas(dc, do)[ii]
     union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
     out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
+    return out
+
+
+def boundary_iou(
+    mask_iou: FloatArray,
+    det_boundary: RleTable,
+    gt_boundary: RleTable,
+    det_box: FloatArray,
+    gt_box: FloatArray,
+    det_row: IntArray,
+    gt_row: IntArray,
+    crowd: npt.NDArray[np.bool_],
+) -> FloatArray:
+    """boundary-iou-api's ``computeBoundaryIoU`` for aligned pairs, float64 (E,): a crowd GT's
+    pair keeps its ``mask_iou`` (``rleIou`` with crowd rules); any other pair takes min(mask IoU,
+    ``rleIou`` of the two boundary masks) (``*_boundary``: boundary masks by row, ``*_box``
+    their ``rleToBbox``; see ``core.mask_boundary``)."""
+    out = mask_iou.copy()
+    keep = np.flatnonzero(~crowd)
+    if len(keep):
+        i, j, no = det_row[keep], gt_row[keep], crowd[keep]
+        b = mask_iou_pairs(det_boundary, gt_boundary, i, j, no, det_box, gt_box)
+        out[keep] = np.minimum(mask_iou[keep], b)
     return out
 
 

@@ -144,6 +144,16 @@ def check_keypoint_counts(
             raise FormatError(path, f"keypoint evaluation compares COCO's {k} keypoints; {what}")
 
 
+def never_missed(dataset: Dataset, params: CocoParams) -> npt.NDArray[np.bool_]:
+    """The objects ``params``' evaluation ignores: crowd regions (Boundary AP: also those with
+    an ``ignore`` field, as boundary-iou-api)."""
+    coco = dataset.data(CocoAnnotations)
+    out = np.asarray(coco.iscrowd, dtype=bool)
+    if params.iou_type == "boundary" and coco.ignore is not None:
+        out = out | coco.ignore
+    return out
+
+
 def evaluate_coco_views(
     dataset: Dataset,
     results: ResultSet,
@@ -161,10 +171,11 @@ def evaluate_coco_views(
         check_keypoint_counts(dataset, results, dataset.root, results.files[0])
     chosen, params = params, params or CocoParams.for_task(kind)
     rules, cats = coco_rules(dataset), []
+    never = never_missed(dataset, params)
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
         rt, boxes = params.recall_thresholds, _boxes(results)
-        view = coco_class(dataset, raw, k, choice, rt, boxes, params=chosen)
+        view = coco_class(dataset, raw, k, choice, rt, boxes, never, params=chosen)
         yield diagnosed(dataset, results, view, rules, diagnose)
     result = with_param_notes(collect_coco(tuple(cats), params, results))
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")

@@ -29,13 +29,19 @@ from vocviewer.families.base import (
     check_ground_truth,
     opened,
 )
-from vocviewer.families.coco.benchmark import CocoDocumentViews
+from vocviewer.families.coco.benchmark import CocoDocumentViews, boundary_header
+from vocviewer.families.coco.chosen_params import (
+    DILATION_OPTION,
+    dilation_reasons,
+    with_dilation_ratio,
+)
+from vocviewer.families.coco.params import reading_task
 from vocviewer.families.coco.results_reader import one_results_file
 from vocviewer.families.evidence import collect
 from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.columns import LvisAnnotations
-from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis
+from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis, lvis_params
 from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ViewChoice, ViewSettings
@@ -88,35 +94,51 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     if task not in LvisBenchmark.tasks:
         raise FormatError(request.path, f"LVIS evaluates --task bbox or segm, not {task}")
     one_results_file(request.results, "LVIS")
+    try:
+        params = with_dilation_ratio(lvis_params(task), request.option("dilation_ratio"))
+    except ValueError as e:
+        raise FormatError(None, str(e)) from None
+    ratio, read_as = params.dilation_ratio, reading_task(task)
     dataset = opened(
-        request, read_lvis(request.path, request.option("images"), masks=task == "segm")
+        request, read_lvis(request.path, request.option("images"), masks=read_as == "segm")
     )
     keep_going = bool(request.keep_going)
-    lost = check_ground_truth(dataset, keep_going, task)
-    results = read_lvis_results(dataset, request.results[0], task=task, keep_going=keep_going)
+    lost = check_ground_truth(dataset, keep_going, read_as)
+    results = read_lvis_results(dataset, request.results[0], task=read_as, keep_going=keep_going)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     choice = ViewChoice()  # the summary and per-category AP average every IoU and area
-    reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()
+    reasons = (*lost_reasons, *dilation_reasons(params))
     # the window's evaluation (no diagnosis of false positives: the printed layout needs none)
-    stream = lvis_view.evaluate_lvis_views(dataset, results, choice, task=task, diagnose=False)
+    stream = lvis_view.evaluate_lvis_views(
+        dataset, results, choice, task=task, diagnose=False, dilation_ratio=ratio
+    )
     evidence = collect(stream, choice, reasons)
-    result = collect_lvis(evidence.raws(), dataset, results, task)
+    result = collect_lvis(evidence.raws(), dataset, results, task, ratio)
+    extra = [f"NOT OFFICIAL: {r.text}" for r in dilation_reasons(params)]
     if lost is not None:
-        result = replace(result, notes=(*result.notes, f"NOT OFFICIAL: {lost}"))
-        warnings.append(f"NOT OFFICIAL: {lost}")
-    text = "\n".join(print_lines(result)) + "\n"
+        extra.append(f"NOT OFFICIAL: {lost}")
+    if extra:
+        result = replace(result, notes=(*result.notes, *extra))
+        warnings += extra
+    text = boundary_header(params) if task == "boundary" else ""
+    text += "\n".join(print_lines(result)) + "\n"
     text += "".join(f"NOTE: {n}\n" for n in result.notes)
-    return EvalOutput(text, lvis_payload(result, task), warnings)
+    payload = lvis_payload(result, task)
+    if task == "boundary":
+        payload["dilation_ratio"] = ratio
+    return EvalOutput(text, payload, warnings)
 
 
 class LvisBenchmark(CocoDocumentViews):
-    """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm."""
+    """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm, boundary
+    (Boundary AP, ``--dilation-ratio``)."""
 
     name = "lvis"
     title = view_title = "LVIS"
-    tasks = ("bbox", "segm")
+    tasks = ("bbox", "segm", "boundary")
     protocols = ("lvis",)
-    options = (CliOption("--images", "COCO / LVIS image folder", source=True),)
+    options = (CliOption("--images", "COCO / LVIS image folder", source=True), DILATION_OPTION)
     analyze_tasks: tuple[str, ...] = ("bbox", "segm")
     priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
     hint = "an LVIS v1 annotation .json"

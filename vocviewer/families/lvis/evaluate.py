@@ -16,6 +16,10 @@ greedy matching by score, COCO's accumulation), with LVIS's federated changes:
   as one outside the area range is, instead of being a false positive (``evaluate_img``);
 - no crowd: ground truth is ignored only by its ``ignore`` field (and the area range).
 
+Boundary AP (``task="boundary"``) follows boundary-iou-api's LVISEval, a fork that also honours
+``iscrowd`` as COCO does (crowd ground truth ignored, matched by intersection over the
+detection's area, absorbing several detections) and excludes each area range's upper bound.
+
 Evidence: every detection of a category is listed in rank order (descending score, then image
 by ascending id, then file order); those not evaluated (``LvisSelection.status``) have verdict
 ``IGNORED`` and no match, and change no count.
@@ -81,12 +85,19 @@ SUMMARY_KEYS: tuple[str, ...] = (
 )
 
 
-def lvis_params(task: str = "bbox") -> CocoParams:
-    """``LVISEval``'s ``Params`` for ``task`` (``"bbox"`` or ``"segm"``): COCO's thresholds and
-    area ranges, one detection cap of 300 (``max_dets``)."""
-    if task not in ("bbox", "segm"):
-        raise ValueError(f"LVIS evaluates bbox or segm, not {task!r}")
-    return CocoParams.for_task(task, max_dets=(MAX_DETS_PER_IMAGE,))
+def lvis_params(task: str = "bbox", dilation_ratio: float = 0.02) -> CocoParams:
+    """``LVISEval``'s ``Params`` for ``task`` (``"bbox"``, ``"segm"`` or ``"boundary"``, the
+    last boundary-iou-api's LVISEval at ``dilation_ratio``): COCO's thresholds and area ranges,
+    one detection cap of 300 (``max_dets``). The boundary fork excludes each range's upper
+    bound (``area >= hi`` is out of range)."""
+    if task not in ("bbox", "segm", "boundary"):
+        raise ValueError(f"LVIS evaluates bbox, segm or boundary, not {task!r}")
+    cap = (MAX_DETS_PER_IMAGE,)
+    params = CocoParams.for_task(task, max_dets=cap, dilation_ratio=dilation_ratio)
+    if task == "boundary":  # the fork's ``area >= hi``: the largest float below each upper bound
+        below = tuple((lo, float(np.nextafter(hi, -np.inf))) for lo, hi in params.area_ranges)
+        params = dataclasses.replace(params, area_ranges=below)
+    return params
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,21 +173,23 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
 
 def federated_prepared(prep: Prepared, sel: LvisSelection) -> Prepared:
     """COCO's grouping and ranking ``prep`` restricted to what LVIS evaluates; no crowd, the
-    ``ignore`` field as the only ignore flag."""
+    ``ignore`` field as the only ignore flag (Boundary AP: boundary-iou-api's LVISEval honours
+    ``iscrowd`` as COCO does, an ignore flag too)."""
     kk = np.arange(prep.n_categories + 1)
     g_k = np.repeat(kk[:-1], np.diff(prep.gt_offsets))
     d_k = np.repeat(kk[:-1], np.diff(prep.dt_offsets))
     g = sel.object_evaluated[prep.gt_rows]
     d = sel.status[prep.dt_rows] == EVALUATED
     gt_rows = prep.gt_rows[g]
+    crowd = prep.gt_crowd[g] if prep.params.iou_type == "boundary" else np.zeros(len(gt_rows), bool)
     return dataclasses.replace(
         prep,
         gt_rows=gt_rows,
         gt_group=prep.gt_group[g],
         gt_ann_id=prep.gt_ann_id[g],
         gt_area=prep.gt_area[g],
-        gt_crowd=np.zeros(len(gt_rows), dtype=bool),
-        gt_ignore=sel.object_ignored[gt_rows],
+        gt_crowd=crowd,
+        gt_ignore=sel.object_ignored[gt_rows] | crowd,
         gt_offsets=np.searchsorted(g_k[g], kk, side="left").astype(np.int64),
         dt_rows=prep.dt_rows[d],
         dt_group=prep.dt_group[d],
@@ -316,12 +329,14 @@ def _evaluate_category(
 
 
 def iter_evaluate_lvis(
-    dataset: Dataset, results: ResultSet, task: str = "bbox"
+    dataset: Dataset, results: ResultSet, task: str = "bbox", dilation_ratio: float = 0.02
 ) -> Iterator[CocoCategoryEvaluation]:
     """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
-    ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``."""
+    ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``
+    (``dilation_ratio``: task ``boundary`` only)."""
     sel = select(dataset, results)
-    prep = federated_prepared(prepare(dataset, results, lvis_params(task)), sel)
+    params = lvis_params(task, dilation_ratio)
+    prep = federated_prepared(prepare(dataset, results, params), sel)
     ev = _evidence(dataset, results, prep)
     for k, m in enumerate(_category_matches(prep, sel)):
         yield _evaluate_category(prep, k, m, ev)
@@ -377,10 +392,14 @@ class LvisEvalResult:
 
 
 def collect_lvis(
-    cats: tuple[CocoCategoryEvaluation, ...], dataset: Dataset, results: ResultSet, task: str
+    cats: tuple[CocoCategoryEvaluation, ...],
+    dataset: Dataset,
+    results: ResultSet,
+    task: str,
+    dilation_ratio: float = 0.02,
 ) -> LvisEvalResult:
     """Stack ``iter_evaluate_lvis``'s categories into an ``LvisEvalResult``."""
-    params = lvis_params(task)
+    params = lvis_params(task, dilation_ratio)
     t, r, a = len(params.iou_thresholds), len(params.recall_thresholds), len(params.area_ranges)
     if cats:
         precision = np.stack([c.precision[..., 0] for c in cats], axis=2)
@@ -417,7 +436,9 @@ def _notes(results: ResultSet) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def evaluate_lvis(dataset: Dataset, results: ResultSet, task: str = "bbox") -> LvisEvalResult:
+def evaluate_lvis(
+    dataset: Dataset, results: ResultSet, task: str = "bbox", dilation_ratio: float = 0.02
+) -> LvisEvalResult:
     """Run the whole evaluation; see ``LvisEvalResult``."""
-    cats = tuple(iter_evaluate_lvis(dataset, results, task))
-    return collect_lvis(cats, dataset, results, task)
+    cats = tuple(iter_evaluate_lvis(dataset, results, task, dilation_ratio))
+    return collect_lvis(cats, dataset, results, task, dilation_ratio)

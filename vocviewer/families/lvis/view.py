@@ -55,19 +55,21 @@ def evaluate_lvis_views(
     choice: ViewChoice,
     task: str | None = None,
     diagnose: bool = True,
+    dilation_ratio: float = 0.02,
 ) -> Iterator[ClassView | Summary]:
     """LVISEval of ``task`` (default: the results' own type), category by category, then its
-    13 numbers (``diagnose`` False: false positives left undiagnosed)."""
+    13 numbers (``diagnose`` False: false positives left undiagnosed; ``dilation_ratio``: task
+    ``boundary`` only)."""
     task = task or iou_type(results)
-    params, exclude = lvis_params(task), _never_missed(dataset, results)
+    params, exclude = lvis_params(task, dilation_ratio), _never_missed(dataset, results)
     cats = []
-    for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task)):
+    for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task, dilation_ratio)):
         cats.append(raw)
         view = coco_class(
             dataset, raw, k, choice, params.recall_thresholds, _boxes(results), exclude
         )
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    result = collect_lvis(tuple(cats), dataset, results, task)
+    result = collect_lvis(tuple(cats), dataset, results, task, dilation_ratio)
     yield Summary(f"LVIS {task}", result.summary(), result.notes, headline="AP")
 
 

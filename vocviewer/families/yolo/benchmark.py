@@ -32,7 +32,7 @@ from vocviewer.families.base import (
     opened,
 )
 from vocviewer.families.coco import view as coco_view
-from vocviewer.families.coco.benchmark import CocoDocumentViews
+from vocviewer.families.coco.benchmark import CocoDocumentViews, boundary_header
 from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
@@ -42,6 +42,7 @@ from vocviewer.families.coco.chosen_params import (
 )
 from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
+from vocviewer.families.coco.params import reading_task
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
@@ -61,20 +62,24 @@ TITLE = "YOLO"
 def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate the predictions ``request.results`` against the YOLO split ``request.path``."""
     split = request.option("split")
-    dataset = opened(request, read_yolo(request.path, split, masks=request.task == "segm"))
+    masks = reading_task(request.task or "") == "segm"
+    dataset = opened(request, read_yolo(request.path, split, masks=masks))
     info: YoloInfo = dataset.data(YoloInfo)
     task = request.task or info.task
+    read_as = reading_task(task)
     if task not in YoloBenchmark.tasks:
         raise FormatError(
             request.path, f"YOLO evaluates --task bbox, segm or keypoints, not {task}"
         )
-    if task == "segm" and info.kind != "segment":
-        raise FormatError(request.path, f"--task segm needs polygon labels; these are {info.kind}")
+    if read_as == "segm" and info.kind != "segment":
+        raise FormatError(
+            request.path, f"--task {task} needs polygon labels; these are {info.kind}"
+        )
     if task == "keypoints" and info.kind != "pose":
         raise FormatError(request.path, "--task keypoints needs pose labels ('kpt_shape')")
     keep_going = bool(request.keep_going)
-    lost = check_ground_truth(dataset, keep_going, task)
-    results = read_yolo_results(dataset, list(request.results), task=task, keep_going=keep_going)
+    lost = check_ground_truth(dataset, keep_going, read_as)
+    results = read_yolo_results(dataset, list(request.results), task=read_as, keep_going=keep_going)
     warnings = [*info.warnings]
     warnings += [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if task == "keypoints":
@@ -94,6 +99,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         warnings.append(f"NOT OFFICIAL: {lost}")
     stats = result.stats()
     lines = [f"read: {info.summary}", f"COCO protocol ({task}, pycocotools' rules):"]
+    if task == "boundary":
+        lines[-1] = boundary_header(params).rstrip("\n")
     lines += summary_lines(result)
     lines += [f"NOTE: {n}" for n in result.notes]
     payload: dict[str, Any] = {
@@ -105,6 +112,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         "summary": stats,
         "official": not result.notes,
     }
+    if task == "boundary":
+        payload["dilation_ratio"] = params.dilation_ratio
     if task in ("bbox", "keypoints"):
         c = conv.compare(dataset, results, stats["AP"], stats["AP50"], task)
         lines += ["", *conv.summary_lines(c)]
@@ -128,11 +137,11 @@ def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, 
 class YoloBenchmark(CocoDocumentViews):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
     tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
-    keypoints (pose labels); the window evaluates what the labels and predictions hold."""
+    keypoints (pose labels), boundary (Boundary AP of polygon labels); the window evaluates what the labels and predictions hold."""
 
     name = "yolo"
     title = view_title = TITLE
-    tasks = ("bbox", "segm", "keypoints")
+    tasks = ("bbox", "segm", "keypoints", "boundary")
     protocols = ("yolo",)
     options = (
         CliOption(
@@ -140,7 +149,7 @@ class YoloBenchmark(CocoDocumentViews):
         ),
         *PARAM_OPTIONS,
     )
-    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
+    analyze_tasks: tuple[str, ...] = ("bbox", "segm", "boundary")
     priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
     hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
     files = FILES
