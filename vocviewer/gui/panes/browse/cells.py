@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainter
-from PySide6.QtWidgets import QAbstractItemView, QListView
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
 
 from vocviewer.gui.widgets.pane_keys import PAGE_KEYS
 
@@ -65,6 +65,25 @@ def move_page(view: QListView, step: int) -> None:
     index = model.index(there, 0)
     view.setCurrentIndex(index)
     view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+
+def begin_cell(
+    painter: QPainter, option: QStyleOptionViewItem, thumb_w: int, pad: float
+) -> tuple[QRectF, QRectF, bool]:
+    """Start painting one grid cell: save the painter, fill a selected cell with the highlight;
+    (the cell's rect, the picture's area ``thumb_w`` wide, centred, ``pad`` from the top, and
+    whether it is selected). The caller restores the painter."""
+    rect = QRectF(option.rect)
+    selected = bool(option.state & QStyle.StateFlag.State_Selected)
+    painter.save()
+    if selected:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(option.palette.highlight())
+        painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+    th = thumb_height(thumb_w)
+    area = QRectF(rect.x() + (rect.width() - thumb_w) / 2, rect.y() + pad, thumb_w, th)
+    return rect, area, selected
 
 
 def paint_tag_marker(painter: QPainter, corner: QPointF, text: str) -> None:

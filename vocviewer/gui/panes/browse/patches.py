@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListView,
     QSizePolicy,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolBar,
@@ -66,6 +65,7 @@ from vocviewer.gui.models.thumbnails import Unreadable
 from vocviewer.gui.models.worker import Worker
 from vocviewer.gui.panes.browse.cells import (
     DEFAULT_THUMB,
+    begin_cell,
     claims_page_keys,
     move_page,
     paint_tag_marker,
@@ -102,16 +102,8 @@ class PatchDelegate(QStyledItemDelegate):
         model = grid.model_
         if model.dataset is None or row >= len(model.table):
             return
-        rect, pal = QRectF(option.rect), option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        painter.save()
-        if selected:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(pal.highlight())
-            painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-        tw, th = grid.thumb_w, thumb_height(grid.thumb_w)
-        area = QRectF(rect.x() + (rect.width() - tw) / 2, rect.y() + PAD, tw, th)
+        rect, area, selected = begin_cell(painter, option, grid.thumb_w, PAD)
+        pal = option.palette
         crop = grid.loader.lookup(patch_key(model.table, row))
         role = ROLES[int(model.table.role[row])]
         if isinstance(crop, Crop):

@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
     QListView,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolTip,
@@ -51,6 +50,7 @@ from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.thumbnails import DEFAULT_CACHE_BYTES, ThumbnailLoader, Unreadable
 from vocviewer.gui.panes.browse.cells import (
     DEFAULT_THUMB,
+    begin_cell,
     claims_page_keys,
     move_page,
     paint_tag_marker,
@@ -129,16 +129,8 @@ class ThumbnailDelegate(QStyledItemDelegate):
         ds = grid.app_state.dataset
         if ds is None:
             return
-        rect, pal = QRectF(option.rect), option.palette
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        painter.save()
-        if selected:
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(pal.highlight())
-            painter.drawRoundedRect(rect.adjusted(1, 1, -1, -1), 4, 4)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-        tw, th = grid.thumb_w, thumb_height(grid.thumb_w)
-        area = QRectF(rect.x() + (rect.width() - tw) / 2, rect.y() + PAD, tw, th)
+        rect, area, selected = begin_cell(painter, option, grid.thumb_w, PAD)
+        pal = option.palette
         thumb = grid.loader.lookup(image)
         if thumb is None or isinstance(thumb, Unreadable):
             w, h = image_size(ds, image)
