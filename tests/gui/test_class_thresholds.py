@@ -15,9 +15,17 @@ import json
 import numpy as np
 import pytest
 
-from tests.gui.test_drawn_boundary import AT, BELOW, BOUNDARY, CAT, DOG, MISSED, drawn_rows
+from tests.gui.test_drawn_boundary import (
+    AT,
+    BELOW,
+    BOUNDARY,
+    CAT,
+    DOG,
+    MISSED,
+    boundary_window,
+    drawn_rows,
+)
 from vocviewer.core.dataset import VOC_CLASSES
-from vocviewer.core.results import ClassScores, Detections, ResultSet
 from vocviewer.formats.thresholds import ClassThresholds
 from vocviewer.gui.panes.analysis.pane import OPERATING
 from vocviewer.gui.panes.browse.thumbnail_grid import errors_text
@@ -25,28 +33,7 @@ from vocviewer.gui.panes.browse.thumbnail_grid import errors_text
 
 @pytest.fixture
 def boundary(qtbot, make_window, tiny):
-    dataset, tinydet = tiny
-    labels = [VOC_CLASSES.index(c) for c, *_ in BOUNDARY]
-    detections = Detections(
-        image_index=[r[1] for r in BOUNDARY],
-        label=labels,
-        score=[r[2] for r in BOUNDARY],
-        box=np.array([r[3] for r in BOUNDARY], dtype=float),
-        file_index=np.zeros(len(BOUNDARY), np.int64),
-        line=np.arange(1, len(BOUNDARY) + 1),
-    )
-    results = ResultSet(
-        name="boundary",
-        files=tinydet.files,
-        detections=detections,
-        class_scores=ClassScores.empty(),
-        classes_with_files={"det": frozenset(labels)},
-    )
-    win = make_window()
-    win.state.set_dataset(dataset)
-    with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
-        win.state.add_result_set(results)
-    return win
+    return boundary_window(qtbot, make_window, tiny)
 
 
 def messages(win) -> list[str]:

@@ -38,8 +38,8 @@ def test_is_drawn_is_score_at_least_the_threshold():
     assert got.tolist() == [True, False, True, False, True]
 
 
-@pytest.fixture
-def boundary(qtbot, make_window, tiny):
+def boundary_window(qtbot, make_window, tiny):
+    """The window on the tiny dataset with the ``BOUNDARY`` detections, evaluated."""
     dataset, tinydet = tiny
     labels = [VOC_CLASSES.index(c) for c, *_ in BOUNDARY]
     detections = Detections(
@@ -61,6 +61,12 @@ def boundary(qtbot, make_window, tiny):
     win.state.set_dataset(dataset)
     with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
         win.state.add_result_set(results)
+    return win
+
+
+@pytest.fixture
+def boundary(qtbot, make_window, tiny):
+    win = boundary_window(qtbot, make_window, tiny)
     win.state.set_threshold(AT)
     assert win.state.score_threshold == AT
     return win
