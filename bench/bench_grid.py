@@ -32,7 +32,6 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,8 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.child_runs import min_median, run_json_child  # noqa: E402
 
 HEARTBEAT_MS = 5
 STEP_MS = 16  # one step per frame at 60 Hz
@@ -192,19 +193,11 @@ def child(ann: Path, res: Path, wheel_steps: int) -> dict[str, Any]:
 
 
 def run_child(ann: Path, res: Path, wheel_steps: int) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", str(ann), str(res), str(wheel_steps)]
-    env = {**os.environ, "XDG_CONFIG_HOME": str(ann.parent)}  # never the user's settings
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        raise SystemExit(f"run failed ({done.returncode})")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json_child(__file__, [str(ann), str(res), str(wheel_steps)], ann.parent)
 
 
 def report(runs: list[dict[str, Any]]) -> None:
-    def mm(values: list[float], fmt: str = "{:.1f}") -> str:
-        return f"{fmt.format(min(values))} / {fmt.format(statistics.median(values))}"
-
+    mm = min_median
     r0 = runs[0]
     print(
         f"set: {r0['images']:,} images, {r0['dets']:,} detections; grid shows "

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,8 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.child_runs import min_median, run_json_child  # noqa: E402
 
 
 def child(ann: Path, res: Path, kind: str, wheel_steps: int) -> dict[str, Any]:
@@ -118,19 +119,11 @@ def child(ann: Path, res: Path, kind: str, wheel_steps: int) -> dict[str, Any]:
 
 
 def run_child(ann: Path, res: Path, kind: str, wheel_steps: int) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--child", str(ann), str(res), kind, str(wheel_steps)]
-    env = {**os.environ, "XDG_CONFIG_HOME": str(ann.parent)}  # never the user's settings
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        raise SystemExit(f"run failed ({done.returncode})")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_json_child(__file__, [str(ann), str(res), kind, str(wheel_steps)], ann.parent)
 
 
 def report(runs: list[dict[str, Any]]) -> None:
-    def mm(values: list[float], fmt: str = "{:.1f}") -> str:
-        return f"{fmt.format(min(values))} / {fmt.format(statistics.median(values))}"
-
+    mm = min_median
     r0 = runs[0]
     print(
         f"{r0['patches']:,} patches, {r0['cells']} cells on screen; table shown in "
