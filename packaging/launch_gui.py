@@ -9,7 +9,18 @@ that ``vocviewer.gui`` never imports ``vocviewer.cli``.
 import multiprocessing
 import sys
 
-COMMANDS = ("demo", "open", "eval", "analyze", "export", "convert", "suspects", "reconcile", "--version")
+COMMANDS = (
+    "demo",
+    "open",
+    "eval",
+    "analyze",
+    "export",
+    "convert",
+    "subset",
+    "suspects",
+    "reconcile",
+    "--version",
+)
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the helper process (spawned) re-runs this executable

@@ -99,7 +99,9 @@ said once.</dd>
 <dd>Open dataset folder, Open annotation file, Open Recent (each dataset with the result sets
 that loaded and the image set last browsed), Open demo dataset, Add results, Add results
 folder, Open session, Save session; Export PR figure (<b>Ctrl+E</b>), Export image, Export AP
-table and Export confusion matrix write what is shown; Quit (<b>Ctrl+Q</b>).</dd>
+table and Export confusion matrix write what is shown; Export the listed images as a dataset
+(the images the list shows, with their annotations and the loaded results, as a new COCO, VOC
+or YOLO folder, never inside the dataset); Quit (<b>Ctrl+Q</b>).</dd>
 <dt><b>View</b></dt>
 <dd>Next image and Previous image, Next false positive and Previous false positive, Find
 image; the drawing toggles Ground truth (<b>G</b>), Detections (<b>D</b>), Labels (<b>L</b>),
