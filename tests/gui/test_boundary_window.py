@@ -145,3 +145,19 @@ def test_lvis_boundary_iou_in_the_window_equals_eval_task_boundary(qtbot, make_w
     win = opened(qtbot, make_window, gt, res)
     assert win.state.evaluations[0].summary.protocol.startswith("LVIS")
     assert same(choose(qtbot, win, "boundary"), cli_summary(gt, res, data, "--task", "boundary"))
+
+
+def test_yolo_segment_boundary_iou_in_the_window_equals_eval_task_boundary(
+    qtbot, make_window, tmp_path
+):
+    from tests.parity.yolo_data import make_yolo
+
+    case = make_yolo(tmp_path, "segment", seed=2, n_images=8)
+    win = make_window()
+    st = win.state
+    win.open_dataset(case.yaml, (case.pred_txt,), None)
+    qtbot.waitUntil(lambda: len(st.results) == 1 and st.is_idle(), timeout=60_000)
+    qtbot.waitUntil(lambda: st.evaluations[0].summary is not None, timeout=10_000)
+    assert win.protocol.kind_combo.isVisibleTo(win)
+    expected = cli_summary(case.yaml, case.pred_txt, tmp_path, "--task", "boundary")
+    assert same(choose(qtbot, win, "boundary"), expected)
