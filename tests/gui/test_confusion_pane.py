@@ -9,6 +9,7 @@ Tiny set (conftest), dog detections by rank: 0 (0.9) TP on img1, 1 (0.8) duplica
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 from vocviewer.core.dataset import VOC_CLASSES
@@ -153,3 +154,20 @@ def test_rows_normalised_and_the_diagonal_hidden(qtbot, window):
     assert pane.matrix.counts[DOG, DOG] == 2  # the counts are unchanged
     pane.normalise.setChecked(False)
     assert shown(DUP) == "1" and shown(DOG) is None
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1366, 768)])
+def test_summary_spans_the_pane_at_the_default_window_sizes(qtbot, make_window, demo, size):
+    """The summary has its own row: beside the check boxes it was squeezed to ~4 px, one letter
+    a line, at the window's default size on the demo."""
+    win = make_window(size=size)
+    win.open_dataset(demo.year_dir, (demo.results_dir,), "val")
+    st = win.state
+    qtbot.waitUntil(lambda: st.dataset is not None and st.current_results >= 0, timeout=30_000)
+    pane = win.confusion
+    win.right_tabs.setCurrentWidget(pane)
+    qtbot.waitUntil(lambda: pane.matrix is not None, timeout=30_000)
+    assert pane.summary.isVisible() and "score" in pane.summary.text()
+    assert pane.summary.width() >= pane.width() / 2
+    line = pane.summary.fontMetrics().height()
+    assert pane.summary.height() < 3 * line  # a line or two, not a letter a line

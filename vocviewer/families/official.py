@@ -9,7 +9,8 @@ Numbers are official when they are what the protocol's own code would print for 
   ``--keep-going``;
 * result rows were skipped (``ResultSet.problems``: what ``--keep-going`` lets through);
 * a choice the protocol does not make (``ViewSettings.official``: VOC at an IoU other than 0.5;
-  ``chosen_reason``: COCO's ``--max-dets`` / ``--area-ranges`` / ``--iou-thresholds``);
+  ``chosen_reason``: COCO's ``--max-dets`` / ``--area-ranges`` / ``--iou-thresholds``, Boundary
+  AP's dilation ratio other than 0.02);
 * ``extra`` reasons a caller knows of (a fixed quirk, a family's own notes).
 
 Each ``Reason`` has a ``short`` form for the mark placed after such numbers (``mark``:
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.families.views import ViewChoice, ViewSettings
+from vocviewer.families.views import BOUNDARY_DILATION, ViewChoice, ViewSettings
 from vocviewer.formats.problem_kinds import LEFT_OUT_ENDS, lost_ground_truth
 
 #: The mark after numbers that are not official (the CLI's notes start with it).
@@ -91,6 +92,9 @@ def not_official_reasons(
     iou = iou_note(settings, choice.iou)
     if iou is not None:
         reasons.append(Reason(f"IoU {choice.iou:.2f}", iou))
+    if choice.iou_kind == "boundary" and choice.dilation_ratio != BOUNDARY_DILATION:
+        ratio, default = f"{choice.dilation_ratio:g}", f"{BOUNDARY_DILATION:g}"
+        reasons.append(chosen_reason("dilation ratio", ratio, default))
     for note in extra:  # a family's notes, "NOT OFFICIAL: " before them or not
         text = note.removeprefix(f"{NOT_OFFICIAL}: ")
         if text and all(text != r.text for r in reasons):

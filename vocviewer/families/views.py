@@ -38,14 +38,22 @@ TOOLKIT_VERDICT = np.array([Verdict.IGNORED, Verdict.FP, Verdict.TP], dtype=np.i
 AREA_CHOICES: tuple[str, ...] = ("all", "small", "medium", "large")
 
 
+#: Boundary AP's official dilation ratio (Cheng et al., CVPR 2021; boundary-iou-api's default).
+BOUNDARY_DILATION = 0.02
+
+
 @dataclass(frozen=True)
 class ViewChoice:
     """What the user chose: ``iou`` threshold of verdicts and curves, ``area`` range of the
-    curves, ``image_set`` evaluated (VOC's Main sets; ``None`` elsewhere)."""
+    curves, ``image_set`` evaluated (VOC's Main sets; ``None`` elsewhere), ``iou_kind`` of mask
+    results (``""``: the results' own, mask IoU; ``"boundary"``: Boundary AP's IoU at
+    ``dilation_ratio`` of the image diagonal, ``ViewSettings.iou_kinds``)."""
 
     iou: float = 0.5
     area: str = "all"
     image_set: str | None = None
+    iou_kind: str = ""
+    dilation_ratio: float = BOUNDARY_DILATION
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,9 @@ class ViewSettings:
     explained; ``image_sets``: the family evaluates named image sets (VOC's Main sets);
     ``rederives``: another choice re-shapes the stored evidence (``rederive_views``) rather
     than evaluating anew; ``ap_rule``: how a class's AP at one IoU averages its precision
-    (``"allpoints"``, ``"11point"`` or ``"coco101"``; the window's normalised AP follows it)."""
+    (``"allpoints"``, ``"11point"`` or ``"coco101"``; the window's normalised AP follows it);
+    ``iou_kinds``: the IoU kinds offered for mask results (``("", "boundary")``: mask IoU or
+    Boundary IoU; empty: none to choose)."""
 
     title: str
     iou_choices: tuple[float, ...] = ()
@@ -71,6 +81,7 @@ class ViewSettings:
     image_sets: bool = False
     rederives: bool = True
     ap_rule: str = "allpoints"
+    iou_kinds: tuple[str, ...] = ()
 
     def default_choice(self) -> ViewChoice:
         """The official choice: 0.5 where it is offered (COCO's AP50, VOC), else the first."""

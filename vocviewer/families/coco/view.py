@@ -65,6 +65,8 @@ def coco_rules(dataset: Dataset) -> DiagnosisRules:
 
 
 def coco_view_settings(dataset: Dataset, title: str = "COCO") -> ViewSettings:
+    """COCO's choices; mask IoU or Boundary IoU where the ground truth has masks."""
+    masks = dataset.data(CocoAnnotations).masks is not None
     return ViewSettings(
         title,
         IOU_CHOICES,
@@ -73,7 +75,18 @@ def coco_view_settings(dataset: Dataset, title: str = "COCO") -> ViewSettings:
         "AP[.5:.95]",
         rules=coco_rules(dataset),
         ap_rule="coco101",
+        iou_kinds=MASK_IOU_KINDS if masks else (),
     )
+
+
+#: The IoU kinds the window offers for mask results: mask IoU (the results' own) or Boundary IoU.
+MASK_IOU_KINDS = ("", "boundary")
+
+
+def chosen_task(kind: str, choice: ViewChoice) -> str:
+    """The task evaluated for results of ``kind`` at ``choice``: ``"boundary"`` for mask
+    results where the window chose Boundary IoU, else ``kind``."""
+    return "boundary" if kind == "segm" and choice.iou_kind == "boundary" else kind
 
 
 def coco_class(
@@ -169,6 +182,9 @@ def evaluate_coco_views(
     kind = task or iou_type(results)
     if kind == "keypoints":
         check_keypoint_counts(dataset, results, dataset.root, results.files[0])
+    if params is None and chosen_task(kind, choice) != kind:  # the window's Boundary IoU
+        kind = "boundary"
+        params = CocoParams.for_task(kind, dilation_ratio=choice.dilation_ratio)
     chosen, params = params, params or CocoParams.for_task(kind)
     rules, cats = coco_rules(dataset), []
     never = never_missed(dataset, params)
@@ -186,8 +202,11 @@ def rederive_coco_views(
 ) -> list[ClassView]:
     """Every class again at another threshold or area, from the stored evidence."""
     rt, boxes, rules = CocoParams().recall_thresholds, _boxes(results), coco_rules(dataset)
+    never = never_missed(dataset, CocoParams.for_task(chosen_task(iou_type(results), choice)))
     return [
-        diagnosed(dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes), rules)
+        diagnosed(
+            dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes, never), rules
+        )
         for k in sorted(raws)
     ]
 
@@ -201,20 +220,28 @@ def read_coco_view_results(
 ) -> ResultSet:
     """One results JSON read by ``reader`` (COCO's, or a family's built on it); box results are
     parsed by ``offload`` (the window's helper process: the parse would hold this interpreter
-    for seconds)."""
+    for seconds); mask results are read with their masks (task ``segm``), as ``eval`` does."""
     path = one_results_file(paths, title)
-    boxes = offload(box_columns, path) if looks_like_boxes(path) else None
-    return reader(dataset, path, boxes=boxes)
+    if looks_like_boxes(path):
+        return reader(dataset, path, boxes=offload(box_columns, path))
+    if _first_entry(path).find(b'"segmentation"') >= 0:
+        return reader(dataset, path, task="segm")
+    return reader(dataset, path, boxes=None)
+
+
+def _first_entry(path: Path) -> bytes:
+    """The text of a ``.json`` file's first entry (in its first 4 KB; ``b""`` if none)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return b""
+    with path.open("rb") as f:
+        head = f.read(4096)
+    return head.split(b"}", 1)[0]
 
 
 def looks_like_boxes(path: Path) -> bool:
     """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
     keypoints: worth parsing in a helper process (others are read in the worker itself)."""
-    if path.suffix.lower() != ".json" or not path.is_file():
-        return False
-    with path.open("rb") as f:
-        head = f.read(4096)
-    first = head.split(b"}", 1)[0]
+    first = _first_entry(path)
     return b'"bbox"' in first and b'"segmentation"' not in first and b'"keypoints"' not in first
 
 

@@ -18,7 +18,14 @@ import numpy as np
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
-from vocviewer.families.coco.view import COCO_AREAS, attach_companions, coco_class, iou_type
+from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.view import (
+    COCO_AREAS,
+    MASK_IOU_KINDS,
+    attach_companions,
+    coco_class,
+    iou_type,
+)
 from vocviewer.families.lvis.evaluate import collect_lvis, iter_evaluate_lvis, lvis_params, select
 from vocviewer.families.views import (
     IOU_CHOICES,
@@ -36,13 +43,24 @@ RULES = DiagnosisRules(
     "category is not exhaustively annotated here and it matched nothing.",
 )
 SETTINGS = ViewSettings(
-    "LVIS", IOU_CHOICES, None, COCO_AREAS, "AP[.5:.95]", rules=RULES, ap_rule="coco101"
+    "LVIS",
+    IOU_CHOICES,
+    None,
+    COCO_AREAS,
+    "AP[.5:.95]",
+    rules=RULES,
+    ap_rule="coco101",
+    iou_kinds=MASK_IOU_KINDS,  # mask or Boundary IoU, for mask results
 )
 
 
-def _never_missed(dataset: Dataset, results: ResultSet) -> np.ndarray:
+def _never_missed(dataset: Dataset, results: ResultSet, task: str = "") -> np.ndarray:
+    """Objects LVISEval leaves out or ignores (Boundary AP's fork: crowd regions too)."""
     sel = select(dataset, results)
-    return np.asarray(~sel.object_evaluated | sel.object_ignored, dtype=bool)
+    out = np.asarray(~sel.object_evaluated | sel.object_ignored, dtype=bool)
+    if task == "boundary":
+        out = out | np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
+    return out
 
 
 def _boxes(results: ResultSet) -> Any:
@@ -61,7 +79,9 @@ def evaluate_lvis_views(
     13 numbers (``diagnose`` False: false positives left undiagnosed; ``dilation_ratio``: task
     ``boundary`` only)."""
     task = task or iou_type(results)
-    params, exclude = lvis_params(task, dilation_ratio), _never_missed(dataset, results)
+    if task == "segm" and choice.iou_kind == "boundary":  # the window's Boundary IoU
+        task, dilation_ratio = "boundary", choice.dilation_ratio
+    params, exclude = lvis_params(task, dilation_ratio), _never_missed(dataset, results, task)
     cats = []
     for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task, dilation_ratio)):
         cats.append(raw)
@@ -78,7 +98,9 @@ def rederive_lvis_views(
 ) -> list[ClassView]:
     """Every category again at another threshold or area, from the stored evidence."""
     rt = lvis_params(iou_type(results)).recall_thresholds
-    exclude, boxes = _never_missed(dataset, results), _boxes(results)
+    boundary = iou_type(results) == "segm" and choice.iou_kind == "boundary"
+    exclude = _never_missed(dataset, results, "boundary" if boundary else "")
+    boxes = _boxes(results)
     return [
         diagnosed(
             dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes, exclude), RULES

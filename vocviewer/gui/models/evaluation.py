@@ -29,6 +29,7 @@ from vocviewer.families.evidence import Evidence
 from vocviewer.families.official import Reason, explain, not_official_reasons
 from vocviewer.families.views import (
     AREA_CHOICES,
+    BOUNDARY_DILATION,
     IOU_CHOICES,
     ClassView,
     Notice,
@@ -157,6 +158,7 @@ class EvaluationModel(QObject):
         self.sets: list[ResultEvaluations] = []
         self._results: list[ResultSet] = []
         self.iou, self.area = 0.5, "all"
+        self.iou_kind, self.dilation_ratio = "", BOUNDARY_DILATION  # mask IoU (set_iou_kind)
         self.image_set: str | None = None
         self._next: tuple[float | None, str | None] = (None, None)  # a session's choice
         self._told: set[str] = set()  # "not official" reasons posted for this dataset
@@ -178,11 +180,12 @@ class EvaluationModel(QObject):
         self.iou = iou if iou in self.settings.iou_choices else default.iou
         self.area = area if area in self.settings.areas else default.area
         self.image_set = image_set
+        self.iou_kind, self.dilation_ratio = "", BOUNDARY_DILATION
         self.iou_changed.emit(self.iou)
         self.area_changed.emit(self.area)
 
     def choice(self) -> ViewChoice:
-        return ViewChoice(self.iou, self.area, self.image_set)
+        return ViewChoice(self.iou, self.area, self.image_set, self.iou_kind, self.dilation_ratio)
 
     def choose_next(self, iou: float | None = None, area: str | None = None) -> None:
         """Open the next dataset at ``iou`` / ``area`` (a saved session's choice) instead of
@@ -341,6 +344,20 @@ class EvaluationModel(QObject):
         self.area = area
         self.area_changed.emit(area)
         self._rederive_all()
+
+    def set_iou_kind(self, kind: str, dilation_ratio: float = BOUNDARY_DILATION) -> None:
+        """Match mask results by ``kind`` (``""``: mask IoU; ``"boundary"``: Boundary IoU at
+        ``dilation_ratio`` of the image diagonal, not official unless 0.02), where the family
+        offers it: every result set is evaluated anew (the evidence itself changes)."""
+        if kind not in self.settings.iou_kinds or not dilation_ratio > 0:
+            return
+        ratio = float(dilation_ratio) if kind == "boundary" else BOUNDARY_DILATION
+        if (kind, ratio) == (self.iou_kind, self.dilation_ratio):
+            return
+        self.iou_kind, self.dilation_ratio = kind, ratio
+        self.cancel()
+        self.start(range(len(self.sets)))
+        self._tell_not_official()
 
     def set_image_set(self, name: str | None) -> None:
         """Evaluate on image set ``name`` (families with image sets)."""

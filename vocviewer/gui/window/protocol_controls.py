@@ -1,8 +1,10 @@
-"""The toolbar's protocol controls: the IoU and area choosers and the segmentation overlay.
+"""The toolbar's protocol controls: the IoU and area choosers, the IoU kind of mask results
+(mask IoU or Boundary IoU and its dilation ratio) and the segmentation overlay.
 
 ``ProtocolControls`` adds them to a toolbar and shows each only for the datasets it applies to:
 the IoU chooser where the family offers several thresholds, the area chooser where it has area
-ranges (COCO), the segmentation overlay (toggle, kind, opacity) where the dataset has
+ranges (COCO), the IoU kind where the family offers it and the current set holds masks
+(COCO, LVIS, YOLO segment: a new kind evaluates anew), the segmentation overlay (toggle, kind, opacity) where the dataset has
 segmentation image sets. A new IoU or area reaches the evaluation; evidence at another IoU
 redraws the image and the side panel.
 """
@@ -16,7 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QToolBar
 
 from vocviewer.core.results import LabelImageResults
-from vocviewer.families.views import ViewSettings
+from vocviewer.families.views import BOUNDARY_DILATION, ViewSettings
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.browse.side_panel import SidePanel
 from vocviewer.gui.panes.image.view import ImageView
@@ -36,6 +38,27 @@ class ProtocolControls(QObject):
         self.area_combo = QComboBox()
         self.area_combo.setToolTip("Area range of the PR curves (verdicts: all areas)")
         self._area_actions = [bar.addWidget(self.area_combo)]
+        self.kind_combo = QComboBox()
+        self.kind_combo.addItem("Mask IoU", "")
+        self.kind_combo.addItem("Boundary IoU", "boundary")
+        self.kind_combo.setToolTip(
+            "How mask results are matched: mask IoU (the protocol's segm) or Boundary IoU "
+            "(Boundary AP, Cheng et al. 2021: min(mask IoU, IoU of the boundary bands)); "
+            "evaluated anew"
+        )
+        self.dilation = QDoubleSpinBox()
+        self.dilation.setDecimals(3)
+        self.dilation.setRange(0.001, 0.5)
+        self.dilation.setSingleStep(0.005)
+        self.dilation.setValue(BOUNDARY_DILATION)
+        self.dilation.setPrefix("d ")
+        self.dilation.setKeyboardTracking(False)  # typing "0.01" is one choice, not three
+        self.dilation.setToolTip(
+            f"Boundary IoU's dilation ratio, a fraction of the image diagonal "
+            f"(official: {BOUNDARY_DILATION:g}; any other is NOT OFFICIAL)"
+        )
+        self._kind_actions = [bar.addWidget(self.kind_combo)]
+        self._dilation_actions = [bar.addWidget(self.dilation)]
         self.act_seg = QAction("Segmentation overlay", self)
         self.act_seg.setShortcut(QKeySequence("S"))
         self.act_seg.setCheckable(True)
@@ -68,6 +91,8 @@ class ProtocolControls(QObject):
         self.seg_opacity.valueChanged.connect(view.set_segmentation_opacity)
         self.iou_combo.activated.connect(self._on_iou)
         self.area_combo.activated.connect(self._on_area)
+        self.kind_combo.activated.connect(self._on_kind)
+        self.dilation.valueChanged.connect(self._on_kind)
         ev.iou_changed.connect(self._sync_iou)
         ev.area_changed.connect(self._sync_area)
         ev.evidence_replaced.connect(lambda _i: view.redraw_overlays())
@@ -86,13 +111,38 @@ class ProtocolControls(QObject):
             act.setVisible(ds is not None and len(ev.settings.iou_choices) > 1)
         for act in self._area_actions:
             act.setVisible(ds is not None and len(ev.settings.areas) > 1)
+        self._show_kind()
         has_seg = ds is not None and any(k.startswith("Segmentation/") for k in ds.image_sets)
         for act in self._seg_actions:
             act.setVisible(has_seg)
 
+    def _show_kind(self) -> None:
+        """The IoU kind where the family offers it and the current set holds masks; the
+        dilation ratio with Boundary IoU, marked where it is not the official one."""
+        st, ev = self.state, self.state.evaluation
+        i = st.current_results
+        masks = 0 <= i < len(st.results) and st.results[i].results.task == "segm"
+        offered = st.dataset is not None and len(ev.settings.iou_kinds) > 1 and masks
+        for act in self._kind_actions:
+            act.setVisible(offered)
+        self.kind_combo.setCurrentIndex(max(self.kind_combo.findData(ev.iou_kind), 0))
+        self.dilation.blockSignals(True)
+        self.dilation.setValue(ev.dilation_ratio)
+        self.dilation.blockSignals(False)
+        official = ev.dilation_ratio == BOUNDARY_DILATION
+        self.dilation.setSuffix("" if official else " NOT OFFICIAL")
+        for act in self._dilation_actions:
+            act.setVisible(offered and ev.iou_kind == "boundary")
+
+    def _on_kind(self, *_args: object) -> None:
+        kind = str(self.kind_combo.currentData())
+        self.state.evaluation.set_iou_kind(kind, round(self.dilation.value(), 6))
+        self._show_kind()
+
     def _on_results(self, *_args: object) -> None:
         """Offer "result" (the current set's label PNGs) while the set has them."""
         st = self.state
+        self._show_kind()
         i = st.current_results
         folder = st.results[i].results.data_or_none(LabelImageResults) if i >= 0 else None
         at = self.seg_combo.findData("result")

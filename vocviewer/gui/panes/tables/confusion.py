@@ -214,8 +214,10 @@ class ConfusionPane(QWidget):
             "another class (background or poor localisation), and objects no true positive "
             "found (missed). Detections below the score threshold are left out."
         )
+        # its own row, wrapped to the pane's width (beside the check boxes it was squeezed to a
+        # few pixels, one letter a line, at the window's default size)
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.summary.setWordWrap(True)  # beside the check box it wraps rather than being cut
+        self.summary.setWordWrap(True)
         self.compact = QCheckBox("Only classes with counts")
         self.compact.setToolTip("Hide classes with no detection and no missed object")
         self.normalise = QCheckBox("Rows normalised")
@@ -244,10 +246,10 @@ class ConfusionPane(QWidget):
         self.cell_label = QLabel("Click a cell to list its detections or objects.")
         self.cell_label.setWordWrap(True)
         top = QHBoxLayout()
-        top.addWidget(self.summary, 1)
         top.addWidget(self.compact)
         top.addWidget(self.normalise)
         top.addWidget(self.hide_diagonal)
+        top.addStretch(1)
         lower = QWidget()
         lower_box = QVBoxLayout(lower)
         lower_box.setContentsMargins(0, 0, 0, 0)
@@ -263,6 +265,7 @@ class ConfusionPane(QWidget):
         self.model.modelReset.connect(self._keep_matrix_rows)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
         self.matrix: ConfusionMatrix | None = None
