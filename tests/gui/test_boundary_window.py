@@ -128,6 +128,19 @@ def test_boundary_iou_in_the_window_equals_eval_task_boundary(qtbot, make_window
     assert same(wide, expected)
     assert "dilation ratio 0.05" in mark(ev.not_official())
     assert "NOT OFFICIAL" in controls.dilation.text()
+    # a session keeps the IoU kind and its ratio: reopened, the same numbers and marks
+    session = tmp_path.parent / f"{tmp_path.name}-session.json"
+    assert win.sessions.save_session(session) == session.resolve()
+    again = make_window()
+    again.sessions.open_session(session)
+    st2 = again.state
+    qtbot.waitUntil(
+        lambda: st2.current_results >= 0 and st2.is_idle() and bool(st2.evaluations[0].summary),
+        timeout=60_000,
+    )
+    assert (st2.evaluation.iou_kind, st2.evaluation.dilation_ratio) == ("boundary", 0.05)
+    assert same(dict(st2.evaluations[0].summary.stats), expected)
+    assert "dilation ratio 0.05" in mark(st2.evaluation.not_official())
     assert same(choose(qtbot, win, ""), segm)
     assert ev.official() and not controls.dilation.isVisibleTo(win)
 

@@ -36,6 +36,8 @@ IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(1
 TOOLKIT_VERDICT = np.array([Verdict.IGNORED, Verdict.FP, Verdict.TP], dtype=np.int8)
 #: Area ranges a family may offer for its curves (COCO's: all, small, medium, large).
 AREA_CHOICES: tuple[str, ...] = ("all", "small", "medium", "large")
+#: The IoU kinds for mask results beside their own (mask IoU, ``""``): Boundary AP's.
+IOU_KINDS: tuple[str, ...] = ("boundary",)
 
 
 #: Boundary AP's official dilation ratio (Cheng et al., CVPR 2021; boundary-iou-api's default).

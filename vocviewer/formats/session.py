@@ -83,6 +83,8 @@ class Session:
     toggles: dict[str, bool] = field(default_factory=dict)
     iou: float | None = None
     area: str | None = None
+    iou_kind: str | None = None  # "boundary": Boundary IoU for mask results (None: mask IoU)
+    dilation_ratio: float | None = None  # Boundary IoU's, of the image diagonal
     not_official: tuple[str, ...] = ()  # why the numbers shown were not official (written only)
     tags: Tags = field(default_factory=Tags)
     views: tuple[tuple[str, ViewFilter], ...] = ()
@@ -136,6 +138,10 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         evaluation["iou"] = session.iou
     if session.area is not None:
         evaluation["area"] = session.area
+    if session.iou_kind:
+        evaluation["iou_kind"] = session.iou_kind
+        if session.dilation_ratio is not None:
+            evaluation["dilation_ratio"] = session.dilation_ratio
     if session.not_official:  # the mark the window showed; derived again when opened
         evaluation["not_official"] = list(session.not_official)
     return {
@@ -446,6 +452,10 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         toggles=r.toggles(view),
         iou=r.number(evaluation, "iou", "evaluation.iou", 0.0, 1.0),
         area=r.text(evaluation, "area", "evaluation.area"),
+        iou_kind=r.text(evaluation, "iou_kind", "evaluation.iou_kind"),
+        dilation_ratio=r.number(
+            evaluation, "dilation_ratio", "evaluation.dilation_ratio", 0.0, 1.0
+        ),
         tags=r.tags() if version >= 2 else Tags(),  # version 1: no tags (migrated as none)
         views=r.views() if version >= 3 else (),  # versions 1 and 2: no saved views
     )

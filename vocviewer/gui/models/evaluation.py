@@ -160,7 +160,8 @@ class EvaluationModel(QObject):
         self.iou, self.area = 0.5, "all"
         self.iou_kind, self.dilation_ratio = "", BOUNDARY_DILATION  # mask IoU (set_iou_kind)
         self.image_set: str | None = None
-        self._next: tuple[float | None, str | None] = (None, None)  # a session's choice
+        #: a session's choice for the next dataset: IoU, area, IoU kind, dilation ratio
+        self._next: tuple[float | None, str | None, str | None, float | None] = (None,) * 4
         self._told: set[str] = set()  # "not official" reasons posted for this dataset
         self._done = self._total = 0
         jobs.running_changed.connect(self._on_jobs_changed)
@@ -176,21 +177,31 @@ class EvaluationModel(QObject):
         self.sets, self._results = [], []
         self._told = set()
         default = self.settings.default_choice()
-        (iou, area), self._next = self._next, (None, None)
+        (iou, area, kind, ratio), self._next = self._next, (None, None, None, None)
         self.iou = iou if iou in self.settings.iou_choices else default.iou
         self.area = area if area in self.settings.areas else default.area
         self.image_set = image_set
         self.iou_kind, self.dilation_ratio = "", BOUNDARY_DILATION
+        if kind in self.settings.iou_kinds and (ratio is None or ratio > 0):
+            self.iou_kind = kind
+            self.dilation_ratio = BOUNDARY_DILATION if ratio is None else float(ratio)
         self.iou_changed.emit(self.iou)
         self.area_changed.emit(self.area)
 
     def choice(self) -> ViewChoice:
         return ViewChoice(self.iou, self.area, self.image_set, self.iou_kind, self.dilation_ratio)
 
-    def choose_next(self, iou: float | None = None, area: str | None = None) -> None:
-        """Open the next dataset at ``iou`` / ``area`` (a saved session's choice) instead of
-        the protocol's official one, where its family offers them."""
-        self._next = (None if iou is None else round(float(iou), 2), area)
+    def choose_next(
+        self,
+        iou: float | None = None,
+        area: str | None = None,
+        iou_kind: str | None = None,
+        dilation_ratio: float | None = None,
+    ) -> None:
+        """Open the next dataset at ``iou`` / ``area`` and the IoU kind (``set_iou_kind``; a
+        saved session's choice) instead of the protocol's official one, where its family
+        offers them."""
+        self._next = (None if iou is None else round(float(iou), 2), area, iou_kind, dilation_ratio)
 
     def official(self) -> bool:
         """Whether the numbers shown are the protocol's official ones (``not_official``)."""

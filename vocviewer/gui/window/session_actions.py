@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import Tags, Target
 from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
-from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES
+from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES, IOU_KINDS
 from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS
@@ -159,6 +159,8 @@ class SessionController(QObject):
             toggles={name: bool(getattr(st, name)) for name in DISPLAY_TOGGLES},
             iou=st.evaluation.iou,
             area=st.evaluation.area,
+            iou_kind=st.evaluation.iou_kind or None,
+            dilation_ratio=st.evaluation.dilation_ratio if st.evaluation.iou_kind else None,
             not_official=tuple(
                 dict.fromkeys(
                     r.text for i in range(len(st.results)) for r in st.evaluation.not_official(i)
@@ -307,7 +309,11 @@ class SessionController(QObject):
         if area is not None and area not in AREA_CHOICES:
             bad.append(("evaluation.area", f"unknown area {area!r}", AREA_CHOICES))
             area = None
-        st.evaluation.choose_next(iou, area)
+        kind = session.iou_kind
+        if kind is not None and kind not in IOU_KINDS:
+            bad.append(("evaluation.iou_kind", f"unknown IoU kind {kind!r}", IOU_KINDS))
+            kind = None
+        st.evaluation.choose_next(iou, area, kind, session.dilation_ratio)
         st.post(
             [
                 _problem(path, where, f"{what} (known: {', '.join(map(str, known))}); ignored")
