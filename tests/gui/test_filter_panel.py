@@ -263,3 +263,24 @@ def test_the_missed_walk_visits_only_kept_objects(qtbot, demo_window) -> None:
         assert st.selected_object in kept and st.current_image in st.kept_images
         seen.add(st.selected_object)
     assert seen == kept
+
+
+def test_tagging_under_a_tag_filter_redraws_the_image(qtbot, demo_window) -> None:
+    """With a filter on a tag, tagging a detection of the image on screen draws it at once."""
+    from vocviewer.core.tags import Target
+
+    win = demo_window
+    st = win.state
+    image = int(st.current_image)
+    det = st.results[0].results.detections
+    rows = np.flatnonzero((det.image_index == image) & (det.score >= st.score_threshold))
+    assert len(rows)
+    st.set_image_filter(ViewFilter(tags=("label error",)))
+    st.set_current_image(image)  # kept on screen although the filter lists no image yet
+    qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=5000)
+    assert not list(win.view.overlay_items("det"))
+    target = Target("detection", str(st.dataset.images.id[image]), int(rows[0]), 0)
+    win.curation.tags.toggle(target, "label error")
+    qtbot.waitUntil(
+        lambda: [i.row for i in win.view.overlay_items("det")] == [int(rows[0])], timeout=5000
+    )

@@ -96,6 +96,7 @@ class ListedImages:
         self.tags = tags
         if self.image_filter.tags:
             self._refresh_visible(keep_current=True)
+            self.image_filter_changed.emit(self.image_filter)  # the boxes it keeps: redrawn
 
     @property
     def kept_images(self) -> IntArray:
