@@ -284,3 +284,22 @@ def test_tagging_under_a_tag_filter_redraws_the_image(qtbot, demo_window) -> Non
     qtbot.waitUntil(
         lambda: [i.row for i in win.view.overlay_items("det")] == [int(rows[0])], timeout=5000
     )
+
+
+def test_the_inspector_marks_the_detections_the_filter_leaves_out(qtbot, demo_window) -> None:
+    """The image's Detections list keeps every row; a drawn one the filter leaves out says so."""
+    win = demo_window
+    st = win.state
+    st.set_image_filter(ViewFilter(score=(0.8, math.inf)))
+    image = int(st.kept_images[0])
+    st.set_current_image(image)
+    qtbot.waitUntil(lambda: win.view.shown_image == image, timeout=5000)
+    det = st.results[0].results.detections
+    rows = np.flatnonzero(det.image_index == image)
+    model = win.side.detections.rows_model
+    qtbot.waitUntil(lambda: len(model.rows) == len(rows), timeout=5000)
+    verdicts = dict(zip(model.keys, (r[3] for r in model.rows), strict=True))
+    for row in rows.tolist():
+        left_out = st.score_threshold <= det.score[row] < 0.8
+        assert ("filtered out" in verdicts[row]) == left_out, (row, verdicts[row])
+    assert any("filtered out" in v for v in verdicts.values())

@@ -86,6 +86,7 @@ class SidePanel(QWidget):
         state.class_changed.connect(self.refresh_image)
         state.current_results_changed.connect(self.refresh_image)
         state.threshold_changed.connect(self.refresh_image)
+        state.image_filter_changed.connect(self.refresh_image)  # marks what it filters out
         self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation.finished.connect(self._image_later.flush)
@@ -131,6 +132,8 @@ class SidePanel(QWidget):
                 on = on[det.label[on] == st.selected_class]
             on = on[np.argsort(-det.score[on], kind="stable")]
             finite = finite_rows(det.box[on]).tolist()
+            kept = st.kept
+            narrowed = st.image_filter.narrows and kept.result_set == st.current_results
             for row, is_finite in zip(on.tolist(), finite, strict=True):
                 k, rank = int(det.label[row]), int(evals.rank_by_row[row])
                 ev = evals.det.get(k)
@@ -138,6 +141,8 @@ class SidePanel(QWidget):
                 color, _, verdict = row_style(evals, row)
                 drawn = is_finite and bool(is_drawn(det.score[row], st.class_drawn_threshold(k)))
                 note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
+                if drawn and narrowed and not kept.detections[row]:
+                    drawn, note = False, "  · filtered out"  # listed, not drawn: the filter
                 rows.append(
                     (
                         str(rank + 1) if rank >= 0 else "—",
