@@ -789,10 +789,56 @@ done:
     return result;
 }
 
+/* The best-overlap search both entry points below share: for each detection i (image im[i]),
+ * over the objects of its image (rows of[im[i]] .. of[im[i] + 1] - 1, ascending), the overlap
+ * in core/boxes.overlap_pairs' expression order (VOCevaldet.m:79-87 with one = 1; fmin / fmax
+ * skip NaN as numpy's and MATLAB's do), counting only pairs with iw > 0 and ih > 0; the first
+ * object of the largest overlap wins (strict '>': a NaN overlap never does). Without kd, one
+ * row of results; with kd (uint8 per object), three: kind 0, kind 1, kind != 0. Writes bo / bv
+ * (rows x d, -1 / NaN where none); returns 0, or 1 if an image or offset is out of range. Runs
+ * without the GIL. */
+static int best_scan(const int64_t *im, npy_intp d, const int64_t *of, npy_intp n_off,
+                     const double *db, const double *gb, npy_intp g, const uint8_t *kd,
+                     double one, int64_t *bo, double *bv)
+{
+    const int rows = kd ? 3 : 1;
+    for (npy_intp i = 0; i < d; i++) {
+        int64_t k = im[i];
+        if (k < 0 || k + 1 >= n_off) return 1;
+        int64_t lo = of[k], hi = of[k + 1];
+        if (lo < 0 || hi > g || lo > hi) return 1;
+        const double *b = db + 4 * i;
+        int64_t found[3] = {-1, -1, -1};
+        double top[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int64_t j = lo; j < hi; j++) {
+            const double *q = gb + 4 * j;
+            double iw = fmin(b[2], q[2]) - fmax(b[0], q[0]) + one;
+            double ih = fmin(b[3], q[3]) - fmax(b[1], q[1]) + one;
+            if (!(iw > 0 && ih > 0)) continue;
+            double inter = iw * ih;
+            double ua = (b[2] - b[0] + one) * (b[3] - b[1] + one)
+                        + (q[2] - q[0] + one) * (q[3] - q[1] + one) - inter;
+            double ov = inter / ua;
+            int which[2] = {0, -1};
+            if (kd) {
+                which[0] = kd[j] == 0 ? 0 : 2;
+                which[1] = kd[j] == 1 ? 1 : -1;
+            }
+            for (int w = 0; w < 2; w++) {
+                int r = which[w];
+                if (r >= 0 && ov > top[r]) { top[r] = ov; found[r] = j; }
+            }
+        }
+        for (int r = 0; r < rows; r++) {
+            bo[r * d + i] = found[r];
+            bv[r * d + i] = found[r] >= 0 ? top[r] : NAN;
+        }
+    }
+    return 0;
+}
+
 /* evaluation/matching.best_overlaps: for each detection, the first ground truth of its image
- * (annotation order) with the largest overlap, in core/boxes.overlap_pairs' expression order
- * (VOCevaldet.m:79-87 with plus_one; fmin / fmax skip NaN as numpy's and MATLAB's do); only
- * pairs with iw > 0 and ih > 0 count, a NaN overlap never wins (strict '>'). */
+ * (annotation order) with the largest overlap (best_scan without kinds). */
 static PyObject *best_overlaps(PyObject *self, PyObject *args)
 {
     PyObject *a_img, *a_dbox, *a_off, *a_gbox;
@@ -815,31 +861,9 @@ static PyObject *best_overlaps(PyObject *self, PyObject *args)
     const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
     int64_t *bo = PyArray_DATA((PyArrayObject *)best);
     double *bv = PyArray_DATA((PyArrayObject *)best_ov);
-    const double one = plus_one ? 1.0 : 0.0;
-    int bad = 0;
+    int bad;
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp i = 0; i < d && !bad; i++) {
-        int64_t k = im[i];
-        if (k < 0 || k + 1 >= n_off) { bad = 1; break; }
-        int64_t lo = of[k], hi = of[k + 1];
-        if (lo < 0 || hi > g || lo > hi) { bad = 1; break; }
-        const double *b = db + 4 * i;
-        int64_t found = -1;
-        double top = -INFINITY;
-        for (int64_t j = lo; j < hi; j++) {
-            const double *q = gb + 4 * j;
-            double iw = fmin(b[2], q[2]) - fmax(b[0], q[0]) + one;
-            double ih = fmin(b[3], q[3]) - fmax(b[1], q[1]) + one;
-            if (!(iw > 0 && ih > 0)) continue;
-            double inter = iw * ih;
-            double ua = (b[2] - b[0] + one) * (b[3] - b[1] + one)
-                        + (q[2] - q[0] + one) * (q[3] - q[1] + one) - inter;
-            double ov = inter / ua;
-            if (ov > top) { top = ov; found = j; }
-        }
-        bo[i] = found;
-        bv[i] = found >= 0 ? top : NAN;
-    }
+    bad = best_scan(im, d, of, n_off, db, gb, g, NULL, plus_one ? 1.0 : 0.0, bo, bv);
     Py_END_ALLOW_THREADS
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "best_overlaps: an image or offset out of range");
@@ -853,10 +877,10 @@ done:
 }
 
 /* evaluation/pair_overlaps.PairOverlaps + best, for the false-positive diagnosis: for each
- * detection, among the objects of its image (ascending row) whose kind (uint8 per object) is 0
- * (its class), 1 (a similar class) or not 0 (any other class), the first object of the largest
- * overlap (core/boxes.overlap_pairs' expression; NaN never wins) and that overlap. Returns
- * best int64 (3, D) (-1: none) and overlap float64 (3, D) (NaN where -1), rows in that order. */
+ * detection, among the objects of its image whose kind (uint8 per object) is 0 (its class),
+ * 1 (a similar class) or not 0 (any other class), the first object of the largest overlap and
+ * that overlap (best_scan with kinds). Returns best int64 (3, D) (-1: none) and overlap
+ * float64 (3, D) (NaN where -1), rows in that order. */
 static PyObject *best_by_kind(PyObject *self, PyObject *args)
 {
     PyObject *a_img, *a_dbox, *a_off, *a_gbox, *a_kind;
@@ -883,38 +907,9 @@ static PyObject *best_by_kind(PyObject *self, PyObject *args)
     const uint8_t *kd = PyArray_DATA(kind);
     int64_t *bo = PyArray_DATA((PyArrayObject *)best);
     double *bv = PyArray_DATA((PyArrayObject *)best_ov);
-    const double one = plus_one ? 1.0 : 0.0;
-    int bad = 0;
+    int bad;
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp i = 0; i < d && !bad; i++) {
-        int64_t k = im[i];
-        if (k < 0 || k + 1 >= n_off) { bad = 1; break; }
-        int64_t lo = of[k], hi = of[k + 1];
-        if (lo < 0 || hi > g || lo > hi) { bad = 1; break; }
-        const double *b = db + 4 * i;
-        int64_t found[3] = {-1, -1, -1};
-        double top[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int64_t j = lo; j < hi; j++) {
-            const double *q = gb + 4 * j;
-            double iw = fmin(b[2], q[2]) - fmax(b[0], q[0]) + one;
-            if (!(iw > 0)) continue;
-            double ih = fmin(b[3], q[3]) - fmax(b[1], q[1]) + one;
-            if (!(ih > 0)) continue;
-            double inter = iw * ih;
-            double ua = (b[2] - b[0] + one) * (b[3] - b[1] + one)
-                        + (q[2] - q[0] + one) * (q[3] - q[1] + one) - inter;
-            double ov = inter / ua;
-            int which[2] = {kd[j] == 0 ? 0 : 2, kd[j] == 1 ? 1 : -1};
-            for (int w = 0; w < 2; w++) {
-                int r = which[w];
-                if (r >= 0 && ov > top[r]) { top[r] = ov; found[r] = j; }
-            }
-        }
-        for (int r = 0; r < 3; r++) {
-            bo[r * d + i] = found[r];
-            bv[r * d + i] = found[r] >= 0 ? top[r] : NAN;
-        }
-    }
+    bad = best_scan(im, d, of, n_off, db, gb, g, kd, plus_one ? 1.0 : 0.0, bo, bv);
     Py_END_ALLOW_THREADS
     if (bad) {
         PyErr_SetString(PyExc_ValueError, "best_by_kind: an image or offset out of range");
