@@ -111,28 +111,16 @@ class Scroller:
 
 def child(ann: Path, res: Path, wheel_steps: int) -> dict[str, Any]:
     """One run in this process: open, evaluate, show the grid, scroll; the measurements."""
-    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from bench.bench_gui_open import quiet_qt
-    from vocviewer.gui.window.app import make_app
-    from vocviewer.gui.window.main_window import MainWindow
+    from bench.gui_probes import bench_window
+    from bench.gui_probes import wait_until as wait_for
 
-    app = make_app()
-    quiet_qt()
-    settings = QSettings(str(ann.parent / "settings.ini"), QSettings.Format.IniFormat)
-    win = MainWindow(settings=settings)
-    win.resize(1400, 900)
-    win.show()
+    app, win = bench_window(ann.parent)
     st = win.state
 
     def wait_until(done: Callable[[], bool], timeout: float = 600.0) -> None:
-        end = time.monotonic() + timeout
-        while not done():
-            if time.monotonic() > end:
-                raise TimeoutError("the window did not get there in time")
-            app.processEvents()
-            time.sleep(0.002)
+        wait_for(app, done, timeout)
 
     t0 = time.perf_counter()
     win.open_dataset(ann, (res,))

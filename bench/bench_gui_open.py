@@ -59,6 +59,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.gui_probes import quiet_qt  # noqa: E402
+
 MILESTONES = (
     ("imports", "imports done (numpy, Qt, vocviewer.gui)"),
     ("window", "MainWindow built and shown"),
@@ -202,16 +204,6 @@ class Spans:
                 entry[2] = max(entry[2], dt)
 
         setattr(obj, name, wrapper)  # callers look the method up at call time
-
-
-def quiet_qt() -> None:
-    from PySide6.QtCore import qInstallMessageHandler
-
-    def handler(_mode: Any, _context: Any, message: str) -> None:
-        if "propagateSizeHints" not in message:
-            sys.stderr.write(message + "\n")
-
-    qInstallMessageHandler(handler)
 
 
 def print_profile(prof: Any, title: str, cumulative: int, own: int) -> None:

@@ -1,6 +1,6 @@
 """What the window benchmarks measure the event loop with: ``StallProbe`` (a 10 ms timer's tick
-gaps), ``StackSampler`` (what each thread ran during a gap) and ``wait_until`` (process events until
-a condition holds)."""
+gaps), ``StackSampler`` (what each thread ran during a gap), ``wait_until`` (process events until
+a condition holds), ``quiet_qt`` and ``bench_window`` (the main window as a user opens it)."""
 
 from __future__ import annotations
 
@@ -107,3 +107,31 @@ class StackSampler:
                         per = counts.setdefault(who, {})
                         per[desc] = per.get(desc, 0) + 1
         return {who: sorted(per.items(), key=lambda kv: -kv[1])[:2] for who, per in counts.items()}
+
+
+def quiet_qt() -> None:
+    """Qt's messages to stderr, but the offscreen platform's ``propagateSizeHints`` noise."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(_mode: Any, _context: Any, message: str) -> None:
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+
+    qInstallMessageHandler(handler)
+
+
+def bench_window(config_dir: Path) -> tuple[QApplication, Any]:
+    """The application and its main window at 1400 x 900, shown, with its settings in
+    ``config_dir/settings.ini`` (never the user's)."""
+    from PySide6.QtCore import QSettings
+
+    from vocviewer.gui.window.app import make_app
+    from vocviewer.gui.window.main_window import MainWindow
+
+    app = make_app()
+    quiet_qt()
+    settings = QSettings(str(config_dir / "settings.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(settings=settings)
+    win.resize(1400, 900)
+    win.show()
+    return app, win
