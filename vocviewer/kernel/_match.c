@@ -837,43 +837,61 @@ static int best_scan(const int64_t *im, npy_intp d, const int64_t *of, npy_intp 
     return 0;
 }
 
-/* evaluation/matching.best_overlaps: for each detection, the first ground truth of its image
- * (annotation order) with the largest overlap (best_scan without kinds). */
-static PyObject *best_overlaps(PyObject *self, PyObject *args)
+/* The two entry points below: parse (det_image, det_box, offsets, obj_box[, obj_kind],
+ * plus_one), check the shapes, run best_scan without the GIL and return (best, overlap), each
+ * (D,) without kinds or (3, D) with them. */
+static PyObject *best_entry(PyObject *args, int with_kind, const char *name)
 {
-    PyObject *a_img, *a_dbox, *a_off, *a_gbox;
-    int plus_one;
-    if (!PyArg_ParseTuple(args, "OOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &plus_one))
+    PyObject *a_img, *a_dbox, *a_off, *a_gbox, *a_kind = NULL;
+    int plus_one, ok;
+    if (with_kind)
+        ok = PyArg_ParseTuple(args, "OOOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &a_kind, &plus_one);
+    else
+        ok = PyArg_ParseTuple(args, "OOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &plus_one);
+    if (!ok)
         return NULL;
     PyArrayObject *img = as_array(a_img, NPY_INT64), *dbox = as_array(a_dbox, NPY_FLOAT64);
     PyArrayObject *off = as_array(a_off, NPY_INT64), *gbox = as_array(a_gbox, NPY_FLOAT64);
+    PyArrayObject *kind = with_kind ? as_array(a_kind, NPY_UINT8) : NULL;
     PyObject *best = NULL, *best_ov = NULL, *out = NULL;
-    if (!img || !dbox || !off || !gbox) goto done;
+    if (!img || !dbox || !off || !gbox || (with_kind && !kind)) goto done;
     npy_intp d = PyArray_SIZE(img), n_off = PyArray_SIZE(off), g = PyArray_SIZE(gbox) / 4;
-    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(gbox) != 4 * g || n_off < 1) {
-        PyErr_SetString(PyExc_ValueError, "best_overlaps: inconsistent shapes");
+    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(gbox) != 4 * g || n_off < 1
+        || (kind && PyArray_SIZE(kind) != g)) {
+        PyErr_Format(PyExc_ValueError, "%s: inconsistent shapes", name);
         goto done;
     }
-    best = PyArray_SimpleNew(1, &d, NPY_INT64);
-    best_ov = PyArray_SimpleNew(1, &d, NPY_FLOAT64);
+    npy_intp dims[2] = {3, d};
+    int nd = with_kind ? 2 : 1;
+    npy_intp *shape = with_kind ? dims : &d;
+    best = PyArray_SimpleNew(nd, shape, NPY_INT64);
+    best_ov = PyArray_SimpleNew(nd, shape, NPY_FLOAT64);
     if (!best || !best_ov) goto done;
     const int64_t *im = PyArray_DATA(img), *of = PyArray_DATA(off);
     const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
+    const uint8_t *kd = kind ? PyArray_DATA(kind) : NULL;
     int64_t *bo = PyArray_DATA((PyArrayObject *)best);
     double *bv = PyArray_DATA((PyArrayObject *)best_ov);
     int bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = best_scan(im, d, of, n_off, db, gb, g, NULL, plus_one ? 1.0 : 0.0, bo, bv);
+    bad = best_scan(im, d, of, n_off, db, gb, g, kd, plus_one ? 1.0 : 0.0, bo, bv);
     Py_END_ALLOW_THREADS
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "best_overlaps: an image or offset out of range");
+        PyErr_Format(PyExc_ValueError, "%s: an image or offset out of range", name);
         goto done;
     }
     out = Py_BuildValue("(OO)", best, best_ov);
 done:
-    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(off); Py_XDECREF(gbox);
+    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(off); Py_XDECREF(gbox); Py_XDECREF(kind);
     Py_XDECREF(best); Py_XDECREF(best_ov);
     return out;
+}
+
+/* evaluation/matching.best_overlaps: for each detection, the first ground truth of its image
+ * (annotation order) with the largest overlap (best_scan without kinds). */
+static PyObject *best_overlaps(PyObject *self, PyObject *args)
+{
+    return best_entry(args, 0, "best_overlaps");
 }
 
 /* evaluation/pair_overlaps.PairOverlaps + best, for the false-positive diagnosis: for each
@@ -883,43 +901,7 @@ done:
  * float64 (3, D) (NaN where -1), rows in that order. */
 static PyObject *best_by_kind(PyObject *self, PyObject *args)
 {
-    PyObject *a_img, *a_dbox, *a_off, *a_gbox, *a_kind;
-    int plus_one;
-    if (!PyArg_ParseTuple(args, "OOOOOp", &a_img, &a_dbox, &a_off, &a_gbox, &a_kind, &plus_one))
-        return NULL;
-    PyArrayObject *img = as_array(a_img, NPY_INT64), *dbox = as_array(a_dbox, NPY_FLOAT64);
-    PyArrayObject *off = as_array(a_off, NPY_INT64), *gbox = as_array(a_gbox, NPY_FLOAT64);
-    PyArrayObject *kind = as_array(a_kind, NPY_UINT8);
-    PyObject *best = NULL, *best_ov = NULL, *out = NULL;
-    if (!img || !dbox || !off || !gbox || !kind) goto done;
-    npy_intp d = PyArray_SIZE(img), n_off = PyArray_SIZE(off), g = PyArray_SIZE(gbox) / 4;
-    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(gbox) != 4 * g || PyArray_SIZE(kind) != g
-        || n_off < 1) {
-        PyErr_SetString(PyExc_ValueError, "best_by_kind: inconsistent shapes");
-        goto done;
-    }
-    npy_intp dims[2] = {3, d};
-    best = PyArray_SimpleNew(2, dims, NPY_INT64);
-    best_ov = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
-    if (!best || !best_ov) goto done;
-    const int64_t *im = PyArray_DATA(img), *of = PyArray_DATA(off);
-    const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
-    const uint8_t *kd = PyArray_DATA(kind);
-    int64_t *bo = PyArray_DATA((PyArrayObject *)best);
-    double *bv = PyArray_DATA((PyArrayObject *)best_ov);
-    int bad;
-    Py_BEGIN_ALLOW_THREADS
-    bad = best_scan(im, d, of, n_off, db, gb, g, kd, plus_one ? 1.0 : 0.0, bo, bv);
-    Py_END_ALLOW_THREADS
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "best_by_kind: an image or offset out of range");
-        goto done;
-    }
-    out = Py_BuildValue("(OO)", best, best_ov);
-done:
-    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(off); Py_XDECREF(gbox); Py_XDECREF(kind);
-    Py_XDECREF(best); Py_XDECREF(best_ov);
-    return out;
+    return best_entry(args, 1, "best_by_kind");
 }
 
 static PyMethodDef methods[] = {
