@@ -320,6 +320,14 @@ def test_nothing_outside_gui_imports_qt():
     assert not bad
 
 
+def test_no_argparse_below_the_cli():
+    """The library and the families take plain parameters (``EvalRequest``, ``AnalyzeRequest``,
+    ``SubsetRequest``, keywords): argparse lives in cli, cli_parser and cli_analyze only."""
+    below = (*LIBRARY, FAMILIES_PACKAGE, "vocviewer.gui", "vocviewer.demo", "vocviewer.cocoapi")
+    bad = sorted(m for m, ext in external_imports().items() if "argparse" in ext and _in(m, *below))
+    assert not bad
+
+
 def test_no_import_cycles():
     found = [sorted(c) for c in cycles(import_graph())]
     assert not found, f"import cycles (lazy and TYPE_CHECKING imports count): {found}"

@@ -17,9 +17,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from vocviewer import kernel
 from vocviewer.cli_outputs import given_roots, guard, guard_json, guard_outputs
@@ -31,6 +31,16 @@ from vocviewer.families.base import EvalRequest
 from vocviewer.families.eval_sets import combine
 from vocviewer.formats import output
 from vocviewer.formats.session import looks_like_session, read_session
+
+R = TypeVar("R")  # a request dataclass (_request)
+
+
+def _request(kind: type[R], args: argparse.Namespace) -> R:
+    """The plain-valued request ``kind`` (a dataclass) from the parsed ``args`` of its fields
+    (lists as tuples; a field no option gave keeps its default)."""
+    names = [f.name for f in fields(kind)]  # type: ignore[arg-type]
+    given = {f: getattr(args, f) for f in names if hasattr(args, f)}
+    return kind(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
 
 
 def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
@@ -78,7 +88,16 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
 
     roots = given_roots(args.path, *_sources(args).values())
     check = guard_outputs(args, roots, [(args.json, "json")])
-    text, payload = run_suspects(args)
+    text, payload = run_suspects(
+        args.path,
+        args.results,
+        min_score=args.min_score,
+        top=args.top,
+        image_set=getattr(args, "image_set", None),
+        images=getattr(args, "images", None),
+        devkit=getattr(args, "devkit", None),
+        on_dataset=getattr(args, "on_dataset", None),
+    )
     _emit(_text_stream(args), text.removesuffix("\n"))
     check()
     if args.json:
@@ -87,20 +106,31 @@ def _cmd_suspects(args: argparse.Namespace) -> int:
 
 
 def _cmd_subset(args: argparse.Namespace) -> int:
-    from vocviewer.families.subset_run import run_subset
+    from vocviewer.families.subset_run import SubsetRequest, run_subset
 
     guard(args.out, given_roots(args.path, *_sources(args).values()), args.results, folder=True)
-    for msg in run_subset(args):
+    for msg in run_subset(_request(SubsetRequest, args)):
         _emit(sys.stdout, msg)
     return 0
 
 
 def _cmd_reconcile(args: argparse.Namespace) -> int:
-    from vocviewer.families.reconciling import reconcile_args
+    from vocviewer.families.reconciling import reconcile_with
 
-    roots = given_roots(args.path, *_sources(args).values())
+    sources = _sources(args)
+    roots = given_roots(args.path, *sources.values())
     check = guard_outputs(args, roots, [(args.json, "json")])
-    result = reconcile_args(args, _sources(args))
+    benchmark = registry.choose(args.path, None, args.protocol, sources)  # as eval chooses
+    registry.refuse_foreign_options(benchmark, args)
+    request = EvalRequest(
+        path=args.path,
+        results=tuple(args.results),
+        task=benchmark.tasks[0],  # box detection: bbox, det
+        protocol=args.protocol,
+        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
+        on_dataset=getattr(args, "on_dataset", None),
+    )
+    result = reconcile_with(benchmark, request)
     _emit(_text_stream(args), "\n".join(result.lines()))
     check()
     if args.json:
@@ -137,7 +167,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         or os.environ.get("WAYLAND_DISPLAY")
     ):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # files only: no screen needed
-    from vocviewer.gui.window.export_run import run_export
+    from vocviewer.gui.window.export_run import ExportRequest, run_export
 
     roots = given_roots(args.path)  # (--images is an output folder here)
     if args.table:
@@ -146,7 +176,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         if folder:
             guard(folder, roots, args.results, folder=True)
     try:
-        written = run_export(args, roots)
+        written = run_export(_request(ExportRequest, args), roots)
     except (KeyError, ValueError) as e:
         _error(f"export: {e}")
         return 1

@@ -4,14 +4,11 @@ one result set: its number under every protocol that reads it and the rules betw
 
 from __future__ import annotations
 
-import argparse
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 
 from vocviewer.core.errors import FormatError
 from vocviewer.evaluation.reconcile import Reconciliation
-from vocviewer.families import registry
 from vocviewer.families.base import Benchmark, EvalRequest
 
 
@@ -27,19 +24,3 @@ def reconcile_with(benchmark: Benchmark, request: EvalRequest) -> Reconciliation
     module, _, name = spec.partition(":")
     run: Callable[[EvalRequest], Reconciliation] = getattr(importlib.import_module(module), name)
     return run(request)
-
-
-def reconcile_args(args: argparse.Namespace, sources: dict[str, Path | None]) -> Reconciliation:
-    """``vocviewer reconcile``'s arguments: the family chosen as ``eval`` chooses it (``sources``:
-    the dataset folders given), its options, one result set."""
-    benchmark = registry.choose(args.path, None, args.protocol, sources)
-    registry.refuse_foreign_options(benchmark, args)
-    request = EvalRequest(
-        path=args.path,
-        results=tuple(args.results),
-        task=benchmark.tasks[0],  # box detection: bbox, det
-        protocol=args.protocol,
-        options={o.dest: getattr(args, o.dest, None) for o in benchmark.options},
-        on_dataset=getattr(args, "on_dataset", None),
-    )
-    return reconcile_with(benchmark, request)

@@ -8,8 +8,8 @@ of one of the classes) and ``--image-set`` (the images of that set).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +76,30 @@ def with_classes(dataset: Dataset, classes: Sequence[str]) -> BoolArray:
     return keep
 
 
-def chosen_images(dataset: Dataset, args: argparse.Namespace) -> npt.NDArray[np.int64]:
+@dataclass(frozen=True)
+class SubsetRequest:
+    """``vocviewer subset`` in plain values: the dataset ``path`` (``images`` / ``devkit``: its
+    folders), written as ``to`` into the folder ``out`` (``image_mode``: copy, hardlink or
+    symlink the images; ``name``: the split's), with the result sets of ``results``; the images
+    chosen by ``ids``, a ``tag`` of the ``session`` file, ``classes`` and ``image_set`` (each one
+    given narrows the choice)."""
+
+    path: Path
+    to: str
+    out: Path
+    ids: tuple[str, ...] = ()
+    tag: str | None = None
+    session: Path | None = None
+    classes: tuple[str, ...] = ()
+    image_set: str | None = None
+    results: tuple[Path, ...] = ()
+    image_mode: str = "copy"
+    name: str = "subset"
+    images: Path | None = None
+    devkit: Path | None = None
+
+
+def chosen_images(dataset: Dataset, args: SubsetRequest) -> npt.NDArray[np.int64]:
     """The image rows ``args`` choose (module docstring)."""
     keep = np.ones(len(dataset.images), dtype=bool)
     if args.ids:
@@ -118,17 +141,14 @@ def read_sets(
     ]
 
 
-def run_subset(args: argparse.Namespace) -> list[str]:
-    """``args``: ``path``, ``to``, ``out``, ``ids``, ``tag``, ``session``, ``classes``,
-    ``image_set``, ``results``, ``image_mode``, ``name``, ``images`` / ``devkit`` (the
-    dataset's folders). Returns the messages of the write."""
-    dataset = open_dataset(
-        args.path, images=getattr(args, "images", None), devkit=getattr(args, "devkit", None)
-    )
+def run_subset(args: SubsetRequest) -> list[str]:
+    """``vocviewer subset``: the chosen images written as ``args`` say; the messages of the
+    write."""
+    dataset = open_dataset(args.path, images=args.images, devkit=args.devkit)
     rows = chosen_images(dataset, args)
     if not len(rows):
         raise FormatError(None, "the choice holds no image of the dataset: nothing written")
-    sets = read_sets(dataset, args.results, args.image_set)
+    sets = read_sets(dataset, list(args.results), args.image_set)
     msgs = write_subset(
         dataset, rows, args.to, args.out, sets, images=args.image_mode, name=args.name
     )

@@ -13,8 +13,7 @@ Nothing here prints; ``cli`` does.
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,30 +68,40 @@ def _here(fn: Any, *args: Any, **kw: Any) -> Any:
     return fn(*args, **kw)
 
 
-def run_suspects(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    """``args``: ``path``, ``results``, ``image_set``, ``images``, ``devkit``, ``min_score``,
-    ``top`` (per kind in the text; the JSON holds every suspect). Returns (text, payload)."""
-    if not 0 <= args.min_score <= 1:
-        raise FormatError(None, f"--min-score must lie in [0, 1], got {args.min_score}")
-    for path in args.results:
-        if not Path(path).exists():
-            raise FormatError(path, "no such file or folder")
-    dataset = open_dataset(
-        args.path, images=getattr(args, "images", None), devkit=getattr(args, "devkit", None)
-    )
-    on_dataset = getattr(args, "on_dataset", None)
+def run_suspects(
+    path: Path,
+    results: Sequence[Path],
+    *,
+    min_score: float,
+    top: int,
+    image_set: str | None = None,
+    images: Path | None = None,
+    devkit: Path | None = None,
+    on_dataset: Callable[[Dataset], None] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """``vocviewer suspects``: the queue of the dataset at ``path`` (``images`` / ``devkit``: its
+    folders, as ``open_dataset`` takes them) under the result sets of ``results``,
+    detections scoring at least ``min_score``; ``top`` per kind in the text (the JSON holds
+    every suspect); ``on_dataset`` learns the dataset once read (the CLI's output guard).
+    Returns (text, payload)."""
+    if not 0 <= min_score <= 1:
+        raise FormatError(None, f"--min-score must lie in [0, 1], got {min_score}")
+    for given in results:
+        if not Path(given).exists():
+            raise FormatError(given, "no such file or folder")
+    dataset = open_dataset(path, images=images, devkit=devkit)
     if on_dataset is not None:  # the CLI's output guard learns the dataset's folders
         on_dataset(dataset)
-    sets = evaluated_sets(dataset, args.results, getattr(args, "image_set", None))
-    suspects = queue_of(dataset, sets, args.min_score)
+    sets = evaluated_sets(dataset, list(results), image_set)
+    suspects = queue_of(dataset, sets, min_score)
     payload = {
-        "dataset": str(args.path),
+        "dataset": str(path),
         "sets": [name for name, _, _ in sets],
-        "min_score": args.min_score,
+        "min_score": min_score,
         "counts": {k: len(of_kind(suspects, k)) for k in KINDS},
         "suspects": [s.to_json(dataset) for s in suspects],
     }
-    return render_text(dataset, [n for n, _, _ in sets], suspects, args.top), payload
+    return render_text(dataset, [n for n, _, _ in sets], suspects, top), payload
 
 
 def render_text(

@@ -5,8 +5,8 @@ the AP table (Qt offscreen; called lazily by ``cli``). Each ``--results`` path i
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from vocviewer.core.dataset import Dataset
@@ -26,9 +26,27 @@ from vocviewer.gui.models.tasks import (
 )
 
 
-def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list[Path]:
-    """Do what ``args`` asks (``path``, ``results``, ``image_set``, ``pr_curves``, ``format``,
-    ``classes``, ``images``, ``ids``, ``table``, ``dpi``); return the files written.
+@dataclass(frozen=True)
+class ExportRequest:
+    """``vocviewer export`` in plain values: the dataset ``path`` and its result sets
+    (``results``) on ``image_set`` (``None``: guessed); PR figures of ``classes`` (all: empty)
+    into the folder ``pr_curves`` as ``format`` at ``dpi``; the images ``ids`` drawn into the
+    folder ``images``; the AP table into the file ``table``."""
+
+    path: Path
+    results: tuple[Path, ...] = ()
+    image_set: str | None = None
+    pr_curves: Path | None = None
+    format: str = "png"
+    classes: tuple[str, ...] = ()
+    images: Path | None = None
+    ids: tuple[str, ...] = ()
+    table: Path | None = None
+    dpi: int = 150
+
+
+def run_export(args: ExportRequest, protected: Sequence[Path] = ()) -> list[Path]:
+    """Do what ``args`` asks; return the files written.
 
     Nothing is written inside ``protected`` or the dataset's ``protected_roots``; every target is
     checked (``plan_targets``) before anything is evaluated."""
@@ -43,7 +61,7 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
     image_set = args.image_set
     bench = benchmark_of(dataset)
     settings = bench.view_settings(dataset)
-    given = bench.result_sets(args.results)  # a VOC competition's per-class files: one set
+    given = bench.result_sets(list(args.results))  # a VOC competition's per-class files: one set
     for _, paths in given:
         loaded = load_results(dataset, paths, image_set)
         if image_set is None and settings.image_sets:
@@ -76,7 +94,7 @@ def run_export(args: argparse.Namespace, protected: Sequence[Path] = ()) -> list
 
 
 def plan_targets(
-    args: argparse.Namespace, dataset: Dataset, roots: Sequence[Path]
+    args: ExportRequest, dataset: Dataset, roots: Sequence[Path]
 ) -> tuple[list[tuple[int, Path]], list[tuple[int, Path]]]:
     """(class index, figure file) and (image row, image file) pairs to write, every file checked
     (``formats.output``): names made from class names and image ids never leave their folder.
