@@ -33,6 +33,7 @@ from vocviewer.families.voc.action_reader import (
     find_action_results,
     read_action_results,
 )
+from vocviewer.families.voc.declared import VOC_HINT
 from vocviewer.families.voc.layout_evaluate import evaluate_voc_layout
 from vocviewer.families.voc.layout_reader import (
     LAYOUT_NAME,
@@ -53,11 +54,6 @@ from vocviewer.families.voc.tasks_report import (
 )
 
 DEFAULT_SET = "val"
-#: what a VOC dataset looks like (the "not a dataset" message)
-VOC_HINT = (
-    "a PASCAL VOC folder (a year folder with Annotations/ and ImageSets/, or a "
-    "VOCdevkit folder holding one)"
-)
 
 
 def open_voc(path: str | Path) -> Dataset:
