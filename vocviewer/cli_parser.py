@@ -200,7 +200,7 @@ def _add_convert(
 def _add_subset(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
 ) -> None:
-    from vocviewer.families.subset_export import IMAGE_MODES
+    from vocviewer.core.subset import IMAGE_MODES
 
     ss = sub.add_parser(
         "subset",
