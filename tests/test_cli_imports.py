@@ -76,3 +76,24 @@ def test_eval_on_a_coco_file_imports_no_other_family(tmp_path):
     assert "vocviewer.families.coco.benchmark" in modules
     others = {f: _beyond_declarations(modules, f) for f in FAMILIES if f != "coco"}
     assert others == {f: [] for f in others}  # no VOC reader, no LVIS / YOLO / CVAT module
+
+
+def test_declarations_are_what_the_benchmarks_answer():
+    """``families()`` lists, in ``registered()``'s order, what the benchmarks themselves declare,
+    without importing any benchmark; ``loaded`` imports only the one asked for."""
+    code = (
+        "import sys\n"
+        "from vocviewer.families import registry as r\n"
+        "keys = ('name', 'title', 'tasks', 'protocols', 'options', 'analyze_tasks', 'priority',"
+        " 'hint', 'files', 'conversions')\n"
+        "row = lambda b: tuple(getattr(b, k, ()) for k in keys)\n"
+        "declared = [row(d) for d in r.families()]\n"
+        "assert not [m for m in sys.modules if m.endswith('.benchmark')], 'imported'\n"
+        "first = r.loaded(r.families()[0])\n"
+        "assert [m for m in sys.modules if m.endswith('.benchmark')] == [type(first).__module__]\n"
+        "assert declared == [row(b) for b in r.registered()]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=CHECKOUT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
