@@ -47,7 +47,7 @@ def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
     """The dataset folders given by family options (``CliOption.source``: ``--images``, ...)."""
     return {
         o.dest: getattr(args, o.dest, None)
-        for b in registry.registered()
+        for b in registry.families()
         for o in b.options
         if o.source
     }
@@ -246,9 +246,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    options = {
-        o.dest: getattr(args, o.dest, None) for b in registry.registered() for o in b.options
-    }
+    options = {o.dest: getattr(args, o.dest, None) for b in registry.families() for o in b.options}
     task = "segm" if args.task == "boundary" else args.task  # Boundary AP's data are masks
     for msg in registry.convert(args.path, args.to, args.out, args.results, task, options):
         _emit(sys.stdout, msg)

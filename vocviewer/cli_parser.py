@@ -9,7 +9,7 @@ from pathlib import Path
 
 from vocviewer import __version__
 from vocviewer.families import registry
-from vocviewer.families.base import Benchmark
+from vocviewer.families.base import Declarations
 
 #: ``--dpi`` bounds (a 640x480 px figure at 1200 dpi is 8000x6000 px; Qt fails far above)
 DPI_MIN, DPI_MAX = 1, 1200
@@ -27,7 +27,7 @@ def dpi(value: str) -> int:
     return n
 
 
-def _task_help(families: Sequence[Benchmark], tasks: str = "tasks") -> str:
+def _task_help(families: Sequence[Declarations], tasks: str = "tasks") -> str:
     """``VOC: det (default), cls, ...; COCO: bbox (default), ...`` for families with a choice."""
     parts = []
     for b in families:
@@ -37,13 +37,13 @@ def _task_help(families: Sequence[Benchmark], tasks: str = "tasks") -> str:
     return "; ".join(parts)
 
 
-def _protocol_help(families: Sequence[Benchmark]) -> str:
+def _protocol_help(families: Sequence[Declarations]) -> str:
     listed = "; ".join(f"{b.title}: {', '.join(b.protocols)}" for b in families)
     return f"{listed} (default: the family the path holds; VOC's AP rule from its year)"
 
 
 def _add_family_options(
-    p: argparse.ArgumentParser, families: Sequence[Benchmark], *, sources_only: bool = False
+    p: argparse.ArgumentParser, families: Sequence[Declarations], *, sources_only: bool = False
 ) -> None:
     """The options the families declare (``Benchmark.options``), each once; ``sources_only``:
     only the dataset folders (``CliOption.source``)."""
@@ -56,14 +56,14 @@ def _add_family_options(
                 p.add_argument(o.flag, type=kind, metavar=o.metavar, help=o.help)
 
 
-def _paths_help(families: Sequence[Benchmark]) -> str:
+def _paths_help(families: Sequence[Declarations]) -> str:
     """What each family reads, from their ``hint`` (``a PASCAL VOC folder …, a COCO …``)."""
     hints = [b.hint for b in families if b.hint]
     return ", ".join(hints[:-1]) + (f" or {hints[-1]}" if len(hints) > 1 else "".join(hints))
 
 
 def _add_sets(
-    parser: argparse.ArgumentParser, families: Sequence[Benchmark], results_help: str
+    parser: argparse.ArgumentParser, families: Sequence[Declarations], results_help: str
 ) -> None:
     """The ground truth ``path`` (what ``families`` read) and ``--results`` (one or more)."""
     parser.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
 
-    families = registry.registered()
+    families = registry.families()
     op = sub.add_parser("open", help="open a dataset in the GUI")
     op.add_argument(
         "path",
@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="result files or folders (devkit layout) to add",
     )
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    _add_family_options(op, registry.registered(), sources_only=True)
+    _add_family_options(op, registry.families(), sources_only=True)
     op.add_argument(
         "--screenshot",
         type=Path,
@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_reconcile(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
 ) -> None:
     rc = sub.add_parser(
         "reconcile",
@@ -183,7 +183,7 @@ def _add_reconcile(
 
 
 def _add_convert(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
 ) -> None:
     targets = registry.conversion_targets()
     cv = sub.add_parser("convert", help="convert ground truth and results between formats")
@@ -198,9 +198,9 @@ def _add_convert(
 
 
 def _add_subset(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
 ) -> None:
-    from vocviewer.families.subset_export import IMAGE_MODES
+    from vocviewer.core.subset import IMAGE_MODES
 
     ss = sub.add_parser(
         "subset",
@@ -237,7 +237,7 @@ def _add_subset(
 
 
 def _add_suspects(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Benchmark]
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
 ) -> None:
     su = sub.add_parser(
         "suspects",
@@ -310,7 +310,7 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     an = sub.add_parser(
         "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
     )
-    families = [b for b in registry.registered() if b.analyze_tasks]  # as ``analyze`` chooses
+    families = [b for b in registry.families() if b.analyze_tasks]  # as ``analyze`` chooses
     _add_sets(an, families, "result sets: each file or folder is one set")
     tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
     an.add_argument("--task", choices=tasks, help=_task_help(families, "analyze_tasks"))

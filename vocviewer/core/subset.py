@@ -28,6 +28,9 @@ from vocviewer.core.results import ClassScores, Detections, ResultSet
 
 IntArray = npt.NDArray[np.int64]
 
+#: How a written subset's images reach the new folder (``families.subset_export``).
+IMAGE_MODES = ("copy", "hardlink", "symlink")
+
 
 @dataclass(frozen=True, eq=False)
 class Subset:

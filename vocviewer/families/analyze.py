@@ -40,13 +40,14 @@ from dataclasses import replace
 from vocviewer.core.result_sets import file_stems
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.analyze_beyond import BeyondRequest, add_beyond_ap
-from vocviewer.families.base import AnalyzeRequest, Benchmark
-from vocviewer.families.registry import registered
+from vocviewer.families.base import AnalyzeRequest, Benchmark, Declarations
+from vocviewer.families.registry import families
 
 
-def analysed() -> list[Benchmark]:
-    """The registered families that ``analyze`` (``analyze_tasks`` not empty)."""
-    return [b for b in registered() if b.analyze_tasks]
+def analysed() -> list[Declarations]:
+    """The registered families that ``analyze`` (``analyze_tasks`` not empty), declared (none
+    imported)."""
+    return [b for b in families() if b.analyze_tasks]
 
 
 def analyze(benchmark: Benchmark, request: AnalyzeRequest, beyond: BeyondRequest) -> AnalyzeOutput:

@@ -148,9 +148,11 @@ class ConvertRequest:
 
 
 @runtime_checkable
-class Benchmark(Protocol):
-    """One benchmark family. Registered with ``registry.register``; ``priority`` breaks ties of
-    ``sniff`` (higher first). ``hint`` says what its dataset looks like (for "not a dataset")."""
+class Declarations(Protocol):
+    """What the command line and the registry know of a family before it is imported: a
+    built-in family declares them in ``<family>/declared.py`` (``DECLARED``), which its
+    ``Benchmark`` inherits. ``priority`` breaks ties of ``sniff`` (higher first); ``hint`` says
+    what its dataset looks like (for "not a dataset")."""
 
     @property
     def name(self) -> str:
@@ -184,12 +186,18 @@ class Benchmark(Protocol):
 
     def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
         """How surely ``path`` (with ``sources`` such as ``images``/``devkit``) is this family's:
-        ``CERTAIN``, ``LIKELY`` or 0. Cheap: reads at most a few KB."""
+        ``CERTAIN``, ``LIKELY`` or 0. Cheap: reads at most a few KB, imports no reader."""
         ...
 
     def looks_like_dataset(self, path: Path) -> bool:
         """Whether ``path`` is this family's ground truth rather than results (cheap)."""
         ...
+
+
+@runtime_checkable
+class Benchmark(Declarations, Protocol):
+    """One benchmark family (its ``Declarations`` and the work). Registered with
+    ``registry.register``."""
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

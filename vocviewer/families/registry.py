@@ -1,7 +1,11 @@
 """The registry of benchmark families, and opening a dataset or results through it.
 
 Families are registered with an identifier and a priority (as glue registers data readers). The
-built-in ones are listed in ``BUILTIN`` as ``"module:Class"`` and instantiated on first use; no
+built-in ones are listed in ``BUILTIN`` as ``"module:Class"`` and instantiated on first use
+(``registered``); until then ``families`` gives each one's ``Declarations`` (its folder's
+``declared.py``: name, tasks, protocols, options, file hints, a cheap ``sniff``), so building the
+command line and choosing a family import no reader, and only the chosen family's benchmark is
+imported (``loaded``); no
 family imports the registry (a family is one folder that only implements ``base.Benchmark``), so
 the registry depends on the families and never the other way. ``choose`` picks the family for a
 command line (``--protocol``, then a sure ``sniff``, then the one family offering ``--task``, then
@@ -20,7 +24,14 @@ from typing import Any
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
-from vocviewer.families.base import CERTAIN, LIKELY, Benchmark, ConvertRequest, FileTypes
+from vocviewer.families.base import (
+    CERTAIN,
+    LIKELY,
+    Benchmark,
+    ConvertRequest,
+    Declarations,
+    FileTypes,
+)
 from vocviewer.formats.input import check_regular
 
 #: the families vocviewer ships, ``"module:Class"``, in registration order (one line per family)
@@ -36,6 +47,8 @@ BUILTIN = (
 )
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
+#: the built-in families imported so far, by ``BUILTIN`` line
+_IMPORTED: dict[str, Benchmark] = {}
 
 
 def register(benchmark: Benchmark) -> Benchmark:
@@ -55,8 +68,51 @@ def registered() -> list[Benchmark]:
     if not _loaded:
         _loaded = True
         for spec in BUILTIN:
-            register(load(spec))
+            register(_builtin(spec))
     return list(_REGISTRY.values())
+
+
+def _builtin(spec: str) -> Benchmark:
+    if spec not in _IMPORTED:
+        _IMPORTED[spec] = load(spec)
+    return _IMPORTED[spec]
+
+
+def _declared(spec: str) -> Declarations:
+    """The built-in family ``spec``'s declarations (``<its package>.declared``'s ``DECLARED``),
+    or its benchmark if its folder declares none."""
+    if spec in _IMPORTED:
+        return _IMPORTED[spec]
+    module = f"{spec.partition(':')[0].rpartition('.')[0]}.declared"
+    try:
+        declared: Declarations = importlib.import_module(module).DECLARED
+    except ModuleNotFoundError as e:
+        if e.name != module:
+            raise
+        return _builtin(spec)
+    return declared
+
+
+def families() -> list[Declarations]:
+    """Every registered family in ``registered``'s order, a built-in one not imported yet by its
+    declarations (cheap: no reader, evaluator or view is imported)."""
+    if _loaded:
+        return list(registered())
+    found: dict[str, Declarations] = dict(_REGISTRY)
+    for spec in BUILTIN:
+        declared = _declared(spec)
+        found[declared.name] = declared
+    return list(found.values())
+
+
+def loaded(family: Declarations) -> Benchmark:
+    """The benchmark of ``family`` (from ``families``), imported now if it was not."""
+    if isinstance(family, Benchmark):
+        return family
+    for spec in BUILTIN:
+        if _declared(spec) is family:
+            return _builtin(spec)
+    raise KeyError(family.name)
 
 
 def load(spec: str) -> Benchmark:
@@ -68,37 +124,31 @@ def load(spec: str) -> Benchmark:
 
 def get(name: str) -> Benchmark:
     """The family registered as ``name`` (``KeyError`` if none)."""
-    for b in registered():
+    for b in families():
         if b.name == name:
-            return b
+            return loaded(b)
     raise KeyError(name)
 
 
 def tasks() -> tuple[str, ...]:
     """Every task some family offers, in registration order."""
-    return tuple(dict.fromkeys(t for b in registered() for t in b.tasks))
+    return tuple(dict.fromkeys(t for b in families() for t in b.tasks))
 
 
 def protocols() -> tuple[str, ...]:
     """Every ``--protocol`` value some family answers to."""
-    return tuple(dict.fromkeys(p for b in registered() for p in b.protocols))
+    return tuple(dict.fromkeys(p for b in families() for p in b.protocols))
 
 
 def file_types() -> list[FileTypes]:
     """What the window opens, family by family in registration order (those it opens only).
-    Cheap before the families are loaded: a built-in family's package declares its ``FILES``
-    (its readers are imported later, when something is opened)."""
-    if _loaded:
-        found = [b.files for b in registered()]
-    else:
-        packages = [spec.partition(":")[0].rpartition(".")[0] for spec in BUILTIN]
-        declared: list[FileTypes] = [importlib.import_module(p).FILES for p in packages]
-        found = declared + [b.files for b in _REGISTRY.values()]
-    return [f for f in found if f.dataset]
+    Cheap before the families are loaded (their declarations; readers are imported later, when
+    something is opened)."""
+    return [b.files for b in families() if b.files.dataset]
 
 
 def _hint() -> str:
-    hints = [b.hint for b in registered() if b.hint]
+    hints = [b.hint for b in families() if b.hint]
     listed = ", ".join(hints[:-1]) + (f" or {hints[-1]}" if len(hints) > 1 else hints[0])
     return f"expected {listed}" if hints else "no benchmark family is registered"
 
@@ -109,13 +159,15 @@ def not_a_dataset(path: Path) -> FormatError:
 
 
 def _sniffed(
-    candidates: Sequence[Benchmark], path: Path, sources: dict[str, Path | None]
-) -> tuple[float, Benchmark | None]:
-    best: tuple[float, Benchmark | None] = (0.0, None)
+    candidates: Sequence[Declarations], path: Path, sources: dict[str, Path | None]
+) -> tuple[float, Declarations | None]:
+    best: tuple[float, Declarations | None] = (0.0, None)
     for b in sorted(candidates, key=lambda b: -b.priority):  # a tie keeps the higher priority
         score = b.sniff(path, sources)
         if score > best[0]:
             best = (score, b)
+        if score >= CERTAIN:  # nothing after it can be surer: the others are not asked
+            break
     return best
 
 
@@ -138,8 +190,10 @@ def result_sets_of(
 def sniff(
     path: str | Path, sources: dict[str, Path | None] | None = None
 ) -> tuple[float, Benchmark | None]:
-    """The most confident ``sniff`` of every registered family (0 and None if none claims)."""
-    return _sniffed(registered(), Path(path), dict(sources or {}))
+    """The most confident ``sniff`` of every registered family (0 and None if none claims); only
+    that family's benchmark is imported."""
+    score, best = _sniffed(families(), Path(path), dict(sources or {}))
+    return score, None if best is None else loaded(best)
 
 
 def choose(
@@ -147,25 +201,25 @@ def choose(
     task: str | None = None,
     protocol: str | None = None,
     sources: dict[str, Path | None] | None = None,
-    candidates: Sequence[Benchmark] | None = None,
+    candidates: Sequence[Declarations] | None = None,
 ) -> Benchmark:
     """The family that evaluates ``path``: the one answering to ``protocol``; else the one whose
     ``sniff`` is sure; else the only one offering ``task``; else the likeliest ``sniff``.
-    ``FormatError`` if none."""
-    pool = registered() if candidates is None else list(candidates)
+    ``FormatError`` if none. Only the chosen family's benchmark is imported."""
+    pool = families() if candidates is None else list(candidates)
     if protocol is not None:
         answering = [b for b in pool if protocol in b.protocols]
         if answering:  # several families may answer (a CVAT file by COCO's): the sure sniff
             score, best = _sniffed(answering, Path(path), dict(sources or {}))
-            return best if best is not None and score >= CERTAIN else answering[0]
+            return loaded(best if best is not None and score >= CERTAIN else answering[0])
     score, best = _sniffed(pool, Path(path), dict(sources or {}))
     if best is not None and score >= CERTAIN:
-        return best
+        return loaded(best)
     offering = [b for b in pool if task in b.tasks]
     if task is not None and len(offering) == 1:
-        return offering[0]
+        return loaded(offering[0])
     if best is not None:
-        return best
+        return loaded(best)
     p = Path(path)
     if not p.exists() and not p.is_symlink():
         raise FormatError(p, "does not exist")
@@ -194,26 +248,26 @@ def open_dataset(
         "images": None if images is None else Path(images),
         "devkit": None if devkit is None else Path(devkit),
     }
-    score, best = _sniffed(registered(), p, sources)
+    score, best = _sniffed(families(), p, sources)
     if best is None or score < LIKELY:
         raise not_a_dataset(p)
-    return best.read_dataset(p, sources)
+    return loaded(best).read_dataset(p, sources)
 
 
 def looks_like_dataset(path: str | Path) -> bool:
     """Whether ``path`` looks like something ``open_dataset`` reads rather than results (a VOC or
     VisDrone folder, a COCO annotation JSON). Cheap: reads at most a few KB."""
-    return any(b.looks_like_dataset(Path(path)) for b in registered())
+    return any(b.looks_like_dataset(Path(path)) for b in families())
 
 
-def refuse_foreign_options(benchmark: Benchmark, args: Any, command: str = "eval") -> None:
+def refuse_foreign_options(benchmark: Declarations, args: Any, command: str = "eval") -> None:
     """``FormatError`` if ``args`` set an option (``CliOption``) that ``benchmark`` does not
     declare (another family's, e.g. VOC's ``--iou`` on a COCO file): never silently ignored."""
     own = {o.dest for o in benchmark.options}
-    for b in registered():
+    for b in families():
         for o in b.options:
             if o.dest not in own and getattr(args, o.dest, None) is not None:
-                owners = ", ".join(x.title for x in registered() if o in x.options)
+                owners = ", ".join(x.title for x in families() if o in x.options)
                 raise FormatError(
                     None,
                     f"{command}: {o.flag} is not an option of {benchmark.title} "
@@ -248,7 +302,7 @@ def open_results(
 def conversion_targets() -> tuple[str, ...]:
     """Every format some family converts to (``vocviewer convert --to``): the targets of the
     families' ``conversions`` (``(source family, target)`` pairs)."""
-    pairs = (c for b in registered() for c in getattr(b, "conversions", ()))
+    pairs = (c for b in families() for c in getattr(b, "conversions", ()))
     return tuple(sorted({t for _, t in pairs}))
 
 
@@ -266,14 +320,14 @@ def convert(
     opts = dict(options or {})
     sources: dict[str, Path | None] = {k: v for k, v in opts.items() if isinstance(v, Path)}
     source = choose(Path(path), task, sources=sources)
-    for b in registered():
+    for b in families():
         if (source.name, to) in getattr(b, "conversions", ()):
             given = tuple(Path(r) for r in results)
             request = ConvertRequest(source.name, Path(path), to, Path(out), given, task, opts)
-            messages: list[str] = b.convert(request)  # type: ignore[attr-defined]
+            messages: list[str] = loaded(b).convert(request)  # type: ignore[attr-defined]
             return messages
     targets = sorted(
-        {t for b in registered() for s, t in getattr(b, "conversions", ()) if s == source.name}
+        {t for b in families() for s, t in getattr(b, "conversions", ()) if s == source.name}
     )
     raise FormatError(
         Path(path), f"{source.title} converts to {', '.join(targets) or 'nothing'}, not {to}"

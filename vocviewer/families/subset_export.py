@@ -38,14 +38,11 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.results import ResultSet
-from vocviewer.core.subset import chosen_rows
+from vocviewer.core.subset import IMAGE_MODES, chosen_rows
 from vocviewer.families import registry
 from vocviewer.formats import output
 from vocviewer.formats.image_file import declared_size
 from vocviewer.formats.json_input import load_json
-
-#: How the images reach the new folder.
-IMAGE_MODES = ("copy", "hardlink", "symlink")
 
 
 def from_json_file(dataset: Dataset) -> bool:

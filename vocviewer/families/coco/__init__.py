@@ -17,6 +17,9 @@ chosen_params
     COCOeval parameters the user chooses (``--max-dets``, ``--area-ranges``, ``--iou-thresholds``).
 columns
     COCO-specific columns.
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     COCO detection evaluation (pycocotools ``COCOeval``.
 match_kernel

@@ -14,10 +14,7 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
-    LIKELY,
     AnalyzeRequest,
-    CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
@@ -26,9 +23,7 @@ from vocviewer.families.base import (
     check_ground_truth,
     opened,
 )
-from vocviewer.families.coco import FILES
 from vocviewer.families.coco import view as coco_view
-from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
     param_notes,
@@ -36,6 +31,7 @@ from vocviewer.families.coco.chosen_params import (
     with_param_notes,
 )
 from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.declared import CocoDeclarations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
@@ -116,14 +112,6 @@ def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
     return EvalOutput(text, payload, warnings)
 
 
-def _json_head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except OSError:
-        return b""
-
-
 class CocoDocumentViews(ViewDefaults):
     """What a family whose ground truth is a COCO document does in the window (COCO, and
     CVAT / LabelMe, YOLO, LVIS read as one): one results JSON read by ``read_results_file``
@@ -162,22 +150,11 @@ class CocoDocumentViews(ViewDefaults):
         return coco_view.read_coco_view_results(dataset, paths, offload, reader, self.view_title)
 
 
-class CocoBenchmark(CocoDocumentViews):
+class CocoBenchmark(CocoDeclarations, CocoDocumentViews):
     """COCO: an annotation JSON (``--images``: its image folder); tasks bbox, segm, keypoints,
     boundary (Boundary AP)."""
 
-    name = "coco"
-    title = "COCO"
-    tasks = ("bbox", "segm", "keypoints", "boundary")
-    protocols = ("coco",)
-    options = (CliOption("--images", "COCO image folder", source=True), *PARAM_OPTIONS)
-    analyze_tasks = ("bbox", "segm", "boundary")
-    priority = 10
-    hint = "a COCO annotation .json"
-    files = FILES
     reconcile = "vocviewer.families.coco.reconcile:reconcile_coco"  # vocviewer reconcile (``families.reconciling``)
-    #: ``vocviewer convert`` pairs: a COCO file laid out as pycocotools' folder (``write_coco``)
-    conversions = (("coco", "coco"),)
     #: where a folder written as COCO keeps its images (``{name}``: the split; ``vocviewer subset``)
     images_folder = "{name}"
 
@@ -188,17 +165,6 @@ class CocoBenchmark(CocoDocumentViews):
 
         r = request
         return write_coco(r.path, r.out, list(r.results), r.option("image_set"), r.option("images"))
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        if path.suffix.lower() != ".json":
-            return 0.0
-        return CERTAIN if self.looks_like_dataset(path) else LIKELY
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        """A JSON file whose first character is ``{`` (COCO results are a JSON list)."""
-        if not (path.is_file() and path.suffix.lower() == ".json"):
-            return False
-        return _json_head(path).startswith(b"{")
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

@@ -19,41 +19,8 @@ from typing import Any
 import numpy as np
 
 from vocviewer.core.errors import FormatError
-from vocviewer.families.base import CliOption
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.official import NOT_OFFICIAL, Reason, chosen_reason
-
-#: Boundary AP's dilation ratio (``--task boundary``); LVIS declares it too
-DILATION_OPTION = CliOption(
-    "--dilation-ratio",
-    "Boundary AP (--task boundary): boundary width as a fraction of the image diagonal "
-    "(default 0.02; NOT OFFICIAL otherwise)",
-    kind="float",
-    metavar="R",
-)
-
-#: the options shared by every family evaluating by COCO's rules
-OPTIONS = (
-    CliOption(
-        "--max-dets",
-        "COCO detection caps per image, e.g. 1,10,300 (NOT OFFICIAL unless 1,10,100)",
-        kind="str",
-        metavar="N,N,N",
-    ),
-    CliOption(
-        "--area-ranges",
-        "COCO area ranges in px², e.g. all=0:1e10,small=0:1024 (NOT OFFICIAL unless COCO's)",
-        kind="str",
-        metavar="NAME=LO:HI,...",
-    ),
-    CliOption(
-        "--iou-thresholds",
-        "COCO IoU thresholds, e.g. 0.5,0.75 or 0.5:0.95:0.05 (NOT OFFICIAL unless .50:.05:.95)",
-        kind="str",
-        metavar="T,T|A:B:S",
-    ),
-    DILATION_OPTION,
-)
 
 
 def _items(value: Any) -> list[str]:

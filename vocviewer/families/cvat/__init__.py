@@ -3,6 +3,9 @@ protocol (``--protocol coco|voc2012|voc2007``; COCO's by default).
 
 Modules
 -------
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 shapes
     The annotation tool's own model (images with their boxes and polygons), read by both readers.
 cvat_xml

@@ -22,9 +22,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.result_sets import one_set_per_path
 from vocviewer.families.base import (
-    CERTAIN,
     AnalyzeRequest,
-    CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
@@ -32,7 +30,6 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.coco.benchmark import CocoDocumentViews, evaluate_coco_dataset
 from vocviewer.families.coco.results_reader import one_results_file
-from vocviewer.families.cvat import FILES
 from vocviewer.families.cvat.convert import (
     DEFAULT_SET,
     ToolSource,
@@ -41,16 +38,20 @@ from vocviewer.families.cvat.convert import (
     write_coco,
     write_voc_folder,
 )
-from vocviewer.families.cvat.cvat_xml import looks_like_cvat, read_cvat_xml
-from vocviewer.families.cvat.labelme import looks_like_labelme, read_labelme
+from vocviewer.families.cvat.cvat_xml import read_cvat_xml
+from vocviewer.families.cvat.declared import (
+    VOC_PROTOCOLS,
+    CvatDeclarations,
+    looks_like_cvat,
+    looks_like_labelme,
+)
+from vocviewer.families.cvat.labelme import read_labelme
 from vocviewer.families.cvat.shapes import Annotated
 from vocviewer.families.voc.benchmark import evaluate_voc_dataset
 from vocviewer.families.voc.tasks import infer_image_set, voc_result_sets
 
 if TYPE_CHECKING:
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-
-VOC_PROTOCOLS = ("voc2012", "voc2007")
 
 
 def read_annotated(path: Path, images: Path | None = None) -> tuple[Annotated, list[FormatError]]:
@@ -93,27 +94,9 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(out.text, out.payload, [annotated.summary(), *out.warnings])
 
 
-class CvatBenchmark(CocoDocumentViews):
+class CvatBenchmark(CvatDeclarations, CocoDocumentViews):
     """CVAT for images 1.1 XML or LabelMe JSON (``--images``: CVAT's image folder); evaluated by
     ``--protocol coco`` (tasks bbox, segm) or ``voc2012`` / ``voc2007`` (boxes)."""
-
-    name = "cvat"
-    title = "CVAT / LabelMe"
-    tasks = ("bbox", "segm")
-    protocols = ("coco", *VOC_PROTOCOLS)
-    options = (
-        CliOption("--images", "CVAT: the image folder (default: beside the XML)", source=True),
-    )
-    analyze_tasks = ("bbox", "segm")
-    priority = 20  # above COCO's: its datasets carry COCO's record too
-    hint = "a CVAT for images 1.1 .xml or a folder of LabelMe .json files"
-    files = FILES
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if self.looks_like_dataset(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return looks_like_cvat(path) or looks_like_labelme(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
@@ -129,9 +112,6 @@ class CvatBenchmark(CocoDocumentViews):
         if any(Path(p).suffix.lower() == ".txt" for p in paths):  # VOC's per-class files
             return voc_result_sets(paths, "det")
         return one_set_per_path(paths)
-
-    #: ``vocviewer convert`` pairs (source family, target format)
-    conversions = (("cvat", "coco"), ("coco", "cvat"), ("cvat", "voc"))
 
     def convert(self, request: ConvertRequest) -> list[str]:
         """A COCO annotation JSON ``path`` as CVAT XML (``write_cvat``), or the CVAT XML /

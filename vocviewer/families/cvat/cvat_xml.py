@@ -37,18 +37,6 @@ FORMAT = "CVAT for images 1.1"
 OTHER_SHAPES = ("polyline", "points", "ellipse", "mask", "cuboid", "skeleton")
 
 
-def looks_like_cvat(path: Path) -> bool:
-    """A ``.xml`` file whose first KB opens ``<annotations>`` (cheap)."""
-    if not (path.is_file() and path.suffix.lower() == ".xml"):
-        return False
-    try:
-        with path.open("rb") as f:
-            head = f.read(2048)
-    except OSError:
-        return False
-    return b"<annotations" in head and b"<annotation>" not in head
-
-
 def _error(path: Path, node: etree._Element, where: str, message: str) -> FormatError:
     return FormatError(path, message, line=node.sourceline, element=where)
 

@@ -23,43 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.cvat.declared import labelme_files
 from vocviewer.families.cvat.shapes import Annotated, Shape, SourceImage
 from vocviewer.formats.json_input import load_json, show
 
 FORMAT = "LabelMe JSON"
 #: LabelMe's shapes that are not boxes or polygons (left out with a problem)
 OTHER_SHAPES = ("circle", "line", "point", "points", "linestrip", "mask")
-
-
-def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read(4096)
-    except OSError:
-        return b""
-
-
-def is_labelme_file(path: Path) -> bool:
-    """A ``.json`` file whose first KB shows LabelMe's keys (cheap)."""
-    if not (path.is_file() and path.suffix.lower() == ".json"):
-        return False
-    head = _head(path)
-    return head.lstrip().startswith(b"{") and b'"shapes"' in head
-
-
-def labelme_files(path: Path) -> list[Path]:
-    """The LabelMe files of a folder (sorted by name) or ``[path]`` for one file."""
-    if path.is_dir():
-        return sorted(f for f in path.glob("*.json") if f.is_file())
-    return [path]
-
-
-def looks_like_labelme(path: Path) -> bool:
-    """A LabelMe file, or a folder whose first JSON file is one (cheap)."""
-    if path.is_dir():
-        files = labelme_files(path)
-        return bool(files) and is_labelme_file(files[0])
-    return is_labelme_file(path)
 
 
 def _number(path: Path, value: Any, where: str) -> float:

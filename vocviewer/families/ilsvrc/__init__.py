@@ -17,6 +17,9 @@ clsloc_reader
     ``core.ResultSet``.
 columns
     ILSVRC extras.
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     ILSVRC DET evaluation, exactly as ``eval_detection.m`` (PROTOCOLS.md §7).
 reader

@@ -11,9 +11,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
     AnalyzeRequest,
-    CliOption,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -23,11 +21,11 @@ from vocviewer.families.base import (
     refuse_json_results,
 )
 from vocviewer.families.evidence import collect
-from vocviewer.families.ilsvrc import FILES
 from vocviewer.families.ilsvrc import view as ilsvrc_view
 from vocviewer.families.ilsvrc.clsloc_evaluate import evaluate_ilsvrc_clsloc, format_clsloc
 from vocviewer.families.ilsvrc.clsloc_reader import read_ilsvrc_clsloc, read_ilsvrc_clsloc_results
 from vocviewer.families.ilsvrc.columns import IlsvrcClslocInfo, IlsvrcDetInfo, UnlistedImages
+from vocviewer.families.ilsvrc.declared import IlsvrcDeclarations
 from vocviewer.families.ilsvrc.evaluate import IlsvrcDetResult
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.families.views import ViewChoice, ViewSettings
@@ -134,29 +132,14 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(format_det(result, str(request.results[0])), det_payload(result), warnings)
 
 
-class IlsvrcBenchmark(ViewDefaults):
+class IlsvrcBenchmark(IlsvrcDeclarations, ViewDefaults):
     """ILSVRC DET / CLS-LOC: an annotation folder (CLS-LOC: or a labels file) and ``--devkit``."""
 
-    name = "ilsvrc"
-    title = "ILSVRC"
-    tasks = ("det", "clsloc")
-    protocols = ("ilsvrc",)
-    options = (CliOption("--devkit", "ILSVRC devkit root (with data/)", source=True),)
-    analyze_tasks = ("det",)
-    priority = 40
-    hint = "an ILSVRC annotation folder (with --devkit)"
     views = FamilyViews(
         ilsvrc_view.evaluate_ilsvrc_views,
         ilsvrc_view.rederive_ilsvrc_views,
         "vocviewer.families.ilsvrc.analyze:IlsvrcViewAnalyser",
     )
-    files = FILES
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if sources.get("devkit") is not None else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return False  # needs its devkit
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

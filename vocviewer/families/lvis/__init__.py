@@ -14,6 +14,9 @@ bootstrap
     Bootstrap over images for LVIS.
 columns
     LVIS-specific columns.
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     LVIS evaluation (the ``lvis`` package's ``LVISEval``.
 reader

@@ -19,9 +19,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
     AnalyzeRequest,
-    CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
@@ -31,18 +29,17 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.coco.benchmark import CocoDocumentViews, boundary_header
 from vocviewer.families.coco.chosen_params import (
-    DILATION_OPTION,
     dilation_reasons,
     with_dilation_ratio,
 )
 from vocviewer.families.coco.params import reading_task
 from vocviewer.families.coco.results_reader import one_results_file
 from vocviewer.families.evidence import collect
-from vocviewer.families.lvis import FILES
 from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.columns import LvisAnnotations
+from vocviewer.families.lvis.declared import LvisDeclarations
 from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis, lvis_params
-from vocviewer.families.lvis.reader import looks_like_lvis, read_lvis, read_lvis_results
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ViewChoice, ViewSettings
 
@@ -130,27 +127,17 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(text, payload, warnings)
 
 
-class LvisBenchmark(CocoDocumentViews):
+class LvisBenchmark(LvisDeclarations, CocoDocumentViews):
     """LVIS v1: an annotation JSON (``--images``: its image folder); tasks bbox, segm, boundary
     (Boundary AP, ``--dilation-ratio``)."""
 
-    name = "lvis"
-    title = view_title = "LVIS"
-    tasks = ("bbox", "segm", "boundary")
-    protocols = ("lvis",)
-    options = (CliOption("--images", "COCO / LVIS image folder", source=True), DILATION_OPTION)
-    analyze_tasks: tuple[str, ...] = ("bbox", "segm")
-    priority = 15  # above COCO's: an LVIS file is a COCO-shaped JSON too
-    hint = "an LVIS v1 annotation .json"
+    view_title = "LVIS"
     views = FamilyViews(
         lvis_view.evaluate_lvis_views,
         lvis_view.rederive_lvis_views,
         "vocviewer.families.lvis.analyze:LvisViewAnalyser",
     )
-    files = FILES
     reconcile = "vocviewer.families.lvis.reconcile:reconcile_lvis"  # LVIS -> COCO -> VOC
-    #: ``vocviewer convert`` pairs: an LVIS file laid out as COCO's folder (``coco.write_coco``)
-    conversions = (("lvis", "lvis"),)
     #: where a folder written as LVIS keeps its images (``{name}``: the split; ``vocviewer subset``)
     images_folder = "{name}"
 
@@ -161,12 +148,6 @@ class LvisBenchmark(CocoDocumentViews):
 
         r = request
         return write_coco(r.path, r.out, list(r.results), r.option("image_set"), r.option("images"))
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if looks_like_lvis(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return looks_like_lvis(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

@@ -18,7 +18,6 @@ image. Bad input raises ``FormatError`` naming the JSON path.
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Any
 
@@ -39,38 +38,12 @@ from vocviewer.families.lvis.columns import (
     LvisAnnotations,
     LvisResults,
 )
+from vocviewer.families.lvis.declared import SNIFF_WINDOW, looks_like_lvis
 from vocviewer.formats.json_input import load_json, parse_json, read_json_bytes, show
 
-__all__ = ["looks_like_lvis", "read_lvis", "read_lvis_results"]
+__all__ = ["SNIFF_WINDOW", "looks_like_lvis", "read_lvis", "read_lvis_results"]
 
-#: bytes read at each end of a file by ``looks_like_lvis``
-SNIFF_WINDOW = 1 << 16
-_FEDERATED_KEY = re.compile(
-    rb'"(?:neg_category_ids|not_exhaustive_category_ids)"\s*:\s*\[|"frequency"\s*:\s*"[rcf]"'
-)
 _IMAGE_LISTS = ("neg_category_ids", "not_exhaustive_category_ids")
-
-
-def looks_like_lvis(path: Path) -> bool:
-    """Whether ``path`` is a JSON object showing an LVIS key (an image's ``neg_category_ids`` /
-    ``not_exhaustive_category_ids``, a category's ``frequency``) in its first or last 64 KB.
-    LVIS v1 files hold ``info`` and the annotations first and the categories last; a file
-    starting with its images shows them at once."""
-    if not (path.is_file() and path.suffix.lower() == ".json"):
-        return False
-    try:
-        with path.open("rb") as f:
-            head = f.read(SNIFF_WINDOW)
-            size = f.seek(0, 2)
-            tail = b""
-            if size > SNIFF_WINDOW:
-                f.seek(max(SNIFF_WINDOW, size - SNIFF_WINDOW))
-                tail = f.read(SNIFF_WINDOW)
-    except OSError:
-        return False
-    if not head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
-        return False
-    return bool(_FEDERATED_KEY.search(head) or _FEDERATED_KEY.search(tail))
 
 
 def read_lvis(path: str | Path, images: str | Path | None = None, *, masks: bool = True) -> Dataset:

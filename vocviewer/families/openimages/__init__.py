@@ -9,6 +9,9 @@ columns
     Open Images extras: normalised boxes as written, group-of flags, the expansion.
 csv_rows
     Located CSV reading (header by name, ``FormatError`` with file and line).
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     The challenge evaluation (PROTOCOLS.md §13), with each detection's verdict and reason.
 hierarchy

@@ -13,8 +13,6 @@ from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
-    CliOption,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -25,11 +23,11 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import NOT_OFFICIAL, not_official_reasons
-from vocviewer.families.openimages import FILES
 from vocviewer.families.openimages import view as oi_view
 from vocviewer.families.openimages.columns import OpenImagesGroundTruth
+from vocviewer.families.openimages.declared import OpenImagesDeclarations
 from vocviewer.families.openimages.evaluate import OpenImagesResult
-from vocviewer.families.openimages.reader import looks_like_openimages, read_openimages
+from vocviewer.families.openimages.reader import read_openimages
 from vocviewer.families.openimages.results_reader import read_openimages_results
 from vocviewer.families.views import ViewChoice, ViewSettings
 
@@ -108,26 +106,11 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(text, payload, [summary, *(str(p) for p in results.problems), *notes])
 
 
-class OpenImagesBenchmark(ViewDefaults):
+class OpenImagesBenchmark(OpenImagesDeclarations, ViewDefaults):
     """Open Images (V6/V7) detection, the challenge protocol: an annotation folder and a
     predictions CSV."""
 
-    name = "openimages"
-    title = "Open Images"
-    tasks = ("det",)
-    protocols = ("openimages",)
-    options: tuple[CliOption, ...] = ()
-    analyze_tasks: tuple[str, ...] = ()
-    priority = 20
-    hint = "an Open Images folder (*-annotations-bbox.csv, class descriptions, hierarchy)"
     views = FamilyViews(oi_view.evaluate_openimages_views)
-    files = FILES
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if self.looks_like_dataset(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return looks_like_openimages(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

@@ -11,6 +11,9 @@ bootstrap
     Bootstrap over images for VisDrone-DET.
 columns
     VisDrone-DET extras.
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     VisDrone-DET evaluation, exactly as the toolkit's ``evalDET.m`` (PROTOCOLS.md §6).
 matching

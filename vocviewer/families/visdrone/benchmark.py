@@ -13,9 +13,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.result_sets import set_names
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
     AnalyzeRequest,
-    CliOption,
     EvalOutput,
     EvalRequest,
     FamilyViews,
@@ -26,12 +24,11 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.evidence import collect
 from vocviewer.families.views import ViewChoice, ViewSettings
-from vocviewer.families.visdrone import FILES
 from vocviewer.families.visdrone import view as visdrone_view
 from vocviewer.families.visdrone.columns import VisDroneDetections, VisDroneGroundTruth
+from vocviewer.families.visdrone.declared import VisDroneDeclarations
 from vocviewer.families.visdrone.evaluate import SUMMARY_KEYS, VisDroneResult
 from vocviewer.families.visdrone.reader import (
-    looks_like_visdrone,
     read_visdrone,
     read_visdrone_results,
 )
@@ -133,29 +130,14 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     return EvalOutput(format_visdrone(result), visdrone_payload(result), warnings)
 
 
-class VisDroneBenchmark(ViewDefaults):
+class VisDroneBenchmark(VisDroneDeclarations, ViewDefaults):
     """VisDrone-DET: a split folder and a folder of per-image result txts."""
 
-    name = "visdrone"
-    title = "VisDrone"
-    tasks = ("det",)
-    protocols = ("visdrone",)
-    options: tuple[CliOption, ...] = ()
-    analyze_tasks = ("det",)
-    priority = 20
-    hint = "a VisDrone split (annotations/ and images/)"
     views = FamilyViews(
         visdrone_view.evaluate_visdrone_views,
         visdrone_view.rederive_visdrone_views,
         "vocviewer.families.visdrone.analyze:VisDroneViewAnalyser",
     )
-    files = FILES
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if self.looks_like_dataset(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return path.is_dir() and looks_like_visdrone(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

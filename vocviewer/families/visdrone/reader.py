@@ -45,12 +45,6 @@ Row = tuple[float, float, float, float, float, int, int, int]
 _FIELDS = "left,top,width,height,score,category,truncation,occlusion"
 
 
-def looks_like_visdrone(path: Path) -> bool:
-    """A folder holding ``annotations/*.txt`` and no VOC ``Annotations/*.xml``."""
-    ann = path / "annotations"
-    return ann.is_dir() and any(ann.glob("*.txt"))
-
-
 _INT_LIMIT = 2**31  # truncation / occlusion are small flags; bounded so columns stay int64
 
 

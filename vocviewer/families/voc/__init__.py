@@ -17,6 +17,9 @@ benchmark
     PASCAL VOC.
 bootstrap
     Bootstrap evidence from a VOC evaluation (``voc.py``).
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     PASCAL VOC detection (``VOCevaldet``) and classification (``VOCevalcls``), exactly.
 image_sets

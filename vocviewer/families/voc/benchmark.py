@@ -24,9 +24,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.report import ap_table, result_to_json
 from vocviewer.evaluation.result import EvalResult
 from vocviewer.families.base import (
-    CERTAIN,
     AnalyzeRequest,
-    CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
@@ -43,13 +41,13 @@ from vocviewer.families.views import (
     ViewChoice,
     ViewSettings,
 )
-from vocviewer.families.voc import FILES
 from vocviewer.families.voc import tasks as voc_tasks
 from vocviewer.families.voc import view as voc_view
+from vocviewer.families.voc.declared import VocDeclarations
 from vocviewer.families.voc.evaluate import PROTOCOL_AP_RULES, default_ap_rule, skipped_notes
-from vocviewer.families.voc.reader import looks_like_voc, read_voc, read_voc_results
+from vocviewer.families.voc.reader import read_voc, read_voc_results
 from vocviewer.families.voc.results_reader import parse_result_name
-from vocviewer.families.voc.tasks import VOC_HINT, infer_image_set, open_voc, voc_expects
+from vocviewer.families.voc.tasks import infer_image_set, open_voc, voc_expects
 
 if TYPE_CHECKING:
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
@@ -132,41 +130,16 @@ def evaluate_voc_dataset(
     return EvalOutput(ap_table(result), result_to_json(result), warnings)
 
 
-class VocBenchmark(ViewDefaults):
+class VocBenchmark(VocDeclarations, ViewDefaults):
     """PASCAL VOC: a VOCdevkit root or year folder; ``--protocol voc2007`` (11-point AP) or
     ``voc2012`` (all points; default from the dataset year)."""
 
-    name = "voc"
-    title = "VOC"
-    tasks = ("det", "cls", "seg", "layout", "action")
     reconcile = "vocviewer.families.voc.reconcile:reconcile_voc"  # vocviewer reconcile (``families.reconciling``)
-    protocols = ("voc2007", "voc2012")
-    options = (
-        CliOption(
-            "--image-set",
-            "VOC image set (default: the one named in the result file names)",
-            kind="str",
-            metavar="S",
-        ),
-        CliOption(
-            "--iou",
-            "VOC detection: IoU threshold of a match (default 0.5, the devkit's; any other "
-            "makes the numbers NOT OFFICIAL)",
-            kind="float",
-            metavar="T",
-        ),
-    )
-    analyze_tasks = ("det", "cls")
-    priority = 30
-    hint = VOC_HINT
     views = FamilyViews(
         voc_view.evaluate_voc_views,
         None,
         "vocviewer.families.voc.analyze:VocViewAnalyser",
     )
-    files = FILES
-    #: ``vocviewer convert`` pairs (source family, target format)
-    conversions = (("coco", "voc"),)
     #: where a folder written as VOC keeps its images (``vocviewer subset``)
     images_folder = "JPEGImages"
 
@@ -179,12 +152,6 @@ class VocBenchmark(ViewDefaults):
         return coco_json_to_voc(
             r.path, r.out, list(r.results), r.option("image_set"), r.option("images")
         )
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        return CERTAIN if path.is_dir() and looks_like_voc(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return path.is_dir() and looks_like_voc(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None

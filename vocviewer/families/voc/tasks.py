@@ -1,4 +1,5 @@
-"""``vocviewer eval --task seg|layout|action`` for PASCAL VOC.
+"""``vocviewer eval --task seg|layout|action`` for PASCAL VOC (each task's evaluator imported when
+it runs, so ``--task det`` loads none of them).
 
 Each ``run_*(request) -> EvalOutput`` (``families.base.EvalRequest``) reads the dataset at
 ``request.path`` and the results in ``request.results`` (the devkit results folder, e.g.
@@ -27,13 +28,12 @@ from vocviewer.families.base import (
     opened,
     problems_error,
 )
-from vocviewer.families.voc.action_evaluate import evaluate_voc_action
 from vocviewer.families.voc.action_reader import (
     ACTION_NAME,
     find_action_results,
     read_action_results,
 )
-from vocviewer.families.voc.layout_evaluate import evaluate_voc_layout
+from vocviewer.families.voc.declared import VOC_HINT
 from vocviewer.families.voc.layout_reader import (
     LAYOUT_NAME,
     find_layout_results,
@@ -41,23 +41,8 @@ from vocviewer.families.voc.layout_reader import (
 )
 from vocviewer.families.voc.reader import looks_like_voc, read_voc
 from vocviewer.families.voc.results_reader import RESULT_NAME
-from vocviewer.families.voc.segmentation_evaluate import default_seg_protocol, evaluate_voc_seg
-from vocviewer.families.voc.segmentation_reader import LabelPngLoader, find_segmentation_results
-from vocviewer.families.voc.tasks_report import (
-    action_table,
-    action_to_json,
-    layout_table,
-    layout_to_json,
-    seg_table,
-    seg_to_json,
-)
 
 DEFAULT_SET = "val"
-#: what a VOC dataset looks like (the "not a dataset" message)
-VOC_HINT = (
-    "a PASCAL VOC folder (a year folder with Annotations/ and ImageSets/, or a "
-    "VOCdevkit folder holding one)"
-)
 
 
 def open_voc(path: str | Path) -> Dataset:
@@ -122,6 +107,10 @@ def _check_set(dataset: Dataset, key: str) -> None:
 
 def run_seg(request: EvalRequest) -> EvalOutput:
     """VOC segmentation (``VOCevalseg``) of a folder of result PNGs."""
+    from vocviewer.families.voc.segmentation_evaluate import default_seg_protocol, evaluate_voc_seg
+    from vocviewer.families.voc.segmentation_reader import LabelPngLoader, find_segmentation_results
+    from vocviewer.families.voc.tasks_report import seg_table, seg_to_json
+
     given = _one_result(request)
     folder = find_segmentation_results(given, request.option("image_set"))
     image_set = request.option("image_set") or folder.image_set or DEFAULT_SET
@@ -147,6 +136,9 @@ def run_seg(request: EvalRequest) -> EvalOutput:
 
 def run_layout(request: EvalRequest) -> EvalOutput:
     """VOC person layout (``VOCevallayout_pr``) of one ``<comp>_layout_<set>.xml``."""
+    from vocviewer.families.voc.layout_evaluate import evaluate_voc_layout
+    from vocviewer.families.voc.tasks_report import layout_table, layout_to_json
+
     path = find_layout_results(_one_result(request), request.option("image_set"))
     m = LAYOUT_NAME.match(path.name)
     image_set = request.option("image_set") or (m["set"] if m else None) or DEFAULT_SET
@@ -167,6 +159,9 @@ def run_layout(request: EvalRequest) -> EvalOutput:
 
 def run_action(request: EvalRequest) -> EvalOutput:
     """VOC action classification (``VOCevalaction``) of ``<comp>_action_<set>_<action>.txt``."""
+    from vocviewer.families.voc.action_evaluate import evaluate_voc_action
+    from vocviewer.families.voc.tasks_report import action_table, action_to_json
+
     if not request.results:
         raise FormatError(None, "no results given")
     files = find_action_results(request.results, request.option("image_set"))

@@ -12,6 +12,9 @@ conventions
     The Ultralytics column beside COCO's, and why the two differ on the data at hand.
 convert
     ``vocviewer convert`` between COCO and YOLO (ground truth and results).
+declared
+    What the CLI and the registry know before the family is imported (name, tasks, options,
+    file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 labels
     Label and prediction lines → rows; the classic-mistake checks.
 reconcile

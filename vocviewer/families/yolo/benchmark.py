@@ -21,10 +21,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
-    CERTAIN,
-    LIKELY,
     AnalyzeRequest,
-    CliOption,
     ConvertRequest,
     EvalOutput,
     EvalRequest,
@@ -33,7 +30,6 @@ from vocviewer.families.base import (
 )
 from vocviewer.families.coco import view as coco_view
 from vocviewer.families.coco.benchmark import CocoDocumentViews, boundary_header
-from vocviewer.families.coco.chosen_params import OPTIONS as PARAM_OPTIONS
 from vocviewer.families.coco.chosen_params import (
     chosen_params,
     param_notes,
@@ -46,17 +42,14 @@ from vocviewer.families.coco.params import reading_task
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ClassView, Notice, Summary, ViewChoice
-from vocviewer.families.yolo import FILES
 from vocviewer.families.yolo import conventions as conv
-from vocviewer.families.yolo.layout import is_yaml, looks_like_yolo
+from vocviewer.families.yolo.declared import TITLE, YoloDeclarations
 from vocviewer.families.yolo.reader import YoloInfo, read_yolo
 from vocviewer.families.yolo.results import read_yolo_results
 
 if TYPE_CHECKING:
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
     from vocviewer.families.view_analyser import ViewAnalyser
-
-TITLE = "YOLO"
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
@@ -134,36 +127,13 @@ def _ultralytics_notice(dataset: Dataset, results: ResultSet, summary: Summary, 
     )
 
 
-class YoloBenchmark(CocoDocumentViews):
+class YoloBenchmark(YoloDeclarations, CocoDocumentViews):
     """YOLO (Ultralytics): a dataset YAML or ``images/`` + ``labels/`` folder (``--split``);
     tasks bbox (the CLI's default: every label kind has boxes), segm (polygon labels),
     keypoints (pose labels), boundary (Boundary AP of polygon labels); the window evaluates what the labels and predictions hold."""
 
-    name = "yolo"
-    title = view_title = TITLE
-    tasks = ("bbox", "segm", "keypoints", "boundary")
-    protocols = ("yolo",)
-    options = (
-        CliOption(
-            "--split", "YOLO split: val (default), test or train", kind="str", metavar="NAME"
-        ),
-        *PARAM_OPTIONS,
-    )
-    analyze_tasks: tuple[str, ...] = ("bbox", "segm", "boundary")
-    priority = 20  # above COCO's and LVIS's: its datasets are COCO datasets too
-    hint = "a YOLO dataset .yaml (or a folder with images/ and labels/)"
-    files = FILES
+    view_title = TITLE
     reconcile = "vocviewer.families.yolo.reconcile:reconcile_yolo"  # vocviewer reconcile (``families.reconciling``)
-
-    def sniff(self, path: Path, sources: dict[str, Path | None]) -> float:
-        """Sure of a YAML with ``names`` or an ``images/`` + ``labels/`` folder; any other
-        YAML might be a broken dataset YAML (its reader says what is wrong)."""
-        if looks_like_yolo(path):
-            return CERTAIN
-        return LIKELY if path.is_file() and is_yaml(path) else 0.0
-
-    def looks_like_dataset(self, path: Path) -> bool:
-        return looks_like_yolo(path)
 
     def read_dataset(
         self, path: Path, sources: dict[str, Path | None], task: str | None = None
@@ -180,8 +150,6 @@ class YoloBenchmark(CocoDocumentViews):
     def evaluate(self, request: EvalRequest) -> EvalOutput:
         return run_eval(request)
 
-    #: ``vocviewer convert`` pairs (source family, target format) this family writes
-    conversions = (("coco", "yolo"), ("yolo", "coco"), ("yolo", "voc"))
     #: where a folder written as YOLO keeps its images (``convert.coco_to_yolo``'s split)
     images_folder = "images/val"
 

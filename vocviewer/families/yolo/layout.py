@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from vocviewer.core.errors import FormatError
+from vocviewer.families.yolo.declared import is_yaml, looks_like_yolo
 
 #: image suffixes Ultralytics reads (``IMG_FORMATS``), lower case
 IMAGE_SUFFIXES = frozenset(
     (".bmp", ".dng", ".jpeg", ".jpg", ".mpo", ".png", ".tif", ".tiff", ".webp", ".pfm", ".heic")
 )
 SPLITS = ("val", "test", "train")
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -58,25 +58,6 @@ def label_path(image: Path) -> Path:
     if sa in s:
         s = sb.join(s.rsplit(sa, 1))
     return Path(s.rsplit(".", 1)[0] + ".txt")
-
-
-def is_yaml(path: Path) -> bool:
-    return path.suffix.lower() in YAML_SUFFIXES
-
-
-def looks_like_yolo(path: Path) -> bool:
-    """A YAML with a ``names`` key (in its first 64 KB), or a folder with ``images/`` and
-    ``labels/``. Cheap."""
-    if path.is_dir():
-        return (path / "images").is_dir() and (path / "labels").is_dir()
-    if not (path.is_file() and is_yaml(path)):
-        return False
-    try:
-        with path.open("rb") as f:
-            head = f.read(65536)
-    except OSError:
-        return False
-    return any(line.startswith(b"names:") for line in head.splitlines())
 
 
 def _yaml(path: Path) -> dict[str, Any]:

@@ -1,0 +1,99 @@
+"""``vocviewer eval`` imports only the family it evaluates: the parser and the choice of family
+read the other families' declarations (``<family>/declared.py``), never their readers,
+evaluators or views. Each run is a fresh process listing the modules it imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import vocviewer
+from vocviewer.families import registry
+
+#: a fresh interpreter running the CLI, then printing every vocviewer module it imported
+CHILD = (
+    "import sys\n"
+    "from vocviewer.cli import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('vocviewer.'))))\n"
+    "sys.exit(rc)\n"
+)
+FAMILIES = tuple(spec.split(".")[2] for spec in registry.BUILTIN)
+#: where the ``vocviewer`` under test lives (``-c`` puts the working folder first on the path)
+CHECKOUT = Path(vocviewer.__file__).resolve().parents[1]
+
+
+def _imported(*argv: str | Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *map(str, argv)],
+        capture_output=True,
+        text=True,
+        cwd=CHECKOUT,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return {line for line in done.stdout.splitlines() if line.startswith("vocviewer.")}
+
+
+def _beyond_declarations(modules: set[str], family: str) -> list[str]:
+    """The modules of ``family``'s folder other than its package and its declarations."""
+    package = f"vocviewer.families.{family}"
+    light = {package, f"{package}.declared"}
+    return sorted(m for m in modules if m.startswith(f"{package}.") and m not in light)
+
+
+def test_eval_on_a_voc_devkit_imports_no_other_family(demo):
+    modules = _imported("eval", demo.year_dir, "--results", demo.results_dir)
+    assert "vocviewer.families.voc.benchmark" in modules  # the run did evaluate VOC
+    others = {f: _beyond_declarations(modules, f) for f in FAMILIES if f != "voc"}
+    assert others == {f: [] for f in others}
+
+
+def test_eval_on_a_coco_file_imports_no_other_family(tmp_path):
+    gt = {
+        "images": [{"id": 1, "width": 64, "height": 48, "file_name": "a.jpg"}],
+        "annotations": [
+            {
+                "id": 1,
+                "image_id": 1,
+                "category_id": 1,
+                "bbox": [4, 4, 20, 20],
+                "area": 400,
+                "iscrowd": 0,
+            },
+        ],
+        "categories": [{"id": 1, "name": "thing"}],
+    }
+    dets = [{"image_id": 1, "category_id": 1, "bbox": [5, 5, 20, 20], "score": 0.9}]
+    (tmp_path / "instances_val.json").write_text(json.dumps(gt))
+    (tmp_path / "dets.json").write_text(json.dumps(dets))
+    modules = _imported(
+        "eval", tmp_path / "instances_val.json", "--results", tmp_path / "dets.json"
+    )
+    assert "vocviewer.families.coco.benchmark" in modules
+    others = {f: _beyond_declarations(modules, f) for f in FAMILIES if f != "coco"}
+    assert others == {f: [] for f in others}  # no VOC reader, no LVIS / YOLO / CVAT module
+
+
+def test_declarations_are_what_the_benchmarks_answer():
+    """``families()`` lists, in ``registered()``'s order, what the benchmarks themselves declare,
+    without importing any benchmark; ``loaded`` imports only the one asked for."""
+    code = (
+        "import sys\n"
+        "from vocviewer.families import registry as r\n"
+        "keys = ('name', 'title', 'tasks', 'protocols', 'options', 'analyze_tasks', 'priority',"
+        " 'hint', 'files', 'conversions')\n"
+        "row = lambda b: tuple(getattr(b, k, ()) for k in keys)\n"
+        "declared = [row(d) for d in r.families()]\n"
+        "assert not [m for m in sys.modules if m.endswith('.benchmark')], 'imported'\n"
+        "first = r.loaded(r.families()[0])\n"
+        "assert [m for m in sys.modules if m.endswith('.benchmark')] == [type(first).__module__]\n"
+        "assert declared == [row(b) for b in r.registered()]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=CHECKOUT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
