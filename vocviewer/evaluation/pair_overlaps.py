@@ -1,15 +1,22 @@
 """Overlaps of detections with every object of their image, reduced per wanted set of objects
 (the false-positive diagnosis of ``analysis``: one overlap pass serves the detection's own class,
 its similar classes and all other classes). ``BestOverlaps`` gives those three reductions, in one
-pass of the compiled kernel ``vocviewer.kernel._match`` where it is built."""
+pass of the compiled kernel ``vocviewer.kernel._match`` where it is built; ``remembered_best``
+keeps them per result set, dataset and class, so another IoU threshold or area range (which
+change which detections need them, never what they are) only looks them up."""
 
 from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.matching import same_image_pairs
 from vocviewer.kernel import load as load_kernel
 
@@ -85,6 +92,13 @@ class BestOverlaps:
         else:
             self._pairs = PairOverlaps(dataset, image, box, plus_one)
 
+    def all(self) -> tuple[IntArray, FloatArray]:
+        """``of`` same, similar and other as rows of int64 (3, D) and float64 (3, D)."""
+        if self._all is not None:
+            return self._all[0], self._all[1]
+        found = [self.of(w) for w in ("same", "similar", "other")]
+        return np.stack([b for b, _ in found]), np.stack([o for _, o in found])
+
     def of(self, which: str) -> tuple[IntArray, FloatArray]:
         """``(best object row (-1: none), its overlap (NaN where -1))`` for ``which`` of
         ``same``, ``similar``, ``other``."""
@@ -96,3 +110,57 @@ class BestOverlaps:
             return self._pairs.best(np.isin(labels, self._similar))
         same = labels == self._label
         return self._pairs.best(same if which == "same" else ~same)
+
+
+@dataclass(frozen=True, eq=False)
+class _Known:
+    """``BestOverlaps.all`` of one class's detections, result rows ``order`` (D,): ``best``
+    int64 (3, D), ``iou`` float64 (3, D), valid where ``found`` bool (D,)."""
+
+    order: IntArray
+    best: IntArray
+    iou: FloatArray
+    found: npt.NDArray[np.bool_]
+
+    @classmethod
+    def empty(cls, order: IntArray) -> _Known:
+        n = len(order)
+        z = np.zeros(n, dtype=bool)
+        return cls(order, np.full((3, n), -1, dtype=np.int64), np.full((3, n), np.nan), z)
+
+
+#: per result set, per dataset (both held weakly: forgotten with them), per class key
+_KNOWN: weakref.WeakKeyDictionary[
+    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[Hashable, _Known]]
+] = weakref.WeakKeyDictionary()
+
+
+def remembered_best(
+    dataset: Dataset,
+    results: ResultSet,
+    order: IntArray,
+    image: IntArray,
+    needed: IntArray,
+    plus_one: bool,
+    label: int,
+    similar: list[int],
+) -> tuple[IntArray, FloatArray]:
+    """``BestOverlaps(dataset, image[needed], results' boxes of order[needed], plus_one, label,
+    similar).all()`` for the ``needed`` ranks (int64 (M,)) of one class's ranked detections
+    (``order``: their result rows, ``image``: their image rows), each rank searched once per
+    result set, dataset, ``order`` and (``plus_one``, ``label``, ``similar``) and remembered:
+    the search does not depend on the IoU threshold or area range, so a later call (another
+    choice) looks up what it knows and searches only the ranks it has not seen."""
+    per_dataset = _KNOWN.setdefault(results, weakref.WeakKeyDictionary())
+    per_class = per_dataset.setdefault(dataset, {})
+    key = (bool(plus_one), int(label), tuple(sorted(similar)))
+    known = per_class.get(key)
+    if known is None or not (known.order is order or np.array_equal(known.order, order)):
+        known = per_class[key] = _Known.empty(order)
+    new = needed[~known.found[needed]]
+    if len(new):
+        box = results.detections.box[order[new]]
+        best, iou = BestOverlaps(dataset, image[new], box, plus_one, label, similar).all()
+        known.best[:, new], known.iou[:, new] = best, iou  # another thread writes the same
+        known.found[new] = True
+    return known.best[:, needed], known.iou[:, needed]
