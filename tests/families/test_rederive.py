@@ -61,9 +61,10 @@ def test_rederived_views_equal_a_fresh_evaluation(family: str, tmp_path: Path) -
     stored = [v for v in bench.evaluate_views(dataset, results, first) if isinstance(v, ClassView)]
     raws = {v.class_index: v.raw for v in stored}
     ious = [i for i in settings.iou_choices if i != first.iou][-1:] or [first.iou]
-    choices = [ViewChoice(ious[0], first.area)]
-    choices += [ViewChoice(iou, a) for a in settings.areas[1:3] for iou in (first.iou, ious[0])]
-    choices.append(first)  # and back: what was remembered at the other choices changes nothing
+    # another threshold, then each area at it (its verdicts kept), then the first threshold and
+    # its areas, and back: what was remembered at the other choices changes nothing
+    areas = settings.areas[:3]
+    choices = [ViewChoice(iou, a) for iou in (ious[0], first.iou) for a in areas] + [first]
     diagnosed = 0
     for choice in choices:
         got = bench.rederive_views(dataset, results, raws, choice)

@@ -64,6 +64,7 @@ class ApTableModel(QStandardItemModel):
         self._n_sets = 1
         self._cells: dict[tuple[int, int], tuple[str, float, str | None]] = {}
         self._normalised: tuple[object, float, dict[int, float]] | None = None
+        self._pass: list[tuple[float, dict[int, float]] | None] = []  # ``normalised`` in a pass
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -96,20 +97,25 @@ class ApTableModel(QStandardItemModel):
     def update_cells(self) -> None:
         """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
         display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
-        for row in range(self.rowCount()):
-            for col in range(self.columnCount()):
-                ev = self._evaluation(row, col) if row < len(self.classes()) else None
-                cell = (
-                    self._text(row, col, ev),
-                    self._sort_value(row, col, ev),
-                    self._tooltip(row, col, ev),
-                )
-                if self._cells.get((row, col)) != cell:
-                    self._cells[row, col] = cell
-                    item = self.item(row, col)
-                    item.setData(cell[0], display)
-                    item.setData(cell[1], SORT_ROLE)
-                    item.setData(cell[2], tip)
+        self._pass = [self.normalised()]  # once per pass, not per cell (81 x columns)
+        try:
+            n = len(self.classes())
+            for row in range(self.rowCount()):
+                for col in range(self.columnCount()):
+                    ev = self._evaluation(row, col) if row < n else None
+                    cell = (
+                        self._text(row, col, ev),
+                        self._sort_value(row, col, ev),
+                        self._tooltip(row, col, ev),
+                    )
+                    if self._cells.get((row, col)) != cell:
+                        self._cells[row, col] = cell
+                        item = self.item(row, col)
+                        item.setData(cell[0], display)
+                        item.setData(cell[1], SORT_ROLE)
+                        item.setData(cell[2], tip)
+        finally:
+            self._pass = []
 
     def classes(self) -> tuple[str, ...]:
         return self.state.dataset.classes if self.state.dataset is not None else ()
@@ -207,7 +213,9 @@ class ApTableModel(QStandardItemModel):
     def normalised(self) -> tuple[float, dict[int, float]] | None:
         """(``N``, class index -> AP_N) of the current result set at the shown IoU, under the
         family's AP rule; ``None`` until every class arrived. Kept until the evaluation
-        changes."""
+        changes (within an ``update_cells`` pass: the pass's)."""
+        if self._pass:
+            return self._pass[0]
         st = self.state
         i = st.current_results
         if not 0 <= i < len(st.evaluations) or not self.classes():
