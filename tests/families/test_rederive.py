@@ -48,8 +48,12 @@ def assert_same_view(got: ClassView, want: ClassView) -> None:
             _same(g, w, f"{name}: diagnosis {col}")
 
 
+@pytest.mark.parametrize("kernel", ["1", "0"])  # the compiled kernels, then the numpy path
 @pytest.mark.parametrize("family", sorted(CASES))
-def test_rederived_views_equal_a_fresh_evaluation(family: str, tmp_path: Path) -> None:
+def test_rederived_views_equal_a_fresh_evaluation(
+    family: str, kernel: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VOCVIEWER_KERNEL", kernel)
     case = CASES[family](tmp_path)
     dataset = registry.open_dataset(case.path, **case.sources)
     bench = registry.benchmark_of(dataset)

@@ -114,8 +114,9 @@ class BestOverlaps:
 
 @dataclass(frozen=True, eq=False)
 class _Known:
-    """``BestOverlaps.all`` of one class's detections, result rows ``order`` (D,): ``best``
-    int64 (3, D), ``iou`` float64 (3, D), valid where ``found`` bool (D,)."""
+    """``BestOverlaps.all`` of one class's detections, result rows ``order`` (D,), transposed:
+    ``best`` int64 (D, 3), ``iou`` float64 (D, 3) (a rank's three side by side), valid where
+    ``found`` bool (D,)."""
 
     order: IntArray
     best: IntArray
@@ -123,15 +124,19 @@ class _Known:
     found: npt.NDArray[np.bool_]
 
     @classmethod
-    def empty(cls, order: IntArray) -> _Known:
+    def of(cls, order: IntArray, ranks: IntArray, best: IntArray, iou: FloatArray) -> _Known:
+        """What one search of ``ranks`` found (``best``, ``iou``: (3, M), as searched)."""
         n = len(order)
-        z = np.zeros(n, dtype=bool)
-        return cls(order, np.full((3, n), -1, dtype=np.int64), np.full((3, n), np.nan), z)
+        known = cls(order, np.empty((n, 3), np.int64), np.empty((n, 3)), np.zeros(n, bool))
+        known.best[ranks], known.iou[ranks], known.found[ranks] = best.T, iou.T, True
+        return known
 
 
-#: per result set, per dataset (both held weakly: forgotten with them), per class key
+#: per result set, per dataset (both held weakly: forgotten with them), per class key: a
+#: ``_Known``, or what the first search found as it is (order, ranks, best, iou)
+_Entry = _Known | tuple[IntArray, IntArray, IntArray, FloatArray]
 _KNOWN: weakref.WeakKeyDictionary[
-    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[Hashable, _Known]]
+    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[Hashable, _Entry]]
 ] = weakref.WeakKeyDictionary()
 
 
@@ -151,16 +156,40 @@ def remembered_best(
     result set, dataset, ``order`` and (``plus_one``, ``label``, ``similar``) and remembered:
     the search does not depend on the IoU threshold or area range, so a later call (another
     choice) looks up what it knows and searches only the ranks it has not seen."""
-    per_dataset = _KNOWN.setdefault(results, weakref.WeakKeyDictionary())
-    per_class = per_dataset.setdefault(dataset, {})
+    per_dataset = _KNOWN.get(results)
+    if per_dataset is None:
+        per_dataset = _KNOWN.setdefault(results, weakref.WeakKeyDictionary())
+    per_class = per_dataset.get(dataset)
+    if per_class is None:
+        per_class = per_dataset.setdefault(dataset, {})
     key = (bool(plus_one), int(label), tuple(sorted(similar)))
     known = per_class.get(key)
-    if known is None or not (known.order is order or np.array_equal(known.order, order)):
-        known = per_class[key] = _Known.empty(order)
+    was = None if known is None else known[0] if isinstance(known, tuple) else known.order
+    same = was is not None and (was is order or np.array_equal(was, order))
+    if isinstance(known, tuple) and same:  # searched once, kept as found: spread out now
+        known = per_class[key] = _Known.of(*known)
+    if known is None or not same:  # the first search: kept as it is (no copy)
+        best, iou = _search(dataset, results, order, image, needed, plus_one, label, similar)
+        per_class[key] = (order, needed, best, iou)
+        return best, iou
+    assert isinstance(known, _Known)
     new = needed[~known.found[needed]]
     if len(new):
-        box = results.detections.box[order[new]]
-        best, iou = BestOverlaps(dataset, image[new], box, plus_one, label, similar).all()
-        known.best[:, new], known.iou[:, new] = best, iou  # another thread writes the same
+        best, iou = _search(dataset, results, order, image, new, plus_one, label, similar)
+        known.best[new], known.iou[new] = best.T, iou.T  # another thread writes the same
         known.found[new] = True
-    return known.best[:, needed], known.iou[:, needed]
+    return known.best[needed].T, known.iou[needed].T
+
+
+def _search(
+    dataset: Dataset,
+    results: ResultSet,
+    order: IntArray,
+    image: IntArray,
+    ranks: IntArray,
+    plus_one: bool,
+    label: int,
+    similar: list[int],
+) -> tuple[IntArray, FloatArray]:
+    box = results.detections.box[order[ranks]]
+    return BestOverlaps(dataset, image[ranks], box, plus_one, label, similar).all()
