@@ -36,7 +36,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
-from vocviewer.evaluation.pair_overlaps import BestOverlaps
+from vocviewer.evaluation.pair_overlaps import remembered_best
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -174,8 +174,9 @@ def classify_false_positives(
 
     Each object considered is the best-overlapping one among the objects of its image of the
     wanted classes (``best_among``: first row on ties); the overlaps of the false positives that
-    need any are computed once, against every object of their image, and reduced per wanted set.
-    """
+    need any are computed once, against every object of their image, and reduced per wanted set;
+    they are remembered per result set (``pair_overlaps.remembered_best``): another IoU threshold
+    or area range searches only the detections not seen before."""
     n = len(ev)
     kind = np.zeros(n, dtype=np.int8)
     confused = np.full(n, -1, dtype=np.int64)
@@ -189,12 +190,11 @@ def classify_false_positives(
     needed = np.flatnonzero(unmeasured | (fp & ~(same_iou >= min_overlap)))
     group = groups.get(similarity_group(ev.class_name, groups) or "", frozenset())
     similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
-    box = results.detections.box[ev.order[needed]]
-    bests = BestOverlaps(dataset, ev.image_index[needed], box, plus_one, ev.class_index, similar)
+    label, order, image = ev.class_index, ev.order, ev.image_index
+    bests = remembered_best(dataset, results, order, image, needed, plus_one, label, similar)
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
-        best, ov = bests.of("same")
-        same_gt[needed[um]], same_iou[needed[um]] = best[um], ov[um]
+        same_gt[needed[um]], same_iou[needed[um]] = bests[0][0, um], bests[1][0, um]
     overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
     dup = ev.verdict == Verdict.DUPLICATE
     if iou_threshold is not None:
@@ -208,10 +208,9 @@ def classify_false_positives(
         keep = rest_mask[needed]  # every rest rank is a needed one
         rest = needed[keep]
         todo = np.ones(len(rest), dtype=bool)
-        for new_kind, wanted in ((FPKind.SIMILAR, "similar"), (FPKind.OTHER, "other")):
-            best, ov = bests.of(wanted)
-            best, ov = best[keep], ov[keep]
-            hit = todo & (best >= 0) & (np.nan_to_num(ov, nan=-np.inf) >= min_overlap)
+        for new_kind, which in ((FPKind.SIMILAR, 1), (FPKind.OTHER, 2)):
+            best, ov = bests[0][which, keep], bests[1][which, keep]
+            hit = todo & (best >= 0) & (ov >= min_overlap)  # NaN: False
             kind[rest[hit]] = new_kind
             confused[rest[hit]] = best[hit]
             confused_iou[rest[hit]] = ov[hit]

@@ -1,15 +1,22 @@
 """Overlaps of detections with every object of their image, reduced per wanted set of objects
 (the false-positive diagnosis of ``analysis``: one overlap pass serves the detection's own class,
 its similar classes and all other classes). ``BestOverlaps`` gives those three reductions, in one
-pass of the compiled kernel ``vocviewer.kernel._match`` where it is built."""
+pass of the compiled kernel ``vocviewer.kernel._match`` where it is built; ``remembered_best``
+keeps them per result set, dataset and class, so another IoU threshold or area range (which
+change which detections need them, never what they are) only looks them up."""
 
 from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.matching import same_image_pairs
 from vocviewer.kernel import load as load_kernel
 
@@ -85,6 +92,13 @@ class BestOverlaps:
         else:
             self._pairs = PairOverlaps(dataset, image, box, plus_one)
 
+    def all(self) -> tuple[IntArray, FloatArray]:
+        """``of`` same, similar and other as rows of int64 (3, D) and float64 (3, D)."""
+        if self._all is not None:
+            return self._all[0], self._all[1]
+        found = [self.of(w) for w in ("same", "similar", "other")]
+        return np.stack([b for b, _ in found]), np.stack([o for _, o in found])
+
     def of(self, which: str) -> tuple[IntArray, FloatArray]:
         """``(best object row (-1: none), its overlap (NaN where -1))`` for ``which`` of
         ``same``, ``similar``, ``other``."""
@@ -96,3 +110,86 @@ class BestOverlaps:
             return self._pairs.best(np.isin(labels, self._similar))
         same = labels == self._label
         return self._pairs.best(same if which == "same" else ~same)
+
+
+@dataclass(frozen=True, eq=False)
+class _Known:
+    """``BestOverlaps.all`` of one class's detections, result rows ``order`` (D,), transposed:
+    ``best`` int64 (D, 3), ``iou`` float64 (D, 3) (a rank's three side by side), valid where
+    ``found`` bool (D,)."""
+
+    order: IntArray
+    best: IntArray
+    iou: FloatArray
+    found: npt.NDArray[np.bool_]
+
+    @classmethod
+    def of(cls, order: IntArray, ranks: IntArray, best: IntArray, iou: FloatArray) -> _Known:
+        """What one search of ``ranks`` found (``best``, ``iou``: (3, M), as searched)."""
+        n = len(order)
+        known = cls(order, np.empty((n, 3), np.int64), np.empty((n, 3)), np.zeros(n, bool))
+        known.best[ranks], known.iou[ranks], known.found[ranks] = best.T, iou.T, True
+        return known
+
+
+#: per result set, per dataset (both held weakly: forgotten with them), per class key: a
+#: ``_Known``, or what the first search found as it is (order, ranks, best, iou)
+_Entry = _Known | tuple[IntArray, IntArray, IntArray, FloatArray]
+_KNOWN: weakref.WeakKeyDictionary[
+    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[Hashable, _Entry]]
+] = weakref.WeakKeyDictionary()
+
+
+def remembered_best(
+    dataset: Dataset,
+    results: ResultSet,
+    order: IntArray,
+    image: IntArray,
+    needed: IntArray,
+    plus_one: bool,
+    label: int,
+    similar: list[int],
+) -> tuple[IntArray, FloatArray]:
+    """``BestOverlaps(dataset, image[needed], results' boxes of order[needed], plus_one, label,
+    similar).all()`` for the ``needed`` ranks (int64 (M,)) of one class's ranked detections
+    (``order``: their result rows, ``image``: their image rows), each rank searched once per
+    result set, dataset, ``order`` and (``plus_one``, ``label``, ``similar``) and remembered:
+    the search does not depend on the IoU threshold or area range, so a later call (another
+    choice) looks up what it knows and searches only the ranks it has not seen."""
+    per_dataset = _KNOWN.get(results)
+    if per_dataset is None:
+        per_dataset = _KNOWN.setdefault(results, weakref.WeakKeyDictionary())
+    per_class = per_dataset.get(dataset)
+    if per_class is None:
+        per_class = per_dataset.setdefault(dataset, {})
+    key = (bool(plus_one), int(label), tuple(sorted(similar)))
+    known = per_class.get(key)
+    was = None if known is None else known[0] if isinstance(known, tuple) else known.order
+    same = was is not None and (was is order or np.array_equal(was, order))
+    if isinstance(known, tuple) and same:  # searched once, kept as found: spread out now
+        known = per_class[key] = _Known.of(*known)
+    if known is None or not same:  # the first search: kept as it is (no copy)
+        best, iou = _search(dataset, results, order, image, needed, plus_one, label, similar)
+        per_class[key] = (order, needed, best, iou)
+        return best, iou
+    assert isinstance(known, _Known)
+    new = needed[~known.found[needed]]
+    if len(new):
+        best, iou = _search(dataset, results, order, image, new, plus_one, label, similar)
+        known.best[new], known.iou[new] = best.T, iou.T  # another thread writes the same
+        known.found[new] = True
+    return known.best[needed].T, known.iou[needed].T
+
+
+def _search(
+    dataset: Dataset,
+    results: ResultSet,
+    order: IntArray,
+    image: IntArray,
+    ranks: IntArray,
+    plus_one: bool,
+    label: int,
+    similar: list[int],
+) -> tuple[IntArray, FloatArray]:
+    box = results.detections.box[order[ranks]]
+    return BestOverlaps(dataset, image[ranks], box, plus_one, label, similar).all()

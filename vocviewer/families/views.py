@@ -263,9 +263,8 @@ def missed_rows(
     want = dataset.objects.label == ev.class_index
     if exclude is not None:
         want &= ~exclude
-    rows = np.flatnonzero(want)
-    found = ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]
-    return rows[~np.isin(rows, found)].astype(np.int64)
+    want[ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]] = False
+    return np.flatnonzero(want).astype(np.int64)
 
 
 def diagnose_pending(

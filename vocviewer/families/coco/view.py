@@ -9,7 +9,9 @@ one view shows masks, keypoints and captions together.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -118,18 +120,27 @@ def coco_class(
         raw.ap,
         boxes,
     )
-    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
-    areas = areas if params is None else params.area_names
-    area = choice.area if choice.area in areas else "all"
-    curve = raw.precision[t, :, areas.index(area), -1]
-    ok = curve > -1
-    ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
     if exclude is None:
         exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
     missed = missed_rows(dataset, ev, exclude)
-    rt = np.asarray(recall_thresholds)[ok]
     iou = IOU_CHOICES[t] if params is None else float(ious[t])
-    return ClassView(ev, missed, rt, curve[ok], ap_at, iou, raw, area)
+    area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds, params)
+    return ClassView(ev, missed, rt, curve, ap_at, iou, raw, area)
+
+
+def coco_curve(
+    raw: Any, t: int, area: str, recall_thresholds: FloatArray, params: CocoParams | None = None
+) -> tuple[str, FloatArray, FloatArray, float]:
+    """``raw``'s curve at threshold index ``t`` and area range ``area`` (``all`` where the task
+    has no such range; the largest detection cap): the area used, the recall thresholds where
+    precision is defined, that precision and its mean (``ap_at``; NaN if none)."""
+    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
+    areas = areas if params is None else params.area_names
+    area = area if area in areas else "all"
+    curve = raw.precision[t, :, areas.index(area), -1]
+    ok = curve > -1
+    ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
+    return area, np.asarray(recall_thresholds)[ok], curve[ok], ap_at
 
 
 def iou_type(results: ResultSet) -> str:
@@ -200,15 +211,37 @@ def evaluate_coco_views(
 def rederive_coco_views(
     dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
 ) -> list[ClassView]:
-    """Every class again at another threshold or area, from the stored evidence."""
+    """Every class again at another threshold or area, from the stored evidence. Another area
+    range at the threshold of the last view derived from a class's evidence (``_LAST``) keeps
+    that view's verdicts, missed objects and diagnosis (COCOeval decides them at area "all")
+    and takes the curve of the new range."""
     rt, boxes, rules = CocoParams().recall_thresholds, _boxes(results), coco_rules(dataset)
-    never = never_missed(dataset, CocoParams.for_task(chosen_task(iou_type(results), choice)))
-    return [
-        diagnosed(
-            dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes, never), rules
-        )
-        for k in sorted(raws)
-    ]
+    task = chosen_task(iou_type(results), choice)
+    never = never_missed(dataset, CocoParams.for_task(task))
+    out = []
+    for k in sorted(raws):
+        raw, last = raws[k], _LAST.get(raws[k])
+        t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
+        key = (t, task)  # Boundary and mask IoU never share verdicts
+        if last is not None and last[0]() is dataset and last[1]() is results and last[2] == key:
+            area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
+            view = dataclasses.replace(
+                last[3], curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
+            )
+        else:
+            view = diagnosed(
+                dataset, results, coco_class(dataset, raw, k, choice, rt, boxes, never), rules
+            )
+        _LAST[raw] = (weakref.ref(dataset), weakref.ref(results), key, view)
+        out.append(view)
+    return out
+
+
+#: per stored category evidence (held weakly), the last view ``rederive_coco_views`` derived
+#: from it: (its dataset, its results (weakly), (threshold index, task), view)
+_LAST: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[int, str], ClassView]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def read_coco_view_results(

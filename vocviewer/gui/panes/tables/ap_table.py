@@ -63,7 +63,8 @@ class ApTableModel(QStandardItemModel):
         self._headers: list[str] = []
         self._n_sets = 1
         self._cells: dict[tuple[int, int], tuple[str, float, str | None]] = {}
-        self._normalised: tuple[object, float, dict[int, float]] | None = None
+        self._normalised: tuple[object, float, dict[int, float], object] | None = None
+        self._pass: dict[str, Any] = {}  # what every cell of an ``update_cells`` pass reads
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -96,25 +97,39 @@ class ApTableModel(QStandardItemModel):
     def update_cells(self) -> None:
         """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
         display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
-        for row in range(self.rowCount()):
-            for col in range(self.columnCount()):
-                ev = self._evaluation(row, col) if row < len(self.classes()) else None
-                cell = (
-                    self._text(row, col, ev),
-                    self._sort_value(row, col, ev),
-                    self._tooltip(row, col, ev),
-                )
-                if self._cells.get((row, col)) != cell:
-                    self._cells[row, col] = cell
-                    item = self.item(row, col)
-                    item.setData(cell[0], display)
-                    item.setData(cell[1], SORT_ROLE)
-                    item.setData(cell[2], tip)
+        # worked out once per pass, not per cell (81 rows x the columns)
+        self._pass = {}
+        self._pass = {
+            "normalised": self.normalised(),
+            "has_cls": self._has_cls(),
+            "shows_apn": self._shows_apn(),
+            "sets": self.ap_sets(),
+        }
+        try:
+            n = len(self.classes())
+            for row in range(self.rowCount()):
+                for col in range(self.columnCount()):
+                    ev = self._evaluation(row, col) if row < n else None
+                    cell = (
+                        self._text(row, col, ev),
+                        self._sort_value(row, col, ev),
+                        self._tooltip(row, col, ev),
+                    )
+                    if self._cells.get((row, col)) != cell:
+                        self._cells[row, col] = cell
+                        item = self.item(row, col)
+                        item.setData(cell[0], display)
+                        item.setData(cell[1], SORT_ROLE)
+                        item.setData(cell[2], tip)
+        finally:
+            self._pass = {}
 
     def classes(self) -> tuple[str, ...]:
         return self.state.dataset.classes if self.state.dataset is not None else ()
 
     def _has_cls(self) -> bool:
+        if "has_cls" in self._pass:
+            return bool(self._pass["has_cls"])
         st = self.state
         return (
             st.current_results >= 0 and len(st.results[st.current_results].results.class_scores) > 0
@@ -127,6 +142,8 @@ class ApTableModel(QStandardItemModel):
     def ap_sets(self) -> list[int]:
         """The result sets with an AP column: those that rank (``LoadedResults.has_curves``; a
         set of segmentation label PNGs has its numbers in the Summary tab)."""
+        if "sets" in self._pass:
+            return list(self._pass["sets"])
         return [i for i, r in enumerate(self.state.results) if r.has_curves]
 
     def _set_of(self, col: int) -> int:
@@ -168,6 +185,8 @@ class ApTableModel(QStandardItemModel):
         return tips
 
     def _shows_apn(self) -> bool:
+        if "shows_apn" in self._pass:
+            return bool(self._pass["shows_apn"])
         st = self.state
         return bool(st.evaluations) and not self._summary_only(st.current_results)
 
@@ -207,7 +226,9 @@ class ApTableModel(QStandardItemModel):
     def normalised(self) -> tuple[float, dict[int, float]] | None:
         """(``N``, class index -> AP_N) of the current result set at the shown IoU, under the
         family's AP rule; ``None`` until every class arrived. Kept until the evaluation
-        changes."""
+        changes (within an ``update_cells`` pass: the pass's)."""
+        if "normalised" in self._pass:
+            return self._pass["normalised"]
         st = self.state
         i = st.current_results
         if not 0 <= i < len(st.evaluations) or not self.classes():
@@ -215,12 +236,14 @@ class ApTableModel(QStandardItemModel):
         views = st.evaluations[i].views
         if len(views) < len(self.classes()):
             return None
-        key = (i, id(st.evaluations[i]), tuple(id(v) for v in views.values()))
+        # AP_N reads the ranked evaluations only: another area range at the same threshold
+        # keeps them (``rederive_views``), and so the AP_N (the key holds them: ids stay theirs)
+        rule, evs = st.evaluation.settings.ap_rule, {k: v.evaluation for k, v in views.items()}
+        key = (i, rule, tuple((k, id(e)) for k, e in evs.items()))
         if self._normalised is None or self._normalised[0] != key:
-            rule = st.evaluation.settings.ap_rule
-            n_pos = mean_positives([v.evaluation.npos for v in views.values()])
-            aps = {k: normalised_det_ap(v.evaluation, rule, n_pos) for k, v in views.items()}
-            self._normalised = (key, n_pos, aps)
+            n_pos = mean_positives([e.npos for e in evs.values()])
+            aps = {k: normalised_det_ap(e, rule, n_pos) for k, e in evs.items()}
+            self._normalised = (key, n_pos, aps, evs)
         return self._normalised[1], self._normalised[2]
 
     def _evaluation(self, row: int, col: int) -> Any:
