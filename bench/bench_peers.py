@@ -142,8 +142,13 @@ def scratch(workdir: Path) -> Path:
 
 
 def child_env(vocviewer_path: Path) -> dict[str, str]:
+    """The children's environment: vocviewer from ``vocviewer_path``, and Python's bytecode
+    cache on (as for any installed package; ``PYTHONDONTWRITEBYTECODE`` would make every
+    process compile vocviewer's modules again)."""
     path = os.pathsep.join(p for p in (str(vocviewer_path), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path}
+    env = {**os.environ, "PYTHONPATH": path}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def spawn(cmd: list[str], env: dict[str, str], timeout: float) -> dict[str, Any]:
