@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainter
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QListView,
+    QStyle,
+    QStyleOptionViewItem,
+)
 
 from vocviewer.gui.widgets.pane_keys import PAGE_KEYS
 
@@ -65,6 +71,20 @@ def move_page(view: QListView, step: int) -> None:
     index = model.index(there, 0)
     view.setCurrentIndex(index)
     view.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+
+
+def grid_view(view: QListView, selection: QAbstractItemView.SelectionMode) -> None:
+    """Set ``view`` up as a grid of equal cells scrolled by the pixel: icon mode, static,
+    re-laid out on resize, 4 px apart, read-only, frameless, with ``selection``."""
+    view.setViewMode(QListView.ViewMode.IconMode)
+    view.setMovement(QListView.Movement.Static)
+    view.setResizeMode(QListView.ResizeMode.Adjust)
+    view.setUniformItemSizes(True)
+    view.setSpacing(4)
+    view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    view.setSelectionMode(selection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setFrameShape(QFrame.Shape.NoFrame)
 
 
 def begin_cell(

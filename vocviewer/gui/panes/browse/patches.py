@@ -32,7 +32,6 @@ from PySide6.QtGui import QColor, QHelpEvent, QKeyEvent, QPainter, QPen, QShowEv
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QFrame,
     QLabel,
     QListView,
     QSizePolicy,
@@ -67,6 +66,7 @@ from vocviewer.gui.panes.browse.cells import (
     DEFAULT_THUMB,
     begin_cell,
     claims_page_keys,
+    grid_view,
     move_page,
     paint_tag_marker,
     thumb_height,
@@ -195,15 +195,7 @@ class PatchGrid(QListView):
         self.line_h = self.fontMetrics().height() + 1
         self.setModel(self.model_)
         self.setItemDelegate(PatchDelegate(self))
-        self.setViewMode(QListView.ViewMode.IconMode)
-        self.setMovement(QListView.Movement.Static)
-        self.setResizeMode(QListView.ResizeMode.Adjust)
-        self.setUniformItemSizes(True)
-        self.setSpacing(4)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setFrameShape(QFrame.Shape.NoFrame)
+        grid_view(self, QAbstractItemView.SelectionMode.ExtendedSelection)
         self._apply_cell_size()
         self._request_later = Debounced(self._request_visible, 0, self)
         self._asked: dict[int, int] = {}  # crop key -> row, of the last request

@@ -36,7 +36,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFrame,
     QListView,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -52,6 +51,7 @@ from vocviewer.gui.panes.browse.cells import (
     DEFAULT_THUMB,
     begin_cell,
     claims_page_keys,
+    grid_view,
     move_page,
     paint_tag_marker,
     thumb_height,
@@ -241,16 +241,8 @@ class ThumbnailGrid(QListView):
         self.line_h = self.fontMetrics().height() + 2
         self.setModel(self.model_)
         self.setItemDelegate(ThumbnailDelegate(self))
-        self.setViewMode(QListView.ViewMode.IconMode)
-        self.setMovement(QListView.Movement.Static)
-        self.setResizeMode(QListView.ResizeMode.Adjust)
-        self.setUniformItemSizes(True)
-        self.setSpacing(4)
+        grid_view(self, QAbstractItemView.SelectionMode.SingleSelection)
         self._apply_cell_size()
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMinimumSize(self.cell_size() + QSize(24, 8))
         self._request_later = Debounced(self._request_visible, 0, self)
         self._restyle_later = Debounced(self.restyle, REFRESH_DELAY_MS, self)
