@@ -78,7 +78,6 @@ class OperatingChart(QWidget):
         fill_with(self, chart_over_list(head, self.plot, self.list))
         self.curve: ThresholdCurve | None = None
         self.index: int | None = None  # the chosen threshold's index in ``curve``
-        self._ink = "#000"
         self.apply_palette()
         state.class_changed.connect(self._on_class)
 
@@ -92,11 +91,9 @@ class OperatingChart(QWidget):
         curve = None
         if b is not None:
             curve = b.op.per_class.get(k) if k >= 0 else b.op.overall
+        best = None if b is None else (b.op.overall_best if k < 0 else b.op.best.get(k))
         if curve is not self.curve or reset:
-            best = None
-            if b is not None and curve is not None:
-                best = b.op.overall_best if k < 0 else b.op.best.get(k)
-            self.curve, self.index = curve, best
+            self.curve, self.index = curve, best if curve is not None else None
         for name, _ in SERIES:
             ys = getattr(curve, name) if curve is not None else np.zeros(0)
             xs = curve.thresholds if curve is not None else np.zeros(0)
@@ -109,7 +106,6 @@ class OperatingChart(QWidget):
             self.chosen_line.setVisible(False)
             self.list.clear()
             return
-        best = b.op.overall_best if k < 0 else b.op.best.get(k)
         self.best_line.setVisible(best is not None)
         if best is not None:
             self.best_line.setPos(float(curve.thresholds[best]))
@@ -209,7 +205,6 @@ class OperatingChart(QWidget):
 
     def apply_palette(self) -> None:
         _, ink, muted = theme_plot(self.plot, self.palette())
-        self._ink = ink.name()
         self.best_line.setPen(pg.mkPen(muted, width=1.5, style=Qt.PenStyle.DashLine))
         self.chosen_line.setPen(pg.mkPen(ink, width=1.5))
 

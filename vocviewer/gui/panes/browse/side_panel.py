@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import explain, explain_object, fmt_iou
-from vocviewer.evaluation.drawn import is_drawn
+from vocviewer.evaluation.drawn import class_threshold, is_drawn
 from vocviewer.families.views import detection_note
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
 from vocviewer.gui.models.state import AppState
@@ -132,14 +132,14 @@ class SidePanel(QWidget):
                 on = on[det.label[on] == st.selected_class]
             on = on[np.argsort(-det.score[on], kind="stable")]
             finite = finite_rows(det.box[on]).tolist()
-            kept = st.kept
+            kept, thresholds = st.kept, st.drawn_thresholds
             narrowed = st.image_filter.narrows and kept.result_set == st.current_results
             for row, is_finite in zip(on.tolist(), finite, strict=True):
                 k, rank = int(det.label[row]), int(evals.rank_by_row[row])
                 ev = evals.det.get(k)
                 iou = fmt_iou(float(ev.best_iou[rank])) if ev is not None and rank >= 0 else "—"
                 color, _, verdict = row_style(evals, row)
-                drawn = is_finite and bool(is_drawn(det.score[row], st.class_drawn_threshold(k)))
+                drawn = is_finite and bool(is_drawn(det.score[row], class_threshold(thresholds, k)))
                 note = "  · below threshold" if is_finite else f"  · {NOT_DRAWN}"
                 if drawn and narrowed and not kept.detections[row]:
                     drawn, note = False, "  · filtered out"  # listed, not drawn: the filter

@@ -55,6 +55,7 @@ from vocviewer.gui.panes.browse.cells import (
     move_page,
     paint_tag_marker,
     thumb_height,
+    visible_rows,
 )
 from vocviewer.gui.panes.browse.image_browser import ERROR_INK, ImageListModel
 from vocviewer.gui.panes.image.drawable import drawable_boxes, image_size
@@ -376,19 +377,8 @@ class ThumbnailGrid(QListView):
         self._request_later.request()
 
     def visible_rows(self, ahead: float = 0.0, behind: float = 0.0) -> range:
-        """List rows whose cells are on screen, extended by ``ahead`` screens down and
-        ``behind`` screens up."""
-        n = self.model_.rowCount()
-        grid = self.gridSize()
-        view = self.viewport()
-        if not n or grid.width() <= 0 or grid.height() <= 0:
-            return range(0)
-        columns = max(1, (view.width() - self.spacing()) // grid.width())
-        top = self.verticalScrollBar().value() - behind * view.height()
-        bottom = self.verticalScrollBar().value() + (1.0 + ahead) * view.height()
-        first = max(0, int(top // grid.height()) * columns)
-        last = min(n, (int(bottom // grid.height()) + 1) * columns)
-        return range(first, max(first, last))
+        """List rows whose cells are on screen (``cells.visible_rows``)."""
+        return visible_rows(self, ahead, behind)
 
     def _request_visible(self) -> None:
         if not self.isVisible() or self.app_state.dataset is None:
