@@ -9,7 +9,8 @@ The JSON of several sets::
      "sets": {name: <the set's own single-set payload>, ...}}
 
 A single set keeps its own output and payload unchanged (``cli`` does not call this).
-Nothing here prints; ``cli`` does.
+Nothing here prints; ``cli`` does. ``read_sets`` reads each result set of a list of paths as
+the window reads it (``run_here``: its reader's work done in this process).
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
+from vocviewer.core.results import ResultSet
 from vocviewer.families.base import EvalOutput
+from vocviewer.families.registry import benchmark_of
 
 
 def combine(outputs: Sequence[tuple[str, Sequence[Path], EvalOutput]]) -> EvalOutput:
@@ -95,3 +100,24 @@ def _cell(value: float | int | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     return str(value) if isinstance(value, int) else f"{value:.3f}"
+
+
+def run_here(fn: Any, *args: Any, **kw: Any) -> Any:
+    """``fn(*args, **kw)`` in this process (the ``offload`` of a family's window reader, where
+    there is no helper process)."""
+    return fn(*args, **kw)
+
+
+def read_sets(
+    dataset: Dataset, paths: Sequence[Path], image_set: str | None
+) -> list[tuple[str, ResultSet]]:
+    """Each result set of ``paths`` (grouped by the family: a VOC competition's per-class files
+    together are one), read as the window reads it."""
+    bench = benchmark_of(dataset)
+    for path in paths:
+        if not Path(path).exists():
+            raise FormatError(Path(path), "no such file or folder")
+    return [
+        (name, bench.read_view_results(dataset, group, image_set, None, run_here))
+        for name, group in bench.result_sets(list(paths))
+    ]

@@ -17,9 +17,9 @@ import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import ResultSet
 from vocviewer.core.tags import Tags
-from vocviewer.families.registry import benchmark_of, open_dataset
+from vocviewer.families.eval_sets import read_sets
+from vocviewer.families.registry import open_dataset
 from vocviewer.families.subset_export import write_subset
 from vocviewer.formats.input import read_text
 from vocviewer.formats.session import read_session
@@ -120,25 +120,6 @@ def chosen_images(dataset: Dataset, args: SubsetRequest) -> npt.NDArray[np.int64
         in_set[rows] = True
         keep &= in_set
     return np.flatnonzero(keep).astype(np.int64)
-
-
-def _here(fn: object, *args: object, **kw: object) -> object:
-    return fn(*args, **kw)  # type: ignore[operator]
-
-
-def read_sets(
-    dataset: Dataset, paths: Sequence[Path], image_set: str | None
-) -> list[tuple[str, ResultSet]]:
-    """Each result set of ``paths`` (grouped by the family: a VOC competition's per-class files
-    together are one), read as the window reads it."""
-    bench = benchmark_of(dataset)
-    for path in paths:
-        if not Path(path).exists():
-            raise FormatError(Path(path), "no such file or folder")
-    return [
-        (name, bench.read_view_results(dataset, group, image_set, None, _here))
-        for name, group in bench.result_sets(list(paths))
-    ]
 
 
 def run_subset(args: SubsetRequest) -> list[str]:

@@ -28,6 +28,7 @@ from vocviewer.evaluation.label_errors import (
     find_suspects,
     of_kind,
 )
+from vocviewer.families.eval_sets import read_sets
 from vocviewer.families.evidence import Evidence, collect
 from vocviewer.families.registry import benchmark_of, open_dataset
 from vocviewer.families.views import ViewChoice
@@ -55,17 +56,12 @@ def evaluated_sets(
     bench = benchmark_of(dataset)
     settings = bench.view_settings(dataset)
     out = []
-    for name, group in bench.result_sets(list(paths)):
-        results = bench.read_view_results(dataset, group, image_set, None, _here)
+    for name, results in read_sets(dataset, paths, image_set):
         chosen = image_set or bench.image_set_named(dataset, results)
         choice = ViewChoice(settings.default_choice().iou, settings.areas[0], chosen)
         evidence = collect(bench.evaluate_views(dataset, results, choice), choice)
         out.append((name, results, evidence))
     return out
-
-
-def _here(fn: Any, *args: Any, **kw: Any) -> Any:
-    return fn(*args, **kw)
 
 
 def run_suspects(

@@ -11,7 +11,7 @@ COCO's and LVIS's: its own results reader answers for them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +25,7 @@ from vocviewer.families.base import (
     ConvertRequest,
     EvalOutput,
     EvalRequest,
+    ViewDefaults,
     check_ground_truth,
     opened,
 )
@@ -49,7 +50,6 @@ from vocviewer.families.yolo.results import read_yolo_results
 
 if TYPE_CHECKING:
     from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-    from vocviewer.families.view_analyser import ViewAnalyser
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
@@ -181,15 +181,7 @@ class YoloBenchmark(YoloDeclarations, CocoDocumentViews):
 
         return analyze_coco(request, read, read_results)
 
-    def read_view_results(
-        self,
-        dataset: Dataset,
-        paths: list[Path],
-        image_set: str | None,
-        fallback_set: str | None,
-        offload: Callable[..., Any],
-    ) -> ResultSet:
-        return read_yolo_results(dataset, paths)
+    read_view_results = ViewDefaults.read_view_results  # its own reader (not COCO's JSON one)
 
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
@@ -206,14 +198,3 @@ class YoloBenchmark(YoloDeclarations, CocoDocumentViews):
             yield item
             if isinstance(item, Summary) and kind in ("bbox", "keypoints"):
                 yield Notice("info", _ultralytics_notice(dataset, results, item, kind))
-
-    def rederive_views(
-        self, dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
-    ) -> list[ClassView] | None:
-        return coco_view.rederive_coco_views(dataset, results, raws, choice)
-
-    def view_analyser(self) -> ViewAnalyser | None:
-        """COCO's: the window's Analysis tab analyses a YOLO split as its COCO document."""
-        from vocviewer.families.coco.analyze import CocoViewAnalyser
-
-        return CocoViewAnalyser()

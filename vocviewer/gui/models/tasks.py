@@ -230,6 +230,7 @@ class _Chain:
         self.thread.start()
 
     def _run(self) -> None:
+        from vocviewer.families.eval_sets import run_here
         from vocviewer.families.registry import benchmark_of
 
         skey = ("evaluation", self.rkey)
@@ -237,7 +238,7 @@ class _Chain:
             bench = benchmark_of(self.dataset)
             paths = [Path(p) for p in self.rkey[0]]  # type: ignore[index]
             try:
-                results = bench.read_view_results(self.dataset, paths, None, None, _here)
+                results = bench.read_view_results(self.dataset, paths, None, None, run_here)
                 self.results = results
             except BaseException as exc:  # _read_results_held raises it
                 self.error = exc
@@ -280,10 +281,6 @@ def _evaluate_held(dkey: Hashable, skey: Hashable) -> None:
 
 
 _COMPLETE = "<complete>"
-
-
-def _here(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    return fn(*args, **kwargs)
 
 
 def guess_image_set(results: ResultSet, dataset: Dataset) -> str | None:
