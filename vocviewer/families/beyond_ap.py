@@ -71,11 +71,6 @@ class BeyondAP:
     lrp_note: str = ""
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def threshold(self) -> float:
-        """The confusion matrix's score threshold (NaN: none)."""
-        return math.nan if self.confusion is None else self.confusion.class_threshold(0)
-
     def to_dict(self) -> dict[str, Any]:
         o = self.options
         out: dict[str, Any] = {"iou": self.iou, "operating_point": self.op.to_dict()}

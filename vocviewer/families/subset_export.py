@@ -269,12 +269,6 @@ def _converted(
     return [m.replace(tmp, "(subset)") for m in msgs if "pass --images" not in m], source
 
 
-def targets() -> tuple[str, ...]:
-    """The formats a selection may be written as: ``vocviewer convert``'s targets (those the
-    COCO-model document does not convert to are refused by ``registry.convert``)."""
-    return registry.conversion_targets()
-
-
 def write_subset(
     dataset: Dataset,
     rows: npt.ArrayLike,
@@ -286,7 +280,7 @@ def write_subset(
     name: str = "subset",
 ) -> list[str]:
     """Write the images at ``rows`` of ``dataset`` with their annotations (and each named result
-    set's rows on them) as a ``to`` dataset (``targets()``) in the new folder ``out``;
+    set's rows on them) as a ``to`` dataset (``registry.conversion_targets()``) in the new folder ``out``;
     ``images`` one of ``IMAGE_MODES``; ``name`` the split / image set. Returns what was written
     and what the target cannot hold, a line each. ``OutputError`` before anything is written
     if ``out`` lies in the dataset's or the results' folders or is a non-empty folder."""

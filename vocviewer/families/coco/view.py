@@ -255,9 +255,10 @@ def read_coco_view_results(
     parsed by ``offload`` (the window's helper process: the parse would hold this interpreter
     for seconds); mask results are read with their masks (task ``segm``), as ``eval`` does."""
     path = one_results_file(paths, title)
-    if looks_like_boxes(path):
+    first = _first_entry(path)
+    if _boxes_only(first):
         return reader(dataset, path, boxes=offload(box_columns, path))
-    if _first_entry(path).find(b'"segmentation"') >= 0:
+    if b'"segmentation"' in first:
         return reader(dataset, path, task="segm")
     return reader(dataset, path, boxes=None)
 
@@ -271,10 +272,9 @@ def _first_entry(path: Path) -> bytes:
     return head.split(b"}", 1)[0]
 
 
-def looks_like_boxes(path: Path) -> bool:
-    """A ``.json`` file whose first entry (in its first 4 KB) has a ``bbox`` and no mask or
-    keypoints: worth parsing in a helper process (others are read in the worker itself)."""
-    first = _first_entry(path)
+def _boxes_only(first: bytes) -> bool:
+    """A first entry (``_first_entry``) with a ``bbox`` and no mask or keypoints: its file is
+    worth parsing in a helper process (others are read in the worker itself)."""
     return b'"bbox"' in first and b'"segmentation"' not in first and b'"keypoints"' not in first
 
 
