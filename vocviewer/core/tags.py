@@ -11,6 +11,7 @@ replace, an object to delete) — what ``formats.tag_export`` writes as annotati
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 #: The tags offered with a key each, in key order (Alt+1 ... Alt+5 in the window).
@@ -92,15 +93,41 @@ class Tags:
             entries[entry.target] = entry
         return Tags(entries)
 
-    def toggle(self, target: Target, tag: str, fix: Fix | None = None) -> Tags:
-        """``tag`` added to ``target`` (with ``fix``, if given), or removed if it is there
-        (its fix with it)."""
+    def put_all(self, entries: Iterable[TagEntry]) -> Tags:
+        """A copy with each of ``entries`` in place of its target's (``put``, one copy)."""
+        out = dict(self.entries)
+        for entry in entries:
+            out.pop(entry.target, None)
+            if not entry.empty:
+                out[entry.target] = entry
+        return Tags(out)
+
+    def toggled(self, target: Target, tag: str, fix: Fix | None = None) -> TagEntry:
+        """``target``'s entry with ``tag`` added (with ``fix``, if given), or removed if it is
+        there (its fix with it)."""
         entry = self.get(target)
         if tag in entry.tags:
             kept = tuple(t for t in entry.tags if t != tag)
-            return self.put(replace(entry, tags=kept, fix=entry.fix if kept else None))
-        tags = tuple(sorted({*entry.tags, tag}))
-        return self.put(replace(entry, tags=tags, fix=fix or entry.fix))
+            return replace(entry, tags=kept, fix=entry.fix if kept else None)
+        return replace(entry, tags=tuple(sorted({*entry.tags, tag})), fix=fix or entry.fix)
+
+    def toggle(self, target: Target, tag: str, fix: Fix | None = None) -> Tags:
+        """``tag`` toggled on ``target`` (``toggled``)."""
+        return self.put(self.toggled(target, tag, fix))
+
+    def renumbered(self, result_set: Callable[[int], int | None]) -> Tags:
+        """The tags with each detection's result set renumbered by ``result_set`` (``None``:
+        the detection's set is gone and its entry left out)."""
+        out: dict[Target, TagEntry] = {}
+        for target, entry in self.entries.items():
+            if target.kind == "detection":
+                where = result_set(target.result_set)
+                if where is None:
+                    continue
+                target = replace(target, result_set=where)
+                entry = replace(entry, target=target)
+            out[target] = entry
+        return Tags(out)
 
     def with_note(self, target: Target, note: str) -> Tags:
         return self.put(replace(self.get(target), note=note.strip()))

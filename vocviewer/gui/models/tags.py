@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from vocviewer.core.tags import Fix, TagEntry, Tags, Target
@@ -30,10 +31,11 @@ class TagsModel(QObject):
         super().__init__(parent)
         self.state = state
         self.tags = Tags()
+        self._rows: frozenset[int] | None = None  # tagged_rows, until the tags change
         state.dataset_loaded.connect(lambda _ds: self.replace(Tags()))
 
     def replace(self, tags: Tags) -> None:
-        self.tags = tags
+        self.tags, self._rows = tags, None
         self.state.set_tags(tags)  # a filter on tags follows
         self.changed.emit()
 
@@ -52,10 +54,12 @@ class TagsModel(QObject):
             return False
         tags = self.tags
         on = not all(tag in tags.get(t).tags for t, _ in targets)
-        for target, fix in targets:
-            if (tag in tags.get(target).tags) != on:
-                tags = tags.toggle(target, tag, fix)
-        self.replace(tags)
+        changed = [
+            tags.toggled(target, tag, fix)
+            for target, fix in targets
+            if (tag in tags.get(target).tags) != on
+        ]
+        self.replace(tags.put_all(changed))
         return on
 
     def set_note(self, target: Target, note: str) -> None:
@@ -64,3 +68,11 @@ class TagsModel(QObject):
     def tagged_images(self) -> set[str]:
         """Ids of the images with a tag or note on them or on one of their boxes."""
         return self.tags.images()
+
+    def tagged_rows(self) -> frozenset[int]:
+        """The dataset's rows of ``tagged_images`` (worked out once per change of the tags)."""
+        if self._rows is None:
+            ds, ids = self.state.dataset, list(self.tags.images())
+            rows = np.flatnonzero(np.isin(ds.images.id, ids)) if ds is not None and ids else []
+            self._rows = frozenset(int(r) for r in rows)
+        return self._rows

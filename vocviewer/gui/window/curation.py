@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu, QWidget
@@ -89,6 +88,7 @@ class CurationController(QObject):
         self.menu.addAction(self.act_export)
 
         self.tags.changed.connect(self._refresh)
+        self.tags.changed.connect(self._mark_tagged)
         for moved in (state.image_changed, state.selection_changed, state.object_selected):
             moved.connect(self._refresh)
         side.tabs.currentChanged.connect(self._refresh)
@@ -209,9 +209,10 @@ class CurationController(QObject):
             if suspect is not None and suspect.image == self.state.current_image:
                 line = f"Suspect: {suspect.why}.\n{line}"
             self.tag_line.setText(line)
-        marked = self.tags.tagged_images()
-        rows = np.flatnonzero(np.isin(ds.images.id, list(marked))) if ds is not None else []
-        self.browser.model.set_marked(frozenset(int(r) for r in rows))
+
+    def _mark_tagged(self) -> None:
+        """Flag the tagged images in the image list (the tags changed)."""
+        self.browser.model.set_marked(self.tags.tagged_rows())
         self.browser.list.viewport().update()
 
     def walk(self, step: int) -> str | None:

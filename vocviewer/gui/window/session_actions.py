@@ -23,7 +23,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
-from vocviewer.core.tags import Tags, Target
+from vocviewer.core.tags import Tags
 from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES, IOU_KINDS
 from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
@@ -176,17 +176,7 @@ class SessionController(QObject):
     def _tags_in(self, order: dict[int, int]) -> Tags:
         """The window's tags with each detection's result set renumbered by ``order`` (window
         index -> session position; a detection of a set not in it is left out)."""
-        if self.tags is None:
-            return Tags()
-        kept = Tags()
-        for entry in self.tags.tags.sorted():
-            t = entry.target
-            if t.kind == "detection":
-                if t.result_set not in order:
-                    continue
-                entry = replace(entry, target=replace(t, result_set=order[t.result_set]))
-            kept = kept.put(entry)
-        return kept
+        return Tags() if self.tags is None else self.tags.tags.renumbered(order.get)
 
     def save_session(self, path: str | Path | None = None) -> Path | None:
         """Write the session to ``path`` (asked for if not given); the written path, or
@@ -274,18 +264,10 @@ class SessionController(QObject):
 
     def _apply_tags(self, session: Session, opener: SetOpener, positions: dict[int, int]) -> None:
         """The session's tags, each detection's result set renumbered to the window's."""
-        if self.tags is None:
-            return
-        tags = Tags()
-        for entry in session.tags.sorted():
-            t: Target = entry.target
-            if t.kind == "detection":
-                where = opener.index_of.get(positions.get(t.result_set, -1))
-                if where is None:
-                    continue
-                entry = replace(entry, target=replace(t, result_set=where))
-            tags = tags.put(entry)
-        self.tags.replace(tags)
+        if self.tags is not None:
+            self.tags.replace(
+                session.tags.renumbered(lambda i: opener.index_of.get(positions.get(i, -1)))
+            )
 
     def _apply_view(self, session: Session, path: Path) -> None:
         st, bad = self.state, []

@@ -8,7 +8,6 @@ picture size of both through ``cells.THUMB_SIZES``; the window remembers it.
 
 from __future__ import annotations
 
-import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QStackedWidget, QWidget
@@ -132,10 +131,4 @@ class ImageArea(QStackedWidget):
         """Flag tagged images in the grid and show the tags of patches, following ``tags``."""
         self.patches.set_tags(tags)
 
-        def marked() -> None:
-            ds = self.state.dataset
-            ids = list(tags.tagged_images())
-            rows = np.flatnonzero(np.isin(ds.images.id, ids)) if ds is not None and ids else []
-            self.grid.set_marked(frozenset(int(r) for r in rows))
-
-        tags.changed.connect(marked)
+        tags.changed.connect(lambda: self.grid.set_marked(tags.tagged_rows()))
