@@ -26,6 +26,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.palette import ROLES
 from vocviewer.evaluation.analysis import FalsePositives, FPKind
+from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.drawn import Thresholds, class_threshold, is_drawn
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
@@ -216,12 +217,10 @@ def _objects(
     if view is not None:
         ev = view.evaluation
         missed[view.missed[(view.missed >= 0) & (view.missed < n_obj)]] = True
-        drawn = is_drawn(ev.score, floor)
-        late = (ev.verdict == Verdict.TP) & (ev.best_gt >= 0) & ~drawn
-        missed[ev.best_gt[late]] = True  # found only by a true positive not drawn
+        missed = missed_at(dataset, {ev.class_index: ev}, missed, floor)  # the drawn rule's
         has = (ev.best_gt >= 0) & np.isfinite(ev.best_iou)
         if floor > -math.inf:
-            has &= drawn
+            has &= is_drawn(ev.score, floor)
         got = np.full(n_obj, -np.inf)
         np.maximum.at(got, ev.best_gt[has], ev.best_iou[has])
         best = np.where(np.isfinite(got), got, np.nan)
