@@ -350,6 +350,16 @@ class Dataset(FamilyData):
         """Row of ``image_id`` or ``None``."""
         return self._id_to_index.get(image_id)
 
+    def object_at(self, image_id: str, position: int) -> int:
+        """Object row of the ``position``-th object (``order_in_image``) of image ``image_id``
+        (-1: no such image or object)."""
+        row = self.find_image(image_id)
+        if row is None:
+            return -1
+        sl = self.objects_of(row)
+        hit = np.flatnonzero(self.objects.order_in_image[sl] == position)
+        return sl.start + int(hit[0]) if len(hit) else -1
+
     def objects_of(self, image: int) -> slice:
         """Slice of ``objects`` rows belonging to image row ``image``."""
         return slice(int(self.object_offsets[image]), int(self.object_offsets[image + 1]))

@@ -110,10 +110,9 @@ def _tagged(
         if t.kind == "image":
             images[row] = True
         elif t.kind == "object":
-            sl = dataset.objects_of(row)
-            if 0 <= t.index < sl.stop - sl.start:
-                hit = np.flatnonzero(dataset.objects.order_in_image[sl] == t.index)
-                objects[sl.start + hit] = True
+            at = dataset.object_at(t.image, t.index)
+            if at >= 0:
+                objects[at] = True
         elif t.result_set == result_set and 0 <= t.index < n_det:
             detections[t.index] = True
     return images, objects, detections

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from lxml import etree
 
 from vocviewer.core.boxes import to_continuous
@@ -53,17 +52,6 @@ TAG_COLUMNS = (
 XYXY = ("xmin", "ymin", "xmax", "ymax")
 
 
-def _object_row(dataset: Dataset, image_id: str, position: int) -> int:
-    """The object row of the ``position``-th object of image ``image_id`` (-1: none)."""
-    hit = np.flatnonzero(dataset.images.id == image_id)
-    if not len(hit):
-        return -1
-    start, stop = dataset.object_offsets[hit[0]], dataset.object_offsets[hit[0] + 1]
-    rows = np.arange(start, stop)
-    rows = rows[dataset.objects.order_in_image[rows] == position]
-    return int(rows[0]) if len(rows) else -1
-
-
 def _described(
     entry: TagEntry, dataset: Dataset, result_sets: Sequence[ResultSet]
 ) -> dict[str, Any]:
@@ -77,7 +65,7 @@ def _described(
         "box": None,
         "score": None,
     }
-    if t.kind == "object" and (r := _object_row(dataset, t.image, t.index)) >= 0:
+    if t.kind == "object" and (r := dataset.object_at(t.image, t.index)) >= 0:
         row["class"] = dataset.classes[dataset.objects.label[r]]
         row["box"] = [float(v) for v in dataset.objects.box[r]]
     if t.kind == "detection" and 0 <= t.result_set < len(result_sets):
@@ -200,7 +188,9 @@ def _check(entry: TagEntry, fix: Fix) -> None:
 
 def patched_voc_xml(dataset: Dataset, image_id: str, entries: Sequence[TagEntry]) -> bytes:
     """The annotation XML of ``image_id`` with the fixes of ``entries`` applied."""
-    image = int(np.flatnonzero(dataset.images.id == image_id)[0])
+    image = dataset.find_image(image_id)
+    if image is None:
+        raise FormatError(None, f"a fix names image {image_id!r}, which {dataset.name} lacks")
     tree = _annotation(dataset, image)
     objects = tree.getroot().findall("object")
     gone = []
