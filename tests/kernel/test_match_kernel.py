@@ -10,14 +10,12 @@ tests/parity's, run on whichever path is built.)
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.kernel.switch import numpy_path
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco, match_category
 from vocviewer.families.coco.match_kernel import available
 from vocviewer.families.coco.prepare import prepare
@@ -37,20 +36,6 @@ MINI = ROOT / ".." / "shared" / "data" / "coco-mini" / "annotations"
 GENERATOR = ROOT / ".." / "shared" / "bench" / "gen_coco_workload.py"
 needs_kernel = pytest.mark.skipif(not available(), reason="the _match kernel is not built")
 pytestmark = needs_kernel
-
-
-@contextlib.contextmanager
-def numpy_path() -> Iterator[None]:
-    """The kernels off (``VOCVIEWER_KERNEL=0``) inside the block."""
-    old = os.environ.get("VOCVIEWER_KERNEL")
-    os.environ["VOCVIEWER_KERNEL"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["VOCVIEWER_KERNEL"]
-        else:
-            os.environ["VOCVIEWER_KERNEL"] = old
 
 
 def assert_same(a: Any, b: Any, where: str = "") -> None:

@@ -9,9 +9,7 @@ coordinates, negative runs, bad strings) must still give the numpy path's result
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.test_masks import _random_polygons
+from tests.kernel.switch import numpy_path
 from vocviewer import kernel
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
@@ -30,19 +29,6 @@ pm = pytest.importorskip("pycocotools.mask")
 pytestmark = pytest.mark.skipif(
     kernel.load("_rle") is None, reason="the RLE kernel is not built on this machine"
 )
-
-
-@contextmanager
-def _numpy_path() -> Iterator[None]:
-    old = os.environ.get("VOCVIEWER_KERNEL")
-    os.environ["VOCVIEWER_KERNEL"] = "0"
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["VOCVIEWER_KERNEL"]
-        else:
-            os.environ["VOCVIEWER_KERNEL"] = old
 
 
 def _outcome(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
@@ -57,7 +43,7 @@ def _both(fn: Callable[..., Any], *args: Any, **kw: Any) -> tuple[Any, Any]:
     """``fn`` on the kernel, then on the numpy path (an error as ``(type, message)``)."""
     assert kernel.enabled()
     on = _outcome(fn, *args, **kw)
-    with _numpy_path():
+    with numpy_path():
         off = _outcome(fn, *args, **kw)
     return on, off
 
@@ -355,6 +341,6 @@ def test_mask_iou_pairs_threads_sizes_and_declines() -> None:
 
 
 def test_kernel_off_is_numpy() -> None:
-    with _numpy_path():
+    with numpy_path():
         assert kernel.load("_rle") is None
     assert kernel.load("_rle") is not None
