@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from vocviewer.cli import main
+from tests.bad_input.cli_run import eval_cli
 
 CVAT = """<?xml version="1.0" encoding="utf-8"?>
 <annotations>
@@ -56,10 +56,7 @@ def _labelme(shapes: list[dict[str, Any]] | None = None, **top: Any) -> dict[str
 
 def _eval(capsys: pytest.CaptureFixture[str], path: Path, res: Path, *extra: str):
     res.write_text(json.dumps(RESULTS))
-    code = main(["eval", str(path), "--results", str(res), *extra])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+    return eval_cli(capsys, path, res, *extra)
 
 
 def _cvat_edit(old: str, new: str) -> Callable[[str], str]:

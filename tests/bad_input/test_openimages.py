@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.bad_input.cli_run import eval_cli
 from tests.families.test_openimages import B, write_folder
-from vocviewer.cli import main
 
 BOXES = "validation-annotations-bbox.csv"
 LABELS = "validation-annotations-human-imagelabels-boxable.csv"
@@ -122,10 +122,7 @@ def _folder(tmp: Path) -> Path:
 def _eval(
     capsys: pytest.CaptureFixture[str], root: Path, pred: Path, *extra: str
 ) -> tuple[int, str, str]:
-    code = main(["eval", str(root), "--results", str(pred), *extra])
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+    return eval_cli(capsys, root, pred, *extra)
 
 
 @pytest.mark.parametrize(

@@ -13,15 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.bad_input.cli_run import eval_cli
 from tests.parity.yolo_data import make_yolo
-from vocviewer.cli import main
 
 
 def _eval(capsys: pytest.CaptureFixture[str], yaml: Path, results: Path, *extra: str):
-    code = main(["eval", str(yaml), "--results", str(results), *extra])
-    c = capsys.readouterr()
-    assert "Traceback" not in c.err
-    return code, c.out, c.err
+    return eval_cli(capsys, yaml, results, *extra)
 
 
 def _first_label(root: Path) -> Path:
