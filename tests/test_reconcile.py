@@ -34,13 +34,15 @@ def _run(tmp: Path, *args: str) -> dict[str, Any]:
 
 
 def _telescopes(payload: dict[str, Any]) -> None:
-    """Every pair's changes sum to its difference; each step's value is the last one's plus
-    its change."""
+    """Every pair's changes sum to its difference, and each step's change is its value minus
+    the value before it (the previous step's, or the pair's first protocol's)."""
     for pair in payload["pairs"]:
         steps = pair["steps"]
         assert steps, pair
         assert abs(sum(s["change"] for s in steps) - pair["difference"]) < 1e-9
-        assert steps[-1]["value"] == payload["protocols"][pair["to"]]
+        before = [payload["protocols"][pair["from"]], *(s["value"] for s in steps[:-1])]
+        for s, b in zip(steps, before, strict=True):
+            assert abs(s["change"] - (s["value"] - b)) < 1e-12, (pair["from"], s["rule"])
 
 
 def _pycocotools_ap50(gt: Path | dict[str, Any], dt: Path | list[dict[str, Any]]) -> float:
