@@ -178,6 +178,7 @@ class _Ranked:
     matched: npt.NDArray[np.bool_]  # per object row: a true positive of this set found it
     pairs: PairOverlaps
     iou: float
+    own: FloatArray  # per object row: ``_own_scores``
 
 
 def _ranked(dataset: Dataset, ev: SetEvidence, min_score: float) -> _Ranked:
@@ -194,18 +195,11 @@ def _ranked(dataset: Dataset, ev: SetEvidence, min_score: float) -> _Ranked:
     rows = order[keep].astype(np.int64)
     d = ev.results.detections
     image, box = d.image_index[rows], d.box[rows]
+    label, score = d.label[rows], score[keep]
     pairs = PairOverlaps(dataset, image, box, dataset.plus_one)
+    own = _own_scores(dataset.objects.label, label, score, pairs)
     return _Ranked(
-        ev.name,
-        rows,
-        image,
-        d.label[rows],
-        score[keep],
-        verdict[keep],
-        box,
-        matched,
-        pairs,
-        ev.iou,
+        ev.name, rows, image, label, score, verdict[keep], box, matched, pairs, ev.iou, own
     )
 
 
@@ -240,12 +234,14 @@ def of_kind(suspects: Sequence[Suspect], kind: str) -> tuple[Suspect, ...]:
 
 
 # --- missing annotations ----------------------------------------------------------------------
-def _own_scores(dataset: Dataset, r: _Ranked) -> FloatArray:
-    """Per object row, the best score of a detection of its class on it (IoU >= 0.5), else 0."""
-    labels, p = dataset.objects.label, r.pairs
+def _own_scores(
+    labels: IntArray, det_label: IntArray, score: FloatArray, p: PairOverlaps
+) -> FloatArray:
+    """Per object row (class ``labels``), the best score of a detection of its class on it
+    (IoU >= 0.5), else 0."""
     own = np.zeros(len(labels))
-    mine = (p.iou >= ON_OBJECT) & (labels[p.gt] == r.label[p.det])
-    np.maximum.at(own, p.gt[mine], r.score[p.det[mine]])
+    mine = (p.iou >= ON_OBJECT) & (labels[p.gt] == det_label[p.det])
+    np.maximum.at(own, p.gt[mine], score[p.det[mine]])
     return own
 
 
@@ -262,7 +258,7 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
         near = same_iou >= BACKGROUND
         factor = np.where(near, 1.0 - same_iou, 1.0)
         on_other = other_iou >= ON_OBJECT
-        factor = np.where(on_other, factor * _own_scores(dataset, r)[other], factor)
+        factor = np.where(on_other, factor * r.own[other], factor)
         lone = (
             (r.verdict == Verdict.FP)
             & ~(same_iou >= ON_OBJECT)
@@ -317,14 +313,9 @@ def _missing(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
 
 
 def _iou(a: Sequence[float], b: Sequence[float], plus_one: bool) -> float:
-    """IoU of two boxes (``overlap_pairs``' rule, scalar): 0 where they do not intersect."""
-    one = 1.0 if plus_one else 0.0
-    iw = min(a[2], b[2]) - max(a[0], b[0]) + one
-    ih = min(a[3], b[3]) - max(a[1], b[1]) + one
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    union = (a[2] - a[0] + one) * (a[3] - a[1] + one) + (b[2] - b[0] + one) * (b[3] - b[1] + one)
-    return iw * ih / (union - iw * ih)
+    """IoU of two boxes (``overlap_pairs``): 0 where they do not intersect."""
+    considered, ov = overlap_pairs(np.asarray(a), np.asarray(b), plus_one=plus_one)
+    return float(ov[0]) if considered[0] else 0.0
 
 
 # --- wrong labels -----------------------------------------------------------------------------
@@ -334,7 +325,7 @@ def _wrong_labels(dataset: Dataset, ranked: Sequence[_Ranked]) -> list[Suspect]:
     for i, r in enumerate(ranked):
         p = r.pairs
         on = p.iou >= ON_OBJECT
-        own_score = _own_scores(dataset, r)
+        own_score = r.own
         wrong = on & (labels[p.gt] != r.label[p.det]) & (r.verdict[p.det] == Verdict.FP)
         for d, g, iou in zip(p.det[wrong], p.gt[wrong], p.iou[wrong], strict=True):
             s = float(r.score[d]) * (1.0 - float(own_score[g]))
