@@ -33,6 +33,14 @@ def to_continuous(boxes: npt.ArrayLike, convention: BoxConvention) -> Boxes:
     return b
 
 
+def to_xywh(boxes: npt.ArrayLike, convention: BoxConvention) -> Boxes:
+    """xyxy boxes of ``convention`` as COCO's 0-based ``[x, y, width, height]``, ``float64
+    (N, 4)``: for ``"voc"`` (1-based inclusive pixels) ``x = x1 - 1``, ``w = x2 - x1 + 1``."""
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    one = 1.0 if convention == "voc" else 0.0
+    return np.column_stack((b[:, :2] - one, b[:, 2:] - b[:, :2] + one))
+
+
 def overlap_pairs(
     det: Boxes, gt: Boxes, *, plus_one: bool
 ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.float64]]:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core.boxes import to_xywh
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.results import ResultSet
@@ -83,8 +84,8 @@ def _columns_document(dataset: Dataset, rows: npt.NDArray[np.int64]) -> dict[str
         images.append({"id": r + 1, "file_name": name, "width": w, "height": h})
     obj = dataset.objects
     keep = np.flatnonzero(np.isin(obj.image_index, rows))
-    anns = []
-    for j, bbox in zip(keep.tolist(), _xywh(dataset, obj.box[keep]), strict=True):
+    anns, boxes = [], to_xywh(obj.box[keep], dataset.box_convention).tolist()
+    for j, bbox in zip(keep.tolist(), boxes, strict=True):
         anns.append(
             {
                 "id": j + 1,
@@ -100,14 +101,6 @@ def _columns_document(dataset: Dataset, rows: npt.NDArray[np.int64]) -> dict[str
         )
     cats = [{"id": k + 1, "name": c} for k, c in enumerate(dataset.classes)]
     return {"images": images, "annotations": anns, "categories": cats}
-
-
-def _xywh(dataset: Dataset, boxes: npt.NDArray[np.float64]) -> list[list[float]]:
-    """xyxy boxes in the dataset's convention as COCO ``[x, y, w, h]`` lists."""
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    one = 1.0 if dataset.plus_one else 0.0
-    xywh = np.column_stack((b[:, :2] - one, b[:, 2:] - b[:, :2] + one))
-    return [[float(v) for v in row] for row in xywh]
 
 
 def document(dataset: Dataset, rows: npt.ArrayLike) -> dict[str, Any]:
@@ -154,6 +147,7 @@ def result_entries(
     cat_ids = sorted(c["id"] for c in doc.get("categories") or [])
     d = results.detections
     keep = np.flatnonzero(np.isin(d.image_index, chosen))
+    boxes = to_xywh(d.box[keep], dataset.box_convention).tolist()
     return [
         {
             "image_id": id_of_row[int(d.image_index[j])],
@@ -161,7 +155,7 @@ def result_entries(
             "bbox": box,
             "score": float(d.score[j]),
         }
-        for j, box in zip(keep.tolist(), _xywh(dataset, d.box[keep]), strict=True)
+        for j, box in zip(keep.tolist(), boxes, strict=True)
     ]
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from lxml import etree
 
-from vocviewer.core.boxes import to_continuous
+from vocviewer.core.boxes import to_xywh
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -234,12 +234,6 @@ def write_voc_patches(
 COCO_PATCH = "vocviewer-coco-patch"
 
 
-def _xywh(dataset: Dataset, box: Sequence[float]) -> list[float]:
-    """A box of ``dataset``'s convention as COCO's 0-based ``[x, y, width, height]``."""
-    (x1, y1, x2, y2) = to_continuous([box], dataset.box_convention)[0]
-    return [float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
-
-
 def _image_id(image: str) -> int | str:
     return int(image) if image.isdigit() else image
 
@@ -263,7 +257,7 @@ def coco_patch(tags: Tags, dataset: Dataset) -> dict[str, Any]:
             if fix.class_name is not None:
                 item["category"] = fix.class_name
             if fix.box is not None:
-                item["bbox"] = _xywh(dataset, fix.box)
+                item["bbox"] = to_xywh(fix.box, dataset.box_convention)[0].tolist()
                 item["area"] = item["bbox"][2] * item["bbox"][3]
             if fix.action == "add":
                 item["iscrowd"] = 0

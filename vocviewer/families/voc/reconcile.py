@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vocviewer.core.boxes import to_xywh
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.protocol_rules import Columns
@@ -18,11 +19,6 @@ NOTE = (
     "COCO end: pycocotools' rules on the same boxes converted faithfully (x = xmin - 1, "
     "w = xmax - xmin + 1; area w * h), difficult objects read as crowd regions"
 )
-
-
-def _xywh(voc: np.ndarray) -> np.ndarray:
-    x1, y1, x2, y2 = voc.T
-    return np.stack([x1 - 1, y1 - 1, x2 - x1 + 1, y2 - y1 + 1], axis=1)
 
 
 def _has_results(results: ResultSet, n: int) -> np.ndarray:
@@ -58,7 +54,7 @@ def reconcile_voc(request: EvalRequest) -> Reconciliation:
     g = np.flatnonzero(in_set[obj.image_index])
     d = np.lexsort((det.line, det.file_index))
     d = d[in_set[det.image_index[d]]]
-    gt_xywh = _xywh(obj.box[g])
+    gt_xywh = to_xywh(obj.box[g], "voc")
     columns = Columns(
         gt_image=obj.image_index[g],
         gt_label=obj.label[g],
@@ -68,7 +64,7 @@ def reconcile_voc(request: EvalRequest) -> Reconciliation:
         gt_area=gt_xywh[:, 2] * gt_xywh[:, 3],
         det_image=det.image_index[d],
         det_label=det.label[d],
-        det_xywh=_xywh(det.box[d]),
+        det_xywh=to_xywh(det.box[d], "voc"),
         det_voc=det.box[d],
         det_score=det.score[d],
         image_key=np.arange(len(dataset.images), dtype=np.int64),
