@@ -97,6 +97,18 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
+def peek(path: str | Path, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of a regular file, to tell its kind (empty if ``path`` is not a
+    regular file or cannot be read; never raises)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return b""
+        with open(path, "rb") as f:
+            return f.read(size)
+    except (OSError, ValueError):
+        return b""
+
+
 def read_text(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> str:
     """A text file as ``str``: UTF-8, a BOM dropped, undecodable bytes replaced."""
     return read_bytes(path, limit=limit).decode("utf-8-sig", errors="replace")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from vocviewer.families.base import CERTAIN, LIKELY, CliOption
 from vocviewer.families.coco import FILES
+from vocviewer.formats.input import peek
 
 #: Boundary AP's dilation ratio (``--task boundary``); LVIS declares it too
 DILATION_OPTION = CliOption(
@@ -46,11 +47,7 @@ OPTIONS = (
 
 def json_head(path: Path) -> bytes:
     """The first 4 KB of ``path`` without a BOM or leading blanks (empty if unreadable)."""
-    try:
-        with path.open("rb") as f:
-            return f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except OSError:
-        return b""
+    return peek(path).lstrip(b"\xef\xbb\xbf \t\r\n")
 
 
 class CocoDeclarations:

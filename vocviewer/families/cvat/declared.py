@@ -10,24 +10,17 @@ from pathlib import Path
 
 from vocviewer.families.base import CERTAIN, CliOption
 from vocviewer.families.cvat import FILES
+from vocviewer.formats.input import peek
 
 #: the VOC protocols a CVAT / LabelMe file is evaluated by (boxes)
 VOC_PROTOCOLS = ("voc2012", "voc2007")
-
-
-def _head(path: Path, size: int) -> bytes:
-    try:
-        with path.open("rb") as f:
-            return f.read(size)
-    except OSError:
-        return b""
 
 
 def looks_like_cvat(path: Path) -> bool:
     """A ``.xml`` file whose first KB opens ``<annotations>`` (cheap)."""
     if not (path.is_file() and path.suffix.lower() == ".xml"):
         return False
-    head = _head(path, 2048)
+    head = peek(path, 2048)
     return b"<annotations" in head and b"<annotation>" not in head
 
 
@@ -35,7 +28,7 @@ def is_labelme_file(path: Path) -> bool:
     """A ``.json`` file whose first KB shows LabelMe's keys (cheap)."""
     if not (path.is_file() and path.suffix.lower() == ".json"):
         return False
-    head = _head(path, 4096)
+    head = peek(path, 4096)
     return head.lstrip().startswith(b"{") and b'"shapes"' in head
 
 
