@@ -15,6 +15,7 @@ from vocviewer.families.analyze_beyond import SECTIONS, BeyondRequest, checked
 from vocviewer.families.base import CERTAIN, AnalyzeRequest, Benchmark
 from vocviewer.families.beyond_ap import BeyondOptions
 from vocviewer.families.registry import choose, refuse_foreign_options, sniff
+from vocviewer.formats.input import check_exist
 
 #: Options of one analysis beyond AP: refused without it (never silently ignored), with their
 #: defaults.
@@ -38,9 +39,7 @@ def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
         )
     if not 0 < args.level < 1:
         raise FormatError(args.path, f"--level must lie between 0 and 1, got {args.level}")
-    for path in args.results:
-        if not path.exists():
-            raise FormatError(path, "no such file or folder")
+    check_exist(args.results)
     sources = {o.dest: getattr(args, o.dest, None) for b in analysed() for o in b.options}
     score, sniffed = sniff(args.path, sources)
     if sniffed is not None and score >= CERTAIN and not sniffed.analyze_tasks:

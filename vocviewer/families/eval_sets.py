@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import EvalOutput
 from vocviewer.families.registry import benchmark_of
+from vocviewer.formats.input import check_exist
 
 
 def combine(outputs: Sequence[tuple[str, Sequence[Path], EvalOutput]]) -> EvalOutput:
@@ -114,9 +114,7 @@ def read_sets(
     """Each result set of ``paths`` (grouped by the family: a VOC competition's per-class files
     together are one), read as the window reads it."""
     bench = benchmark_of(dataset)
-    for path in paths:
-        if not Path(path).exists():
-            raise FormatError(Path(path), "no such file or folder")
+    check_exist(paths)
     return [
         (name, bench.read_view_results(dataset, group, image_set, None, run_here))
         for name, group in bench.result_sets(list(paths))

@@ -32,6 +32,7 @@ from vocviewer.families.eval_sets import read_sets
 from vocviewer.families.evidence import Evidence, collect
 from vocviewer.families.registry import benchmark_of, open_dataset
 from vocviewer.families.views import ViewChoice
+from vocviewer.formats.input import check_exist
 
 
 def queue_of(
@@ -82,9 +83,7 @@ def run_suspects(
     Returns (text, payload)."""
     if not 0 <= min_score <= 1:
         raise FormatError(None, f"--min-score must lie in [0, 1], got {min_score}")
-    for given in results:
-        if not Path(given).exists():
-            raise FormatError(given, "no such file or folder")
+    check_exist(results)
     dataset = open_dataset(path, images=images, devkit=devkit)
     if on_dataset is not None:  # the CLI's output guard learns the dataset's folders
         on_dataset(dataset)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 
 from vocviewer.core.errors import FormatError
@@ -95,6 +96,13 @@ def read_bytes(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:  # grew while read (or a special file reporting size 0)
         raise FormatError(path, f"file is over the {limit:,}-byte limit")
     return data
+
+
+def check_exist(paths: Iterable[str | Path]) -> None:
+    """A ``FormatError`` naming the first of ``paths`` that does not exist (file or folder)."""
+    for path in paths:
+        if not Path(path).exists():
+            raise FormatError(Path(path), "no such file or folder")
 
 
 def peek(path: str | Path, size: int = 4096) -> bytes:
