@@ -191,6 +191,19 @@ def test_all_cases_in_one_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     assert len(py.objects) > 20 and py.problems
 
 
+def test_many_files_across_threads_and_chunks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """More files than the kernel reads in one threaded batch (2,048), every case repeated:
+    the rows come out in file order, as on the Python path."""
+    n = 2100
+    files = {f"{i:06d}": CASES[i % len(CASES)][1] for i in range(n)}
+    folder = write(tmp_path / "VOC2012", files)
+    py, k = both(monkeypatch, read_voc, folder)
+    assert diff(py, k) is None
+    assert len(py.images.id) == n and len(py.objects) > n // 2
+
+
 def test_generated_devkit_identical(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The VOC2007-test-shaped generator (bench/gen_workloads.py voc) at a small size: every
     file taken by the kernel, the dataset identical."""

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,6 +442,49 @@ static char *slurp(const char *path, long long limit, Py_ssize_t *size)
     return buf;
 }
 
+/* Files are read and parsed CHUNK at a time on up to MAX_THREADS threads without the GIL (the
+ * reading is mostly system calls), then turned into Python rows in order on this thread. */
+#define CHUNK 2048
+#define MAX_THREADS 4
+
+typedef struct {
+    const char **path;
+    char **buf;
+    Py_ssize_t *size;
+    Tree *tree;
+    int *ok; /* parse(): 1 plain, 0 not (or unreadable), -1 out of memory */
+    Py_ssize_t n, next;
+    long long limit;
+} Batch;
+
+static void *read_batch(void *arg)
+{
+    Batch *b = arg;
+    for (;;) {
+        Py_ssize_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
+        if (i >= b->n) return NULL;
+        b->buf[i] = slurp(b->path[i], b->limit, &b->size[i]);
+        b->ok[i] = b->buf[i] ? parse(b->buf[i], b->size[i], &b->tree[i]) : 0;
+    }
+}
+
+/* Read and parse b's files on `threads` threads (this one included). */
+static void read_all(Batch *b, int threads)
+{
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    for (int k = 1; k < threads; k++)
+        if (pthread_create(&tid[started], NULL, read_batch, b) == 0) started++;
+    read_batch(b);
+    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+}
+
+static int thread_count(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+}
+
 static PyObject *annotations(PyObject *self, PyObject *args)
 {
     PyObject *paths, *rows, *classes, *poses;
@@ -453,44 +497,66 @@ static PyObject *annotations(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "paths and rows differ in length");
         return NULL;
     }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!PyBytes_Check(PyList_GET_ITEM(paths, i))) {
+            PyErr_SetString(PyExc_TypeError, "paths must be bytes");
+            return NULL;
+        }
     PyObject *out = PyList_New(n);
-    Tree t = {0};
+    Batch b = {0};
+    b.limit = limit;
+    b.path = calloc(CHUNK, sizeof *b.path);
+    b.buf = calloc(CHUNK, sizeof *b.buf);
+    b.size = calloc(CHUNK, sizeof *b.size);
+    b.tree = calloc(CHUNK, sizeof *b.tree);
+    b.ok = calloc(CHUNK, sizeof *b.ok);
     char *scratch = NULL;
     Py_ssize_t scratch_cap = 0;
-    if (!out) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *path_obj = PyList_GET_ITEM(paths, i);
-        const char *path = PyBytes_Check(path_obj) ? PyBytes_AS_STRING(path_obj) : NULL;
-        long image = PyLong_AsLong(PyList_GET_ITEM(rows, i));
-        if (!path) { PyErr_SetString(PyExc_TypeError, "paths must be bytes"); goto error; }
-        if (image == -1 && PyErr_Occurred()) goto error;
-        Py_ssize_t size = 0;
-        char *buf;
-        Py_BEGIN_ALLOW_THREADS
-        buf = slurp(path, limit, &size);
-        Py_END_ALLOW_THREADS
-        t.len = 0;
-        int ok = buf ? parse(buf, size, &t) : 0;
-        if (ok > 0 && 2 * size + 4 > scratch_cap) {
-            char *s = realloc(scratch, (size_t)(2 * size + 4));
-            if (!s) ok = -1;
-            else { scratch = s; scratch_cap = 2 * size + 4; }
-        }
-        if (ok < 0) { free(buf); PyErr_NoMemory(); goto error; }
-        PyObject *r = ok ? read_voc_tree(&t, image, classes, poses, max_pixels, scratch)
-                         : (Py_INCREF(Py_None), Py_None);
-        free(buf);
-        if (!r) goto error;
-        PyList_SET_ITEM(out, i, r);
+    int threads = thread_count();
+    if (!out || !b.path || !b.buf || !b.size || !b.tree || !b.ok) {
+        if (out) PyErr_NoMemory();
+        goto error;
     }
-    free(t.n);
+    for (Py_ssize_t lo = 0; lo < n; lo += CHUNK) {
+        b.n = n - lo < CHUNK ? n - lo : CHUNK;
+        b.next = 0;
+        for (Py_ssize_t j = 0; j < b.n; j++) {
+            b.path[j] = PyBytes_AS_STRING(PyList_GET_ITEM(paths, lo + j));
+            b.buf[j] = NULL;
+            b.tree[j].len = 0;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        read_all(&b, b.n < 64 ? 1 : threads);
+        Py_END_ALLOW_THREADS
+        for (Py_ssize_t j = 0; j < b.n; j++) {
+            long image = PyLong_AsLong(PyList_GET_ITEM(rows, lo + j));
+            if (image == -1 && PyErr_Occurred()) goto error;
+            int ok = b.ok[j];
+            if (ok > 0 && 2 * b.size[j] + 4 > scratch_cap) {
+                char *s = realloc(scratch, (size_t)(2 * b.size[j] + 4));
+                if (!s) ok = -1;
+                else { scratch = s; scratch_cap = 2 * b.size[j] + 4; }
+            }
+            if (ok < 0) { PyErr_NoMemory(); goto error; }
+            PyObject *r = ok ? read_voc_tree(&b.tree[j], image, classes, poses, max_pixels, scratch)
+                             : (Py_INCREF(Py_None), Py_None);
+            if (!r) goto error;
+            PyList_SET_ITEM(out, lo + j, r);
+            free(b.buf[j]);
+            b.buf[j] = NULL;
+        }
+    }
+    goto done;
+error:
+    Py_CLEAR(out);
+done:
+    if (b.buf)
+        for (Py_ssize_t j = 0; j < b.n; j++) free(b.buf[j]);
+    if (b.tree)
+        for (Py_ssize_t j = 0; j < CHUNK; j++) free(b.tree[j].n);
+    free(b.path); free(b.buf); free(b.size); free(b.tree); free(b.ok);
     free(scratch);
     return out;
-error:
-    free(t.n);
-    free(scratch);
-    Py_DECREF(out);
-    return NULL;
 }
 
 /* ---------------------------------------------------------------------------------------- */
