@@ -1,4 +1,5 @@
-"""Smoke test of a built bundle: the demo opened offscreen, saved with ``--screenshot``, checked.
+"""Smoke test of a built bundle: the demo opened offscreen, saved with ``--screenshot``, checked;
+then ``vocviewer eval`` on the demo and on a tiny COCO file, each on the compiled kernels.
 
     python packaging/smoke_test.py dist/vocviewer [--keep shot.png]
 
@@ -51,6 +52,66 @@ def check_png(path: Path, size: tuple[int, int] = WINDOW_SIZE) -> list[str]:
     return problems
 
 
+def tiny_coco(folder: Path) -> tuple[Path, Path]:
+    """A two-image COCO file (a polygon, a crowd RLE) and box results for it."""
+    import json
+
+    square = [[10.0, 10.0, 60.0, 10.0, 60.0, 60.0, 10.0, 60.0]]
+    crowd = {"size": [100, 100], "counts": [0, 4, 96, 4, 96, 4, 96, 4, 9596]}
+    anns = [
+        {
+            "id": 1,
+            "image_id": 1,
+            "category_id": 1,
+            "bbox": [10, 10, 50, 50],
+            "area": 2500,
+            "iscrowd": 0,
+            "segmentation": square,
+        },
+        {
+            "id": 2,
+            "image_id": 2,
+            "category_id": 1,
+            "bbox": [0, 0, 4, 4],
+            "area": 16,
+            "iscrowd": 1,
+            "segmentation": crowd,
+        },
+    ]
+    images = [{"id": i, "width": 100, "height": 100, "file_name": f"{i}.jpg"} for i in (1, 2)]
+    gt = {"images": images, "annotations": anns, "categories": [{"id": 1, "name": "thing"}]}
+    dts = [
+        {"image_id": 1, "category_id": 1, "bbox": [12, 11, 50, 48], "score": 0.9},
+        {"image_id": 2, "category_id": 1, "bbox": [0, 0, 5, 4], "score": 0.4},
+    ]
+    (folder / "gt.json").write_text(json.dumps(gt))
+    (folder / "dt.json").write_text(json.dumps(dts))
+    return folder / "gt.json", folder / "dt.json"
+
+
+def evaluations(exe: Path, tmp: Path, env: dict[str, str], timeout: float) -> list[str]:
+    """``vocviewer eval`` on the demo (VOC) and on a tiny COCO file: each must succeed without
+    the note that a compiled kernel is missing (the bundle carries ``vocviewer.kernel``)."""
+    gt, dt = tiny_coco(tmp)
+    devkit = tmp / "demo" / "VOCdevkit"
+    runs = {
+        "VOC": ["eval", str(devkit / "VOC2012"), "--results", str(devkit / "results" / "VOC2012")],
+        "COCO": ["eval", str(gt), "--results", str(dt)],
+    }
+    problems = []
+    for name, args in runs.items():
+        proc = subprocess.run(
+            [str(exe), *args], env=env, capture_output=True, text=True, timeout=timeout
+        )
+        if proc.returncode != 0:
+            problems.append(
+                f"{name} eval: exit code {proc.returncode}: {proc.stderr.strip()[-500:]}"
+            )
+        elif "compiled kernel" in proc.stderr or "AP" not in proc.stdout:
+            problems.append(f"{name} eval: {proc.stderr.strip()[-500:] or 'no AP printed'}")
+    return problems
+
+
 def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
     """Run the bundle on the demo, check the PNG, print the outcome; the exit code."""
     exe = executable(bundle)
@@ -69,6 +130,7 @@ def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
         if proc.stderr.strip():
             problems.append("stderr: " + proc.stderr.strip()[-2000:])
         problems += check_png(shot)
+        problems += evaluations(exe, Path(tmp), env, timeout)
         if keep is not None and shot.is_file():
             shutil.copyfile(shot, keep)
     print(f"smoke test: {' '.join(cmd[:2])} --screenshot ... ran in {seconds:.1f} s")
@@ -76,7 +138,8 @@ def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
         print(f"  FAILED: {p}")
     if not problems:
         print(
-            f"  passed: {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]} PNG, not blank"
+            f"  passed: {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]} PNG, not blank; VOC and COCO eval "
+            "on the compiled kernels"
             + (f", kept as {keep}" if keep else "")
         )
     return 1 if problems else 0
