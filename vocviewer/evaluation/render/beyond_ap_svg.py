@@ -5,13 +5,19 @@ plot area with a grid, axis labels and a legend on the right (``frame``, ``legen
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from html import escape as _html_escape
 
 import numpy as np
 
 W, H = 560, 400
 LEFT, RIGHT, TOP, BOTTOM = 56.0, 110.0, 36.0, 44.0
 PW, PH = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as entities (``xml.sax.saxutils.escape``'s rule; that module
+    imports ``urllib.request``, which every command line start would pay for)."""
+    return _html_escape(text, quote=False)
 
 
 def x_of(v: float, lo: float, hi: float) -> float:
