@@ -12,6 +12,7 @@ the analysis's own flag is given. No Qt; nothing prints.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import Field, dataclass, field, fields
 from typing import Any, Generic, Protocol, TypeVar
@@ -113,12 +114,8 @@ ResultT = TypeVar("ResultT", bound=AnalysisResult)
 def option(default: Any, help: str, metavar: str | None = None, type: Any = None) -> Any:
     """A field of an analysis's options: its ``default`` and command-line ``help`` (``type``:
     how the command line's text is read, default ``type(default)``; a bool is a switch)."""
-    meta = {"help": help, "metavar": metavar, "type": type or builtin_type(default)}
-    return field(default=default, metadata=meta)
-
-
-def builtin_type(default: Any) -> Any:
-    return type(default) if default is not None else str
+    read = type or (builtins.type(default) if default is not None else str)
+    return field(default=default, metadata={"help": help, "metavar": metavar, "type": read})
 
 
 @dataclass(frozen=True)
@@ -172,6 +169,8 @@ def table(
 ) -> str:
     """The printed table of one result set ``name``: a row per class ``(index, name)``, then
     the overall row, each analysis's columns in order, its notes under the table."""
+    if not parts:
+        return ""
     phrases = [p.phrase for p in parts]
     said = phrases[0] if len(phrases) == 1 else f"{', '.join(phrases[:-1])} and {phrases[-1]}"
     lines = [

@@ -36,7 +36,9 @@ class AnalysisPage(QWidget):
     analysis: ClassVar[str] = ""
     zoom_requested = Signal()
 
-    def __init__(self, state: AppState, source: BeyondSource, parent: QWidget | None = None):
+    def __init__(
+        self, state: AppState, source: BeyondSource, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.state, self.source = state, source
 
