@@ -49,8 +49,8 @@ def test_demo_json_equals_the_library(demo: Any, tmp_path: Path, capsys) -> None
     for key in ("operating_point", "confusion", "calibration", "lrp"):
         assert entry[key] == want[key], key
     assert entry["beyond_iou"] == 0.5 and entry["operating_point"]["rule"] == "f2"
-    assert json.loads(deploy.read_text()) == b.op.thresholds()
-    assert "optimal LRP at IoU 0.50" in text and f"moLRP {b.lrp.molrp:.4f}" in text
+    assert json.loads(deploy.read_text()) == b["operating_point"].op.thresholds()
+    assert "optimal LRP at IoU 0.50" in text and f"moLRP {b['lrp'].lrp.molrp:.4f}" in text
     names = {p.name for p in figs.iterdir()}
     stem = Path(next(iter(json.loads(out.read_text())["sets"]))).stem
     assert {f"threshold_{stem}.svg", f"reliability_{stem}.svg"} <= names

@@ -232,6 +232,32 @@ def test_voc_analyze_evaluates_once_per_result_set_beyond_ap_included(
     assert voc_calls == Counter(evaluate_voc_views=1, iter_evaluate_voc_det=1)
 
 
+def test_the_api_beyond_ap_evaluates_the_detections_only(demo, voc_calls) -> None:
+    """``vocviewer.beyond_ap`` reads detections: the demo's results hold classification scores
+    too, which it leaves unevaluated (one detection evaluation, no classification one); given
+    the evidence a caller has, it evaluates nothing."""
+    import vocviewer
+    from vocviewer.families.beyond_ap import beyond_ap, evidence_for
+    from vocviewer.families.registry import open_dataset, open_results
+
+    def evaluated() -> tuple[int, int]:  # (detection, classification) evaluations
+        return voc_calls["iter_evaluate_voc_det"], voc_calls["iter_evaluate_voc_cls"]
+
+    b = vocviewer.beyond_ap(demo.year_dir, demo.results_dir, image_set="val")
+    assert evaluated() == (1, 0)
+    ds = open_dataset(demo.year_dir)
+    res = open_results(ds, [demo.results_dir], image_set="val")
+    assert len(res.class_scores) > 0  # the results do hold classification
+    voc_calls.clear()
+    evidence = evidence_for(ds, res, "val")
+    assert evaluated() == (1, 0)
+    voc_calls.clear()
+    again = vocviewer.beyond_ap(ds, res, evidence=evidence)
+    assert (
+        not voc_calls and again.to_dict() == b.to_dict() == beyond_ap(ds, res, evidence).to_dict()
+    )
+
+
 def test_coco_analyze_evaluates_once_per_result_set_beyond_ap_included(
     tmp_path, monkeypatch, capsys
 ) -> None:

@@ -54,10 +54,11 @@ def _sources(args: argparse.Namespace) -> dict[str, Path | None]:
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from vocviewer.cli_analyze import run_analyze
+    from vocviewer.cli_analyze import output_files, run_analyze
 
     roots = given_roots(args.path, *_sources(args).values())
-    targets = [(args.json, "json"), (args.figures, "folder"), (args.deploy_thresholds, "json")]
+    files = output_files(args)  # the analyses' own (``--deploy-thresholds``)
+    targets = [(args.json, "json"), (args.figures, "folder"), *((p, "json") for _, p in files)]
     check = guard_outputs(args, roots, targets)
     tty = sys.stderr.isatty()
     args.progress = (lambda d, n: sys.stderr.write(f"\rbootstrap {d}/{n}\x1b[K")) if tty else None
@@ -71,8 +72,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     check()
     if args.json:
         _write_json(args.json, out.payload, roots)
-    if args.deploy_thresholds:
-        _write_json(args.deploy_thresholds, out.payload.get("deploy_thresholds", {}), roots)
+    for dest, path in files:
+        _write_json(path, out.payload.get(dest, {}), roots)
     for name, svg in out.figures:
         target = output.child_path(args.figures, f"{Path(name).stem}.{args.format}")
         if args.format == "svg":

@@ -6,28 +6,17 @@ the ``AnalyzeRequest`` it analyses and the ``BeyondRequest`` of ``--operating-po
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from pathlib import Path
 
 from vocviewer.core.errors import FormatError
+from vocviewer.evaluation.analyses.registry import analyses
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
 from vocviewer.families.analyze import analysed, analyze
-from vocviewer.families.analyze_beyond import SECTIONS, BeyondRequest, checked
+from vocviewer.families.analyze_beyond import BeyondRequest
 from vocviewer.families.base import CERTAIN, AnalyzeRequest, Benchmark
 from vocviewer.families.beyond_ap import BeyondOptions
 from vocviewer.families.registry import choose, refuse_foreign_options, sniff
 from vocviewer.formats.input import check_exist
-
-#: Options of one analysis beyond AP: refused without it (never silently ignored), with their
-#: defaults.
-NEEDS: dict[str, dict[str, Any]] = {
-    "operating_point": {
-        "beta": 1.0,
-        "target_precision": None,
-        "target_recall": None,
-        "threshold": None,
-    },
-    "calibration": {"bins": 10, "sample_threshold": 1, "multivariate": False},
-}
 
 
 def run_analyze(args: argparse.Namespace) -> AnalyzeOutput:
@@ -75,17 +64,41 @@ def request_of(benchmark: Benchmark, args: argparse.Namespace) -> AnalyzeRequest
 
 
 def beyond_request(args: argparse.Namespace) -> BeyondRequest:
-    """The analyses beyond AP ``args`` ask for (``--deploy-thresholds``: the operating point
-    too); ``FormatError`` for an option of an analysis not asked for, or a bad value."""
-    deploy = getattr(args, "deploy_thresholds", None) is not None
-    kinds = tuple(
-        k for k in SECTIONS if getattr(args, k, False) or (deploy and k == "operating_point")
-    )
-    for kind, defaults in NEEDS.items():
-        for dest, default in defaults.items():
-            if kind not in kinds and getattr(args, dest, default) != default:
-                flag, need = dest.replace("_", "-"), kind.replace("_", "-")
-                raise FormatError(None, f"analyze: --{flag} needs --{need}")
-    given = {dest: getattr(args, dest, d) for v in NEEDS.values() for dest, d in v.items()}
-    options = checked(BeyondOptions(**given)) if kinds else BeyondOptions()
-    return BeyondRequest(kinds, options, deploy)
+    """The analyses beyond AP ``args`` ask for (an output file asks for its analysis too:
+    ``--deploy-thresholds``, the operating point); ``FormatError`` for an option of an analysis
+    not asked for, or a bad value (the analysis's ``check``)."""
+    kinds, outputs = [], []
+    for a in analyses():
+        given = [o.dest for o in a.outputs if getattr(args, o.dest, None) is not None]
+        outputs += given
+        if getattr(args, a.name, False) or given:
+            kinds.append(a.name)
+    values = {
+        a.name: {f.name: getattr(args, f.name, f.default) for f in a.option_fields()}
+        for a in analyses()
+    }
+    for a in analyses():
+        for f in a.option_fields():
+            if a.name not in kinds and values[a.name][f.name] != f.default:
+                raise FormatError(None, f"analyze: --{f.name.replace('_', '-')} needs {a.flag}")
+    chosen = []
+    for a in analyses():
+        if a.name in kinds:
+            options = a.options(**values[a.name])
+            try:
+                a.check(options)
+            except ValueError as err:
+                raise FormatError(None, str(err)) from None
+            chosen.append((a.name, options))
+    return BeyondRequest(tuple(kinds), BeyondOptions.of_each(chosen), tuple(outputs))
+
+
+def output_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The output files of the analyses beyond AP given (``Output.dest``, path): each is
+    written from the payload's value of that name."""
+    return [
+        (o.dest, path)
+        for a in analyses()
+        for o in a.outputs
+        if (path := getattr(args, o.dest, None)) is not None
+    ]

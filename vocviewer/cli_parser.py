@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vocviewer import __version__
+from vocviewer.evaluation.analyses import registry as analysis_registry
 from vocviewer.families import registry
 from vocviewer.families.base import Declarations
 
@@ -259,51 +260,20 @@ def _add_suspects(
 
 
 def _add_beyond_ap(an: argparse.ArgumentParser) -> None:
-    """``analyze``'s analyses beyond AP: operating point, calibration, LRP."""
+    """``analyze``'s analyses beyond AP, as the registry declares them: each one's flag, then
+    its options (``--<field>``, default and help from its options' fields) and output files."""
     g = an.add_argument_group("beyond AP (at the protocol's IoU)")
-    g.add_argument(
-        "--operating-point",
-        action="store_true",
-        help="P / R / F1 / F-beta against the score threshold, best threshold per class, "
-        "confusion matrix at a threshold",
-    )
-    g.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (1: F1)")
-    g.add_argument(
-        "--target-precision",
-        type=float,
-        metavar="P",
-        help="best: lowest threshold with precision >= P",
-    )
-    g.add_argument(
-        "--target-recall", type=float, metavar="R", help="best: highest threshold with recall >= R"
-    )
-    g.add_argument(
-        "--threshold",
-        type=float,
-        metavar="T",
-        help="the confusion matrix's score threshold (default: the overall best)",
-    )
-    g.add_argument(
-        "--deploy-thresholds",
-        type=Path,
-        metavar="OUT",
-        help="write the best threshold per class as JSON",
-    )
-    g.add_argument("--calibration", action="store_true", help="D-ECE / D-MCE and reliability bins")
-    g.add_argument("--bins", type=int, default=10, help="calibration bins per feature (10)")
-    g.add_argument(
-        "--sample-threshold",
-        type=int,
-        default=1,
-        metavar="N",
-        help="bins with fewer samples count as calibrated (1)",
-    )
-    g.add_argument(
-        "--multivariate", action="store_true", help="D-ECE over confidence x box cx, cy, w, h"
-    )
-    g.add_argument(
-        "--lrp", action="store_true", help="optimal LRP, its components and thresholds, moLRP"
-    )
+    for a in analysis_registry.analyses():
+        g.add_argument(a.flag, action="store_true", help=a.help)
+        for f in a.option_fields():
+            flag, meta = "--" + f.name.replace("_", "-"), f.metadata
+            if meta["type"] is bool:
+                g.add_argument(flag, action="store_true", help=meta["help"])
+                continue
+            extra = {"metavar": meta["metavar"]} if meta["metavar"] else {}
+            g.add_argument(flag, type=meta["type"], default=f.default, help=meta["help"], **extra)
+        for o in a.outputs:
+            g.add_argument(o.flag, type=Path, metavar=o.metavar, help=o.help)
 
 
 def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

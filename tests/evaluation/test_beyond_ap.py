@@ -219,7 +219,7 @@ def test_d_ece_equals_netcal(demo_evidence: Any) -> None:
         x, y = np.vstack(feats), np.concatenate(hits)
         arg = x if multivariate else x[:, 0]
         want = metrics.ECE(bins, detection=True).measure(arg, y)
-        worst = max(worst, abs(b.overall.d_ece - want))
+        worst = max(worst, abs(b["calibration"].overall.d_ece - want))
     assert worst <= 1e-12
 
 
@@ -255,7 +255,7 @@ def test_confusion_at_the_best_threshold_is_the_shared_matrix(demo_evidence: Any
     from vocviewer.evaluation.confusion import confusion_matrix
 
     ds, res, ev = demo_evidence
-    b = beyond_ap(ds, res, ev)
+    b = beyond_ap(ds, res, ev)["operating_point"]
     assert b.confusion is not None
     t = float(b.op.overall.thresholds[b.op.overall_best])
     assert b.confusion.score_threshold == t

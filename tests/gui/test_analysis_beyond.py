@@ -19,8 +19,9 @@ import vocviewer
 from tests.gui.test_analysis_pane import _open
 from vocviewer.cli import main
 from vocviewer.evaluation.drawn import is_drawn
-from vocviewer.gui.panes.analysis.pane import CALIBRATION, OPERATING
+from vocviewer.gui.panes.analysis.pages import page_key
 
+OPERATING, CALIBRATION = page_key("operating_point"), page_key("calibration")
 SHOTS = os.environ.get("VOCVIEWER_SHOTS")  # a folder: save the pages' screenshots there
 
 
@@ -68,21 +69,22 @@ def test_pages_equal_analyze_json_and_the_api(qtbot, demo_window, demo, tmp_path
     assert shown.to_dict()["lrp"] == entry["lrp"]
     # the plotted points are the JSON's curve
     curve = entry["operating_point"]["overall"]["curve"]
-    xs, ys = pane.operating.lines["f1"].getData()
+    xs, ys = pane.pages["operating_point"].lines["f1"].getData()
     assert xs.tolist() == curve["thresholds"] and ys.tolist() == curve["f1"]
     cat = st.dataset.classes.index("cat")
     st.select_class(cat)
-    xs, ys = pane.operating.lines["precision"].getData()
+    xs, ys = pane.pages["operating_point"].lines["precision"].getData()
     per = entry["operating_point"]["per_class"]["cat"]
     assert xs.tolist() == per["curve"]["thresholds"]
     assert ys.tolist() == [p for p in per["curve"]["precision"] if p is not None]
     # the reliability page's bars are the JSON's bins
     pane.choose_chart(CALIBRATION)
-    heights = pane.reliability.bars.opts["height"]
+    heights = pane.pages["calibration"].bars.opts["height"]
     bins = entry["calibration"]["per_class"]["cat"]["bins"]
     assert [0.0 if p is None else p for p in bins["precision"]] == list(heights)
     assert all(
-        _same(a, b) for a, b in zip(bins["precision"], pane.reliability.cal.precision, strict=True)
+        _same(a, b)
+        for a, b in zip(bins["precision"], pane.pages["calibration"].cal.precision, strict=True)
     )
 
 
@@ -90,9 +92,9 @@ def test_a_click_sets_the_threshold_and_lists_the_kept_detections(qtbot, demo_wi
     win, st, pane = demo_window, demo_window.state, demo_window.analysis
     pane.choose_chart(OPERATING)
     qtbot.waitUntil(lambda: pane.beyond.current() is not None, timeout=10_000)
-    page = pane.operating
+    page = pane.pages["operating_point"]
     curve = page.curve
-    assert curve is not None and page.index == pane.beyond.current().op.overall_best
+    assert curve is not None and page.index == pane.beyond.result("operating_point").op.overall_best
     target = float(curve.thresholds[len(curve.thresholds) // 3])
     _click(qtbot, page.plot, lambda: page.scene_pos(target))
     qtbot.waitUntil(lambda: page.threshold() == target, timeout=3000)
@@ -113,8 +115,8 @@ def test_a_click_sets_the_threshold_and_lists_the_kept_detections(qtbot, demo_wi
 def test_a_bin_lists_its_detections(qtbot, demo_window):
     win, st, pane = demo_window, demo_window.state, demo_window.analysis
     pane.choose_chart(CALIBRATION)
-    qtbot.waitUntil(lambda: pane.reliability.cal is not None, timeout=10_000)
-    page = pane.reliability
+    qtbot.waitUntil(lambda: pane.pages["calibration"].cal is not None, timeout=10_000)
+    page = pane.pages["calibration"]
     cal = page.cal
     b = int(np.argmax(cal.count))
     _click(qtbot, page.plot, lambda: page.bin_scene_pos(b))
@@ -148,7 +150,7 @@ def test_the_pages_compute_in_a_worker_and_the_event_loop_runs_meanwhile(qtbot, 
     timer.start(0)
     with qtbot.waitSignal(source.ready, timeout=20_000):
         pane.choose_chart(OPERATING)  # the page asks again: the same job, not a second one
-        assert "Computing" in pane.operating.header.text()
+        assert "Computing" in pane.pages["operating_point"].header.text()
     timer.stop()
     assert ticks  # the event loop ran while the worker computed
     shown = source.current()
@@ -156,4 +158,6 @@ def test_the_pages_compute_in_a_worker_and_the_event_loop_runs_meanwhile(qtbot, 
     evidence = st.evaluation.evidence(st.current_results)
     direct = beyond_ap(st.dataset, st.results[st.current_results].results, evidence)
     assert shown.to_dict() == direct.to_dict()  # the same numbers as computed in line
-    assert pane.operating.curve is shown.op.overall  # the page redrew when they came
+    assert (
+        pane.pages["operating_point"].curve is shown["operating_point"].op.overall
+    )  # the page redrew when they came

@@ -27,7 +27,7 @@ from tests.gui.test_drawn_boundary import (
 )
 from vocviewer.core.dataset import VOC_CLASSES
 from vocviewer.formats.thresholds import ClassThresholds
-from vocviewer.gui.panes.analysis.pane import OPERATING
+from vocviewer.gui.panes.analysis.pages import page_key
 from vocviewer.gui.panes.browse.thumbnail_grid import errors_text
 
 
@@ -172,10 +172,10 @@ def test_best_f1_per_class_draws_the_operating_points_counts(qtbot, make_window,
 
     win = _open(qtbot, make_window, demo.year_dir, (demo.results_dir,), "val")
     st, pane = win.state, win.analysis
-    pane.choose_chart(OPERATING)
+    pane.choose_chart(page_key("operating_point"))
     qtbot.waitUntil(lambda: pane.beyond.current() is not None, timeout=20_000)
-    op = pane.beyond.current().op
-    pane.operating.per_class_button.click()
+    op = pane.beyond.result("operating_point").op
+    pane.pages["operating_point"].per_class_button.click()
     ct = st.class_thresholds
     assert ct is not None and ct.thresholds == op.thresholds() and ct.offset == 0.0
     assert "best F1 of" in ct.source
@@ -190,7 +190,7 @@ def test_best_f1_per_class_draws_the_operating_points_counts(qtbot, make_window,
         assert counts[k, : K + 2].sum() - counts[k, k] == at["fp"]
     # "Draw at this threshold": one threshold for every class again
     win.right_tabs.setCurrentWidget(pane)
-    pane.operating.draw_button.click()
+    pane.pages["operating_point"].draw_button.click()
     assert st.class_thresholds is None and "Score" in win.display.threshold_label.text()
 
 

@@ -10,13 +10,15 @@ Modules
 analyze
     ``vocviewer analyze``.
 analyze_beyond
-    ``vocviewer analyze --operating-point / --calibration / --lrp``.
+    ``vocviewer analyze --operating-point / --calibration / --lrp / ...``: the registered
+    analyses beyond AP added to a family's analysis.
 api
     The plain Python API.
 base
     The ``Benchmark`` protocol every family implements, and the helpers its ``evaluate`` shares.
 beyond_ap
-    The analyses beyond AP (operating point, calibration, LRP) over one ``Evidence``.
+    The registered analyses beyond AP (operating point, calibration, LRP, ...) over one
+    ``Evidence``.
 coco/
     COCO.
 cvat/

@@ -39,7 +39,7 @@ from dataclasses import replace
 
 from vocviewer.core.result_sets import file_stems
 from vocviewer.evaluation.render.analyze_report import AnalyzeOutput
-from vocviewer.families.analyze_beyond import BeyondRequest, add_beyond_ap
+from vocviewer.families.analyze_beyond import BeyondRequest, add_beyond_ap, figure_kinds
 from vocviewer.families.base import AnalyzeRequest, Benchmark, Declarations
 from vocviewer.families.registry import families
 
@@ -59,8 +59,9 @@ def analyze(benchmark: Benchmark, request: AnalyzeRequest, beyond: BeyondRequest
 
 
 #: The figures of one set are named ``<kind>_<set name><suffix>.svg`` (``tide_detA.json.svg``,
-#: ``analyze_weak_cars.svg``); the others (``pr_<class>.svg``) hold every set.
-SET_FIGURES = ("tide_", "characteristics_", "analyze_", "threshold_", "reliability_")
+#: ``analyze_weak_cars.svg``; the analyses beyond AP add theirs, ``figure_kinds``); the others
+#: (``pr_<class>.svg``) hold every set.
+SET_FIGURES = ("tide_", "characteristics_", "analyze_")
 
 
 def with_file_stems(out: AnalyzeOutput) -> AnalyzeOutput:
@@ -70,8 +71,10 @@ def with_file_stems(out: AnalyzeOutput) -> AnalyzeOutput:
     stems = dict(zip(names, file_stems(names), strict=True))
     longest = sorted(names, key=len, reverse=True)  # "a_b" before "a" for "analyze_a_b_cars"
 
+    kinds = (*SET_FIGURES, *(f"{k}_" for k in figure_kinds()))
+
     def renamed(file: str) -> str:
-        for kind in SET_FIGURES:
+        for kind in kinds:
             rest = file.removeprefix(kind)
             if rest == file:
                 continue

@@ -69,6 +69,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.families import registry
 from vocviewer.families.base import EvalRequest
 from vocviewer.families.beyond_ap import BeyondAP, BeyondOptions
+from vocviewer.families.evidence import Evidence
 
 __all__ = ["Evaluation", "beyond_ap", "evaluate"]
 
@@ -218,14 +219,16 @@ def beyond_ap(
     results: ResultSet | PathLike | Sequence[PathLike],
     *,
     image_set: str | None = None,
+    evidence: Evidence | None = None,
     **options: Any,
 ) -> BeyondAP:
     """The analyses beyond AP of ``results`` on ``dataset`` as ``vocviewer analyze
-    --operating-point --calibration --lrp`` computes them (``BeyondAP``: ``to_dict()`` is each
-    set's JSON there): one evaluation at the family's official choice (``image_set``: VOC's
-    Main set), then the operating point, calibration and optimal LRP. ``options``: the fields of
-    ``families.beyond_ap.BeyondOptions`` (``beta``, ``target_precision``, ``target_recall``,
-    ``bins``, ``sample_threshold``, ``multivariate``, ``threshold``)."""
+    --operating-point --calibration --lrp ...`` computes them (``BeyondAP``: ``to_dict()`` is
+    each set's JSON there; every registered analysis, ``evaluation.analyses.registry``): from
+    ``evidence`` (an evaluation of ``results`` the caller has) or one evaluation of its
+    detections at the family's official choice (``image_set``: VOC's Main set). ``options``: the
+    analyses' option fields by name (``beta``, ``target_precision``, ``target_recall``,
+    ``threshold``, ``bins``, ``sample_threshold``, ``multivariate``, ...)."""
     from vocviewer.families import beyond_ap as beyond
 
     ds = dataset if isinstance(dataset, Dataset) else registry.open_dataset(dataset)
@@ -234,5 +237,6 @@ def beyond_ap(
     else:
         kw = {"image_set": image_set} if image_set else {}
         res = registry.open_results(ds, _result_paths(results), **kw)
-    evidence = beyond.evidence_for(ds, res, image_set)
+    if evidence is None:
+        evidence = beyond.evidence_for(ds, res, image_set)
     return beyond.beyond_ap(ds, res, evidence, BeyondOptions(**options))

@@ -11,6 +11,10 @@ upper edge too). Over the joint bins: ``precision_b`` = the mean match, ``confid
 mean clipped confidence; bins with fewer than ``sample_threshold`` samples count as calibrated.
 ``D-ECE = sum_b (n_b / N) |precision_b - confidence_b|`` (``N``: every sample); its maximum
 (``D-MCE``) is ``max_b |precision_b - confidence_b|`` (0 if no bin qualifies).
+
+As an analysis (``ANALYSIS``, ``vocviewer analyze --calibration``): the pooled and per-class
+calibration of the detection classes (``--multivariate``: over confidence x box ``cx, cy, w,
+h`` relative to the image, which needs every image's size) and the figure ``reliability_<set>``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.evaluation.analyses.base import Analysis, Subject, TextPart, option
+from vocviewer.evaluation.render import beyond_ap_svg as svg
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 FloatArray = npt.NDArray[np.float64]
@@ -166,3 +172,140 @@ def relative_boxes(
                 (b[:, 3] - b[:, 1] + one) / h,
             ]
         )
+
+
+def reliability_svg(title: str, cal: Calibration) -> str:
+    """The reliability diagram of ``cal``: bars of each bin's precision, the diagonal, the
+    bins' mean confidence as dots; D-ECE and D-MCE in the legend."""
+    out = svg.frame(title, "confidence", "precision (matched)", 0.0, 1.0)
+    out.append(
+        f'<line x1="{svg.x_of(0, 0, 1):.2f}" y1="{svg.y_of(0):.2f}" x2="{svg.x_of(1, 0, 1):.2f}" y2="{svg.y_of(1):.2f}" '
+        'stroke="#9e9e9e" stroke-dasharray="4 3"/>'
+    )
+    e = cal.edges
+    for b in range(len(cal.count)):
+        p = cal.precision[b]
+        if math.isnan(p):
+            continue
+        x0, x1 = svg.x_of(float(e[b]), 0, 1), svg.x_of(float(e[b + 1]), 0, 1)
+        out.append(
+            f'<rect x="{x0 + 1:.2f}" y="{svg.y_of(float(p)):.2f}" width="{x1 - x0 - 2:.2f}" '
+            f'height="{svg.y_of(0) - svg.y_of(float(p)):.2f}" fill="#1f6fb2" fill-opacity="0.75"/>'
+        )
+        c = cal.confidence[b]
+        out.append(
+            f'<circle cx="{svg.x_of(float(c), 0, 1):.2f}" cy="{svg.y_of(float(c)):.2f}" r="3" fill="#d81b60"/>'
+        )
+    ece = "-" if math.isnan(cal.d_ece) else f"{cal.d_ece:.4f}"
+    mce = "-" if math.isnan(cal.d_mce) else f"{cal.d_mce:.4f}"
+    out += svg.legend([("precision", "#1f6fb2"), ("confidence", "#d81b60")])
+    out.append(
+        f'<text x="{svg.LEFT + svg.PW + 10}" y="{svg.TOP + 60}" font-size="11">D-ECE {ece}</text>'
+    )
+    out.append(
+        f'<text x="{svg.LEFT + svg.PW + 10}" y="{svg.TOP + 76}" font-size="11">D-MCE {mce}</text>'
+    )
+    out.append(
+        f'<text x="{svg.LEFT + svg.PW + 10}" y="{svg.TOP + 92}" font-size="11">n {cal.n}</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# --- the analysis (``ANALYSIS``) --------------------------------------------------------------
+@dataclass(frozen=True)
+class CalibrationOptions:
+    """``vocviewer analyze --calibration``'s options."""
+
+    bins: int = option(10, "calibration bins per feature (10)")
+    sample_threshold: int = option(1, "bins with fewer samples count as calibrated (1)", "N")
+    multivariate: bool = option(False, "D-ECE over confidence x box cx, cy, w, h")
+
+
+def check_options(o: CalibrationOptions) -> None:
+    if o.bins < 1:
+        raise ValueError(f"--bins needs at least 1 bin, got {o.bins}")
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationAnalysis:
+    """The pooled calibration (``overall``) and each class's by class index, with its
+    ``options`` and ``notes`` (what could not be honoured)."""
+
+    options: CalibrationOptions
+    overall: Calibration
+    per_class: dict[int, Calibration]
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        o = self.options
+        return {
+            "calibration": {
+                "bins": o.bins,
+                "sample_threshold": o.sample_threshold,
+                "multivariate": o.multivariate,
+                "overall": self.overall.to_dict(),
+                "per_class": {c.name: c.to_dict() for c in self.per_class.values()},
+            }
+        }
+
+    def text(self) -> TextPart:
+        """Per class its D-ECE; D-MCE (overall) under the table."""
+
+        def ece(c: Calibration) -> str:
+            return f"{'-' if math.isnan(c.d_ece) else f'{c.d_ece:.4f}':>7}"
+
+        mce = self.overall.d_mce
+        return TextPart(
+            f"calibration ({self.options.bins} bins)",
+            f"{'D-ECE':>7}",
+            {k: ece(c) for k, c in self.per_class.items()},
+            f"{'-':>7}",
+            ece(self.overall),
+            notes=("" if math.isnan(mce) else f"D-MCE (overall) {mce:.4f}", *self.notes),
+        )
+
+    def figures(self, title: str) -> list[tuple[str, str]]:
+        return [("reliability", reliability_svg(title, self.overall))]
+
+
+def _boxes(s: Subject, evs: Sequence[ClassEvaluation]) -> dict[int, FloatArray] | None:
+    """Per class index the relative ``cx, cy, w, h`` of each rank (``None``: an image without
+    size)."""
+    ds, img = s.dataset, s.dataset.images
+    out = {}
+    for e in evs:
+        w, h = img.width[e.image_index], img.height[e.image_index]
+        if np.any(w <= 0) or np.any(h <= 0):
+            return None
+        box = s.results.detections.box[e.order]
+        out[e.class_index] = relative_boxes(box, w, h, ds.plus_one)
+    return out
+
+
+def compute(s: Subject, o: CalibrationOptions) -> CalibrationAnalysis:
+    """The calibration of ``s``'s detection classes, pooled and per class."""
+    evs = list(s.evidence.evaluations("det"))
+    notes: tuple[str, ...] = ()
+    boxes = None
+    if o.multivariate:
+        boxes = _boxes(s, evs)
+        if boxes is None:
+            notes = ("multivariate D-ECE needs every image's size: confidence only",)
+    overall = calibration("overall", evs, o.bins, o.sample_threshold, boxes)
+    per = {
+        e.class_index: calibration(e.class_name, [e], o.bins, o.sample_threshold, boxes)
+        for e in evs
+    }
+    return CalibrationAnalysis(o, overall, per, notes)
+
+
+ANALYSIS = Analysis(
+    "calibration",
+    "Calibration: reliability diagram (D-ECE)",
+    "D-ECE / D-MCE and reliability bins",
+    CalibrationOptions,
+    compute,
+    check_options,
+    figures=("reliability",),
+)

@@ -15,6 +15,9 @@ threshold is that rank's score. A class with objects but no true positive (or no
 oLRP 1, FN 1 and NaN localisation, FP and threshold; a class without objects (``npos`` 0) has
 none (left out). moLRP and the mean components average the classes that have them (NaN left
 out).
+
+As an analysis (``ANALYSIS``, ``vocviewer analyze --lrp``): oLRP of the detection classes at the
+IoU of their verdicts; left out, with a note, where a true positive has no IoU (masks).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.evaluation.analyses.base import Analysis, Subject, TextPart, verdict_iou
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 FloatArray = npt.NDArray[np.float64]
@@ -168,3 +172,55 @@ def optimal_lrp(evs: Sequence[ClassEvaluation], tau: float) -> LRPResult:
             if c is not None:
                 out[ev.class_index] = c
     return LRPResult(float(tau), out)
+
+
+# --- the analysis (``ANALYSIS``) --------------------------------------------------------------
+@dataclass(frozen=True)
+class LRPOptions:
+    """``vocviewer analyze --lrp`` has no options (its IoU is the verdicts')."""
+
+
+@dataclass(frozen=True, eq=False)
+class LRPAnalysis:
+    """``lrp`` (``None``: left out, ``note`` says why)."""
+
+    lrp: LRPResult | None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``"lrp"``, or ``"lrp_note"`` where it is left out."""
+        return {"lrp": self.lrp.to_dict()} if self.lrp is not None else {"lrp_note": self.note}
+
+    def text(self) -> TextPart:
+        """Per class its oLRP and threshold; moLRP after the overall row."""
+        blank = f"{'-':>6} {'-':>7}"
+        rows = {}
+        per = self.lrp.per_class if self.lrp is not None else {}
+        for k, c in per.items():
+            th = "-" if math.isnan(c.threshold) else f"{c.threshold:.3f}"
+            rows[k] = f"{f'{c.olrp:.3f}':>6} {th:>7}"
+        suffix = "" if self.lrp is None else f"  moLRP {self.lrp.molrp:.4f}"
+        notes = (self.note,) if self.note else ()
+        return TextPart(
+            "optimal LRP", f"{'oLRP':>6} {'oLRPthr':>7}", rows, blank, blank, suffix, notes
+        )
+
+    def figures(self, title: str) -> list[tuple[str, str]]:
+        return []
+
+
+def compute(s: Subject, o: LRPOptions) -> LRPAnalysis:
+    """oLRP of ``s``'s detection classes at the IoU of their verdicts."""
+    try:
+        return LRPAnalysis(optimal_lrp(list(s.evidence.evaluations("det")), verdict_iou(s)))
+    except ValueError as err:
+        return LRPAnalysis(None, f"LRP left out: {err}")
+
+
+ANALYSIS = Analysis(
+    "lrp",
+    "Optimal LRP: localisation, recall and precision error",
+    "optimal LRP, its components and thresholds, moLRP",
+    LRPOptions,
+    compute,
+)

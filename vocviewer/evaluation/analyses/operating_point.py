@@ -11,6 +11,11 @@ together). ``overall`` pools every class's counted ranks under one threshold (mi
 The best threshold of a class is the one of largest F-beta (the highest such threshold on ties),
 or the lowest threshold whose precision reaches a target (the largest recall at that precision),
 or the highest threshold whose recall reaches a target. None where no threshold qualifies.
+
+As an analysis (``ANALYSIS``, ``vocviewer analyze --operating-point``): the curves and best
+thresholds of the detection classes, the confusion matrix at a score threshold (``--threshold``;
+default: the overall best; NaN: none), the figure ``threshold_<set>`` and the deployment
+thresholds (``--deploy-thresholds``).
 """
 
 from __future__ import annotations
@@ -23,10 +28,21 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.evaluation.analyses.base import (
+    Analysis,
+    Output,
+    Subject,
+    TextPart,
+    option,
+    verdict_iou,
+)
+from vocviewer.evaluation.confusion import ConfusionMatrix, confusion_matrix
+from vocviewer.evaluation.render import beyond_ap_svg as svg
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+COLORS = {"precision": "#1f6fb2", "recall": "#d81b60", "F1": "#00897b", "F-beta": "#f9a825"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,3 +268,158 @@ def row_normalised(counts: npt.ArrayLike, hide_diagonal: bool = False) -> FloatA
         k = min(out.shape)
         out[np.arange(k), np.arange(k)] = np.nan
     return out
+
+
+def threshold_svg(title: str, curve: ThresholdCurve, best: int | None) -> str:
+    """Precision, recall, F1 (and F-beta if beta is not 1) against the score threshold (x: the
+    scores' range, at least [0, 1]); a dashed line at the best threshold."""
+    t = curve.thresholds
+    lo = min(0.0, float(t.min())) if len(t) else 0.0
+    hi = max(1.0, float(t.max())) if len(t) else 1.0
+    out = svg.frame(title, "score threshold", "rate", lo, hi)
+    series = [("precision", curve.precision), ("recall", curve.recall), ("F1", curve.f1)]
+    if curve.beta != 1:
+        series.append(("F-beta", curve.fbeta))
+    legend = []
+    for name, ys in series:
+        pts = [
+            f"{svg.x_of(float(a), lo, hi):.2f},{svg.y_of(float(b)):.2f}"
+            for a, b in zip(t, ys, strict=True)
+            if not math.isnan(b)
+        ]
+        if pts:
+            out.append(
+                f'<polyline points="{" ".join(pts)}" fill="none" stroke="{COLORS[name]}" '
+                'stroke-width="2"/>'
+            )
+        label = f"F{curve.beta:g}" if name == "F-beta" else name
+        legend.append((label, COLORS[name]))
+    if best is not None:
+        xb = svg.x_of(float(t[best]), lo, hi)
+        out.append(
+            f'<line x1="{xb:.2f}" y1="{svg.y_of(0):.2f}" x2="{xb:.2f}" y2="{svg.y_of(1):.2f}" '
+            'stroke="#202124" stroke-dasharray="4 3"/>'
+        )
+        legend.append((f"best {float(t[best]):.3f}", "#202124"))
+    out += svg.legend(legend)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# --- the analysis (``ANALYSIS``) --------------------------------------------------------------
+@dataclass(frozen=True)
+class OperatingOptions:
+    """``vocviewer analyze --operating-point``'s options."""
+
+    beta: float = option(1.0, "F-beta's beta (1: F1)")
+    target_precision: float | None = option(
+        None, "best: lowest threshold with precision >= P", "P", float
+    )
+    target_recall: float | None = option(
+        None, "best: highest threshold with recall >= R", "R", float
+    )
+    threshold: float | None = option(
+        None, "the confusion matrix's score threshold (default: the overall best)", "T", float
+    )
+
+
+def check_options(o: OperatingOptions) -> None:
+    """``ValueError`` naming the flag of a bad value."""
+    if not o.beta > 0:
+        raise ValueError(f"--beta must be positive, got {o.beta}")
+    if o.target_precision is not None and o.target_recall is not None:
+        raise ValueError("give --target-precision or --target-recall, not both")
+    for flag, t in (
+        ("--target-precision", o.target_precision),
+        ("--target-recall", o.target_recall),
+    ):
+        if t is not None and not 0 <= t <= 1:
+            raise ValueError(f"{flag} must lie in [0, 1], got {t}")
+
+
+@dataclass(frozen=True, eq=False)
+class OperatingAnalysis:
+    """The operating point ``op`` and the confusion matrix at its threshold (``None``: none)."""
+
+    op: OperatingPoint
+    confusion: ConfusionMatrix | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``"operating_point"`` and, with a matrix, ``"confusion"`` (with ``row_normalised``)."""
+        out: dict[str, Any] = {"operating_point": self.op.to_dict()}
+        if self.confusion is not None:
+            cm = self.confusion.to_dict()
+            cm["row_normalised"] = row_normalised(self.confusion.counts).tolist()
+            out["confusion"] = cm
+        return out
+
+    def text(self) -> TextPart:
+        """Per class its best threshold with P, R and F-beta there."""
+        op = self.op
+        fb = "F1" if op.beta == 1 else f"F{op.beta:g}"
+        blank = f"{'-':>7} {'-':>6} {'-':>6} {'-':>6}"
+
+        def cells(curve: ThresholdCurve, i: int | None) -> str:
+            if i is None:
+                return blank
+            d = curve.at(float(curve.thresholds[i]))
+            return (
+                f"{d['threshold']:7.3f} {d['precision']:6.3f} {d['recall']:6.3f} {d['fbeta']:6.3f}"
+            )
+
+        return TextPart(
+            f"operating point ({op.rule})",
+            f"{'thr':>7} {'P':>6} {'R':>6} {fb:>6}",
+            {k: cells(c, op.best[k]) for k, c in op.per_class.items()},
+            blank,
+            cells(op.overall, op.overall_best),
+        )
+
+    def figures(self, title: str) -> list[tuple[str, str]]:
+        return [("threshold", threshold_svg(title, self.op.overall, self.op.overall_best))]
+
+
+def compute(s: Subject, o: OperatingOptions) -> OperatingAnalysis:
+    """The operating point of ``s``'s detection classes and the confusion matrix at
+    ``o.threshold`` (default: the overall best threshold)."""
+    evs = list(s.evidence.evaluations("det"))
+    op = operating_point(evs, o.beta, o.target_precision, o.target_recall)
+    t = o.threshold
+    if t is None and op.overall_best is not None:
+        t = float(op.overall.thresholds[op.overall_best])
+    if t is None or math.isnan(t):
+        return OperatingAnalysis(op)
+    ds = s.dataset
+    missed = np.zeros(len(ds.objects), dtype=bool)
+    for v in s.evidence.views("det"):
+        missed[v.missed] = True
+    cm = confusion_matrix(
+        ds,
+        s.results,
+        {e.class_index: e for e in evs},
+        missed,
+        score_threshold=t,
+        iou_threshold=verdict_iou(s),
+        plus_one=ds.plus_one,
+    )
+    return OperatingAnalysis(op, cm)
+
+
+ANALYSIS = Analysis(
+    "operating_point",
+    "Operating point: P / R / F1 against the threshold",
+    "P / R / F1 / F-beta against the score threshold, best threshold per class, "
+    "confusion matrix at a threshold",
+    OperatingOptions,
+    compute,
+    check_options,
+    (
+        Output(
+            "deploy_thresholds",
+            "write the best threshold per class as JSON",
+            "OUT",
+            lambda r: r.op.thresholds(),
+        ),
+    ),
+    ("threshold",),
+)

@@ -11,5 +11,5 @@ analyze_figures
 analyze_report
     What ``vocviewer analyze`` returns, shared by its families.
 beyond_ap_svg
-    The operating point's and the reliability diagram's figures as standalone SVG text.
+    The frame (grid, axes, legend) the analyses beyond AP draw their SVG figures on.
 """

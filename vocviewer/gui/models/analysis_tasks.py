@@ -6,7 +6,8 @@ the breakdown (``bar_members``) or a band of the curves (``band_members``) stand
 
 Both read the window's own evidence of each result set (``EvaluationModel.evidence``: its
 ``ClassView``s, re-derived at the analyses' IoU where the protocol allows) rather than evaluating
-again; a request made while the window still evaluates that set waits for it. Neither depends on
+again; a request made while the window still evaluates that set (a bootstrap: any of its
+sets) waits for it, so neither evaluates a set the window is evaluating. Neither depends on
 the window's IoU or area choice (TIDE is defined at IoU 0.5, the characteristics at the family's
 analysis threshold), so each analysis is kept per result set and image set and computed once.
 """
@@ -220,6 +221,8 @@ class AnalysisJobs(QObject):
         self._tides: dict[tuple[int, str | None], tuple[ResultSet, ViewAnalysis | None]] = {}
         self._pending: tuple[int, str | None] | None = None
         self._waiting: ResultSet | None = None  # asked for while the window evaluates it
+        #: a bootstrap asked for while the window evaluates one of its sets: (sets, n, seed)
+        self._boot_waiting: tuple[tuple[ResultSet, ...], int, int] | None = None
         self.outcome: BootstrapOutcome | None = None
         state.dataset_loaded.connect(lambda _ds: self._forget())
         state.evaluation.finished.connect(self._evaluated)
@@ -228,6 +231,9 @@ class AnalysisJobs(QObject):
         waiting, self._waiting = self._waiting, None
         if waiting is not None and not self.cached(waiting)[0]:
             self.request_tide(waiting)
+        boot, self._boot_waiting = self._boot_waiting, None
+        if boot is not None:
+            self.run_bootstrap(*boot)
 
     def _evidence(self, results: ResultSet) -> Evidence | None:
         """The window's evidence of ``results`` (``None``: it has none settled)."""
@@ -289,6 +295,9 @@ class AnalysisJobs(QObject):
         ds, image_set, chosen = st.dataset, st.evaluation.image_set, tuple(sets)
         named = tuple(distinct_names(chosen))
         windows = tuple(self._evidence(r) for r in chosen)
+        if None in windows and st.evaluation.is_running():
+            self._boot_waiting = (chosen, replicates, seed)  # read the window's evaluation
+            return
         worker = Worker(_bootstrap_job, holder, ds, named, windows, image_set, replicates, seed)
         holder.append(worker)
 
@@ -310,10 +319,16 @@ class AnalysisJobs(QObject):
         )
 
     def bootstrap_running(self) -> bool:
-        return "analysis/bootstrap" in self.state.jobs.running_keys()
+        """Whether a bootstrap runs (or waits for the window's evaluation of its sets)."""
+        return (
+            self._boot_waiting is not None or "analysis/bootstrap" in self.state.jobs.running_keys()
+        )
 
     def cancel_bootstrap(self) -> None:
-        if self.bootstrap_running():
+        if self._boot_waiting is not None:
+            self._boot_waiting = None
+            self.boot_done.emit("Bootstrap cancelled.")
+        elif self.bootstrap_running():
             self.state.jobs.cancel("analysis/bootstrap")
             self.boot_done.emit("Bootstrap cancelled.")
 

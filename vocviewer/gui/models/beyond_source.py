@@ -1,8 +1,8 @@
-"""The analyses beyond AP of the window's current result set (``families.beyond_ap``), from the
-window's own evidence (``EvaluationModel.evidence``: the verdicts at the window's choice), kept
-while that evidence is the same. What the Analysis tab's operating-point and calibration pages
-show: at the default choice the numbers of ``vocviewer analyze --operating-point --calibration
---lrp``.
+"""The analyses beyond AP of the window's current result set (``families.beyond_ap``: every
+registered analysis), from the window's own evidence (``EvaluationModel.evidence``: the verdicts
+at the window's choice), kept while that evidence is the same. What the Analysis tab's pages of
+these analyses show (``result(name)``): at the default choice the numbers of ``vocviewer
+analyze --operating-point --calibration --lrp ...``.
 
 The computation runs in a ``Worker`` under ``state.jobs`` (key ``analysis/beyond``; latest
 wins), never on the GUI thread: ``current()`` answers from what is computed and asks for the
@@ -10,6 +10,8 @@ rest; ``ready`` says when it came.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -74,6 +76,11 @@ class BeyondSource(QObject):
         if key != self._pending or not self.computing():
             self._start(*wanted)
         return None
+
+    def result(self, name: str) -> Any | None:
+        """Analysis ``name``'s result of what the window shows (``None``: see ``current``)."""
+        b = self.current()
+        return None if b is None else b.results.get(name)
 
     def computing(self) -> bool:
         """Whether the worker is computing what the window shows."""

@@ -14,6 +14,8 @@ bootstrap
     ``BootstrapRow``: confidence intervals by bootstrap.
 compare
     ``CompareView``: two result sets side by side.
+pages
+    ``AnalysisPage`` and the pages of the analyses beyond AP (``BUILTIN``, ``register_page``).
 operating
     ``OperatingChart``: P / R / F1 against the score threshold; a click sets the threshold.
 reliability

@@ -29,6 +29,7 @@ from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, fill_with, rich_header
+from vocviewer.gui.panes.analysis.pages import AnalysisPage
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click the plot to set the threshold and list the detections kept there."
@@ -37,14 +38,15 @@ SERIES = (("precision", "#1f6fb2"), ("recall", "#d81b60"), ("f1", "#00897b"))
 VERDICT_WORD = {Verdict.TP: "TP", Verdict.FP: "FP", Verdict.DUPLICATE: "duplicate"}
 
 
-class OperatingChart(QWidget):
+class OperatingChart(AnalysisPage):
     """The curves of the selected class against the threshold, over the kept detections."""
+
+    analysis = "operating_point"
 
     def __init__(
         self, state: AppState, source: BeyondSource, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self.state, self.source = state, source
+        super().__init__(state, source, parent)
         self.header = rich_header()
         self.plot = fixed_plot("rate")
         self.plot.getPlotItem().setLabel("bottom", "score threshold")
@@ -68,6 +70,7 @@ class OperatingChart(QWidget):
         )
         self.per_class_button.clicked.connect(self.draw_per_class)
         self.list = MemberList(state, None, PLACEHOLDER)
+        self.list.zoom_requested.connect(self.zoom_requested)
         buttons = QHBoxLayout()  # under the header: the header keeps the pane's width
         buttons.addStretch(1)
         buttons.addWidget(self.draw_button)
@@ -87,7 +90,7 @@ class OperatingChart(QWidget):
 
     def redraw(self, reset: bool = False) -> None:
         """Draw the selected class's curves (``reset``: back to its best threshold)."""
-        b, k = self.source.current(), self.state.selected_class
+        b, k = self.result(), self.state.selected_class
         curve = None
         if b is not None:
             curve = b.op.per_class.get(k) if k >= 0 else b.op.overall
@@ -116,7 +119,8 @@ class OperatingChart(QWidget):
         hi = max(1.0, float(curve.thresholds.max(initial=1.0)))
         self.plot.setXRange(lo, hi, padding=0.02)
         self.plot.setYRange(0.0, 1.0, padding=0.02)
-        self._header(b.iou, curve, best)
+        shown = self.source.current()
+        self._header(shown.iou if shown is not None else 0.5, curve, best)
         self._list()
 
     def _header(self, iou: float, curve: ThresholdCurve, best: int | None) -> None:
@@ -170,7 +174,7 @@ class OperatingChart(QWidget):
     def draw_per_class(self) -> None:
         """Draw each class at its best threshold (``OperatingPoint.thresholds``; a class
         without one at the window's one threshold), offset 0."""
-        b, st = self.source.current(), self.state
+        b, st = self.result(), self.state
         if b is None or st.current_results < 0:
             return
         name = st.results[st.current_results].results.name

@@ -1,13 +1,13 @@
 """``AnalysisPane``: what each error costs the current result set (TIDE's dAP per error type, for
 the selected class or the mean over classes), ``analyze()``'s nested curves
-(``analysis_curves``), the object characteristics (``analysis_characteristics``), the
-operating point and the reliability diagram (``analysis_operating``, ``analysis_reliability``:
-the analyses beyond AP of the window's own evidence) and the bootstrap of one or all result sets
-(``analysis_bootstrap``, ``analysis_compare``); the chart combo chooses the page.
+(``curves``), the object characteristics (``characteristics``), a page per analysis beyond AP
+that has one (``pages``: the operating point, the reliability diagram, ..., from the window's own
+evidence) and the bootstrap of one or all result sets (``bootstrap``, ``compare``); the chart
+combo chooses the page.
 
 The analysis is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
 computes it for the family, once per result set, and only while the pane is shown; so are the
-operating point and the calibration (``models.beyond_source``). Clicking a bar,
+analyses beyond AP (``models.beyond_source``). Clicking a bar,
 band or bin lists its members under the chart (``analysis_members``); choosing one selects it in
 the image view (Enter or double-click also zooms to it); "Walk" sets the detection walk to the
 closest mode. The bootstrap runs on demand, with progress and Cancel.
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.analyses.registry import analysis as analysis_named
 from vocviewer.evaluation.analysis import object_name
 from vocviewer.evaluation.characteristics import Characteristic
 from vocviewer.evaluation.tide import KIND_NAMES, TideResult
@@ -54,8 +55,7 @@ from vocviewer.gui.panes.analysis.characteristics import CharacteristicsChart
 from vocviewer.gui.panes.analysis.compare import CompareView
 from vocviewer.gui.panes.analysis.curves import CurvesChart
 from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, rich_header
-from vocviewer.gui.panes.analysis.operating import OperatingChart
-from vocviewer.gui.panes.analysis.reliability import ReliabilityChart
+from vocviewer.gui.panes.analysis.pages import AnalysisPage, page_key, pages
 from vocviewer.gui.panes.pane_sizes import LIST_MIN_ROWS, keep_plot, keep_rows, scrolled
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
@@ -67,8 +67,6 @@ X_OF: dict[str, float] = {n: float(i + (i >= 6) * 0.6) for i, n in enumerate(BAR
 TICK = {**{n: n for n in BARS}, "FalsePos": "FP", "FalseNeg": "FN"}
 #: the chart combo's data of the pages other than TIDE's ("") and the characteristics' (names)
 CURVES, BOOTSTRAP = "#curves", "#bootstrap"
-#: the pages beyond AP: the operating point and the reliability diagram
-OPERATING, CALIBRATION = "#operating", "#calibration"
 
 
 class AnalysisPane(QWidget):
@@ -111,13 +109,13 @@ class AnalysisPane(QWidget):
         self.curves = CurvesChart(state, walk)
         self.compare = CompareView(state)
         self.beyond = BeyondSource(state, self)  # computed in a worker; ``ready`` redraws
-        self.operating = OperatingChart(state, self.beyond)
-        self.reliability = ReliabilityChart(state, self.beyond)
+        #: the page of each analysis beyond AP that has one, by analysis name (``pages``)
+        self.pages: dict[str, AnalysisPage] = {p.analysis: p(state, self.beyond) for p in pages()}
 
         self.splitter = chart_over_list(self.header, self.plot, self.list)
         self.stack = QStackedWidget()
-        pages = (self.splitter, self.chars, self.curves, self.compare)
-        for page in (*pages, self.operating, self.reliability):
+        fixed = (self.splitter, self.chars, self.curves, self.compare)
+        for page in (*fixed, *self.pages.values()):
             self.stack.addWidget(page)
         content = self.content = QWidget()  # scrolls where the tab is shorter than it needs
         layout = QVBoxLayout(content)
@@ -145,8 +143,7 @@ class AnalysisPane(QWidget):
         self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
         self.apply_palette()
 
-        lists = (self.operating.list, self.reliability.list)
-        for pane in (self.list, self.curves.list, self.chars.list, *lists):
+        for pane in (self.list, self.curves.list, self.chars.list, *self.pages.values()):
             pane.zoom_requested.connect(self.zoom_requested)
         self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
         self.beyond.ready.connect(self._on_beyond_ready)
@@ -239,8 +236,8 @@ class AnalysisPane(QWidget):
         while self.chart_combo.count() > 1:
             self.chart_combo.removeItem(1)
         self.chart_combo.addItem("Precision/recall as errors are removed (analyze())", CURVES)
-        self.chart_combo.addItem("Operating point: P / R / F1 against the threshold", OPERATING)
-        self.chart_combo.addItem("Calibration: reliability diagram (D-ECE)", CALIBRATION)
+        for name in self.pages:
+            self.chart_combo.addItem(analysis_named(name).title, page_key(name))
         for name in self.characteristics:
             self.chart_combo.addItem(f"Objects by {name} (normalised AP)", name)
         self.chart_combo.addItem("Bootstrap: intervals and comparison", BOOTSTRAP)
@@ -268,8 +265,8 @@ class AnalysisPane(QWidget):
         if name == BOOTSTRAP:
             self.stack.setCurrentWidget(self.compare)
             return
-        if name in (OPERATING, CALIBRATION):
-            page = self.operating if name == OPERATING else self.reliability
+        page = next((p for n, p in self.pages.items() if page_key(n) == name), None)
+        if page is not None:
             page.redraw()
             self.stack.setCurrentWidget(page)
             return
@@ -277,14 +274,14 @@ class AnalysisPane(QWidget):
         self.stack.setCurrentWidget(self.chars if name else self.splitter)
 
     def _on_beyond_ready(self) -> None:
-        """The worker's operating point and calibration came: redraw the page showing them."""
+        """The worker's analyses beyond AP came: redraw the page showing one."""
         page = self.stack.currentWidget()
-        if page is self.operating or page is self.reliability:
+        if isinstance(page, AnalysisPage):
             page.redraw()
 
     def choose_chart(self, name: str) -> None:
-        """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP``,
-        ``OPERATING``, ``CALIBRATION`` or a characteristic), as the chart combo does."""
+        """Show page ``name`` (``""``: TIDE's breakdown, ``CURVES``, ``BOOTSTRAP``, an analysis
+        page's ``pages.page_key(analysis)`` or a characteristic), as the chart combo does."""
         self.chart_combo.setCurrentIndex(max(self.chart_combo.findData(name), 0))
 
     # --- the chart ---------------------------------------------------------------------------

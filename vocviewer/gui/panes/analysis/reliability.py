@@ -22,19 +22,21 @@ from vocviewer.gui.models.analysis_tasks import Members
 from vocviewer.gui.models.beyond_source import BeyondSource
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.analysis.members import MemberList, chart_over_list, fill_with, rich_header
+from vocviewer.gui.panes.analysis.pages import AnalysisPage
 from vocviewer.gui.widgets.plot_theme import fixed_plot, theme_plot
 
 PLACEHOLDER = "Click a bin to list its detections."
 
 
-class ReliabilityChart(QWidget):
+class ReliabilityChart(AnalysisPage):
     """The reliability diagram of the selected class over the chosen bin's detections."""
+
+    analysis = "calibration"
 
     def __init__(
         self, state: AppState, source: BeyondSource, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
-        self.state, self.source = state, source
+        super().__init__(state, source, parent)
         self.header = rich_header()
         self.plot = fixed_plot("precision (matched share)")
         self.plot.getPlotItem().setLabel("bottom", "confidence")
@@ -45,6 +47,7 @@ class ReliabilityChart(QWidget):
             self.plot.addItem(item)
         self.plot.scene().sigMouseClicked.connect(self._on_scene_click)
         self.list = MemberList(state, None, PLACEHOLDER)
+        self.list.zoom_requested.connect(self.zoom_requested)
         fill_with(self, chart_over_list(self.header, self.plot, self.list))
         self.cal: Calibration | None = None
         self.bin = -1
@@ -54,7 +57,7 @@ class ReliabilityChart(QWidget):
 
     def calibration(self) -> Calibration | None:
         """The selected class's calibration (all classes: the pooled one)."""
-        b, k = self.source.current(), self.state.selected_class
+        b, k = self.result(), self.state.selected_class
         if b is None:
             return None
         return b.per_class.get(k) if k >= 0 else b.overall
