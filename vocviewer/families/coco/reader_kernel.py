@@ -21,7 +21,7 @@ from vocviewer import kernel
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
-from vocviewer.families.coco.lazy_masks import LazyRleTable
+from vocviewer.families.coco.lazy_masks import LazyRleTable, Shapes
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
 IntArray = npt.NDArray[np.int64]
@@ -164,9 +164,9 @@ def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool)
 
 def _masks(
     c: GroundTruthColumns, rows: IntArray, width: IntArray, height: IntArray
-) -> list[tuple[Any, int, int]] | None:
-    """Per annotation (file order) its mask as the Python reader keeps it before rasterising:
-    ``(polygon parts, 0, 0)`` or ``(counts, h, w)``; ``None`` on any problem."""
+) -> Shapes | None:
+    """Every annotation's segmentation (file order) as ``LazyRleTable`` keeps it; ``None`` on
+    any problem."""
     kind = c["segm_kind"]
     if (kind == 0).any():  # a missing segmentation: defaulted with a problem
         return None
@@ -178,8 +178,7 @@ def _masks(
     poly = kind == 1
     if (part_len[first_part[poly & (nparts > 0)]] == 4).any():
         return None  # box-form polygons: the Python reader converts them
-    parts = c.lists("xy", "part_len")
-    work = schema.polygon_work(parts)
+    work = schema.polygon_work_flat(c["xy"], part_len)
     if len(work) and work.max() > schema.MAX_POLYGON_WORK:
         return None
     rle_h, rle_w, runs = c["rle_h"], c["rle_w"], c["rle"]
@@ -200,16 +199,7 @@ def _masks(
         np.add.reduceat(runs, np.cumsum(rle_len) - rle_len), h * w
     ):
         return None  # (runs within 0 .. h * w: their sums cannot overflow)
-    run_lists = c.lists("rle", "rle_len")
-    out: list[tuple[Any, int, int]] = []
-    p = 0
-    for j, (k, n) in enumerate(zip(kind.tolist(), nparts.tolist(), strict=True)):
-        if k == 1:
-            out.append((parts[p : p + n], 0, 0))
-            p += n
-        else:
-            out.append((run_lists[j], int(rle_h[j]), int(rle_w[j])))
-    return out
+    return Shapes(kind.astype(np.int8), c["xy"], part_len, nparts, runs, c["rle_len"])
 
 
 def _dataset(
@@ -219,7 +209,7 @@ def _dataset(
     rows: IntArray,
     label: IntArray,
     files: list[Path],
-    segm: list[tuple[Any, int, int]] | None,
+    segm: Shapes | None,
     img_dir: Path,
 ) -> Dataset:
     """The ``Dataset`` ``reader._dataset`` builds: objects sorted by image row (file order
@@ -316,11 +306,13 @@ def _keypoints(c: GroundTruthColumns, order: IntArray, has_kp: npt.NDArray[np.bo
 
 
 def _mask_table(
-    segm: list[tuple[Any, int, int]], order: IntArray, image_index: IntArray, c: GroundTruthColumns
+    segm: Shapes, order: IntArray, image_index: IntArray, c: GroundTruthColumns
 ) -> RleTable:
     """``reader._mask_table``: polygons at their image's size, RLEs as given; a polygon of an
     image without a size is an empty 0 x 0 mask. Rasterised when first read (``LazyRleTable``:
     a box evaluation never reads them, the window one image at a time)."""
-    hh = c["height"][image_index]
-    ww = c["width"][image_index]
-    return LazyRleTable([segm[j] for j in order.tolist()], hh, ww)
+    hh = c["height"][image_index].copy()
+    ww = c["width"][image_index].copy()
+    rle = segm.kind[order] == 2
+    hh[rle], ww[rle] = c["rle_h"][order][rle], c["rle_w"][order][rle]
+    return LazyRleTable.of_shapes(segm.take(order), hh, ww)
