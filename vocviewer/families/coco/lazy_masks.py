@@ -35,6 +35,9 @@ class LazyRleTable(RleTable):
     empty mask (runs ``[0]``). The segmentations are kept as flat columns (``Shapes``: tens of
     thousands of small arrays would take seconds to pickle)."""
 
+    _shapes: Shapes
+    _table: RleTable | None
+
     def __init__(self, segm: list[Segmentation], height: npt.ArrayLike, width: npt.ArrayLike):
         hh = np.array(height, dtype=np.int64)
         ww = np.array(width, dtype=np.int64)
@@ -56,11 +59,11 @@ class LazyRleTable(RleTable):
         table._init(shapes, height, width)
         return table
 
-    @property  # type: ignore[override]
+    @property
     def counts(self) -> IntArray:
         return self.rasterised().counts
 
-    @property  # type: ignore[override]
+    @property
     def offsets(self) -> IntArray:
         return self.rasterised().offsets
 
