@@ -63,7 +63,8 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
             time.sleep(0.001)
 
     finished: list[float] = []
-    ev.finished.connect(lambda: finished.append(time.time()))
+    cpu_at_eval: list[float] = []
+    ev.finished.connect(lambda: (finished.append(time.time()), cpu_at_eval.append(process_cpu())))
     win.open_dataset(gt, (res,))
     wait(lambda: bool(finished) and len(st.evaluations) > 0)
     out["eval_done_from_spawn"] = finished[0] - t_spawn
@@ -83,8 +84,28 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
         t1, cpu1 = time.perf_counter(), time.thread_time()
         out[f"{what}={value}"] = {"wall_ms": 1e3 * (t1 - t0), "gui_cpu_ms": 1e3 * (cpu1 - cpu0)}
     out["rederives"] = ev.settings.rederives
+    out["cpu_at_eval"] = cpu_at_eval[0] if cpu_at_eval else float("nan")
     win.close()
     return out
+
+
+def process_cpu() -> float:
+    """CPU seconds (user + system) of this process and of the window's helper process so far
+    (``/proc``; the helper's part is 0 where there is no ``/proc``)."""
+    import resource
+
+    from vocviewer.gui.models import helper_process
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    total = me.ru_utime + me.ru_stime
+    pool = helper_process._POOL
+    for pid in getattr(pool, "_processes", None) or {}:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
 
 
 def run_child(gt: Path, res: Path, root: Path = ROOT) -> dict[str, Any]:
@@ -98,13 +119,20 @@ def run_child(gt: Path, res: Path, root: Path = ROOT) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run_cli(gt: Path, res: Path) -> float:
+def run_cli(gt: Path, res: Path) -> tuple[float, float]:
+    """The CLI's whole-process wall time and CPU seconds (user + system)."""
+    import resource
+
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     cmd = [sys.executable, "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
     subprocess.run(cmd, capture_output=True, check=True, env=env, cwd=ROOT)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu
 
 
 def mm(values: list[float], fmt: str = "{:.3f}") -> str:
@@ -122,9 +150,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--compare", type=Path, help="another checkout: its window, interleaved")
     a = ap.parse_args(argv)
     gt, res = a.data / "instances_gt.json", a.data / "detections_bbox.json"
-    runs, cli, other = [], [], []
+    runs, cli, cli_cpu, other = [], [], [], []
     for _ in range(max(a.runs, 3)):
-        cli.append(run_cli(gt, res))
+        wall, cpu = run_cli(gt, res)
+        cli.append(wall)
+        cli_cpu.append(cpu)
         runs.append(run_child(gt, res))
         if a.compare is not None:
             other.append(run_child(gt, res, a.compare.resolve()))
@@ -134,12 +164,20 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'CLI vocviewer eval, whole process (s)':<52}{mm(cli):>20}")
     print(f"{'window: evaluation done, from spawn (s)':<52}{mm(evals):>20}")
     print(f"{'window: every job done, from spawn (s)':<52}{mm(idle):>20}")
-    print(
-        f"{'window - CLI (s; target <= 0.5)':<52}{mm([e - c for e, c in zip(evals, cli, strict=True)]):>20}"
-    )
+    pairs = list(zip(evals, cli, strict=True))  # each window run against the CLI run before it
+    print(f"{'window - CLI (s; target <= 0.5)':<52}{mm([e - c for e, c in pairs]):>20}")
+    print(f"{'window / CLI':<52}{mm([e / c for e, c in pairs], '{:.2f}'):>20}")
+    cpu = [r["cpu_at_eval"] for r in runs]
+    print(f"{'CPU s to evaluation done: window + helper':<52}{mm(cpu):>20}")
+    print(f"{'CPU s: CLI (whole process)':<52}{mm(cli_cpu):>20}")
     if other:
         was = [r["eval_done_from_spawn"] for r in other]
         print(f"{'  ' + str(a.compare) + ': evaluation done (s)':<52}{mm(was):>20}")
+        print(
+            f"{'  ' + str(a.compare) + ': window - CLI (s)':<52}{mm([w - c for w, c in zip(was, cli, strict=True)]):>20}"
+        )
+        was_cpu = [r.get("cpu_at_eval", float("nan")) for r in other]
+        print(f"{'  ' + str(a.compare) + ': CPU s window + helper':<52}{mm(was_cpu):>20}")
     print(f"re-derived from stored evidence: {runs[0]['rederives']}")
     for what, value in CHANGES:
         key = f"{what}={value}"

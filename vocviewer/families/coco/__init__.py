@@ -22,6 +22,8 @@ declared
     file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     COCO detection evaluation (pycocotools ``COCOeval``.
+lazy_masks
+    The ground truth's RLE masks, rasterised when first read (a row alone, or all at once).
 match_kernel
     COCOeval's matching and accumulation on the compiled kernel (``vocviewer/kernel/_match.c``).
 matching

@@ -22,6 +22,7 @@ from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import reader_kernel, schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
+from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 from vocviewer.formats.input import check_image_size
 from vocviewer.formats.json_input import load_json, parse_json, read_json_bytes, show
@@ -463,16 +464,16 @@ def _dataset(
 
 
 def _mask_table(rows: list[_Row], heights: list[int], widths: list[int]) -> RleTable:
-    """Every row's mask: polygons rasterised in one batch (image size), RLEs as given."""
+    """Every row's mask: polygons at their image's size, RLEs as given (rasterised when first
+    read, ``LazyRleTable``)."""
     hh = np.array([heights[r.row] for r in rows], dtype=np.int64)
     ww = np.array([widths[r.row] for r in rows], dtype=np.int64)
-    rles: list[mk.Counts] = [np.zeros(1, dtype=np.int64)] * len(rows)  # sizeless: empty
-    poly = [j for j, r in enumerate(rows) if isinstance(r.segm, list) and hh[j] and ww[j]]
-    sets = [rows[j].segm for j in poly]
-    for j, c in zip(poly, polygon_sets_to_rle(sets, hh[poly], ww[poly]), strict=True):  # type: ignore[arg-type]
-        rles[j] = c
-    for j, r in enumerate(rows):
-        if r.size is not None:
-            rles[j] = r.segm  # type: ignore[assignment]
-            hh[j], ww[j] = r.size
-    return RleTable.from_list(rles, hh, ww)
+    segm = [
+        (r.segm, *r.size)
+        if r.size is not None
+        else (r.segm, 0, 0)
+        if isinstance(r.segm, list)
+        else (None, 0, 0)
+        for r in rows
+    ]
+    return LazyRleTable(segm, hh, ww)

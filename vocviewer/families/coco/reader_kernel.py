@@ -18,11 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
-from vocviewer.core import masks as mk
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
-from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
+from vocviewer.families.coco.lazy_masks import LazyRleTable, Shapes
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
 IntArray = npt.NDArray[np.int64]
@@ -59,8 +58,9 @@ class GroundTruthColumns:
     def lists(self, name: str, lengths: str, step: int = 1) -> list[npt.NDArray[Any]]:
         """The per-row lists of the flat column ``name`` (``lengths`` items of ``step`` values
         per row)."""
-        ends = np.cumsum(self.cols[lengths] * step)
-        return np.split(self.cols[name], ends[:-1]) if len(ends) else []
+        flat = self.cols[name]
+        ends = np.cumsum(self.cols[lengths] * step).tolist()  # (np.split: 7x slower)
+        return [flat[a:b] for a, b in zip([0, *ends], ends, strict=False)]
 
 
 def guess_image_dir(path: Path) -> Path:
@@ -164,9 +164,9 @@ def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool)
 
 def _masks(
     c: GroundTruthColumns, rows: IntArray, width: IntArray, height: IntArray
-) -> list[tuple[Any, int, int]] | None:
-    """Per annotation (file order) its mask as the Python reader keeps it before rasterising:
-    ``(polygon parts, 0, 0)`` or ``(counts, h, w)``; ``None`` on any problem."""
+) -> Shapes | None:
+    """Every annotation's segmentation (file order) as ``LazyRleTable`` keeps it; ``None`` on
+    any problem."""
     kind = c["segm_kind"]
     if (kind == 0).any():  # a missing segmentation: defaulted with a problem
         return None
@@ -178,8 +178,7 @@ def _masks(
     poly = kind == 1
     if (part_len[first_part[poly & (nparts > 0)]] == 4).any():
         return None  # box-form polygons: the Python reader converts them
-    parts = c.lists("xy", "part_len")
-    work = schema.polygon_work(parts)
+    work = schema.polygon_work_flat(c["xy"], part_len)
     if len(work) and work.max() > schema.MAX_POLYGON_WORK:
         return None
     rle_h, rle_w, runs = c["rle_h"], c["rle_w"], c["rle"]
@@ -200,16 +199,7 @@ def _masks(
         np.add.reduceat(runs, np.cumsum(rle_len) - rle_len), h * w
     ):
         return None  # (runs within 0 .. h * w: their sums cannot overflow)
-    run_lists = c.lists("rle", "rle_len")
-    out: list[tuple[Any, int, int]] = []
-    p = 0
-    for j, (k, n) in enumerate(zip(kind.tolist(), nparts.tolist(), strict=True)):
-        if k == 1:
-            out.append((parts[p : p + n], 0, 0))
-            p += n
-        else:
-            out.append((run_lists[j], int(rle_h[j]), int(rle_w[j])))
-    return out
+    return Shapes(kind.astype(np.int8), c["xy"], part_len, nparts, runs, c["rle_len"])
 
 
 def _dataset(
@@ -219,7 +209,7 @@ def _dataset(
     rows: IntArray,
     label: IntArray,
     files: list[Path],
-    segm: list[tuple[Any, int, int]] | None,
+    segm: Shapes | None,
     img_dir: Path,
 ) -> Dataset:
     """The ``Dataset`` ``reader._dataset`` builds: objects sorted by image row (file order
@@ -316,20 +306,13 @@ def _keypoints(c: GroundTruthColumns, order: IntArray, has_kp: npt.NDArray[np.bo
 
 
 def _mask_table(
-    segm: list[tuple[Any, int, int]], order: IntArray, image_index: IntArray, c: GroundTruthColumns
+    segm: Shapes, order: IntArray, image_index: IntArray, c: GroundTruthColumns
 ) -> RleTable:
-    """``reader._mask_table``: polygons rasterised in one batch at their image's size, RLEs as
-    given; a polygon of an image without a size is an empty 0 x 0 mask."""
+    """``reader._mask_table``: polygons at their image's size, RLEs as given; a polygon of an
+    image without a size is an empty 0 x 0 mask. Rasterised when first read (``LazyRleTable``:
+    a box evaluation never reads them, the window one image at a time)."""
     hh = c["height"][image_index].copy()
     ww = c["width"][image_index].copy()
-    rles: list[mk.Counts] = [np.zeros(1, dtype=np.int64)] * len(order)
-    sorted_segm = [segm[j] for j in order.tolist()]
-    poly = [j for j, s in enumerate(sorted_segm) if s[1] == 0 and hh[j] and ww[j]]
-    sets = [sorted_segm[j][0] for j in poly]
-    for j, counts in zip(poly, polygon_sets_to_rle(sets, hh[poly], ww[poly]), strict=True):
-        rles[j] = counts
-    for j, (runs, h, w) in enumerate(sorted_segm):
-        if h:  # an RLE: its own size
-            rles[j] = runs
-            hh[j], ww[j] = h, w
-    return RleTable.from_list(rles, hh, ww)
+    rle = segm.kind[order] == 2
+    hh[rle], ww[rle] = c["rle_h"][order][rle], c["rle_w"][order][rle]
+    return LazyRleTable.of_shapes(segm.take(order), hh, ww)

@@ -216,15 +216,22 @@ def polygon_work(parts: list[FloatArray]) -> npt.NDArray[np.float64]:
     """Per polygon, the pixel columns / rows its edges cross (rasterising cost), float64 (P,)."""
     if not parts:
         return np.zeros(0)
-    lens = np.array([len(p) // 2 for p in parts], dtype=np.int64)
-    xy = np.concatenate(parts).reshape(-1, 2)
+    lens = np.array([len(p) for p in parts], dtype=np.int64)
+    return polygon_work_flat(np.concatenate(parts), lens)
+
+
+def polygon_work_flat(xy: FloatArray, part_len: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """``polygon_work`` of polygons given flat: ``xy`` every coordinate, ``part_len`` the
+    coordinates of each polygon (even)."""
+    lens = part_len // 2
+    xy = xy.reshape(-1, 2)
     start = np.cumsum(lens) - lens
     nxt = np.arange(len(xy)) + 1
     nz = lens > 0
     nxt[(start + lens - 1)[nz]] = start[nz]
     step = np.abs(xy[nxt] - xy).max(axis=1) if len(xy) else np.zeros(0)
-    out = np.zeros(len(parts))
-    np.add.at(out, np.repeat(np.arange(len(parts)), lens), step)
+    out = np.zeros(len(lens))
+    np.add.at(out, np.repeat(np.arange(len(lens)), lens), step)
     return out
 
 

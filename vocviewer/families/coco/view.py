@@ -10,6 +10,7 @@ one view shows masks, keypoints and captions together.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import weakref
 from collections.abc import Callable, Iterator, Mapping
@@ -106,7 +107,7 @@ def coco_class(
     those of ``choice.area`` (``all`` where the task has no such range; the largest detection
     cap); verdicts are always those of area ``all``. ``exclude``: objects never missed (default:
     crowd regions). ``params``: chosen (not the protocol's) thresholds and area ranges."""
-    ious = np.linspace(0.5, 0.95, raw.verdict.shape[0]) if params is None else params.iou_thresholds
+    ious = _thresholds(raw.verdict.shape[0]) if params is None else params.iou_thresholds
     t = threshold_index(ious, choice.iou)
     ev = ranked_evaluation(
         dataset,
@@ -126,6 +127,14 @@ def coco_class(
     iou = IOU_CHOICES[t] if params is None else float(ious[t])
     area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds, params)
     return ClassView(ev, missed, rt, curve, ap_at, iou, raw, area)
+
+
+@functools.cache
+def _thresholds(n: int) -> FloatArray:
+    """COCO's ``n`` IoU thresholds .50:.95 (read-only; one array per ``n``)."""
+    out = np.linspace(0.5, 0.95, n)
+    out.flags.writeable = False
+    return out
 
 
 def coco_curve(
@@ -221,7 +230,7 @@ def rederive_coco_views(
     out = []
     for k in sorted(raws):
         raw, last = raws[k], _LAST.get(raws[k])
-        t = threshold_index(np.linspace(0.5, 0.95, raw.verdict.shape[0]), choice.iou)
+        t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
         key = (t, task)  # Boundary and mask IoU never share verdicts
         if last is not None and last[0]() is dataset and last[1]() is results and last[2] == key:
             area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
