@@ -17,6 +17,7 @@ the standard library as before, so messages and outcomes never depend on this pa
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from itertools import chain
@@ -31,11 +32,6 @@ from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.results_bulk import Columns, lookup, nonfinite_warnings
 
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - a dependency; the standard library reads it all
-    msgspec = None  # type: ignore[assignment]
-
 __all__ = ["CHUNK_BYTES", "available", "box_columns", "box_result"]
 
 #: Bytes decoded at a time (the chunk's structs take about 3x this; the columns 0.6x).
@@ -47,10 +43,18 @@ _CUT = re.compile(rb"\}[ \t\n\r]*,[ \t\n\r]*\{")
 
 def available() -> bool:
     """Whether ``msgspec`` is installed (``box_columns`` returns ``None`` without it)."""
-    return msgspec is not None
+    return _msgspec() is not None
 
 
-if msgspec is not None:
+@functools.cache
+def _msgspec() -> tuple[Any, Any, tuple[type[Exception], ...]] | None:
+    """``msgspec``'s decoder of box entries, ``UNSET`` and its errors, or ``None`` without it
+    (imported when first needed: the compiled scanner reads most files, and the import costs
+    the command line's start ~10 ms)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; the standard library reads it all
+        return None
 
     class _Box(msgspec.Struct, gc=False):
         image_id: int
@@ -59,8 +63,8 @@ if msgspec is not None:
         score: float
         caption: Any = msgspec.UNSET  # only the first entry's is looked at (the kind of file)
 
-    _DECODER: Any = msgspec.json.Decoder(list[_Box])
-    _ERRORS: tuple[type[Exception], ...] = (msgspec.DecodeError, msgspec.ValidationError)
+    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    return msgspec.json.Decoder(list[_Box]), msgspec.UNSET, errors
 
 
 def _pieces(data: bytes, chunk: int) -> list[tuple[int, int]]:
@@ -84,8 +88,10 @@ def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
     quick = results_kernel.box_columns(data)
     if quick is not None:
         return quick
-    if msgspec is None or not data.isascii():
+    decoding = _msgspec()
+    if decoding is None or not data.isascii():
         return None
+    decoder, unset, errors = decoding
     pieces = _pieces(data, chunk)
     parts: list[Columns] = []
     for i, (start, stop) in enumerate(pieces):
@@ -98,14 +104,14 @@ def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
         was_enabled = gc.isenabled()
         gc.disable()  # the bbox tuples would set off the cyclic collector again and again
         try:
-            rows = _DECODER.decode(text)
-        except _ERRORS:
+            rows = decoder.decode(text)
+        except errors:
             return None
         finally:
             if was_enabled:
                 gc.enable()
         del text
-        if i == 0 and (not rows or rows[0].caption is not msgspec.UNSET):
+        if i == 0 and (not rows or rows[0].caption is not unset):
             return None
         try:
             parts.append(_columns(rows))
