@@ -80,12 +80,13 @@ def _pieces(data: bytes, chunk: int) -> list[tuple[int, int]]:
     return out
 
 
-def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
+def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES, compiled: bool = True) -> Columns | None:
     """``(image_id, category_id, score, xywh)`` — int64 (N,), int64 (N,), float64 (N,),
     float64 (N, 4), in file order — of a box results file's bytes, or ``None`` when the file is
     not plain (see the module docstring; the caller then reads it with ``json``). The compiled
-    scanner (``results_kernel``) reads it first where it is built."""
-    quick = results_kernel.box_columns(data)
+    scanner (``results_kernel``) reads it first where it is built (``compiled``: the caller has
+    not tried it already)."""
+    quick = results_kernel.box_columns(data) if compiled else None
     if quick is not None:
         return quick
     decoding = _msgspec()
@@ -138,15 +139,13 @@ def _columns(rows: list[Any]) -> Columns:
     return img, cat, score, xywh
 
 
-def box_result(path: Path, data: bytes, gt: CocoAnnotations) -> ResultSet | None:
-    """The box ``ResultSet`` of the results file ``path`` (its bytes ``data``), as
-    ``coco_results`` builds it, or ``None``: not a plain box file (``box_columns``), or an id
-    not in ``gt`` (the standard-library path then reads the file and names what it finds).
+def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> ResultSet | None:
+    """The box ``ResultSet`` of the results file ``path`` (``parsed``: its ``box_columns``), as
+    ``coco_results`` builds it, or ``None``: not a plain box file (``parsed`` is ``None``), or
+    an id not in ``gt`` (the standard-library path then reads the file and names what it finds).
 
     Built lean: each column is let go as soon as the result set holds its copy (a 1 GB file's
     columns alone are 0.6 GB). Rows with NaN / infinite values are kept, with one warning."""
-    parsed = box_columns(data)
-    del data  # (the caller's reference remains until this returns: pass a temporary)
     if parsed is None:
         return None
     img_ids, cat_ids, score, xywh = parsed
