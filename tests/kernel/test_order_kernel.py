@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from tests.kernel.switch import numpy_path
 from tests.kernel.test_match_kernel import MINI, assert_same
 from vocviewer import kernel
+from vocviewer.families.coco.evaluate import CHUNK_SHARE, _chunks
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import prepare, rank_detections
 from vocviewer.families.coco.reader import read_coco
@@ -101,3 +102,15 @@ def test_prepared_identical(use_cats: bool, tmp_path: Path) -> None:
     with numpy_path():
         off = prepare(ds, rs, params)
     assert_same(on, off)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 1000), max_size=90))
+def test_kernel_chunks_cover_categories(per_category: list[int]) -> None:
+    """The runs of categories the kernel evaluates at a time: every category once, in order,
+    whole, at most ``CHUNK_SHARE + 1`` runs."""
+    offsets = np.r_[0, np.cumsum(per_category)].astype(np.int64)
+    runs = _chunks(offsets)
+    assert [k for k0, k1 in runs for k in range(k0, k1)] == list(range(len(per_category)))
+    assert all(k1 > k0 for k0, k1 in runs)
+    assert len(runs) <= CHUNK_SHARE + 1

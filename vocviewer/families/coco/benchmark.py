@@ -70,7 +70,7 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     finally:
         if parse.ident is not None:
             parse.join()
-    return evaluate_coco_dataset(request, dataset, boxes[0] if boxes else None)
+    return evaluate_coco_dataset(request, dataset, boxes.pop() if boxes else None)
 
 
 def boundary_header(params: CocoParams) -> str:
@@ -94,6 +94,7 @@ def evaluate_coco_dataset(
     results = read_coco_results(
         dataset, request.results[0], task=reading_task(task), keep_going=keep_going, boxes=boxes
     )
+    del boxes  # (the result set holds its own copy of the columns)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.data(CocoAnnotations).federated:  # only when --protocol coco asked for it
         warnings.append(
