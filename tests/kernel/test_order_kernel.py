@@ -108,9 +108,12 @@ def test_prepared_identical(use_cats: bool, tmp_path: Path) -> None:
 @given(st.lists(st.integers(0, 1000), max_size=90))
 def test_kernel_chunks_cover_categories(per_category: list[int]) -> None:
     """The runs of categories the kernel evaluates at a time: every category once, in order,
-    whole, at most ``CHUNK_SHARE + 1`` runs."""
+    whole, at most ``CHUNK_SHARE + 1`` runs; no run but the last has a category with more
+    than half its detections (the kernel's two or more threads can share it)."""
     offsets = np.r_[0, np.cumsum(per_category)].astype(np.int64)
     runs = _chunks(offsets)
     assert [k for k0, k1 in runs for k in range(k0, k1)] == list(range(len(per_category)))
     assert all(k1 > k0 for k0, k1 in runs)
     assert len(runs) <= CHUNK_SHARE + 1
+    for k0, k1 in runs[:-1]:
+        assert 2 * max(per_category[k0:k1]) <= offsets[k1] - offsets[k0]

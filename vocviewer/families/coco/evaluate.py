@@ -335,21 +335,24 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
         yield _one_category(prep, k)
 
 
-#: The kernel evaluates categories in runs of about this share of the detections: their
+#: The kernel evaluates categories in runs of at least this share of the detections: their
 #: matchings (int64 per detection and IoU threshold) are not all held at once.
 CHUNK_SHARE = 8
 
 
 def _chunks(dt_offsets: IntArray) -> list[tuple[int, int]]:
-    """Runs ``(k0, k1)`` of categories holding about ``1 / CHUNK_SHARE`` of the detections
-    each (a category is never split)."""
+    """Runs ``(k0, k1)`` of whole categories, each with at least ``1 / CHUNK_SHARE`` of the
+    detections and twice its largest category's (the kernel's threads share a run's
+    categories, largest first: no thread is left alone with one big category)."""
     offsets = dt_offsets.tolist()
     step = max(offsets[-1] // CHUNK_SHARE, 1)
-    runs, k0 = [], 0
+    runs, k0, largest = [], 0, 0
     for k in range(1, len(offsets)):
-        if k == len(offsets) - 1 or offsets[k] - offsets[k0] >= step:
+        largest = max(largest, offsets[k] - offsets[k - 1])
+        run = offsets[k] - offsets[k0]
+        if k == len(offsets) - 1 or (run >= step and run >= 2 * largest):
             runs.append((k0, k))
-            k0 = k
+            k0, largest = k, 0
     return runs
 
 
