@@ -61,9 +61,23 @@ def lookup(keys: IntArray, values: npt.NDArray[Any]) -> IntArray | None:
     return rows.astype(np.int64)
 
 
+def corners(xywh: FloatArray) -> FloatArray:
+    """``(x1, y1, x1 + w, y1 + h)`` of ``(x, y, w, h)`` boxes, float64 (N, 4), in one output
+    array (``np.column_stack`` of the strided halves is ~10x slower); NaN / inf kept."""
+    out = np.empty((len(xywh), 4))
+    out[:, :2] = xywh[:, :2]
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.add(xywh[:, :2], xywh[:, 2:], out=out[:, 2:])
+    return out
+
+
 def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:
     """One warning naming the first box result with a NaN / infinite score or coordinate (such
-    rows are kept and evaluated as pycocotools does); none if all are finite."""
+    rows are kept and evaluated as pycocotools does); none if all are finite (told first by
+    the sums: finite unless a value is not, or they overflow)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if np.isfinite(score.sum()) and np.isfinite(xywh.sum()):
+            return []
     bad_score = ~np.isfinite(score)
     bad = bad_score | ~np.isfinite(xywh).all(axis=1)
     if not bad.any():

@@ -30,7 +30,7 @@ import numpy as np
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
-from vocviewer.families.coco.results_bulk import Columns, lookup, nonfinite_warnings
+from vocviewer.families.coco.results_bulk import Columns, corners, lookup, nonfinite_warnings
 
 __all__ = ["CHUNK_BYTES", "available", "box_columns", "box_result"]
 
@@ -171,8 +171,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     )
     del img_ids, cat_ids, area, xywh
     xywh = extras.bbox
-    with np.errstate(invalid="ignore", over="ignore"):  # kept rows may hold inf, NaN
-        xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    xyxy = corners(xywh)
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)
     return ResultSet(
         path.stem,

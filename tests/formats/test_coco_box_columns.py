@@ -1,14 +1,18 @@
-"""``results_bulk.lookup``: the row of each id, by a table where the ids are dense enough, else
-by sorting; both must agree with the plain definition (first row of an equal key; ``None`` when
-an id is missing)."""
+"""Box results' columns (``results_bulk``): ``lookup``, the row of each id, by a table where the
+ids are dense enough, else by sorting, as the plain definition (first row of an equal key;
+``None`` when an id is missing); ``corners`` as ``np.column_stack``; ``nonfinite_warnings``
+naming the first NaN / infinite row, none for finite rows whose sums overflow."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vocviewer.families.coco.results_bulk import DENSE_SPAN, lookup
+from vocviewer.families.coco.results_bulk import DENSE_SPAN, corners, lookup, nonfinite_warnings
 
 
 def reference(keys: list[int], values: list[int]) -> list[int] | None:
@@ -49,3 +53,30 @@ def test_dense_sparse_and_equal_keys() -> None:
     check([top - 10, top], [-(2**63) + 10])  # a difference beyond int64 is no hit
     check([], [])
     check([], [1])
+
+
+def test_corners_as_column_stack() -> None:
+    xywh = np.array([[1.5, 2, 3, 4], [np.nan, 1, np.inf, -np.inf], [1e308, 0, 1e308, 5]])
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    got = corners(xywh)
+    assert got.dtype == np.float64 and got.flags.c_contiguous
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize(
+    ("score", "box", "where"),
+    [
+        ([0.5, 0.5], [[1, 2, 3, 4], [5, 6, 7, 8]], None),
+        ([1e308, 1e308], [[1e308, 1e308, 1e308, 1e308]] * 2, None),  # sums overflow: all finite
+        ([0.5, np.nan], [[1, 2, 3, 4]] * 2, "[1].score"),
+        ([0.5, 0.5], [[1, 2, 3, 4], [5, -np.inf, 7, 8]], "[1].bbox"),
+        ([np.inf, 0.5], [[1, 2, 3, 4], [5, np.inf, -np.inf, 8]], "[0].score"),
+    ],
+)
+def test_nonfinite_warnings(score: list[float], box: list[list[float]], where: str | None) -> None:
+    got = nonfinite_warnings(Path("r.json"), np.array(score), np.array(box, dtype=np.float64))
+    if where is None:
+        assert got == []
+    else:
+        assert len(got) == 1 and where in str(got[0])
