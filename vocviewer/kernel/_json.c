@@ -190,12 +190,6 @@ static int scan_number(Scan *s, Num *out) {
     }
     s->p = q;
     size_t len = (size_t)(q - start);
-    if (is_int && !dropped && sig <= 18) { /* below 10^18: mant is the value, exactly */
-        out->is_int = 1;
-        out->i = neg ? -(int64_t)mant : (int64_t)mant;
-        out->d = (double)out->i;
-        return 0;
-    }
     if (is_int) {
         /* exact: digits within int64 (the magnitude check before the multiply-add) */
         const char *r = start + neg;
