@@ -10,14 +10,17 @@ import sys
 from pathlib import Path
 
 import vocviewer
+from vocviewer import kernel
 from vocviewer.families import registry
 
-#: a fresh interpreter running the CLI, then printing every vocviewer module it imported
+#: a fresh interpreter running the CLI (``argv[2:]``), then printing every module it imported
+#: whose name starts with one of the comma-separated prefixes ``argv[1]``
 CHILD = (
     "import sys\n"
     "from vocviewer.cli import main\n"
-    "rc = main(sys.argv[1:])\n"
-    "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('vocviewer.'))))\n"
+    "rc = main(sys.argv[2:])\n"
+    "wanted = tuple(sys.argv[1].split(','))\n"
+    "print('\\n'.join(sorted(m for m in sys.modules if m.startswith(wanted))))\n"
     "sys.exit(rc)\n"
 )
 FAMILIES = tuple(spec.split(".")[2] for spec in registry.BUILTIN)
@@ -25,9 +28,11 @@ FAMILIES = tuple(spec.split(".")[2] for spec in registry.BUILTIN)
 CHECKOUT = Path(vocviewer.__file__).resolve().parents[1]
 
 
-def _imported(*argv: str | Path) -> set[str]:
+def _imported(*argv: str | Path, prefixes: tuple[str, ...] = ("vocviewer.",)) -> set[str]:
+    """The modules whose names start with one of ``prefixes`` that ``vocviewer *argv``
+    imported."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, *map(str, argv)],
+        [sys.executable, "-c", CHILD, ",".join(prefixes), *map(str, argv)],
         capture_output=True,
         text=True,
         cwd=CHECKOUT,
@@ -35,7 +40,7 @@ def _imported(*argv: str | Path) -> set[str]:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    return {line for line in done.stdout.splitlines() if line.startswith("vocviewer.")}
+    return {line for line in done.stdout.splitlines() if line.startswith(prefixes)}
 
 
 def _beyond_declarations(modules: set[str], family: str) -> list[str]:
@@ -76,6 +81,16 @@ def test_eval_on_a_coco_file_imports_no_other_family(tmp_path):
     assert "vocviewer.families.coco.benchmark" in modules
     others = {f: _beyond_declarations(modules, f) for f in FAMILIES if f != "coco"}
     assert others == {f: [] for f in others}  # no VOC reader, no LVIS / YOLO / CVAT module
+    assert "vocviewer.formats.session" not in modules  # (``open`` alone reads sessions)
+    if kernel.load("_json") is not None:  # the scanner reads the file: no msgspec, no numpy.ma
+        extra = _imported(
+            "eval",
+            tmp_path / "instances_val.json",
+            "--results",
+            tmp_path / "dets.json",
+            prefixes=("msgspec", "numpy.ma.", "secrets"),
+        )
+        assert extra == set()
 
 
 def test_declarations_are_what_the_benchmarks_answer():

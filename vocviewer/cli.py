@@ -30,7 +30,6 @@ from vocviewer.families import registry
 from vocviewer.families.base import EvalRequest
 from vocviewer.families.eval_sets import combine
 from vocviewer.formats import output
-from vocviewer.formats.session import looks_like_session, read_session
 
 R = TypeVar("R")  # a request dataclass (_request)
 
@@ -356,6 +355,8 @@ def _open_session(args: argparse.Namespace) -> int:
     if args.results or args.image_set or any(_sources(args).values()):
         _error(f"{args.path}: a session names its own dataset and results; open it alone")
         return 2
+    from vocviewer.formats.session import read_session
+
     session, problems = read_session(args.path)
     for problem in problems:
         _warn(str(problem))
@@ -419,6 +420,8 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--image-set", metavar="S", help="image set to browse and evaluate")
     p.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
     args = p.parse_args(argv)
+    from vocviewer.formats.session import looks_like_session  # (not imported by the other commands)
+
     try:
         if args.dataset is not None and looks_like_session(args.dataset):
             return _run_gui(None, (), None, args.screenshot, args.dataset)
@@ -448,6 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_suspects(args)
         if args.command == "reconcile":
             return _cmd_reconcile(args)
+        from vocviewer.formats.session import looks_like_session  # (``open`` alone needs it)
+
         if looks_like_session(args.path):
             return _open_session(args)
         return _run_gui(

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -152,7 +151,7 @@ def write_with(
     except OSError as e:
         raise OutputError(shown, f"cannot create its folder: {e.strerror or e}") from None
     _sweep_stale(real.parent, real.name)
-    tmp = real.parent / f".{real.name}.{os.getpid()}-{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    tmp = real.parent / f".{real.name}.{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
         os.close(fd)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from threading import Thread
 from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
@@ -35,7 +36,12 @@ from vocviewer.families.coco.declared import CocoDeclarations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.results_reader import one_results_file, read_coco_results
+from vocviewer.families.coco.results_reader import (
+    BoxColumns,
+    box_columns,
+    one_results_file,
+    read_coco_results,
+)
 from vocviewer.families.evidence import collect
 from vocviewer.families.official import Reason
 from vocviewer.families.views import (
@@ -48,12 +54,23 @@ if TYPE_CHECKING:
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
-    """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``)."""
+    """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``).
+
+    A box results file is parsed (``box_columns``: the compiled scanner, without the GIL) in a
+    second thread while the annotation file is read."""
     task = request.task or "bbox"
     images = request.option("images")
     masks = reading_task(task) == "segm"
-    dataset = opened(request, read_coco(request.path, images, masks=masks))
-    return evaluate_coco_dataset(request, dataset)
+    boxes: list[BoxColumns | None] = []
+    parse = Thread(target=lambda: boxes.append(box_columns(request.results[0])))
+    if reading_task(task) == "bbox" and len(request.results) == 1:
+        parse.start()
+    try:
+        dataset = opened(request, read_coco(request.path, images, masks=masks))
+    finally:
+        if parse.ident is not None:
+            parse.join()
+    return evaluate_coco_dataset(request, dataset, boxes.pop() if boxes else None)
 
 
 def boundary_header(params: CocoParams) -> str:
@@ -65,15 +82,19 @@ def boundary_header(params: CocoParams) -> str:
     )
 
 
-def evaluate_coco_dataset(request: EvalRequest, dataset: Dataset) -> EvalOutput:
+def evaluate_coco_dataset(
+    request: EvalRequest, dataset: Dataset, boxes: BoxColumns | None = None
+) -> EvalOutput:
     """``vocviewer eval`` of ``request.results[0]`` on ``dataset`` (read by ``read_coco`` or
-    another family's conversion to COCO's model), by pycocotools' rules."""
+    another family's conversion to COCO's model), by pycocotools' rules (``boxes``: the results
+    file already parsed by ``box_columns``)."""
     task = request.task or "bbox"
     keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, reading_task(task))
     results = read_coco_results(
-        dataset, request.results[0], task=reading_task(task), keep_going=keep_going
+        dataset, request.results[0], task=reading_task(task), keep_going=keep_going, boxes=boxes
     )
+    del boxes  # (the result set holds its own copy of the columns)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.data(CocoAnnotations).federated:  # only when --protocol coco asked for it
         warnings.append(

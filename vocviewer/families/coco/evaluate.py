@@ -323,15 +323,37 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
     keypoints: their similarity computed here, category by category)."""
     p = prep.params
     n = prep.n_categories
-    if p.iou_type == "bbox":
-        got = kernel_categories(prep, 0, n, id0_quirk=not p.fix_id0)
-        if got is not None:
+    if p.iou_type == "bbox" and available():
+        for k0, k1 in _chunks(prep.dt_offsets):
+            got = kernel_categories(prep, k0, k1, id0_quirk=not p.fix_id0)
+            assert got is not None
             got.reverse()
             while got:
                 yield got.pop()  # (each category's arrays freed once its evidence is made)
-            return
+        return
     for k in range(n):
         yield _one_category(prep, k)
+
+
+#: The kernel evaluates categories in runs of at least this share of the detections: their
+#: matchings (int64 per detection and IoU threshold) are not all held at once.
+CHUNK_SHARE = 8
+
+
+def _chunks(dt_offsets: IntArray) -> list[tuple[int, int]]:
+    """Runs ``(k0, k1)`` of whole categories, each with at least ``1 / CHUNK_SHARE`` of the
+    detections and twice its largest category's (the kernel's threads share a run's
+    categories, largest first: no thread is left alone with one big category)."""
+    offsets = dt_offsets.tolist()
+    step = max(offsets[-1] // CHUNK_SHARE, 1)
+    runs, k0, largest = [], 0, 0
+    for k in range(1, len(offsets)):
+        largest = max(largest, offsets[k] - offsets[k - 1])
+        run = offsets[k] - offsets[k0]
+        if k == len(offsets) - 1 or (run >= step and run >= 2 * largest):
+            runs.append((k0, k))
+            k0, largest = k, 0
+    return runs
 
 
 def _one_category(prep: Prepared, k: int) -> KernelCategory:

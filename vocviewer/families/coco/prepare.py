@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.mask_boundary import boundaries
@@ -120,16 +121,10 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         g_k, d_k = np.zeros_like(g_cat), np.zeros_like(d_cat)
     g_order = np.lexsort((g_sel, g_cat, g_group))
     g_rows = g_sel[g_order]
-    score = det.score[d_sel]
-    # by group, then descending score, then category (the group has one with ``use_cats``),
-    # then row (``d_sel`` ascends: the stable sort keeps it)
-    keys = (-score, d_group) if params.use_cats else (d_cat, -score, d_group)
-    d_order = np.lexsort(keys)
-    d_group_sorted = d_group[d_order]
-    first = np.searchsorted(d_group_sorted, d_group_sorted, side="left")
-    rank = np.arange(len(d_order)) - first
-    keep = rank < params.max_dets[-1]
-    d_order, rank = d_order[keep], rank[keep]
+    tie = None if params.use_cats else d_cat  # (the group has one category with ``use_cats``)
+    d_order, rank = rank_detections(
+        d_group, n_k * n_img, det.score[d_sel], tie, params.max_dets[-1]
+    )
     d_rows = d_sel[d_order]
 
     ignore = gt.iscrowd[g_rows].copy()
@@ -160,6 +155,24 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         dt_image_index=_narrow(det.image_index[d_rows], n_img),
         dt_offsets=np.searchsorted(d_k[d_order], kk, side="left").astype(np.int64),
     )
+
+
+def rank_detections(
+    group: IntArray, n_groups: int, score: FloatArray, tie: IntArray | None, cap: int
+) -> tuple[IntArray, IntArray]:
+    """Positions of the detections sorted by ``group`` (in ``[0, n_groups)``), then descending
+    ``score`` (NaN last), then ascending ``tie`` (if given), then position (stable), only the
+    first ``cap`` of each group; and each one's rank in its group (int64). In linear time on the
+    compiled kernel (``_order.c``) where it is built, else by ``np.lexsort``."""
+    module = kernel.load("_order")
+    if module is not None:
+        order, rank = module.group_rank(group, n_groups, score, tie, cap)
+        return order, rank
+    order = np.lexsort((-score, group) if tie is None else (tie, -score, group))
+    sorted_group = group[order]
+    rank = np.arange(len(order)) - np.searchsorted(sorted_group, sorted_group, side="left")
+    keep = rank < cap
+    return order[keep], rank[keep]
 
 
 def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:

@@ -90,7 +90,9 @@ def _rows(keys: IntArray, values: IntArray) -> IntArray | None:
 
 
 def _unique(ids: IntArray) -> bool:
-    return len(np.unique(ids)) == len(ids)
+    """Whether no two ids are equal (by sorting: ``np.unique`` imports ``numpy.ma``, ~20 ms)."""
+    s = np.sort(ids)
+    return not (s[1:] == s[:-1]).any()
 
 
 def read_plain(

@@ -18,6 +18,7 @@ from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.reader import polygon_sets_to_rle
+from vocviewer.families.coco.results_bulk import corners
 from vocviewer.formats.json_input import show
 
 
@@ -107,8 +108,7 @@ def result_set(
         masks=rles,
         warnings=tuple(warnings),
     )
-    with np.errstate(invalid="ignore", over="ignore"):  # kept rows may hold inf, NaN
-        xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    xyxy = corners(xywh)  # kept rows may hold inf, NaN
     dets = Detections(
         img,
         label,

@@ -17,6 +17,7 @@ the standard library as before, so messages and outcomes never depend on this pa
 
 from __future__ import annotations
 
+import functools
 import gc
 import re
 from itertools import chain
@@ -29,12 +30,7 @@ import numpy as np
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
-from vocviewer.families.coco.results_bulk import Columns, lookup, nonfinite_warnings
-
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - a dependency; the standard library reads it all
-    msgspec = None  # type: ignore[assignment]
+from vocviewer.families.coco.results_bulk import Columns, corners, lookup, nonfinite_warnings
 
 __all__ = ["CHUNK_BYTES", "available", "box_columns", "box_result"]
 
@@ -47,10 +43,18 @@ _CUT = re.compile(rb"\}[ \t\n\r]*,[ \t\n\r]*\{")
 
 def available() -> bool:
     """Whether ``msgspec`` is installed (``box_columns`` returns ``None`` without it)."""
-    return msgspec is not None
+    return _msgspec() is not None
 
 
-if msgspec is not None:
+@functools.cache
+def _msgspec() -> tuple[Any, Any, tuple[type[Exception], ...]] | None:
+    """``msgspec``'s decoder of box entries, ``UNSET`` and its errors, or ``None`` without it
+    (imported when first needed: the compiled scanner reads most files, and the import costs
+    the command line's start ~10 ms)."""
+    try:
+        import msgspec
+    except ImportError:  # pragma: no cover - a dependency; the standard library reads it all
+        return None
 
     class _Box(msgspec.Struct, gc=False):
         image_id: int
@@ -59,8 +63,8 @@ if msgspec is not None:
         score: float
         caption: Any = msgspec.UNSET  # only the first entry's is looked at (the kind of file)
 
-    _DECODER: Any = msgspec.json.Decoder(list[_Box])
-    _ERRORS: tuple[type[Exception], ...] = (msgspec.DecodeError, msgspec.ValidationError)
+    errors = (msgspec.DecodeError, msgspec.ValidationError)
+    return msgspec.json.Decoder(list[_Box]), msgspec.UNSET, errors
 
 
 def _pieces(data: bytes, chunk: int) -> list[tuple[int, int]]:
@@ -76,16 +80,19 @@ def _pieces(data: bytes, chunk: int) -> list[tuple[int, int]]:
     return out
 
 
-def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
+def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES, compiled: bool = True) -> Columns | None:
     """``(image_id, category_id, score, xywh)`` — int64 (N,), int64 (N,), float64 (N,),
     float64 (N, 4), in file order — of a box results file's bytes, or ``None`` when the file is
     not plain (see the module docstring; the caller then reads it with ``json``). The compiled
-    scanner (``results_kernel``) reads it first where it is built."""
-    quick = results_kernel.box_columns(data)
+    scanner (``results_kernel``) reads it first where it is built (``compiled``: the caller has
+    not tried it already)."""
+    quick = results_kernel.box_columns(data) if compiled else None
     if quick is not None:
         return quick
-    if msgspec is None or not data.isascii():
+    decoding = _msgspec()
+    if decoding is None or not data.isascii():
         return None
+    decoder, unset, errors = decoding
     pieces = _pieces(data, chunk)
     parts: list[Columns] = []
     for i, (start, stop) in enumerate(pieces):
@@ -98,14 +105,14 @@ def box_columns(data: bytes, *, chunk: int = CHUNK_BYTES) -> Columns | None:
         was_enabled = gc.isenabled()
         gc.disable()  # the bbox tuples would set off the cyclic collector again and again
         try:
-            rows = _DECODER.decode(text)
-        except _ERRORS:
+            rows = decoder.decode(text)
+        except errors:
             return None
         finally:
             if was_enabled:
                 gc.enable()
         del text
-        if i == 0 and (not rows or rows[0].caption is not msgspec.UNSET):
+        if i == 0 and (not rows or rows[0].caption is not unset):
             return None
         try:
             parts.append(_columns(rows))
@@ -132,15 +139,13 @@ def _columns(rows: list[Any]) -> Columns:
     return img, cat, score, xywh
 
 
-def box_result(path: Path, data: bytes, gt: CocoAnnotations) -> ResultSet | None:
-    """The box ``ResultSet`` of the results file ``path`` (its bytes ``data``), as
-    ``coco_results`` builds it, or ``None``: not a plain box file (``box_columns``), or an id
-    not in ``gt`` (the standard-library path then reads the file and names what it finds).
+def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> ResultSet | None:
+    """The box ``ResultSet`` of the results file ``path`` (``parsed``: its ``box_columns``), as
+    ``coco_results`` builds it, or ``None``: not a plain box file (``parsed`` is ``None``), or
+    an id not in ``gt`` (the standard-library path then reads the file and names what it finds).
 
     Built lean: each column is let go as soon as the result set holds its copy (a 1 GB file's
     columns alone are 0.6 GB). Rows with NaN / infinite values are kept, with one warning."""
-    parsed = box_columns(data)
-    del data  # (the caller's reference remains until this returns: pass a temporary)
     if parsed is None:
         return None
     img_ids, cat_ids, score, xywh = parsed
@@ -166,8 +171,7 @@ def box_result(path: Path, data: bytes, gt: CocoAnnotations) -> ResultSet | None
     )
     del img_ids, cat_ids, area, xywh
     xywh = extras.bbox
-    with np.errstate(invalid="ignore", over="ignore"):  # kept rows may hold inf, NaN
-        xyxy = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    xyxy = corners(xywh)
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)
     return ResultSet(
         path.stem,

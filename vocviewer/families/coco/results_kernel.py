@@ -9,21 +9,26 @@ outcome and message stays theirs. ``tests/kernel/test_json_kernel.py`` checks bo
 
 from __future__ import annotations
 
+import mmap
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
-from vocviewer.formats.input import MAX_IMAGE_PIXELS
+from vocviewer.formats.input import MAX_FILE_BYTES, MAX_IMAGE_PIXELS, check_regular
 
 IntArray = npt.NDArray[np.int64]
+#: What the scanner reads: a file's bytes, or the file mapped into memory.
+Buffer = bytes | mmap.mmap
 
-__all__ = ["box_columns", "plain_columns", "result_columns"]
+__all__ = ["box_columns", "file_box_columns", "plain_columns", "result_columns"]
 
 
-def result_columns(data: bytes, *, masks: bool = True) -> dict[str, Any] | None:
+def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None:
     """The kernel's columns of a results file's bytes (``_json.c``, ``RESULT_COLUMNS``), or
     ``None``: no kernel on this machine, or not a plain non-empty results array. Without
     ``masks`` the segmentations are not decoded (``rle_len`` 0)."""
@@ -31,13 +36,30 @@ def result_columns(data: bytes, *, masks: bool = True) -> dict[str, Any] | None:
     return None if module is None else module.results(data, masks)
 
 
-def box_columns(data: bytes) -> bulk.Columns | None:
+def box_columns(data: Buffer) -> bulk.Columns | None:
     """``(image_id, category_id, score, xywh)`` of a box results file whose every entry has a
     ``bbox`` (as ``results_fast.box_columns``), or ``None``."""
     r = result_columns(data, masks=False)
     if r is None or not r["has_bbox"].all():
         return None
     return r["image_id"], r["category_id"], r["score"], r["bbox"].reshape(-1, 4)
+
+
+def file_box_columns(path: Path) -> bulk.Columns | None:
+    """``box_columns`` of the regular file ``path``, scanned where the system maps it into
+    memory (no copy of its bytes), or ``None``: no kernel, not a plain box file, or a file
+    that is empty, too large or cannot be mapped (the readers then read it and name what they
+    find)."""
+    if kernel.load("_json") is None:
+        return None
+    try:
+        size = check_regular(path)
+        if size == 0 or size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return box_columns(view)
+    except (FormatError, OSError, ValueError):
+        return None
 
 
 def _kind(r: dict[str, Any]) -> str:

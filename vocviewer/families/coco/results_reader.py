@@ -65,7 +65,7 @@ def box_columns(path: str | Path) -> BoxColumns | None:
     """Parse a results file into ``BoxColumns`` if every entry is a well-formed box result;
     ``None`` otherwise (and for unreadable files: ``read_coco_results`` then reports them)."""
     try:
-        cols = fast.box_columns(read_json_bytes(Path(path)))
+        cols = _plain_boxes(Path(path))
         if cols is not None:
             return BoxColumns(*cols)
         anns, literals = _load(Path(path))
@@ -75,6 +75,15 @@ def box_columns(path: str | Path) -> BoxColumns | None:
         return None
     cols = bulk.box_columns(anns, literals)
     return None if cols is None else BoxColumns(*cols)
+
+
+def _plain_boxes(path: Path) -> bulk.Columns | None:
+    """The columns of a plain box results file: scanned in place by the compiled kernel, else
+    parsed by msgspec (``results_fast``); ``None`` when neither takes it."""
+    cols = rk.file_box_columns(path)
+    if cols is None:
+        cols = fast.box_columns(read_json_bytes(path), compiled=False)
+    return cols
 
 
 def one_results_file(paths: Sequence[Path], title: str = "COCO") -> Path:
@@ -114,7 +123,7 @@ def read_coco_results(
         if checked is not None:
             return checked
     if boxes is None and task == "bbox":
-        quick = fast.box_result(path, read_json_bytes(path), gt)
+        quick = fast.box_result(path, _plain_boxes(path), gt)
         if quick is not None:
             return quick
     if task != "bbox" and (
