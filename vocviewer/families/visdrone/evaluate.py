@@ -40,7 +40,7 @@ from vocviewer.families.visdrone.columns import (
     VisDroneDetections,
     VisDroneGroundTruth,
 )
-from vocviewer.families.visdrone.matching import Matcher, build_pairs
+from vocviewer.families.visdrone.matching import match_all
 from vocviewer.families.visdrone.regions import keep_outside_regions
 
 #: MATLAB's ``0.5:0.05:0.95`` bit for bit (PROTOCOLS.md §0.1); hard-coded on purpose.
@@ -176,11 +176,20 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     g_group = dataset.objects.image_index[ev_gt] * n_cls + (gt.category[ev_gt] - 1)
     d_score = dets.score[ev_det]
     g_ignore = gt.score[ev_gt] == 0
-    pairs = build_pairs(d_group, rx.ltwh[ev_det], g_group, gt.ltwh[ev_gt], g_ignore)
     # within-group visiting order: descending score, ties in file order
-    prio = np.empty(len(ev_det), dtype=np.int64)
-    prio[np.lexsort((ev_det, -d_score, d_group))] = np.arange(len(ev_det))
-    matcher = Matcher.create(pairs, prio, len(ev_gt))
+    visit = np.lexsort((ev_det, -d_score, d_group))
+    ev_pos = pos[ev_det]
+    verdicts, taken_all = match_all(
+        d_group,
+        rx.ltwh[ev_det],
+        visit,
+        ev_pos,
+        g_group,
+        gt.ltwh[ev_gt],
+        g_ignore,
+        np.asarray(VISDRONE_IOU_THRESHOLDS),
+        np.asarray(VISDRONE_MAX_DETS, dtype=np.int64),
+    )
     # global ranking per class: score desc, then image, then file row
     rank = np.lexsort((ev_det, det_image[ev_det], -d_score))
     d_cls = cat[ev_det] - 1
@@ -194,11 +203,10 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     verdict_all = np.full((len(dets), n_thr), -2, dtype=np.int8)
     matched_all = np.full((len(dets), n_thr), -1, dtype=np.int64)
     ranked_cls = [rank[d_cls[rank] == k] for k in range(n_cls)]
-    ev_pos = pos[ev_det]
-    for t, thr in enumerate(VISDRONE_IOU_THRESHOLDS):
+    for t in range(n_thr):
         for y, cap in enumerate(VISDRONE_MAX_DETS):
             active = ev_pos < cap
-            verdict, taken = matcher.match(thr, active)
+            verdict = verdicts[t, y]
             for k in range(n_cls):
                 r = ranked_cls[k]
                 v = verdict[r[active[r]]]
@@ -213,6 +221,7 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
                     ap[k, t] = voc_ap_all_points(rec, prec) * 100
         verdict_all[ev_det, t] = verdict
         if len(ev_gt):
+            taken = taken_all[t]
             matched_all[ev_det, t] = np.where(taken >= 0, ev_gt[np.maximum(taken, 0)], -1)
     summary = {
         "AP": _mean2(ap, weights),

@@ -1,0 +1,449 @@
+/* The greedy matching of the VisDrone-DET toolkit and the ILSVRC DET devkit, in C.
+ *
+ * visdrone_match: evalRes.m + compOas.m per (image, class) group, every IoU threshold and
+ * detection cap at once (families/visdrone/matching.py is the numpy path, whose vectorised
+ * rounds equal this sequential scan). Groups are independent: worker threads take them from a
+ * shared counter with the GIL released.
+ *
+ * ilsvrc_match: eval_detection.m's per-image loop (families/ilsvrc/evaluate.py is the numpy
+ * path): each detection, by descending confidence, takes the not yet detected object of its
+ * label with the largest overlap (+1 rule, _boxes.h pair_overlap) at or above the object's own
+ * threshold.
+ *
+ * Every floating-point expression is written in the order the numpy path evaluates it, so the
+ * verdicts are identical (setup.py passes -ffp-contract=off).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_boxes.h" /* as_array, pair_overlap */
+
+/* numpy's minimum / maximum: NaN if either is NaN (C's fmin / fmax skip it). */
+static inline double np_min(double a, double b)
+{
+    return isnan(a) ? a : isnan(b) ? b : a < b ? a : b;
+}
+
+static inline double np_max(double a, double b)
+{
+    return isnan(a) ? a : isnan(b) ? b : a > b ? a : b;
+}
+
+/* compOas.m on one pair (ltwh boxes), as visdrone/matching.overlaps computes it: 1 with *ov
+ * set if iw > 0 and ih > 0 (a NaN in either box: 0), else 0. An ignore-flagged object divides
+ * the intersection by the detection's area. */
+static inline int visdrone_overlap(const double *d, const double *g, int ignore, double *ov)
+{
+    double dx2 = d[0] + d[2], dy2 = d[1] + d[3], gx2 = g[0] + g[2], gy2 = g[1] + g[3];
+    double da = d[2] * d[3], ga = g[2] * g[3];
+    double iw = np_min(dx2, gx2) - np_max(d[0], g[0]);
+    double ih = np_min(dy2, gy2) - np_max(d[1], g[1]);
+    if (!(iw > 0 && ih > 0))
+        return 0;
+    double t = iw * ih;
+    double u = ignore ? da : da + ga - t;
+    *ov = t / u;
+    return 1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* VisDrone                                                                                  */
+
+typedef struct {
+    const int64_t *order, *d_pos, *g_order;
+    const double *d_box, *g_box, *thr;
+    const uint8_t *g_ignore;
+    const int64_t *caps;
+    const int64_t *groups; /* 4 per group: order range [d0, d1), g_order range [g0, g1) */
+    int64_t n_groups, n, T, Y;
+    double min_overlap;
+    int8_t *verdict;       /* (T, Y, n) */
+    int64_t *taken;        /* (T, n) at the last cap */
+    /* the work queue */
+    int64_t next;
+    int failed;
+    pthread_mutex_t lock;
+} VisDrone;
+
+typedef struct {
+    int64_t *pair_g; double *pair_ov; uint8_t *pair_ig; size_t n_pairs;
+    int64_t *start; size_t n_start;
+    uint8_t *used; size_t n_used;
+} VisScratch;
+
+static int grow(void **buf, size_t *have, size_t want, size_t size)
+{
+    if (want <= *have)
+        return 0;
+    size_t cap = want > 2 * *have ? want : 2 * *have;
+    void *p = realloc(*buf, (cap > 16 ? cap : 16) * size);
+    if (p == NULL)
+        return -1;
+    *buf = p;
+    *have = cap > 16 ? cap : 16;
+    return 0;
+}
+
+/* One group: its pairs with overlap >= min_overlap (by detection, objects in row order), then
+ * the greedy scan at every threshold and cap. */
+static int visdrone_group(VisDrone *V, const int64_t *G, VisScratch *s)
+{
+    int64_t d0 = G[0], d1 = G[1], g0 = G[2], g1 = G[3], nd = d1 - d0, ng = g1 - g0;
+    size_t want = (size_t)(nd * (ng > 0 ? ng : 1));
+    if (want > s->n_pairs) { /* the three pair buffers share one capacity */
+        size_t cap = want > 2 * s->n_pairs ? want : 2 * s->n_pairs;
+        int64_t *pg = realloc(s->pair_g, cap * sizeof(int64_t));
+        if (pg == NULL)
+            return -1;
+        s->pair_g = pg;
+        double *po = realloc(s->pair_ov, cap * sizeof(double));
+        if (po == NULL)
+            return -1;
+        s->pair_ov = po;
+        uint8_t *pi = realloc(s->pair_ig, cap);
+        if (pi == NULL)
+            return -1;
+        s->pair_ig = pi;
+        s->n_pairs = cap;
+    }
+    if (grow((void **)&s->start, &s->n_start, (size_t)nd + 1, sizeof(int64_t)) < 0 ||
+        grow((void **)&s->used, &s->n_used, (size_t)(ng > 0 ? ng : 1), sizeof(uint8_t)) < 0)
+        return -1;
+    int64_t p = 0;
+    for (int64_t i = 0; i < nd; i++) {
+        const double *db = V->d_box + 4 * V->order[d0 + i];
+        s->start[i] = p;
+        for (int64_t j = 0; j < ng; j++) {
+            int64_t g = V->g_order[g0 + j];
+            double ov;
+            int ig = V->g_ignore[g] != 0;
+            if (visdrone_overlap(db, V->g_box + 4 * g, ig, &ov) && ov >= V->min_overlap) {
+                s->pair_g[p] = j, s->pair_ov[p] = ov, s->pair_ig[p] = (uint8_t)ig;
+                p++;
+            }
+        }
+    }
+    s->start[nd] = p;
+    const int64_t n = V->n, Y = V->Y;
+    for (int64_t t = 0; t < V->T; t++) {
+        double thr = V->thr[t];
+        for (int64_t y = 0; y < Y; y++) {
+            int64_t cap = V->caps[y];
+            int8_t *verdict = V->verdict + (t * Y + y) * n;
+            int64_t *taken = y == Y - 1 ? V->taken + t * n : NULL;
+            if (ng)
+                memset(s->used, 0, (size_t)ng);
+            for (int64_t i = 0; i < nd; i++) {
+                int64_t d = V->order[d0 + i], best = -1, absorb = -1;
+                double top = -INFINITY;
+                if (V->d_pos[d] < cap) {
+                    for (int64_t q = s->start[i]; q < s->start[i + 1]; q++) {
+                        double ov = s->pair_ov[q];
+                        if (!(ov >= thr))
+                            continue;
+                        int64_t j = s->pair_g[q];
+                        if (s->pair_ig[q]) { /* the first (lowest row) ignore-flagged one */
+                            if (absorb < 0)
+                                absorb = j;
+                        } else if (!s->used[j] && ov >= top) { /* ties: the later object */
+                            top = ov;
+                            best = j;
+                        }
+                    }
+                }
+                if (best >= 0)
+                    s->used[best] = 1;
+                verdict[d] = best >= 0 ? 1 : absorb >= 0 ? -1 : 0;
+                if (taken != NULL) {
+                    int64_t j = best >= 0 ? best : absorb;
+                    taken[d] = j >= 0 ? V->g_order[g0 + j] : -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static void *visdrone_worker(void *arg)
+{
+    VisDrone *V = arg;
+    VisScratch s;
+    memset(&s, 0, sizeof s);
+    for (;;) {
+        pthread_mutex_lock(&V->lock);
+        int64_t q = V->next;
+        V->next += 8;
+        pthread_mutex_unlock(&V->lock);
+        if (q >= V->n_groups)
+            break;
+        int64_t end = q + 8 < V->n_groups ? q + 8 : V->n_groups;
+        for (; q < end; q++)
+            if (visdrone_group(V, V->groups + 4 * q, &s) < 0) {
+                pthread_mutex_lock(&V->lock);
+                V->failed = 1;
+                pthread_mutex_unlock(&V->lock);
+                break;
+            }
+    }
+    free(s.pair_g), free(s.pair_ov), free(s.pair_ig), free(s.start), free(s.used);
+    return NULL;
+}
+
+/* Run `work` on the calling thread and up to n_threads - 1 others (at most 64). */
+static void run_threads(void *(*work)(void *), void *arg, Py_ssize_t n_threads)
+{
+    pthread_t th[64];
+    int started = 0;
+    for (Py_ssize_t i = 1; i < n_threads && i < 64; i++)
+        if (pthread_create(&th[started], NULL, work, arg) == 0)
+            started++;
+    work(arg);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+}
+
+/* The groups of the sorted detections and objects: 4 int64 per group with detections (objects
+ * of a group without detections are never visited). -1 if a group key is out of order or an
+ * index out of range, -2 out of memory. */
+static int64_t visdrone_groups(const int64_t *order, const int64_t *d_group, int64_t n,
+                               const int64_t *g_order, const int64_t *g_group, int64_t m,
+                               int64_t **out)
+{
+    int64_t n_groups = 0, cap = 0, j = 0;
+    int64_t *groups = NULL;
+    for (int64_t i = 0; i < n; i++)
+        if (order[i] < 0 || order[i] >= n)
+            return -1;
+    for (int64_t k = 0; k < m; k++)
+        if (g_order[k] < 0 || g_order[k] >= m ||
+            (k > 0 && g_group[g_order[k]] < g_group[g_order[k - 1]]))
+            return -1;
+    for (int64_t i = 0; i < n;) {
+        int64_t key = d_group[order[i]], i1 = i;
+        while (i1 < n && d_group[order[i1]] == key)
+            i1++;
+        if (i1 < n && d_group[order[i1]] < key) {
+            free(groups);
+            return -1;
+        }
+        while (j < m && g_group[g_order[j]] < key)
+            j++;
+        int64_t j1 = j;
+        while (j1 < m && g_group[g_order[j1]] == key)
+            j1++;
+        if (n_groups == cap) {
+            cap = cap ? 2 * cap : 256;
+            int64_t *g = realloc(groups, (size_t)(4 * cap) * sizeof(int64_t));
+            if (g == NULL) {
+                free(groups);
+                return -2;
+            }
+            groups = g;
+        }
+        int64_t *G = groups + 4 * n_groups++;
+        G[0] = i, G[1] = i1, G[2] = j, G[3] = j1;
+        i = i1;
+    }
+    *out = groups;
+    return n_groups;
+}
+
+static PyObject *visdrone_match(PyObject *self, PyObject *args)
+{
+    PyObject *in[10];
+    double min_overlap;
+    Py_ssize_t n_threads = 1;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOdn", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
+                          &in[6], &in[7], &in[8], &in[9], &min_overlap, &n_threads))
+        return NULL;
+    static const int types[10] = {NPY_INT64,   NPY_INT64, NPY_FLOAT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64,   NPY_FLOAT64, NPY_UINT8, NPY_FLOAT64, NPY_INT64};
+    PyArrayObject *a[10] = {NULL};
+    PyObject *verdict = NULL, *taken = NULL, *out = NULL;
+    int64_t *groups = NULL;
+    for (int i = 0; i < 10; i++)
+        if ((a[i] = as_array(in[i], types[i])) == NULL)
+            goto done;
+    npy_intp n = PyArray_SIZE(a[0]), m = PyArray_SIZE(a[4]);
+    npy_intp T = PyArray_SIZE(a[8]), Y = PyArray_SIZE(a[9]);
+    if (PyArray_SIZE(a[1]) != n || PyArray_SIZE(a[2]) != 4 * n || PyArray_SIZE(a[3]) != n ||
+        PyArray_SIZE(a[5]) != m || PyArray_SIZE(a[6]) != 4 * m || PyArray_SIZE(a[7]) != m ||
+        Y < 1) {
+        PyErr_SetString(PyExc_ValueError, "visdrone_match: inconsistent shapes");
+        goto done;
+    }
+#define P(i, t) ((const t *)PyArray_DATA(a[i]))
+    int64_t n_groups = visdrone_groups(P(0, int64_t), P(1, int64_t), n, P(4, int64_t),
+                                       P(5, int64_t), m, &groups);
+    if (n_groups == -2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (n_groups < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "visdrone_match: an index out of range or groups out of order");
+        goto done;
+    }
+    npy_intp d_v[3] = {T, Y, n}, d_t[2] = {T, n};
+    verdict = PyArray_SimpleNew(3, d_v, NPY_INT8);
+    taken = PyArray_SimpleNew(2, d_t, NPY_INT64);
+    if (verdict == NULL || taken == NULL)
+        goto done;
+    /* detections of no group (none: every one is in a run) still get defined values */
+    memset(PyArray_DATA((PyArrayObject *)verdict), 0, (size_t)(T * Y * n));
+    VisDrone V = {P(0, int64_t), P(3, int64_t), P(4, int64_t), P(2, double), P(6, double),
+                  P(8, double), P(7, uint8_t), P(9, int64_t), groups, n_groups, n, T, Y,
+                  min_overlap, PyArray_DATA((PyArrayObject *)verdict),
+                  PyArray_DATA((PyArrayObject *)taken), 0, 0, PTHREAD_MUTEX_INITIALIZER};
+#undef P
+    for (npy_intp i = 0; i < T * n; i++)
+        V.taken[i] = -1;
+    Py_BEGIN_ALLOW_THREADS
+    run_threads(visdrone_worker, &V, n_threads < 1 ? 1 : n_threads);
+    Py_END_ALLOW_THREADS
+    if (V.failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = Py_BuildValue("(OO)", verdict, taken);
+done:
+    for (int i = 0; i < 10; i++)
+        Py_XDECREF(a[i]);
+    Py_XDECREF(verdict);
+    Py_XDECREF(taken);
+    free(groups);
+    return out;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* ILSVRC DET                                                                                */
+
+/* Detections in `order` (image by image, each by descending confidence): a detection not
+ * skipped takes the first object of the largest overlap among the objects of its image with
+ * its label, not taken yet, whose overlap (pair_overlap, +1 rule) reaches the object's own
+ * threshold. Writes taken (-1: none); returns 0, or 1 if an index is out of range. */
+static int ilsvrc_scan(const int64_t *order, int64_t n, const int64_t *image,
+                       const int64_t *label, const double *box, const uint8_t *skip,
+                       const int64_t *of, int64_t n_off, const int64_t *o_label,
+                       const double *o_box, const double *o_thr, int64_t m, uint8_t *used,
+                       int64_t *taken)
+{
+    for (int64_t i = 0; i < n; i++)
+        taken[i] = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t d = order[i];
+        if (d < 0 || d >= n)
+            return 1;
+        int64_t k = image[d];
+        if (k < 0 || k + 1 >= n_off || of[k] < 0 || of[k + 1] > m || of[k] > of[k + 1])
+            return 1;
+        if (skip[d])
+            continue;
+        int64_t best = -1;
+        double top = -INFINITY;
+        for (int64_t j = of[k]; j < of[k + 1]; j++) {
+            double ov;
+            if (o_label[j] != label[d] || used[j] || !pair_overlap(box + 4 * d, o_box + 4 * j, 1.0, &ov))
+                continue;
+            if (ov >= o_thr[j] && ov > top) {
+                top = ov;
+                best = j;
+            }
+        }
+        if (best >= 0) {
+            used[best] = 1;
+            taken[d] = best;
+        }
+    }
+    return 0;
+}
+
+static PyObject *ilsvrc_match(PyObject *self, PyObject *args)
+{
+    PyObject *in[9];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
+                          &in[6], &in[7], &in[8]))
+        return NULL;
+    static const int types[9] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_UINT8,
+                                 NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64};
+    PyArrayObject *a[9] = {NULL};
+    PyObject *taken = NULL, *out = NULL;
+    uint8_t *used = NULL;
+    for (int i = 0; i < 9; i++)
+        if ((a[i] = as_array(in[i], types[i])) == NULL)
+            goto done;
+    npy_intp n = PyArray_SIZE(a[0]), m = PyArray_SIZE(a[6]), n_off = PyArray_SIZE(a[5]);
+    if (PyArray_SIZE(a[1]) != n || PyArray_SIZE(a[2]) != n || PyArray_SIZE(a[3]) != 4 * n ||
+        PyArray_SIZE(a[4]) != n || PyArray_SIZE(a[7]) != 4 * m || PyArray_SIZE(a[8]) != m ||
+        n_off < 1) {
+        PyErr_SetString(PyExc_ValueError, "ilsvrc_match: inconsistent shapes");
+        goto done;
+    }
+    taken = PyArray_SimpleNew(1, &n, NPY_INT64);
+    used = calloc((size_t)(m > 0 ? m : 1), 1);
+    if (taken == NULL || used == NULL) {
+        if (used == NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    int bad;
+#define P(i, t) ((const t *)PyArray_DATA(a[i]))
+    Py_BEGIN_ALLOW_THREADS
+    bad = ilsvrc_scan(P(0, int64_t), n, P(1, int64_t), P(2, int64_t), P(3, double),
+                      P(4, uint8_t), P(5, int64_t), n_off, P(6, int64_t), P(7, double),
+                      P(8, double), m, used, PyArray_DATA((PyArrayObject *)taken));
+    Py_END_ALLOW_THREADS
+#undef P
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "ilsvrc_match: an index or offset out of range");
+        goto done;
+    }
+    out = taken;
+    Py_INCREF(out);
+done:
+    for (int i = 0; i < 9; i++)
+        Py_XDECREF(a[i]);
+    Py_XDECREF(taken);
+    free(used);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"ilsvrc_match", ilsvrc_match, METH_VARARGS,
+     "ilsvrc_match(order, det_image, det_label, det_box, det_skip, obj_offsets, obj_label,\n"
+     "             obj_box, obj_threshold) -> taken int64 (D,)\n"
+     "\n"
+     "eval_detection.m's greedy matching: detections visited in `order` (a permutation of\n"
+     "0..D-1, each image's detections by descending confidence); boxes float64 xyxy (+1\n"
+     "rule); det_skip uint8 (blacklisted: takes nothing); objects of image i are rows\n"
+     "obj_offsets[i]:obj_offsets[i + 1]. Returns the object row each detection took, or -1."},
+    {"visdrone_match", visdrone_match, METH_VARARGS,
+     "visdrone_match(order, det_group, det_ltwh, det_pos, gt_order, gt_group, gt_ltwh,\n"
+     "               gt_ignore, thresholds, caps, min_overlap, threads)\n"
+     "    -> (verdict int8 (T, Y, D), taken int64 (T, D))\n"
+     "\n"
+     "evalRes.m's greedy matching of every (image, class) group at every threshold and cap:\n"
+     "`order` the detections by group, then visiting order; `gt_order` the objects by group,\n"
+     "then row; det_pos a detection's position among its image's rows (it counts under caps\n"
+     "above it); boxes float64 ltwh; pairs below min_overlap never match. verdict: 1 TP,\n"
+     "0 FP (or beyond the cap), -1 ignored; taken (at the last cap): the object (index into\n"
+     "the gt arrays) taken or absorbing, else -1."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_greedy",
+    "The greedy matching of VisDrone-DET and ILSVRC DET in C (see _greedy.c).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__greedy(void)
+{
+    import_array();
+    return PyModule_Create(&module);
+}
