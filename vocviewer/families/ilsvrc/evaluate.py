@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -88,17 +89,30 @@ def _blacklisted(
     return np.isin(image_id.astype(np.int64) * scale + label, keys)
 
 
-def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
-    """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
-    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
-    obj = dataset.objects
-    dets = results.detections
-    n_lab = int(obj.label.max()) + 1 if len(obj) else 0
-    thr = object_thresholds(obj.box)
-    img_id = info.image_id[dets.image_index] if len(dets) else np.zeros(0, np.int64)
-    # per-image visiting order and the global order: -score, image id, file order
-    order = np.lexsort((np.arange(len(dets)), -dets.score, img_id))
-    skipped = _blacklisted(info.blacklist_image_id, info.blacklist_label, img_id, dets.label)
+def _greedy(
+    dataset: Dataset,
+    results: ResultSet,
+    thr: FloatArray,
+    skipped: npt.NDArray[np.bool_],
+    order: IntArray,
+) -> IntArray:
+    """The object row each detection takes (-1: none), detections visited in ``order``; on the
+    compiled kernel (``vocviewer/kernel/_greedy.c``) where it is built, else in vectorised
+    rounds (``greedy_with_fallback``): the same rows."""
+    obj, dets = dataset.objects, results.detections
+    if (k := kernel.load("_greedy")) is not None:
+        taken: IntArray = k.ilsvrc_match(
+            order,
+            dets.image_index,
+            dets.label,
+            dets.box,
+            np.ascontiguousarray(skipped, dtype=bool).view(np.uint8),
+            dataset.object_offsets,
+            obj.label,
+            obj.box,
+            thr,
+        )
+        return taken
     # candidate pairs: same image, same label, IoU (+1 rule) >= the object's own threshold
     pd, pg = same_image_pairs(dets.image_index, dataset.object_offsets)
     sel = (dets.label[pd] == obj.label[pg]) & ~skipped[pd]
@@ -111,7 +125,21 @@ def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult
     pref[np.lexsort((pg, -ov, pd))] = np.arange(len(pd), dtype=np.int64)
     priority = np.empty(len(dets), dtype=np.int64)
     priority[order] = np.arange(len(dets), dtype=np.int64)
-    matched = greedy_with_fallback(pd, pg, pref, priority, len(dets), len(obj))
+    return greedy_with_fallback(pd, pg, pref, priority, len(dets), len(obj))
+
+
+def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
+    """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
+    obj = dataset.objects
+    dets = results.detections
+    n_lab = int(obj.label.max()) + 1 if len(obj) else 0
+    thr = object_thresholds(obj.box)
+    img_id = info.image_id[dets.image_index] if len(dets) else np.zeros(0, np.int64)
+    # per-image visiting order and the global order: -score, image id, file order
+    order = np.lexsort((np.arange(len(dets)), -dets.score, img_id))
+    skipped = _blacklisted(info.blacklist_image_id, info.blacklist_label, img_id, dets.label)
+    matched = _greedy(dataset, results, thr, skipped, order)
     verdict = np.where(skipped, -1, np.where(matched >= 0, 1, 0)).astype(np.int8)
     obj_black = _blacklisted(
         info.blacklist_image_id, info.blacklist_label, info.image_id[obj.image_index], obj.label
