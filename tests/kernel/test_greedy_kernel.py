@@ -24,6 +24,7 @@ from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det
 from vocviewer.families.ilsvrc.reader import read_ilsvrc_det, read_ilsvrc_det_results
 from vocviewer.families.visdrone.evaluate import VISDRONE_IOU_THRESHOLDS, VISDRONE_MAX_DETS
 from vocviewer.families.visdrone.matching import match_all
+from vocviewer.families.visdrone.regions import keep_outside_many, keep_outside_regions
 
 _greedy = kernel.load("_greedy")
 pytestmark = pytest.mark.skipif(_greedy is None, reason="the _greedy kernel is not built here")
@@ -129,6 +130,43 @@ def test_visdrone_evaluation_both_paths(tmp_path, seed):
     got, want = both(lambda: evaluate_dirs(split, res))
     assert_same(got, want)
     assert (got.verdict == 1).any() and (got.verdict == -1).any() and not got.det_kept.all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_visdrone_region_filter_both_paths(seed):
+    """Regions and boxes on half-pixel coordinates (MATLAB rounding), past the image's edges,
+    huge, negative, non-finite (a region: that image left to numpy; a box: kept)."""
+    rng = np.random.default_rng(seed)
+    n_img = 40
+    n_reg = rng.integers(1, 5, n_img)
+    n_box = rng.integers(0, 30, n_img)
+    heights, widths = rng.integers(1, 80, n_img), rng.integers(1, 80, n_img)
+    regions = rng.integers(-5, 90, (int(n_reg.sum()), 4)) / rng.choice(
+        [1, 2], (int(n_reg.sum()), 4)
+    )
+    boxes = rng.integers(-5, 90, (int(n_box.sum()), 4)) / rng.choice(
+        [1, 2, 4], (int(n_box.sum()), 4)
+    )
+    regions[rng.random(len(regions)) < 0.05] = (NAN, 1.0, 5.0, 5.0)
+    regions[rng.random(len(regions)) < 0.05] = (1.0, 1.0, 1e308, 1e308)
+    for b in ODD_BOXES:
+        boxes[int(rng.integers(len(boxes)))] = b
+    r_off = np.concatenate(([0], np.cumsum(n_reg))).astype(np.int64)
+    b_off = np.concatenate(([0], np.cumsum(n_box))).astype(np.int64)
+    args = (regions, r_off, boxes, b_off, heights, widths)
+    got, want = both(lambda: keep_outside_many(*args))
+    assert_same(got, want)
+    assert 0 < got.sum() < len(got)
+    one = [
+        keep_outside_regions(
+            regions[r_off[j] : r_off[j + 1]],
+            boxes[b_off[j] : b_off[j + 1]],
+            int(heights[j]),
+            int(widths[j]),
+        )
+        for j in range(n_img)
+    ]
+    assert_same(got, np.concatenate(one))
 
 
 def test_visdrone_kernel_refuses_unsorted_groups_and_bad_indices():

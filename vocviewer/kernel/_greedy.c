@@ -321,6 +321,172 @@ done:
     return out;
 }
 
+/* dropObjectsInIgr.m as visdrone/regions.keep_outside_regions computes it (see there): the
+ * mask of an image's regions on the grid compressed to their edges, each box's covered pixel
+ * count S summed over that grid (integers: exact in any order), kept iff S / (w*h) < 0.5 or a
+ * number of the box is not finite. */
+
+/* MATLAB's round: halves away from zero (regions.matlab_round's expression). */
+static inline double matlab_round(double a)
+{
+    double t = trunc(a);
+    double sign = a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0;
+    return fabs(a - t) >= 0.5 ? t + sign : t + sign * 0.0;
+}
+
+/* The sorted distinct values of e[0..n) in place; returns their count. */
+static int64_t sorted_unique(double *e, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        double x = e[i];
+        int64_t j = i;
+        while (j > 0 && e[j - 1] > x) {
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = x;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (m == 0 || e[i] != e[m - 1])
+            e[m++] = e[i];
+    return m;
+}
+
+/* The overlap length of [lo, hi) with the cell [a, b) (regions._lengths: clip(min - max, 0)). */
+static inline double cell_length(double lo, double hi, double a, double b)
+{
+    double v = (hi < b ? hi : b) - (lo > a ? lo : a);
+    return v > 0 ? v : 0.0;
+}
+
+/* One image: R regions (finite), Q boxes; writes keep[0..Q). `work` holds 8R + 4 doubles,
+ * `mask` (2R + 1)^2 bytes. */
+static void regions_image(const double *reg, int64_t R, const double *box, int64_t Q, double H,
+                          double W, double *work, uint8_t *mask, uint8_t *keep)
+{
+    double *ry = work, *rys = ry + R, *rx = rys + R, *rxs = rx + R, *re = rxs + R;
+    double *ce = re + 2 * R + 2;
+    int64_t nr = 0, nc = 0;
+    re[nr++] = 1.0, re[nr++] = H + 1.0, ce[nc++] = 1.0, ce[nc++] = W + 1.0;
+    for (int64_t r = 0; r < R; r++) {
+        const double *g = reg + 4 * r;
+        double x = matlab_round(g[0] > 1.0 ? g[0] : 1.0), y = matlab_round(g[1] > 1.0 ? g[1] : 1.0);
+        double w = matlab_round(g[2] > 1.0 ? g[2] : 1.0), h = matlab_round(g[3] > 1.0 ? g[3] : 1.0);
+        double ys = (H < y + h ? H : y + h) + 1.0, xs = (W < x + w ? W : x + w) + 1.0;
+        ry[r] = y, rx[r] = x, rys[r] = ys > y ? ys : y, rxs[r] = xs > x ? xs : x;
+        re[nr++] = ry[r] < H + 1.0 ? ry[r] : H + 1.0;
+        re[nr++] = rys[r] < H + 1.0 ? rys[r] : H + 1.0;
+        ce[nc++] = rx[r] < W + 1.0 ? rx[r] : W + 1.0;
+        ce[nc++] = rxs[r] < W + 1.0 ? rxs[r] : W + 1.0;
+    }
+    nr = sorted_unique(re, nr), nc = sorted_unique(ce, nc);
+    for (int64_t k = 0; k + 1 < nr; k++)
+        for (int64_t l = 0; l + 1 < nc; l++) {
+            uint8_t m = 0;
+            for (int64_t r = 0; r < R && !m; r++)
+                m = cell_length(ry[r], rys[r], re[k], re[k + 1]) > 0 &&
+                    cell_length(rx[r], rxs[r], ce[l], ce[l + 1]) > 0;
+            mask[k * nc + l] = m;
+        }
+    for (int64_t q = 0; q < Q; q++) {
+        const double *b = box + 4 * q;
+        if (!(isfinite(b[0]) && isfinite(b[1]) && isfinite(b[2]) && isfinite(b[3]))) {
+            keep[q] = 1;
+            continue;
+        }
+        double p[4];
+        for (int i = 0; i < 4; i++) {
+            double v = matlab_round(b[i]);
+            p[i] = v > 1.0 ? v : 1.0;
+        }
+        double x = p[0] < W ? p[0] : W, y = p[1] < H ? p[1] : H;
+        x = x > 1.0 ? x : 1.0, y = y > 1.0 ? y : 1.0;
+        double w = p[2], h = p[3];
+        double x2 = W < x + w ? W : x + w;
+        double y2 = H < y + h ? H : y + h;
+        y2 = y2 > 1.0 ? y2 : 1.0;
+        double S = 0.0;
+        for (int64_t k = 0; k + 1 < nr; k++) {
+            double rl = cell_length(y + 1.0, y2 + 1.0, re[k], re[k + 1]);
+            if (rl == 0)
+                continue;
+            for (int64_t l = 0; l + 1 < nc; l++)
+                if (mask[k * nc + l])
+                    S += rl * cell_length(x + 1.0, x2 + 1.0, ce[l], ce[l + 1]);
+        }
+        keep[q] = !(S / (h * w) >= 0.5);
+    }
+}
+
+static PyObject *visdrone_regions(PyObject *self, PyObject *args)
+{
+    PyObject *in[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5]))
+        return NULL;
+    static const int types[6] = {NPY_FLOAT64, NPY_INT64, NPY_FLOAT64, NPY_INT64, NPY_INT64,
+                                 NPY_INT64};
+    PyArrayObject *a[6] = {NULL};
+    PyObject *keep = NULL, *done = NULL, *out = NULL;
+    double *work = NULL;
+    uint8_t *mask = NULL;
+    for (int i = 0; i < 6; i++)
+        if ((a[i] = as_array(in[i], types[i])) == NULL)
+            goto done;
+    npy_intp n_reg = PyArray_SIZE(a[0]) / 4, q = PyArray_SIZE(a[2]) / 4, J = PyArray_SIZE(a[4]);
+    const int64_t *ro = PyArray_DATA(a[1]), *bo = PyArray_DATA(a[3]);
+    const int64_t *hh = PyArray_DATA(a[4]), *ww = PyArray_DATA(a[5]);
+    int bad = PyArray_SIZE(a[0]) != 4 * n_reg || PyArray_SIZE(a[2]) != 4 * q ||
+              PyArray_SIZE(a[1]) != J + 1 || PyArray_SIZE(a[3]) != J + 1 ||
+              PyArray_SIZE(a[5]) != J || ro[0] != 0 || bo[0] != 0 || ro[J] != n_reg || bo[J] != q;
+    int64_t most = 0;
+    for (npy_intp j = 0; j < J && !bad; j++) {
+        bad = ro[j + 1] < ro[j] || bo[j + 1] < bo[j] || hh[j] <= 0 || ww[j] <= 0;
+        most = ro[j + 1] - ro[j] > most ? ro[j + 1] - ro[j] : most;
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "visdrone_regions: inconsistent shapes or offsets");
+        goto done;
+    }
+    keep = PyArray_ZEROS(1, &q, NPY_BOOL, 0);
+    done = PyArray_ZEROS(1, &J, NPY_BOOL, 0);
+    work = malloc((size_t)(8 * most + 8) * sizeof(double));
+    mask = malloc((size_t)((2 * most + 1) * (2 * most + 1)));
+    if (keep == NULL || done == NULL || work == NULL || mask == NULL) {
+        if (keep != NULL && done != NULL)
+            PyErr_NoMemory();
+        goto done;
+    }
+    const double *reg = PyArray_DATA(a[0]), *box = PyArray_DATA(a[2]);
+    uint8_t *kp = PyArray_DATA((PyArrayObject *)keep), *dn = PyArray_DATA((PyArrayObject *)done);
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp j = 0; j < J; j++) {
+        int64_t r0 = ro[j], R = ro[j + 1] - r0, b0 = bo[j];
+        int finite = 1;
+        for (int64_t i = 4 * r0; i < 4 * (r0 + R); i++)
+            finite &= isfinite(reg[i]) != 0;
+        if (!finite || R == 0) { /* left to the numpy path (R == 0: all kept) */
+            dn[j] = R == 0;
+            if (R == 0)
+                memset(kp + b0, 1, (size_t)(bo[j + 1] - b0));
+            continue;
+        }
+        regions_image(reg + 4 * r0, R, box + 4 * b0, bo[j + 1] - b0, (double)hh[j],
+                      (double)ww[j], work, mask, kp + b0);
+        dn[j] = 1;
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(OO)", keep, done);
+done:
+    for (int i = 0; i < 6; i++)
+        Py_XDECREF(a[i]);
+    Py_XDECREF(keep);
+    Py_XDECREF(done);
+    free(work);
+    free(mask);
+    return out;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* ILSVRC DET                                                                                */
 
@@ -415,6 +581,14 @@ done:
 }
 
 static PyMethodDef methods[] = {
+    {"visdrone_regions", visdrone_regions, METH_VARARGS,
+     "visdrone_regions(regions, region_offsets, boxes, box_offsets, heights, widths)\n"
+     "    -> (keep bool (Q,), done bool (J,))\n"
+     "\n"
+     "regions.keep_outside_regions for J images at once: image j's regions are rows\n"
+     "region_offsets[j]:region_offsets[j + 1] of `regions`, its boxes those of `boxes` (ltwh\n"
+     "float64), its size heights[j] x widths[j] (> 0). `done` is False for an image with a\n"
+     "non-finite region number (its boxes are left to the numpy path)."},
     {"ilsvrc_match", ilsvrc_match, METH_VARARGS,
      "ilsvrc_match(order, det_image, det_label, det_box, det_skip, obj_offsets, obj_label,\n"
      "             obj_box, obj_threshold) -> taken int64 (D,)\n"
