@@ -76,12 +76,10 @@ def visdrone_columns(rng: np.random.Generator, n_groups: int):
             d_score.append(rng.choice([0.25, 0.5, NAN]) if rng.random() < 0.4 else rng.random())
             d_pos.append(int(rng.choice([0, 1, 5, 9, 10, 50, 99, 100, 400])))
     f = np.asarray
-    d_group, d_score = f(d_group, np.int64), f(d_score, float)
-    rows = np.arange(len(d_group))
     return (
-        d_group,
+        f(d_group, np.int64),
         f(d_box, float).reshape(-1, 4),
-        np.lexsort((rows, -d_score, d_group)),
+        f(d_score, float),
         f(d_pos, np.int64),
         f(g_group, np.int64),
         f(g_box, float).reshape(-1, 4),
@@ -170,15 +168,16 @@ def test_visdrone_region_filter_both_paths(seed):
 
 
 def test_visdrone_kernel_refuses_unsorted_groups_and_bad_indices():
-    d_group, d_box, order, d_pos, g_group, g_box, g_ign, thr, caps = visdrone_columns(
+    d_group, d_box, d_score, d_pos, g_group, g_box, g_ign, thr, caps = visdrone_columns(
         np.random.default_rng(1), 8
     )
+    order = np.argsort(d_group, kind="stable")
     g_order = np.argsort(g_group, kind="stable")
 
     def call(order, g_order):
         ign = g_ign.view(np.uint8)
-        args = (order, d_group, d_box, d_pos, g_order, g_group, g_box, ign, thr, caps, 0.5, 1)
-        return _greedy.visdrone_match(*args)  # type: ignore[union-attr]
+        args = (order, d_group, d_box, d_pos, g_order, g_group, g_box, ign, thr, caps, d_score)
+        return _greedy.visdrone_match(*args, 0.5, 1)  # type: ignore[union-attr]
 
     call(order, g_order)
     with pytest.raises(ValueError, match="out of order"):

@@ -57,7 +57,7 @@ static inline int visdrone_overlap(const double *d, const double *g, int ignore,
 
 typedef struct {
     const int64_t *order, *d_pos, *g_order;
-    const double *d_box, *g_box, *thr;
+    const double *d_score, *d_box, *g_box, *thr;
     const uint8_t *g_ignore;
     const int64_t *caps;
     const int64_t *groups; /* 4 per group: order range [d0, d1), g_order range [g0, g1) */
@@ -71,11 +71,31 @@ typedef struct {
     pthread_mutex_t lock;
 } VisDrone;
 
+/* A detection and its score, for the visiting order. */
+typedef struct {
+    double score;
+    int64_t d;
+} Visit;
+
 typedef struct {
     int64_t *pair_g; double *pair_ov; uint8_t *pair_ig; size_t n_pairs;
     int64_t *start; size_t n_start;
     uint8_t *used; size_t n_used;
+    Visit *visit; size_t n_visit;
 } VisScratch;
+
+/* The visiting order within a group: descending score, NaN last, ties by detection index
+ * (np.lexsort((index, -score, group)): -0.0 and 0.0 tie, as numpy compares them). */
+static int visit_order(const void *pa, const void *pb)
+{
+    const Visit *a = pa, *b = pb;
+    int na = isnan(a->score), nb = isnan(b->score);
+    if (na != nb)
+        return na - nb;
+    if (!na && a->score != b->score)
+        return a->score > b->score ? -1 : 1;
+    return (a->d > b->d) - (a->d < b->d);
+}
 
 static int grow(void **buf, size_t *have, size_t want, size_t size)
 {
@@ -113,11 +133,17 @@ static int visdrone_group(VisDrone *V, const int64_t *G, VisScratch *s)
         s->n_pairs = cap;
     }
     if (grow((void **)&s->start, &s->n_start, (size_t)nd + 1, sizeof(int64_t)) < 0 ||
-        grow((void **)&s->used, &s->n_used, (size_t)(ng > 0 ? ng : 1), sizeof(uint8_t)) < 0)
+        grow((void **)&s->used, &s->n_used, (size_t)(ng > 0 ? ng : 1), sizeof(uint8_t)) < 0 ||
+        grow((void **)&s->visit, &s->n_visit, (size_t)nd, sizeof(Visit)) < 0)
         return -1;
+    for (int64_t i = 0; i < nd; i++) {
+        int64_t d = V->order[d0 + i];
+        s->visit[i].score = V->d_score[d], s->visit[i].d = d;
+    }
+    qsort(s->visit, (size_t)nd, sizeof(Visit), visit_order);
     int64_t p = 0;
     for (int64_t i = 0; i < nd; i++) {
-        const double *db = V->d_box + 4 * V->order[d0 + i];
+        const double *db = V->d_box + 4 * s->visit[i].d;
         s->start[i] = p;
         for (int64_t j = 0; j < ng; j++) {
             int64_t g = V->g_order[g0 + j];
@@ -140,7 +166,7 @@ static int visdrone_group(VisDrone *V, const int64_t *G, VisScratch *s)
             if (ng)
                 memset(s->used, 0, (size_t)ng);
             for (int64_t i = 0; i < nd; i++) {
-                int64_t d = V->order[d0 + i], best = -1, absorb = -1;
+                int64_t d = s->visit[i].d, best = -1, absorb = -1;
                 double top = -INFINITY;
                 if (V->d_pos[d] < cap) {
                     for (int64_t q = s->start[i]; q < s->start[i + 1]; q++) {
@@ -191,7 +217,7 @@ static void *visdrone_worker(void *arg)
                 break;
             }
     }
-    free(s.pair_g), free(s.pair_ov), free(s.pair_ig), free(s.start), free(s.used);
+    free(s.pair_g), free(s.pair_ov), free(s.pair_ig), free(s.start), free(s.used), free(s.visit);
     return NULL;
 }
 
@@ -256,25 +282,27 @@ static int64_t visdrone_groups(const int64_t *order, const int64_t *d_group, int
 
 static PyObject *visdrone_match(PyObject *self, PyObject *args)
 {
-    PyObject *in[10];
+    PyObject *in[11];
     double min_overlap;
     Py_ssize_t n_threads = 1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOdn", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
-                          &in[6], &in[7], &in[8], &in[9], &min_overlap, &n_threads))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOdn", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
+                          &in[6], &in[7], &in[8], &in[9], &in[10], &min_overlap, &n_threads))
         return NULL;
-    static const int types[10] = {NPY_INT64,   NPY_INT64, NPY_FLOAT64, NPY_INT64, NPY_INT64,
-                                  NPY_INT64,   NPY_FLOAT64, NPY_UINT8, NPY_FLOAT64, NPY_INT64};
-    PyArrayObject *a[10] = {NULL};
+    /* order, d_group, d_box, d_pos, g_order, g_group, g_box, g_ignore, thr, caps, d_score */
+    static const int types[11] = {NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_INT64,
+                                  NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_UINT8,
+                                  NPY_FLOAT64, NPY_INT64, NPY_FLOAT64};
+    PyArrayObject *a[11] = {NULL};
     PyObject *verdict = NULL, *taken = NULL, *out = NULL;
     int64_t *groups = NULL;
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
         if ((a[i] = as_array(in[i], types[i])) == NULL)
             goto done;
     npy_intp n = PyArray_SIZE(a[0]), m = PyArray_SIZE(a[4]);
     npy_intp T = PyArray_SIZE(a[8]), Y = PyArray_SIZE(a[9]);
     if (PyArray_SIZE(a[1]) != n || PyArray_SIZE(a[2]) != 4 * n || PyArray_SIZE(a[3]) != n ||
         PyArray_SIZE(a[5]) != m || PyArray_SIZE(a[6]) != 4 * m || PyArray_SIZE(a[7]) != m ||
-        Y < 1) {
+        PyArray_SIZE(a[10]) != n || Y < 1) {
         PyErr_SetString(PyExc_ValueError, "visdrone_match: inconsistent shapes");
         goto done;
     }
@@ -297,8 +325,9 @@ static PyObject *visdrone_match(PyObject *self, PyObject *args)
         goto done;
     /* detections of no group (none: every one is in a run) still get defined values */
     memset(PyArray_DATA((PyArrayObject *)verdict), 0, (size_t)(T * Y * n));
-    VisDrone V = {P(0, int64_t), P(3, int64_t), P(4, int64_t), P(2, double), P(6, double),
-                  P(8, double), P(7, uint8_t), P(9, int64_t), groups, n_groups, n, T, Y,
+    VisDrone V = {P(0, int64_t), P(3, int64_t), P(4, int64_t), P(10, double), P(2, double),
+                  P(6, double), P(8, double), P(7, uint8_t), P(9, int64_t), groups, n_groups,
+                  n, T, Y,
                   min_overlap, PyArray_DATA((PyArrayObject *)verdict),
                   PyArray_DATA((PyArrayObject *)taken), 0, 0, PTHREAD_MUTEX_INITIALIZER};
 #undef P
@@ -313,7 +342,7 @@ static PyObject *visdrone_match(PyObject *self, PyObject *args)
     }
     out = Py_BuildValue("(OO)", verdict, taken);
 done:
-    for (int i = 0; i < 10; i++)
+    for (int i = 0; i < 11; i++)
         Py_XDECREF(a[i]);
     Py_XDECREF(verdict);
     Py_XDECREF(taken);
@@ -599,12 +628,12 @@ static PyMethodDef methods[] = {
      "obj_offsets[i]:obj_offsets[i + 1]. Returns the object row each detection took, or -1."},
     {"visdrone_match", visdrone_match, METH_VARARGS,
      "visdrone_match(order, det_group, det_ltwh, det_pos, gt_order, gt_group, gt_ltwh,\n"
-     "               gt_ignore, thresholds, caps, min_overlap, threads)\n"
+     "               gt_ignore, thresholds, caps, det_score, min_overlap, threads)\n"
      "    -> (verdict int8 (T, Y, D), taken int64 (T, D))\n"
      "\n"
      "evalRes.m's greedy matching of every (image, class) group at every threshold and cap:\n"
-     "`order` the detections by group, then visiting order; `gt_order` the objects by group,\n"
-     "then row; det_pos a detection's position among its image's rows (it counts under caps\n"
+     "`order` the detections by group (each group visited by descending det_score, NaN last,\n"
+     "ties by index); `gt_order` the objects by group, then row; det_pos a detection's position among its image's rows (it counts under caps\n"
      "above it); boxes float64 ltwh; pairs below min_overlap never match. verdict: 1 TP,\n"
      "0 FP (or beyond the cap), -1 ignored; taken (at the last cap): the object (index into\n"
      "the gt arrays) taken or absorbing, else -1."},

@@ -186,13 +186,12 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     g_group = dataset.objects.image_index[ev_gt] * n_cls + (gt.category[ev_gt] - 1)
     d_score = dets.score[ev_det]
     g_ignore = gt.score[ev_gt] == 0
-    # within-group visiting order: descending score, ties in file order
-    visit = np.lexsort((ev_det, -d_score, d_group))
+    # each group visited by descending score, ties in file order
     ev_pos = pos[ev_det]
     verdicts, taken_all = match_all(
         d_group,
         rx.ltwh[ev_det],
-        visit,
+        d_score,
         ev_pos,
         g_group,
         gt.ltwh[ev_gt],

@@ -181,7 +181,7 @@ class Matcher:
 def match_all(
     det_group: IntArray,
     det_ltwh: FloatArray,
-    det_order: IntArray,
+    det_score: FloatArray,
     det_pos: IntArray,
     gt_group: IntArray,
     gt_ltwh: FloatArray,
@@ -191,8 +191,8 @@ def match_all(
 ) -> tuple[npt.NDArray[np.int8], IntArray]:
     """The verdicts of every detection at every threshold and cap.
 
-    ``det_order`` int64 (D,): the detections by group, then visiting order (descending score,
-    ties in file order); ``det_pos`` int64 (D,): a detection's position among its image's rows
+    Detections in file order; each group is visited by descending ``det_score`` (NaN last, ties
+    in file order); ``det_pos`` int64 (D,): a detection's position among its image's rows
     (active under caps above it); boxes ``ltwh`` float64; GT rows in file order within each
     group. Returns ``verdict`` int8 (T, Y, D) as ``Matcher.match`` (1 TP, 0 FP or inactive, -1
     ignored) and ``taken`` int64 (T, D) at the last cap: the GT row taken or absorbing, else -1.
@@ -202,7 +202,7 @@ def match_all(
         verdicts: npt.NDArray[np.int8]
         taken: IntArray
         verdicts, taken = k.visdrone_match(
-            det_order,
+            np.argsort(det_group, kind="stable"),  # the kernel orders each group itself
             det_group,
             det_ltwh,
             det_pos,
@@ -212,12 +212,13 @@ def match_all(
             np.ascontiguousarray(gt_ignore, dtype=bool).view(np.uint8),
             np.asarray(thresholds, dtype=np.float64),
             np.asarray(caps, dtype=np.int64),
+            det_score,
             MIN_THRESHOLD,
             kernel.cores(),
         )
         return verdicts, taken
     prio = np.empty(n, dtype=np.int64)
-    prio[det_order] = np.arange(n, dtype=np.int64)
+    prio[np.lexsort((np.arange(n), -det_score, det_group))] = np.arange(n, dtype=np.int64)
     pairs = build_pairs(det_group, det_ltwh, gt_group, gt_ltwh, gt_ignore)
     matcher = Matcher.create(pairs, prio, len(gt_group))
     verdicts = np.zeros((n_thr, n_cap, n), dtype=np.int8)
