@@ -258,6 +258,24 @@ def test_ilsvrc_kernel_refuses_bad_offsets():
     one = np.zeros(1, np.int64)
     call = _greedy.ilsvrc_match  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="out of range"):
-        call(one, one + 3, one, box, np.zeros(1, np.uint8), np.array([0, 1]), one, box, [0.5])
+        call(
+            one, one + 3, [0.5], one, box, np.zeros(1, np.uint8), np.array([0, 1]), one, box, [0.5]
+        )
     with pytest.raises(ValueError, match="inconsistent"):
-        call(one, one, one, box, np.zeros(1, np.uint8), np.array([0, 1]), one, box, [0.5, 0.5])
+        call(
+            one, one, [0.5], one, box, np.zeros(1, np.uint8), np.array([0, 1]), one, box, [0.5, 0.5]
+        )
+    order, image = np.array([0, 1]), np.array([1, 0])  # image 1's detection first
+    with pytest.raises(ValueError, match="not by image"):
+        call(
+            order,
+            image,
+            [0.5, 0.5],
+            order,
+            np.zeros((2, 4)),
+            np.zeros(2, np.uint8),
+            [0, 1, 2],
+            order,
+            np.zeros((2, 4)),
+            [0.5, 0.5],
+        )

@@ -519,41 +519,53 @@ done:
 /* ---------------------------------------------------------------------------------------- */
 /* ILSVRC DET                                                                                */
 
-/* Detections in `order` (image by image, each by descending confidence): a detection not
- * skipped takes the first object of the largest overlap among the objects of its image with
- * its label, not taken yet, whose overlap (pair_overlap, +1 rule) reaches the object's own
- * threshold. Writes taken (-1: none); returns 0, or 1 if an index is out of range. */
-static int ilsvrc_scan(const int64_t *order, int64_t n, const int64_t *image,
+/* Detections image by image (`order`: by image, ascending; each image's detections visited by
+ * descending confidence, NaN last, ties by index: visit_order): a detection not skipped takes
+ * the first object of the largest overlap among the objects of its image with its label, not
+ * taken yet, whose overlap (pair_overlap, +1 rule) reaches the object's own threshold. Writes
+ * taken (-1: none); returns 0, or 1 if an index is out of range or `order` is not by image.
+ * `used` holds m flags, `visit` n entries. */
+static int ilsvrc_scan(const int64_t *order, int64_t n, const int64_t *image, const double *score,
                        const int64_t *label, const double *box, const uint8_t *skip,
                        const int64_t *of, int64_t n_off, const int64_t *o_label,
                        const double *o_box, const double *o_thr, int64_t m, uint8_t *used,
-                       int64_t *taken)
+                       Visit *visit, int64_t *taken)
 {
-    for (int64_t i = 0; i < n; i++)
-        taken[i] = -1;
     for (int64_t i = 0; i < n; i++) {
+        taken[i] = -1;
         int64_t d = order[i];
         if (d < 0 || d >= n)
             return 1;
         int64_t k = image[d];
         if (k < 0 || k + 1 >= n_off || of[k] < 0 || of[k + 1] > m || of[k] > of[k + 1])
             return 1;
-        if (skip[d])
-            continue;
-        int64_t best = -1;
-        double top = -INFINITY;
-        for (int64_t j = of[k]; j < of[k + 1]; j++) {
-            double ov;
-            if (o_label[j] != label[d] || used[j] || !pair_overlap(box + 4 * d, o_box + 4 * j, 1.0, &ov))
+        if (i > 0 && k < image[order[i - 1]])
+            return 1;
+    }
+    for (int64_t i = 0; i < n;) {
+        int64_t k = image[order[i]], nv = 0;
+        for (; i < n && image[order[i]] == k; i++, nv++)
+            visit[nv].score = score[order[i]], visit[nv].d = order[i];
+        qsort(visit, (size_t)nv, sizeof(Visit), visit_order);
+        for (int64_t v = 0; v < nv; v++) {
+            int64_t d = visit[v].d, best = -1;
+            if (skip[d])
                 continue;
-            if (ov >= o_thr[j] && ov > top) {
-                top = ov;
-                best = j;
+            double top = -INFINITY;
+            for (int64_t j = of[k]; j < of[k + 1]; j++) {
+                double ov;
+                if (o_label[j] != label[d] || used[j] ||
+                    !pair_overlap(box + 4 * d, o_box + 4 * j, 1.0, &ov))
+                    continue;
+                if (ov >= o_thr[j] && ov > top) {
+                    top = ov;
+                    best = j;
+                }
             }
-        }
-        if (best >= 0) {
-            used[best] = 1;
-            taken[d] = best;
+            if (best >= 0) {
+                used[best] = 1;
+                taken[d] = best;
+            }
         }
     }
     return 0;
@@ -561,51 +573,57 @@ static int ilsvrc_scan(const int64_t *order, int64_t n, const int64_t *image,
 
 static PyObject *ilsvrc_match(PyObject *self, PyObject *args)
 {
-    PyObject *in[9];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
-                          &in[6], &in[7], &in[8]))
+    PyObject *in[10];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOO", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
+                          &in[6], &in[7], &in[8], &in[9]))
         return NULL;
-    static const int types[9] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_UINT8,
-                                 NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64};
-    PyArrayObject *a[9] = {NULL};
+    /* order, det_image, det_score, det_label, det_box, det_skip, obj_offsets, obj_label,
+     * obj_box, obj_threshold */
+    static const int types[10] = {NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_INT64, NPY_FLOAT64,
+                                  NPY_UINT8, NPY_INT64, NPY_INT64, NPY_FLOAT64, NPY_FLOAT64};
+    PyArrayObject *a[10] = {NULL};
     PyObject *taken = NULL, *out = NULL;
     uint8_t *used = NULL;
-    for (int i = 0; i < 9; i++)
+    Visit *visit = NULL;
+    for (int i = 0; i < 10; i++)
         if ((a[i] = as_array(in[i], types[i])) == NULL)
             goto done;
-    npy_intp n = PyArray_SIZE(a[0]), m = PyArray_SIZE(a[6]), n_off = PyArray_SIZE(a[5]);
-    if (PyArray_SIZE(a[1]) != n || PyArray_SIZE(a[2]) != n || PyArray_SIZE(a[3]) != 4 * n ||
-        PyArray_SIZE(a[4]) != n || PyArray_SIZE(a[7]) != 4 * m || PyArray_SIZE(a[8]) != m ||
-        n_off < 1) {
+    npy_intp n = PyArray_SIZE(a[0]), m = PyArray_SIZE(a[7]), n_off = PyArray_SIZE(a[6]);
+    if (PyArray_SIZE(a[1]) != n || PyArray_SIZE(a[2]) != n || PyArray_SIZE(a[3]) != n ||
+        PyArray_SIZE(a[4]) != 4 * n || PyArray_SIZE(a[5]) != n || PyArray_SIZE(a[8]) != 4 * m ||
+        PyArray_SIZE(a[9]) != m || n_off < 1) {
         PyErr_SetString(PyExc_ValueError, "ilsvrc_match: inconsistent shapes");
         goto done;
     }
     taken = PyArray_SimpleNew(1, &n, NPY_INT64);
     used = calloc((size_t)(m > 0 ? m : 1), 1);
-    if (taken == NULL || used == NULL) {
-        if (used == NULL)
+    visit = malloc((size_t)(n > 0 ? n : 1) * sizeof(Visit));
+    if (taken == NULL || used == NULL || visit == NULL) {
+        if (taken != NULL)
             PyErr_NoMemory();
         goto done;
     }
     int bad;
 #define P(i, t) ((const t *)PyArray_DATA(a[i]))
     Py_BEGIN_ALLOW_THREADS
-    bad = ilsvrc_scan(P(0, int64_t), n, P(1, int64_t), P(2, int64_t), P(3, double),
-                      P(4, uint8_t), P(5, int64_t), n_off, P(6, int64_t), P(7, double),
-                      P(8, double), m, used, PyArray_DATA((PyArrayObject *)taken));
+    bad = ilsvrc_scan(P(0, int64_t), n, P(1, int64_t), P(2, double), P(3, int64_t),
+                      P(4, double), P(5, uint8_t), P(6, int64_t), n_off, P(7, int64_t),
+                      P(8, double), P(9, double), m, used, visit,
+                      PyArray_DATA((PyArrayObject *)taken));
     Py_END_ALLOW_THREADS
 #undef P
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "ilsvrc_match: an index or offset out of range");
+        PyErr_SetString(PyExc_ValueError, "ilsvrc_match: an index or offset out of range, or order not by image");
         goto done;
     }
     out = taken;
     Py_INCREF(out);
 done:
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < 10; i++)
         Py_XDECREF(a[i]);
     Py_XDECREF(taken);
     free(used);
+    free(visit);
     return out;
 }
 
@@ -619,11 +637,12 @@ static PyMethodDef methods[] = {
      "float64), its size heights[j] x widths[j] (> 0). `done` is False for an image with a\n"
      "non-finite region number (its boxes are left to the numpy path)."},
     {"ilsvrc_match", ilsvrc_match, METH_VARARGS,
-     "ilsvrc_match(order, det_image, det_label, det_box, det_skip, obj_offsets, obj_label,\n"
-     "             obj_box, obj_threshold) -> taken int64 (D,)\n"
+     "ilsvrc_match(order, det_image, det_score, det_label, det_box, det_skip, obj_offsets,\n"
+     "             obj_label, obj_box, obj_threshold) -> taken int64 (D,)\n"
      "\n"
-     "eval_detection.m's greedy matching: detections visited in `order` (a permutation of\n"
-     "0..D-1, each image's detections by descending confidence); boxes float64 xyxy (+1\n"
+     "eval_detection.m's greedy matching: `order` (a permutation of 0..D-1) by det_image,\n"
+     "ascending; each image's detections are visited by descending det_score (NaN\n"
+     "last, ties by index); boxes float64 xyxy (+1\n"
      "rule); det_skip uint8 (blacklisted: takes nothing); objects of image i are rows\n"
      "obj_offsets[i]:obj_offsets[i + 1]. Returns the object row each detection took, or -1."},
     {"visdrone_match", visdrone_match, METH_VARARGS,
