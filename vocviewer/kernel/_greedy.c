@@ -627,7 +627,212 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Open Images (the challenge's PerImageEvaluation, group-of boxes)                           */
+
+/* numpy's argmax of v[0..n) (n > 0): the first NaN if there is one, else the first maximum. */
+static inline int64_t np_argmax(const double *v, int64_t n)
+{
+    int64_t best = 0;
+    if (isnan(v[0]))
+        return 0;
+    for (int64_t j = 1; j < n; j++) {
+        if (isnan(v[j]))
+            return j;
+        if (v[j] > v[best])
+            best = j;
+    }
+    return best;
+}
+
+/* evaluate.pairwise on one pair of YMin, XMin, YMax, XMax boxes: the intersection, in its
+ * expression order (numpy's NaN-propagating minimum / maximum). */
+static inline double oi_intersection(const double *a, const double *b)
+{
+    double ih = np_max(0.0, np_min(a[2], b[2]) - np_max(a[0], b[0]));
+    double iw = np_max(0.0, np_min(a[3], b[3]) - np_max(a[1], b[1]));
+    return ih * iw;
+}
+
+static inline double oi_area(const double *a) { return (a[2] - a[0]) * (a[3] - a[1]); }
+
+/* One image and class (evaluate._match_image_class after the score filter and the sort):
+ * `visit` its detections in the official order, `gt` its object rows (file order). Writes
+ * why / matched / overlap per visited position and appends the class's entries (detection
+ * row, 1.0 TP / 0.0 FP) at *n_entries. `sc` holds 4 (n + g) int64, `dsc` 2 (n + g) doubles. */
+static void oi_group(const int64_t *visit, int64_t n_all, const int64_t *gt, int64_t g,
+                     const uint8_t *group_of, const double *gt_box, const double *det_box,
+                     const double *score, int64_t cap, const int8_t *code, int8_t *why,
+                     int64_t *matched, double *overlap, int64_t *e_row, double *e_tp,
+                     int64_t *n_entries, int64_t *sc, double *dsc)
+{
+    enum { TP, FP, GROUP_TP, ABSORBED, ABSORBED_LOW, OVER_CAP };
+    int64_t n = n_all < cap ? n_all : cap, n_plain = 0, n_grp = 0;
+    int64_t *plain = sc, *grp = plain + g, *absorbed = grp + g, *carrier = absorbed + n;
+    int64_t *taken = carrier + g; /* flags, g */
+    double *row = dsc, *gscore = row + g;
+    for (int64_t i = n; i < n_all; i++)
+        why[i] = code[OVER_CAP];
+    for (int64_t j = 0; j < g; j++) {
+        if (group_of[gt[j]])
+            grp[n_grp++] = gt[j];
+        else
+            plain[n_plain++] = gt[j];
+    }
+    for (int64_t i = 0; i < n; i++)
+        why[i] = code[FP], absorbed[i] = -1;
+    uint8_t *tp = (uint8_t *)(taken + g); /* n flags after the g taken flags */
+    if (n > 0)
+        memset(tp, 0, (size_t)n);
+    if (n_plain) {
+        memset(taken, 0, (size_t)n_plain * sizeof(int64_t));
+        for (int64_t i = 0; i < n; i++) {
+            const double *d = det_box + 4 * visit[i];
+            double a_det = oi_area(d);
+            for (int64_t j = 0; j < n_plain; j++) {
+                const double *q = gt_box + 4 * plain[j];
+                double inter = oi_intersection(d, q);
+                row[j] = inter / (a_det + oi_area(q) - inter);
+            }
+            int64_t j = np_argmax(row, n_plain);
+            if (row[j] >= 0.5 && !taken[j]) {
+                tp[i] = 1, taken[j] = 1;
+                why[i] = code[TP];
+            }
+            if (row[j] > 0 || tp[i])
+                matched[i] = plain[j], overlap[i] = row[j];
+        }
+    }
+    if (n_grp) {
+        for (int64_t j = 0; j < n_grp; j++)
+            gscore[j] = 0.0, carrier[j] = -1;
+        for (int64_t i = 0; i < n; i++) {
+            if (tp[i])
+                continue;
+            const double *d = det_box + 4 * visit[i];
+            double a_det = oi_area(d);
+            for (int64_t j = 0; j < n_grp; j++)
+                row[j] = oi_intersection(d, gt_box + 4 * grp[j]) / a_det;
+            int64_t j = np_argmax(row, n_grp);
+            if (!(row[j] >= 0.5))
+                continue;
+            double s = score[visit[i]];
+            absorbed[i] = j;
+            why[i] = s <= 0 ? code[ABSORBED_LOW] : code[ABSORBED];
+            matched[i] = grp[j], overlap[i] = row[j];
+            if (s > gscore[j])
+                gscore[j] = s, carrier[j] = i;
+        }
+    }
+    int64_t e = *n_entries;
+    for (int64_t i = 0; i < n; i++)
+        if (absorbed[i] < 0)
+            e_row[e] = visit[i], e_tp[e++] = tp[i] ? 1.0 : 0.0;
+    for (int64_t j = 0; j < n_grp; j++)
+        if (carrier[j] >= 0) {
+            why[carrier[j]] = code[GROUP_TP];
+            e_row[e] = visit[carrier[j]], e_tp[e++] = 1.0;
+        }
+    *n_entries = e;
+}
+
+static PyObject *openimages_match(PyObject *self, PyObject *args)
+{
+    PyObject *in[9];
+    long long cap;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOL", &in[0], &in[1], &in[2], &in[3], &in[4], &in[5],
+                          &in[6], &in[7], &in[8], &cap))
+        return NULL;
+    /* visit, visit_offsets, gt_offsets, gt_rows, group_of, gt_box, det_box, det_score, codes */
+    static const int types[9] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_UINT8,
+                                 NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT8};
+    PyArrayObject *a[9] = {NULL};
+    PyObject *why = NULL, *matched = NULL, *overlap = NULL, *e_row = NULL, *e_tp = NULL;
+    PyObject *out = NULL;
+    int64_t *sc = NULL;
+    double *dsc = NULL;
+    for (int i = 0; i < 9; i++)
+        if ((a[i] = as_array(in[i], types[i])) == NULL)
+            goto done;
+    npy_intp R = PyArray_SIZE(a[0]), G = PyArray_SIZE(a[1]) - 1, E = PyArray_SIZE(a[3]);
+    npy_intp N = PyArray_SIZE(a[4]), D = PyArray_SIZE(a[7]);
+    const int64_t *visit = PyArray_DATA(a[0]), *vo = PyArray_DATA(a[1]);
+    const int64_t *go = PyArray_DATA(a[2]), *gt = PyArray_DATA(a[3]);
+    int bad = G < 0 || PyArray_SIZE(a[2]) != G + 1 || PyArray_SIZE(a[5]) != 4 * N ||
+              PyArray_SIZE(a[6]) != 4 * D || PyArray_SIZE(a[8]) != 6 || cap < 1;
+    int64_t most = 0;
+    for (npy_intp k = 0; k < G && !bad; k++) {
+        bad = vo[k] < 0 || vo[k + 1] < vo[k] || vo[k + 1] > R || go[k] < 0 || go[k + 1] < go[k] ||
+              go[k + 1] > E;
+        int64_t w = (vo[k + 1] - vo[k]) + (go[k + 1] - go[k]);
+        most = w > most ? w : most;
+    }
+    for (npy_intp i = 0; i < R && !bad; i++)
+        bad = visit[i] < 0 || visit[i] >= D;
+    for (npy_intp j = 0; j < E && !bad; j++)
+        bad = gt[j] < 0 || gt[j] >= N;
+    if (bad || (G >= 0 && (vo[0] != 0 || vo[G] != R || go[0] != 0))) {
+        PyErr_SetString(PyExc_ValueError, "openimages_match: inconsistent shapes or offsets");
+        goto done;
+    }
+    why = PyArray_SimpleNew(1, &R, NPY_INT8);
+    matched = PyArray_SimpleNew(1, &R, NPY_INT64);
+    overlap = PyArray_SimpleNew(1, &R, NPY_FLOAT64);
+    e_row = PyArray_SimpleNew(1, &R, NPY_INT64);
+    e_tp = PyArray_SimpleNew(1, &R, NPY_FLOAT64);
+    sc = malloc((size_t)(4 * most + 4) * sizeof(int64_t));
+    dsc = malloc((size_t)(2 * most + 2) * sizeof(double));
+    if (!why || !matched || !overlap || !e_row || !e_tp || !sc || !dsc) {
+        if (why && matched && overlap && e_row && e_tp)
+            PyErr_NoMemory();
+        goto done;
+    }
+    int8_t *w = PyArray_DATA((PyArrayObject *)why);
+    int64_t *m = PyArray_DATA((PyArrayObject *)matched), *er = PyArray_DATA((PyArrayObject *)e_row);
+    double *ov = PyArray_DATA((PyArrayObject *)overlap), *et = PyArray_DATA((PyArrayObject *)e_tp);
+    const uint8_t *group_of = PyArray_DATA(a[4]);
+    const double *gb = PyArray_DATA(a[5]), *db = PyArray_DATA(a[6]), *score = PyArray_DATA(a[7]);
+    const int8_t *code = PyArray_DATA(a[8]);
+    int64_t n_entries = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0; i < R; i++)
+        m[i] = -1, ov[i] = NAN;
+    for (npy_intp k = 0; k < G; k++) {
+        int64_t v0 = vo[k];
+        if (vo[k + 1] == v0)
+            continue;
+        oi_group(visit + v0, vo[k + 1] - v0, gt + go[k], go[k + 1] - go[k], group_of, gb, db,
+                 score, cap, code, w + v0, m + v0, ov + v0, er, et, &n_entries, sc, dsc);
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(OOOOOL)", why, matched, overlap, e_row, e_tp, (long long)n_entries);
+done:
+    for (int i = 0; i < 9; i++)
+        Py_XDECREF(a[i]);
+    Py_XDECREF(why);
+    Py_XDECREF(matched);
+    Py_XDECREF(overlap);
+    Py_XDECREF(e_row);
+    Py_XDECREF(e_tp);
+    free(sc);
+    free(dsc);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"openimages_match", openimages_match, METH_VARARGS,
+     "openimages_match(visit, visit_offsets, gt_offsets, gt_rows, group_of, gt_box, det_box,\n"
+     "                 det_score, codes, cap)\n"
+     "    -> (why, matched, overlap, entry_row, entry_tp, n_entries)\n"
+     "\n"
+     "The challenge's per image and class matching (openimages/evaluate._match_image_class)\n"
+     "of G groups: group k's detection rows in the official order are\n"
+     "visit[visit_offsets[k]:visit_offsets[k + 1]] (after the score filter), its object rows\n"
+     "gt_rows[gt_offsets[k]:gt_offsets[k + 1]] (file order); boxes float64 YMin, XMin, YMax,\n"
+     "XMax; codes int8: the Why of TP, FP, GROUP_TP, ABSORBED, ABSORBED_LOW, OVER_CAP;\n"
+     "`cap` detections matched per group. Returns why int8, matched int64 (-1), overlap float64\n"
+     "(NaN) per visited position and the entries (detection row, 1.0 TP / 0.0 FP), the first\n"
+     "n_entries of entry_row / entry_tp, group by group."},
     {"visdrone_regions", visdrone_regions, METH_VARARGS,
      "visdrone_regions(regions, region_offsets, boxes, box_offsets, heights, widths)\n"
      "    -> (keep bool (Q,), done bool (J,))\n"
