@@ -220,14 +220,17 @@ def _match_image_class(
 
 def _visiting_order(group: IntArray, scores: FloatArray) -> IntArray:
     """Positions of the detections (by group, file order within) in the official order of
-    each group: ``np.argsort(scores)[::-1]`` (its order of tied scores is numpy's own, so a
-    group with ties is sorted by that call; the others by descending score)."""
+    each group: ``np.argsort(scores)[::-1]`` (its order of tied scores is numpy's own, so the
+    groups with ties are sorted by that sort, one ``argsort`` along the rows of a matrix per
+    group size; the others by descending score)."""
     order = np.lexsort((-scores, group))
     same = (group[order][1:] == group[order][:-1]) & (scores[order][1:] == scores[order][:-1])
-    starts = np.searchsorted(group, group[order][1:][same])
-    for lo in np.unique(starts).tolist():
-        hi = int(np.searchsorted(group, group[lo], side="right"))
-        order[lo:hi] = lo + np.argsort(scores[lo:hi].copy())[::-1]  # as the official call
+    lo = np.unique(np.searchsorted(group, group[order][1:][same]))
+    size = np.searchsorted(group, group[lo], side="right") - lo
+    for n in np.unique(size).tolist():
+        at = lo[size == n][:, None] + np.arange(n)  # (groups, n) positions, file order
+        sorted_at = np.take_along_axis(at, np.argsort(scores[at], axis=1)[:, ::-1], axis=1)
+        order[at] = sorted_at
     return order
 
 
