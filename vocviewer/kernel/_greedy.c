@@ -1,14 +1,20 @@
-/* The greedy matching of the VisDrone-DET toolkit and the ILSVRC DET devkit, in C.
+/* The greedy matching of the VisDrone-DET toolkit, the ILSVRC DET devkit and the Open Images
+ * challenge, in C.
  *
  * visdrone_match: evalRes.m + compOas.m per (image, class) group, every IoU threshold and
  * detection cap at once (families/visdrone/matching.py is the numpy path, whose vectorised
  * rounds equal this sequential scan). Groups are independent: worker threads take them from a
- * shared counter with the GIL released.
+ * shared counter with the GIL released. visdrone_regions: dropObjectsInIgr.m for every image
+ * at once (families/visdrone/regions.py).
  *
  * ilsvrc_match: eval_detection.m's per-image loop (families/ilsvrc/evaluate.py is the numpy
  * path): each detection, by descending confidence, takes the not yet detected object of its
  * label with the largest overlap (+1 rule, _boxes.h pair_overlap) at or above the object's own
  * threshold.
+ *
+ * openimages_match: the challenge's PerImageEvaluation per (image, class) group with group-of
+ * boxes (families/openimages/evaluate._match_image_class is the numpy path), in the visiting
+ * order the caller gives (numpy's own argsort where scores tie).
  *
  * Every floating-point expression is written in the order the numpy path evaluates it, so the
  * verdicts are identical (setup.py passes -ffp-contract=off).
