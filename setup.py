@@ -21,6 +21,7 @@ def kernels() -> list[Extension]:
         Extension(
             f"vocviewer.kernel.{source.stem}",
             [source.as_posix()],
+            depends=[h.as_posix() for h in sorted(KERNEL_DIR.glob("_*.h"))],
             include_dirs=[numpy.get_include()],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_21_API_VERSION")],
             extra_compile_args=COMPILE_ARGS,

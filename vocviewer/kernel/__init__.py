@@ -36,3 +36,11 @@ def load(name: str) -> ModuleType | None:
 def missing() -> tuple[str, ...]:
     """The kernels asked for but not built on this machine, sorted."""
     return tuple(sorted(_missing))
+
+
+def cores() -> int:
+    """The cores this process may run on (a kernel's thread count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (not on every platform)
+        return os.cpu_count() or 1

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -88,17 +89,34 @@ def _blacklisted(
     return np.isin(image_id.astype(np.int64) * scale + label, keys)
 
 
-def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
-    """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
-    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
-    obj = dataset.objects
-    dets = results.detections
-    n_lab = int(obj.label.max()) + 1 if len(obj) else 0
-    thr = object_thresholds(obj.box)
-    img_id = info.image_id[dets.image_index] if len(dets) else np.zeros(0, np.int64)
-    # per-image visiting order and the global order: -score, image id, file order
+def _greedy(
+    dataset: Dataset,
+    results: ResultSet,
+    thr: FloatArray,
+    skipped: npt.NDArray[np.bool_],
+    img_id: IntArray,
+) -> IntArray:
+    """The object row each detection takes (-1: none), each image's detections visited by
+    descending score (ties in file order); on the compiled kernel
+    (``vocviewer/kernel/_greedy.c``) where it is built, else in vectorised rounds
+    (``greedy_with_fallback``): the same rows."""
+    obj, dets = dataset.objects, results.detections
+    if (k := kernel.load("_greedy")) is not None:
+        taken: IntArray = k.ilsvrc_match(
+            np.argsort(dets.image_index, kind="stable"),  # the kernel orders each image itself
+            dets.image_index,
+            dets.score,
+            dets.label,
+            dets.box,
+            np.ascontiguousarray(skipped, dtype=bool).view(np.uint8),
+            dataset.object_offsets,
+            obj.label,
+            obj.box,
+            thr,
+        )
+        return taken
+    # per-image visiting order: image id, -score, file order
     order = np.lexsort((np.arange(len(dets)), -dets.score, img_id))
-    skipped = _blacklisted(info.blacklist_image_id, info.blacklist_label, img_id, dets.label)
     # candidate pairs: same image, same label, IoU (+1 rule) >= the object's own threshold
     pd, pg = same_image_pairs(dets.image_index, dataset.object_offsets)
     sel = (dets.label[pd] == obj.label[pg]) & ~skipped[pd]
@@ -111,19 +129,35 @@ def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult
     pref[np.lexsort((pg, -ov, pd))] = np.arange(len(pd), dtype=np.int64)
     priority = np.empty(len(dets), dtype=np.int64)
     priority[order] = np.arange(len(dets), dtype=np.int64)
-    matched = greedy_with_fallback(pd, pg, pref, priority, len(dets), len(obj))
+    return greedy_with_fallback(pd, pg, pref, priority, len(dets), len(obj))
+
+
+def evaluate_ilsvrc_det(dataset: Dataset, results: ResultSet) -> IlsvrcDetResult:
+    """Evaluate a DET submission (``read_ilsvrc_det_results``) on ``dataset``."""
+    info: IlsvrcDetInfo = dataset.data(IlsvrcDetInfo)
+    obj = dataset.objects
+    dets = results.detections
+    n_lab = int(obj.label.max()) + 1 if len(obj) else 0
+    thr = object_thresholds(obj.box)
+    img_id = info.image_id[dets.image_index] if len(dets) else np.zeros(0, np.int64)
+    skipped = _blacklisted(info.blacklist_image_id, info.blacklist_label, img_id, dets.label)
+    matched = _greedy(dataset, results, thr, skipped, img_id)
     verdict = np.where(skipped, -1, np.where(matched >= 0, 1, 0)).astype(np.int8)
     obj_black = _blacklisted(
         info.blacklist_image_id, info.blacklist_label, info.image_id[obj.image_index], obj.label
     )
     npos = np.bincount(obj.label[~obj_black], minlength=n_lab).astype(np.int64)[:n_lab]
+    # the global ranking: -score, image id, file order; then label by label (a stable sort)
     glob = np.lexsort((np.arange(len(dets)), img_id, -dets.score))
+    glab = dets.label[glob]
+    short = len(glab) and glab.min() >= -(2**15) and glab.max() < 2**15  # a radix sort
+    by_label = glob[np.argsort(glab.astype(np.int16) if short else glab, kind="stable")]
+    gv = verdict[by_label]
+    cut = np.searchsorted(dets.label[by_label], np.arange(n_lab + 1))
     ap = np.zeros(n_lab)
     ndet = np.zeros(n_lab, dtype=np.int64)
-    glab = dets.label[glob]
-    gv = verdict[glob]
     for c in range(n_lab):
-        v = gv[glab == c]
+        v = gv[cut[c] : cut[c + 1]]
         ndet[c] = len(v)
         tp = np.cumsum(v == 1).astype(np.float64)
         fp = np.cumsum(v == 0).astype(np.float64)

@@ -22,12 +22,14 @@ import math
 import warnings
 from dataclasses import dataclass
 from enum import IntEnum
+from types import ModuleType
 
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.openimages.columns import OpenImagesGroundTruth, OpenImagesPredictions
 
 IntArray = npt.NDArray[np.int64]
@@ -216,6 +218,74 @@ def _match_image_class(
     )
 
 
+def _visiting_order(group: IntArray, scores: FloatArray) -> IntArray:
+    """Positions of the detections (by group, file order within) in the official order of
+    each group: ``np.argsort(scores)[::-1]`` (its order of tied scores is numpy's own, so the
+    groups with ties are sorted by that sort, one ``argsort`` along the rows of a matrix per
+    group size; the others by descending score)."""
+    order = np.lexsort((-scores, group))
+    same = (group[order][1:] == group[order][:-1]) & (scores[order][1:] == scores[order][:-1])
+    lo = np.unique(np.searchsorted(group, group[order][1:][same]))
+    size = np.searchsorted(group, group[lo], side="right") - lo
+    for n in np.unique(size).tolist():
+        at = lo[size == n][:, None] + np.arange(n)  # (groups, n) positions, file order
+        sorted_at = np.take_along_axis(at, np.argsort(scores[at], axis=1)[:, ::-1], axis=1)
+        order[at] = sorted_at
+    return order
+
+
+def _match_on_kernel(
+    kern: ModuleType,
+    acc: _Acc,
+    rows: IntArray,
+    key: IntArray,
+    det: Detections,
+    box: FloatArray,
+    gt_key: IntArray,
+    gt_sorted: IntArray,
+    gt: OpenImagesGroundTruth,
+) -> None:
+    """``_match_image_class`` for every group (``rows`` by ``key``: image, class) at once, on
+    the compiled kernel (``vocviewer/kernel/_greedy.c``): the same evidence and entries."""
+    scores = det.score[rows]
+    keep = scores > SCORE_FLOOR
+    acc.why[rows[~keep]] = Why.LOW_SCORE
+    rows, key, scores = rows[keep], key[keep], scores[keep]
+    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    group = np.cumsum(np.r_[False, key[1:] != key[:-1]]) if len(key) else np.zeros(0, int)
+    visit = rows[_visiting_order(group, scores)]
+    g_key = key[first]
+    lo = np.searchsorted(gt_key, g_key, side="left")
+    lengths = np.searchsorted(gt_key, g_key, side="right") - lo
+    gt_off = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    gt_rows = gt_sorted[np.repeat(lo - gt_off[:-1], lengths) + np.arange(gt_off[-1])]
+    codes = np.array(
+        [Why.TP, Why.FP, Why.GROUP_TP, Why.ABSORBED, Why.ABSORBED_LOW, Why.OVER_CAP], np.int8
+    )
+    why, matched, overlap, e_row, e_tp, n = kern.openimages_match(
+        visit,
+        np.append(first, len(rows)).astype(np.int64),
+        gt_off,
+        gt_rows,
+        np.ascontiguousarray(gt.group_of).view(np.uint8),
+        gt.box,
+        box,
+        det.score,
+        codes,
+        MAX_PER_IMAGE_CLASS,
+    )
+    acc.why[visit] = why
+    acc.matched[visit] = matched
+    acc.overlap[visit] = overlap
+    e_row, e_tp = e_row[:n], e_tp[:n]
+    e_label = det.label[e_row]
+    by_class = np.argsort(e_label, kind="stable")
+    cut = np.searchsorted(e_label[by_class], np.arange(len(acc.entries) + 1))
+    for k in np.flatnonzero(np.diff(cut)).tolist():
+        part = by_class[cut[k] : cut[k + 1]]
+        acc.entries[k].append((e_row[part], det.score[e_row[part]], e_tp[part]))
+
+
 def _tied(labels: FloatArray, scores: FloatArray) -> bool:
     """Whether some score is shared by a TP and an FP."""
     values, inverse = np.unique(scores, return_inverse=True)
@@ -254,7 +324,9 @@ def evaluate_openimages(dataset: Dataset, results: ResultSet) -> OpenImagesResul
     gt_key = obj_image * width + gt.counts_label
     gt_order = np.lexsort((gt.counts_row, gt_key))
     gt_key, gt_sorted = gt_key[gt_order], gt.counts_row[gt_order]
-    for group in np.split(rows, cuts) if len(rows) else []:
+    if (kern := kernel.load("_greedy")) is not None:
+        _match_on_kernel(kern, acc, rows, key, det, box, gt_key, gt_sorted, gt)
+    for group in np.split(rows, cuts) if len(rows) and kern is None else []:
         i, k = int(det.image_index[group[0]]), int(det.label[group[0]])
         lo, hi = np.searchsorted(gt_key, [i * width + k, i * width + k + 1])
         _match_image_class(acc, k, group, det.score[group], box[group], gt_sorted[lo:hi], gt)

@@ -40,8 +40,8 @@ from vocviewer.families.visdrone.columns import (
     VisDroneDetections,
     VisDroneGroundTruth,
 )
-from vocviewer.families.visdrone.matching import Matcher, build_pairs
-from vocviewer.families.visdrone.regions import keep_outside_regions
+from vocviewer.families.visdrone.matching import match_all
+from vocviewer.families.visdrone.regions import keep_outside_many
 
 #: MATLAB's ``0.5:0.05:0.95`` bit for bit (PROTOCOLS.md §0.1); hard-coded on purpose.
 VISDRONE_IOU_THRESHOLDS: tuple[float, ...] = (
@@ -122,23 +122,33 @@ def _filter_regions(
     gt_kept = gt.category != 0
     det_kept = np.ones(len(det_image), dtype=bool)
     notes: list[str] = []
-    region_images = np.unique(ds.objects.image_index[gt.category == 0])
+    obj_image = ds.objects.image_index
+    region_images = np.unique(obj_image[gt.category == 0])
     if not len(region_images):
         return gt_kept, det_kept, notes
+    h, w = gt.image_height[region_images], gt.image_width[region_images]
+    for i in region_images[(h <= 0) | (w <= 0)].tolist():
+        notes.append(f"image {ds.images.id[i]}: size unknown, ignored regions not applied")
+    images = region_images[(h > 0) & (w > 0)]
+    chosen = np.zeros(len(ds.images), dtype=bool)
+    chosen[images] = True
+    # rows of the chosen images, by image (objects are stored by image, detections sorted here)
+    regions = np.flatnonzero(chosen[obj_image] & (gt.category == 0))
+    rows = np.flatnonzero(chosen[obj_image] & (gt.category != 0))
     d_order = np.argsort(det_image, kind="stable")
-    d_off = np.searchsorted(det_image[d_order], np.arange(len(ds.images) + 1))
-    for i in region_images.tolist():
-        h, w = int(gt.image_height[i]), int(gt.image_width[i])
-        if h <= 0 or w <= 0:
-            notes.append(f"image {ds.images.id[i]}: size unknown, ignored regions not applied")
-            continue
-        s = ds.objects_of(i)
-        cat = gt.category[s]
-        reg = gt.ltwh[s][cat == 0]
-        rows = np.arange(s.start, s.stop)[cat != 0]
-        gt_kept[rows] = keep_outside_regions(reg, gt.ltwh[rows], h, w)
-        drows = d_order[d_off[i] : d_off[i + 1]]
-        det_kept[drows] = keep_outside_regions(reg, det_ltwh[drows], h, w)
+    drows = d_order[chosen[det_image[d_order]]]
+
+    def offsets(image_of_rows: IntArray) -> IntArray:
+        """Where each chosen image's rows start, and the end (int64 (J + 1,))."""
+        cut = np.searchsorted(image_of_rows, images, side="left")
+        return np.append(cut, len(image_of_rows)).astype(np.int64)
+
+    size = (gt.image_height[images].astype(np.int64), gt.image_width[images].astype(np.int64))
+    reg, reg_off = gt.ltwh[regions], offsets(obj_image[regions])
+    gt_kept[rows] = keep_outside_many(reg, reg_off, gt.ltwh[rows], offsets(obj_image[rows]), *size)
+    det_kept[drows] = keep_outside_many(
+        reg, reg_off, det_ltwh[drows], offsets(det_image[drows]), *size
+    )
     return gt_kept, det_kept, notes
 
 
@@ -176,11 +186,19 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     g_group = dataset.objects.image_index[ev_gt] * n_cls + (gt.category[ev_gt] - 1)
     d_score = dets.score[ev_det]
     g_ignore = gt.score[ev_gt] == 0
-    pairs = build_pairs(d_group, rx.ltwh[ev_det], g_group, gt.ltwh[ev_gt], g_ignore)
-    # within-group visiting order: descending score, ties in file order
-    prio = np.empty(len(ev_det), dtype=np.int64)
-    prio[np.lexsort((ev_det, -d_score, d_group))] = np.arange(len(ev_det))
-    matcher = Matcher.create(pairs, prio, len(ev_gt))
+    # each group visited by descending score, ties in file order
+    ev_pos = pos[ev_det]
+    verdicts, taken_all = match_all(
+        d_group,
+        rx.ltwh[ev_det],
+        d_score,
+        ev_pos,
+        g_group,
+        gt.ltwh[ev_gt],
+        g_ignore,
+        np.asarray(VISDRONE_IOU_THRESHOLDS),
+        np.asarray(VISDRONE_MAX_DETS, dtype=np.int64),
+    )
     # global ranking per class: score desc, then image, then file row
     rank = np.lexsort((ev_det, det_image[ev_det], -d_score))
     d_cls = cat[ev_det] - 1
@@ -194,11 +212,10 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
     verdict_all = np.full((len(dets), n_thr), -2, dtype=np.int8)
     matched_all = np.full((len(dets), n_thr), -1, dtype=np.int64)
     ranked_cls = [rank[d_cls[rank] == k] for k in range(n_cls)]
-    ev_pos = pos[ev_det]
-    for t, thr in enumerate(VISDRONE_IOU_THRESHOLDS):
+    for t in range(n_thr):
         for y, cap in enumerate(VISDRONE_MAX_DETS):
             active = ev_pos < cap
-            verdict, taken = matcher.match(thr, active)
+            verdict = verdicts[t, y]
             for k in range(n_cls):
                 r = ranked_cls[k]
                 v = verdict[r[active[r]]]
@@ -213,6 +230,7 @@ def evaluate_visdrone(dataset: Dataset, results: ResultSet) -> VisDroneResult:
                     ap[k, t] = voc_ap_all_points(rec, prec) * 100
         verdict_all[ev_det, t] = verdict
         if len(ev_gt):
+            taken = taken_all[t]
             matched_all[ev_det, t] = np.where(taken >= 0, ev_gt[np.maximum(taken, 0)], -1)
     summary = {
         "AP": _mean2(ap, weights),

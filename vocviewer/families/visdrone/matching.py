@@ -13,7 +13,9 @@ Every threshold is ``>= 0.5``, so only pairs with overlap ``>= 0.5`` are kept (s
 order is resolved in rounds: a detection is *ready* when it is the best-ranked undecided claimant
 of every still-unmatched GT it qualifies for; ready detections take their best GT at once. The
 best-ranked undecided detection of each group is always ready, so this reproduces the sequential
-scan exactly.
+scan exactly. ``match_all`` runs every threshold and cap: on the compiled kernel
+(``vocviewer/kernel/_greedy.c``: that sequential scan per group, on every core) where it is built,
+else with ``Matcher``; both give identical verdicts.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from vocviewer import kernel
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -172,3 +176,55 @@ class Matcher:
             keep = ~ready & ~matched[pg]
             pd, pg, pref = pd[keep], pg[keep], pref[keep]
         return verdict, taken
+
+
+def match_all(
+    det_group: IntArray,
+    det_ltwh: FloatArray,
+    det_score: FloatArray,
+    det_pos: IntArray,
+    gt_group: IntArray,
+    gt_ltwh: FloatArray,
+    gt_ignore: npt.NDArray[np.bool_],
+    thresholds: FloatArray,
+    caps: IntArray,
+) -> tuple[npt.NDArray[np.int8], IntArray]:
+    """The verdicts of every detection at every threshold and cap.
+
+    Detections in file order; each group is visited by descending ``det_score`` (NaN last, ties
+    in file order); ``det_pos`` int64 (D,): a detection's position among its image's rows
+    (active under caps above it); boxes ``ltwh`` float64; GT rows in file order within each
+    group. Returns ``verdict`` int8 (T, Y, D) as ``Matcher.match`` (1 TP, 0 FP or inactive, -1
+    ignored) and ``taken`` int64 (T, D) at the last cap: the GT row taken or absorbing, else -1.
+    """
+    n, n_thr, n_cap = len(det_group), len(thresholds), len(caps)
+    if (k := kernel.load("_greedy")) is not None:
+        verdicts: npt.NDArray[np.int8]
+        taken: IntArray
+        verdicts, taken = k.visdrone_match(
+            np.argsort(det_group, kind="stable"),  # the kernel orders each group itself
+            det_group,
+            det_ltwh,
+            det_pos,
+            np.argsort(gt_group, kind="stable"),
+            gt_group,
+            gt_ltwh,
+            np.ascontiguousarray(gt_ignore, dtype=bool).view(np.uint8),
+            np.asarray(thresholds, dtype=np.float64),
+            np.asarray(caps, dtype=np.int64),
+            det_score,
+            MIN_THRESHOLD,
+            kernel.cores(),
+        )
+        return verdicts, taken
+    prio = np.empty(n, dtype=np.int64)
+    prio[np.lexsort((np.arange(n), -det_score, det_group))] = np.arange(n, dtype=np.int64)
+    pairs = build_pairs(det_group, det_ltwh, gt_group, gt_ltwh, gt_ignore)
+    matcher = Matcher.create(pairs, prio, len(gt_group))
+    verdicts = np.zeros((n_thr, n_cap, n), dtype=np.int8)
+    taken = np.full((n_thr, n), -1, dtype=np.int64)
+    for t, thr in enumerate(thresholds):
+        for y, cap in enumerate(caps):
+            verdicts[t, y], got = matcher.match(float(thr), det_pos < cap)
+        taken[t] = got
+    return verdicts, taken

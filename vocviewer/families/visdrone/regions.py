@@ -14,13 +14,17 @@ Rules, per image holding at least one category-0 row ("region"):
 
 The toolkit sums an integral image; here the mask is a union of rectangles, so ``S`` is computed
 exactly on the grid compressed to the region edges (``S`` and ``w*h`` are integers, exact in
-float64), which costs O(rows × regions²) instead of O(H × W) per image.
+float64), which costs O(rows × regions²) instead of O(H × W) per image. ``keep_outside_many``
+filters many images at once, on the compiled kernel (``vocviewer/kernel/_greedy.c``) where it is
+built: the same flags.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+
+from vocviewer import kernel
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -84,3 +88,28 @@ def keep_outside_regions(
         s = np.einsum("qi,ij,qj->q", rl, mask, cl)
         inside = s / (h * w) >= 0.5
     return np.asarray(~(inside & finite))
+
+
+def keep_outside_many(
+    regions: FloatArray,
+    region_offsets: npt.NDArray[np.int64],
+    boxes: FloatArray,
+    box_offsets: npt.NDArray[np.int64],
+    heights: npt.NDArray[np.int64],
+    widths: npt.NDArray[np.int64],
+) -> npt.NDArray[np.bool_]:
+    """``keep_outside_regions`` for J images at once: image ``j``'s regions are rows
+    ``region_offsets[j]:region_offsets[j + 1]`` of ``regions``, its boxes those of ``boxes``
+    (both ``ltwh`` float64), its size ``heights[j]`` × ``widths[j]`` pixels (> 0)."""
+    keep = np.ones(len(boxes), dtype=bool)
+    todo = np.ones(len(heights), dtype=bool)
+    if len(boxes) and (k := kernel.load("_greedy")) is not None:
+        keep, done = k.visdrone_regions(
+            regions, region_offsets, boxes, box_offsets, heights, widths
+        )
+        todo = ~done
+    for j in np.flatnonzero(todo).tolist():
+        r = slice(int(region_offsets[j]), int(region_offsets[j + 1]))
+        b = slice(int(box_offsets[j]), int(box_offsets[j + 1]))
+        keep[b] = keep_outside_regions(regions[r], boxes[b], int(heights[j]), int(widths[j]))
+    return keep
