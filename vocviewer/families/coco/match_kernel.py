@@ -11,7 +11,6 @@ same arrays, bit for bit.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -62,14 +61,6 @@ class KernelCategory:
 def _flags(a: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Booleans as the kernel's uint8 flags (no copy where already bool and contiguous)."""
     return np.ascontiguousarray(a, dtype=bool).view(np.uint8)
-
-
-def _cores() -> int:
-    """The cores this process may run on (the kernel's thread count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # (not on every platform)
-        return os.cpu_count() or 1
 
 
 def available() -> bool:
@@ -140,7 +131,7 @@ def kernel_categories(
         _CODES,
         np.arange(k1 - k0, dtype=np.int64),
         full,
-        _cores(),
+        kernel.cores(),
     )
     out = []
     for r in raw:
