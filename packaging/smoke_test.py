@@ -89,6 +89,20 @@ def tiny_coco(folder: Path) -> tuple[Path, Path]:
     return folder / "gt.json", folder / "dt.json"
 
 
+KERNEL_SOURCES = Path(__file__).resolve().parents[1] / "vocviewer" / "kernel"
+
+
+def kernels_carried(bundle: Path) -> list[str]:
+    """A line per compiled kernel of this checkout (``vocviewer/kernel/_*.c``) the bundle lacks."""
+    carried = {
+        p.name.split(".")[0]
+        for p in bundle.rglob("vocviewer/kernel/_*.*")
+        if p.suffix in (".so", ".pyd")
+    }
+    wanted = {p.stem for p in KERNEL_SOURCES.glob("_*.c")}
+    return [f"the bundle lacks the compiled kernel {name}" for name in sorted(wanted - carried)]
+
+
 def evaluations(exe: Path, tmp: Path, env: dict[str, str], timeout: float) -> list[str]:
     """``vocviewer eval`` on the demo (VOC) and on a tiny COCO file: each must succeed without
     the note that a compiled kernel is missing (the bundle carries ``vocviewer.kernel``)."""
@@ -130,7 +144,7 @@ def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
         if proc.stderr.strip():
             problems.append("stderr: " + proc.stderr.strip()[-2000:])
         problems += check_png(shot)
-        problems += evaluations(exe, Path(tmp), env, timeout)
+        problems += evaluations(exe, Path(tmp), env, timeout) + kernels_carried(bundle)
         if keep is not None and shot.is_file():
             shutil.copyfile(shot, keep)
     print(f"smoke test: {' '.join(cmd[:2])} --screenshot ... ran in {seconds:.1f} s")
@@ -139,8 +153,7 @@ def run(bundle: Path, keep: Path | None = None, timeout: float = 300.0) -> int:
     if not problems:
         print(
             f"  passed: {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]} PNG, not blank; VOC and COCO eval "
-            "on the compiled kernels"
-            + (f", kept as {keep}" if keep else "")
+            "on the compiled kernels" + (f", kept as {keep}" if keep else "")
         )
     return 1 if problems else 0
 
