@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import masks as mk
 
-__all__ = ["polygon_sets_to_rle"]
+__all__ = ["polygon_columns_to_rle", "polygon_sets_to_rle"]
+
+IntArray = npt.NDArray[np.int64]
 
 
 def polygon_sets_to_rle(
@@ -29,3 +32,37 @@ def polygon_sets_to_rle(
             out.append(counts[i] if k == 1 else mk.merge(counts[i : i + k], hi, wi))
         i += k
     return out
+
+
+def polygon_columns_to_rle(
+    xy: npt.NDArray[np.float64],
+    npoints: IntArray,
+    nparts: IntArray,
+    rows: IntArray,
+    h: IntArray,
+    w: IntArray,
+) -> tuple[IntArray, IntArray]:
+    """``polygon_sets_to_rle`` of objects given as columns: ``xy`` float64, every polygon's
+    ``x0, y0, x1, ...`` concatenated, ``npoints`` (P,) the points of each polygon, ``nparts``
+    (N,) the polygons of each object in order; the objects ``rows`` (M,) at sizes ``h``, ``w``
+    (M,). Returns ``(counts, offsets)`` of the M masks (``RleTable``'s layout): on the compiled
+    kernel where it is built (threads across objects), the objects it declines (non-finite or
+    huge coordinates) and a machine without it on ``polygon_sets_to_rle``."""
+    k = kernel.load("_rle")
+    redo = np.arange(len(rows))
+    if k is not None:
+        counts, offsets, redo = k.polygon_objects(xy, npoints, nparts, rows, h, w)
+        if len(redo) == 0:
+            return counts, offsets
+        masks = np.split(counts, offsets[1:-1]) if len(rows) else []
+    else:
+        masks = [np.zeros(0, dtype=np.int64)] * len(rows)
+    point_end = np.cumsum(npoints) * 2
+    part_end = np.cumsum(nparts)
+    polys = np.split(xy, point_end[:-1]) if len(npoints) else []
+    sets = [polys[part_end[r] - nparts[r] : part_end[r]] for r in rows[redo].tolist()]
+    for i, c in zip(redo.tolist(), polygon_sets_to_rle(sets, h[redo], w[redo]), strict=True):
+        masks[i] = c
+    lens = np.array([len(c) for c in masks], dtype=np.int64)
+    flat = np.concatenate(masks) if masks else np.zeros(0, dtype=np.int64)
+    return flat.astype(np.int64, copy=False), np.concatenate(([0], np.cumsum(lens)))

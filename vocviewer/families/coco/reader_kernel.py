@@ -18,11 +18,11 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
-from vocviewer.core import masks as mk
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
-from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import polygon_columns_to_rle
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
 IntArray = npt.NDArray[np.int64]
@@ -142,11 +142,10 @@ def kernel_dataset(
         return None
     if (c["kp_len"] % 3).any():
         return None
-    rles = _masks(c, rows, width, height) if masks else None
-    if masks and rles is None:
+    if masks and not _masks(c, rows, width, height):
         return None
     files = _files(c, ids, img_dir, url_names)
-    return _dataset(path, c, cat_order, rows, label, files, rles, img_dir)
+    return _dataset(path, c, cat_order, rows, label, files, masks, img_dir)
 
 
 def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool) -> list[Path]:
@@ -162,54 +161,41 @@ def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool)
     return out
 
 
-def _masks(
-    c: GroundTruthColumns, rows: IntArray, width: IntArray, height: IntArray
-) -> list[tuple[Any, int, int]] | None:
-    """Per annotation (file order) its mask as the Python reader keeps it before rasterising:
-    ``(polygon parts, 0, 0)`` or ``(counts, h, w)``; ``None`` on any problem."""
+def _masks(c: GroundTruthColumns, rows: IntArray, width: IntArray, height: IntArray) -> bool:
+    """Whether every annotation's mask is as the Python reader keeps it without a problem
+    (polygon parts, or an RLE of its image's size), and not too costly to rasterise."""
     kind = c["segm_kind"]
     if (kind == 0).any():  # a missing segmentation: defaulted with a problem
-        return None
+        return False
     part_len = c["part_len"]
     if (part_len % 2).any() or (np.abs(c["xy"]) > schema.MAX_COORDINATE).any():
-        return None
+        return False
     nparts = c["nparts"]
     first_part = np.cumsum(nparts) - nparts
     poly = kind == 1
     if (part_len[first_part[poly & (nparts > 0)]] == 4).any():
-        return None  # box-form polygons: the Python reader converts them
-    parts = c.lists("xy", "part_len")
-    work = schema.polygon_work(parts)
+        return False  # box-form polygons: the Python reader converts them
+    work = schema.polygon_work_flat(c["xy"], part_len // 2)
     if len(work) and work.max() > schema.MAX_POLYGON_WORK:
-        return None
+        return False
     rle_h, rle_w, runs = c["rle_h"], c["rle_w"], c["rle"]
     rle = kind == 2
     h, w = rle_h[rle], rle_w[rle]
     if (h <= 0).any() or (w <= 0).any() or (h * w > MAX_IMAGE_PIXELS).any():
-        return None
+        return False
     ih, iw = height[rows[rle]], width[rows[rle]]
     if ((ih > 0) & (iw > 0) & ((h != ih) | (w != iw))).any():
-        return None  # kept with a problem by the Python reader
+        return False  # kept with a problem by the Python reader
     rle_len = c["rle_len"][rle]
     if (rle_len == 0).any():
-        return None
+        return False
     hw = np.repeat(h * w, rle_len)
     if ((runs < 0) | (runs > hw)).any():
-        return None
-    if len(rle_len) and not np.array_equal(
+        return False
+    # (runs within 0 .. h * w: their sums cannot overflow)
+    return not len(rle_len) or np.array_equal(
         np.add.reduceat(runs, np.cumsum(rle_len) - rle_len), h * w
-    ):
-        return None  # (runs within 0 .. h * w: their sums cannot overflow)
-    run_lists = c.lists("rle", "rle_len")
-    out: list[tuple[Any, int, int]] = []
-    p = 0
-    for j, (k, n) in enumerate(zip(kind.tolist(), nparts.tolist(), strict=True)):
-        if k == 1:
-            out.append((parts[p : p + n], 0, 0))
-            p += n
-        else:
-            out.append((run_lists[j], int(rle_h[j]), int(rle_w[j])))
-    return out
+    )
 
 
 def _dataset(
@@ -219,7 +205,7 @@ def _dataset(
     rows: IntArray,
     label: IntArray,
     files: list[Path],
-    segm: list[tuple[Any, int, int]] | None,
+    masks: bool,
     img_dir: Path,
 ) -> Dataset:
     """The ``Dataset`` ``reader._dataset`` builds: objects sorted by image row (file order
@@ -266,7 +252,7 @@ def _dataset(
         keypoints=_keypoints(c, order, has_kp),
         num_keypoints=np.where(has_kp, c["num_keypoints"], 0)[order],
         has_keypoints=has_kp[order],
-        masks=None if segm is None else _mask_table(segm, order, image_index, c),
+        masks=_mask_table(order, image_index, c) if masks else None,
         federated=bool(c["has_neg"].any() or c["has_nex"].any() or (c["freq_off"] >= 0).any()),
         ignore=c["ignore"][order].astype(bool),
     )
@@ -315,21 +301,25 @@ def _keypoints(c: GroundTruthColumns, order: IntArray, has_kp: npt.NDArray[np.bo
     return kps
 
 
-def _mask_table(
-    segm: list[tuple[Any, int, int]], order: IntArray, image_index: IntArray, c: GroundTruthColumns
-) -> RleTable:
-    """``reader._mask_table``: polygons rasterised in one batch at their image's size, RLEs as
-    given; a polygon of an image without a size is an empty 0 x 0 mask."""
+def _mask_table(order: IntArray, image_index: IntArray, c: GroundTruthColumns) -> RleTable:
+    """``reader._mask_table`` of the annotations in ``order`` (their image rows
+    ``image_index``): polygons rasterised at their image's size, RLEs as given; a polygon of an
+    image without a size is an empty 0 x 0 mask."""
     hh = c["height"][image_index].copy()
     ww = c["width"][image_index].copy()
-    rles: list[mk.Counts] = [np.zeros(1, dtype=np.int64)] * len(order)
-    sorted_segm = [segm[j] for j in order.tolist()]
-    poly = [j for j, s in enumerate(sorted_segm) if s[1] == 0 and hh[j] and ww[j]]
-    sets = [sorted_segm[j][0] for j in poly]
-    for j, counts in zip(poly, polygon_sets_to_rle(sets, hh[poly], ww[poly]), strict=True):
-        rles[j] = counts
-    for j, (runs, h, w) in enumerate(sorted_segm):
-        if h:  # an RLE: its own size
-            rles[j] = runs
-            hh[j], ww[j] = h, w
-    return RleTable.from_list(rles, hh, ww)
+    kind = c["segm_kind"][order]
+    poly = np.flatnonzero((kind == 1) & (hh > 0) & (ww > 0))
+    counts, offsets = polygon_columns_to_rle(
+        c["xy"], c["part_len"] // 2, c["nparts"], order[poly], hh[poly], ww[poly]
+    )
+    rle = np.flatnonzero(kind == 2)
+    hh[rle], ww[rle] = c["rle_h"][order[rle]], c["rle_w"][order[rle]]
+    # one pool of masks: the rasterised polygons, the file's RLEs (file order), then [0] (the
+    # empty 0 x 0 mask); each object takes its own
+    rle_off = np.cumsum(c["rle_len"])
+    pool = np.concatenate((counts, c["rle"], [0]))
+    pool_off = np.concatenate((offsets, rle_off + offsets[-1], [len(pool)]))
+    take = np.full(len(order), len(pool_off) - 2, dtype=np.int64)
+    take[poly] = np.arange(len(poly))
+    take[rle] = len(poly) + order[rle]
+    return RleTable(*rc.take(pool, pool_off, take), hh, ww)

@@ -217,15 +217,22 @@ def polygon_work(parts: list[FloatArray]) -> npt.NDArray[np.float64]:
     if not parts:
         return np.zeros(0)
     lens = np.array([len(p) // 2 for p in parts], dtype=np.int64)
-    xy = np.concatenate(parts).reshape(-1, 2)
+    return polygon_work_flat(np.concatenate(parts), lens)
+
+
+def polygon_work_flat(xy_flat: FloatArray, lens: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """``polygon_work`` of polygons given flat: every one's ``x0, y0, x1, ...`` concatenated
+    (an even count each), ``lens`` the points of each."""
+    if len(lens) == 0:
+        return np.zeros(0)
+    xy = xy_flat.reshape(-1, 2)
     start = np.cumsum(lens) - lens
     nxt = np.arange(len(xy)) + 1
     nz = lens > 0
     nxt[(start + lens - 1)[nz]] = start[nz]
     step = np.abs(xy[nxt] - xy).max(axis=1) if len(xy) else np.zeros(0)
-    out = np.zeros(len(parts))
-    np.add.at(out, np.repeat(np.arange(len(parts)), lens), step)
-    return out
+    owner = np.repeat(np.arange(len(lens)), lens)
+    return np.bincount(owner, weights=step, minlength=len(lens)).astype(np.float64)
 
 
 class KeptRows:
