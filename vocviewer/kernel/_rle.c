@@ -410,6 +410,28 @@ done:
 
 /* runs_fit(counts, offsets, hw) -> bool: every mask has runs, none negative or over max(hw),
  * and mask i's runs sum to hw[i] (the check of results' decoded strings). */
+typedef struct {
+    Columns t;
+    const int64_t *hw;
+    int64_t top;
+    volatile int unfit; /* set by any range that finds a mask that does not fit */
+} FitJob;
+
+static void fit_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    FitJob *job = (FitJob *)ctx;
+    int fit = 1;
+    for (Py_ssize_t i = lo; fit && i < hi && !job->unfit; i++) {
+        int64_t m, sum = 0;
+        const int64_t *runs = mask_runs(&job->t, i, &m);
+        for (int64_t j = 0; j < m; j++) {
+            fit &= runs[j] >= 0 && runs[j] <= job->top;
+            sum += runs[j]; /* runs within 0 .. top: no overflow for any real mask count */
+        }
+        fit &= m > 0 && sum == job->hw[i];
+    }
+    if (!fit) job->unfit = 1;
+}
+
 static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
     PyObject *oc, *oo, *ohw, *res = NULL;
     if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &ohw)) return NULL;
@@ -424,19 +446,11 @@ static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
     const int64_t *hw = PyArray_DATA(ahw);
     int64_t top = INT64_MIN;
     for (Py_ssize_t i = 0; i < t.n; i++) top = hw[i] > top ? hw[i] : top;
-    int fit = 1;
+    FitJob job = {t, hw, top, 0};
     Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; fit && i < t.n; i++) {
-        int64_t m, sum = 0;
-        const int64_t *runs = mask_runs(&t, i, &m);
-        for (int64_t j = 0; j < m; j++) {
-            fit &= runs[j] >= 0 && runs[j] <= top;
-            sum += runs[j]; /* runs within 0 .. top: no overflow for any real mask count */
-        }
-        fit &= m > 0 && sum == hw[i];
-    }
+    split_range(fit_range, &job, t.n);
     Py_END_ALLOW_THREADS;
-    res = PyBool_FromLong(fit);
+    res = PyBool_FromLong(!job.unfit);
 done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
