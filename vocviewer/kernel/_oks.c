@@ -239,7 +239,10 @@ static PyObject *py_mean_rows(PyObject *self, PyObject *args) {
     Py_ssize_t e = PyArray_SIZE(u) - 1;
     const int64_t *st = (const int64_t *)PyArray_DATA(u);
     int ok = e >= 0 && st[0] == 0 && st[e] == PyArray_SIZE(v);
-    for (Py_ssize_t i = 0; ok && i < e; i++) ok = st[i + 1] - st[i] >= 1 && st[i + 1] - st[i] <= MAX_POINTS;
+    for (Py_ssize_t i = 0; ok && i < e; i++) {
+        int64_t n = st[i + 1] - st[i];
+        ok = n >= 1 && n <= MAX_POINTS;
+    }
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "mean_rows: offsets must rise by 1 .. 128 per row");
         goto done;
