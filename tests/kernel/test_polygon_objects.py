@@ -5,6 +5,8 @@ kernel against the numpy path (``VOCVIEWER_KERNEL=0``) and pycocotools' ``frPyOb
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,11 @@ from tests.kernel.switch import numpy_path
 from vocviewer import kernel
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
-from vocviewer.families.coco.polygon_sets import polygon_columns_to_rle, polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import (
+    polygon_columns_to_rle,
+    polygon_sets_to_rle,
+    segmentations_to_rle,
+)
 
 pm = pytest.importorskip("pycocotools.mask")
 pytestmark = pytest.mark.skipif(kernel.load("_rle") is None, reason="_rle is not built")
@@ -111,3 +117,37 @@ def test_take_equals_numpy() -> None:
         assert a.dtype == b.dtype == np.int64 and np.array_equal(a, b)
     with pytest.raises(IndexError):
         rc.take(counts, offsets, np.array([400]))
+
+
+def test_segmentations_to_rle_mixed_rows() -> None:
+    """Polygons, RLEs and empty rows, taken in any order, at sizes with zeros: each mask as
+    ``polygon_sets_to_rle`` / the RLE itself / ``[0]`` gives it, on both paths."""
+    rng = np.random.default_rng(11)
+    n = 300
+    sets, (_, _, nparts) = _objects(rng, n)
+    kind = rng.choice([0, 1, 1, 2], n).astype(np.int8)
+    nparts = np.where(kind == 1, nparts, 0)
+    keep = [s for s, k in zip(sets, kind.tolist(), strict=True) if k == 1]
+    xy = np.concatenate([p for s in keep for p in s])
+    part_len = np.array([len(p) for s in keep for p in s], dtype=np.int64)
+    run_len = np.where(kind == 2, rng.integers(1, 6, n), 0)
+    runs = rng.integers(0, 9, int(run_len.sum())).astype(np.int64)
+    rows = rng.permutation(n)
+    h = rng.choice([0, 7, 20], n).astype(np.int64)
+    w = rng.choice([0, 9, 20], n).astype(np.int64)
+    args = (kind, xy, part_len, nparts, runs, run_len, h, w, rows)
+    on = segmentations_to_rle(*args)
+    with numpy_path():
+        off = segmentations_to_rle(*args)
+    run_start = np.cumsum(run_len) - run_len
+    want = []
+    for i, r in enumerate(rows.tolist()):
+        if kind[r] == 2:
+            want.append(runs[run_start[r] : run_start[r] + run_len[r]].tolist())
+        elif kind[r] == 1 and h[i] and w[i]:
+            want.append(polygon_sets_to_rle([sets[r]], h[i : i + 1], w[i : i + 1])[0].tolist())
+        else:
+            want.append([0])
+    for counts, offsets in (on, off):
+        got = [counts[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+        assert got == want

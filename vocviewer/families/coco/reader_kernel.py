@@ -18,11 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
-from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
-from vocviewer.families.coco.polygon_sets import polygon_columns_to_rle
+from vocviewer.families.coco.polygon_sets import segmentations_to_rle
 from vocviewer.formats.input import MAX_IMAGE_PIXELS
 
 IntArray = npt.NDArray[np.int64]
@@ -175,7 +174,7 @@ def _masks(c: GroundTruthColumns, rows: IntArray, width: IntArray, height: IntAr
     poly = kind == 1
     if (part_len[first_part[poly & (nparts > 0)]] == 4).any():
         return False  # box-form polygons: the Python reader converts them
-    work = schema.polygon_work_flat(c["xy"], part_len // 2)
+    work = schema.polygon_work_flat(c["xy"], part_len)
     if len(work) and work.max() > schema.MAX_POLYGON_WORK:
         return False
     rle_h, rle_w, runs = c["rle_h"], c["rle_w"], c["rle"]
@@ -307,19 +306,7 @@ def _mask_table(order: IntArray, image_index: IntArray, c: GroundTruthColumns) -
     image without a size is an empty 0 x 0 mask."""
     hh = c["height"][image_index].copy()
     ww = c["width"][image_index].copy()
-    kind = c["segm_kind"][order]
-    poly = np.flatnonzero((kind == 1) & (hh > 0) & (ww > 0))
-    counts, offsets = polygon_columns_to_rle(
-        c["xy"], c["part_len"] // 2, c["nparts"], order[poly], hh[poly], ww[poly]
-    )
-    rle = np.flatnonzero(kind == 2)
+    rle = np.flatnonzero(c["segm_kind"][order] == 2)
     hh[rle], ww[rle] = c["rle_h"][order[rle]], c["rle_w"][order[rle]]
-    # one pool of masks: the rasterised polygons, the file's RLEs (file order), then [0] (the
-    # empty 0 x 0 mask); each object takes its own
-    rle_off = np.cumsum(c["rle_len"])
-    pool = np.concatenate((counts, c["rle"], [0]))
-    pool_off = np.concatenate((offsets, rle_off + offsets[-1], [len(pool)]))
-    take = np.full(len(order), len(pool_off) - 2, dtype=np.int64)
-    take[poly] = np.arange(len(poly))
-    take[rle] = len(poly) + order[rle]
-    return RleTable(*rc.take(pool, pool_off, take), hh, ww)
+    segm = (c["segm_kind"], c["xy"], c["part_len"], c["nparts"], c["rle"], c["rle_len"])
+    return RleTable(*segmentations_to_rle(*segm, hh, ww, order), hh, ww)

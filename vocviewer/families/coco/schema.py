@@ -216,16 +216,15 @@ def polygon_work(parts: list[FloatArray]) -> npt.NDArray[np.float64]:
     """Per polygon, the pixel columns / rows its edges cross (rasterising cost), float64 (P,)."""
     if not parts:
         return np.zeros(0)
-    lens = np.array([len(p) // 2 for p in parts], dtype=np.int64)
+    lens = np.array([len(p) for p in parts], dtype=np.int64)
     return polygon_work_flat(np.concatenate(parts), lens)
 
 
-def polygon_work_flat(xy_flat: FloatArray, lens: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """``polygon_work`` of polygons given flat: every one's ``x0, y0, x1, ...`` concatenated
-    (an even count each), ``lens`` the points of each."""
-    if len(lens) == 0:
-        return np.zeros(0)
-    xy = xy_flat.reshape(-1, 2)
+def polygon_work_flat(xy: FloatArray, part_len: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """``polygon_work`` of polygons given flat: ``xy`` every coordinate, ``part_len`` the
+    coordinates of each polygon (even)."""
+    lens = part_len // 2
+    xy = xy.reshape(-1, 2)
     start = np.cumsum(lens) - lens
     nxt = np.arange(len(xy)) + 1
     nz = lens > 0
