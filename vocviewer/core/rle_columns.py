@@ -6,7 +6,7 @@ int64 (N + 1,), mask ``i`` being ``counts[offsets[i]:offsets[i + 1]]`` (the layo
 pass over all masks and gives, mask by mask, exactly what the single-mask function of
 ``core.masks`` (and pycocotools' ``maskApi.c``) gives; on the compiled kernel
 ``vocviewer.kernel._rle`` where it is built (``from_strings``, ``to_strings``, ``areas``,
-``bboxes``), the numpy code being the fallback.
+``bboxes``, ``take``), the numpy code being the fallback.
 """
 
 from __future__ import annotations
@@ -335,8 +335,11 @@ def intersections(a: Intervals, b: Intervals, ia: IntArray, ib: IntArray) -> Int
 
 
 def take(counts: IntArray, offsets: IntArray, rows: IntArray) -> tuple[IntArray, IntArray]:
-    """Masks ``rows`` (any order, repeats allowed) as new ``(counts, offsets)``."""
+    """Masks ``rows`` (any order, repeats allowed) as new ``(counts, offsets)``: on the compiled
+    kernel where it is built."""
     rows = np.asarray(rows, dtype=np.int64)
+    if (k := kernel.load("_rle")) is not None:
+        return k.take(counts, offsets, rows)  # type: ignore[no-any-return]
     lens = offsets[rows + 1] - offsets[rows]
     new_off = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     out = np.empty(int(new_off[-1]), dtype=np.int64)

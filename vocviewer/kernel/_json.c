@@ -28,6 +28,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <pthread.h>
+#include <unistd.h>
+#define SPAN_THREADS 8 /* RLE strings decoded across threads */
+#else
+#define SPAN_THREADS 1
+#endif
 #ifdef _WIN32
 #define C_LOCALE_T _locale_t
 #define STRTOD_L _strtod_l
@@ -107,6 +114,7 @@ typedef struct {
     const char *end; /* one past the last byte */
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
     int masks;       /* results: decode segmentations (else only skip them) */
+    Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
 } Scan;
 
 typedef struct {
@@ -499,6 +507,176 @@ static int scan_rle_string(Scan *s, Buf *out, int64_t *count) {
     return *count ? 0 : DECLINE;
 }
 
+/* A results file's RLE strings are only located and their values counted during the scan
+ * (their bodies kept as spans) and decoded at the end, across threads, straight into their
+ * place in the runs column (checked as scan_rle_string checks them). */
+#define ONES 0x0101010101010101ULL
+#define HIGH 0x8080808080808080ULL
+#define HAS_ZERO(v) (((v) - ONES) & ~(v) & HIGH)
+#define HAS_LESS(v, n) (((v) - ONES * (n)) & ~(v) & HIGH)
+
+/* Whether character c ends an RLE value (rleFrString: its 6th bit, after - 48, clear). */
+static inline int ends_value(int c) { return !((unsigned)(uint8_t)(c - 48) & 0x20); }
+
+/* A string body skipped as skip_string skips it (the same bytes declined), eight plain bytes
+ * at a time; *runs: how many RLE values it holds (characters that end one), *escaped whether
+ * it has an escape. */
+static int skip_rle_body(Scan *s, int64_t *runs, int *escaped) {
+    const char *p = s->p, *end = s->end;
+    int64_t n = 0;
+    *escaped = 0;
+    for (;;) {
+        while (end - p >= 8) { /* no quote, backslash, control or non-ASCII byte among 8 */
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if ((w & HIGH) | HAS_ZERO(w ^ (ONES * '"')) | HAS_ZERO(w ^ (ONES * '\\')) |
+                HAS_LESS(w, 0x20))
+                break;
+            uint64_t ended = (~((w | HIGH) - ONES * 48) >> 5) & ONES; /* c - 48, per byte */
+            n += (int64_t)((ended * ONES) >> 56);
+            p += 8;
+        }
+        int c;
+        s->p = p;
+        if (p < end && *p == '\\') *escaped = 1;
+        if (string_char_any(s, &c, 0)) return DECLINE;
+        p = s->p;
+        if (c < 0) break;
+        n += ends_value(c);
+    }
+    *runs = n;
+    return 0;
+}
+
+static int defer_rle_string(Scan *s) {
+    if (expect(s, '"')) return DECLINE;
+    const char *start = s->p;
+    int64_t runs;
+    int escaped;
+    if (skip_rle_body(s, &runs, &escaped) || runs == 0) return DECLINE;
+    return push_i64(&s->spans, (int64_t)(intptr_t)start) |
+           push_i64(&s->spans, (int64_t)(intptr_t)(s->p - 1)) |
+           push_i64(&s->spans, 2 * runs + escaped);
+}
+
+/* The next character of a string body [*p, end) (a valid JSON string: skip_string passed it),
+ * unescaped as string_char unescapes it; DECLINE for an escape of a non-ASCII character. */
+static inline int span_char(const char **p, const char *end, int *c) {
+    int b = (unsigned char)*(*p)++;
+    if (b != '\\') return *c = b, 0;
+    if (*p >= end) return DECLINE;
+    b = (unsigned char)*(*p)++;
+    switch (b) {
+        case 'b': *c = '\b'; return 0;
+        case 'f': *c = '\f'; return 0;
+        case 'n': *c = '\n'; return 0;
+        case 'r': *c = '\r'; return 0;
+        case 't': *c = '\t'; return 0;
+        case 'u': {
+            if (end - *p < 4) return DECLINE;
+            int v = hex4(*p);
+            if (v < 0 || v >= 0x80) return DECLINE;
+            *p += 4;
+            *c = v;
+            return 0;
+        }
+        default: *c = b; return 0; /* '"', '\\', '/' (skip_string declined any other) */
+    }
+}
+
+/* span_runs of a body without escapes: the same values, each value's characters at once. */
+static int64_t plain_runs(const char *p, const char *end, int64_t *out) {
+    int64_t m = 0, before = 0, last = 0; /* out[m - 2], out[m - 1] */
+    while (p < end) {
+        uint64_t x = 0;
+        unsigned ch;
+        int k = 0;
+        do {
+            if (p >= end || k >= 12) return DECLINE;
+            ch = (unsigned)(uint8_t)(*p++ - 48);
+            x |= (uint64_t)(ch & 0x1f) << (5 * k++);
+        } while (ch & 0x20);
+        if (ch & 0x10) x |= ~(uint64_t)0 << (5 * k); /* sign-extend */
+        if (m > 2) x += (uint64_t)before;
+        out[m++] = (int64_t)x;
+        before = last;
+        last = (int64_t)x;
+    }
+    return m ? m : DECLINE;
+}
+
+/* One string body [p, end) decoded into out: its runs, or DECLINE as scan_rle_string declines
+ * it (empty, ends inside a value, a value of over 12 chars). */
+static int64_t span_runs(const char *p, const char *end, int64_t *out) {
+    int64_t m = 0;
+    uint64_t x = 0;
+    int k = 0, c;
+    while (p < end) {
+        if (span_char(&p, end, &c)) return DECLINE;
+        unsigned ch = (unsigned)(uint8_t)(c - 48);
+        if (k >= 12) return DECLINE;
+        x |= (uint64_t)(ch & 0x1f) << (5 * k);
+        k++;
+        if (ch & 0x20) continue;
+        if (ch & 0x10) x |= ~(uint64_t)0 << (5 * k); /* sign-extend */
+        if (m > 2) x += (uint64_t)out[m - 2];
+        out[m++] = (int64_t)x;
+        x = 0;
+        k = 0;
+    }
+    return (k != 0 || m == 0) ? DECLINE : m;
+}
+
+#define SPANS_PER_THREAD 2048
+
+typedef struct {
+    const int64_t *spans; /* (start, end, runs) triples */
+    const int64_t *first; /* (n + 1,) runs before each string */
+    int64_t *runs;        /* the column */
+    int64_t lo, hi;
+    int bad;
+} SpanJob;
+
+static void *span_job(void *arg) {
+    SpanJob *j = arg;
+    for (int64_t i = j->lo; i < j->hi && !j->bad; i++) {
+        const char *p = (const char *)(intptr_t)j->spans[3 * i];
+        const char *end = (const char *)(intptr_t)j->spans[3 * i + 1];
+        int64_t *out = j->runs + j->first[i];
+        int64_t m = j->spans[3 * i + 2] & 1 ? span_runs(p, end, out) : plain_runs(p, end, out);
+        j->bad = m != j->first[i + 1] - j->first[i];
+    }
+    return NULL;
+}
+
+/* Decode every span, split across threads; nonzero if one declines. */
+static int span_pass(const int64_t *spans, int64_t n, const int64_t *first, int64_t *runs) {
+#if SPAN_THREADS > 1
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long k = n / SPANS_PER_THREAD < cores ? (long)(n / SPANS_PER_THREAD) : cores;
+    if (k > SPAN_THREADS) k = SPAN_THREADS;
+    if (k < 1) k = 1;
+    pthread_t threads[SPAN_THREADS];
+    SpanJob jobs[SPAN_THREADS];
+    int started[SPAN_THREADS] = {0}, bad = 0;
+    for (long t = 0; t < k; t++) {
+        jobs[t] = (SpanJob){spans, first, runs, n * t / k, n * (t + 1) / k, 0};
+        if (t > 0) started[t] = pthread_create(&threads[t], NULL, span_job, &jobs[t]) == 0;
+    }
+    span_job(&jobs[0]);
+    for (long t = 1; t < k; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else span_job(&jobs[t]); /* no thread to be had: do its share here */
+        bad |= jobs[t].bad;
+    }
+    return bad | jobs[0].bad;
+#else
+    SpanJob job = {spans, first, runs, 0, n, 0};
+    span_job(&job);
+    return job.bad;
+#endif
+}
+
 /* An RLE object {"size": [h, w], "counts": "..." or [runs]}: runs into out. */
 static int scan_rle(Scan *s, Buf *out, int64_t *count, int64_t *h, int64_t *w, int strings_only) {
     int first, r, seen_size = 0, seen_counts = 0;
@@ -512,7 +690,10 @@ static int scan_rle(Scan *s, Buf *out, int64_t *count, int64_t *h, int64_t *w, i
         } else if (key_is(k, n, "counts")) {
             if (seen_counts) return DECLINE;
             seen_counts = 1;
-            if (peek(s) == '"') {
+            if (peek(s) == '"' && strings_only) {
+                if (defer_rle_string(s)) return DECLINE;
+                *count = 0; /* set once decoded (decode_deferred) */
+            } else if (peek(s) == '"') {
                 if (scan_rle_string(s, out, count)) return DECLINE;
             } else {
                 if (strings_only || scan_ints(s, out, count)) return DECLINE;
@@ -738,6 +919,34 @@ static int result_entry(Scan *s, Column *c) {
                : 0;
 }
 
+/* The deferred strings decoded into the runs column, their counts into rle_len (the entries
+ * with a segmentation, in order: one string each). */
+static int decode_deferred(Scan *s, Column *c) {
+    int64_t n = (int64_t)s->spans.len / 3;
+    if (n == 0) return 0;
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!first) return DECLINE;
+    int r = DECLINE;
+    first[0] = 0;
+    for (int64_t i = 0; i < n; i++) first[i + 1] = first[i] + I64(s->spans)[3 * i + 2] / 2;
+    Buf *runs = &c[R_RLE].buf;
+    if (runs->len != 0 || buf_reserve(runs, (size_t)first[n])) goto done;
+    runs->len = (size_t)first[n];
+    if (span_pass(I64(s->spans), n, first, I64(*runs))) goto done;
+    const uint8_t *has = (const uint8_t *)c[R_HAS_SEGM].buf.data;
+    int64_t *len = I64(c[R_RLE_LEN].buf), i = 0;
+    for (size_t e = 0; e < c[R_RLE_LEN].buf.len; e++)
+        if (has[e]) {
+            if (i >= n) goto done;
+            len[e] = first[i + 1] - first[i];
+            i++;
+        }
+    r = i == n ? 0 : DECLINE;
+done:
+    free(first);
+    return r;
+}
+
 static int parse_results(Scan *s, Column *c) {
     int first, r;
     if (expect(s, '[')) return DECLINE;
@@ -745,7 +954,7 @@ static int parse_results(Scan *s, Column *c) {
         if (result_entry(s, c)) return DECLINE;
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
-    return at_end(s);
+    return at_end(s) ? DECLINE : decode_deferred(s, c);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1025,8 +1234,9 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
         return PyErr_NoMemory();
     }
     columns_init(cols, spec, n);
-    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks};
+    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}};
     buf_init(&s.blob, 1);
+    buf_init(&s.spans, 8);
     int r;
     Py_BEGIN_ALLOW_THREADS;
     r = parse(&s, cols);
@@ -1036,6 +1246,7 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
     if (r == 0) out = columns_dict(cols, n, &s.blob);
     columns_free(cols, n);
     buf_free(&s.blob);
+    buf_free(&s.spans);
     free(cols);
     if (r == 0) return out;
     Py_RETURN_NONE;

@@ -410,6 +410,28 @@ done:
 
 /* runs_fit(counts, offsets, hw) -> bool: every mask has runs, none negative or over max(hw),
  * and mask i's runs sum to hw[i] (the check of results' decoded strings). */
+typedef struct {
+    Columns t;
+    const int64_t *hw;
+    int64_t top;
+    volatile int unfit; /* set by any range that finds a mask that does not fit */
+} FitJob;
+
+static void fit_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    FitJob *job = (FitJob *)ctx;
+    int fit = 1;
+    for (Py_ssize_t i = lo; fit && i < hi && !job->unfit; i++) {
+        int64_t m, sum = 0;
+        const int64_t *runs = mask_runs(&job->t, i, &m);
+        for (int64_t j = 0; j < m; j++) {
+            fit &= runs[j] >= 0 && runs[j] <= job->top;
+            sum += runs[j]; /* runs within 0 .. top: no overflow for any real mask count */
+        }
+        fit &= m > 0 && sum == job->hw[i];
+    }
+    if (!fit) job->unfit = 1;
+}
+
 static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
     PyObject *oc, *oo, *ohw, *res = NULL;
     if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &ohw)) return NULL;
@@ -424,19 +446,11 @@ static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
     const int64_t *hw = PyArray_DATA(ahw);
     int64_t top = INT64_MIN;
     for (Py_ssize_t i = 0; i < t.n; i++) top = hw[i] > top ? hw[i] : top;
-    int fit = 1;
+    FitJob job = {t, hw, top, 0};
     Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; fit && i < t.n; i++) {
-        int64_t m, sum = 0;
-        const int64_t *runs = mask_runs(&t, i, &m);
-        for (int64_t j = 0; j < m; j++) {
-            fit &= runs[j] >= 0 && runs[j] <= top;
-            sum += runs[j]; /* runs within 0 .. top: no overflow for any real mask count */
-        }
-        fit &= m > 0 && sum == hw[i];
-    }
+    split_range(fit_range, &job, t.n);
     Py_END_ALLOW_THREADS;
-    res = PyBool_FromLong(fit);
+    res = PyBool_FromLong(!job.unfit);
 done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
@@ -1020,6 +1034,243 @@ done:
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* objects: each one's polygons rasterised and merged (segmentation_to_rle of a list)         */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const double *xy;
+    const int64_t *npoints;      /* (P,) points per polygon */
+    const int64_t *point_start;  /* (P + 1,) first point of each polygon */
+    const int64_t *first_part;   /* (N + 1,) first polygon of each object */
+    const int64_t *rows, *h, *w; /* (M,) the objects wanted, their masks' size */
+    int64_t longest;             /* most points of any polygon */
+    int64_t *lens;               /* (M,) runs written per object */
+    char *declined;              /* (M,) an object the numpy path must do */
+    Py_ssize_t bounds[MAX_THREADS + 1]; /* thread t does objects bounds[t] .. bounds[t + 1] */
+    Vec out[MAX_THREADS];               /* each thread's runs, its objects in order */
+    int failed[MAX_THREADS];            /* out of memory */
+} ObjectJob;
+
+typedef struct {
+    ObjectJob *job;
+    int t;
+} ObjectShare;
+
+/* One object: its polygon's runs, or its polygons' union (rleMerge, canonical as py_merge's),
+ * or [h * w] without any; appended to out. 1 done, 0 declined, -1 out of memory. */
+static int object_runs(const ObjectJob *j, int64_t obj, int64_t h, int64_t w, int64_t *x,
+                       int64_t *y, Vec *cross, Vec *parts, Vec *out) {
+    int64_t p0 = j->first_part[obj], p1 = j->first_part[obj + 1];
+    if (p1 == p0) return vec_push(out, h * w) < 0 ? -1 : 1;
+    if (p1 - p0 == 1) {
+        int64_t mark = out->n;
+        int s = polygon_runs(j->xy + 2 * j->point_start[p0], j->npoints[p0], h, w, x, y, cross,
+                             out);
+        if (s == 0) out->n = mark;
+        return s;
+    }
+    parts->n = 0;
+    for (int64_t p = p0; p < p1; p++) {
+        int s = polygon_runs(j->xy + 2 * j->point_start[p], j->npoints[p], h, w, x, y, cross,
+                             parts);
+        if (s <= 0) return s;
+        if (vec_push(parts, -1) < 0) return -1; /* the end of a polygon's runs */
+    }
+    Interval *iv = malloc(sizeof(Interval) * (size_t)(parts->n + 1));
+    if (!iv) return -1;
+    int64_t n = 0, start = 0;
+    for (int64_t k = 0; k < parts->n; k++) {
+        if (parts->v[k] >= 0) continue;
+        n += append_intervals(parts->v + start, k - start, -1, iv + n);
+        start = k + 1;
+    }
+    qsort(iv, (size_t)n, sizeof(Interval), interval_cmp);
+    int status = 0;
+    for (int64_t k = 0; k < 2 * n + 1 && status == 0; k++) status = vec_push(out, 0);
+    if (status == 0) {
+        out->n -= 2 * n + 1;
+        out->n += canonical_counts(iv, n, h * w, out->v + out->n);
+    }
+    free(iv);
+    return status < 0 ? -1 : 1;
+}
+
+static void *objects_thread(void *arg) {
+    ObjectShare *share = (ObjectShare *)arg;
+    ObjectJob *j = share->job;
+    int t = share->t;
+    Vec cross = {0}, parts = {0}, *out = &j->out[t];
+    int64_t *x = malloc(sizeof(int64_t) * (size_t)(j->longest + 1));
+    int64_t *y = malloc(sizeof(int64_t) * (size_t)(j->longest + 1));
+    int status = x && y ? 1 : -1;
+    for (Py_ssize_t i = j->bounds[t]; i < j->bounds[t + 1] && status >= 0; i++) {
+        int64_t before = out->n;
+        status = object_runs(j, j->rows[i], j->h[i], j->w[i], x, y, &cross, &parts, out);
+        j->declined[i] = status == 0;
+        j->lens[i] = out->n - before;
+    }
+    j->failed[t] = status < 0;
+    free(x);
+    free(y);
+    free(cross.v);
+    free(parts.v);
+    return NULL;
+}
+
+/* Checks polygon_objects' arrays and fills the job's prefix sums; -1 + ValueError if bad. */
+static int objects_layout(PyArrayObject **a, ObjectJob *job, int64_t *point_start,
+                          int64_t *first_part) {
+    Py_ssize_t np_ = PyArray_SIZE(a[1]), nobj = PyArray_SIZE(a[2]), m = PyArray_SIZE(a[3]);
+    const int64_t *npoints = PyArray_DATA(a[1]), *nparts = PyArray_DATA(a[2]);
+    const int64_t *rows = PyArray_DATA(a[3]);
+    int ok = PyArray_SIZE(a[4]) == m && PyArray_SIZE(a[5]) == m;
+    point_start[0] = first_part[0] = 0;
+    for (Py_ssize_t p = 0; ok && p < np_; p++) {
+        ok = npoints[p] >= 0;
+        point_start[p + 1] = point_start[p] + npoints[p];
+        if (npoints[p] > job->longest) job->longest = npoints[p];
+    }
+    for (Py_ssize_t i = 0; ok && i < nobj; i++) {
+        ok = nparts[i] >= 0 && first_part[i] + nparts[i] <= np_;
+        first_part[i + 1] = first_part[i] + nparts[i];
+    }
+    ok = ok && 2 * point_start[np_] == PyArray_SIZE(a[0]);
+    for (Py_ssize_t i = 0; ok && i < m; i++) ok = rows[i] >= 0 && rows[i] < nobj;
+    if (!ok) PyErr_SetString(PyExc_ValueError, "polygon_objects: array sizes disagree");
+    return ok ? 0 : -1;
+}
+
+/* polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined) | error.
+ * xy: float64, every polygon's x0, y0, x1, ... concatenated; npoints: int64 (P,) points per
+ * polygon; nparts: int64 (N,) polygons per object, in order; rows: int64 (M,) the objects to
+ * rasterise, h, w: int64 (M,) their masks' size. Object rows[i]'s mask is
+ * counts[offsets[i] : offsets[i + 1]]: its one polygon's rleFrPoly, the union of several
+ * (rleMerge, canonical), [h * w] without any; empty for the objects listed in `declined` (one
+ * of its polygons declined as polygons() declines it: for the numpy path). Threads across
+ * objects. */
+static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
+    PyObject *o[6], *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
+    PyArrayObject *a[6] = {NULL};
+    int64_t *point_start = NULL, *first_part = NULL, *lens = NULL, *offsets = NULL;
+    char *declined = NULL;
+    Vec gone = {0};
+    ObjectJob job;
+    memset(&job, 0, sizeof(job));
+    for (int i = 0; i < 6; i++)
+        if (!(a[i] = as_array(o[i], i ? NPY_INT64 : NPY_FLOAT64))) goto done;
+    Py_ssize_t m = PyArray_SIZE(a[3]);
+    point_start = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[1]) + 1));
+    first_part = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[2]) + 1));
+    lens = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    offsets = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    declined = malloc((size_t)(m + 1));
+    if (!point_start || !first_part || !lens || !offsets || !declined) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (objects_layout(a, &job, point_start, first_part) < 0) goto done;
+    job.xy = PyArray_DATA(a[0]);
+    job.npoints = PyArray_DATA(a[1]);
+    job.point_start = point_start;
+    job.first_part = first_part;
+    job.rows = PyArray_DATA(a[3]);
+    job.h = PyArray_DATA(a[4]);
+    job.w = PyArray_DATA(a[5]);
+    job.lens = lens;
+    job.declined = declined;
+    int k = thread_count(m), failed = 0;
+    for (int t = 0; t <= k; t++) job.bounds[t] = m * t / k;
+    pthread_t threads[MAX_THREADS];
+    ObjectShare shares[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    Py_BEGIN_ALLOW_THREADS;
+    for (int t = 0; t < k; t++) {
+        shares[t] = (ObjectShare){&job, t};
+        if (t > 0) started[t] = pthread_create(&threads[t], NULL, objects_thread, &shares[t]) == 0;
+    }
+    objects_thread(&shares[0]);
+    for (int t = 1; t < k; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else objects_thread(&shares[t]); /* no thread to be had: do its share here */
+    }
+    Py_END_ALLOW_THREADS;
+    for (int t = 0; t < k; t++) failed |= job.failed[t];
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    offsets[0] = 0;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        offsets[i + 1] = offsets[i] + lens[i];
+        if (declined[i] && vec_push(&gone, i) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    npy_intp total = (npy_intp)offsets[m];
+    PyObject *counts = PyArray_SimpleNew(1, &total, NPY_INT64);
+    if (!counts) goto done;
+    int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
+    for (int t = 0; t < k; t++) {
+        if (job.out[t].n) memcpy(dst + offsets[job.bounds[t]], job.out[t].v, 8 * job.out[t].n);
+    }
+    res = Py_BuildValue("(NNN)", counts, int64_array(offsets, m + 1), int64_array(gone.v, gone.n));
+done:
+    for (int i = 0; i < 6; i++) Py_XDECREF(a[i]);
+    free(point_start);
+    free(first_part);
+    free(lens);
+    free(offsets);
+    free(declined);
+    free(gone.v);
+    for (int t = 0; t < MAX_THREADS; t++) free(job.out[t].v);
+    return res;
+}
+
+/* take(counts, offsets, rows) -> (counts, offsets): masks `rows` (any order, repeats allowed)
+ * copied into new columns. */
+static PyObject *py_take(PyObject *self, PyObject *args) {
+    PyObject *oc, *oo, *orows, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &orows)) return NULL;
+    PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
+    PyArrayObject *ar = as_array(orows, NPY_INT64);
+    PyObject *counts = NULL, *offsets = NULL;
+    Columns t;
+    if (!ac || !ao || !ar || columns_from(ac, ao, &t) < 0) goto done;
+    Py_ssize_t n = PyArray_SIZE(ar);
+    const int64_t *rows = PyArray_DATA(ar);
+    npy_intp no = n + 1;
+    if (!(offsets = PyArray_SimpleNew(1, &no, NPY_INT64))) goto done;
+    int64_t *off = PyArray_DATA((PyArrayObject *)offsets), m;
+    off[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (rows[i] < 0 || rows[i] >= t.n) {
+            PyErr_SetString(PyExc_IndexError, "take: a row outside the masks");
+            goto done;
+        }
+        off[i + 1] = off[i] + t.offsets[rows[i] + 1] - t.offsets[rows[i]];
+    }
+    npy_intp total = (npy_intp)off[n];
+    if (!(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
+    int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const int64_t *runs = mask_runs(&t, rows[i], &m);
+        if (m) memcpy(dst + off[i], runs, sizeof(int64_t) * (size_t)m);
+    }
+    Py_END_ALLOW_THREADS;
+    res = PyTuple_Pack(2, counts, offsets);
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(ac);
+    Py_XDECREF(ao);
+    Py_XDECREF(ar);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* binary masks: maskApi.c rleEncode / rleDecode                                             */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -1239,6 +1490,11 @@ static PyMethodDef methods[] = {
      "merge(counts, offsets, h, w, intersect) -> int64 | None: union / intersection."},
     {"polygons", py_polygons, METH_VARARGS,
      "polygons(xy, npoints, h, w) -> (counts, offsets, declined): rleFrPoly of each."},
+    {"polygon_objects", py_polygon_objects, METH_VARARGS,
+     "polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined): each "
+     "object's polygons rasterised and merged, threads across objects."},
+    {"take", py_take, METH_VARARGS,
+     "take(counts, offsets, rows) -> (counts, offsets): masks `rows` copied, in that order."},
     {"encode", py_encode, METH_VARARGS, "encode(bool (h, w)) -> int64 counts."},
     {"decode", py_decode, METH_VARARGS, "decode(counts, h, w) -> bool (h, w) | None."},
     {"boundary", py_boundary, METH_VARARGS,

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from vocviewer.core.arrays import frozen
 from vocviewer.families.coco.columns import RleTable
-from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle, segmentations_to_rle
 
 IntArray = npt.NDArray[np.int64]
 #: per object: ``(polygon parts, 0, 0)`` (a list), an RLE's ``(runs, h, w)`` (an array) or
@@ -68,15 +68,16 @@ class LazyRleTable(RleTable):
         return self.rasterised().offsets
 
     def rasterised(self) -> RleTable:
-        """Every mask, rasterised once (polygons in one batch, as the eager reader did)."""
+        """Every mask, rasterised once (``segmentations_to_rle``: the polygons on the compiled
+        kernel where it is built)."""
         table = self._table
         if table is None:
             with _LOCK:
                 table = self._table
                 if table is None:
-                    table = RleTable.from_list(
-                        self._rows(range(len(self))), self.height, self.width
-                    )
+                    sh, hh, ww = self._shapes, self.height, self.width
+                    segm = (sh.kind, sh.xy, sh.part_len, sh.nparts, sh.runs, sh.run_len)
+                    table = RleTable(*segmentations_to_rle(*segm, hh, ww), hh, ww)
                     object.__setattr__(self, "_table", table)
         return table
 

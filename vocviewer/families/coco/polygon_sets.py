@@ -5,9 +5,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core import masks as mk
+from vocviewer.core import rle_columns as rc
 
-__all__ = ["polygon_sets_to_rle"]
+__all__ = ["polygon_columns_to_rle", "polygon_sets_to_rle", "segmentations_to_rle"]
+
+IntArray = npt.NDArray[np.int64]
 
 
 def polygon_sets_to_rle(
@@ -29,3 +33,69 @@ def polygon_sets_to_rle(
             out.append(counts[i] if k == 1 else mk.merge(counts[i : i + k], hi, wi))
         i += k
     return out
+
+
+def polygon_columns_to_rle(
+    xy: npt.NDArray[np.float64],
+    npoints: IntArray,
+    nparts: IntArray,
+    rows: IntArray,
+    h: IntArray,
+    w: IntArray,
+) -> tuple[IntArray, IntArray]:
+    """``polygon_sets_to_rle`` of objects given as columns: ``xy`` float64, every polygon's
+    ``x0, y0, x1, ...`` concatenated, ``npoints`` (P,) the points of each polygon, ``nparts``
+    (N,) the polygons of each object in order; the objects ``rows`` (M,) at sizes ``h``, ``w``
+    (M,). Returns ``(counts, offsets)`` of the M masks (``RleTable``'s layout): on the compiled
+    kernel where it is built (threads across objects), the objects it declines (non-finite or
+    huge coordinates) and a machine without it on ``polygon_sets_to_rle``."""
+    k = kernel.load("_rle")
+    redo = np.arange(len(rows))
+    if k is not None:
+        counts, offsets, redo = k.polygon_objects(xy, npoints, nparts, rows, h, w)
+        if len(redo) == 0:
+            return counts, offsets
+        masks = np.split(counts, offsets[1:-1]) if len(rows) else []
+    else:
+        masks = [np.zeros(0, dtype=np.int64)] * len(rows)
+    point_end = np.cumsum(npoints) * 2
+    part_end = np.cumsum(nparts)
+    polys = np.split(xy, point_end[:-1]) if len(npoints) else []
+    sets = [polys[part_end[r] - nparts[r] : part_end[r]] for r in rows[redo].tolist()]
+    for i, c in zip(redo.tolist(), polygon_sets_to_rle(sets, h[redo], w[redo]), strict=True):
+        masks[i] = c
+    lens = np.array([len(c) for c in masks], dtype=np.int64)
+    flat = np.concatenate(masks) if masks else np.zeros(0, dtype=np.int64)
+    return flat.astype(np.int64, copy=False), np.concatenate(([0], np.cumsum(lens)))
+
+
+def segmentations_to_rle(
+    kind: npt.NDArray[np.integer],
+    xy: npt.NDArray[np.float64],
+    part_len: IntArray,
+    nparts: IntArray,
+    runs: IntArray,
+    run_len: IntArray,
+    height: IntArray,
+    width: IntArray,
+    rows: IntArray | None = None,
+) -> tuple[IntArray, IntArray]:
+    """The ``(counts, offsets)`` of an ``RleTable`` whose mask i is source row ``rows[i]``
+    (default: every row in order) of segmentation columns: ``kind`` 1 polygons (``xy`` flat,
+    ``part_len`` coordinates per polygon, ``nparts`` polygons per row) rasterised at
+    ``height[i]`` x ``width[i]`` (an empty ``[0]`` when either is 0), 2 an RLE (``runs`` flat,
+    ``run_len`` per row) as given, any other kind ``[0]``. The polygons on the compiled kernel
+    where it is built (``polygon_columns_to_rle``)."""
+    src = np.arange(len(kind)) if rows is None else np.asarray(rows, dtype=np.int64)
+    k = kind[src]
+    poly = np.flatnonzero((k == 1) & (height > 0) & (width > 0))
+    h, w = height[poly], width[poly]
+    counts, offsets = polygon_columns_to_rle(xy, part_len // 2, nparts, src[poly], h, w)
+    rle = np.flatnonzero(k == 2)
+    # one pool of masks: the rasterised polygons, the source's RLEs (by source row), then [0]
+    pool = np.concatenate((counts, runs, [0])).astype(np.int64, copy=False)
+    pool_off = np.concatenate((offsets, np.cumsum(run_len) + offsets[-1], [len(pool)]))
+    take = np.full(len(src), len(pool_off) - 2, dtype=np.int64)
+    take[poly] = np.arange(len(poly))
+    take[rle] = len(poly) + src[rle]
+    return rc.take(pool, pool_off.astype(np.int64, copy=False), take)

@@ -233,12 +233,6 @@ def similarities(
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:
-        s = sim.oks_pairs(
-            dt.keypoints[d_rows],
-            gt.keypoints[g_rows],
-            gt.bbox[g_rows],
-            gt.area[g_rows],
-            ent_det,
-            ent_gt,
-        )
+        rows = d_rows[ent_det], g_rows[ent_gt]  # the whole tables: no copy of their keypoints
+        s = sim.oks_pairs(dt.keypoints, gt.keypoints, gt.bbox, gt.area, *rows)
     return ent_det, ent_gt, s

@@ -230,9 +230,8 @@ def polygon_work_flat(xy: FloatArray, part_len: npt.NDArray[np.int64]) -> npt.ND
     nz = lens > 0
     nxt[(start + lens - 1)[nz]] = start[nz]
     step = np.abs(xy[nxt] - xy).max(axis=1) if len(xy) else np.zeros(0)
-    out = np.zeros(len(lens))
-    np.add.at(out, np.repeat(np.arange(len(lens)), lens), step)
-    return out
+    owner = np.repeat(np.arange(len(lens)), lens)
+    return np.bincount(owner, weights=step, minlength=len(lens)).astype(np.float64)
 
 
 class KeptRows:

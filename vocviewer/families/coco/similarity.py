@@ -149,7 +149,8 @@ def oks_pairs(
 
     ``det_kp`` (D, K, 3), ``gt_kp`` (G, K, 3) as ``x, y, v``; ``gt_box`` (G, 4) ``x, y, w, h``;
     ``gt_area`` (G,). GT keypoints with ``v > 0`` are compared; a GT without any is compared by
-    the detections' distances outside its box enlarged by its size on every side."""
+    the detections' distances outside its box enlarged by its size on every side. On the
+    compiled kernel where it is built (``_oks.c``: threads across pairs, numpy's own exp)."""
     var = (sigmas * 2) ** 2
     k = len(sigmas)
     out = np.zeros(len(ent_det), dtype=np.float64)
@@ -157,7 +158,11 @@ def oks_pairs(
         return out
     if det_kp.shape[1] != k or gt_kp.shape[1] != k:
         raise ValueError(f"keypoints must have {k} points for OKS")
-    dkx, dky = np.ascontiguousarray(det_kp[:, :, 0]), np.ascontiguousarray(det_kp[:, :, 1])
+    if (kern := kernel.load("_oks")) is not None:  # threads across pairs, numpy's exp between
+        den = np.asarray(gt_area, dtype=np.float64) + np.spacing(1)
+        ne, start = kern.exponents(det_kp, gt_kp, gt_box, den, var, ent_det, ent_gt)
+        return kern.mean_rows(np.exp(ne, out=ne), start)  # type: ignore[no-any-return]
+    dkx, dky = det_kp[:, :, 0], det_kp[:, :, 1]
     gkx, gky = np.ascontiguousarray(gt_kp[:, :, 0]), np.ascontiguousarray(gt_kp[:, :, 1])
     # per GT: which points are compared (the labelled ones, or all 17 without any), in order
     vis: npt.NDArray[np.bool_] = np.asarray(gt_kp[:, :, 2] > 0)

@@ -1,0 +1,279 @@
+/* COCO keypoint similarity (OKS), compiled: pycocotools' ``COCOeval.computeOks`` for aligned
+ * (detection, ground truth) pairs, in two halves around numpy's own ``exp``.
+ *
+ * ``exponents`` gives, for every pair, the negated exponents -e of the compared points in
+ * pycocotools' expression order ((dx**2 + dy**2) / vars / (area + eps) / 2, each step a separate
+ * IEEE double operation), all pairs' concatenated, and the offsets of each pair's values (the
+ * GT's labelled points, or all K when it has none: then dx, dy are the distances outside its
+ * box enlarged by its size on every side, ``np.max((z, v), axis=0)`` keeping NaN). The caller
+ * applies ``np.exp`` in place (numpy's exp may differ from libm's by an ulp on some CPUs, so it
+ * stays numpy's). ``mean_rows`` then sums each pair's values as numpy's ``np.sum`` sums a 1-D
+ * float64 vector of n values (0.0 plus its pairwise sum: a plain loop below 8 values, eight
+ * accumulators up to 128) and divides by n, as ``np.sum(np.exp(-e)) / e.shape[0]``.
+ *
+ * Both release the GIL and split their pairs across threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <numpy/arrayobject.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MAX_THREADS 8
+#define PAIRS_PER_THREAD 4096 /* fewer pairs than this per thread: not worth a thread */
+#define MAX_POINTS 128        /* numpy's pairwise block: longer rows are not handled here */
+
+typedef void (*RangeWork)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t lo, hi;
+} RangeJob;
+
+static void *range_job(void *arg) {
+    RangeJob *job = (RangeJob *)arg;
+    job->work(job->ctx, job->lo, job->hi);
+    return NULL;
+}
+
+/* Run `work(ctx, lo, hi)` over [0, n) split across threads (the GIL released by the caller). */
+static void split_range(RangeWork work, void *ctx, Py_ssize_t n) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), by_work = (long)(n / PAIRS_PER_THREAD);
+    long k = cores < by_work ? cores : by_work;
+    if (k > MAX_THREADS) k = MAX_THREADS;
+    if (k < 1) k = 1;
+    pthread_t threads[MAX_THREADS];
+    RangeJob jobs[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (long t = 0; t < k; t++) {
+        jobs[t] = (RangeJob){work, ctx, n * t / k, n * (t + 1) / k};
+        if (t > 0) started[t] = pthread_create(&threads[t], NULL, range_job, &jobs[t]) == 0;
+    }
+    range_job(&jobs[0]);
+    for (long t = 1; t < k; t++) {
+        if (started[t]) pthread_join(threads[t], NULL);
+        else range_job(&jobs[t]); /* no thread to be had: do its share here */
+    }
+}
+
+/* A C-contiguous float64 / int64 array of `ndim` dimensions (new reference), or NULL + error. */
+static PyArrayObject *as_array(PyObject *obj, int type, int ndim) {
+    return (PyArrayObject *)PyArray_FROMANY(obj, type, ndim, ndim, NPY_ARRAY_IN_ARRAY);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* exponents                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const double *det;  /* (D, K, 3) x, y, v */
+    const double *gt;   /* (G, K, 3) */
+    const double *box;  /* (G, 4) x, y, w, h */
+    const double *den;  /* (G,) area + eps */
+    const double *var;  /* (K,) (2 sigma)**2 */
+    const int64_t *ent_det, *ent_gt;
+    Py_ssize_t k;
+    const int64_t *start; /* (E + 1,) offsets of each pair's values in out */
+    double *out;
+} ExpJob;
+
+/* Whether GT t (K x 3) has a labelled point (v > 0). */
+static inline int labelled(const double *t, Py_ssize_t k) {
+    for (Py_ssize_t p = 0; p < k; p++)
+        if (t[p * 3 + 2] > 0.0) return 1;
+    return 0;
+}
+
+/* How many points of GT t are compared: its labelled ones, or all K without any. */
+static inline int64_t compared(const double *t, Py_ssize_t k) {
+    int64_t n = 0;
+    for (Py_ssize_t p = 0; p < k; p++) n += t[p * 3 + 2] > 0.0;
+    return n > 0 ? n : (int64_t)k;
+}
+
+/* np.max((0, v), axis=0): v when above 0 or NaN, else 0. */
+static inline double max0(double v) { return (v > 0.0 || v != v) ? v : 0.0; }
+
+static void exp_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    const ExpJob *j = (const ExpJob *)ctx;
+    Py_ssize_t k = j->k;
+    for (Py_ssize_t e = lo; e < hi; e++) {
+        const double *d = j->det + j->ent_det[e] * k * 3;
+        int64_t g = j->ent_gt[e];
+        const double *t = j->gt + g * k * 3, *bb = j->box + g * 4;
+        double den = j->den[g], *row = j->out + j->start[e];
+        if (labelled(t, k)) {
+            int64_t m = 0;
+            for (Py_ssize_t p = 0; p < k; p++) {
+                if (!(t[p * 3 + 2] > 0.0)) continue;
+                double dx = d[p * 3] - t[p * 3], dy = d[p * 3 + 1] - t[p * 3 + 1];
+                double s = dx * dx;
+                s = s + dy * dy;
+                row[m++] = -(s / j->var[p] / den / 2.0);
+            }
+        } else {
+            double x0 = bb[0] - bb[2], x1 = bb[0] + bb[2] * 2.0;
+            double y0 = bb[1] - bb[3], y1 = bb[1] + bb[3] * 2.0;
+            for (Py_ssize_t p = 0; p < k; p++) {
+                double xd = d[p * 3], yd = d[p * 3 + 1];
+                double dx = max0(x0 - xd) + max0(xd - x1), dy = max0(y0 - yd) + max0(yd - y1);
+                double s = dx * dx;
+                s = s + dy * dy;
+                row[p] = -(s / j->var[p] / den / 2.0);
+            }
+        }
+    }
+}
+
+/* Checked int64 (E,) pair rows, each in [0, limit). */
+static int rows_ok(PyArrayObject *a, Py_ssize_t e, Py_ssize_t limit) {
+    if (PyArray_SIZE(a) != e) return 0;
+    const int64_t *v = (const int64_t *)PyArray_DATA(a);
+    for (Py_ssize_t i = 0; i < e; i++)
+        if (v[i] < 0 || v[i] >= limit) return 0;
+    return 1;
+}
+
+static PyObject *py_exponents(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *o[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6]))
+        return NULL;
+    static const int types[7] = {NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64,
+                                 NPY_FLOAT64, NPY_INT64,   NPY_INT64};
+    static const int dims[7] = {3, 3, 2, 1, 1, 1, 1};
+    PyArrayObject *a[7] = {NULL};
+    PyObject *result = NULL, *out = NULL, *start = NULL;
+    int64_t *per_gt = NULL;
+    for (int i = 0; i < 7; i++)
+        if (!(a[i] = as_array(o[i], types[i], dims[i]))) goto done;
+    npy_intp *ds = PyArray_DIMS(a[0]), *gs = PyArray_DIMS(a[1]);
+    Py_ssize_t k = PyArray_SIZE(a[4]), e = PyArray_SIZE(a[5]), ng = gs[0];
+    if (ds[1] != k || gs[1] != k || ds[2] != 3 || gs[2] != 3 || k < 1 || k > MAX_POINTS ||
+        PyArray_DIMS(a[2])[0] != ng || PyArray_DIMS(a[2])[1] != 4 || PyArray_SIZE(a[3]) != ng ||
+        !rows_ok(a[5], e, ds[0]) || !rows_ok(a[6], e, ng)) {
+        PyErr_SetString(PyExc_ValueError, "exponents: shapes or pair rows do not fit");
+        goto done;
+    }
+    npy_intp sd[1] = {e + 1};
+    if (!(start = PyArray_SimpleNew(1, sd, NPY_INT64))) goto done;
+    if (!(per_gt = malloc(sizeof(int64_t) * (size_t)(ng ? ng : 1)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const double *gkp = PyArray_DATA(a[1]);
+    const int64_t *eg = PyArray_DATA(a[6]);
+    int64_t *st = PyArray_DATA((PyArrayObject *)start);
+    for (Py_ssize_t g = 0; g < ng; g++) per_gt[g] = compared(gkp + g * k * 3, k);
+    st[0] = 0;
+    for (Py_ssize_t i = 0; i < e; i++) st[i + 1] = st[i] + per_gt[eg[i]];
+    npy_intp od[1] = {st[e]};
+    if (!(out = PyArray_SimpleNew(1, od, NPY_FLOAT64))) goto done;
+    ExpJob job = {PyArray_DATA(a[0]),
+                  PyArray_DATA(a[1]),
+                  PyArray_DATA(a[2]),
+                  PyArray_DATA(a[3]),
+                  PyArray_DATA(a[4]),
+                  PyArray_DATA(a[5]),
+                  PyArray_DATA(a[6]),
+                  k,
+                  st,
+                  PyArray_DATA((PyArrayObject *)out)};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(exp_range, &job, e);
+    Py_END_ALLOW_THREADS;
+    result = PyTuple_Pack(2, out, start);
+done:
+    for (int i = 0; i < 7; i++) Py_XDECREF(a[i]);
+    free(per_gt);
+    Py_XDECREF(out);
+    Py_XDECREF(start);
+    return result;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* row means, summed as numpy sums                                                           */
+/* ---------------------------------------------------------------------------------------- */
+
+/* numpy's pairwise sum of n <= 128 doubles (DOUBLE_pairwise_sum), after a reduction's 0.0. */
+static double numpy_sum(const double *a, int64_t n) {
+    double res;
+    int64_t i;
+    if (n < 8) {
+        res = 0.0;
+        for (i = 0; i < n; i++) res = res + a[i];
+    } else {
+        double r[8];
+        for (int q = 0; q < 8; q++) r[q] = a[q];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int q = 0; q < 8; q++) r[q] = r[q] + a[i + q];
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res = res + a[i];
+    }
+    return 0.0 + res;
+}
+
+typedef struct {
+    const double *values;
+    const int64_t *start; /* (E + 1,) */
+    double *out;          /* (E,) */
+} MeanJob;
+
+static void mean_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    const MeanJob *j = (const MeanJob *)ctx;
+    for (Py_ssize_t e = lo; e < hi; e++) {
+        int64_t n = j->start[e + 1] - j->start[e];
+        j->out[e] = numpy_sum(j->values + j->start[e], n) / (double)n;
+    }
+}
+
+static PyObject *py_mean_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ov, *ou, *out = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &ov, &ou)) return NULL;
+    PyArrayObject *v = as_array(ov, NPY_FLOAT64, 1), *u = v ? as_array(ou, NPY_INT64, 1) : NULL;
+    if (!v || !u) goto done;
+    Py_ssize_t e = PyArray_SIZE(u) - 1;
+    const int64_t *st = (const int64_t *)PyArray_DATA(u);
+    int ok = e >= 0 && st[0] == 0 && st[e] == PyArray_SIZE(v);
+    for (Py_ssize_t i = 0; ok && i < e; i++) {
+        int64_t n = st[i + 1] - st[i];
+        ok = n >= 1 && n <= MAX_POINTS;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "mean_rows: offsets must rise by 1 .. 128 per row");
+        goto done;
+    }
+    npy_intp od[1] = {e};
+    if (!(out = PyArray_SimpleNew(1, od, NPY_FLOAT64))) goto done;
+    MeanJob job = {PyArray_DATA(v), st, PyArray_DATA((PyArrayObject *)out)};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(mean_range, &job, e);
+    Py_END_ALLOW_THREADS;
+done:
+    Py_XDECREF(v);
+    Py_XDECREF(u);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"exponents", py_exponents, METH_VARARGS,
+     "exponents(det_kp (D, K, 3), gt_kp (G, K, 3), gt_box (G, 4), area_eps (G,), var (K,), "
+     "ent_det (E,), ent_gt (E,)) -> (float64 -e of every pair's compared points, int64 (E + 1,) "
+     "offsets)."},
+    {"mean_rows", py_mean_rows, METH_VARARGS,
+     "mean_rows(values, offsets (E + 1,)) -> float64 (E,): np.sum(v) / len(v) of each pair's."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_oks", "COCO keypoint OKS (computeOks), compiled.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__oks(void) {
+    import_array();
+    return PyModule_Create(&module);
+}
