@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 import vocviewer.cocoapi.columns as columns
+from vocviewer.cocoapi import compact
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import paused_gc, say
 from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
@@ -81,11 +82,35 @@ def _columns_of(coco: Any, key: tuple[Any, ...], build: Any) -> Any:
     return cache[key]
 
 
+def _lazy(coco: Any, *, keep: bool) -> compact.Lazy | None:
+    """``coco``'s file not yet decoded into dicts (``compact.py``), or None; with ``keep``
+    off, the dicts are decoded now (the evaluation needs them)."""
+    lazy: compact.Lazy | None = getattr(coco, "_lazy", None)
+    if lazy is not None and not keep:
+        coco._materialize()
+        return None
+    return lazy
+
+
 def _ground_truth(coco: Any, masks: bool) -> Dataset:
+    lazy = _lazy(coco, keep=not masks)  # masks are built from the dicts
     cache: dict[Any, Any] = getattr(coco, "_columns", None) or {}
     if not masks and ("gt", True) in cache:
         return cache["gt", True]  # type: ignore[no-any-return]
+    if lazy is not None:
+        return _columns_of(coco, ("gt", masks), lambda: compact.ground_truth(coco, lazy))  # type: ignore[no-any-return]
     return _columns_of(coco, ("gt", masks), lambda: columns.ground_truth(coco, masks=masks))  # type: ignore[no-any-return]
+
+
+def _results(coco: Any, gt: Dataset, kind: str) -> ResultSet:
+    lazy = _lazy(coco, keep=kind == "bbox")  # box results: other evaluations read the dicts
+
+    def build() -> ResultSet:
+        if lazy is not None:
+            return compact.results(lazy, gt)
+        return columns.results(coco, gt, kind=kind)
+
+    return _columns_of(coco, ("dt", kind, gt), build)  # type: ignore[no-any-return]
 
 
 def _params(p: Params) -> CocoParams:
@@ -144,11 +169,7 @@ class COCOeval:
         self.params = p
         segm = p.iouType == "segm"
         gt = _ground_truth(self.cocoGt, segm)
-        dt: ResultSet = _columns_of(
-            self.cocoDt,
-            ("dt", p.iouType, gt),  # keyed by the Dataset itself (by identity)
-            lambda: columns.results(self.cocoDt, gt, kind=p.iouType),
-        )
+        dt = _results(self.cocoDt, gt, p.iouType)  # cached by the Dataset itself (by identity)
         columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
@@ -193,7 +214,10 @@ class COCOeval:
         where = self._cat_positions(pe)
         img_pos = {int(i): n for n, i in enumerate(pe.imgIds)}
         sigmas = pe.kpt_oks_sigmas if pe.iouType == "keypoints" else None
-        dt_anns = getattr(self.cocoDt, "anns", {})
+        lazy = getattr(self.cocoDt, "_lazy", None)
+        if lazy is not None and lazy.int_scores():
+            lazy = _lazy(self.cocoDt, keep=False)  # the int scores are what evalImgs holds
+        dt_anns = {} if lazy is not None else getattr(self.cocoDt, "anns", {})
         first = next(iter(dt_anns.values()), {"score": 0.0})
         as_given = type(first.get("score")) is not float  # numpy scores (loadNumpyAnnotations)
         for kk, c in enumerate(cat_ids):

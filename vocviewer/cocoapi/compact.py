@@ -1,0 +1,164 @@
+"""COCO files read straight into columns, their dictionaries decoded only when code reads them.
+
+``COCO(file)`` and ``loadRes(file)`` hand the file's bytes to the compiled scanner
+(``vocviewer.kernel._json``): when it takes the file, the object keeps the bytes and the columns
+(a ``Lazy``) instead of pycocotools' per-annotation dicts, and a box evaluation reads the
+columns (``ground_truth`` / ``results`` here build the very ``Dataset`` / ``ResultSet`` that
+``columns.py`` builds from the dicts). The first read of ``dataset``, ``anns``, ``imgToAnns`` or
+``catToImgs`` (or any lookup that needs them) decodes the dicts from the kept bytes, exactly as
+``json.load`` + pycocotools' ``loadRes`` completion would have made them, and from then on the
+object is an ordinary dict-based ``COCO`` (evaluations read the dicts, edits included).
+
+Only what a box evaluation can read from columns without a difference is taken: a ground-truth
+file the scanner reads whole (every annotation with ``image_id``, ``category_id``, ``bbox``,
+``id``, ``area``; ids integers; ``iscrowd`` 0 / 1), a results file whose entries all have a
+four-number ``bbox`` (pycocotools' box branch: ``area = w * h``, ``id = i + 1``, ``iscrowd = 0``).
+Anything else takes pycocotools' path, so its outcome and its messages stay pycocotools'.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer import kernel
+from vocviewer.cocoapi.columns import (
+    AnnotationColumns,
+    Frame,
+    rows_of,
+    build_ground_truth,
+    build_results,
+)
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.families.coco.columns import CocoAnnotations
+
+FloatArray = npt.NDArray[np.float64]
+
+#: a results entry's ``"score": <integer>`` (json.load makes an int of it, not a float)
+_INT_SCORE = re.compile(rb'"score"[ \t\r\n]*:[ \t\r\n]*-?[0-9]+[ \t\r\n]*[,}]')
+
+
+@dataclass(frozen=True, eq=False)
+class Lazy:
+    """A file not yet decoded into dicts: ``data`` the JSON text of its annotations (ground
+    truth: the ``annotations`` value; results: the whole file), ``cols`` the scanner's columns
+    (``_json.c``: ``GT_COLUMNS`` or ``RESULT_COLUMNS``), ``results`` which of the two."""
+
+    data: Any  # bytes or msgspec.Raw (a slice of the file's bytes)
+    cols: dict[str, Any]
+    results: bool
+
+    def decode(self) -> list[dict[str, Any]]:
+        """The annotation dicts, as ``json.load`` makes them (``load_json_file``'s decoder)."""
+        import msgspec
+
+        out: list[dict[str, Any]] = msgspec.json.decode(self.data)
+        return out
+
+    def int_scores(self) -> bool:
+        """Whether some result's score is written as an integer (``json.load``: an ``int``)."""
+        return self.results and _INT_SCORE.search(self.data) is not None
+
+
+def read_ground_truth(data: bytes) -> tuple[dict[str, Any], Lazy] | None:
+    """``(dataset without its annotations, Lazy)`` of a ground-truth file's bytes: the
+    ``dataset`` dict has every top-level key in file order, ``annotations`` mapped to None until
+    decoded; None when the scanner does not take the file (pycocotools' path then)."""
+    module = kernel.load("_json")
+    if module is None:
+        return None
+    try:
+        import msgspec
+
+        top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
+        if "annotations" not in top:
+            return None
+        cols = module.annotations(data)
+        if cols is None or np.any(cols["kp_len"] % 3):
+            return None
+        dataset = {k: None if k == "annotations" else msgspec.json.decode(v) for k, v in top.items()}
+    except (ImportError, ValueError):  # msgspec.DecodeError is a ValueError
+        return None
+    if type(dataset.get("images")) is not list or type(dataset.get("categories")) is not list:
+        return None
+    return dataset, Lazy(top["annotations"], cols, results=False)
+
+
+def read_results(data: bytes) -> Lazy | None:
+    """The ``Lazy`` of a results file's bytes when every entry has a box (pycocotools' box
+    completion applies), else None."""
+    module = kernel.load("_json")
+    cols = None if module is None else module.results(data, False)
+    if cols is None or not cols["has_bbox"].all():
+        return None
+    return Lazy(data, cols, results=True)
+
+
+def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
+    """The kept annotations' keypoints ``(N, P, 3)``, zero-padded as ``columns._keypoints``."""
+    lens = c["kp_len"] // 3
+    kept = lens[keep]
+    p = int(kept.max(initial=0))
+    out = np.zeros((len(keep), p, 3))
+    if p:
+        first = (np.cumsum(lens) - lens)[keep]
+        ends = np.cumsum(kept)
+        pos = np.arange(int(ends[-1])) - np.repeat(ends - kept, kept)
+        rows = np.repeat(np.arange(len(keep)), kept)
+        out[rows, pos] = c["keypoints"].reshape(-1, 3)[np.repeat(first, kept) + pos]
+    return out
+
+
+def ground_truth(coco: Any, lazy: Lazy) -> Dataset:
+    """``columns.ground_truth(coco, masks=False)`` from the columns of ``lazy`` (``coco``'s
+    ``imgs`` and ``cats`` as they are now)."""
+    c = lazy.cols
+    frame = Frame.of(coco)
+    keep, row, label = frame.evaluable(c["ann_image_id"], c["ann_category_id"])
+    n = len(keep)
+    cols = AnnotationColumns(
+        ann_id=c["ann_id"][keep],
+        bbox=c["bbox"].reshape(-1, 4)[keep],
+        area=c["area"][keep],
+        iscrowd=c["iscrowd"][keep].astype(bool),
+        keypoints=_keypoints(c, keep),
+        num_keypoints=c["num_keypoints"][keep],
+        has_keypoints=c["has_keypoints"][keep].astype(bool),
+        lacking={
+            "segmentation": c["segm_kind"][keep] == 0,
+            "num_keypoints": c["has_num_keypoints"][keep] == 0,
+            "bbox": np.zeros(n, dtype=bool),
+            "keypoints": c["has_keypoints"][keep] == 0,
+            "iscrowd": c["has_iscrowd"][keep] == 0,
+        },
+        masks=None,
+    )
+    return build_ground_truth(frame, row, label, cols)
+
+
+def results(lazy: Lazy, gt: Dataset) -> ResultSet:
+    """``columns.results(coco, gt, kind="bbox")`` from the columns of ``lazy``: ids ``1..N``
+    in file order, ``area = w * h``, entries on an unknown image or category left out."""
+    g: CocoAnnotations = gt.data(CocoAnnotations)
+    c = lazy.cols
+    row = rows_of(g.image_id, c["image_id"])
+    label = rows_of(g.category_id, c["category_id"])
+    keep = np.flatnonzero((row >= 0) & (label >= 0))
+    xywh = c["bbox"].reshape(-1, 4)[keep]
+    ids = keep + 1
+    area = xywh[:, 2] * xywh[:, 3]
+    kps = np.zeros((len(keep), 0, 3))
+    return build_results(
+        gt, "bbox", row[keep], label[keep], ids, c["score"][keep], xywh, area, kps, None
+    )
+
+
+def image_ids(lazy: Lazy) -> npt.NDArray[np.int64]:
+    """The image id of every result."""
+    out: npt.NDArray[np.int64] = lazy.cols["image_id"]
+    return out
