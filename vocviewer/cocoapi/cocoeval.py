@@ -173,7 +173,7 @@ class COCOeval:
         columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
-        if p.iouType == "bbox":  # every category at once (on the kernel where it is built)
+        if p.iouType == "bbox" and len(p.areaRng):  # every category at once (kernel)
             self._curves = [m.curves for m in category_matches(prep)]
         else:
             self._curves = [

@@ -29,9 +29,9 @@ from vocviewer import kernel
 from vocviewer.cocoapi.columns import (
     AnnotationColumns,
     Frame,
-    rows_of,
     build_ground_truth,
     build_results,
+    rows_of,
 )
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -81,7 +81,9 @@ def read_ground_truth(data: bytes) -> tuple[dict[str, Any], Lazy] | None:
         cols = module.annotations(data)
         if cols is None or np.any(cols["kp_len"] % 3):
             return None
-        dataset = {k: None if k == "annotations" else msgspec.json.decode(v) for k, v in top.items()}
+        dataset = {
+            k: None if k == "annotations" else msgspec.json.decode(v) for k, v in top.items()
+        }
     except (ImportError, ValueError):  # msgspec.DecodeError is a ValueError
         return None
     if type(dataset.get("images")) is not list or type(dataset.get("categories")) is not list:

@@ -1,0 +1,211 @@
+"""``vocviewer.cocoapi`` objects read from files keep the scanner's columns and decode their dicts
+on first read (``cocoapi/compact.py``): every view equals pycocotools', edits made through the
+views are evaluated as pycocotools evaluates them, and evaluations on the columns (``params``
+changed between them, ``evalImgs``, integer scores) equal pycocotools'.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pycocotools")
+from pycocotools import coco as ref_coco
+
+from tests.parity.test_cocoapi import assert_same, run, synthetic_gt, synthetic_results
+from vocviewer import cocoapi, kernel
+
+needs_scanner = pytest.mark.skipif(
+    kernel.load("_json") is None, reason="the compiled JSON scanner is not built"
+)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    tmp = tmp_path_factory.mktemp("cocoapi_lazy")
+    gt = synthetic_gt()
+    res = synthetic_results(gt, "bbox")
+    out = {}
+    for name, data in (("gt", gt), ("bbox", res)):
+        (tmp / f"{name}.json").write_text(json.dumps(data))
+        out[name] = str(tmp / f"{name}.json")
+    for e in res[::3]:  # integer scores: json.load makes ints of them, evalImgs keeps them
+        e["score"] = int(e["score"] * 10)
+    (tmp / "int_scores.json").write_text(json.dumps(res))
+    out["int_scores"] = str(tmp / "int_scores.json")
+    return out
+
+
+def same_tree(a: Any, b: Any, where: str = "") -> None:
+    """Equal values of equal types, recursively (dicts in the same key order)."""
+    assert type(a) is type(b), f"{where}: {type(a)} vs {type(b)}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), f"{where}: keys"
+        for k in a:
+            same_tree(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b), f"{where}: length"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            same_tree(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, f"{where}: {a!r} vs {b!r}"
+
+
+VIEWS = ("dataset", "anns", "imgs", "cats", "imgToAnns", "catToImgs")
+
+
+def loaded(coco_cls: type, files: dict[str, str], res: str = "bbox") -> tuple[Any, Any]:
+    gt = coco_cls(files["gt"])
+    return gt, gt.loadRes(files[res])
+
+
+@needs_scanner
+@pytest.mark.parametrize("first", VIEWS)
+def test_views_equal_pycocotools(files: dict[str, str], first: str) -> None:
+    """Whichever view is read first, every view of the ground truth and of the results equals
+    pycocotools' (values, types, key order) and holds the same objects where pycocotools'
+    views share them."""
+    ref_gt, ref_dt = loaded(ref_coco.COCO, files)
+    gt, dt = loaded(cocoapi.COCO, files)
+    assert gt._lazy is not None and dt._lazy is not None  # nothing decoded yet
+    for ours, ref in ((gt, ref_gt), (dt, ref_dt)):
+        getattr(ours, first)
+        for view in VIEWS:
+            same_tree(getattr(ref, view), getattr(ours, view), f"{view}")
+        assert isinstance(ours.imgToAnns, defaultdict) and isinstance(ours.catToImgs, defaultdict)
+        for ann in ours.dataset["annotations"]:
+            assert ours.anns[ann["id"]] is ann
+            assert any(a is ann for a in ours.imgToAnns[ann["image_id"]])
+        for img in ours.dataset["images"]:
+            assert ours.imgs[img["id"]] is img
+    assert gt._lazy is None and dt._lazy is None
+
+
+@needs_scanner
+def test_lookups_leave_the_columns(files: dict[str, str]) -> None:
+    """``getImgIds``, ``getCatIds``, ``loadImgs``, ``loadCats``, ``loadRes`` and a box
+    evaluation need no annotation dict: the files stay undecoded; ``getAnnIds`` decodes."""
+    with run_quietly():
+        gt, dt = loaded(cocoapi.COCO, files)
+        ref_gt = ref_coco.COCO(files["gt"])
+        assert gt.getImgIds() == ref_gt.getImgIds() and gt.getCatIds() == ref_gt.getCatIds()
+        assert gt.getCatIds(catNms=["dog"]) == ref_gt.getCatIds(catNms=["dog"])
+        assert gt.loadImgs(gt.getImgIds()[:3]) == ref_gt.loadImgs(ref_gt.getImgIds()[:3])
+        ev = cocoapi.COCOeval(gt, dt, "bbox")
+        ev.evaluate()
+        ev.accumulate()
+        assert gt._lazy is not None and dt._lazy is not None
+        assert len(ev.evalImgs) > 0  # float scores: built from the columns
+        assert dt._lazy is not None
+        assert gt.getAnnIds(imgIds=[100]) == ref_gt.getAnnIds(imgIds=[100])
+        assert gt._lazy is None
+
+
+def run_quietly() -> Any:
+    import contextlib
+    import io
+
+    return contextlib.redirect_stdout(io.StringIO())
+
+
+@pytest.mark.parametrize("crowd", [False, True])
+def test_edits_through_the_views_are_evaluated(files: dict[str, str], crowd: bool) -> None:
+    """Results and ground truth edited through ``anns`` / ``imgs`` before ``evaluate()`` (an
+    image dropped while the annotations are still undecoded, a score and a box changed, with
+    ``crowd`` a ground-truth crowd flag set): evaluated as pycocotools evaluates the edited
+    dicts."""
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        gt, dt = loaded(coco_cls, files)
+        del gt.imgs[gt.getImgIds()[1]]
+        ann = dt.anns[7]
+        ann["score"], ann["bbox"] = 0.999, [1.0, 2.0, 30.0, 40.0]
+        if crowd:
+            next(iter(gt.anns.values()))["iscrowd"] = 1
+        ev = eval_cls(gt, dt, "bbox")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        return ev
+
+    assert_same(sequence)
+
+
+@pytest.mark.parametrize("iou_type", ["bbox", "segm"])
+def test_params_changed_between_evaluations(files: dict[str, str], iou_type: str) -> None:
+    """One evaluator evaluated again and again with other ``imgIds``, ``catIds``, ``maxDets``,
+    ``areaRng``, ``iouThrs`` and ``useCats`` (segm: the undecoded files decoded on the way):
+    every round's arrays and the last round's ``evalImgs`` equal pycocotools'."""
+    changes = [
+        {},
+        {"imgIds": [128, 100, 121], "catIds": [5, 1]},
+        {"maxDets": [3, 1, 20], "iouThrs": np.array([0.3, 0.5, 0.9])},
+        {"areaRng": [[0, 1e10], [0, 40**2], [40**2, 1e10]], "areaRngLbl": ["all", "s", "l"]},
+        {"useCats": 0, "catIds": [2, 5]},
+        {"useCats": 1},
+    ]
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        gt, dt = loaded(coco_cls, files)
+        ev = eval_cls(gt, dt, iou_type)
+        rounds = []
+        for change in changes:
+            for name, value in change.items():
+                setattr(ev.params, name, value)
+            ev.evaluate()
+            ev.accumulate()
+            rounds.append({k: ev.eval[k].copy() for k in ("precision", "recall", "scores")})
+        ev.summarize()
+        ev.rounds = rounds
+        return ev
+
+    ref, _, ours, _ = run(sequence)
+    for i, (a, b) in enumerate(zip(ref.rounds, ours.rounds, strict=True)):
+        for k in a:
+            np.testing.assert_array_equal(b[k], a[k], err_msg=f"round {i} {k}")
+    assert_same(sequence)
+
+
+def test_integer_scores_in_eval_imgs(files: dict[str, str]) -> None:
+    """Scores written as integers stay ints in ``evalImgs['dtScores']``, as ``json.load``
+    reads them."""
+    seq = lambda c, e: _evaluated(c, e, files, "int_scores")  # noqa: E731
+    ours = assert_same(seq)
+    assert any(type(s) is int for e in ours.evalImgs if e for s in e["dtScores"])
+
+
+def _evaluated(coco_cls: type, eval_cls: type, files: dict[str, str], res: str) -> Any:
+    gt, dt = loaded(coco_cls, files, res)
+    ev = eval_cls(gt, dt, "bbox")
+    ev.evaluate()
+    ev.accumulate()
+    ev.summarize()
+    return ev
+
+
+def test_pickled_and_restored(files: dict[str, str]) -> None:
+    """A pickled ``COCO`` (multiprocessing hands them to workers) comes back whole."""
+    with run_quietly():
+        gt, dt = loaded(cocoapi.COCO, files)
+        ref_gt, ref_dt = loaded(ref_coco.COCO, files)
+    for ours, ref in ((gt, ref_gt), (dt, ref_dt)):
+        back = pickle.loads(pickle.dumps(ours))
+        for view in VIEWS:
+            same_tree(getattr(ref, view), getattr(back, view), view)
+
+
+def test_without_the_scanner_the_dicts_are_built(
+    files: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``VOCVIEWER_KERNEL=0``: the dicts are built at once and the numbers are the same."""
+    monkeypatch.setenv("VOCVIEWER_KERNEL", "0")
+    with run_quietly():
+        gt, dt = loaded(cocoapi.COCO, files)
+    assert gt._lazy is None and dt._lazy is None
+    assert_same(lambda c, e: _evaluated(c, e, files, "bbox"))
