@@ -57,10 +57,24 @@ def rows_of(keys: IntArray, values: IntArray) -> IntArray:
     """Row of each value in ``keys`` (unique), -1 where absent."""
     if len(keys) == 0:
         return np.full(len(values), -1, dtype=np.int64)
+    top = int(keys.max())
+    if keys.min() >= 0 and top < 4 * (len(keys) + len(values)) + 65536:  # a lookup table
+        table = np.full(top + 2, -1, dtype=np.int64)  # (the last entry: every value out of range)
+        table[keys[::-1]] = np.arange(len(keys) - 1, -1, -1)  # (the first of equal keys wins)
+        return table[np.where((values >= 0) & (values <= top), values, top + 1)]
     order = np.argsort(keys, kind="stable")
     pos = np.minimum(np.searchsorted(keys[order], values), len(keys) - 1)
     rows = order[pos]
     return np.where(keys[rows] == values, rows, -1).astype(np.int64)
+
+
+def _corners(xywh: FloatArray) -> FloatArray:
+    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64)."""
+    box = np.empty((len(xywh), 4))
+    box[:, :2] = xywh[:, :2]
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.add(xywh[:, :2], xywh[:, 2:], out=box[:, 2:])
+    return box
 
 
 def _boxes(anns: list[dict[str, Any]]) -> FloatArray:
@@ -213,9 +227,7 @@ def build_ground_truth(
         has_keypoints=cols.has_keypoints,
         masks=cols.masks,
     )
-    xywh = cols.bbox
-    with np.errstate(invalid="ignore", over="ignore"):
-        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    box = _corners(cols.bbox)
     zeros = np.zeros(n, dtype=bool)
     order_in_image = np.arange(n) - np.searchsorted(row, row, side="left")
     objects = ObjectTable(
@@ -335,8 +347,7 @@ def build_results(
         keypoints=keypoints,
         masks=masks,
     )
-    with np.errstate(invalid="ignore", over="ignore"):
-        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    box = _corners(xywh)
     z = np.zeros(len(row), dtype=np.int64)
     return ResultSet(
         "results",

@@ -98,7 +98,8 @@ def read_results(data: bytes) -> Lazy | None:
     cols = None if module is None else module.results(data, False)
     if cols is None or not cols["has_bbox"].all():
         return None
-    return Lazy(data, cols, results=True)
+    kept = {k: cols[k] for k in ("image_id", "category_id", "score", "bbox")}
+    return Lazy(data, kept, results=True)
 
 
 def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
@@ -150,14 +151,15 @@ def results(lazy: Lazy, gt: Dataset) -> ResultSet:
     c = lazy.cols
     row = rows_of(g.image_id, c["image_id"])
     label = rows_of(g.category_id, c["category_id"])
-    keep = np.flatnonzero((row >= 0) & (label >= 0))
-    xywh = c["bbox"].reshape(-1, 4)[keep]
-    ids = keep + 1
+    xywh, score = c["bbox"].reshape(-1, 4), c["score"]
+    ids = np.arange(1, len(row) + 1)
+    known = (row >= 0) & (label >= 0)
+    if not known.all():
+        keep = np.flatnonzero(known)
+        row, label, xywh, score, ids = row[keep], label[keep], xywh[keep], score[keep], ids[keep]
     area = xywh[:, 2] * xywh[:, 3]
-    kps = np.zeros((len(keep), 0, 3))
-    return build_results(
-        gt, "bbox", row[keep], label[keep], ids, c["score"][keep], xywh, area, kps, None
-    )
+    kps = np.zeros((len(row), 0, 3))
+    return build_results(gt, "bbox", row, label, ids, score, xywh, area, kps, None)
 
 
 def image_ids(lazy: Lazy) -> npt.NDArray[np.int64]:
