@@ -279,16 +279,17 @@ def check_read_fields(gt: Dataset, dt: ResultSet, p: Any) -> None:
     where a detection shares the image (and category: ``computeOks``), and ``iscrowd``
     (``evaluateImg``)."""
     lacking = gt.data(LackingFields).rows
-    if not any(v.any() for v in lacking.values()):
+    kind = p.iouType
+    order = {"segm": ("segmentation", "iscrowd"), "bbox": ("bbox", "iscrowd")}
+    keys = order.get(kind, ("num_keypoints", "keypoints", "bbox", "iscrowd"))
+    if not any(lacking[key].any() for key in keys):
         return
     g: CocoAnnotations = gt.data(CocoAnnotations)
     image_of = g.image_id[gt.objects.image_index]
     sel = np.isin(image_of, p.imgIds) if len(p.imgIds) else np.ones(len(image_of), bool)
     if p.useCats and len(p.catIds):
         sel &= np.isin(g.category_id_of, p.catIds)
-    kind = p.iouType
-    order = {"segm": ("segmentation", "iscrowd"), "bbox": ("bbox", "iscrowd")}
-    for key in order.get(kind, ("num_keypoints", "keypoints", "bbox", "iscrowd")):
+    for key in keys:
         hit = lacking[key] & sel
         if key in ("keypoints", "bbox") and kind == "keypoints":  # only beside a detection
             d = dt.detections
