@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("pycocotools")
 from pycocotools import coco as ref_coco
+from pycocotools import mask as ref_mask
 
 from tests.parity.test_cocoapi import assert_same, run, synthetic_gt, synthetic_results
 from vocviewer import cocoapi, kernel
@@ -31,10 +32,18 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("cocoapi_lazy")
     gt = synthetic_gt()
     res = synthetic_results(gt, "bbox")
+    res[3]["category_id"] = res[10]["category_id"] = 77  # no such category: never evaluated
     out = {}
     for name, data in (("gt", gt), ("bbox", res)):
         (tmp / f"{name}.json").write_text(json.dumps(data))
         out[name] = str(tmp / f"{name}.json")
+    masks = synthetic_results(gt, "segm")
+    for e in masks:  # boxes too: loadRes' box branch (area = w * h), masks as given
+        box = ref_mask.toBbox({**e["segmentation"], "counts": e["segmentation"]["counts"]})
+        e["bbox"] = [round(float(v), 2) for v in box]
+    masks[4]["category_id"] = 77
+    (tmp / "segm_boxes.json").write_text(json.dumps(masks))
+    out["segm_boxes"] = str(tmp / "segm_boxes.json")
     for e in res[::3]:  # integer scores: json.load makes ints of them, evalImgs keeps them
         e["score"] = int(e["score"] * 10)
     (tmp / "int_scores.json").write_text(json.dumps(res))
@@ -170,6 +179,26 @@ def test_params_changed_between_evaluations(files: dict[str, str], iou_type: str
         for k in a:
             np.testing.assert_array_equal(b[k], a[k], err_msg=f"round {i} {k}")
     assert_same(sequence)
+
+
+@pytest.mark.parametrize("iou_type", ["segm", "bbox"])
+def test_masks_with_boxes_read_from_the_columns(files: dict[str, str], iou_type: str) -> None:
+    """Results with a box and a compressed RLE each (what detectors write): the masks come from
+    the scanner (the file stays undecoded) and every array and ``evalImgs`` equal
+    pycocotools'."""
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        gt, dt = loaded(coco_cls, files, "segm_boxes")
+        ev = eval_cls(gt, dt, iou_type)
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        ev.dt = dt
+        return ev
+
+    ours = assert_same(sequence)
+    if kernel.load("_json") is not None:
+        assert ours.dt._lazy is not None
 
 
 def test_integer_scores_in_eval_imgs(files: dict[str, str]) -> None:

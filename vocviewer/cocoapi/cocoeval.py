@@ -94,24 +94,30 @@ def _lazy(coco: Any, *, keep: bool) -> compact.Lazy | None:
 
 
 def _ground_truth(coco: Any, masks: bool) -> Dataset:
-    lazy = _lazy(coco, keep=not masks)  # masks are built from the dicts
+    lazy = _lazy(coco, keep=True)
     cache: dict[Any, Any] = getattr(coco, "_columns", None) or {}
     if not masks and ("gt", True) in cache:
         return cache["gt", True]  # type: ignore[no-any-return]
     if lazy is not None:
-        return _columns_of(coco, ("gt", masks), lambda: compact.ground_truth(coco, lazy))  # type: ignore[no-any-return]
+        build = lambda: compact.ground_truth(coco, lazy, masks=masks)  # noqa: E731
+        return _columns_of(coco, ("gt", masks), build)  # type: ignore[no-any-return]
     return _columns_of(coco, ("gt", masks), lambda: columns.ground_truth(coco, masks=masks))  # type: ignore[no-any-return]
 
 
 def _results(coco: Any, gt: Dataset, kind: str) -> ResultSet:
-    lazy = _lazy(coco, keep=kind == "bbox")  # box results: other evaluations read the dicts
+    key = ("dt", kind, gt)  # (the Dataset itself, by identity)
+    lazy = _lazy(coco, keep=kind in ("bbox", "segm"))  # keypoints: read from the dicts
+    masks = None
+    if lazy is not None and kind == "segm" and key not in getattr(coco, "_columns", {}):
+        masks = compact.result_masks(lazy)
+        lazy = lazy if masks is not None else _lazy(coco, keep=False)
 
     def build() -> ResultSet:
         if lazy is not None:
-            return compact.results(lazy, gt)
+            return compact.results(lazy, gt, masks)
         return columns.results(coco, gt, kind=kind)
 
-    return _columns_of(coco, ("dt", kind, gt), build)  # type: ignore[no-any-return]
+    return _columns_of(coco, key, build)  # type: ignore[no-any-return]
 
 
 def _unique(values: Any) -> Any:

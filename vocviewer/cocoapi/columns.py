@@ -26,7 +26,7 @@ import vocviewer.cocoapi.mask as mask_utils
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
-from vocviewer.families.coco.reader import polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

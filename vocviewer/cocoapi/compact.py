@@ -33,9 +33,11 @@ from vocviewer.cocoapi.columns import (
     build_results,
     rows_of,
 )
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.columns import CocoAnnotations, RleTable
+from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -117,8 +119,37 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
     return out
 
 
-def ground_truth(coco: Any, lazy: Lazy) -> Dataset:
-    """``columns.ground_truth(coco, masks=False)`` from the columns of ``lazy`` (``coco``'s
+def _masks(c: dict[str, Any], keep: npt.NDArray[np.int64], h: Any, w: Any) -> RleTable:
+    """``columns._masks`` of the kept annotations from the scanner's columns: polygons (none:
+    an empty list) rasterised at the image size ``h``, ``w`` and merged, RLEs (their runs
+    decoded by the scanner) at their own size."""
+    kind = c["segm_kind"]
+    part_end = np.cumsum(c["part_len"])
+    polys = np.split(c["xy"], part_end[:-1]) if len(part_end) else []
+    first_part = np.cumsum(c["nparts"]) - c["nparts"]  # (0 parts unless polygons)
+    rle_end = np.cumsum(c["rle_len"])
+    rle_first = rle_end - c["rle_len"]
+    hh, ww = np.array(h, dtype=np.int64), np.array(w, dtype=np.int64)
+    out: list[npt.NDArray[np.int64]] = [np.zeros(0, dtype=np.int64)] * len(keep)
+    is_rle = kind[keep] == 2
+    on_image = np.flatnonzero(~is_rle)
+    sets = []
+    for i in keep[on_image].tolist():
+        f = int(first_part[i])
+        sets.append(polys[f : f + int(c["nparts"][i])])
+    for j, counts in zip(
+        on_image.tolist(), polygon_sets_to_rle(sets, hh[on_image], ww[on_image]), strict=True
+    ):
+        out[j] = counts
+    for j in np.flatnonzero(is_rle).tolist():
+        i = int(keep[j])
+        out[j] = c["rle"][rle_first[i] : rle_end[i]]
+        hh[j], ww[j] = c["rle_h"][i], c["rle_w"][i]
+    return RleTable.from_list(out, hh, ww)
+
+
+def ground_truth(coco: Any, lazy: Lazy, *, masks: bool = False) -> Dataset:
+    """``columns.ground_truth(coco, masks=masks)`` from the columns of ``lazy`` (``coco``'s
     ``imgs`` and ``cats`` as they are now)."""
     c = lazy.cols
     frame = Frame.of(coco)
@@ -139,14 +170,26 @@ def ground_truth(coco: Any, lazy: Lazy) -> Dataset:
             "keypoints": c["has_keypoints"][keep] == 0,
             "iscrowd": c["has_iscrowd"][keep] == 0,
         },
-        masks=None,
+        masks=_masks(c, keep, frame.height[row], frame.width[row]) if masks else None,
     )
     return build_ground_truth(frame, row, label, cols)
 
 
-def results(lazy: Lazy, gt: Dataset) -> ResultSet:
-    """``columns.results(coco, gt, kind="bbox")`` from the columns of ``lazy``: ids ``1..N``
-    in file order, ``area = w * h``, entries on an unknown image or category left out."""
+def result_masks(lazy: Lazy) -> RleTable | None:
+    """The results' masks, when every entry has a compressed RLE ``segmentation`` (scanned
+    again, decoding the strings: the box scan skipped them); else None (the dicts decide)."""
+    module = kernel.load("_json")
+    cols = None if module is None else module.results(lazy.data, True)
+    if cols is None or not cols["has_segm"].all():
+        return None
+    offsets = np.concatenate(([0], np.cumsum(cols["rle_len"])))
+    return RleTable(cols["rle"], offsets, cols["segm_h"], cols["segm_w"])
+
+
+def results(lazy: Lazy, gt: Dataset, masks: RleTable | None = None) -> ResultSet:
+    """``columns.results(coco, gt, kind=...)`` from the columns of ``lazy`` (``kind``: "segm"
+    with ``masks``, else "bbox"): ids ``1..N`` in file order, ``area = w * h`` (pycocotools'
+    box completion), entries on an unknown image or category left out."""
     g: CocoAnnotations = gt.data(CocoAnnotations)
     c = lazy.cols
     row = rows_of(g.image_id, c["image_id"])
@@ -157,9 +200,13 @@ def results(lazy: Lazy, gt: Dataset) -> ResultSet:
     if not known.all():
         keep = np.flatnonzero(known)
         row, label, xywh, score, ids = row[keep], label[keep], xywh[keep], score[keep], ids[keep]
+        if masks is not None:
+            counts, offsets = rc.take(masks.counts, masks.offsets, keep)
+            masks = RleTable(counts, offsets, masks.height[keep], masks.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
     kps = np.zeros((len(row), 0, 3))
-    return build_results(gt, "bbox", row, label, ids, score, xywh, area, kps, None)
+    kind = "bbox" if masks is None else "segm"
+    return build_results(gt, kind, row, label, ids, score, xywh, area, kps, masks)
 
 
 def image_ids(lazy: Lazy) -> npt.NDArray[np.int64]:
