@@ -106,15 +106,13 @@ def _ground_truth(coco: Any, masks: bool) -> Dataset:
 
 def _results(coco: Any, gt: Dataset, kind: str) -> ResultSet:
     key = ("dt", kind, gt)  # (the Dataset itself, by identity)
-    lazy = _lazy(coco, keep=kind in ("bbox", "segm"))  # keypoints: read from the dicts
-    masks = None
-    if lazy is not None and kind == "segm" and key not in getattr(coco, "_columns", {}):
-        masks = compact.result_masks(lazy)
-        lazy = lazy if masks is not None else _lazy(coco, keep=False)
+    lazy: compact.Lazy | None = getattr(coco, "_lazy", None)
+    keep = kind == "bbox" or (kind == "segm" and lazy is not None and lazy.masks is not None)
+    lazy = _lazy(coco, keep=keep)  # other evaluations read the dicts
 
     def build() -> ResultSet:
         if lazy is not None:
-            return compact.results(lazy, gt, masks)
+            return compact.results(lazy, gt, masks=kind == "segm")
         return columns.results(coco, gt, kind=kind)
 
     return _columns_of(coco, key, build)  # type: ignore[no-any-return]

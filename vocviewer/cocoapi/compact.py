@@ -49,11 +49,14 @@ _INT_SCORE = re.compile(rb'"score"[ \t\r\n]*:[ \t\r\n]*-?[0-9]+[ \t\r\n]*[,}]')
 class Lazy:
     """A file not yet decoded into dicts: ``data`` the JSON text of its annotations (ground
     truth: the ``annotations`` value; results: the whole file), ``cols`` the scanner's columns
-    (``_json.c``: ``GT_COLUMNS`` or ``RESULT_COLUMNS``), ``results`` which of the two."""
+    (``_json.c``: ``GT_COLUMNS``, or of ``RESULT_COLUMNS`` those a box evaluation reads),
+    ``results`` which of the two; ``masks`` the results' masks when every entry has a
+    compressed RLE ``segmentation`` (else None: a mask evaluation reads the dicts)."""
 
     data: Any  # bytes or msgspec.Raw (a slice of the file's bytes)
     cols: dict[str, Any]
     results: bool
+    masks: RleTable | None = None
 
     def decode(self) -> list[dict[str, Any]]:
         """The annotation dicts, as ``json.load`` makes them (``load_json_file``'s decoder)."""
@@ -95,13 +98,23 @@ def read_ground_truth(data: bytes) -> tuple[dict[str, Any], Lazy] | None:
 
 def read_results(data: bytes) -> Lazy | None:
     """The ``Lazy`` of a results file's bytes when every entry has a box (pycocotools' box
-    completion applies), else None."""
+    completion applies), else None. Compressed RLE masks are decoded in the same scan (a file
+    with masks is read to evaluate them); a file with other masks is scanned again without."""
     module = kernel.load("_json")
-    cols = None if module is None else module.results(data, False)
+    if module is None:
+        return None
+    cols = module.results(data, True)
+    decoded = cols is not None  # (else segmentations were only checked to be JSON)
+    if cols is None:
+        cols = module.results(data, False)
     if cols is None or not cols["has_bbox"].all():
         return None
+    masks = None
+    if decoded and cols["has_segm"].all():
+        offsets = np.concatenate(([0], np.cumsum(cols["rle_len"])))
+        masks = RleTable(cols["rle"], offsets, cols["segm_h"], cols["segm_w"])
     kept = {k: cols[k] for k in ("image_id", "category_id", "score", "bbox")}
-    return Lazy(data, kept, results=True)
+    return Lazy(data, kept, results=True, masks=masks)
 
 
 def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
@@ -124,8 +137,9 @@ def _masks(c: dict[str, Any], keep: npt.NDArray[np.int64], h: Any, w: Any) -> Rl
     an empty list) rasterised at the image size ``h``, ``w`` and merged, RLEs (their runs
     decoded by the scanner) at their own size."""
     kind = c["segm_kind"]
-    part_end = np.cumsum(c["part_len"])
-    polys = np.split(c["xy"], part_end[:-1]) if len(part_end) else []
+    xy, part_end = c["xy"], np.cumsum(c["part_len"]).tolist()
+    starts = [0, *part_end[:-1]] if part_end else []
+    polys = [xy[a:b] for a, b in zip(starts, part_end, strict=True)]
     first_part = np.cumsum(c["nparts"]) - c["nparts"]  # (0 parts unless polygons)
     rle_end = np.cumsum(c["rle_len"])
     rle_first = rle_end - c["rle_len"]
@@ -175,21 +189,11 @@ def ground_truth(coco: Any, lazy: Lazy, *, masks: bool = False) -> Dataset:
     return build_ground_truth(frame, row, label, cols)
 
 
-def result_masks(lazy: Lazy) -> RleTable | None:
-    """The results' masks, when every entry has a compressed RLE ``segmentation`` (scanned
-    again, decoding the strings: the box scan skipped them); else None (the dicts decide)."""
-    module = kernel.load("_json")
-    cols = None if module is None else module.results(lazy.data, True)
-    if cols is None or not cols["has_segm"].all():
-        return None
-    offsets = np.concatenate(([0], np.cumsum(cols["rle_len"])))
-    return RleTable(cols["rle"], offsets, cols["segm_h"], cols["segm_w"])
-
-
-def results(lazy: Lazy, gt: Dataset, masks: RleTable | None = None) -> ResultSet:
+def results(lazy: Lazy, gt: Dataset, *, masks: bool = False) -> ResultSet:
     """``columns.results(coco, gt, kind=...)`` from the columns of ``lazy`` (``kind``: "segm"
-    with ``masks``, else "bbox"): ids ``1..N`` in file order, ``area = w * h`` (pycocotools'
-    box completion), entries on an unknown image or category left out."""
+    with ``masks``, the ``lazy.masks``, else "bbox"): ids ``1..N`` in file order, ``area =
+    w * h`` (pycocotools' box completion), entries on an unknown image or category left out."""
+    table = lazy.masks if masks else None
     g: CocoAnnotations = gt.data(CocoAnnotations)
     c = lazy.cols
     row = rows_of(g.image_id, c["image_id"])
@@ -200,13 +204,13 @@ def results(lazy: Lazy, gt: Dataset, masks: RleTable | None = None) -> ResultSet
     if not known.all():
         keep = np.flatnonzero(known)
         row, label, xywh, score, ids = row[keep], label[keep], xywh[keep], score[keep], ids[keep]
-        if masks is not None:
-            counts, offsets = rc.take(masks.counts, masks.offsets, keep)
-            masks = RleTable(counts, offsets, masks.height[keep], masks.width[keep])
+        if table is not None:
+            counts, offsets = rc.take(table.counts, table.offsets, keep)
+            table = RleTable(counts, offsets, table.height[keep], table.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
     kps = np.zeros((len(row), 0, 3))
-    kind = "bbox" if masks is None else "segm"
-    return build_results(gt, kind, row, label, ids, score, xywh, area, kps, masks)
+    kind = "bbox" if table is None else "segm"
+    return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 
 def image_ids(lazy: Lazy) -> npt.NDArray[np.int64]:
