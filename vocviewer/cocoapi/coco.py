@@ -24,8 +24,8 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+import vocviewer.cocoapi.compact as compact
 import vocviewer.cocoapi.mask as mask_utils
-from vocviewer.cocoapi import compact
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 import vocviewer.cocoapi.columns as columns
-from vocviewer.cocoapi import compact
+import vocviewer.cocoapi.compact as compact
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import paused_gc, say
 from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
