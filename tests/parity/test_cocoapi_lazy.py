@@ -246,3 +246,15 @@ def test_without_the_scanner_the_dicts_are_built(
         gt, dt = loaded(cocoapi.COCO, files)
     assert gt._lazy is None and dt._lazy is None
     assert_same(lambda c, e: _evaluated(c, e, files, "bbox"))
+
+
+def test_pickled_before_the_views_were_decoded_lazily(files: dict[str, str]) -> None:
+    """A ``COCO`` pickled by an earlier version (its views plain attributes) loads whole."""
+    with run_quietly():
+        ref = ref_coco.COCO(files["gt"])
+    old = cocoapi.COCO.__new__(cocoapi.COCO)
+    old.__setstate__(
+        {**ref.__dict__, "_columns": {}, "decoded_rles": None}
+    )  # (pycocotools' attribute names: what the earlier version pickled)
+    for view in VIEWS:
+        same_tree(getattr(ref, view), getattr(old, view), view)

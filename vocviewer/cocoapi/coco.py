@@ -76,6 +76,8 @@ class COCO:
     read when the compiled scanner took it (``compact.py``); ``imgs`` and ``cats`` always are
     plain dicts."""
 
+    _lazy: compact.Lazy | None = None  # (also for objects made without ``__init__``)
+
     def __init__(self, annotation_file: str | None = None) -> None:
         self._lazy: compact.Lazy | None = None  # the file not yet decoded into dicts
         self._dataset: dict[str, Any] = {}
@@ -152,6 +154,12 @@ class COCO:
     def __getstate__(self) -> dict[str, Any]:
         self._materialize()
         return self.__dict__
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for public, private in _VIEWS:  # pickled before the views were properties
+            if public in state:
+                state.setdefault(private, state.pop(public))
+        self.__dict__.update(state)
 
     def _index_lazily(self) -> None:
         """``createIndex`` while the annotations are not decoded: ``imgs`` and ``cats`` now,
@@ -380,6 +388,15 @@ class COCO:
     def annToMask(self, ann: dict[str, Any]) -> npt.NDArray[np.uint8]:
         """The annotation's mask, uint8 ``(h, w)``."""
         return mask_utils.decode(self.annToRLE(ann))
+
+
+#: the views decoded on first read and the attributes behind them
+_VIEWS = (
+    ("dataset", "_dataset"),
+    ("anns", "_anns"),
+    ("imgToAnns", "_img_to_anns"),
+    ("catToImgs", "_cat_to_imgs"),
+)
 
 
 def _by_id_and_image(
