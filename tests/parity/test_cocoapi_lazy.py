@@ -258,3 +258,20 @@ def test_pickled_before_the_views_were_decoded_lazily(files: dict[str, str]) -> 
     )  # (pycocotools' attribute names: what the earlier version pickled)
     for view in VIEWS:
         same_tree(getattr(ref, view), getattr(old, view), view)
+
+
+def test_results_on_an_unknown_image_refused(files: dict[str, str], tmp_path: Path) -> None:
+    """``loadRes`` of a file with a result on an image the ground truth lacks fails as
+    pycocotools' does (its assertion and message)."""
+    entries = json.loads(Path(files["bbox"]).read_text())
+    entries[5]["image_id"] = 987654
+    path = tmp_path / "unknown.json"
+    path.write_text(json.dumps(entries))
+    errors = []
+    for coco_cls in (ref_coco.COCO, cocoapi.COCO):
+        with run_quietly():
+            gt = coco_cls(files["gt"])
+            with pytest.raises(AssertionError) as info:
+                gt.loadRes(str(path))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] == "Results do not correspond to current coco set"

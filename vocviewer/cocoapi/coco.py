@@ -320,8 +320,7 @@ class COCO:
                 data = f.read()
             lazy = compact.read_results(data)
             if lazy is not None:  # box results, their dicts decoded when first read
-                ids = set(compact.image_ids(lazy).tolist())
-                assert ids == (ids & set(self.getImgIds())), (
+                assert compact.on_known_images(lazy, self.getImgIds()), (
                     "Results do not correspond to current coco set"
                 )
                 res._dataset["categories"] = copy.deepcopy(self._dataset["categories"])

@@ -213,7 +213,10 @@ def results(lazy: Lazy, gt: Dataset, *, masks: bool = False) -> ResultSet:
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 
-def image_ids(lazy: Lazy) -> npt.NDArray[np.int64]:
-    """The image id of every result."""
-    out: npt.NDArray[np.int64] = lazy.cols["image_id"]
-    return out
+def on_known_images(lazy: Lazy, known: list[Any]) -> bool:
+    """Whether every result's image id is one of ``known`` (``loadRes``' check)."""
+    ids = lazy.cols["image_id"]
+    if all(type(k) is int and -(2**63) <= k < 2**63 for k in known):
+        return bool((rows_of(np.array(known, dtype=np.int64), ids) >= 0).all())
+    mine = set(ids.tolist())
+    return mine == (mine & set(known))
