@@ -49,6 +49,13 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         e["segmentation"] = [[x, y, x + w, y, x + w, y + h, x, y + h]]
     (tmp / "poly_boxes.json").write_text(json.dumps(masks))
     out["poly_boxes"] = str(tmp / "poly_boxes.json")
+    points = synthetic_results(gt, "keypoints")
+    for e in points:  # boxes too (the box branch: area = w * h), keypoints as given
+        xs, ys = e["keypoints"][0::3], e["keypoints"][1::3]
+        e["bbox"] = [min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys)]
+    points[2]["category_id"] = 77
+    (tmp / "kp_boxes.json").write_text(json.dumps(points))
+    out["kp_boxes"] = str(tmp / "kp_boxes.json")
     for e in res[::3]:  # integer scores: json.load makes ints of them, evalImgs keeps them
         e["score"] = int(e["score"] * 10)
     (tmp / "int_scores.json").write_text(json.dumps(res))
@@ -186,18 +193,29 @@ def test_params_changed_between_evaluations(files: dict[str, str], iou_type: str
     assert_same(sequence)
 
 
-@pytest.mark.parametrize("res", ["segm_boxes", "poly_boxes"])
-@pytest.mark.parametrize("iou_type", ["segm", "bbox"])
-def test_masks_with_boxes_read_from_the_columns(
+@pytest.mark.parametrize(
+    ("res", "iou_type"),
+    [
+        ("segm_boxes", "segm"),
+        ("segm_boxes", "bbox"),
+        ("poly_boxes", "segm"),
+        ("poly_boxes", "bbox"),
+        ("kp_boxes", "keypoints"),
+        ("kp_boxes", "bbox"),
+    ],
+)
+def test_boxes_with_masks_or_keypoints_read_from_the_columns(
     files: dict[str, str], iou_type: str, res: str
 ) -> None:
-    """Results with a box and a mask each (what detectors write): compressed RLEs come from
-    the scanner (the file stays undecoded), polygons from the dicts (decoded for a segm
-    evaluation); every array and ``evalImgs`` equal pycocotools'."""
+    """Results with a box and a mask or keypoints each (what detectors write): compressed RLEs
+    and keypoints come from the scanner (the file stays undecoded), polygons from the dicts
+    (decoded for a segm evaluation); every array and ``evalImgs`` equal pycocotools'."""
 
     def sequence(coco_cls: type, eval_cls: type) -> Any:
         gt, dt = loaded(coco_cls, files, res)
         ev = eval_cls(gt, dt, iou_type)
+        if iou_type == "keypoints":
+            ev.params.kpt_oks_sigmas = np.array([0.3, 0.5, 0.7, 0.9, 1.1]) / 10  # 5 points
         ev.evaluate()
         ev.accumulate()
         ev.summarize()
@@ -206,7 +224,7 @@ def test_masks_with_boxes_read_from_the_columns(
 
     ours = assert_same(sequence)
     if kernel.load("_json") is not None:
-        assert (ours.dt._lazy is not None) == (res == "segm_boxes" or iou_type == "bbox")
+        assert (ours.dt._lazy is not None) == (res != "poly_boxes" or iou_type == "bbox")
 
 
 def test_integer_scores_in_eval_imgs(files: dict[str, str]) -> None:

@@ -107,12 +107,12 @@ def _ground_truth(coco: Any, masks: bool) -> Dataset:
 def _results(coco: Any, gt: Dataset, kind: str) -> ResultSet:
     key = ("dt", kind, gt)  # (the Dataset itself, by identity)
     lazy: compact.Lazy | None = getattr(coco, "_lazy", None)
-    keep = kind == "bbox" or (kind == "segm" and lazy is not None and lazy.masks is not None)
-    lazy = _lazy(coco, keep=keep)  # other evaluations read the dicts
+    keep = lazy is not None and compact.readable(lazy, kind)
+    lazy = _lazy(coco, keep=keep)  # else the evaluation reads the dicts
 
     def build() -> ResultSet:
         if lazy is not None:
-            return compact.results(lazy, gt, masks=kind == "segm")
+            return compact.results(lazy, gt, kind)
         return columns.results(coco, gt, kind=kind)
 
     return _columns_of(coco, key, build)  # type: ignore[no-any-return]

@@ -113,8 +113,10 @@ def read_results(data: bytes) -> Lazy | None:
     if decoded and cols["has_segm"].all():
         offsets = np.concatenate(([0], np.cumsum(cols["rle_len"])))
         masks = RleTable(cols["rle"], offsets, cols["segm_h"], cols["segm_w"])
-    kept = {k: cols[k] for k in ("image_id", "category_id", "score", "bbox")}
-    return Lazy(data, kept, results=True, masks=masks)
+    names = ["image_id", "category_id", "score", "bbox"]
+    if cols["has_keypoints"].any() and not np.any(cols["kp_len"] % 3):
+        names += ["kp_len", "keypoints"]  # (a keypoint evaluation reads them)
+    return Lazy(data, {k: cols[k] for k in names}, results=True, masks=masks)
 
 
 def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
@@ -189,11 +191,19 @@ def ground_truth(coco: Any, lazy: Lazy, *, masks: bool = False) -> Dataset:
     return build_ground_truth(frame, row, label, cols)
 
 
-def results(lazy: Lazy, gt: Dataset, *, masks: bool = False) -> ResultSet:
-    """``columns.results(coco, gt, kind=...)`` from the columns of ``lazy`` (``kind``: "segm"
-    with ``masks``, the ``lazy.masks``, else "bbox"): ids ``1..N`` in file order, ``area =
-    w * h`` (pycocotools' box completion), entries on an unknown image or category left out."""
-    table = lazy.masks if masks else None
+def readable(lazy: Lazy, kind: str) -> bool:
+    """Whether an ``iouType`` ``kind`` evaluation can read ``lazy``'s columns (results: the
+    masks or keypoints it needs were scanned)."""
+    if not lazy.results or kind == "bbox":
+        return True
+    return lazy.masks is not None if kind == "segm" else "keypoints" in lazy.cols
+
+
+def results(lazy: Lazy, gt: Dataset, kind: str) -> ResultSet:
+    """``columns.results(coco, gt, kind=kind)`` from the columns of ``lazy`` (``readable``):
+    ids ``1..N`` in file order, ``area = w * h`` (pycocotools' box completion), entries on an
+    unknown image or category left out."""
+    table = lazy.masks if kind == "segm" else None
     g: CocoAnnotations = gt.data(CocoAnnotations)
     c = lazy.cols
     row = rows_of(g.image_id, c["image_id"])
@@ -201,15 +211,14 @@ def results(lazy: Lazy, gt: Dataset, *, masks: bool = False) -> ResultSet:
     xywh, score = c["bbox"].reshape(-1, 4), c["score"]
     ids = np.arange(1, len(row) + 1)
     known = (row >= 0) & (label >= 0)
-    if not known.all():
-        keep = np.flatnonzero(known)
+    keep = np.flatnonzero(known)
+    kps = _keypoints(c, keep) if kind == "keypoints" else np.zeros((len(keep), 0, 3))
+    if len(keep) < len(known):
         row, label, xywh, score, ids = row[keep], label[keep], xywh[keep], score[keep], ids[keep]
         if table is not None:
             counts, offsets = rc.take(table.counts, table.offsets, keep)
             table = RleTable(counts, offsets, table.height[keep], table.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
-    kps = np.zeros((len(row), 0, 3))
-    kind = "bbox" if table is None else "segm"
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 
