@@ -124,6 +124,9 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
     lens = c["kp_len"] // 3
     kept = lens[keep]
     p = int(kept.max(initial=0))
+    if p and (lens == p).all():  # every entry has p points (the usual file)
+        out: FloatArray = c["keypoints"].reshape(-1, p, 3)[keep]
+        return out
     out = np.zeros((len(keep), p, 3))
     if p:
         first = (np.cumsum(lens) - lens)[keep]
