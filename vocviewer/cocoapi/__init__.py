@@ -5,7 +5,8 @@ A drop-in for training code (detectron2, mmdetection, torchmetrics, scripts) tha
 faster. ``install()`` makes ``import pycocotools.coco`` (``.cocoeval``, ``.mask``) resolve here.
 
 Modules: ``coco`` (``COCO``), ``cocoeval`` (``COCOeval``, ``Params``), ``mask`` (RLE helpers),
-``columns`` (dicts → vocviewer columns), ``engine`` (matching, ``evalImgs``), ``accumulate``
+``columns`` (dicts → vocviewer columns), ``compact`` (files read into columns by the compiled
+scanner, their dicts decoded on first read), ``engine`` (matching, ``evalImgs``), ``accumulate``
 (``accumulate`` over ``evalImgs``, ``summarize``).
 """
 

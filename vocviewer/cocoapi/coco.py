@@ -24,6 +24,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+import vocviewer.cocoapi.compact as compact
 import vocviewer.cocoapi.mask as mask_utils
 
 
@@ -41,12 +42,16 @@ def paused_gc() -> Iterator[None]:
 
 
 def load_json_file(path: Any) -> Any:
-    """The JSON document in the file ``path``, as ``json.load`` gives it: decoded by ``msgspec``
-    (the same dicts, lists, ints and correctly rounded floats, 2-3x faster); anything msgspec
-    refuses (``NaN``, a huge integer, bad JSON) is read by ``json`` itself, so what is accepted
-    and every error message are ``json``'s."""
+    """The JSON document in the file ``path``, as ``json.load`` gives it (``load_json``)."""
     with open(path, "rb") as f:
-        data = f.read()
+        return load_json(f.read())
+
+
+def load_json(data: bytes) -> Any:
+    """The JSON document ``data``, as ``json.load`` gives it: decoded by ``msgspec`` (the same
+    dicts, lists, ints and correctly rounded floats, 2-3x faster); anything msgspec refuses
+    (``NaN``, a huge integer, bad JSON) is read by ``json`` itself, so what is accepted and
+    every error message are ``json``'s."""
     try:
         import msgspec
 
@@ -65,15 +70,22 @@ def _is_array_like(obj: Any) -> bool:
 
 
 class COCO:
-    """pycocotools' ``COCO(annotation_file=None)``: load a COCO JSON and index it."""
+    """pycocotools' ``COCO(annotation_file=None)``: load a COCO JSON and index it.
+
+    ``dataset``, ``anns``, ``imgToAnns`` and ``catToImgs`` are decoded from the file on first
+    read when the compiled scanner took it (``compact.py``); ``imgs`` and ``cats`` always are
+    plain dicts."""
+
+    _lazy: compact.Lazy | None = None  # (also for objects made without ``__init__``)
 
     def __init__(self, annotation_file: str | None = None) -> None:
-        self.dataset: dict[str, Any] = {}
-        self.anns: dict[Any, dict[str, Any]] = {}
+        self._lazy: compact.Lazy | None = None  # the file not yet decoded into dicts
+        self._dataset: dict[str, Any] = {}
+        self._anns: dict[Any, dict[str, Any]] = {}
         self.cats: dict[Any, dict[str, Any]] = {}
         self.imgs: dict[Any, dict[str, Any]] = {}
-        self.imgToAnns: defaultdict[Any, list[dict[str, Any]]] = defaultdict(list)
-        self.catToImgs: defaultdict[Any, list[Any]] = defaultdict(list)
+        self._img_to_anns: defaultdict[Any, list[dict[str, Any]]] = defaultdict(list)
+        self._cat_to_imgs: defaultdict[Any, list[Any]] = defaultdict(list)
         self._columns: dict[Any, Any] = {}  # vocviewer's columns, per use (see columns.py)
         #: ``loadRes``' RLE strings and their decoded ``(counts, offsets)`` (or None)
         self.decoded_rles: tuple[list[Any], tuple[Any, Any]] | None = None
@@ -81,11 +93,101 @@ class COCO:
             say("loading annotations into memory...")
             tic = time.time()
             with paused_gc():
-                dataset = load_json_file(annotation_file)
+                with open(annotation_file, "rb") as f:
+                    data = f.read()
+                found = compact.read_ground_truth(data) if type(self) is COCO else None
+                dataset = load_json(data) if found is None else found[0]
             assert type(dataset) is dict, f"annotation file format {type(dataset)} not supported"
             say(f"Done (t={time.time() - tic:0.2f}s)")
-            self.dataset = dataset
-            self.createIndex()
+            if found is None:
+                self.dataset = dataset
+                self.createIndex()
+            else:
+                self._dataset, self._lazy = dataset, found[1]
+                self._index_lazily()
+
+    # --- the dicts, decoded on first read --------------------------------------------------------
+    @property
+    def dataset(self) -> dict[str, Any]:
+        """The JSON document (pycocotools' ``dataset``)."""
+        self._materialize()
+        return self._dataset
+
+    @dataset.setter
+    def dataset(self, value: dict[str, Any]) -> None:
+        self._materialize()
+        self._dataset = value
+
+    @property
+    def anns(self) -> dict[Any, dict[str, Any]]:
+        """Annotation by id."""
+        self._materialize()
+        return self._anns
+
+    @anns.setter
+    def anns(self, value: dict[Any, dict[str, Any]]) -> None:
+        self._materialize()
+        self._anns = value
+
+    @property
+    def imgToAnns(self) -> defaultdict[Any, list[dict[str, Any]]]:
+        """An image id's annotations, in list order."""
+        self._materialize()
+        return self._img_to_anns
+
+    @imgToAnns.setter
+    def imgToAnns(self, value: defaultdict[Any, list[dict[str, Any]]]) -> None:
+        self._materialize()
+        self._img_to_anns = value
+
+    @property
+    def catToImgs(self) -> defaultdict[Any, list[Any]]:
+        """A category id's image ids, one per annotation."""
+        self._materialize()
+        return self._cat_to_imgs
+
+    @catToImgs.setter
+    def catToImgs(self, value: defaultdict[Any, list[Any]]) -> None:
+        self._materialize()
+        self._cat_to_imgs = value
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._materialize()
+        return self.__dict__
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for public, private in _VIEWS:  # pickled before the views were properties
+            if public in state:
+                state.setdefault(private, state.pop(public))
+        self.__dict__.update(state)
+
+    def _index_lazily(self) -> None:
+        """``createIndex`` while the annotations are not decoded: ``imgs`` and ``cats`` now,
+        the annotation indexes with the dicts (``_materialize``)."""
+        say("creating index...")
+        self.imgs = {img["id"]: img for img in self._dataset.get("images", ())}
+        self.cats = {cat["id"]: cat for cat in self._dataset.get("categories", ())}
+        say("index created!")
+        self._columns = {}
+
+    def _materialize(self) -> None:
+        """Decode the annotation dicts (if not yet) and index them as ``createIndex`` does;
+        ``imgs`` and ``cats`` stay the objects they are (edits to them kept)."""
+        lazy = self._lazy
+        if lazy is None:
+            return
+        with paused_gc():
+            try:
+                anns = lazy.decode()
+            except ValueError:
+                anns = json.loads(bytes(lazy.data).decode("utf-8"))
+            if lazy.results:
+                _complete_boxes(anns)
+            self._dataset["annotations"] = anns
+            self._lazy = None
+            self._anns, self._img_to_anns = _by_id_and_image(self._dataset)
+            self._cat_to_imgs = _images_by_category(self._dataset)
+        self._columns = {}
 
     def createIndex(self) -> None:
         """Build ``anns``, ``imgs``, ``cats``, ``imgToAnns`` and ``catToImgs`` from ``dataset``."""
@@ -93,33 +195,27 @@ class COCO:
             self._create_index()
 
     def _create_index(self) -> None:
+        self._materialize()
         say("creating index...")
-        anns: dict[Any, dict[str, Any]] = {}
-        cats: dict[Any, dict[str, Any]] = {}
+        dataset = self._dataset
         imgs: dict[Any, dict[str, Any]] = {}
-        img_to_anns: defaultdict[Any, list[dict[str, Any]]] = defaultdict(list)
-        cat_to_imgs: defaultdict[Any, list[Any]] = defaultdict(list)
-        if "annotations" in self.dataset:
-            for ann in self.dataset["annotations"]:
-                img_to_anns[ann["image_id"]].append(ann)
-                anns[ann["id"]] = ann
-        if "images" in self.dataset:
-            for img in self.dataset["images"]:
+        cats: dict[Any, dict[str, Any]] = {}
+        anns, img_to_anns = _by_id_and_image(dataset)
+        if "images" in dataset:
+            for img in dataset["images"]:
                 imgs[img["id"]] = img
-        if "categories" in self.dataset:
-            for cat in self.dataset["categories"]:
+        if "categories" in dataset:
+            for cat in dataset["categories"]:
                 cats[cat["id"]] = cat
-        if "annotations" in self.dataset and "categories" in self.dataset:
-            for ann in self.dataset["annotations"]:
-                cat_to_imgs[ann["category_id"]].append(ann["image_id"])
+        cat_to_imgs = _images_by_category(dataset)
         say("index created!")
-        self.anns, self.imgToAnns, self.catToImgs = anns, img_to_anns, cat_to_imgs
+        self._anns, self._img_to_anns, self._cat_to_imgs = anns, img_to_anns, cat_to_imgs
         self.imgs, self.cats = imgs, cats
         self._columns = {}
 
     def info(self) -> None:
         """Print the ``info`` section."""
-        for key, value in self.dataset["info"].items():
+        for key, value in self._dataset["info"].items():
             say(f"{key}: {value}")
 
     def getAnnIds(
@@ -154,7 +250,7 @@ class COCO:
         catNms = catNms if _is_array_like(catNms) else [catNms]
         supNms = supNms if _is_array_like(supNms) else [supNms]
         catIds = catIds if _is_array_like(catIds) else [catIds]
-        cats = self.dataset["categories"]
+        cats = self._dataset["categories"]
         if len(catNms) != 0:
             cats = [c for c in cats if c["name"] in catNms]
         if len(supNms) != 0:
@@ -215,12 +311,25 @@ class COCO:
         with ``area``, ``id``, ``iscrowd`` and ``bbox`` / ``segmentation`` as pycocotools does)
         or a numpy array ``(N, 7)`` of ``image_id, x, y, w, h, score, category_id``."""
         res = COCO()
-        res.dataset["info"] = copy.deepcopy(self.dataset.get("info", {}))
-        res.dataset["images"] = list(self.dataset["images"])
+        res.dataset["info"] = copy.deepcopy(self._dataset.get("info", {}))
+        res.dataset["images"] = list(self._dataset["images"])
         say("Loading and preparing results...")
         tic = time.time()
         if type(resFile) is str:
-            anns = load_json_file(resFile)
+            with open(resFile, "rb") as f:
+                data = f.read()
+            lazy = compact.read_results(data)
+            if lazy is not None:  # box results, their dicts decoded when first read
+                assert compact.on_known_images(lazy, self.getImgIds()), (
+                    "Results do not correspond to current coco set"
+                )
+                res._dataset["categories"] = copy.deepcopy(self._dataset["categories"])
+                res._dataset["annotations"] = None
+                res._lazy = lazy
+                say(f"DONE (t={time.time() - tic:0.2f}s)")
+                res._index_lazily()
+                return res
+            anns = load_json(data)
         elif type(resFile) is np.ndarray:
             anns = self.loadNumpyAnnotations(resFile)
         else:
@@ -231,7 +340,7 @@ class COCO:
             "Results do not correspond to current coco set"
         )
         decoded: list[Any] = [None]
-        _complete(anns, self.dataset, res.dataset, decoded)
+        _complete(anns, self._dataset, res.dataset, decoded)
         say(f"DONE (t={time.time() - tic:0.2f}s)")
         res.dataset["annotations"] = anns
         res.createIndex()
@@ -280,6 +389,50 @@ class COCO:
         return mask_utils.decode(self.annToRLE(ann))
 
 
+#: the views decoded on first read and the attributes behind them
+_VIEWS = (
+    ("dataset", "_dataset"),
+    ("anns", "_anns"),
+    ("imgToAnns", "_img_to_anns"),
+    ("catToImgs", "_cat_to_imgs"),
+)
+
+
+def _by_id_and_image(
+    dataset: dict[str, Any],
+) -> tuple[dict[Any, dict[str, Any]], defaultdict[Any, list[dict[str, Any]]]]:
+    """``createIndex``'s ``anns`` and ``imgToAnns`` of ``dataset``."""
+    anns: dict[Any, dict[str, Any]] = {}
+    img_to_anns: defaultdict[Any, list[dict[str, Any]]] = defaultdict(list)
+    if "annotations" in dataset:
+        for ann in dataset["annotations"]:
+            img_to_anns[ann["image_id"]].append(ann)
+            anns[ann["id"]] = ann
+    return anns, img_to_anns
+
+
+def _images_by_category(dataset: dict[str, Any]) -> defaultdict[Any, list[Any]]:
+    """``createIndex``'s ``catToImgs`` of ``dataset``."""
+    cat_to_imgs: defaultdict[Any, list[Any]] = defaultdict(list)
+    if "annotations" in dataset and "categories" in dataset:
+        for ann in dataset["annotations"]:
+            cat_to_imgs[ann["category_id"]].append(ann["image_id"])
+    return cat_to_imgs
+
+
+def _complete_boxes(anns: list[dict[str, Any]]) -> None:
+    """``loadRes``' completion of box results: ``segmentation`` (the box's outline, if none),
+    ``area = w * h``, ``id = i + 1``, ``iscrowd = 0``."""
+    for i, a in enumerate(anns):
+        bb = a["bbox"]
+        if "segmentation" not in a:
+            x1, x2, y1, y2 = bb[0], bb[0] + bb[2], bb[1], bb[1] + bb[3]
+            a["segmentation"] = [[x1, y1, x1, y2, x2, y2, x2, y1]]
+        a["area"] = bb[2] * bb[3]
+        a["id"] = i + 1
+        a["iscrowd"] = 0
+
+
 def _complete(
     anns: list[dict[str, Any]], gt: dict[str, Any], res: dict[str, Any], decoded_for: list[Any]
 ) -> None:
@@ -295,14 +448,7 @@ def _complete(
             a["id"] = i + 1
     elif "bbox" in first and first["bbox"] != []:
         res["categories"] = copy.deepcopy(gt["categories"])
-        for i, a in enumerate(anns):
-            bb = a["bbox"]
-            if "segmentation" not in a:
-                x1, x2, y1, y2 = bb[0], bb[0] + bb[2], bb[1], bb[1] + bb[3]
-                a["segmentation"] = [[x1, y1, x1, y2, x2, y2, x2, y1]]
-            a["area"] = bb[2] * bb[3]
-            a["id"] = i + 1
-            a["iscrowd"] = 0
+        _complete_boxes(anns)
     elif "segmentation" in first:
         res["categories"] = copy.deepcopy(gt["categories"])
         segs = [a["segmentation"] for a in anns]

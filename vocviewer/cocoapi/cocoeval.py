@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 
 import vocviewer.cocoapi.columns as columns
+import vocviewer.cocoapi.compact as compact
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import paused_gc, say
 from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import category_matches
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare
@@ -81,14 +83,62 @@ def _columns_of(coco: Any, key: tuple[Any, ...], build: Any) -> Any:
     return cache[key]
 
 
+def _lazy(coco: Any, *, keep: bool) -> compact.Lazy | None:
+    """``coco``'s file not yet decoded into dicts (``compact.py``), or None; with ``keep``
+    off, the dicts are decoded now (the evaluation needs them)."""
+    lazy: compact.Lazy | None = getattr(coco, "_lazy", None)
+    if lazy is not None and not keep:
+        coco._materialize()
+        return None
+    return lazy
+
+
 def _ground_truth(coco: Any, masks: bool) -> Dataset:
+    lazy = _lazy(coco, keep=True)
     cache: dict[Any, Any] = getattr(coco, "_columns", None) or {}
     if not masks and ("gt", True) in cache:
         return cache["gt", True]  # type: ignore[no-any-return]
+    if lazy is not None:
+        build = lambda: compact.ground_truth(coco, lazy, masks=masks)  # noqa: E731
+        return _columns_of(coco, ("gt", masks), build)  # type: ignore[no-any-return]
     return _columns_of(coco, ("gt", masks), lambda: columns.ground_truth(coco, masks=masks))  # type: ignore[no-any-return]
 
 
-def _params(p: Params) -> CocoParams:
+def _results(coco: Any, gt: Dataset, kind: str) -> ResultSet:
+    key = ("dt", kind, gt)  # (the Dataset itself, by identity)
+    lazy: compact.Lazy | None = getattr(coco, "_lazy", None)
+    keep = lazy is not None and compact.readable(lazy, kind)
+    lazy = _lazy(coco, keep=keep)  # else the evaluation reads the dicts
+
+    def build() -> ResultSet:
+        if lazy is not None:
+            return compact.results(lazy, gt, kind)
+        return columns.results(coco, gt, kind=kind)
+
+    return _columns_of(coco, key, build)  # type: ignore[no-any-return]
+
+
+def _unique(values: Any) -> Any:
+    """``np.unique(values)``: without its first call's import of ``numpy.ma`` (~20 ms) for
+    integers and strings (sorted, then the first of each run: the same array)."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "iuUS":
+        return np.unique(a)
+    a = np.sort(a, axis=None)
+    return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) else a
+
+
+def _every_or(ids: tuple[int, ...], known: Any) -> tuple[int, ...] | None:
+    """``None`` ("all", no filtering to do) where ``ids`` (sorted, unique) are exactly the
+    ``known`` ids, else ``ids``."""
+    if len(ids) == len(known) and np.array_equal(np.asarray(ids), np.sort(known)):
+        return None
+    return ids
+
+
+def _params(p: Params, gt: Dataset) -> CocoParams:
+    g: CocoAnnotations = gt.data(CocoAnnotations)
+    img_ids, cat_ids = tuple(int(i) for i in p.imgIds), tuple(int(c) for c in p.catIds)
     return CocoParams(
         iou_type=p.iouType,
         use_cats=bool(p.useCats),
@@ -97,8 +147,8 @@ def _params(p: Params) -> CocoParams:
         max_dets=tuple(int(m) for m in p.maxDets),
         area_ranges=tuple((float(a[0]), float(a[1])) for a in p.areaRng),
         area_names=tuple(p.areaRngLbl),
-        image_ids=tuple(int(i) for i in p.imgIds),
-        category_ids=tuple(int(c) for c in p.catIds),
+        image_ids=_every_or(img_ids, g.image_id),
+        category_ids=_every_or(cat_ids, g.category_id),
     )
 
 
@@ -137,22 +187,18 @@ class COCOeval:
             p.iouType = "segm" if p.useSegm == 1 else "bbox"
             say(f"useSegm (deprecated) is not None. Running {p.iouType} evaluation")
         say(f"Evaluate annotation type *{p.iouType}*")
-        p.imgIds = list(np.unique(p.imgIds))
+        p.imgIds = list(_unique(p.imgIds))
         if p.useCats:
-            p.catIds = list(np.unique(p.catIds))
+            p.catIds = list(_unique(p.catIds))
         p.maxDets = sorted(p.maxDets)
         self.params = p
         segm = p.iouType == "segm"
         gt = _ground_truth(self.cocoGt, segm)
-        dt: ResultSet = _columns_of(
-            self.cocoDt,
-            ("dt", p.iouType, gt),  # keyed by the Dataset itself (by identity)
-            lambda: columns.results(self.cocoDt, gt, kind=p.iouType),
-        )
+        dt = _results(self.cocoDt, gt, p.iouType)  # cached by the Dataset itself (by identity)
         columns.check_read_fields(gt, dt, p)
-        prep = prepare(gt, dt, _params(p))
+        prep = prepare(gt, dt, _params(p, gt))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
-        if p.iouType == "bbox":  # every category at once (on the kernel where it is built)
+        if p.iouType == "bbox" and len(p.areaRng):  # every category at once (kernel)
             self._curves = [m.curves for m in category_matches(prep)]
         else:
             self._curves = [
@@ -193,7 +239,10 @@ class COCOeval:
         where = self._cat_positions(pe)
         img_pos = {int(i): n for n, i in enumerate(pe.imgIds)}
         sigmas = pe.kpt_oks_sigmas if pe.iouType == "keypoints" else None
-        dt_anns = getattr(self.cocoDt, "anns", {})
+        lazy = getattr(self.cocoDt, "_lazy", None)
+        if lazy is not None and lazy.int_scores():
+            lazy = _lazy(self.cocoDt, keep=False)  # the int scores are what evalImgs holds
+        dt_anns = {} if lazy is not None else getattr(self.cocoDt, "anns", {})
         first = next(iter(dt_anns.values()), {"score": 0.0})
         as_given = type(first.get("score")) is not float  # numpy scores (loadNumpyAnnotations)
         for kk, c in enumerate(cat_ids):

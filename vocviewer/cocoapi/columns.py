@@ -26,7 +26,7 @@ import vocviewer.cocoapi.mask as mask_utils
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
-from vocviewer.families.coco.reader import polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -53,14 +53,28 @@ def _column(anns: list[dict[str, Any]], key: str, dtype: type[np.generic]) -> np
         raise TypeError(_NOT_INT.format(bad)) from None
 
 
-def _rows_of(keys: IntArray, values: IntArray) -> IntArray:
+def rows_of(keys: IntArray, values: IntArray) -> IntArray:
     """Row of each value in ``keys`` (unique), -1 where absent."""
     if len(keys) == 0:
         return np.full(len(values), -1, dtype=np.int64)
+    top = int(keys.max())
+    if keys.min() >= 0 and top < 4 * (len(keys) + len(values)) + 65536:  # a lookup table
+        table = np.full(top + 2, -1, dtype=np.int64)  # (the last entry: every value out of range)
+        table[keys[::-1]] = np.arange(len(keys) - 1, -1, -1)  # (the first of equal keys wins)
+        return table[np.where((values >= 0) & (values <= top), values, top + 1)]
     order = np.argsort(keys, kind="stable")
     pos = np.minimum(np.searchsorted(keys[order], values), len(keys) - 1)
     rows = order[pos]
     return np.where(keys[rows] == values, rows, -1).astype(np.int64)
+
+
+def _corners(xywh: FloatArray) -> FloatArray:
+    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64)."""
+    box = np.empty((len(xywh), 4))
+    box[:, :2] = xywh[:, :2]
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.add(xywh[:, :2], xywh[:, 2:], out=box[:, 2:])
+    return box
 
 
 def _boxes(anns: list[dict[str, Any]]) -> FloatArray:
@@ -112,24 +126,90 @@ def _masks(anns: list[dict[str, Any]], h: IntArray, w: IntArray, decoded: Any = 
     return RleTable.from_list(rles, hh, ww)
 
 
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """What a ground truth's annotations are placed in: its images (``coco.imgs`` order) and
+    categories (ascending id), their ids and the images' sizes (0: not given)."""
+
+    imgs: list[dict[str, Any]]
+    cats: list[dict[str, Any]]
+    img_id: IntArray
+    cat_id: IntArray
+    width: IntArray
+    height: IntArray
+
+    @classmethod
+    def of(cls, coco: Any) -> Frame:
+        """The frame of ``coco``'s ``imgs`` and ``cats`` (as they are now)."""
+        imgs = list(coco.imgs.values())
+        cats = sorted(coco.cats.values(), key=lambda c: c["id"])
+        img_id = _ids([i["id"] for i in imgs])
+        cat_id = _ids([c["id"] for c in cats])
+        width = np.array([i.get("width", 0) for i in imgs], dtype=np.int64)
+        height = np.array([i.get("height", 0) for i in imgs], dtype=np.int64)
+        return cls(imgs, cats, img_id, cat_id, width, height)
+
+    def evaluable(self, image_id: IntArray, category_id: IntArray) -> tuple[IntArray, ...]:
+        """``(keep, row, label)``: the annotations on a known image with a known category,
+        sorted by image (stable), and their image row and category label."""
+        row = rows_of(self.img_id, image_id)
+        label = rows_of(self.cat_id, category_id)
+        keep = np.flatnonzero((row >= 0) & (label >= 0))
+        keep = keep[np.argsort(row[keep], kind="stable")]
+        return keep, row[keep], label[keep]
+
+
+@dataclass(frozen=True, eq=False)
+class AnnotationColumns:
+    """The evaluable annotations' fields ``COCOeval`` reads (``N`` rows, as ``Frame.evaluable``
+    orders them): ``ann_id``; ``bbox`` float64 (N, 4) ``x, y, w, h`` (zeros where missing);
+    ``area``; ``iscrowd`` its truth value (missing: False); ``keypoints`` float64 (N, P, 3);
+    ``num_keypoints`` (missing: 0); ``has_keypoints``; ``lacking`` per ``_READ_FIELDS`` name the
+    rows without that field; ``masks`` ``annToRLE``'s masks or None (not asked for)."""
+
+    ann_id: IntArray
+    bbox: FloatArray
+    area: FloatArray
+    iscrowd: npt.NDArray[np.bool_]
+    keypoints: FloatArray
+    num_keypoints: IntArray
+    has_keypoints: npt.NDArray[np.bool_]
+    lacking: dict[str, npt.NDArray[np.bool_]]
+    masks: RleTable | None
+
+
 def ground_truth(coco: Any, *, masks: bool) -> Dataset:
     """The evaluable ground truth of ``coco`` (a ``COCO``) as a ``Dataset``."""
-    imgs = list(coco.imgs.values())
-    cats = sorted(coco.cats.values(), key=lambda c: c["id"])
-    img_id = _ids([i["id"] for i in imgs])
-    cat_id = _ids([c["id"] for c in cats])
+    frame = Frame.of(coco)
     anns = coco.dataset.get("annotations", [])
-    row = _rows_of(img_id, _column(anns, "image_id", np.int64))
-    label = _rows_of(cat_id, _column(anns, "category_id", np.int64))
-    keep = np.flatnonzero((row >= 0) & (label >= 0))
-    keep = keep[np.argsort(row[keep], kind="stable")]
+    image_of = _column(anns, "image_id", np.int64)
+    keep, row, label = frame.evaluable(image_of, _column(anns, "category_id", np.int64))
     anns = [anns[i] for i in keep.tolist()]
-    row, label = row[keep], label[keep]
     n = len(anns)
-    width = np.array([i.get("width", 0) for i in imgs], dtype=np.int64)
-    height = np.array([i.get("height", 0) for i in imgs], dtype=np.int64)
     xywh = _boxes(anns)
     kps = _keypoints(anns)
+    ann_id = _column(anns, "id", np.int64)
+    cols = AnnotationColumns(
+        ann_id=ann_id,
+        bbox=xywh,
+        area=_column(anns, "area", np.float64),
+        iscrowd=np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool).reshape(n),
+        keypoints=kps,
+        num_keypoints=_ids([a.get("num_keypoints", 0) for a in anns]),
+        has_keypoints=np.array(["keypoints" in a for a in anns], dtype=bool).reshape(n),
+        lacking={k: np.array([k not in a for a in anns], bool).reshape(n) for k in _READ_FIELDS},
+        masks=_masks(anns, frame.height[row], frame.width[row]) if masks else None,
+    )
+    return build_ground_truth(frame, row, label, cols)
+
+
+def build_ground_truth(
+    frame: Frame, row: IntArray, label: IntArray, cols: AnnotationColumns
+) -> Dataset:
+    """The ``Dataset`` of annotations ``cols`` on image rows ``row`` (sorted) with category
+    labels ``label`` in ``frame``."""
+    imgs, cats, img_id, cat_id = frame.imgs, frame.cats, frame.img_id, frame.cat_id
+    n = len(row)
     extras = CocoAnnotations(
         image_id=img_id,
         captions=((),) * len(imgs),
@@ -137,18 +217,17 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         supercategory=tuple(str(c.get("supercategory", "")) for c in cats),
         keypoint_names=tuple(tuple(c.get("keypoints", ())) for c in cats),
         skeleton=tuple(np.array(c.get("skeleton", []), np.int64).reshape(-1, 2) for c in cats),
-        ann_id=_column(anns, "id", np.int64),
+        ann_id=cols.ann_id,
         category_id_of=cat_id[label],
-        bbox=xywh,
-        area=_column(anns, "area", np.float64),
-        iscrowd=np.array([bool(a.get("iscrowd", 0)) for a in anns], dtype=bool).reshape(n),
-        keypoints=kps,
-        num_keypoints=_ids([a.get("num_keypoints", 0) for a in anns]),
-        has_keypoints=np.array(["keypoints" in a for a in anns], dtype=bool).reshape(n),
-        masks=_masks(anns, height[row], width[row]) if masks else None,
+        bbox=cols.bbox,
+        area=cols.area,
+        iscrowd=cols.iscrowd,
+        keypoints=cols.keypoints,
+        num_keypoints=cols.num_keypoints,
+        has_keypoints=cols.has_keypoints,
+        masks=cols.masks,
     )
-    with np.errstate(invalid="ignore", over="ignore"):
-        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    box = _corners(cols.bbox)
     zeros = np.zeros(n, dtype=bool)
     order_in_image = np.arange(n) - np.searchsorted(row, row, side="left")
     objects = ObjectTable(
@@ -165,11 +244,10 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
     images = ImageTable(
         np.array([str(i) for i in img_id.tolist()], dtype=np.str_),
         tuple(Path(str(i.get("file_name", ""))) for i in imgs),
-        width.astype(np.int32),
-        height.astype(np.int32),
+        frame.width.astype(np.int32),
+        frame.height.astype(np.int32),
         np.zeros(len(imgs), dtype=bool),
     )
-    lacking = {k: np.array([k not in a for a in anns], bool).reshape(n) for k in _READ_FIELDS}
     return Dataset(
         name="COCO",
         root=None,
@@ -177,7 +255,7 @@ def ground_truth(coco: Any, *, masks: bool) -> Dataset:
         box_convention="continuous",
         images=images,
         objects=objects,
-        family_data=(extras, LackingFields(lacking)),
+        family_data=(extras, LackingFields(cols.lacking)),
     )
 
 
@@ -201,16 +279,17 @@ def check_read_fields(gt: Dataset, dt: ResultSet, p: Any) -> None:
     where a detection shares the image (and category: ``computeOks``), and ``iscrowd``
     (``evaluateImg``)."""
     lacking = gt.data(LackingFields).rows
-    if not any(v.any() for v in lacking.values()):
+    kind = p.iouType
+    order = {"segm": ("segmentation", "iscrowd"), "bbox": ("bbox", "iscrowd")}
+    keys = order.get(kind, ("num_keypoints", "keypoints", "bbox", "iscrowd"))
+    if not any(lacking[key].any() for key in keys):
         return
     g: CocoAnnotations = gt.data(CocoAnnotations)
     image_of = g.image_id[gt.objects.image_index]
     sel = np.isin(image_of, p.imgIds) if len(p.imgIds) else np.ones(len(image_of), bool)
     if p.useCats and len(p.catIds):
         sel &= np.isin(g.category_id_of, p.catIds)
-    kind = p.iouType
-    order = {"segm": ("segmentation", "iscrowd"), "bbox": ("bbox", "iscrowd")}
-    for key in order.get(kind, ("num_keypoints", "keypoints", "bbox", "iscrowd")):
+    for key in keys:
         hit = lacking[key] & sel
         if key in ("keypoints", "bbox") and kind == "keypoints":  # only beside a detection
             d = dt.detections
@@ -226,8 +305,8 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
     ``iouType`` (masks are built for ``"segm"`` only)."""
     g: CocoAnnotations = gt.data(CocoAnnotations)
     anns = coco.dataset.get("annotations", [])
-    row = _rows_of(g.image_id, _column(anns, "image_id", np.int64))
-    label = _rows_of(g.category_id, _column(anns, "category_id", np.int64))
+    row = rows_of(g.image_id, _column(anns, "image_id", np.int64))
+    label = rows_of(g.category_id, _column(anns, "category_id", np.int64))
     keep = np.flatnonzero((row >= 0) & (label >= 0))
     if len(keep) < len(anns):
         anns = [anns[i] for i in keep.tolist()]
@@ -237,19 +316,40 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
     score = _column(anns, "score", np.float64)
     xywh = _boxes(anns)
     h, w = gt.images.height.astype(np.int64)[row], gt.images.width.astype(np.int64)[row]
+    area = _column(anns, "area", np.float64)
+    kps = _keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3))
+    decoded = getattr(coco, "decoded_rles", None)
+    masks = _masks(anns, h, w, decoded) if kind == "segm" else None
+    return build_results(gt, kind, row, label, ids, score, xywh, area, kps, masks)
+
+
+def build_results(
+    gt: Dataset,
+    kind: str,
+    row: IntArray,
+    label: IntArray,
+    ids: IntArray,
+    score: FloatArray,
+    xywh: FloatArray,
+    area: FloatArray,
+    keypoints: FloatArray,
+    masks: RleTable | None,
+) -> ResultSet:
+    """The ``ResultSet`` of detections on image rows ``row`` with category labels ``label`` of
+    ``gt``: ids, scores, boxes ``x, y, w, h`` (N, 4), areas, keypoints (N, P, 3), masks."""
+    g: CocoAnnotations = gt.data(CocoAnnotations)
     extras = CocoResults(
         kind=kind,
         det_id=ids,
         image_id=g.image_id[row],
         category_id=g.category_id[label],
         bbox=xywh,
-        area=_column(anns, "area", np.float64),
-        keypoints=_keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3)),
-        masks=_masks(anns, h, w, getattr(coco, "decoded_rles", None)) if kind == "segm" else None,
+        area=area,
+        keypoints=keypoints,
+        masks=masks,
     )
-    with np.errstate(invalid="ignore", over="ignore"):
-        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
-    z = np.zeros(n, dtype=np.int64)
+    box = _corners(xywh)
+    z = np.zeros(len(row), dtype=np.int64)
     return ResultSet(
         "results",
         (),
