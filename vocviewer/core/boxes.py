@@ -78,3 +78,19 @@ def overlap_pairs(
         ov = inter / ua
     ov = np.where(considered, ov, -np.inf)
     return considered, ov
+
+
+def box_iou_pairs(det: Boxes, gt: Boxes, crowd: npt.NDArray[np.bool_]) -> Boxes:
+    """pycocotools' ``bbIou`` of aligned ``x, y, w, h`` pairs (COCO's 0-based continuous
+    boxes): float64 (E,); 0 without overlap; a crowd object (``crowd``, bool (E,)) divides by the
+    detection's area. ``fmin`` / ``fmax`` and ``not (w <= 0)`` keep C's NaN outcomes."""
+    with np.errstate(all="ignore"):  # non-finite or huge results: IEEE values, as bbIou in C
+        da = det[:, 2] * det[:, 3]
+        ga = gt[:, 2] * gt[:, 3]
+        iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
+        ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
+        ok = ~(iw <= 0) & ~(ih <= 0)  # C's `if (w <= 0) continue`: NaN goes on
+        inter = iw * ih
+        union = np.where(crowd, da, da + ga - inter)
+        out = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
+    return np.asarray(out, dtype=np.float64)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.boxes import overlap_pairs
+from vocviewer.core.boxes import box_iou_pairs, overlap_pairs
 from vocviewer.evaluation.ap import voc_ap_11_point, voc_ap_all_points, voc_precision_recall
 
 FloatArray = npt.NDArray[np.float64]
@@ -248,14 +248,9 @@ def _overlaps(
             crowd = np.where(ok, iw * ih / da, 0.0).reshape(len(d), len(g))
             ov = np.where(flag[None, :], crowd, ov)
         return ov
-    D, G = dx[:, None, :], gx[None, :, :]
-    w = np.minimum(D[..., 2] + D[..., 0], G[..., 2] + G[..., 0]) - np.maximum(D[..., 0], G[..., 0])
-    h = np.minimum(D[..., 3] + D[..., 1], G[..., 3] + G[..., 1]) - np.maximum(D[..., 1], G[..., 1])
-    inter = w * h
-    da, ga = D[..., 2] * D[..., 3], G[..., 2] * G[..., 3]
-    union = np.where(flag[None, :] & r.crowd_overlap, da, da + ga - inter)
-    with np.errstate(all="ignore"):
-        return np.where((w > 0) & (h > 0), inter / union, 0.0)
+    pairs = np.repeat(dx, len(gx), 0), np.tile(gx, (len(dx), 1))
+    crowd = np.tile(flag & r.crowd_overlap, len(dx))
+    return box_iou_pairs(*pairs, crowd).reshape(len(dx), len(gx))
 
 
 def _match(ov: FloatArray, ignore: BoolArray, absorbs: BoolArray, r: Rules) -> IntArray:

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.mask_boundary import boundaries
 from vocviewer.core.results import ResultSet
@@ -221,7 +222,7 @@ def similarities(
     crowd = prep.gt_crowd[gs][ent_gt]
     kind = prep.params.iou_type
     if kind == "bbox":
-        s = sim.box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
+        s = box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
     elif kind in ("segm", "boundary"):
         if gt.masks is None or dt.masks is None:
             raise ValueError(f"{kind} evaluation needs masks: read with masks / task='segm'")

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.families.coco.columns import RleTable
 
 IntArray = npt.NDArray[np.int64]
@@ -56,21 +57,6 @@ def pair_up(det_group: IntArray, gt_group: IntArray) -> tuple[IntArray, IntArray
     first = np.repeat(np.cumsum(cnt) - cnt, cnt)
     ent_gt = lo[ent_det] + (np.arange(len(ent_det)) - first)
     return ent_det.astype(np.int64), ent_gt.astype(np.int64)
-
-
-def box_iou_pairs(det: FloatArray, gt: FloatArray, crowd: npt.NDArray[np.bool_]) -> FloatArray:
-    """``bbIou`` of aligned ``x, y, w, h`` pairs: float64 (E,); 0 without overlap; crowd GT
-    divide by the detection's area."""
-    with np.errstate(all="ignore"):  # non-finite or huge results: IEEE values, as bbIou in C
-        da = det[:, 2] * det[:, 3]
-        ga = gt[:, 2] * gt[:, 3]
-        iw = np.fmin(det[:, 2] + det[:, 0], gt[:, 2] + gt[:, 0]) - np.fmax(det[:, 0], gt[:, 0])
-        ih = np.fmin(det[:, 3] + det[:, 1], gt[:, 3] + gt[:, 1]) - np.fmax(det[:, 1], gt[:, 1])
-        ok = ~(iw <= 0) & ~(ih <= 0)  # C's `if (w <= 0) continue`: NaN goes on
-        inter = iw * ih
-        union = np.where(crowd, da, da + ga - inter)
-        out = np.where(ok, inter / np.where(ok, union, 1.0), 0.0)
-    return np.asarray(out, dtype=np.float64)
 
 
 def mask_iou_pairs(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.matching import greedy_with_fallback, group_offsets, same_image_pairs
@@ -25,7 +26,7 @@ from vocviewer.evaluation.tide import (
     tide,
 )
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
-from vocviewer.families.coco.similarity import box_iou_pairs, mask_iou_pairs
+from vocviewer.families.coco.similarity import mask_iou_pairs
 
 __all__ = ["coco_evidence", "coco_tide"]
 
