@@ -47,6 +47,7 @@ from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, similarities
 from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations, LvisResults
 from vocviewer.families.lvis.ranked import category_evidence, rank_order
+from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -63,28 +64,13 @@ __all__ = [
     "collect_lvis",
     "evaluate_lvis",
     "iter_evaluate_lvis",
+    "lvis_notes",
     "lvis_params",
     "select",
 ]
 
 #: ``LvisSelection.status`` values: why a detection is (not) evaluated
 EVALUATED, OVER_CAP, NO_AREA, UNVERIFIED = 0, 1, 2, 3
-#: ``LVISEval.results`` keys, in ``summarize()`` order
-SUMMARY_KEYS: tuple[str, ...] = (
-    "AP",
-    "AP50",
-    "AP75",
-    "APs",
-    "APm",
-    "APl",
-    "APr",
-    "APc",
-    "APf",
-    f"AR@{MAX_DETS_PER_IMAGE}",
-    f"ARs@{MAX_DETS_PER_IMAGE}",
-    f"ARm@{MAX_DETS_PER_IMAGE}",
-    f"ARl@{MAX_DETS_PER_IMAGE}",
-)
 
 
 def lvis_params(task: str = "bbox", dilation_ratio: float = 0.02) -> CocoParams:
@@ -329,14 +315,11 @@ class LvisEvalResult:
             s = s[np.where(iou == self.params.iou_thresholds)[0]]
         a = self.params.area_names.index(area)
         s = s[:, :, :, a] if frequency is None else s[:, :, self.frequency == frequency, a]
-        defined = s[s > -1]
-        return float(np.mean(defined)) if len(defined) else -1.0
+        return mean_defined(s)
 
     def ar(self, area: str = "all") -> float:
         """Mean recall over the entries > -1, as ``_summarize('ar', ...)`` (-1 if none)."""
-        s = self.recall[:, :, self.params.area_names.index(area)]
-        defined = s[s > -1]
-        return float(np.mean(defined)) if len(defined) else -1.0
+        return mean_defined(self.recall[:, :, self.params.area_names.index(area)])
 
     def summary(self) -> dict[str, float]:
         """``LVISEval.results``: the 13 numbers, keyed and ordered as ``SUMMARY_KEYS``."""
@@ -344,12 +327,9 @@ class LvisEvalResult:
 
     @cached_property
     def _summary(self) -> dict[str, float]:
-        """``summary()``, computed once (the printed lines, the JSON and the window read it)."""
-        values = [self.ap(), self.ap(0.5), self.ap(0.75)]
-        values += [self.ap(area=a) for a in ("small", "medium", "large")]
-        values += [self.ap(frequency=f) for f in ("r", "c", "f")]
-        values += [self.ar(a) for a in ("all", "small", "medium", "large")]
-        return dict(zip(SUMMARY_KEYS, values, strict=True))
+        """``summary()``, computed once."""
+        p = self.precision
+        return lvis_summary(lambda a: p[:, :, :, a], self.recall, self.frequency, self.params)
 
 
 def collect_lvis(
@@ -376,11 +356,11 @@ def collect_lvis(
         precision=precision,
         recall=recall,
         categories=cats,
-        notes=_notes(results),
+        notes=lvis_notes(results),
     )
 
 
-def _notes(results: ResultSet) -> tuple[str, ...]:
+def lvis_notes(results: ResultSet) -> tuple[str, ...]:
     """Why the numbers may differ from ``LVISEval``'s: result rows skipped (``keep_going``); a
     NaN score on an image over the cap (Python's sort, not numpy's, decides what is kept)."""
     notes = []

@@ -22,13 +22,15 @@ from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.view import COCO_AREAS, MASK_IOU_KINDS, attach_companions, iou_type
 from vocviewer.families.lvis.class_views import class_views
+from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import (
     LvisSelection,
-    collect_lvis,
     iter_evaluate_lvis,
+    lvis_notes,
     lvis_params,
     select,
 )
+from vocviewer.families.lvis.summary import category_summary
 from vocviewer.families.views import (
     IOU_CHOICES,
     ClassView,
@@ -109,8 +111,10 @@ def evaluate_lvis_views(
             waiting = []
     for view in class_views(dataset, waiting, choice, params.recall_thresholds, boxes, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    result = collect_lvis(tuple(cats), dataset, results, task, dilation_ratio)
-    yield Summary(f"LVIS {task}", result.summary(), result.notes, headline="AP")
+    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array
+    frequency = dataset.data(LvisAnnotations).frequency
+    stats = category_summary(cats, frequency, params)
+    yield Summary(f"LVIS {task}", stats, lvis_notes(results), headline="AP")
 
 
 def rederive_lvis_views(
