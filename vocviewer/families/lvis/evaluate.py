@@ -44,8 +44,9 @@ from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
-from vocviewer.families.coco.prepare import Prepared, prepare, similarities
+from vocviewer.families.coco.prepare import Prepared, similarities
 from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations, LvisResults
+from vocviewer.families.lvis.prepare import federated_prepare, score_order
 from vocviewer.families.lvis.ranked import category_evidence, rank_order
 from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
 
@@ -274,8 +275,12 @@ def iter_evaluate_lvis(
     where the caller has it)."""
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
-    prep = federated_prepared(prepare(dataset, results, params), sel)
-    ro = rank_order(dataset, results, prep)
+    by_score = score_order(dataset, results)
+    evaluated = sel.status == EVALUATED
+    prep = federated_prepare(
+        dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+    )
+    ro = rank_order(dataset, results, prep, by_score)
     k = 0
     for run in _category_matches(prep, sel):
         yield from category_evidence(prep, k, run, ro)

@@ -19,7 +19,6 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
-from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.match_kernel import KernelCategory
 from vocviewer.families.coco.prepare import Prepared
@@ -43,20 +42,17 @@ class RankOrder:
     score: FloatArray
 
 
-def rank_order(dataset: Dataset, results: ResultSet, prep: Prepared) -> RankOrder:
+def rank_order(
+    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray
+) -> RankOrder:
     """Rank order: descending score, then image by ascending id, then file order, which is the
     order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
-    scores keep file order). Three stable sorts, the last two on keys already in order where
-    the file lists its images by ascending id (then linear)."""
-    gt: CocoAnnotations = dataset.data(CocoAnnotations)
+    scores keep file order). ``by_score``: every detection row in that order, categories
+    mixed (``prepare.score_order``); a stable sort by category finishes it."""
     det = results.detections
-    image_pos = np.empty(len(gt.image_id), dtype=np.int64)
-    image_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(len(gt.image_id))
-    by_image = np.argsort(image_pos[det.image_index], kind="stable")  # image, then file order
-    by_score = by_image[np.argsort(-det.score[by_image], kind="stable")]
     n_cls = len(dataset.classes)
     label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
-    rows = by_score[np.argsort(label, kind="stable")]
+    rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
     offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
     position = np.full(len(det), -1, dtype=np.int64)
     position[prep.dt_rows] = np.arange(len(prep.dt_rows))
