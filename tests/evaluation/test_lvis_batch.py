@@ -5,6 +5,7 @@ on crowded images = the cap ranked everywhere."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,18 @@ def test_category_summary_is_the_collected_summary(tmp_path: Path, kind: str) ->
     assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
     empty = category_summary((), frequency[:0], params)
     assert set(empty.values()) == {-1.0}
+
+
+def test_category_summary_of_a_partly_defined_curve(tmp_path: Path) -> None:
+    """A curve neither all -1 nor all defined (not what COCO's accumulation gives): the means
+    still select the entries > -1, as ``LVISEval``'s."""
+    ds, rs = _case(tmp_path, "bbox", seed=8)
+    params = ev_lvis.lvis_params("bbox")
+    cats = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
+    k = next(i for i, c in enumerate(cats) if (c.precision[:, :, 0, 0] > -1).all())
+    precision = cats[k].precision.copy()
+    precision[3, 7:, 0, 0] = -1.0
+    cats[k] = dataclasses.replace(cats[k], precision=precision)
+    want = ev_lvis.collect_lvis(tuple(cats), ds, rs, "bbox").summary()
+    got = category_summary(cats, ds.data(LvisAnnotations).frequency, params)
+    assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()

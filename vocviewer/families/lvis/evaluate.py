@@ -334,7 +334,9 @@ class LvisEvalResult:
     def _summary(self) -> dict[str, float]:
         """``summary()``, computed once."""
         p = self.precision
-        return lvis_summary(lambda a: p[:, :, :, a], self.recall, self.frequency, self.params)
+        return lvis_summary(
+            lambda a: (p[:, :, :, a], None), self.recall, self.frequency, self.params
+        )
 
 
 def collect_lvis(
