@@ -45,7 +45,12 @@ from vocviewer.families.coco.match_kernel import KernelCategory, available, kern
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, similarities
-from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations, LvisResults
+from vocviewer.families.lvis.columns import (
+    MAX_DETS_PER_IMAGE,
+    LvisAnnotations,
+    LvisResults,
+    sorted_unique,
+)
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
 from vocviewer.families.lvis.ranked import category_evidence, rank_order
 from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
@@ -147,7 +152,7 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     with np.errstate(invalid="ignore"):
         obj_ok = (gt.area > 0) & (gt.area < np.inf)
         det_ok = (dt.area > 0) & (dt.area < np.inf)
-    present = np.unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
+    present = sorted_unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
     key = det.image_index * n_cls + det.label
     verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
     over_cap = _over_cap(results)
