@@ -32,7 +32,8 @@ __all__ = ["class_views"]
 def _running(is_hit: npt.NDArray[np.bool_], starts: IntArray, lengths: IntArray) -> FloatArray:
     """Per segment (``starts``, ``lengths``), the running count of ``is_hit``, as float64."""
     total = np.concatenate(([0], np.cumsum(is_hit)))
-    return (total[1:] - np.repeat(total[starts], lengths)).astype(np.float64)
+    running: FloatArray = (total[1:] - np.repeat(total[starts], lengths)).astype(np.float64)
+    return running
 
 
 def _missed(

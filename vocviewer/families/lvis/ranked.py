@@ -79,9 +79,8 @@ def category_evidence(
     ranked = np.concatenate([m.curves.order + s for m, s in zip(matches, starts, strict=True)])
     column = np.empty(len(ranked), dtype=np.int64)
     column[ranked] = np.arange(len(ranked))
-    take: IntArray | None = column[at[on] - d0]
-    if np.array_equal(take, np.arange(len(on))):
-        take = None
+    gather = column[at[on] - d0]
+    take = None if np.array_equal(gather, np.arange(len(on))) else gather
     g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, [m.match0.shape[1] for m in matches])
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
     gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
