@@ -6,6 +6,7 @@ on crowded images = the cap ranked everywhere."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,20 @@ def test_category_summary_of_a_partly_defined_curve(tmp_path: Path) -> None:
     want = ev_lvis.collect_lvis(tuple(cats), ds, rs, "bbox").summary()
     got = category_summary(cats, ds.data(LvisAnnotations).frequency, params)
     assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
+
+
+@pytest.mark.parametrize("by_image", [False, True])
+def test_score_order(tmp_path: Path, by_image: bool) -> None:
+    """Descending score, ties by image (ascending id), then file order; a file listing its
+    images in that order (no image sort) and one that does not."""
+    ann, res = write_lvis(tmp_path, 4, kind="bbox")
+    if by_image:
+        entries = json.loads(res.read_text())
+        res.write_text(json.dumps(sorted(entries, key=lambda e: e["image_id"])))
+    ds = read_lvis(ann, masks=False)
+    rs = read_lvis_results(ds, res, task="bbox")
+    det = rs.detections
+    image_id = ds.data(ev_lvis.CocoAnnotations).image_id[det.image_index]
+    assert (np.diff(image_id) >= 0).all() == by_image
+    want = np.lexsort((np.arange(len(det)), image_id, -det.score))
+    assert np.array_equal(score_order(ds, rs), want)
