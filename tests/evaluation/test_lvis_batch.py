@@ -23,6 +23,7 @@ from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.class_views import class_views
 from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
+from vocviewer.families.lvis.ranked import category_evidence, rank_order
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.lvis.summary import category_summary
 from vocviewer.families.views import ViewChoice
@@ -172,3 +173,34 @@ def test_score_order(tmp_path: Path, by_image: bool) -> None:
     assert (np.diff(image_id) >= 0).all() == by_image
     want = np.lexsort((np.arange(len(det)), image_id, -det.score))
     assert np.array_equal(score_order(ds, rs), want)
+
+
+def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
+    """Each detection keeps its own verdicts and matches whatever order the rank order lists
+    the rows in (here: reversed within every category, so the kernel's order is not theirs)."""
+    ds, rs = _case(tmp_path, "bbox")
+    params = ev_lvis.lvis_params("bbox")
+    sel = ev_lvis.select(ds, rs)
+    by_score = score_order(ds, rs)
+    evaluated = sel.status == ev_lvis.EVALUATED
+    prep = federated_prepare(
+        ds, rs, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+    )
+    ro = rank_order(ds, rs, prep, by_score)
+    (run,) = list(ev_lvis._category_matches(prep, sel))
+    rows = ro.rows.copy()
+    for k in range(len(ds.classes)):
+        a, b = ro.offsets[k], ro.offsets[k + 1]
+        rows[a:b] = rows[a:b][::-1]
+    flipped = dataclasses.replace(ro, rows=rows)
+
+    def by_row(cats: list[Any]) -> dict[int, tuple[bytes, bytes]]:
+        return {
+            int(r): (c.verdict[:, i].tobytes(), c.matched_gt[:, i].tobytes())
+            for c in cats
+            for i, r in enumerate(c.det_rows.tolist())
+        }
+
+    want = by_row(category_evidence(prep, 0, run, ro))
+    got = by_row(category_evidence(prep, 0, run, flipped))
+    assert got == want and len(want) == len(rs.detections)

@@ -86,10 +86,14 @@ def category_evidence(
     gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
-    for t in range(n_thr):  # one threshold at a time: 1-D arrays, small temporaries
-        v = np.concatenate([m.verdict0[t] for m in matches])
-        g = np.concatenate([m.match0[t] for m in matches])  # GT slice positions (-1: none)
-        g = np.where(g >= 0, g + g_start, -1)
+    v = np.empty(len(on), dtype=np.int8)
+    g = np.empty(len(on), dtype=np.int64)
+    for t in range(n_thr):  # one threshold at a time: 1-D buffers, reused
+        np.concatenate([m.verdict0[t] for m in matches], out=v)
+        np.concatenate([m.match0[t] for m in matches], out=g)  # GT slice positions (-1: none)
+        none = g < 0
+        np.add(g, g_start, out=g)
+        g[none] = -1  # picks ``gt_rows``' last entry, -1
         verdict[t, on] = v if take is None else v[take]
         matched[t, on] = gt_rows[g] if take is None else gt_rows[g[take]]
     image_index, score = ro.image_index[rows], ro.score[rows]
