@@ -187,20 +187,24 @@ def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
         ds, rs, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
     )
     ro = rank_order(ds, rs, prep, by_score)
-    (run,) = list(ev_lvis._category_matches(prep, sel))
+    runs = list(ev_lvis._category_matches(prep, sel))  # (the numpy path: one per category)
     rows = ro.rows.copy()
     for k in range(len(ds.classes)):
         a, b = ro.offsets[k], ro.offsets[k + 1]
         rows[a:b] = rows[a:b][::-1]
     flipped = dataclasses.replace(ro, rows=rows)
 
-    def by_row(cats: list[Any]) -> dict[int, tuple[bytes, bytes]]:
+    def by_row(order: Any) -> dict[int, tuple[bytes, bytes]]:
+        cats, k = [], 0
+        for run in runs:
+            cats += category_evidence(prep, k, run, order)
+            k += len(run)
         return {
             int(r): (c.verdict[:, i].tobytes(), c.matched_gt[:, i].tobytes())
             for c in cats
             for i, r in enumerate(c.det_rows.tolist())
         }
 
-    want = by_row(category_evidence(prep, 0, run, ro))
-    got = by_row(category_evidence(prep, 0, run, flipped))
+    want = by_row(ro)
+    got = by_row(flipped)
     assert got == want and len(want) == len(rs.detections)
