@@ -180,7 +180,9 @@ def measure(evaluator: str, w: Workload, gt: Path, res: Path, args: Any) -> dict
     out = scratch(args.workdir)
     try:
         if evaluator == "vocviewer-cli":
-            cmd = [sys.executable, "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
+            # -P: not the current folder first on the path (run from a checkout, ``-m`` would
+            # import its vocviewer, not ``--vocviewer-path``'s)
+            cmd = [sys.executable, "-P", "-m", "vocviewer", "eval", str(gt), "--results", str(res)]
             cmd += ["--task", w.iou, "--json", str(out)]
         else:
             cmd = [sys.executable, str(HERE / "peer_child.py"), evaluator, w.protocol, w.iou]

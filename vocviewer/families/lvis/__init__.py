@@ -12,6 +12,8 @@ benchmark
     LVIS.
 bootstrap
     Bootstrap over images for LVIS.
+class_views
+    COCO's ``coco_class`` for many categories at once (the window's and the CLI's views).
 columns
     LVIS-specific columns.
 declared
@@ -19,12 +21,18 @@ declared
     file hints, a cheap ``sniff``); ``benchmark`` inherits it.
 evaluate
     LVIS evaluation (the ``lvis`` package's ``LVISEval``.
+prepare
+    COCO's grouping and ranking of what LVIS evaluates, from one score sort.
+ranked
+    Each category's evidence in rank order, for many categories at once.
 reader
     LVIS v1 annotation JSON → ``Dataset``, LVIS results JSON → ``ResultSet``.
 reader_kernel
     LVIS annotation JSON → ``Dataset`` through the compiled scanner (plain files only).
 reconcile
     ``vocviewer reconcile`` on LVIS: LVIS AP50 -> COCO AP50 -> VOC2012 -> VOC2007, rule by rule.
+summary
+    ``LVISEval.summarize``'s 13 numbers.
 tide
     TIDE's error breakdown on LVIS, from ``LVISEval``'s own verdicts at IoU 0.5 (``lvis.py``).
 view

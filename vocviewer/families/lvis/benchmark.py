@@ -10,7 +10,7 @@ with a priority above COCO's, so an LVIS file is never evaluated by COCO's rules
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,13 +32,13 @@ from vocviewer.families.coco.chosen_params import (
     dilation_reasons,
     with_dilation_ratio,
 )
-from vocviewer.families.coco.params import reading_task
+from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.results_reader import one_results_file
-from vocviewer.families.evidence import collect
+from vocviewer.families.evidence import Evidence, collect
 from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.declared import LvisDeclarations
-from vocviewer.families.lvis.evaluate import LvisEvalResult, collect_lvis, lvis_params
+from vocviewer.families.lvis.evaluate import lvis_params
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.official import Reason
 from vocviewer.families.views import ViewChoice, ViewSettings
@@ -50,13 +50,14 @@ if TYPE_CHECKING:
 TEMPLATE = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} catIds={:>3s}] = {:0.3f}"
 
 
-def print_lines(result: LvisEvalResult) -> list[str]:
-    """The lines ``LVISEval.print_results()`` prints, character for character (its labels are
-    read off the result keys, as it does: ``APs`` → area ``s``, ``APr`` → catIds ``r``)."""
-    p = result.params
+def print_lines(summary: Mapping[str, float], params: CocoParams) -> list[str]:
+    """The lines ``LVISEval.print_results()`` prints for ``summary`` (``LvisEvalResult.summary``),
+    character for character (its labels are read off the result keys, as it does: ``APs`` →
+    area ``s``, ``APr`` → catIds ``r``)."""
+    p = params
     max_dets = p.max_dets[-1]
     lines = []
-    for key, value in result.summary().items():
+    for key, value in summary.items():
         title, kind = ("Average Precision", "(AP)") if "AP" in key else ("Average Recall", "(AR)")
         if len(key) > 2 and key[2].isdigit():
             iou = f"{float(key[2:]) / 100:0.2f}"
@@ -68,20 +69,24 @@ def print_lines(result: LvisEvalResult) -> list[str]:
     return lines
 
 
-def lvis_payload(result: LvisEvalResult, task: str) -> dict[str, Any]:
+def lvis_payload(
+    dataset: Dataset, evidence: Evidence, notes: tuple[str, ...], task: str
+) -> dict[str, Any]:
     """JSON payload: ``LVISEval.results`` as ``summary`` (-1: undefined), per category its AP
     (IoU .50:.95, area all; null if undefined) and frequency group."""
+    assert evidence.summary is not None  # ``evaluate_lvis_views`` ends with it
+    frequency = dataset.data(LvisAnnotations).frequency.tolist()
     per_class = {
-        c.name: {"ap": nan_to_null(c.ap), "frequency": str(f)}
-        for c, f in zip(result.categories, result.frequency.tolist(), strict=True)
+        v.raw.name: {"ap": nan_to_null(v.evaluation.ap), "frequency": str(frequency[v.class_index])}
+        for v in evidence.classes
     }
     return {
         "protocol": "lvis",
         "task": task,
         "per_class": per_class,
-        "summary": result.summary(),
-        "official": result.official,
-        "notes": list(result.notes),
+        "summary": dict(evidence.summary.stats),
+        "official": not notes,
+        "notes": list(notes),
     }
 
 
@@ -110,18 +115,18 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     stream = lvis_view.evaluate_lvis_views(
         dataset, results, choice, task=task, diagnose=False, dilation_ratio=ratio
     )
-    evidence = collect(stream, choice, reasons)
-    result = collect_lvis(evidence.raws(), dataset, results, task, ratio)
+    evidence = collect(stream, choice, reasons)  # the printed layout and JSON read it alone
+    summary = evidence.summary
+    assert summary is not None  # ``evaluate_lvis_views`` ends with it
     extra = [f"NOT OFFICIAL: {r.text}" for r in dilation_reasons(params)]
     if lost is not None:
         extra.append(f"NOT OFFICIAL: {lost}")
-    if extra:
-        result = replace(result, notes=(*result.notes, *extra))
-        warnings += extra
+    warnings += extra
+    notes = (*summary.notes, *extra)
     text = boundary_header(params) if task == "boundary" else ""
-    text += "\n".join(print_lines(result)) + "\n"
-    text += "".join(f"NOTE: {n}\n" for n in result.notes)
-    payload = lvis_payload(result, task)
+    text += "\n".join(print_lines(summary.stats, params)) + "\n"
+    text += "".join(f"NOTE: {n}\n" for n in notes)
+    payload = lvis_payload(dataset, evidence, notes, task)
     if task == "boundary":
         payload["dilation_ratio"] = ratio
     return EvalOutput(text, payload, warnings)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -43,8 +44,16 @@ from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
-from vocviewer.families.coco.prepare import Prepared, prepare, similarities
-from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations, LvisResults
+from vocviewer.families.coco.prepare import Prepared, similarities
+from vocviewer.families.lvis.columns import (
+    MAX_DETS_PER_IMAGE,
+    LvisAnnotations,
+    LvisResults,
+    sorted_unique,
+)
+from vocviewer.families.lvis.prepare import federated_prepare, score_order
+from vocviewer.families.lvis.ranked import category_evidence, rank_order
+from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -61,28 +70,13 @@ __all__ = [
     "collect_lvis",
     "evaluate_lvis",
     "iter_evaluate_lvis",
+    "lvis_notes",
     "lvis_params",
     "select",
 ]
 
 #: ``LvisSelection.status`` values: why a detection is (not) evaluated
 EVALUATED, OVER_CAP, NO_AREA, UNVERIFIED = 0, 1, 2, 3
-#: ``LVISEval.results`` keys, in ``summarize()`` order
-SUMMARY_KEYS: tuple[str, ...] = (
-    "AP",
-    "AP50",
-    "AP75",
-    "APs",
-    "APm",
-    "APl",
-    "APr",
-    "APc",
-    "APf",
-    f"AR@{MAX_DETS_PER_IMAGE}",
-    f"ARs@{MAX_DETS_PER_IMAGE}",
-    f"ARm@{MAX_DETS_PER_IMAGE}",
-    f"ARl@{MAX_DETS_PER_IMAGE}",
-)
 
 
 def lvis_params(task: str = "bbox", dilation_ratio: float = 0.02) -> CocoParams:
@@ -127,18 +121,24 @@ class LvisSelection:
 def _over_cap(results: ResultSet) -> BoolArray:
     """Detections beyond their image's ``MAX_DETS_PER_IMAGE`` highest scores, ranking the
     entries of other categories (``LvisResults``) too; ties keep file order (Python's stable
-    ``sorted(..., reverse=True)``)."""
+    ``sorted(..., reverse=True)``). Only images with more entries than the cap are ranked."""
     det = results.detections
     dt: CocoResults = results.data(CocoResults)
     other: LvisResults = results.data_or_none(LvisResults) or LvisResults.empty()
     image = np.concatenate((det.image_index, other.image_index))
-    score = np.concatenate((det.score, other.score))
-    entry = np.concatenate((dt.det_id - 1, other.entry))
-    order = np.lexsort((entry, -score, image))
-    sorted_image = image[order]
+    out = np.zeros(len(image), dtype=bool)
+    crowded = np.bincount(image, minlength=1) > MAX_DETS_PER_IMAGE
+    if not crowded.any():
+        return out[: len(det)]
+    on = np.flatnonzero(crowded[image])  # the entries of images over the cap
+    score = np.concatenate((det.score, other.score))[on]
+    entry = np.concatenate((dt.det_id - 1, other.entry))[on]
+    order = np.lexsort((entry, -score, image[on]))
+    sorted_image = image[on][order]
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order)) - np.searchsorted(sorted_image, sorted_image, "left")
-    return rank[: len(det)] >= MAX_DETS_PER_IMAGE
+    out[on] = rank >= MAX_DETS_PER_IMAGE
+    return out[: len(det)]
 
 
 def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
@@ -152,7 +152,7 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     with np.errstate(invalid="ignore"):
         obj_ok = (gt.area > 0) & (gt.area < np.inf)
         det_ok = (dt.area > 0) & (dt.area < np.inf)
-    present = np.unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
+    present = sorted_unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
     key = det.image_index * n_cls + det.label
     verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
     over_cap = _over_cap(results)
@@ -202,34 +202,6 @@ def federated_prepared(prep: Prepared, sel: LvisSelection) -> Prepared:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class _Evidence:
-    """Every detection row of every category in rank order (``rows[offsets[k]:offsets[k+1]]``
-    for class ``k``), each row's position among the evaluated ones (-1: not evaluated), and the
-    detections' image rows and scores."""
-
-    rows: IntArray
-    offsets: IntArray
-    position: IntArray
-    image_index: IntArray
-    score: FloatArray
-
-
-def _evidence(dataset: Dataset, results: ResultSet, prep: Prepared) -> _Evidence:
-    """Rank order: descending score, then image by ascending id, then file order, which is the
-    order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
-    scores keep file order)."""
-    gt: CocoAnnotations = dataset.data(CocoAnnotations)
-    det = results.detections
-    image_pos = np.empty(len(gt.image_id), dtype=np.int64)
-    image_pos[np.argsort(gt.image_id, kind="stable")] = np.arange(len(gt.image_id))
-    rows = np.lexsort((np.arange(len(det)), image_pos[det.image_index], -det.score, det.label))
-    offsets = np.searchsorted(det.label[rows], np.arange(len(dataset.classes) + 1), "left")
-    position = np.full(len(det), -1, dtype=np.int64)
-    position[prep.dt_rows] = np.arange(len(prep.dt_rows))
-    return _Evidence(rows, offsets.astype(np.int64), position, det.image_index, det.score)
-
-
 def _numpy_category(prep: Prepared, k: int, sel: LvisSelection) -> KernelCategory:
     """One category with numpy: COCO's similarity, matching and accumulation with LVIS's
     ignore rule, in the kernel's shape (area range "all")."""
@@ -272,74 +244,52 @@ def _numpy_category(prep: Prepared, k: int, sel: LvisSelection) -> KernelCategor
     )
 
 
-def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[KernelCategory]:
-    """Every category's matching and curves: on the compiled kernel where it is built (all
-    categories at once for boxes; masks: their IoU computed here, category by category), else
-    with numpy. LVIS's rules there: no crowd (``federated_prepared``), a GT of id 0 looks
-    unmatched, an unmatched detection of a not-exhaustive category is ignored."""
+def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[list[KernelCategory]]:
+    """Every category's matching and curves, in runs of consecutive categories: on the compiled
+    kernel where it is built (all categories at once for boxes; masks: their IoU computed here,
+    category by category), else with numpy, one by one. LVIS's rules there: no crowd
+    (``federated_prepared``), a GT of id 0 looks unmatched, an unmatched detection of a
+    not-exhaustive category is ignored."""
     extra = sel.not_exhaustive[prep.dt_rows]
     n = prep.n_categories
     if prep.params.iou_type == "bbox":
         got = kernel_categories(prep, 0, n, dt_extra_ignore=extra)
         if got is not None:
-            got.reverse()
-            while got:
-                yield got.pop()
+            yield got
             return
     for k in range(n):
         if not available():
-            yield _numpy_category(prep, k, sel)
+            yield [_numpy_category(prep, k, sel)]
             continue
         gs, ds = prep.gt_slice(k), prep.dt_slice(k)
         sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
         one = kernel_categories(prep, k, k + 1, similarities=sims, dt_extra_ignore=extra)
-        yield one[0] if one is not None else _numpy_category(prep, k, sel)
-
-
-def _evaluate_category(
-    prep: Prepared, k: int, m: KernelCategory, ev: _Evidence
-) -> CocoCategoryEvaluation:
-    """Category ``k``'s evidence: every detection of the category in rank order, those not
-    evaluated ``IGNORED`` and unmatched."""
-    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    n_thr = len(prep.params.iou_thresholds)
-    rows = ev.rows[ev.offsets[k] : ev.offsets[k + 1]]
-    on = ev.position[rows] >= 0
-    at = ev.position[rows[on]] - ds.start  # among the category's evaluated detections
-    rank_of = np.empty(len(m.curves.order), dtype=np.int64)
-    rank_of[m.curves.order] = np.arange(len(m.curves.order))
-    at = rank_of[at]  # (``verdict0`` / ``match0`` are in rank order)
-    verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
-    verdict[:, on] = m.verdict0[:, at]
-    matched_gt = np.full((n_thr, len(rows)), -1, dtype=np.int64)
-    matched_gt[:, on] = np.append(prep.gt_rows[gs], -1)[m.match0][:, at]
-    return CocoCategoryEvaluation(
-        category_id=prep.category_id_of(k),
-        name=prep.category_name_of(k),
-        precision=m.curves.precision,
-        recall=m.curves.recall,
-        scores=m.curves.scores,
-        npig=m.npig,
-        det_rows=rows,
-        image_index=ev.image_index[rows],
-        score=ev.score[rows],
-        verdict=verdict,
-        matched_gt=matched_gt,
-    )
+        yield one if one is not None else [_numpy_category(prep, k, sel)]
 
 
 def iter_evaluate_lvis(
-    dataset: Dataset, results: ResultSet, task: str = "bbox", dilation_ratio: float = 0.02
+    dataset: Dataset,
+    results: ResultSet,
+    task: str = "bbox",
+    dilation_ratio: float = 0.02,
+    selection: LvisSelection | None = None,
 ) -> Iterator[CocoCategoryEvaluation]:
     """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
     ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``
-    (``dilation_ratio``: task ``boundary`` only)."""
-    sel = select(dataset, results)
+    (``dilation_ratio``: task ``boundary`` only; ``selection``: ``select(dataset, results)``
+    where the caller has it)."""
+    sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
-    prep = federated_prepared(prepare(dataset, results, params), sel)
-    ev = _evidence(dataset, results, prep)
-    for k, m in enumerate(_category_matches(prep, sel)):
-        yield _evaluate_category(prep, k, m, ev)
+    by_score = score_order(dataset, results)
+    evaluated = sel.status == EVALUATED
+    prep = federated_prepare(
+        dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+    )
+    ro = rank_order(dataset, results, prep, by_score)
+    k = 0
+    for run in _category_matches(prep, sel):
+        yield from category_evidence(prep, k, run, ro)
+        k += len(run)
 
 
 @dataclass(frozen=True, eq=False)
@@ -375,20 +325,23 @@ class LvisEvalResult:
             s = s[np.where(iou == self.params.iou_thresholds)[0]]
         a = self.params.area_names.index(area)
         s = s[:, :, :, a] if frequency is None else s[:, :, self.frequency == frequency, a]
-        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+        return mean_defined(s)
 
     def ar(self, area: str = "all") -> float:
         """Mean recall over the entries > -1, as ``_summarize('ar', ...)`` (-1 if none)."""
-        s = self.recall[:, :, self.params.area_names.index(area)]
-        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+        return mean_defined(self.recall[:, :, self.params.area_names.index(area)])
 
     def summary(self) -> dict[str, float]:
         """``LVISEval.results``: the 13 numbers, keyed and ordered as ``SUMMARY_KEYS``."""
-        values = [self.ap(), self.ap(0.5), self.ap(0.75)]
-        values += [self.ap(area=a) for a in ("small", "medium", "large")]
-        values += [self.ap(frequency=f) for f in ("r", "c", "f")]
-        values += [self.ar(a) for a in ("all", "small", "medium", "large")]
-        return dict(zip(SUMMARY_KEYS, values, strict=True))
+        return dict(self._summary)
+
+    @cached_property
+    def _summary(self) -> dict[str, float]:
+        """``summary()``, computed once."""
+        p = self.precision
+        return lvis_summary(
+            lambda a: (p[:, :, :, a], None), self.recall, self.frequency, self.params
+        )
 
 
 def collect_lvis(
@@ -415,11 +368,11 @@ def collect_lvis(
         precision=precision,
         recall=recall,
         categories=cats,
-        notes=_notes(results),
+        notes=lvis_notes(results),
     )
 
 
-def _notes(results: ResultSet) -> tuple[str, ...]:
+def lvis_notes(results: ResultSet) -> tuple[str, ...]:
     """Why the numbers may differ from ``LVISEval``'s: result rows skipped (``keep_going``); a
     NaN score on an image over the cap (Python's sort, not numpy's, decides what is kept)."""
     notes = []

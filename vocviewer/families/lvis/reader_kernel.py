@@ -16,7 +16,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.families.coco import reader_kernel
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.lvis.columns import FREQUENCIES, LvisAnnotations
+from vocviewer.families.lvis.columns import FREQUENCIES, LvisAnnotations, sorted_unique
 
 IntArray = npt.NDArray[np.int64]
 
@@ -31,7 +31,7 @@ def read_plain(path: Path, data: bytes, img_dir: Path, *, masks: bool) -> Datase
         return None
     if not (c["has_neg"].all() and c["has_nex"].all()):
         return None
-    if len(np.unique(c["ann_id"])) != len(c["ann_id"]):
+    if len(sorted_unique(c["ann_id"])) != len(c["ann_id"]):
         return None  # a repeated annotation id: named by the Python reader
     freq = c.strings("freq_off", "freq_len")
     if any(f not in FREQUENCIES for f in freq):
@@ -43,7 +43,8 @@ def read_plain(path: Path, data: bytes, img_dir: Path, *, masks: bool) -> Datase
         return None
     gt: CocoAnnotations = dataset.data(CocoAnnotations)
     order = np.argsort(c["category_id"], kind="stable")
-    ignore_of = dict(zip(c["ann_id"].tolist(), c["ignore"].astype(bool).tolist(), strict=True))
+    by_id = np.argsort(c["ann_id"], kind="stable")  # (ids unique: checked above)
+    row_of = by_id[np.searchsorted(c["ann_id"][by_id], gt.ann_id)]  # each object's entry
     neg = _offsets_and_rows(c["neg"], c["neg_len"], gt.category_id)
     nex = _offsets_and_rows(c["nex"], c["nex_len"], gt.category_id)
     lvis = LvisAnnotations(
@@ -52,7 +53,7 @@ def read_plain(path: Path, data: bytes, img_dir: Path, *, masks: bool) -> Datase
         not_exhaustive_offsets=nex[0],
         not_exhaustive_label=nex[1],
         frequency=np.array([freq[k] for k in order.tolist()], dtype=np.str_),
-        ignore=np.array([ignore_of[a] for a in gt.ann_id.tolist()], dtype=bool),
+        ignore=np.asarray(c["ignore"], dtype=bool)[row_of],
     )
     return dataset.with_data(lvis)
 

@@ -9,6 +9,7 @@ ignored rank; an object with zero area or an ``ignore`` flag is never missed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,14 +20,17 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.view import (
-    COCO_AREAS,
-    MASK_IOU_KINDS,
-    attach_companions,
-    coco_class,
-    iou_type,
+from vocviewer.families.coco.view import COCO_AREAS, MASK_IOU_KINDS, attach_companions, iou_type
+from vocviewer.families.lvis.class_views import class_views
+from vocviewer.families.lvis.columns import LvisAnnotations
+from vocviewer.families.lvis.evaluate import (
+    LvisSelection,
+    iter_evaluate_lvis,
+    lvis_notes,
+    lvis_params,
+    select,
 )
-from vocviewer.families.lvis.evaluate import collect_lvis, iter_evaluate_lvis, lvis_params, select
+from vocviewer.families.lvis.summary import category_summary
 from vocviewer.families.views import (
     IOU_CHOICES,
     ClassView,
@@ -54,9 +58,12 @@ SETTINGS = ViewSettings(
 )
 
 
-def _never_missed(dataset: Dataset, results: ResultSet, task: str = "") -> np.ndarray:
-    """Objects LVISEval leaves out or ignores (Boundary AP's fork: crowd regions too)."""
-    sel = select(dataset, results)
+def _never_missed(
+    dataset: Dataset, results: ResultSet, task: str = "", sel: LvisSelection | None = None
+) -> np.ndarray:
+    """Objects LVISEval leaves out or ignores (Boundary AP's fork: crowd regions too);
+    ``sel``: ``select(dataset, results)`` where the caller has it."""
+    sel = sel if sel is not None else select(dataset, results)
     out = np.asarray(~sel.object_evaluated | sel.object_ignored, dtype=bool)
     if task == "boundary":
         out = out | np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
@@ -65,6 +72,11 @@ def _never_missed(dataset: Dataset, results: ResultSet, task: str = "") -> np.nd
 
 def _boxes(results: ResultSet) -> Any:
     return results.detections.box if iou_type(results) == "bbox" else None
+
+
+#: ``evaluate_lvis_views`` shapes arrived categories together (``class_views``) once this many
+#: are waiting or ``_FLUSH_SECONDS`` have passed since the first of them arrived
+_RUN, _FLUSH_SECONDS = 256, 0.05
 
 
 def evaluate_lvis_views(
@@ -81,16 +93,28 @@ def evaluate_lvis_views(
     task = task or iou_type(results)
     if task == "segm" and choice.iou_kind == "boundary":  # the window's Boundary IoU
         task, dilation_ratio = "boundary", choice.dilation_ratio
-    params, exclude = lvis_params(task, dilation_ratio), _never_missed(dataset, results, task)
-    cats = []
-    for k, raw in enumerate(iter_evaluate_lvis(dataset, results, task, dilation_ratio)):
+    params, sel = lvis_params(task, dilation_ratio), select(dataset, results)
+    exclude, boxes = _never_missed(dataset, results, task, sel), _boxes(results)
+    cats: list[Any] = []
+    waiting: list[tuple[int, Any]] = []
+    since = 0.0
+    stream = iter_evaluate_lvis(dataset, results, task, dilation_ratio, selection=sel)
+    for k, raw in enumerate(stream):
         cats.append(raw)
-        view = coco_class(
-            dataset, raw, k, choice, params.recall_thresholds, _boxes(results), exclude
-        )
+        since = since if waiting else time.perf_counter()
+        waiting.append((k, raw))
+        if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
+            for view in class_views(
+                dataset, waiting, choice, params.recall_thresholds, boxes, exclude
+            ):
+                yield diagnosed(dataset, results, view, RULES, diagnose)
+            waiting = []
+    for view in class_views(dataset, waiting, choice, params.recall_thresholds, boxes, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    result = collect_lvis(tuple(cats), dataset, results, task, dilation_ratio)
-    yield Summary(f"LVIS {task}", result.summary(), result.notes, headline="AP")
+    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array
+    frequency = dataset.data(LvisAnnotations).frequency
+    stats = category_summary(cats, frequency, params)
+    yield Summary(f"LVIS {task}", stats, lvis_notes(results), headline="AP")
 
 
 def rederive_lvis_views(
@@ -100,13 +124,9 @@ def rederive_lvis_views(
     rt = lvis_params(iou_type(results)).recall_thresholds
     boundary = iou_type(results) == "segm" and choice.iou_kind == "boundary"
     exclude = _never_missed(dataset, results, "boundary" if boundary else "")
-    boxes = _boxes(results)
-    return [
-        diagnosed(
-            dataset, results, coco_class(dataset, raws[k], k, choice, rt, boxes, exclude), RULES
-        )
-        for k in sorted(raws)
-    ]
+    ordered = [(k, raws[k]) for k in sorted(raws)]
+    views = class_views(dataset, ordered, choice, rt, _boxes(results), exclude)
+    return [diagnosed(dataset, results, v, RULES) for v in views]
 
 
 def prepare_lvis_view(dataset: Dataset, path: Path) -> Dataset:

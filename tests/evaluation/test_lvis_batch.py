@@ -1,0 +1,210 @@
+"""LVIS's whole-array steps give what the per-category ones they replace give, value for value:
+``federated_prepare`` = ``federated_prepared(prepare(...))``; ``class_views`` = ``coco_class``
+per category; ``category_summary`` = ``collect_lvis(...).summary()``; the cap ranked only
+on crowded images = the cap ranked everywhere."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pycocotools")
+
+from tests.parity.lvis_data import write_lvis
+from vocviewer.families.coco.prepare import prepare
+from vocviewer.families.coco.view import coco_class
+from vocviewer.families.lvis import evaluate as ev_lvis
+from vocviewer.families.lvis import view as lvis_view
+from vocviewer.families.lvis.class_views import class_views
+from vocviewer.families.lvis.columns import MAX_DETS_PER_IMAGE, LvisAnnotations
+from vocviewer.families.lvis.prepare import federated_prepare, score_order
+from vocviewer.families.lvis.ranked import category_evidence, rank_order
+from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
+from vocviewer.families.lvis.summary import category_summary
+from vocviewer.families.views import ViewChoice
+
+
+def _case(tmp_path: Path, kind: str, seed: int = 5, crowded: int = 2) -> tuple[Any, Any]:
+    ann, res = write_lvis(tmp_path, seed, kind=kind, ignore=True, crowded=crowded)
+    ds = read_lvis(ann, masks=kind == "segm")
+    return ds, read_lvis_results(ds, res, task=kind)
+
+
+@pytest.mark.parametrize("task", ["bbox", "segm", "boundary"])
+def test_federated_prepare_is_coco_prepare_then_the_federated_rules(
+    tmp_path: Path, task: str
+) -> None:
+    ds, rs = _case(tmp_path, "bbox" if task == "bbox" else "segm")
+    sel = ev_lvis.select(ds, rs)
+    params = ev_lvis.lvis_params(task)
+    want = ev_lvis.federated_prepared(prepare(ds, rs, params), sel)
+    got = federated_prepare(
+        ds,
+        rs,
+        params,
+        sel.object_evaluated,
+        sel.object_ignored,
+        sel.status == ev_lvis.EVALUATED,
+        score_order(ds, rs),
+    )
+    assert (sel.status == ev_lvis.OVER_CAP).any()
+    assert (sel.status == ev_lvis.NO_AREA).any() or task != "bbox"  # (a zero-area box)
+    for name in (
+        "cat_ids",
+        "gt_rows",
+        "gt_group",
+        "gt_ann_id",
+        "gt_area",
+        "gt_crowd",
+        "gt_ignore",
+        "gt_offsets",
+        "dt_rows",
+        "dt_group",
+        "dt_score",
+        "dt_area",
+        "dt_image_pos",
+        "dt_image_index",
+        "dt_offsets",
+    ):
+        assert np.array_equal(getattr(got, name), getattr(want, name), equal_nan=True), name
+    assert got.cat_names == want.cat_names
+    # the rank among evaluated detections: never above COCO's, below the cap as COCO's is
+    assert (got.dt_rank <= want.dt_rank).all() and (want.dt_rank < MAX_DETS_PER_IMAGE).all()
+
+
+def test_the_cap_ranks_only_crowded_images(tmp_path: Path) -> None:
+    ds, rs = _case(tmp_path, "bbox", crowded=3)
+    sel = ev_lvis.select(ds, rs)
+    det = rs.detections
+    count = np.bincount(det.image_index)
+    assert (count > MAX_DETS_PER_IMAGE).sum() == 3 and sel.over_cap.sum() > 0
+    # every image ranked: its entries (other categories' too) by score, ties by file order
+    other = rs.data(ev_lvis.LvisResults)
+    image = np.concatenate((det.image_index, other.image_index))
+    score = np.concatenate((det.score, other.score))
+    entry = np.concatenate((rs.data(ev_lvis.CocoResults).det_id - 1, other.entry))
+    order = np.lexsort((entry, -score, image))
+    first = np.searchsorted(image[order], image[order], "left")
+    rank = np.empty(len(image), dtype=np.int64)
+    rank[order] = np.arange(len(image)) - first
+    assert np.array_equal(sel.over_cap, rank[: len(det)] >= MAX_DETS_PER_IMAGE)
+
+
+@pytest.mark.parametrize(
+    "choice", [ViewChoice(), ViewChoice(0.75), ViewChoice(0.95, "small"), ViewChoice(0.6, "large")]
+)
+def test_class_views_are_coco_class_of_each_category(tmp_path: Path, choice: ViewChoice) -> None:
+    ds, rs = _case(tmp_path, "bbox")
+    params = ev_lvis.lvis_params("bbox")
+    raws = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
+    exclude = lvis_view._never_missed(ds, rs)
+    boxes = rs.detections.box
+    got = class_views(ds, list(enumerate(raws)), choice, params.recall_thresholds, boxes, exclude)
+    assert len(got) == len(raws) == len(ds.classes)
+    for k, (raw, view) in enumerate(zip(raws, got, strict=True)):
+        want = coco_class(ds, raw, k, choice, params.recall_thresholds, boxes, exclude)
+        assert view.raw is raw and (view.iou, view.area) == (want.iou, want.area)
+        assert view.ap_at == want.ap_at or (np.isnan(view.ap_at) and np.isnan(want.ap_at))
+        for name in ("missed", "curve_recall", "curve_precision"):
+            assert np.array_equal(getattr(view, name), getattr(want, name)), name
+        a, b = view.evaluation, want.evaluation
+        for name in ("class_index", "class_name", "task", "npos", "has_results", "ndet"):
+            assert getattr(a, name) == getattr(b, name), name
+        assert a.ap == b.ap or (np.isnan(a.ap) and np.isnan(b.ap))
+        for name in ("order", "image_index", "score", "verdict", "best_gt", "duplicate_of"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        for name in ("best_iou", "precision", "recall"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN included
+    # a subset, in another order: the same views
+    some = [(k, raws[k]) for k in (3, 0, 7)]
+    again = class_views(ds, some, choice, params.recall_thresholds, boxes, exclude)
+    for (k, _), view in zip(some, again, strict=True):
+        assert np.array_equal(view.missed, got[k].missed)
+        assert view.evaluation.precision.tobytes() == got[k].evaluation.precision.tobytes()
+
+
+@pytest.mark.parametrize("kind", ["bbox", "segm"])
+def test_category_summary_is_the_collected_summary(tmp_path: Path, kind: str) -> None:
+    ds, rs = _case(tmp_path, kind, seed=8)
+    params = ev_lvis.lvis_params(kind)
+    cats = tuple(ev_lvis.iter_evaluate_lvis(ds, rs, kind))
+    want = ev_lvis.collect_lvis(cats, ds, rs, kind).summary()
+    frequency = ds.data(LvisAnnotations).frequency
+    got = category_summary(cats, frequency, params)
+    assert list(got) == list(want)
+    assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
+    empty = category_summary((), frequency[:0], params)
+    assert set(empty.values()) == {-1.0}
+
+
+def test_category_summary_of_a_partly_defined_curve(tmp_path: Path) -> None:
+    """A curve neither all -1 nor all defined (not what COCO's accumulation gives): the means
+    still select the entries > -1, as ``LVISEval``'s."""
+    ds, rs = _case(tmp_path, "bbox", seed=8)
+    params = ev_lvis.lvis_params("bbox")
+    cats = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
+    k = next(i for i, c in enumerate(cats) if (c.precision[:, :, 0, 0] > -1).all())
+    precision = cats[k].precision.copy()
+    precision[3, 7:, 0, 0] = -1.0
+    cats[k] = dataclasses.replace(cats[k], precision=precision)
+    want = ev_lvis.collect_lvis(tuple(cats), ds, rs, "bbox").summary()
+    got = category_summary(cats, ds.data(LvisAnnotations).frequency, params)
+    assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
+
+
+@pytest.mark.parametrize("by_image", [False, True])
+def test_score_order(tmp_path: Path, by_image: bool) -> None:
+    """Descending score, ties by image (ascending id), then file order; a file listing its
+    images in that order (no image sort) and one that does not."""
+    ann, res = write_lvis(tmp_path, 4, kind="bbox")
+    if by_image:
+        entries = json.loads(res.read_text())
+        res.write_text(json.dumps(sorted(entries, key=lambda e: e["image_id"])))
+    ds = read_lvis(ann, masks=False)
+    rs = read_lvis_results(ds, res, task="bbox")
+    det = rs.detections
+    image_id = ds.data(ev_lvis.CocoAnnotations).image_id[det.image_index]
+    assert (np.diff(image_id) >= 0).all() == by_image
+    want = np.lexsort((np.arange(len(det)), image_id, -det.score))
+    assert np.array_equal(score_order(ds, rs), want)
+
+
+def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
+    """Each detection keeps its own verdicts and matches whatever order the rank order lists
+    the rows in (here: reversed within every category, so the kernel's order is not theirs)."""
+    ds, rs = _case(tmp_path, "bbox")
+    params = ev_lvis.lvis_params("bbox")
+    sel = ev_lvis.select(ds, rs)
+    by_score = score_order(ds, rs)
+    evaluated = sel.status == ev_lvis.EVALUATED
+    prep = federated_prepare(
+        ds, rs, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+    )
+    ro = rank_order(ds, rs, prep, by_score)
+    runs = list(ev_lvis._category_matches(prep, sel))  # (the numpy path: one per category)
+    rows = ro.rows.copy()
+    for k in range(len(ds.classes)):
+        a, b = ro.offsets[k], ro.offsets[k + 1]
+        rows[a:b] = rows[a:b][::-1]
+    flipped = dataclasses.replace(ro, rows=rows)
+
+    def by_row(order: Any) -> dict[int, tuple[bytes, bytes]]:
+        cats, k = [], 0
+        for run in runs:
+            cats += category_evidence(prep, k, run, order)
+            k += len(run)
+        return {
+            int(r): (c.verdict[:, i].tobytes(), c.matched_gt[:, i].tobytes())
+            for c in cats
+            for i, r in enumerate(c.det_rows.tolist())
+        }
+
+    want = by_row(ro)
+    got = by_row(flipped)
+    assert got == want and len(want) == len(rs.detections)

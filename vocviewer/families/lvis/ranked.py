@@ -1,0 +1,118 @@
+"""LVIS's per-category evidence in rank order, for many categories at once.
+
+``rank_order`` sorts every detection of a result set once (by category, descending score, image
+by ascending id, file order); ``category_evidence`` places the kernel's matching of a run of
+categories (``KernelCategory``: verdicts and matches of the evaluated detections, in rank
+order) among all their detections in whole-array steps, and cuts the result into one
+``CocoCategoryEvaluation`` per category (its arrays are views of the run's). Detections the
+federated rules do not evaluate are ``IGNORED`` and unmatched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.result import Verdict
+from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
+from vocviewer.families.coco.match_kernel import KernelCategory
+from vocviewer.families.coco.prepare import Prepared
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+__all__ = ["RankOrder", "category_evidence", "rank_order"]
+
+
+@dataclass(frozen=True, eq=False)
+class RankOrder:
+    """Every detection row of every category in rank order (``rows[offsets[k]:offsets[k+1]]``
+    for class ``k``), each row's position among the evaluated (prepared) ones (-1: not
+    evaluated), and the detections' image rows and scores."""
+
+    rows: IntArray
+    offsets: IntArray
+    position: IntArray
+    image_index: IntArray
+    score: FloatArray
+
+
+def rank_order(
+    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray
+) -> RankOrder:
+    """Rank order: descending score, then image by ascending id, then file order, which is the
+    order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
+    scores keep file order). ``by_score``: every detection row in that order, categories
+    mixed (``prepare.score_order``); a stable sort by category finishes it."""
+    det = results.detections
+    n_cls = len(dataset.classes)
+    label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
+    rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+    offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
+    position = np.full(len(det), -1, dtype=np.int64)
+    position[prep.dt_rows] = np.arange(len(prep.dt_rows))
+    return RankOrder(rows, offsets.astype(np.int64), position, det.image_index, det.score)
+
+
+def category_evidence(
+    prep: Prepared, k0: int, matches: Sequence[KernelCategory], ro: RankOrder
+) -> list[CocoCategoryEvaluation]:
+    """Categories ``k0 .. k0 + len(matches) - 1``: every detection of each in rank order, those
+    not evaluated ``IGNORED`` and unmatched (``matched_gt``: ``Dataset.objects`` rows)."""
+    if not matches:
+        return []
+    k1 = k0 + len(matches)
+    n_thr = len(prep.params.iou_thresholds)
+    e0, e1 = int(ro.offsets[k0]), int(ro.offsets[k1])
+    d0, g0, g1 = int(prep.dt_offsets[k0]), int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
+    rows = ro.rows[e0:e1]
+    at = ro.position[rows]
+    on = np.flatnonzero(at >= 0)
+    # the column of each evaluated detection among the run's rank-order columns (in order
+    # where the kernel ranks them as ``rank_order`` does: then no gather)
+    starts = prep.dt_offsets[k0:k1] - d0
+    ranked = np.concatenate([m.curves.order + s for m, s in zip(matches, starts, strict=True)])
+    column = np.empty(len(ranked), dtype=np.int64)
+    column[ranked] = np.arange(len(ranked))
+    gather = column[at[on] - d0]
+    take = None if np.array_equal(gather, np.arange(len(on))) else gather
+    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, [m.match0.shape[1] for m in matches])
+    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
+    verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
+    matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
+    v = np.empty(len(on), dtype=np.int8)
+    g = np.empty(len(on), dtype=np.int64)
+    for t in range(n_thr):  # one threshold at a time: 1-D buffers, reused
+        np.concatenate([m.verdict0[t] for m in matches], out=v)
+        np.concatenate([m.match0[t] for m in matches], out=g)  # GT slice positions (-1: none)
+        none = g < 0
+        np.add(g, g_start, out=g)
+        g[none] = -1  # picks ``gt_rows``' last entry, -1
+        verdict[t, on] = v if take is None else v[take]
+        matched[t, on] = gt_rows[g] if take is None else gt_rows[g[take]]
+    image_index, score = ro.image_index[rows], ro.score[rows]
+    out = []
+    for k, m in enumerate(matches, start=k0):
+        a, b = int(ro.offsets[k]) - e0, int(ro.offsets[k + 1]) - e0
+        out.append(
+            CocoCategoryEvaluation(
+                category_id=prep.category_id_of(k),
+                name=prep.category_name_of(k),
+                precision=m.curves.precision,
+                recall=m.curves.recall,
+                scores=m.curves.scores,
+                npig=m.npig,
+                det_rows=rows[a:b],
+                image_index=image_index[a:b],
+                score=score[a:b],
+                verdict=verdict[:, a:b],
+                matched_gt=matched[:, a:b],
+            )
+        )
+    return out

@@ -1,0 +1,115 @@
+"""``LVISEval.summarize``'s 13 numbers (``LVISEval.results``), exact.
+
+Each is the mean of a slice of ``precision[T, R, K, A]`` (or ``recall[T, K, A]``) over its
+entries > -1 (-1 if none), taken in ``LVISEval``'s element order, so the float sum is the same.
+``lvis_summary`` reads the precision one area range at a time (``precision_of(a)``: the
+``(T, R, K)`` slice), so ``category_summary`` can stack the categories' curves one area range
+at a time into one reused buffer instead of the whole ``(T, R, K, A)`` array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
+from vocviewer.families.coco.params import CocoParams
+from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE
+
+FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["SUMMARY_KEYS", "AreaPrecision", "category_summary", "lvis_summary", "mean_defined"]
+
+#: ``LVISEval.results`` keys, in ``summarize()`` order
+SUMMARY_KEYS: tuple[str, ...] = (
+    "AP",
+    "AP50",
+    "AP75",
+    "APs",
+    "APm",
+    "APl",
+    "APr",
+    "APc",
+    "APf",
+    f"AR@{MAX_DETS_PER_IMAGE}",
+    f"ARs@{MAX_DETS_PER_IMAGE}",
+    f"ARm@{MAX_DETS_PER_IMAGE}",
+    f"ARl@{MAX_DETS_PER_IMAGE}",
+)
+
+
+def mean_defined(s: FloatArray) -> float:
+    """Mean of the entries > -1 in C order, as ``_summarize`` (-1 if none)."""
+    defined = s[s > -1]
+    return float(np.mean(defined)) if len(defined) else -1.0
+
+
+#: One area range's precision: float64 (T, R, K), -1 where undefined, with ``None``; or
+#: float64 (T, R, J), every entry defined, with the bool (K,) that picks those J categories.
+AreaPrecision = tuple[FloatArray, "npt.NDArray[np.bool_] | None"]
+
+
+def _mean(s: FloatArray, dense: bool) -> float:
+    """``mean_defined(s)``; ``dense``: every entry of ``s`` is defined (no selection)."""
+    if not dense:
+        return mean_defined(s)
+    flat = np.ascontiguousarray(s).reshape(-1)
+    return float(np.mean(flat)) if len(flat) else -1.0
+
+
+def lvis_summary(
+    precision_of: Callable[[int], AreaPrecision],
+    recall: FloatArray,
+    frequency: npt.NDArray[np.str_],
+    params: CocoParams,
+) -> dict[str, float]:
+    """The 13 numbers keyed as ``SUMMARY_KEYS``: ``precision_of(a)`` the precision of area
+    range ``a`` (called once per range; ``AreaPrecision``), ``recall`` float64 (T, K, A),
+    ``frequency`` str (K,)."""
+    area = params.area_names.index
+    every, picked = precision_of(area("all"))  # read before the next call (it may reuse it)
+    dense = picked is not None
+    group = frequency if picked is None else frequency[picked]
+    at = [_mean(every, dense)]
+    at += [_mean(every[np.where(i == params.iou_thresholds)[0]], dense) for i in (0.5, 0.75)]
+    groups = [_mean(every[:, :, group == f], dense) for f in FREQUENCIES]
+    sizes = [_mean(*_values(precision_of(area(a)))) for a in ("small", "medium", "large")]
+    recalls = [mean_defined(recall[:, :, area(a)]) for a in ("all", "small", "medium", "large")]
+    return dict(zip(SUMMARY_KEYS, at + sizes + groups + recalls, strict=True))
+
+
+def _values(p: AreaPrecision) -> tuple[FloatArray, bool]:
+    return p[0], p[1] is not None
+
+
+def category_summary(
+    cats: Sequence[CocoCategoryEvaluation], frequency: npt.NDArray[np.str_], params: CocoParams
+) -> dict[str, float]:
+    """``lvis_summary`` of ``collect_lvis(cats, ...)``'s arrays, value for value, without
+    them: each area range's precision is stacked into one reused ``(T, R, K)`` buffer.
+
+    COCO's accumulation leaves a category's curve of an area range all -1 (no ground truth
+    there) or fills it with precisions >= 0, so the entries > -1 are, in order, those of the
+    categories whose curve is filled: where that holds (checked), only those are stacked and
+    the means read them without a selection."""
+    t, r, a = len(params.iou_thresholds), len(params.recall_thresholds), len(params.area_ranges)
+    if not cats:
+        none = -np.ones((t, r, 0))
+        return lvis_summary(lambda _: (none, None), -np.ones((t, 0, a)), frequency, params)
+    filled = np.array([c.precision[0, 0, :, 0] for c in cats]) > -1  # (K, A)
+    flat = np.empty(t * r * len(cats))
+
+    def precision_of(i: int) -> AreaPrecision:
+        on = [c.precision[:, :, i, 0] for c, f in zip(cats, filled[:, i], strict=True) if f]
+        off = [c.precision[:, :, i, 0] for c, f in zip(cats, filled[:, i], strict=True) if not f]
+        buffer = flat[: t * r * len(on)].reshape(t, r, len(on))
+        if on:
+            np.stack(on, axis=2, out=buffer)
+        if (buffer > -1).all() and all((p == -1).all() for p in off):
+            return buffer, filled[:, i]
+        return np.stack([c.precision[:, :, i, 0] for c in cats], axis=2), None
+
+    recall = np.stack([c.recall[..., 0] for c in cats], axis=1)
+    return lvis_summary(precision_of, recall, frequency, params)
