@@ -9,10 +9,32 @@ import numpy.typing as npt
 
 
 def frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
-    """A read-only copy of ``a`` as ``dtype``."""
+    """``a`` as a read-only array of ``dtype``: ``a`` itself if it is one already and nothing
+    can write its data (``immutable``), else a read-only copy."""
+    if isinstance(a, np.ndarray) and a.dtype == np.dtype(dtype) and immutable(a):
+        return a
     arr = np.array(a, dtype=dtype, copy=True)
     arr.flags.writeable = False
     return arr
+
+
+def immutable(a: np.ndarray) -> bool:
+    """Whether no array can write ``a``'s data: it is read-only, and so is every array it is a
+    view of (its data owned by one of them, or by ``bytes``)."""
+    while not a.flags.writeable:
+        if a.base is None or isinstance(a.base, bytes):
+            return True
+        if not isinstance(a.base, np.ndarray):
+            return False
+        a = a.base
+    return False
+
+
+def sealed(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only in place, for an array its maker hands over and no longer writes:
+    the model's ``frozen`` then keeps it instead of copying it."""
+    a.flags.writeable = False
+    return a
 
 
 def freeze_columns(obj: object, columns: Iterable[tuple[str, npt.DTypeLike]], n: int) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core import masks as mk
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Detections, ResultSet
@@ -90,6 +91,9 @@ def result_set(
     warnings: list[FormatError],
 ) -> ResultSet:
     n = len(ids)
+    # handed over to the model, which then keeps them instead of copying (CocoResults and
+    # Detections share ``ids``)
+    img, label, score, ids, xywh, area = map(sealed, (img, label, score, ids, xywh, area))
     if isinstance(kp_lists, np.ndarray):  # (N, P, 3) from the bulk path
         kps = kp_lists
     else:
@@ -108,7 +112,7 @@ def result_set(
         masks=rles,
         warnings=tuple(warnings),
     )
-    xyxy = corners(xywh)  # kept rows may hold inf, NaN
+    xyxy = sealed(corners(xywh))  # kept rows may hold inf, NaN
     dets = Detections(
         img,
         label,
