@@ -17,47 +17,14 @@
 #include <Python.h>
 #include <numpy/arrayobject.h>
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#define MAX_THREADS 8
+#include "_threads.h"
+
 #define PAIRS_PER_THREAD 4096 /* fewer pairs than this per thread: not worth a thread */
 #define MAX_POINTS 128        /* numpy's pairwise block: longer rows are not handled here */
-
-typedef void (*RangeWork)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
-typedef struct {
-    RangeWork work;
-    void *ctx;
-    Py_ssize_t lo, hi;
-} RangeJob;
-
-static void *range_job(void *arg) {
-    RangeJob *job = (RangeJob *)arg;
-    job->work(job->ctx, job->lo, job->hi);
-    return NULL;
-}
-
-/* Run `work(ctx, lo, hi)` over [0, n) split across threads (the GIL released by the caller). */
-static void split_range(RangeWork work, void *ctx, Py_ssize_t n) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN), by_work = (long)(n / PAIRS_PER_THREAD);
-    long k = cores < by_work ? cores : by_work;
-    if (k > MAX_THREADS) k = MAX_THREADS;
-    if (k < 1) k = 1;
-    pthread_t threads[MAX_THREADS];
-    RangeJob jobs[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (long t = 0; t < k; t++) {
-        jobs[t] = (RangeJob){work, ctx, n * t / k, n * (t + 1) / k};
-        if (t > 0) started[t] = pthread_create(&threads[t], NULL, range_job, &jobs[t]) == 0;
-    }
-    range_job(&jobs[0]);
-    for (long t = 1; t < k; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else range_job(&jobs[t]); /* no thread to be had: do its share here */
-    }
-}
 
 /* A C-contiguous float64 / int64 array of `ndim` dimensions (new reference), or NULL + error. */
 static PyArrayObject *as_array(PyObject *obj, int type, int ndim) {
@@ -183,7 +150,7 @@ static PyObject *py_exponents(PyObject *self, PyObject *args) {
                   st,
                   PyArray_DATA((PyArrayObject *)out)};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(exp_range, &job, e);
+    split_range(exp_range, &job, e, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
     result = PyTuple_Pack(2, out, start);
 done:
@@ -251,7 +218,7 @@ static PyObject *py_mean_rows(PyObject *self, PyObject *args) {
     if (!(out = PyArray_SimpleNew(1, od, NPY_FLOAT64))) goto done;
     MeanJob job = {PyArray_DATA(v), st, PyArray_DATA((PyArrayObject *)out)};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(mean_range, &job, e);
+    split_range(mean_range, &job, e, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
 done:
     Py_XDECREF(v);

@@ -24,7 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_THREADS 8
+#include "_threads.h"
+
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
 #define POLY_SCALE 5.0        /* maskApi's polygon upsampling */
 #define POLY_MAX_COORD 4.0e15 /* |5 x + .5| below this: every step exact in int64 and double */
@@ -81,44 +82,6 @@ static PyObject *int64_array(const int64_t *values, Py_ssize_t n) {
     PyObject *arr = PyArray_SimpleNew(1, dims, NPY_INT64);
     if (arr != NULL && n > 0) memcpy(PyArray_DATA((PyArrayObject *)arr), values, n * 8);
     return arr;
-}
-
-/* Run `work(ctx, lo, hi)` over [0, n) split across threads (the GIL released by the caller). */
-typedef void (*RangeWork)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
-typedef struct {
-    RangeWork work;
-    void *ctx;
-    Py_ssize_t lo, hi;
-} RangeJob;
-
-static void *range_job(void *arg) {
-    RangeJob *job = (RangeJob *)arg;
-    job->work(job->ctx, job->lo, job->hi);
-    return NULL;
-}
-
-static int thread_count(Py_ssize_t n) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long by_work = (long)(n / PAIRS_PER_THREAD);
-    long k = cores < by_work ? cores : by_work;
-    if (k > MAX_THREADS) k = MAX_THREADS;
-    return k < 1 ? 1 : (int)k;
-}
-
-static void split_range(RangeWork work, void *ctx, Py_ssize_t n) {
-    int k = thread_count(n);
-    pthread_t threads[MAX_THREADS];
-    RangeJob jobs[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    for (int t = 0; t < k; t++) {
-        jobs[t] = (RangeJob){work, ctx, n * t / k, n * (t + 1) / k};
-        if (t > 0) started[t] = pthread_create(&threads[t], NULL, range_job, &jobs[t]) == 0;
-    }
-    range_job(&jobs[0]);
-    for (int t = 1; t < k; t++) {
-        if (started[t]) pthread_join(threads[t], NULL);
-        else range_job(&jobs[t]); /* no thread to be had: do its share here */
-    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -215,7 +178,7 @@ static PyObject *py_from_strings(PyObject *self, PyObject *args) {
     job.offsets = PyArray_DATA((PyArrayObject *)offsets);
     job.offsets[0] = 0;
     Py_BEGIN_ALLOW_THREADS;
-    split_range(count_range, &job, n);
+    split_range(count_range, &job, n, PAIRS_PER_THREAD);
     for (Py_ssize_t i = 0; i < n; i++) job.offsets[i + 1] += job.offsets[i];
     Py_END_ALLOW_THREADS;
     npy_intp dc[1] = {job.offsets[n]};
@@ -223,7 +186,7 @@ static PyObject *py_from_strings(PyObject *self, PyObject *args) {
     if (counts == NULL) goto done;
     job.counts = PyArray_DATA((PyArrayObject *)counts);
     Py_BEGIN_ALLOW_THREADS;
-    split_range(decode_range, &job, n);
+    split_range(decode_range, &job, n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
     res = job.declined ? Py_NewRef(Py_None) : Py_BuildValue("(OO)", counts, offsets);
 done:
@@ -374,7 +337,7 @@ static PyObject *py_areas(PyObject *self, PyObject *args) {
     if (res == NULL) goto done;
     MaskJob job = {t, NULL, PyArray_DATA((PyArrayObject *)res), NULL};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(area_range, &job, t.n);
+    split_range(area_range, &job, t.n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
 done:
     Py_XDECREF(ac);
@@ -399,7 +362,7 @@ static PyObject *py_bboxes(PyObject *self, PyObject *args) {
     if (res == NULL) goto done;
     MaskJob job = {t, PyArray_DATA(ah), NULL, PyArray_DATA((PyArrayObject *)res)};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(bbox_range, &job, t.n);
+    split_range(bbox_range, &job, t.n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
 done:
     Py_XDECREF(ac);
@@ -448,7 +411,7 @@ static PyObject *py_runs_fit(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < t.n; i++) top = hw[i] > top ? hw[i] : top;
     FitJob job = {t, hw, top, 0};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(fit_range, &job, t.n);
+    split_range(fit_range, &job, t.n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
     res = PyBool_FromLong(!job.unfit);
 done:
@@ -624,7 +587,7 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     if (res == NULL) goto done;
     job.out = PyArray_DATA((PyArrayObject *)res);
     Py_BEGIN_ALLOW_THREADS;
-    split_range(iou_range, &job, e);
+    split_range(iou_range, &job, e, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
     if (job.declined) {
         Py_SETREF(res, Py_NewRef(Py_None));
@@ -1179,7 +1142,7 @@ static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
     job.w = PyArray_DATA(a[5]);
     job.lens = lens;
     job.declined = declined;
-    int k = thread_count(m), failed = 0;
+    int k = thread_count(m, PAIRS_PER_THREAD), failed = 0;
     for (int t = 0; t <= k; t++) job.bounds[t] = m * t / k;
     pthread_t threads[MAX_THREADS];
     ObjectShare shares[MAX_THREADS];
