@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -24,6 +23,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from kernel_paths import both_paths, print_paths  # noqa: E402
 
 from vocviewer import kernel  # noqa: E402
 from vocviewer.families.ilsvrc.evaluate import evaluate_ilsvrc_det  # noqa: E402
@@ -106,18 +107,8 @@ def main() -> None:
         load = time.perf_counter() - t0
     print(f"images {len(ds.images)}  objects {len(ds.objects)}  detections {len(rs.detections)}")
     print(f"load {load:.2f} s (once); kernel built: {kernel.load('_greedy') is not None}")
-    times: dict[str, list[float]] = {"1": [], "0": []}
-    last = {}
-    for _ in range(args.runs):
-        for path in ("1", "0"):
-            os.environ["VOCVIEWER_KERNEL"] = path
-            t0 = time.perf_counter()
-            last[path] = evaluate_ilsvrc_det(ds, rs)
-            times[path].append(time.perf_counter() - t0)
-    os.environ.pop("VOCVIEWER_KERNEL")
-    for path, name in (("0", "numpy "), ("1", "kernel")):
-        t = times[path]
-        print(f"evaluate {name} min {min(t):.3f} s  median {statistics.median(t):.3f} s")
+    times, last = both_paths(lambda: evaluate_ilsvrc_det(ds, rs), args.runs)
+    print_paths(times)
     a, b = last["1"], last["0"]
     same = (
         np.array_equal(a.verdict, b.verdict)

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from kernel_paths import both_paths, print_paths  # noqa: E402
 
 from tests.parity.openimages_data import (  # noqa: E402
     predictions,
@@ -46,18 +46,8 @@ def main() -> None:
         ds = read_openimages(Path(tmp) / "oi")
         rs = read_openimages_results(ds, [pred])
     print(f"images {len(ds.images)}  objects {len(ds.objects)}  detections {len(rs.detections)}")
-    times: dict[str, list[float]] = {"1": [], "0": []}
-    last = {}
-    for _ in range(args.runs):
-        for path in ("1", "0"):
-            os.environ["VOCVIEWER_KERNEL"] = path
-            t0 = time.perf_counter()
-            last[path] = evaluate_openimages(ds, rs)
-            times[path].append(time.perf_counter() - t0)
-    os.environ.pop("VOCVIEWER_KERNEL")
-    for path, name in (("0", "numpy "), ("1", "kernel")):
-        t = times[path]
-        print(f"evaluate {name} min {min(t):.3f} s  median {statistics.median(t):.3f} s")
+    times, last = both_paths(lambda: evaluate_openimages(ds, rs), args.runs)
+    print_paths(times)
     a, b = last["1"], last["0"]
     same = all(
         np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True)
