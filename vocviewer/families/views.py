@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,6 +207,21 @@ def threshold_index(thresholds: npt.ArrayLike, iou: float) -> int:
     return int(np.argmin(np.abs(np.asarray(thresholds, dtype=np.float64) - iou)))
 
 
+#: the similarity (IoU, OKS) of aligned (detection row, object row) pairs, float64 (E,)
+PairIoU = Callable[[IntArray, IntArray], FloatArray]
+
+
+def box_pair_iou(dataset: Dataset, results: ResultSet) -> PairIoU:
+    """Box IoU of (detection row, object row) pairs (``core.boxes.overlap_pairs``, the dataset's
+    box convention)."""
+
+    def iou(det: IntArray, obj: IntArray) -> FloatArray:
+        pair = (results.detections.box[det], dataset.objects.box[obj])
+        return overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
+
+    return iou
+
+
 def ranked_evaluation(
     dataset: Dataset,
     k: int,
@@ -217,14 +232,15 @@ def ranked_evaluation(
     matched: IntArray,
     npos: int,
     ap: float,
-    boxes: FloatArray | None = None,
+    pair_iou: PairIoU | None = None,
 ) -> ClassEvaluation:
     """A detection ``ClassEvaluation`` from ranked evidence (``order``: detection rows in rank
     order); precision/recall after each rank count TPs and FPs (ignored ranks change neither;
     NaN before the first counted rank).
 
-    ``boxes``: the result set's detection boxes when the protocol matches boxes; each TP's
-    ``best_iou`` is then its box IoU with the matched object (NaN elsewhere)."""
+    ``pair_iou``: the protocol's similarity of (detection row, object row) pairs; each TP's
+    ``best_iou`` is then its similarity with the matched object (NaN elsewhere, and for every
+    rank without it)."""
     tp = np.cumsum(verdict == Verdict.TP).astype(np.float64)
     fp = np.cumsum(verdict == Verdict.FP).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -232,10 +248,9 @@ def ranked_evaluation(
         recall = tp / npos if npos > 0 else np.full(len(tp), np.nan)
     n = len(order)
     best_iou = np.full(n, np.nan)
-    if boxes is not None:
+    if pair_iou is not None:
         hit = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
-        pair = (boxes[order[hit]], dataset.objects.box[matched[hit]])
-        best_iou[hit] = overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
+        best_iou[hit] = pair_iou(order[hit], matched[hit])
     return ClassEvaluation(
         class_index=k,
         class_name=dataset.classes[k],

@@ -17,7 +17,8 @@ none (left out). moLRP and the mean components average the classes that have the
 out).
 
 As an analysis (``ANALYSIS``, ``vocviewer analyze --lrp``): oLRP of the detection classes at the
-IoU of their verdicts; left out, with a note, where a true positive has no IoU (masks).
+IoU of their verdicts; left out, with a note, for mask and keypoint results (not yet checked against
+LRP-Error there) and where a true positive has no IoU.
 """
 
 from __future__ import annotations
@@ -209,8 +210,15 @@ class LRPAnalysis:
         return []
 
 
+#: result kinds whose true positives carry a mask IoU or OKS, not a box IoU
+BOXLESS_TASKS = ("segm", "keypoints", "boundary")
+
+
 def compute(s: Subject, o: LRPOptions) -> LRPAnalysis:
-    """oLRP of ``s``'s detection classes at the IoU of their verdicts."""
+    """oLRP of ``s``'s detection classes at the IoU of their verdicts (boxes: the official
+    LRP-Error code it is checked against was run on boxes only)."""
+    if s.results.task in BOXLESS_TASKS:
+        return LRPAnalysis(None, f"LRP left out: checked on boxes only, not on {s.results.task}")
     try:
         return LRPAnalysis(optimal_lrp(list(s.evidence.evaluations("det")), verdict_iou(s)))
     except ValueError as err:

@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.chosen_params import with_param_notes
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import (
@@ -33,15 +34,17 @@ from vocviewer.families.coco.results_reader import (
     one_results_file,
     read_coco_results,
 )
-from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
+from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS, mask_iou_pairs, oks_pairs
 from vocviewer.families.views import (
     AREA_CHOICES,
     IOU_CHOICES,
     ClassView,
+    PairIoU,
     Summary,
     ViewChoice,
     ViewExtras,
     ViewSettings,
+    box_pair_iou,
     diagnosed,
     missed_rows,
     ranked_evaluation,
@@ -98,12 +101,12 @@ def coco_class(
     k: int,
     choice: ViewChoice,
     recall_thresholds: FloatArray,
-    boxes: FloatArray | None = None,
+    pair_iou: PairIoU | None = None,
     exclude: npt.NDArray[np.bool_] | None = None,
     params: CocoParams | None = None,
 ) -> ClassView:
     """``raw`` (a ``CocoCategoryEvaluation`` of class ``k``) at the threshold nearest
-    ``choice.iou`` (``boxes``: bbox results' boxes, for the TPs' IoU). The curve and ``ap_at`` are
+    ``choice.iou`` (``pair_iou``: the task's similarity, for the TPs' IoU: ``task_pair_iou``). The curve and ``ap_at`` are
     those of ``choice.area`` (``all`` where the task has no such range; the largest detection
     cap); verdicts are always those of area ``all``. ``exclude``: objects never missed (default:
     crowd regions). ``params``: chosen (not the protocol's) thresholds and area ranges."""
@@ -119,7 +122,7 @@ def coco_class(
         raw.matched_gt[t],
         int(raw.npig[0]),
         raw.ap,
-        boxes,
+        pair_iou,
     )
     if exclude is None:
         exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
@@ -157,8 +160,35 @@ def iou_type(results: ResultSet) -> str:
     return str(results.data(CocoResults).kind)
 
 
-def _boxes(results: ResultSet) -> FloatArray | None:
-    return results.detections.box if iou_type(results) == "bbox" else None
+def task_pair_iou(dataset: Dataset, results: ResultSet, task: str) -> PairIoU | None:
+    """COCOeval's similarity of ``task`` for (detection row, object row) pairs, the IoU a true
+    positive is shown with: box IoU (bbox), ``rleIou`` of the masks (segm), OKS (keypoints);
+    ``None`` for Boundary IoU (its true positives carry none)."""
+    if task == "bbox":
+        return box_pair_iou(dataset, results)
+    gt, dt = dataset.data(CocoAnnotations), results.data(CocoResults)
+    if task == "keypoints":
+        return lambda det, obj: oks_pairs(dt.keypoints, gt.keypoints, gt.bbox, gt.area, det, obj)
+    det_masks, gt_masks = dt.masks, gt.masks
+    if task != "segm" or det_masks is None or gt_masks is None:
+        return None
+
+    def mask_iou(det: IntArray, obj: IntArray) -> FloatArray:
+        d, g = _rows_table(det_masks, det), _rows_table(gt_masks, obj)
+        pairs = np.arange(len(det), dtype=np.int64)
+        crowd = np.zeros(len(det), dtype=bool)  # a true positive's object is never a crowd
+        d_box = rc.bboxes(d.counts, d.offsets, d.height)
+        g_box = rc.bboxes(g.counts, g.offsets, g.height)
+        return mask_iou_pairs(d, g, pairs, pairs, crowd, d_box, g_box)
+
+    return mask_iou
+
+
+def _rows_table(table: RleTable, rows: IntArray) -> RleTable:
+    """The masks of ``rows`` of ``table``, in that order."""
+    rows = np.asarray(rows, dtype=np.int64)
+    counts, offsets = rc.take(table.counts, table.offsets, rows)
+    return RleTable(counts, offsets, table.height[rows], table.width[rows])
 
 
 def check_keypoint_counts(
@@ -207,11 +237,11 @@ def evaluate_coco_views(
         params = CocoParams.for_task(kind, dilation_ratio=choice.dilation_ratio)
     chosen, params = params, params or CocoParams.for_task(kind)
     rules, cats = coco_rules(dataset), []
-    never = never_missed(dataset, params)
+    never, pair_iou = never_missed(dataset, params), task_pair_iou(dataset, results, kind)
     for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
         cats.append(raw)
-        rt, boxes = params.recall_thresholds, _boxes(results)
-        view = coco_class(dataset, raw, k, choice, rt, boxes, never, params=chosen)
+        rt = params.recall_thresholds
+        view = coco_class(dataset, raw, k, choice, rt, pair_iou, never, params=chosen)
         yield diagnosed(dataset, results, view, rules, diagnose)
     result = with_param_notes(collect_coco(tuple(cats), params, results))
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
@@ -224,8 +254,9 @@ def rederive_coco_views(
     range at the threshold of the last view derived from a class's evidence (``_LAST``) keeps
     that view's verdicts, missed objects and diagnosis (COCOeval decides them at area "all")
     and takes the curve of the new range."""
-    rt, boxes, rules = CocoParams().recall_thresholds, _boxes(results), coco_rules(dataset)
+    rt, rules = CocoParams().recall_thresholds, coco_rules(dataset)
     task = chosen_task(iou_type(results), choice)
+    pair_iou = task_pair_iou(dataset, results, task)
     never = never_missed(dataset, CocoParams.for_task(task))
     out = []
     for k in sorted(raws):
@@ -239,7 +270,7 @@ def rederive_coco_views(
             )
         else:
             view = diagnosed(
-                dataset, results, coco_class(dataset, raw, k, choice, rt, boxes, never), rules
+                dataset, results, coco_class(dataset, raw, k, choice, rt, pair_iou, never), rules
             )
         _LAST[raw] = (weakref.ref(dataset), weakref.ref(results), key, view)
         out.append(view)

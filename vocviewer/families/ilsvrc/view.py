@@ -22,6 +22,7 @@ from vocviewer.families.views import (
     Summary,
     ViewChoice,
     ViewSettings,
+    box_pair_iou,
     curve_view,
     diagnosed,
     missed_rows,
@@ -39,7 +40,7 @@ def ilsvrc_views(
     positives left undiagnosed)."""
     det = results.detections
     image_id = dataset.data(IlsvrcDetInfo).image_id[det.image_index]
-    out = []
+    out, pair_iou = [], box_pair_iou(dataset, results)
     for k in range(len(dataset.classes)):
         evaluated = k < len(raw.ap)
         rows = np.flatnonzero((det.label == k) & (raw.verdict >= -1))
@@ -54,7 +55,7 @@ def ilsvrc_views(
             raw.matched_gt[rows],
             int(raw.npos[k]) if evaluated else 0,
             float(raw.ap[k]) if evaluated else math.nan,
-            det.box,
+            pair_iou,
         )
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)

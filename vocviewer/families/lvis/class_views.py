@@ -1,7 +1,7 @@
 """COCO's ``coco_class`` for many categories at once (LVIS has 1,203).
 
 ``class_views`` gives, for every ``(k, raw)``, the ``ClassView`` that
-``coco_view.coco_class(dataset, raw, k, choice, recall_thresholds, boxes, exclude)`` gives,
+``coco_view.coco_class(dataset, raw, k, choice, recall_thresholds, pair_iou, exclude)`` gives,
 value for value: the running precision and recall, each true positive's box IoU and the missed
 objects are computed over all the categories' detections in whole-array steps (running counts
 per category are differences of one cumulative sum: integers, exact), and each category takes
@@ -16,12 +16,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core.boxes import overlap_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.view import coco_curve
-from vocviewer.families.views import IOU_CHOICES, ClassView, ViewChoice, threshold_index
+from vocviewer.families.views import IOU_CHOICES, ClassView, PairIoU, ViewChoice, threshold_index
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -59,7 +58,7 @@ def class_views(
     raws: Sequence[tuple[int, CocoCategoryEvaluation]],
     choice: ViewChoice,
     recall_thresholds: FloatArray,
-    boxes: FloatArray | None,
+    pair_iou: PairIoU | None,
     exclude: npt.NDArray[np.bool_],
 ) -> list[ClassView]:
     """``coco_class`` of each ``(k, raw)`` (``raw`` of class ``k``; protocol thresholds; a
@@ -80,10 +79,9 @@ def class_views(
         per_rank = np.repeat(npos, lengths)
         recall = np.where(per_rank > 0, tp / np.maximum(per_rank, 1), np.nan)
     best_iou = np.full(len(order), np.nan)
-    if boxes is not None:
+    if pair_iou is not None:
         hit = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
-        pair = (boxes[order[hit]], dataset.objects.box[matched[hit]])
-        best_iou[hit] = overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
+        best_iou[hit] = pair_iou(order[hit], matched[hit])
     no_duplicate = np.full(len(order), -1, dtype=np.int64)
     classes = np.array([k for k, _ in raws], dtype=np.int64)
     missed = _missed(dataset, classes, verdict, matched, exclude)

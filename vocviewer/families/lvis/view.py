@@ -20,7 +20,13 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.view import COCO_AREAS, MASK_IOU_KINDS, attach_companions, iou_type
+from vocviewer.families.coco.view import (
+    COCO_AREAS,
+    MASK_IOU_KINDS,
+    attach_companions,
+    iou_type,
+    task_pair_iou,
+)
 from vocviewer.families.lvis.class_views import class_views
 from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import (
@@ -70,10 +76,6 @@ def _never_missed(
     return out
 
 
-def _boxes(results: ResultSet) -> Any:
-    return results.detections.box if iou_type(results) == "bbox" else None
-
-
 #: ``evaluate_lvis_views`` shapes arrived categories together (``class_views``) once this many
 #: are waiting or ``_FLUSH_SECONDS`` have passed since the first of them arrived
 _RUN, _FLUSH_SECONDS = 256, 0.05
@@ -94,7 +96,8 @@ def evaluate_lvis_views(
     if task == "segm" and choice.iou_kind == "boundary":  # the window's Boundary IoU
         task, dilation_ratio = "boundary", choice.dilation_ratio
     params, sel = lvis_params(task, dilation_ratio), select(dataset, results)
-    exclude, boxes = _never_missed(dataset, results, task, sel), _boxes(results)
+    exclude = _never_missed(dataset, results, task, sel)
+    pair_iou = task_pair_iou(dataset, results, task)
     cats: list[Any] = []
     waiting: list[tuple[int, Any]] = []
     since = 0.0
@@ -105,11 +108,11 @@ def evaluate_lvis_views(
         waiting.append((k, raw))
         if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
             for view in class_views(
-                dataset, waiting, choice, params.recall_thresholds, boxes, exclude
+                dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude
             ):
                 yield diagnosed(dataset, results, view, RULES, diagnose)
             waiting = []
-    for view in class_views(dataset, waiting, choice, params.recall_thresholds, boxes, exclude):
+    for view in class_views(dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
     # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array
     frequency = dataset.data(LvisAnnotations).frequency
@@ -124,8 +127,9 @@ def rederive_lvis_views(
     rt = lvis_params(iou_type(results)).recall_thresholds
     boundary = iou_type(results) == "segm" and choice.iou_kind == "boundary"
     exclude = _never_missed(dataset, results, "boundary" if boundary else "")
+    pair_iou = task_pair_iou(dataset, results, "boundary" if boundary else iou_type(results))
     ordered = [(k, raws[k]) for k in sorted(raws)]
-    views = class_views(dataset, ordered, choice, rt, _boxes(results), exclude)
+    views = class_views(dataset, ordered, choice, rt, pair_iou, exclude)
     return [diagnosed(dataset, results, v, RULES) for v in views]
 
 

@@ -26,6 +26,7 @@ from vocviewer.families.views import (
     ViewChoice,
     ViewExtras,
     ViewSettings,
+    box_pair_iou,
     curve_view,
     diagnosed,
     missed_rows,
@@ -67,7 +68,7 @@ def visdrone_views(
     t = threshold_index(IOU_CHOICES, choice.iou)
     det, gt = results.detections, dataset.data(VisDroneGroundTruth)
     exclude = ~raw.gt_kept | (gt.score == 0)
-    out = []
+    out, pair_iou = [], box_pair_iou(dataset, results)
     for k in range(len(dataset.classes)):
         evaluated = 1 <= k <= 10
         v_all = raw.verdict[:, t]
@@ -82,7 +83,7 @@ def visdrone_views(
             raw.matched_gt[rows, t],
             int(raw.npos[k - 1]) if evaluated else 0,
             float(np.mean(raw.ap[k - 1])) / 100 if evaluated else math.nan,
-            det.box,
+            pair_iou,
         )
         if not evaluated:
             ev = dataclasses.replace(ev, has_results=False)
