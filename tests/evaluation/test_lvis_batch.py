@@ -26,7 +26,7 @@ from vocviewer.families.lvis.prepare import federated_prepare, score_order
 from vocviewer.families.lvis.ranked import category_evidence, rank_order
 from vocviewer.families.lvis.reader import read_lvis, read_lvis_results
 from vocviewer.families.lvis.summary import category_summary
-from vocviewer.families.views import ViewChoice
+from vocviewer.families.views import ViewChoice, box_pair_iou
 
 
 def _case(tmp_path: Path, kind: str, seed: int = 5, crowded: int = 2) -> tuple[Any, Any]:
@@ -103,11 +103,13 @@ def test_class_views_are_coco_class_of_each_category(tmp_path: Path, choice: Vie
     params = ev_lvis.lvis_params("bbox")
     raws = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
     exclude = lvis_view._never_missed(ds, rs)
-    boxes = rs.detections.box
-    got = class_views(ds, list(enumerate(raws)), choice, params.recall_thresholds, boxes, exclude)
+    pair_iou = box_pair_iou(ds, rs)  # the TPs' box IoU
+    got = class_views(
+        ds, list(enumerate(raws)), choice, params.recall_thresholds, pair_iou, exclude
+    )
     assert len(got) == len(raws) == len(ds.classes)
     for k, (raw, view) in enumerate(zip(raws, got, strict=True)):
-        want = coco_class(ds, raw, k, choice, params.recall_thresholds, boxes, exclude)
+        want = coco_class(ds, raw, k, choice, params.recall_thresholds, pair_iou, exclude)
         assert view.raw is raw and (view.iou, view.area) == (want.iou, want.area)
         assert view.ap_at == want.ap_at or (np.isnan(view.ap_at) and np.isnan(want.ap_at))
         for name in ("missed", "curve_recall", "curve_precision"):
@@ -123,7 +125,7 @@ def test_class_views_are_coco_class_of_each_category(tmp_path: Path, choice: Vie
             assert x.tobytes() == y.tobytes(), name  # bit for bit, NaN included
     # a subset, in another order: the same views
     some = [(k, raws[k]) for k in (3, 0, 7)]
-    again = class_views(ds, some, choice, params.recall_thresholds, boxes, exclude)
+    again = class_views(ds, some, choice, params.recall_thresholds, pair_iou, exclude)
     for (k, _), view in zip(some, again, strict=True):
         assert np.array_equal(view.missed, got[k].missed)
         assert view.evaluation.precision.tobytes() == got[k].evaluation.precision.tobytes()
