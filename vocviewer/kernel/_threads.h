@@ -1,4 +1,4 @@
-/* Splitting work over [0, n) across threads (included by _rle.c and _oks.c; each module
+/* Splitting work over [0, n) across threads (included by _rle.c, _oks.c and _voc.c; each module
  * compiles its own static copy). The caller releases the GIL first; `work` touches no Python
  * object. Include after <Python.h>.
  */

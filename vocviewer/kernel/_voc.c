@@ -25,12 +25,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "_threads.h"
 
 #define MAX_DEPTH 64
 
@@ -442,10 +443,11 @@ static char *slurp(const char *path, long long limit, Py_ssize_t *size)
     return buf;
 }
 
-/* Files are read and parsed CHUNK at a time on up to MAX_THREADS threads without the GIL (the
- * reading is mostly system calls), then turned into Python rows in order on this thread. */
+/* Files are read and parsed CHUNK at a time across threads without the GIL (the reading is
+ * mostly system calls; at least FILES_PER_THREAD each), then turned into Python rows in order
+ * on this thread. */
 #define CHUNK 2048
-#define MAX_THREADS 4
+#define FILES_PER_THREAD 64
 
 typedef struct {
     const char **path;
@@ -453,36 +455,16 @@ typedef struct {
     Py_ssize_t *size;
     Tree *tree;
     int *ok; /* parse(): 1 plain, 0 not (or unreadable), -1 out of memory */
-    Py_ssize_t n, next;
     long long limit;
 } Batch;
 
-static void *read_batch(void *arg)
+static void read_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
 {
-    Batch *b = arg;
-    for (;;) {
-        Py_ssize_t i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED);
-        if (i >= b->n) return NULL;
+    Batch *b = ctx;
+    for (Py_ssize_t i = lo; i < hi; i++) {
         b->buf[i] = slurp(b->path[i], b->limit, &b->size[i]);
         b->ok[i] = b->buf[i] ? parse(b->buf[i], b->size[i], &b->tree[i]) : 0;
     }
-}
-
-/* Read and parse b's files on `threads` threads (this one included). */
-static void read_all(Batch *b, int threads)
-{
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    for (int k = 1; k < threads; k++)
-        if (pthread_create(&tid[started], NULL, read_batch, b) == 0) started++;
-    read_batch(b);
-    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
-}
-
-static int thread_count(void)
-{
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
 }
 
 static PyObject *annotations(PyObject *self, PyObject *args)
@@ -511,24 +493,22 @@ static PyObject *annotations(PyObject *self, PyObject *args)
     b.tree = calloc(CHUNK, sizeof *b.tree);
     b.ok = calloc(CHUNK, sizeof *b.ok);
     char *scratch = NULL;
-    Py_ssize_t scratch_cap = 0;
-    int threads = thread_count();
+    Py_ssize_t scratch_cap = 0, m = 0; /* m: files in the current chunk */
     if (!out || !b.path || !b.buf || !b.size || !b.tree || !b.ok) {
         if (out) PyErr_NoMemory();
         goto error;
     }
     for (Py_ssize_t lo = 0; lo < n; lo += CHUNK) {
-        b.n = n - lo < CHUNK ? n - lo : CHUNK;
-        b.next = 0;
-        for (Py_ssize_t j = 0; j < b.n; j++) {
+        m = n - lo < CHUNK ? n - lo : CHUNK;
+        for (Py_ssize_t j = 0; j < m; j++) {
             b.path[j] = PyBytes_AS_STRING(PyList_GET_ITEM(paths, lo + j));
             b.buf[j] = NULL;
             b.tree[j].len = 0;
         }
         Py_BEGIN_ALLOW_THREADS
-        read_all(&b, b.n < 64 ? 1 : threads);
+        split_range(read_range, &b, m, FILES_PER_THREAD);
         Py_END_ALLOW_THREADS
-        for (Py_ssize_t j = 0; j < b.n; j++) {
+        for (Py_ssize_t j = 0; j < m; j++) {
             long image = PyLong_AsLong(PyList_GET_ITEM(rows, lo + j));
             if (image == -1 && PyErr_Occurred()) goto error;
             int ok = b.ok[j];
@@ -551,7 +531,7 @@ error:
     Py_CLEAR(out);
 done:
     if (b.buf)
-        for (Py_ssize_t j = 0; j < b.n; j++) free(b.buf[j]);
+        for (Py_ssize_t j = 0; j < m; j++) free(b.buf[j]);
     if (b.tree)
         for (Py_ssize_t j = 0; j < CHUNK; j++) free(b.tree[j].n);
     free(b.path); free(b.buf); free(b.size); free(b.tree); free(b.ok);
