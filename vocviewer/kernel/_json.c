@@ -245,6 +245,30 @@ static int hex4(const char *q) {
     return v;
 }
 
+/* The escape after a backslash, at *p (consumed): *c the character; DECLINE for an unknown
+ * escape and, where `kept`, for an escape of a non-ASCII character. */
+static inline int escape_char(const char **p, const char *end, int *c, int kept) {
+    if (*p >= end) return DECLINE;
+    int b = (unsigned char)*(*p)++;
+    switch (b) {
+        case '"': case '\\': case '/': *c = b; return 0;
+        case 'b': *c = '\b'; return 0;
+        case 'f': *c = '\f'; return 0;
+        case 'n': *c = '\n'; return 0;
+        case 'r': *c = '\r'; return 0;
+        case 't': *c = '\t'; return 0;
+        case 'u': {
+            if (end - *p < 4) return DECLINE;
+            int v = hex4(*p);
+            if (v < 0 || (kept && v >= 0x80)) return DECLINE;
+            *p += 4;
+            *c = v;
+            return 0;
+        }
+        default: return DECLINE;
+    }
+}
+
 /* One character of a string body at s->p (its opening quote consumed), unescaped; sets *c to
  * the character, or to -1 at the closing quote (consumed). Declines raw control characters,
  * non-ASCII bytes and, in a string that is ``kept``, escapes of non-ASCII characters. */
@@ -254,25 +278,7 @@ static int string_char_any(Scan *s, int *c, int kept) {
     if (b == '"') return *c = -1, 0;
     if (b < 0x20 || b >= 0x80) return DECLINE;
     if (b != '\\') return *c = b, 0;
-    if (s->p >= s->end) return DECLINE;
-    b = (unsigned char)*s->p++;
-    switch (b) {
-        case '"': case '\\': case '/': *c = b; return 0;
-        case 'b': *c = '\b'; return 0;
-        case 'f': *c = '\f'; return 0;
-        case 'n': *c = '\n'; return 0;
-        case 'r': *c = '\r'; return 0;
-        case 't': *c = '\t'; return 0;
-        case 'u': {
-            if (s->end - s->p < 4) return DECLINE;
-            int v = hex4(s->p);
-            if (v < 0 || (kept && v >= 0x80)) return DECLINE;
-            s->p += 4;
-            *c = v;
-            return 0;
-        }
-        default: return DECLINE;
-    }
+    return escape_char(&s->p, s->end, c, kept);
 }
 
 static int string_char(Scan *s, int *c) { return string_char_any(s, c, 1); }
@@ -564,24 +570,7 @@ static int defer_rle_string(Scan *s) {
 static inline int span_char(const char **p, const char *end, int *c) {
     int b = (unsigned char)*(*p)++;
     if (b != '\\') return *c = b, 0;
-    if (*p >= end) return DECLINE;
-    b = (unsigned char)*(*p)++;
-    switch (b) {
-        case 'b': *c = '\b'; return 0;
-        case 'f': *c = '\f'; return 0;
-        case 'n': *c = '\n'; return 0;
-        case 'r': *c = '\r'; return 0;
-        case 't': *c = '\t'; return 0;
-        case 'u': {
-            if (end - *p < 4) return DECLINE;
-            int v = hex4(*p);
-            if (v < 0 || v >= 0x80) return DECLINE;
-            *p += 4;
-            *c = v;
-            return 0;
-        }
-        default: *c = b; return 0; /* '"', '\\', '/' (skip_string declined any other) */
-    }
+    return escape_char(p, end, c, 1);
 }
 
 /* span_runs of a body without escapes: the same values, each value's characters at once. */
