@@ -468,6 +468,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as e:
         _error(f"{e.filename or ''}: {e.strerror or e}")
         return 1
+    except MemoryError:
+        _error("out of memory: the input needs more memory than this machine has")
+        return 1
     finally:
         _kernel_notice()
 

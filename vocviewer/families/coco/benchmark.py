@@ -62,7 +62,15 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     images = request.option("images")
     masks = reading_task(task) == "segm"
     boxes: list[BoxColumns | None] = []
-    parse = Thread(target=lambda: boxes.append(box_columns(request.results[0])))
+    failed: list[BaseException] = []
+
+    def parse_results() -> None:
+        try:
+            boxes.append(box_columns(request.results[0]))
+        except BaseException as e:  # (MemoryError): raised again in the caller's thread
+            failed.append(e)
+
+    parse = Thread(target=parse_results)
     if reading_task(task) == "bbox" and len(request.results) == 1:
         parse.start()
     try:
@@ -70,6 +78,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     finally:
         if parse.ident is not None:
             parse.join()
+    if failed:
+        raise failed[0]
     return evaluate_coco_dataset(request, dataset, boxes.pop() if boxes else None)
 
 
