@@ -161,3 +161,47 @@ def test_the_pages_compute_in_a_worker_and_the_event_loop_runs_meanwhile(qtbot, 
     assert (
         pane.pages["operating_point"].curve is shown["operating_point"].op.overall
     )  # the page redrew when they came
+
+
+def test_the_lrp_page_shows_analyze_lrp(qtbot, demo_window, demo, tmp_path, capsys):
+    """The LRP page's bars, curve and list are ``vocviewer analyze --lrp``'s numbers."""
+    from vocviewer.evaluation.analyses.lrp import lrp_curve
+
+    lrp = _cli(demo, tmp_path)["lrp"]
+    capsys.readouterr()
+    win, st, pane = demo_window, demo_window.state, demo_window.analysis
+    pane.choose_chart(page_key("lrp"))
+    page = pane.pages["lrp"]
+    qtbot.waitUntil(lambda: bool(page.classes), timeout=10_000)
+    names = [st.dataset.classes[k] for k in page.classes]
+    assert set(names) == set(lrp["per_class"])
+    heights = page.bars.opts["height"]
+    assert list(heights) == [lrp["per_class"][n]["olrp"] for n in names]
+    assert f"moLRP {lrp['moLRP']:.3f}" in page.header.text()
+    page._on_hover(page.bar_scene_pos(0))  # a hover names the bar
+    assert page.plot.toolTip().startswith(f"{names[0]}: oLRP {heights[0]:.3f}")
+    if SHOTS:
+        win.grab().save(str(Path(SHOTS, "lrp-classes.png")))
+    # a click on a bar chooses its class: its LRP curve, the oLRP threshold, the counted ones
+    i = max(range(len(names)), key=lambda j: heights[j] < 1)  # a class with a true positive
+    k = page.classes[i]
+    _click(qtbot, page.plot, lambda: page.bar_scene_pos(i))
+    qtbot.waitUntil(lambda: st.selected_class == k, timeout=3000)
+    assert not page.classes  # one class: its curve, no bars
+    per = lrp["per_class"][names[i]]
+    ev = pane.beyond.evaluations[k]
+    xs, ys = page.line.getData()
+    assert xs.tolist() == ev.score.tolist()
+    assert ys.tolist() == lrp_curve(ev, lrp["tau"]).tolist()
+    assert page.best_line.isVisible() and page.best_line.value() == per["threshold"]
+    rows = page.member_rows().rows
+    assert len(rows) == per["tp_count"] + per["fp_count"]  # what oLRP counts at its rank
+    det = st.results[st.current_results].results.detections
+    assert np.all(det.score[rows] >= per["threshold"])
+    page.draw_per_class()
+    assert st.class_thresholds is not None
+    assert st.class_thresholds.thresholds == {
+        n: c["threshold"] for n, c in lrp["per_class"].items()
+    }
+    if SHOTS:
+        win.grab().save(str(Path(SHOTS, "lrp-class.png")))

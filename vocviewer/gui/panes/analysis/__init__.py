@@ -20,4 +20,6 @@ operating
     ``OperatingChart``: P / R / F1 against the score threshold; a click sets the threshold.
 reliability
     ``ReliabilityChart``: the reliability diagram (D-ECE); a bin lists its detections.
+lrp_page
+    ``LRPChart``: optimal LRP per class, a class's LRP against the threshold.
 """

@@ -19,6 +19,7 @@ from vocviewer.gui.models.state import AppState
 BUILTIN: tuple[str, ...] = (
     "vocviewer.gui.panes.analysis.operating:OperatingChart",
     "vocviewer.gui.panes.analysis.reliability:ReliabilityChart",
+    "vocviewer.gui.panes.analysis.lrp_page:LRPChart",
 )
 
 
