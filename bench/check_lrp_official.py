@@ -7,8 +7,11 @@ which newer setuptools link twice: the copy drops the duplicate; its ``_mask.pyx
 1's ``NPY_OWNDATA``: the copy uses numpy 2's name, as pycocotools itself did). The official ``COCOeval`` then
 runs in a subprocess on each case (coco-mini with generated detections, generated data), and the
 per-category oLRP, its components and thresholds (area all, 100 detections) are compared with
-ours from the same evidence the window and ``vocviewer analyze`` read. Prints the maximum
-absolute difference per quantity; exits 1 if any exceeds 1e-9 or a NaN / missing class differs.
+ours from the same evidence the window and ``vocviewer analyze`` read. Boxes on every case;
+with coco-mini also masks (``segm``: the official LRP reads the mask IoU of each true positive)
+and keypoints (OKS), the results generated as the parity tests generate them (``tests.parity``,
+pycocotools needed). Prints the maximum absolute difference per quantity; exits 1 if any
+exceeds 1e-9 or a NaN / missing class differs.
 
     python bench/check_lrp_official.py --lrp-src ~/src/LRP-Error [--coco-mini DIR]
 """
@@ -41,12 +44,13 @@ from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 with contextlib.redirect_stdout(io.StringIO()):
     gt = COCO(sys.argv[1]); dt = gt.loadRes(sys.argv[2])
-    E = COCOeval(gt, dt, 'bbox'); E.evaluate(); E.accumulate(); E.summarize()
+    E = COCOeval(gt, dt, sys.argv[3]); E.evaluate(); E.accumulate(); E.summarize()
 names = [c['name'] for c in gt.loadCats(E.params.catIds)]
 out = {k: E.eval[k][:, 0, -1].tolist() for k in
        ('olrp', 'olrp_loc', 'olrp_fp', 'olrp_fn', 'lrp_opt_thr')}
 out['names'] = names
-out['stats'] = E.stats[12:16].tolist()
+first = 10 if sys.argv[3] == 'keypoints' else 12  # moLRP and its components in stats
+out['stats'] = E.stats[first:first + 4].tolist()
 print(json.dumps(out))
 """
 KEYS = {
@@ -73,10 +77,10 @@ def build(src: Path, scratch: Path) -> Path:
     return dst
 
 
-def official(path: Path, gt: Path, dt: Path) -> dict[str, Any]:
+def official(path: Path, gt: Path, dt: Path, task: str) -> dict[str, Any]:
     env = {"PYTHONPATH": str(path), "PATH": "/usr/bin:/bin"}
     run = subprocess.run(
-        [sys.executable, "-c", OFFICIAL, str(gt), str(dt)],
+        [sys.executable, "-c", OFFICIAL, str(gt), str(dt), task],
         env=env,
         capture_output=True,
         text=True,
@@ -171,22 +175,30 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         path = build(args.lrp_src, scratch / "build")
-        cases: list[tuple[str, Path, list[dict[str, Any]]]] = []
+        cases: list[tuple[str, Path, list[dict[str, Any]], str]] = []
         mini = args.coco_mini / "annotations" / "instances_val2017.json"
         if mini.is_file():
+            from tests.parity.test_coco_parity import gen_keypoints, gen_segm
+
             rng = np.random.default_rng(0)
-            cases.append(("coco-mini", mini, generated_dt(rng, json.loads(mini.read_text()))))
+            g = json.loads(mini.read_text())
+            cases.append(("coco-mini bbox", mini, generated_dt(rng, g), "bbox"))
+            cases.append(("coco-mini segm", mini, gen_segm(g), "segm"))
+            kp = mini.with_name("person_keypoints_val2017.json")
+            cases.append(
+                ("coco-mini keypoints", kp, gen_keypoints(json.loads(kp.read_text())), "keypoints")
+            )
         for seed in range(args.seeds):
             rng = np.random.default_rng(100 + seed)
             g = generated_gt(rng, 60, 7)
             gpath = scratch / f"gt{seed}.json"
             gpath.write_text(json.dumps(g))
-            cases.append((f"generated seed {seed}", gpath, generated_dt(rng, g)))
+            cases.append((f"generated seed {seed}", gpath, generated_dt(rng, g), "bbox"))
         bad = False
-        for name, gt, dets in cases:
+        for name, gt, dets, task in cases:
             dt = scratch / "dt.json"
             dt.write_text(json.dumps(dets))
-            off = official(path, gt, dt)
+            off = official(path, gt, dt, task)
             mine, means = ours(gt, dt)
             worst = compare(off, mine)
             mo = means[0]

@@ -134,3 +134,17 @@ def test_coco_normalised_ap_with_n_equal_to_the_positives_is_plain_ap(tmp_path: 
             assert ap_n == pytest.approx(ev.ap(float(thr), category=int(cid)), abs=1e-9)
             checked += 1
     assert checked > 50
+
+
+def test_lrp_on_masks_and_its_note_on_boundary_iou(segm_results: list[Path], tmp_path: Path):
+    """``--lrp`` on masks reads each true positive's mask IoU (LRP-Error's rule); under Boundary
+    IoU (which LRP-Error lacks) it is left out with a note, and the evidence says Boundary IoU."""
+    payload = {}
+    for task in ("segm", "boundary"):
+        out = tmp_path / f"{task}.json"
+        argv = ["analyze", str(GT), "--task", task, "--results", str(segm_results[0]), "--lrp"]
+        assert main([*argv, "--json", str(out)]) == 0
+        payload[task] = json.loads(out.read_text())["sets"]["masks1.json"]
+    lrp = payload["segm"]["lrp"]
+    assert lrp["tau"] == 0.5 and 0 < lrp["moLRP"] < 1
+    assert payload["boundary"]["lrp_note"] == "LRP left out: LRP-Error has no boundary IoU"

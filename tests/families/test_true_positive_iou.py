@@ -1,7 +1,7 @@
 """A true positive carries its similarity with the object it matched (``best_iou``): box IoU for
 boxes, mask IoU for masks, OKS for keypoints — each the number pycocotools' ``COCOeval``
 computes for that pair (``ious[imgId, catId][d, g]``), on coco-mini with generated results. LRP
-reads them for boxes only (the official LRP-Error code was run on boxes)."""
+reads them for all three (as LRP-Error does: ``bench/check_lrp_official.py``)."""
 
 from __future__ import annotations
 
@@ -74,8 +74,25 @@ def test_true_positives_carry_pycocotools_similarity(task: str, tmp_path: Path) 
             checked += 1
         assert np.all(np.isnan(ev.best_iou[ev.verdict != Verdict.TP]))
     assert checked > 50
-    lrp = vocviewer.beyond_ap(ds, rs, evidence=evidence)["lrp"]
-    if task == "bbox":  # checked against LRP-Error on boxes (tests/evaluation/test_beyond_ap.py)
-        assert lrp.lrp is not None
-    else:  # not yet checked there on masks and keypoints: left out, with a note
-        assert lrp.lrp is None and lrp.note == f"LRP left out: checked on boxes only, not on {task}"
+    lrp = vocviewer.beyond_ap(ds, rs, evidence=evidence)["lrp"].lrp
+    assert lrp is not None  # its localisation: the mean 1 - similarity of the TPs it counts
+    for ev in evidence.evaluations("det"):
+        c = lrp.per_class.get(ev.class_index)
+        if c is not None and c.rank >= 0:
+            tp = ev.verdict[: c.rank + 1] == Verdict.TP
+            assert c.loc == pytest.approx(np.mean(1 - ev.best_iou[: c.rank + 1][tp]), abs=1e-12)
+
+
+@needs_mini
+def test_the_api_reads_mask_results_with_their_masks(tmp_path: Path) -> None:
+    """``vocviewer.beyond_ap`` on paths reads a mask results file with its masks (it failed:
+    "segm evaluation needs masks") and gives what the evaluation read for ``segm`` gives."""
+    name, gen = CASES["segm"]
+    gt = MINI / name
+    dt = tmp_path / "segm.json"
+    dt.write_text(json.dumps(gen(json.loads(gt.read_text()))))
+    by_path = vocviewer.beyond_ap(gt, dt).to_dict()
+    ds = read_coco(gt, masks=True)
+    rs = read_coco_results(ds, dt, task="segm")
+    assert by_path == vocviewer.beyond_ap(ds, rs, evidence=evidence_for(ds, rs)).to_dict()
+    assert by_path["lrp"]["moLRP"] is not None

@@ -33,6 +33,11 @@ class ChoiceLike(Protocol):
     @property
     def iou(self) -> float: ...
 
+    @property
+    def iou_kind(self) -> str:
+        """``""`` (the task's own IoU) or ``"boundary"`` (Boundary AP's)."""
+        ...
+
 
 class ViewLike(Protocol):
     """One class's verdicts (``families.views.ClassView``): its ranked ``evaluation``, the

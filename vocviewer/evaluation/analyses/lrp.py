@@ -17,8 +17,9 @@ none (left out). moLRP and the mean components average the classes that have the
 out).
 
 As an analysis (``ANALYSIS``, ``vocviewer analyze --lrp``): oLRP of the detection classes at the
-IoU of their verdicts; left out, with a note, for mask and keypoint results (not yet checked against
-LRP-Error there) and where a true positive has no IoU.
+IoU of their verdicts — box IoU, mask IoU (``segm``) or OKS (``keypoints``), as LRP-Error reads
+them (``bench/check_lrp_official.py`` checks all three against it); left out, with a note, for
+Boundary AP (LRP-Error has no boundary IoU) and where a true positive has no IoU.
 """
 
 from __future__ import annotations
@@ -210,15 +211,15 @@ class LRPAnalysis:
         return []
 
 
-#: result kinds whose true positives carry a mask IoU or OKS, not a box IoU
-BOXLESS_TASKS = ("segm", "keypoints", "boundary")
+#: IoU kinds LRP-Error does not evaluate (``ViewChoice.iou_kind``: it has no boundary IoU)
+UNCHECKED_IOU_KINDS = ("boundary",)
 
 
 def compute(s: Subject, o: LRPOptions) -> LRPAnalysis:
-    """oLRP of ``s``'s detection classes at the IoU of their verdicts (boxes: the official
-    LRP-Error code it is checked against was run on boxes only)."""
-    if s.results.task in BOXLESS_TASKS:
-        return LRPAnalysis(None, f"LRP left out: checked on boxes only, not on {s.results.task}")
+    """oLRP of ``s``'s detection classes at the IoU of their verdicts (boxes, masks, keypoints:
+    what the official LRP-Error code evaluates)."""
+    if (kind := s.evidence.choice.iou_kind) in UNCHECKED_IOU_KINDS:
+        return LRPAnalysis(None, f"LRP left out: LRP-Error has no {kind} IoU")
     try:
         return LRPAnalysis(optimal_lrp(list(s.evidence.evaluations("det")), verdict_iou(s)))
     except ValueError as err:

@@ -80,6 +80,7 @@ from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.tide import coco_tide
 from vocviewer.families.evidence import Evidence, evaluated_once
 from vocviewer.families.view_analyser import CurveSet, ViewAnalyser, chunk_for
+from vocviewer.families.views import ViewChoice
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -105,13 +106,15 @@ def analyze_coco(
     warnings += list(param_notes(params))
     if param_notes(params):
         warnings.append("TIDE keeps COCO's own parameters; the bootstrap averages at the last cap")
-    if task == "boundary":
+    choice = None  # the evidence says what it was evaluated at: the official choice, ...
+    if task == "boundary":  # ... or Boundary IoU
         warnings.append("TIDE's error types are at mask IoU (tidecv has no Boundary IoU)")
+        choice = ViewChoice(iou_kind="boundary", dilation_ratio=params.dilation_ratio)
     for name, path in zip(set_names(request.results), request.results, strict=True):
         results = read_results(dataset, path, task=reading_task(task))
         warnings += [f"{name}: {p}" for p in results.problems]
         evaluated = evaluated_once(
-            coco_view.evaluate_coco_views, dataset, results, task=task, params=params
+            coco_view.evaluate_coco_views, dataset, results, choice, task=task, params=params
         )
         ev = collect_coco(evaluated.evidence.raws(), params, results)
         tide = coco_tide(dataset, results)

@@ -161,7 +161,11 @@ class CocoDocumentViews(ViewDefaults):
         return read_coco_results(dataset, path, **kw)
 
     def read_results(self, dataset: Dataset, paths: list[Path], **kw: Any) -> ResultSet:
-        return self.read_results_file(dataset, one_results_file(paths, self.view_title), **kw)
+        """One results JSON (``kw``: the reader's; by default read with its masks where it has
+        them, ``coco_view.results_reading_task``)."""
+        path = one_results_file(paths, self.view_title)
+        kw.setdefault("task", coco_view.results_reading_task(path))
+        return self.read_results_file(dataset, path, **kw)
 
     def view_settings(self, dataset: Dataset) -> ViewSettings:
         return coco_view.coco_view_settings(dataset, self.view_title)

@@ -312,6 +312,13 @@ def _first_entry(path: Path) -> bytes:
     return head.split(b"}", 1)[0]
 
 
+def results_reading_task(path: Path) -> str:
+    """What a results file is read for when no task is asked: ``segm`` where its first entry has
+    a ``segmentation`` (its masks read, as the window and ``eval --task segm`` read them), else
+    ``bbox``."""
+    return "segm" if b'"segmentation"' in _first_entry(path) else "bbox"
+
+
 def _boxes_only(first: bytes) -> bool:
     """A first entry (``_first_entry``) with a ``bbox`` and no mask or keypoints: its file is
     worth parsing in a helper process (others are read in the worker itself)."""
