@@ -69,6 +69,10 @@ def test_session_round_trip_with_two_result_sets(qtbot, start, settings, demo, t
     qtbot.waitUntil(lambda: len(st.visible_images) > 2, timeout=10_000)
     image = int(st.visible_images[2])
     st.set_current_image(image)
+    patches = win.image_area.patches
+    patches.set_selection("localization", dog, "iou")
+    patches.order.setChecked(False)
+    win.image_area.show_patches(True)
     target = tmp_path / "sessions" / "demo.json"
     assert win.sessions.save_session(target) == target.resolve()
 
@@ -77,6 +81,13 @@ def test_session_round_trip_with_two_result_sets(qtbot, start, settings, demo, t
     assert not Path(data["dataset"]).is_absolute()  # relative to the session file
     assert len(data["result_sets"]) == 2 and data["current_result_set"] == 1
     assert (data["class"], data["image_set"]) == ("dog", "val")
+    assert data["view"]["page"] == "patches"
+    assert data["view"]["patches"] == {
+        "kind": "localization",
+        "class": "dog",
+        "sort": "iou",
+        "descending": False,
+    }
 
     again = start()  # a fresh window, no settings: everything comes from the session
     again.sessions.open_session(target)
@@ -92,6 +103,14 @@ def test_session_round_trip_with_two_result_sets(qtbot, start, settings, demo, t
     qtbot.waitUntil(lambda: again.view.shown_image == image, timeout=10_000)
     assert np.array_equal(st2.visible_images, st.visible_images)
     assert messages(again) == []
+    qtbot.waitUntil(again.image_area.patches_in_front, timeout=5_000)
+    chosen = again.image_area.patches.selection()
+    assert (chosen.kind, chosen.class_index, chosen.sort, chosen.descending) == (
+        "localization",
+        dog,
+        "iou",
+        False,
+    )
     # and the recent list of the reopened window holds both sets, in order
     entry = again.opening.opened
     assert entry.image_set == "val" and len(entry.result_sets) == 2
@@ -144,14 +163,20 @@ def test_unusable_values_of_a_session_are_named_and_left_at_defaults(qtbot, star
         "class": "unicorn",
         "image": "no_such_image",
         "image_filter": {"flags": ["sparkly"], "errors": "all of them"},
-        "view": {"score_threshold": "high", "mode": "sideways", "toggles": {"show_fog": False}},
+        "view": {
+            "score_threshold": "high",
+            "mode": "sideways",
+            "toggles": {"show_fog": False},
+            "page": "aside",
+            "patches": {"kind": "sparkles", "class": "yeti", "sort": "size", "descending": 1},
+        },
         "evaluation": {"iou": 0.42, "area": "huge"},
     }
     path.write_text(json.dumps(session))
     win = start()
     win.sessions.open_session(path)
     qtbot.waitUntil(lambda: settled(win, 0), timeout=30_000)
-    qtbot.waitUntil(lambda: len(messages(win)) >= 10, timeout=5_000)
+    qtbot.waitUntil(lambda: len(messages(win)) >= 15, timeout=5_000)
     text = "\n".join(messages(win))
     for where in (
         "view.score_threshold",
@@ -164,6 +189,11 @@ def test_unusable_values_of_a_session_are_named_and_left_at_defaults(qtbot, star
         "image_filter.flags",
         "image_filter.errors",
         "(image)",
+        "view.page",
+        "view.patches.kind",
+        "view.patches.class",
+        "view.patches.sort",
+        "view.patches.descending",
     ):
         assert where in text, where
     assert all(str(path) in m for m in messages(win))
@@ -175,6 +205,14 @@ def test_unusable_values_of_a_session_are_named_and_left_at_defaults(qtbot, star
         "all",
     )
     assert st.selected_class == -1 and st.current_image == int(st.visible_images[0])
+    chosen = win.image_area.patches.selection()  # the patches at their defaults, the image shown
+    assert (chosen.kind, chosen.class_index, chosen.sort, chosen.descending) == (
+        "fp",
+        -1,
+        "score",
+        True,
+    )
+    assert not win.image_area.patches_in_front()
 
 
 def test_open_recent_reopens_the_dataset_with_its_result_sets_in_order(

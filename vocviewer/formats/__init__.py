@@ -21,6 +21,8 @@ problem_kinds
     The kinds of input problems that decide official-ness, told apart by how a message ends.
 session
     Session files.
+session_tags
+    A session's tags as JSON entries, and back.
 tag_export
     Tags as CSV / JSON rows, and their fixes as VOC XML annotation patches.
 text_fields

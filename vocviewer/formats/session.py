@@ -4,7 +4,9 @@ A session names the dataset (and the folders its format needs: ``sources``), the
 added to it (each a list of files or folders, added together as one set), the image set, the
 selected class, the view's filter, the saved views (named filters), the current image, and the
 view: score threshold, view mode, drawing toggles, per-class drawing thresholds (optional
-``view.class_thresholds``: ``{"thresholds": {class: t | null}, "offset", "source"}``), IoU
+``view.class_thresholds``: ``{"thresholds": {class: t | null}, "offset", "source"}``), what
+takes the image's place (optional ``view.page``: ``grid`` or ``patches``) and the patches
+view's choice (optional ``view.patches``: ``{"kind", "class", "sort", "descending"}``), IoU
 threshold and area range. Paths are stored relative to the session file's folder
 (``/``-separated; absolute when no relative path exists, e.g. another drive), so a dataset and
 its session can move together.
@@ -31,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from vocviewer.core.errors import FormatError
-from vocviewer.core.tags import FIX_ACTIONS, TARGET_KINDS, Fix, TagEntry, Tags, Target
+from vocviewer.core.tags import Tags
 from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
 from vocviewer.formats import output
 from vocviewer.formats.input import check_regular, read_bytes
 from vocviewer.formats.json_input import parse_json, show
+from vocviewer.formats.session_tags import entry_payload, read_tags, text_or_none
 from vocviewer.formats.thresholds import ClassThresholds, check_thresholds
 
 #: The value of the ``format`` key that marks a session file.
@@ -57,6 +60,17 @@ ImageListFilter = ViewFilter
 
 
 @dataclass(frozen=True)
+class PatchesChoice:
+    """The patches view's toolbar: what it shows (``kind``, ``evaluation.patches.KINDS``), of
+    which class (``None``: every class), sorted by ``sort`` (``SORTS``), highest first or not."""
+
+    kind: str = "fp"
+    class_name: str | None = None
+    sort: str = "score"
+    descending: bool = True
+
+
+@dataclass(frozen=True)
 class Session:
     """One saved session; paths are absolute once read (``None``: not recorded).
 
@@ -66,7 +80,8 @@ class Session:
     drawing-toggle names to on/off; ``tags`` the tags and notes on images, objects and
     detections (``core.tags``; detections name their set by its index in ``result_sets``);
     ``views`` the saved views, each a name and its filter (whose ``result_set``, like a tag's,
-    indexes ``result_sets``).
+    indexes ``result_sets``); ``page`` what takes the image's place (``"grid"``, ``"patches"``;
+    ``None``: the image) and ``patches`` the patches view's choice.
     """
 
     dataset: Path
@@ -88,6 +103,8 @@ class Session:
     not_official: tuple[str, ...] = ()  # why the numbers shown were not official (written only)
     tags: Tags = field(default_factory=Tags)
     views: tuple[tuple[str, ViewFilter], ...] = ()
+    page: str | None = None
+    patches: PatchesChoice | None = None
 
 
 def looks_like_session(path: str | Path) -> bool:
@@ -126,6 +143,15 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         view["score_threshold"] = session.score_threshold
     if session.view_mode is not None:
         view["mode"] = session.view_mode
+    if session.page is not None:
+        view["page"] = session.page
+    if (pc := session.patches) is not None:
+        view["patches"] = {
+            "kind": pc.kind,
+            "class": pc.class_name,
+            "sort": pc.sort,
+            "descending": pc.descending,
+        }
     ct = session.class_thresholds
     if ct is not None:
         view["class_thresholds"] = {
@@ -157,28 +183,9 @@ def session_payload(session: Session, base: Path) -> dict[str, Any]:
         "image": session.image,
         "view": view,
         "evaluation": evaluation,
-        "tags": [_entry_payload(e) for e in session.tags.sorted()],
+        "tags": [entry_payload(e) for e in session.tags.sorted()],
         "views": [{"name": name, "filter": filter_payload(f)} for name, f in session.views],
     }
-
-
-def _entry_payload(entry: TagEntry) -> dict[str, Any]:
-    t = entry.target
-    out: dict[str, Any] = {"kind": t.kind, "image": t.image, "tags": list(entry.tags)}
-    if t.kind != "image":
-        out["index"] = t.index
-    if t.kind == "detection":
-        out["result_set"] = t.result_set
-    if entry.note:
-        out["note"] = entry.note
-    if entry.fix is not None:
-        fix: dict[str, Any] = {"action": entry.fix.action}
-        if entry.fix.class_name is not None:
-            fix["class"] = entry.fix.class_name
-        if entry.fix.box is not None:
-            fix["box"] = list(entry.fix.box)
-        out["fix"] = fix
-    return out
 
 
 def write_session(
@@ -220,11 +227,7 @@ class _Reader:
         return None
 
     def text(self, obj: dict[str, Any], key: str, where: str) -> str | None:
-        value = obj.get(key)
-        if value is None or isinstance(value, str):
-            return value
-        self.drop(where, "a string or null", value)
-        return None
+        return text_or_none(obj, key, where, self.drop)
 
     def section(self, key: str) -> dict[str, Any]:
         value = self.data.get(key)
@@ -298,60 +301,7 @@ class _Reader:
         return tuple(views.items())
 
     def tags(self) -> Tags:
-        value = self.data.get("tags", [])
-        if not isinstance(value, list):
-            self.drop("tags", "a list of tag entries", value)
-            return Tags()
-        tags = Tags()
-        for i, item in enumerate(value):
-            entry = self.tag_entry(item, f"tags[{i}]")
-            if entry is not None:
-                tags = tags.put(entry)
-        return tags
-
-    def tag_entry(self, item: Any, where: str) -> TagEntry | None:
-        if not isinstance(item, dict):
-            self.drop(where, "an object", item)
-            return None
-        kind, image = item.get("kind"), item.get("image")
-        if kind not in TARGET_KINDS:
-            self.drop(f"{where}.kind", f"one of {', '.join(TARGET_KINDS)}", kind)
-            return None
-        if not isinstance(image, str):
-            self.drop(f"{where}.image", "an image id (a string)", image)
-            return None
-        ints = {}
-        for key, needed in (("index", kind != "image"), ("result_set", kind == "detection")):
-            n = item.get(key, -1)
-            if needed and (type(n) is not int or n < 0):
-                self.drop(f"{where}.{key}", "a whole number from 0", n)
-                return None
-            ints[key] = n if needed else -1
-        tags = item.get("tags", [])
-        if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
-            self.drop(f"{where}.tags", "a list of non-empty strings", tags)
-            tags = []
-        note = self.text(item, "note", f"{where}.note") or ""
-        target = Target(kind, image, ints["index"], ints["result_set"])
-        return TagEntry(target, tuple(sorted(set(tags))), note, self.fix(item, where))
-
-    def fix(self, item: dict[str, Any], where: str) -> Fix | None:
-        value = item.get("fix")
-        if value is None:
-            return None
-        action = value.get("action") if isinstance(value, dict) else None
-        if action not in FIX_ACTIONS:
-            self.drop(f"{where}.fix", f"an object whose action is one of {FIX_ACTIONS}", value)
-            return None
-        name = self.text(value, "class", f"{where}.fix.class")
-        box = value.get("box")
-        ok = isinstance(box, list) and len(box) == 4
-        if box is not None and not (
-            ok and all(type(v) in (int, float) and math.isfinite(v) for v in box)
-        ):
-            self.drop(f"{where}.fix.box", "four finite numbers xmin ymin xmax ymax", box)
-            return None
-        return Fix(action, name, None if box is None else tuple(float(v) for v in box))  # type: ignore[arg-type]
+        return read_tags(self.data.get("tags", []), self.drop)
 
     def toggles(self, view: dict[str, Any]) -> dict[str, bool]:
         value = view.get("toggles", {})
@@ -365,6 +315,25 @@ class _Reader:
             else:
                 self.drop(f"view.toggles.{name}", "true or false", on)
         return kept
+
+    def patches(self, view: dict[str, Any]) -> PatchesChoice | None:
+        value, where = view.get("patches"), "view.patches"
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.drop(where, "an object", value)
+            return None
+        d = PatchesChoice()
+        descending = value.get("descending", d.descending)
+        if not isinstance(descending, bool):
+            self.drop(f"{where}.descending", "true or false", descending)
+            descending = d.descending
+        return PatchesChoice(
+            kind=self.text(value, "kind", f"{where}.kind") or d.kind,
+            class_name=self.text(value, "class", f"{where}.class"),
+            sort=self.text(value, "sort", f"{where}.sort") or d.sort,
+            descending=descending,
+        )
 
     def class_thresholds(self, view: dict[str, Any]) -> ClassThresholds | None:
         value, where = view.get("class_thresholds"), "view.class_thresholds"
@@ -458,5 +427,7 @@ def read_session(path: str | Path) -> tuple[Session, list[FormatError]]:
         ),
         tags=r.tags() if version >= 2 else Tags(),  # version 1: no tags (migrated as none)
         views=r.views() if version >= 3 else (),  # versions 1 and 2: no saved views
+        page=r.text(view, "page", "view.page"),
+        patches=r.patches(view),
     )
     return session, r.problems

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self._build_toolbars()
         self.protocol = ProtocolControls(self.eval_toolbar, st, self.view, self.side)
         self.image_area = ImageArea(st, self.view)  # the grid or the patches swap with the image
+        self.sessions.area = self.image_area  # (saved with sessions)
         self.centre_box.insertWidget(0, self.image_area, 1)
         self.image_area.set_tags(self.curation.tags)
         self.curation.follow_patches(self.image_area)

@@ -4,7 +4,7 @@
 (the dataset with its sources and image set, as ``OpenController.opened`` recorded them; the result
 sets that loaded, as ``AppState.result_paths`` holds them: a set that failed is not saved) and
 how it is shown (class, the view's filter and the saved views, current image, score threshold,
-view mode, toggles, IoU, area) and writes it through the guarded writer: a session is never written into
+view mode, toggles, IoU, area, the page in the image's place and the patches' choice) and writes it through the guarded writer: a session is never written into
 the dataset's folders or over one of its inputs; the refusal is said in the message area.
 Opening applies the view at once, opens the dataset and its result sets in order
 (``recent.SetOpener``), then selects the class, filter and image; a value the dataset or the
@@ -22,16 +22,25 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QWidget
 
+from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import Tags
 from vocviewer.core.view_filter import ViewFilter, filter_payload, read_filter
+from vocviewer.evaluation.patches import KINDS, SORTS
 from vocviewer.families.views import AREA_CHOICES, IOU_CHOICES, IOU_KINDS
-from vocviewer.formats.session import ALL_IMAGES, Session, read_session, write_session
+from vocviewer.formats.session import (
+    ALL_IMAGES,
+    PatchesChoice,
+    Session,
+    read_session,
+    write_session,
+)
 from vocviewer.gui.models.display_settings import DISPLAY_TOGGLES, VIEW_MODES
 from vocviewer.gui.models.image_filter import ERROR_FILTERS
 from vocviewer.gui.models.saved_views import SavedViews
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
+from vocviewer.gui.panes.browse.image_area import ImageArea
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.window.actions import make_action
 from vocviewer.gui.window.recent import SetOpener
@@ -76,6 +85,7 @@ class SessionController(QObject):
         self.opener: SetOpener | None = None
         self.tags: TagsModel | None = None  # the window's tags, saved with the session
         self.views: SavedViews | None = None  # the window's saved views (``keep_views``)
+        self.area: ImageArea | None = None  # the image's place: image, grid or patches
         self._recalling = False
         self.act_open_session = make_action(
             self,
@@ -171,7 +181,23 @@ class SessionController(QObject):
                 (name, _renumbered(f, order))
                 for name, f in (self.views.views.items() if self.views is not None else ())
             ),
+            **self._page(),
         )
+
+    def _page(self) -> dict[str, str | PatchesChoice | None]:
+        """``page`` and ``patches`` of the session: what is in the image's place, and the
+        patches view's choice."""
+        area, ds = self.area, self.state.dataset
+        if area is None or ds is None:
+            return {}
+        page = area.currentWidget()
+        sel = area.patches.selection()
+        k = sel.class_index
+        choice = PatchesChoice(
+            sel.kind, ds.classes[k] if k >= 0 else None, sel.sort, sel.descending
+        )
+        named = {area.grid: "grid", area.patches: "patches"}
+        return {"page": named.get(page), "patches": choice}
 
     def _tags_in(self, order: dict[int, int]) -> Tags:
         """The window's tags with each detection's result set renumbered by ``order`` (window
@@ -342,4 +368,31 @@ class SessionController(QObject):
                 st.set_current_image(int(rows[0]))
             else:
                 problems.append(("image", f"no image {session.image!r} in {ds.name}"))
+        problems += self._apply_page(session, ds)
         st.post([_problem(path, where, f"{what}; ignored") for where, what in problems])
+
+    def _apply_page(self, session: Session, ds: Dataset) -> list[tuple[str, str]]:
+        """The patches view's choice and what takes the image's place; the problems found."""
+        area, problems = self.area, []
+        if area is None:
+            return []
+        pc = session.patches
+        if pc is not None:
+            k = ds.classes.index(pc.class_name) if pc.class_name in ds.classes else -1
+            if pc.class_name is not None and k < 0:
+                problems.append(("view.patches.class", f"no class {pc.class_name!r} in {ds.name}"))
+            kind = pc.kind if pc.kind in KINDS else KINDS[0]
+            if kind != pc.kind:
+                problems.append(("view.patches.kind", f"unknown kind {pc.kind!r}"))
+            sort = pc.sort if pc.sort in SORTS else SORTS[0]
+            if sort != pc.sort:
+                problems.append(("view.patches.sort", f"unknown order {pc.sort!r}"))
+            area.patches.set_selection(kind, k, sort)
+            area.patches.order.setChecked(pc.descending)
+        if session.page == "grid":
+            area.show_grid(True)
+        elif session.page == "patches":
+            area.show_patches(True)
+        elif session.page is not None:
+            problems.append(("view.page", f"unknown page {session.page!r}"))
+        return problems
