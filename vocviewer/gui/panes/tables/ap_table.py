@@ -7,6 +7,7 @@ The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` o
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -94,8 +95,10 @@ class ApTableModel(QStandardItemModel):
             self.setHeaderData(col, Qt.Orientation.Horizontal, tip, Qt.ItemDataRole.ToolTipRole)
         self.update_cells()
 
-    def update_cells(self) -> None:
-        """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
+    def update_cells(self, rows: Iterable[int] | None = None) -> None:
+        """Re-read every cell's text, sort value and tooltip (of class rows ``rows`` and the mean
+        row only, if given, while the AP_N column waits for every class); only changed cells
+        are set."""
         display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
         # worked out once per pass, not per cell (81 rows x the columns)
         self._pass = {}
@@ -107,7 +110,10 @@ class ApTableModel(QStandardItemModel):
         }
         try:
             n = len(self.classes())
-            for row in range(self.rowCount()):
+            every = range(self.rowCount())
+            if rows is not None and self._pass["normalised"] is None:
+                every = sorted({r for r in rows if 0 <= r < n} | ({n} & set(every)))
+            for row in every:
                 for col in range(self.columnCount()):
                     ev = self._evaluation(row, col) if row < n else None
                     cell = (
@@ -273,9 +279,8 @@ class ApTableModel(QStandardItemModel):
         got = self.normalised()
         if got is None:
             return None
-        mean_row = row == len(self.classes())
-        values = [a for a in got[1].values() if not math.isnan(a)]
-        if mean_row:
+        if row == len(self.classes()):  # the mean row
+            values = [a for a in got[1].values() if not math.isnan(a)]
             return float(sum(values) / len(values)) if values else math.nan
         return got[1].get(row, math.nan)
 
@@ -372,6 +377,7 @@ class ApTable(QTableView):
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # class order until a header is clicked
         make_compact(self)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self._arrived: set[int] = set()  # classes arrived since the table's last update
         self._reset()
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
@@ -398,6 +404,7 @@ class ApTable(QTableView):
         super().selectRow(proxy_row if proxy_row >= 0 else row)
 
     def _reset(self, *_args: object) -> None:
+        self._arrived = set()  # the refresh reads every row
         self.ap_model.refresh()
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
@@ -413,10 +420,14 @@ class ApTable(QTableView):
         self._sync_selection(self.app_state.selected_class)
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
+        self._arrived.add(ev.class_index)
         self._rows_later.request()  # a burst of classes → one relayout of the table
 
     def _update_all_rows(self) -> None:
-        self.ap_model.update_cells()
+        """The rows of the classes that arrived since the last update (none: nothing to do)."""
+        rows, self._arrived = self._arrived, set()
+        if rows:
+            self.ap_model.update_cells(rows)
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
