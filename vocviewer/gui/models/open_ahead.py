@@ -10,8 +10,9 @@ that worker would compute (else ``None``: it does the work itself).
 This is the path where the compiled JSON kernel is built (``helper_process.needed`` is False): it
 scans the files and the matching kernels evaluate with the interpreter lock released, so the
 thread stalls the window's event loop no more than a worker does, and nothing is pickled across
-processes. The evaluation comes class by class (``queue.SimpleQueue``) with its false positives
-undiagnosed: the window's worker diagnoses each as it takes it, while this thread goes on.
+processes. The evaluation comes class by class (``queue.SimpleQueue``), diagnosed here too (while
+the window is still being built, the family's views exactly as the window's own evaluation makes
+them, so that the family can re-derive them at another choice).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class _Ahead:
         choice = bench.view_settings(ds).default_choice()
         self.choice.set_result(choice)
         try:
-            for item in bench.evaluate_views(ds, res, choice, diagnose=False):
+            for item in bench.evaluate_views(ds, res, choice):
                 if self.dropped.is_set():
                     break
                 self.stream.put(item)
