@@ -1,4 +1,4 @@
-"""Item models and the panes built on them: the per-class AP table and the message area.
+"""The per-class AP table: its item model and the pane built on it.
 
 The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` objects in
 ``AppState`` and handed to a Qt-side ``QStandardItemModel``, so repainting stays in C++.
@@ -10,29 +10,14 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import (
-    QModelIndex,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QStyle,
-    QTableView,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
 from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.families.official import explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
     SORT_ROLE,
@@ -442,65 +427,3 @@ class ApTable(QTableView):
             self.clearSelection()
         elif current != k and k < self.ap_model.rowCount():
             self.selectRow(k)
-
-
-class MessagesPanel(QWidget):
-    """Non-modal list of problems and errors (``AppState.messages_posted``), newest last, with a
-    header that clears or hides it.
-
-    Signals
-    -------
-    hide_requested()
-        The close button was pressed.
-    cleared()
-        The list was emptied (the Clear button).
-    """
-
-    hide_requested = Signal()
-    cleared = Signal()
-
-    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.list = QListWidget()
-        self.list.setWordWrap(True)
-        self.list.setAlternatingRowColors(True)
-        self.title = QLabel("<b>Messages</b>")
-        clear = self.clear_button = QToolButton()
-        clear.setText("Clear")
-        clear.setAutoRaise(True)
-        close = QToolButton()
-        close.setText("Hide")
-        close.setAutoRaise(True)
-        header = QHBoxLayout()
-        header.setContentsMargins(6, 2, 2, 0)
-        header.addWidget(self.title)
-        header.addStretch(1)
-        header.addWidget(clear)
-        header.addWidget(close)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addLayout(header)
-        layout.addWidget(self.list)
-        icons = {
-            "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-            "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-            "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-        }
-        self._icons = {k: self.style().standardIcon(v) for k, v in icons.items()}
-
-        clear.clicked.connect(self.list.clear)
-        clear.clicked.connect(self.cleared)
-        close.clicked.connect(self.hide_requested)
-        state.messages_posted.connect(self.add_messages)
-
-    def count(self) -> int:
-        return self.list.count()
-
-    def add_messages(self, messages: list[Message]) -> None:
-        for m in messages:
-            item = QListWidgetItem(self._icons.get(m.level, self._icons["info"]), m.text)
-            item.setToolTip(f"{m.text}\n\n{m.details}" if m.details else m.text)
-            item.setData(Qt.ItemDataRole.UserRole, m.details)  # the traceback of a bug
-            self.list.addItem(item)
-        self.list.scrollToBottom()
