@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -40,9 +40,15 @@ class _Ahead:
     after the ``choice`` it was evaluated at, ``COMPLETE`` or ``STOPPED`` last); ``taken`` names
     the answers handed out (each once)."""
 
-    def __init__(self, path: Path, rkey: Hashable | None, sources: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        rkey: Hashable | None,
+        read: Callable[..., Dataset],
+        sources: dict[str, Any],
+    ) -> None:
         self.dkey, self.rkey, self.sources = dataset_key(path, sources), rkey, sources
-        self.path = path
+        self.path, self.read = path, read
         self.dataset: Future[Dataset] = Future()
         self.results: Future[ResultSet] = Future()
         self.choice: Future[Any] = Future()
@@ -54,10 +60,9 @@ class _Ahead:
     def _run(self) -> None:
         from vocviewer.families.eval_sets import run_here
         from vocviewer.families.registry import benchmark_of
-        from vocviewer.gui.models.tasks import read_dataset
 
         try:
-            ds = read_dataset(self.path, **self.sources)
+            ds = self.read(self.path, **self.sources)
         except BaseException as exc:  # the window's own attempt reports it
             self.dataset.set_exception(exc)
             return
@@ -93,13 +98,15 @@ def dataset_key(path: str | Path, sources: dict[str, Any]) -> Hashable:
     return (str(Path(path)), given)
 
 
-def start(path: str | Path, rkey: Hashable | None, **sources: Any) -> None:
-    """Read the dataset ``path`` (with ``sources``) in a thread now, then (if ``rkey``, the
-    results' key ``((paths...), None, None)``) its results, then their evaluation. Drops what
-    an earlier ``start`` left untaken."""
+def start(
+    path: str | Path, rkey: Hashable | None, read: Callable[..., Dataset], **sources: Any
+) -> None:
+    """Read the dataset ``path`` with ``read(path, **sources)`` (as the window draws it) in a
+    thread now, then (if ``rkey``, the results' key ``((paths...), None, None)``) its results,
+    then their evaluation. Drops what an earlier ``start`` left untaken."""
     global _CURRENT
     forget()
-    ahead = _Ahead(Path(path), rkey, dict(sources))
+    ahead = _Ahead(Path(path), rkey, read, dict(sources))
     with _LOCK:
         _CURRENT = ahead
     ahead.thread.start()

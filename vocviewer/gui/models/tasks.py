@@ -168,7 +168,7 @@ def prefetch_open(
     dkey = _dataset_key(path, sources)
     rkey = _results_key([Path(p) for p in results_paths], None, None) if results_paths else None
     if not needed():
-        open_ahead.start(path, rkey, **sources)
+        open_ahead.start(path, rkey, read_dataset, **sources)
         return
     prefetch(("dataset", dkey), _read_dataset_held, (dkey, rkey), path, **sources)
     if rkey is not None:
