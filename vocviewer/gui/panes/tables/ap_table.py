@@ -14,9 +14,9 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
-from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.families.official import explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
+from vocviewer.gui.models.evaluation import normalised_aps
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
@@ -232,8 +232,8 @@ class ApTableModel(QStandardItemModel):
         rule, evs = st.evaluation.settings.ap_rule, {k: v.evaluation for k, v in views.items()}
         key = (i, rule, tuple((k, id(e)) for k, e in evs.items()))
         if self._normalised is None or self._normalised[0] != key:
-            n_pos = mean_positives([e.npos for e in evs.values()])
-            aps = {k: normalised_det_ap(e, rule, n_pos) for k, e in evs.items()}
+            ready = st.evaluations[i].normalised  # the re-deriving worker's, if it came so
+            n_pos, aps = ready[1:] if ready and ready[0] == rule else normalised_aps(views, rule)
             self._normalised = (key, n_pos, aps, evs)
         return self._normalised[1], self._normalised[2]
 
