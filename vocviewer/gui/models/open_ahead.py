@@ -77,7 +77,11 @@ class _Ahead:
             self.results.set_exception(exc)
             return
         self.results.set_result(res)
-        choice = bench.view_settings(ds).default_choice()
+        try:
+            choice = bench.view_settings(ds).default_choice()
+        except BaseException as exc:  # the window's own evaluation reports it
+            self.choice.set_exception(exc)
+            return
         self.choice.set_result(choice)
         try:
             for item in bench.evaluate_views(ds, res, choice):
@@ -174,7 +178,7 @@ def take_evaluation(results: ResultSet, choice: Any) -> Iterator[Any] | None:
     ahead = _claim("evaluation", lambda a: _is_result(a.results, results))
     if ahead is None:
         return None
-    if ahead.choice.result() != choice:
+    if ahead.choice.exception() is not None or ahead.choice.result() != choice:
         forget()
         return None
     return _items(ahead.stream)
