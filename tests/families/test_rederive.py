@@ -82,3 +82,36 @@ def test_rederived_views_equal_a_fresh_evaluation(
             fp = view.false_positives
             diagnosed += 0 if fp is None else int(np.count_nonzero(fp.kind))
     assert diagnosed > 0  # the diagnosis was compared on some false positives
+
+
+def test_coco_goes_back_to_the_views_it_derived_without_deriving_them_again(tmp_path: Path) -> None:
+    """The window's evaluation and the last two re-derived views are kept per class evidence:
+    another area range right after opening, and going back to the previous threshold, give the
+    very views again (their ranked evaluation and diagnosis: what the panes keep drawn), not new
+    ones (which the test above shows equal a fresh evaluation)."""
+    case = coco_case(tmp_path)
+    dataset = registry.open_dataset(case.path, **case.sources)
+    bench = registry.benchmark_of(dataset)
+    results = registry.open_results(dataset, case.sets[0])
+    first = bench.view_settings(dataset).default_choice()
+    opened = {
+        v.class_index: v
+        for v in bench.evaluate_views(dataset, results, first)
+        if isinstance(v, ClassView)
+    }
+    raws = {k: v.raw for k, v in opened.items()}
+
+    def derived(choice: ViewChoice) -> dict[int, ClassView]:
+        got = bench.rederive_views(dataset, results, raws, choice)
+        assert got is not None
+        return {v.class_index: v for v in got}
+
+    small = derived(ViewChoice(first.iou, "small"))
+    assert all(small[k].evaluation is opened[k].evaluation for k in opened)
+    assert all(small[k].false_positives is opened[k].false_positives for k in opened)
+    other = derived(ViewChoice(0.75))
+    assert all(other[k].evaluation is not opened[k].evaluation for k in opened)
+    back = derived(ViewChoice(first.iou))
+    assert all(back[k].evaluation is opened[k].evaluation for k in opened)
+    again = derived(ViewChoice(0.75, "large"))
+    assert all(again[k].evaluation is other[k].evaluation for k in opened)

@@ -44,3 +44,32 @@ def test_a_deleted_owner_drops_its_queued_call(qtbot):
     kept._due()
     delete(owner)
     qtbot.waitUntil(lambda: calls == ["kept"], timeout=2000)
+
+
+def test_a_slow_callback_waits_longer_before_it_runs_again(qtbot):
+    """A burst waits ``BUSY_FACTOR`` times the callback's last duration (never less than its
+    delay): a redraw that takes 40 ms runs again no sooner than ~120 ms after it ended."""
+    import time
+
+    from vocviewer.gui.models.debounce import BUSY_FACTOR
+
+    owner, ran = QObject(), []
+
+    def slow():
+        ran.append(time.perf_counter())
+        time.sleep(0.04)
+
+    job = Debounced(slow, 0, owner)
+    job.request()
+    qtbot.waitUntil(lambda: len(ran) == 1, timeout=2000)
+    ended = time.perf_counter()
+    job.request()
+    qtbot.waitUntil(lambda: len(ran) == 2, timeout=2000)
+    assert ran[1] - ended >= BUSY_FACTOR * 0.04 - 0.01  # a timer never fires early
+    quick = Debounced(lambda: ran.append(time.perf_counter()), 0, owner)
+    quick.request()
+    qtbot.waitUntil(lambda: len(ran) == 3, timeout=2000)
+    asked = time.perf_counter()
+    quick.request()
+    qtbot.waitUntil(lambda: len(ran) == 4, timeout=2000)
+    assert ran[3] - asked < 0.5  # a quick one keeps its own (zero) delay

@@ -107,3 +107,32 @@ def test_own_positives_give_the_ap_back(qtbot, make_window, tmp_path, demo, fami
             assert got == pytest.approx(view.ap_at, abs=1e-12), ev.class_name
             checked += 1
     assert checked >= 3
+
+
+def test_a_rederived_choice_brings_its_normalised_ap_from_the_worker(
+    qtbot, make_window, tmp_path, capsys
+):
+    """At IoU 0.75 (re-derived from the stored evidence) the column's AP_N is the one the
+    re-deriving worker computed (``ResultEvaluations.normalised``); back at 0.5 it still equals
+    ``vocviewer analyze``'s."""
+    case = coco_case(tmp_path)
+    entry = analyze_json(case, tmp_path)
+    capsys.readouterr()
+    win = open_case(qtbot, make_window, case)
+    st, model = win.state, win.ap_table.ap_model
+    st.set_current_results(0)
+    for iou in (0.75, 0.5):
+        with qtbot.waitSignal(st.evaluation.evidence_replaced, timeout=60_000):
+            st.evaluation.set_iou(iou)
+        qtbot.waitUntil(st.is_idle, timeout=60_000)
+        ready = st.evaluations[0].normalised
+        assert ready is not None and ready[0] == st.evaluation.settings.ap_rule
+        model.refresh()
+        if iou == 0.75:
+            assert model.normalised()[1] is ready[2]  # taken, not computed again
+    n_pos, aps = model.normalised()
+    assert n_pos == pytest.approx(entry["normalised_ap"]["n_pos"], abs=1e-12)
+    classes = st.dataset.classes
+    for c, v in entry["per_class"].items():
+        if c in classes and v["ap_n50"] is not None:
+            assert aps[classes.index(c)] == pytest.approx(v["ap_n50"], abs=1e-12), c

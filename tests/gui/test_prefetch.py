@@ -1,7 +1,8 @@
 """``vocviewer open GT.json --results R.json`` starts the dataset, its results and their evaluation
-in the helper process before the window exists (``tasks.prefetch_open``); the window must show
-exactly what it computes itself, take every prefetched answer, and fall back where they do not
-fit (another IoU chosen) or the helper dies mid-stream."""
+before the window exists (``tasks.prefetch_open``: in a thread of the window's process where the
+compiled JSON kernel is built, else in the helper process); the window must show exactly what it
+computes itself, take every prefetched answer, and fall back where they do not fit (another IoU
+chosen) or the helper dies mid-stream."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from tests.gui.test_protocol_window import INSTANCES, write_coco_results
 from vocviewer.families.registry import benchmark_of, open_dataset
 from vocviewer.families.views import ClassView, Summary
-from vocviewer.gui.models import helper_process
+from vocviewer.gui.models import helper_process, open_ahead
 from vocviewer.gui.models.tasks import load_results, prefetch_open
 
 
@@ -66,14 +67,18 @@ def coco_results(tmp_path):
     return write_coco_results(open_dataset(INSTANCES), tmp_path / "boxes.json")
 
 
+@pytest.mark.parametrize("kernel", ["1", "0"])
 def test_prefetched_open_shows_what_the_window_computes_and_takes_every_answer(
-    qtbot, make_window, coco_results
+    qtbot, make_window, coco_results, monkeypatch, kernel
 ):
+    monkeypatch.setenv("VOCVIEWER_KERNEL", kernel)  # "0": no JSON kernel, the helper process
+    where = helper_process.prefetched if kernel == "0" else open_ahead.pending
     prefetch_open(INSTANCES, (coco_results,))
-    assert helper_process.prefetched() == 3  # dataset, results, evaluation under way
+    assert where() == 3  # dataset, results, evaluation under way
     window = make_window()
     st = _open(qtbot, window, INSTANCES, coco_results)
-    assert helper_process.prefetched() == 0  # all three taken
+    assert where() == 0  # all three taken
+    assert helper_process.prefetched() == open_ahead.pending() == 0
     assert st.evaluation.iou == 0.5
     _same(st.evaluation.sets[0], _plain(coco_results, 0.5))
 

@@ -242,7 +242,11 @@ def evaluate_coco_views(
         cats.append(raw)
         rt = params.recall_thresholds
         view = coco_class(dataset, raw, k, choice, rt, pair_iou, never, params=chosen)
-        yield diagnosed(dataset, results, view, rules, diagnose)
+        view = diagnosed(dataset, results, view, rules, diagnose)
+        if chosen is None and diagnose:  # what ``rederive_coco_views`` may start from
+            t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
+            _remember(raw, dataset, results, (t, kind), view)
+        yield view
     result = with_param_notes(collect_coco(tuple(cats), params, results))
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
 
@@ -251,37 +255,58 @@ def rederive_coco_views(
     dataset: Dataset, results: ResultSet, raws: Mapping[int, Any], choice: ViewChoice
 ) -> list[ClassView]:
     """Every class again at another threshold or area, from the stored evidence. Another area
-    range at the threshold of the last view derived from a class's evidence (``_LAST``) keeps
-    that view's verdicts, missed objects and diagnosis (COCOeval decides them at area "all")
-    and takes the curve of the new range."""
+    range at the threshold of one of the last views derived from a class's evidence (``_LAST``:
+    the window's current one and the one before, so going back to the previous threshold is a
+    lookup) keeps that view's verdicts, missed objects and diagnosis (COCOeval decides them at
+    area "all") and takes the curve of the new range."""
     rt, rules = CocoParams().recall_thresholds, coco_rules(dataset)
     task = chosen_task(iou_type(results), choice)
     pair_iou = task_pair_iou(dataset, results, task)
     never = never_missed(dataset, CocoParams.for_task(task))
     out = []
     for k in sorted(raws):
-        raw, last = raws[k], _LAST.get(raws[k])
+        raw = raws[k]
         t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
         key = (t, task)  # Boundary and mask IoU never share verdicts
-        if last is not None and last[0]() is dataset and last[1]() is results and last[2] == key:
+        last = next(
+            (
+                v
+                for d, r, kk, v in _LAST.get(raw, ())
+                if d() is dataset and r() is results and kk == key
+            ),
+            None,
+        )
+        if last is not None:
             area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
             view = dataclasses.replace(
-                last[3], curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
+                last, curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
             )
         else:
             view = diagnosed(
                 dataset, results, coco_class(dataset, raw, k, choice, rt, pair_iou, never), rules
             )
-        _LAST[raw] = (weakref.ref(dataset), weakref.ref(results), key, view)
+        _remember(raw, dataset, results, key, view)
         out.append(view)
     return out
 
 
-#: per stored category evidence (held weakly), the last view ``rederive_coco_views`` derived
-#: from it: (its dataset, its results (weakly), (threshold index, task), view)
-_LAST: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[int, str], ClassView]] = (
+#: per stored category evidence (held weakly), the last ``_KEPT`` views derived from it (by
+#: ``evaluate_coco_views`` at the protocol's parameters, or ``rederive_coco_views``), newest
+#: first: (its dataset, its results (both weakly), (threshold index, task), view)
+_LAST: weakref.WeakKeyDictionary[Any, list[tuple[Any, Any, tuple[int, str], ClassView]]] = (
     weakref.WeakKeyDictionary()
 )
+_KEPT = 2
+
+
+def _remember(
+    raw: Any, dataset: Dataset, results: ResultSet, key: tuple[int, str], view: ClassView
+) -> None:
+    """Keep ``view`` (of ``raw`` at ``key``) as the newest in ``_LAST``, replacing one at the
+    same ``key`` and forgetting the oldest beyond ``_KEPT``."""
+    kept = [e for e in _LAST.get(raw, ()) if e[2] != key and e[0]() is dataset]
+    entry = (weakref.ref(dataset), weakref.ref(results), key, view)
+    _LAST[raw] = [entry, *kept][:_KEPT]
 
 
 def read_coco_view_results(

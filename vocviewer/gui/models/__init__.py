@@ -20,7 +20,9 @@ debounce
 tasks
     What loading workers run (through the dataset's family) and the indexes they build.
 helper_process
-    One helper process for long parses that would hold the interpreter lock.
+    One helper process for long parses that would hold the interpreter lock (no JSON kernel).
+open_ahead
+    A JSON dataset, its results and their evaluation read in a thread before the window exists.
 analysis_tasks
     The Analysis tab's background work.
 beyond_source

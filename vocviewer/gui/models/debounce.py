@@ -7,10 +7,16 @@ once, ``delay_ms`` after the first request of a burst; ``flush()`` runs a pendin
 The views' refreshes fall due together (they answer the same arrivals), and run back to back
 they would be one long stall. So due callbacks queue, and the queue runs one callback per turn of
 the event loop, letting input, painting and timers in between.
+
+A callback that takes long waits longer before it runs again: a burst's delay is at least
+``BUSY_FACTOR`` times the callback's last duration (at most ``MAX_DELAY_MS``), so redrawing a big
+table while classes arrive keeps the GUI thread busy a fraction of the time, not all of it, and
+the evaluation behind it is not slowed down. ``flush`` (the evaluation finished) runs at once.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
@@ -66,6 +72,8 @@ class Debounced(QObject):
     def __init__(self, callback: Callable[[], object], delay_ms: int, parent: QObject) -> None:
         super().__init__(parent)
         self._callback = callback
+        self._delay_ms = delay_ms
+        self._took_ms = 0.0  # how long the callback ran last time
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
@@ -74,7 +82,8 @@ class Debounced(QObject):
     def request(self, *_args: object) -> None:
         """Schedule the callback (no-op if one is already pending)."""
         if not self._timer.isActive() and self not in _turns().queue:
-            self._timer.start()
+            busy = min(MAX_DELAY_MS, int(BUSY_FACTOR * self._took_ms))
+            self._timer.start(max(self._delay_ms, busy))
 
     def flush(self, *_args: object) -> None:
         """Run a pending callback now."""
@@ -87,8 +96,16 @@ class Debounced(QObject):
         _turns().add(self)
 
     def run_now(self) -> None:
-        self._callback()
+        start = time.perf_counter()
+        try:
+            self._callback()
+        finally:
+            self._took_ms = 1e3 * (time.perf_counter() - start)
 
 
 #: How long views wait for more evaluation results before redrawing (ms).
 REFRESH_DELAY_MS = 40
+#: A burst waits at least this many times the callback's last duration (``Debounced.request``).
+BUSY_FACTOR = 3.0
+#: ... but never longer than this (ms).
+MAX_DELAY_MS = 400

@@ -16,6 +16,10 @@ is still being built, each job keeping (``hold``) what the next one needs, so on
 it runs (``take_stream`` yields them as they come): the evaluation arrives class by class, and
 the window's own work on each (the false-positive diagnosis) overlaps the next. It pays where a
 core is free; on a machine loaded by others it only moves work around.
+
+Where the compiled JSON kernel is built (``needed`` is False), none of this is used: the kernel
+reads JSON without the lock, so the window reads and evaluates in threads of its own process
+(``open_ahead``), with no process to start and nothing to pickle.
 """
 
 from __future__ import annotations
@@ -180,7 +184,17 @@ def held(key: Hashable) -> Any:
     return _HELD.pop(key, None)
 
 
+def needed() -> bool:
+    """Whether long JSON parses need the helper: the compiled JSON kernel, which reads JSON
+    with the interpreter lock released, is not built here (or the kernels are turned off)."""
+    from vocviewer.kernel import load
+
+    return load("_json") is None
+
+
 def warm_up_process() -> None:
-    """Start the helper process now (its imports take a moment), without waiting for it."""
-    with contextlib.suppress(*_UNAVAILABLE):
-        _pool().submit(int)
+    """Start the helper process now (its imports take a moment), without waiting for it; only
+    where it is ``needed``."""
+    if needed():
+        with contextlib.suppress(*_UNAVAILABLE):
+            _pool().submit(int)

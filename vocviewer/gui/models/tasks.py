@@ -3,9 +3,11 @@
 ``load_dataset`` / ``load_results`` run off the GUI thread on immutable inputs, through the
 dataset's benchmark family; ``LoadedResults`` indexes a result set's detections by image;
 ``Message`` is one line of the message area. ``prefetch_open`` starts a JSON dataset, its results
-and their evaluation in the helper process before the window exists (the results read and
-evaluated in a thread of the helper as soon as the dataset is read, while the answers are sent
-back); ``load_dataset``, ``load_results`` and ``take_evaluation`` then take what it computed.
+and their evaluation before the window exists — in a thread of this process (``open_ahead``)
+where the compiled JSON kernel reads them without the interpreter lock, else in the helper
+process (the results read and evaluated in a thread of the helper as soon as the dataset is read,
+while the answers are sent back); ``load_dataset``, ``load_results`` and ``take_evaluation`` then
+take what it computed.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import LabelImageResults, ResultSet
+from vocviewer.gui.models import open_ahead
 from vocviewer.gui.models.helper_process import (
     END,
     forget_prefetched,
     held,
     hold,
     in_process,
+    needed,
     prefetch,
     send,
     take,
@@ -86,23 +90,35 @@ class LoadedResults:
 
 # --- worker functions (run off the GUI thread; inputs are immutable snapshots) -----------------
 def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
-    """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``).
-    JSON annotation files are read in the helper process (``worker.in_process``)."""
-    if _reads_in_helper(path):
+    """Read a dataset (COCO: with its sibling keypoint / caption files, ``attach_companions``),
+    or take the one ``prefetch_open`` read. Without the compiled JSON kernel, JSON annotation
+    files are read in the helper process (``helper_process.in_process``)."""
+    if _is_json(path):
         from vocviewer.families import registry
         from vocviewer.families.registry import benchmark_of
 
         registry.registered()  # the families' imports, here rather than on the GUI thread
-        ready = take(("dataset", _dataset_key(path, sources)))
+        ready = open_ahead.take_dataset(path, sources) or take(
+            ("dataset", _dataset_key(path, sources))
+        )
         if isinstance(ready, Dataset):
             benchmark_of(ready).view_settings(ready)  # (and what choosing them imports)
             return ready
-        return in_process(read_dataset, path, **sources)  # type: ignore[no-any-return]
+        if needed():
+            return in_process(read_dataset, path, **sources)  # type: ignore[no-any-return]
     return read_dataset(path, **sources)
 
 
-def _reads_in_helper(path: str | Path) -> bool:
+def _is_json(path: str | Path) -> bool:
     return Path(path).suffix.lower() == ".json" and Path(path).is_file()
+
+
+def offload() -> Any:
+    """How a family's window reader runs a long parse (``read_view_results``' ``offload``):
+    in the helper process where the compiled JSON kernel is missing, else right here."""
+    from vocviewer.families.eval_sets import run_here
+
+    return in_process if needed() else run_here
 
 
 def read_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
@@ -125,10 +141,14 @@ def load_results(
 
     bench = benchmark_of(dataset)
     given = [Path(p) for p in paths]
-    ready = take(("results", _results_key(given, image_set, fallback_set)))
+    rkey = _results_key(given, image_set, fallback_set)
+    ahead = open_ahead.take_results(dataset, rkey)
+    if ahead is not None:
+        return LoadedResults.build(dataset, ahead)
+    ready = take(("results", rkey))
     if isinstance(ready, tuple) and ready[0] == _fingerprint(dataset):
         return LoadedResults.build(dataset, ready[1])
-    results = bench.read_view_results(dataset, given, image_set, fallback_set, in_process)
+    results = bench.read_view_results(dataset, given, image_set, fallback_set, offload())
     return LoadedResults.build(dataset, results)
 
 
@@ -137,14 +157,19 @@ def prefetch_open(
     path: str | Path, results_paths: Sequence[str | Path] = (), **sources: str | Path | None
 ) -> None:
     """Start reading the JSON dataset ``path``, its result files and their evaluation at the
-    family's default choice in the helper process, one after the other, while this process builds
-    the window; ``load_dataset``, ``load_results`` and ``take_evaluation`` take the answers
+    family's default choice, one after the other, while this process builds the window: in a
+    thread here (``open_ahead``), or in the helper process where the compiled JSON kernel is
+    missing; ``load_dataset``, ``load_results`` and ``take_evaluation`` take the answers
     (where their arguments match; else they do the work as usual). Other datasets: nothing."""
     forget_prefetched()
-    if not _reads_in_helper(path):
+    open_ahead.forget()
+    if not _is_json(path):
         return
     dkey = _dataset_key(path, sources)
     rkey = _results_key([Path(p) for p in results_paths], None, None) if results_paths else None
+    if not needed():
+        open_ahead.start(path, rkey, read_dataset, **sources)
+        return
     prefetch(("dataset", dkey), _read_dataset_held, (dkey, rkey), path, **sources)
     if rkey is not None:
         prefetch(("results", rkey), _read_results_held, dkey, rkey)
@@ -157,9 +182,9 @@ def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterat
     ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
 
     If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
-    from vocviewer.families.registry import benchmark_of
-    from vocviewer.families.views import ClassView, diagnose_pending
-
+    ahead = open_ahead.take_evaluation(results, choice)
+    if ahead is not None:
+        return _diagnosed(dataset, results, choice, ahead)
     stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
     if stream is None:
         return None
@@ -167,30 +192,36 @@ def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterat
     if header != (_fingerprint(dataset), choice, len(results.detections)):
         threading.Thread(target=collections.deque, args=(stream, 0), daemon=True).start()  # drain
         return None
+    unpickled = (b if isinstance(b, str) else pickle.loads(b) for b in stream)
+    return _diagnosed(dataset, results, choice, unpickled)
+
+
+def _diagnosed(
+    dataset: Dataset, results: ResultSet, choice: Any, items: Iterator[Any]
+) -> Iterator[Any]:
+    """``items`` (views evaluated elsewhere, undiagnosed; then a ``COMPLETE`` mark) as the
+    window's evaluation yields them, each view diagnosed here (``views.diagnose_pending``); if
+    they stop without the mark (the helper died, an error), the rest is evaluated here."""
+    from vocviewer.families.registry import benchmark_of
+    from vocviewer.families.views import ClassView, diagnose_pending
+
     bench = benchmark_of(dataset)
     rules = bench.view_settings(dataset).rules
-
-    def views() -> Iterator[Any]:
-        done = 0
-        for blob in stream:
-            if blob == _COMPLETE:
-                return
-            view = pickle.loads(blob)
-            done += 1
-            yield (
-                diagnose_pending(dataset, results, view, rules)
-                if isinstance(view, ClassView)
-                else view
-            )
-        # the helper stopped on the way (killed, out of memory, an error): the rest here
-        yield from itertools.islice(bench.evaluate_views(dataset, results, choice), done, None)
-
-    return views()
+    done = 0
+    for item in items:
+        if isinstance(item, str) and item in (_COMPLETE, open_ahead.COMPLETE):
+            return
+        if isinstance(item, str):  # STOPPED
+            break
+        done += 1
+        yield (
+            diagnose_pending(dataset, results, item, rules) if isinstance(item, ClassView) else item
+        )
+    yield from itertools.islice(bench.evaluate_views(dataset, results, choice), done, None)
 
 
 def _dataset_key(path: str | Path, sources: dict[str, str | Path | None]) -> Hashable:
-    given = tuple(sorted((k, str(v)) for k, v in sources.items() if v is not None))
-    return (str(Path(path)), given)
+    return open_ahead.dataset_key(path, sources)
 
 
 def _results_key(paths: Sequence[Path], image_set: str | None, fallback: str | None) -> Hashable:

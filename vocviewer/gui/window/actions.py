@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLabel, QMenu, QSlider,
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
 from vocviewer.gui.panes.image.view import ImageView
-from vocviewer.gui.panes.tables.ap_table import MessagesPanel
+from vocviewer.gui.panes.tables.messages import MessagesPanel
 
 #: AppState.view_mode → chooser text
 VIEW_MODE_NAMES = {

@@ -44,9 +44,10 @@ from vocviewer.gui.panes.browse.side_panel import SidePanel
 from vocviewer.gui.panes.image.view import ImageView
 from vocviewer.gui.panes.pane_sizes import KeepRoom
 from vocviewer.gui.panes.pr.pane import PRPane
-from vocviewer.gui.panes.tables.ap_table import ApTable, MessagesPanel
+from vocviewer.gui.panes.tables.ap_table import ApTable
 from vocviewer.gui.panes.tables.compare import ComparePane
 from vocviewer.gui.panes.tables.confusion import ConfusionPane
+from vocviewer.gui.panes.tables.messages import MessagesPanel
 from vocviewer.gui.panes.tables.protocol_views import CaptionBar, SummaryPane
 from vocviewer.gui.window.actions import TOGGLES, DisplayControls
 from vocviewer.gui.window.curation import CurationController

@@ -267,7 +267,8 @@ class PRPane(QWidget):
     def show_evaluation(self, ev: ClassEvaluation | None) -> None:
         """Draw one class's ranked evaluation (``None`` clears the plot)."""
         self.evaluation = ev
-        self.legend.clear()
+        if ev is not None or self.state.selected_class >= 0:  # else the overview's legend
+            self.legend.clear()
         self._show_others(-1)
         self.band.hide()
         self.legend.setVisible(ev is not None and len(ev) > 0)

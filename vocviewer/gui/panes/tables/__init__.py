@@ -3,7 +3,9 @@
 Modules
 -------
 ap_table
-    The per-class AP table and the message area.
+    The per-class AP table.
+messages
+    The message area (``MessagesPanel``).
 ap_cells
     The AP table's cells beside its model (``ap_table.ApTableModel``).
 protocol_views

@@ -1,4 +1,4 @@
-"""Item models and the panes built on them: the per-class AP table and the message area.
+"""The per-class AP table: its item model and the pane built on it.
 
 The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` objects in
 ``AppState`` and handed to a Qt-side ``QStandardItemModel``, so repainting stays in C++.
@@ -7,31 +7,17 @@ The AP table's cells are read from the ``Dataset`` and the ``ClassEvaluation`` o
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import (
-    QModelIndex,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QStyle,
-    QTableView,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
-from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.families.official import explain, mark
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.models.state import AppState, Message
+from vocviewer.gui.models.evaluation import normalised_aps
+from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
     SORT_ROLE,
@@ -94,8 +80,10 @@ class ApTableModel(QStandardItemModel):
             self.setHeaderData(col, Qt.Orientation.Horizontal, tip, Qt.ItemDataRole.ToolTipRole)
         self.update_cells()
 
-    def update_cells(self) -> None:
-        """Re-read every cell's text, sort value and tooltip; only changed cells are set."""
+    def update_cells(self, rows: Iterable[int] | None = None) -> None:
+        """Re-read every cell's text, sort value and tooltip (of class rows ``rows`` and the mean
+        row only, if given, while the AP_N column waits for every class); only changed cells
+        are set."""
         display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
         # worked out once per pass, not per cell (81 rows x the columns)
         self._pass = {}
@@ -107,7 +95,10 @@ class ApTableModel(QStandardItemModel):
         }
         try:
             n = len(self.classes())
-            for row in range(self.rowCount()):
+            every = range(self.rowCount())
+            if rows is not None and self._pass["normalised"] is None:
+                every = sorted({r for r in rows if 0 <= r < n} | ({n} & set(every)))
+            for row in every:
                 for col in range(self.columnCount()):
                     ev = self._evaluation(row, col) if row < n else None
                     cell = (
@@ -241,8 +232,8 @@ class ApTableModel(QStandardItemModel):
         rule, evs = st.evaluation.settings.ap_rule, {k: v.evaluation for k, v in views.items()}
         key = (i, rule, tuple((k, id(e)) for k, e in evs.items()))
         if self._normalised is None or self._normalised[0] != key:
-            n_pos = mean_positives([e.npos for e in evs.values()])
-            aps = {k: normalised_det_ap(e, rule, n_pos) for k, e in evs.items()}
+            ready = st.evaluations[i].normalised  # the re-deriving worker's, if it came so
+            n_pos, aps = ready[1:] if ready and ready[0] == rule else normalised_aps(views, rule)
             self._normalised = (key, n_pos, aps, evs)
         return self._normalised[1], self._normalised[2]
 
@@ -273,9 +264,8 @@ class ApTableModel(QStandardItemModel):
         got = self.normalised()
         if got is None:
             return None
-        mean_row = row == len(self.classes())
-        values = [a for a in got[1].values() if not math.isnan(a)]
-        if mean_row:
+        if row == len(self.classes()):  # the mean row
+            values = [a for a in got[1].values() if not math.isnan(a)]
             return float(sum(values) / len(values)) if values else math.nan
         return got[1].get(row, math.nan)
 
@@ -372,6 +362,7 @@ class ApTable(QTableView):
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # class order until a header is clicked
         make_compact(self)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self._arrived: set[int] = set()  # classes arrived since the table's last update
         self._reset()
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
@@ -398,6 +389,7 @@ class ApTable(QTableView):
         super().selectRow(proxy_row if proxy_row >= 0 else row)
 
     def _reset(self, *_args: object) -> None:
+        self._arrived = set()  # the refresh reads every row
         self.ap_model.refresh()
         header = self.horizontalHeader()
         header.setStretchLastSection(False)
@@ -413,10 +405,14 @@ class ApTable(QTableView):
         self._sync_selection(self.app_state.selected_class)
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
+        self._arrived.add(ev.class_index)
         self._rows_later.request()  # a burst of classes → one relayout of the table
 
     def _update_all_rows(self) -> None:
-        self.ap_model.update_cells()
+        """The rows of the classes that arrived since the last update (none: nothing to do)."""
+        rows, self._arrived = self._arrived, set()
+        if rows:
+            self.ap_model.update_cells(rows)
 
     def _on_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
@@ -431,65 +427,3 @@ class ApTable(QTableView):
             self.clearSelection()
         elif current != k and k < self.ap_model.rowCount():
             self.selectRow(k)
-
-
-class MessagesPanel(QWidget):
-    """Non-modal list of problems and errors (``AppState.messages_posted``), newest last, with a
-    header that clears or hides it.
-
-    Signals
-    -------
-    hide_requested()
-        The close button was pressed.
-    cleared()
-        The list was emptied (the Clear button).
-    """
-
-    hide_requested = Signal()
-    cleared = Signal()
-
-    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.list = QListWidget()
-        self.list.setWordWrap(True)
-        self.list.setAlternatingRowColors(True)
-        self.title = QLabel("<b>Messages</b>")
-        clear = self.clear_button = QToolButton()
-        clear.setText("Clear")
-        clear.setAutoRaise(True)
-        close = QToolButton()
-        close.setText("Hide")
-        close.setAutoRaise(True)
-        header = QHBoxLayout()
-        header.setContentsMargins(6, 2, 2, 0)
-        header.addWidget(self.title)
-        header.addStretch(1)
-        header.addWidget(clear)
-        header.addWidget(close)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addLayout(header)
-        layout.addWidget(self.list)
-        icons = {
-            "error": QStyle.StandardPixmap.SP_MessageBoxCritical,
-            "warning": QStyle.StandardPixmap.SP_MessageBoxWarning,
-            "info": QStyle.StandardPixmap.SP_MessageBoxInformation,
-        }
-        self._icons = {k: self.style().standardIcon(v) for k, v in icons.items()}
-
-        clear.clicked.connect(self.list.clear)
-        clear.clicked.connect(self.cleared)
-        close.clicked.connect(self.hide_requested)
-        state.messages_posted.connect(self.add_messages)
-
-    def count(self) -> int:
-        return self.list.count()
-
-    def add_messages(self, messages: list[Message]) -> None:
-        for m in messages:
-            item = QListWidgetItem(self._icons.get(m.level, self._icons["info"]), m.text)
-            item.setToolTip(f"{m.text}\n\n{m.details}" if m.details else m.text)
-            item.setData(Qt.ItemDataRole.UserRole, m.details)  # the traceback of a bug
-            self.list.addItem(item)
-        self.list.scrollToBottom()
