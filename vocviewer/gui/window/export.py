@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import (
     QBuffer,
     QIODevice,
@@ -198,9 +199,14 @@ def export_pr_figure(
     plot = pr_figure(class_name, curves, size, styles, legend_corner)
     try:
         return render_widget(plot, path, kind, dpi, protected)
-    finally:
+    finally:  # deleted now, while its Python items are whole (the legend outlives the scene:
+        # left to the collector, a label's attributes could be cleared before Qt asks it for
+        # its size hint, an exception inside the collection)
+        legend = plot.getPlotItem().legend
         plot.close()
-        plot.deleteLater()
+        if legend is not None:
+            shiboken6.delete(legend)
+        shiboken6.delete(plot)
 
 
 def export_image(
