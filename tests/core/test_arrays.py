@@ -51,3 +51,15 @@ def test_detections_share_sealed_columns() -> None:
     d = Detections(img, label, score, box, np.zeros(n, dtype=np.int64), line)
     assert d.image_index is img and d.score is score and np.shares_memory(d.box, box)
     assert not np.shares_memory(d.line, line)
+
+
+def test_a_sealed_view_is_kept_with_what_it_views() -> None:
+    """A maker's view of a buffer it hands over (a compiled reader's flat column reshaped):
+    sealed, it and numpy's later views of it are kept, and the buffer is read-only too."""
+    flat = np.arange(8, dtype=np.float64)
+    boxes = sealed(flat.reshape(-1, 4))
+    assert not flat.flags.writeable
+    again = np.reshape(boxes, (2, 4))  # numpy's view of the buffer itself, not of ``boxes``
+    assert frozen(boxes, np.float64) is boxes and frozen(again, np.float64) is again
+    with pytest.raises(ValueError):
+        flat[0] = 1.0

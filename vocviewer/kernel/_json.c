@@ -947,6 +947,153 @@ static int parse_results(Scan *s, Column *c) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* A large results file scanned in parts at once                                             */
+
+/* The array's entries are cut into PARTS parts, each scanned on its own thread into its own
+ * columns, then the columns are joined in file order. A cut is a place where one entry's '}'
+ * is followed by ',' and the next entry's '{' (whitespace between); the part before a cut must
+ * end exactly there after a whole entry, which holds only where the cut is a true entry
+ * boundary (the part before is scanned from a true start, so its entries end where the file's
+ * do; a cut inside a string or a nested value is passed over, and the whole scan is redone on
+ * one thread). Any part that declines, or anything unusual, redoes the plain scan
+ * (parse_results): the outcome is always the one-thread scan's. */
+#define MAX_PARTS 8
+#define PART_BYTES (4 << 20) /* by default, at least this much of the file per part */
+#define CUT_SEARCH (1 << 20) /* how far past a part's nominal end a cut is looked for */
+
+typedef struct {
+    Scan s;
+    Column c[R_COUNT];
+    const char *stop; /* just past the '}' of the part's last entry; NULL: up to the ']' */
+    int r;
+} Part;
+
+/* Where the entry after `from` begins ('{' after "}" ws "," ws), its '}' end in *stop; NULL
+ * when none within CUT_SEARCH bytes. */
+static const char *find_cut(const char *from, const char *end, const char **stop) {
+    const char *limit = end - from > CUT_SEARCH ? from + CUT_SEARCH : end;
+    for (const char *p = from; p < limit; p++) {
+        p = memchr(p, '}', (size_t)(limit - p));
+        if (p == NULL) return NULL;
+        const char *q = p + 1;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+        if (q >= end || *q != ',') continue;
+        q++;
+        while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+        if (q < end && *q == '{') {
+            *stop = p + 1;
+            return q;
+        }
+    }
+    return NULL;
+}
+
+/* One part's entries (it starts at an entry's '{'): up to its stop, or the closing ']' and the
+ * end of the document for the last part. */
+static void *scan_part(void *arg) {
+    Part *t = arg;
+    Scan *s = &t->s;
+    t->r = DECLINE;
+    for (;;) {
+        if (result_entry(s, t->c)) return NULL;
+        if (t->stop != NULL && s->p >= t->stop) {
+            if (s->p == t->stop) t->r = 0;
+            return NULL;
+        }
+        int ch = peek(s);
+        s->p++;
+        if (ch == ']') break;
+        if (ch != ',') return NULL;
+    }
+    if (t->stop == NULL && !at_end(s)) t->r = 0;
+    return NULL;
+}
+
+/* Part j's columns appended to part 0's, part j's freed (nonzero: out of memory). */
+static int join_columns(Column *into, Column *from) {
+    for (int j = 0; j < R_COUNT; j++) {
+        Buf *a = &into[j].buf, *b = &from[j].buf;
+        if (b->len && buf_reserve(a, b->len)) return DECLINE;
+        if (b->len) memcpy(a->data + a->len * a->item, b->data, b->len * b->item);
+        a->len += b->len;
+        buf_free(b);
+    }
+    return 0;
+}
+
+/* parse_results on up to `threads` threads, parts of at least `part_bytes` (see above). */
+static int parse_results_parts(Scan *s, Column *c, int threads, long part_bytes) {
+    const char *start = s->p;
+    skip_ws(s);
+    size_t size = (size_t)(s->end - s->p);
+    int n = threads < MAX_PARTS ? threads : MAX_PARTS;
+    if (part_bytes < 1) part_bytes = 1;
+    if ((size_t)n > size / (size_t)part_bytes) n = (int)(size / (size_t)part_bytes);
+#ifdef _WIN32
+    n = 1;
+#endif
+    if (n < 2 || *s->p != '[' || s->masks) {
+        s->p = start;
+        return parse_results(s, c);
+    }
+    Part *parts = calloc((size_t)n, sizeof(Part));
+    if (!parts) return DECLINE;
+    const char *body = s->p + 1, *from = body;
+    int k = 0, r = 0; /* k: parts set up */
+    while (k < n) {
+        Part *t = &parts[k];
+        t->s = (Scan){from, s->end, {0}, s->masks, {0}};
+        buf_init(&t->s.blob, 1);
+        buf_init(&t->s.spans, 8);
+        columns_init(t->c, RESULT_COLUMNS, R_COUNT);
+        k++;
+        const char *nominal = body + (size_t)(s->end - body) * (size_t)k / (size_t)n;
+        const char *next = k < n ? find_cut(nominal > from ? nominal : from, s->end, &t->stop) : NULL;
+        if (k < n && next == NULL) { r = DECLINE; break; }
+        from = next;
+    }
+    if (r == 0) {
+        /* the first part starts at the first entry ('[' then whitespace) */
+        Scan *s0 = &parts[0].s;
+        skip_ws(s0);
+        if (s0->p >= s0->end || *s0->p != '{') r = DECLINE;
+    }
+#ifndef _WIN32
+    if (r == 0) {
+        pthread_t th[MAX_PARTS];
+        int started[MAX_PARTS] = {0};
+        for (int j = 1; j < n; j++) started[j] = pthread_create(&th[j], NULL, scan_part, &parts[j]) == 0;
+        scan_part(&parts[0]);
+        for (int j = 1; j < n; j++) {
+            if (started[j]) pthread_join(th[j], NULL);
+            else scan_part(&parts[j]);
+        }
+        for (int j = 0; j < n && r == 0; j++) r = parts[j].r;
+        for (int j = 0; j < n && r == 0; j++) r = parts[j].s.blob.len || parts[j].s.spans.len;
+    }
+#endif
+    for (int j = 1; j < n && r == 0; j++) r = join_columns(parts[0].c, parts[j].c);
+    if (r == 0) {
+        for (int j = 0; j < R_COUNT; j++) { /* part 0's columns become the result's */
+            buf_free(&c[j].buf);
+            c[j].buf = parts[0].c[j].buf;
+            buf_init(&parts[0].c[j].buf, c[j].buf.item);
+        }
+        s->p = s->end;
+    }
+    for (int j = 0; j < k; j++) {
+        columns_free(parts[j].c, R_COUNT);
+        buf_free(&parts[j].s.blob);
+        buf_free(&parts[j].s.spans);
+    }
+    free(parts);
+    if (r == 0) return 0;
+    for (int j = 0; j < R_COUNT; j++) c[j].buf.len = 0; /* (nothing was written there) */
+    s->p = start;
+    return parse_results(s, c);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Ground-truth files                                                                        */
 
 /* A kept string, or (-1, 0) when absent. */
@@ -1164,7 +1311,12 @@ static int parse_annotations(Scan *s, Column *c) {
 /* ---------------------------------------------------------------------------------------- */
 /* Python bindings                                                                           */
 
-typedef int (*ParseFn)(Scan *, Column *);
+static int parse_annotations_any(Scan *s, Column *c, int threads, long part_bytes) {
+    (void)threads, (void)part_bytes;
+    return parse_annotations(s, c);
+}
+
+typedef int (*ParseFn)(Scan *, Column *, int threads, long part_bytes);
 
 static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
 
@@ -1214,7 +1366,8 @@ fail:
     return NULL;
 }
 
-static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec, int n) {
+static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, ParseFn parse,
+                     const Column *spec, int n) {
     Py_buffer view;
     if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
     Column *cols = malloc(sizeof(Column) * (size_t)n);
@@ -1228,7 +1381,7 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
     buf_init(&s.spans, 8);
     int r;
     Py_BEGIN_ALLOW_THREADS;
-    r = parse(&s, cols);
+    r = parse(&s, cols, threads, part_bytes);
     Py_END_ALLOW_THREADS;
     PyBuffer_Release(&view);
     PyObject *out = NULL;
@@ -1244,20 +1397,23 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
 static PyObject *py_results(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *data;
-    int masks = 1;
-    if (!PyArg_ParseTuple(args, "O|p", &data, &masks)) return NULL;
-    return run(data, masks, parse_results, RESULT_COLUMNS, R_COUNT);
+    int masks = 1, threads = 1;
+    long part_bytes = PART_BYTES;
+    if (!PyArg_ParseTuple(args, "O|pil", &data, &masks, &threads, &part_bytes)) return NULL;
+    return run(data, masks, threads, part_bytes, parse_results_parts, RESULT_COLUMNS, R_COUNT);
 }
 
 static PyObject *py_annotations(PyObject *self, PyObject *arg) {
     (void)self;
-    return run(arg, 1, parse_annotations, GT_COLUMNS, G_COUNT);
+    return run(arg, 1, 1, 0, parse_annotations_any, GT_COLUMNS, G_COUNT);
 }
 
 static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS,
-     "results(data: bytes, masks: bool = True) -> dict | None\n\nA COCO results array as "
-     "columns, or None; without masks, segmentations are only checked to be valid JSON."},
+     "results(data: bytes, masks: bool = True, threads: int = 1, part_bytes: int = 4 MiB)\n"
+     "    -> dict | None\n\nA COCO results array as columns, or None; without masks, "
+     "segmentations are only checked to be valid JSON, and the file is scanned in parts of at "
+     "least part_bytes on up to `threads` threads (the same columns)."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

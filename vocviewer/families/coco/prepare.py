@@ -112,28 +112,39 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     det = results.detections
     n_det = len(det.score)
     d_sel = np.flatnonzero(img_ok[det.image_index] & cat_ok[det.label])
-    d_img = img_pos[det.image_index[d_sel]]
-    d_cat = cat_pos[det.label[d_sel]]
+    all_dets = len(d_sel) == n_det  # (then d_sel is every position: no gathers through it)
+    d_img = img_pos[det.image_index if all_dets else det.image_index[d_sel]]
+    d_cat = cat_pos[det.label if all_dets else det.label[d_sel]]
     if params.use_cats:
         g_group, d_group = g_cat * n_img + g_img, d_cat * n_img + d_img
-        g_k, d_k = g_cat, d_cat
+        g_k = g_cat
     else:
         g_group, d_group = g_img, d_img
-        g_k, d_k = np.zeros_like(g_cat), np.zeros_like(d_cat)
+        g_k = np.zeros_like(g_cat)
     g_order = np.lexsort((g_sel, g_cat, g_group))
     g_rows = g_sel[g_order]
     tie = None if params.use_cats else d_cat  # (the group has one category with ``use_cats``)
     d_order, rank = rank_detections(
-        d_group, n_k * n_img, det.score[d_sel], tie, params.max_dets[-1]
+        d_group, n_k * n_img, det.score if all_dets else det.score[d_sel], tie, params.max_dets[-1]
     )
-    d_rows = d_sel[d_order]
+    d_rows = d_order if all_dets else d_sel[d_order]
+    # the sorted groups give each detection's image position and its category's range without
+    # gathering through the (random) sort order again
+    sorted_group = d_group[d_order]
+    d_pos = sorted_group % n_img if params.use_cats else sorted_group
+    index_of_pos = np.empty(n_img, dtype=np.int64)
+    index_of_pos[img_pos] = np.arange(n_img)
+    kk = np.arange(n_k + 1)
+    if params.use_cats:
+        dt_offsets = np.searchsorted(sorted_group, kk * n_img, side="left").astype(np.int64)
+    else:
+        dt_offsets = np.array([0, len(d_order)], dtype=np.int64)
 
     ignore = gt.iscrowd[g_rows].copy()
     if params.iou_type == "boundary" and gt.ignore is not None:
         ignore |= gt.ignore[g_rows]  # boundary-iou-api's ``_prepare``: ignore or iscrowd
     if params.iou_type == "keypoints":
         ignore |= gt.num_keypoints[g_rows] == 0
-    kk = np.arange(n_k + 1)
     return Prepared(
         params=params,
         gt_anno=gt,
@@ -148,13 +159,13 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         gt_ignore=ignore,
         gt_offsets=np.searchsorted(g_k[g_order], kk, side="left").astype(np.int64),
         dt_rows=_narrow(d_rows, n_det),
-        dt_group=_narrow(d_group[d_order], n_k * n_img),
+        dt_group=_narrow(sorted_group, n_k * n_img),
         dt_rank=_narrow(rank, n_det),
         dt_score=det.score[d_rows],
         dt_area=dt.area[d_rows],
-        dt_image_pos=_narrow(img_pos[det.image_index[d_rows]], n_img),
-        dt_image_index=_narrow(det.image_index[d_rows], n_img),
-        dt_offsets=np.searchsorted(d_k[d_order], kk, side="left").astype(np.int64),
+        dt_image_pos=_narrow(d_pos, n_img),
+        dt_image_index=_narrow(index_of_pos[d_pos], n_img),
+        dt_offsets=dt_offsets,
     )
 
 

@@ -63,11 +63,13 @@ def lookup(keys: IntArray, values: npt.NDArray[Any]) -> IntArray | None:
 
 def corners(xywh: FloatArray) -> FloatArray:
     """``(x1, y1, x1 + w, y1 + h)`` of ``(x, y, w, h)`` boxes, float64 (N, 4), in one output
-    array (``np.column_stack`` of the strided halves is ~10x slower); NaN / inf kept."""
-    out = np.empty((len(xywh), 4))
-    out[:, :2] = xywh[:, :2]
+    array; NaN / inf kept. Each row's two halves are added as complex numbers (``x + iy``
+    plus ``w + ih``: the same two float additions, several times faster than on the strided
+    float columns)."""
+    out = np.array(xywh, dtype=np.float64, order="C").reshape(-1, 4)
+    pairs = out.view(np.complex128)
     with np.errstate(invalid="ignore", over="ignore"):
-        np.add(xywh[:, :2], xywh[:, 2:], out=out[:, 2:])
+        pairs[:, 1] += pairs[:, 0]
     return out
 
 

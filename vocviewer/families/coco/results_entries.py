@@ -104,8 +104,8 @@ def result_set(
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=gt.image_id[img],
-        category_id=gt.category_id[label],
+        image_id=sealed(gt.image_id[img]),
+        category_id=sealed(gt.category_id[label]),
         bbox=xywh,
         area=area,
         keypoints=kps,
@@ -118,7 +118,7 @@ def result_set(
         label,
         score,
         xyxy,
-        np.zeros(n, dtype=np.int64),
+        sealed(np.zeros(n, dtype=np.int64)),  # (pages of zeros the system maps when read)
         ids,
     )
     kept = tuple(warnings)  # rows kept with a warning: in ResultSet.warnings, not problems

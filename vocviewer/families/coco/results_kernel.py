@@ -31,9 +31,10 @@ __all__ = ["box_columns", "file_box_columns", "plain_columns", "result_columns"]
 def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None:
     """The kernel's columns of a results file's bytes (``_json.c``, ``RESULT_COLUMNS``), or
     ``None``: no kernel on this machine, or not a plain non-empty results array. Without
-    ``masks`` the segmentations are not decoded (``rle_len`` 0)."""
+    ``masks`` the segmentations are not decoded (``rle_len`` 0), and a large file is scanned
+    in parts across the cores (the same columns as one thread's scan)."""
     module = kernel.load("_json")
-    return None if module is None else module.results(data, masks)
+    return None if module is None else module.results(data, masks, kernel.cores())
 
 
 def box_columns(data: Buffer) -> bulk.Columns | None:
