@@ -35,6 +35,7 @@ from functools import cached_property
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
@@ -280,8 +281,9 @@ def iter_evaluate_lvis(
     where the caller has it)."""
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
-    by_score = score_order(dataset, results)
     evaluated = sel.status == EVALUATED
+    kernel_sorts = kernel.load("_order") is not None  # else one score sort serves both
+    by_score = None if kernel_sorts else score_order(dataset, results)
     prep = federated_prepare(
         dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
     )

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.match_kernel import KernelCategory
 from vocviewer.families.coco.prepare import Prepared
+from vocviewer.families.lvis.prepare import image_positions, score_order
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -43,16 +45,24 @@ class RankOrder:
 
 
 def rank_order(
-    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray
+    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray | None = None
 ) -> RankOrder:
     """Rank order: descending score, then image by ascending id, then file order, which is the
     order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
     scores keep file order). ``by_score``: every detection row in that order, categories
-    mixed (``prepare.score_order``); a stable sort by category finishes it."""
+    mixed (``prepare.score_order``); a stable sort by category finishes it. ``None``: one
+    ``group_rank`` (``_order.c``) by category where the kernel is built, else ``score_order``."""
     det = results.detections
     n_cls = len(dataset.classes)
-    label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
-    rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+    module = kernel.load("_order") if by_score is None else None
+    if module is not None:
+        tie = image_positions(dataset)[det.image_index]
+        rows = module.group_rank(det.label, n_cls, det.score, tie, len(det))[0]
+    else:
+        if by_score is None:
+            by_score = score_order(dataset, results)
+        label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
+        rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
     offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
     position = np.full(len(det), -1, dtype=np.int64)
     position[prep.dt_rows] = np.arange(len(prep.dt_rows))
@@ -75,27 +85,31 @@ def category_evidence(
     on = np.flatnonzero(at >= 0)
     # the column of each evaluated detection among the run's rank-order columns (in order
     # where the kernel ranks them as ``rank_order`` does: then no gather)
-    starts = prep.dt_offsets[k0:k1] - d0
-    ranked = np.concatenate([m.curves.order + s for m, s in zip(matches, starts, strict=True)])
+    lengths = [m.match0.shape[1] for m in matches]
+    starts = np.repeat(prep.dt_offsets[k0:k1] - d0, lengths)
+    ranked = np.concatenate([m.curves.order for m in matches]) + starts
     column = np.empty(len(ranked), dtype=np.int64)
     column[ranked] = np.arange(len(ranked))
     gather = column[at[on] - d0]
     take = None if np.array_equal(gather, np.arange(len(on))) else gather
-    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, [m.match0.shape[1] for m in matches])
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, lengths).astype(row_type)
     gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
+    # every threshold at once: (T, evaluated) in the kernel's rank order
+    v = np.concatenate([m.verdict0 for m in matches], axis=1)
+    # GT slice positions (-1: none; they fit ``row_type``)
+    g = np.concatenate([m.match0 for m in matches], axis=1, dtype=row_type)
+    none = g < 0
+    np.add(g, g_start, out=g)
+    g[none] = -1  # picks ``gt_rows``' last entry, -1
+    del none
+    if take is not None:
+        v, g = v[:, take], g[:, take]
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
-    v = np.empty(len(on), dtype=np.int8)
-    g = np.empty(len(on), dtype=np.int64)
-    for t in range(n_thr):  # one threshold at a time: 1-D buffers, reused
-        np.concatenate([m.verdict0[t] for m in matches], out=v)
-        np.concatenate([m.match0[t] for m in matches], out=g)  # GT slice positions (-1: none)
-        none = g < 0
-        np.add(g, g_start, out=g)
-        g[none] = -1  # picks ``gt_rows``' last entry, -1
-        verdict[t, on] = v if take is None else v[take]
-        matched[t, on] = gt_rows[g] if take is None else gt_rows[g[take]]
+    verdict[:, on] = v
+    matched[:, on] = gt_rows[g]
+    del g
     image_index, score = ro.image_index[rows], ro.score[rows]
     out = []
     for k, m in enumerate(matches, start=k0):
