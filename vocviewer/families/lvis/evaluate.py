@@ -31,6 +31,7 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from threading import Thread
 
 import numpy as np
 import numpy.typing as npt
@@ -53,7 +54,7 @@ from vocviewer.families.lvis.columns import (
     sorted_unique,
 )
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
-from vocviewer.families.lvis.ranked import category_evidence, rank_order
+from vocviewer.families.lvis.ranked import category_evidence, rank_order, ranked_rows
 from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
 
 FloatArray = npt.NDArray[np.float64]
@@ -282,12 +283,21 @@ def iter_evaluate_lvis(
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
     evaluated = sel.status == EVALUATED
-    kernel_sorts = kernel.load("_order") is not None  # else one score sort serves both
-    by_score = None if kernel_sorts else score_order(dataset, results)
-    prep = federated_prepare(
-        dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
-    )
-    ro = rank_order(dataset, results, prep, by_score)
+    ranked: list[IntArray] = []
+    sorter = Thread(target=lambda: ranked.append(ranked_rows(dataset, results)))
+    if kernel.load("_order") is not None:  # the rank order sorted meanwhile, without the GIL
+        by_score = None
+        sorter.start()
+    else:  # one score sort serves both
+        by_score = score_order(dataset, results)
+    try:
+        prep = federated_prepare(
+            dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+        )
+    finally:
+        if sorter.ident is not None:
+            sorter.join()
+    ro = rank_order(dataset, results, prep, by_score, ranked[0] if ranked else None)
     k = 0
     for run in _category_matches(prep, sel):
         yield from category_evidence(prep, k, run, ro)

@@ -1,6 +1,6 @@
 """LVIS's per-category evidence in rank order, for many categories at once.
 
-``rank_order`` sorts every detection of a result set once (by category, descending score, image
+``rank_order`` (``ranked_rows``) sorts every detection of a result set once (by category, descending score, image
 by ascending id, file order); ``category_evidence`` places the kernel's matching of a run of
 categories (``KernelCategory``: verdicts and matches of the evaluated detections, in rank
 order) among all their detections in whole-array steps, and cuts the result into one
@@ -28,7 +28,7 @@ from vocviewer.families.lvis.prepare import image_positions, score_order
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-__all__ = ["RankOrder", "category_evidence", "rank_order"]
+__all__ = ["RankOrder", "category_evidence", "rank_order", "ranked_rows"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,25 +44,40 @@ class RankOrder:
     score: FloatArray
 
 
-def rank_order(
-    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray | None = None
-) -> RankOrder:
-    """Rank order: descending score, then image by ascending id, then file order, which is the
-    order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
-    scores keep file order). ``by_score``: every detection row in that order, categories
-    mixed (``prepare.score_order``); a stable sort by category finishes it. ``None``: one
-    ``group_rank`` (``_order.c``) by category where the kernel is built, else ``score_order``."""
+def ranked_rows(dataset: Dataset, results: ResultSet, by_score: IntArray | None = None) -> IntArray:
+    """Every detection row in rank order, by category: ``RankOrder.rows``. ``by_score``: every
+    row by descending score, ties by image (ascending id), then file order, categories mixed
+    (``prepare.score_order``); a stable sort by category finishes it. ``None``: one
+    ``group_rank`` (``_order.c``, without the GIL) by category where the kernel is built, else
+    ``score_order``."""
     det = results.detections
     n_cls = len(dataset.classes)
     module = kernel.load("_order") if by_score is None else None
     if module is not None:
         tie = image_positions(dataset)[det.image_index]
-        rows = module.group_rank(det.label, n_cls, det.score, tie, len(det))[0]
-    else:
-        if by_score is None:
-            by_score = score_order(dataset, results)
-        label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
-        rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+        rows: IntArray = module.group_rank(det.label, n_cls, det.score, tie, len(det))[0]
+        return rows
+    if by_score is None:
+        by_score = score_order(dataset, results)
+    label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
+    return by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+
+
+def rank_order(
+    dataset: Dataset,
+    results: ResultSet,
+    prep: Prepared,
+    by_score: IntArray | None = None,
+    rows: IntArray | None = None,
+) -> RankOrder:
+    """Rank order: descending score, then image by ascending id, then file order, which is the
+    order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
+    scores keep file order). ``rows``: ``ranked_rows(dataset, results, by_score)`` where the
+    caller has it."""
+    det = results.detections
+    n_cls = len(dataset.classes)
+    if rows is None:
+        rows = ranked_rows(dataset, results, by_score)
     offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
     position = np.full(len(det), -1, dtype=np.int64)
     position[prep.dt_rows] = np.arange(len(prep.dt_rows))
