@@ -248,3 +248,20 @@ def test_group_rank_orders_are_the_score_sort_orders(tmp_path: Path, shuffled: b
         assert np.array_equal(getattr(got_ro, name), getattr(want_ro, name)), name
     counts = np.unique(rs.detections.score[np.isfinite(rs.detections.score)], return_counts=True)
     assert counts[1].max() > 1 and np.isnan(rs.detections.score).any()
+
+
+@pytest.mark.parametrize("n", [1, 7, 101, 1010, 4099])
+def test_row_means_are_each_rows_own_mean(n: int) -> None:
+    """``class_views._means``: every row's ``np.mean(row[row > -1])`` bit for bit (NaN for
+    none), rows all defined (one reduction), partly defined and all -1 alike."""
+    from vocviewer.families.lvis.class_views import _means
+
+    rng = np.random.default_rng(n)
+    rows = rng.random((40, n)) * rng.choice([1e-3, 1.0, 1e6], size=(40, 1))
+    rows[5] = -1.0
+    rows[7, ::3] = -1.0
+    rows[9, -1] = -1.0
+    got = _means(rows)
+    for k, row in enumerate(rows):
+        want = float(np.mean(row[row > -1])) if (row > -1).any() else float("nan")
+        assert np.float64(want).tobytes() == got[k].tobytes(), k
