@@ -66,7 +66,7 @@ def _curves(
     a = COCO_AREAS.index(area)
     curves = np.stack([raw.precision[t, :, a, -1] for _, raw in raws])  # (K, R)
     ok = curves > -1
-    ap_at = _means(curves).tolist()
+    ap_at: list[float] = _means(curves).tolist()
     rt = np.asarray(recall_thresholds)
     return [(area, rt[ok[i]], curves[i][ok[i]], ap_at[i]) for i in range(len(raws))]
 
@@ -74,7 +74,8 @@ def _curves(
 def _aps(raws: Sequence[tuple[int, CocoCategoryEvaluation]]) -> list[float]:
     """``raw.ap`` of every raw (AP over IoU .50:.95, area all, largest cap; NaN if none)."""
     every = np.stack([raw.precision[:, :, 0, -1] for _, raw in raws])  # (K, T, R)
-    return _means(every.reshape(len(raws), -1)).tolist()
+    aps: list[float] = _means(every.reshape(len(raws), -1)).tolist()
+    return aps
 
 
 def _missed(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -113,7 +114,9 @@ def category_evidence(
     # every threshold at once: (T, evaluated) in the kernel's rank order
     v = np.concatenate([m.verdict0 for m in matches], axis=1)
     # GT slice positions (-1: none; they fit ``row_type``)
-    g = np.concatenate([m.match0 for m in matches], axis=1, dtype=row_type)
+    g: npt.NDArray[np.signedinteger[Any]] = np.concatenate(
+        [m.match0 for m in matches], axis=1, dtype=row_type
+    )
     none = g < 0
     np.add(g, g_start, out=g)
     g[none] = -1  # picks ``gt_rows``' last entry, -1
