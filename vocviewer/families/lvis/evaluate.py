@@ -254,11 +254,10 @@ def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[list[Kerne
     not-exhaustive category is ignored."""
     extra = sel.not_exhaustive[prep.dt_rows]
     n = prep.n_categories
-    if prep.params.iou_type == "bbox":
-        got = kernel_categories(prep, 0, n, dt_extra_ignore=extra)
-        if got is not None:
-            yield got
-            return
+    if prep.params.iou_type == "bbox" and available():
+        # (no name holds the run while it is out: its matches are freed once placed)
+        yield kernel_categories(prep, 0, n, dt_extra_ignore=extra) or []
+        return
     for k in range(n):
         if not available():
             yield [_numpy_category(prep, k, sel)]
@@ -300,8 +299,10 @@ def iter_evaluate_lvis(
     ro = rank_order(dataset, results, prep, by_score, ranked[0] if ranked else None)
     k = 0
     for run in _category_matches(prep, sel):
-        yield from category_evidence(prep, k, run, ro)
+        placed = category_evidence(prep, k, run, ro)
         k += len(run)
+        del run  # the kernel's matches (T x detections), placed: not kept while yielding
+        yield from placed
 
 
 @dataclass(frozen=True, eq=False)

@@ -117,16 +117,17 @@ def category_evidence(
     g: npt.NDArray[np.signedinteger[Any]] = np.concatenate(
         [m.match0 for m in matches], axis=1, dtype=row_type
     )
-    none = g < 0
-    np.add(g, g_start, out=g)
-    g[none] = -1  # picks ``gt_rows``' last entry, -1
-    del none
     if take is not None:
-        v, g = v[:, take], g[:, take]
+        v, g, g_start = v[:, take], g[:, take], g_start[take]
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
     verdict[:, on] = v
-    matched[:, on] = gt_rows[g]
+    for t in range(n_thr):  # one threshold at a time: 1-D temporaries
+        row = g[t]
+        none = row < 0
+        np.add(row, g_start, out=row)
+        row[none] = -1  # picks ``gt_rows``' last entry, -1
+        matched[t, on] = gt_rows[row]
     del g
     image_index, score = ro.image_index[rows], ro.score[rows]
     out = []
