@@ -210,3 +210,58 @@ def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
     want = by_row(ro)
     got = by_row(flipped)
     assert got == want and len(want) == len(rs.detections)
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_group_rank_orders_are_the_score_sort_orders(tmp_path: Path, shuffled: bool) -> None:
+    """``federated_prepare`` and ``rank_order`` without ``by_score`` (one ``group_rank`` each,
+    on the compiled kernel) give the columns ``score_order``'s sorts give, on scores with many
+    ties and a NaN, in file order by image and not."""
+    from vocviewer import kernel
+
+    if kernel.load("_order") is None:
+        pytest.skip("the _order kernel is not built (or VOCVIEWER_KERNEL=0)")
+    ann, res = write_lvis(tmp_path, 6, kind="bbox", ignore=True, crowded=2)
+    entries = json.loads(res.read_text())
+    rng = np.random.default_rng(6)
+    for e in entries:
+        e["score"] = round(e["score"], 1)  # ties within categories and images
+    entries[len(entries) // 2]["score"] = float("nan")
+    if shuffled:
+        entries = [entries[i] for i in rng.permutation(len(entries))]
+    res.write_text(json.dumps(entries))
+    ds = read_lvis(ann, masks=False)
+    rs = read_lvis_results(ds, res, task="bbox")
+    sel = ev_lvis.select(ds, rs)
+    params = ev_lvis.lvis_params("bbox")
+    args = (ds, rs, params, sel.object_evaluated, sel.object_ignored)
+    evaluated = sel.status == ev_lvis.EVALUATED
+    by_score = score_order(ds, rs)
+    want = federated_prepare(*args, evaluated, by_score)
+    got = federated_prepare(*args, evaluated, None)
+    for f in dataclasses.fields(want):
+        if isinstance(getattr(want, f.name), np.ndarray):
+            x, y = getattr(got, f.name), getattr(want, f.name)
+            assert np.array_equal(x, y, equal_nan=True), f.name
+    want_ro, got_ro = rank_order(ds, rs, want, by_score), rank_order(ds, rs, got, None)
+    for name in ("rows", "offsets", "position"):
+        assert np.array_equal(getattr(got_ro, name), getattr(want_ro, name)), name
+    counts = np.unique(rs.detections.score[np.isfinite(rs.detections.score)], return_counts=True)
+    assert counts[1].max() > 1 and np.isnan(rs.detections.score).any()
+
+
+@pytest.mark.parametrize("n", [1, 7, 101, 1010, 4099])
+def test_row_means_are_each_rows_own_mean(n: int) -> None:
+    """``class_views._means``: every row's ``np.mean(row[row > -1])`` bit for bit (NaN for
+    none), rows all defined (one reduction), partly defined and all -1 alike."""
+    from vocviewer.families.lvis.class_views import _means
+
+    rng = np.random.default_rng(n)
+    rows = rng.random((40, n)) * rng.choice([1e-3, 1.0, 1e6], size=(40, 1))
+    rows[5] = -1.0
+    rows[7, ::3] = -1.0
+    rows[9, -1] = -1.0
+    got = _means(rows)
+    for k, row in enumerate(rows):
+        want = float(np.mean(row[row > -1])) if (row > -1).any() else float("nan")
+        assert np.float64(want).tobytes() == got[k].tobytes(), k

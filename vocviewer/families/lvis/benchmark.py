@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from threading import Thread
 from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
@@ -33,7 +34,7 @@ from vocviewer.families.coco.chosen_params import (
     with_dilation_ratio,
 )
 from vocviewer.families.coco.params import CocoParams, reading_task
-from vocviewer.families.coco.results_reader import one_results_file
+from vocviewer.families.coco.results_reader import BoxColumns, box_columns, one_results_file
 from vocviewer.families.evidence import Evidence, collect
 from vocviewer.families.lvis import view as lvis_view
 from vocviewer.families.lvis.columns import LvisAnnotations
@@ -91,7 +92,10 @@ def lvis_payload(
 
 
 def run_eval(request: EvalRequest) -> EvalOutput:
-    """Evaluate ``request.results[0]`` against the LVIS annotation JSON ``request.path`` (``--task``)."""
+    """Evaluate ``request.results[0]`` against the LVIS annotation JSON ``request.path`` (``--task``).
+
+    Box results are parsed (``box_columns``: the compiled scanner, without the GIL) in a second
+    thread while the annotation file is read, as COCO's ``run_eval`` does."""
     task = request.task or "bbox"
     if task not in LvisBenchmark.tasks:
         raise FormatError(request.path, f"LVIS evaluates --task bbox or segm, not {task}")
@@ -101,12 +105,26 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     except ValueError as e:
         raise FormatError(None, str(e)) from None
     ratio, read_as = params.dilation_ratio, reading_task(task)
-    dataset = opened(
-        request, read_lvis(request.path, request.option("images"), masks=read_as == "segm")
-    )
+    boxes: list[BoxColumns | None] = []
+    parse = Thread(target=lambda: boxes.append(box_columns(request.results[0])))
+    if read_as == "bbox":
+        parse.start()
+    try:
+        dataset = opened(
+            request, read_lvis(request.path, request.option("images"), masks=read_as == "segm")
+        )
+    finally:
+        if parse.ident is not None:
+            parse.join()
     keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, read_as)
-    results = read_lvis_results(dataset, request.results[0], task=read_as, keep_going=keep_going)
+    results = read_lvis_results(
+        dataset,
+        request.results[0],
+        task=read_as,
+        keep_going=keep_going,
+        boxes=boxes.pop() if boxes else None,
+    )
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     choice = ViewChoice()  # the summary and per-category AP average every IoU and area
     lost_reasons = (Reason("ground truth lost", lost),) if lost is not None else ()

@@ -5,8 +5,11 @@
 value for value: the running precision and recall, each true positive's box IoU and the missed
 objects are computed over all the categories' detections in whole-array steps (running counts
 per category are differences of one cumulative sum: integers, exact), and each category takes
-its slice; only its curve and AP (``coco_view.coco_curve``, ``CocoCategoryEvaluation.ap``)
-are its own calls.
+its slice. The curves and APs (``coco_view.coco_curve``, ``CocoCategoryEvaluation.ap``) are
+means of each category's entries > -1: a category whose entries are all defined (the usual
+case: COCO's accumulation fills a curve or leaves it all -1) is averaged in one row-wise
+reduction over all of them (``_means``: the same pairwise sum of the same elements as its own
+``np.mean``), any other alone.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
-from vocviewer.families.coco.view import coco_curve
+from vocviewer.families.coco.view import COCO_AREAS, coco_curve
 from vocviewer.families.views import IOU_CHOICES, ClassView, PairIoU, ViewChoice, threshold_index
 
 FloatArray = npt.NDArray[np.float64]
@@ -33,6 +36,46 @@ def _running(is_hit: npt.NDArray[np.bool_], starts: IntArray, lengths: IntArray)
     total = np.concatenate(([0], np.cumsum(is_hit)))
     running: FloatArray = (total[1:] - np.repeat(total[starts], lengths)).astype(np.float64)
     return running
+
+
+def _means(rows: FloatArray) -> FloatArray:
+    """Per row of ``rows`` float64 (K, n), ``np.mean(row[row > -1])`` bit for bit (NaN where
+    none): the rows with every entry defined in one reduction along the rows (numpy sums each
+    contiguous row pairwise, as it sums the row alone), the others one by one."""
+    out = np.full(len(rows), np.nan)
+    defined = rows > -1
+    full = defined.all(axis=1)
+    if rows.shape[1]:
+        out[full] = np.mean(rows[full], axis=1)
+    for k in np.flatnonzero(~full & defined.any(axis=1)).tolist():
+        out[k] = np.mean(rows[k][defined[k]])
+    return out
+
+
+def _curves(
+    raws: Sequence[tuple[int, CocoCategoryEvaluation]],
+    t: int,
+    area: str,
+    recall_thresholds: FloatArray,
+) -> list[tuple[str, FloatArray, FloatArray, float]] | None:
+    """``coco_curve(raw, t, area, recall_thresholds)`` of every raw, or ``None`` where their
+    precision arrays are not all of COCO's four area ranges (then each takes its own call)."""
+    if any(raw.precision.shape[2] != len(COCO_AREAS) for _, raw in raws):
+        return None
+    area = area if area in COCO_AREAS else "all"
+    a = COCO_AREAS.index(area)
+    curves = np.stack([raw.precision[t, :, a, -1] for _, raw in raws])  # (K, R)
+    ok = curves > -1
+    ap_at: list[float] = _means(curves).tolist()
+    rt = np.asarray(recall_thresholds)
+    return [(area, rt[ok[i]], curves[i][ok[i]], ap_at[i]) for i in range(len(raws))]
+
+
+def _aps(raws: Sequence[tuple[int, CocoCategoryEvaluation]]) -> list[float]:
+    """``raw.ap`` of every raw (AP over IoU .50:.95, area all, largest cap; NaN if none)."""
+    every = np.stack([raw.precision[:, :, 0, -1] for _, raw in raws])  # (K, T, R)
+    aps: list[float] = _means(every.reshape(len(raws), -1)).tolist()
+    return aps
 
 
 def _missed(
@@ -85,6 +128,8 @@ def class_views(
     no_duplicate = np.full(len(order), -1, dtype=np.int64)
     classes = np.array([k for k, _ in raws], dtype=np.int64)
     missed = _missed(dataset, classes, verdict, matched, exclude)
+    curves = _curves(raws, t, choice.area, recall_thresholds)
+    aps = _aps(raws)
     out = []
     for i, (k, raw) in enumerate(raws):
         a, b = int(starts[i]), int(starts[i] + lengths[i])
@@ -104,8 +149,11 @@ def class_views(
             duplicate_of=no_duplicate[a:b],
             precision=precision[a:b],
             recall=recall[a:b],
-            ap=raw.ap,
+            ap=aps[i],
         )
-        area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds)
+        if curves is not None:
+            area, rt, curve, ap_at = curves[i]
+        else:
+            area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds)
         out.append(ClassView(ev, missed[i], rt, curve, ap_at, IOU_CHOICES[t], raw, area))
     return out

@@ -31,10 +31,12 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from threading import Thread
 
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
@@ -52,7 +54,7 @@ from vocviewer.families.lvis.columns import (
     sorted_unique,
 )
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
-from vocviewer.families.lvis.ranked import category_evidence, rank_order
+from vocviewer.families.lvis.ranked import category_evidence, rank_order, ranked_rows
 from vocviewer.families.lvis.summary import SUMMARY_KEYS, lvis_summary, mean_defined
 
 FloatArray = npt.NDArray[np.float64]
@@ -252,11 +254,10 @@ def _category_matches(prep: Prepared, sel: LvisSelection) -> Iterator[list[Kerne
     not-exhaustive category is ignored."""
     extra = sel.not_exhaustive[prep.dt_rows]
     n = prep.n_categories
-    if prep.params.iou_type == "bbox":
-        got = kernel_categories(prep, 0, n, dt_extra_ignore=extra)
-        if got is not None:
-            yield got
-            return
+    if prep.params.iou_type == "bbox" and available():
+        # (no name holds the run while it is out: its matches are freed once placed)
+        yield kernel_categories(prep, 0, n, dt_extra_ignore=extra) or []
+        return
     for k in range(n):
         if not available():
             yield [_numpy_category(prep, k, sel)]
@@ -280,16 +281,28 @@ def iter_evaluate_lvis(
     where the caller has it)."""
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
-    by_score = score_order(dataset, results)
     evaluated = sel.status == EVALUATED
-    prep = federated_prepare(
-        dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
-    )
-    ro = rank_order(dataset, results, prep, by_score)
+    ranked: list[IntArray] = []
+    sorter = Thread(target=lambda: ranked.append(ranked_rows(dataset, results)))
+    if kernel.load("_order") is not None:  # the rank order sorted meanwhile, without the GIL
+        by_score = None
+        sorter.start()
+    else:  # one score sort serves both
+        by_score = score_order(dataset, results)
+    try:
+        prep = federated_prepare(
+            dataset, results, params, sel.object_evaluated, sel.object_ignored, evaluated, by_score
+        )
+    finally:
+        if sorter.ident is not None:
+            sorter.join()
+    ro = rank_order(dataset, results, prep, by_score, ranked[0] if ranked else None)
     k = 0
     for run in _category_matches(prep, sel):
-        yield from category_evidence(prep, k, run, ro)
+        placed = category_evidence(prep, k, run, ro)
         k += len(run)
+        del run  # the kernel's matches (T x detections), placed: not kept while yielding
+        yield from placed
 
 
 @dataclass(frozen=True, eq=False)

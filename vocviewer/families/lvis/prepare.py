@@ -9,6 +9,10 @@ two stable sorts of small integers over the evaluated detections alone. One colu
 value, not in effect: ``dt_rank`` counts only the evaluated detections of a group (COCO's counts
 every one); the kernel reads it only as ``rank < 300``, which holds for both, since a detection
 with 300 others of its group ahead of it is over its image's cap of 300 and not evaluated.
+
+Where the compiled kernel is built (``_order.c``'s ``group_rank``: a counting sort by group,
+then each group's few scores sorted), no score sort is needed: ``federated_prepare`` and
+``ranked.rank_order`` are each one ``group_rank`` call, given ``by_score=None``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
@@ -69,12 +74,13 @@ def federated_prepare(
     object_evaluated: npt.NDArray[np.bool_],
     object_ignored: npt.NDArray[np.bool_],
     evaluated: npt.NDArray[np.bool_],
-    by_score: IntArray,
+    by_score: IntArray | None = None,
 ) -> Prepared:
     """``federated_prepared(prepare(dataset, results, params), sel)`` for ``params`` of
     ``lvis_params`` (every image and category, one cap of 300), ``sel``'s ``object_evaluated``,
     ``object_ignored`` and ``status == EVALUATED`` given (``evaluated``), and ``by_score`` from
-    ``score_order``; see the module docstring."""
+    ``score_order`` (``None``: ``group_rank`` where the kernel is built, else ``score_order``);
+    see the module docstring."""
     gt: CocoAnnotations = dataset.data(CocoAnnotations)
     dt: CocoResults = results.data(CocoResults)
     n_img, n_cat = len(gt.image_id), len(gt.category_id)
@@ -91,13 +97,25 @@ def federated_prepare(
     crowd = gt.iscrowd[g_rows] if boundary else np.zeros(len(g_rows), dtype=bool)
 
     det = results.detections
-    rows = by_score[evaluated[by_score]]  # by score; ties by image, then file order
-    rows = rows[np.argsort(_small(img_pos[det.image_index[rows]], n_img), kind="stable")]
-    rows = rows[np.argsort(_small(det.label[rows], n_cat), kind="stable")]
-    d_cat = det.label[rows]
-    d_image = det.image_index[rows]
-    d_group = d_cat * n_img + img_pos[d_image]  # ascending: by category, then image
-    rank = np.arange(len(rows)) - np.searchsorted(d_group, d_group, side="left")
+    module = kernel.load("_order") if by_score is None else None
+    if module is not None:  # by group, descending score, file order: one linear-time call
+        on = np.flatnonzero(evaluated)
+        group = det.label[on] * n_img + img_pos[det.image_index[on]]
+        at, rank = module.group_rank(group, n_cat * n_img, det.score[on], None, len(on))
+        rows = on[at]
+        d_group = group[at]
+        d_image = det.image_index[rows]
+        d_cat = det.label[rows]
+    else:
+        if by_score is None:
+            by_score = score_order(dataset, results)
+        rows = by_score[evaluated[by_score]]  # by score; ties by image, then file order
+        rows = rows[np.argsort(_small(img_pos[det.image_index[rows]], n_img), kind="stable")]
+        rows = rows[np.argsort(_small(det.label[rows], n_cat), kind="stable")]
+        d_cat = det.label[rows]
+        d_image = det.image_index[rows]
+        d_group = d_cat * n_img + img_pos[d_image]  # ascending: by category, then image
+        rank = np.arange(len(rows)) - np.searchsorted(d_group, d_group, side="left")
     n_det = len(det.score)
     return Prepared(
         params=params,

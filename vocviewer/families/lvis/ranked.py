@@ -1,6 +1,6 @@
 """LVIS's per-category evidence in rank order, for many categories at once.
 
-``rank_order`` sorts every detection of a result set once (by category, descending score, image
+``rank_order`` (``ranked_rows``) sorts every detection of a result set once (by category, descending score, image
 by ascending id, file order); ``category_evidence`` places the kernel's matching of a run of
 categories (``KernelCategory``: verdicts and matches of the evaluated detections, in rank
 order) among all their detections in whole-array steps, and cuts the result into one
@@ -12,21 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation
 from vocviewer.families.coco.match_kernel import KernelCategory
 from vocviewer.families.coco.prepare import Prepared
+from vocviewer.families.lvis.prepare import image_positions, score_order
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-__all__ = ["RankOrder", "category_evidence", "rank_order"]
+__all__ = ["RankOrder", "category_evidence", "rank_order", "ranked_rows"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,17 +45,40 @@ class RankOrder:
     score: FloatArray
 
 
+def ranked_rows(dataset: Dataset, results: ResultSet, by_score: IntArray | None = None) -> IntArray:
+    """Every detection row in rank order, by category: ``RankOrder.rows``. ``by_score``: every
+    row by descending score, ties by image (ascending id), then file order, categories mixed
+    (``prepare.score_order``); a stable sort by category finishes it. ``None``: one
+    ``group_rank`` (``_order.c``, without the GIL) by category where the kernel is built, else
+    ``score_order``."""
+    det = results.detections
+    n_cls = len(dataset.classes)
+    module = kernel.load("_order") if by_score is None else None
+    if module is not None:
+        tie = image_positions(dataset)[det.image_index]
+        rows: IntArray = module.group_rank(det.label, n_cls, det.score, tie, len(det))[0]
+        return rows
+    if by_score is None:
+        by_score = score_order(dataset, results)
+    label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
+    return by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+
+
 def rank_order(
-    dataset: Dataset, results: ResultSet, prep: Prepared, by_score: IntArray
+    dataset: Dataset,
+    results: ResultSet,
+    prep: Prepared,
+    by_score: IntArray | None = None,
+    rows: IntArray | None = None,
 ) -> RankOrder:
     """Rank order: descending score, then image by ascending id, then file order, which is the
     order ``accumulate_category`` gives the evaluated ones (within an image and category, equal
-    scores keep file order). ``by_score``: every detection row in that order, categories
-    mixed (``prepare.score_order``); a stable sort by category finishes it."""
+    scores keep file order). ``rows``: ``ranked_rows(dataset, results, by_score)`` where the
+    caller has it."""
     det = results.detections
     n_cls = len(dataset.classes)
-    label = det.label[by_score].astype(np.int16 if n_cls < 2**15 else np.int64)
-    rows = by_score[np.argsort(label, kind="stable")]  # (16-bit: a radix sort)
+    if rows is None:
+        rows = ranked_rows(dataset, results, by_score)
     offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
     position = np.full(len(det), -1, dtype=np.int64)
     position[prep.dt_rows] = np.arange(len(prep.dt_rows))
@@ -75,27 +101,34 @@ def category_evidence(
     on = np.flatnonzero(at >= 0)
     # the column of each evaluated detection among the run's rank-order columns (in order
     # where the kernel ranks them as ``rank_order`` does: then no gather)
-    starts = prep.dt_offsets[k0:k1] - d0
-    ranked = np.concatenate([m.curves.order + s for m, s in zip(matches, starts, strict=True)])
+    lengths = [m.match0.shape[1] for m in matches]
+    starts = np.repeat(prep.dt_offsets[k0:k1] - d0, lengths)
+    ranked = np.concatenate([m.curves.order for m in matches]) + starts
     column = np.empty(len(ranked), dtype=np.int64)
     column[ranked] = np.arange(len(ranked))
     gather = column[at[on] - d0]
     take = None if np.array_equal(gather, np.arange(len(on))) else gather
-    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, [m.match0.shape[1] for m in matches])
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, lengths).astype(row_type)
     gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
+    # every threshold at once: (T, evaluated) in the kernel's rank order
+    v = np.concatenate([m.verdict0 for m in matches], axis=1)
+    # GT slice positions (-1: none; they fit ``row_type``)
+    g: npt.NDArray[np.signedinteger[Any]] = np.concatenate(
+        [m.match0 for m in matches], axis=1, dtype=row_type
+    )
+    if take is not None:
+        v, g, g_start = v[:, take], g[:, take], g_start[take]
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
-    v = np.empty(len(on), dtype=np.int8)
-    g = np.empty(len(on), dtype=np.int64)
-    for t in range(n_thr):  # one threshold at a time: 1-D buffers, reused
-        np.concatenate([m.verdict0[t] for m in matches], out=v)
-        np.concatenate([m.match0[t] for m in matches], out=g)  # GT slice positions (-1: none)
-        none = g < 0
-        np.add(g, g_start, out=g)
-        g[none] = -1  # picks ``gt_rows``' last entry, -1
-        verdict[t, on] = v if take is None else v[take]
-        matched[t, on] = gt_rows[g] if take is None else gt_rows[g[take]]
+    verdict[:, on] = v
+    for t in range(n_thr):  # one threshold at a time: 1-D temporaries
+        row = g[t]
+        none = row < 0
+        np.add(row, g_start, out=row)
+        row[none] = -1  # picks ``gt_rows``' last entry, -1
+        matched[t, on] = gt_rows[row]
+    del g
     image_index, score = ro.image_index[rows], ro.score[rows]
     out = []
     for k, m in enumerate(matches, start=k0):

@@ -107,7 +107,7 @@ def category_summary(
         buffer = flat[: t * r * len(on)].reshape(t, r, len(on))
         if on:
             np.stack(on, axis=2, out=buffer)
-        if (buffer > -1).all() and all((p == -1).all() for p in off):
+        if (buffer > -1).all() and (not off or (np.stack(off) == -1).all()):
             return buffer, filled[:, i]
         return np.stack([c.precision[:, :, i, 0] for c in cats], axis=2), None
 
