@@ -112,3 +112,24 @@ def test_declarations_are_what_the_benchmarks_answer():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=CHECKOUT, timeout=300
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_command_runs_openblas_at_one_thread_unless_told_otherwise() -> None:
+    """``cli_env``: set before numpy loads (numpy's OpenBLAS reads it then); a user's wins."""
+    import os
+
+    code = (
+        "import os, sys\n"
+        "import vocviewer.cli\n"
+        "assert 'numpy' in sys.modules\n"  # (loaded by the command's own imports)
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    for given, want in ((None, "1"), ("3", "3")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if given is not None:
+            env["OPENBLAS_NUM_THREADS"] = given
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=CHECKOUT, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == want

@@ -25,6 +25,8 @@ gui
     The Qt application (PySide6 + pyqtgraph): models, panes and the window.
 cli_parser
     The ``vocviewer`` argument parser.
+cli_env
+    What the command's process sets before numpy loads (OpenBLAS at one thread).
 cli_analyze
     ``vocviewer analyze``'s command line into plain values (the family, ``AnalyzeRequest``).
 cli_outputs

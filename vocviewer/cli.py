@@ -21,7 +21,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import TextIO, TypeVar
 
-from vocviewer import kernel
+from vocviewer import cli_env, kernel  # noqa: F401  (cli_env first: before numpy loads)
 from vocviewer.cli_outputs import given_roots, guard, guard_json, guard_outputs
 from vocviewer.cli_parser import build_parser
 from vocviewer.cli_streams import is_pipe, std_stream
