@@ -22,12 +22,16 @@ import vocviewer.cocoapi.columns as columns
 import vocviewer.cocoapi.compact as compact
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import paused_gc, say
-from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
+from vocviewer.cocoapi.engine import (
+    category_curves,
+    category_entries,
+    category_ious,
+    match_category,
+)
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.accumulate import CategoryCurves
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.evaluate import category_matches
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
@@ -198,12 +202,7 @@ class COCOeval:
         columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p, gt))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
-        if p.iouType == "bbox" and len(p.areaRng):  # every category at once (kernel)
-            self._curves = [m.curves for m in category_matches(prep)]
-        else:
-            self._curves = [
-                match_category(prep, k, sigmas).curves for k in range(prep.n_categories)
-            ]
+        self._curves = category_curves(prep, sigmas)  # every category at once (kernel)
         self._prep = prep
         self._eval_imgs = None  # built from the matches when first read
         self._ious = None
