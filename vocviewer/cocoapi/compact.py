@@ -34,6 +34,7 @@ from vocviewer.cocoapi.columns import (
     rows_of,
 )
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
@@ -246,6 +247,7 @@ def results(lazy: Lazy, gt: Dataset, kind: str) -> ResultSet:
             counts, offsets = rc.take(table.counts, table.offsets, keep)
             table = RleTable(counts, offsets, table.height[keep], table.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
+    row, label, ids, area = map(sealed, (row, label, ids, area))  # (made here: not copied again)
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 
