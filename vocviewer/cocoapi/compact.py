@@ -247,7 +247,7 @@ def results(lazy: Lazy, gt: Dataset, kind: str) -> ResultSet:
             counts, offsets = rc.take(table.counts, table.offsets, keep)
             table = RleTable(counts, offsets, table.height[keep], table.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
-    row, label, ids, area = map(sealed, (row, label, ids, area))  # (made here: not copied again)
+    row, label, ids, area, kps = map(sealed, (row, label, ids, area, kps))  # (made here)
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 
