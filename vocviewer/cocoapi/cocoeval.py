@@ -214,7 +214,8 @@ class COCOeval:
     def evalImgs(self) -> Any:
         """pycocotools' per (category, area range, image) dicts, ``[K x A x I]`` flat."""
         if self._eval_imgs is None:
-            self._eval_imgs = self._build_eval_imgs()
+            with paused_gc():  # (a million dicts: the collector would run again and again)
+                self._eval_imgs = self._build_eval_imgs()
         return self._eval_imgs
 
     @evalImgs.setter
@@ -273,7 +274,8 @@ class COCOeval:
         (detections by score, cut to the largest cap; ground truth in annotation order;
         ``[]`` where either is empty)."""
         if self._ious is None:
-            self._ious = self._build_ious()
+            with paused_gc():
+                self._ious = self._build_ious()
         return self._ious
 
     @ious.setter
