@@ -117,7 +117,8 @@ def read_results(data: bytes) -> Lazy | None:
     names = ["image_id", "category_id", "score", "bbox"]
     if cols["has_keypoints"].any() and not np.any(cols["kp_len"] % 3):
         names += ["kp_len", "keypoints"]  # (a keypoint evaluation reads them)
-    return Lazy(data, {k: cols[k] for k in names}, results=True, masks=masks)
+    # read-only from here on: the model takes the scanner's buffers over instead of copying
+    return Lazy(data, {k: sealed(cols[k]) for k in names}, results=True, masks=masks)
 
 
 def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
