@@ -70,11 +70,13 @@ def rows_of(keys: IntArray, values: IntArray) -> IntArray:
 
 
 def _corners(xywh: FloatArray) -> FloatArray:
-    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64)."""
-    box = np.empty((len(xywh), 4))
-    box[:, :2] = xywh[:, :2]
+    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64). (Added on the flat
+    copy's every fourth value: a 1-D stride is several times faster than a 2-D slice's.)"""
+    box = np.array(xywh, dtype=np.float64, order="C").reshape(-1, 4)
+    flat = box.reshape(-1)
     with np.errstate(invalid="ignore", over="ignore"):
-        np.add(xywh[:, :2], xywh[:, 2:], out=box[:, 2:])
+        flat[2::4] += flat[0::4]
+        flat[3::4] += flat[1::4]
     return box
 
 
