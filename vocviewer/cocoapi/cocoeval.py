@@ -322,18 +322,21 @@ class COCOeval:
         t, r = len(p.iouThrs), len(p.recThrs)
         k, a, m = len(p.catIds) if p.useCats else 1, len(p.areaRng), len(p.maxDets)
         if self._fast_path(p):
-            precision, scores = -np.ones((t, r, k, a, m)), -np.ones((t, r, k, a, m))
-            recall = -np.ones((t, k, a, m))
             where = self._cat_positions(self._paramsEval)
-            for kk, c in enumerate(p.catIds):
-                pos = where.get(int(c))
-                if pos is not None:
-                    cv = self._curves[pos]
-                    precision[:, :, kk], recall[:, kk], scores[:, :, kk] = (
-                        cv.precision,
-                        cv.recall,
-                        cv.scores,
-                    )
+            found = [where.get(int(c)) for c in p.catIds]
+            if k and None not in found:  # every category evaluated: stacked in one copy
+                curves = [self._curves[pos] for pos in found if pos is not None]
+                precision = np.stack([cv.precision for cv in curves], axis=2)
+                recall = np.stack([cv.recall for cv in curves], axis=1)
+                scores = np.stack([cv.scores for cv in curves], axis=2)
+            else:
+                precision, scores = -np.ones((t, r, k, a, m)), -np.ones((t, r, k, a, m))
+                recall = -np.ones((t, k, a, m))
+                for kk, pos in enumerate(found):
+                    if pos is not None:
+                        cv = self._curves[pos]
+                        precision[:, :, kk], recall[:, kk] = cv.precision, cv.recall
+                        scores[:, :, kk] = cv.scores
         else:
             precision, recall, scores = accumulate_eval_imgs(self.evalImgs, p, self._paramsEval)
         self.eval = {
