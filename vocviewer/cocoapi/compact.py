@@ -127,7 +127,7 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
     kept = lens[keep]
     p = int(kept.max(initial=0))
     if p and (lens == p).all():  # every entry has p points (the usual file)
-        out: FloatArray = c["keypoints"].reshape(-1, p, 3)[keep]
+        out: FloatArray = np.take(c["keypoints"].reshape(-1, p, 3), keep, axis=0)
         return out
     out = np.zeros((len(keep), p, 3))
     if p:
@@ -202,7 +202,7 @@ def ground_truth(coco: Any, lazy: Lazy, *, masks: bool = False) -> Dataset:
     n = len(keep)
     cols = AnnotationColumns(
         ann_id=c["ann_id"][keep],
-        bbox=c["bbox"].reshape(-1, 4)[keep],
+        bbox=np.take(c["bbox"].reshape(-1, 4), keep, axis=0),
         area=c["area"][keep],
         iscrowd=c["iscrowd"][keep].astype(bool),
         keypoints=_keypoints(c, keep),
