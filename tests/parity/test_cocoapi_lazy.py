@@ -293,3 +293,41 @@ def test_results_on_an_unknown_image_refused(files: dict[str, str], tmp_path: Pa
                 gt.loadRes(str(path))
         errors.append(str(info.value))
     assert errors[0] == errors[1] == "Results do not correspond to current coco set"
+
+
+@needs_scanner
+@pytest.mark.parametrize("odd", [False, True])
+def test_ground_truth_masks_of_every_shape_from_the_columns(
+    files: dict[str, str], tmp_path: Path, odd: bool
+) -> None:
+    """Ground-truth masks built from the scanner's columns (the file stays undecoded): objects
+    of several polygons, compressed and uncompressed RLE crowds, and
+    (``odd``) a polygon with an odd coordinate count (``frPyObjects`` drops the last number);
+    every array, ``evalImgs`` and ``ious`` equal pycocotools'."""
+    gt = json.loads(Path(files["gt"]).read_text())
+    anns = gt["annotations"]
+    polygons = [a for a in anns if isinstance(a["segmentation"], list)]
+    first, second = polygons[0]["segmentation"][0], polygons[1]["segmentation"][0]
+    polygons[0]["segmentation"] = [first, [v + 3 for v in second]]  # two parts, overlapping
+    polygons[1]["segmentation"] = [second, first, [v * 0.5 for v in second]]
+    crowd = next(a for a in polygons[4:] if a["id"])
+    size = {i["id"]: (i["height"], i["width"]) for i in gt["images"]}
+    rle = ref_mask.merge(ref_mask.frPyObjects(crowd["segmentation"], *size[crowd["image_id"]]))
+    crowd["segmentation"] = {"size": rle["size"], "counts": rle["counts"].decode()}
+    crowd["iscrowd"] = 1
+    if odd:
+        polygons[3]["segmentation"] = [polygons[3]["segmentation"][0] + [17.5]]
+    path = tmp_path / "shapes.json"
+    path.write_text(json.dumps(gt))
+
+    def sequence(coco_cls: type, eval_cls: type) -> Any:
+        g = coco_cls(str(path))
+        ev = eval_cls(g, g.loadRes(files["segm_boxes"]), "segm")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+        ev.gt = g
+        return ev
+
+    ours = assert_same(sequence)
+    assert ours.gt._lazy is not None  # the masks came from the columns

@@ -22,12 +22,16 @@ import vocviewer.cocoapi.columns as columns
 import vocviewer.cocoapi.compact as compact
 from vocviewer.cocoapi.accumulate import accumulate_eval_imgs, summary
 from vocviewer.cocoapi.coco import paused_gc, say
-from vocviewer.cocoapi.engine import category_entries, category_ious, match_category
+from vocviewer.cocoapi.engine import (
+    category_curves,
+    category_entries,
+    category_ious,
+    match_category,
+)
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.accumulate import CategoryCurves
 from vocviewer.families.coco.columns import CocoAnnotations
-from vocviewer.families.coco.evaluate import category_matches
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
@@ -198,12 +202,7 @@ class COCOeval:
         columns.check_read_fields(gt, dt, p)
         prep = prepare(gt, dt, _params(p, gt))
         sigmas = p.kpt_oks_sigmas if p.iouType == "keypoints" else None
-        if p.iouType == "bbox" and len(p.areaRng):  # every category at once (kernel)
-            self._curves = [m.curves for m in category_matches(prep)]
-        else:
-            self._curves = [
-                match_category(prep, k, sigmas).curves for k in range(prep.n_categories)
-            ]
+        self._curves = category_curves(prep, sigmas)  # every category at once (kernel)
         self._prep = prep
         self._eval_imgs = None  # built from the matches when first read
         self._ious = None
@@ -215,7 +214,8 @@ class COCOeval:
     def evalImgs(self) -> Any:
         """pycocotools' per (category, area range, image) dicts, ``[K x A x I]`` flat."""
         if self._eval_imgs is None:
-            self._eval_imgs = self._build_eval_imgs()
+            with paused_gc():  # (a million dicts: the collector would run again and again)
+                self._eval_imgs = self._build_eval_imgs()
         return self._eval_imgs
 
     @evalImgs.setter
@@ -274,7 +274,8 @@ class COCOeval:
         (detections by score, cut to the largest cap; ground truth in annotation order;
         ``[]`` where either is empty)."""
         if self._ious is None:
-            self._ious = self._build_ious()
+            with paused_gc():
+                self._ious = self._build_ious()
         return self._ious
 
     @ious.setter
@@ -321,18 +322,21 @@ class COCOeval:
         t, r = len(p.iouThrs), len(p.recThrs)
         k, a, m = len(p.catIds) if p.useCats else 1, len(p.areaRng), len(p.maxDets)
         if self._fast_path(p):
-            precision, scores = -np.ones((t, r, k, a, m)), -np.ones((t, r, k, a, m))
-            recall = -np.ones((t, k, a, m))
             where = self._cat_positions(self._paramsEval)
-            for kk, c in enumerate(p.catIds):
-                pos = where.get(int(c))
-                if pos is not None:
-                    cv = self._curves[pos]
-                    precision[:, :, kk], recall[:, kk], scores[:, :, kk] = (
-                        cv.precision,
-                        cv.recall,
-                        cv.scores,
-                    )
+            found = [where.get(int(c)) for c in p.catIds]
+            if k and None not in found:  # every category evaluated: stacked in one copy
+                curves = [self._curves[pos] for pos in found if pos is not None]
+                precision = np.stack([cv.precision for cv in curves], axis=2)
+                recall = np.stack([cv.recall for cv in curves], axis=1)
+                scores = np.stack([cv.scores for cv in curves], axis=2)
+            else:
+                precision, scores = -np.ones((t, r, k, a, m)), -np.ones((t, r, k, a, m))
+                recall = -np.ones((t, k, a, m))
+                for kk, pos in enumerate(found):
+                    if pos is not None:
+                        cv = self._curves[pos]
+                        precision[:, :, kk], recall[:, kk] = cv.precision, cv.recall
+                        scores[:, :, kk] = cv.scores
         else:
             precision, recall, scores = accumulate_eval_imgs(self.evalImgs, p, self._paramsEval)
         self.eval = {

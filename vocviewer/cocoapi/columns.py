@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 import vocviewer.cocoapi.mask as mask_utils
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
@@ -69,11 +70,13 @@ def rows_of(keys: IntArray, values: IntArray) -> IntArray:
 
 
 def _corners(xywh: FloatArray) -> FloatArray:
-    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64)."""
-    box = np.empty((len(xywh), 4))
-    box[:, :2] = xywh[:, :2]
+    """``x, y, w, h`` (N, 4) → ``x1, y1, x2, y2`` (``x2 = x + w`` in float64). (Added on the flat
+    copy's every fourth value: a 1-D stride is several times faster than a 2-D slice's.)"""
+    box = np.array(xywh, dtype=np.float64, order="C").reshape(-1, 4)
+    flat = box.reshape(-1)
     with np.errstate(invalid="ignore", over="ignore"):
-        np.add(xywh[:, :2], xywh[:, 2:], out=box[:, 2:])
+        flat[2::4] += flat[0::4]
+        flat[3::4] += flat[1::4]
     return box
 
 
@@ -320,6 +323,7 @@ def results(coco: Any, gt: Dataset, *, kind: str) -> ResultSet:
     kps = _keypoints(anns) if kind == "keypoints" else np.zeros((n, 0, 3))
     decoded = getattr(coco, "decoded_rles", None)
     masks = _masks(anns, h, w, decoded) if kind == "segm" else None
+    row, label, ids, score, xywh, area = map(sealed, (row, label, ids, score, xywh, area))
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, masks)
 
 
@@ -336,20 +340,21 @@ def build_results(
     masks: RleTable | None,
 ) -> ResultSet:
     """The ``ResultSet`` of detections on image rows ``row`` with category labels ``label`` of
-    ``gt``: ids, scores, boxes ``x, y, w, h`` (N, 4), areas, keypoints (N, P, 3), masks."""
+    ``gt``: ids, scores, boxes ``x, y, w, h`` (N, 4), areas, keypoints (N, P, 3), masks. (Arrays
+    the caller ``sealed`` are kept, others copied.)"""
     g: CocoAnnotations = gt.data(CocoAnnotations)
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=g.image_id[row],
-        category_id=g.category_id[label],
+        image_id=sealed(g.image_id[row]),
+        category_id=sealed(g.category_id[label]),
         bbox=xywh,
         area=area,
         keypoints=keypoints,
         masks=masks,
     )
-    box = _corners(xywh)
-    z = np.zeros(len(row), dtype=np.int64)
+    box = sealed(_corners(xywh))
+    z = sealed(np.zeros(len(row), dtype=np.int64))
     return ResultSet(
         "results",
         (),

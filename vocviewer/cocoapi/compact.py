@@ -34,10 +34,11 @@ from vocviewer.cocoapi.columns import (
     rows_of,
 )
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
-from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
+from vocviewer.families.coco.polygon_sets import polygon_columns_to_rle, polygon_sets_to_rle
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -116,7 +117,8 @@ def read_results(data: bytes) -> Lazy | None:
     names = ["image_id", "category_id", "score", "bbox"]
     if cols["has_keypoints"].any() and not np.any(cols["kp_len"] % 3):
         names += ["kp_len", "keypoints"]  # (a keypoint evaluation reads them)
-    return Lazy(data, {k: cols[k] for k in names}, results=True, masks=masks)
+    # read-only from here on: the model takes the scanner's buffers over instead of copying
+    return Lazy(data, {k: sealed(cols[k]) for k in names}, results=True, masks=masks)
 
 
 def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
@@ -125,7 +127,7 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
     kept = lens[keep]
     p = int(kept.max(initial=0))
     if p and (lens == p).all():  # every entry has p points (the usual file)
-        out: FloatArray = c["keypoints"].reshape(-1, p, 3)[keep]
+        out: FloatArray = np.take(c["keypoints"].reshape(-1, p, 3), keep, axis=0)
         return out
     out = np.zeros((len(keep), p, 3))
     if p:
@@ -140,7 +142,31 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
 def _masks(c: dict[str, Any], keep: npt.NDArray[np.int64], h: Any, w: Any) -> RleTable:
     """``columns._masks`` of the kept annotations from the scanner's columns: polygons (none:
     an empty list) rasterised at the image size ``h``, ``w`` and merged, RLEs (their runs
-    decoded by the scanner) at their own size."""
+    decoded by the scanner) at their own size. The polygons of every object in one call
+    (``polygon_columns_to_rle``: threads across objects on the compiled kernel)."""
+    if np.any(c["part_len"] % 2):  # a polygon with an odd coordinate count: object by object
+        return _masks_of_sets(c, keep, h, w)
+    hh, ww = np.array(h, dtype=np.int64), np.array(w, dtype=np.int64)
+    is_rle = c["segm_kind"][keep] == 2
+    on_image, rle = np.flatnonzero(~is_rle), np.flatnonzero(is_rle)
+    counts, offsets = polygon_columns_to_rle(
+        c["xy"], c["part_len"] // 2, c["nparts"], keep[on_image], hh[on_image], ww[on_image]
+    )
+    src = keep[rle]
+    hh[rle], ww[rle] = c["rle_h"][src], c["rle_w"][src]
+    # one pool: the rasterised polygons, then the file's RLEs (by annotation row)
+    pool = np.concatenate((counts, c["rle"])).astype(np.int64, copy=False)
+    rle_off = np.cumsum(c["rle_len"]) + offsets[-1]
+    pool_off = np.concatenate((offsets, rle_off)).astype(np.int64, copy=False)
+    take = np.empty(len(keep), dtype=np.int64)
+    take[on_image] = np.arange(len(on_image))
+    take[rle] = len(on_image) + src
+    return RleTable(*rc.take(pool, pool_off, take), hh, ww)
+
+
+def _masks_of_sets(c: dict[str, Any], keep: npt.NDArray[np.int64], h: Any, w: Any) -> RleTable:
+    """``_masks`` object by object (``polygon_sets_to_rle``: an odd coordinate count's last
+    number dropped, as ``frPyObjects``)."""
     kind = c["segm_kind"]
     xy, part_end = c["xy"], np.cumsum(c["part_len"]).tolist()
     starts = [0, *part_end[:-1]] if part_end else []
@@ -176,7 +202,7 @@ def ground_truth(coco: Any, lazy: Lazy, *, masks: bool = False) -> Dataset:
     n = len(keep)
     cols = AnnotationColumns(
         ann_id=c["ann_id"][keep],
-        bbox=c["bbox"].reshape(-1, 4)[keep],
+        bbox=np.take(c["bbox"].reshape(-1, 4), keep, axis=0),
         area=c["area"][keep],
         iscrowd=c["iscrowd"][keep].astype(bool),
         keypoints=_keypoints(c, keep),
@@ -222,6 +248,7 @@ def results(lazy: Lazy, gt: Dataset, kind: str) -> ResultSet:
             counts, offsets = rc.take(table.counts, table.offsets, keep)
             table = RleTable(counts, offsets, table.height[keep], table.width[keep])
     area = xywh[:, 2] * xywh[:, 3]
+    row, label, ids, area, kps = map(sealed, (row, label, ids, area, kps))  # (made here)
     return build_results(gt, kind, row, label, ids, score, xywh, area, kps, table)
 
 

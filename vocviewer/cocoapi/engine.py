@@ -18,7 +18,9 @@ import numpy.typing as npt
 
 from vocviewer.families.coco import similarity as sim
 from vocviewer.families.coco.accumulate import CategoryCurves
+from vocviewer.families.coco.evaluate import _chunks, category_matches
 from vocviewer.families.coco.evaluate import match_category as coco_match
+from vocviewer.families.coco.match_kernel import available, kernel_categories
 from vocviewer.families.coco.prepare import Prepared, similarities
 
 IntArray = npt.NDArray[np.int64]
@@ -49,17 +51,35 @@ def _similarities(
         return similarities(prep, gs, ds, g_group, d_group)
     ent_det, ent_gt = sim.pair_up(d_group, g_group)
     gt, dt = prep.gt_anno, prep.dt_anno
-    g_rows, d_rows = prep.gt_rows[gs], prep.dt_rows[ds]
-    s = sim.oks_pairs(
-        dt.keypoints[d_rows],
-        gt.keypoints[g_rows],
-        gt.bbox[g_rows],
-        gt.area[g_rows],
-        ent_det,
-        ent_gt,
-        np.asarray(sigmas, dtype=np.float64),
-    )
+    rows = prep.dt_rows[ds][ent_det], prep.gt_rows[gs][ent_gt]  # (the whole tables: no copies)
+    sig = np.asarray(sigmas, dtype=np.float64)
+    s = sim.oks_pairs(dt.keypoints, gt.keypoints, gt.bbox, gt.area, *rows, sig)
     return ent_det, ent_gt, s
+
+
+def category_curves(
+    prep: Prepared, sigmas: npt.NDArray[np.float64] | None = None
+) -> list[CategoryCurves]:
+    """Every category's accumulated arrays (``match_category(prep, k, sigmas).curves`` for
+    each ``k``). On the compiled kernel, all at once: box IoU there, masks' and keypoints'
+    similarity for every category in one call (its pairs cut by category), then the
+    categories matched and accumulated across the cores."""
+    p = prep.params
+    n = prep.n_categories
+    if not available() or not len(p.area_ranges):
+        return [match_category(prep, k, sigmas).curves for k in range(n)]
+    if p.iou_type == "bbox":
+        return [m.curves for m in category_matches(prep)]
+    whole_g, whole_d = slice(0, int(prep.gt_offsets[-1])), slice(0, int(prep.dt_offsets[-1]))
+    ent_det, _, s = _similarities(prep, whole_g, whole_d, sigmas)
+    cut = np.searchsorted(ent_det, prep.dt_offsets).tolist()  # (pairs sorted by detection)
+    sims = {k: s[cut[k] : cut[k + 1]] for k in range(n)}
+    out: list[CategoryCurves] = []
+    for k0, k1 in _chunks(prep.dt_offsets):
+        got = kernel_categories(prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0)
+        assert got is not None
+        out += [c.curves for c in got]
+    return out
 
 
 def match_category(

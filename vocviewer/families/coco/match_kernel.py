@@ -98,8 +98,9 @@ def kernel_categories(
     gt_rows, dt_rows = prep.gt_rows[gs], prep.dt_rows[ds]
     sim = sim_off = gt_box = dt_box = None
     if similarities is None:
-        gt_box = prep.gt_anno.bbox[gt_rows]
-        dt_box = prep.dt_anno.bbox[dt_rows]
+        # (``take`` along axis 0: several times faster than fancy indexing of (N, 4) rows)
+        gt_box = np.take(prep.gt_anno.bbox, gt_rows, axis=0)
+        dt_box = np.take(prep.dt_anno.bbox, dt_rows, axis=0)
     else:
         parts = [similarities.get(k, np.zeros(0)) for k in range(k0, k1)]
         sim_off = np.r_[0, np.cumsum([len(s) for s in parts])].astype(np.int64)
