@@ -113,7 +113,7 @@ typedef struct {
     const char *p;   /* next byte */
     const char *end; /* one past the last byte */
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
-    int masks;       /* results: decode segmentations (else only skip them) */
+    int masks;       /* results: 1 decode segmentations, 2 keep their strings, 0 skip them */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
 } Scan;
 
@@ -720,6 +720,8 @@ enum {
     R_RLE,         /* all entries' decoded runs */
     R_KP_LEN,
     R_KEYPOINTS,   /* all entries' keypoint numbers */
+    R_RLE_CHARS,   /* results(data, 2): all entries' RLE strings, unescaped, undecoded */
+    R_RLE_NCHARS,  /* results(data, 2): each entry's characters there */
     R_COUNT
 };
 
@@ -728,7 +730,8 @@ static const Column RESULT_COLUMNS[R_COUNT] = {
     {"bbox", {0}, NPY_FLOAT64}, {"has_bbox", {0}, NPY_UINT8}, {"has_segm", {0}, NPY_UINT8},
     {"has_keypoints", {0}, NPY_UINT8}, {"segm_h", {0}, NPY_INT64}, {"segm_w", {0}, NPY_INT64},
     {"rle_len", {0}, NPY_INT64}, {"rle", {0}, NPY_INT64}, {"kp_len", {0}, NPY_INT64},
-    {"keypoints", {0}, NPY_FLOAT64},
+    {"keypoints", {0}, NPY_FLOAT64}, {"rle_chars", {0}, NPY_UINT8},
+    {"rle_nchars", {0}, NPY_INT64},
 };
 
 /* Column indices of a ground-truth file. */
@@ -936,6 +939,46 @@ done:
     return r;
 }
 
+/* results(data, 2): the deferred strings kept undecoded, unescaped into the chars column, each
+ * entry's characters into rle_nchars and its values (runs once decoded) into rle_len (the
+ * entries with a segmentation, in order: one string each). The runs are checked and decoded
+ * later (_rle.c string_masks / decode_strings), a category at a time. */
+static int keep_deferred(Scan *s, Column *c) {
+    int64_t n = (int64_t)s->spans.len / 3, i = 0;
+    const int64_t *sp = I64(s->spans);
+    size_t total = 0, entries = c[R_RLE_LEN].buf.len;
+    for (int64_t j = 0; j < n; j++) total += (size_t)(sp[3 * j + 1] - sp[3 * j]);
+    Buf *chars = &c[R_RLE_CHARS].buf, *nchars = &c[R_RLE_NCHARS].buf;
+    if (buf_reserve(chars, total + 1) || buf_reserve(nchars, entries)) return DECLINE;
+    uint8_t *dst = (uint8_t *)chars->data;
+    int64_t *len = I64(c[R_RLE_LEN].buf), *nch = I64(*nchars);
+    const uint8_t *has = (const uint8_t *)c[R_HAS_SEGM].buf.data;
+    size_t at = 0;
+    for (size_t e = 0; e < entries; e++) {
+        nch[e] = 0;
+        if (!has[e]) continue;
+        if (i >= n) return DECLINE;
+        const char *p = (const char *)(intptr_t)sp[3 * i], *end = (const char *)(intptr_t)sp[3 * i + 1];
+        size_t before = at;
+        if (sp[3 * i + 2] & 1) { /* escaped: character by character */
+            int ch;
+            while (p < end) {
+                if (span_char(&p, end, &ch)) return DECLINE;
+                dst[at++] = (uint8_t)ch;
+            }
+        } else {
+            memcpy(dst + at, p, (size_t)(end - p));
+            at += (size_t)(end - p);
+        }
+        nch[e] = (int64_t)(at - before);
+        len[e] = sp[3 * i + 2] / 2;
+        i++;
+    }
+    chars->len = at;
+    nchars->len = entries;
+    return i == n ? 0 : DECLINE;
+}
+
 static int parse_results(Scan *s, Column *c) {
     int first, r;
     if (expect(s, '[')) return DECLINE;
@@ -943,7 +986,8 @@ static int parse_results(Scan *s, Column *c) {
         if (result_entry(s, c)) return DECLINE;
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
-    return at_end(s) ? DECLINE : decode_deferred(s, c);
+    if (at_end(s)) return DECLINE;
+    return s->masks == 2 ? keep_deferred(s, c) : decode_deferred(s, c);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1245,7 +1289,11 @@ static PyObject *py_results(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *data;
     int masks = 1;
-    if (!PyArg_ParseTuple(args, "O|p", &data, &masks)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|i", &data, &masks)) return NULL;
+    if (masks < 0 || masks > 2) {
+        PyErr_SetString(PyExc_ValueError, "masks: 0, 1 or 2");
+        return NULL;
+    }
     return run(data, masks, parse_results, RESULT_COLUMNS, R_COUNT);
 }
 
@@ -1256,8 +1304,9 @@ static PyObject *py_annotations(PyObject *self, PyObject *arg) {
 
 static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS,
-     "results(data: bytes, masks: bool = True) -> dict | None\n\nA COCO results array as "
-     "columns, or None; without masks, segmentations are only checked to be valid JSON."},
+     "results(data: bytes, masks: int = 1) -> dict | None\n\nA COCO results array as "
+     "columns, or None; masks 1: RLE strings decoded (rle), 2: kept as strings (rle_chars, "
+     "rle_nchars), 0: segmentations only checked to be valid JSON."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

@@ -27,6 +27,7 @@
 #include "_threads.h"
 
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
+#define STRINGS_PER_THREAD 128 /* masks decoded from strings (some hundred runs each) */
 #define POLY_SCALE 5.0        /* maskApi's polygon upsampling */
 #define POLY_MAX_COORD 4.0e15 /* |5 x + .5| below this: every step exact in int64 and double */
 
@@ -104,25 +105,35 @@ static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *
     return 0;
 }
 
-/* Decode one string's values into `out` (as rleFrString: 5 bits per char from char 48, bit
- * 0x20 = more chars follow, the last char's bit 0x10 = negative; then counts[m] += counts[m-2]
- * for m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
- * has over 12 chars (60 bits), as the numpy path refuses. */
-static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out) {
+/* The next value of a string from s[*p] (rleFrString: 5 bits per char from char 48, bit 0x20 =
+ * more chars follow, the last char's bit 0x10 = negative), before the delta of the value two
+ * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits). */
+static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x) {
+    Py_ssize_t q = *p;
+    uint64_t low = 0;
+    int k = 0;
+    unsigned char c = (unsigned char)(s[q] - 48);
+    while (c & 0x20) { /* continuation chars: 5 low bits each */
+        if (k == 11 || q + 1 >= len) return -1;
+        low |= (uint64_t)(c & 0x1f) << (5 * k);
+        k++;
+        c = (unsigned char)(s[++q] - 48);
+    }
+    *p = q + 1;
+    int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
+    *x = (int64_t)(low + ((uint64_t)top << (5 * k)));
+    return 0;
+}
+
+/* Decode one string's values into `out` (next_value's, then counts[m] += counts[m-2] for
+ * m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
+ * has over 12 chars (60 bits), as the numpy path refuses, or holds more than `cap` values. */
+static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out,
+                                Py_ssize_t cap) {
     Py_ssize_t m = 0, p = 0;
     while (p < len) {
-        uint64_t low = 0;
-        int k = 0;
-        unsigned char c = (unsigned char)(s[p] - 48);
-        while (c & 0x20) { /* continuation chars: 5 low bits each */
-            if (k == 11 || p + 1 >= len) return -1;
-            low |= (uint64_t)(c & 0x1f) << (5 * k);
-            k++;
-            c = (unsigned char)(s[++p] - 48);
-        }
-        p++;
-        int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
-        int64_t x = (int64_t)(low + ((uint64_t)top << (5 * k)));
+        int64_t x;
+        if (m >= cap || next_value(s, len, &p, &x)) return -1; /* (cap: the caller's room) */
         if (m > 2) x += out[m - 2];
         out[m++] = x;
     }
@@ -151,7 +162,8 @@ static void count_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
 static void decode_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringsJob *job = (StringsJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->declined; i++) {
-        if (decode_string(job->chars[i], job->len[i], job->counts + job->offsets[i]) < 0)
+        int64_t *out = job->counts + job->offsets[i];
+        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i]) < 0)
             job->declined = 1;
     }
 }
@@ -418,6 +430,213 @@ done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
     Py_XDECREF(ahw);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* masks kept as compressed strings (a results file's): checked and measured once, decoded  */
+/* by rows when read                                                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values. */
+typedef struct {
+    const unsigned char *chars;
+    const int64_t *start, *runs;
+    Py_ssize_t n;
+} Strings;
+
+static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObject *runs,
+                        Strings *out) {
+    Py_ssize_t n = PyArray_SIZE(start) - 1, nc = PyArray_SIZE(chars);
+    const int64_t *st = PyArray_DATA(start), *ru = PyArray_DATA(runs);
+    if (n < 0 || PyArray_SIZE(runs) != n + 1 || st[0] != 0 || ru[0] != 0) {
+        PyErr_SetString(PyExc_ValueError, "start and runs must have N + 1 entries from 0");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (st[i + 1] < st[i] || st[i + 1] > nc || ru[i + 1] < ru[i]) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            return -1;
+        }
+    }
+    *out = (Strings){PyArray_DATA(chars), st, ru, n};
+    return 0;
+}
+
+/* Decode mask i into out (room for its values); nonzero if it declines or the count differs. */
+static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
+    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]);
+    Py_ssize_t m = decode_string(t->chars + t->start[i], (Py_ssize_t)(t->start[i + 1] - t->start[i]),
+                                 out, want);
+    return m != want;
+}
+
+/* Mask i's string checked and measured as it is decoded, its runs not kept: exactly its count
+ * of values, each within 0 .. top, summing to h * w (else nonzero); *area as mask_area, bb as
+ * mask_bbox (the same steps, run by run). */
+static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, int64_t top,
+                          int64_t *area, double *bb) {
+    const unsigned char *s = t->chars + t->start[i];
+    Py_ssize_t len = (Py_ssize_t)(t->start[i + 1] - t->start[i]), p = 0;
+    int64_t want = t->runs[i + 1] - t->runs[i], boxed = (want / 2) * 2; /* as mask_bbox */
+    int64_t m = 0, sum = 0, a = 0, two_back = 0, one_back = 0;
+    int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
+    int64_t x = 0, base = 0;
+    int wrap = 0;
+    while (p < len) {
+        int64_t v;
+        if (m >= want || next_value(s, len, &p, &v)) return -1;
+        if (m > 2) v += two_back;
+        two_back = one_back;
+        one_back = v;
+        if (v < 0 || v > top) return -1;
+        sum += v; /* runs within 0 .. top: no overflow for any real mask count */
+        if (m % 2) a += v;
+        if (m < boxed && h > 0) { /* mask_bbox's step j = m */
+            cc += v;
+            int64_t c = cc - (m % 2);
+            if (c < base || c - base >= h) {
+                x = c - base < 2 * h && c >= base ? x + 1 : floor_div(c, h);
+                base = x * h;
+            }
+            int64_t y = c - base;
+            if (m % 2 == 0) xp = x;
+            else if (xp < x) wrap = 1;
+            if (x < xs) xs = x;
+            if (x > xe) xe = x;
+            if (y < ys) ys = y;
+            if (y > ye) ye = y;
+        }
+        m++;
+    }
+    if (m != want || m == 0 || sum != h * w) return -1;
+    *area = a;
+    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+    if (boxed == 0 || h <= 0) return 0;
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+    return 0;
+}
+
+typedef struct {
+    Strings t;
+    const int64_t *h, *w;
+    int64_t top; /* the largest h * w */
+    double *box;
+    int64_t *area;
+    volatile int unfit;
+} StringMasksJob;
+
+static void string_masks_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StringMasksJob *job = (StringMasksJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi && !job->unfit; i++)
+        if (string_measure(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
+                           job->box + 4 * i))
+            job->unfit = 1;
+}
+
+/* string_masks(chars uint8, start, runs, height, width) -> (bboxes float64 (N, 4), areas int64
+ * (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit check it
+ * (a whole string of exactly its count of values, none negative, summing to h * w), measured
+ * as bboxes / areas measure it; None if one is not. Threads across masks. */
+static PyObject *py_string_masks(PyObject *self, PyObject *args) {
+    PyObject *och, *ost, *oru, *oh, *ow, *res = NULL, *box = NULL, *area = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOO", &och, &ost, &oru, &oh, &ow)) return NULL;
+    PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
+    PyArrayObject *aru = as_array(oru, NPY_INT64), *ah = as_array(oh, NPY_INT64);
+    PyArrayObject *aw = as_array(ow, NPY_INT64);
+    Strings t;
+    if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t) < 0) goto done;
+    if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
+        PyErr_SetString(PyExc_ValueError, "one height and width per mask");
+        goto done;
+    }
+    npy_intp db[2] = {t.n, 4}, da[1] = {t.n};
+    if (!(box = PyArray_ZEROS(2, db, NPY_FLOAT64, 0)) || !(area = PyArray_ZEROS(1, da, NPY_INT64, 0)))
+        goto done;
+    const int64_t *h = PyArray_DATA(ah), *w = PyArray_DATA(aw);
+    int64_t top = 0;
+    for (Py_ssize_t i = 0; i < t.n; i++) {
+        if (h[i] < 0 || w[i] < 0 || (w[i] > 0 && h[i] > INT64_MAX / w[i])) {
+            res = Py_NewRef(Py_None);
+            goto done;
+        }
+        top = h[i] * w[i] > top ? h[i] * w[i] : top;
+    }
+    StringMasksJob job = {t, h, w, top, PyArray_DATA((PyArrayObject *)box),
+                          PyArray_DATA((PyArrayObject *)area), 0};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(string_masks_range, &job, t.n, STRINGS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    res = job.unfit ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
+done:
+    Py_XDECREF(box);
+    Py_XDECREF(area);
+    Py_XDECREF(ach);
+    Py_XDECREF(ast);
+    Py_XDECREF(aru);
+    Py_XDECREF(ah);
+    Py_XDECREF(aw);
+    return res;
+}
+
+typedef struct {
+    Strings t;
+    const int64_t *rows, *off;
+    int64_t *counts;
+    volatile int declined;
+} DecodeRowsJob;
+
+static void decode_rows_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    DecodeRowsJob *job = (DecodeRowsJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi && !job->declined; i++)
+        if (string_runs(&job->t, (Py_ssize_t)job->rows[i], job->counts + job->off[i]))
+            job->declined = 1;
+}
+
+/* decode_strings(chars uint8, start, runs, rows) -> (counts, offsets) | None: the masks `rows`
+ * (any order, repeats allowed) decoded into new columns, threads across rows; None if one
+ * declines (string_masks passed them all). */
+static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
+    PyObject *och, *ost, *oru, *orows, *res = NULL, *counts = NULL, *offsets = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &och, &ost, &oru, &orows)) return NULL;
+    PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
+    PyArrayObject *aru = as_array(oru, NPY_INT64), *ar = as_array(orows, NPY_INT64);
+    Strings t;
+    if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t) < 0) goto done;
+    Py_ssize_t n = PyArray_SIZE(ar);
+    const int64_t *rows = PyArray_DATA(ar);
+    npy_intp no = n + 1;
+    if (!(offsets = PyArray_SimpleNew(1, &no, NPY_INT64))) goto done;
+    int64_t *off = PyArray_DATA((PyArrayObject *)offsets);
+    off[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (rows[i] < 0 || rows[i] >= t.n) {
+            PyErr_SetString(PyExc_IndexError, "decode_strings: a row outside the masks");
+            goto done;
+        }
+        off[i + 1] = off[i] + t.runs[rows[i] + 1] - t.runs[rows[i]];
+    }
+    npy_intp total = (npy_intp)off[n];
+    if (!(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
+    DecodeRowsJob job = {t, rows, off, PyArray_DATA((PyArrayObject *)counts), 0};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(decode_rows_range, &job, n, STRINGS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(ach);
+    Py_XDECREF(ast);
+    Py_XDECREF(aru);
+    Py_XDECREF(ar);
     return res;
 }
 
@@ -1446,6 +1665,10 @@ static PyMethodDef methods[] = {
     {"bboxes", py_bboxes, METH_VARARGS, "bboxes(counts, offsets, height) -> float64 (N, 4)."},
     {"runs_fit", py_runs_fit, METH_VARARGS,
      "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
+    {"string_masks", py_string_masks, METH_VARARGS,
+     "string_masks(chars, start, runs, height, width) -> (bboxes, areas) | None."},
+    {"decode_strings", py_decode_strings, METH_VARARGS,
+     "decode_strings(chars, start, runs, rows) -> (counts, offsets) | None."},
     {"iou_pairs", py_iou_pairs, METH_VARARGS,
      "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
      "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},

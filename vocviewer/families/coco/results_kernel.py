@@ -19,6 +19,7 @@ import numpy.typing as npt
 from vocviewer import kernel
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco.rle_strings import RleStrings
 from vocviewer.formats.input import MAX_FILE_BYTES, MAX_IMAGE_PIXELS, check_regular
 
 IntArray = npt.NDArray[np.int64]
@@ -28,10 +29,11 @@ Buffer = bytes | mmap.mmap
 __all__ = ["box_columns", "file_box_columns", "plain_columns", "result_columns"]
 
 
-def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None:
+def result_columns(data: Buffer, *, masks: int = 1) -> dict[str, Any] | None:
     """The kernel's columns of a results file's bytes (``_json.c``, ``RESULT_COLUMNS``), or
-    ``None``: no kernel on this machine, or not a plain non-empty results array. Without
-    ``masks`` the segmentations are not decoded (``rle_len`` 0)."""
+    ``None``: no kernel on this machine, or not a plain non-empty results array. ``masks`` 1:
+    the RLE strings decoded (``rle``, ``rle_len``); 2: kept as strings (``rle_chars``,
+    ``rle_nchars``; ``rle_len`` their values); 0: not decoded (``rle_len`` 0)."""
     module = kernel.load("_json")
     return None if module is None else module.results(data, masks)
 
@@ -39,7 +41,7 @@ def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None
 def box_columns(data: Buffer) -> bulk.Columns | None:
     """``(image_id, category_id, score, xywh)`` of a box results file whose every entry has a
     ``bbox`` (as ``results_fast.box_columns``), or ``None``."""
-    r = result_columns(data, masks=False)
+    r = result_columns(data, masks=0)
     if r is None or not r["has_bbox"].all():
         return None
     return r["image_id"], r["category_id"], r["score"], r["bbox"].reshape(-1, 4)
@@ -83,7 +85,7 @@ def plain_columns(
     ``"keypoints"`` (``bulk.keypoint_columns``), or ``None`` when the bulk path would not take
     the file (the readers then decide). ``image_ids``, ``category_ids``: the annotation file's,
     int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,)."""
-    r = result_columns(data) if task in ("segm", "keypoints") else None
+    r = result_columns(data, masks=2) if task in ("segm", "keypoints") else None
     if r is None:
         return None
     kind = _kind(r)
@@ -107,7 +109,8 @@ def _segm(
     width: IntArray,
     box_kind: bool,
 ) -> bulk.SegmColumns | None:
-    """``bulk.segm_columns`` of the kernel's columns (every mask a compressed RLE string)."""
+    """``bulk.segm_columns`` of the kernel's columns (every mask a compressed RLE string, kept
+    as one: ``RleStrings``)."""
     if not r["has_segm"].all():
         return None
     img, label = bulk.lookup(image_ids, r["image_id"]), bulk.lookup(category_ids, r["category_id"])
@@ -120,8 +123,7 @@ def _segm(
         return None
     if (w > MAX_IMAGE_PIXELS).any() or (h * w > MAX_IMAGE_PIXELS).any():
         return None
-    offsets = np.concatenate(([0], np.cumsum(r["rle_len"]))).astype(np.int64)
-    masks = bulk.checked_masks(r["rle"], offsets, h, w)
+    masks = RleStrings.checked(r["rle_chars"], r["rle_nchars"], r["rle_len"], h, w)
     if masks is None:
         return None
     boxed = np.flatnonzero(r["has_bbox"])

@@ -15,6 +15,7 @@ from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.families.coco.columns import RleTable
+from vocviewer.families.coco.rle_strings import RleStrings
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -73,7 +74,9 @@ def mask_iou_pairs(
 
     Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
     the others are intersection / union counted on the runs, never on pixels. On the compiled
-    kernel where it is built (threads across pairs)."""
+    kernel where it is built (threads across pairs). Detections kept as strings
+    (``RleStrings``) are decoded here, only those of ``det_row``, and freed after."""
+    det, det_row, det_box = _rows_decoded(det, det_row, det_box)
     if (k := kernel.load("_rle")) is not None:
         det_masks = (det.counts, det.offsets, det.height, det.width)
         gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
@@ -97,6 +100,18 @@ def mask_iou_pairs(
     union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
     out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
     return out
+
+
+def _rows_decoded(
+    table: RleTable, rows: IntArray, box: FloatArray
+) -> tuple[RleTable, IntArray, FloatArray]:
+    """``table``, ``rows`` and ``box`` (by row) as they are, or for a table kept as strings and
+    not decoded yet, a table of only the masks ``rows`` name (each once), ``rows`` as positions
+    there and their boxes."""
+    if not isinstance(table, RleStrings) or table.decoded:
+        return table, rows, box
+    used, at = np.unique(rows, return_inverse=True)
+    return table.take(used), at.astype(np.int64).reshape(-1), box[used]
 
 
 def boundary_iou(
