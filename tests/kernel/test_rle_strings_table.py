@@ -19,11 +19,13 @@ from vocviewer import kernel
 from vocviewer.core import masks as cm
 from vocviewer.core import rle_columns as rc
 from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco import rle_strings
 from vocviewer.families.coco.columns import CocoResults, RleTable
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.coco.rle_strings import RleStrings
+from vocviewer.families.coco.similarity import mask_iou_pairs
 
 _json, _rle = kernel.load("_json"), kernel.load("_rle")
 pytestmark = pytest.mark.skipif(_json is None or _rle is None, reason="kernels not built")
@@ -182,3 +184,39 @@ def test_mask_evaluation_decodes_by_category(tmp_path: Path) -> None:
     for name in ("precision", "recall", "scores"):
         assert getattr(got, name).tobytes() == getattr(want, name).tobytes(), name
     assert got.stats() == want.stats()
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 50])
+def test_mask_iou_of_strings_as_of_runs(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """``mask_iou_pairs`` of a table kept as strings (decoded by the kernel's threads, or, with
+    the kernel off, a chunk of pairs at a time) equals that of the decoded table, bit for bit,
+    and leaves the table undecoded."""
+    monkeypatch.setattr(rle_strings, "CHUNK_RUNS", chunk)
+    rng = np.random.default_rng(7)
+    strings, h, w = _masks(rng, 300)
+    h[:], w[:] = 20, 30
+    h[:5] = 21  # masks of another size: -1
+    strings = [
+        rc.to_strings(*_one(cm.encode(rng.random((a, b)) < rng.random())))[0]
+        for a, b in zip(h, w, strict=True)
+    ]
+    det = _table(strings, h, w)
+    assert det is not None
+    gt_strings, gh, gw = strings[100:], h[100:].copy(), w[100:].copy()
+    gh[:] = 20
+    gw[:] = 30
+    with numpy_path():
+        gc, go = rc.from_strings(gt_strings)
+        dc, do = rc.from_strings(strings)
+    gt, plain = RleTable(gc, go, gh, gw), RleTable(dc, do, h, w)
+    det_row = np.repeat(np.arange(300), 3)
+    gt_row = rng.integers(0, 200, len(det_row))
+    crowd = rng.random(len(det_row)) < 0.2
+    boxes = (plain.bboxes(), gt.bboxes())
+    want = mask_iou_pairs(plain, gt, det_row, gt_row, crowd, *boxes)
+    assert (want == -1).any() and (want > 0).any() and (want == 0).any()
+    got = mask_iou_pairs(det, gt, det_row, gt_row, crowd, *boxes)
+    assert got.tobytes() == want.tobytes() and not det.decoded
+    with numpy_path():
+        assert mask_iou_pairs(det, gt, det_row, gt_row, crowd, *boxes).tobytes() == want.tobytes()
+    assert not det.decoded

@@ -445,21 +445,29 @@ typedef struct {
     Py_ssize_t n;
 } Strings;
 
+/* Whether mask i's string and runs lie within the columns (start and runs rising there). */
+static inline int string_in_bounds(const Strings *t, Py_ssize_t i, int64_t nc) {
+    return t->start[i] >= 0 && t->start[i] <= t->start[i + 1] && t->start[i + 1] <= nc &&
+           t->runs[i] >= 0 && t->runs[i] <= t->runs[i + 1];
+}
+
+/* The columns as Strings; every mask checked in bounds (string_in_bounds) if `all`, else only
+ * the shapes (the caller checks the masks it reads). */
 static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObject *runs,
-                        Strings *out) {
+                        Strings *out, int all) {
     Py_ssize_t n = PyArray_SIZE(start) - 1, nc = PyArray_SIZE(chars);
     const int64_t *st = PyArray_DATA(start), *ru = PyArray_DATA(runs);
     if (n < 0 || PyArray_SIZE(runs) != n + 1 || st[0] != 0 || ru[0] != 0) {
         PyErr_SetString(PyExc_ValueError, "start and runs must have N + 1 entries from 0");
         return -1;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (st[i + 1] < st[i] || st[i + 1] > nc || ru[i + 1] < ru[i]) {
+    *out = (Strings){PyArray_DATA(chars), st, ru, n};
+    for (Py_ssize_t i = 0; all && i < n; i++) {
+        if (!string_in_bounds(out, i, nc)) {
             PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
             return -1;
         }
     }
-    *out = (Strings){PyArray_DATA(chars), st, ru, n};
     return 0;
 }
 
@@ -552,7 +560,7 @@ static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ah = as_array(oh, NPY_INT64);
     PyArrayObject *aw = as_array(ow, NPY_INT64);
     Strings t;
-    if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t) < 0) goto done;
+    if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t, 1) < 0) goto done;
     if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
         PyErr_SetString(PyExc_ValueError, "one height and width per mask");
         goto done;
@@ -600,16 +608,18 @@ static void decode_rows_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
             job->declined = 1;
 }
 
-/* decode_strings(chars uint8, start, runs, rows) -> (counts, offsets) | None: the masks `rows`
- * (any order, repeats allowed) decoded into new columns, threads across rows; None if one
- * declines (string_masks passed them all). */
+/* decode_strings(chars uint8, start, runs, rows, out=None) -> (counts, offsets) | None: the
+ * masks `rows` (any order, repeats allowed) decoded into new columns (counts: the front of
+ * `out`, a C-contiguous writable int64 array, where they fit), threads across rows; None if
+ * one declines (string_masks passed them all). */
 static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
-    PyObject *och, *ost, *oru, *orows, *res = NULL, *counts = NULL, *offsets = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO", &och, &ost, &oru, &orows)) return NULL;
+    PyObject *och, *ost, *oru, *orows, *oout = Py_None, *res = NULL, *counts = NULL;
+    PyObject *offsets = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|O", &och, &ost, &oru, &orows, &oout)) return NULL;
     PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ar = as_array(orows, NPY_INT64);
     Strings t;
-    if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t) < 0) goto done;
+    if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t, 0) < 0) goto done;
     Py_ssize_t n = PyArray_SIZE(ar);
     const int64_t *rows = PyArray_DATA(ar);
     npy_intp no = n + 1;
@@ -621,10 +631,28 @@ static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_IndexError, "decode_strings: a row outside the masks");
             goto done;
         }
+        if (!string_in_bounds(&t, (Py_ssize_t)rows[i], PyArray_SIZE(ach))) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            goto done;
+        }
         off[i + 1] = off[i] + t.runs[rows[i] + 1] - t.runs[rows[i]];
     }
     npy_intp total = (npy_intp)off[n];
-    if (!(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
+    if (oout != Py_None) { /* a buffer given: the runs go there when they fit (a view of it) */
+        PyArrayObject *b = (PyArrayObject *)oout;
+        if (!PyArray_Check(oout) || PyArray_TYPE(b) != NPY_INT64 || PyArray_NDIM(b) != 1 ||
+            !PyArray_ISCARRAY(b)) {
+            PyErr_SetString(PyExc_TypeError, "decode_strings: out must be a writable int64 array");
+            goto done;
+        }
+        if (PyArray_SIZE(b) >= total) {
+            counts = PyArray_SimpleNewFromData(1, &total, NPY_INT64, PyArray_DATA(b));
+            if (!counts) goto done;
+            Py_INCREF(oout); /* (the view keeps its buffer alive; the reference is stolen) */
+            if (PyArray_SetBaseObject((PyArrayObject *)counts, oout)) goto done;
+        }
+    }
+    if (!counts && !(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
     DecodeRowsJob job = {t, rows, off, PyArray_DATA((PyArrayObject *)counts), 0};
     Py_BEGIN_ALLOW_THREADS;
     split_range(decode_rows_range, &job, n, STRINGS_PER_THREAD);
@@ -713,6 +741,7 @@ static int boxes_overlap(const double *d, const double *g, int crowd) {
 
 typedef struct {
     Columns det, gt;
+    const Strings *strings; /* the detections as strings (det unused), or NULL */
     const int64_t *det_h, *det_w, *gt_h, *gt_w, *det_row, *gt_row;
     const uint8_t *crowd;
     const double *det_box, *gt_box;
@@ -720,15 +749,46 @@ typedef struct {
     volatile int declined;
 } IouJob;
 
+/* A thread's last decoded detection (the pairs of one detection come together). */
+typedef struct {
+    int64_t row, cap, m;
+    int64_t *buf;
+} DetCache;
+
+/* Detection i's runs: its slice of the columns, or its string decoded into the cache; NULL
+ * if that fails. */
+static const int64_t *det_runs(const IouJob *job, DetCache *c, int64_t i, int64_t *m) {
+    if (!job->strings) return mask_runs(&job->det, i, m);
+    if (c->row != i) {
+        int64_t want = job->strings->runs[i + 1] - job->strings->runs[i];
+        if (want > c->cap) {
+            int64_t *b = realloc(c->buf, sizeof(int64_t) * (size_t)(want > 64 ? want : 64));
+            if (!b) return NULL;
+            c->buf = b;
+            c->cap = want > 64 ? want : 64;
+        }
+        c->row = -1;
+        if (string_runs(job->strings, (Py_ssize_t)i, c->buf)) return NULL;
+        c->row = i;
+        c->m = want;
+    }
+    *m = c->m;
+    return c->buf;
+}
+
 /* rleIou of one pair: 0 unless the boxes overlap; -1 for masks of different sizes; else
  * intersection / union (a crowd GT: / the detection's area), 0 without intersection. */
-static double pair_iou(IouJob *job, Py_ssize_t e) {
+static double pair_iou(IouJob *job, DetCache *cache, Py_ssize_t e) {
     int64_t i = job->det_row[e], j = job->gt_row[e];
     int crowd = job->crowd[e] != 0;
     if (!boxes_overlap(job->det_box + 4 * i, job->gt_box + 4 * j, crowd)) return 0.0;
     if (job->det_h[i] != job->gt_h[j] || job->det_w[i] != job->gt_w[j]) return -1.0;
     int64_t md, mg;
-    const int64_t *d = mask_runs(&job->det, i, &md), *g = mask_runs(&job->gt, j, &mg);
+    const int64_t *d = det_runs(job, cache, i, &md), *g = mask_runs(&job->gt, j, &mg);
+    if (!d) {
+        job->declined = 1;
+        return 0.0;
+    }
     int64_t d_area, g_area, inter = mask_intersection(d, md, g, mg, &d_area, &g_area);
     if (inter < 0) {
         job->declined = 1;
@@ -741,7 +801,9 @@ static double pair_iou(IouJob *job, Py_ssize_t e) {
 
 static void iou_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     IouJob *job = (IouJob *)ctx;
-    for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, e);
+    DetCache cache = {-1, 0, 0, NULL};
+    for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, &cache, e);
+    free(cache.buf);
 }
 
 /* Checks a row index array against its table; -1 + IndexError if one is out of range. */
@@ -770,6 +832,7 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     PyArrayObject *a[13] = {NULL};
     PyObject *res = NULL;
     IouJob job;
+    job.strings = NULL;
     for (int k = 0; k < 13; k++) {
         PyObject *src = o[k];
         if (k == 10) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
@@ -813,6 +876,77 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     }
 done:
     for (int k = 0; k < 13; k++) Py_XDECREF(a[k]);
+    return res;
+}
+
+/* string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
+ *                  det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
+ * iou_pairs with the detections as strings (decode_strings' columns): each detection decoded
+ * by the thread that meets its pairs, only where its box overlaps and its size agrees, into
+ * that thread's buffer (a detection's pairs come together: decoded once). */
+static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
+    PyObject *o[14];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]))
+        return NULL;
+    static const int types[14] = {NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64, NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
+    PyArrayObject *a[14] = {NULL};
+    PyObject *res = NULL;
+    IouJob job;
+    Strings t;
+    for (int k = 0; k < 14; k++) {
+        PyObject *src = o[k];
+        if (k == 11) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
+        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= 12 ? 2 : 1,
+                                                       NPY_ARRAY_IN_ARRAY)
+                   : NULL;
+        if (k == 11) Py_XDECREF(src);
+        if (a[k] == NULL) goto done;
+    }
+    if (strings_from(a[0], a[1], a[2], &t, 0) < 0 || columns_from(a[5], a[6], &job.gt) < 0)
+        goto done;
+    job.strings = &t;
+    job.det.n = t.n;
+    Py_ssize_t e = PyArray_SIZE(a[9]);
+    if (PyArray_SIZE(a[3]) != t.n || PyArray_SIZE(a[4]) != t.n ||
+        PyArray_SIZE(a[7]) != job.gt.n || PyArray_SIZE(a[8]) != job.gt.n ||
+        PyArray_SIZE(a[10]) != e || PyArray_SIZE(a[11]) != e ||
+        PyArray_SIZE(a[12]) != 4 * t.n || PyArray_SIZE(a[13]) != 4 * job.gt.n) {
+        PyErr_SetString(PyExc_ValueError, "string_iou_pairs: array sizes disagree");
+        goto done;
+    }
+    job.det_h = PyArray_DATA(a[3]);
+    job.det_w = PyArray_DATA(a[4]);
+    job.gt_h = PyArray_DATA(a[7]);
+    job.gt_w = PyArray_DATA(a[8]);
+    job.det_row = PyArray_DATA(a[9]);
+    job.gt_row = PyArray_DATA(a[10]);
+    job.crowd = PyArray_DATA(a[11]);
+    job.det_box = PyArray_DATA(a[12]);
+    job.gt_box = PyArray_DATA(a[13]);
+    job.declined = 0;
+    if (rows_in_range(job.det_row, e, t.n) < 0 || rows_in_range(job.gt_row, e, job.gt.n) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < e; k++) {
+        if (!string_in_bounds(&t, (Py_ssize_t)job.det_row[k], PyArray_SIZE(a[0]))) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            goto done;
+        }
+    }
+    npy_intp dims[1] = {e};
+    res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (res == NULL) goto done;
+    job.out = PyArray_DATA((PyArrayObject *)res);
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(iou_range, &job, e, PAIRS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    if (job.declined) {
+        Py_SETREF(res, Py_NewRef(Py_None));
+    }
+done:
+    for (int k = 0; k < 14; k++) Py_XDECREF(a[k]);
     return res;
 }
 
@@ -1668,7 +1802,10 @@ static PyMethodDef methods[] = {
     {"string_masks", py_string_masks, METH_VARARGS,
      "string_masks(chars, start, runs, height, width) -> (bboxes, areas) | None."},
     {"decode_strings", py_decode_strings, METH_VARARGS,
-     "decode_strings(chars, start, runs, rows) -> (counts, offsets) | None."},
+     "decode_strings(chars, start, runs, rows, out=None) -> (counts, offsets) | None."},
+    {"string_iou_pairs", py_string_iou_pairs, METH_VARARGS,
+     "string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w, "
+     "det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None."},
     {"iou_pairs", py_iou_pairs, METH_VARARGS,
      "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
      "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},

@@ -30,6 +30,7 @@ from vocviewer.families.coco import results_fast as fast
 from vocviewer.families.coco import results_kernel as rk
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.formats.json_input import json_text, parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_result_list", "read_coco_results"]
@@ -126,6 +127,8 @@ def read_coco_results(
         quick = fast.box_result(path, _plain_boxes(path), gt)
         if quick is not None:
             return quick
+    if task == "segm" and isinstance(gt.masks, LazyRleTable):
+        gt.masks.prefetch()  # the ground truth's polygons rasterised while this file is read
     if task != "bbox" and (
         plain := rk.plain_columns(read_json_bytes(path), task, *_lookups(dataset))
     ):

@@ -25,6 +25,10 @@ from vocviewer.families.coco.columns import RleTable
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 _LOCK = threading.Lock()  # one table decoded at a time (threads share the result set)
+#: Runs decoded at a time for the mask IoU (``transient``): 8 MB of int64, in one buffer per
+#: thread, reused (fresh memory for every category would cost a page fault every 4 kB).
+CHUNK_RUNS = 1 << 20
+_SCRATCH = threading.local()
 
 
 class RleStrings(RleTable):
@@ -126,6 +130,41 @@ class RleStrings(RleTable):
             return super().take(rows)
         counts, offsets = self._decode(rows)
         return RleTable(counts, offsets, self.height[rows], self.width[rows])
+
+    def transient(self, rows: IntArray) -> RleTable:
+        """``take(rows)`` decoded into this thread's reused buffer where its runs fit in
+        ``CHUNK_RUNS``: valid until the thread's next ``transient`` (for a computation that
+        keeps none of it)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        k = kernel.load("_rle")
+        if self._counts is not None or k is None:
+            return self.take(rows)
+        buf = getattr(_SCRATCH, "buf", None)
+        if buf is None:
+            buf = _SCRATCH.buf = np.empty(CHUNK_RUNS, dtype=np.int64)
+        got = k.decode_strings(self.chars, self.start, self.offsets, rows, buf)
+        if got is None:
+            return self.take(rows)
+        return RleTable(got[0], got[1], self.height[rows], self.width[rows])
+
+    def pair_chunks(self, rows: IntArray) -> list[tuple[int, int]]:
+        """Consecutive ranges ``[a, b)`` of ``rows`` (the detection of each pair, a detection's
+        pairs next to each other) whose masks hold about ``CHUNK_RUNS`` runs or fewer (a mask
+        counted where its row changes), each range at least one pair."""
+        n = len(rows)
+        if n == 0:
+            return []
+        new = np.ones(n, dtype=bool)
+        new[1:] = rows[1:] != rows[:-1]
+        size = np.cumsum(np.where(new, np.diff(self.offsets)[rows], 0))
+        out, a = [], 0
+        while a < n:
+            base = int(size[a - 1]) if a else 0
+            b = int(np.searchsorted(size, base + CHUNK_RUNS, side="right"))
+            b = min(max(b, a + 1), n)
+            out.append((a, b))
+            a = b
+        return out
 
     def bboxes(self) -> FloatArray:
         return self.box.copy()

@@ -75,9 +75,25 @@ def mask_iou_pairs(
     Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
     the others are intersection / union counted on the runs, never on pixels. On the compiled
     kernel where it is built (threads across pairs). Detections kept as strings
-    (``RleStrings``) are decoded here, only those of ``det_row``, and freed after."""
-    det, det_row, det_box = _rows_decoded(det, det_row, det_box)
-    if (k := kernel.load("_rle")) is not None:
+    (``RleStrings``) are decoded here, only those a pair needs: by the kernel's threads, one at a
+    time (``string_iou_pairs``), else a chunk of pairs at a time."""
+    k = kernel.load("_rle")
+    if isinstance(det, RleStrings) and not det.decoded:
+        if k is not None:
+            strings = (det.chars, det.start, det.offsets, det.height, det.width)
+            gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
+            given = (det_row, gt_row, crowd, det_box, gt_box)
+            got = k.string_iou_pairs(*strings, *gt_masks, *given)
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+        out = np.empty(len(det_row), dtype=np.float64)
+        for a, b in det.pair_chunks(det_row):
+            used, at = np.unique(det_row[a:b], return_inverse=True)
+            part = det.transient(used)
+            pair = (at.astype(np.int64).reshape(-1), gt_row[a:b], crowd[a:b])
+            out[a:b] = mask_iou_pairs(part, gt, *pair, det_box[used], gt_box)
+        return out
+    if k is not None:
         det_masks = (det.counts, det.offsets, det.height, det.width)
         gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
         out = k.iou_pairs(*det_masks, *gt_masks, det_row, gt_row, crowd, det_box, gt_box)
@@ -100,18 +116,6 @@ def mask_iou_pairs(
     union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
     out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
     return out
-
-
-def _rows_decoded(
-    table: RleTable, rows: IntArray, box: FloatArray
-) -> tuple[RleTable, IntArray, FloatArray]:
-    """``table``, ``rows`` and ``box`` (by row) as they are, or for a table kept as strings and
-    not decoded yet, a table of only the masks ``rows`` name (each once), ``rows`` as positions
-    there and their boxes."""
-    if not isinstance(table, RleStrings) or table.decoded:
-        return table, rows, box
-    used, at = np.unique(rows, return_inverse=True)
-    return table.take(used), at.astype(np.int64).reshape(-1), box[used]
 
 
 def boundary_iou(
