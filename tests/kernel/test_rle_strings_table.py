@@ -220,3 +220,19 @@ def test_mask_iou_of_strings_as_of_runs(monkeypatch: pytest.MonkeyPatch, chunk: 
     with numpy_path():
         assert mask_iou_pairs(det, gt, det_row, gt_row, crowd, *boxes).tobytes() == want.tobytes()
     assert not det.decoded
+
+
+def test_strings_kept_in_place_of_a_writable_buffer() -> None:
+    """Given a writable buffer, ``results(data, 2)`` moves the strings to its front (no second
+    copy): the same characters as the column it fills otherwise, every other column equal."""
+    rng = np.random.default_rng(3)
+    strings, h, w = _masks(rng, 500)
+    strings[::7] = ["\\" + s for s in strings[::7]]  # a backslash: escaped in the file
+    data = _file(strings, h, w)
+    copied = _json.results(data, 2)  # type: ignore[union-attr]
+    buf = bytearray(data)
+    kept = _json.results(buf, 2)  # type: ignore[union-attr]
+    assert copied is not None and kept is not None and len(kept["rle_chars"]) == 0
+    total = int(kept["rle_nchars"].sum())
+    assert bytes(buf[:total]) == copied["rle_chars"].tobytes() == "".join(strings).encode()
+    assert all(np.array_equal(copied[k], kept[k]) for k in copied if k != "rle_chars")

@@ -115,6 +115,7 @@ typedef struct {
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
     int masks;       /* results: 1 decode segmentations, 2 keep their strings, 0 skip them */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
+    char *writable;  /* results(data, 2) of a writable buffer: the strings kept in place */
 } Scan;
 
 typedef struct {
@@ -939,7 +940,8 @@ done:
     return r;
 }
 
-/* results(data, 2): the deferred strings kept undecoded, unescaped into the chars column, each
+/* results(data, 2): the deferred strings kept undecoded, unescaped into the chars column (or,
+ * data writable, to the front of data itself: the column is then left empty), each
  * entry's characters into rle_nchars and its values (runs once decoded) into rle_len (the
  * entries with a segmentation, in order: one string each). The runs are checked and decoded
  * later (_rle.c string_masks / decode_strings), a category at a time. */
@@ -949,8 +951,10 @@ static int keep_deferred(Scan *s, Column *c) {
     size_t total = 0, entries = c[R_RLE_LEN].buf.len;
     for (int64_t j = 0; j < n; j++) total += (size_t)(sp[3 * j + 1] - sp[3 * j]);
     Buf *chars = &c[R_RLE_CHARS].buf, *nchars = &c[R_RLE_NCHARS].buf;
-    if (buf_reserve(chars, total + 1) || buf_reserve(nchars, entries)) return DECLINE;
-    uint8_t *dst = (uint8_t *)chars->data;
+    if (buf_reserve(nchars, entries) || (!s->writable && buf_reserve(chars, total + 1)))
+        return DECLINE;
+    /* in place: each string moves to the front (never past where it is read from) */
+    uint8_t *dst = s->writable ? (uint8_t *)s->writable : (uint8_t *)chars->data;
     int64_t *len = I64(c[R_RLE_LEN].buf), *nch = I64(*nchars);
     const uint8_t *has = (const uint8_t *)c[R_HAS_SEGM].buf.data;
     size_t at = 0;
@@ -967,14 +971,14 @@ static int keep_deferred(Scan *s, Column *c) {
                 dst[at++] = (uint8_t)ch;
             }
         } else {
-            memcpy(dst + at, p, (size_t)(end - p));
+            memmove(dst + at, p, (size_t)(end - p));
             at += (size_t)(end - p);
         }
         nch[e] = (int64_t)(at - before);
         len[e] = sp[3 * i + 2] / 2;
         i++;
     }
-    chars->len = at;
+    if (!s->writable) chars->len = at;
     nchars->len = entries;
     return i == n ? 0 : DECLINE;
 }
@@ -1260,14 +1264,20 @@ fail:
 
 static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec, int n) {
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    char *writable = NULL;
+    if (masks == 2 && PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE) == 0) {
+        writable = view.buf;
+    } else {
+        PyErr_Clear();
+        if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    }
     Column *cols = malloc(sizeof(Column) * (size_t)n);
     if (!cols) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
     columns_init(cols, spec, n);
-    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}};
+    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}, writable};
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
     int r;
@@ -1306,7 +1316,8 @@ static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS,
      "results(data: bytes, masks: int = 1) -> dict | None\n\nA COCO results array as "
      "columns, or None; masks 1: RLE strings decoded (rle), 2: kept as strings (rle_chars, "
-     "rle_nchars), 0: segmentations only checked to be valid JSON."},
+     "rle_nchars; data writable: moved to its front, rle_chars empty), 0: segmentations only "
+     "checked to be valid JSON."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

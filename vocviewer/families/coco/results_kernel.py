@@ -26,7 +26,7 @@ IntArray = npt.NDArray[np.int64]
 #: What the scanner reads: a file's bytes, or the file mapped into memory.
 Buffer = bytes | mmap.mmap
 
-__all__ = ["box_columns", "file_box_columns", "plain_columns", "result_columns"]
+__all__ = ["box_columns", "file_box_columns", "file_bytes", "plain_columns", "result_columns"]
 
 
 def result_columns(data: Buffer, *, masks: int = 1) -> dict[str, Any] | None:
@@ -73,8 +73,36 @@ def _kind(r: dict[str, Any]) -> str:
     return "keypoints" if r["has_keypoints"][0] else "?"
 
 
+def file_bytes(path: Path) -> mmap.mmap | None:
+    """The bytes of the regular file ``path`` in memory of their own (anonymous) that
+    ``plain_columns`` may write (a segm file's strings are kept in place there: no second
+    copy of them), or ``None`` (the caller then reads it with ``read_json_bytes``, which names
+    any problem)."""
+    try:
+        size = check_regular(path)
+        if size == 0 or size > MAX_FILE_BYTES:
+            return None
+        buf = mmap.mmap(-1, size)
+        with open(path, "rb") as fh:
+            if fh.readinto(buf) != size or fh.read(1):  # (changed meanwhile)
+                return None
+    except (FormatError, OSError, ValueError):
+        return None
+    return buf
+
+
+def _kept_in_place(data: mmap.mmap, n: int) -> npt.NDArray[np.uint8]:
+    """The first ``n`` bytes of ``data`` as an array (a view); the pages after them given back
+    to the system where it can be told (``madvise``)."""
+    page = mmap.PAGESIZE
+    first = -(-n // page) * page
+    if hasattr(mmap, "MADV_DONTNEED") and first < len(data):
+        data.madvise(mmap.MADV_DONTNEED, first, len(data) - first)
+    return np.frombuffer(data, np.uint8, n)
+
+
 def plain_columns(
-    data: bytes,
+    data: Buffer,
     task: str,
     image_ids: IntArray,
     category_ids: IntArray,
@@ -84,7 +112,8 @@ def plain_columns(
     """The kind of file and its columns for ``task`` ``"segm"`` (``bulk.segm_columns``) or
     ``"keypoints"`` (``bulk.keypoint_columns``), or ``None`` when the bulk path would not take
     the file (the readers then decide). ``image_ids``, ``category_ids``: the annotation file's,
-    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,)."""
+    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,). ``data`` from ``file_bytes``
+    (writable): the masks' strings are kept at its front (``data`` is not read again)."""
     r = result_columns(data, masks=2) if task in ("segm", "keypoints") else None
     if r is None:
         return None
@@ -93,6 +122,8 @@ def plain_columns(
     if box_kind and not r["has_bbox"].all():
         return None
     if task == "segm" and kind in ("bbox", "segm"):
+        if len(r["rle_chars"]) == 0 and isinstance(data, mmap.mmap):  # kept in place
+            r["rle_chars"] = _kept_in_place(data, int(r["rle_nchars"].sum()))
         s = _segm(r, image_ids, category_ids, height, width, box_kind)
         return None if s is None else (kind, s)
     if task == "keypoints" and kind in ("bbox", "keypoints"):
