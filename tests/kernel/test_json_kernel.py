@@ -27,7 +27,7 @@ from tests.parity.lvis_data import make_lvis
 from vocviewer import cli, kernel
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import reader_kernel, results_kernel
-from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.columns import CocoAnnotations, RleTable
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import read_coco_results
 from vocviewer.families.lvis import reader_kernel as lvis_kernel
@@ -43,7 +43,10 @@ GENERATOR = SHARED / "bench" / "gen_coco_workload.py"
 
 def diff(a: Any, b: Any, where: str = "") -> str | None:
     """Where ``a`` and ``b`` differ (dataclasses field by field, arrays by dtype, shape and
-    bits), or ``None``."""
+    bits), or ``None``. Masks compare by their runs (``RleStrings`` holds the same masks as
+    ``RleTable`` does, kept as strings)."""
+    if isinstance(a, RleTable) and isinstance(b, RleTable) and type(a) is not type(b):
+        a, b = (RleTable(t.counts, t.offsets, t.height, t.width) for t in (a, b))
     if dataclasses.is_dataclass(a) and not isinstance(a, type):
         if type(a) is not type(b):
             return f"{where}: {type(a).__name__} vs {type(b).__name__}"

@@ -113,8 +113,9 @@ typedef struct {
     const char *p;   /* next byte */
     const char *end; /* one past the last byte */
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
-    int masks;       /* results: decode segmentations (else only skip them) */
+    int masks;       /* results: 1 decode segmentations, 2 keep their strings, 0 skip them */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
+    char *writable;  /* results(data, 2) of a writable buffer: the strings kept in place */
 } Scan;
 
 typedef struct {
@@ -720,6 +721,8 @@ enum {
     R_RLE,         /* all entries' decoded runs */
     R_KP_LEN,
     R_KEYPOINTS,   /* all entries' keypoint numbers */
+    R_RLE_CHARS,   /* results(data, 2): all entries' RLE strings, unescaped, undecoded */
+    R_RLE_NCHARS,  /* results(data, 2): each entry's characters there */
     R_COUNT
 };
 
@@ -728,7 +731,8 @@ static const Column RESULT_COLUMNS[R_COUNT] = {
     {"bbox", {0}, NPY_FLOAT64}, {"has_bbox", {0}, NPY_UINT8}, {"has_segm", {0}, NPY_UINT8},
     {"has_keypoints", {0}, NPY_UINT8}, {"segm_h", {0}, NPY_INT64}, {"segm_w", {0}, NPY_INT64},
     {"rle_len", {0}, NPY_INT64}, {"rle", {0}, NPY_INT64}, {"kp_len", {0}, NPY_INT64},
-    {"keypoints", {0}, NPY_FLOAT64},
+    {"keypoints", {0}, NPY_FLOAT64}, {"rle_chars", {0}, NPY_UINT8},
+    {"rle_nchars", {0}, NPY_INT64},
 };
 
 /* Column indices of a ground-truth file. */
@@ -936,6 +940,49 @@ done:
     return r;
 }
 
+/* results(data, 2): the deferred strings kept undecoded, unescaped into the chars column (or,
+ * data writable, to the front of data itself: the column is then left empty), each
+ * entry's characters into rle_nchars and its values (runs once decoded) into rle_len (the
+ * entries with a segmentation, in order: one string each). The runs are checked and decoded
+ * later (_rle.c string_masks / decode_strings), a category at a time. */
+static int keep_deferred(Scan *s, Column *c) {
+    int64_t n = (int64_t)s->spans.len / 3, i = 0;
+    const int64_t *sp = I64(s->spans);
+    size_t total = 0, entries = c[R_RLE_LEN].buf.len;
+    for (int64_t j = 0; j < n; j++) total += (size_t)(sp[3 * j + 1] - sp[3 * j]);
+    Buf *chars = &c[R_RLE_CHARS].buf, *nchars = &c[R_RLE_NCHARS].buf;
+    if (buf_reserve(nchars, entries) || (!s->writable && buf_reserve(chars, total + 1)))
+        return DECLINE;
+    /* in place: each string moves to the front (never past where it is read from) */
+    uint8_t *dst = s->writable ? (uint8_t *)s->writable : (uint8_t *)chars->data;
+    int64_t *len = I64(c[R_RLE_LEN].buf), *nch = I64(*nchars);
+    const uint8_t *has = (const uint8_t *)c[R_HAS_SEGM].buf.data;
+    size_t at = 0;
+    for (size_t e = 0; e < entries; e++) {
+        nch[e] = 0;
+        if (!has[e]) continue;
+        if (i >= n) return DECLINE;
+        const char *p = (const char *)(intptr_t)sp[3 * i], *end = (const char *)(intptr_t)sp[3 * i + 1];
+        size_t before = at;
+        if (sp[3 * i + 2] & 1) { /* escaped: character by character */
+            int ch;
+            while (p < end) {
+                if (span_char(&p, end, &ch)) return DECLINE;
+                dst[at++] = (uint8_t)ch;
+            }
+        } else {
+            memmove(dst + at, p, (size_t)(end - p));
+            at += (size_t)(end - p);
+        }
+        nch[e] = (int64_t)(at - before);
+        len[e] = sp[3 * i + 2] / 2;
+        i++;
+    }
+    if (!s->writable) chars->len = at;
+    nchars->len = entries;
+    return i == n ? 0 : DECLINE;
+}
+
 static int parse_results(Scan *s, Column *c) {
     int first, r;
     if (expect(s, '[')) return DECLINE;
@@ -943,7 +990,8 @@ static int parse_results(Scan *s, Column *c) {
         if (result_entry(s, c)) return DECLINE;
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
-    return at_end(s) ? DECLINE : decode_deferred(s, c);
+    if (at_end(s)) return DECLINE;
+    return s->masks == 2 ? keep_deferred(s, c) : decode_deferred(s, c);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1369,14 +1417,20 @@ fail:
 static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, ParseFn parse,
                      const Column *spec, int n) {
     Py_buffer view;
-    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    char *writable = NULL;
+    if (masks == 2 && PyObject_GetBuffer(arg, &view, PyBUF_WRITABLE) == 0) {
+        writable = view.buf;
+    } else {
+        PyErr_Clear();
+        if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE)) return NULL;
+    }
     Column *cols = malloc(sizeof(Column) * (size_t)n);
     if (!cols) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
     columns_init(cols, spec, n);
-    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}};
+    Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}, writable};
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
     int r;
@@ -1399,7 +1453,11 @@ static PyObject *py_results(PyObject *self, PyObject *args) {
     PyObject *data;
     int masks = 1, threads = 1;
     long part_bytes = PART_BYTES;
-    if (!PyArg_ParseTuple(args, "O|pil", &data, &masks, &threads, &part_bytes)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|iil", &data, &masks, &threads, &part_bytes)) return NULL;
+    if (masks < 0 || masks > 2) {
+        PyErr_SetString(PyExc_ValueError, "masks: 0, 1 or 2");
+        return NULL;
+    }
     return run(data, masks, threads, part_bytes, parse_results_parts, RESULT_COLUMNS, R_COUNT);
 }
 
@@ -1410,10 +1468,11 @@ static PyObject *py_annotations(PyObject *self, PyObject *arg) {
 
 static PyMethodDef methods[] = {
     {"results", py_results, METH_VARARGS,
-     "results(data: bytes, masks: bool = True, threads: int = 1, part_bytes: int = 4 MiB)\n"
-     "    -> dict | None\n\nA COCO results array as columns, or None; without masks, "
-     "segmentations are only checked to be valid JSON, and the file is scanned in parts of at "
-     "least part_bytes on up to `threads` threads (the same columns)."},
+     "results(data: bytes, masks: int = 1, threads: int = 1, part_bytes: int = 4 MiB)\n"
+     "    -> dict | None\n\nA COCO results array as columns, or None; masks 1: RLE strings "
+     "decoded (rle), 2: kept as strings (rle_chars, rle_nchars; data writable: moved to its "
+     "front, rle_chars empty), 0: segmentations only checked to be valid JSON, and the file "
+     "scanned in parts of at least part_bytes on up to `threads` threads (the same columns)."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

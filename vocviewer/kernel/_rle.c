@@ -27,6 +27,7 @@
 #include "_threads.h"
 
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
+#define STRINGS_PER_THREAD 128 /* masks decoded from strings (some hundred runs each) */
 #define POLY_SCALE 5.0        /* maskApi's polygon upsampling */
 #define POLY_MAX_COORD 4.0e15 /* |5 x + .5| below this: every step exact in int64 and double */
 
@@ -104,25 +105,35 @@ static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *
     return 0;
 }
 
-/* Decode one string's values into `out` (as rleFrString: 5 bits per char from char 48, bit
- * 0x20 = more chars follow, the last char's bit 0x10 = negative; then counts[m] += counts[m-2]
- * for m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
- * has over 12 chars (60 bits), as the numpy path refuses. */
-static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out) {
+/* The next value of a string from s[*p] (rleFrString: 5 bits per char from char 48, bit 0x20 =
+ * more chars follow, the last char's bit 0x10 = negative), before the delta of the value two
+ * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits). */
+static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x) {
+    Py_ssize_t q = *p;
+    uint64_t low = 0;
+    int k = 0;
+    unsigned char c = (unsigned char)(s[q] - 48);
+    while (c & 0x20) { /* continuation chars: 5 low bits each */
+        if (k == 11 || q + 1 >= len) return -1;
+        low |= (uint64_t)(c & 0x1f) << (5 * k);
+        k++;
+        c = (unsigned char)(s[++q] - 48);
+    }
+    *p = q + 1;
+    int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
+    *x = (int64_t)(low + ((uint64_t)top << (5 * k)));
+    return 0;
+}
+
+/* Decode one string's values into `out` (next_value's, then counts[m] += counts[m-2] for
+ * m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
+ * has over 12 chars (60 bits), as the numpy path refuses, or holds more than `cap` values. */
+static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out,
+                                Py_ssize_t cap) {
     Py_ssize_t m = 0, p = 0;
     while (p < len) {
-        uint64_t low = 0;
-        int k = 0;
-        unsigned char c = (unsigned char)(s[p] - 48);
-        while (c & 0x20) { /* continuation chars: 5 low bits each */
-            if (k == 11 || p + 1 >= len) return -1;
-            low |= (uint64_t)(c & 0x1f) << (5 * k);
-            k++;
-            c = (unsigned char)(s[++p] - 48);
-        }
-        p++;
-        int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
-        int64_t x = (int64_t)(low + ((uint64_t)top << (5 * k)));
+        int64_t x;
+        if (m >= cap || next_value(s, len, &p, &x)) return -1; /* (cap: the caller's room) */
         if (m > 2) x += out[m - 2];
         out[m++] = x;
     }
@@ -151,7 +162,8 @@ static void count_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
 static void decode_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringsJob *job = (StringsJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->declined; i++) {
-        if (decode_string(job->chars[i], job->len[i], job->counts + job->offsets[i]) < 0)
+        int64_t *out = job->counts + job->offsets[i];
+        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i]) < 0)
             job->declined = 1;
     }
 }
@@ -422,6 +434,241 @@ done:
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* masks kept as compressed strings (a results file's): checked and measured once, decoded  */
+/* by rows when read                                                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values. */
+typedef struct {
+    const unsigned char *chars;
+    const int64_t *start, *runs;
+    Py_ssize_t n;
+} Strings;
+
+/* Whether mask i's string and runs lie within the columns (start and runs rising there). */
+static inline int string_in_bounds(const Strings *t, Py_ssize_t i, int64_t nc) {
+    return t->start[i] >= 0 && t->start[i] <= t->start[i + 1] && t->start[i + 1] <= nc &&
+           t->runs[i] >= 0 && t->runs[i] <= t->runs[i + 1];
+}
+
+/* The columns as Strings; every mask checked in bounds (string_in_bounds) if `all`, else only
+ * the shapes (the caller checks the masks it reads). */
+static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObject *runs,
+                        Strings *out, int all) {
+    Py_ssize_t n = PyArray_SIZE(start) - 1, nc = PyArray_SIZE(chars);
+    const int64_t *st = PyArray_DATA(start), *ru = PyArray_DATA(runs);
+    if (n < 0 || PyArray_SIZE(runs) != n + 1 || st[0] != 0 || ru[0] != 0) {
+        PyErr_SetString(PyExc_ValueError, "start and runs must have N + 1 entries from 0");
+        return -1;
+    }
+    *out = (Strings){PyArray_DATA(chars), st, ru, n};
+    for (Py_ssize_t i = 0; all && i < n; i++) {
+        if (!string_in_bounds(out, i, nc)) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Decode mask i into out (room for its values); nonzero if it declines or the count differs. */
+static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
+    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]);
+    Py_ssize_t m = decode_string(t->chars + t->start[i], (Py_ssize_t)(t->start[i + 1] - t->start[i]),
+                                 out, want);
+    return m != want;
+}
+
+/* Mask i's string checked and measured as it is decoded, its runs not kept: exactly its count
+ * of values, each within 0 .. top, summing to h * w (else nonzero); *area as mask_area, bb as
+ * mask_bbox (the same steps, run by run). */
+static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, int64_t top,
+                          int64_t *area, double *bb) {
+    const unsigned char *s = t->chars + t->start[i];
+    Py_ssize_t len = (Py_ssize_t)(t->start[i + 1] - t->start[i]), p = 0;
+    int64_t want = t->runs[i + 1] - t->runs[i], boxed = (want / 2) * 2; /* as mask_bbox */
+    int64_t m = 0, sum = 0, a = 0, two_back = 0, one_back = 0;
+    int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
+    int64_t x = 0, base = 0;
+    int wrap = 0;
+    while (p < len) {
+        int64_t v;
+        if (m >= want || next_value(s, len, &p, &v)) return -1;
+        if (m > 2) v += two_back;
+        two_back = one_back;
+        one_back = v;
+        if (v < 0 || v > top) return -1;
+        sum += v; /* runs within 0 .. top: no overflow for any real mask count */
+        if (m % 2) a += v;
+        if (m < boxed && h > 0) { /* mask_bbox's step j = m */
+            cc += v;
+            int64_t c = cc - (m % 2);
+            if (c < base || c - base >= h) {
+                x = c - base < 2 * h && c >= base ? x + 1 : floor_div(c, h);
+                base = x * h;
+            }
+            int64_t y = c - base;
+            if (m % 2 == 0) xp = x;
+            else if (xp < x) wrap = 1;
+            if (x < xs) xs = x;
+            if (x > xe) xe = x;
+            if (y < ys) ys = y;
+            if (y > ye) ye = y;
+        }
+        m++;
+    }
+    if (m != want || m == 0 || sum != h * w) return -1;
+    *area = a;
+    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+    if (boxed == 0 || h <= 0) return 0;
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+    return 0;
+}
+
+typedef struct {
+    Strings t;
+    const int64_t *h, *w;
+    int64_t top; /* the largest h * w */
+    double *box;
+    int64_t *area;
+    volatile int unfit;
+} StringMasksJob;
+
+static void string_masks_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StringMasksJob *job = (StringMasksJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi && !job->unfit; i++)
+        if (string_measure(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
+                           job->box + 4 * i))
+            job->unfit = 1;
+}
+
+/* string_masks(chars uint8, start, runs, height, width) -> (bboxes float64 (N, 4), areas int64
+ * (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit check it
+ * (a whole string of exactly its count of values, none negative, summing to h * w), measured
+ * as bboxes / areas measure it; None if one is not. Threads across masks. */
+static PyObject *py_string_masks(PyObject *self, PyObject *args) {
+    PyObject *och, *ost, *oru, *oh, *ow, *res = NULL, *box = NULL, *area = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOO", &och, &ost, &oru, &oh, &ow)) return NULL;
+    PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
+    PyArrayObject *aru = as_array(oru, NPY_INT64), *ah = as_array(oh, NPY_INT64);
+    PyArrayObject *aw = as_array(ow, NPY_INT64);
+    Strings t;
+    if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t, 1) < 0) goto done;
+    if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
+        PyErr_SetString(PyExc_ValueError, "one height and width per mask");
+        goto done;
+    }
+    npy_intp db[2] = {t.n, 4}, da[1] = {t.n};
+    if (!(box = PyArray_ZEROS(2, db, NPY_FLOAT64, 0)) || !(area = PyArray_ZEROS(1, da, NPY_INT64, 0)))
+        goto done;
+    const int64_t *h = PyArray_DATA(ah), *w = PyArray_DATA(aw);
+    int64_t top = 0;
+    for (Py_ssize_t i = 0; i < t.n; i++) {
+        if (h[i] < 0 || w[i] < 0 || (w[i] > 0 && h[i] > INT64_MAX / w[i])) {
+            res = Py_NewRef(Py_None);
+            goto done;
+        }
+        top = h[i] * w[i] > top ? h[i] * w[i] : top;
+    }
+    StringMasksJob job = {t, h, w, top, PyArray_DATA((PyArrayObject *)box),
+                          PyArray_DATA((PyArrayObject *)area), 0};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(string_masks_range, &job, t.n, STRINGS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    res = job.unfit ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
+done:
+    Py_XDECREF(box);
+    Py_XDECREF(area);
+    Py_XDECREF(ach);
+    Py_XDECREF(ast);
+    Py_XDECREF(aru);
+    Py_XDECREF(ah);
+    Py_XDECREF(aw);
+    return res;
+}
+
+typedef struct {
+    Strings t;
+    const int64_t *rows, *off;
+    int64_t *counts;
+    volatile int declined;
+} DecodeRowsJob;
+
+static void decode_rows_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    DecodeRowsJob *job = (DecodeRowsJob *)ctx;
+    for (Py_ssize_t i = lo; i < hi && !job->declined; i++)
+        if (string_runs(&job->t, (Py_ssize_t)job->rows[i], job->counts + job->off[i]))
+            job->declined = 1;
+}
+
+/* decode_strings(chars uint8, start, runs, rows, out=None) -> (counts, offsets) | None: the
+ * masks `rows` (any order, repeats allowed) decoded into new columns (counts: the front of
+ * `out`, a C-contiguous writable int64 array, where they fit), threads across rows; None if
+ * one declines (string_masks passed them all). */
+static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
+    PyObject *och, *ost, *oru, *orows, *oout = Py_None, *res = NULL, *counts = NULL;
+    PyObject *offsets = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|O", &och, &ost, &oru, &orows, &oout)) return NULL;
+    PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
+    PyArrayObject *aru = as_array(oru, NPY_INT64), *ar = as_array(orows, NPY_INT64);
+    Strings t;
+    if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t, 0) < 0) goto done;
+    Py_ssize_t n = PyArray_SIZE(ar);
+    const int64_t *rows = PyArray_DATA(ar);
+    npy_intp no = n + 1;
+    if (!(offsets = PyArray_SimpleNew(1, &no, NPY_INT64))) goto done;
+    int64_t *off = PyArray_DATA((PyArrayObject *)offsets);
+    off[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (rows[i] < 0 || rows[i] >= t.n) {
+            PyErr_SetString(PyExc_IndexError, "decode_strings: a row outside the masks");
+            goto done;
+        }
+        if (!string_in_bounds(&t, (Py_ssize_t)rows[i], PyArray_SIZE(ach))) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            goto done;
+        }
+        off[i + 1] = off[i] + t.runs[rows[i] + 1] - t.runs[rows[i]];
+    }
+    npy_intp total = (npy_intp)off[n];
+    if (oout != Py_None) { /* a buffer given: the runs go there when they fit (a view of it) */
+        PyArrayObject *b = (PyArrayObject *)oout;
+        if (!PyArray_Check(oout) || PyArray_TYPE(b) != NPY_INT64 || PyArray_NDIM(b) != 1 ||
+            !PyArray_ISCARRAY(b)) {
+            PyErr_SetString(PyExc_TypeError, "decode_strings: out must be a writable int64 array");
+            goto done;
+        }
+        if (PyArray_SIZE(b) >= total) {
+            counts = PyArray_SimpleNewFromData(1, &total, NPY_INT64, PyArray_DATA(b));
+            if (!counts) goto done;
+            Py_INCREF(oout); /* (the view keeps its buffer alive; the reference is stolen) */
+            if (PyArray_SetBaseObject((PyArrayObject *)counts, oout)) goto done;
+        }
+    }
+    if (!counts && !(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
+    DecodeRowsJob job = {t, rows, off, PyArray_DATA((PyArrayObject *)counts), 0};
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(decode_rows_range, &job, n, STRINGS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
+done:
+    Py_XDECREF(counts);
+    Py_XDECREF(offsets);
+    Py_XDECREF(ach);
+    Py_XDECREF(ast);
+    Py_XDECREF(aru);
+    Py_XDECREF(ar);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* mask IoU of pairs: maskApi.c rleIou (with bbIou as its filter)                            */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -494,6 +741,7 @@ static int boxes_overlap(const double *d, const double *g, int crowd) {
 
 typedef struct {
     Columns det, gt;
+    const Strings *strings; /* the detections as strings (det unused), or NULL */
     const int64_t *det_h, *det_w, *gt_h, *gt_w, *det_row, *gt_row;
     const uint8_t *crowd;
     const double *det_box, *gt_box;
@@ -501,15 +749,46 @@ typedef struct {
     volatile int declined;
 } IouJob;
 
+/* A thread's last decoded detection (the pairs of one detection come together). */
+typedef struct {
+    int64_t row, cap, m;
+    int64_t *buf;
+} DetCache;
+
+/* Detection i's runs: its slice of the columns, or its string decoded into the cache; NULL
+ * if that fails. */
+static const int64_t *det_runs(const IouJob *job, DetCache *c, int64_t i, int64_t *m) {
+    if (!job->strings) return mask_runs(&job->det, i, m);
+    if (c->row != i) {
+        int64_t want = job->strings->runs[i + 1] - job->strings->runs[i];
+        if (want > c->cap) {
+            int64_t *b = realloc(c->buf, sizeof(int64_t) * (size_t)(want > 64 ? want : 64));
+            if (!b) return NULL;
+            c->buf = b;
+            c->cap = want > 64 ? want : 64;
+        }
+        c->row = -1;
+        if (string_runs(job->strings, (Py_ssize_t)i, c->buf)) return NULL;
+        c->row = i;
+        c->m = want;
+    }
+    *m = c->m;
+    return c->buf;
+}
+
 /* rleIou of one pair: 0 unless the boxes overlap; -1 for masks of different sizes; else
  * intersection / union (a crowd GT: / the detection's area), 0 without intersection. */
-static double pair_iou(IouJob *job, Py_ssize_t e) {
+static double pair_iou(IouJob *job, DetCache *cache, Py_ssize_t e) {
     int64_t i = job->det_row[e], j = job->gt_row[e];
     int crowd = job->crowd[e] != 0;
     if (!boxes_overlap(job->det_box + 4 * i, job->gt_box + 4 * j, crowd)) return 0.0;
     if (job->det_h[i] != job->gt_h[j] || job->det_w[i] != job->gt_w[j]) return -1.0;
     int64_t md, mg;
-    const int64_t *d = mask_runs(&job->det, i, &md), *g = mask_runs(&job->gt, j, &mg);
+    const int64_t *d = det_runs(job, cache, i, &md), *g = mask_runs(&job->gt, j, &mg);
+    if (!d) {
+        job->declined = 1;
+        return 0.0;
+    }
     int64_t d_area, g_area, inter = mask_intersection(d, md, g, mg, &d_area, &g_area);
     if (inter < 0) {
         job->declined = 1;
@@ -522,7 +801,9 @@ static double pair_iou(IouJob *job, Py_ssize_t e) {
 
 static void iou_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     IouJob *job = (IouJob *)ctx;
-    for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, e);
+    DetCache cache = {-1, 0, 0, NULL};
+    for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, &cache, e);
+    free(cache.buf);
 }
 
 /* Checks a row index array against its table; -1 + IndexError if one is out of range. */
@@ -551,6 +832,7 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     PyArrayObject *a[13] = {NULL};
     PyObject *res = NULL;
     IouJob job;
+    job.strings = NULL;
     for (int k = 0; k < 13; k++) {
         PyObject *src = o[k];
         if (k == 10) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
@@ -594,6 +876,77 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     }
 done:
     for (int k = 0; k < 13; k++) Py_XDECREF(a[k]);
+    return res;
+}
+
+/* string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
+ *                  det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
+ * iou_pairs with the detections as strings (decode_strings' columns): each detection decoded
+ * by the thread that meets its pairs, only where its box overlaps and its size agrees, into
+ * that thread's buffer (a detection's pairs come together: decoded once). */
+static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
+    PyObject *o[14];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]))
+        return NULL;
+    static const int types[14] = {NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
+                                  NPY_INT64, NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
+    PyArrayObject *a[14] = {NULL};
+    PyObject *res = NULL;
+    IouJob job;
+    Strings t;
+    for (int k = 0; k < 14; k++) {
+        PyObject *src = o[k];
+        if (k == 11) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
+        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= 12 ? 2 : 1,
+                                                       NPY_ARRAY_IN_ARRAY)
+                   : NULL;
+        if (k == 11) Py_XDECREF(src);
+        if (a[k] == NULL) goto done;
+    }
+    if (strings_from(a[0], a[1], a[2], &t, 0) < 0 || columns_from(a[5], a[6], &job.gt) < 0)
+        goto done;
+    job.strings = &t;
+    job.det.n = t.n;
+    Py_ssize_t e = PyArray_SIZE(a[9]);
+    if (PyArray_SIZE(a[3]) != t.n || PyArray_SIZE(a[4]) != t.n ||
+        PyArray_SIZE(a[7]) != job.gt.n || PyArray_SIZE(a[8]) != job.gt.n ||
+        PyArray_SIZE(a[10]) != e || PyArray_SIZE(a[11]) != e ||
+        PyArray_SIZE(a[12]) != 4 * t.n || PyArray_SIZE(a[13]) != 4 * job.gt.n) {
+        PyErr_SetString(PyExc_ValueError, "string_iou_pairs: array sizes disagree");
+        goto done;
+    }
+    job.det_h = PyArray_DATA(a[3]);
+    job.det_w = PyArray_DATA(a[4]);
+    job.gt_h = PyArray_DATA(a[7]);
+    job.gt_w = PyArray_DATA(a[8]);
+    job.det_row = PyArray_DATA(a[9]);
+    job.gt_row = PyArray_DATA(a[10]);
+    job.crowd = PyArray_DATA(a[11]);
+    job.det_box = PyArray_DATA(a[12]);
+    job.gt_box = PyArray_DATA(a[13]);
+    job.declined = 0;
+    if (rows_in_range(job.det_row, e, t.n) < 0 || rows_in_range(job.gt_row, e, job.gt.n) < 0)
+        goto done;
+    for (Py_ssize_t k = 0; k < e; k++) {
+        if (!string_in_bounds(&t, (Py_ssize_t)job.det_row[k], PyArray_SIZE(a[0]))) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            goto done;
+        }
+    }
+    npy_intp dims[1] = {e};
+    res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (res == NULL) goto done;
+    job.out = PyArray_DATA((PyArrayObject *)res);
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(iou_range, &job, e, PAIRS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    if (job.declined) {
+        Py_SETREF(res, Py_NewRef(Py_None));
+    }
+done:
+    for (int k = 0; k < 14; k++) Py_XDECREF(a[k]);
     return res;
 }
 
@@ -1446,6 +1799,13 @@ static PyMethodDef methods[] = {
     {"bboxes", py_bboxes, METH_VARARGS, "bboxes(counts, offsets, height) -> float64 (N, 4)."},
     {"runs_fit", py_runs_fit, METH_VARARGS,
      "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
+    {"string_masks", py_string_masks, METH_VARARGS,
+     "string_masks(chars, start, runs, height, width) -> (bboxes, areas) | None."},
+    {"decode_strings", py_decode_strings, METH_VARARGS,
+     "decode_strings(chars, start, runs, rows, out=None) -> (counts, offsets) | None."},
+    {"string_iou_pairs", py_string_iou_pairs, METH_VARARGS,
+     "string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w, "
+     "det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None."},
     {"iou_pairs", py_iou_pairs, METH_VARARGS,
      "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
      "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},

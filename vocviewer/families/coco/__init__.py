@@ -50,6 +50,8 @@ results_kernel
     COCO results JSON → columns through the compiled scanner (plain files only).
 results_reader
     COCO results JSON (bbox / segm / keypoints) → ``ResultSet``, with ``loadRes``' rules.
+rle_strings
+    A results file's RLE masks kept as their compressed strings, decoded when read.
 schema
     Schema checks for COCO annotation and results JSON.
 similarity

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core import rle_columns as rc
 from vocviewer.core.arrays import frozen
 from vocviewer.core.errors import FormatError
 
@@ -77,14 +78,19 @@ class RleTable:
     def __getitem__(self, i: int) -> IntArray:
         return self.counts[self.offsets[i] : self.offsets[i + 1]]
 
+    def take(self, rows: npt.ArrayLike) -> RleTable:
+        """The masks of ``rows`` (int, any order, repeats allowed), in that order."""
+        rows = np.asarray(rows, dtype=np.int64)
+        counts, offsets = rc.take(self.counts, self.offsets, rows)
+        return RleTable(counts, offsets, self.height[rows], self.width[rows])
+
+    def bboxes(self) -> FloatArray:
+        """Each mask's ``rleToBbox``, float64 (N, 4) ``x, y, w, h`` (``rle_columns.bboxes``)."""
+        return rc.bboxes(self.counts, self.offsets, self.height)
+
     def areas(self) -> IntArray:
-        """Foreground pixels per mask, int64 (N,)."""
-        n = len(self)
-        if n == 0:
-            return np.zeros(0, dtype=np.int64)
-        pos = np.arange(len(self.counts)) - np.repeat(self.offsets[:-1], np.diff(self.offsets))
-        owner = np.repeat(np.arange(n), np.diff(self.offsets))
-        return np.bincount(owner, weights=self.counts * (pos % 2), minlength=n).astype(np.int64)
+        """Foreground pixels per mask, int64 (N,) (``rle_columns.areas``)."""
+        return rc.areas(self.counts, self.offsets)
 
     @classmethod
     def from_list(

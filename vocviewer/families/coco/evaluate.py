@@ -318,14 +318,16 @@ def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
 
 
 def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
-    """Every category's matching and curves, in order: all at once on the kernel (box IoU
-    there, the categories spread over the cores) where it is built; else one by one (masks and
-    keypoints: their similarity computed here, category by category)."""
+    """Every category's matching and curves, in order: on the kernel where it is built, runs of
+    categories at once (box IoU there; masks and keypoints: their similarity computed here,
+    category by category), the categories spread over the cores; else one by one, with
+    numpy."""
     p = prep.params
     n = prep.n_categories
-    if p.iou_type == "bbox" and available():
+    if available():  # runs of categories at once: the kernel's threads share a run's categories
         for k0, k1 in _chunks(prep.dt_offsets):
-            got = kernel_categories(prep, k0, k1, id0_quirk=not p.fix_id0)
+            sims = None if p.iou_type == "bbox" else _similarities(prep, k0, k1)
+            got = kernel_categories(prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0)
             assert got is not None
             got.reverse()
             while got:
@@ -354,6 +356,15 @@ def _chunks(dt_offsets: IntArray) -> list[tuple[int, int]]:
             runs.append((k0, k))
             k0, largest = k, 0
     return runs
+
+
+def _similarities(prep: Prepared, k0: int, k1: int) -> dict[int, FloatArray]:
+    """The mask / keypoint similarity of categories ``k0 .. k1-1``, by category."""
+    out = {}
+    for k in range(k0, k1):
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        out[k] = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]
+    return out
 
 
 def _one_category(prep: Prepared, k: int) -> KernelCategory:

@@ -10,6 +10,7 @@ gives the same runs (``polygon_sets_to_rle`` rasterises each object on its own).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.arrays import frozen
 from vocviewer.families.coco.columns import RleTable
 from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle, segmentations_to_rle
@@ -80,6 +82,17 @@ class LazyRleTable(RleTable):
                     table = RleTable(*segmentations_to_rle(*segm, hh, ww), hh, ww)
                     object.__setattr__(self, "_table", table)
         return table
+
+    def prefetch(self) -> None:
+        """Start rasterising every mask in a background thread (the kernel's, without the
+        GIL), for a caller that will read them soon and has other work meanwhile; a read
+        then waits for it. Nothing if already rasterised or without the kernel."""
+        if self._table is None and kernel.load("_rle") is not None:
+            threading.Thread(target=self._rasterise_quietly, name="rasterise", daemon=True).start()
+
+    def _rasterise_quietly(self) -> None:
+        with contextlib.suppress(Exception):  # the next read rasterises again, raises it there
+            self.rasterised()
 
     def __getitem__(self, i: int) -> IntArray:
         table = self._table

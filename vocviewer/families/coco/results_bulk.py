@@ -221,9 +221,9 @@ def segm_result(
         with np.errstate(over="ignore"):
             area = xywh[:, 2] * xywh[:, 3]
     else:
-        xywh = rc.bboxes(masks.counts, masks.offsets, masks.height)
+        xywh = masks.bboxes()
         xywh[boxed] = given
-        area = rc.areas(masks.counts, masks.offsets).astype(np.float64)
+        area = masks.areas().astype(np.float64)
     return SegmColumns(img, label, score, xywh, area, masks)
 
 

@@ -19,20 +19,22 @@ import numpy.typing as npt
 from vocviewer import kernel
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
+from vocviewer.families.coco.rle_strings import RleStrings
 from vocviewer.formats.input import MAX_FILE_BYTES, MAX_IMAGE_PIXELS, check_regular
 
 IntArray = npt.NDArray[np.int64]
 #: What the scanner reads: a file's bytes, or the file mapped into memory.
 Buffer = bytes | mmap.mmap
 
-__all__ = ["box_columns", "file_box_columns", "plain_columns", "result_columns"]
+__all__ = ["box_columns", "file_box_columns", "file_bytes", "plain_columns", "result_columns"]
 
 
-def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None:
+def result_columns(data: Buffer, *, masks: int = 1) -> dict[str, Any] | None:
     """The kernel's columns of a results file's bytes (``_json.c``, ``RESULT_COLUMNS``), or
-    ``None``: no kernel on this machine, or not a plain non-empty results array. Without
-    ``masks`` the segmentations are not decoded (``rle_len`` 0), and a large file is scanned
-    in parts across the cores (the same columns as one thread's scan)."""
+    ``None``: no kernel on this machine, or not a plain non-empty results array. ``masks`` 1:
+    the RLE strings decoded (``rle``, ``rle_len``); 2: kept as strings (``rle_chars``,
+    ``rle_nchars``; ``rle_len`` their values); 0: not decoded (``rle_len`` 0), and a large file
+    scanned in parts across the cores (the same columns as one thread's scan)."""
     module = kernel.load("_json")
     return None if module is None else module.results(data, masks, kernel.cores())
 
@@ -40,7 +42,7 @@ def result_columns(data: Buffer, *, masks: bool = True) -> dict[str, Any] | None
 def box_columns(data: Buffer) -> bulk.Columns | None:
     """``(image_id, category_id, score, xywh)`` of a box results file whose every entry has a
     ``bbox`` (as ``results_fast.box_columns``), or ``None``."""
-    r = result_columns(data, masks=False)
+    r = result_columns(data, masks=0)
     if r is None or not r["has_bbox"].all():
         return None
     return r["image_id"], r["category_id"], r["score"], r["bbox"].reshape(-1, 4)
@@ -72,8 +74,36 @@ def _kind(r: dict[str, Any]) -> str:
     return "keypoints" if r["has_keypoints"][0] else "?"
 
 
+def file_bytes(path: Path) -> mmap.mmap | None:
+    """The bytes of the regular file ``path`` in memory of their own (anonymous) that
+    ``plain_columns`` may write (a segm file's strings are kept in place there: no second
+    copy of them), or ``None`` (the caller then reads it with ``read_json_bytes``, which names
+    any problem)."""
+    try:
+        size = check_regular(path)
+        if size == 0 or size > MAX_FILE_BYTES:
+            return None
+        buf = mmap.mmap(-1, size)
+        with open(path, "rb") as fh:
+            if fh.readinto(buf) != size or fh.read(1):  # (changed meanwhile)
+                return None
+    except (FormatError, OSError, ValueError):
+        return None
+    return buf
+
+
+def _kept_in_place(data: mmap.mmap, n: int) -> npt.NDArray[np.uint8]:
+    """The first ``n`` bytes of ``data`` as an array (a view); the pages after them given back
+    to the system where it can be told (``madvise``)."""
+    page = mmap.PAGESIZE
+    first = -(-n // page) * page
+    if hasattr(mmap, "MADV_DONTNEED") and first < len(data):
+        data.madvise(mmap.MADV_DONTNEED, first, len(data) - first)
+    return np.frombuffer(data, np.uint8, n)
+
+
 def plain_columns(
-    data: bytes,
+    data: Buffer,
     task: str,
     image_ids: IntArray,
     category_ids: IntArray,
@@ -83,8 +113,9 @@ def plain_columns(
     """The kind of file and its columns for ``task`` ``"segm"`` (``bulk.segm_columns``) or
     ``"keypoints"`` (``bulk.keypoint_columns``), or ``None`` when the bulk path would not take
     the file (the readers then decide). ``image_ids``, ``category_ids``: the annotation file's,
-    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,)."""
-    r = result_columns(data) if task in ("segm", "keypoints") else None
+    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,). ``data`` from ``file_bytes``
+    (writable): the masks' strings are kept at its front (``data`` is not read again)."""
+    r = result_columns(data, masks=2) if task in ("segm", "keypoints") else None
     if r is None:
         return None
     kind = _kind(r)
@@ -92,6 +123,8 @@ def plain_columns(
     if box_kind and not r["has_bbox"].all():
         return None
     if task == "segm" and kind in ("bbox", "segm"):
+        if len(r["rle_chars"]) == 0 and isinstance(data, mmap.mmap):  # kept in place
+            r["rle_chars"] = _kept_in_place(data, int(r["rle_nchars"].sum()))
         s = _segm(r, image_ids, category_ids, height, width, box_kind)
         return None if s is None else (kind, s)
     if task == "keypoints" and kind in ("bbox", "keypoints"):
@@ -108,7 +141,8 @@ def _segm(
     width: IntArray,
     box_kind: bool,
 ) -> bulk.SegmColumns | None:
-    """``bulk.segm_columns`` of the kernel's columns (every mask a compressed RLE string)."""
+    """``bulk.segm_columns`` of the kernel's columns (every mask a compressed RLE string, kept
+    as one: ``RleStrings``)."""
     if not r["has_segm"].all():
         return None
     img, label = bulk.lookup(image_ids, r["image_id"]), bulk.lookup(category_ids, r["category_id"])
@@ -121,8 +155,7 @@ def _segm(
         return None
     if (w > MAX_IMAGE_PIXELS).any() or (h * w > MAX_IMAGE_PIXELS).any():
         return None
-    offsets = np.concatenate(([0], np.cumsum(r["rle_len"]))).astype(np.int64)
-    masks = bulk.checked_masks(r["rle"], offsets, h, w)
+    masks = RleStrings.checked(r["rle_chars"], r["rle_nchars"], r["rle_len"], h, w)
     if masks is None:
         return None
     boxed = np.flatnonzero(r["has_bbox"])

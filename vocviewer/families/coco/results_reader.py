@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
@@ -30,6 +31,7 @@ from vocviewer.families.coco import results_fast as fast
 from vocviewer.families.coco import results_kernel as rk
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations
+from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.formats.json_input import json_text, parse_json, read_json_bytes, show
 
 __all__ = ["BoxColumns", "box_columns", "read_coco_result_list", "read_coco_results"]
@@ -93,6 +95,12 @@ def one_results_file(paths: Sequence[Path], title: str = "COCO") -> Path:
     return Path(paths[0])
 
 
+def _bytes_of(path: Path) -> rk.Buffer:
+    """The results file's bytes: a buffer the kernel may write where it can be read so."""
+    buf = rk.file_bytes(path) if kernel.enabled() else None
+    return read_json_bytes(path) if buf is None else buf
+
+
 def read_coco_results(
     dataset: Dataset,
     path: str | Path,
@@ -126,9 +134,9 @@ def read_coco_results(
         quick = fast.box_result(path, _plain_boxes(path), gt)
         if quick is not None:
             return quick
-    if task != "bbox" and (
-        plain := rk.plain_columns(read_json_bytes(path), task, *_lookups(dataset))
-    ):
+    if task == "segm" and isinstance(gt.masks, LazyRleTable):
+        gt.masks.prefetch()  # the ground truth's polygons rasterised while this file is read
+    if task != "bbox" and (plain := rk.plain_columns(_bytes_of(path), task, *_lookups(dataset))):
         kind, c = plain
         ids = np.arange(1, len(c.score) + 1, dtype=np.int64)
         kp, rles = getattr(c, "keypoints", []), getattr(c, "masks", None)

@@ -15,6 +15,7 @@ from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.families.coco.columns import RleTable
+from vocviewer.families.coco.rle_strings import RleStrings
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -73,8 +74,26 @@ def mask_iou_pairs(
 
     Pairs whose RLE boxes do not overlap are 0, masks of different sizes -1 (as pycocotools);
     the others are intersection / union counted on the runs, never on pixels. On the compiled
-    kernel where it is built (threads across pairs)."""
-    if (k := kernel.load("_rle")) is not None:
+    kernel where it is built (threads across pairs). Detections kept as strings
+    (``RleStrings``) are decoded here, only those a pair needs: by the kernel's threads, one at a
+    time (``string_iou_pairs``), else a chunk of pairs at a time."""
+    k = kernel.load("_rle")
+    if isinstance(det, RleStrings) and not det.decoded:
+        if k is not None:
+            strings = (det.chars, det.start, det.offsets, det.height, det.width)
+            gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
+            given = (det_row, gt_row, crowd, det_box, gt_box)
+            got = k.string_iou_pairs(*strings, *gt_masks, *given)
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+        out = np.empty(len(det_row), dtype=np.float64)
+        for a, b in det.pair_chunks(det_row):
+            used, at = np.unique(det_row[a:b], return_inverse=True)
+            part = det.transient(used)
+            pair = (at.astype(np.int64).reshape(-1), gt_row[a:b], crowd[a:b])
+            out[a:b] = mask_iou_pairs(part, gt, *pair, det_box[used], gt_box)
+        return out
+    if k is not None:
         det_masks = (det.counts, det.offsets, det.height, det.width)
         gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
         out = k.iou_pairs(*det_masks, *gt_masks, det_row, gt_row, crowd, det_box, gt_box)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -131,8 +130,7 @@ def pair_iou(
             return box_iou_pairs(dt.bbox[det_row], gt.bbox[gt_row], crowd)
     if dt.masks is None or gt.masks is None:
         raise ValueError("TIDE on masks needs the annotations read with masks")
-    d_box = rc.bboxes(dt.masks.counts, dt.masks.offsets, dt.masks.height)
-    g_box = rc.bboxes(gt.masks.counts, gt.masks.offsets, gt.masks.height)
+    d_box, g_box = dt.masks.bboxes(), gt.masks.bboxes()
     return mask_iou_pairs(dt.masks, gt.masks, det_row, gt_row, crowd, d_box, g_box)
 
 

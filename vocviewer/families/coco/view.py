@@ -186,9 +186,7 @@ def task_pair_iou(dataset: Dataset, results: ResultSet, task: str) -> PairIoU | 
 
 def _rows_table(table: RleTable, rows: IntArray) -> RleTable:
     """The masks of ``rows`` of ``table``, in that order."""
-    rows = np.asarray(rows, dtype=np.int64)
-    counts, offsets = rc.take(table.counts, table.offsets, rows)
-    return RleTable(counts, offsets, table.height[rows], table.width[rows])
+    return table.take(np.asarray(rows, dtype=np.int64))
 
 
 def check_keypoint_counts(
