@@ -20,13 +20,15 @@ def frozen(a: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
 
 def immutable(a: np.ndarray) -> bool:
     """Whether no array can write ``a``'s data: it is read-only, and so is every array it is a
-    view of (its data owned by one of them, or by ``bytes``)."""
+    view of (its data owned by one of them, by ``bytes``, or by a capsule: a compiled kernel's
+    buffer, which only the array that took it over reaches)."""
     while not a.flags.writeable:
-        if a.base is None or isinstance(a.base, bytes):
+        base = a.base
+        if base is None or isinstance(base, bytes) or type(base).__name__ == "PyCapsule":
             return True
-        if not isinstance(a.base, np.ndarray):
+        if not isinstance(base, np.ndarray):
             return False
-        a = a.base
+        a = base
     return False
 
 

@@ -437,6 +437,76 @@ static int scan_doubles(Scan *s, Buf *out, int64_t *count) {
     return r;
 }
 
+/* ---- keypoint lists: one tight loop over the numbers ---- */
+
+/* The common number token at *pp (no whitespace before it): -?digits(.digits)? of at most 19
+ * digits in all and no exponent, whose value scan_number's fast path gives exactly (a float
+ * token's mantissa within 2^53, an integer's too). Sets *v to the value scan_number gives and
+ * advances *pp; returns 0 when the token is not of that kind (*pp unmoved: scan_number then
+ * reads it, or declines it). */
+static inline int keypoint_number(const char **pp, const char *end, double *v) {
+#if FLT_EVAL_METHOD == 0
+    const char *q = *pp;
+    int neg = q < end && *q == '-';
+    q += neg;
+    const char *digits = q;
+    uint64_t mant = 0;
+    if (q < end && *q == '0') {
+        q++; /* a leading zero stands alone (a digit after it: scan_number decides) */
+    } else {
+        while (q < end && is_digit(*q)) mant = mant * 10 + (uint64_t)(*q++ - '0');
+    }
+    if (q == digits) return 0;
+    int frac = 0;
+    if (q < end && *q == '.') {
+        const char *f = ++q;
+        while (q < end && is_digit(*q)) mant = mant * 10 + (uint64_t)(*q++ - '0');
+        frac = (int)(q - f);
+        if (frac == 0) return 0;
+    }
+    /* 19 digits at most (no wrap), the mantissa exact in a double, no exponent */
+    if (q - digits - (frac > 0) > 19 || mant > (1ULL << 53)) return 0;
+    if (q < end && (*q == 'e' || *q == 'E')) return 0;
+    double m = (double)mant; /* exact */
+    if (frac == 0) *v = neg && mant ? -m : m; /* an integer: -0 is +0.0, as scan_number's */
+    else *v = neg ? -(m / POW10[frac]) : m / POW10[frac];
+    *pp = q;
+    return 1;
+#else
+    (void)pp, (void)end, (void)v;
+    return 0;
+#endif
+}
+
+/* A keypoints list [x, y, v, ...] appended to out (float64), *count its numbers: the values
+ * and declines of scan_doubles (each number read as scan_number reads it), the usual token read
+ * in one pass by keypoint_number. */
+static int scan_keypoint_list(Scan *s, Buf *out, int64_t *count) {
+    size_t before = out->len;
+    *count = 0;
+    if (expect(s, '[')) return DECLINE;
+    if (peek(s) == ']') return s->p++, 0;
+    for (;;) {
+        double v;
+        if (out->len == out->cap && buf_reserve(out, 64)) return DECLINE;
+        if (!keypoint_number(&s->p, s->end, &v)) {
+            Num num;
+            if (scan_number(s, &num)) return DECLINE;
+            v = num.d;
+        }
+        F64(*out)[out->len++] = v;
+        int c = s->p < s->end ? (unsigned char)*s->p : 0;
+        if (c != ',' && c != ']') c = peek(s);
+        s->p++;
+        if (c == ']') break;
+        if (c != ',') return DECLINE;
+        if (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+            skip_ws(s);
+    }
+    *count = (int64_t)(out->len - before);
+    return 0;
+}
+
 /* A list of integers appended to out (int64); *count their number. */
 static int scan_ints(Scan *s, Buf *out, int64_t *count) {
     int first, r;
@@ -821,7 +891,7 @@ static int object_member(Scan *s, const char *k, size_t n, Object *o, Column *c,
         bad = scan_fixed(s, o->box, 4);
     } else if (key_is(k, n, "keypoints")) {
         bit = OBJ_KP;
-        bad = HAS(o, OBJ_KP) || scan_doubles(s, &c[at->kp].buf, &o->nkp);
+        bad = HAS(o, OBJ_KP) || scan_keypoint_list(s, &c[at->kp].buf, &o->nkp);
     } else if (key_is(k, n, "caption")) {
         return DECLINE;
     } else {
