@@ -170,4 +170,5 @@ def _keypoints(
     kp = sealed(r["keypoints"]).reshape(n, -1, 3)  # handed over: the model keeps it, no copy
     given = r["bbox"].reshape(n, 4) if box_kind else np.zeros((n, 4))
     ids = (r["image_id"], r["category_id"], r["score"])
-    return bulk.keypoint_result(ids, kp, given, image_ids, category_ids, box_kind)
+    # (every number the scanner takes is finite: it declines NaN, Infinity and overflows)
+    return bulk.keypoint_result(ids, kp, given, image_ids, category_ids, box_kind, finite=True)
