@@ -306,7 +306,7 @@ def keypoint_result(
     (N, P, 3) and ``given`` boxes (N, 4) (used when ``box_kind``), or ``None`` for a non-finite
     value or an unknown id (``finite``: the caller knows every value is finite: the compiled
     scanner declines NaN, Infinity and overflows)."""
-    finite = finite or (
+    finite = finite or bool(
         np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
     )
     img, label = lookup(image_ids, ids[0]), lookup(category_ids, ids[1])

@@ -102,6 +102,7 @@ def plain_columns(
     category_ids: IntArray,
     height: IntArray,
     width: IntArray,
+    *,
     scanned: dict[str, Any] | None = None,
 ) -> tuple[str, bulk.SegmColumns | bulk.KeypointColumns] | None:
     """The kind of file and its columns for ``task`` ``"segm"`` (``bulk.segm_columns``) or
@@ -109,10 +110,9 @@ def plain_columns(
     the file (the readers then decide). ``data``: the file's bytes, or ``None`` with
     ``scanned``: its ``result_columns`` already. ``image_ids``, ``category_ids``: the
     annotation file's, int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,)."""
-    if scanned is not None:
-        r = scanned
-    else:
-        r = result_columns(data) if data is not None and task in ("segm", "keypoints") else None
+    r = scanned
+    if r is None and data is not None and task in ("segm", "keypoints"):
+        r = result_columns(data)
     if r is None:
         return None
     kind = _kind(r)

@@ -129,7 +129,9 @@ def read_coco_results(
         if quick is not None:
             return quick
     data = None if scanned is not None or task == "bbox" else read_json_bytes(path)
-    if task != "bbox" and (plain := rk.plain_columns(data, task, *_lookups(dataset), scanned)):
+    if task != "bbox" and (
+        plain := rk.plain_columns(data, task, *_lookups(dataset), scanned=scanned)
+    ):
         kind, c = plain
         ids = np.arange(1, len(c.score) + 1, dtype=np.int64)
         kp, rles = getattr(c, "keypoints", []), getattr(c, "masks", None)
