@@ -108,6 +108,10 @@ def test_keypoint_lists(body: str, values: list[float]) -> None:
         "[true]",
         "[1;2]",
         "[1",
+        '["a]", 1]',  # the first ']' is inside a string: the body read is declined
+        "[1, [2]]",
+        "[1]]",
+        "[1 , , 2]",
     ],
 )
 def test_keypoint_lists_declined(body: str) -> None:
@@ -180,3 +184,27 @@ def test_a_writable_kernel_column_is_still_copied() -> None:
     r = _keypoints("[1, 2, 3]")
     assert r is not None and r.flags.writeable and not immutable(r)
     assert not np.shares_memory(frozen(r, np.float64), r)
+
+
+def test_many_lists_read_across_threads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """More lists than one thread reads (``KP_SPANS_PER_THREAD``): the same result set as the
+    Python path, and one bad list among them still declines the whole file."""
+    gt_path, _ = _kp_files(tmp_path)
+    ds = read_coco(gt_path, masks=False)
+    rng = np.random.default_rng(5)
+    scale = 10.0 ** rng.integers(0, 4, (12000, 51))  # 0 to 3 decimals
+    values = np.floor(rng.uniform(-50, 700, (12000, 51)) * scale) / scale
+    lines = [
+        f'{{"image_id": {j % 3 + 1}, "category_id": 1, "score": {j / 12000!r}, '
+        f'"keypoints": [{", ".join(repr(float(v)) for v in row)}]}}'
+        for j, row in enumerate(values)
+    ]
+    res = tmp_path / "many.json"
+    res.write_text("[" + ",\n".join(lines) + "]")
+    py, k = both(monkeypatch, read_coco_results, ds, res, task="keypoints")
+    assert diff(py, k) is None
+    scanned = results_kernel.file_result_columns(res)
+    assert scanned is not None and scanned["keypoints"].tobytes() == values.tobytes()
+    lines[9000] = lines[9000].replace('"keypoints": [', '"keypoints": [NaN, ')
+    (tmp_path / "bad.json").write_text("[" + ",".join(lines) + "]")
+    assert results_kernel.file_result_columns(tmp_path / "bad.json") is None

@@ -115,6 +115,7 @@ typedef struct {
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
     int masks;       /* results: decode segmentations (else only skip them) */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
+    Buf kp_spans;    /* each keypoints list's body (start, end, count), read last (threads) */
 } Scan;
 
 typedef struct {
@@ -478,33 +479,112 @@ static inline int keypoint_number(const char **pp, const char *end, double *v) {
 #endif
 }
 
-/* A keypoints list [x, y, v, ...] appended to out (float64), *count its numbers: the values
- * and declines of scan_doubles (each number read as scan_number reads it), the usual token read
- * in one pass by keypoint_number. */
-static int scan_keypoint_list(Scan *s, Buf *out, int64_t *count) {
-    size_t before = out->len;
-    *count = 0;
+/* A keypoints list [x, y, v, ...], only located during the scan: its body (after '[', up to
+ * the first ']') is kept in s->kp_spans with its count of numbers (commas + 1, none if blank)
+ * and read at the end by keypoint_span, across threads (read_keypoints). Every body is read
+ * there as strictly as scan_doubles reads a list (a nested value, a string, NaN, a literal, a
+ * count other than the commas say: declined), so the file is declined wherever scan_doubles
+ * would decline it; the scan goes on after the first ']' meanwhile. */
+static int defer_keypoint_list(Scan *s, int64_t *count) {
     if (expect(s, '[')) return DECLINE;
-    if (peek(s) == ']') return s->p++, 0;
+    const char *start = s->p, *close = memchr(start, ']', (size_t)(s->end - start));
+    if (!close) return DECLINE;
+    int64_t commas = 0;
+    for (const char *q = start; q < close; q++) commas += *q == ','; /* (vectorised) */
+    const char *q = start;
+    while (q < close && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+    s->p = close + 1;
+    *count = q < close ? commas + 1 : 0;
+    return push_i64(&s->kp_spans, (int64_t)(intptr_t)start) |
+           push_i64(&s->kp_spans, (int64_t)(intptr_t)close) | push_i64(&s->kp_spans, *count);
+}
+
+/* The n numbers of one list body [p, end) into out: 0, or DECLINE where scan_doubles declines
+ * the list (each number read as scan_number reads it, the usual token by keypoint_number). */
+static int keypoint_span(const char *p, const char *end, double *out, int64_t n) {
+    Scan t;
+    memset(&t, 0, sizeof t);
+    t.p = p;
+    t.end = end;
+    int64_t m = 0;
+    if (peek(&t) == 0) return n == 0 ? 0 : DECLINE;
     for (;;) {
         double v;
-        if (out->len == out->cap && buf_reserve(out, 64)) return DECLINE;
-        if (!keypoint_number(&s->p, s->end, &v)) {
+        if (m >= n) return DECLINE;
+        if (!keypoint_number(&t.p, t.end, &v)) {
             Num num;
-            if (scan_number(s, &num)) return DECLINE;
+            if (scan_number(&t, &num)) return DECLINE;
             v = num.d;
         }
-        F64(*out)[out->len++] = v;
-        int c = s->p < s->end ? (unsigned char)*s->p : 0;
-        if (c != ',' && c != ']') c = peek(s);
-        s->p++;
-        if (c == ']') break;
+        out[m++] = v;
+        int c = peek(&t);
+        if (c == 0) break;
         if (c != ',') return DECLINE;
-        if (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
-            skip_ws(s);
+        t.p++;
     }
-    *count = (int64_t)(out->len - before);
-    return 0;
+    return m == n ? 0 : DECLINE;
+}
+
+#define KP_SPANS_PER_THREAD 4096
+
+typedef struct {
+    const int64_t *spans; /* (start, end, count) triples */
+    const int64_t *first; /* (n + 1,) numbers before each list */
+    double *out;          /* the keypoints column */
+    int64_t lo, hi;
+    int bad;
+} KeypointJob;
+
+static void *keypoint_job(void *arg) {
+    KeypointJob *j = arg;
+    for (int64_t i = j->lo; i < j->hi && !j->bad; i++)
+        j->bad = keypoint_span((const char *)(intptr_t)j->spans[3 * i],
+                               (const char *)(intptr_t)j->spans[3 * i + 1], j->out + j->first[i],
+                               j->spans[3 * i + 2]) != 0;
+    return NULL;
+}
+
+/* Every located keypoints list read into out (empty so far), split across threads as
+ * span_pass splits the RLE strings; DECLINE if one is declined. */
+static int read_keypoints(Scan *s, Buf *out) {
+    int64_t n = (int64_t)s->kp_spans.len / 3, *spans = I64(s->kp_spans);
+    if (n == 0) return 0;
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!first) return DECLINE;
+    first[0] = 0;
+    for (int64_t i = 0; i < n; i++) first[i + 1] = first[i] + spans[3 * i + 2];
+    int bad = out->len != 0 || buf_reserve(out, (size_t)first[n] + 1);
+    if (!bad) {
+        out->len = (size_t)first[n];
+        long k = 1;
+#if SPAN_THREADS > 1
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        k = n / KP_SPANS_PER_THREAD < cores ? (long)(n / KP_SPANS_PER_THREAD) : cores;
+        if (k > SPAN_THREADS) k = SPAN_THREADS;
+        if (k < 1) k = 1;
+        pthread_t threads[SPAN_THREADS];
+        int started[SPAN_THREADS] = {0};
+#endif
+        KeypointJob jobs[SPAN_THREADS];
+        for (long t = 0; t < k; t++) {
+            jobs[t] = (KeypointJob){spans, first, F64(*out), n * t / k, n * (t + 1) / k, 0};
+#if SPAN_THREADS > 1
+            if (t > 0)
+                started[t] = pthread_create(&threads[t], NULL, keypoint_job, &jobs[t]) == 0;
+#endif
+        }
+        keypoint_job(&jobs[0]);
+        bad = jobs[0].bad;
+        for (long t = 1; t < k; t++) {
+#if SPAN_THREADS > 1
+            if (started[t]) pthread_join(threads[t], NULL);
+            else keypoint_job(&jobs[t]); /* no thread to be had: its share here */
+#endif
+            bad |= jobs[t].bad;
+        }
+    }
+    free(first);
+    return bad ? DECLINE : 0;
 }
 
 /* A list of integers appended to out (int64); *count their number. */
@@ -891,7 +971,7 @@ static int object_member(Scan *s, const char *k, size_t n, Object *o, Column *c,
         bad = scan_fixed(s, o->box, 4);
     } else if (key_is(k, n, "keypoints")) {
         bit = OBJ_KP;
-        bad = HAS(o, OBJ_KP) || scan_keypoint_list(s, &c[at->kp].buf, &o->nkp);
+        bad = HAS(o, OBJ_KP) || defer_keypoint_list(s, &o->nkp); /* read_keypoints */
     } else if (key_is(k, n, "caption")) {
         return DECLINE;
     } else {
@@ -1013,7 +1093,8 @@ static int parse_results(Scan *s, Column *c) {
         if (result_entry(s, c)) return DECLINE;
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
-    return at_end(s) ? DECLINE : decode_deferred(s, c);
+    if (at_end(s) || read_keypoints(s, &c[RESULT_OBJECT.kp].buf)) return DECLINE;
+    return decode_deferred(s, c);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1228,7 +1309,7 @@ static int parse_annotations(Scan *s, Column *c) {
         if (entries(s, c, fn)) return DECLINE;
     }
     if (r || !SEEN(IMAGES) || !SEEN(CATS)) return DECLINE;
-    return at_end(s);
+    return at_end(s) ? DECLINE : read_keypoints(s, &c[ANNOTATION_OBJECT.kp].buf);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1296,6 +1377,7 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
     Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}};
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
+    buf_init(&s.kp_spans, 8);
     int r;
     Py_BEGIN_ALLOW_THREADS;
     r = parse(&s, cols);
@@ -1306,6 +1388,7 @@ static PyObject *run(PyObject *arg, int masks, ParseFn parse, const Column *spec
     columns_free(cols, n);
     buf_free(&s.blob);
     buf_free(&s.spans);
+    buf_free(&s.kp_spans);
     free(cols);
     if (r == 0) return out;
     Py_RETURN_NONE;
