@@ -208,3 +208,22 @@ def test_many_lists_read_across_threads(monkeypatch: pytest.MonkeyPatch, tmp_pat
     lines[9000] = lines[9000].replace('"keypoints": [', '"keypoints": [NaN, ')
     (tmp_path / "bad.json").write_text("[" + ",".join(lines) + "]")
     assert results_kernel.file_result_columns(tmp_path / "bad.json") is None
+
+
+def test_cli_keypoints_on_and_off_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``vocviewer eval --task keypoints`` (the results scanned in a second thread while the
+    annotation file is read) prints and writes the same as on the numpy path."""
+    from vocviewer import cli
+
+    (tmp_path / "data").mkdir()
+    gt_path, res_path = _kp_files(tmp_path / "data", entries=9)
+    outputs = []
+    for flag in ("0", "1"):
+        monkeypatch.setenv("VOCVIEWER_KERNEL", flag)
+        out = tmp_path / f"out{flag}.json"
+        args = ["eval", str(gt_path), "--results", str(res_path), "--task", "keypoints"]
+        assert cli.main([*args, "--json", str(out)]) == 0
+        outputs.append(json.loads(out.read_text()))
+    assert outputs[0] == outputs[1] and outputs[0]["summary"]

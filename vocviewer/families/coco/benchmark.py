@@ -64,9 +64,18 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     masks = reading_task(task) == "segm"
     boxes: list[BoxColumns | None] = []
     scanned: list[dict[str, Any] | None] = []
-    parse = Thread(target=lambda: boxes.append(box_columns(request.results[0])))
-    if task == "keypoints":
-        parse = Thread(target=lambda: scanned.append(file_result_columns(request.results[0])))
+    failed: list[BaseException] = []
+
+    def parse_results() -> None:
+        try:
+            if task == "keypoints":
+                scanned.append(file_result_columns(request.results[0]))
+            else:
+                boxes.append(box_columns(request.results[0]))
+        except BaseException as e:  # (MemoryError): raised again in the caller's thread
+            failed.append(e)
+
+    parse = Thread(target=parse_results)
     if reading_task(task) in ("bbox", "keypoints") and len(request.results) == 1:
         parse.start()
     try:
@@ -74,6 +83,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
     finally:
         if parse.ident is not None:
             parse.join()
+    if failed:
+        raise failed[0]
     box = boxes.pop() if boxes else None
     return evaluate_coco_dataset(request, dataset, box, scanned.pop() if scanned else None)
 
