@@ -486,7 +486,9 @@ static inline int keypoint_number(const char **pp, const char *end, double *v) {
  * count other than the commas say: declined), so the file is declined wherever scan_doubles
  * would decline it; the scan goes on after the first ']' meanwhile. */
 static int defer_keypoint_list(Scan *s, int64_t *count) {
-    if (expect(s, '[')) return DECLINE;
+    /* (a Scan whose kp_spans was never set up cannot keep them: declined, its caller's
+     * fall-back scans the file with one that can) */
+    if (s->kp_spans.item != 8 || expect(s, '[')) return DECLINE;
     const char *start = s->p, *close = memchr(start, ']', (size_t)(s->end - start));
     if (!close) return DECLINE;
     int64_t commas = 0;
