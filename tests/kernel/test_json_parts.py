@@ -105,3 +105,17 @@ def test_segmentations_are_only_skipped_in_parts() -> None:
         for i in range(500)
     ]
     _same(json.dumps(rows).encode())
+
+
+def test_keypoint_lists_in_parts() -> None:
+    """Results with keypoints (each part's lists read at the end, in file order), and a bad
+    list in a later part: declined as the one-thread scan declines it."""
+    rows = [_entry(i, "", i % 4 == 0) for i in range(300)]
+    for i, r in enumerate(rows):
+        r["keypoints"] = [i + 0.5, 2 * i, 2] * (1 + i % 17) if i % 9 else []
+    _same(json.dumps(rows).encode())
+    one = _scan(json.dumps(rows).encode(), 1, 1)
+    assert one is not None and one["keypoints"].sum() > 0
+    rows[250]["keypoints"] = [1, 2, "v"]
+    _same(json.dumps(rows).encode())
+    assert _scan(json.dumps(rows).encode(), 1, 1) is None

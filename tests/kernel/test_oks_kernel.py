@@ -106,3 +106,30 @@ def test_oks_kernel_rejects_rows_out_of_range() -> None:
     one = np.zeros(1, np.int64)
     with pytest.raises(ValueError, match="pair rows"):
         oks_pairs(kp, kp, np.zeros((2, 4)), np.ones(2), one + 2, one)
+
+
+def test_oks_in_blocks_equals_exponents_and_np_exp() -> None:
+    """``_oks.oks`` (exponents, ``np.exp`` and the means a block of pairs at a time, threads
+    across pairs) gives the bytes of ``exponents`` + ``np.exp`` over all values + ``mean_rows``
+    and of the numpy path: NaN coordinates of either sign (the NaN's sign kept as numpy keeps
+    it), infinities, GTs without labelled points, more pairs than a block and a thread take."""
+    oks = kernel.load("_oks")
+    rng = np.random.default_rng(11)
+    gts, dts = _case(rng, 17, 90, 120)
+    det = np.array([d["keypoints"] for d in dts]).reshape(-1, 17, 3)
+    gt = np.array([g["keypoints"] for g in gts]).reshape(-1, 17, 3)
+    det[5, 3, 0], det[6, 4, 1] = np.nan, -np.nan
+    gt[7, :, 2] = 0  # no labelled point: distances outside the enlarged box
+    det[8, 2, 0] = -np.inf
+    box, area = np.array([g["bbox"] for g in gts]), np.array([g["area"] for g in gts])
+    ent_det, ent_gt = pair_up(np.repeat(np.arange(3), 40), np.repeat(np.arange(3), 30))
+    ent_det, ent_gt = np.tile(ent_det, 4), np.tile(ent_gt, 4)  # 14,400 pairs
+    var = (KEYPOINT_SIGMAS * 2) ** 2
+    pairs = (det, gt, box, area + np.spacing(1), var, ent_det, ent_gt)
+    got = oks.oks(*pairs)
+    ne, start = oks.exponents(*pairs)
+    two_step = oks.mean_rows(np.exp(ne, out=ne), start)
+    with numpy_path():
+        off = oks_pairs(det, gt, box, area, ent_det, ent_gt)
+    assert np.isnan(got).any() and (np.signbit(got[np.isnan(got)])).any()
+    assert got.tobytes() == two_step.tobytes() == off.tobytes()

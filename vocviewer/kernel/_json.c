@@ -116,6 +116,7 @@ typedef struct {
     int masks;       /* results: 1 decode segmentations, 2 keep their strings, 0 skip them */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
     char *writable;  /* results(data, 2) of a writable buffer: the strings kept in place */
+    Buf kp_spans;    /* each keypoints list's body (start, end, count), read last (threads) */
 } Scan;
 
 typedef struct {
@@ -436,6 +437,157 @@ static int scan_doubles(Scan *s, Buf *out, int64_t *count) {
         (*count)++;
     }
     return r;
+}
+
+/* ---- keypoint lists: one tight loop over the numbers ---- */
+
+/* The common number token at *pp (no whitespace before it): -?digits(.digits)? of at most 19
+ * digits in all and no exponent, whose value scan_number's fast path gives exactly (a float
+ * token's mantissa within 2^53, an integer's too). Sets *v to the value scan_number gives and
+ * advances *pp; returns 0 when the token is not of that kind (*pp unmoved: scan_number then
+ * reads it, or declines it). */
+static inline int keypoint_number(const char **pp, const char *end, double *v) {
+#if FLT_EVAL_METHOD == 0
+    const char *q = *pp;
+    int neg = q < end && *q == '-';
+    q += neg;
+    const char *digits = q;
+    uint64_t mant = 0;
+    if (q < end && *q == '0') {
+        q++; /* a leading zero stands alone (a digit after it: scan_number decides) */
+    } else {
+        while (q < end && is_digit(*q)) mant = mant * 10 + (uint64_t)(*q++ - '0');
+    }
+    if (q == digits) return 0;
+    int frac = 0;
+    if (q < end && *q == '.') {
+        const char *f = ++q;
+        while (q < end && is_digit(*q)) mant = mant * 10 + (uint64_t)(*q++ - '0');
+        frac = (int)(q - f);
+        if (frac == 0) return 0;
+    }
+    /* 19 digits at most (no wrap), the mantissa exact in a double, no exponent */
+    if (q - digits - (frac > 0) > 19 || mant > (1ULL << 53)) return 0;
+    if (q < end && (*q == 'e' || *q == 'E')) return 0;
+    double m = (double)mant; /* exact */
+    if (frac == 0) *v = neg && mant ? -m : m; /* an integer: -0 is +0.0, as scan_number's */
+    else *v = neg ? -(m / POW10[frac]) : m / POW10[frac];
+    *pp = q;
+    return 1;
+#else
+    (void)pp, (void)end, (void)v;
+    return 0;
+#endif
+}
+
+/* A keypoints list [x, y, v, ...], only located during the scan: its body (after '[', up to
+ * the first ']') is kept in s->kp_spans with its count of numbers (commas + 1, none if blank)
+ * and read at the end by keypoint_span, across threads (read_keypoints). Every body is read
+ * there as strictly as scan_doubles reads a list (a nested value, a string, NaN, a literal, a
+ * count other than the commas say: declined), so the file is declined wherever scan_doubles
+ * would decline it; the scan goes on after the first ']' meanwhile. */
+static int defer_keypoint_list(Scan *s, int64_t *count) {
+    /* (a Scan whose kp_spans was never set up cannot keep them: declined, its caller's
+     * fall-back scans the file with one that can) */
+    if (s->kp_spans.item != 8 || expect(s, '[')) return DECLINE;
+    const char *start = s->p, *close = memchr(start, ']', (size_t)(s->end - start));
+    if (!close) return DECLINE;
+    int64_t commas = 0;
+    for (const char *q = start; q < close; q++) commas += *q == ','; /* (vectorised) */
+    const char *q = start;
+    while (q < close && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t')) q++;
+    s->p = close + 1;
+    *count = q < close ? commas + 1 : 0;
+    return push_i64(&s->kp_spans, (int64_t)(intptr_t)start) |
+           push_i64(&s->kp_spans, (int64_t)(intptr_t)close) | push_i64(&s->kp_spans, *count);
+}
+
+/* The n numbers of one list body [p, end) into out: 0, or DECLINE where scan_doubles declines
+ * the list (each number read as scan_number reads it, the usual token by keypoint_number). */
+static int keypoint_span(const char *p, const char *end, double *out, int64_t n) {
+    Scan t;
+    memset(&t, 0, sizeof t);
+    t.p = p;
+    t.end = end;
+    int64_t m = 0;
+    if (peek(&t) == 0) return n == 0 ? 0 : DECLINE;
+    for (;;) {
+        double v;
+        if (m >= n) return DECLINE;
+        if (!keypoint_number(&t.p, t.end, &v)) {
+            Num num;
+            if (scan_number(&t, &num)) return DECLINE;
+            v = num.d;
+        }
+        out[m++] = v;
+        int c = peek(&t);
+        if (c == 0) break;
+        if (c != ',') return DECLINE;
+        t.p++;
+    }
+    return m == n ? 0 : DECLINE;
+}
+
+#define KP_SPANS_PER_THREAD 4096
+
+typedef struct {
+    const int64_t *spans; /* (start, end, count) triples */
+    const int64_t *first; /* (n + 1,) numbers before each list */
+    double *out;          /* the keypoints column */
+    int64_t lo, hi;
+    int bad;
+} KeypointJob;
+
+static void *keypoint_job(void *arg) {
+    KeypointJob *j = arg;
+    for (int64_t i = j->lo; i < j->hi && !j->bad; i++)
+        j->bad = keypoint_span((const char *)(intptr_t)j->spans[3 * i],
+                               (const char *)(intptr_t)j->spans[3 * i + 1], j->out + j->first[i],
+                               j->spans[3 * i + 2]) != 0;
+    return NULL;
+}
+
+/* Every located keypoints list read into out (empty so far), split across threads as
+ * span_pass splits the RLE strings; DECLINE if one is declined. */
+static int read_keypoints(Scan *s, Buf *out) {
+    int64_t n = (int64_t)s->kp_spans.len / 3, *spans = I64(s->kp_spans);
+    if (n == 0) return 0;
+    int64_t *first = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!first) return DECLINE;
+    first[0] = 0;
+    for (int64_t i = 0; i < n; i++) first[i + 1] = first[i] + spans[3 * i + 2];
+    int bad = out->len != 0 || buf_reserve(out, (size_t)first[n] + 1);
+    if (!bad) {
+        out->len = (size_t)first[n];
+        long k = 1;
+#if SPAN_THREADS > 1
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        k = n / KP_SPANS_PER_THREAD < cores ? (long)(n / KP_SPANS_PER_THREAD) : cores;
+        if (k > SPAN_THREADS) k = SPAN_THREADS;
+        if (k < 1) k = 1;
+        pthread_t threads[SPAN_THREADS];
+        int started[SPAN_THREADS] = {0};
+#endif
+        KeypointJob jobs[SPAN_THREADS];
+        for (long t = 0; t < k; t++) {
+            jobs[t] = (KeypointJob){spans, first, F64(*out), n * t / k, n * (t + 1) / k, 0};
+#if SPAN_THREADS > 1
+            if (t > 0)
+                started[t] = pthread_create(&threads[t], NULL, keypoint_job, &jobs[t]) == 0;
+#endif
+        }
+        keypoint_job(&jobs[0]);
+        bad = jobs[0].bad;
+        for (long t = 1; t < k; t++) {
+#if SPAN_THREADS > 1
+            if (started[t]) pthread_join(threads[t], NULL);
+            else keypoint_job(&jobs[t]); /* no thread to be had: its share here */
+#endif
+            bad |= jobs[t].bad;
+        }
+    }
+    free(first);
+    return bad ? DECLINE : 0;
 }
 
 /* A list of integers appended to out (int64); *count their number. */
@@ -825,7 +977,7 @@ static int object_member(Scan *s, const char *k, size_t n, Object *o, Column *c,
         bad = scan_fixed(s, o->box, 4);
     } else if (key_is(k, n, "keypoints")) {
         bit = OBJ_KP;
-        bad = HAS(o, OBJ_KP) || scan_doubles(s, &c[at->kp].buf, &o->nkp);
+        bad = HAS(o, OBJ_KP) || defer_keypoint_list(s, &o->nkp); /* read_keypoints */
     } else if (key_is(k, n, "caption")) {
         return DECLINE;
     } else {
@@ -990,7 +1142,7 @@ static int parse_results(Scan *s, Column *c) {
         if (result_entry(s, c)) return DECLINE;
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
-    if (at_end(s)) return DECLINE;
+    if (at_end(s) || read_keypoints(s, &c[RESULT_OBJECT.kp].buf)) return DECLINE;
     return s->masks == 2 ? keep_deferred(s, c) : decode_deferred(s, c);
 }
 
@@ -1093,6 +1245,7 @@ static int parse_results_parts(Scan *s, Column *c, int threads, long part_bytes)
         t->s = (Scan){from, s->end, {0}, s->masks, {0}};
         buf_init(&t->s.blob, 1);
         buf_init(&t->s.spans, 8);
+        buf_init(&t->s.kp_spans, 8);
         columns_init(t->c, RESULT_COLUMNS, R_COUNT);
         k++;
         const char *nominal = body + (size_t)(s->end - body) * (size_t)k / (size_t)n;
@@ -1121,6 +1274,12 @@ static int parse_results_parts(Scan *s, Column *c, int threads, long part_bytes)
     }
 #endif
     for (int j = 1; j < n && r == 0; j++) r = join_columns(parts[0].c, parts[j].c);
+    for (int j = 0; j < n && r == 0; j++) { /* the parts' keypoint lists, in file order */
+        Buf *a = &s->kp_spans, *b = &parts[j].s.kp_spans;
+        if (b->len && buf_reserve(a, b->len)) r = DECLINE;
+        if (r == 0 && b->len) memcpy(a->data + a->len * a->item, b->data, b->len * b->item);
+        a->len += r == 0 ? b->len : 0;
+    }
     if (r == 0) {
         for (int j = 0; j < R_COUNT; j++) { /* part 0's columns become the result's */
             buf_free(&c[j].buf);
@@ -1128,15 +1287,18 @@ static int parse_results_parts(Scan *s, Column *c, int threads, long part_bytes)
             buf_init(&parts[0].c[j].buf, c[j].buf.item);
         }
         s->p = s->end;
+        r = read_keypoints(s, &c[RESULT_OBJECT.kp].buf); /* (every part's lists at once) */
     }
     for (int j = 0; j < k; j++) {
         columns_free(parts[j].c, R_COUNT);
         buf_free(&parts[j].s.blob);
         buf_free(&parts[j].s.spans);
+        buf_free(&parts[j].s.kp_spans);
     }
     free(parts);
     if (r == 0) return 0;
     for (int j = 0; j < R_COUNT; j++) c[j].buf.len = 0; /* (nothing was written there) */
+    s->kp_spans.len = 0;
     s->p = start;
     return parse_results(s, c);
 }
@@ -1353,7 +1515,7 @@ static int parse_annotations(Scan *s, Column *c) {
         if (entries(s, c, fn)) return DECLINE;
     }
     if (r || !SEEN(IMAGES) || !SEEN(CATS)) return DECLINE;
-    return at_end(s);
+    return at_end(s) ? DECLINE : read_keypoints(s, &c[ANNOTATION_OBJECT.kp].buf);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1433,6 +1595,7 @@ static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, Par
     Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}, writable};
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
+    buf_init(&s.kp_spans, 8);
     int r;
     Py_BEGIN_ALLOW_THREADS;
     r = parse(&s, cols, threads, part_bytes);
@@ -1443,6 +1606,7 @@ static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, Par
     columns_free(cols, n);
     buf_free(&s.blob);
     buf_free(&s.spans);
+    buf_free(&s.kp_spans);
     free(cols);
     if (r == 0) return out;
     Py_RETURN_NONE;

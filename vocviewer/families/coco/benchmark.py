@@ -36,6 +36,7 @@ from vocviewer.families.coco.declared import CocoDeclarations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
 from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
+from vocviewer.families.coco.results_kernel import file_result_columns
 from vocviewer.families.coco.results_reader import (
     BoxColumns,
     box_columns,
@@ -56,22 +57,26 @@ if TYPE_CHECKING:
 def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``).
 
-    A box results file is parsed (``box_columns``: the compiled scanner, without the GIL) in a
-    second thread while the annotation file is read."""
+    A box or keypoint results file is parsed (``box_columns``, ``file_result_columns``: the
+    compiled scanner, without the GIL) in a second thread while the annotation file is read."""
     task = request.task or "bbox"
     images = request.option("images")
     masks = reading_task(task) == "segm"
     boxes: list[BoxColumns | None] = []
+    scanned: list[dict[str, Any] | None] = []
     failed: list[BaseException] = []
 
     def parse_results() -> None:
         try:
-            boxes.append(box_columns(request.results[0]))
+            if task == "keypoints":
+                scanned.append(file_result_columns(request.results[0]))
+            else:
+                boxes.append(box_columns(request.results[0]))
         except BaseException as e:  # (MemoryError): raised again in the caller's thread
             failed.append(e)
 
     parse = Thread(target=parse_results)
-    if reading_task(task) == "bbox" and len(request.results) == 1:
+    if reading_task(task) in ("bbox", "keypoints") and len(request.results) == 1:
         parse.start()
     try:
         dataset = opened(request, read_coco(request.path, images, masks=masks))
@@ -80,7 +85,8 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             parse.join()
     if failed:
         raise failed[0]
-    return evaluate_coco_dataset(request, dataset, boxes.pop() if boxes else None)
+    box = boxes.pop() if boxes else None
+    return evaluate_coco_dataset(request, dataset, box, scanned.pop() if scanned else None)
 
 
 def boundary_header(params: CocoParams) -> str:
@@ -93,18 +99,26 @@ def boundary_header(params: CocoParams) -> str:
 
 
 def evaluate_coco_dataset(
-    request: EvalRequest, dataset: Dataset, boxes: BoxColumns | None = None
+    request: EvalRequest,
+    dataset: Dataset,
+    boxes: BoxColumns | None = None,
+    scanned: dict[str, Any] | None = None,
 ) -> EvalOutput:
     """``vocviewer eval`` of ``request.results[0]`` on ``dataset`` (read by ``read_coco`` or
     another family's conversion to COCO's model), by pycocotools' rules (``boxes``: the results
-    file already parsed by ``box_columns``)."""
+    file already parsed by ``box_columns``; ``scanned``: by ``file_result_columns``)."""
     task = request.task or "bbox"
     keep_going = bool(request.keep_going)
     lost = check_ground_truth(dataset, keep_going, reading_task(task))
     results = read_coco_results(
-        dataset, request.results[0], task=reading_task(task), keep_going=keep_going, boxes=boxes
+        dataset,
+        request.results[0],
+        task=reading_task(task),
+        keep_going=keep_going,
+        boxes=boxes,
+        scanned=scanned,
     )
-    del boxes  # (the result set holds its own copy of the columns)
+    del boxes, scanned  # (the result set holds the columns it keeps)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]
     if dataset.data(CocoAnnotations).federated:  # only when --protocol coco asked for it
         warnings.append(

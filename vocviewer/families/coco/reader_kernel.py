@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
@@ -304,7 +305,7 @@ def _keypoints(c: GroundTruthColumns, order: IntArray, has_kp: npt.NDArray[np.bo
         owner = np.repeat(np.arange(n), triples)
         within = np.arange(len(owner)) - np.repeat(np.cumsum(triples) - triples, triples)
         kps[pos[owner], within] = c["keypoints"].reshape(-1, 3)
-    return kps
+    return sealed(kps)  # handed over: the model keeps it, no copy
 
 
 def _mask_table(

@@ -302,11 +302,15 @@ def keypoint_result(
     image_ids: IntArray,
     category_ids: IntArray,
     box_kind: bool,
+    finite: bool = False,
 ) -> KeypointColumns | None:
     """``KeypointColumns`` of ``(image_id, category_id, score)`` columns, keypoints float64
     (N, P, 3) and ``given`` boxes (N, 4) (used when ``box_kind``), or ``None`` for a non-finite
-    value or an unknown id."""
-    finite = np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
+    value or an unknown id (``finite``: the caller knows every value is finite: the compiled
+    scanner declines NaN, Infinity and overflows)."""
+    finite = finite or bool(
+        np.isfinite(ids[2]).all() and np.isfinite(kp).all() and np.isfinite(given).all()
+    )
     img, label = lookup(image_ids, ids[0]), lookup(category_ids, ids[1])
     if not finite or img is None or label is None:
         return None

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core.arrays import sealed
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco.rle_strings import RleStrings
@@ -26,7 +27,14 @@ IntArray = npt.NDArray[np.int64]
 #: What the scanner reads: a file's bytes, or the file mapped into memory.
 Buffer = bytes | mmap.mmap
 
-__all__ = ["box_columns", "file_box_columns", "file_bytes", "plain_columns", "result_columns"]
+__all__ = [
+    "box_columns",
+    "file_box_columns",
+    "file_bytes",
+    "file_result_columns",
+    "plain_columns",
+    "result_columns",
+]
 
 
 def result_columns(data: Buffer, *, masks: int = 1) -> dict[str, Any] | None:
@@ -61,6 +69,23 @@ def file_box_columns(path: Path) -> bulk.Columns | None:
             return None
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
             return box_columns(view)
+    except (FormatError, OSError, ValueError):
+        return None
+
+
+def file_result_columns(path: Path) -> dict[str, Any] | None:
+    """``result_columns`` of the regular file ``path`` mapped into memory without its masks (as
+    ``file_box_columns``; ``plain_columns`` takes them as ``scanned`` for keypoints), or
+    ``None`` (the readers then read the file and name what they find). Runs without the GIL:
+    the CLI scans a keypoint results file while the annotation file is read."""
+    if kernel.load("_json") is None:
+        return None
+    try:
+        size = check_regular(path)
+        if size == 0 or size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return result_columns(view, masks=0)  # (masks not read: scanned in parts)
     except (FormatError, OSError, ValueError):
         return None
 
@@ -103,19 +128,25 @@ def _kept_in_place(data: mmap.mmap, n: int) -> npt.NDArray[np.uint8]:
 
 
 def plain_columns(
-    data: Buffer,
+    data: Buffer | None,
     task: str,
     image_ids: IntArray,
     category_ids: IntArray,
     height: IntArray,
     width: IntArray,
+    *,
+    scanned: dict[str, Any] | None = None,
 ) -> tuple[str, bulk.SegmColumns | bulk.KeypointColumns] | None:
     """The kind of file and its columns for ``task`` ``"segm"`` (``bulk.segm_columns``) or
     ``"keypoints"`` (``bulk.keypoint_columns``), or ``None`` when the bulk path would not take
-    the file (the readers then decide). ``image_ids``, ``category_ids``: the annotation file's,
-    int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,). ``data`` from ``file_bytes``
-    (writable): the masks' strings are kept at its front (``data`` is not read again)."""
-    r = result_columns(data, masks=2) if task in ("segm", "keypoints") else None
+    the file (the readers then decide). ``data``: the file's bytes, or ``None`` with
+    ``scanned``: its ``result_columns`` already. ``image_ids``, ``category_ids``: the
+    annotation file's, int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,).
+    ``data`` from ``file_bytes`` (writable): the masks' strings are kept at its front (``data``
+    is not read again)."""
+    r = scanned
+    if r is None and data is not None and task in ("segm", "keypoints"):
+        r = result_columns(data, masks=2)
     if r is None:
         return None
     kind = _kind(r)
@@ -172,7 +203,8 @@ def _keypoints(
     n = len(lens)
     if not r["has_keypoints"].all() or lens[0] == 0 or lens[0] % 3 or (lens != lens[0]).any():
         return None
-    kp = r["keypoints"].reshape(n, -1, 3)
+    kp = sealed(r["keypoints"]).reshape(n, -1, 3)  # handed over: the model keeps it, no copy
     given = r["bbox"].reshape(n, 4) if box_kind else np.zeros((n, 4))
     ids = (r["image_id"], r["category_id"], r["score"])
-    return bulk.keypoint_result(ids, kp, given, image_ids, category_ids, box_kind)
+    # (every number the scanner takes is finite: it declines NaN, Infinity and overflows)
+    return bulk.keypoint_result(ids, kp, given, image_ids, category_ids, box_kind, finite=True)

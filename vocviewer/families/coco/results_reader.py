@@ -108,6 +108,7 @@ def read_coco_results(
     task: str = "bbox",
     keep_going: bool = False,
     boxes: BoxColumns | None = None,
+    scanned: dict[str, Any] | None = None,
 ) -> ResultSet:
     """Read a COCO results file for ``dataset`` (read by ``families.coco.reader.read_coco``).
 
@@ -115,7 +116,8 @@ def read_coco_results(
     get their box polygon, rasterised, as ``loadRes`` + ``annToRLE`` do); ``"keypoints"`` keeps
     the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``boxes``: the file
     already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
-    file is read again otherwise, so that problems are named).
+    file is read again otherwise, so that problems are named). ``scanned``: the file's
+    ``results_kernel.file_result_columns`` (used for segm / keypoints evaluation).
 
     Entries are checked field by field (``FormatError`` names the JSON path, e.g.
     ``[3].score``); with ``keep_going`` bad entries are skipped and listed in ``problems``.
@@ -136,7 +138,10 @@ def read_coco_results(
             return quick
     if task == "segm" and isinstance(gt.masks, LazyRleTable):
         gt.masks.prefetch()  # the ground truth's polygons rasterised while this file is read
-    if task != "bbox" and (plain := rk.plain_columns(_bytes_of(path), task, *_lookups(dataset))):
+    data = None if scanned is not None or task == "bbox" else _bytes_of(path)
+    if task != "bbox" and (
+        plain := rk.plain_columns(data, task, *_lookups(dataset), scanned=scanned)
+    ):
         kind, c = plain
         ids = np.arange(1, len(c.score) + 1, dtype=np.int64)
         kp, rles = getattr(c, "keypoints", []), getattr(c, "masks", None)

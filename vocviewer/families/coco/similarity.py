@@ -155,7 +155,7 @@ def oks_pairs(
     ``det_kp`` (D, K, 3), ``gt_kp`` (G, K, 3) as ``x, y, v``; ``gt_box`` (G, 4) ``x, y, w, h``;
     ``gt_area`` (G,). GT keypoints with ``v > 0`` are compared; a GT without any is compared by
     the detections' distances outside its box enlarged by its size on every side. On the
-    compiled kernel where it is built (``_oks.c``: threads across pairs, numpy's own exp)."""
+    compiled kernel where it is built (``_oks.c``: threads across pairs, numpy's own exp loop)."""
     var = (sigmas * 2) ** 2
     k = len(sigmas)
     out = np.zeros(len(ent_det), dtype=np.float64)
@@ -163,9 +163,12 @@ def oks_pairs(
         return out
     if det_kp.shape[1] != k or gt_kp.shape[1] != k:
         raise ValueError(f"keypoints must have {k} points for OKS")
-    if (kern := kernel.load("_oks")) is not None:  # threads across pairs, numpy's exp between
+    if (kern := kernel.load("_oks")) is not None:  # threads across pairs, numpy's exp loop
         den = np.asarray(gt_area, dtype=np.float64) + np.spacing(1)
-        ne, start = kern.exponents(det_kp, gt_kp, gt_box, den, var, ent_det, ent_gt)
+        pairs = (det_kp, gt_kp, gt_box, den, var, ent_det, ent_gt)
+        if (got := kern.oks(*pairs)) is not None:  # a block of pairs at a time
+            return got  # type: ignore[no-any-return]
+        ne, start = kern.exponents(*pairs)  # numpy's exp loop not found: np.exp between
         return kern.mean_rows(np.exp(ne, out=ne), start)  # type: ignore[no-any-return]
     dkx, dky = det_kp[:, :, 0], det_kp[:, :, 1]
     gkx, gky = np.ascontiguousarray(gt_kp[:, :, 0]), np.ascontiguousarray(gt_kp[:, :, 1])
