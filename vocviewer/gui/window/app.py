@@ -166,13 +166,15 @@ class ScreenshotWhenReady(QObject):
         return shows_everything(self.window)
 
     def _check(self, *_args: object) -> None:
+        if self._finished:  # saved (or failed) once: a late signal saves nothing again
+            return
         if self.ready() and not self._saving:
             self._saving = True
             QTimer.singleShot(150, self._save)  # let layouts and repaints settle
 
     def _save(self) -> None:
         self._saving = False
-        if self.ready():
+        if self.ready() and not self._finished:
             self.save_now()
 
     def save_now(self) -> None:
