@@ -175,3 +175,29 @@ def test_the_command_runs_openblas_at_one_thread_unless_told_otherwise() -> None
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == want
+
+
+def test_the_command_imports_with_the_collector_paused_then_frozen() -> None:
+    """``__main__.run`` (``python -m vocviewer``, the ``vocviewer`` script): the collector is
+    paused while ``cli`` imports, what the imports made is frozen, collection is on again."""
+    code = (
+        "import gc, sys\n"
+        "from vocviewer.__main__ import run\n"
+        "assert 'vocviewer.cli' not in sys.modules and gc.get_freeze_count() == 0\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(gc.get_freeze_count()))\n"
+        "sys.argv = ['vocviewer', 'demo', '--help']\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert gc.isenabled() and gc.get_freeze_count() > 1000, gc.get_freeze_count()\n"
+        "print(min(seen, default=-1))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=CHECKOUT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage: vocviewer demo" in done.stdout
+    # the first collection (argparse's, in ``main``) came after the imports, once they were frozen
+    assert int(done.stdout.split()[-1]) > 1000
