@@ -4,6 +4,7 @@ evaluators or views. Each run is a fresh process listing the modules it imported
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import vocviewer
 from vocviewer import kernel
+from vocviewer.cli_parser import COMMANDS, build_parser, command_of
 from vocviewer.families import registry
 
 #: a fresh interpreter running the CLI (``argv[2:]``), then printing every module it imported
@@ -26,6 +28,16 @@ CHILD = (
 FAMILIES = tuple(spec.split(".")[2] for spec in registry.BUILTIN)
 #: where the ``vocviewer`` under test lives (``-c`` puts the working folder first on the path)
 CHECKOUT = Path(vocviewer.__file__).resolve().parents[1]
+
+
+#: modules a one-set ``eval`` does not import: the analyses (``analyze``'s options), the subset
+#: writer (``subset``'s ``--image-mode``), the summary of several result sets
+NOT_ON_THE_EVAL_PATH = {
+    "vocviewer.evaluation.analyses.registry",
+    "vocviewer.evaluation.confusion",
+    "vocviewer.core.subset",
+    "vocviewer.families.eval_sets",
+}
 
 
 def _imported(*argv: str | Path, prefixes: tuple[str, ...] = ("vocviewer.",)) -> set[str]:
@@ -82,6 +94,9 @@ def test_eval_on_a_coco_file_imports_no_other_family(tmp_path):
     others = {f: _beyond_declarations(modules, f) for f in FAMILIES if f != "coco"}
     assert others == {f: [] for f in others}  # no VOC reader, no LVIS / YOLO / CVAT module
     assert "vocviewer.formats.session" not in modules  # (``open`` alone reads sessions)
+    # nor what only other commands' options or several result sets need (``cli_parser``
+    # builds the options of the command given alone)
+    assert not modules & NOT_ON_THE_EVAL_PATH, sorted(modules & NOT_ON_THE_EVAL_PATH)
     if kernel.load("_json") is not None:  # the scanner reads the file: no msgspec, no numpy.ma
         extra = _imported(
             "eval",
@@ -91,6 +106,33 @@ def test_eval_on_a_coco_file_imports_no_other_family(tmp_path):
             prefixes=("msgspec", "numpy.ma.", "secrets"),
         )
         assert extra == set()
+
+
+def test_the_parser_built_for_one_command_parses_it_as_the_whole_parser_does():
+    """``build_parser(command)`` lists every command (``--help``, an unknown command's error)
+    and builds that command's options exactly as the whole parser does."""
+
+    def described(parser: argparse.ArgumentParser) -> dict[str, object]:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return {
+            name: (
+                p.format_help(),
+                [(a.dest, a.option_strings, a.default, a.nargs, a.choices) for a in p._actions],
+            )
+            for name, p in sub.choices.items()
+        }
+
+    whole = build_parser()
+    full = described(whole)
+    assert list(full) == list(COMMANDS)
+    for command in COMMANDS:
+        alone = build_parser(command)
+        assert alone.format_help() == whole.format_help()
+        assert described(alone)[command] == full[command]
+    assert command_of(["eval", "gt.json", "--results", "r.json"]) == "eval"
+    assert command_of(["-h", "analyze"]) == "analyze"  # (the top level's help, all listed)
+    assert command_of(["--version"]) is None
+    assert command_of(["evl", "x"]) is None  # the whole parser then names the choices
 
 
 def test_declarations_are_what_the_benchmarks_answer():
@@ -133,3 +175,29 @@ def test_the_command_runs_openblas_at_one_thread_unless_told_otherwise() -> None
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == want
+
+
+def test_the_command_imports_with_the_collector_paused_then_frozen() -> None:
+    """``__main__.run`` (``python -m vocviewer``, the ``vocviewer`` script): the collector is
+    paused while ``cli`` imports, what the imports made is frozen, collection is on again."""
+    code = (
+        "import gc, sys\n"
+        "from vocviewer.__main__ import run\n"
+        "assert 'vocviewer.cli' not in sys.modules and gc.get_freeze_count() == 0\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(gc.get_freeze_count()))\n"
+        "sys.argv = ['vocviewer', 'demo', '--help']\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "assert gc.isenabled() and gc.get_freeze_count() > 1000, gc.get_freeze_count()\n"
+        "print(min(seen, default=-1))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=CHECKOUT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage: vocviewer demo" in done.stdout
+    # the first collection (argparse's, in ``main``) came after the imports, once they were frozen
+    assert int(done.stdout.split()[-1]) > 1000

@@ -23,12 +23,11 @@ from typing import TextIO, TypeVar
 
 from vocviewer import cli_env, kernel  # noqa: F401  (cli_env first: before numpy loads)
 from vocviewer.cli_outputs import given_roots, guard, guard_json, guard_outputs
-from vocviewer.cli_parser import build_parser
+from vocviewer.cli_parser import build_parser, command_of
 from vocviewer.cli_streams import is_pipe, std_stream
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.families import registry
 from vocviewer.families.base import EvalRequest
-from vocviewer.families.eval_sets import combine
 from vocviewer.formats import output
 
 R = TypeVar("R")  # a request dataclass (_request)
@@ -231,6 +230,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if len(sets) == 1:  # one set: the family's own output and JSON, unchanged
         out = benchmark.evaluate(request)
     else:  # each set evaluated as if given alone, then a summary with a column per set
+        from vocviewer.families.eval_sets import combine
+
         outs = [
             (name, paths, benchmark.evaluate(replace(request, results=tuple(paths))))
             for name, paths in sets
@@ -433,7 +434,8 @@ def gui_main(argv: Sequence[str] | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vocviewer`` command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(command_of(words)).parse_args(words)
     try:
         if args.command == "eval":
             return _cmd_eval(args)

@@ -4,11 +4,10 @@ options and tasks taken from the registry (so no family is named here). ``cli`` 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from vocviewer import __version__
-from vocviewer.evaluation.analyses import registry as analysis_registry
 from vocviewer.families import registry
 from vocviewer.families.base import Declarations
 
@@ -83,7 +82,17 @@ def _add_json(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names (its first word not an option: the top level's own options,
+    ``-h`` and ``--version``, take no value), or None when it names none of ``COMMANDS``."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``vocviewer`` parser. Every command is listed (``--help``, the choice of command);
+    with ``command`` only that one's options are built (``main`` parses one command: the others'
+    options, the analyses' and the families' help texts, are not built for nothing)."""
     p = argparse.ArgumentParser(
         prog="vocviewer",
         description="Browse object-recognition benchmarks and evaluate results exactly as the "
@@ -91,8 +100,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"vocviewer {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_text, add) in COMMANDS.items():
+        parser = sub.add_parser(name, help=help_text)
+        if command is None or command == name:
+            add(parser)
+    return p
 
-    demo = sub.add_parser("demo", help="write the embedded demo VOCdevkit and open it")
+
+def _add_demo(demo: argparse.ArgumentParser) -> None:
     demo.add_argument(
         "--dir", type=Path, help="where to write it (default: a per-user cache folder)"
     )
@@ -102,8 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--screenshot", type=Path, metavar="PNG", help="save the window and exit")
 
+
+def _add_open(op: argparse.ArgumentParser) -> None:
     families = registry.families()
-    op = sub.add_parser("open", help="open a dataset in the GUI")
     op.add_argument(
         "path",
         type=Path,
@@ -119,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="result files or folders (devkit layout) to add",
     )
     op.add_argument("--image-set", metavar="S", help="image set to show and evaluate (e.g. val)")
-    _add_family_options(op, registry.families(), sources_only=True)
+    _add_family_options(op, families, sources_only=True)
     op.add_argument(
         "--screenshot",
         type=Path,
@@ -127,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="after loading and evaluation finish, save the window to PNG and exit",
     )
 
-    ev = sub.add_parser("eval", help="evaluate results headless and print the official numbers")
+
+def _add_eval(ev: argparse.ArgumentParser) -> None:
+    families = registry.families()
     _add_sets(ev, families, "result files or folders")
     ev.add_argument("--task", choices=registry.tasks(), default=None, help=_task_help(families))
     ev.add_argument("--protocol", choices=registry.protocols(), help=_protocol_help(families))
@@ -139,7 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip result rows the official code rejects instead of failing; "
         "the numbers are then marked NOT OFFICIAL",
     )
-    ex = sub.add_parser("export", help="write PR figures, annotated images and the AP table")
+
+
+def _add_export(ex: argparse.ArgumentParser) -> None:
+    families = registry.families()
     _add_sets(ex, families, "result sets: each file or folder is one set (compared in figures)")
     ex.add_argument("--image-set", metavar="S", help="image set (default: from the file names)")
     ex.add_argument("--pr-curves", type=Path, metavar="DIR", help="write pr_<class>.<fmt> here")
@@ -161,33 +182,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="the AP table; format from the suffix: .csv, .md, .tex, .json",
     )
-    _add_analyze(sub)
-    _add_convert(sub, families)
-    _add_subset(sub, families)
-    _add_suspects(sub, families)
-    _add_reconcile(sub, families)
-    return p
 
 
-def _add_reconcile(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
-) -> None:
-    rc = sub.add_parser(
-        "reconcile",
-        help="the same detections under every protocol that reads them (COCO AP50, VOC2012, "
-        "VOC2007, Ultralytics' for YOLO) and the rules that move the number, one at a time",
-    )
+def _add_reconcile(rc: argparse.ArgumentParser) -> None:
+    families = registry.families()
     _add_sets(rc, families, "one result set (COCO / YOLO: its file or folder; VOC: its det files)")
     rc.add_argument("--protocol", choices=registry.protocols(), help="the family, as for eval")
     _add_family_options(rc, families)
     _add_json(rc, "also write the report")
 
 
-def _add_convert(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
-) -> None:
+def _add_convert(cv: argparse.ArgumentParser) -> None:
     targets = registry.conversion_targets()
-    cv = sub.add_parser("convert", help="convert ground truth and results between formats")
+    families = registry.families()
     cv.add_argument("path", type=Path, help="the ground truth to convert")
     cv.add_argument("--to", required=True, choices=targets, help="the target format")
     cv.add_argument("out", type=Path, help="the folder to write (never inside the dataset)")
@@ -198,16 +205,10 @@ def _add_convert(
     _add_family_options(cv, families)
 
 
-def _add_subset(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
-) -> None:
+def _add_subset(ss: argparse.ArgumentParser) -> None:
     from vocviewer.core.subset import IMAGE_MODES
 
-    ss = sub.add_parser(
-        "subset",
-        help="write the images chosen by id, tag or class, with their annotations (and "
-        "results), as a new COCO, VOC or YOLO dataset folder",
-    )
+    families = registry.families()
     ss.add_argument("path", type=Path, help=f"the ground truth: {_paths_help(families)}")
     ss.add_argument(
         "--to", required=True, choices=registry.conversion_targets(), help="the format to write"
@@ -237,14 +238,8 @@ def _add_subset(
     _add_family_options(ss, families, sources_only=True)
 
 
-def _add_suspects(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], families: Sequence[Declarations]
-) -> None:
-    su = sub.add_parser(
-        "suspects",
-        help="the label-error queue: likely missing annotations, wrong labels, loose boxes "
-        "and duplicate ground truth, ranked",
-    )
+def _add_suspects(su: argparse.ArgumentParser) -> None:
+    families = registry.families()
     _add_sets(
         su,
         families,
@@ -262,6 +257,8 @@ def _add_suspects(
 def _add_beyond_ap(an: argparse.ArgumentParser) -> None:
     """``analyze``'s analyses beyond AP, as the registry declares them: each one's flag, then
     its options (``--<field>``, default and help from its options' fields) and output files."""
+    from vocviewer.evaluation.analyses import registry as analysis_registry  # (``analyze`` only)
+
     g = an.add_argument_group("beyond AP (at the protocol's IoU)")
     for a in analysis_registry.analyses():
         g.add_argument(a.flag, action="store_true", help=a.help)
@@ -276,10 +273,7 @@ def _add_beyond_ap(an: argparse.ArgumentParser) -> None:
             g.add_argument(o.flag, type=Path, metavar=o.metavar, help=o.help)
 
 
-def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    an = sub.add_parser(
-        "analyze", help="error breakdown (TIDE), bootstrap intervals and paired comparisons"
-    )
+def _add_analyze(an: argparse.ArgumentParser) -> None:
     families = [b for b in registry.families() if b.analyze_tasks]  # as ``analyze`` chooses
     _add_sets(an, families, "result sets: each file or folder is one set")
     tasks = tuple(dict.fromkeys(t for b in families for t in b.analyze_tasks))
@@ -310,3 +304,32 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     an.add_argument(
         "--dpi", type=dpi, default=150, help=f"PNG/PDF resolution, {DPI_RANGE} (default 150)"
     )
+
+
+#: every command in ``--help``'s order: its help line and what adds its arguments
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "demo": ("write the embedded demo VOCdevkit and open it", _add_demo),
+    "open": ("open a dataset in the GUI", _add_open),
+    "eval": ("evaluate results headless and print the official numbers", _add_eval),
+    "export": ("write PR figures, annotated images and the AP table", _add_export),
+    "analyze": (
+        "error breakdown (TIDE), bootstrap intervals and paired comparisons",
+        _add_analyze,
+    ),
+    "convert": ("convert ground truth and results between formats", _add_convert),
+    "subset": (
+        "write the images chosen by id, tag or class, with their annotations (and "
+        "results), as a new COCO, VOC or YOLO dataset folder",
+        _add_subset,
+    ),
+    "suspects": (
+        "the label-error queue: likely missing annotations, wrong labels, loose boxes "
+        "and duplicate ground truth, ranked",
+        _add_suspects,
+    ),
+    "reconcile": (
+        "the same detections under every protocol that reads them (COCO AP50, VOC2012, "
+        "VOC2007, Ultralytics' for YOLO) and the rules that move the number, one at a time",
+        _add_reconcile,
+    ),
+}
