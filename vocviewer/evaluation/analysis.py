@@ -194,8 +194,9 @@ def classify_false_positives(
     bests = remembered_best(dataset, results, order, image, needed, plus_one, label, similar)
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
-        same_gt[needed[um]], same_iou[needed[um]] = bests[0][0, um], bests[1][0, um]
-    overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
+        ranks = needed[um]
+        same_gt[ranks], same_iou[ranks] = bests.take(0, um, ranks)
+    overlap = same_iou  # NaN (no overlap measured) compares False, as -inf would
     dup = ev.verdict == Verdict.DUPLICATE
     if iou_threshold is not None:
         dup |= fp & (overlap >= iou_threshold)
@@ -205,11 +206,11 @@ def classify_false_positives(
     rest_mask = fp & ~dup & ~loc
     if rest_mask.any():
         kind[rest_mask] = FPKind.BACKGROUND
-        keep = rest_mask[needed]  # every rest rank is a needed one
-        rest = needed[keep]
+        at = np.flatnonzero(rest_mask[needed])  # every rest rank is a needed one
+        rest = needed[at]
         todo = np.ones(len(rest), dtype=bool)
         for new_kind, which in ((FPKind.SIMILAR, 1), (FPKind.OTHER, 2)):
-            best, ov = bests[0][which, keep], bests[1][which, keep]
+            best, ov = bests.take(which, at, rest)
             hit = todo & (best >= 0) & (ov >= min_overlap)  # NaN: False
             kind[rest[hit]] = new_kind
             confused[rest[hit]] = best[hit]

@@ -132,6 +132,23 @@ class _Known:
         return known
 
 
+@dataclass(frozen=True, eq=False)
+class Bests:
+    """What ``remembered_best`` found for the needed ranks: ``best`` int64 and ``iou`` float64,
+    (3, M) by position in the needed ranks, or (``by_rank``) the remembered (D, 3) by rank."""
+
+    best: IntArray
+    iou: FloatArray
+    by_rank: bool
+
+    def take(self, which: int, at: IntArray, ranks: IntArray) -> tuple[IntArray, FloatArray]:
+        """Reduction ``which`` (0 same, 1 similar, 2 other class) of the needed ranks ``ranks``,
+        at positions ``at`` among them: (best object row (-1: none), its overlap)."""
+        if self.by_rank:  # one gather each, no (3, M) copy first
+            return self.best[ranks, which], self.iou[ranks, which]
+        return self.best[which, at], self.iou[which, at]
+
+
 #: per result set, per dataset (both held weakly: forgotten with them), per class key: a
 #: ``_Known``, or what the first search found as it is (order, ranks, best, iou)
 _Entry = _Known | tuple[IntArray, IntArray, IntArray, FloatArray]
@@ -149,10 +166,11 @@ def remembered_best(
     plus_one: bool,
     label: int,
     similar: list[int],
-) -> tuple[IntArray, FloatArray]:
+) -> Bests:
     """``BestOverlaps(dataset, image[needed], results' boxes of order[needed], plus_one, label,
     similar).all()`` for the ``needed`` ranks (int64 (M,)) of one class's ranked detections
-    (``order``: their result rows, ``image``: their image rows), each rank searched once per
+    (``order``: their result rows, ``image``: their image rows; ``Bests.take`` reads them),
+    each rank searched once per
     result set, dataset, ``order`` and (``plus_one``, ``label``, ``similar``) and remembered:
     the search does not depend on the IoU threshold or area range, so a later call (another
     choice) looks up what it knows and searches only the ranks it has not seen."""
@@ -171,14 +189,14 @@ def remembered_best(
     if known is None or not same:  # the first search: kept as it is (no copy)
         best, iou = _search(dataset, results, order, image, needed, plus_one, label, similar)
         per_class[key] = (order, needed, best, iou)
-        return best, iou
+        return Bests(best, iou, by_rank=False)
     assert isinstance(known, _Known)
     new = needed[~known.found[needed]]
     if len(new):
         best, iou = _search(dataset, results, order, image, new, plus_one, label, similar)
         known.best[new], known.iou[new] = best.T, iou.T  # another thread writes the same
         known.found[new] = True
-    return known.best[needed].T, known.iou[needed].T
+    return Bests(known.best, known.iou, by_rank=True)
 
 
 def _search(
