@@ -195,7 +195,7 @@ def classify_false_positives(
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
         ranks = needed[um]
-        same_gt[ranks], same_iou[ranks] = bests.take(0, um, ranks)
+        same_gt[ranks], same_iou[ranks] = bests.take(0, um)
     overlap = same_iou  # NaN (no overlap measured) compares False, as -inf would
     dup = ev.verdict == np.int8(Verdict.DUPLICATE)
     if iou_threshold is not None:
@@ -210,7 +210,7 @@ def classify_false_positives(
         rest = needed[at]
         todo = np.ones(len(rest), dtype=bool)
         for new_kind, which in ((FPKind.SIMILAR, 1), (FPKind.OTHER, 2)):
-            best, ov = bests.take(which, at, rest)
+            best, ov = bests.take(which, at)
             hit = todo & (best >= 0) & (ov >= min_overlap)  # NaN: False
             found = rest[hit]
             kind[found], confused[found], confused_iou[found] = new_kind, best[hit], ov[hit]
