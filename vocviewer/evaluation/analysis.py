@@ -184,7 +184,7 @@ def classify_false_positives(
     same_gt, same_iou = ev.best_gt.astype(np.int64), ev.best_iou.astype(np.float64)
     if ev.task != "det" or n == 0:
         return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
-    fp = ev.verdict == Verdict.FP
+    fp = ev.verdict == np.int8(Verdict.FP)  # an int8 scalar: no enum in the loop
     unmeasured = fp & np.isnan(same_iou)
     # false positives that may end up neither duplicate nor poorly localised (a superset)
     needed = np.flatnonzero(unmeasured | (fp & ~(same_iou >= min_overlap)))
@@ -194,9 +194,10 @@ def classify_false_positives(
     bests = remembered_best(dataset, results, order, image, needed, plus_one, label, similar)
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
-        same_gt[needed[um]], same_iou[needed[um]] = bests[0][0, um], bests[1][0, um]
-    overlap = np.where(np.isnan(same_iou), -np.inf, same_iou)
-    dup = ev.verdict == Verdict.DUPLICATE
+        ranks = needed[um]
+        same_gt[ranks], same_iou[ranks] = bests.take(0, um)
+    overlap = same_iou  # NaN (no overlap measured) compares False, as -inf would
+    dup = ev.verdict == np.int8(Verdict.DUPLICATE)
     if iou_threshold is not None:
         dup |= fp & (overlap >= iou_threshold)
     loc = fp & ~dup & (overlap >= min_overlap)
@@ -205,15 +206,14 @@ def classify_false_positives(
     rest_mask = fp & ~dup & ~loc
     if rest_mask.any():
         kind[rest_mask] = FPKind.BACKGROUND
-        keep = rest_mask[needed]  # every rest rank is a needed one
-        rest = needed[keep]
+        at = np.flatnonzero(rest_mask[needed])  # every rest rank is a needed one
+        rest = needed[at]
         todo = np.ones(len(rest), dtype=bool)
         for new_kind, which in ((FPKind.SIMILAR, 1), (FPKind.OTHER, 2)):
-            best, ov = bests[0][which, keep], bests[1][which, keep]
+            best, ov = bests.take(which, at)
             hit = todo & (best >= 0) & (ov >= min_overlap)  # NaN: False
-            kind[rest[hit]] = new_kind
-            confused[rest[hit]] = best[hit]
-            confused_iou[rest[hit]] = ov[hit]
+            found = rest[hit]
+            kind[found], confused[found], confused_iou[found] = new_kind, best[hit], ov[hit]
             todo &= ~hit
     return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
 

@@ -3,7 +3,8 @@ the selected class or the mean over classes), ``analyze()``'s nested curves
 (``curves``), the object characteristics (``characteristics``), a page per analysis beyond AP
 that has one (``pages``: the operating point, the reliability diagram, ..., from the window's own
 evidence) and the bootstrap of one or all result sets (``bootstrap``, ``compare``); the chart
-combo chooses the page.
+combo chooses the page. Only TIDE's page and the comparison are built with the window; the others
+the first time they are shown or reached (``AnalysisPane.built``).
 
 The analysis is computed in a worker (``models.analysis_tasks``) as ``vocviewer analyze``
 computes it for the family, once per result set, and only while the pane is shown; so are the
@@ -67,6 +68,8 @@ X_OF: dict[str, float] = {n: float(i + (i >= 6) * 0.6) for i, n in enumerate(BAR
 TICK = {**{n: n for n in BARS}, "FalsePos": "FP", "FalseNeg": "FN"}
 #: the chart combo's data of the pages other than TIDE's ("") and the characteristics' (names)
 CURVES, BOOTSTRAP = "#curves", "#bootstrap"
+#: the characteristics' page's key in ``AnalysisPane.built`` (the combo's data is each name)
+CHARS = "#chars"
 
 
 class AnalysisPane(QWidget):
@@ -105,17 +108,16 @@ class AnalysisPane(QWidget):
             "the bootstrap's intervals and comparison"
         )
         self.chart_combo.addItem("What each error costs (TIDE)", "")
-        self.chars = CharacteristicsChart(state)
-        self.curves = CurvesChart(state, walk)
         self.compare = CompareView(state)
         self.beyond = BeyondSource(state, self)  # computed in a worker; ``ready`` redraws
-        #: the page of each analysis beyond AP that has one, by analysis name (``pages``)
-        self.pages: dict[str, AnalysisPage] = {p.analysis: p(state, self.beyond) for p in pages()}
+        #: the page class of each analysis beyond AP that has one, by analysis name (``pages``)
+        self.page_types: dict[str, type[AnalysisPage]] = {p.analysis: p for p in pages()}
+        #: the pages built so far (``built``: the first time one is shown or reached)
+        self._built: dict[str, QWidget] = {}
 
         self.splitter = chart_over_list(self.header, self.plot, self.list)
         self.stack = QStackedWidget()
-        fixed = (self.splitter, self.chars, self.curves, self.compare)
-        for page in (*fixed, *self.pages.values()):
+        for page in (self.splitter, self.compare):
             self.stack.addWidget(page)
         content = self.content = QWidget()  # scrolls where the tab is shorter than it needs
         layout = QVBoxLayout(content)
@@ -126,10 +128,8 @@ class AnalysisPane(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scrolled(content))
-        for plot in (self.plot, self.chars.plot, self.curves.plot):
-            keep_plot(plot, caption_lines=3)
-        for members in (self.list, self.chars.list, self.curves.list):
-            keep_rows(members.members, LIST_MIN_ROWS)
+        keep_plot(self.plot, caption_lines=3)
+        keep_rows(self.list.members, LIST_MIN_ROWS)
         for splitter in content.findChildren(QSplitter):
             splitter.setChildrenCollapsible(False)
 
@@ -143,8 +143,7 @@ class AnalysisPane(QWidget):
         self._ink, self._muted, self._fill = "#000", "#888", QColor("#4477aa")
         self.apply_palette()
 
-        for pane in (self.list, self.curves.list, self.chars.list, *self.pages.values()):
-            pane.zoom_requested.connect(self.zoom_requested)
+        self.list.zoom_requested.connect(self.zoom_requested)
         self.chart_combo.currentIndexChanged.connect(lambda _i: self._show_chart())
         self.beyond.ready.connect(self._on_beyond_ready)
         self.jobs.tide_ready.connect(self._on_tide)
@@ -161,6 +160,49 @@ class AnalysisPane(QWidget):
         ):
             signal.connect(self._invalidate)
         state.class_changed.connect(lambda _k: self._show())
+
+    # --- the pages, built when first shown (building them all takes the window ~0.1 s) -------
+    def built(self, key: str) -> QWidget:
+        """The page ``key`` (``CHARS``, ``CURVES`` or an analysis name of ``page_types``), built
+        and added to the stack the first time it is asked for."""
+        page = self._built.get(key)
+        if page is not None:
+            return page
+        made: QWidget
+        if key == CHARS:
+            made = chart = CharacteristicsChart(self.state)
+            lists, plots = [chart.list], [chart.plot]
+        elif key == CURVES:
+            made = curves = CurvesChart(self.state, self.walk)
+            lists, plots = [curves.list], [curves.plot]
+        else:
+            made, lists, plots = self.page_types[key](self.state, self.beyond), [], []
+            made.zoom_requested.connect(self.zoom_requested)  # type: ignore[attr-defined]
+        for plot in plots:
+            keep_plot(plot, caption_lines=3)
+        for members in lists:
+            keep_rows(members.members, LIST_MIN_ROWS)
+            members.zoom_requested.connect(self.zoom_requested)
+        for splitter in made.findChildren(QSplitter):
+            splitter.setChildrenCollapsible(False)
+        self._built[key] = made
+        self.stack.addWidget(made)
+        return made
+
+    @property
+    def chars(self) -> CharacteristicsChart:
+        """The characteristics' page (built on first use)."""
+        return self.built(CHARS)  # type: ignore[return-value]
+
+    @property
+    def curves(self) -> CurvesChart:
+        """``analyze()``'s curves' page (built on first use)."""
+        return self.built(CURVES)  # type: ignore[return-value]
+
+    @property
+    def pages(self) -> dict[str, AnalysisPage]:
+        """The page of each analysis beyond AP, by analysis name (each built now if it was not)."""
+        return {name: self.built(name) for name in self.page_types}  # type: ignore[misc]
 
     def room(self) -> int:
         """Height (px) that shows the charts and lists at their minimum sizes without scrolling."""
@@ -236,7 +278,7 @@ class AnalysisPane(QWidget):
         while self.chart_combo.count() > 1:
             self.chart_combo.removeItem(1)
         self.chart_combo.addItem("Precision/recall as errors are removed (analyze())", CURVES)
-        for name in self.pages:
+        for name in self.page_types:
             self.chart_combo.addItem(analysis_named(name).title, page_key(name))
         for name in self.characteristics:
             self.chart_combo.addItem(f"Objects by {name} (normalised AP)", name)
@@ -265,13 +307,17 @@ class AnalysisPane(QWidget):
         if name == BOOTSTRAP:
             self.stack.setCurrentWidget(self.compare)
             return
-        page = next((p for n, p in self.pages.items() if page_key(n) == name), None)
-        if page is not None:
+        page_name = next((n for n in self.page_types if page_key(n) == name), None)
+        if page_name is not None:
+            page: AnalysisPage = self.built(page_name)  # type: ignore[assignment]
             page.redraw()
             self.stack.setCurrentWidget(page)
             return
-        self.chars.set_characteristic(self.characteristics.get(name) if name else None, set_name)
-        self.stack.setCurrentWidget(self.chars if name else self.splitter)
+        if not name:
+            self.stack.setCurrentWidget(self.splitter)
+            return
+        self.chars.set_characteristic(self.characteristics.get(name), set_name)
+        self.stack.setCurrentWidget(self.chars)
 
     def _on_beyond_ready(self) -> None:
         """The worker's analyses beyond AP came: redraw the page showing one."""

@@ -58,6 +58,8 @@ class ClassOverview:
         self._entries: list[tuple[int, str]] = []  # the legend as filled: (class, text)
         self._segments = np.zeros((0, 4))  # x1, y1, x2, y2 of every drawn segment (data units)
         self._segment_class = np.zeros(0, dtype=np.int64)
+        #: the classes whose segments ``nearest`` needs, gathered on the first pick after a draw
+        self._segments_due: dict[int, ClassEvaluation] | None = None
         self.label = pg.TextItem(
             color="#202124", fill=pg.mkBrush(255, 255, 255, 230), anchor=(0, 1)
         )
@@ -74,6 +76,7 @@ class ClassOverview:
             self.plot_item.removeItem(curve)
         self.curves.clear()  # in place: ``PRPane.overview`` is this dict
         self._drawn, self.listed, self._ranks, self._entries = {}, [], {}, []
+        self._segments_due = {}  # no segments
         self._set_hover(-1)
 
     def _curve(self, k: int) -> pg.PlotCurveItem:
@@ -98,7 +101,7 @@ class ClassOverview:
                 curve.setData(*pr_polyline(ev.recall, ev.precision))
                 self._drawn[k] = ev
             curve.setVisible(True)
-        self._segments_of(done)
+        self._segments_due = done  # gathered when a pick needs them, not on every redraw
         self._restyle(done)
         if not done:
             self._set_hover(-1)
@@ -181,6 +184,9 @@ class ClassOverview:
     def nearest(self, scene_pos: QPointF) -> int:
         """The class whose curve passes nearest ``scene_pos`` (scene coordinates of the plot),
         within ``PICK_PX`` screen pixels; -1 if none."""
+        if self._segments_due is not None:
+            self._segments_of(self._segments_due)
+            self._segments_due = None
         if not self.on or not len(self._segments):
             return -1
         vb = self.plot_item.getViewBox()
