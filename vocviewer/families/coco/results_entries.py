@@ -89,7 +89,12 @@ def result_set(
     rles: RleTable | None,
     problems: list[FormatError],
     warnings: list[FormatError],
+    id_columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
 ) -> ResultSet:
+    """The ``ResultSet`` of result columns (``img``, ``label``: rows of the ground truth's images
+    and categories). ``id_columns``: the rows' image and category ids as read, when they are
+    ``gt.image_id[img]`` and ``gt.category_id[label]`` value for value (kept instead of
+    gathering copies of them)."""
     n = len(ids)
     # handed over to the model, which then keeps them instead of copying (CocoResults and
     # Detections share ``ids``)
@@ -104,8 +109,8 @@ def result_set(
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=sealed(gt.image_id[img]),
-        category_id=sealed(gt.category_id[label]),
+        image_id=sealed(gt.image_id[img] if id_columns is None else id_columns[0]),
+        category_id=sealed(gt.category_id[label] if id_columns is None else id_columns[1]),
         bbox=xywh,
         area=area,
         keypoints=kps,
