@@ -7,9 +7,10 @@ protocol can name the file and line of a detection it rejects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +32,43 @@ ROW_COLUMNS = (
 )
 
 
+class Derived:
+    """A column made on first read: ``function(*args)`` (``function`` and ``args`` picklable: a
+    result set crosses processes as it is). For a column another one gives exactly, e.g. the
+    corners of ``(x, y, w, h)`` boxes a reader keeps as they were read: it is not held twice
+    unless read. ``rowwise``: each row of the column is made from the same rows of ``args``
+    alone (arrays), so that some rows are made without the whole column (``Detections.box_rows``)."""
+
+    def __init__(
+        self, function: Callable[..., npt.NDArray[Any]], *args: Any, rowwise: bool = False
+    ) -> None:
+        self.function, self.args, self.rowwise = function, args, rowwise
+
+    def __call__(self) -> npt.NDArray[Any]:
+        return self.function(*self.args)
+
+
+class _BoxColumn:
+    """``Detections.box``: the array given, or the ``Derived`` one made (once, read-only) when
+    first read."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> npt.NDArray[np.float64]:
+        if obj is None:  # (no default for the dataclass field)
+            raise AttributeError("box")
+        box = obj.__dict__["_box"]
+        if isinstance(box, Derived):
+            box = _box_column(box(), len(obj.image_index))
+            obj.__dict__["_box"] = box
+        return box  # type: ignore[no-any-return]
+
+    def __set__(self, obj: Any, value: npt.ArrayLike | Derived) -> None:
+        obj.__dict__["_box"] = value
+
+
+def _box_column(box: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
+    return frozen(np.reshape(box, (n, 4)), np.float64)
+
+
 @dataclass(frozen=True, eq=False)
 class Detections:
     """Detections, all columns of length ``D``, in file order.
@@ -38,7 +76,8 @@ class Detections:
     image_index : int64 (D,)  row in ``Dataset.images``
     label : int64 (D,)        index into ``Dataset.classes``
     score : float64 (D,)      confidence, finite (readers reject NaN; ±inf are allowed)
-    box : float64 (D, 4)      xyxy in the dataset's box convention (``core.boxes``)
+    box : float64 (D, 4)      xyxy in the dataset's box convention (``core.boxes``); may be
+                              given as ``Derived``, then made when first read
     file_index : int64 (D,)   index into ``ResultSet.files``
     line : int64 (D,)         1-based line (or entry) number in that file
     """
@@ -46,17 +85,29 @@ class Detections:
     image_index: IntArray
     label: IntArray
     score: npt.NDArray[np.float64]
-    box: npt.NDArray[np.float64]
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``_BoxColumn``)
+        box: npt.NDArray[np.float64]
+    else:
+        box: npt.NDArray[np.float64] = _BoxColumn()
     file_index: IntArray
     line: IntArray
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
         freeze_columns(self, ROW_COLUMNS, n)
-        object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
+        if not isinstance(self.__dict__["_box"], Derived):
+            object.__setattr__(self, "box", _box_column(self.box, n))
 
     def __len__(self) -> int:
         return len(self.image_index)
+
+    def box_rows(self, rows: IntArray) -> npt.NDArray[np.float64]:
+        """``box[rows]``, without making a ``Derived`` box column made row by row."""
+        box = self.__dict__["_box"]
+        if isinstance(box, Derived) and box.rowwise:
+            part = box.function(*(np.asarray(a)[rows] for a in box.args))
+            return np.reshape(np.asarray(part, dtype=np.float64), (-1, 4))
+        return self.box[rows]
 
     @classmethod
     def empty(cls) -> Detections:

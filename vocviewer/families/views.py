@@ -218,7 +218,7 @@ def box_pair_iou(dataset: Dataset, results: ResultSet) -> PairIoU:
     box convention)."""
 
     def iou(det: IntArray, obj: IntArray) -> FloatArray:
-        pair = (results.detections.box[det], dataset.objects.box[obj])
+        pair = (results.detections.box_rows(det), dataset.objects.box[obj])
         return overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
 
     return iou

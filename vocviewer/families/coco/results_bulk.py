@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.arrays import sealed
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco.columns import RleTable
 from vocviewer.families.coco.schema import nonfinite_warning
@@ -71,6 +72,11 @@ def corners(xywh: FloatArray) -> FloatArray:
     with np.errstate(invalid="ignore", over="ignore"):
         pairs[:, 1] += pairs[:, 0]
     return out
+
+
+def sealed_corners(xywh: FloatArray) -> FloatArray:
+    """``corners(xywh)``, ``sealed`` (a result set's box column, made when first read)."""
+    return sealed(corners(xywh))
 
 
 def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:

@@ -15,11 +15,11 @@ from vocviewer.core import masks as mk
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import Detections, ResultSet
+from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.reader import polygon_sets_to_rle
-from vocviewer.families.coco.results_bulk import corners
+from vocviewer.families.coco.results_bulk import sealed_corners
 from vocviewer.formats.json_input import show
 
 
@@ -117,7 +117,9 @@ def result_set(
         masks=rles,
         warnings=tuple(warnings),
     )
-    xyxy = sealed(corners(xywh))  # kept rows may hold inf, NaN
+    # the corners made when first read (``x + w`` as ``corners`` adds it), not held twice; kept
+    # rows may hold inf, NaN
+    xyxy: Any = Derived(sealed_corners, extras.bbox, rowwise=True)
     dets = Detections(
         img,
         label,

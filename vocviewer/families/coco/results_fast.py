@@ -27,10 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.core.results import Detections, ResultSet
+from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
-from vocviewer.families.coco.results_bulk import Columns, corners, lookup, nonfinite_warnings
+from vocviewer.families.coco.results_bulk import (
+    Columns,
+    lookup,
+    nonfinite_warnings,
+    sealed_corners,
+)
 
 __all__ = ["CHUNK_BYTES", "available", "box_columns", "box_result"]
 
@@ -171,7 +176,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     )
     del img_ids, cat_ids, area, xywh
     xywh = extras.bbox
-    xyxy = corners(xywh)
+    xyxy: Any = Derived(sealed_corners, xywh, rowwise=True)  # (made when read)
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)
     return ResultSet(
         path.stem,
