@@ -1,8 +1,8 @@
-"""``Derived`` columns: ``Detections.box`` given as a function of other columns is made when first
+"""``Derived`` columns: ``Detections.box`` (and ``CocoResults.area``) given as a function of other columns is made when first
 read (then read-only, kept), ``box_rows`` makes only the rows asked for, and a pickled result set
-keeps it derived. COCO box results keep their ``(x, y, w, h)`` boxes once: the corners are made
-when read, bit for bit the ones made at reading before (``x + w``), and an evaluation with its
-evidence does not make them."""
+keeps it derived. COCO box results keep their ``(x, y, w, h)`` boxes once: the corners and areas
+are made when read, bit for bit the ones made at reading before (``x + w``, ``w * h``), and an
+evaluation with its evidence makes neither."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from tests.parity.test_coco_parity import MINI, gen_bbox, needs_mini
-from vocviewer.core.results import Derived, Detections
+from vocviewer.core.results import Derived, Detections, is_made, rows_of
 from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_bulk import sealed_corners
@@ -24,7 +24,7 @@ from vocviewer.families.views import ViewChoice
 
 
 def _made(dets: Detections) -> bool:
-    return not isinstance(dets.__dict__["_box"], Derived)
+    return is_made(dets, "box")
 
 
 def _corners(xywh: np.ndarray) -> np.ndarray:
@@ -70,6 +70,12 @@ def test_coco_box_results_evaluated_without_their_corners(tmp_path: Path) -> Non
     rs = read_coco_results(ds, dt, task="bbox")
     choice = ViewChoice()
     evidence = collect(evaluate_coco_views(ds, rs, choice, task="bbox", diagnose=False), choice)
-    assert evidence.raws() and not _made(rs.detections)
-    xywh = rs.data(CocoResults).bbox
+    coco = rs.data(CocoResults)
+    assert evidence.raws() and not _made(rs.detections) and not is_made(coco, "area")
+    xywh = coco.bbox
+    rows = np.arange(len(xywh))[::-3]
+    assert rows_of(coco, "area", rows).tobytes() == (xywh[rows, 2] * xywh[rows, 3]).tobytes()
+    assert not is_made(coco, "area")
     assert rs.detections.box.tobytes() == _corners(xywh).tobytes()
+    assert coco.area.tobytes() == (xywh[:, 2] * xywh[:, 3]).tobytes()
+    assert is_made(coco, "area") and not coco.area.flags.writeable

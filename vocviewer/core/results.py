@@ -48,25 +48,46 @@ class Derived:
         return self.function(*self.args)
 
 
-class _BoxColumn:
-    """``Detections.box``: the array given, or the ``Derived`` one made (once, read-only) when
-    first read."""
+class DerivedColumn:
+    """A dataclass field that takes an array or a ``Derived`` one, made (once, by ``finish(obj,
+    array)``: its shape and dtype checked, read-only) when first read. Declare the field's type
+    for the type checker apart (``if TYPE_CHECKING``): the descriptor has no default."""
 
-    def __get__(self, obj: Any, owner: Any = None) -> npt.NDArray[np.float64]:
+    def __init__(self, finish: Callable[[Any, npt.NDArray[Any]], npt.NDArray[Any]]) -> None:
+        self.finish = finish
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj: Any, owner: Any = None) -> npt.NDArray[Any]:
         if obj is None:  # (no default for the dataclass field)
-            raise AttributeError("box")
-        box = obj.__dict__["_box"]
-        if isinstance(box, Derived):
-            box = _box_column(box(), len(obj.image_index))
-            obj.__dict__["_box"] = box
-        return box  # type: ignore[no-any-return]
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Derived):
+            value = self.finish(obj, value())
+            obj.__dict__[self.slot] = value
+        return value  # type: ignore[no-any-return]
 
     def __set__(self, obj: Any, value: npt.ArrayLike | Derived) -> None:
-        obj.__dict__["_box"] = value
+        obj.__dict__[self.slot] = value
 
 
-def _box_column(box: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
-    return frozen(np.reshape(box, (n, 4)), np.float64)
+def is_made(obj: Any, name: str) -> bool:
+    """Whether ``obj``'s ``DerivedColumn`` ``name`` holds an array (given, or made)."""
+    return not isinstance(obj.__dict__["_" + name], Derived)
+
+
+def rows_of(obj: Any, name: str, rows: IntArray) -> npt.NDArray[Any]:
+    """``getattr(obj, name)[rows]``; a ``Derived`` column made row by row (``rowwise``) and not
+    made yet is not made whole: only ``rows``, bit for bit the same values."""
+    value = obj.__dict__.get("_" + name)
+    if isinstance(value, Derived) and value.rowwise:
+        return value.function(*(np.asarray(a)[rows] for a in value.args))
+    return getattr(obj, name)[rows]  # type: ignore[no-any-return]
+
+
+def _box_column(dets: Detections, box: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    return frozen(np.reshape(box, (len(dets.image_index), 4)), np.float64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,29 +106,25 @@ class Detections:
     image_index: IntArray
     label: IntArray
     score: npt.NDArray[np.float64]
-    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``_BoxColumn``)
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``DerivedColumn``)
         box: npt.NDArray[np.float64]
     else:
-        box: npt.NDArray[np.float64] = _BoxColumn()
+        box: npt.NDArray[np.float64] = DerivedColumn(_box_column)
     file_index: IntArray
     line: IntArray
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
         freeze_columns(self, ROW_COLUMNS, n)
-        if not isinstance(self.__dict__["_box"], Derived):
-            object.__setattr__(self, "box", _box_column(self.box, n))
+        if is_made(self, "box"):
+            object.__setattr__(self, "box", _box_column(self, self.box))
 
     def __len__(self) -> int:
         return len(self.image_index)
 
     def box_rows(self, rows: IntArray) -> npt.NDArray[np.float64]:
         """``box[rows]``, without making a ``Derived`` box column made row by row."""
-        box = self.__dict__["_box"]
-        if isinstance(box, Derived) and box.rowwise:
-            part = box.function(*(np.asarray(a)[rows] for a in box.args))
-            return np.reshape(np.asarray(part, dtype=np.float64), (-1, 4))
-        return self.box[rows]
+        return np.reshape(np.asarray(rows_of(self, "box", rows), dtype=np.float64), (-1, 4))
 
     @classmethod
     def empty(cls) -> Detections:

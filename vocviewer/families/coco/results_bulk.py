@@ -79,6 +79,13 @@ def sealed_corners(xywh: FloatArray) -> FloatArray:
     return sealed(corners(xywh))
 
 
+def sealed_box_area(xywh: FloatArray) -> FloatArray:
+    """``w * h`` of ``(x, y, w, h)`` boxes (``loadRes``' bbox area; inf, NaN kept), ``sealed``
+    (a result set's area column, made when first read)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return sealed(xywh[:, 2] * xywh[:, 3])
+
+
 def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:
     """One warning naming the first box result with a NaN / infinite score or coordinate (such
     rows are kept and evaluated as pycocotools does); none if all are finite (told first by

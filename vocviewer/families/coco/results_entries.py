@@ -84,7 +84,7 @@ def result_set(
     label: npt.NDArray[np.int64],
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
-    area: npt.NDArray[np.float64],
+    area: npt.NDArray[np.float64] | Derived,
     kp_lists: list[npt.NDArray[np.float64]] | npt.NDArray[np.float64],
     rles: RleTable | None,
     problems: list[FormatError],
@@ -98,7 +98,8 @@ def result_set(
     n = len(ids)
     # handed over to the model, which then keeps them instead of copying (CocoResults and
     # Detections share ``ids``)
-    img, label, score, ids, xywh, area = map(sealed, (img, label, score, ids, xywh, area))
+    img, label, score, ids, xywh = map(sealed, (img, label, score, ids, xywh))
+    area_column: Any = area if isinstance(area, Derived) else sealed(area)
     if isinstance(kp_lists, np.ndarray):  # (N, P, 3) from the bulk path
         kps = kp_lists
     else:
@@ -112,7 +113,7 @@ def result_set(
         image_id=sealed(gt.image_id[img] if id_columns is None else id_columns[0]),
         category_id=sealed(gt.category_id[label] if id_columns is None else id_columns[1]),
         bbox=xywh,
-        area=area,
+        area=area_column,
         keypoints=kps,
         masks=rles,
         warnings=tuple(warnings),

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from vocviewer.core.arrays import sealed
 from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
@@ -34,6 +35,7 @@ from vocviewer.families.coco.results_bulk import (
     Columns,
     lookup,
     nonfinite_warnings,
+    sealed_box_area,
     sealed_corners,
 )
 
@@ -161,8 +163,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     warnings = tuple(nonfinite_warnings(path, score, xywh))
     n = len(score)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        area = xywh[:, 2] * xywh[:, 3]
+    area: Any = Derived(sealed_box_area, sealed(xywh), rowwise=True)  # (made when read)
     extras = CocoResults(  # the file's ids: equal to gt's at img / label (``lookup``)
         kind="bbox",
         det_id=ids,

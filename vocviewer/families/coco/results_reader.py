@@ -22,9 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import Derived, ResultSet
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_entries as entries
 from vocviewer.families.coco import results_fast as fast
@@ -273,8 +274,7 @@ def _box_result(
     n = len(score)
     warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        area = xywh[:, 2] * xywh[:, 3]
+    area: Any = Derived(bulk.sealed_box_area, sealed(xywh), rowwise=True)  # (made when read)
     return entries.result_set(
         path,
         "bbox",
