@@ -82,7 +82,7 @@ def rows_of(obj: Any, name: str, rows: IntArray) -> npt.NDArray[Any]:
     made yet is not made whole: only ``rows``, bit for bit the same values."""
     value = obj.__dict__.get("_" + name)
     if isinstance(value, Derived) and value.rowwise:
-        return value.function(*(np.asarray(a)[rows] for a in value.args))
+        return value.function(*(np.take(a, rows, axis=0) for a in value.args))  # (rows: take)
     return getattr(obj, name)[rows]  # type: ignore[no-any-return]
 
 
