@@ -79,11 +79,12 @@ def sealed_corners(xywh: FloatArray) -> FloatArray:
     return sealed(corners(xywh))
 
 
-def sealed_box_area(xywh: FloatArray) -> FloatArray:
-    """``w * h`` of ``(x, y, w, h)`` boxes (``loadRes``' bbox area; inf, NaN kept), ``sealed``
-    (a result set's area column, made when first read)."""
+def sealed_box_area(w: FloatArray, h: FloatArray) -> FloatArray:
+    """``w * h`` of boxes' widths and heights (``loadRes``' bbox area; inf, NaN kept), ``sealed``
+    (a result set's area column, made when first read: ``Derived(sealed_box_area, xywh[:, 2],
+    xywh[:, 3])``, whose rows are gathered column by column)."""
     with np.errstate(invalid="ignore", over="ignore"):
-        return sealed(xywh[:, 2] * xywh[:, 3])
+        return sealed(w * h)
 
 
 def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:

@@ -163,7 +163,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     warnings = tuple(nonfinite_warnings(path, score, xywh))
     n = len(score)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    area: Any = Derived(sealed_box_area, sealed(xywh), rowwise=True)  # (made when read)
+    area: Any = Derived(sealed_box_area, *sealed(xywh)[:, 2:].T, rowwise=True)  # (made when read)
     extras = CocoResults(  # the file's ids: equal to gt's at img / label (``lookup``)
         kind="bbox",
         det_id=ids,

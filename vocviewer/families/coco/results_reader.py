@@ -274,7 +274,9 @@ def _box_result(
     n = len(score)
     warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    area: Any = Derived(bulk.sealed_box_area, sealed(xywh), rowwise=True)  # (made when read)
+    area: Any = Derived(
+        bulk.sealed_box_area, *sealed(xywh)[:, 2:].T, rowwise=True
+    )  # (made when read)
     return entries.result_set(
         path,
         "bbox",
