@@ -7,9 +7,10 @@ protocol can name the file and line of a detection it rejects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +32,64 @@ ROW_COLUMNS = (
 )
 
 
+class Derived:
+    """A column made on first read: ``function(*args)`` (``function`` and ``args`` picklable: a
+    result set crosses processes as it is). For a column another one gives exactly, e.g. the
+    corners of ``(x, y, w, h)`` boxes a reader keeps as they were read: it is not held twice
+    unless read. ``rowwise``: each row of the column is made from the same rows of ``args``
+    alone (arrays), so that some rows are made without the whole column (``Detections.box_rows``)."""
+
+    def __init__(
+        self, function: Callable[..., npt.NDArray[Any]], *args: Any, rowwise: bool = False
+    ) -> None:
+        self.function, self.args, self.rowwise = function, args, rowwise
+
+    def __call__(self) -> npt.NDArray[Any]:
+        return self.function(*self.args)
+
+
+class DerivedColumn:
+    """A dataclass field that takes an array or a ``Derived`` one, made (once, by ``finish(obj,
+    array)``: its shape and dtype checked, read-only) when first read. Declare the field's type
+    for the type checker apart (``if TYPE_CHECKING``): the descriptor has no default."""
+
+    def __init__(self, finish: Callable[[Any, npt.NDArray[Any]], npt.NDArray[Any]]) -> None:
+        self.finish = finish
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj: Any, owner: Any = None) -> npt.NDArray[Any]:
+        if obj is None:  # (no default for the dataclass field)
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.slot]
+        if isinstance(value, Derived):
+            value = self.finish(obj, value())
+            obj.__dict__[self.slot] = value
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, obj: Any, value: npt.ArrayLike | Derived) -> None:
+        obj.__dict__[self.slot] = value
+
+
+def is_made(obj: Any, name: str) -> bool:
+    """Whether ``obj``'s ``DerivedColumn`` ``name`` holds an array (given, or made)."""
+    return not isinstance(obj.__dict__["_" + name], Derived)
+
+
+def rows_of(obj: Any, name: str, rows: IntArray) -> npt.NDArray[Any]:
+    """``getattr(obj, name)[rows]``; a ``Derived`` column made row by row (``rowwise``) and not
+    made yet is not made whole: only ``rows``, bit for bit the same values."""
+    value = obj.__dict__.get("_" + name)
+    if isinstance(value, Derived) and value.rowwise:
+        return value.function(*(np.take(a, rows, axis=0) for a in value.args))  # (rows: take)
+    return getattr(obj, name)[rows]  # type: ignore[no-any-return]
+
+
+def _box_column(dets: Detections, box: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    return frozen(np.reshape(box, (len(dets.image_index), 4)), np.float64)
+
+
 @dataclass(frozen=True, eq=False)
 class Detections:
     """Detections, all columns of length ``D``, in file order.
@@ -38,7 +97,8 @@ class Detections:
     image_index : int64 (D,)  row in ``Dataset.images``
     label : int64 (D,)        index into ``Dataset.classes``
     score : float64 (D,)      confidence, finite (readers reject NaN; ±inf are allowed)
-    box : float64 (D, 4)      xyxy in the dataset's box convention (``core.boxes``)
+    box : float64 (D, 4)      xyxy in the dataset's box convention (``core.boxes``); may be
+                              given as ``Derived``, then made when first read
     file_index : int64 (D,)   index into ``ResultSet.files``
     line : int64 (D,)         1-based line (or entry) number in that file
     """
@@ -46,17 +106,25 @@ class Detections:
     image_index: IntArray
     label: IntArray
     score: npt.NDArray[np.float64]
-    box: npt.NDArray[np.float64]
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``DerivedColumn``)
+        box: npt.NDArray[np.float64]
+    else:
+        box: npt.NDArray[np.float64] = DerivedColumn(_box_column)
     file_index: IntArray
     line: IntArray
 
     def __post_init__(self) -> None:
         n = len(self.image_index)
         freeze_columns(self, ROW_COLUMNS, n)
-        object.__setattr__(self, "box", frozen(np.reshape(self.box, (n, 4)), np.float64))
+        if is_made(self, "box"):
+            object.__setattr__(self, "box", _box_column(self, self.box))
 
     def __len__(self) -> int:
         return len(self.image_index)
+
+    def box_rows(self, rows: IntArray) -> npt.NDArray[np.float64]:
+        """``box[rows]``, without making a ``Derived`` box column made row by row."""
+        return np.reshape(np.asarray(rows_of(self, "box", rows), dtype=np.float64), (-1, 4))
 
     @classmethod
     def empty(cls) -> Detections:

@@ -34,6 +34,8 @@ IOU_CHOICES: tuple[float, ...] = tuple(round(0.5 + 0.05 * i, 2) for i in range(1
 #: A toolkit's per-detection code -1 / 0 / 1 (ignored / false / true positive, as VisDrone's and
 #: ILSVRC's evaluators record it) as a ``Verdict``: ``TOOLKIT_VERDICT[code + 1]``.
 TOOLKIT_VERDICT = np.array([Verdict.IGNORED, Verdict.FP, Verdict.TP], dtype=np.int8)
+#: ``ClassEvaluation.duplicate_of`` of a protocol without duplicates: -1, broadcast to every rank.
+_NO_DUPLICATE = np.int64(-1)
 #: Area ranges a family may offer for its curves (COCO's: all, small, medium, large).
 AREA_CHOICES: tuple[str, ...] = ("all", "small", "medium", "large")
 #: The IoU kinds for mask results beside their own (mask IoU, ``""``): Boundary AP's.
@@ -216,7 +218,7 @@ def box_pair_iou(dataset: Dataset, results: ResultSet) -> PairIoU:
     box convention)."""
 
     def iou(det: IntArray, obj: IntArray) -> FloatArray:
-        pair = (results.detections.box[det], dataset.objects.box[obj])
+        pair = (results.detections.box_rows(det), dataset.objects.box[obj])
         return overlap_pairs(*pair, plus_one=dataset.plus_one)[1]
 
     return iou
@@ -264,7 +266,7 @@ def ranked_evaluation(
         verdict=verdict.astype(np.int8),
         best_gt=matched,
         best_iou=best_iou,
-        duplicate_of=np.full(n, -1, dtype=np.int64),
+        duplicate_of=np.broadcast_to(_NO_DUPLICATE, (n,)),  # read-only, no memory per rank
         precision=precision,
         recall=recall,
         ap=ap,

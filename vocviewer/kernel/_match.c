@@ -71,7 +71,7 @@ typedef struct {
     double *precision, *recall, *scores; /* (T, R, A, M), (T, A, M), (T, R, A, M) */
     int64_t *order;            /* (D,) positions in global rank order */
     int64_t *npig;             /* (A,) */
-    int64_t *match0;           /* (T, D) area "all", rank order: matched GT slice position */
+    int32_t *match0;           /* (T, D) area "all", rank order: matched GT slice position */
     int8_t *code0;             /* (T, D) area "all", rank order: TP / FP / ignored code */
     int64_t *match;            /* (A, T, D) or NULL */
     uint8_t *gt_ig, *dt_ig, *tp, *fp; /* (A, G), (A, T, D) x3, or NULL */
@@ -286,7 +286,7 @@ static int64_t gt_ignore_at(const Shared *S, int64_t g_lo, int64_t ng, double lo
  * `out` holds D flags of scratch. */
 static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, const int64_t *inv,
                      const int64_t *match, const uint8_t *ig, double lo, double hi, uint8_t *out,
-                     uint8_t *flag, uint8_t *tp, uint8_t *fp, uint8_t *dt_ig, int64_t *match0,
+                     uint8_t *flag, uint8_t *tp, uint8_t *fp, uint8_t *dt_ig, int32_t *match0,
                      int8_t *code0)
 {
     const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
@@ -314,7 +314,7 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
             }
         if (code0 != NULL) {
             for (int64_t d = 0; d < nd; d++)
-                match0[t * nd + inv[d]] = mt[d];
+                match0[t * nd + inv[d]] = (int32_t)mt[d]; /* (< 2**31 GT: the caller's check) */
             for (int64_t i = 0; i < nd; i++)
                 code0[t * nd + i] = code[ft[i]];
         }
@@ -646,7 +646,7 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject *keep
     o[2] = new_array(4, d_prec, NPY_FLOAT64, keep);
     o[3] = new_array(1, &D, NPY_INT64, keep);
     o[4] = new_array(1, &A, NPY_INT64, keep);
-    o[5] = new_array(2, d_td, NPY_INT64, keep);
+    o[5] = new_array(2, d_td, NPY_INT32, keep);
     o[6] = new_array(2, d_td, NPY_INT8, keep);
     if (full) {
         o[7] = new_array(3, d_atd, NPY_INT64, keep);
@@ -668,7 +668,7 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject *keep
     q->k = k;
     q->precision = DATA(0, double), q->recall = DATA(1, double), q->scores = DATA(2, double);
     q->order = DATA(3, int64_t), q->npig = DATA(4, int64_t);
-    q->match0 = DATA(5, int64_t), q->code0 = DATA(6, int8_t);
+    q->match0 = DATA(5, int32_t), q->code0 = DATA(6, int8_t);
     if (full) {
         q->match = DATA(7, int64_t), q->gt_ig = DATA(8, uint8_t), q->dt_ig = DATA(9, uint8_t);
         q->tp = DATA(10, uint8_t), q->fp = DATA(11, uint8_t);
@@ -872,7 +872,7 @@ static PyMethodDef methods[] = {
      "`sim`); groups, ranks, offsets int64; flags uint8; areas, scores float64; dt_extra\n"
      "uint8 or None; sim float64 in pair_up order with sim_off (K + 1), or None; codes int8\n"
      "(TP, FP, ignored). Returns one tuple per category: precision (T, R, A, M), recall\n"
-     "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 (T, D), code0 (T, D)\n"
+     "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 int32 (T, D), code0 (T, D)\n"
      "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
      "dt_ignore, tp, fp (A, T, D)."},
     {NULL, NULL, 0, NULL},

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +17,7 @@ import numpy.typing as npt
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.arrays import frozen
 from vocviewer.core.errors import FormatError
+from vocviewer.core.results import DerivedColumn, is_made
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -36,7 +38,6 @@ _RESULT_DTYPES: dict[str, type[np.generic]] = {
     "det_id": np.int64,
     "image_id": np.int64,
     "category_id": np.int64,
-    "area": np.float64,
 }
 
 
@@ -166,7 +167,8 @@ class CocoResults:
     det_id : int64 (D,)     entry index + 1 (``loadRes``' ids)
     image_id, category_id : int64 (D,)
     bbox : float64 (D, 4)   ``x, y, w, h``: given, or the mask's / keypoints' extent
-    area : float64 (D,)     ``w*h`` (bbox), mask pixels (segm), keypoint extent (keypoints)
+    area : float64 (D,)     ``w*h`` (bbox), mask pixels (segm), keypoint extent (keypoints);
+        may be given as ``core.results.Derived`` (made when first read)
     masks : ``RleTable`` or ``None``
     keypoints : float64 (D, P, 3)  (P = 0 without keypoints)
     warnings : problems of rows that were kept (non-finite values, an RLE size other than its
@@ -178,7 +180,10 @@ class CocoResults:
     image_id: IntArray
     category_id: IntArray
     bbox: FloatArray
-    area: FloatArray
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too)
+        area: FloatArray
+    else:
+        area: FloatArray = DerivedColumn(lambda _, a: frozen(a, np.float64))
     keypoints: FloatArray
     masks: RleTable | None = None
     warnings: tuple[FormatError, ...] = ()
@@ -187,5 +192,7 @@ class CocoResults:
         n = len(self.det_id)
         for name, dtype in _RESULT_DTYPES.items():
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        if is_made(self, "area"):
+            object.__setattr__(self, "area", frozen(self.area, np.float64))
         object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))
         object.__setattr__(self, "keypoints", frozen(_points(self.keypoints, n), np.float64))

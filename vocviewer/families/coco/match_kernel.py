@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -47,13 +48,14 @@ class KernelCategory:
     """One category from the kernel.
 
     ``curves``: ``accumulate_category``'s (``order``: slice positions in rank order); ``npig``
-    int64 (A,); ``match0`` int64 (T, D) (GT slice position, -1: none) and ``verdict0`` int8
-    (T, D) (``Verdict``) of area range 0 ("all"), detections in rank order; ``full``: every
-    area range's matching (slice order) when asked for, else ``None``."""
+    int64 (A,); ``match0`` int32 (T, D) (GT slice position, -1: none; int64 on the numpy
+    path) and ``verdict0`` int8 (T, D) (``Verdict``) of area range 0 ("all"), detections in
+    rank order; ``full``: every area range's matching (slice order) when asked for, else
+    ``None``."""
 
     curves: CategoryCurves
     npig: IntArray
-    match0: IntArray
+    match0: npt.NDArray[np.signedinteger[Any]]
     verdict0: npt.NDArray[np.int8]
     full: FullMatches | None
 
@@ -89,10 +91,12 @@ def kernel_categories(
     none (pycocotools' ``dtm == 0``; ``CocoParams.fix_id0`` turns it off). ``full``: also
     every area range's matching (``FullMatches``)."""
     mod = kernel.load("_match")
-    if mod is None:
-        return None
     p = prep.params
     g0, g1 = int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
+    if mod is None:
+        return None
+    if g1 - g0 >= 2**31 and int(np.diff(prep.gt_offsets[k0 : k1 + 1]).max()) >= 2**31:
+        raise ValueError("a category of 2**31 ground truth objects or more")  # (int32 match0)
     d0, d1 = int(prep.dt_offsets[k0]), int(prep.dt_offsets[k1])
     gs, ds = slice(g0, g1), slice(d0, d1)
     gt_rows, dt_rows = prep.gt_rows[gs], prep.dt_rows[ds]

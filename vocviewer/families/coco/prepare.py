@@ -22,7 +22,7 @@ from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.mask_boundary import boundaries
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import ResultSet, rows_of
 from vocviewer.families.coco import similarity as sim
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.params import CocoParams
@@ -162,7 +162,7 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         dt_group=_narrow(sorted_group, n_k * n_img),
         dt_rank=_narrow(rank, n_det),
         dt_score=det.score[d_rows],
-        dt_area=dt.area[d_rows],
+        dt_area=rows_of(dt, "area", d_rows),  # (a box area made from its box: not made whole)
         dt_image_pos=_narrow(d_pos, n_img),
         dt_image_index=_narrow(index_of_pos[d_pos], n_img),
         dt_offsets=dt_offsets,

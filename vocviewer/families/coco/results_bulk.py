@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from vocviewer import kernel
 from vocviewer.core import rle_columns as rc
+from vocviewer.core.arrays import sealed
 from vocviewer.core.errors import FormatError
 from vocviewer.families.coco.columns import RleTable
 from vocviewer.families.coco.schema import nonfinite_warning
@@ -71,6 +72,19 @@ def corners(xywh: FloatArray) -> FloatArray:
     with np.errstate(invalid="ignore", over="ignore"):
         pairs[:, 1] += pairs[:, 0]
     return out
+
+
+def sealed_corners(xywh: FloatArray) -> FloatArray:
+    """``corners(xywh)``, ``sealed`` (a result set's box column, made when first read)."""
+    return sealed(corners(xywh))
+
+
+def sealed_box_area(w: FloatArray, h: FloatArray) -> FloatArray:
+    """``w * h`` of boxes' widths and heights (``loadRes``' bbox area; inf, NaN kept), ``sealed``
+    (a result set's area column, made when first read: ``Derived(sealed_box_area, xywh[:, 2],
+    xywh[:, 3])``, whose rows are gathered column by column)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return sealed(w * h)
 
 
 def nonfinite_warnings(path: Path, score: FloatArray, xywh: FloatArray) -> list[FormatError]:

@@ -15,11 +15,11 @@ from vocviewer.core import masks as mk
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import Detections, ResultSet
+from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.reader import polygon_sets_to_rle
-from vocviewer.families.coco.results_bulk import corners
+from vocviewer.families.coco.results_bulk import sealed_corners
 from vocviewer.formats.json_input import show
 
 
@@ -84,16 +84,22 @@ def result_set(
     label: npt.NDArray[np.int64],
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
-    area: npt.NDArray[np.float64],
+    area: npt.NDArray[np.float64] | Derived,
     kp_lists: list[npt.NDArray[np.float64]] | npt.NDArray[np.float64],
     rles: RleTable | None,
     problems: list[FormatError],
     warnings: list[FormatError],
+    id_columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
 ) -> ResultSet:
+    """The ``ResultSet`` of result columns (``img``, ``label``: rows of the ground truth's images
+    and categories). ``id_columns``: the rows' image and category ids as read, when they are
+    ``gt.image_id[img]`` and ``gt.category_id[label]`` value for value (kept instead of
+    gathering copies of them)."""
     n = len(ids)
     # handed over to the model, which then keeps them instead of copying (CocoResults and
     # Detections share ``ids``)
-    img, label, score, ids, xywh, area = map(sealed, (img, label, score, ids, xywh, area))
+    img, label, score, ids, xywh = map(sealed, (img, label, score, ids, xywh))
+    area_column: Any = area if isinstance(area, Derived) else sealed(area)
     if isinstance(kp_lists, np.ndarray):  # (N, P, 3) from the bulk path
         kps = kp_lists
     else:
@@ -104,15 +110,17 @@ def result_set(
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=sealed(gt.image_id[img]),
-        category_id=sealed(gt.category_id[label]),
+        image_id=sealed(gt.image_id[img] if id_columns is None else id_columns[0]),
+        category_id=sealed(gt.category_id[label] if id_columns is None else id_columns[1]),
         bbox=xywh,
-        area=area,
+        area=area_column,
         keypoints=kps,
         masks=rles,
         warnings=tuple(warnings),
     )
-    xyxy = sealed(corners(xywh))  # kept rows may hold inf, NaN
+    # the corners made when first read (``x + w`` as ``corners`` adds it), not held twice; kept
+    # rows may hold inf, NaN
+    xyxy: Any = Derived(sealed_corners, extras.bbox, rowwise=True)
     dets = Detections(
         img,
         label,

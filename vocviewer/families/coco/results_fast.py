@@ -27,10 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from vocviewer.core.results import Detections, ResultSet
+from vocviewer.core.arrays import sealed
+from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
-from vocviewer.families.coco.results_bulk import Columns, corners, lookup, nonfinite_warnings
+from vocviewer.families.coco.results_bulk import (
+    Columns,
+    lookup,
+    nonfinite_warnings,
+    sealed_box_area,
+    sealed_corners,
+)
 
 __all__ = ["CHUNK_BYTES", "available", "box_columns", "box_result"]
 
@@ -156,8 +163,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     warnings = tuple(nonfinite_warnings(path, score, xywh))
     n = len(score)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        area = xywh[:, 2] * xywh[:, 3]
+    area: Any = Derived(sealed_box_area, *sealed(xywh)[:, 2:].T, rowwise=True)  # (made when read)
     extras = CocoResults(  # the file's ids: equal to gt's at img / label (``lookup``)
         kind="bbox",
         det_id=ids,
@@ -171,7 +177,7 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     )
     del img_ids, cat_ids, area, xywh
     xywh = extras.bbox
-    xyxy = corners(xywh)
+    xyxy: Any = Derived(sealed_corners, xywh, rowwise=True)  # (made when read)
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)
     return ResultSet(
         path.stem,

@@ -22,9 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import Derived, ResultSet
 from vocviewer.families.coco import results_bulk as bulk
 from vocviewer.families.coco import results_entries as entries
 from vocviewer.families.coco import results_fast as fast
@@ -181,7 +182,7 @@ def read_coco_result_list(
         rows = None if cols is None else _box_rows(cols[0], cols[1], gt)
         if cols is not None and rows is not None:
             anns.clear()  # the parsed entries are not held while the result set is built
-            return _box_result(path, *rows, cols[2], cols[3], gt)
+            return _box_result(path, *rows, cols[2], cols[3], gt, (cols[0], cols[1]))
     if task == "segm":
         s = bulk.segm_columns(anns, literals, *_lookups(dataset), box_kind=kind == "bbox")
         if s is not None:
@@ -246,7 +247,7 @@ def _checked_boxes(
     """The box ``ResultSet`` if every id is known (else ``None``: the per-entry path names
     it); rows with NaN / infinite values are kept, with one warning."""
     rows = _box_rows(img_ids, cat_ids, gt)
-    return None if rows is None else _box_result(path, *rows, score, xywh, gt)
+    return None if rows is None else _box_result(path, *rows, score, xywh, gt, (img_ids, cat_ids))
 
 
 def _box_rows(
@@ -265,13 +266,30 @@ def _box_result(
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
     gt: CocoAnnotations,
+    id_columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
 ) -> ResultSet:
-    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
+    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning
+    (``id_columns``: the image and category ids the rows ``img``, ``label`` were found for,
+    kept as ``CocoResults``' columns)."""
     n = len(score)
     warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        area = xywh[:, 2] * xywh[:, 3]
+    area: Any = Derived(
+        bulk.sealed_box_area, *sealed(xywh)[:, 2:].T, rowwise=True
+    )  # (made when read)
     return entries.result_set(
-        path, "bbox", gt, ids, img, label, score, xywh, area, [], None, warnings, warnings
+        path,
+        "bbox",
+        gt,
+        ids,
+        img,
+        label,
+        score,
+        xywh,
+        area,
+        [],
+        None,
+        warnings,
+        warnings,
+        id_columns,
     )
