@@ -10,8 +10,9 @@ outcome and message stays theirs. ``tests/kernel/test_json_kernel.py`` checks bo
 from __future__ import annotations
 
 import mmap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +25,7 @@ from vocviewer.families.coco.rle_strings import RleStrings
 from vocviewer.formats.input import MAX_FILE_BYTES, MAX_IMAGE_PIXELS, check_regular
 
 IntArray = npt.NDArray[np.int64]
+T = TypeVar("T")
 #: What the scanner reads: a file's bytes, or the file mapped into memory.
 Buffer = bytes | mmap.mmap
 
@@ -61,16 +63,7 @@ def file_box_columns(path: Path) -> bulk.Columns | None:
     memory (no copy of its bytes), or ``None``: no kernel, not a plain box file, or a file
     that is empty, too large or cannot be mapped (the readers then read it and name what they
     find)."""
-    if kernel.load("_json") is None:
-        return None
-    try:
-        size = check_regular(path)
-        if size == 0 or size > MAX_FILE_BYTES:
-            return None
-        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return box_columns(view)
-    except (FormatError, OSError, ValueError):
-        return None
+    return _scan_mapped(path, box_columns)
 
 
 def file_result_columns(path: Path) -> dict[str, Any] | None:
@@ -78,6 +71,12 @@ def file_result_columns(path: Path) -> dict[str, Any] | None:
     ``file_box_columns``; ``plain_columns`` takes them as ``scanned`` for keypoints), or
     ``None`` (the readers then read the file and name what they find). Runs without the GIL:
     the CLI scans a keypoint results file while the annotation file is read."""
+    return _scan_mapped(path, lambda view: result_columns(view, masks=0))  # (scanned in parts)
+
+
+def _scan_mapped(path: Path, scan: Callable[[mmap.mmap], T | None]) -> T | None:
+    """``scan`` of the regular file ``path`` mapped into memory; ``None`` without the kernel,
+    for an empty, too large or unmappable file, or where ``scan`` declines."""
     if kernel.load("_json") is None:
         return None
     try:
@@ -85,7 +84,7 @@ def file_result_columns(path: Path) -> dict[str, Any] | None:
         if size == 0 or size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return result_columns(view, masks=0)  # (masks not read: scanned in parts)
+            return scan(view)
     except (FormatError, OSError, ValueError):
         return None
 
