@@ -817,15 +817,74 @@ static int rows_in_range(const int64_t *rows, Py_ssize_t n, Py_ssize_t limit) {
     return 0;
 }
 
+/* The n arguments of iou_pairs / string_iou_pairs (`name`) as arrays into a: each 1-d of its
+ * type but the last two (boxes: up to 2-d), the bool one at `crowd` taken as uint8; -1 and an
+ * error set if one cannot be (a's arrays made so far are the caller's to release). */
+static int pair_arrays(PyObject *args, const char *name, int n, const int *types, int crowd,
+                       PyArrayObject **a) {
+    PyObject *o[14] = {NULL};
+    if (!PyArg_UnpackTuple(args, name, n, n, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                           &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]))
+        return -1;
+    for (int k = 0; k < n; k++) {
+        PyObject *src = o[k];
+        if (k == crowd) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
+        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= n - 2 ? 2 : 1,
+                                                       NPY_ARRAY_IN_ARRAY)
+                   : NULL;
+        if (k == crowd) Py_XDECREF(src);
+        if (a[k] == NULL) return -1;
+    }
+    return 0;
+}
+
+/* The pairs' IoU with job's detections set (job->det.n of them; job->strings: as strings, of
+ * nchars characters) and `a` the 11 arrays after them: det_h, det_w, gt_counts, gt_offsets,
+ * gt_h, gt_w, det_row, gt_row, crowd, det_box, gt_box. */
+static PyObject *pairs_iou(IouJob *job, PyArrayObject **a, Py_ssize_t nchars, const char *name) {
+    if (columns_from(a[2], a[3], &job->gt) < 0) return NULL;
+    Py_ssize_t e = PyArray_SIZE(a[6]), nd = job->det.n;
+    if (PyArray_SIZE(a[0]) != nd || PyArray_SIZE(a[1]) != nd || PyArray_SIZE(a[4]) != job->gt.n ||
+        PyArray_SIZE(a[5]) != job->gt.n || PyArray_SIZE(a[7]) != e || PyArray_SIZE(a[8]) != e ||
+        PyArray_SIZE(a[9]) != 4 * nd || PyArray_SIZE(a[10]) != 4 * job->gt.n) {
+        PyErr_Format(PyExc_ValueError, "%s: array sizes disagree", name);
+        return NULL;
+    }
+    job->det_h = PyArray_DATA(a[0]);
+    job->det_w = PyArray_DATA(a[1]);
+    job->gt_h = PyArray_DATA(a[4]);
+    job->gt_w = PyArray_DATA(a[5]);
+    job->det_row = PyArray_DATA(a[6]);
+    job->gt_row = PyArray_DATA(a[7]);
+    job->crowd = PyArray_DATA(a[8]);
+    job->det_box = PyArray_DATA(a[9]);
+    job->gt_box = PyArray_DATA(a[10]);
+    job->declined = 0;
+    if (rows_in_range(job->det_row, e, nd) < 0 || rows_in_range(job->gt_row, e, job->gt.n) < 0)
+        return NULL;
+    for (Py_ssize_t k = 0; job->strings != NULL && k < e; k++) {
+        if (!string_in_bounds(job->strings, (Py_ssize_t)job->det_row[k], nchars)) {
+            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
+            return NULL;
+        }
+    }
+    npy_intp dims[1] = {e};
+    PyObject *res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
+    if (res == NULL) return NULL;
+    job->out = PyArray_DATA((PyArrayObject *)res);
+    Py_BEGIN_ALLOW_THREADS;
+    split_range(iou_range, job, e, PAIRS_PER_THREAD);
+    Py_END_ALLOW_THREADS;
+    if (job->declined) Py_SETREF(res, Py_NewRef(Py_None));
+    return res;
+}
+
 /* iou_pairs(det_counts, det_offsets, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
  *           det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
  * Per pair e: rleIou of det mask det_row[e] and GT mask gt_row[e] (crowd[e]: the GT is a
  * crowd); *_box are the tables' rleToBbox rows (N, 4). None: a negative run met. */
 static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
-    PyObject *o[13];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12]))
-        return NULL;
+    (void)self;
     static const int types[13] = {NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
@@ -833,48 +892,8 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
     PyObject *res = NULL;
     IouJob job;
     job.strings = NULL;
-    for (int k = 0; k < 13; k++) {
-        PyObject *src = o[k];
-        if (k == 10) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
-        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= 11 ? 2 : 1,
-                                                       NPY_ARRAY_IN_ARRAY)
-                   : NULL;
-        if (k == 10) Py_XDECREF(src);
-        if (a[k] == NULL) goto done;
-    }
-    if (columns_from(a[0], a[1], &job.det) < 0 || columns_from(a[4], a[5], &job.gt) < 0)
-        goto done;
-    Py_ssize_t e = PyArray_SIZE(a[8]);
-    if (PyArray_SIZE(a[2]) != job.det.n || PyArray_SIZE(a[3]) != job.det.n ||
-        PyArray_SIZE(a[6]) != job.gt.n || PyArray_SIZE(a[7]) != job.gt.n ||
-        PyArray_SIZE(a[9]) != e || PyArray_SIZE(a[10]) != e ||
-        PyArray_SIZE(a[11]) != 4 * job.det.n || PyArray_SIZE(a[12]) != 4 * job.gt.n) {
-        PyErr_SetString(PyExc_ValueError, "iou_pairs: array sizes disagree");
-        goto done;
-    }
-    job.det_h = PyArray_DATA(a[2]);
-    job.det_w = PyArray_DATA(a[3]);
-    job.gt_h = PyArray_DATA(a[6]);
-    job.gt_w = PyArray_DATA(a[7]);
-    job.det_row = PyArray_DATA(a[8]);
-    job.gt_row = PyArray_DATA(a[9]);
-    job.crowd = PyArray_DATA(a[10]);
-    job.det_box = PyArray_DATA(a[11]);
-    job.gt_box = PyArray_DATA(a[12]);
-    job.declined = 0;
-    if (rows_in_range(job.det_row, e, job.det.n) < 0 || rows_in_range(job.gt_row, e, job.gt.n) < 0)
-        goto done;
-    npy_intp dims[1] = {e};
-    res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
-    if (res == NULL) goto done;
-    job.out = PyArray_DATA((PyArrayObject *)res);
-    Py_BEGIN_ALLOW_THREADS;
-    split_range(iou_range, &job, e, PAIRS_PER_THREAD);
-    Py_END_ALLOW_THREADS;
-    if (job.declined) {
-        Py_SETREF(res, Py_NewRef(Py_None));
-    }
-done:
+    if (pair_arrays(args, "iou_pairs", 13, types, 10, a) == 0 && columns_from(a[0], a[1], &job.det) == 0)
+        res = pairs_iou(&job, a + 2, 0, "iou_pairs");
     for (int k = 0; k < 13; k++) Py_XDECREF(a[k]);
     return res;
 }
@@ -885,10 +904,7 @@ done:
  * by the thread that meets its pairs, only where its box overlaps and its size agrees, into
  * that thread's buffer (a detection's pairs come together: decoded once). */
 static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
-    PyObject *o[14];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
-                          &o[6], &o[7], &o[8], &o[9], &o[10], &o[11], &o[12], &o[13]))
-        return NULL;
+    (void)self;
     static const int types[14] = {NPY_UINT8, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
@@ -896,56 +912,11 @@ static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
     PyObject *res = NULL;
     IouJob job;
     Strings t;
-    for (int k = 0; k < 14; k++) {
-        PyObject *src = o[k];
-        if (k == 11) src = PyArray_FROMANY(o[k], NPY_BOOL, 1, 1, NPY_ARRAY_IN_ARRAY);
-        a[k] = src ? (PyArrayObject *)PyArray_FROMANY(src, types[k], 1, k >= 12 ? 2 : 1,
-                                                       NPY_ARRAY_IN_ARRAY)
-                   : NULL;
-        if (k == 11) Py_XDECREF(src);
-        if (a[k] == NULL) goto done;
+    if (pair_arrays(args, "string_iou_pairs", 14, types, 11, a) == 0 && strings_from(a[0], a[1], a[2], &t, 0) == 0) {
+        job.strings = &t;
+        job.det.n = t.n;
+        res = pairs_iou(&job, a + 3, PyArray_SIZE(a[0]), "string_iou_pairs");
     }
-    if (strings_from(a[0], a[1], a[2], &t, 0) < 0 || columns_from(a[5], a[6], &job.gt) < 0)
-        goto done;
-    job.strings = &t;
-    job.det.n = t.n;
-    Py_ssize_t e = PyArray_SIZE(a[9]);
-    if (PyArray_SIZE(a[3]) != t.n || PyArray_SIZE(a[4]) != t.n ||
-        PyArray_SIZE(a[7]) != job.gt.n || PyArray_SIZE(a[8]) != job.gt.n ||
-        PyArray_SIZE(a[10]) != e || PyArray_SIZE(a[11]) != e ||
-        PyArray_SIZE(a[12]) != 4 * t.n || PyArray_SIZE(a[13]) != 4 * job.gt.n) {
-        PyErr_SetString(PyExc_ValueError, "string_iou_pairs: array sizes disagree");
-        goto done;
-    }
-    job.det_h = PyArray_DATA(a[3]);
-    job.det_w = PyArray_DATA(a[4]);
-    job.gt_h = PyArray_DATA(a[7]);
-    job.gt_w = PyArray_DATA(a[8]);
-    job.det_row = PyArray_DATA(a[9]);
-    job.gt_row = PyArray_DATA(a[10]);
-    job.crowd = PyArray_DATA(a[11]);
-    job.det_box = PyArray_DATA(a[12]);
-    job.gt_box = PyArray_DATA(a[13]);
-    job.declined = 0;
-    if (rows_in_range(job.det_row, e, t.n) < 0 || rows_in_range(job.gt_row, e, job.gt.n) < 0)
-        goto done;
-    for (Py_ssize_t k = 0; k < e; k++) {
-        if (!string_in_bounds(&t, (Py_ssize_t)job.det_row[k], PyArray_SIZE(a[0]))) {
-            PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
-            goto done;
-        }
-    }
-    npy_intp dims[1] = {e};
-    res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
-    if (res == NULL) goto done;
-    job.out = PyArray_DATA((PyArrayObject *)res);
-    Py_BEGIN_ALLOW_THREADS;
-    split_range(iou_range, &job, e, PAIRS_PER_THREAD);
-    Py_END_ALLOW_THREADS;
-    if (job.declined) {
-        Py_SETREF(res, Py_NewRef(Py_None));
-    }
-done:
     for (int k = 0; k < 14; k++) Py_XDECREF(a[k]);
     return res;
 }
