@@ -27,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -127,11 +128,13 @@ def process_cpu() -> float:
 
 
 def run_child(gt: Path, res: Path, root: Path = ROOT) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    t = time.time()
-    cmd = [sys.executable, __file__, "--child", str(gt), str(res), repr(t), str(root)]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root, check=False)
+    """One window run in a fresh process, its settings in a throwaway folder (never the user's)."""
+    with tempfile.TemporaryDirectory() as settings:
+        env = {**os.environ, "PYTHONPATH": str(root), "XDG_CONFIG_HOME": settings}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        t = time.time()
+        cmd = [sys.executable, __file__, "--child", str(gt), str(res), repr(t), str(root)]
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=root, check=False)
     if done.returncode != 0:
         raise SystemExit(done.stdout + done.stderr)
     return json.loads(done.stdout.strip().splitlines()[-1])
