@@ -37,6 +37,7 @@ from PySide6.QtCore import QThreadPool  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from bench.bench_voc import make_devkit  # noqa: E402
+from bench.child_runs import private_settings  # noqa: E402
 from bench.gui_probes import StackSampler, StallProbe, wait_until  # noqa: E402
 from tests.gui.conftest import make_tiny  # noqa: E402
 from vocviewer.core.dataset import VOC_CLASSES, Dataset, ImageTable, ObjectTable  # noqa: E402
@@ -184,6 +185,7 @@ def _stall_run(app: QApplication, tmp: Path, sample: bool) -> tuple[float, float
 
 
 def main() -> None:
+    private_settings()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--images", type=int, default=4952)

@@ -64,6 +64,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.child_runs import private_settings  # noqa: E402
 from bench.gui_probes import quiet_qt  # noqa: E402
 
 MILESTONES = (
@@ -614,6 +615,7 @@ def report_scroll(title: str, runs: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
+    private_settings()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per measurement")
     ap.add_argument("--images", type=int, default=5000, help="images of the open benchmark")

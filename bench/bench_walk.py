@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_voc import make_devkit
+from child_runs import private_settings
 from gui_probes import wait_until
 
 from vocviewer.gui.window.app import make_app
@@ -48,6 +49,7 @@ def report(name: str, times: list[float]) -> None:
 
 
 def main() -> None:
+    private_settings()
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40)
     ap.add_argument("--images", type=int, default=4952)
