@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "_bus_guard.h"
 #ifndef _WIN32
 #include <pthread.h>
 #include <unistd.h>
@@ -538,12 +540,17 @@ typedef struct {
     int bad;
 } KeypointJob;
 
-static void *keypoint_job(void *arg) {
-    KeypointJob *j = arg;
+static void keypoint_lists(KeypointJob *j) {
     for (int64_t i = j->lo; i < j->hi && !j->bad; i++)
         j->bad = keypoint_span((const char *)(intptr_t)j->spans[3 * i],
                                (const char *)(intptr_t)j->spans[3 * i + 1], j->out + j->first[i],
                                j->spans[3 * i + 2]) != 0;
+}
+
+static void *keypoint_job(void *arg) {
+    int faulted;
+    BUS_GUARDED(faulted, keypoint_lists(arg));
+    if (faulted) ((KeypointJob *)arg)->bad = 1;
     return NULL;
 }
 
@@ -779,8 +786,7 @@ typedef struct {
     int bad;
 } SpanJob;
 
-static void *span_job(void *arg) {
-    SpanJob *j = arg;
+static void span_strings(SpanJob *j) {
     for (int64_t i = j->lo; i < j->hi && !j->bad; i++) {
         const char *p = (const char *)(intptr_t)j->spans[3 * i];
         const char *end = (const char *)(intptr_t)j->spans[3 * i + 1];
@@ -788,6 +794,12 @@ static void *span_job(void *arg) {
         int64_t m = j->spans[3 * i + 2] & 1 ? span_runs(p, end, out) : plain_runs(p, end, out);
         j->bad = m != j->first[i + 1] - j->first[i];
     }
+}
+
+static void *span_job(void *arg) {
+    int faulted;
+    BUS_GUARDED(faulted, span_strings(arg));
+    if (faulted) ((SpanJob *)arg)->bad = 1;
     return NULL;
 }
 
@@ -1190,22 +1202,28 @@ static const char *find_cut(const char *from, const char *end, const char **stop
 
 /* One part's entries (it starts at an entry's '{'): up to its stop, or the closing ']' and the
  * end of the document for the last part. */
-static void *scan_part(void *arg) {
-    Part *t = arg;
+static void scan_entries(Part *t) {
     Scan *s = &t->s;
-    t->r = DECLINE;
     for (;;) {
-        if (result_entry(s, t->c)) return NULL;
+        if (result_entry(s, t->c)) return;
         if (t->stop != NULL && s->p >= t->stop) {
             if (s->p == t->stop) t->r = 0;
-            return NULL;
+            return;
         }
         int ch = peek(s);
         s->p++;
         if (ch == ']') break;
-        if (ch != ',') return NULL;
+        if (ch != ',') return;
     }
     if (t->stop == NULL && !at_end(s)) t->r = 0;
+}
+
+static void *scan_part(void *arg) {
+    Part *t = arg;
+    int faulted;
+    t->r = DECLINE;
+    BUS_GUARDED(faulted, scan_entries(t));
+    if (faulted) t->r = DECLINE;
     return NULL;
 }
 
@@ -1596,10 +1614,13 @@ static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, Par
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
     buf_init(&s.kp_spans, 8);
-    int r;
+    int r = DECLINE, faulted;
     Py_BEGIN_ALLOW_THREADS;
-    r = parse(&s, cols, threads, part_bytes);
+    bus_guard_enter(); /* (the data may be a mapped file cut short meanwhile) */
+    BUS_GUARDED(faulted, r = parse(&s, cols, threads, part_bytes));
+    bus_guard_leave();
     Py_END_ALLOW_THREADS;
+    if (faulted) r = DECLINE;
     PyBuffer_Release(&view);
     PyObject *out = NULL;
     if (r == 0) out = columns_dict(cols, n, &s.blob);
