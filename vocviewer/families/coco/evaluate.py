@@ -288,8 +288,12 @@ def _evaluate_one(
     m = m or _one_category(prep, k)
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     order = m.curves.order
-    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
-    gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
+    if m.object_rows:  # (the kernel wrote the rows: int32)
+        matched = m.match0
+    else:
+        row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+        gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
+        matched = np.asarray(gt_rows[m.match0], dtype=row_type)
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
@@ -301,7 +305,7 @@ def _evaluate_one(
         image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
         verdict=m.verdict0,
-        matched_gt=np.asarray(gt_rows[m.match0], dtype=row_type),
+        matched_gt=matched,
     )
 
 
@@ -327,7 +331,10 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
     if available():  # runs of categories at once: the kernel's threads share a run's categories
         for k0, k1 in _chunks(prep.dt_offsets):
             sims = None if p.iou_type == "bbox" else _similarities(prep, k0, k1)
-            got = kernel_categories(prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0)
+            fix = p.fix_id0
+            got = kernel_categories(
+                prep, k0, k1, similarities=sims, id0_quirk=not fix, object_rows=True
+            )
             assert got is not None
             got.reverse()
             while got:
@@ -377,7 +384,7 @@ def _one_category(prep: Prepared, k: int) -> KernelCategory:
         gs, ds = prep.gt_slice(k), prep.dt_slice(k)
         sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
     fix = prep.params.fix_id0
-    one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix)
+    one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix, object_rows=True)
     return one[0] if one is not None else _numpy_category(prep, k)
 
 
