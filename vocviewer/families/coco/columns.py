@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,7 +17,7 @@ import numpy.typing as npt
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.arrays import frozen
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import DerivedColumn, is_made
+from vocviewer.core.results import Derived, DerivedColumn, is_made
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -43,6 +43,11 @@ def gathered(values: IntArray, rows: IntArray) -> IntArray:
     """``values[rows]``: a ``CocoResults`` id column made from the ground truth's ids at the
     rows the reader found (``core.results.Derived``: not held beside them until read)."""
     return values[rows]
+
+
+def ids_at(ids: IntArray, rows: IntArray) -> Any:
+    """``ids[rows]`` as a ``CocoResults`` id column made when first read (``Derived``)."""
+    return Derived(gathered, ids, rows)
 
 
 def _ids(_: object, a: npt.ArrayLike) -> IntArray:

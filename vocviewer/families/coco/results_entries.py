@@ -17,7 +17,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import schema
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable, gathered
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable, ids_at
 from vocviewer.families.coco.reader import polygon_sets_to_rle
 from vocviewer.families.coco.results_bulk import sealed_corners
 from vocviewer.formats.json_input import show
@@ -108,8 +108,8 @@ def result_set(
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=Derived(gathered, gt.image_id, img),
-        category_id=Derived(gathered, gt.category_id, label),
+        image_id=ids_at(gt.image_id, img),
+        category_id=ids_at(gt.category_id, label),
         bbox=xywh,
         area=area_column,
         keypoints=kps,

@@ -30,7 +30,7 @@ import numpy as np
 from vocviewer.core.arrays import sealed
 from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import results_kernel
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, gathered
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, ids_at
 from vocviewer.families.coco.results_bulk import (
     Columns,
     lookup,
@@ -168,8 +168,8 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     extras = CocoResults(
         kind="bbox",
         det_id=ids,
-        image_id=Derived(gathered, gt.image_id, img),
-        category_id=Derived(gathered, gt.category_id, label),
+        image_id=ids_at(gt.image_id, img),
+        category_id=ids_at(gt.category_id, label),
         bbox=xywh,
         area=area,
         keypoints=np.zeros((n, 0, 3)),
