@@ -4,7 +4,10 @@ that can never change what a file means."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +164,45 @@ def test_read_results_with_nan_keeps_the_rows_and_warns(tmp_path: Path) -> None:
     np.testing.assert_array_equal(rs.data(CocoResults).bbox, [[1.5, 2, 3.25, 4]] * 2)
     assert rs.warnings == () and rs.problems == ()
     assert cr.box_columns(path) is not None
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize("nonfinite", [False, True])
+def test_id_columns_are_the_file_s_without_holding_its_parsed_ids(
+    tmp_path: Path, kernel: bool, nonfinite: bool
+) -> None:
+    """``CocoResults.image_id`` / ``category_id`` read back the file's ids, on every reading
+    path (the compiled scan handed over by ``box_columns``, msgspec, the standard library for
+    a NaN score), while the ids the scan parsed are let go once the rows are found (the
+    result set gathers the ground truth's ids when they are read)."""
+    from tests.kernel.switch import numpy_path
+
+    gt = {
+        "images": [
+            {"id": i, "width": 64, "height": 48, "file_name": f"{i}.jpg"} for i in (9, 4, 7)
+        ],
+        "categories": [{"id": c, "name": f"c{c}"} for c in (5, 2, 11)],
+        "annotations": [],
+    }
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    ds = read_coco(tmp_path / "gt.json", masks=False)
+    rng = np.random.default_rng(4)
+    img, cat = rng.choice([9, 4, 7], 40).tolist(), rng.choice([5, 2, 11], 40).tolist()
+    rows = [{**GOOD, "image_id": i, "category_id": c} for i, c in zip(img, cat, strict=True)]
+    if nonfinite:
+        rows[3]["score"] = float("nan")
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(rows, allow_nan=True))
+    with contextlib.nullcontext() if kernel else numpy_path():
+        parsed = cr.box_columns(path)
+        gone = []
+        if parsed is not None:
+            gone = [weakref.ref(parsed.image_id), weakref.ref(parsed.category_id)]
+        rs = cr.read_coco_results(ds, path, boxes=parsed)
+    del parsed
+    gc.collect()
+    assert all(r() is None for r in gone)  # (the result set does not hold them)
+    c = rs.data(CocoResults)
+    assert c.image_id.dtype == np.int64 and c.image_id.tolist() == img
+    assert c.category_id.dtype == np.int64 and c.category_id.tolist() == cat
+    assert not c.image_id.flags.writeable and not c.category_id.flags.writeable

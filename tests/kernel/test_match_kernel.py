@@ -96,6 +96,33 @@ def test_coco_mini_boxes(use_cats: bool, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+def test_object_rows_are_the_slice_positions_rows(tmp_path: Path) -> None:
+    """``object_rows``: the kernel writes each match's object row (``prep.gt_rows`` at the
+    slice position it gives without, -1 for none); every other output unchanged."""
+    from tests.parity.test_coco_parity import gen_bbox
+    from vocviewer.families.coco.match_kernel import kernel_categories
+
+    ann = MINI / "instances_val2017.json"
+    res = tmp_path / "dt.json"
+    res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
+    ds = read_coco(ann, masks=False)
+    prep = prepare(ds, read_coco_results(ds, res), CocoParams())
+    n = prep.n_categories
+    rows, positions = (kernel_categories(prep, 0, n, object_rows=o) for o in (True, False))
+    assert rows is not None and positions is not None
+    hits = 0
+    for k, (r, s) in enumerate(zip(rows, positions, strict=True)):
+        assert r.object_rows and not s.object_rows
+        assert r.match0.dtype == s.match0.dtype == np.int32
+        at = np.append(prep.gt_rows[prep.gt_slice(k)], -1)
+        assert np.array_equal(r.match0, at[s.match0])
+        assert_same(r.verdict0, s.verdict0)
+        assert_same(r.curves, s.curves)
+        hits += int((s.match0 >= 0).sum())
+    assert hits > 0
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 def test_coco_mini_keypoints(tmp_path: Path) -> None:
     pytest.importorskip("pycocotools")
     from tests.parity.test_coco_parity import gen_keypoints

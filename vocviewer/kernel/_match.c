@@ -62,6 +62,8 @@ typedef struct {
     const double *rec;         /* recall thresholds (R) */
     int64_t T, A, M, R;
     int8_t code_tp, code_fp, code_ignored;
+    const int64_t *gt_rows;    /* by prepared position: match0 holds gt_rows[position] (the
+                                  object row); NULL: the GT slice position */
 } Shared;
 
 /* One category's outputs (borrowed from numpy arrays allocated before the GIL is released).
@@ -71,7 +73,8 @@ typedef struct {
     double *precision, *recall, *scores; /* (T, R, A, M), (T, A, M), (T, R, A, M) */
     int64_t *order;            /* (D,) positions in global rank order */
     int64_t *npig;             /* (A,) */
-    int32_t *match0;           /* (T, D) area "all", rank order: matched GT slice position */
+    int32_t *match0;           /* (T, D) area "all", rank order: matched GT slice position, or
+                                  its gt_rows value; -1: none */
     int8_t *code0;             /* (T, D) area "all", rank order: TP / FP / ignored code */
     int64_t *match;            /* (A, T, D) or NULL */
     uint8_t *gt_ig, *dt_ig, *tp, *fp; /* (A, G), (A, T, D) x3, or NULL */
@@ -291,6 +294,7 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
 {
     const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
     const uint8_t *id0 = S->gt_id0 + g_lo;
+    const int64_t *rows = S->gt_rows != NULL ? S->gt_rows + g_lo : NULL;
     for (int64_t d = 0; d < nd; d++) {
         double a = S->dt_area[d_lo + d];
         out[d] = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
@@ -313,8 +317,10 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
                 tp[t * nd + d] = f == 1, fp[t * nd + d] = f == 2, dt_ig[t * nd + d] = f == 0;
             }
         if (code0 != NULL) {
-            for (int64_t d = 0; d < nd; d++)
-                match0[t * nd + inv[d]] = (int32_t)mt[d]; /* (< 2**31 GT: the caller's check) */
+            for (int64_t d = 0; d < nd; d++) { /* (< 2**31 GT, rows: the caller's check) */
+                int64_t m = mt[d];
+                match0[t * nd + inv[d]] = (int32_t)(rows == NULL || m < 0 ? m : rows[m]);
+            }
             for (int64_t i = 0; i < nd; i++)
                 code0[t * nd + i] = code[ft[i]];
         }
@@ -700,15 +706,15 @@ static void largest_first(const Shared *S, const Out *outs, int64_t *todo, int64
 
 static PyObject *evaluate(PyObject *self, PyObject *args)
 {
-    PyObject *in[N_ARGS];
+    PyObject *in[N_ARGS], *in_rows = Py_None;
     int full = 0;
     Py_ssize_t n_threads = 1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn", &in[0], &in[1], &in[2], &in[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn|O", &in[0], &in[1], &in[2], &in[3],
                           &in[4], &in[5], &in[6], &in[7], &in[8], &in[9], &in[10], &in[11],
                           &in[12], &in[13], &in[14], &in[15], &in[16], &in[17], &in[18],
-                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads))
+                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows))
         return NULL;
-    PyArrayObject *arr[N_ARGS] = {NULL};
+    PyArrayObject *arr[N_ARGS] = {NULL}, *rows = NULL;
     PyObject *keep = NULL, *result = NULL;
     Out *outs = NULL;
     int64_t *todo = NULL;
@@ -738,6 +744,15 @@ static PyObject *evaluate(PyObject *self, PyObject *args)
         !consistent(arr, &S, K)) {
         PyErr_SetString(PyExc_ValueError, "evaluate: columns and offsets do not agree");
         goto done;
+    }
+    if (in_rows != Py_None) {
+        if ((rows = as_array(in_rows, NPY_INT64)) == NULL)
+            goto done;
+        if (PyArray_SIZE(rows) < S.gt_off[K]) {
+            PyErr_SetString(PyExc_ValueError, "evaluate: gt_rows shorter than the GT columns");
+            goto done;
+        }
+        S.gt_rows = (const int64_t *)PyArray_DATA(rows);
     }
     const int8_t *codes = P(CODES, int8_t);
     S.code_tp = codes[0], S.code_fp = codes[1], S.code_ignored = codes[2];
@@ -778,6 +793,7 @@ fail:
 done:
     for (int i = 0; i < N_ARGS; i++)
         Py_XDECREF(arr[i]);
+    Py_XDECREF(rows);
     Py_XDECREF(keep);
     free(outs);
     free(todo);
@@ -865,7 +881,7 @@ static PyMethodDef methods[] = {
     {"evaluate", evaluate, METH_VARARGS,
      "evaluate(gt_box, gt_group, gt_crowd, gt_ignore, gt_area, gt_id0, gt_off,\n"
      "         dt_box, dt_group, dt_rank, dt_score, dt_area, dt_extra, dt_off, sim, sim_off,\n"
-     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads)\n"
+     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads[, gt_rows])\n"
      "\n"
      "Evaluate `categories` (int64, indices into the *_off ranges) on up to `threads`\n"
      "threads. Columns are by prepared position: boxes float64 (N, 4) x, y, w, h (None with\n"
@@ -874,7 +890,8 @@ static PyMethodDef methods[] = {
      "(TP, FP, ignored). Returns one tuple per category: precision (T, R, A, M), recall\n"
      "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 int32 (T, D), code0 (T, D)\n"
      "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
-     "dt_ignore, tp, fp (A, T, D)."},
+     "dt_ignore, tp, fp (A, T, D). `gt_rows` int64 by GT position (each < 2**31), or None:\n"
+     "match0 then holds gt_rows at the matched position (-1: none), not the slice position."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -85,8 +85,10 @@ def run_eval(request: EvalRequest) -> EvalOutput:
             parse.join()
     if failed:
         raise failed[0]
-    box = boxes.pop() if boxes else None
-    return evaluate_coco_dataset(request, dataset, box, scanned.pop() if scanned else None)
+    # (popped, not named here: the parsed id columns go once the result set is read)
+    return evaluate_coco_dataset(
+        request, dataset, boxes.pop() if boxes else None, scanned.pop() if scanned else None
+    )
 
 
 def boundary_header(params: CocoParams) -> str:

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,7 +17,7 @@ import numpy.typing as npt
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.arrays import frozen
 from vocviewer.core.errors import FormatError
-from vocviewer.core.results import DerivedColumn, is_made
+from vocviewer.core.results import Derived, DerivedColumn, is_made
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -36,9 +36,22 @@ _ANNOTATION_DTYPES: dict[str, type[np.generic]] = {
 }
 _RESULT_DTYPES: dict[str, type[np.generic]] = {
     "det_id": np.int64,
-    "image_id": np.int64,
-    "category_id": np.int64,
 }
+
+
+def gathered(values: IntArray, rows: IntArray) -> IntArray:
+    """``values[rows]``: a ``CocoResults`` id column made from the ground truth's ids at the
+    rows the reader found (``core.results.Derived``: not held beside them until read)."""
+    return values[rows]
+
+
+def ids_at(ids: IntArray, rows: IntArray) -> Any:
+    """``ids[rows]`` as a ``CocoResults`` id column made when first read (``Derived``)."""
+    return Derived(gathered, ids, rows)
+
+
+def _ids(_: object, a: npt.ArrayLike) -> IntArray:
+    return frozen(a, np.int64)
 
 
 def _points(a: npt.ArrayLike, n: int) -> FloatArray:
@@ -165,7 +178,8 @@ class CocoResults:
     kind : ``"bbox"``, ``"segm"`` or ``"keypoints"`` — which ``loadRes`` branch read the file
         (chosen by the first entry's fields, as pycocotools does).
     det_id : int64 (D,)     entry index + 1 (``loadRes``' ids)
-    image_id, category_id : int64 (D,)
+    image_id, category_id : int64 (D,)  may be given as ``core.results.Derived`` (``gathered``:
+        the ground truth's ids at the detection's image / category row, made when first read)
     bbox : float64 (D, 4)   ``x, y, w, h``: given, or the mask's / keypoints' extent
     area : float64 (D,)     ``w*h`` (bbox), mask pixels (segm), keypoint extent (keypoints);
         may be given as ``core.results.Derived`` (made when first read)
@@ -177,8 +191,12 @@ class CocoResults:
 
     kind: str
     det_id: IntArray
-    image_id: IntArray
-    category_id: IntArray
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``gathered``)
+        image_id: IntArray
+        category_id: IntArray
+    else:
+        image_id: IntArray = DerivedColumn(_ids)
+        category_id: IntArray = DerivedColumn(_ids)
     bbox: FloatArray
     if TYPE_CHECKING:  # (a ``Derived`` is taken too)
         area: FloatArray
@@ -192,6 +210,9 @@ class CocoResults:
         n = len(self.det_id)
         for name, dtype in _RESULT_DTYPES.items():
             object.__setattr__(self, name, frozen(getattr(self, name), dtype))
+        for name in ("image_id", "category_id"):
+            if is_made(self, name):
+                object.__setattr__(self, name, _ids(self, getattr(self, name)))
         if is_made(self, "area"):
             object.__setattr__(self, "area", frozen(self.area, np.float64))
         object.__setattr__(self, "bbox", frozen(np.reshape(self.bbox, (n, 4)), np.float64))

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.core.results import ResultSet
+from vocviewer.core.results import Derived, DerivedColumn, ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.accumulate import accumulate_category
 from vocviewer.families.coco.columns import CocoResults
@@ -76,14 +76,18 @@ class CocoCategoryEvaluation:
 
 @dataclass(frozen=True, eq=False)
 class CocoEvalResult:
-    """COCOeval's accumulated arrays with named axes, plus per-category evidence."""
+    """COCOeval's accumulated arrays with named axes, plus per-category evidence (``scores``
+    may be given as ``core.results.Derived``: made when first read)."""
 
     params: CocoParams
     category_ids: IntArray
     category_names: tuple[str, ...]
     precision: FloatArray
     recall: FloatArray
-    scores: FloatArray
+    if TYPE_CHECKING:  # (a ``Derived`` is taken too: ``collect_coco`` stacks it when read)
+        scores: FloatArray
+    else:
+        scores: FloatArray = DerivedColumn(lambda _, a: a)
     categories: tuple[CocoCategoryEvaluation, ...]
     notes: tuple[str, ...] = ()
 
@@ -106,11 +110,12 @@ class CocoEvalResult:
     def _select(
         self, arr: FloatArray, iou: float | None, area: str, max_dets: int, category: int | None
     ) -> FloatArray:
-        # as ``summarize()``: an area, cap or IoU the params lack selects nothing (reads -1)
-        a = [i for i, name in enumerate(self.area_ranges) if name == area]
-        m = [i for i, cap in enumerate(self.max_dets) if cap == max_dets]
+        # as ``summarize()``: an area, cap or IoU the params lack selects nothing (reads -1); one
+        # index is taken as a slice (a view: the selection copies nothing until masked)
+        a = _one([i for i, name in enumerate(self.area_ranges) if name == area])
+        m = _one([i for i, cap in enumerate(self.max_dets) if cap == max_dets])
         if iou is not None:
-            arr = arr[np.where(iou == self.iou_thresholds)[0]]
+            arr = arr[_one(np.flatnonzero(iou == self.iou_thresholds).tolist())]
         if category is not None:
             k = int(np.flatnonzero(self.category_ids == category)[0])
             arr = arr[..., k : k + 1, :, :]
@@ -128,8 +133,7 @@ class CocoEvalResult:
         ``iou`` None means .50:.95; ``max_dets`` None means the largest cap; ``category`` is a
         category id (None: all)."""
         cap = self.max_dets[-1] if max_dets is None else max_dets
-        s = self._select(self.precision, iou, area, cap, category)
-        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+        return _mean_defined(self._select(self.precision, iou, area, cap, category))
 
     def ar(
         self,
@@ -140,12 +144,29 @@ class CocoEvalResult:
     ) -> float:
         """Mean recall over the entries > -1, as ``summarize()`` (-1 if none)."""
         cap = self.max_dets[-1] if max_dets is None else max_dets
-        s = self._select(self.recall, iou, area, cap, category)
-        return float(np.mean(s[s > -1])) if len(s[s > -1]) else -1.0
+        return _mean_defined(self._select(self.recall, iou, area, cap, category))
 
     def stats(self) -> dict[str, float]:
         """The 12 (bbox/segm) or 10 (keypoints) summary numbers, in ``summarize()`` order."""
         return {name: value for name, value, _ in _summary_rows(self)}
+
+
+def _one(positions: list[int]) -> slice | list[int]:
+    """One position as a slice (indexing by it gives a view), else the list."""
+    return slice(positions[0], positions[0] + 1) if len(positions) == 1 else positions
+
+
+def _mean_defined(s: FloatArray) -> float:
+    """The mean of ``s``' entries > -1 (C order, as pycocotools' ``np.mean(s[s > -1])``), or
+    -1 if none."""
+    v = s[s > -1]
+    return float(np.mean(v)) if len(v) else -1.0
+
+
+def _stacked(arrays: tuple[FloatArray, ...], axis: int) -> FloatArray:
+    """``np.stack(arrays, axis)``: ``CocoEvalResult.scores``, made when first read (the printed
+    summary never reads it)."""
+    return np.stack(arrays, axis=axis)
 
 
 def _summary_rows(r: CocoEvalResult) -> list[tuple[str, float, str]]:
@@ -288,8 +309,12 @@ def _evaluate_one(
     m = m or _one_category(prep, k)
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     order = m.curves.order
-    row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
-    gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
+    if m.object_rows:  # (the kernel wrote the rows: int32)
+        matched = m.match0
+    else:
+        row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+        gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
+        matched = np.asarray(gt_rows[m.match0], dtype=row_type)
     return CocoCategoryEvaluation(
         category_id=prep.category_id_of(k),
         name=prep.category_name_of(k),
@@ -301,7 +326,7 @@ def _evaluate_one(
         image_index=prep.dt_image_index[ds][order].astype(np.int64),
         score=prep.dt_score[ds][order],
         verdict=m.verdict0,
-        matched_gt=np.asarray(gt_rows[m.match0], dtype=row_type),
+        matched_gt=matched,
     )
 
 
@@ -327,7 +352,10 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
     if available():  # runs of categories at once: the kernel's threads share a run's categories
         for k0, k1 in _chunks(prep.dt_offsets):
             sims = None if p.iou_type == "bbox" else _similarities(prep, k0, k1)
-            got = kernel_categories(prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0)
+            fix = p.fix_id0
+            got = kernel_categories(
+                prep, k0, k1, similarities=sims, id0_quirk=not fix, object_rows=True
+            )
             assert got is not None
             got.reverse()
             while got:
@@ -377,7 +405,7 @@ def _one_category(prep: Prepared, k: int) -> KernelCategory:
         gs, ds = prep.gt_slice(k), prep.dt_slice(k)
         sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
     fix = prep.params.fix_id0
-    one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix)
+    one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix, object_rows=True)
     return one[0] if one is not None else _numpy_category(prep, k)
 
 
@@ -408,10 +436,11 @@ def collect_coco(
     ``evaluate_coco`` returns; for callers that consume the categories as they arrive)."""
     t, r = len(params.iou_thresholds), len(params.recall_thresholds)
     a, m = len(params.area_ranges), len(params.max_dets)
+    scores: Any
     if cats:
         precision = np.stack([c.precision for c in cats], axis=2)
         recall = np.stack([c.recall for c in cats], axis=1)
-        scores = np.stack([c.scores for c in cats], axis=2)
+        scores = Derived(_stacked, tuple(c.scores for c in cats), 2)
     else:
         precision, scores = -np.ones((t, r, 0, a, m)), -np.ones((t, r, 0, a, m))
         recall = -np.ones((t, 0, a, m))

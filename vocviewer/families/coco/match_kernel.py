@@ -49,15 +49,16 @@ class KernelCategory:
 
     ``curves``: ``accumulate_category``'s (``order``: slice positions in rank order); ``npig``
     int64 (A,); ``match0`` int32 (T, D) (GT slice position, -1: none; int64 on the numpy
-    path) and ``verdict0`` int8 (T, D) (``Verdict``) of area range 0 ("all"), detections in
-    rank order; ``full``: every area range's matching (slice order) when asked for, else
-    ``None``."""
+    path; with ``object_rows`` the matched object's ``Dataset.objects`` row instead) and
+    ``verdict0`` int8 (T, D) (``Verdict``) of area range 0 ("all"), detections in rank order;
+    ``full``: every area range's matching (slice order) when asked for, else ``None``."""
 
     curves: CategoryCurves
     npig: IntArray
     match0: npt.NDArray[np.signedinteger[Any]]
     verdict0: npt.NDArray[np.int8]
     full: FullMatches | None
+    object_rows: bool = False
 
 
 def _flags(a: npt.ArrayLike) -> npt.NDArray[np.uint8]:
@@ -79,6 +80,7 @@ def kernel_categories(
     dt_extra_ignore: BoolArray | None = None,
     id0_quirk: bool = True,
     full: bool = False,
+    object_rows: bool = False,
 ) -> list[KernelCategory] | None:
     """Categories ``k0 .. k1-1`` of ``prep`` (``None``: the kernel is not available).
 
@@ -89,7 +91,10 @@ def kernel_categories(
     bool (prepared detections,): ignored when unmatched whatever the area (LVIS's
     not-exhaustive categories). ``id0_quirk``: a match to a GT of annotation id 0 counts as
     none (pycocotools' ``dtm == 0``; ``CocoParams.fix_id0`` turns it off). ``full``: also
-    every area range's matching (``FullMatches``)."""
+    every area range's matching (``FullMatches``). ``object_rows``: ``match0`` holds the
+    matched objects' rows (``prep.gt_rows``, written by the kernel: no gather after it) where
+    every row fits int32, else slice positions as without it (``KernelCategory.object_rows``
+    says which)."""
     mod = kernel.load("_match")
     p = prep.params
     g0, g1 = int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
@@ -111,6 +116,7 @@ def kernel_categories(
         sim = np.concatenate(parts) if parts else np.zeros(0)
     id0 = prep.gt_ann_id[gs] == 0 if id0_quirk else np.zeros(g1 - g0, dtype=bool)
     extra = None if dt_extra_ignore is None else _flags(dt_extra_ignore[ds])
+    rows = object_rows and len(prep.gt_anno.ann_id) < 2**31  # (int32 match0)
     raw = mod.evaluate(
         gt_box,
         np.asarray(prep.gt_group[gs], dtype=np.int64),
@@ -137,11 +143,12 @@ def kernel_categories(
         np.arange(k1 - k0, dtype=np.int64),
         full,
         kernel.cores(),
+        prep.gt_rows[gs] if rows else None,
     )
     out = []
     for r in raw:
         precision, recall, scores, order, npig, match0, verdict0 = r[:7]
         everything = FullMatches(*r[7:]) if full else None
         curves = CategoryCurves(precision, recall, scores, order)
-        out.append(KernelCategory(curves, npig, match0, verdict0, everything))
+        out.append(KernelCategory(curves, npig, match0, verdict0, everything, rows))
     return out

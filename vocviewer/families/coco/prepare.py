@@ -111,28 +111,44 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
     g_cat = cat_pos[obj.label[g_sel]]
     det = results.detections
     n_det = len(det.score)
-    d_sel = np.flatnonzero(img_ok[det.image_index] & cat_ok[det.label])
-    all_dets = len(d_sel) == n_det  # (then d_sel is every position: no gathers through it)
-    d_img = img_pos[det.image_index if all_dets else det.image_index[d_sel]]
-    d_cat = cat_pos[det.label if all_dets else det.label[d_sel]]
+    d_sel: IntArray | None = None  # (None: every detection, no gathers through it)
+    if not (img_ok.all() and cat_ok.all()):
+        d_sel = np.flatnonzero(img_ok[det.image_index] & cat_ok[det.label])
+        d_sel = None if len(d_sel) == n_det else d_sel
+    d_image = det.image_index if d_sel is None else det.image_index[d_sel]
+    d_label = det.label if d_sel is None else det.label[d_sel]
+    d_cat = None
     if params.use_cats:
-        g_group, d_group = g_cat * n_img + g_img, d_cat * n_img + d_img
+        g_group = g_cat * n_img + g_img
+        d_group = cat_pos[d_label]  # category * n_img + image, in place (no temporaries)
+        d_group *= n_img
+        d_group += img_pos[d_image]
         g_k = g_cat
     else:
-        g_group, d_group = g_img, d_img
+        d_cat = cat_pos[d_label]  # (the tie: with ``use_cats`` a group has one category)
+        g_group, d_group = g_img, img_pos[d_image]
         g_k = np.zeros_like(g_cat)
     g_order = np.lexsort((g_sel, g_cat, g_group))
     g_rows = g_sel[g_order]
-    tie = None if params.use_cats else d_cat  # (the group has one category with ``use_cats``)
     d_order, rank = rank_detections(
-        d_group, n_k * n_img, det.score if all_dets else det.score[d_sel], tie, params.max_dets[-1]
+        d_group,
+        n_k * n_img,
+        det.score if d_sel is None else det.score[d_sel],
+        d_cat,
+        params.max_dets[-1],
     )
-    d_rows = d_order if all_dets else d_sel[d_order]
+    d_rows = d_order if d_sel is None else d_sel[d_order]
     # the sorted groups give each detection's image position and its category's range without
-    # gathering through the (random) sort order again
+    # gathering through the (random) sort order again; positions made narrow at once
     sorted_group = d_group[d_order]
-    d_pos = sorted_group % n_img if params.use_cats else sorted_group
-    index_of_pos = np.empty(n_img, dtype=np.int64)
+    del d_group
+    pos_type = np.int32 if n_img < 2**31 - 1 else np.int64
+    d_pos: Index = np.empty(len(sorted_group), dtype=pos_type)
+    if params.use_cats:
+        np.remainder(sorted_group, n_img, out=d_pos, casting="unsafe")
+    else:
+        d_pos[:] = sorted_group
+    index_of_pos: Index = np.empty(n_img, dtype=pos_type)
     index_of_pos[img_pos] = np.arange(n_img)
     kk = np.arange(n_k + 1)
     if params.use_cats:
@@ -163,8 +179,8 @@ def prepare(dataset: Dataset, results: ResultSet, params: CocoParams) -> Prepare
         dt_rank=_narrow(rank, n_det),
         dt_score=det.score[d_rows],
         dt_area=rows_of(dt, "area", d_rows),  # (a box area made from its box: not made whole)
-        dt_image_pos=_narrow(d_pos, n_img),
-        dt_image_index=_narrow(index_of_pos[d_pos], n_img),
+        dt_image_pos=d_pos,
+        dt_image_index=index_of_pos[d_pos],
         dt_offsets=dt_offsets,
     )
 

@@ -17,7 +17,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import schema
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable, ids_at
 from vocviewer.families.coco.reader import polygon_sets_to_rle
 from vocviewer.families.coco.results_bulk import sealed_corners
 from vocviewer.formats.json_input import show
@@ -89,12 +89,10 @@ def result_set(
     rles: RleTable | None,
     problems: list[FormatError],
     warnings: list[FormatError],
-    id_columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None = None,
 ) -> ResultSet:
     """The ``ResultSet`` of result columns (``img``, ``label``: rows of the ground truth's images
-    and categories). ``id_columns``: the rows' image and category ids as read, when they are
-    ``gt.image_id[img]`` and ``gt.category_id[label]`` value for value (kept instead of
-    gathering copies of them)."""
+    and categories; the ids the file gave are the ground truth's there: ``CocoResults``' id
+    columns are gathered from them when first read, not held beside ``img`` and ``label``)."""
     n = len(ids)
     # handed over to the model, which then keeps them instead of copying (CocoResults and
     # Detections share ``ids``)
@@ -110,8 +108,8 @@ def result_set(
     extras = CocoResults(
         kind=kind,
         det_id=ids,
-        image_id=sealed(gt.image_id[img] if id_columns is None else id_columns[0]),
-        category_id=sealed(gt.category_id[label] if id_columns is None else id_columns[1]),
+        image_id=ids_at(gt.image_id, img),
+        category_id=ids_at(gt.category_id, label),
         bbox=xywh,
         area=area_column,
         keypoints=kps,

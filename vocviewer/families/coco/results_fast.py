@@ -30,7 +30,7 @@ import numpy as np
 from vocviewer.core.arrays import sealed
 from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco import results_kernel
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, ids_at
 from vocviewer.families.coco.results_bulk import (
     Columns,
     lookup,
@@ -164,18 +164,19 @@ def box_result(path: Path, parsed: Columns | None, gt: CocoAnnotations) -> Resul
     n = len(score)
     ids = np.arange(1, n + 1, dtype=np.int64)
     area: Any = Derived(sealed_box_area, *sealed(xywh)[:, 2:].T, rowwise=True)  # (made when read)
-    extras = CocoResults(  # the file's ids: equal to gt's at img / label (``lookup``)
+    del img_ids, cat_ids  # (the file's ids: gt's at img / label, ``lookup``; gathered if read)
+    extras = CocoResults(
         kind="bbox",
         det_id=ids,
-        image_id=img_ids,
-        category_id=cat_ids,
+        image_id=ids_at(gt.image_id, img),
+        category_id=ids_at(gt.category_id, label),
         bbox=xywh,
         area=area,
         keypoints=np.zeros((n, 0, 3)),
         masks=None,
         warnings=warnings,
     )
-    del img_ids, cat_ids, area, xywh
+    del area, xywh
     xywh = extras.bbox
     xyxy: Any = Derived(sealed_corners, xywh, rowwise=True)  # (made when read)
     dets = Detections(img, label, score, xyxy, np.zeros(n, dtype=np.int64), ids)

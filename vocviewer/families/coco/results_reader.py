@@ -182,7 +182,7 @@ def read_coco_result_list(
         rows = None if cols is None else _box_rows(cols[0], cols[1], gt)
         if cols is not None and rows is not None:
             anns.clear()  # the parsed entries are not held while the result set is built
-            return _box_result(path, *rows, cols[2], cols[3], gt, (cols[0], cols[1]))
+            return _box_result(path, *rows, cols[2], cols[3], gt)
     if task == "segm":
         s = bulk.segm_columns(anns, literals, *_lookups(dataset), box_kind=kind == "bbox")
         if s is not None:
@@ -247,7 +247,7 @@ def _checked_boxes(
     """The box ``ResultSet`` if every id is known (else ``None``: the per-entry path names
     it); rows with NaN / infinite values are kept, with one warning."""
     rows = _box_rows(img_ids, cat_ids, gt)
-    return None if rows is None else _box_result(path, *rows, score, xywh, gt, (img_ids, cat_ids))
+    return None if rows is None else _box_result(path, *rows, score, xywh, gt)
 
 
 def _box_rows(
@@ -266,11 +266,8 @@ def _box_result(
     score: npt.NDArray[np.float64],
     xywh: npt.NDArray[np.float64],
     gt: CocoAnnotations,
-    id_columns: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
 ) -> ResultSet:
-    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning
-    (``id_columns``: the image and category ids the rows ``img``, ``label`` were found for,
-    kept as ``CocoResults``' columns)."""
+    """The box ``ResultSet``: rows with NaN / infinite values kept, with one warning."""
     n = len(score)
     warnings = bulk.nonfinite_warnings(path, score, xywh)
     ids = np.arange(1, n + 1, dtype=np.int64)
@@ -291,5 +288,4 @@ def _box_result(
         None,
         warnings,
         warnings,
-        id_columns,
     )
