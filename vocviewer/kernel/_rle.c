@@ -532,6 +532,99 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     return 0;
 }
 
+/* The next value of a string at *p (next_value's, its one-char case first: most runs of a
+ * real mask fit one char); *p moved past it. -1 if the string ends before or inside it. */
+static inline int take_value(const unsigned char **p, const unsigned char *end, int64_t *x) {
+    const unsigned char *q = *p;
+    if (q >= end) return -1;
+    unsigned c = (unsigned char)(*q - 48);
+    if (!(c & 0x20)) {
+        *x = (int64_t)((c & 0x1f) ^ 0x10) - 0x10;
+        *p = q + 1;
+        return 0;
+    }
+    Py_ssize_t k = 0;
+    int r = next_value(q, end - q, &k, x);
+    *p = q + k;
+    return r;
+}
+
+/* One visited pixel t of mask_bbox (the column x, its first index base, y's bounds). */
+#define VISIT(t)                                                                   \
+    do {                                                                           \
+        int64_t t_ = (t);                                                          \
+        if ((uint64_t)(t_ - base) >= (uint64_t)h) {                                \
+            x = t_ - base < 2 * h && t_ >= base ? x + 1 : floor_div(t_, h);        \
+            base = x * h;                                                          \
+            xs = x < xs ? x : xs;                                                  \
+            xe = x > xe ? x : xe;                                                  \
+        }                                                                          \
+        int64_t y_ = t_ - base;                                                    \
+        ys = y_ < ys ? y_ : ys;                                                    \
+        ye = y_ > ye ? y_ : ye;                                                    \
+    } while (0)
+
+/* string_measure for h > 0 and at least two values, a pair of runs (background, foreground)
+ * per step: the same checks and the same numbers. */
+static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64_t w,
+                                int64_t top, int64_t *area, double *bb) {
+    const unsigned char *p = t->chars + t->start[i], *end = t->chars + t->start[i + 1];
+    int64_t want = t->runs[i + 1] - t->runs[i], pairs = want / 2;
+    int64_t a, cc, ev = 0, od, e, o;
+    int64_t x, base, xs, xe, ys, ye, xp;
+    int wrap = 0;
+    /* the first pair: no delta; x starts at column 0 (visited or not, xs / xe as visited) */
+    if (take_value(&p, end, &e) || take_value(&p, end, &o)) return -1;
+    if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
+    cc = e;
+    x = floor_div(cc, h);
+    base = x * h;
+    xs = xe = x;
+    ys = ye = cc - base;
+    xp = x;
+    cc += o;
+    a = o;
+    VISIT(cc - 1);
+    wrap |= xp < x;
+    od = o; /* the value two back of the third is not added (m > 2 only): ev stays 0 */
+    for (int64_t k = 1; k < pairs; k++) {
+        int64_t ce, co;
+        if (take_value(&p, end, &ce) || take_value(&p, end, &co)) return -1;
+        e = ce + ev;
+        o = co + od;
+        ev = e; /* (the third value, k = 1: no delta, as ev was 0) */
+        od = o;
+        if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
+        cc += e;
+        VISIT(cc);
+        xp = x;
+        cc += o;
+        a += o;
+        VISIT(cc - 1);
+        wrap |= xp < x;
+    }
+    int64_t sum = cc;
+    if (want % 2) { /* a last background run, not boxed */
+        int64_t ce;
+        if (take_value(&p, end, &ce)) return -1;
+        e = ce + (pairs > 1 ? ev : 0);
+        if ((uint64_t)e > (uint64_t)top) return -1;
+        sum += e;
+    }
+    if (p != end || sum != h * w) return -1;
+    *area = a;
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+    return 0;
+}
+#undef VISIT
+
 typedef struct {
     Strings t;
     const int64_t *h, *w;
@@ -544,8 +637,10 @@ typedef struct {
 static void string_masks_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringMasksJob *job = (StringMasksJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->unfit; i++)
-        if (string_measure(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
-                           job->box + 4 * i))
+        if ((job->h[i] > 0 && job->t.runs[i + 1] - job->t.runs[i] >= 2
+                 ? string_measure_pairs
+                 : string_measure)(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
+                                   job->box + 4 * i))
             job->unfit = 1;
 }
 
