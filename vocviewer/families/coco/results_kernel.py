@@ -99,18 +99,20 @@ def _kind(r: dict[str, Any]) -> str:
 
 
 def file_bytes(path: Path) -> mmap.mmap | None:
-    """The bytes of the regular file ``path`` in memory of their own (anonymous) that
-    ``plain_columns`` may write (a segm file's strings are kept in place there: no second
-    copy of them), or ``None`` (the caller then reads it with ``read_json_bytes``, which names
-    any problem)."""
+    """The bytes of the regular file ``path`` mapped into memory privately (copy-on-write) so
+    that ``plain_columns`` may write them (a segm file's strings are kept in place there: no
+    second copy of them; only the pages written get memory of their own, the rest is read
+    from the system's file cache without a copy), or ``None`` (the caller then reads it with
+    ``read_json_bytes``, which names any problem)."""
     try:
         size = check_regular(path)
         if size == 0 or size > MAX_FILE_BYTES:
             return None
-        buf = mmap.mmap(-1, size)
         with open(path, "rb") as fh:
-            if fh.readinto(buf) != size or fh.read(1):  # (changed meanwhile)
-                return None
+            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+        if len(buf) != size:  # (changed meanwhile)
+            buf.close()
+            return None
     except (FormatError, OSError, ValueError):
         return None
     return buf
