@@ -7,6 +7,8 @@ and on any string, the same strings declined as the numpy path's ``from_strings`
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -30,7 +32,7 @@ def masks(draw: st.DrawFn) -> tuple[list[int], int, int]:
     w = draw(st.integers(1, 9) | st.integers(100, 700))
     cuts = draw(st.lists(st.integers(0, h * w), max_size=40))
     edges = [0, *sorted(cuts), h * w]
-    runs = [b - a for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    runs = [b - a for a, b in itertools.pairwise(edges)]
     return runs, h, w
 
 
