@@ -151,3 +151,31 @@ def test_segmentations_to_rle_mixed_rows() -> None:
     for counts, offsets in (on, off):
         got = [counts[a:b].tolist() for a, b in itertools.pairwise(offsets)]
         assert got == want
+
+
+def test_segmentations_to_rle_given_runs_and_a_declined_polygon() -> None:
+    """The kernel's one pass (RLE rows and empty rows given, copied in as they are) and, where
+    a polygon declines (a non-finite coordinate), the numpy path filling it in: the same table
+    on both paths; given runs outside their pool are refused."""
+    good, bad = [1.0, 1, 6, 1, 6, 6, 1, 6], [np.nan, 1, 3, 4, 3, 3]
+    kind = np.array([1, 2, 0, 1, 2], dtype=np.int8)
+    nparts = np.array([1, 0, 0, 1, 0], dtype=np.int64)
+    runs, run_len = np.array([3, 4, 74, 81], np.int64), np.array([0, 3, 0, 0, 1], np.int64)
+    h, w = np.full(5, 9, np.int64), np.full(5, 9, np.int64)
+    for second in (good, bad):
+        xy = np.array(good + second)
+        part_len = np.array([8, len(second)], dtype=np.int64)
+        args = (kind, xy, part_len, nparts, runs, run_len, h, w)
+        with np.errstate(invalid="ignore"):
+            on = segmentations_to_rle(*args)
+            with numpy_path():
+                off = segmentations_to_rle(*args)
+        assert np.array_equal(on[0], off[0]) and np.array_equal(on[1], off[1])
+        masks = np.split(on[0], on[1][1:-1])
+        assert masks[1].tolist() == [3, 4, 74] and masks[2].tolist() == [0]
+        assert masks[4].tolist() == [81]
+    k = kernel.load("_rle")
+    assert k is not None
+    xy, npoints, one = np.array(good), np.array([4]), np.ones(1, np.int64)
+    with pytest.raises(ValueError, match="outside"):  # a run past the pool of one
+        k.polygon_objects(xy, npoints, one, one * 0, one * 9, one * 9, one, one * 0, one * 2)

@@ -1162,6 +1162,36 @@ static int vec_push(Vec *b, int64_t x) {
     return 0;
 }
 
+/* Room for exactly `cap` values (at least its n): -1 if there is no memory. */
+static int vec_reserve(Vec *b, int64_t cap) {
+    int64_t *v = realloc(b->v, sizeof(int64_t) * (size_t)cap);
+    if (v == NULL) return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
+
+/* The first n values of b as a 1-d int64 array that takes over b's memory (no copy; b is left
+ * empty), or NULL. */
+static PyObject *vec_array(Vec *b, npy_intp n) {
+    PyObject *a = PyArray_SimpleNewFromData(1, &n, NPY_INT64, b->v);
+    if (!a) return NULL;
+    PyObject *owner = PyCapsule_New(b->v, NULL, free_capsule);
+    if (!owner) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    b->v = NULL; /* the capsule frees it, once the array (its base) goes */
+    b->n = b->cap = 0;
+    if (PyArray_SetBaseObject((PyArrayObject *)a, owner)) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
 /* Sorts a[0 .. n) ascending: quicksort (median of three, the smaller side recursed) down to
  * short runs, then insertion sort; the crossings come in long monotone stretches. */
 static void sort_int64(int64_t *a, int64_t n) {
@@ -1426,6 +1456,8 @@ typedef struct {
     const int64_t *first_part;   /* (N + 1,) first polygon of each object */
     const int64_t *rows, *h, *w; /* (M,) the objects wanted, their masks' size */
     int64_t longest;             /* most points of any polygon */
+    const int64_t *given, *given_start, *given_len; /* (M,) runs given for a wanted row (its
+                                  * given_len >= 0) instead of rasterised; NULL: none */
     int64_t *lens;               /* (M,) runs written per object */
     char *declined;              /* (M,) an object the numpy path must do */
     Py_ssize_t bounds[MAX_THREADS + 1]; /* thread t does objects bounds[t] .. bounds[t + 1] */
@@ -1487,7 +1519,13 @@ static void *objects_thread(void *arg) {
     int status = x && y ? 1 : -1;
     for (Py_ssize_t i = j->bounds[t]; i < j->bounds[t + 1] && status >= 0; i++) {
         int64_t before = out->n;
-        status = object_runs(j, j->rows[i], j->h[i], j->w[i], x, y, &cross, &parts, out);
+        if (j->given_len && j->given_len[i] >= 0) {
+            const int64_t *g = j->given + j->given_start[i];
+            for (int64_t v = 0; v < j->given_len[i] && status >= 0; v++)
+                status = vec_push(out, g[v]) < 0 ? -1 : 1;
+        } else {
+            status = object_runs(j, j->rows[i], j->h[i], j->w[i], x, y, &cross, &parts, out);
+        }
         j->declined[i] = status == 0;
         j->lens[i] = out->n - before;
     }
@@ -1522,26 +1560,47 @@ static int objects_layout(PyArrayObject **a, ObjectJob *job, int64_t *point_star
     return ok ? 0 : -1;
 }
 
-/* polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined) | error.
+/* The given runs of polygon_objects (a[6] pool, a[7] start, a[8] length: M each) within the
+ * pool; -1 + ValueError if not. */
+static int given_layout(PyArrayObject **a, Py_ssize_t m) {
+    Py_ssize_t pool = PyArray_SIZE(a[6]);
+    const int64_t *start = PyArray_DATA(a[7]), *len = PyArray_DATA(a[8]);
+    int ok = PyArray_SIZE(a[7]) == m && PyArray_SIZE(a[8]) == m;
+    for (Py_ssize_t i = 0; ok && i < m; i++)
+        ok = len[i] < 0 || (start[i] >= 0 && start[i] <= pool && len[i] <= pool - start[i]);
+    if (!ok) PyErr_SetString(PyExc_ValueError, "polygon_objects: given runs outside their pool");
+    return ok ? 0 : -1;
+}
+
+/* polygon_objects(xy, npoints, nparts, rows, h, w, given=None, given_start=None,
+ *                 given_len=None) -> (counts, offsets, declined) | error.
  * xy: float64, every polygon's x0, y0, x1, ... concatenated; npoints: int64 (P,) points per
  * polygon; nparts: int64 (N,) polygons per object, in order; rows: int64 (M,) the objects to
  * rasterise, h, w: int64 (M,) their masks' size. Object rows[i]'s mask is
  * counts[offsets[i] : offsets[i + 1]]: its one polygon's rleFrPoly, the union of several
  * (rleMerge, canonical), [h * w] without any; empty for the objects listed in `declined` (one
- * of its polygons declined as polygons() declines it: for the numpy path). Threads across
- * objects. */
+ * of its polygons declined as polygons() declines it: for the numpy path). Wanted row i with
+ * given_len[i] >= 0 is given[given_start[i] :][: given_len[i]] as it is (an RLE, an empty
+ * mask: one table in one pass). Threads across objects. */
 static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
-    PyObject *o[6], *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
-    PyArrayObject *a[6] = {NULL};
+    PyObject *o[9] = {NULL}, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOO|OOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8]))
+        return NULL;
+    PyArrayObject *a[9] = {NULL};
     int64_t *point_start = NULL, *first_part = NULL, *lens = NULL, *offsets = NULL;
     char *declined = NULL;
     Vec gone = {0};
     ObjectJob job;
     memset(&job, 0, sizeof(job));
-    for (int i = 0; i < 6; i++)
-        if (!(a[i] = as_array(o[i], i ? NPY_INT64 : NPY_FLOAT64))) goto done;
+    for (int i = 0; i < 9; i++)
+        if (o[i] && !(a[i] = as_array(o[i], i ? NPY_INT64 : NPY_FLOAT64))) goto done;
     Py_ssize_t m = PyArray_SIZE(a[3]);
+    if ((o[6] != NULL) != (o[8] != NULL) || (a[6] && given_layout(a, m) < 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "polygon_objects: given runs need their starts and lengths");
+        goto done;
+    }
     point_start = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[1]) + 1));
     first_part = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[2]) + 1));
     lens = malloc(sizeof(int64_t) * (size_t)(m + 1));
@@ -1561,6 +1620,11 @@ static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
     job.w = PyArray_DATA(a[5]);
     job.lens = lens;
     job.declined = declined;
+    if (a[6]) {
+        job.given = PyArray_DATA(a[6]);
+        job.given_start = PyArray_DATA(a[7]);
+        job.given_len = PyArray_DATA(a[8]);
+    }
     int k = thread_count(m, PAIRS_PER_THREAD), failed = 0;
     for (int t = 0; t <= k; t++) job.bounds[t] = m * t / k;
     pthread_t threads[MAX_THREADS];
@@ -1590,16 +1654,22 @@ static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* the first thread's runs, grown to hold the others' after them, become the column */
     npy_intp total = (npy_intp)offsets[m];
-    PyObject *counts = PyArray_SimpleNew(1, &total, NPY_INT64);
-    if (!counts) goto done;
-    int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
-    for (int t = 0; t < k; t++) {
-        if (job.out[t].n) memcpy(dst + offsets[job.bounds[t]], job.out[t].v, 8 * job.out[t].n);
+    Vec *first = &job.out[0];
+    if (vec_reserve(first, total > 0 ? total : 1) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
+    for (int t = 1; t < k; t++) {
+        if (job.out[t].n)
+            memcpy(first->v + offsets[job.bounds[t]], job.out[t].v, 8 * job.out[t].n);
+    }
+    PyObject *counts = vec_array(first, total);
+    if (!counts) goto done;
     res = Py_BuildValue("(NNN)", counts, int64_array(offsets, m + 1), int64_array(gone.v, gone.n));
 done:
-    for (int i = 0; i < 6; i++) Py_XDECREF(a[i]);
+    for (int i = 0; i < 9; i++) Py_XDECREF(a[i]);
     free(point_start);
     free(first_part);
     free(lens);
@@ -1610,16 +1680,24 @@ done:
     return res;
 }
 
-/* take(counts, offsets, rows) -> (counts, offsets): masks `rows` (any order, repeats allowed)
- * copied into new columns. */
+/* take(counts, offsets, rows, counts2=None, offsets2=None) -> (counts, offsets): masks `rows`
+ * (any order, repeats allowed) copied into new columns; with a second table, rows from N on
+ * are its masks rows - N (no joined copy of both tables needed). */
 static PyObject *py_take(PyObject *self, PyObject *args) {
-    PyObject *oc, *oo, *orows, *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &orows)) return NULL;
+    PyObject *oc, *oo, *orows, *oc2 = Py_None, *oo2 = Py_None, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO|OO", &oc, &oo, &orows, &oc2, &oo2)) return NULL;
     PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
-    PyArrayObject *ar = as_array(orows, NPY_INT64);
+    PyArrayObject *ar = as_array(orows, NPY_INT64), *ac2 = NULL, *ao2 = NULL;
     PyObject *counts = NULL, *offsets = NULL;
-    Columns t;
+    Columns t, t2 = {0};
     if (!ac || !ao || !ar || columns_from(ac, ao, &t) < 0) goto done;
+    if ((oc2 == Py_None) != (oo2 == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "take: the second table needs counts and offsets");
+        goto done;
+    }
+    if (oc2 != Py_None && (!(ac2 = as_array(oc2, NPY_INT64)) || !(ao2 = as_array(oo2, NPY_INT64)) ||
+                           columns_from(ac2, ao2, &t2) < 0))
+        goto done;
     Py_ssize_t n = PyArray_SIZE(ar);
     const int64_t *rows = PyArray_DATA(ar);
     npy_intp no = n + 1;
@@ -1627,18 +1705,22 @@ static PyObject *py_take(PyObject *self, PyObject *args) {
     int64_t *off = PyArray_DATA((PyArrayObject *)offsets), m;
     off[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (rows[i] < 0 || rows[i] >= t.n) {
+        int64_t r = rows[i];
+        if (r < 0 || r >= t.n + t2.n) {
             PyErr_SetString(PyExc_IndexError, "take: a row outside the masks");
             goto done;
         }
-        off[i + 1] = off[i] + t.offsets[rows[i] + 1] - t.offsets[rows[i]];
+        const Columns *c = r < t.n ? &t : &t2;
+        r -= r < t.n ? 0 : t.n;
+        off[i + 1] = off[i] + c->offsets[r + 1] - c->offsets[r];
     }
     npy_intp total = (npy_intp)off[n];
     if (!(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
     int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < n; i++) {
-        const int64_t *runs = mask_runs(&t, rows[i], &m);
+        const int64_t *runs = rows[i] < t.n ? mask_runs(&t, rows[i], &m)
+                                            : mask_runs(&t2, rows[i] - t.n, &m);
         if (m) memcpy(dst + off[i], runs, sizeof(int64_t) * (size_t)m);
     }
     Py_END_ALLOW_THREADS;
@@ -1649,6 +1731,8 @@ done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
     Py_XDECREF(ar);
+    Py_XDECREF(ac2);
+    Py_XDECREF(ao2);
     return res;
 }
 
@@ -1880,10 +1964,12 @@ static PyMethodDef methods[] = {
     {"polygons", py_polygons, METH_VARARGS,
      "polygons(xy, npoints, h, w) -> (counts, offsets, declined): rleFrPoly of each."},
     {"polygon_objects", py_polygon_objects, METH_VARARGS,
-     "polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined): each "
-     "object's polygons rasterised and merged, threads across objects."},
+     "polygon_objects(xy, npoints, nparts, rows, h, w, given=None, given_start=None, "
+     "given_len=None) -> (counts, offsets, declined): each object's polygons rasterised and "
+     "merged (or its runs given), threads across objects."},
     {"take", py_take, METH_VARARGS,
-     "take(counts, offsets, rows) -> (counts, offsets): masks `rows` copied, in that order."},
+     "take(counts, offsets, rows, counts2=None, offsets2=None) -> (counts, offsets): masks "
+     "`rows` copied, in that order (rows from N on: the second table's)."},
     {"encode", py_encode, METH_VARARGS, "encode(bool (h, w)) -> int64 counts."},
     {"decode", py_decode, METH_VARARGS, "decode(counts, h, w) -> bool (h, w) | None."},
     {"boundary", py_boundary, METH_VARARGS,
