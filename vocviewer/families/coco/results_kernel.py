@@ -108,12 +108,6 @@ def file_bytes(path: Path) -> mmap.mmap | None:
         size = check_regular(path)
         if size == 0 or size > MAX_FILE_BYTES:
             return None
-        import os
-        if os.environ.get("W3_ANON"):
-            buf = mmap.mmap(-1, size)
-            with open(path, "rb") as fh:
-                fh.readinto(buf)
-            return buf
         with open(path, "rb") as fh:
             buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
         if len(buf) != size:  # (changed meanwhile)
