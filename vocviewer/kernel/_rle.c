@@ -105,19 +105,31 @@ static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *
     return 0;
 }
 
+/* In a raw string (JSON text, `raw`), the escape at s[*q] if any: an escaped backslash is
+ * one backslash (*q moved onto its second); -1 for any other escape or one cut short. */
+static inline int unescape(const unsigned char *s, Py_ssize_t len, Py_ssize_t *q, int raw) {
+    if (!raw || s[*q] != '\\') return 0;
+    return ++*q < len && s[*q] == '\\' ? 0 : -1;
+}
+
 /* The next value of a string from s[*p] (rleFrString: 5 bits per char from char 48, bit 0x20 =
  * more chars follow, the last char's bit 0x10 = negative), before the delta of the value two
- * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits). */
-static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x) {
+ * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits).
+ * `raw`: the string as JSON text holds it (see unescape). */
+static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x,
+                             int raw) {
     Py_ssize_t q = *p;
     uint64_t low = 0;
     int k = 0;
+    if (unescape(s, len, &q, raw)) return -1;
     unsigned char c = (unsigned char)(s[q] - 48);
     while (c & 0x20) { /* continuation chars: 5 low bits each */
         if (k == 11 || q + 1 >= len) return -1;
         low |= (uint64_t)(c & 0x1f) << (5 * k);
         k++;
-        c = (unsigned char)(s[++q] - 48);
+        q++;
+        if (unescape(s, len, &q, raw)) return -1;
+        c = (unsigned char)(s[q] - 48);
     }
     *p = q + 1;
     int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
@@ -129,11 +141,11 @@ static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t 
  * m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
  * has over 12 chars (60 bits), as the numpy path refuses, or holds more than `cap` values. */
 static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out,
-                                Py_ssize_t cap) {
+                                Py_ssize_t cap, int raw) {
     Py_ssize_t m = 0, p = 0;
     while (p < len) {
         int64_t x;
-        if (m >= cap || next_value(s, len, &p, &x)) return -1; /* (cap: the caller's room) */
+        if (m >= cap || next_value(s, len, &p, &x, raw)) return -1; /* (cap: the caller's room) */
         if (m > 2) x += out[m - 2];
         out[m++] = x;
     }
@@ -163,7 +175,7 @@ static void decode_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringsJob *job = (StringsJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->declined; i++) {
         int64_t *out = job->counts + job->offsets[i];
-        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i]) < 0)
+        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i], 0) < 0)
             job->declined = 1;
     }
 }
@@ -438,12 +450,27 @@ done:
 /* by rows when read                                                                         */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values. */
+/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values; `raw`:
+ * the strings as a JSON text holds them (the chars of a results file), each up to its closing
+ * quote (the text after it, up to the next string, is not read), a backslash escaped. */
 typedef struct {
     const unsigned char *chars;
     const int64_t *start, *runs;
     Py_ssize_t n;
+    int raw;
 } Strings;
+
+/* Mask i's string: its first char and length (a raw one up to its quote: -1 if none). */
+static inline int string_body(const Strings *t, Py_ssize_t i, const unsigned char **s,
+                              Py_ssize_t *len) {
+    *s = t->chars + t->start[i];
+    *len = (Py_ssize_t)(t->start[i + 1] - t->start[i]);
+    if (!t->raw) return 0;
+    const unsigned char *quote = memchr(*s, '"', (size_t)*len);
+    if (!quote) return -1;
+    *len = quote - *s;
+    return 0;
+}
 
 /* Whether mask i's string and runs lie within the columns (start and runs rising there). */
 static inline int string_in_bounds(const Strings *t, Py_ssize_t i, int64_t nc) {
@@ -461,7 +488,7 @@ static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObjec
         PyErr_SetString(PyExc_ValueError, "start and runs must have N + 1 entries from 0");
         return -1;
     }
-    *out = (Strings){PyArray_DATA(chars), st, ru, n};
+    *out = (Strings){PyArray_DATA(chars), st, ru, n, 0};
     for (Py_ssize_t i = 0; all && i < n; i++) {
         if (!string_in_bounds(out, i, nc)) {
             PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
@@ -473,10 +500,10 @@ static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObjec
 
 /* Decode mask i into out (room for its values); nonzero if it declines or the count differs. */
 static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
-    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]);
-    Py_ssize_t m = decode_string(t->chars + t->start[i], (Py_ssize_t)(t->start[i + 1] - t->start[i]),
-                                 out, want);
-    return m != want;
+    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]), len;
+    const unsigned char *s;
+    if (string_body(t, i, &s, &len)) return -1;
+    return decode_string(s, len, out, want, t->raw) != want;
 }
 
 /* Mask i's string checked and measured as it is decoded, its runs not kept: exactly its count
@@ -484,8 +511,9 @@ static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
  * mask_bbox (the same steps, run by run). */
 static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, int64_t top,
                           int64_t *area, double *bb) {
-    const unsigned char *s = t->chars + t->start[i];
-    Py_ssize_t len = (Py_ssize_t)(t->start[i + 1] - t->start[i]), p = 0;
+    const unsigned char *s;
+    Py_ssize_t len, p = 0;
+    if (string_body(t, i, &s, &len)) return -1;
     int64_t want = t->runs[i + 1] - t->runs[i], boxed = (want / 2) * 2; /* as mask_bbox */
     int64_t m = 0, sum = 0, a = 0, two_back = 0, one_back = 0;
     int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
@@ -493,7 +521,7 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     int wrap = 0;
     while (p < len) {
         int64_t v;
-        if (m >= want || next_value(s, len, &p, &v)) return -1;
+        if (m >= want || next_value(s, len, &p, &v, t->raw)) return -1;
         if (m > 2) v += two_back;
         two_back = one_back;
         one_back = v;
@@ -534,7 +562,8 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
 
 /* The next value of a string at *p (next_value's, its one-char case first: most runs of a
  * real mask fit one char); *p moved past it. -1 if the string ends before or inside it. */
-static inline int take_value(const unsigned char **p, const unsigned char *end, int64_t *x) {
+static inline int take_value(const unsigned char **p, const unsigned char *end, int64_t *x,
+                              int raw) {
     const unsigned char *q = *p;
     if (q >= end) return -1;
     unsigned c = (unsigned char)(*q - 48);
@@ -544,7 +573,7 @@ static inline int take_value(const unsigned char **p, const unsigned char *end, 
         return 0;
     }
     Py_ssize_t k = 0;
-    int r = next_value(q, end - q, &k, x);
+    int r = next_value(q, end - q, &k, x, raw); /* (an escape is never a value's last char) */
     *p = q + k;
     return r;
 }
@@ -568,13 +597,17 @@ static inline int take_value(const unsigned char **p, const unsigned char *end, 
  * per step: the same checks and the same numbers. */
 static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64_t w,
                                 int64_t top, int64_t *area, double *bb) {
-    const unsigned char *p = t->chars + t->start[i], *end = t->chars + t->start[i + 1];
+    const unsigned char *p;
+    Py_ssize_t len;
+    if (string_body(t, i, &p, &len)) return -1;
+    const unsigned char *end = p + len;
+    int raw = t->raw;
     int64_t want = t->runs[i + 1] - t->runs[i], pairs = want / 2;
     int64_t a, cc, ev = 0, od, e, o;
     int64_t x, base, xs, xe, ys, ye, xp;
     int wrap = 0;
     /* the first pair: no delta; x starts at column 0 (visited or not, xs / xe as visited) */
-    if (take_value(&p, end, &e) || take_value(&p, end, &o)) return -1;
+    if (take_value(&p, end, &e, raw) || take_value(&p, end, &o, raw)) return -1;
     if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
     cc = e;
     x = floor_div(cc, h);
@@ -589,7 +622,7 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
     od = o; /* the value two back of the third is not added (m > 2 only): ev stays 0 */
     for (int64_t k = 1; k < pairs; k++) {
         int64_t ce, co;
-        if (take_value(&p, end, &ce) || take_value(&p, end, &co)) return -1;
+        if (take_value(&p, end, &ce, raw) || take_value(&p, end, &co, raw)) return -1;
         e = ce + ev;
         o = co + od;
         ev = e; /* (the third value, k = 1: no delta, as ev was 0) */
@@ -606,7 +639,7 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
     int64_t sum = cc;
     if (want % 2) { /* a last background run, not boxed */
         int64_t ce;
-        if (take_value(&p, end, &ce)) return -1;
+        if (take_value(&p, end, &ce, raw)) return -1;
         e = ce + (pairs > 1 ? ev : 0);
         if ((uint64_t)e > (uint64_t)top) return -1;
         sum += e;
@@ -644,18 +677,21 @@ static void string_masks_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
             job->unfit = 1;
 }
 
-/* string_masks(chars uint8, start, runs, height, width) -> (bboxes float64 (N, 4), areas int64
- * (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit check it
- * (a whole string of exactly its count of values, none negative, summing to h * w), measured
- * as bboxes / areas measure it; None if one is not. Threads across masks. */
+/* string_masks(chars uint8, start, runs, height, width, raw=False) -> (bboxes float64 (N, 4),
+ * areas int64 (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit
+ * check it (a whole string of exactly its count of values, none negative, summing to h * w),
+ * measured as bboxes / areas measure it; None if one is not. Threads across masks. `raw`
+ * (here and in decode_strings, string_iou_pairs): the strings as JSON text (Strings). */
 static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     PyObject *och, *ost, *oru, *oh, *ow, *res = NULL, *box = NULL, *area = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOO", &och, &ost, &oru, &oh, &ow)) return NULL;
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "OOOOO|p", &och, &ost, &oru, &oh, &ow, &raw)) return NULL;
     PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ah = as_array(oh, NPY_INT64);
     PyArrayObject *aw = as_array(ow, NPY_INT64);
     Strings t;
     if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t, 1) < 0) goto done;
+    t.raw = raw;
     if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
         PyErr_SetString(PyExc_ValueError, "one height and width per mask");
         goto done;
@@ -703,18 +739,20 @@ static void decode_rows_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
             job->declined = 1;
 }
 
-/* decode_strings(chars uint8, start, runs, rows, out=None) -> (counts, offsets) | None: the
+/* decode_strings(chars uint8, start, runs, rows, out=None, raw=False) -> (counts, offsets) | None: the
  * masks `rows` (any order, repeats allowed) decoded into new columns (counts: the front of
  * `out`, a C-contiguous writable int64 array, where they fit), threads across rows; None if
  * one declines (string_masks passed them all). */
 static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
     PyObject *och, *ost, *oru, *orows, *oout = Py_None, *res = NULL, *counts = NULL;
     PyObject *offsets = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO|O", &och, &ost, &oru, &orows, &oout)) return NULL;
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|Op", &och, &ost, &oru, &orows, &oout, &raw)) return NULL;
     PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ar = as_array(orows, NPY_INT64);
     Strings t;
     if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t, 0) < 0) goto done;
+    t.raw = raw;
     Py_ssize_t n = PyArray_SIZE(ar);
     const int64_t *rows = PyArray_DATA(ar);
     npy_intp no = n + 1;
@@ -994,7 +1032,7 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
 }
 
 /* string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
- *                  det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
+ *                  det_row, gt_row, crowd, det_box, gt_box, raw=False) -> float64 (E,) | None
  * iou_pairs with the detections as strings (decode_strings' columns): each detection decoded
  * by the thread that meets its pairs, only where its box overlaps and its size agrees, into
  * that thread's buffer (a detection's pairs come together: decoded once). */
@@ -1004,15 +1042,23 @@ static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
                                   NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
     PyArrayObject *a[14] = {NULL};
-    PyObject *res = NULL;
+    PyObject *res = NULL, *head = PyTuple_GetSlice(args, 0, 14);
     IouJob job;
     Strings t;
-    if (pair_arrays(args, "string_iou_pairs", 14, types, 11, a) == 0 && strings_from(a[0], a[1], a[2], &t, 0) == 0) {
+    int raw = PyTuple_GET_SIZE(args) > 14 ? PyObject_IsTrue(PyTuple_GET_ITEM(args, 14)) : 0;
+    if (!head || raw < 0 || PyTuple_GET_SIZE(args) > 15) {
+        if (head && raw >= 0) PyErr_SetString(PyExc_TypeError, "string_iou_pairs: 14 or 15 arguments");
+        Py_XDECREF(head);
+        return NULL;
+    }
+    if (pair_arrays(head, "string_iou_pairs", 14, types, 11, a) == 0 && strings_from(a[0], a[1], a[2], &t, 0) == 0) {
+        t.raw = raw;
         job.strings = &t;
         job.det.n = t.n;
         res = pairs_iou(&job, a + 3, PyArray_SIZE(a[0]), "string_iou_pairs");
     }
     for (int k = 0; k < 14; k++) Py_XDECREF(a[k]);
+    Py_DECREF(head);
     return res;
 }
 
@@ -1950,12 +1996,12 @@ static PyMethodDef methods[] = {
     {"runs_fit", py_runs_fit, METH_VARARGS,
      "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
     {"string_masks", py_string_masks, METH_VARARGS,
-     "string_masks(chars, start, runs, height, width) -> (bboxes, areas) | None."},
+     "string_masks(chars, start, runs, height, width, raw=False) -> (bboxes, areas) | None."},
     {"decode_strings", py_decode_strings, METH_VARARGS,
-     "decode_strings(chars, start, runs, rows, out=None) -> (counts, offsets) | None."},
+     "decode_strings(chars, start, runs, rows, out=None, raw=False) -> (counts, offsets) | None."},
     {"string_iou_pairs", py_string_iou_pairs, METH_VARARGS,
      "string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w, "
-     "det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None."},
+     "det_row, gt_row, crowd, det_box, gt_box, raw=False) -> float64 (E,) | None."},
     {"iou_pairs", py_iou_pairs, METH_VARARGS,
      "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
      "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},
