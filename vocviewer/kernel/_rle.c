@@ -105,11 +105,22 @@ static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *
     return 0;
 }
 
-/* In a raw string (JSON text, `raw`), the escape at s[*q] if any: an escaped backslash is
- * one backslash (*q moved onto its second); -1 for any other escape or one cut short. */
+/* In a raw string (JSON text, `raw`), the char at s[*q] inside a value: an escaped backslash
+ * is one backslash (*q moved onto its second); -1 for any other escape, one cut short, or the
+ * string's closing quote. */
 static inline int unescape(const unsigned char *s, Py_ssize_t len, Py_ssize_t *q, int raw) {
-    if (!raw || s[*q] != '\\') return 0;
-    return ++*q < len && s[*q] == '\\' ? 0 : -1;
+    if (!raw || (s[*q] != '\\' && s[*q] != '"')) return 0;
+    return s[*q] == '\\' && ++*q < len && s[*q] == '\\' ? 0 : -1;
+}
+
+/* Whether a string [s, s + len) goes on at p (raw: up to its closing quote). */
+static inline int string_more(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, int raw) {
+    return p < len && !(raw && s[p] == '"');
+}
+
+/* Whether a string [s, s + len) ends at p (raw: at its closing quote, within len). */
+static inline int string_done(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, int raw) {
+    return raw ? p < len && s[p] == '"' : p == len;
 }
 
 /* The next value of a string from s[*p] (rleFrString: 5 bits per char from char 48, bit 0x20 =
@@ -143,13 +154,13 @@ static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t 
 static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out,
                                 Py_ssize_t cap, int raw) {
     Py_ssize_t m = 0, p = 0;
-    while (p < len) {
+    while (string_more(s, len, p, raw)) {
         int64_t x;
         if (m >= cap || next_value(s, len, &p, &x, raw)) return -1; /* (cap: the caller's room) */
         if (m > 2) x += out[m - 2];
         out[m++] = x;
     }
-    return m;
+    return string_done(s, len, p, raw) ? m : -1;
 }
 
 /* The strings of from_strings, gathered while holding the GIL (`keep` owns them). */
@@ -460,15 +471,12 @@ typedef struct {
     int raw;
 } Strings;
 
-/* Mask i's string: its first char and length (a raw one up to its quote: -1 if none). */
+/* Mask i's string: its first char and the room it has (a raw one ends at its closing quote
+ * within it: string_more, string_done). */
 static inline int string_body(const Strings *t, Py_ssize_t i, const unsigned char **s,
                               Py_ssize_t *len) {
     *s = t->chars + t->start[i];
     *len = (Py_ssize_t)(t->start[i + 1] - t->start[i]);
-    if (!t->raw) return 0;
-    const unsigned char *quote = memchr(*s, '"', (size_t)*len);
-    if (!quote) return -1;
-    *len = quote - *s;
     return 0;
 }
 
@@ -519,7 +527,7 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
     int64_t x = 0, base = 0;
     int wrap = 0;
-    while (p < len) {
+    while (string_more(s, len, p, t->raw)) {
         int64_t v;
         if (m >= want || next_value(s, len, &p, &v, t->raw)) return -1;
         if (m > 2) v += two_back;
@@ -545,7 +553,7 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
         }
         m++;
     }
-    if (m != want || m == 0 || sum != h * w) return -1;
+    if (!string_done(s, len, p, t->raw) || m != want || m == 0 || sum != h * w) return -1;
     *area = a;
     bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
     if (boxed == 0 || h <= 0) return 0;
@@ -644,7 +652,7 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
         if ((uint64_t)e > (uint64_t)top) return -1;
         sum += e;
     }
-    if (p != end || sum != h * w) return -1;
+    if (!string_done(p, end - p, 0, raw) || sum != h * w) return -1;
     *area = a;
     if (wrap) {
         ys = 0;
