@@ -179,3 +179,25 @@ def test_segmentations_to_rle_given_runs_and_a_declined_polygon() -> None:
     xy, npoints, one = np.array(good), np.array([4]), np.ones(1, np.int64)
     with pytest.raises(ValueError, match="outside"):  # a run past the pool of one
         k.polygon_objects(xy, npoints, one, one * 0, one * 9, one * 9, one, one * 0, one * 2)
+
+
+@pytest.mark.parametrize("vertices", [12, 60, 400])
+def test_large_polygons_as_pycocotools(vertices: int) -> None:
+    """Polygons crossing many pixel columns (their crossings sorted by merging the monotone
+    stretches of the boundary, or, past a few dozen stretches, by the quicksort): star-shaped
+    ones (two stretches a lobe) and random walks (many), equal to pycocotools' frPyObjects."""
+    rng = np.random.default_rng(vertices)
+    h, w = 300, 400
+    angle = np.sort(rng.uniform(0, 2 * np.pi, vertices))
+    radius = rng.uniform(20, 140, vertices)
+    star = np.stack((200 + radius * np.cos(angle), 150 + radius * np.sin(angle)), 1)
+    walk = np.cumsum(rng.normal(0, 25, (vertices, 2)), 0) + np.array([200.0, 150.0])
+    polys = [star.reshape(-1), walk.reshape(-1), star.reshape(-1)[::-1].copy()]
+    xy = np.concatenate(polys)
+    npoints = np.array([len(p) // 2 for p in polys], dtype=np.int64)
+    nparts = np.ones(3, dtype=np.int64)
+    rows, hh, ww = np.arange(3), np.full(3, h), np.full(3, w)
+    counts, offsets = polygon_columns_to_rle(xy, npoints, nparts, rows, hh, ww)
+    for i, p in enumerate(polys):
+        want = pm.frPyObjects([p.tolist()], h, w)[0]["counts"].decode()
+        assert mk.to_string(counts[offsets[i] : offsets[i + 1]]) == want

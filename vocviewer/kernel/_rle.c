@@ -1404,10 +1404,62 @@ static int walk_edge(PolyWalk *pw, int64_t xs, int64_t ys, int64_t xe, int64_t y
 
 /* rleFrPoly's last step: the crossings (and h * w) sorted, differenced into runs, an empty run
  * after the first swallowing the run after it into the run before it. Appends to `out`. */
+#define MAX_STRETCHES 32
+
+/* Sorts a[0 .. n) ascending as sort_int64 does, in the time of a few merges where a is a few
+ * monotone stretches (a polygon's crossings, in the order its boundary visits them, rise
+ * along one side and fall along the other): the stretches found (falling ones reversed) and
+ * merged pairwise through tmp (room for n values). More stretches: sort_int64. */
+static void sort_stretches(int64_t *a, int64_t n, int64_t *tmp) {
+    int64_t bound[MAX_STRETCHES + 1];
+    int k = 0;
+    bound[0] = 0;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        if (j < n && a[j] < a[i]) { /* falling (strictly): reversed */
+            while (j < n && a[j] < a[j - 1]) j++;
+            for (int64_t lo = i, hi = j - 1; lo < hi; lo++, hi--) {
+                int64_t t = a[lo];
+                a[lo] = a[hi];
+                a[hi] = t;
+            }
+        } else {
+            while (j < n && a[j] >= a[j - 1]) j++;
+        }
+        if (k == MAX_STRETCHES) {
+            sort_int64(a, n);
+            return;
+        }
+        bound[++k] = j;
+        i = j;
+    }
+    int64_t *src = a, *dst = tmp;
+    while (k > 1) {
+        int m = 0;
+        for (int t = 0; t < k; t += 2) {
+            int64_t lo = bound[t], mid = bound[t + 1], hi = t + 2 <= k ? bound[t + 2] : mid;
+            int64_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
+            while (x < mid) dst[o++] = src[x++];
+            while (y < hi) dst[o++] = src[y++];
+            bound[m++] = lo;
+        }
+        bound[m] = n;
+        k = m;
+        int64_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != a) memcpy(a, src, sizeof(int64_t) * (size_t)n);
+}
+
 static int crossings_to_runs(Vec *cross, int64_t hw, Vec *out) {
     if (vec_push(cross, hw) < 0) return -1;
     int64_t *a = cross->v, k = cross->n, p = 0;
-    sort_int64(a, k);
+    int64_t *tmp = k > 32 ? malloc(sizeof(int64_t) * (size_t)k) : NULL;
+    if (tmp) sort_stretches(a, k, tmp);
+    else sort_int64(a, k); /* (short, or no memory for the merges) */
+    free(tmp);
     for (int64_t j = 0; j < k; j++) {
         int64_t t = a[j];
         a[j] -= p;
