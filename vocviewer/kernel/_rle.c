@@ -35,6 +35,37 @@
 /* small helpers                                                                             */
 /* ---------------------------------------------------------------------------------------- */
 
+/* split_range with the shares taken as the threads get to them: chunks of `chunk` items from
+ * one counter (a thread slowed by others on its core does fewer; none is left to finish a
+ * long share alone). */
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t n, chunk;
+    Py_ssize_t next; /* the first item not yet taken (atomic) */
+} DynamicJob;
+
+static void dynamic_chunks(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    DynamicJob *job = (DynamicJob *)ctx;
+    (void)lo, (void)hi;
+    for (;;) {
+        Py_ssize_t a = __atomic_fetch_add(&job->next, job->chunk, __ATOMIC_RELAXED);
+        if (a >= job->n) return;
+        job->work(job->ctx, a, a + job->chunk < job->n ? a + job->chunk : job->n);
+    }
+}
+
+static void split_dynamic(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread,
+                          Py_ssize_t chunk) {
+    int k = thread_count(n, per_thread);
+    if (k == 1) {
+        work(ctx, 0, n);
+        return;
+    }
+    DynamicJob job = {work, ctx, n, chunk, 0};
+    split_range(dynamic_chunks, &job, k, 1); /* k shares of the counter, one a thread */
+}
+
 /* Floor division and modulo of int64 (numpy's // and %, for a positive divisor). */
 static inline int64_t floor_div(int64_t a, int64_t b) {
     int64_t q = a / b;
@@ -719,7 +750,7 @@ static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     StringMasksJob job = {t, h, w, top, PyArray_DATA((PyArrayObject *)box),
                           PyArray_DATA((PyArrayObject *)area), 0};
     Py_BEGIN_ALLOW_THREADS;
-    split_range(string_masks_range, &job, t.n, STRINGS_PER_THREAD);
+    split_dynamic(string_masks_range, &job, t.n, STRINGS_PER_THREAD, 1024);
     Py_END_ALLOW_THREADS;
     res = job.unfit ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
 done:
@@ -1014,7 +1045,7 @@ static PyObject *pairs_iou(IouJob *job, PyArrayObject **a, Py_ssize_t nchars, co
     if (res == NULL) return NULL;
     job->out = PyArray_DATA((PyArrayObject *)res);
     Py_BEGIN_ALLOW_THREADS;
-    split_range(iou_range, job, e, PAIRS_PER_THREAD);
+    split_dynamic(iou_range, job, e, PAIRS_PER_THREAD, 8192);
     Py_END_ALLOW_THREADS;
     if (job->declined) Py_SETREF(res, Py_NewRef(Py_None));
     return res;
