@@ -260,23 +260,22 @@ def _mask_similarity(
 
 def run_similarities(prep: Prepared, k0: int, k1: int) -> dict[int, FloatArray]:
     """``similarities(...)[2]`` of categories ``k0 .. k1-1`` (their own groups), by category; the
-    masks of all their pairs compared in one call (the kernel's threads spread once over the
-    run's pairs, not once per category)."""
+    masks of all their pairs paired up and compared in one call (the kernel's threads spread
+    once over the run's pairs, not once per category)."""
     if prep.params.iou_type not in ("segm", "boundary"):
         out = {}
         for k in range(k0, k1):
             gs, ds = prep.gt_slice(k), prep.dt_slice(k)
             out[k] = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]
         return out
-    parts = []
-    for k in range(k0, k1):
-        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-        ent_det, ent_gt = sim.pair_up(prep.dt_group[ds], prep.gt_group[gs])
-        rows = prep.dt_rows[ds][ent_det], prep.gt_rows[gs][ent_gt]
-        parts.append((*rows, prep.gt_crowd[gs][ent_gt]))
-    if not parts:
+    if k1 <= k0:
         return {}
-    det_row, gt_row, crowd = (np.concatenate(col) for col in zip(*parts, strict=True))
-    s = _mask_similarity(prep, det_row, gt_row, crowd)
-    cuts = np.cumsum([len(p[0]) for p in parts])[:-1]
+    # the groups are sorted across categories and never shared by two: the run's pairs at
+    # once, in the order of its categories' own pairs one after another
+    d0, g0 = int(prep.dt_offsets[k0]), int(prep.gt_offsets[k0])
+    ds, gs = slice(d0, int(prep.dt_offsets[k1])), slice(g0, int(prep.gt_offsets[k1]))
+    ent_det, ent_gt = sim.pair_up(prep.dt_group[ds], prep.gt_group[gs])
+    rows = prep.dt_rows[ds][ent_det], prep.gt_rows[gs][ent_gt]
+    s = _mask_similarity(prep, *rows, prep.gt_crowd[gs][ent_gt])
+    cuts = np.searchsorted(ent_det, prep.dt_offsets[k0 + 1 : k1] - d0, side="left")
     return dict(zip(range(k0, k1), np.split(s, cuts), strict=True))
