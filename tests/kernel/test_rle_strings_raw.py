@@ -79,6 +79,9 @@ def test_raw_table_as_the_copied_one(n: int) -> None:
     assert n < 50 or any("\\" in s for s in strings)  # (backslashes, escaped in the text)
     plain, raw = _both(_text(strings, h, w), h, w)
     assert raw.box.tobytes() == plain.box.tobytes() and np.array_equal(raw.area, plain.area)
+    boxes = raw.mask_boxes()  # the table's own, read-only (no copy); bboxes() a copy
+    assert boxes is raw.box and not boxes.flags.writeable
+    assert raw.bboxes().tobytes() == boxes.tobytes() and raw.bboxes().flags.writeable
     rows = rng.integers(0, n, 2 * n)
     want = plain.take(rows)
     got = raw.take(rows)

@@ -192,7 +192,7 @@ def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
     if not prep.mask_boxes:
         for t in (prep.dt_anno.masks, prep.gt_anno.masks):
             assert t is not None
-            prep.mask_boxes.append(t.bboxes())
+            prep.mask_boxes.append(t.mask_boxes())
     return prep.mask_boxes[0], prep.mask_boxes[1]
 
 

@@ -195,6 +195,9 @@ class RleStrings(RleTable):
     def bboxes(self) -> FloatArray:
         return self.box.copy()
 
+    def mask_boxes(self) -> FloatArray:
+        return self.box  # (read-only)
+
     def areas(self) -> IntArray:
         return self.area.copy()
 

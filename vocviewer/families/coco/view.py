@@ -178,7 +178,7 @@ def task_pair_iou(dataset: Dataset, results: ResultSet, task: str) -> PairIoU | 
         # the pairs' rows of the whole tables: masks kept as strings are decoded only as the
         # pairs need them, no rows copied out
         if not boxes:
-            boxes.extend((det_masks.bboxes(), gt_masks.bboxes()))
+            boxes.extend((det_masks.mask_boxes(), gt_masks.mask_boxes()))
         crowd = np.zeros(len(det), dtype=bool)  # a true positive's object is never a crowd
         rows = np.asarray(det, dtype=np.int64), np.asarray(obj, dtype=np.int64)
         return mask_iou_pairs(det_masks, gt_masks, *rows, crowd, *boxes)
