@@ -6,7 +6,11 @@ evaluation as the strings copied out unescaped (``results(data, 2)``), on both p
 from __future__ import annotations
 
 import json
+import os
 import pickle
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +202,46 @@ def test_mapped_file_evaluated_as_read(tmp_path: Path) -> None:
             getattr(a, name).tobytes() == getattr(b, name).tobytes() == getattr(c, name).tobytes()
         )
     assert not table.decoded
+
+
+def test_mapped_file_cut_short_is_an_error_not_the_end(tmp_path: Path) -> None:
+    """A results file cut short while its masks are read where it is mapped (another program
+    rewrote it): measuring declines (the readers then read the file as it now is) and decoding
+    raises ``OSError``, instead of SIGBUS ending the process. In a child: without the guard it
+    is killed."""
+    rng = np.random.default_rng(9)
+    strings, h, w = _masks(rng, 3000)
+    path = tmp_path / "segm.json"
+    path.write_bytes(_text(strings, h, w))
+    code = f"""
+        import os, mmap
+        import numpy as np
+        from pathlib import Path
+        from vocviewer import kernel
+        from vocviewer.families.coco import results_kernel as rk
+        from vocviewer.families.coco.rle_strings import RleStrings
+        path = Path({str(path)!r})
+        h, w = np.array({h.tolist()}), np.array({w.tolist()})
+        view = rk.file_mapped(path)
+        r = rk.result_columns(view, masks=3)
+        chars = np.frombuffer(view, np.uint8)
+        args = (chars, r["rle_nchars"], r["rle_len"], h, w, r["rle_start"])
+        table = RleStrings.checked(*args)
+        assert table is not None and table.raw
+        os.truncate(path, mmap.PAGESIZE)  # (the mapping now ends after its first page)
+        assert RleStrings.checked(*args) is None
+        try:
+            table.take(np.arange(len(h)))
+        except OSError as e:
+            print("OSError", "cut short" in str(e))
+        """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, f"child ended with {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.strip() == "OSError True"

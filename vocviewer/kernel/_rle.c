@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "_bus_guard.h"
 #include "_threads.h"
 
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
@@ -42,12 +43,11 @@ typedef struct {
     RangeWork work;
     void *ctx;
     Py_ssize_t n, chunk;
-    Py_ssize_t next; /* the first item not yet taken (atomic) */
+    Py_ssize_t next;    /* the first item not yet taken (atomic) */
+    volatile int fault; /* a guarded read met a page past a mapped file's end */
 } DynamicJob;
 
-static void dynamic_chunks(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
-    DynamicJob *job = (DynamicJob *)ctx;
-    (void)lo, (void)hi;
+static void dynamic_run(DynamicJob *job) {
     for (;;) {
         Py_ssize_t a = __atomic_fetch_add(&job->next, job->chunk, __ATOMIC_RELAXED);
         if (a >= job->n) return;
@@ -55,15 +55,31 @@ static void dynamic_chunks(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     }
 }
 
-static void split_dynamic(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread,
-                          Py_ssize_t chunk) {
+static void dynamic_chunks(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    DynamicJob *job = (DynamicJob *)ctx;
+    int faulted;
+    (void)lo, (void)hi;
+    BUS_GUARDED(faulted, dynamic_run(job)); /* (each reading thread guards its own reads) */
+    if (faulted) job->fault = 1;
+}
+
+/* Returns nonzero if a read met a page past the end of a mapped file cut short meanwhile
+ * (`guard`: the data may be one, SIGBUS handled while the work runs; bus_guard.h). */
+static int split_dynamic(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread,
+                         Py_ssize_t chunk, int guard) {
     int k = thread_count(n, per_thread);
-    if (k == 1) {
-        work(ctx, 0, n);
-        return;
-    }
-    DynamicJob job = {work, ctx, n, chunk, 0};
-    split_range(dynamic_chunks, &job, k, 1); /* k shares of the counter, one a thread */
+    DynamicJob job = {work, ctx, n, chunk, 0, 0};
+    if (guard) bus_guard_enter();
+    if (k == 1) dynamic_chunks(&job, 0, 1);
+    else split_range(dynamic_chunks, &job, k, 1); /* k shares of the counter, one a thread */
+    if (guard) bus_guard_leave();
+    return job.fault;
+}
+
+/* The error of a mapped results file cut short while its strings were read. */
+static void cut_short(void) {
+    PyErr_SetString(PyExc_OSError, "the results file was cut short while its masks were read "
+                                   "(rewritten meanwhile?)");
 }
 
 /* Floor division and modulo of int64 (numpy's // and %, for a positive divisor). */
@@ -749,10 +765,11 @@ static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     }
     StringMasksJob job = {t, h, w, top, PyArray_DATA((PyArrayObject *)box),
                           PyArray_DATA((PyArrayObject *)area), 0};
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_dynamic(string_masks_range, &job, t.n, STRINGS_PER_THREAD, 1024);
+    fault = split_dynamic(string_masks_range, &job, t.n, STRINGS_PER_THREAD, 1024, raw);
     Py_END_ALLOW_THREADS;
-    res = job.unfit ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
+    res = job.unfit || fault ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
 done:
     Py_XDECREF(box);
     Py_XDECREF(area);
@@ -826,10 +843,12 @@ static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
     }
     if (!counts && !(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
     DecodeRowsJob job = {t, rows, off, PyArray_DATA((PyArrayObject *)counts), 0};
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_range(decode_rows_range, &job, n, STRINGS_PER_THREAD);
+    fault = split_dynamic(decode_rows_range, &job, n, STRINGS_PER_THREAD, 256, raw);
     Py_END_ALLOW_THREADS;
-    res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
+    if (fault) cut_short();
+    else res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
 done:
     Py_XDECREF(counts);
     Py_XDECREF(offsets);
@@ -1044,10 +1063,16 @@ static PyObject *pairs_iou(IouJob *job, PyArrayObject **a, Py_ssize_t nchars, co
     PyObject *res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
     if (res == NULL) return NULL;
     job->out = PyArray_DATA((PyArrayObject *)res);
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_dynamic(iou_range, job, e, PAIRS_PER_THREAD, 8192);
+    fault = split_dynamic(iou_range, job, e, PAIRS_PER_THREAD, 8192, job->strings && job->strings->raw);
     Py_END_ALLOW_THREADS;
-    if (job->declined) Py_SETREF(res, Py_NewRef(Py_None));
+    if (fault) {
+        Py_SETREF(res, NULL);
+        cut_short();
+    } else if (job->declined) {
+        Py_SETREF(res, Py_NewRef(Py_None));
+    }
     return res;
 }
 
