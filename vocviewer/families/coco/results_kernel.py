@@ -123,8 +123,8 @@ def file_mapped(path: Path) -> mmap.mmap | None:
     """The regular file ``path`` mapped into memory read-only (its pages are the system's file
     cache: nothing copied, no memory of the process's own), for a short-lived reader (the CLI)
     that may keep a segm file's strings where they are (``plain_columns``: the mapping lives
-    as long as the masks; a file cut short meanwhile could not be read), or ``None`` (then
-    ``file_bytes``)."""
+    as long as the masks; a file cut short meanwhile makes their reading decline or raise
+    ``OSError``, SIGBUS guarded), or ``None`` (then ``file_bytes``)."""
     try:
         size = check_regular(path)
         if size == 0 or size > MAX_FILE_BYTES:
