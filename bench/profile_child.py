@@ -29,6 +29,7 @@ HOT_FUNCTIONS = (
     ("prepare", "prepare"),  # COCO's
     ("federated_prepare", "prepare"),  # LVIS's
     ("similarities", "IoU"),
+    ("run_similarities", "IoU"),  # COCO's masks: a run of categories at once
     ("greedy_match", "matching"),
     ("accumulate_category", "accumulation"),
     ("kernel_categories", "kernel"),  # the compiled path: IoU, matching and accumulation at once
@@ -37,7 +38,7 @@ HOT_FUNCTIONS = (
 #: functions a protocol's module does not have by design (the other protocol's)
 OPTIONAL = {
     "vocviewer.families.coco.evaluate": ("federated_prepare",),
-    "vocviewer.families.lvis.evaluate": ("prepare",),
+    "vocviewer.families.lvis.evaluate": ("prepare", "run_similarities"),
 }
 
 
@@ -100,7 +101,7 @@ def main(argv: list[str]) -> None:
     else:
         ds = read_coco(gt, masks=iou == "segm")
         mark("read_gt")
-        rs = read_coco_results(ds, res, task=iou)
+        rs = read_coco_results(ds, res, task=iou, mapped=True)  # (as the CLI reads it)
         mark("read_results")
         inner = {phase: PHASES[phase] for _, phase in HOT_FUNCTIONS if phase in PHASES}
         r = evaluate_coco(ds, rs, CocoParams.for_task(iou))

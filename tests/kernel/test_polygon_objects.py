@@ -151,3 +151,53 @@ def test_segmentations_to_rle_mixed_rows() -> None:
     for counts, offsets in (on, off):
         got = [counts[a:b].tolist() for a, b in itertools.pairwise(offsets)]
         assert got == want
+
+
+def test_segmentations_to_rle_given_runs_and_a_declined_polygon() -> None:
+    """The kernel's one pass (RLE rows and empty rows given, copied in as they are) and, where
+    a polygon declines (a non-finite coordinate), the numpy path filling it in: the same table
+    on both paths; given runs outside their pool are refused."""
+    good, bad = [1.0, 1, 6, 1, 6, 6, 1, 6], [np.nan, 1, 3, 4, 3, 3]
+    kind = np.array([1, 2, 0, 1, 2], dtype=np.int8)
+    nparts = np.array([1, 0, 0, 1, 0], dtype=np.int64)
+    runs, run_len = np.array([3, 4, 74, 81], np.int64), np.array([0, 3, 0, 0, 1], np.int64)
+    h, w = np.full(5, 9, np.int64), np.full(5, 9, np.int64)
+    for second in (good, bad):
+        xy = np.array(good + second)
+        part_len = np.array([8, len(second)], dtype=np.int64)
+        args = (kind, xy, part_len, nparts, runs, run_len, h, w)
+        with np.errstate(invalid="ignore"):
+            on = segmentations_to_rle(*args)
+            with numpy_path():
+                off = segmentations_to_rle(*args)
+        assert np.array_equal(on[0], off[0]) and np.array_equal(on[1], off[1])
+        masks = np.split(on[0], on[1][1:-1])
+        assert masks[1].tolist() == [3, 4, 74] and masks[2].tolist() == [0]
+        assert masks[4].tolist() == [81]
+    k = kernel.load("_rle")
+    assert k is not None
+    xy, npoints, one = np.array(good), np.array([4]), np.ones(1, np.int64)
+    with pytest.raises(ValueError, match="outside"):  # a run past the pool of one
+        k.polygon_objects(xy, npoints, one, one * 0, one * 9, one * 9, one, one * 0, one * 2)
+
+
+@pytest.mark.parametrize("vertices", [12, 60, 400])
+def test_large_polygons_as_pycocotools(vertices: int) -> None:
+    """Polygons crossing many pixel columns (their crossings sorted by merging the monotone
+    stretches of the boundary, or, past a few dozen stretches, by the quicksort): star-shaped
+    ones (two stretches a lobe) and random walks (many), equal to pycocotools' frPyObjects."""
+    rng = np.random.default_rng(vertices)
+    h, w = 300, 400
+    angle = np.sort(rng.uniform(0, 2 * np.pi, vertices))
+    radius = rng.uniform(20, 140, vertices)
+    star = np.stack((200 + radius * np.cos(angle), 150 + radius * np.sin(angle)), 1)
+    walk = np.cumsum(rng.normal(0, 25, (vertices, 2)), 0) + np.array([200.0, 150.0])
+    polys = [star.reshape(-1), walk.reshape(-1), star.reshape(-1)[::-1].copy()]
+    xy = np.concatenate(polys)
+    npoints = np.array([len(p) // 2 for p in polys], dtype=np.int64)
+    nparts = np.ones(3, dtype=np.int64)
+    rows, hh, ww = np.arange(3), np.full(3, h), np.full(3, w)
+    counts, offsets = polygon_columns_to_rle(xy, npoints, nparts, rows, hh, ww)
+    for i, p in enumerate(polys):
+        want = pm.frPyObjects([p.tolist()], h, w)[0]["counts"].decode()
+        assert mk.to_string(counts[offsets[i] : offsets[i + 1]]) == want

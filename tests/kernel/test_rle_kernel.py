@@ -149,6 +149,23 @@ def test_columns_strings_areas_bboxes() -> None:
     )
 
 
+def test_take_from_two_tables() -> None:
+    """``take`` with a second table (its masks rows N, N + 1, ...): the masks of the two tables
+    joined, then taken, on both paths; a row past both is an IndexError on the kernel."""
+    rng = np.random.default_rng(5)
+    a, a_off, _ = _columns(_random_masks(rng, 40))
+    b, b_off, _ = _columns(_random_masks(rng, 25))
+    rows = rng.integers(0, 65, 200)
+    got, got0 = _both(rc.take, a, a_off, rows, (b, b_off))
+    _same(got, got0)
+    joined = np.concatenate((a, b)), np.concatenate((a_off, b_off[1:] + a_off[-1]))
+    _same(got, rc.take(*joined, rows))
+    want = [joined[0][joined[1][r] : joined[1][r + 1]] for r in rows]
+    assert all(np.array_equal(got[0][got[1][i] : got[1][i + 1]], w) for i, w in enumerate(want))
+    with pytest.raises(IndexError):
+        rc.take(a, a_off, np.array([65]), (b, b_off))
+
+
 def test_bboxes_and_areas_of_odd_rles() -> None:
     """Odd-length, empty, zero-run and wrapping RLEs (rleToBbox's quirks), column by column."""
     cases = [[], [7], [0, 5], [3, 0, 0, 4], [2, 9, 1], [0, 0, 3, 4, 0], [5, 1, 5, 1, 8], [1, 25]]

@@ -334,12 +334,21 @@ def intersections(a: Intervals, b: Intervals, ia: IntArray, ib: IntArray) -> Int
     return out
 
 
-def take(counts: IntArray, offsets: IntArray, rows: IntArray) -> tuple[IntArray, IntArray]:
+def take(
+    counts: IntArray,
+    offsets: IntArray,
+    rows: IntArray,
+    second: tuple[IntArray, IntArray] | None = None,
+) -> tuple[IntArray, IntArray]:
     """Masks ``rows`` (any order, repeats allowed) as new ``(counts, offsets)``: on the compiled
-    kernel where it is built."""
+    kernel where it is built. ``second``: another table's ``(counts, offsets)``, whose mask
+    ``j`` is row ``N + j`` (``N`` the first table's masks; both read where they are)."""
     rows = np.asarray(rows, dtype=np.int64)
     if (k := kernel.load("_rle")) is not None:
-        return k.take(counts, offsets, rows)  # type: ignore[no-any-return]
+        return k.take(counts, offsets, rows, *(second or ()))  # type: ignore[no-any-return]
+    if second is not None:
+        counts = np.concatenate((counts, second[0])).astype(np.int64, copy=False)
+        offsets = np.concatenate((offsets, second[1][1:] + offsets[-1])).astype(np.int64)
     lens = offsets[rows + 1] - offsets[rows]
     new_off = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
     out = np.empty(int(new_off[-1]), dtype=np.int64)

@@ -115,9 +115,11 @@ typedef struct {
     const char *p;   /* next byte */
     const char *end; /* one past the last byte */
     Buf blob;        /* unescaped strings kept (names, file names), uint8 */
-    int masks;       /* results: 1 decode segmentations, 2 keep their strings, 0 skip them */
+    int masks;       /* results: 1 decode segmentations, 2 keep their strings, 3 locate them
+                      * in place, 0 skip them */
     Buf spans;       /* results: each RLE string's body (start, end pointers), decoded last */
     char *writable;  /* results(data, 2) of a writable buffer: the strings kept in place */
+    const char *base; /* the first byte of data (offsets in it: results(data, 3)) */
     Buf kp_spans;    /* each keypoints list's body (start, end, count), read last (threads) */
 } Scan;
 
@@ -886,7 +888,8 @@ enum {
     R_KP_LEN,
     R_KEYPOINTS,   /* all entries' keypoint numbers */
     R_RLE_CHARS,   /* results(data, 2): all entries' RLE strings, unescaped, undecoded */
-    R_RLE_NCHARS,  /* results(data, 2): each entry's characters there */
+    R_RLE_NCHARS,  /* results(data, 2): each entry's characters there; (data, 3): in data */
+    R_RLE_START,   /* results(data, 3): each entry's string's first character in data */
     R_COUNT
 };
 
@@ -896,7 +899,7 @@ static const Column RESULT_COLUMNS[R_COUNT] = {
     {"has_keypoints", {0}, NPY_UINT8}, {"segm_h", {0}, NPY_INT64}, {"segm_w", {0}, NPY_INT64},
     {"rle_len", {0}, NPY_INT64}, {"rle", {0}, NPY_INT64}, {"kp_len", {0}, NPY_INT64},
     {"keypoints", {0}, NPY_FLOAT64}, {"rle_chars", {0}, NPY_UINT8},
-    {"rle_nchars", {0}, NPY_INT64},
+    {"rle_nchars", {0}, NPY_INT64}, {"rle_start", {0}, NPY_INT64},
 };
 
 /* Column indices of a ground-truth file. */
@@ -1147,6 +1150,36 @@ static int keep_deferred(Scan *s, Column *c) {
     return i == n ? 0 : DECLINE;
 }
 
+/* results(data, 3): each deferred string located where it is in the text (rle_start: its
+ * first character's offset in data, rle_nchars: its characters there, escapes as written;
+ * rle_len: its values), nothing copied; DECLINE if a string holds an escape other than an
+ * escaped backslash (the strings must be read as they stand: _rle.c's raw strings). */
+static int locate_deferred(Scan *s, Column *c, const char *base) {
+    int64_t n = (int64_t)s->spans.len / 3, i = 0;
+    const int64_t *sp = I64(s->spans);
+    size_t entries = c[R_RLE_LEN].buf.len;
+    Buf *at = &c[R_RLE_START].buf, *nchars = &c[R_RLE_NCHARS].buf;
+    if (buf_reserve(at, entries) || buf_reserve(nchars, entries)) return DECLINE;
+    int64_t *len = I64(c[R_RLE_LEN].buf), *nch = I64(*nchars), *first = I64(*at);
+    const uint8_t *has = (const uint8_t *)c[R_HAS_SEGM].buf.data;
+    for (size_t e = 0; e < entries; e++) {
+        nch[e] = first[e] = 0;
+        if (!has[e]) continue;
+        if (i >= n) return DECLINE;
+        const char *p = (const char *)(intptr_t)sp[3 * i], *end = (const char *)(intptr_t)sp[3 * i + 1];
+        if (sp[3 * i + 2] & 1) { /* escaped: only escaped backslashes */
+            for (const char *q = p; q < end; q++)
+                if (*q == '\\' && (++q >= end || *q != '\\')) return DECLINE;
+        }
+        first[e] = p - base;
+        nch[e] = end - p;
+        len[e] = sp[3 * i + 2] / 2;
+        i++;
+    }
+    at->len = nchars->len = entries;
+    return i == n ? 0 : DECLINE;
+}
+
 static int parse_results(Scan *s, Column *c) {
     int first, r;
     if (expect(s, '[')) return DECLINE;
@@ -1155,6 +1188,7 @@ static int parse_results(Scan *s, Column *c) {
     }
     if (r || c[R_IMAGE_ID].buf.len == 0) return DECLINE; /* an empty list: Python decides */
     if (at_end(s) || read_keypoints(s, &c[RESULT_OBJECT.kp].buf)) return DECLINE;
+    if (s->masks == 3) return locate_deferred(s, c, s->base);
     return s->masks == 2 ? keep_deferred(s, c) : decode_deferred(s, c);
 }
 
@@ -1611,6 +1645,7 @@ static PyObject *run(PyObject *arg, int masks, int threads, long part_bytes, Par
     }
     columns_init(cols, spec, n);
     Scan s = {(const char *)view.buf, (const char *)view.buf + view.len, {0}, masks, {0}, writable};
+    s.base = (const char *)view.buf;
     buf_init(&s.blob, 1);
     buf_init(&s.spans, 8);
     buf_init(&s.kp_spans, 8);
@@ -1639,8 +1674,8 @@ static PyObject *py_results(PyObject *self, PyObject *args) {
     int masks = 1, threads = 1;
     long part_bytes = PART_BYTES;
     if (!PyArg_ParseTuple(args, "O|iil", &data, &masks, &threads, &part_bytes)) return NULL;
-    if (masks < 0 || masks > 2) {
-        PyErr_SetString(PyExc_ValueError, "masks: 0, 1 or 2");
+    if (masks < 0 || masks > 3) {
+        PyErr_SetString(PyExc_ValueError, "masks: 0, 1, 2 or 3");
         return NULL;
     }
     return run(data, masks, threads, part_bytes, parse_results_parts, RESULT_COLUMNS, R_COUNT);
@@ -1656,8 +1691,10 @@ static PyMethodDef methods[] = {
      "results(data: bytes, masks: int = 1, threads: int = 1, part_bytes: int = 4 MiB)\n"
      "    -> dict | None\n\nA COCO results array as columns, or None; masks 1: RLE strings "
      "decoded (rle), 2: kept as strings (rle_chars, rle_nchars; data writable: moved to its "
-     "front, rle_chars empty), 0: segmentations only checked to be valid JSON, and the file "
-     "scanned in parts of at least part_bytes on up to `threads` threads (the same columns)."},
+     "front, rle_chars empty), 3: located where they are (rle_start, rle_nchars: offsets in "
+     "data, escapes as written; None if one has an escape other than an escaped backslash), "
+     "0: segmentations only checked to be valid JSON, and the file scanned in parts of at "
+     "least part_bytes on up to `threads` threads (the same columns)."},
     {"annotations", py_annotations, METH_O,
      "annotations(data: bytes) -> dict | None\n\nA COCO / LVIS ground-truth object as "
      "columns, or None."},

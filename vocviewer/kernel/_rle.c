@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "_bus_guard.h"
 #include "_threads.h"
 
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
@@ -34,6 +35,52 @@
 /* ---------------------------------------------------------------------------------------- */
 /* small helpers                                                                             */
 /* ---------------------------------------------------------------------------------------- */
+
+/* split_range with the shares taken as the threads get to them: chunks of `chunk` items from
+ * one counter (a thread slowed by others on its core does fewer; none is left to finish a
+ * long share alone). */
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t n, chunk;
+    Py_ssize_t next;    /* the first item not yet taken (atomic) */
+    volatile int fault; /* a guarded read met a page past a mapped file's end */
+} DynamicJob;
+
+static void dynamic_run(DynamicJob *job) {
+    for (;;) {
+        Py_ssize_t a = __atomic_fetch_add(&job->next, job->chunk, __ATOMIC_RELAXED);
+        if (a >= job->n) return;
+        job->work(job->ctx, a, a + job->chunk < job->n ? a + job->chunk : job->n);
+    }
+}
+
+static void dynamic_chunks(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    DynamicJob *job = (DynamicJob *)ctx;
+    int faulted;
+    (void)lo, (void)hi;
+    BUS_GUARDED(faulted, dynamic_run(job)); /* (each reading thread guards its own reads) */
+    if (faulted) job->fault = 1;
+}
+
+/* Returns nonzero if a read met a page past the end of a mapped file cut short meanwhile
+ * (`guard`: the data may be one, SIGBUS handled while the work runs; bus_guard.h). */
+static int split_dynamic(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread,
+                         Py_ssize_t chunk, int guard) {
+    int k = thread_count(n, per_thread);
+    DynamicJob job = {work, ctx, n, chunk, 0, 0};
+    if (guard) bus_guard_enter();
+    if (k == 1) dynamic_chunks(&job, 0, 1);
+    else split_range(dynamic_chunks, &job, k, 1); /* k shares of the counter, one a thread */
+    if (guard) bus_guard_leave();
+    return job.fault;
+}
+
+/* The error of a mapped results file cut short while its strings were read. */
+static void cut_short(void) {
+    PyErr_SetString(PyExc_OSError, "the results file was cut short while its masks were read "
+                                   "(rewritten meanwhile?)");
+}
 
 /* Floor division and modulo of int64 (numpy's // and %, for a positive divisor). */
 static inline int64_t floor_div(int64_t a, int64_t b) {
@@ -105,19 +152,42 @@ static int entry_chars(PyObject *item, const unsigned char **chars, Py_ssize_t *
     return 0;
 }
 
+/* In a raw string (JSON text, `raw`), the char at s[*q] inside a value: an escaped backslash
+ * is one backslash (*q moved onto its second); -1 for any other escape, one cut short, or the
+ * string's closing quote. */
+static inline int unescape(const unsigned char *s, Py_ssize_t len, Py_ssize_t *q, int raw) {
+    if (!raw || (s[*q] != '\\' && s[*q] != '"')) return 0;
+    return s[*q] == '\\' && ++*q < len && s[*q] == '\\' ? 0 : -1;
+}
+
+/* Whether a string [s, s + len) goes on at p (raw: up to its closing quote). */
+static inline int string_more(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, int raw) {
+    return p < len && !(raw && s[p] == '"');
+}
+
+/* Whether a string [s, s + len) ends at p (raw: at its closing quote, within len). */
+static inline int string_done(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, int raw) {
+    return raw ? p < len && s[p] == '"' : p == len;
+}
+
 /* The next value of a string from s[*p] (rleFrString: 5 bits per char from char 48, bit 0x20 =
  * more chars follow, the last char's bit 0x10 = negative), before the delta of the value two
- * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits). */
-static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x) {
+ * back; *p moved past it. -1 if the string ends inside it or it has over 12 chars (60 bits).
+ * `raw`: the string as JSON text holds it (see unescape). */
+static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t *p, int64_t *x,
+                             int raw) {
     Py_ssize_t q = *p;
     uint64_t low = 0;
     int k = 0;
+    if (unescape(s, len, &q, raw)) return -1;
     unsigned char c = (unsigned char)(s[q] - 48);
     while (c & 0x20) { /* continuation chars: 5 low bits each */
         if (k == 11 || q + 1 >= len) return -1;
         low |= (uint64_t)(c & 0x1f) << (5 * k);
         k++;
-        c = (unsigned char)(s[++q] - 48);
+        q++;
+        if (unescape(s, len, &q, raw)) return -1;
+        c = (unsigned char)(s[q] - 48);
     }
     *p = q + 1;
     int64_t top = (int64_t)((c & 0x1f) ^ 0x10) - 0x10; /* sign from bit 0x10 */
@@ -129,15 +199,15 @@ static inline int next_value(const unsigned char *s, Py_ssize_t len, Py_ssize_t 
  * m > 2). Returns the number of values, or -1 if the string ends inside a value or a value
  * has over 12 chars (60 bits), as the numpy path refuses, or holds more than `cap` values. */
 static Py_ssize_t decode_string(const unsigned char *s, Py_ssize_t len, int64_t *out,
-                                Py_ssize_t cap) {
+                                Py_ssize_t cap, int raw) {
     Py_ssize_t m = 0, p = 0;
-    while (p < len) {
+    while (string_more(s, len, p, raw)) {
         int64_t x;
-        if (m >= cap || next_value(s, len, &p, &x)) return -1; /* (cap: the caller's room) */
+        if (m >= cap || next_value(s, len, &p, &x, raw)) return -1; /* (cap: the caller's room) */
         if (m > 2) x += out[m - 2];
         out[m++] = x;
     }
-    return m;
+    return string_done(s, len, p, raw) ? m : -1;
 }
 
 /* The strings of from_strings, gathered while holding the GIL (`keep` owns them). */
@@ -163,7 +233,7 @@ static void decode_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringsJob *job = (StringsJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->declined; i++) {
         int64_t *out = job->counts + job->offsets[i];
-        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i]) < 0)
+        if (decode_string(job->chars[i], job->len[i], out, job->offsets[i + 1] - job->offsets[i], 0) < 0)
             job->declined = 1;
     }
 }
@@ -438,12 +508,24 @@ done:
 /* by rows when read                                                                         */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values. */
+/* Mask i: the string chars[start[i] : start[i + 1]] of runs[i + 1] - runs[i] values; `raw`:
+ * the strings as a JSON text holds them (the chars of a results file), each up to its closing
+ * quote (the text after it, up to the next string, is not read), a backslash escaped. */
 typedef struct {
     const unsigned char *chars;
     const int64_t *start, *runs;
     Py_ssize_t n;
+    int raw;
 } Strings;
+
+/* Mask i's string: its first char and the room it has (a raw one ends at its closing quote
+ * within it: string_more, string_done). */
+static inline int string_body(const Strings *t, Py_ssize_t i, const unsigned char **s,
+                              Py_ssize_t *len) {
+    *s = t->chars + t->start[i];
+    *len = (Py_ssize_t)(t->start[i + 1] - t->start[i]);
+    return 0;
+}
 
 /* Whether mask i's string and runs lie within the columns (start and runs rising there). */
 static inline int string_in_bounds(const Strings *t, Py_ssize_t i, int64_t nc) {
@@ -461,7 +543,7 @@ static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObjec
         PyErr_SetString(PyExc_ValueError, "start and runs must have N + 1 entries from 0");
         return -1;
     }
-    *out = (Strings){PyArray_DATA(chars), st, ru, n};
+    *out = (Strings){PyArray_DATA(chars), st, ru, n, 0};
     for (Py_ssize_t i = 0; all && i < n; i++) {
         if (!string_in_bounds(out, i, nc)) {
             PyErr_SetString(PyExc_ValueError, "start and runs must rise, within the chars");
@@ -473,10 +555,10 @@ static int strings_from(PyArrayObject *chars, PyArrayObject *start, PyArrayObjec
 
 /* Decode mask i into out (room for its values); nonzero if it declines or the count differs. */
 static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
-    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]);
-    Py_ssize_t m = decode_string(t->chars + t->start[i], (Py_ssize_t)(t->start[i + 1] - t->start[i]),
-                                 out, want);
-    return m != want;
+    Py_ssize_t want = (Py_ssize_t)(t->runs[i + 1] - t->runs[i]), len;
+    const unsigned char *s;
+    if (string_body(t, i, &s, &len)) return -1;
+    return decode_string(s, len, out, want, t->raw) != want;
 }
 
 /* Mask i's string checked and measured as it is decoded, its runs not kept: exactly its count
@@ -484,16 +566,17 @@ static int string_runs(const Strings *t, Py_ssize_t i, int64_t *out) {
  * mask_bbox (the same steps, run by run). */
 static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, int64_t top,
                           int64_t *area, double *bb) {
-    const unsigned char *s = t->chars + t->start[i];
-    Py_ssize_t len = (Py_ssize_t)(t->start[i + 1] - t->start[i]), p = 0;
+    const unsigned char *s;
+    Py_ssize_t len, p = 0;
+    if (string_body(t, i, &s, &len)) return -1;
     int64_t want = t->runs[i + 1] - t->runs[i], boxed = (want / 2) * 2; /* as mask_bbox */
     int64_t m = 0, sum = 0, a = 0, two_back = 0, one_back = 0;
     int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
     int64_t x = 0, base = 0;
     int wrap = 0;
-    while (p < len) {
+    while (string_more(s, len, p, t->raw)) {
         int64_t v;
-        if (m >= want || next_value(s, len, &p, &v)) return -1;
+        if (m >= want || next_value(s, len, &p, &v, t->raw)) return -1;
         if (m > 2) v += two_back;
         two_back = one_back;
         one_back = v;
@@ -517,7 +600,7 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
         }
         m++;
     }
-    if (m != want || m == 0 || sum != h * w) return -1;
+    if (!string_done(s, len, p, t->raw) || m != want || m == 0 || sum != h * w) return -1;
     *area = a;
     bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
     if (boxed == 0 || h <= 0) return 0;
@@ -532,6 +615,104 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     return 0;
 }
 
+/* The next value of a string at *p (next_value's, its one-char case first: most runs of a
+ * real mask fit one char); *p moved past it. -1 if the string ends before or inside it. */
+static inline int take_value(const unsigned char **p, const unsigned char *end, int64_t *x,
+                              int raw) {
+    const unsigned char *q = *p;
+    if (q >= end) return -1;
+    unsigned c = (unsigned char)(*q - 48);
+    if (!(c & 0x20)) {
+        *x = (int64_t)((c & 0x1f) ^ 0x10) - 0x10;
+        *p = q + 1;
+        return 0;
+    }
+    Py_ssize_t k = 0;
+    int r = next_value(q, end - q, &k, x, raw); /* (an escape is never a value's last char) */
+    *p = q + k;
+    return r;
+}
+
+/* One visited pixel t of mask_bbox (the column x, its first index base, y's bounds). */
+#define VISIT(t)                                                                   \
+    do {                                                                           \
+        int64_t t_ = (t);                                                          \
+        if ((uint64_t)(t_ - base) >= (uint64_t)h) {                                \
+            x = t_ - base < 2 * h && t_ >= base ? x + 1 : floor_div(t_, h);        \
+            base = x * h;                                                          \
+            xs = x < xs ? x : xs;                                                  \
+            xe = x > xe ? x : xe;                                                  \
+        }                                                                          \
+        int64_t y_ = t_ - base;                                                    \
+        ys = y_ < ys ? y_ : ys;                                                    \
+        ye = y_ > ye ? y_ : ye;                                                    \
+    } while (0)
+
+/* string_measure for h > 0 and at least two values, a pair of runs (background, foreground)
+ * per step: the same checks and the same numbers. */
+static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64_t w,
+                                int64_t top, int64_t *area, double *bb) {
+    const unsigned char *p;
+    Py_ssize_t len;
+    if (string_body(t, i, &p, &len)) return -1;
+    const unsigned char *end = p + len;
+    int raw = t->raw;
+    int64_t want = t->runs[i + 1] - t->runs[i], pairs = want / 2;
+    int64_t a, cc, ev = 0, od, e, o;
+    int64_t x, base, xs, xe, ys, ye, xp;
+    int wrap = 0;
+    /* the first pair: no delta; x starts at column 0 (visited or not, xs / xe as visited) */
+    if (take_value(&p, end, &e, raw) || take_value(&p, end, &o, raw)) return -1;
+    if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
+    cc = e;
+    x = floor_div(cc, h);
+    base = x * h;
+    xs = xe = x;
+    ys = ye = cc - base;
+    xp = x;
+    cc += o;
+    a = o;
+    VISIT(cc - 1);
+    wrap |= xp < x;
+    od = o; /* the value two back of the third is not added (m > 2 only): ev stays 0 */
+    for (int64_t k = 1; k < pairs; k++) {
+        int64_t ce, co;
+        if (take_value(&p, end, &ce, raw) || take_value(&p, end, &co, raw)) return -1;
+        e = ce + ev;
+        o = co + od;
+        ev = e; /* (the third value, k = 1: no delta, as ev was 0) */
+        od = o;
+        if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
+        cc += e;
+        VISIT(cc);
+        xp = x;
+        cc += o;
+        a += o;
+        VISIT(cc - 1);
+        wrap |= xp < x;
+    }
+    int64_t sum = cc;
+    if (want % 2) { /* a last background run, not boxed */
+        int64_t ce;
+        if (take_value(&p, end, &ce, raw)) return -1;
+        e = ce + (pairs > 1 ? ev : 0);
+        if ((uint64_t)e > (uint64_t)top) return -1;
+        sum += e;
+    }
+    if (!string_done(p, end - p, 0, raw) || sum != h * w) return -1;
+    *area = a;
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+    return 0;
+}
+#undef VISIT
+
 typedef struct {
     Strings t;
     const int64_t *h, *w;
@@ -544,23 +725,28 @@ typedef struct {
 static void string_masks_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StringMasksJob *job = (StringMasksJob *)ctx;
     for (Py_ssize_t i = lo; i < hi && !job->unfit; i++)
-        if (string_measure(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
-                           job->box + 4 * i))
+        if ((job->h[i] > 0 && job->t.runs[i + 1] - job->t.runs[i] >= 2
+                 ? string_measure_pairs
+                 : string_measure)(&job->t, i, job->h[i], job->w[i], job->top, job->area + i,
+                                   job->box + 4 * i))
             job->unfit = 1;
 }
 
-/* string_masks(chars uint8, start, runs, height, width) -> (bboxes float64 (N, 4), areas int64
- * (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit check it
- * (a whole string of exactly its count of values, none negative, summing to h * w), measured
- * as bboxes / areas measure it; None if one is not. Threads across masks. */
+/* string_masks(chars uint8, start, runs, height, width, raw=False) -> (bboxes float64 (N, 4),
+ * areas int64 (N,)) | None: every string decoded (not kept), checked as from_strings + runs_fit
+ * check it (a whole string of exactly its count of values, none negative, summing to h * w),
+ * measured as bboxes / areas measure it; None if one is not. Threads across masks. `raw`
+ * (here and in decode_strings, string_iou_pairs): the strings as JSON text (Strings). */
 static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     PyObject *och, *ost, *oru, *oh, *ow, *res = NULL, *box = NULL, *area = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOO", &och, &ost, &oru, &oh, &ow)) return NULL;
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "OOOOO|p", &och, &ost, &oru, &oh, &ow, &raw)) return NULL;
     PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ah = as_array(oh, NPY_INT64);
     PyArrayObject *aw = as_array(ow, NPY_INT64);
     Strings t;
     if (!ach || !ast || !aru || !ah || !aw || strings_from(ach, ast, aru, &t, 1) < 0) goto done;
+    t.raw = raw;
     if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
         PyErr_SetString(PyExc_ValueError, "one height and width per mask");
         goto done;
@@ -579,10 +765,11 @@ static PyObject *py_string_masks(PyObject *self, PyObject *args) {
     }
     StringMasksJob job = {t, h, w, top, PyArray_DATA((PyArrayObject *)box),
                           PyArray_DATA((PyArrayObject *)area), 0};
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_range(string_masks_range, &job, t.n, STRINGS_PER_THREAD);
+    fault = split_dynamic(string_masks_range, &job, t.n, STRINGS_PER_THREAD, 1024, raw);
     Py_END_ALLOW_THREADS;
-    res = job.unfit ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
+    res = job.unfit || fault ? Py_NewRef(Py_None) : PyTuple_Pack(2, box, area);
 done:
     Py_XDECREF(box);
     Py_XDECREF(area);
@@ -608,18 +795,20 @@ static void decode_rows_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
             job->declined = 1;
 }
 
-/* decode_strings(chars uint8, start, runs, rows, out=None) -> (counts, offsets) | None: the
+/* decode_strings(chars uint8, start, runs, rows, out=None, raw=False) -> (counts, offsets) | None: the
  * masks `rows` (any order, repeats allowed) decoded into new columns (counts: the front of
  * `out`, a C-contiguous writable int64 array, where they fit), threads across rows; None if
  * one declines (string_masks passed them all). */
 static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
     PyObject *och, *ost, *oru, *orows, *oout = Py_None, *res = NULL, *counts = NULL;
     PyObject *offsets = NULL;
-    if (!PyArg_ParseTuple(args, "OOOO|O", &och, &ost, &oru, &orows, &oout)) return NULL;
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "OOOO|Op", &och, &ost, &oru, &orows, &oout, &raw)) return NULL;
     PyArrayObject *ach = as_array(och, NPY_UINT8), *ast = as_array(ost, NPY_INT64);
     PyArrayObject *aru = as_array(oru, NPY_INT64), *ar = as_array(orows, NPY_INT64);
     Strings t;
     if (!ach || !ast || !aru || !ar || strings_from(ach, ast, aru, &t, 0) < 0) goto done;
+    t.raw = raw;
     Py_ssize_t n = PyArray_SIZE(ar);
     const int64_t *rows = PyArray_DATA(ar);
     npy_intp no = n + 1;
@@ -654,10 +843,12 @@ static PyObject *py_decode_strings(PyObject *self, PyObject *args) {
     }
     if (!counts && !(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
     DecodeRowsJob job = {t, rows, off, PyArray_DATA((PyArrayObject *)counts), 0};
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_range(decode_rows_range, &job, n, STRINGS_PER_THREAD);
+    fault = split_dynamic(decode_rows_range, &job, n, STRINGS_PER_THREAD, 256, raw);
     Py_END_ALLOW_THREADS;
-    res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
+    if (fault) cut_short();
+    else res = job.declined ? Py_NewRef(Py_None) : PyTuple_Pack(2, counts, offsets);
 done:
     Py_XDECREF(counts);
     Py_XDECREF(offsets);
@@ -872,10 +1063,16 @@ static PyObject *pairs_iou(IouJob *job, PyArrayObject **a, Py_ssize_t nchars, co
     PyObject *res = PyArray_SimpleNew(1, dims, NPY_FLOAT64);
     if (res == NULL) return NULL;
     job->out = PyArray_DATA((PyArrayObject *)res);
+    int fault;
     Py_BEGIN_ALLOW_THREADS;
-    split_range(iou_range, job, e, PAIRS_PER_THREAD);
+    fault = split_dynamic(iou_range, job, e, PAIRS_PER_THREAD, 8192, job->strings && job->strings->raw);
     Py_END_ALLOW_THREADS;
-    if (job->declined) Py_SETREF(res, Py_NewRef(Py_None));
+    if (fault) {
+        Py_SETREF(res, NULL);
+        cut_short();
+    } else if (job->declined) {
+        Py_SETREF(res, Py_NewRef(Py_None));
+    }
     return res;
 }
 
@@ -899,7 +1096,7 @@ static PyObject *py_iou_pairs(PyObject *self, PyObject *args) {
 }
 
 /* string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w,
- *                  det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None
+ *                  det_row, gt_row, crowd, det_box, gt_box, raw=False) -> float64 (E,) | None
  * iou_pairs with the detections as strings (decode_strings' columns): each detection decoded
  * by the thread that meets its pairs, only where its box overlaps and its size agrees, into
  * that thread's buffer (a detection's pairs come together: decoded once). */
@@ -909,15 +1106,23 @@ static PyObject *py_string_iou_pairs(PyObject *self, PyObject *args) {
                                   NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64, NPY_INT64,
                                   NPY_INT64, NPY_UINT8, NPY_FLOAT64, NPY_FLOAT64};
     PyArrayObject *a[14] = {NULL};
-    PyObject *res = NULL;
+    PyObject *res = NULL, *head = PyTuple_GetSlice(args, 0, 14);
     IouJob job;
     Strings t;
-    if (pair_arrays(args, "string_iou_pairs", 14, types, 11, a) == 0 && strings_from(a[0], a[1], a[2], &t, 0) == 0) {
+    int raw = PyTuple_GET_SIZE(args) > 14 ? PyObject_IsTrue(PyTuple_GET_ITEM(args, 14)) : 0;
+    if (!head || raw < 0 || PyTuple_GET_SIZE(args) > 15) {
+        if (head && raw >= 0) PyErr_SetString(PyExc_TypeError, "string_iou_pairs: 14 or 15 arguments");
+        Py_XDECREF(head);
+        return NULL;
+    }
+    if (pair_arrays(head, "string_iou_pairs", 14, types, 11, a) == 0 && strings_from(a[0], a[1], a[2], &t, 0) == 0) {
+        t.raw = raw;
         job.strings = &t;
         job.det.n = t.n;
         res = pairs_iou(&job, a + 3, PyArray_SIZE(a[0]), "string_iou_pairs");
     }
     for (int k = 0; k < 14; k++) Py_XDECREF(a[k]);
+    Py_DECREF(head);
     return res;
 }
 
@@ -1065,6 +1270,36 @@ static int vec_push(Vec *b, int64_t x) {
     }
     b->v[b->n++] = x;
     return 0;
+}
+
+/* Room for exactly `cap` values (at least its n): -1 if there is no memory. */
+static int vec_reserve(Vec *b, int64_t cap) {
+    int64_t *v = realloc(b->v, sizeof(int64_t) * (size_t)cap);
+    if (v == NULL) return -1;
+    b->v = v;
+    b->cap = cap;
+    return 0;
+}
+
+static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
+
+/* The first n values of b as a 1-d int64 array that takes over b's memory (no copy; b is left
+ * empty), or NULL. */
+static PyObject *vec_array(Vec *b, npy_intp n) {
+    PyObject *a = PyArray_SimpleNewFromData(1, &n, NPY_INT64, b->v);
+    if (!a) return NULL;
+    PyObject *owner = PyCapsule_New(b->v, NULL, free_capsule);
+    if (!owner) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    b->v = NULL; /* the capsule frees it, once the array (its base) goes */
+    b->n = b->cap = 0;
+    if (PyArray_SetBaseObject((PyArrayObject *)a, owner)) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
 }
 
 /* Sorts a[0 .. n) ascending: quicksort (median of three, the smaller side recursed) down to
@@ -1225,10 +1460,62 @@ static int walk_edge(PolyWalk *pw, int64_t xs, int64_t ys, int64_t xe, int64_t y
 
 /* rleFrPoly's last step: the crossings (and h * w) sorted, differenced into runs, an empty run
  * after the first swallowing the run after it into the run before it. Appends to `out`. */
+#define MAX_STRETCHES 32
+
+/* Sorts a[0 .. n) ascending as sort_int64 does, in the time of a few merges where a is a few
+ * monotone stretches (a polygon's crossings, in the order its boundary visits them, rise
+ * along one side and fall along the other): the stretches found (falling ones reversed) and
+ * merged pairwise through tmp (room for n values). More stretches: sort_int64. */
+static void sort_stretches(int64_t *a, int64_t n, int64_t *tmp) {
+    int64_t bound[MAX_STRETCHES + 1];
+    int k = 0;
+    bound[0] = 0;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        if (j < n && a[j] < a[i]) { /* falling (strictly): reversed */
+            while (j < n && a[j] < a[j - 1]) j++;
+            for (int64_t lo = i, hi = j - 1; lo < hi; lo++, hi--) {
+                int64_t t = a[lo];
+                a[lo] = a[hi];
+                a[hi] = t;
+            }
+        } else {
+            while (j < n && a[j] >= a[j - 1]) j++;
+        }
+        if (k == MAX_STRETCHES) {
+            sort_int64(a, n);
+            return;
+        }
+        bound[++k] = j;
+        i = j;
+    }
+    int64_t *src = a, *dst = tmp;
+    while (k > 1) {
+        int m = 0;
+        for (int t = 0; t < k; t += 2) {
+            int64_t lo = bound[t], mid = bound[t + 1], hi = t + 2 <= k ? bound[t + 2] : mid;
+            int64_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
+            while (x < mid) dst[o++] = src[x++];
+            while (y < hi) dst[o++] = src[y++];
+            bound[m++] = lo;
+        }
+        bound[m] = n;
+        k = m;
+        int64_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != a) memcpy(a, src, sizeof(int64_t) * (size_t)n);
+}
+
 static int crossings_to_runs(Vec *cross, int64_t hw, Vec *out) {
     if (vec_push(cross, hw) < 0) return -1;
     int64_t *a = cross->v, k = cross->n, p = 0;
-    sort_int64(a, k);
+    int64_t *tmp = k > 32 ? malloc(sizeof(int64_t) * (size_t)k) : NULL;
+    if (tmp) sort_stretches(a, k, tmp);
+    else sort_int64(a, k); /* (short, or no memory for the merges) */
+    free(tmp);
     for (int64_t j = 0; j < k; j++) {
         int64_t t = a[j];
         a[j] -= p;
@@ -1331,6 +1618,8 @@ typedef struct {
     const int64_t *first_part;   /* (N + 1,) first polygon of each object */
     const int64_t *rows, *h, *w; /* (M,) the objects wanted, their masks' size */
     int64_t longest;             /* most points of any polygon */
+    const int64_t *given, *given_start, *given_len; /* (M,) runs given for a wanted row (its
+                                  * given_len >= 0) instead of rasterised; NULL: none */
     int64_t *lens;               /* (M,) runs written per object */
     char *declined;              /* (M,) an object the numpy path must do */
     Py_ssize_t bounds[MAX_THREADS + 1]; /* thread t does objects bounds[t] .. bounds[t + 1] */
@@ -1392,7 +1681,13 @@ static void *objects_thread(void *arg) {
     int status = x && y ? 1 : -1;
     for (Py_ssize_t i = j->bounds[t]; i < j->bounds[t + 1] && status >= 0; i++) {
         int64_t before = out->n;
-        status = object_runs(j, j->rows[i], j->h[i], j->w[i], x, y, &cross, &parts, out);
+        if (j->given_len && j->given_len[i] >= 0) {
+            const int64_t *g = j->given + j->given_start[i];
+            for (int64_t v = 0; v < j->given_len[i] && status >= 0; v++)
+                status = vec_push(out, g[v]) < 0 ? -1 : 1;
+        } else {
+            status = object_runs(j, j->rows[i], j->h[i], j->w[i], x, y, &cross, &parts, out);
+        }
         j->declined[i] = status == 0;
         j->lens[i] = out->n - before;
     }
@@ -1427,26 +1722,47 @@ static int objects_layout(PyArrayObject **a, ObjectJob *job, int64_t *point_star
     return ok ? 0 : -1;
 }
 
-/* polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined) | error.
+/* The given runs of polygon_objects (a[6] pool, a[7] start, a[8] length: M each) within the
+ * pool; -1 + ValueError if not. */
+static int given_layout(PyArrayObject **a, Py_ssize_t m) {
+    Py_ssize_t pool = PyArray_SIZE(a[6]);
+    const int64_t *start = PyArray_DATA(a[7]), *len = PyArray_DATA(a[8]);
+    int ok = PyArray_SIZE(a[7]) == m && PyArray_SIZE(a[8]) == m;
+    for (Py_ssize_t i = 0; ok && i < m; i++)
+        ok = len[i] < 0 || (start[i] >= 0 && start[i] <= pool && len[i] <= pool - start[i]);
+    if (!ok) PyErr_SetString(PyExc_ValueError, "polygon_objects: given runs outside their pool");
+    return ok ? 0 : -1;
+}
+
+/* polygon_objects(xy, npoints, nparts, rows, h, w, given=None, given_start=None,
+ *                 given_len=None) -> (counts, offsets, declined) | error.
  * xy: float64, every polygon's x0, y0, x1, ... concatenated; npoints: int64 (P,) points per
  * polygon; nparts: int64 (N,) polygons per object, in order; rows: int64 (M,) the objects to
  * rasterise, h, w: int64 (M,) their masks' size. Object rows[i]'s mask is
  * counts[offsets[i] : offsets[i + 1]]: its one polygon's rleFrPoly, the union of several
  * (rleMerge, canonical), [h * w] without any; empty for the objects listed in `declined` (one
- * of its polygons declined as polygons() declines it: for the numpy path). Threads across
- * objects. */
+ * of its polygons declined as polygons() declines it: for the numpy path). Wanted row i with
+ * given_len[i] >= 0 is given[given_start[i] :][: given_len[i]] as it is (an RLE, an empty
+ * mask: one table in one pass). Threads across objects. */
 static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
-    PyObject *o[6], *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
-    PyArrayObject *a[6] = {NULL};
+    PyObject *o[9] = {NULL}, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOO|OOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8]))
+        return NULL;
+    PyArrayObject *a[9] = {NULL};
     int64_t *point_start = NULL, *first_part = NULL, *lens = NULL, *offsets = NULL;
     char *declined = NULL;
     Vec gone = {0};
     ObjectJob job;
     memset(&job, 0, sizeof(job));
-    for (int i = 0; i < 6; i++)
-        if (!(a[i] = as_array(o[i], i ? NPY_INT64 : NPY_FLOAT64))) goto done;
+    for (int i = 0; i < 9; i++)
+        if (o[i] && !(a[i] = as_array(o[i], i ? NPY_INT64 : NPY_FLOAT64))) goto done;
     Py_ssize_t m = PyArray_SIZE(a[3]);
+    if ((o[6] != NULL) != (o[8] != NULL) || (a[6] && given_layout(a, m) < 0)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "polygon_objects: given runs need their starts and lengths");
+        goto done;
+    }
     point_start = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[1]) + 1));
     first_part = malloc(sizeof(int64_t) * (size_t)(PyArray_SIZE(a[2]) + 1));
     lens = malloc(sizeof(int64_t) * (size_t)(m + 1));
@@ -1466,6 +1782,11 @@ static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
     job.w = PyArray_DATA(a[5]);
     job.lens = lens;
     job.declined = declined;
+    if (a[6]) {
+        job.given = PyArray_DATA(a[6]);
+        job.given_start = PyArray_DATA(a[7]);
+        job.given_len = PyArray_DATA(a[8]);
+    }
     int k = thread_count(m, PAIRS_PER_THREAD), failed = 0;
     for (int t = 0; t <= k; t++) job.bounds[t] = m * t / k;
     pthread_t threads[MAX_THREADS];
@@ -1495,16 +1816,22 @@ static PyObject *py_polygon_objects(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* the first thread's runs, grown to hold the others' after them, become the column */
     npy_intp total = (npy_intp)offsets[m];
-    PyObject *counts = PyArray_SimpleNew(1, &total, NPY_INT64);
-    if (!counts) goto done;
-    int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
-    for (int t = 0; t < k; t++) {
-        if (job.out[t].n) memcpy(dst + offsets[job.bounds[t]], job.out[t].v, 8 * job.out[t].n);
+    Vec *first = &job.out[0];
+    if (vec_reserve(first, total > 0 ? total : 1) < 0) {
+        PyErr_NoMemory();
+        goto done;
     }
+    for (int t = 1; t < k; t++) {
+        if (job.out[t].n)
+            memcpy(first->v + offsets[job.bounds[t]], job.out[t].v, 8 * job.out[t].n);
+    }
+    PyObject *counts = vec_array(first, total);
+    if (!counts) goto done;
     res = Py_BuildValue("(NNN)", counts, int64_array(offsets, m + 1), int64_array(gone.v, gone.n));
 done:
-    for (int i = 0; i < 6; i++) Py_XDECREF(a[i]);
+    for (int i = 0; i < 9; i++) Py_XDECREF(a[i]);
     free(point_start);
     free(first_part);
     free(lens);
@@ -1515,16 +1842,24 @@ done:
     return res;
 }
 
-/* take(counts, offsets, rows) -> (counts, offsets): masks `rows` (any order, repeats allowed)
- * copied into new columns. */
+/* take(counts, offsets, rows, counts2=None, offsets2=None) -> (counts, offsets): masks `rows`
+ * (any order, repeats allowed) copied into new columns; with a second table, rows from N on
+ * are its masks rows - N (no joined copy of both tables needed). */
 static PyObject *py_take(PyObject *self, PyObject *args) {
-    PyObject *oc, *oo, *orows, *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &orows)) return NULL;
+    PyObject *oc, *oo, *orows, *oc2 = Py_None, *oo2 = Py_None, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOO|OO", &oc, &oo, &orows, &oc2, &oo2)) return NULL;
     PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
-    PyArrayObject *ar = as_array(orows, NPY_INT64);
+    PyArrayObject *ar = as_array(orows, NPY_INT64), *ac2 = NULL, *ao2 = NULL;
     PyObject *counts = NULL, *offsets = NULL;
-    Columns t;
+    Columns t, t2 = {0};
     if (!ac || !ao || !ar || columns_from(ac, ao, &t) < 0) goto done;
+    if ((oc2 == Py_None) != (oo2 == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "take: the second table needs counts and offsets");
+        goto done;
+    }
+    if (oc2 != Py_None && (!(ac2 = as_array(oc2, NPY_INT64)) || !(ao2 = as_array(oo2, NPY_INT64)) ||
+                           columns_from(ac2, ao2, &t2) < 0))
+        goto done;
     Py_ssize_t n = PyArray_SIZE(ar);
     const int64_t *rows = PyArray_DATA(ar);
     npy_intp no = n + 1;
@@ -1532,18 +1867,22 @@ static PyObject *py_take(PyObject *self, PyObject *args) {
     int64_t *off = PyArray_DATA((PyArrayObject *)offsets), m;
     off[0] = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (rows[i] < 0 || rows[i] >= t.n) {
+        int64_t r = rows[i];
+        if (r < 0 || r >= t.n + t2.n) {
             PyErr_SetString(PyExc_IndexError, "take: a row outside the masks");
             goto done;
         }
-        off[i + 1] = off[i] + t.offsets[rows[i] + 1] - t.offsets[rows[i]];
+        const Columns *c = r < t.n ? &t : &t2;
+        r -= r < t.n ? 0 : t.n;
+        off[i + 1] = off[i] + c->offsets[r + 1] - c->offsets[r];
     }
     npy_intp total = (npy_intp)off[n];
     if (!(counts = PyArray_SimpleNew(1, &total, NPY_INT64))) goto done;
     int64_t *dst = PyArray_DATA((PyArrayObject *)counts);
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < n; i++) {
-        const int64_t *runs = mask_runs(&t, rows[i], &m);
+        const int64_t *runs = rows[i] < t.n ? mask_runs(&t, rows[i], &m)
+                                            : mask_runs(&t2, rows[i] - t.n, &m);
         if (m) memcpy(dst + off[i], runs, sizeof(int64_t) * (size_t)m);
     }
     Py_END_ALLOW_THREADS;
@@ -1554,6 +1893,8 @@ done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
     Py_XDECREF(ar);
+    Py_XDECREF(ac2);
+    Py_XDECREF(ao2);
     return res;
 }
 
@@ -1771,12 +2112,12 @@ static PyMethodDef methods[] = {
     {"runs_fit", py_runs_fit, METH_VARARGS,
      "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
     {"string_masks", py_string_masks, METH_VARARGS,
-     "string_masks(chars, start, runs, height, width) -> (bboxes, areas) | None."},
+     "string_masks(chars, start, runs, height, width, raw=False) -> (bboxes, areas) | None."},
     {"decode_strings", py_decode_strings, METH_VARARGS,
-     "decode_strings(chars, start, runs, rows, out=None) -> (counts, offsets) | None."},
+     "decode_strings(chars, start, runs, rows, out=None, raw=False) -> (counts, offsets) | None."},
     {"string_iou_pairs", py_string_iou_pairs, METH_VARARGS,
      "string_iou_pairs(chars, start, runs, det_h, det_w, gt_counts, gt_offsets, gt_h, gt_w, "
-     "det_row, gt_row, crowd, det_box, gt_box) -> float64 (E,) | None."},
+     "det_row, gt_row, crowd, det_box, gt_box, raw=False) -> float64 (E,) | None."},
     {"iou_pairs", py_iou_pairs, METH_VARARGS,
      "iou_pairs(dc, do, dh, dw, gc, go, gh, gw, det_row, gt_row, crowd, det_box, gt_box) -> "
      "float64 (E,) | None: rleIou of mask pairs, threads across pairs."},
@@ -1785,10 +2126,12 @@ static PyMethodDef methods[] = {
     {"polygons", py_polygons, METH_VARARGS,
      "polygons(xy, npoints, h, w) -> (counts, offsets, declined): rleFrPoly of each."},
     {"polygon_objects", py_polygon_objects, METH_VARARGS,
-     "polygon_objects(xy, npoints, nparts, rows, h, w) -> (counts, offsets, declined): each "
-     "object's polygons rasterised and merged, threads across objects."},
+     "polygon_objects(xy, npoints, nparts, rows, h, w, given=None, given_start=None, "
+     "given_len=None) -> (counts, offsets, declined): each object's polygons rasterised and "
+     "merged (or its runs given), threads across objects."},
     {"take", py_take, METH_VARARGS,
-     "take(counts, offsets, rows) -> (counts, offsets): masks `rows` copied, in that order."},
+     "take(counts, offsets, rows, counts2=None, offsets2=None) -> (counts, offsets): masks "
+     "`rows` copied, in that order (rows from N on: the second table's)."},
     {"encode", py_encode, METH_VARARGS, "encode(bool (h, w)) -> int64 counts."},
     {"decode", py_decode, METH_VARARGS, "decode(counts, h, w) -> bool (h, w) | None."},
     {"boundary", py_boundary, METH_VARARGS,

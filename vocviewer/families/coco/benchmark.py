@@ -119,6 +119,7 @@ def evaluate_coco_dataset(
         keep_going=keep_going,
         boxes=boxes,
         scanned=scanned,
+        mapped=True,  # (the process ends with the evaluation: the masks read in the file)
     )
     del boxes, scanned  # (the result set holds the columns it keeps)
     warnings = [str(p) for p in (*dataset.problems, *results.problems, *results.warnings)]

@@ -102,6 +102,10 @@ class RleTable:
         """Each mask's ``rleToBbox``, float64 (N, 4) ``x, y, w, h`` (``rle_columns.bboxes``)."""
         return rc.bboxes(self.counts, self.offsets, self.height)
 
+    def mask_boxes(self) -> FloatArray:
+        """``bboxes`` for reading only: a table that keeps them gives its own (no copy)."""
+        return self.bboxes()
+
     def areas(self) -> IntArray:
         """Foreground pixels per mask, int64 (N,) (``rle_columns.areas``)."""
         return rc.areas(self.counts, self.offsets)

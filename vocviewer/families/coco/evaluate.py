@@ -26,7 +26,7 @@ from vocviewer.families.coco.columns import CocoResults
 from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
-from vocviewer.families.coco.prepare import Prepared, prepare, similarities
+from vocviewer.families.coco.prepare import Prepared, prepare, run_similarities, similarities
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -387,12 +387,9 @@ def _chunks(dt_offsets: IntArray) -> list[tuple[int, int]]:
 
 
 def _similarities(prep: Prepared, k0: int, k1: int) -> dict[int, FloatArray]:
-    """The mask / keypoint similarity of categories ``k0 .. k1-1``, by category."""
-    out = {}
-    for k in range(k0, k1):
-        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-        out[k] = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]
-    return out
+    """The mask / keypoint similarity of categories ``k0 .. k1-1``, by category (masks: of the
+    whole run at once, ``run_similarities``)."""
+    return run_similarities(prep, k0, k1)
 
 
 def _one_category(prep: Prepared, k: int) -> KernelCategory:

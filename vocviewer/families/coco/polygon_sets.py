@@ -88,14 +88,26 @@ def segmentations_to_rle(
     where it is built (``polygon_columns_to_rle``)."""
     src = np.arange(len(kind)) if rows is None else np.asarray(rows, dtype=np.int64)
     k = kind[src]
-    poly = np.flatnonzero((k == 1) & (height > 0) & (width > 0))
+    is_poly = (k == 1) & (height > 0) & (width > 0)
+    if (kern := kernel.load("_rle")) is not None:  # one table at once, the RLEs copied in
+        given = np.concatenate((runs, [0])).astype(np.int64, copy=False)
+        start = np.where(k == 2, (np.cumsum(run_len) - run_len)[src], len(runs))
+        length = np.where(is_poly, -1, np.where(k == 2, run_len[src], 1))
+        hh, ww = (np.asarray(a, dtype=np.int64) for a in (height, width))
+        counts, offsets, redo = kern.polygon_objects(
+            xy, part_len // 2, nparts, src, hh, ww, given, start, length
+        )
+        if len(redo) == 0:
+            return counts, offsets
+    poly = np.flatnonzero(is_poly)
     h, w = height[poly], width[poly]
     counts, offsets = polygon_columns_to_rle(xy, part_len // 2, nparts, src[poly], h, w)
     rle = np.flatnonzero(k == 2)
-    # one pool of masks: the rasterised polygons, the source's RLEs (by source row), then [0]
-    pool = np.concatenate((counts, runs, [0])).astype(np.int64, copy=False)
-    pool_off = np.concatenate((offsets, np.cumsum(run_len) + offsets[-1], [len(pool)]))
-    take = np.full(len(src), len(pool_off) - 2, dtype=np.int64)
+    # the rasterised polygons, then the source's RLEs (by source row) and [0] (read in place:
+    # the polygons' runs are not copied into one pool first)
+    more = np.concatenate((runs, [0])).astype(np.int64, copy=False)
+    more_off = np.concatenate(([0], np.cumsum(run_len), [len(more)])).astype(np.int64)
+    take = np.full(len(src), len(poly) + len(run_len), dtype=np.int64)
     take[poly] = np.arange(len(poly))
     take[rle] = len(poly) + src[rle]
-    return rc.take(pool, pool_off.astype(np.int64, copy=False), take)
+    return rc.take(counts, offsets, take, (more, more_off))

@@ -208,7 +208,7 @@ def _mask_boxes(prep: Prepared) -> tuple[FloatArray, FloatArray]:
     if not prep.mask_boxes:
         for t in (prep.dt_anno.masks, prep.gt_anno.masks):
             assert t is not None
-            prep.mask_boxes.append(t.bboxes())
+            prep.mask_boxes.append(t.mask_boxes())
     return prep.mask_boxes[0], prep.mask_boxes[1]
 
 
@@ -251,16 +251,47 @@ def similarities(
     if kind == "bbox":
         s = box_iou_pairs(dt.bbox[d_rows][ent_det], gt.bbox[g_rows][ent_gt], crowd)
     elif kind in ("segm", "boundary"):
-        if gt.masks is None or dt.masks is None:
-            raise ValueError(f"{kind} evaluation needs masks: read with masks / task='segm'")
-        d_box, g_box = _mask_boxes(prep)
-        pair = (d_rows[ent_det], g_rows[ent_gt], crowd)
-        s = sim.mask_iou_pairs(dt.masks, gt.masks, *pair, d_box, g_box)
-        if kind == "boundary":
-            s = sim.boundary_iou(s, *_boundaries(prep), *pair)
+        s = _mask_similarity(prep, d_rows[ent_det], g_rows[ent_gt], crowd)
     elif not prep.params.use_cats and not prep.params.fix_keypoints_no_cats:
         s = np.zeros(len(ent_det))  # pycocotools' computeOks ignores useCats: no pairs at all
     else:
         rows = d_rows[ent_det], g_rows[ent_gt]  # the whole tables: no copy of their keypoints
         s = sim.oks_pairs(dt.keypoints, gt.keypoints, gt.bbox, gt.area, *rows)
     return ent_det, ent_gt, s
+
+
+def _mask_similarity(
+    prep: Prepared, det_row: IntArray, gt_row: IntArray, crowd: npt.NDArray[np.bool_]
+) -> FloatArray:
+    """Mask (or boundary) IoU of aligned (detection, GT) row pairs, float64 (E,)."""
+    kind, gt, dt = prep.params.iou_type, prep.gt_anno, prep.dt_anno
+    if gt.masks is None or dt.masks is None:
+        raise ValueError(f"{kind} evaluation needs masks: read with masks / task='segm'")
+    d_box, g_box = _mask_boxes(prep)
+    s = sim.mask_iou_pairs(dt.masks, gt.masks, det_row, gt_row, crowd, d_box, g_box)
+    if kind == "boundary":
+        s = sim.boundary_iou(s, *_boundaries(prep), det_row, gt_row, crowd)
+    return s
+
+
+def run_similarities(prep: Prepared, k0: int, k1: int) -> dict[int, FloatArray]:
+    """``similarities(...)[2]`` of categories ``k0 .. k1-1`` (their own groups), by category; the
+    masks of all their pairs paired up and compared in one call (the kernel's threads spread
+    once over the run's pairs, not once per category)."""
+    if prep.params.iou_type not in ("segm", "boundary"):
+        out = {}
+        for k in range(k0, k1):
+            gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+            out[k] = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]
+        return out
+    if k1 <= k0:
+        return {}
+    # the groups are sorted across categories and never shared by two: the run's pairs at
+    # once, in the order of its categories' own pairs one after another
+    d0, g0 = int(prep.dt_offsets[k0]), int(prep.gt_offsets[k0])
+    ds, gs = slice(d0, int(prep.dt_offsets[k1])), slice(g0, int(prep.gt_offsets[k1]))
+    ent_det, ent_gt = sim.pair_up(prep.dt_group[ds], prep.gt_group[gs])
+    rows = prep.dt_rows[ds][ent_det], prep.gt_rows[gs][ent_gt]
+    s = _mask_similarity(prep, *rows, prep.gt_crowd[gs][ent_gt])
+    cuts = np.searchsorted(ent_det, prep.dt_offsets[k0 + 1 : k1] - d0, side="left")
+    return dict(zip(range(k0, k1), np.split(s, cuts), strict=True))

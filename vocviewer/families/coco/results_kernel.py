@@ -33,6 +33,7 @@ __all__ = [
     "box_columns",
     "file_box_columns",
     "file_bytes",
+    "file_mapped",
     "file_result_columns",
     "plain_columns",
     "result_columns",
@@ -99,18 +100,40 @@ def _kind(r: dict[str, Any]) -> str:
 
 
 def file_bytes(path: Path) -> mmap.mmap | None:
-    """The bytes of the regular file ``path`` in memory of their own (anonymous) that
-    ``plain_columns`` may write (a segm file's strings are kept in place there: no second
-    copy of them), or ``None`` (the caller then reads it with ``read_json_bytes``, which names
-    any problem)."""
+    """The bytes of the regular file ``path`` mapped into memory privately (copy-on-write) so
+    that ``plain_columns`` may write them (a segm file's strings are kept in place there: no
+    second copy of them; only the pages written get memory of their own, the rest is read
+    from the system's file cache without a copy), or ``None`` (the caller then reads it with
+    ``read_json_bytes``, which names any problem)."""
     try:
         size = check_regular(path)
         if size == 0 or size > MAX_FILE_BYTES:
             return None
-        buf = mmap.mmap(-1, size)
         with open(path, "rb") as fh:
-            if fh.readinto(buf) != size or fh.read(1):  # (changed meanwhile)
-                return None
+            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
+        if len(buf) != size:  # (changed meanwhile)
+            buf.close()
+            return None
+    except (FormatError, OSError, ValueError):
+        return None
+    return buf
+
+
+def file_mapped(path: Path) -> mmap.mmap | None:
+    """The regular file ``path`` mapped into memory read-only (its pages are the system's file
+    cache: nothing copied, no memory of the process's own), for a short-lived reader (the CLI)
+    that may keep a segm file's strings where they are (``plain_columns``: the mapping lives
+    as long as the masks; a file cut short meanwhile makes their reading decline or raise
+    ``OSError``, SIGBUS guarded), or ``None`` (then ``file_bytes``)."""
+    try:
+        size = check_regular(path)
+        if size == 0 or size > MAX_FILE_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        if len(buf) != size:  # (changed meanwhile)
+            buf.close()
+            return None
     except (FormatError, OSError, ValueError):
         return None
     return buf
@@ -144,6 +167,8 @@ def plain_columns(
     ``data`` from ``file_bytes`` (writable): the masks' strings are kept at its front (``data``
     is not read again)."""
     r = scanned
+    if r is None and data is not None and task == "segm" and memoryview(data).readonly:
+        r = result_columns(data, masks=3)  # (strings located where they are: nothing copied)
     if r is None and data is not None and task in ("segm", "keypoints"):
         r = result_columns(data, masks=2)
     if r is None:
@@ -153,7 +178,9 @@ def plain_columns(
     if box_kind and not r["has_bbox"].all():
         return None
     if task == "segm" and kind in ("bbox", "segm"):
-        if len(r["rle_chars"]) == 0 and isinstance(data, mmap.mmap):  # kept in place
+        if "rle_start" in r and len(r["rle_start"]):  # left in the text (masks=3)
+            r["rle_chars"] = np.frombuffer(data, np.uint8)  # type: ignore[arg-type]
+        elif len(r["rle_chars"]) == 0 and isinstance(data, mmap.mmap):  # kept in place
             r["rle_chars"] = _kept_in_place(data, int(r["rle_nchars"].sum()))
         s = _segm(r, image_ids, category_ids, height, width, box_kind)
         return None if s is None else (kind, s)
@@ -185,7 +212,8 @@ def _segm(
         return None
     if (w > MAX_IMAGE_PIXELS).any() or (h * w > MAX_IMAGE_PIXELS).any():
         return None
-    masks = RleStrings.checked(r["rle_chars"], r["rle_nchars"], r["rle_len"], h, w)
+    at = r["rle_start"] if len(r.get("rle_start", ())) else None
+    masks = RleStrings.checked(r["rle_chars"], r["rle_nchars"], r["rle_len"], h, w, at)
     if masks is None:
         return None
     boxed = np.flatnonzero(r["has_bbox"])

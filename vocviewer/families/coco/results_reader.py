@@ -96,9 +96,12 @@ def one_results_file(paths: Sequence[Path], title: str = "COCO") -> Path:
     return Path(paths[0])
 
 
-def _bytes_of(path: Path) -> rk.Buffer:
-    """The results file's bytes: a buffer the kernel may write where it can be read so."""
-    buf = rk.file_bytes(path) if kernel.enabled() else None
+def _bytes_of(path: Path, mapped: bool = False) -> rk.Buffer:
+    """The results file's bytes: a buffer the kernel may write where it can be read so, or
+    (``mapped``) the file mapped read-only."""
+    buf = None
+    if kernel.enabled():
+        buf = (mapped and rk.file_mapped(path)) or rk.file_bytes(path)
     return read_json_bytes(path) if buf is None else buf
 
 
@@ -110,6 +113,7 @@ def read_coco_results(
     keep_going: bool = False,
     boxes: BoxColumns | None = None,
     scanned: dict[str, Any] | None = None,
+    mapped: bool = False,
 ) -> ResultSet:
     """Read a COCO results file for ``dataset`` (read by ``families.coco.reader.read_coco``).
 
@@ -118,7 +122,9 @@ def read_coco_results(
     the keypoints of box results (``loadRes``' bbox branch: area ``w*h``). ``boxes``: the file
     already parsed by ``box_columns`` (used for box evaluation when all its ids are known; the
     file is read again otherwise, so that problems are named). ``scanned``: the file's
-    ``results_kernel.file_result_columns`` (used for segm / keypoints evaluation).
+    ``results_kernel.file_result_columns`` (used for segm / keypoints evaluation). ``mapped``
+    (a short-lived reader: the CLI): a segm file's masks are read where the file, mapped into
+    memory, holds them (``results_kernel.file_mapped``) for as long as they are kept.
 
     Entries are checked field by field (``FormatError`` names the JSON path, e.g.
     ``[3].score``); with ``keep_going`` bad entries are skipped and listed in ``problems``.
@@ -139,7 +145,7 @@ def read_coco_results(
             return quick
     if task == "segm" and isinstance(gt.masks, LazyRleTable):
         gt.masks.prefetch()  # the ground truth's polygons rasterised while this file is read
-    data = None if scanned is not None or task == "bbox" else _bytes_of(path)
+    data = None if scanned is not None or task == "bbox" else _bytes_of(path, mapped)
     if task != "bbox" and (
         plain := rk.plain_columns(data, task, *_lookups(dataset), scanned=scanned)
     ):

@@ -6,7 +6,10 @@ byte each), checked and measured once (``string_masks``: whole, runs summing to 
 ``rleToBbox`` and area); mask evaluation decodes one category's detections at a time
 (``take``), the window one mask at a time (``table[i]``), and anything that reads ``counts``
 decodes every mask once. Either gives the runs ``rle_columns.from_strings`` gives. Built only on
-the compiled kernel (``_rle.c``); decoding falls back to numpy when the kernel is then off.
+the compiled kernel (``_rle.c``); decoding falls back to numpy when the kernel is then off. The
+strings may also be left where the results file's text holds them (``raw``: read in place
+from the file mapped into memory, nothing copied; each string up to its closing quote, an
+escaped backslash one character).
 """
 
 from __future__ import annotations
@@ -36,12 +39,15 @@ class RleStrings(RleTable):
     concatenated; ``start`` int64 (N + 1,) mask ``i``'s is ``chars[start[i]:start[i + 1]]``;
     ``offsets`` int64 (N + 1,) as ``RleTable``'s (the run counts are known before decoding);
     ``height``, ``width`` int64 (N,); ``box`` float64 (N, 4) each mask's ``rleToBbox``, ``area``
-    int64 (N,) its pixels."""
+    int64 (N,) its pixels; ``raw``: the strings as JSON text (mask ``i``'s string runs from
+    ``start[i]`` to its closing quote, before ``start[i + 1]``; ``\\\\`` an escaped
+    backslash)."""
 
     chars: npt.NDArray[np.uint8]
     start: IntArray
     box: FloatArray
     area: IntArray
+    raw: bool
     _counts: IntArray | None
 
     def __init__(
@@ -53,6 +59,7 @@ class RleStrings(RleTable):
         width: IntArray,
         box: FloatArray,
         area: IntArray,
+        raw: bool = False,
     ) -> None:
         put = object.__setattr__
         if isinstance(chars, np.ndarray) and chars.dtype == np.uint8 and chars.ndim == 1:
@@ -65,6 +72,7 @@ class RleStrings(RleTable):
         put(self, "width", frozen(width, np.int64))
         put(self, "box", frozen(box, np.float64))
         put(self, "area", frozen(area, np.int64))
+        put(self, "raw", bool(raw))
         put(self, "_counts", None)
 
     @classmethod
@@ -75,20 +83,31 @@ class RleStrings(RleTable):
         nruns: IntArray,
         height: IntArray,
         width: IntArray,
+        at: IntArray | None = None,
     ) -> RleStrings | None:
         """The table of the strings (``nchars`` characters and ``nruns`` values each) if every
         one decodes whole into runs (none negative) that sum to its ``height * width``, else
         ``None`` (as ``results_bulk.checked_masks`` of the decoded runs); ``None`` too without
-        the kernel."""
+        the kernel. ``at``: the strings left in the JSON text ``chars`` (``raw``), each
+        string's first character there (rising; ``nchars`` as written there, escapes too)."""
         k = kernel.load("_rle")
         if k is None:
             return None
-        start = np.concatenate(([0], np.cumsum(nchars))).astype(np.int64)
+        raw = at is not None
+        if at is not None:  # from the first string on; the last one's closing quote included
+            first = int(at[0]) if len(at) else 0
+            end = int(at[-1] + nchars[-1]) + 1 if len(at) else 0
+            if end > len(chars):
+                return None
+            chars = chars[first:end]
+            start = np.concatenate((at - first, [end - first])).astype(np.int64)
+        else:
+            start = np.concatenate(([0], np.cumsum(nchars))).astype(np.int64)
         offsets = np.concatenate(([0], np.cumsum(nruns))).astype(np.int64)
-        got = k.string_masks(chars, start, offsets, height, width)
+        got = k.string_masks(chars, start, offsets, height, width, raw)
         if got is None:
             return None
-        return cls(chars, start, offsets, height, width, got[0], got[1])
+        return cls(chars, start, offsets, height, width, got[0], got[1], raw)
 
     @property
     def counts(self) -> IntArray:
@@ -112,11 +131,18 @@ class RleStrings(RleTable):
         rows = np.asarray(rows, dtype=np.int64)
         k = kernel.load("_rle")
         if k is not None:
-            got = k.decode_strings(self.chars, self.start, self.offsets, rows)
+            got = k.decode_strings(self.chars, self.start, self.offsets, rows, None, self.raw)
             if got is not None:
                 return got  # type: ignore[no-any-return]
-        raw, st = self.chars.tobytes(), self.start
-        return rc.from_strings([raw[st[r] : st[r + 1]] for r in rows.tolist()])
+        return rc.from_strings(self.strings(rows))
+
+    def strings(self, rows: IntArray) -> list[bytes]:
+        """The strings of ``rows`` as ``rleFrString`` reads them (a raw one unescaped)."""
+        text, st = self.chars.tobytes(), self.start
+        got = [text[st[r] : st[r + 1]] for r in np.asarray(rows, dtype=np.int64).tolist()]
+        if self.raw:  # up to the closing quote; \\ (the only escape kept raw) one backslash
+            got = [s.split(b'"', 1)[0].replace(b"\\\\", b"\\") for s in got]
+        return got
 
     def __getitem__(self, i: int) -> IntArray:
         if self._counts is not None:
@@ -142,7 +168,7 @@ class RleStrings(RleTable):
         buf = getattr(_SCRATCH, "buf", None)
         if buf is None:
             buf = _SCRATCH.buf = np.empty(CHUNK_RUNS, dtype=np.int64)
-        got = k.decode_strings(self.chars, self.start, self.offsets, rows, buf)
+        got = k.decode_strings(self.chars, self.start, self.offsets, rows, buf, self.raw)
         if got is None:
             return self.take(rows)
         return RleTable(got[0], got[1], self.height[rows], self.width[rows])
@@ -169,13 +195,16 @@ class RleStrings(RleTable):
     def bboxes(self) -> FloatArray:
         return self.box.copy()
 
+    def mask_boxes(self) -> FloatArray:
+        return self.box  # (read-only)
+
     def areas(self) -> IntArray:
         return self.area.copy()
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as strings (a fifth of the runs' bytes)."""
         cols = (self.chars, self.start, self.offsets, self.height, self.width)
-        return (RleStrings, (*cols, self.box, self.area))
+        return (RleStrings, (*cols, self.box, self.area, self.raw))
 
     def __repr__(self) -> str:
         state = "decoded" if self._counts is not None else "strings"

@@ -83,7 +83,7 @@ def mask_iou_pairs(
             strings = (det.chars, det.start, det.offsets, det.height, det.width)
             gt_masks = (gt.counts, gt.offsets, gt.height, gt.width)
             given = (det_row, gt_row, crowd, det_box, gt_box)
-            got = k.string_iou_pairs(*strings, *gt_masks, *given)
+            got = k.string_iou_pairs(*strings, *gt_masks, *given, det.raw)
             if got is not None:
                 return got  # type: ignore[no-any-return]
         out = np.empty(len(det_row), dtype=np.float64)

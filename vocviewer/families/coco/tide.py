@@ -130,7 +130,7 @@ def pair_iou(
             return box_iou_pairs(dt.bbox[det_row], gt.bbox[gt_row], crowd)
     if dt.masks is None or gt.masks is None:
         raise ValueError("TIDE on masks needs the annotations read with masks")
-    d_box, g_box = dt.masks.bboxes(), gt.masks.bboxes()
+    d_box, g_box = dt.masks.mask_boxes(), gt.masks.mask_boxes()
     return mask_iou_pairs(dt.masks, gt.masks, det_row, gt_row, crowd, d_box, g_box)
 
 

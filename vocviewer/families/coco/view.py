@@ -20,13 +20,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vocviewer.core import rle_columns as rc
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.chosen_params import with_param_notes
-from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
+from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
 from vocviewer.families.coco.results_reader import (
@@ -173,20 +172,18 @@ def task_pair_iou(dataset: Dataset, results: ResultSet, task: str) -> PairIoU | 
     if task != "segm" or det_masks is None or gt_masks is None:
         return None
 
+    boxes: list[FloatArray] = []  # both tables' rleToBbox, by row: measured on the first call
+
     def mask_iou(det: IntArray, obj: IntArray) -> FloatArray:
-        d, g = _rows_table(det_masks, det), _rows_table(gt_masks, obj)
-        pairs = np.arange(len(det), dtype=np.int64)
+        # the pairs' rows of the whole tables: masks kept as strings are decoded only as the
+        # pairs need them, no rows copied out
+        if not boxes:
+            boxes.extend((det_masks.mask_boxes(), gt_masks.mask_boxes()))
         crowd = np.zeros(len(det), dtype=bool)  # a true positive's object is never a crowd
-        d_box = rc.bboxes(d.counts, d.offsets, d.height)
-        g_box = rc.bboxes(g.counts, g.offsets, g.height)
-        return mask_iou_pairs(d, g, pairs, pairs, crowd, d_box, g_box)
+        rows = np.asarray(det, dtype=np.int64), np.asarray(obj, dtype=np.int64)
+        return mask_iou_pairs(det_masks, gt_masks, *rows, crowd, *boxes)
 
     return mask_iou
-
-
-def _rows_table(table: RleTable, rows: IntArray) -> RleTable:
-    """The masks of ``rows`` of ``table``, in that order."""
-    return table.take(np.asarray(rows, dtype=np.int64))
 
 
 def check_keypoint_counts(
