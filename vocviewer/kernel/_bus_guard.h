@@ -46,10 +46,21 @@ static void bus_guard_handler(int sig, siginfo_t *info, void *context)
     }
 }
 
+/* Whether this module's handler is SIGBUS's now. */
+static int bus_guard_installed(void)
+{
+    struct sigaction now;
+    sigaction(SIGBUS, NULL, &now);
+    return (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == bus_guard_handler;
+}
+
+/* Each module including this header has its own copy (handler, counter, jump targets), so a
+ * handler installed over another module's chains to it, and a module leaves SIGBUS as it is
+ * while another's handler is above its own (that one restores this one's, still chaining). */
 static void bus_guard_enter(void)
 {
     pthread_mutex_lock(&bus_guard_lock);
-    if (bus_guard_users++ == 0) {
+    if (bus_guard_users++ == 0 && !bus_guard_installed()) {
         struct sigaction act;
         memset(&act, 0, sizeof act);
         act.sa_sigaction = bus_guard_handler;
@@ -63,7 +74,7 @@ static void bus_guard_enter(void)
 static void bus_guard_leave(void)
 {
     pthread_mutex_lock(&bus_guard_lock);
-    if (--bus_guard_users == 0) sigaction(SIGBUS, &bus_guard_before, NULL);
+    if (--bus_guard_users == 0 && bus_guard_installed()) sigaction(SIGBUS, &bus_guard_before, NULL);
     pthread_mutex_unlock(&bus_guard_lock);
 }
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vocviewer.core.arrays import nan_to_null
 from vocviewer.core.dataset import Dataset
+from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.families.base import (
     AnalyzeRequest,
@@ -138,7 +139,10 @@ def evaluate_coco_dataset(
     stream = coco_view.evaluate_coco_views(
         dataset, results, choice, task=task, diagnose=False, params=params
     )
-    evidence = collect(stream, choice, reasons)
+    try:
+        evidence = collect(stream, choice, reasons)
+    except OSError as e:  # (the masks are read in the mapped file: it was cut short meanwhile)
+        raise FormatError(request.results[0], str(e)) from e
     result = with_param_notes(collect_coco(evidence.raws(), params, results))
     warnings += [n for n in result.notes if n in param_notes(params)]
     if lost is not None:

@@ -1,0 +1,80 @@
+"""``vocviewer eval --task segm`` keeps the result masks' strings where the results file is
+mapped into memory; if another program cuts the file short before they are read (a detector
+rewriting its output), the command names the file and exits 1, instead of ending with a bus
+error. In a child process: without the guard it is killed by SIGBUS."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vocviewer import kernel
+
+ROOT = Path(__file__).resolve().parents[2]
+COCO_MINI = ROOT.parent / "shared" / "data" / "coco-mini" / "annotations"
+
+pytestmark = [
+    pytest.mark.skipif(kernel.load("_rle") is None, reason="no _rle kernel here"),
+    pytest.mark.skipif(not COCO_MINI.is_dir(), reason="shared coco-mini data absent"),
+]
+
+
+def _box_mask_results(gt_path: Path, path: Path) -> None:
+    """One mask result per ground-truth object (its box, shifted), as COCO RLE strings."""
+    from pycocotools import mask as cm
+
+    doc = json.loads(gt_path.read_text())
+    size = {im["id"]: (im["height"], im["width"]) for im in doc["images"]}
+    rng = np.random.default_rng(3)
+    entries = []
+    for ann in doc["annotations"]:
+        h, w = size[ann["image_id"]]
+        x, y, bw, bh = (int(v) for v in ann["bbox"])
+        m = np.zeros((h, w), dtype=np.uint8, order="F")
+        dx, dy = rng.integers(-5, 6, 2)
+        m[max(y + dy, 0) : max(y + dy + bh, 1), max(x + dx, 0) : max(x + dx + bw, 1)] = 1
+        rle = cm.encode(m)
+        seg = {"size": [h, w], "counts": rle["counts"].decode()}
+        score = 0.5 + float(rng.random()) / 2
+        entries.append(
+            {"image_id": ann["image_id"], "category_id": ann["category_id"], "score": score}
+            | {"segmentation": seg}
+        )
+    path.write_text(json.dumps(entries))
+
+
+def test_segm_results_cut_short_before_their_masks_are_read(tmp_path: Path) -> None:
+    gt_path = COCO_MINI / "instances_val2017.json"
+    path = tmp_path / "segm.json"
+    _box_mask_results(gt_path, path)
+    code = f"""
+        import mmap, os, sys
+        from vocviewer import cli
+        from vocviewer.families.coco import benchmark
+        read = benchmark.read_coco_results
+        def read_then_cut(*args, **kw):  # another program rewrites the file meanwhile
+            results = read(*args, **kw)
+            os.truncate({str(path)!r}, mmap.PAGESIZE)
+            return results
+        benchmark.read_coco_results = read_then_cut
+        sys.exit(cli.main(["eval", {str(gt_path)!r}, "--results", {str(path)!r}, "--task", "segm"]))
+        """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
+    assert str(path) in done.stderr and "cut short" in done.stderr
+    assert "Traceback" not in done.stderr
