@@ -74,6 +74,23 @@ def test_large_groups_merge_sorted() -> None:
             assert_same(on, off, f"cap {cap}")
 
 
+@pytest.mark.parametrize("n_groups", [2_000_003, 40_000])
+def test_many_sparse_groups(n_groups: int) -> None:
+    """Far more groups than rows (LVIS: categories x images): the kernel sorts by group in two
+    counting passes (low then high digit) instead of one count per group; the same order and
+    ranks, the largest group included, with ties, NaN and signed zeros."""
+    rng = np.random.default_rng(11)
+    n = 5_000
+    group = rng.integers(0, 300, n).astype(np.int64) * (n_groups // 300)
+    group[:40] = n_groups - 1
+    score = rng.choice(np.array(SCORES + list(rng.random(8))), n)
+    tie = rng.integers(0, 5, n).astype(np.int64)
+    for cap in (1, 7, n):
+        for t in (None, tie):
+            on, off = both(group, n_groups, score, t, cap)
+            assert_same(on, off, f"cap {cap}")
+
+
 def test_empty_and_out_of_range() -> None:
     z = np.zeros(0, dtype=np.int64)
     assert_same(*both(z, 0, np.zeros(0), None, 100))

@@ -5,9 +5,10 @@
  * tie-breaking key ascending, then position (a stable sort), keeping the first `cap` of each
  * group, and each kept one's rank in its group. It is families/coco/prepare.py's
  * np.lexsort((tie, -score, group)) + searchsorted rank + cut, which is O(n log n) with
- * numpy temporaries; here a counting sort by group (groups are dense small integers) and a
- * stable sort of each group's few scores (insertion sort, merge sort for large groups), with
- * the GIL released.
+ * numpy temporaries; here a counting sort by group (groups are small integers: one count per
+ * group, or two passes by digit where groups outnumber rows, as LVIS's categories x images) and
+ * a stable sort of each group's few entries (insertion sort, merge sort for large groups), each
+ * entry its score as an integer key with its tie-breaking key beside it, with the GIL released.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -19,34 +20,39 @@
 
 #define INSERTION_MAX 24 /* groups up to this size are insertion-sorted */
 
+/* One detection while its group is sorted: its score as an unsigned key that orders as
+ * "descending score, NaN last" (every NaN equal, -0.0 equal to 0.0), its tie-breaking key and
+ * its position. Sorting these contiguous entries reads no score or tie column at random. */
 typedef struct {
-    const double *score;
-    const int64_t *tie; /* NULL: no tie-breaking key */
-} Keys;
+    uint64_t key;
+    int64_t tie;
+    int64_t pos;
+} Entry;
 
-/* -1 when detection i comes before j, 1 after, 0 when only their positions tell. */
-static int compare(const Keys *k, int64_t i, int64_t j)
+/* The score's key: smaller for a larger score, every NaN the largest. */
+static uint64_t descending_key(double s)
 {
-    double si = k->score[i], sj = k->score[j];
-    int ni = isnan(si), nj = isnan(sj);
-    if (ni != nj) return ni ? 1 : -1;
-    if (!ni) {
-        if (si > sj) return -1;
-        if (si < sj) return 1;
-    }
-    if (k->tie) {
-        if (k->tie[i] < k->tie[j]) return -1;
-        if (k->tie[i] > k->tie[j]) return 1;
-    }
-    return 0;
+    if (isnan(s)) return UINT64_MAX;
+    if (s == 0) s = 0.0; /* -0.0 ties with 0.0, as the comparisons say */
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    uint64_t ascending = (u >> 63) ? ~u : (u | ((uint64_t)1 << 63));
+    return ~ascending;
 }
 
-/* Stable insertion sort of a[0 .. n-1] (positions, ascending on entry). */
-static void insertion(const Keys *k, int64_t *a, int64_t n)
+/* Whether b comes strictly before a (then a stable sort moves it ahead). */
+static inline int before(const Entry *b, const Entry *a)
+{
+    return b->key < a->key || (b->key == a->key && b->tie < a->tie);
+}
+
+/* Stable insertion sort of a[0 .. n-1]. */
+static void insertion(Entry *a, int64_t n)
 {
     for (int64_t i = 1; i < n; i++) {
-        int64_t v = a[i], j = i;
-        while (j > 0 && compare(k, a[j - 1], v) > 0) {
+        Entry v = a[i];
+        int64_t j = i;
+        while (j > 0 && before(&v, &a[j - 1])) {
             a[j] = a[j - 1];
             j--;
         }
@@ -54,64 +60,107 @@ static void insertion(const Keys *k, int64_t *a, int64_t n)
     }
 }
 
-/* Stable merge sort of a[0 .. n-1], tmp holding n positions. */
-static void merge_sort(const Keys *k, int64_t *a, int64_t *tmp, int64_t n)
+/* Stable merge sort of a[0 .. n-1], tmp holding n / 2 + 1 entries. */
+static void merge_sort(Entry *a, Entry *tmp, int64_t n)
 {
     if (n <= INSERTION_MAX) {
-        insertion(k, a, n);
+        insertion(a, n);
         return;
     }
     int64_t h = n / 2;
-    merge_sort(k, a, tmp, h);
-    merge_sort(k, a + h, tmp, n - h);
-    if (compare(k, a[h - 1], a[h]) <= 0) return; /* already in order */
-    memcpy(tmp, a, (size_t)h * sizeof(int64_t));
+    merge_sort(a, tmp, h);
+    merge_sort(a + h, tmp, n - h);
+    if (!before(&a[h], &a[h - 1])) return; /* already in order */
+    memcpy(tmp, a, (size_t)h * sizeof(Entry));
     int64_t i = 0, j = h, o = 0;
-    while (i < h && j < n) a[o++] = compare(k, a[j], tmp[i]) < 0 ? a[j++] : tmp[i++];
+    while (i < h && j < n) a[o++] = before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
     while (i < h) a[o++] = tmp[i++];
+}
+
+/* Positions 0 .. n-1 stably sorted by group into perm, and each group's end in end[g] (groups
+ * in [0, n_groups), checked by the caller). Few groups: one counting sort; many (more than
+ * there are rows): two counting sorts, by the low then the high digit of the group, so that
+ * no count per group is kept. Returns 0, or -2 when out of memory. */
+static int by_group(const int64_t *group, int64_t n, int64_t n_groups, int64_t *perm,
+                    int64_t **end_out, int64_t *n_ends)
+{
+    if (n_groups <= 2 * n + 4096) {
+        int64_t *start = calloc((size_t)n_groups + 1, sizeof(int64_t));
+        if (!start) return -2;
+        for (int64_t i = 0; i < n; i++) start[group[i] + 1]++;
+        for (int64_t g = 0; g < n_groups; g++) start[g + 1] += start[g];
+        for (int64_t i = 0; i < n; i++) perm[start[group[i]]++] = i; /* start[g]: g's end */
+        *end_out = start;
+        *n_ends = n_groups;
+        return 0;
+    }
+    int64_t base = 1;
+    while (base * base < n_groups) base++;
+    int64_t *count = calloc((size_t)base + 1, sizeof(int64_t));
+    int64_t *mid = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *end = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (!count || !mid || !end) {
+        free(count), free(mid), free(end);
+        return -2;
+    }
+    for (int64_t i = 0; i < n; i++) count[group[i] % base + 1]++;
+    for (int64_t d = 0; d < base; d++) count[d + 1] += count[d];
+    for (int64_t i = 0; i < n; i++) mid[count[group[i] % base]++] = i;
+    memset(count, 0, (size_t)(base + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++) count[group[i] / base + 1]++;
+    for (int64_t d = 0; d < base; d++) count[d + 1] += count[d];
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i = mid[j];
+        perm[count[group[i] / base]++] = i;
+    }
+    free(count), free(mid);
+    int64_t m = 0; /* the end of each run of one group: the groups present, in order */
+    for (int64_t j = 0; j < n; j++)
+        if (j + 1 == n || group[perm[j + 1]] != group[perm[j]]) end[m++] = j + 1;
+    *end_out = end;
+    *n_ends = m;
+    return 0;
 }
 
 /* The kept positions in order (out) and their ranks (rank); returns their number, or -1 for a
  * group out of range, -2 when out of memory. */
-static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups, const Keys *k,
-                            int64_t cap, int64_t *out, int64_t *rank)
+static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups,
+                            const double *score, const int64_t *tie, int64_t cap,
+                            int64_t *out, int64_t *rank)
 {
-    int64_t *start = calloc((size_t)n_groups + 1, sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++)
+        if (group[i] < 0 || group[i] >= n_groups) return -1;
     int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    int64_t *tmp = NULL, largest = 0, m = 0;
-    if (!start || !perm) {
+    Entry *entry = malloc((size_t)(n ? n : 1) * sizeof(Entry));
+    Entry *tmp = NULL;
+    int64_t *end = NULL, n_ends = 0, largest = 0, m = 0;
+    if (!perm || !entry || by_group(group, n, n_groups, perm, &end, &n_ends) < 0) {
         m = -2;
         goto done;
     }
-    for (int64_t i = 0; i < n; i++) {
-        if (group[i] < 0 || group[i] >= n_groups) {
-            m = -1;
-            goto done;
-        }
-        start[group[i] + 1]++;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i = perm[j];
+        entry[j] = (Entry){descending_key(score[i]), tie ? tie[i] : 0, i};
     }
-    for (int64_t g = 0; g < n_groups; g++) {
-        if (start[g + 1] > largest) largest = start[g + 1];
-        start[g + 1] += start[g];
-    }
-    for (int64_t i = 0; i < n; i++) perm[start[group[i]]++] = i; /* start[g]: g's end now */
-    if (largest > INSERTION_MAX && !(tmp = malloc((size_t)(largest / 2 + 1) * sizeof(int64_t)))) {
+    for (int64_t g = 0, a = 0; g < n_ends; a = end[g++])
+        if (end[g] - a > largest) largest = end[g] - a;
+    if (largest > INSERTION_MAX && !(tmp = malloc((size_t)(largest / 2 + 1) * sizeof(Entry)))) {
         m = -2;
         goto done;
     }
-    for (int64_t g = 0, a = 0; g < n_groups; g++) {
-        int64_t b = start[g], len = b - a;
-        merge_sort(k, perm + a, tmp, len);
+    for (int64_t g = 0, a = 0; g < n_ends; a = end[g++]) {
+        int64_t len = end[g] - a;
+        merge_sort(entry + a, tmp, len);
         for (int64_t r = 0; r < len && r < cap; r++) {
-            out[m] = perm[a + r];
+            out[m] = entry[a + r].pos;
             rank[m++] = r;
         }
-        a = b;
     }
 done:
-    free(start);
     free(perm);
+    free(entry);
     free(tmp);
+    free(end);
     return m;
 }
 
@@ -137,12 +186,12 @@ static PyObject *group_rank(PyObject *self, PyObject *args)
     order = PyArray_SimpleNew(1, &n, NPY_INT64);
     rank = PyArray_SimpleNew(1, &n, NPY_INT64);
     if (!order || !rank) goto done;
-    Keys k = {PyArray_DATA(score), tie ? PyArray_DATA(tie) : NULL};
-    const int64_t *g = PyArray_DATA(group);
+    const double *sc = PyArray_DATA(score);
+    const int64_t *g = PyArray_DATA(group), *ti = tie ? PyArray_DATA(tie) : NULL;
     int64_t *o = PyArray_DATA((PyArrayObject *)order), *r = PyArray_DATA((PyArrayObject *)rank);
     int64_t m;
     Py_BEGIN_ALLOW_THREADS
-    m = group_rank_c(g, (int64_t)n, (int64_t)n_groups, &k, (int64_t)cap, o, r);
+    m = group_rank_c(g, (int64_t)n, (int64_t)n_groups, sc, ti, (int64_t)cap, o, r);
     Py_END_ALLOW_THREADS
     if (m == -1) {
         PyErr_SetString(PyExc_ValueError, "group_rank: a group out of range");
