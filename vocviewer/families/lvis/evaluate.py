@@ -51,7 +51,6 @@ from vocviewer.families.lvis.columns import (
     MAX_DETS_PER_IMAGE,
     LvisAnnotations,
     LvisResults,
-    sorted_unique,
 )
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
 from vocviewer.families.lvis.ranked import category_evidence, rank_order, ranked_rows
@@ -143,6 +142,16 @@ def _over_cap(results: ResultSet) -> BoolArray:
     return out[: len(det)]
 
 
+def _member(key: IntArray, n: int, *sets: IntArray) -> BoolArray:
+    """Whether each of ``key`` (integers in ``[0, n)``) is in one of ``sets`` (``np.isin``, by
+    a table of ``n`` flags: no sort)."""
+    table = np.zeros(n, dtype=bool)
+    for s in sets:
+        table[s] = True
+    out: BoolArray = table[key]
+    return out
+
+
 def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     """Apply the federated rules (``dataset`` from ``families.lvis.reader.read_lvis``, ``results`` from
     ``families.lvis.reader.read_lvis_results``); see ``LvisSelection``."""
@@ -154,9 +163,10 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     with np.errstate(invalid="ignore"):
         obj_ok = (gt.area > 0) & (gt.area < np.inf)
         det_ok = (dt.area > 0) & (dt.area < np.inf)
-    present = sorted_unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
+    present = obj.image_index[obj_ok] * n_cls + obj.label[obj_ok]
     key = det.image_index * n_cls + det.label
-    verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
+    n_keys = len(dataset.images) * n_cls
+    verified = _member(key, n_keys, present, lv.neg_pairs())
     over_cap = _over_cap(results)
     status = np.full(len(det), EVALUATED, dtype=np.int8)
     status[~verified] = UNVERIFIED
@@ -164,7 +174,7 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     status[over_cap] = OVER_CAP
     return LvisSelection(
         status=status,
-        not_exhaustive=np.isin(key, lv.not_exhaustive_pairs()),
+        not_exhaustive=_member(key, n_keys, lv.not_exhaustive_pairs()),
         object_evaluated=obj_ok,
         object_ignored=lv.ignore.copy(),
         over_cap=over_cap,
