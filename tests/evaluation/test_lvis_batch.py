@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import write_lvis
+from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.prepare import prepare
 from vocviewer.families.coco.view import coco_class
 from vocviewer.families.lvis import evaluate as ev_lvis
@@ -210,6 +211,50 @@ def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
     want = by_row(ro)
     got = by_row(flipped)
     assert got == want and len(want) == len(rs.detections)
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_compiled_placement_is_the_numpy_placement(tmp_path: Path, flip: bool) -> None:
+    """``_order.place`` (the kernel's verdicts and matches written at their rank-order
+    columns, every threshold) writes what ``ranked._place`` writes with numpy, byte for byte,
+    in the rank order and in rows the kernel does not rank so (reversed in each category)."""
+    from vocviewer import kernel
+    from vocviewer.families.lvis.ranked import _place
+
+    module = kernel.load("_order")
+    if module is None or kernel.load("_match") is None:
+        pytest.skip("the kernels are not built (or VOCVIEWER_KERNEL=0)")
+    ds, rs = _case(tmp_path, "bbox", seed=9)
+    sel = ev_lvis.select(ds, rs)
+    prep = federated_prepare(
+        ds,
+        rs,
+        ev_lvis.lvis_params("bbox"),
+        sel.object_evaluated,
+        sel.object_ignored,
+        sel.status == ev_lvis.EVALUATED,
+    )
+    ro = rank_order(ds, rs, prep)
+    if flip:
+        rows = ro.rows.copy()
+        for k in range(len(ds.classes)):
+            a, b = ro.offsets[k], ro.offsets[k + 1]
+            rows[a:b] = rows[a:b][::-1]
+        ro = dataclasses.replace(ro, rows=rows)
+    (run,) = list(ev_lvis._category_matches(prep, sel))
+    assert len(run) == len(ds.classes) and all(m.match0.dtype == np.int32 for m in run)
+    got = category_evidence(prep, 0, run, ro)
+    at = ro.position[ro.rows]
+    on = np.flatnonzero(at >= 0)
+    n_thr = len(prep.params.iou_thresholds)
+    verdict = np.full((n_thr, len(at)), 7, dtype=np.int8)
+    matched = np.full((n_thr, len(at)), -5, dtype=np.int32)
+    _place(prep, 0, run, at, on, verdict, matched)
+    off = np.flatnonzero(at < 0)
+    verdict[:, off], matched[:, off] = Verdict.IGNORED, -1
+    assert np.array_equal(np.concatenate([c.verdict for c in got], axis=1), verdict)
+    assert np.array_equal(np.concatenate([c.matched_gt for c in got], axis=1), matched)
+    assert (matched >= 0).any() and len(on) < len(at)
 
 
 @pytest.mark.parametrize("shuffled", [False, True])

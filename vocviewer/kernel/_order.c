@@ -216,6 +216,115 @@ done:
     return out;
 }
 
+/* One category's kernel output for `place`: (T, D) matches and codes, D rank-order positions. */
+typedef struct {
+    const int32_t *match;
+    const int8_t *code;
+    const int64_t *order;
+    int64_t d;
+} Placed;
+
+/* place: see the method's docstring. Every evaluated detection's code and matched GT row at
+ * its column; the rest were filled by the caller. Returns 0, or -1 for an index out of range. */
+static int place_c(const Placed *cat, int64_t n_cat, const int64_t *dt_start,
+                   const int64_t *gt_start, const int64_t *column_of, int64_t n_prepared,
+                   const int64_t *gt_rows, int64_t n_gt, int64_t T, int64_t n_all, int8_t *code,
+                   int32_t *matched)
+{
+    for (int64_t k = 0; k < n_cat; k++) {
+        const Placed *c = &cat[k];
+        for (int64_t j = 0; j < c->d; j++) { /* check every column first */
+            int64_t p = dt_start[k] + c->order[j];
+            if (p < 0 || p >= n_prepared || column_of[p] < 0 || column_of[p] >= n_all) return -1;
+        }
+        for (int64_t t = 0; t < T; t++) { /* one threshold at a time: two streams */
+            const int32_t *match = c->match + t * c->d;
+            const int8_t *from = c->code + t * c->d;
+            int8_t *to = code + t * n_all;
+            int32_t *row = matched + t * n_all;
+            for (int64_t j = 0; j < c->d; j++) {
+                int64_t col = column_of[dt_start[k] + c->order[j]], m = match[j], r = -1;
+                if (m >= 0) {
+                    int64_t g = gt_start[k] + m;
+                    if (g < 0 || g >= n_gt) return -1;
+                    r = gt_rows[g];
+                }
+                to[col] = from[j];
+                row[col] = (int32_t)r;
+            }
+        }
+    }
+    return 0;
+}
+
+static PyObject *place(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *m_list, *v_list, *o_list, *ds_obj, *gs_obj, *col_obj, *rows_obj, *code_obj, *mat_obj;
+    if (!PyArg_ParseTuple(args, "O!O!O!OOOOOO", &PyList_Type, &m_list, &PyList_Type, &v_list,
+                          &PyList_Type, &o_list, &ds_obj, &gs_obj, &col_obj, &rows_obj,
+                          &code_obj, &mat_obj))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(m_list);
+    PyArrayObject *ds = NULL, *gs = NULL, *col = NULL, *rows = NULL;
+    Placed *cat = NULL;
+    PyObject *out = NULL;
+    int flags = NPY_ARRAY_IN_ARRAY;
+    ds = (PyArrayObject *)PyArray_FROMANY(ds_obj, NPY_INT64, 1, 1, flags);
+    gs = (PyArrayObject *)PyArray_FROMANY(gs_obj, NPY_INT64, 1, 1, flags);
+    col = (PyArrayObject *)PyArray_FROMANY(col_obj, NPY_INT64, 1, 1, flags);
+    rows = (PyArrayObject *)PyArray_FROMANY(rows_obj, NPY_INT64, 1, 1, flags);
+    if (!ds || !gs || !col || !rows) goto done;
+    PyArrayObject *code = (PyArrayObject *)code_obj, *mat = (PyArrayObject *)mat_obj;
+    if (!PyArray_Check(code_obj) || !PyArray_Check(mat_obj) || PyArray_NDIM(code) != 2 ||
+        PyArray_NDIM(mat) != 2 || PyArray_TYPE(code) != NPY_INT8 ||
+        PyArray_TYPE(mat) != NPY_INT32 || !PyArray_IS_C_CONTIGUOUS(code) ||
+        !PyArray_IS_C_CONTIGUOUS(mat) || !PyArray_ISWRITEABLE(code) ||
+        !PyArray_ISWRITEABLE(mat) || PyArray_DIM(code, 0) != PyArray_DIM(mat, 0) ||
+        PyArray_DIM(code, 1) != PyArray_DIM(mat, 1) || PyList_GET_SIZE(v_list) != n ||
+        PyList_GET_SIZE(o_list) != n || PyArray_SIZE(ds) != n || PyArray_SIZE(gs) != n) {
+        PyErr_SetString(PyExc_ValueError, "place: inconsistent arguments");
+        goto done;
+    }
+    npy_intp T = PyArray_DIM(code, 0);
+    if (!(cat = calloc((size_t)(n ? n : 1), sizeof(Placed)))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) { /* borrowed: the lists hold them */
+        PyObject *m = PyList_GET_ITEM(m_list, k), *v = PyList_GET_ITEM(v_list, k);
+        PyObject *o = PyList_GET_ITEM(o_list, k);
+        if (!PyArray_Check(m) || !PyArray_Check(v) || !PyArray_Check(o)) goto bad;
+        PyArrayObject *ma = (PyArrayObject *)m, *va = (PyArrayObject *)v, *oa = (PyArrayObject *)o;
+        if (PyArray_TYPE(ma) != NPY_INT32 || PyArray_TYPE(va) != NPY_INT8 ||
+            PyArray_TYPE(oa) != NPY_INT64 || PyArray_NDIM(ma) != 2 || PyArray_NDIM(va) != 2 ||
+            PyArray_NDIM(oa) != 1 || !PyArray_IS_C_CONTIGUOUS(ma) ||
+            !PyArray_IS_C_CONTIGUOUS(va) || !PyArray_IS_C_CONTIGUOUS(oa) ||
+            PyArray_DIM(ma, 0) != T || PyArray_DIM(va, 0) != T ||
+            PyArray_DIM(ma, 1) != PyArray_DIM(oa, 0) || PyArray_DIM(va, 1) != PyArray_DIM(oa, 0))
+            goto bad;
+        cat[k] = (Placed){PyArray_DATA(ma), PyArray_DATA(va), PyArray_DATA(oa), PyArray_DIM(oa, 0)};
+    }
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = place_c(cat, n, PyArray_DATA(ds), PyArray_DATA(gs), PyArray_DATA(col),
+                 PyArray_SIZE(col), PyArray_DATA(rows), PyArray_SIZE(rows), T,
+                 PyArray_DIM(code, 1), PyArray_DATA(code), PyArray_DATA(mat));
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_SetString(PyExc_IndexError, "place: an index out of range");
+        goto done;
+    }
+    out = Py_NewRef(Py_None);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_TypeError, "place: matches int32 (T, D), codes int8 (T, D), order int64 (D,)");
+done:
+    free(cat);
+    Py_XDECREF(ds); Py_XDECREF(gs); Py_XDECREF(col); Py_XDECREF(rows);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"group_rank", group_rank, METH_VARARGS,
      "group_rank(group, n_groups, score, tie, cap) -> (order, rank)\n"
@@ -223,6 +332,14 @@ static PyMethodDef methods[] = {
      "Positions of the rows sorted by group (int64 in [0, n_groups)) ascending, score\n"
      "(float64) descending with NaN last, tie (int64 or None) ascending, then position;\n"
      "only the first `cap` of each group, and their rank in it (both int64)."},
+    {"place", place, METH_VARARGS,
+     "place(match0, verdict0, order, dt_start, gt_start, column_of, gt_rows, code, matched)\n"
+     "\n"
+     "Category k's kernel output (lists: match0 int32 (T, D), verdict0 int8 (T, D), order\n"
+     "int64 (D,), detection j at prepared position dt_start[k] + order[j]) placed in the\n"
+     "run's columns: code[t, c] = verdict0[t, j], matched[t, c] = gt_rows[gt_start[k] +\n"
+     "match0[t, j]] (-1 where match0 < 0), c = column_of[prepared position]. code int8 and\n"
+     "matched int32 (T, n) are written in place; the other columns are left as they are."},
     {NULL, NULL, 0, NULL},
 };
 

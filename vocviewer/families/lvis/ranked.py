@@ -3,7 +3,8 @@
 ``rank_order`` (``ranked_rows``) sorts every detection of a result set once (by category, descending score, image
 by ascending id, file order); ``category_evidence`` places the kernel's matching of a run of
 categories (``KernelCategory``: verdicts and matches of the evaluated detections, in rank
-order) among all their detections in whole-array steps, and cuts the result into one
+order) among all their detections (``_order.place`` where the kernel is built: one pass without
+the GIL; else whole-array numpy steps, ``_place``), and cuts the result into one
 ``CocoCategoryEvaluation`` per category (its arrays are views of the run's). Detections the
 federated rules do not evaluate are ``IGNORED`` and unmatched.
 """
@@ -99,36 +100,26 @@ def category_evidence(
     rows = ro.rows[e0:e1]
     at = ro.position[rows]
     on = np.flatnonzero(at >= 0)
-    # the column of each evaluated detection among the run's rank-order columns (in order
-    # where the kernel ranks them as ``rank_order`` does: then no gather)
-    lengths = [m.match0.shape[1] for m in matches]
-    starts = np.repeat(prep.dt_offsets[k0:k1] - d0, lengths)
-    ranked = np.concatenate([m.curves.order for m in matches]) + starts
-    column = np.empty(len(ranked), dtype=np.int64)
-    column[ranked] = np.arange(len(ranked))
-    gather = column[at[on] - d0]
-    take = None if np.array_equal(gather, np.arange(len(on))) else gather
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
-    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, lengths).astype(row_type)
-    gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
-    # every threshold at once: (T, evaluated) in the kernel's rank order
-    v = np.concatenate([m.verdict0 for m in matches], axis=1)
-    # GT slice positions (-1: none; they fit ``row_type``)
-    g: npt.NDArray[np.signedinteger[Any]] = np.concatenate(
-        [m.match0 for m in matches], axis=1, dtype=row_type
-    )
-    if take is not None:
-        v, g, g_start = v[:, take], g[:, take], g_start[take]
     verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
     matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
-    verdict[:, on] = v
-    for t in range(n_thr):  # one threshold at a time: 1-D temporaries
-        row = g[t]
-        none = row < 0
-        np.add(row, g_start, out=row)
-        row[none] = -1  # picks ``gt_rows``' last entry, -1
-        matched[t, on] = gt_rows[row]
-    del g
+    module = kernel.load("_order")
+    if module is not None and row_type == np.int32 and all(_placeable(m) for m in matches):
+        column_of = np.empty(int(prep.dt_offsets[k1]) - d0, dtype=np.int64)
+        column_of[at[on] - d0] = on
+        module.place(
+            [m.match0 for m in matches],
+            [m.verdict0 for m in matches],
+            [m.curves.order for m in matches],
+            prep.dt_offsets[k0:k1] - d0,
+            prep.gt_offsets[k0:k1] - g0,
+            column_of,
+            np.asarray(prep.gt_rows[g0:g1], dtype=np.int64),
+            verdict,
+            matched,
+        )
+    else:
+        _place(prep, k0, matches, at, on, verdict, matched)
     image_index, score = ro.image_index[rows], ro.score[rows]
     out = []
     for k, m in enumerate(matches, start=k0):
@@ -149,3 +140,58 @@ def category_evidence(
             )
         )
     return out
+
+
+def _placeable(m: KernelCategory) -> bool:
+    """Whether ``_order.place`` takes the category's kernel output as it is."""
+    return (
+        m.match0.dtype == np.int32
+        and m.verdict0.dtype == np.int8
+        and m.curves.order.dtype == np.int64
+        and m.match0.flags.c_contiguous
+        and m.verdict0.flags.c_contiguous
+        and m.curves.order.flags.c_contiguous
+    )
+
+
+def _place(
+    prep: Prepared,
+    k0: int,
+    matches: Sequence[KernelCategory],
+    at: IntArray,
+    on: IntArray,
+    verdict: npt.NDArray[np.int8],
+    matched: npt.NDArray[np.signedinteger[Any]],
+) -> None:
+    """``_order.place`` with numpy: the evaluated detections' verdicts and matched ``gt_rows``
+    (``Dataset.objects`` rows) written at their columns ``on`` (``at``: their prepared
+    positions) of ``verdict`` and ``matched`` (T, run's detections)."""
+    k1 = k0 + len(matches)
+    d0, g0, g1 = int(prep.dt_offsets[k0]), int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
+    row_type = matched.dtype
+    # the column of each evaluated detection among the run's rank-order columns (in order
+    # where the kernel ranks them as ``rank_order`` does: then no gather)
+    lengths = [m.match0.shape[1] for m in matches]
+    starts = np.repeat(prep.dt_offsets[k0:k1] - d0, lengths)
+    ranked = np.concatenate([m.curves.order for m in matches]) + starts
+    column = np.empty(len(ranked), dtype=np.int64)
+    column[ranked] = np.arange(len(ranked))
+    gather = column[at[on] - d0]
+    take = None if np.array_equal(gather, np.arange(len(on))) else gather
+    g_start = np.repeat(prep.gt_offsets[k0:k1] - g0, lengths).astype(row_type)
+    gt_rows = np.append(prep.gt_rows[g0:g1], -1).astype(row_type)  # match -1 picks the -1
+    # every threshold at once: (T, evaluated) in the kernel's rank order
+    v = np.concatenate([m.verdict0 for m in matches], axis=1)
+    # GT slice positions (-1: none; they fit ``row_type``)
+    g: npt.NDArray[np.signedinteger[Any]] = np.concatenate(
+        [m.match0 for m in matches], axis=1, dtype=row_type
+    )
+    if take is not None:
+        v, g, g_start = v[:, take], g[:, take], g_start[take]
+    verdict[:, on] = v
+    for t in range(len(matched)):  # one threshold at a time: 1-D temporaries
+        row = g[t]
+        none = row < 0
+        np.add(row, g_start, out=row)
+        row[none] = -1  # picks ``gt_rows``' last entry, -1
+        matched[t, on] = gt_rows[row]
