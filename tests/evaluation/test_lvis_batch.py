@@ -161,6 +161,34 @@ def test_category_summary_of_a_partly_defined_curve(tmp_path: Path) -> None:
     assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
 
 
+def test_category_summary_reads_the_kernels_block(tmp_path: Path) -> None:
+    """On the compiled kernel every category's precision and recall lie in one buffer each
+    (``consecutive`` gives the stacked view, no copy); the summary read from it is the collected
+    summary, a curve partly defined in that buffer included; arrays of their own, or out of
+    order, are stacked instead."""
+    from vocviewer import kernel
+    from vocviewer.families.lvis.summary import consecutive
+
+    ds, rs = _case(tmp_path, "bbox", seed=8)
+    params = ev_lvis.lvis_params("bbox")
+    cats = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
+    block = consecutive([c.precision for c in cats])
+    if block is None:
+        assert kernel.load("_match") is None  # the numpy path: arrays of their own
+        pytest.skip("the _match kernel is not built (or VOCVIEWER_KERNEL=0)")
+    assert np.shares_memory(block, cats[0].precision) and not block.flags.writeable
+    assert np.array_equal(block, np.stack([c.precision for c in cats]))
+    assert consecutive([c.precision for c in cats[::-1]]) is None
+    assert consecutive([c.precision.copy() for c in cats]) is None
+    assert consecutive([c.precision for c in cats[1:4]]) is not None
+    frequency = ds.data(LvisAnnotations).frequency
+    k = next(i for i, c in enumerate(cats) if (c.precision[:, :, 0, 0] > -1).all())
+    cats[k].precision[3, 7:, 0, 0] = -1.0  # in the buffer itself
+    want = ev_lvis.collect_lvis(tuple(cats), ds, rs, "bbox").summary()
+    got = category_summary(cats, frequency, params)
+    assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
+
+
 @pytest.mark.parametrize("by_image", [False, True])
 def test_score_order(tmp_path: Path, by_image: bool) -> None:
     """Descending score, ties by image (ascending id), then file order; a file listing its
