@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_threads.h" /* split_range */
+
 #define INSERTION_MAX 24 /* groups up to this size are insertion-sorted */
 
 /* One detection while its group is sorted: its score as an unsigned key that orders as
@@ -122,6 +124,65 @@ static int by_group(const int64_t *group, int64_t n, int64_t n_groups, int64_t *
     return 0;
 }
 
+/* The groups' sorting, shared by the threads that split it. */
+typedef struct {
+    const int64_t *end; /* each group's end in perm / entry */
+    int64_t n_ends;
+    const int64_t *perm;
+    const double *score;
+    const int64_t *tie;
+    Entry *entry;
+    const int64_t *kept; /* kept[g]: the outputs of the groups before g */
+    int64_t cap;
+    int64_t *out, *rank;
+    int failed; /* a thread could not get its buffer */
+} Sorting;
+
+/* The first group that starts at or after row i (start of g: end[g - 1], 0 for g = 0). */
+static int64_t group_at(const int64_t *end, int64_t n_ends, int64_t i)
+{
+    if (i <= 0) return 0;
+    int64_t lo = 1, hi = n_ends + 1; /* the smallest g in [1, n_ends] with end[g - 1] >= i */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (end[mid - 1] >= i) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The groups starting in rows [lo, hi): their entries made, sorted, cut and written out. */
+static void sort_groups(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Sorting *w = ctx;
+    int64_t g0 = group_at(w->end, w->n_ends, lo), g1 = group_at(w->end, w->n_ends, hi);
+    if (g1 > w->n_ends) g1 = w->n_ends;
+    if (g0 >= g1) return;
+    int64_t a0 = g0 ? w->end[g0 - 1] : 0, b1 = w->end[g1 - 1], largest = 0;
+    for (int64_t j = a0; j < b1; j++) {
+        int64_t i = w->perm[j];
+        w->entry[j] = (Entry){descending_key(w->score[i]), w->tie ? w->tie[i] : 0, i};
+    }
+    for (int64_t g = g0, a = a0; g < g1; a = w->end[g++])
+        if (w->end[g] - a > largest) largest = w->end[g] - a;
+    Entry *tmp = NULL;
+    if (largest > INSERTION_MAX && !(tmp = malloc((size_t)(largest / 2 + 1) * sizeof(Entry)))) {
+        w->failed = 1; /* (each thread writes only 1: no race on the outcome) */
+        return;
+    }
+    for (int64_t g = g0, a = a0; g < g1; a = w->end[g++]) {
+        int64_t len = w->end[g] - a, m = w->kept[g];
+        merge_sort(w->entry + a, tmp, len);
+        for (int64_t r = 0; r < len && r < w->cap; r++) {
+            w->out[m] = w->entry[a + r].pos;
+            w->rank[m++] = r;
+        }
+    }
+    free(tmp);
+}
+
+#define ROWS_PER_THREAD (1 << 16) /* the groups are sorted on several threads from this size */
+
 /* The kept positions in order (out) and their ranks (rank); returns their number, or -1 for a
  * group out of range, -2 when out of memory. */
 static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups,
@@ -132,35 +193,23 @@ static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups,
         if (group[i] < 0 || group[i] >= n_groups) return -1;
     int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     Entry *entry = malloc((size_t)(n ? n : 1) * sizeof(Entry));
-    Entry *tmp = NULL;
-    int64_t *end = NULL, n_ends = 0, largest = 0, m = 0;
-    if (!perm || !entry || by_group(group, n, n_groups, perm, &end, &n_ends) < 0) {
+    int64_t *end = NULL, *kept = NULL, n_ends = 0, m = 0;
+    if (!perm || !entry || by_group(group, n, n_groups, perm, &end, &n_ends) < 0 ||
+        !(kept = malloc((size_t)(n_ends + 1) * sizeof(int64_t)))) {
         m = -2;
         goto done;
     }
-    for (int64_t j = 0; j < n; j++) {
-        int64_t i = perm[j];
-        entry[j] = (Entry){descending_key(score[i]), tie ? tie[i] : 0, i};
-    }
+    kept[0] = 0;
     for (int64_t g = 0, a = 0; g < n_ends; a = end[g++])
-        if (end[g] - a > largest) largest = end[g] - a;
-    if (largest > INSERTION_MAX && !(tmp = malloc((size_t)(largest / 2 + 1) * sizeof(Entry)))) {
-        m = -2;
-        goto done;
-    }
-    for (int64_t g = 0, a = 0; g < n_ends; a = end[g++]) {
-        int64_t len = end[g] - a;
-        merge_sort(entry + a, tmp, len);
-        for (int64_t r = 0; r < len && r < cap; r++) {
-            out[m] = entry[a + r].pos;
-            rank[m++] = r;
-        }
-    }
+        kept[g + 1] = kept[g] + (end[g] - a < cap ? end[g] - a : cap);
+    Sorting w = {end, n_ends, perm, score, tie, entry, kept, cap, out, rank, 0};
+    split_range(sort_groups, &w, (Py_ssize_t)n, ROWS_PER_THREAD);
+    m = w.failed ? -2 : kept[n_ends];
 done:
     free(perm);
     free(entry);
-    free(tmp);
     free(end);
+    free(kept);
     return m;
 }
 
