@@ -104,6 +104,12 @@ def test_groups_sorted_across_threads(n_groups: int) -> None:
     for cap in (300, n):
         on, off = both(group, n_groups, score, tie, cap)
         assert_same(on, off, f"cap {cap}")
+    module = kernel.load("_order")
+    assert module is not None
+    order, none = module.group_rank(group, n_groups, score, tie, 300, False)  # no ranks
+    assert none is None and np.array_equal(
+        order, module.group_rank(group, n_groups, score, tie, 300)[0]
+    )
 
 
 def test_empty_and_out_of_range() -> None:

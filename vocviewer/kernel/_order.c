@@ -79,19 +79,26 @@ static void merge_sort(Entry *a, Entry *tmp, int64_t n)
     while (i < h) a[o++] = tmp[i++];
 }
 
-/* Positions 0 .. n-1 stably sorted by group into perm, and each group's end in end[g] (groups
- * in [0, n_groups), checked by the caller). Few groups: one counting sort; many (more than
- * there are rows): two counting sorts, by the low then the high digit of the group, so that
- * no count per group is kept. Returns 0, or -2 when out of memory. */
-static int by_group(const int64_t *group, int64_t n, int64_t n_groups, int64_t *perm,
-                    int64_t **end_out, int64_t *n_ends)
+/* Row i's entry. */
+static inline Entry entry_of(const double *score, const int64_t *tie, int64_t i)
+{
+    return (Entry){descending_key(score[i]), tie ? tie[i] : 0, i};
+}
+
+/* The rows' entries stably sorted by group into entry, and each group's end in end[g]
+ * (groups in [0, n_groups), checked by the caller). Few groups: one counting sort; many (more
+ * than there are rows): two counting sorts, by the low then the high digit of the group, so
+ * that no count per group is kept. Returns 0, or -2 when out of memory. */
+static int by_group(const int64_t *group, int64_t n, int64_t n_groups, const double *score,
+                    const int64_t *tie, Entry *entry, int64_t **end_out, int64_t *n_ends)
 {
     if (n_groups <= 2 * n + 4096) {
         int64_t *start = calloc((size_t)n_groups + 1, sizeof(int64_t));
         if (!start) return -2;
         for (int64_t i = 0; i < n; i++) start[group[i] + 1]++;
         for (int64_t g = 0; g < n_groups; g++) start[g + 1] += start[g];
-        for (int64_t i = 0; i < n; i++) perm[start[group[i]]++] = i; /* start[g]: g's end */
+        for (int64_t i = 0; i < n; i++) /* start[g]: g's end once done */
+            entry[start[group[i]]++] = entry_of(score, tie, i);
         *end_out = start;
         *n_ends = n_groups;
         return 0;
@@ -113,12 +120,12 @@ static int by_group(const int64_t *group, int64_t n, int64_t n_groups, int64_t *
     for (int64_t d = 0; d < base; d++) count[d + 1] += count[d];
     for (int64_t j = 0; j < n; j++) {
         int64_t i = mid[j];
-        perm[count[group[i] / base]++] = i;
+        entry[count[group[i] / base]++] = entry_of(score, tie, i);
     }
     free(count), free(mid);
     int64_t m = 0; /* the end of each run of one group: the groups present, in order */
     for (int64_t j = 0; j < n; j++)
-        if (j + 1 == n || group[perm[j + 1]] != group[perm[j]]) end[m++] = j + 1;
+        if (j + 1 == n || group[entry[j + 1].pos] != group[entry[j].pos]) end[m++] = j + 1;
     *end_out = end;
     *n_ends = m;
     return 0;
@@ -126,11 +133,8 @@ static int by_group(const int64_t *group, int64_t n, int64_t n_groups, int64_t *
 
 /* The groups' sorting, shared by the threads that split it. */
 typedef struct {
-    const int64_t *end; /* each group's end in perm / entry */
+    const int64_t *end; /* each group's end in entry */
     int64_t n_ends;
-    const int64_t *perm;
-    const double *score;
-    const int64_t *tie;
     Entry *entry;
     const int64_t *kept; /* kept[g]: the outputs of the groups before g */
     int64_t cap;
@@ -151,18 +155,14 @@ static int64_t group_at(const int64_t *end, int64_t n_ends, int64_t i)
     return lo;
 }
 
-/* The groups starting in rows [lo, hi): their entries made, sorted, cut and written out. */
+/* The groups starting in rows [lo, hi): their entries sorted, cut and written out. */
 static void sort_groups(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
 {
     Sorting *w = ctx;
     int64_t g0 = group_at(w->end, w->n_ends, lo), g1 = group_at(w->end, w->n_ends, hi);
     if (g1 > w->n_ends) g1 = w->n_ends;
     if (g0 >= g1) return;
-    int64_t a0 = g0 ? w->end[g0 - 1] : 0, b1 = w->end[g1 - 1], largest = 0;
-    for (int64_t j = a0; j < b1; j++) {
-        int64_t i = w->perm[j];
-        w->entry[j] = (Entry){descending_key(w->score[i]), w->tie ? w->tie[i] : 0, i};
-    }
+    int64_t a0 = g0 ? w->end[g0 - 1] : 0, largest = 0;
     for (int64_t g = g0, a = a0; g < g1; a = w->end[g++])
         if (w->end[g] - a > largest) largest = w->end[g] - a;
     Entry *tmp = NULL;
@@ -175,7 +175,8 @@ static void sort_groups(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
         merge_sort(w->entry + a, tmp, len);
         for (int64_t r = 0; r < len && r < w->cap; r++) {
             w->out[m] = w->entry[a + r].pos;
-            w->rank[m++] = r;
+            if (w->rank) w->rank[m] = r;
+            m++;
         }
     }
     free(tmp);
@@ -183,18 +184,17 @@ static void sort_groups(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
 
 #define ROWS_PER_THREAD (1 << 16) /* the groups are sorted on several threads from this size */
 
-/* The kept positions in order (out) and their ranks (rank); returns their number, or -1 for a
- * group out of range, -2 when out of memory. */
+/* The kept positions in order (out) and their ranks (rank, unless NULL); returns their number,
+ * or -1 for a group out of range, -2 when out of memory. */
 static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups,
                             const double *score, const int64_t *tie, int64_t cap,
                             int64_t *out, int64_t *rank)
 {
     for (int64_t i = 0; i < n; i++)
         if (group[i] < 0 || group[i] >= n_groups) return -1;
-    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     Entry *entry = malloc((size_t)(n ? n : 1) * sizeof(Entry));
     int64_t *end = NULL, *kept = NULL, n_ends = 0, m = 0;
-    if (!perm || !entry || by_group(group, n, n_groups, perm, &end, &n_ends) < 0 ||
+    if (!entry || by_group(group, n, n_groups, score, tie, entry, &end, &n_ends) < 0 ||
         !(kept = malloc((size_t)(n_ends + 1) * sizeof(int64_t)))) {
         m = -2;
         goto done;
@@ -202,11 +202,10 @@ static int64_t group_rank_c(const int64_t *group, int64_t n, int64_t n_groups,
     kept[0] = 0;
     for (int64_t g = 0, a = 0; g < n_ends; a = end[g++])
         kept[g + 1] = kept[g] + (end[g] - a < cap ? end[g] - a : cap);
-    Sorting w = {end, n_ends, perm, score, tie, entry, kept, cap, out, rank, 0};
+    Sorting w = {end, n_ends, entry, kept, cap, out, rank, 0};
     split_range(sort_groups, &w, (Py_ssize_t)n, ROWS_PER_THREAD);
     m = w.failed ? -2 : kept[n_ends];
 done:
-    free(perm);
     free(entry);
     free(end);
     free(kept);
@@ -218,7 +217,9 @@ static PyObject *group_rank(PyObject *self, PyObject *args)
     (void)self;
     PyObject *group_obj, *score_obj, *tie_obj;
     long long n_groups, cap;
-    if (!PyArg_ParseTuple(args, "OLOOL", &group_obj, &n_groups, &score_obj, &tie_obj, &cap))
+    int with_rank = 1;
+    if (!PyArg_ParseTuple(args, "OLOOL|p", &group_obj, &n_groups, &score_obj, &tie_obj, &cap,
+                          &with_rank))
         return NULL;
     PyArrayObject *group = NULL, *score = NULL, *tie = NULL;
     PyObject *order = NULL, *rank = NULL, *out = NULL;
@@ -233,11 +234,12 @@ static PyObject *group_rank(PyObject *self, PyObject *args)
         goto done;
     }
     order = PyArray_SimpleNew(1, &n, NPY_INT64);
-    rank = PyArray_SimpleNew(1, &n, NPY_INT64);
+    rank = with_rank ? PyArray_SimpleNew(1, &n, NPY_INT64) : Py_NewRef(Py_None);
     if (!order || !rank) goto done;
     const double *sc = PyArray_DATA(score);
     const int64_t *g = PyArray_DATA(group), *ti = tie ? PyArray_DATA(tie) : NULL;
-    int64_t *o = PyArray_DATA((PyArrayObject *)order), *r = PyArray_DATA((PyArrayObject *)rank);
+    int64_t *o = PyArray_DATA((PyArrayObject *)order);
+    int64_t *r = with_rank ? PyArray_DATA((PyArrayObject *)rank) : NULL;
     int64_t m;
     Py_BEGIN_ALLOW_THREADS
     m = group_rank_c(g, (int64_t)n, (int64_t)n_groups, sc, ti, (int64_t)cap, o, r);
@@ -253,7 +255,7 @@ static PyObject *group_rank(PyObject *self, PyObject *args)
     npy_intp kept = (npy_intp)m;
     PyArray_Dims shape = {&kept, 1};
     PyObject *arrays[2] = {order, rank};
-    for (int j = 0; j < 2 && m < n; j++) { /* give back the rows cut */
+    for (int j = 0; j < 1 + with_rank && m < n; j++) { /* give back the rows cut */
         PyObject *none = PyArray_Resize((PyArrayObject *)arrays[j], &shape, 0, NPY_CORDER);
         if (!none) goto done;
         Py_DECREF(none);
@@ -376,11 +378,12 @@ done:
 
 static PyMethodDef methods[] = {
     {"group_rank", group_rank, METH_VARARGS,
-     "group_rank(group, n_groups, score, tie, cap) -> (order, rank)\n"
+     "group_rank(group, n_groups, score, tie, cap, ranks=True) -> (order, rank)\n"
      "\n"
      "Positions of the rows sorted by group (int64 in [0, n_groups)) ascending, score\n"
      "(float64) descending with NaN last, tie (int64 or None) ascending, then position;\n"
-     "only the first `cap` of each group, and their rank in it (both int64)."},
+     "only the first `cap` of each group, and their rank in it (both int64; rank None\n"
+     "when ranks is false)."},
     {"place", place, METH_VARARGS,
      "place(match0, verdict0, order, dt_start, gt_start, column_of, gt_rows, code, matched)\n"
      "\n"

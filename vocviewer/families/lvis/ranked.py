@@ -57,7 +57,7 @@ def ranked_rows(dataset: Dataset, results: ResultSet, by_score: IntArray | None 
     module = kernel.load("_order") if by_score is None else None
     if module is not None:
         tie = image_positions(dataset)[det.image_index]
-        rows: IntArray = module.group_rank(det.label, n_cls, det.score, tie, len(det))[0]
+        rows: IntArray = module.group_rank(det.label, n_cls, det.score, tie, len(det), False)[0]
         return rows
     if by_score is None:
         by_score = score_order(dataset, results)
