@@ -338,3 +338,21 @@ def test_row_means_are_each_rows_own_mean(n: int) -> None:
     for k, row in enumerate(rows):
         want = float(np.mean(row[row > -1])) if (row > -1).any() else float("nan")
         assert np.float64(want).tobytes() == got[k].tobytes(), k
+
+
+def test_background_summary_gives_its_value_or_its_exception() -> None:
+    """``view._Background`` (the summary computed beside the views): the work's value, started
+    or not; its exception raised again in the caller's thread."""
+    from vocviewer.families.lvis.view import _Background
+
+    started = _Background(lambda: 41 + 1)
+    started.start()
+    assert started.result() == 42 and _Background(lambda: "here").result() == "here"
+
+    def fails() -> None:
+        raise ZeroDivisionError("in the thread")
+
+    failing = _Background(fails)
+    failing.start()
+    with pytest.raises(ZeroDivisionError, match="in the thread"):
+        failing.result()

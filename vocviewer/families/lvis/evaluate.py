@@ -71,6 +71,7 @@ __all__ = [
     "collect_lvis",
     "evaluate_lvis",
     "iter_evaluate_lvis",
+    "iter_lvis_runs",
     "lvis_notes",
     "lvis_params",
     "select",
@@ -289,6 +290,19 @@ def iter_evaluate_lvis(
     ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``
     (``dilation_ratio``: task ``boundary`` only; ``selection``: ``select(dataset, results)``
     where the caller has it)."""
+    for run in iter_lvis_runs(dataset, results, task, dilation_ratio, selection):
+        yield from run
+
+
+def iter_lvis_runs(
+    dataset: Dataset,
+    results: ResultSet,
+    task: str = "bbox",
+    dilation_ratio: float = 0.02,
+    selection: LvisSelection | None = None,
+) -> Iterator[list[CocoCategoryEvaluation]]:
+    """``iter_evaluate_lvis``'s categories in the runs they finish in (every category at once
+    on the compiled kernel for boxes; one at a time otherwise)."""
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
     evaluated = sel.status == EVALUATED
@@ -312,7 +326,7 @@ def iter_evaluate_lvis(
         placed = category_evidence(prep, k, run, ro)
         k += len(run)
         del run  # the kernel's matches (T x detections), placed: not kept while yielding
-        yield from placed
+        yield placed
 
 
 @dataclass(frozen=True, eq=False)

@@ -10,8 +10,9 @@ ignored rank; an object with zero area or an ``ignore`` flag is never missed.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from vocviewer.families.lvis.class_views import class_views
 from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import (
     LvisSelection,
-    iter_evaluate_lvis,
+    iter_lvis_runs,
     lvis_notes,
     lvis_params,
     select,
@@ -76,6 +77,36 @@ def _never_missed(
     return out
 
 
+class _Background:
+    """``work()`` on a thread of its own once ``start``-ed (else here, when its result is
+    asked for); ``result`` gives its value or raises its exception."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self._work = work
+        self._out: list[tuple[bool, Any]] = []
+        self._thread: Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._out.append((True, self._work()))
+        except BaseException as e:  # (raised again by ``result``, in the caller's thread)
+            self._out.append((False, e))
+
+    def result(self) -> Any:
+        if self._thread is None:
+            return self._work()
+        self._thread.join()
+        ok, value = self._out[0]
+        if not ok:
+            raise value
+        return value
+
+
 #: ``evaluate_lvis_views`` shapes arrived categories together (``class_views``) once this many
 #: are waiting or ``_FLUSH_SECONDS`` have passed since the first of them arrived
 _RUN, _FLUSH_SECONDS = 256, 0.05
@@ -101,22 +132,27 @@ def evaluate_lvis_views(
     cats: list[Any] = []
     waiting: list[tuple[int, Any]] = []
     since = 0.0
-    stream = iter_evaluate_lvis(dataset, results, task, dilation_ratio, selection=sel)
-    for k, raw in enumerate(stream):
-        cats.append(raw)
-        since = since if waiting else time.perf_counter()
-        waiting.append((k, raw))
-        if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
-            for view in class_views(
-                dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude
-            ):
-                yield diagnosed(dataset, results, view, RULES, diagnose)
-            waiting = []
+    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array:
+    # computed beside the views once every category has arrived (numpy's copies and sums
+    # release the GIL), else after them
+    frequency = dataset.data(LvisAnnotations).frequency
+    summary = _Background(lambda: category_summary(tuple(cats), frequency, params))
+    for run in iter_lvis_runs(dataset, results, task, dilation_ratio, selection=sel):
+        cats += run
+        if len(cats) == len(dataset.classes):
+            summary.start()
+        for k, raw in enumerate(run, start=len(cats) - len(run)):
+            since = since if waiting else time.perf_counter()
+            waiting.append((k, raw))
+            if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
+                for view in class_views(
+                    dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude
+                ):
+                    yield diagnosed(dataset, results, view, RULES, diagnose)
+                waiting = []
     for view in class_views(dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array
-    frequency = dataset.data(LvisAnnotations).frequency
-    stats = category_summary(cats, frequency, params)
+    stats = summary.result()
     yield Summary(f"LVIS {task}", stats, lvis_notes(results), headline="AP")
 
 
