@@ -28,7 +28,7 @@ by ascending id, then file order); those not evaluated (``LvisSelection.status``
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from threading import Thread
@@ -285,12 +285,17 @@ def iter_evaluate_lvis(
     task: str = "bbox",
     dilation_ratio: float = 0.02,
     selection: LvisSelection | None = None,
+    on_run: Callable[[list[CocoCategoryEvaluation]], None] | None = None,
 ) -> Iterator[CocoCategoryEvaluation]:
     """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
     ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``
     (``dilation_ratio``: task ``boundary`` only; ``selection``: ``select(dataset, results)``
-    where the caller has it)."""
+    where the caller has it; ``on_run``: called with each run of categories that finish
+    together, before they are yielded: every category at once on the compiled kernel for
+    boxes, one at a time otherwise)."""
     for run in iter_lvis_runs(dataset, results, task, dilation_ratio, selection):
+        if on_run is not None:
+            on_run(run)
         yield from run
 
 

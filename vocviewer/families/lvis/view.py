@@ -32,7 +32,7 @@ from vocviewer.families.lvis.class_views import class_views
 from vocviewer.families.lvis.columns import LvisAnnotations
 from vocviewer.families.lvis.evaluate import (
     LvisSelection,
-    iter_lvis_runs,
+    iter_evaluate_lvis,
     lvis_notes,
     lvis_params,
     select,
@@ -86,6 +86,10 @@ class _Background:
         self._out: list[tuple[bool, Any]] = []
         self._thread: Thread | None = None
 
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
     def start(self) -> None:
         if self._thread is None:
             self._thread = Thread(target=self._run, daemon=True)
@@ -129,30 +133,38 @@ def evaluate_lvis_views(
     params, sel = lvis_params(task, dilation_ratio), select(dataset, results)
     exclude = _never_missed(dataset, results, task, sel)
     pair_iou = task_pair_iou(dataset, results, task)
-    cats: list[Any] = []
+    cats: list[Any] = []  # as they are yielded
     waiting: list[tuple[int, Any]] = []
     since = 0.0
     # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array:
     # computed beside the views once every category has arrived (numpy's copies and sums
     # release the GIL), else after them
     frequency = dataset.data(LvisAnnotations).frequency
-    summary = _Background(lambda: category_summary(tuple(cats), frequency, params))
-    for run in iter_lvis_runs(dataset, results, task, dilation_ratio, selection=sel):
-        cats += run
-        if len(cats) == len(dataset.classes):
+    done: list[Any] = []  # as they finish
+
+    def arrived(run: list[Any]) -> None:
+        done.extend(run)
+        if len(done) == len(dataset.classes):
             summary.start()
-        for k, raw in enumerate(run, start=len(cats) - len(run)):
-            since = since if waiting else time.perf_counter()
-            waiting.append((k, raw))
-            if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
-                for view in class_views(
-                    dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude
-                ):
-                    yield diagnosed(dataset, results, view, RULES, diagnose)
-                waiting = []
+
+    summary = _Background(lambda: category_summary(tuple(done), frequency, params))
+
+    stream = iter_evaluate_lvis(
+        dataset, results, task, dilation_ratio, selection=sel, on_run=arrived
+    )
+    for k, raw in enumerate(stream):
+        cats.append(raw)
+        since = since if waiting else time.perf_counter()
+        waiting.append((k, raw))
+        if len(waiting) >= _RUN or time.perf_counter() - since > _FLUSH_SECONDS:
+            for view in class_views(
+                dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude
+            ):
+                yield diagnosed(dataset, results, view, RULES, diagnose)
+            waiting = []
     for view in class_views(dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    stats = summary.result()
+    stats = summary.result() if summary.started else category_summary(cats, frequency, params)
     yield Summary(f"LVIS {task}", stats, lvis_notes(results), headline="AP")
 
 
