@@ -326,11 +326,16 @@ def iter_lvis_runs(
         if sorter.ident is not None:
             sorter.join()
     ro = rank_order(dataset, results, prep, by_score, ranked[0] if ranked else None)
-    k = 0
-    for run in _category_matches(prep, sel):
+    ranked.clear()
+    by_score = evaluated = None  # (not kept while the categories are yielded)
+    runs = _category_matches(prep, sel)
+    run, k = next(runs, None), 0
+    while run is not None:
         placed = category_evidence(prep, k, run, ro)
         k += len(run)
-        del run  # the kernel's matches (T x detections), placed: not kept while yielding
+        run = next(runs, None)  # (the kernel's matches, placed, are not kept while yielding)
+        if run is None:  # the last run: the columns that placed it are not kept either
+            del prep, ro, runs
         yield placed
 
 
