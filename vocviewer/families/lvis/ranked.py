@@ -101,12 +101,13 @@ def category_evidence(
     at = ro.position[rows]
     on = np.flatnonzero(at >= 0)
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
-    verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
-    matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
     module = kernel.load("_order")
     if module is not None and row_type == np.int32 and all(_placeable(m) for m in matches):
         column_of = np.empty(int(prep.dt_offsets[k1]) - d0, dtype=np.int64)
         column_of[at[on] - d0] = on
+        del at, on  # (not held beside the (T, detections) arrays)
+        verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
+        matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
         module.place(
             [m.match0 for m in matches],
             [m.verdict0 for m in matches],
@@ -119,6 +120,8 @@ def category_evidence(
             matched,
         )
     else:
+        verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
+        matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
         _place(prep, k0, matches, at, on, verdict, matched)
     image_index, score = ro.image_index[rows], ro.score[rows]
     out = []
