@@ -80,7 +80,8 @@ def rank_order(
     n_cls = len(dataset.classes)
     if rows is None:
         rows = ranked_rows(dataset, results, by_score)
-    offsets = np.searchsorted(det.label[rows], np.arange(n_cls + 1), "left")
+    counts = np.bincount(det.label, minlength=n_cls)  # (rows: every row, by category)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
     position = np.full(len(det), -1, dtype=np.int64)
     position[prep.dt_rows] = np.arange(len(prep.dt_rows))
     return RankOrder(rows, offsets.astype(np.int64), position, det.image_index, det.score)
