@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from threading import Thread
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,9 @@ def category_evidence(
     e0, e1 = int(ro.offsets[k0]), int(ro.offsets[k1])
     d0, g0, g1 = int(prep.dt_offsets[k0]), int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
     rows = ro.rows[e0:e1]
+    gathered: list[Any] = []  # each row's image and score, gathered on a second thread meanwhile
+    gather = Thread(target=lambda: gathered.extend((ro.image_index[rows], ro.score[rows])))
+    gather.start()
     at = ro.position[rows]
     on = np.flatnonzero(at >= 0)
     row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
@@ -124,7 +128,8 @@ def category_evidence(
         verdict = np.full((n_thr, len(rows)), Verdict.IGNORED, dtype=np.int8)
         matched = np.full((n_thr, len(rows)), -1, dtype=row_type)
         _place(prep, k0, matches, at, on, verdict, matched)
-    image_index, score = ro.image_index[rows], ro.score[rows]
+    gather.join()
+    image_index, score = gathered if gathered else (ro.image_index[rows], ro.score[rows])
     out = []
     for k, m in enumerate(matches, start=k0):
         a, b = int(ro.offsets[k]) - e0, int(ro.offsets[k + 1]) - e0
