@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("pycocotools")
 
 from tests.parity.lvis_data import write_lvis
+from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.prepare import prepare
 from vocviewer.families.coco.view import coco_class
 from vocviewer.families.lvis import evaluate as ev_lvis
@@ -160,6 +161,34 @@ def test_category_summary_of_a_partly_defined_curve(tmp_path: Path) -> None:
     assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
 
 
+def test_category_summary_reads_the_kernels_block(tmp_path: Path) -> None:
+    """On the compiled kernel every category's precision and recall lie in one buffer each
+    (``consecutive`` gives the stacked view, no copy); the summary read from it is the collected
+    summary, a curve partly defined in that buffer included; arrays of their own, or out of
+    order, are stacked instead."""
+    from vocviewer import kernel
+    from vocviewer.families.lvis.summary import consecutive
+
+    ds, rs = _case(tmp_path, "bbox", seed=8)
+    params = ev_lvis.lvis_params("bbox")
+    cats = list(ev_lvis.iter_evaluate_lvis(ds, rs, "bbox"))
+    block = consecutive([c.precision for c in cats])
+    if block is None:
+        assert kernel.load("_match") is None  # the numpy path: arrays of their own
+        pytest.skip("the _match kernel is not built (or VOCVIEWER_KERNEL=0)")
+    assert np.shares_memory(block, cats[0].precision) and not block.flags.writeable
+    assert np.array_equal(block, np.stack([c.precision for c in cats]))
+    assert consecutive([c.precision for c in cats[::-1]]) is None
+    assert consecutive([c.precision.copy() for c in cats]) is None
+    assert consecutive([c.precision for c in cats[1:4]]) is not None
+    frequency = ds.data(LvisAnnotations).frequency
+    k = next(i for i, c in enumerate(cats) if (c.precision[:, :, 0, 0] > -1).all())
+    cats[k].precision[3, 7:, 0, 0] = -1.0  # in the buffer itself
+    want = ev_lvis.collect_lvis(tuple(cats), ds, rs, "bbox").summary()
+    got = category_summary(cats, frequency, params)
+    assert np.array(list(got.values())).tobytes() == np.array(list(want.values())).tobytes()
+
+
 @pytest.mark.parametrize("by_image", [False, True])
 def test_score_order(tmp_path: Path, by_image: bool) -> None:
     """Descending score, ties by image (ascending id), then file order; a file listing its
@@ -210,6 +239,50 @@ def test_category_evidence_follows_the_rows_it_is_given(tmp_path: Path) -> None:
     want = by_row(ro)
     got = by_row(flipped)
     assert got == want and len(want) == len(rs.detections)
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_compiled_placement_is_the_numpy_placement(tmp_path: Path, flip: bool) -> None:
+    """``_order.place`` (the kernel's verdicts and matches written at their rank-order
+    columns, every threshold) writes what ``ranked._place`` writes with numpy, byte for byte,
+    in the rank order and in rows the kernel does not rank so (reversed in each category)."""
+    from vocviewer import kernel
+    from vocviewer.families.lvis.ranked import _place
+
+    module = kernel.load("_order")
+    if module is None or kernel.load("_match") is None:
+        pytest.skip("the kernels are not built (or VOCVIEWER_KERNEL=0)")
+    ds, rs = _case(tmp_path, "bbox", seed=9)
+    sel = ev_lvis.select(ds, rs)
+    prep = federated_prepare(
+        ds,
+        rs,
+        ev_lvis.lvis_params("bbox"),
+        sel.object_evaluated,
+        sel.object_ignored,
+        sel.status == ev_lvis.EVALUATED,
+    )
+    ro = rank_order(ds, rs, prep)
+    if flip:
+        rows = ro.rows.copy()
+        for k in range(len(ds.classes)):
+            a, b = ro.offsets[k], ro.offsets[k + 1]
+            rows[a:b] = rows[a:b][::-1]
+        ro = dataclasses.replace(ro, rows=rows)
+    (run,) = list(ev_lvis._category_matches(prep, sel))
+    assert len(run) == len(ds.classes) and all(m.match0.dtype == np.int32 for m in run)
+    got = category_evidence(prep, 0, run, ro)
+    at = ro.position[ro.rows]
+    on = np.flatnonzero(at >= 0)
+    n_thr = len(prep.params.iou_thresholds)
+    verdict = np.full((n_thr, len(at)), 7, dtype=np.int8)
+    matched = np.full((n_thr, len(at)), -5, dtype=np.int32)
+    _place(prep, 0, run, at, on, verdict, matched)
+    off = np.flatnonzero(at < 0)
+    verdict[:, off], matched[:, off] = Verdict.IGNORED, -1
+    assert np.array_equal(np.concatenate([c.verdict for c in got], axis=1), verdict)
+    assert np.array_equal(np.concatenate([c.matched_gt for c in got], axis=1), matched)
+    assert (matched >= 0).any() and len(on) < len(at)
 
 
 @pytest.mark.parametrize("shuffled", [False, True])
@@ -265,3 +338,21 @@ def test_row_means_are_each_rows_own_mean(n: int) -> None:
     for k, row in enumerate(rows):
         want = float(np.mean(row[row > -1])) if (row > -1).any() else float("nan")
         assert np.float64(want).tobytes() == got[k].tobytes(), k
+
+
+def test_background_summary_gives_its_value_or_its_exception() -> None:
+    """``view._Background`` (the summary computed beside the views): the work's value, started
+    or not; its exception raised again in the caller's thread."""
+    from vocviewer.families.lvis.view import _Background
+
+    started = _Background(lambda: 41 + 1)
+    started.start()
+    assert started.result() == 42 and _Background(lambda: "here").result() == "here"
+
+    def fails() -> None:
+        raise ZeroDivisionError("in the thread")
+
+    failing = _Background(fails)
+    failing.start()
+    with pytest.raises(ZeroDivisionError, match="in the thread"):
+        failing.result()

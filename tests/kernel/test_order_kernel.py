@@ -74,6 +74,44 @@ def test_large_groups_merge_sorted() -> None:
             assert_same(on, off, f"cap {cap}")
 
 
+@pytest.mark.parametrize("n_groups", [2_000_003, 40_000])
+def test_many_sparse_groups(n_groups: int) -> None:
+    """Far more groups than rows (LVIS: categories x images): the kernel sorts by group in two
+    counting passes (low then high digit) instead of one count per group; the same order and
+    ranks, the largest group included, with ties, NaN and signed zeros."""
+    rng = np.random.default_rng(11)
+    n = 5_000
+    group = rng.integers(0, 300, n).astype(np.int64) * (n_groups // 300)
+    group[:40] = n_groups - 1
+    score = rng.choice(np.array(SCORES + list(rng.random(8))), n)
+    tie = rng.integers(0, 5, n).astype(np.int64)
+    for cap in (1, 7, n):
+        for t in (None, tie):
+            on, off = both(group, n_groups, score, t, cap)
+            assert_same(on, off, f"cap {cap}")
+
+
+@pytest.mark.parametrize("n_groups", [1, 3, 1_203, 900_000])
+def test_groups_sorted_across_threads(n_groups: int) -> None:
+    """Enough rows for the groups to be sorted on several threads (each thread takes the
+    groups starting in its share of rows: one group larger than a share, empty groups, groups
+    cut by the cap): the order and ranks of one thread, the numpy path's."""
+    rng = np.random.default_rng(3)
+    n = 300_000
+    group = (rng.zipf(1.3, n) % n_groups).astype(np.int64)
+    score = rng.choice(np.array(SCORES + list(rng.random(50))), n)
+    tie = rng.integers(0, 2_000, n).astype(np.int64)
+    for cap in (300, n):
+        on, off = both(group, n_groups, score, tie, cap)
+        assert_same(on, off, f"cap {cap}")
+    module = kernel.load("_order")
+    assert module is not None
+    order, none = module.group_rank(group, n_groups, score, tie, 300, False)  # no ranks
+    assert none is None and np.array_equal(
+        order, module.group_rank(group, n_groups, score, tie, 300)[0]
+    )
+
+
 def test_empty_and_out_of_range() -> None:
     z = np.zeros(0, dtype=np.int64)
     assert_same(*both(z, 0, np.zeros(0), None, 100))

@@ -534,6 +534,16 @@ typedef struct {
     pthread_mutex_t lock;
 } Pool;
 
+/* A category's curves undefined (-1) until its accumulation fills them. */
+static void fill_undefined(const Shared *S, const Out *q)
+{
+    int64_t n = S->T * S->R * S->A * S->M, m = S->T * S->A * S->M;
+    for (int64_t j = 0; j < n; j++)
+        q->precision[j] = -1, q->scores[j] = -1;
+    for (int64_t j = 0; j < m; j++)
+        q->recall[j] = -1;
+}
+
 static void *worker(void *arg)
 {
     Pool *p = arg;
@@ -545,6 +555,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->lock);
         if (i >= p->n)
             break;
+        fill_undefined(p->S, &p->outs[p->todo[i]]);
         int rc = evaluate_category(p->S, &p->outs[p->todo[i]], &s);
         if (rc < 0) {
             pthread_mutex_lock(&p->lock);
@@ -637,37 +648,77 @@ static int consistent(PyArrayObject **arr, const Shared *S, int64_t K)
     return PyArray_SIZE(arr[SIM]) >= S->sim_off[K];
 }
 
-/* Allocate one category's outputs (into `keep` and the tuple `*tuple`) and point `q` at them. */
-static int category_outputs(const Shared *S, int64_t k, int full, PyObject *keep, Out *q,
-                            PyObject **tuple)
+/* The always-given outputs of every category, each kind one block (a large block is one
+ * allocation numpy backs with huge pages: few page faults), each category's arrays views of
+ * them. Kinds: precision, recall, scores, order, npig, match0, code0. */
+enum { N_BLOCKS = 7 };
+static const int block_type[N_BLOCKS] = {NPY_FLOAT64, NPY_FLOAT64, NPY_FLOAT64, NPY_INT64,
+                                         NPY_INT64, NPY_INT32, NPY_INT8};
+
+/* Category k's number of elements of block kind j. */
+static npy_intp block_size(const Shared *S, int64_t k, int j)
+{
+    npy_intp T = S->T, R = S->R, A = S->A, M = S->M, D = S->dt_off[k + 1] - S->dt_off[k];
+    switch (j) {
+    case 0: case 2: return T * R * A * M;
+    case 1: return T * A * M;
+    case 3: return D;
+    case 4: return A;
+    default: return T * D;
+    }
+}
+
+/* A view of `n` elements of `block` from element `at` with shape `dims` (NULL with an error). */
+static PyObject *block_view(PyObject *block, npy_intp at, int nd, npy_intp *dims)
+{
+    PyArrayObject *b = (PyArrayObject *)block;
+    PyArray_Descr *descr = PyArray_DESCR(b);
+    Py_INCREF(descr);
+    char *data = (char *)PyArray_DATA(b) + at * PyArray_ITEMSIZE(b);
+    PyObject *v = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, data,
+                                       NPY_ARRAY_CARRAY, NULL);
+    if (v == NULL)
+        return NULL;
+    Py_INCREF(block);
+    if (PyArray_SetBaseObject((PyArrayObject *)v, block) < 0) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* Category k's outputs (into `keep` and the tuple `*tuple`), the first seven views of
+ * `blocks` from the elements `at` on, and point `q` at them. The curves' -1 are written by the
+ * thread that evaluates it (`fill_undefined`). */
+static int category_outputs(const Shared *S, int64_t k, int full, PyObject **blocks,
+                            const npy_intp *at, PyObject *keep, Out *q, PyObject **tuple)
 {
     npy_intp T = S->T, R = S->R, A = S->A, M = S->M;
     npy_intp D = S->dt_off[k + 1] - S->dt_off[k], G = S->gt_off[k + 1] - S->gt_off[k];
     npy_intp d_prec[4] = {T, R, A, M}, d_rec[3] = {T, A, M}, d_td[2] = {T, D};
     npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G};
+    npy_intp *dims[N_BLOCKS] = {d_prec, d_rec, d_prec, &D, &A, d_td, d_td};
+    const int nds[N_BLOCKS] = {4, 3, 4, 1, 1, 2, 2};
     PyObject *o[12] = {NULL};
     int n_out = full ? 12 : 7;
-    o[0] = new_array(4, d_prec, NPY_FLOAT64, keep);
-    o[1] = new_array(3, d_rec, NPY_FLOAT64, keep);
-    o[2] = new_array(4, d_prec, NPY_FLOAT64, keep);
-    o[3] = new_array(1, &D, NPY_INT64, keep);
-    o[4] = new_array(1, &A, NPY_INT64, keep);
-    o[5] = new_array(2, d_td, NPY_INT32, keep);
-    o[6] = new_array(2, d_td, NPY_INT8, keep);
+    if ((*tuple = PyTuple_New(n_out)) == NULL)
+        return -1;
+    for (int j = 0; j < N_BLOCKS; j++) {
+        if ((o[j] = block_view(blocks[j], at[j], nds[j], dims[j])) == NULL)
+            return -1;
+        PyTuple_SET_ITEM(*tuple, j, o[j]); /* the tuple owns it */
+    }
     if (full) {
         o[7] = new_array(3, d_atd, NPY_INT64, keep);
         o[8] = new_array(2, d_ag, NPY_BOOL, keep);
         for (int j = 9; j < 12; j++)
             o[j] = new_array(3, d_atd, NPY_BOOL, keep);
-    }
-    for (int j = 0; j < n_out; j++)
-        if (o[j] == NULL)
-            return -1;
-    if ((*tuple = PyTuple_New(n_out)) == NULL)
-        return -1;
-    for (int j = 0; j < n_out; j++) {
-        Py_INCREF(o[j]);
-        PyTuple_SET_ITEM(*tuple, j, o[j]);
+        for (int j = 7; j < 12; j++) {
+            if (o[j] == NULL)
+                return -1;
+            Py_INCREF(o[j]);
+            PyTuple_SET_ITEM(*tuple, j, o[j]);
+        }
     }
 #define DATA(j, t) ((t *)PyArray_DATA((PyArrayObject *)o[j]))
     memset(q, 0, sizeof *q);
@@ -680,10 +731,6 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject *keep
         q->tp = DATA(10, uint8_t), q->fp = DATA(11, uint8_t);
     }
 #undef DATA
-    for (npy_intp j = 0; j < T * R * A * M; j++)
-        q->precision[j] = -1, q->scores[j] = -1;
-    for (npy_intp j = 0; j < T * A * M; j++)
-        q->recall[j] = -1;
     return 0;
 }
 
@@ -715,7 +762,7 @@ static PyObject *evaluate(PyObject *self, PyObject *args)
                           &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows))
         return NULL;
     PyArrayObject *arr[N_ARGS] = {NULL}, *rows = NULL;
-    PyObject *keep = NULL, *result = NULL;
+    PyObject *keep = NULL, *result = NULL, *blocks[N_BLOCKS] = {NULL};
     Out *outs = NULL;
     int64_t *todo = NULL;
     for (int i = 0; i < N_ARGS; i++) {
@@ -766,15 +813,27 @@ static PyObject *evaluate(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto fail;
     }
+    npy_intp total[N_BLOCKS] = {0}, at[N_BLOCKS] = {0};
     for (int64_t i = 0; i < n; i++) {
-        PyObject *tuple = NULL;
         if (cats[i] < 0 || cats[i] >= K) {
             PyErr_SetString(PyExc_IndexError, "evaluate: category out of range");
             goto fail;
         }
-        if (category_outputs(&S, cats[i], full, keep, &outs[i], &tuple) < 0)
+        for (int j = 0; j < N_BLOCKS; j++)
+            total[j] += block_size(&S, cats[i], j);
+    }
+    for (int j = 0; j < N_BLOCKS; j++)
+        if ((blocks[j] = PyArray_SimpleNew(1, &total[j], block_type[j])) == NULL)
             goto fail;
-        PyList_SET_ITEM(result, i, tuple);
+    for (int64_t i = 0; i < n; i++) {
+        PyObject *tuple = NULL;
+        int rc_out = category_outputs(&S, cats[i], full, blocks, at, keep, &outs[i], &tuple);
+        if (tuple != NULL)
+            PyList_SET_ITEM(result, i, tuple);
+        if (rc_out < 0)
+            goto fail;
+        for (int j = 0; j < N_BLOCKS; j++)
+            at[j] += block_size(&S, cats[i], j);
     }
     largest_first(&S, outs, todo, n);
     int rc;
@@ -795,6 +854,8 @@ done:
         Py_XDECREF(arr[i]);
     Py_XDECREF(rows);
     Py_XDECREF(keep);
+    for (int j = 0; j < N_BLOCKS; j++)
+        Py_XDECREF(blocks[j]);
     free(outs);
     free(todo);
     return result;

@@ -28,7 +28,7 @@ by ascending id, then file order); those not evaluated (``LvisSelection.status``
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from threading import Thread
@@ -51,7 +51,6 @@ from vocviewer.families.lvis.columns import (
     MAX_DETS_PER_IMAGE,
     LvisAnnotations,
     LvisResults,
-    sorted_unique,
 )
 from vocviewer.families.lvis.prepare import federated_prepare, score_order
 from vocviewer.families.lvis.ranked import category_evidence, rank_order, ranked_rows
@@ -72,6 +71,7 @@ __all__ = [
     "collect_lvis",
     "evaluate_lvis",
     "iter_evaluate_lvis",
+    "iter_lvis_runs",
     "lvis_notes",
     "lvis_params",
     "select",
@@ -143,6 +143,16 @@ def _over_cap(results: ResultSet) -> BoolArray:
     return out[: len(det)]
 
 
+def _member(key: IntArray, n: int, *sets: IntArray) -> BoolArray:
+    """Whether each of ``key`` (integers in ``[0, n)``) is in one of ``sets`` (``np.isin``, by
+    a table of ``n`` flags: no sort)."""
+    table = np.zeros(n, dtype=bool)
+    for s in sets:
+        table[s] = True
+    out: BoolArray = table[key]
+    return out
+
+
 def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     """Apply the federated rules (``dataset`` from ``families.lvis.reader.read_lvis``, ``results`` from
     ``families.lvis.reader.read_lvis_results``); see ``LvisSelection``."""
@@ -154,9 +164,10 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     with np.errstate(invalid="ignore"):
         obj_ok = (gt.area > 0) & (gt.area < np.inf)
         det_ok = (dt.area > 0) & (dt.area < np.inf)
-    present = sorted_unique(obj.image_index[obj_ok] * n_cls + obj.label[obj_ok])
+    present = obj.image_index[obj_ok] * n_cls + obj.label[obj_ok]
     key = det.image_index * n_cls + det.label
-    verified = np.isin(key, present) | np.isin(key, lv.neg_pairs())
+    n_keys = len(dataset.images) * n_cls
+    verified = _member(key, n_keys, present, lv.neg_pairs())
     over_cap = _over_cap(results)
     status = np.full(len(det), EVALUATED, dtype=np.int8)
     status[~verified] = UNVERIFIED
@@ -164,7 +175,7 @@ def select(dataset: Dataset, results: ResultSet) -> LvisSelection:
     status[over_cap] = OVER_CAP
     return LvisSelection(
         status=status,
-        not_exhaustive=np.isin(key, lv.not_exhaustive_pairs()),
+        not_exhaustive=_member(key, n_keys, lv.not_exhaustive_pairs()),
         object_evaluated=obj_ok,
         object_ignored=lv.ignore.copy(),
         over_cap=over_cap,
@@ -274,11 +285,29 @@ def iter_evaluate_lvis(
     task: str = "bbox",
     dilation_ratio: float = 0.02,
     selection: LvisSelection | None = None,
+    on_run: Callable[[list[CocoCategoryEvaluation]], None] | None = None,
 ) -> Iterator[CocoCategoryEvaluation]:
     """Evaluate category by category (ascending id); yields as each finishes. ``dataset`` from
     ``families.lvis.reader.read_lvis``, ``results`` from ``families.lvis.reader.read_lvis_results``
     (``dilation_ratio``: task ``boundary`` only; ``selection``: ``select(dataset, results)``
-    where the caller has it)."""
+    where the caller has it; ``on_run``: called with each run of categories that finish
+    together, before they are yielded: every category at once on the compiled kernel for
+    boxes, one at a time otherwise)."""
+    for run in iter_lvis_runs(dataset, results, task, dilation_ratio, selection):
+        if on_run is not None:
+            on_run(run)
+        yield from run
+
+
+def iter_lvis_runs(
+    dataset: Dataset,
+    results: ResultSet,
+    task: str = "bbox",
+    dilation_ratio: float = 0.02,
+    selection: LvisSelection | None = None,
+) -> Iterator[list[CocoCategoryEvaluation]]:
+    """``iter_evaluate_lvis``'s categories in the runs they finish in (every category at once
+    on the compiled kernel for boxes; one at a time otherwise)."""
     sel = selection if selection is not None else select(dataset, results)
     params = lvis_params(task, dilation_ratio)
     evaluated = sel.status == EVALUATED
@@ -297,12 +326,17 @@ def iter_evaluate_lvis(
         if sorter.ident is not None:
             sorter.join()
     ro = rank_order(dataset, results, prep, by_score, ranked[0] if ranked else None)
-    k = 0
-    for run in _category_matches(prep, sel):
+    ranked.clear()
+    by_score = evaluated = None  # (not kept while the categories are yielded)
+    runs = _category_matches(prep, sel)
+    run, k = next(runs, None), 0
+    while run is not None:
         placed = category_evidence(prep, k, run, ro)
         k += len(run)
-        del run  # the kernel's matches (T x detections), placed: not kept while yielding
-        yield from placed
+        run = next(runs, None)  # (the kernel's matches, placed, are not kept while yielding)
+        if run is None:  # the last run: the columns that placed it are not kept either
+            del prep, ro, runs
+        yield placed
 
 
 @dataclass(frozen=True, eq=False)

@@ -100,12 +100,14 @@ def federated_prepare(
     module = kernel.load("_order") if by_score is None else None
     if module is not None:  # by group, descending score, file order: one linear-time call
         on = np.flatnonzero(evaluated)
-        group = det.label[on] * n_img + img_pos[det.image_index[on]]
+        label = det.label[on]
+        group = label * n_img + img_pos[det.image_index[on]]
         at, rank = module.group_rank(group, n_cat * n_img, det.score[on], None, len(on))
         rows = on[at]
         d_group = group[at]
         d_image = det.image_index[rows]
-        d_cat = det.label[rows]
+        # by category: each one's offset from the counts (no gather of the sorted labels)
+        dt_offsets = np.concatenate(([0], np.cumsum(np.bincount(label, minlength=n_cat))))
     else:
         if by_score is None:
             by_score = score_order(dataset, results)
@@ -115,6 +117,7 @@ def federated_prepare(
         d_cat = det.label[rows]
         d_image = det.image_index[rows]
         d_group = d_cat * n_img + img_pos[d_image]  # ascending: by category, then image
+        dt_offsets = np.searchsorted(d_cat, kk, side="left")
         rank = np.arange(len(rows)) - np.searchsorted(d_group, d_group, side="left")
     n_det = len(det.score)
     return Prepared(
@@ -137,5 +140,5 @@ def federated_prepare(
         dt_area=dt.area[rows],
         dt_image_pos=_narrow(img_pos[d_image], n_img),
         dt_image_index=_narrow(d_image, n_img),
-        dt_offsets=np.searchsorted(d_cat, kk, side="left").astype(np.int64),
+        dt_offsets=dt_offsets.astype(np.int64),
     )

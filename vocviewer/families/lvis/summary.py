@@ -4,7 +4,9 @@ Each is the mean of a slice of ``precision[T, R, K, A]`` (or ``recall[T, K, A]``
 entries > -1 (-1 if none), taken in ``LVISEval``'s element order, so the float sum is the same.
 ``lvis_summary`` reads the precision one area range at a time (``precision_of(a)``: the
 ``(T, R, K)`` slice), so ``category_summary`` can stack the categories' curves one area range
-at a time into one reused buffer instead of the whole ``(T, R, K, A)`` array.
+at a time into one reused buffer instead of the whole ``(T, R, K, A)`` array; where the
+categories' curves lie in one buffer (the compiled kernel's: ``consecutive``), each area range
+is one gather from it instead.
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from vocviewer.families.lvis.columns import FREQUENCIES, MAX_DETS_PER_IMAGE
 
 FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["SUMMARY_KEYS", "AreaPrecision", "category_summary", "lvis_summary", "mean_defined"]
+__all__ = [
+    "SUMMARY_KEYS",
+    "AreaPrecision",
+    "category_summary",
+    "consecutive",
+    "lvis_summary",
+    "mean_defined",
+]
 
 #: ``LVISEval.results`` keys, in ``summarize()`` order
 SUMMARY_KEYS: tuple[str, ...] = (
@@ -84,6 +93,35 @@ def _values(p: AreaPrecision) -> tuple[FloatArray, bool]:
     return p[0], p[1] is not None
 
 
+def consecutive(arrays: Sequence[FloatArray]) -> FloatArray | None:
+    """``np.stack(arrays)`` as a read-only view, where the arrays (C-contiguous, of one shape)
+    lie one after another in one 1-D buffer, as the compiled kernel's outputs of one call do
+    (one block per kind); ``None`` otherwise (then the caller stacks them)."""
+    if not arrays:
+        return None
+    first = arrays[0]
+    base = first.base
+    if not isinstance(base, np.ndarray) or base.ndim != 1 or base.dtype != first.dtype:
+        return None
+    size, shape, item = first.size, first.shape, base.itemsize
+    origin = base.ctypes.data
+    offset = first.ctypes.data - origin
+    if size == 0 or offset % item or not base.flags.c_contiguous:
+        return None
+    start = offset // item
+    if start + len(arrays) * size > base.size:
+        return None
+    for i, a in enumerate(arrays):
+        at = origin + (start + i * size) * item
+        if a.base is not base or a.shape != shape or not a.flags.c_contiguous:
+            return None
+        if a.ctypes.data != at:
+            return None
+    view = base[start : start + len(arrays) * size].reshape(len(arrays), *shape)
+    view.flags.writeable = False
+    return view
+
+
 def category_summary(
     cats: Sequence[CocoCategoryEvaluation], frequency: npt.NDArray[np.str_], params: CocoParams
 ) -> dict[str, float]:
@@ -98,6 +136,10 @@ def category_summary(
     if not cats:
         none = -np.ones((t, r, 0))
         return lvis_summary(lambda _: (none, None), -np.ones((t, 0, a)), frequency, params)
+    every = consecutive([c.precision for c in cats])  # (K, T, R, A, M) or None
+    recalls = consecutive([c.recall for c in cats]) if every is not None else None
+    if every is not None and recalls is not None:
+        return _block_summary(every, recalls, frequency, params)
     filled = np.array([c.precision[0, 0, :, 0] for c in cats]) > -1  # (K, A)
     flat = np.empty(t * r * len(cats))
 
@@ -112,4 +154,27 @@ def category_summary(
         return np.stack([c.precision[:, :, i, 0] for c in cats], axis=2), None
 
     recall = np.stack([c.recall[..., 0] for c in cats], axis=1)
+    return lvis_summary(precision_of, recall, frequency, params)
+
+
+def _block_summary(
+    every: FloatArray,
+    recalls: FloatArray,
+    frequency: npt.NDArray[np.str_],
+    params: CocoParams,
+) -> dict[str, float]:
+    """``category_summary`` of categories whose precision is ``every`` (K, T, R, A, M), one
+    buffer (``consecutive``), and recall ``recalls`` (K, T, A, M): each area
+    range's (T, R, K) precision is one gather from it, not a stack of K slices."""
+    p = every[..., 0]  # (K, T, R, A)
+    filled = p[:, 0, 0, :] > -1  # (K, A)
+
+    def precision_of(i: int) -> AreaPrecision:
+        on = filled[:, i]
+        dense = np.ascontiguousarray(p[on, :, :, i].transpose(1, 2, 0))
+        if (dense > -1).all() and (p[~on, :, :, i] == -1).all():
+            return dense, on
+        return np.ascontiguousarray(p[:, :, :, i].transpose(1, 2, 0)), None
+
+    recall = recalls[..., 0].transpose(1, 0, 2)  # (T, K, A): read in that order
     return lvis_summary(precision_of, recall, frequency, params)

@@ -10,8 +10,9 @@ ignored rank; an object with zero area or an ``ignore`` flag is never missed.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from threading import Thread
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,40 @@ def _never_missed(
     return out
 
 
+class _Background:
+    """``work()`` on a thread of its own once ``start``-ed (else here, when its result is
+    asked for); ``result`` gives its value or raises its exception."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self._work = work
+        self._out: list[tuple[bool, Any]] = []
+        self._thread: Thread | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = Thread(target=self._run, daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._out.append((True, self._work()))
+        except BaseException as e:  # (raised again by ``result``, in the caller's thread)
+            self._out.append((False, e))
+
+    def result(self) -> Any:
+        if self._thread is None:
+            return self._work()
+        self._thread.join()
+        ok, value = self._out[0]
+        if not ok:
+            raise value
+        return value
+
+
 #: ``evaluate_lvis_views`` shapes arrived categories together (``class_views``) once this many
 #: are waiting or ``_FLUSH_SECONDS`` have passed since the first of them arrived
 _RUN, _FLUSH_SECONDS = 256, 0.05
@@ -98,10 +133,25 @@ def evaluate_lvis_views(
     params, sel = lvis_params(task, dilation_ratio), select(dataset, results)
     exclude = _never_missed(dataset, results, task, sel)
     pair_iou = task_pair_iou(dataset, results, task)
-    cats: list[Any] = []
+    cats: list[Any] = []  # as they are yielded
     waiting: list[tuple[int, Any]] = []
     since = 0.0
-    stream = iter_evaluate_lvis(dataset, results, task, dilation_ratio, selection=sel)
+    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array:
+    # computed beside the views once every category has arrived (numpy's copies and sums
+    # release the GIL), else after them
+    frequency = dataset.data(LvisAnnotations).frequency
+    done: list[Any] = []  # as they finish
+
+    def arrived(run: list[Any]) -> None:
+        done.extend(run)
+        if len(done) == len(dataset.classes):
+            summary.start()
+
+    summary = _Background(lambda: category_summary(tuple(done), frequency, params))
+
+    stream = iter_evaluate_lvis(
+        dataset, results, task, dilation_ratio, selection=sel, on_run=arrived
+    )
     for k, raw in enumerate(stream):
         cats.append(raw)
         since = since if waiting else time.perf_counter()
@@ -114,9 +164,7 @@ def evaluate_lvis_views(
             waiting = []
     for view in class_views(dataset, waiting, choice, params.recall_thresholds, pair_iou, exclude):
         yield diagnosed(dataset, results, view, RULES, diagnose)
-    # the 13 numbers of ``collect_lvis(cats, ...).summary()``, without its (T, R, K, A) array
-    frequency = dataset.data(LvisAnnotations).frequency
-    stats = category_summary(cats, frequency, params)
+    stats = summary.result() if summary.started else category_summary(cats, frequency, params)
     yield Summary(f"LVIS {task}", stats, lvis_notes(results), headline="AP")
 
 
