@@ -469,9 +469,9 @@ class ImageView(QGraphicsView):
     def evidence_replaced(self, index: int) -> None:
         """Result set ``index`` was re-derived (another IoU threshold or area range): the drawn
         detections recoloured in place where that gives what a rebuild gives
-        (``ShownOverlays.recolour``), else rebuilt."""
+        (``ShownOverlays.recolour``), else rebuilt; another set than those drawn: nothing."""
         st = self.state
-        if self._stale:  # a redraw is due anyway
+        if self._stale or index not in (st.current_results, self.compare_with):
             return
         every = set(range(len(st.dataset.classes))) if st.dataset is not None else set()
         if index != st.current_results or not self._shown.recolour(
