@@ -73,3 +73,14 @@ def test_a_slow_callback_waits_longer_before_it_runs_again(qtbot):
     quick.request()
     qtbot.waitUntil(lambda: len(ran) == 4, timeout=2000)
     assert ran[3] - asked < 0.5  # a quick one keeps its own (zero) delay
+
+
+def test_request_now_runs_on_the_next_turn_without_the_delay(qtbot):
+    """One change (a re-derived evidence) is not a burst: ``request_now`` skips the delay and
+    a pending burst's wait."""
+    owner, calls = QObject(), []
+    job = Debounced(lambda: calls.append(1), 10_000, owner)
+    job.request()  # would wait 10 s
+    job.request_now()
+    qtbot.waitUntil(lambda: calls == [1], timeout=2000)
+    assert not job._timer.isActive()

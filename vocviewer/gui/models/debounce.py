@@ -85,6 +85,12 @@ class Debounced(QObject):
             busy = min(MAX_DELAY_MS, int(BUSY_FACTOR * self._took_ms))
             self._timer.start(max(self._delay_ms, busy))
 
+    def request_now(self, *_args: object) -> None:
+        """Schedule the callback for the next free event-loop turn, without the burst's delay:
+        for one change (a re-derived evidence), not a burst of arrivals."""
+        self._timer.stop()
+        _turns().add(self)
+
     def flush(self, *_args: object) -> None:
         """Run a pending callback now."""
         pending, queued = self._timer.isActive(), _turns().take(self)

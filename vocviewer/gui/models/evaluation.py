@@ -11,6 +11,7 @@ else evaluates anew. Nothing outside this module writes its fields.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,6 +66,8 @@ class ResultEvaluations:
         self.summary: Summary | None = None
         self.normalised: tuple[str, float, dict[int, float]] | None = None
         self._missed_at: tuple[object, npt.NDArray[np.bool_], set[int]] | None = None
+        #: the score threshold ``missed_at`` was last asked for (a re-derive works it out ahead)
+        self.last_threshold: Thresholds | None = None
 
     def pristine(self) -> bool:
         """Nothing arrived yet (as made)."""
@@ -91,6 +94,9 @@ class ResultEvaluations:
         threshold and brought up to date class by class as evaluations arrive (classes own
         disjoint objects)."""
         key = threshold_key(threshold)
+        self.last_threshold = (
+            np.array(threshold) if isinstance(threshold, np.ndarray) else threshold
+        )
         if self._missed_at is None or self._missed_at[0] != key:
             self._missed_at = (key, np.zeros(len(self.missed), dtype=bool), set())
         _, out, done = self._missed_at
@@ -407,6 +413,7 @@ class EvaluationModel(QObject):
                     raws,
                     self.choice(),
                     self.settings.ap_rule,
+                    evals.last_threshold,
                 ),
                 on_returned=lambda out, i=i: self._replace(i, out),
                 on_errored=lambda exc, i=i: self._failed(i, "re-evaluation", exc),
@@ -442,11 +449,13 @@ def _rederive(
     raws: Any,
     choice: ViewChoice,
     ap_rule: str,
+    threshold: Thresholds | None = None,
 ) -> ResultEvaluations | None:
     """The family's views at ``choice`` from the stored evidence, filled into new
     ``ResultEvaluations`` here in the worker (their per-row arrays: 500,000 rows take the GUI
     thread ~15 ms) with their AP_N under ``ap_rule`` (80 classes: ~30 ms); ``None`` if the
-    family evaluates anew."""
+    family evaluates anew. ``threshold``: the score threshold the panes last drew at, whose
+    missed objects (``ResultEvaluations.missed_at``, ~10 ms) are worked out here too."""
     views = bench.rederive_views(ds, res, raws, choice)
     if views is None:
         return None
@@ -454,6 +463,8 @@ def _rederive(
     for view in views:
         out.add(view)
     out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
+    if threshold is not None:
+        out.missed_at(ds, threshold)
     return out
 
 
@@ -462,4 +473,21 @@ def normalised_aps(views: Mapping[int, ClassView], ap_rule: str) -> tuple[float,
     ``ap_rule`` (``normalised_ap.normalised_det_ap``) of the ``views`` by class."""
     evs = {k: v.evaluation for k, v in views.items()}
     n_pos = mean_positives([e.npos for e in evs.values()])
-    return n_pos, {k: normalised_det_ap(e, ap_rule, n_pos) for k, e in evs.items()}
+    return n_pos, {k: _det_ap_n(e, ap_rule, n_pos) for k, e in evs.items()}
+
+
+#: each evaluation's last AP_N: (AP rule, N, AP_N); a kept view (another area at a threshold
+#: seen before) brings back the same evaluation, so re-deriving takes its AP_N from here
+_AP_N: weakref.WeakKeyDictionary[ClassEvaluation, tuple[str, float, float]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _det_ap_n(evaluation: ClassEvaluation, ap_rule: str, n_pos: float) -> float:
+    """``normalised_det_ap`` of ``evaluation``, kept per evaluation for its rule and ``N``."""
+    kept = _AP_N.get(evaluation)
+    if kept is not None and kept[0] == ap_rule and kept[1] == n_pos:
+        return kept[2]
+    value = normalised_det_ap(evaluation, ap_rule, n_pos)
+    _AP_N[evaluation] = (ap_rule, n_pos, value)
+    return value

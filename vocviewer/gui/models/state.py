@@ -127,9 +127,9 @@ class AppState(ListedImages, DisplaySettings, QObject):
         self.selected_object = -1
         self.init_listing()
         self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
+        self.evaluation.evidence_replaced.connect(self._errors_changed.request_now)
         for signal in (
             self.evaluation.class_evaluated,
-            self.evaluation.evidence_replaced,
             self.threshold_changed,
             self.current_results_changed,
         ):

@@ -264,7 +264,7 @@ class ThumbnailGrid(QListView):
         ):
             signal.connect(self.restyle)
         state.evaluation.class_evaluated.connect(self._restyle_later.request)
-        state.evaluation.evidence_replaced.connect(self._restyle_later.request)
+        state.evaluation.evidence_replaced.connect(self._restyle_later.request_now)
         state.evaluation.finished.connect(self._restyle_later.flush)
 
     def cell_size(self) -> QSize:

@@ -466,6 +466,19 @@ class ImageView(QGraphicsView):
             self._layers["masks"].setVisible(opts.show_gt and st.show_masks)
         self.overlays_drawn.emit()
 
+    def evidence_replaced(self, index: int) -> None:
+        """Result set ``index`` was re-derived (another IoU threshold or area range): the drawn
+        detections recoloured in place where that gives what a rebuild gives
+        (``ShownOverlays.recolour``), else rebuilt; another set than those drawn: nothing."""
+        st = self.state
+        if self._stale or index not in (st.current_results, self.compare_with):
+            return
+        every = set(range(len(st.dataset.classes))) if st.dataset is not None else set()
+        if index != st.current_results or not self._shown.recolour(
+            st, self.overlay_options(), every
+        ):
+            self.redraw_overlays()
+
     def set_compare(self, other: int) -> None:
         """Draw result set ``other`` too (dashed, labels tagged "B"), or only the current one
         (-1)."""

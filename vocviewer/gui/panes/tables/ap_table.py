@@ -374,9 +374,9 @@ class ApTable(QTableView):
             state.results_added,
             state.evaluation.started,
             state.evaluation.summary_changed,
-            state.evaluation.evidence_replaced,
         ):
             signal.connect(self._reset_later.request)
+        state.evaluation.evidence_replaced.connect(self._reset_later.request_now)  # one change
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation.finished.connect(self._reset_later.flush)

@@ -1,0 +1,77 @@
+"""Changing the IoU threshold or the area range (re-derived from the stored evidence) reaches
+every pane at once and as a rebuild would: the drawn detections recoloured in place give the
+pixels a rebuild gives, the AP table's header follows on the next turn (no burst delay), and
+a kept view's AP_N (``normalised_aps``, kept per evaluation) equals eq. 6 worked out afresh."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tests.gui.test_consistency import coco_case, open_case
+from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
+from vocviewer.gui.models import debounce
+
+
+def settled(win: Any) -> bool:
+    """Every job done, no coalesced refresh waiting, no overlay redraw or tag due."""
+    turns = debounce._TURNS
+    waiting = any(d._timer.isActive() for d in win.findChildren(debounce.Debounced))
+    queued = turns is not None and bool(turns.queue)
+    return win.state.is_idle() and not waiting and not queued and not win.view.overlays_pending()
+
+
+def busiest_image(win: Any) -> int:
+    """The image row with the most detections of the current result set."""
+    st = win.state
+    det = st.results[st.current_results].results.detections
+    return int(np.bincount(det.image_index, minlength=len(st.dataset.images)).argmax())
+
+
+def test_a_rederive_recolours_in_place_as_a_rebuild_would(qtbot, make_window, tmp_path):
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, view = win.state, win.view
+    st.set_current_results(0)
+    st.set_current_image(busiest_image(win))
+    shown = lambda: view.shown_image == st.current_image and bool(view._shown.items)  # noqa: E731
+    qtbot.waitUntil(lambda: settled(win) and shown(), timeout=60_000)
+    for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.5), ("iou", 0.95)):
+        before = list(view._shown.items)  # held: their ids stay theirs
+        with qtbot.waitSignal(st.evaluation.evidence_replaced, timeout=60_000):
+            (st.evaluation.set_iou if what == "iou" else st.evaluation.set_area)(value)
+        assert not win.ap_table._reset_later._timer.isActive()  # due next turn, no delay
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        header = win.ap_table.ap_model._headers[-1]
+        assert header == f"AP_N@{st.evaluation.iou:.2f}", (what, value, header)
+        after = list(view._shown.items)
+        recoloured = len(after) == len(before) and all(
+            a is b for a, b in zip(after, before, strict=False)
+        )
+        shown = view.grab().toImage()
+        view.redraw_overlays()
+        qtbot.waitUntil(lambda: not view.overlays_pending(), timeout=10_000)
+        assert view.grab().toImage() == shown, (what, value, recoloured)
+        if what == "area":  # the verdicts stay: the boxes are the same items, recoloured
+            assert recoloured
+
+
+def test_a_kept_view_brings_its_normalised_ap_back_unchanged(qtbot, make_window, tmp_path):
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev = win.state, win.state.evaluation
+    rule = ev.settings.ap_rule
+    for what, value in (("iou", 0.75), ("area", "medium"), ("iou", 0.5), ("iou", 0.75)):
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(st.is_idle, timeout=60_000)
+        for evals in st.evaluations:
+            assert evals.normalised is not None and evals.normalised[0] == rule
+            evs = {k: v.evaluation for k, v in evals.views.items()}
+            n_pos = mean_positives([e.npos for e in evs.values()])
+            assert evals.normalised[1] == n_pos or (
+                np.isnan(n_pos) and np.isnan(evals.normalised[1])
+            )
+            fresh = {k: normalised_det_ap(e, rule, n_pos) for k, e in evs.items()}
+            np.testing.assert_array_equal(
+                [evals.normalised[2][k] for k in sorted(fresh)], [fresh[k] for k in sorted(fresh)]
+            )
