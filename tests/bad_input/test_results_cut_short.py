@@ -6,15 +6,12 @@ error. In a child process: without the guard it is killed by SIGBUS."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.kernel.test_json_truncated import in_child
 from vocviewer import kernel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,15 +63,7 @@ def test_segm_results_cut_short_before_their_masks_are_read(tmp_path: Path) -> N
         benchmark.read_coco_results = read_then_cut
         sys.exit(cli.main(["eval", {str(gt_path)!r}, "--results", {str(path)!r}, "--task", "segm"]))
         """
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=300,
-        check=False,
-    )
+    done = in_child(code)
     assert done.returncode == 1, (done.returncode, done.stderr[-2000:])
     assert str(path) in done.stderr and "cut short" in done.stderr
     assert "Traceback" not in done.stderr

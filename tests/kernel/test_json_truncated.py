@@ -40,16 +40,21 @@ def _results_file(path: Path, n: int, keypoints: bool = False) -> int:
     return path.stat().st_size // 2 // mmap.PAGESIZE * mmap.PAGESIZE
 
 
-def _in_child(code: str) -> str:
-    done = subprocess.run(
+def in_child(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` (dedented) run by this Python in a child process at the checkout's root."""
+    return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
+        timeout=300,
         check=False,
     )
+
+
+def _printed(code: str) -> str:
+    done = in_child(code)
     assert done.returncode == 0, f"child ended with {done.returncode}: {done.stderr[-2000:]}"
     return done.stdout.strip()
 
@@ -63,7 +68,7 @@ def test_a_file_cut_short_while_mapped_is_declined(
 ) -> None:
     path = tmp_path / "results.json"
     cut = _results_file(path, 6000 if keypoints else 20000, keypoints)
-    out = _in_child(
+    out = _printed(
         f"""
         import mmap, os
         from vocviewer import kernel
@@ -80,7 +85,7 @@ def test_a_file_cut_short_while_mapped_is_declined(
 def test_the_reader_names_a_file_cut_short_while_it_was_scanned(tmp_path: Path) -> None:
     path = tmp_path / "results.json"
     cut = _results_file(path, 20000)
-    out = _in_child(
+    out = _printed(
         f"""
         import os
         from vocviewer.families.coco import results_kernel

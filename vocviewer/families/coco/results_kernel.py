@@ -105,18 +105,7 @@ def file_bytes(path: Path) -> mmap.mmap | None:
     second copy of them; only the pages written get memory of their own, the rest is read
     from the system's file cache without a copy), or ``None`` (the caller then reads it with
     ``read_json_bytes``, which names any problem)."""
-    try:
-        size = check_regular(path)
-        if size == 0 or size > MAX_FILE_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
-        if len(buf) != size:  # (changed meanwhile)
-            buf.close()
-            return None
-    except (FormatError, OSError, ValueError):
-        return None
-    return buf
+    return _mapped(path, mmap.ACCESS_COPY)
 
 
 def file_mapped(path: Path) -> mmap.mmap | None:
@@ -125,12 +114,18 @@ def file_mapped(path: Path) -> mmap.mmap | None:
     that may keep a segm file's strings where they are (``plain_columns``: the mapping lives
     as long as the masks; a file cut short meanwhile makes their reading decline or raise
     ``OSError``, SIGBUS guarded), or ``None`` (then ``file_bytes``)."""
+    return _mapped(path, mmap.ACCESS_READ)
+
+
+def _mapped(path: Path, access: int) -> mmap.mmap | None:
+    """The regular file ``path`` mapped whole with ``access``; ``None`` for an empty, too large
+    or unmappable file, or one whose size changed meanwhile."""
     try:
         size = check_regular(path)
         if size == 0 or size > MAX_FILE_BYTES:
             return None
         with open(path, "rb") as fh:
-            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            buf = mmap.mmap(fh.fileno(), 0, access=access)
         if len(buf) != size:  # (changed meanwhile)
             buf.close()
             return None
