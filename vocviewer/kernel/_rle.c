@@ -346,6 +346,20 @@ static int64_t mask_area(const int64_t *runs, int64_t m) {
     return a;
 }
 
+/* bb[4] = x, y, w, h of the columns xs..xe and rows ys..ye a mask's runs visited (`wrap`: a
+ * foreground run went on into a later column, so the box spans the full height h). */
+static inline void visited_box(int64_t xs, int64_t xe, int64_t ys, int64_t ye, int64_t h, int wrap,
+                               double *bb) {
+    if (wrap) {
+        ys = 0;
+        if (ye < h - 1) ye = h - 1;
+    }
+    bb[0] = (double)xs;
+    bb[1] = (double)ys;
+    bb[2] = (double)(xe - xs + 1);
+    bb[3] = (double)(ye - ys + 1);
+}
+
 /* rleToBbox of one mask into bb[4] = x, y, w, h: it visits the first pixel after every even
  * run and the last pixel of every odd run (an odd last run is dropped); a foreground run that
  * starts in one column and ends in a later one spans the full height. Empty: zeros. Floor
@@ -372,14 +386,7 @@ static void mask_bbox(const int64_t *runs, int64_t m, int64_t h, double *bb) {
         if (y < ys) ys = y;
         if (y > ye) ye = y;
     }
-    if (wrap) {
-        ys = 0;
-        if (ye < h - 1) ye = h - 1;
-    }
-    bb[0] = (double)xs;
-    bb[1] = (double)ys;
-    bb[2] = (double)(xe - xs + 1);
-    bb[3] = (double)(ye - ys + 1);
+    visited_box(xs, xe, ys, ye, h, wrap, bb);
 }
 
 typedef struct {
@@ -604,14 +611,7 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     *area = a;
     bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
     if (boxed == 0 || h <= 0) return 0;
-    if (wrap) {
-        ys = 0;
-        if (ye < h - 1) ye = h - 1;
-    }
-    bb[0] = (double)xs;
-    bb[1] = (double)ys;
-    bb[2] = (double)(xe - xs + 1);
-    bb[3] = (double)(ye - ys + 1);
+    visited_box(xs, xe, ys, ye, h, wrap, bb);
     return 0;
 }
 
@@ -701,14 +701,7 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
     }
     if (!string_done(p, end - p, 0, raw) || sum != h * w) return -1;
     *area = a;
-    if (wrap) {
-        ys = 0;
-        if (ye < h - 1) ye = h - 1;
-    }
-    bb[0] = (double)xs;
-    bb[1] = (double)ys;
-    bb[2] = (double)(xe - xs + 1);
-    bb[3] = (double)(ye - ys + 1);
+    visited_box(xs, xe, ys, ye, h, wrap, bb);
     return 0;
 }
 #undef VISIT
