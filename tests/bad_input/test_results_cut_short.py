@@ -5,12 +5,11 @@ error. In a child process: without the guard it is killed by SIGBUS."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from tests.kernel.box_masks import write_box_mask_results
 from tests.kernel.test_json_truncated import in_child
 from vocviewer import kernel
 
@@ -23,34 +22,10 @@ pytestmark = [
 ]
 
 
-def _box_mask_results(gt_path: Path, path: Path) -> None:
-    """One mask result per ground-truth object (its box, shifted), as COCO RLE strings."""
-    from pycocotools import mask as cm
-
-    doc = json.loads(gt_path.read_text())
-    size = {im["id"]: (im["height"], im["width"]) for im in doc["images"]}
-    rng = np.random.default_rng(3)
-    entries = []
-    for ann in doc["annotations"]:
-        h, w = size[ann["image_id"]]
-        x, y, bw, bh = (int(v) for v in ann["bbox"])
-        m = np.zeros((h, w), dtype=np.uint8, order="F")
-        dx, dy = rng.integers(-5, 6, 2)
-        m[max(y + dy, 0) : max(y + dy + bh, 1), max(x + dx, 0) : max(x + dx + bw, 1)] = 1
-        rle = cm.encode(m)
-        seg = {"size": [h, w], "counts": rle["counts"].decode()}
-        score = 0.5 + float(rng.random()) / 2
-        entries.append(
-            {"image_id": ann["image_id"], "category_id": ann["category_id"], "score": score}
-            | {"segmentation": seg}
-        )
-    path.write_text(json.dumps(entries))
-
-
 def test_segm_results_cut_short_before_their_masks_are_read(tmp_path: Path) -> None:
     gt_path = COCO_MINI / "instances_val2017.json"
     path = tmp_path / "segm.json"
-    _box_mask_results(gt_path, path)
+    write_box_mask_results(gt_path, path, seed=3)
     code = f"""
         import mmap, os, sys
         from vocviewer import cli

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.kernel.box_masks import write_box_mask_results
 from tests.kernel.switch import numpy_path
-from tests.kernel.test_rle_strings_table import COCO_MINI, _masks
+from tests.kernel.test_rle_strings_table import COCO_MINI, _masks, _one
 from vocviewer import kernel
 from vocviewer.core import masks as cm
 from vocviewer.core import rle_columns as rc
@@ -155,37 +156,13 @@ def test_mask_iou_of_raw_strings() -> None:
     assert not raw.decoded
 
 
-def _one(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.asarray(counts, dtype=np.int64), np.array([0, len(counts)], dtype=np.int64)
-
-
 def test_mapped_file_evaluated_as_read(tmp_path: Path) -> None:
     """``read_coco_results(mapped=True)`` (the CLI) keeps the masks in the mapped file; the
     evaluation equals that of the strings copied out and of the numpy path, bit for bit."""
     gt_path = COCO_MINI / "instances_val2017.json"
     gt = read_coco(gt_path, masks=True)
-    doc = json.loads(gt_path.read_text())
-    size = {im["id"]: (im["height"], im["width"]) for im in doc["images"]}
-    rng = np.random.default_rng(1)
-    entries = []
-    for ann in doc["annotations"]:
-        hh, ww = size[ann["image_id"]]
-        x, y, bw, bh = (int(v) for v in ann["bbox"])
-        m = np.zeros((hh, ww), dtype=bool)
-        dx, dy = rng.integers(-5, 6, 2)
-        m[max(y + dy, 0) : max(y + dy + bh, 1), max(x + dx, 0) : max(x + dx + bw, 1)] = True
-        counts = rc.to_strings(*_one(cm.encode(m)))[0]
-        seg = {"size": [hh, ww], "counts": counts}
-        entries.append(
-            {
-                "image_id": ann["image_id"],
-                "category_id": ann["category_id"],
-                "score": 0.5 + float(rng.random()) / 2,
-                "segmentation": seg,
-            }
-        )
     path = tmp_path / "segm.json"
-    path.write_text(json.dumps(entries))
+    write_box_mask_results(gt_path, path, seed=1)
     assert b"\\\\" in path.read_bytes()  # (escaped backslashes among the strings)
     got = read_coco_results(gt, path, task="segm", mapped=True)
     table = got.data(CocoResults).masks

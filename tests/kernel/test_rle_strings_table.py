@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.kernel.box_masks import write_box_mask_results
 from tests.kernel.switch import numpy_path
 from vocviewer import kernel
 from vocviewer.core import masks as cm
@@ -148,29 +149,8 @@ def test_mask_evaluation_decodes_by_category(tmp_path: Path) -> None:
     numpy path's precision, recall and scores bit for bit and leaves the table undecoded."""
     gt_path = COCO_MINI / "instances_val2017.json"
     gt = read_coco(gt_path, masks=True)
-    doc = json.loads(gt_path.read_text())
-    size = {im["id"]: (im["height"], im["width"]) for im in doc["images"]}
-    rng = np.random.default_rng(0)
-    entries = []
-    for ann in doc["annotations"]:
-        h, w = size[ann["image_id"]]
-        x, y, bw, bh = (int(v) for v in ann["bbox"])
-        m = np.zeros((h, w), dtype=bool)
-        dx, dy = rng.integers(-4, 5, 2)
-        m[max(y + dy, 0) : max(y + dy + bh, 1), max(x + dx, 0) : max(x + dx + bw, 1)] = True
-        counts = rc.to_strings(*_one(cm.encode(m)))[0]
-        for cat in (ann["category_id"], doc["categories"][0]["id"]):
-            seg = {"size": [h, w], "counts": counts}
-            entries.append(
-                {
-                    "image_id": ann["image_id"],
-                    "category_id": cat,
-                    "score": float(rng.random()),
-                    "segmentation": seg,
-                }
-            )
     path = tmp_path / "segm.json"
-    path.write_text(json.dumps(entries))
+    write_box_mask_results(gt_path, path, seed=0, shift=4, second_category=True)
     rs = read_coco_results(gt, path, task="segm")
     table = rs.data(CocoResults).masks
     assert isinstance(table, RleStrings)
