@@ -10,18 +10,13 @@ too), and the values those of one category evaluated alone.
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.kernel.test_match_kernel import MINI, assert_same
+from tests.kernel.test_match_kernel import MINI, assert_same, mini_boxes_prepared
 from vocviewer.families.coco.match_kernel import available, kernel_categories
-from vocviewer.families.coco.params import CocoParams
-from vocviewer.families.coco.prepare import prepare
-from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.results_reader import read_coco_results
 
 pytestmark = [
     pytest.mark.skipif(not available(), reason="the _match kernel is not built"),
@@ -30,13 +25,7 @@ pytestmark = [
 
 
 def test_category_views_are_disjoint_and_equal_to_single_calls(tmp_path: Path) -> None:
-    from tests.parity.test_coco_parity import gen_bbox
-
-    ann = MINI / "instances_val2017.json"
-    res = tmp_path / "dt.json"
-    res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
-    ds = read_coco(ann, masks=False)
-    prep = prepare(ds, read_coco_results(ds, res), CocoParams())
+    prep = mini_boxes_prepared(tmp_path)
     n = prep.n_categories
     run = kernel_categories(prep, 0, n)
     assert run is not None and len(run) == n

@@ -84,29 +84,36 @@ def check_coco(ann: Path, res: Path, task: str, **params: Any) -> None:
 # --- real and realistic data ---------------------------------------------------------------
 
 
-@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
-@pytest.mark.parametrize("use_cats", [True, False])
-def test_coco_mini_boxes(use_cats: bool, tmp_path: Path) -> None:
+def mini_boxes(tmp_path: Path) -> tuple[Path, Path]:
+    """coco-mini's annotation file and a box results file generated from it (in ``tmp_path``)."""
     from tests.parity.test_coco_parity import gen_bbox
 
     ann = MINI / "instances_val2017.json"
     res = tmp_path / "dt.json"
     res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
-    check_coco(ann, res, "bbox", use_cats=use_cats)
+    return ann, res
+
+
+def mini_boxes_prepared(tmp_path: Path) -> Any:
+    """``prepare`` of ``mini_boxes``' files under the default box parameters."""
+    ann, res = mini_boxes(tmp_path)
+    ds = read_coco(ann, masks=False)
+    return prepare(ds, read_coco_results(ds, res), CocoParams())
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+@pytest.mark.parametrize("use_cats", [True, False])
+def test_coco_mini_boxes(use_cats: bool, tmp_path: Path) -> None:
+    check_coco(*mini_boxes(tmp_path), "bbox", use_cats=use_cats)
 
 
 @pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 def test_object_rows_are_the_slice_positions_rows(tmp_path: Path) -> None:
     """``object_rows``: the kernel writes each match's object row (``prep.gt_rows`` at the
     slice position it gives without, -1 for none); every other output unchanged."""
-    from tests.parity.test_coco_parity import gen_bbox
     from vocviewer.families.coco.match_kernel import kernel_categories
 
-    ann = MINI / "instances_val2017.json"
-    res = tmp_path / "dt.json"
-    res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
-    ds = read_coco(ann, masks=False)
-    prep = prepare(ds, read_coco_results(ds, res), CocoParams())
+    prep = mini_boxes_prepared(tmp_path)
     n = prep.n_categories
     rows, positions = (kernel_categories(prep, 0, n, object_rows=o) for o in (True, False))
     assert rows is not None and positions is not None
