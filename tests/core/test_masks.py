@@ -35,7 +35,7 @@ def test_string_roundtrip_and_known_value() -> None:
     m[12:15, 22:29] = 1
     ref = cm.encode(m)
     assert mk.to_string(mk.encode(m)) == ref["counts"].decode()
-    assert mk.to_bbox(mk.encode(m), 20).tolist() == cm.toBbox(ref).tolist()
+    assert mk.to_bbox(mk.encode(m), 20, 30).tolist() == cm.toBbox(ref).tolist()
 
 
 def test_merge_iou_crowd() -> None:
@@ -47,7 +47,7 @@ def test_merge_iou_crowd() -> None:
     assert np.array_equal(mk.decode(mk.merge([ca, cb], 10, 10), 10, 10), a | b)
     assert np.array_equal(mk.decode(mk.merge([ca, cb], 10, 10, intersect=True), 10, 10), a & b)
     assert mk.intersection(ca, cb) == 9
-    iou = mk.rle_iou([ca], [cb, cb], [False, True], 10)
+    iou = mk.rle_iou([ca], [cb, cb], [False, True], [(10, 10)], [(10, 10)] * 2)
     assert iou[0, 0] == 9 / (25 + 36 - 9)
     assert iou[0, 1] == 9 / 25
 
@@ -69,7 +69,7 @@ def test_every_coco_mini_polygon_matches_pycocotools() -> None:
             merged = cm.merge(refs)
             ours = mk.polygons_to_rle(seg, h, w)
             assert mk.to_string(ours) == merged["counts"].decode()
-            assert mk.to_bbox(ours, h).tolist() == cm.toBbox(merged).tolist()
+            assert mk.to_bbox(ours, h, w).tolist() == cm.toBbox(merged).tolist()
         else:
             ref = cm.frPyObjects(seg, h, w)
             assert mk.to_string(np.array(seg["counts"])) == ref["counts"].decode()

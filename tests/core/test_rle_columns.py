@@ -74,7 +74,7 @@ def test_strings_areas_boxes_equal_pycocotools(ms: list[np.ndarray]) -> None:
             assert np.array_equal(rc.from_strings([s.encode() for s in strings])[0], counts)
             assert rc.to_strings(counts, offsets) == strings
             assert rc.areas(counts, offsets).tolist() == [int(pm.area(r)) for r in rles]
-            boxes = rc.bboxes(counts, offsets, table.height)
+            boxes = table.bboxes()
             assert np.array_equal(boxes, np.array([pm.toBbox(r) for r in rles]))
             for i, s in enumerate(strings):
                 assert np.array_equal(mk.from_string(s), table[i])
@@ -97,8 +97,7 @@ def test_iou_equals_pycocotools(shape: tuple[int, int], data: st.DataObject) -> 
     ref = np.asarray(pm.iou(d_rles, g_rles, [int(c) for c in crowd]))
     di, gi = np.meshgrid(np.arange(len(dts)), np.arange(len(gts)), indexing="ij")
     di, gi = di.reshape(-1), gi.reshape(-1)
-    d_box = rc.bboxes(d_tab.counts, d_tab.offsets, d_tab.height)
-    g_box = rc.bboxes(g_tab.counts, g_tab.offsets, g_tab.height)
+    d_box, g_box = d_tab.bboxes(), g_tab.bboxes()
     default = rc._CHUNK
     for size in (default, 3):
         rc._CHUNK = size
@@ -123,14 +122,14 @@ def test_polygon_masks_and_a_full_sized_image(block: int) -> None:
         polys.append(np.column_stack((cx + r * np.cos(t), cy + r * np.sin(t))).reshape(-1))
     rles = pm.frPyObjects([p.tolist() for p in polys], 480, 640)
     counts, offsets = rc.from_strings([r["counts"] for r in rles])
-    h = np.full(len(rles), 480)
-    assert np.array_equal(rc.bboxes(counts, offsets, h), pm.toBbox(rles))
+    h, w = np.full(len(rles), 480), np.full(len(rles), 640)
+    assert np.array_equal(rc.bboxes(counts, offsets, h, w), pm.toBbox(rles))
     assert np.array_equal(rc.areas(counts, offsets), pm.area(rles))
-    table = RleTable(counts, offsets, h, np.full(len(rles), 640))
+    table = RleTable(counts, offsets, h, w)
     ref = np.asarray(pm.iou(rles, rles, [0] * len(rles)))
     n = len(rles)
     di, gi = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
-    box = rc.bboxes(counts, offsets, h)
+    box = table.bboxes()
     got = sim.mask_iou_pairs(table, table, di, gi, np.zeros(n * n, bool), box, box)
     assert np.array_equal(got.reshape(n, n), ref)
 
@@ -155,8 +154,7 @@ def test_different_sizes_are_minus_one_and_no_overlap_zero() -> None:
     c = np.ones((4, 5), np.uint8, order="F")
     _, dt = _table([a])
     _, gt = _table([b, c, a])
-    box_d = rc.bboxes(dt.counts, dt.offsets, dt.height)
-    box_g = rc.bboxes(gt.counts, gt.offsets, gt.height)
+    box_d, box_g = dt.bboxes(), gt.bboxes()
     got = sim.mask_iou_pairs(
         dt, gt, np.zeros(3, np.int64), np.arange(3), np.zeros(3, bool), box_d, box_g
     )

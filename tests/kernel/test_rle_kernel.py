@@ -142,7 +142,8 @@ def test_columns_strings_areas_bboxes() -> None:
     areas, areas0 = _both(rc.areas, counts, offsets)
     _same(areas, areas0)
     assert areas.tolist() == [int(pm.area(r)) for r in refs]
-    boxes, boxes0 = _both(rc.bboxes, counts, offsets, h)
+    w = np.array([m.shape[1] for m in masks], dtype=np.int64)
+    boxes, boxes0 = _both(rc.bboxes, counts, offsets, h, w)
     _same(boxes, boxes0)
     assert np.array_equal(
         boxes.reshape(-1, 4), np.array([pm.toBbox(r) for r in refs]).reshape(-1, 4)
@@ -174,12 +175,12 @@ def test_bboxes_and_areas_of_odd_rles() -> None:
     counts = np.concatenate(parts)
     for hh in (1, 4, 5, 0):
         h = np.full(len(cases), hh, np.int64)
-        _same(*_both(rc.bboxes, counts, offsets, h))
+        _same(*_both(rc.bboxes, counts, offsets, h, np.full(len(cases), 6)))
     _same(*_both(rc.areas, counts, offsets))
     rles = [{"size": [5, 6], "counts": rc.to_strings(p, np.array([0, len(p)]))[0]} for p in parts]
     kept = [i for i, c in enumerate(cases) if sum(c) == 30]
     assert np.array_equal(
-        rc.bboxes(counts, offsets, np.full(len(cases), 5))[kept],
+        rc.bboxes(counts, offsets, np.full(len(cases), 5), np.full(len(cases), 6))[kept],
         pm.toBbox([rles[i] for i in kept]),
     )
 
@@ -305,19 +306,26 @@ def _table(masks: list[np.ndarray]) -> RleTable:
 
 
 def test_rle_iou_with_crowd_matches_pycocotools() -> None:
+    """Crowd, empty masks, and masks of another size than the detection's (-1 where their
+    boxes overlap, as ``rleIou``)."""
     rng = np.random.default_rng(5)
+    seen = set()
     for _ in range(40):
         h, w = (int(v) for v in rng.integers(1, 30, 2))
         det = [rng.random((h, w)) < rng.random() * 0.3 for _ in range(int(rng.integers(0, 6)))]
         gt = [rng.random((h, w)) < rng.random() * 0.3 for _ in range(int(rng.integers(0, 6)))]
         det += [np.zeros((h, w), bool)]  # an empty mask
+        gt += [rng.random((h + 1, w)) < 0.5, rng.random((h, w + 2)) < 0.5]
         crowd = rng.random(len(gt)) < 0.4
         dc, gc = [mk.encode(m) for m in det], [mk.encode(m) for m in gt]
-        out, out0 = _both(mk.rle_iou, dc, gc, crowd, h)
+        sizes = [m.shape for m in det], [m.shape for m in gt]
+        out, out0 = _both(mk.rle_iou, dc, gc, crowd, *sizes)
         _same(out, out0)
+        seen |= {float(v) for v in np.unique(np.sign(out))}
         if gt:
             ref = pm.iou([_pycoco_rle(m) for m in det], [_pycoco_rle(m) for m in gt], crowd)
             assert np.array_equal(out, ref)
+    assert seen == {-1.0, 0.0, 1.0}
 
 
 def test_mask_iou_pairs_threads_sizes_and_declines() -> None:
@@ -336,8 +344,7 @@ def test_mask_iou_pairs_threads_sizes_and_declines() -> None:
     dr = np.repeat(np.arange(100), 60).astype(np.int64)
     gr = np.tile(np.arange(60), 100).astype(np.int64)
     crowd = (gr % 5 == 0).astype(bool)
-    d_box = rc.bboxes(det.counts, det.offsets, det.height)
-    g_box = rc.bboxes(gt.counts, gt.offsets, gt.height)
+    d_box, g_box = det.bboxes(), gt.bboxes()
     args = (det, gt, dr, gr, crowd, d_box, g_box)
     out, out0 = _both(similarity.mask_iou_pairs, *args)
     _same(out, out0)

@@ -100,7 +100,7 @@ def test_checked_and_measured_as_the_decoded_runs(n: int) -> None:
     assert table is not None and not table.decoded
     with numpy_path():
         counts, offsets = rc.from_strings(strings)
-        box, area = rc.bboxes(counts, offsets, h), rc.areas(counts, offsets)
+        box, area = rc.bboxes(counts, offsets, h, w), rc.areas(counts, offsets)
     assert np.array_equal(table.offsets, offsets)
     assert table.bboxes().tobytes() == box.tobytes()
     assert np.array_equal(table.areas(), area) and table.areas().dtype == np.int64

@@ -1,8 +1,8 @@
 """``_rle.string_masks`` (a results file's compressed RLE strings checked and measured in one
-pass, a pair of runs per step) on any runs: ``rleArea`` as pycocotools', ``rleToBbox`` as the
-numpy path's (an odd last run dropped, a foreground run across columns spanning the full
-height, empty runs visited) and as pycocotools' on the masks its encoder writes, bit for bit;
-and on any string, the same strings declined as the numpy path's ``from_strings`` +
+pass, a pair of runs per step) on any runs: ``rleArea`` and ``rleToBbox`` as pycocotools'
+and as the numpy path's (an odd last run dropped, a foreground run across columns spanning the
+full height, empty foreground runs skipped, none of a pixel giving maskApi's unsigned start),
+bit for bit; and on any string, the same strings declined as the numpy path's ``from_strings`` +
 ``checked_masks`` decline."""
 
 from __future__ import annotations
@@ -61,14 +61,12 @@ def test_measured_as_pycocotools(items: list[tuple[list[int], int, int]]) -> Non
     rles = [{"size": [int(a), int(b)], "counts": s} for s, a, b in zip(strings, h, w, strict=True)]
     want_area = mask_util.area(rles).astype(np.int64)
     assert np.array_equal(got[1], want_area) and got[1].dtype == np.int64
+    want_box = mask_util.toBbox(rles).astype(np.float64).reshape(-1, 4)
+    assert got[0].tobytes() == want_box.tobytes()
+    c, o = rc.from_strings(strings)
+    assert rc.bboxes(c, o, h, w).tobytes() == want_box.tobytes()
     with numpy_path():
-        c, o = rc.from_strings(strings)
-        assert got[0].tobytes() == rc.bboxes(c, o, h).tobytes()
-    # pycocotools' own masks (no empty run but the first): its rleToBbox too (an empty run
-    # further on, which its encoder never writes, is measured as the numpy path measures it)
-    plain = [i for i, r in enumerate(runs) if (r[1:] > 0).all()]
-    want_box = mask_util.toBbox([rles[i] for i in plain]).astype(np.float64).reshape(-1, 4)
-    assert got[0][plain].tobytes() == want_box.tobytes()
+        assert rc.bboxes(c, o, h, w).tobytes() == want_box.tobytes()
 
 
 @settings(max_examples=300, deadline=None)
@@ -100,7 +98,7 @@ def test_declined_as_the_numpy_path(items: list[tuple[bytes, int, int]]) -> None
             want = None
         else:
             ok = bulk.checked_masks(c, o, h, w)
-            want = None if ok is None else (rc.bboxes(c, o, h), rc.areas(c, o))
+            want = None if ok is None else (rc.bboxes(c, o, h, w), rc.areas(c, o))
     if want is None:
         assert got is None
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -276,3 +277,39 @@ def test_id0_fix_is_an_option(tmp_path: Path) -> None:
     fixed = evaluate_coco(ds, rs, CocoParams.for_task("bbox", fix_id0=True))
     assert fixed.ap(iou=0.5) > quirk.ap(iou=0.5)
     assert fixed.ap(iou=0.5) == pytest.approx(1.0)
+
+
+def _runs_with_empty_ones(rng: np.random.Generator, size: int) -> list[int]:
+    """Runs of a mask of ``size`` pixels cut at a few places, some cut twice (an empty run)."""
+    cuts = rng.integers(0, size, int(rng.integers(2, 12))).tolist()
+    cuts += rng.choice(cuts, int(rng.integers(1, 4))).tolist()
+    edges = [0, *sorted(cuts), size]
+    return [b - a for a, b in itertools.pairwise(edges)]
+
+
+@pytest.mark.parametrize("use_cats", [True, False])
+def test_masks_with_empty_runs(use_cats: bool, tmp_path: Path) -> None:
+    """Ground truth (uncompressed RLE, crowd or not) and results (compressed strings) whose
+    runs hold empty ones, which pycocotools' encoder never writes: ``rleToBbox`` skips them and
+    ``rleIou``'s walk stops early where both masks go on with an empty run after a shared
+    boundary (a result made from its object's own runs shares them all)."""
+    rng = np.random.default_rng(11)
+    anns, dets = [], []
+    for img in (1, 2, 7):
+        for k in range(4):
+            runs = _runs_with_empty_ones(rng, 480 * 640)
+            rle = cmask.frPyObjects({"size": [480, 640], "counts": runs}, 480, 640)
+            box = [float(v) for v in cmask.toBbox(rle)]
+            crowd = int(k == 3)
+            anns.append(
+                {"id": len(anns) + 1, "image_id": img, "category_id": 1 + 2 * (k % 2)}
+                | {"bbox": box, "area": float(cmask.area(rle)), "iscrowd": crowd}
+                | {"segmentation": {"size": [480, 640], "counts": runs}}
+            )
+            for variant in (runs, _runs_with_empty_ones(rng, 480 * 640)):
+                r = cmask.frPyObjects({"size": [480, 640], "counts": variant}, 480, 640)
+                seg = {"size": [480, 640], "counts": r["counts"].decode()}
+                det = {"image_id": img, "category_id": 1 + 2 * (k % 2), "segmentation": seg}
+                dets.append(det | {"score": round(float(rng.random()), 3)})
+    ann, res = _write(tmp_path, anns, dets)
+    run_both(ann, res, "segm", use_cats)

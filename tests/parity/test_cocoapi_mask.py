@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pycocotools")
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pycocotools import mask as ref
 
 from vocviewer.cocoapi import mask as ours
@@ -81,3 +83,33 @@ def test_fr_py_objects() -> None:
     raw = {"size": [h, w], "counts": [5, 10, 300, 20, 865]}
     _same(ref.frPyObjects(raw, h, w), ours.frPyObjects(raw, h, w))
     _same(ref.frPyObjects([raw, raw], h, w), ours.frPyObjects([raw, raw], h, w))
+
+
+@st.composite
+def _any_rles(draw: st.DrawFn) -> dict[str, Any]:
+    """A compressed RLE of a mask of 1..6 x 1..6 pixels whose runs are any non-negative lengths
+    summing to its size: empty runs anywhere, which pycocotools' encoder never writes but a
+    results file may hold."""
+    h, w = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    cuts = sorted(draw(st.lists(st.integers(0, h * w), max_size=8)))
+    runs = [b - a for a, b in zip([0, *cuts], [*cuts, h * w], strict=True)]
+    return ref.frPyObjects({"size": [h, w], "counts": runs}, h, w)  # type: ignore[no-any-return]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_any_rles(), min_size=1, max_size=6), st.lists(_any_rles(), max_size=6))
+def test_boxes_areas_and_iou_of_any_runs(
+    dt: list[dict[str, Any]], gt: list[dict[str, Any]]
+) -> None:
+    """``toBbox`` (pycocotools 2.0.11 skips empty foreground runs; without a foreground pixel
+    its box is maskApi's unsigned start), ``area`` and ``iou`` (-1 for masks of another size
+    whose boxes overlap; the walk that stops early where both masks go on with an empty run)
+    as pycocotools', on the kernel and on the numpy path."""
+    crowd = [i % 2 for i in range(len(gt))]
+    for path in ("1", "0"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("VOCVIEWER_KERNEL", path)
+            _same(ref.toBbox(dt), ours.toBbox(dt))
+            _same(ref.toBbox(dt[0]), ours.toBbox(dt[0]))
+            _same(ref.area(dt), ours.area(dt))
+            _same(ref.iou(dt, gt, crowd), ours.iou(dt, gt, crowd))

@@ -50,6 +50,12 @@ def _size(rle: Rle) -> tuple[int, int]:
     return int(h), int(w)
 
 
+def _sizes(rles: Sequence[Rle]) -> tuple[IntArray, IntArray]:
+    """Heights and widths of RLE dicts, int64 (n,) each."""
+    hw = np.array([_size(r) for r in rles], dtype=np.int64).reshape(-1, 2)
+    return hw[:, 0].copy(), hw[:, 1].copy()
+
+
 def _to_rle(counts: npt.ArrayLike, h: int, w: int) -> Rle:
     return {"size": [h, w], "counts": mk.to_string(counts).encode("ascii")}
 
@@ -90,10 +96,10 @@ def area(rleObjs: Rle | Sequence[Rle]) -> Any:
 def toBbox(rleObjs: Rle | Sequence[Rle]) -> npt.NDArray[np.float64]:
     """``x, y, w, h`` of the foreground: float64 ``(4,)`` of one RLE, ``(n, 4)`` of a list."""
     if isinstance(rleObjs, dict):
-        return mk.to_bbox(counts_of(rleObjs), _size(rleObjs)[0])
+        return mk.to_bbox(counts_of(rleObjs), *_size(rleObjs))
     counts, offsets = columns_of(rleObjs)
-    h = np.array([_size(r)[0] for r in rleObjs], dtype=np.int64)
-    return rc.bboxes(counts, offsets, h).reshape(-1, 4)
+    h, w = _sizes(rleObjs)
+    return rc.bboxes(counts, offsets, h, w).reshape(-1, 4)
 
 
 def area_and_bbox(
@@ -106,8 +112,7 @@ def area_and_bbox(
         z = np.zeros(0, dtype=np.int64)
         return np.zeros(0, dtype=np.uint32), np.zeros((0, 4)), (z, np.zeros(1, np.int64))
     counts, offsets = columns_of(rles)
-    h = np.array([_size(r)[0] for r in rles], dtype=np.int64)
-    boxes = rc.bboxes(counts, offsets, h).reshape(-1, 4)
+    boxes = rc.bboxes(counts, offsets, *_sizes(rles)).reshape(-1, 4)
     return rc.areas(counts, offsets).astype(np.uint32), boxes, (counts, offsets)
 
 
@@ -157,8 +162,8 @@ def iou(dt: Any, gt: Any, pyiscrowd: Any) -> Any:
         )
     if kd == "box":
         return mk.bbox_iou(d, g, crowd)
-    h = _size(d[0])[0]
-    return mk.rle_iou([counts_of(r) for r in d], [counts_of(r) for r in g], crowd, h)
+    counts = [counts_of(r) for r in d], [counts_of(r) for r in g]
+    return mk.rle_iou(*counts, crowd, np.column_stack(_sizes(d)), np.column_stack(_sizes(g)))
 
 
 def frPyObjects(pyobj: Any, h: int, w: int) -> Rle | list[Rle]:

@@ -63,24 +63,40 @@ def area(counts: npt.ArrayLike) -> int:
     return int(np.asarray(counts, dtype=np.int64)[1::2].sum())
 
 
-def to_bbox(counts: npt.ArrayLike, h: int) -> npt.NDArray[np.float64]:
-    """Bounding box ``float64 (4,)`` as ``x, y, w, h`` in whole pixels, as ``rleToBbox`` computes it.
+def to_bbox(counts: npt.ArrayLike, h: int, w: int) -> npt.NDArray[np.float64]:
+    """Bounding box ``float64 (4,)`` as ``x, y, w, h`` in whole pixels of a mask of ``h x w``
+    pixels, as pycocotools 2.0.11's ``rleToBbox`` computes it.
 
-    Quirks kept: an odd last run is dropped; an empty RLE gives zeros; a foreground run that wraps
-    into another column spans the full height."""
+    Quirks kept: an odd last run is dropped and fewer than two runs give zeros; a foreground
+    run of length zero is skipped, and without a foreground pixel the box is maskApi's
+    unsigned start (``empty_box``); a foreground run that wraps into another column spans the
+    full height."""
     c = np.asarray(counts, dtype=np.int64)
     m = (len(c) // 2) * 2
-    if m == 0 or h <= 0:
+    if m == 0:
         return np.zeros(4, dtype=np.float64)
-    cc = np.cumsum(c[:m])
-    t = cc - (np.arange(m) % 2)
-    y = t % h
-    x = t // h
-    xs, xe = int(x.min()), int(x.max())
-    ys, ye = int(y.min()), int(y.max())
-    if np.any(x[0::2] < x[1::2]):
-        ys, ye = 0, max(ye, h - 1)
+    ends = np.cumsum(c[:m])[1::2]
+    length = c[1:m:2]
+    run = length != 0
+    if not run.any():
+        return empty_box(h, w)
+    if h <= 0:  # (maskApi divides by zero)
+        return np.zeros(4, dtype=np.float64)
+    first, last = (ends - length)[run], ends[run] - 1
+    x0, x1 = first // h, last // h
+    xs, xe = int(x0.min()), int(x1.max())
+    if (x0 < x1).any():
+        ys, ye = 0, h - 1
+    else:
+        ys, ye = int((first - x0 * h).min()), int((last - x1 * h).max())
     return np.array([xs, ys, xe - xs + 1, ye - ys + 1], dtype=np.float64)
+
+
+def empty_box(h: int, w: int) -> npt.NDArray[np.float64]:
+    """``rleToBbox`` of a mask of ``h x w`` pixels whose foreground runs are all empty: the
+    box maskApi starts from, ``w, h, (1 - w) mod 2**32, (1 - h) mod 2**32`` (its sizes are
+    unsigned 32-bit)."""
+    return np.array([w, h, (1 - w) % 2**32, (1 - h) % 2**32], dtype=np.float64)
 
 
 def _intervals(counts: Counts) -> tuple[Counts, Counts]:
@@ -145,6 +161,38 @@ def intersection(a: npt.ArrayLike, b: npt.ArrayLike) -> int:
     return int((f(eb) - f(sb)).sum())
 
 
+def has_inner_empty_run(counts: npt.ArrayLike) -> bool:
+    """Whether an RLE holds a run of length zero after its first (its encoder never writes one;
+    ``rleIou`` may stop early on two such masks: ``joint_walk``)."""
+    return bool((np.asarray(counts, dtype=np.int64)[1:] == 0).any())
+
+
+def joint_walk(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[int, int]:
+    """``rleIou``'s joint walk over two masks' runs, step for step: the intersection and union
+    it counts, in pixels. It ends where both masks' next runs are empty at once, after a
+    boundary the two share: before their end only if both ``has_inner_empty_run``."""
+    ra = np.asarray(a, dtype=np.int64).tolist()
+    rb = np.asarray(b, dtype=np.int64).tolist()
+    ca, cb = (ra[0] if ra else 0), (rb[0] if rb else 0)
+    ia = ib = 1
+    va = vb = False
+    inter = union = 0
+    more = True
+    while more:
+        c = min(ca, cb)
+        if va or vb:
+            union += c
+            inter += c if va and vb else 0
+        ca -= c
+        if ca == 0 and ia < len(ra):
+            ca, ia, va = ra[ia], ia + 1, not va
+        cb -= c
+        if cb == 0 and ib < len(rb):
+            cb, ib, vb = rb[ib], ib + 1, not vb
+        more = ca + cb > 0
+    return inter, union
+
+
 def bbox_iou(
     det: npt.ArrayLike, gt: npt.ArrayLike, iscrowd: npt.ArrayLike | None = None
 ) -> npt.NDArray[np.float64]:
@@ -171,43 +219,60 @@ def rle_iou(
     det: Sequence[npt.ArrayLike],
     gt: Sequence[npt.ArrayLike],
     iscrowd: npt.ArrayLike,
-    h: int,
+    det_hw: npt.ArrayLike,
+    gt_hw: npt.ArrayLike,
 ) -> npt.NDArray[np.float64]:
-    """Mask IoU ``float64 (D, G)`` of RLEs of one ``h``-pixel-high image, as ``rleIou``.
+    """Mask IoU ``float64 (D, G)`` of RLEs of the sizes ``det_hw`` / ``gt_hw`` (int (D, 2) /
+    (G, 2) rows ``height, width`` in pixels), as ``rleIou``.
 
-    Pairs whose RLE bounding boxes do not overlap are 0; a crowd ground truth divides the
-    intersection by the detection's area."""
+    Pairs whose RLE bounding boxes do not overlap are 0, the others -1 where the two masks'
+    sizes differ; a crowd ground truth divides the intersection by the detection's area."""
     crowd = np.asarray(iscrowd, dtype=bool).reshape(-1)
-    if (k := _kernel()) is not None and (out := _kernel_rle_iou(k, det, gt, crowd, h)) is not None:
+    dh, dw = np.ascontiguousarray(np.asarray(det_hw, dtype=np.int64).reshape(-1, 2).T)
+    gh, gw = np.ascontiguousarray(np.asarray(gt_hw, dtype=np.int64).reshape(-1, 2).T)
+    sizes = (dh, dw, gh, gw)
+    k = _kernel()
+    out = _kernel_rle_iou(k, det, gt, crowd, sizes) if k is not None else None
+    if out is not None:
         return out
-    db = np.array([to_bbox(c, h) for c in det]).reshape(-1, 4)
-    gb = np.array([to_bbox(c, h) for c in gt]).reshape(-1, 4)
-    out = bbox_iou(db, gb, crowd)
+    db = np.array([to_bbox(c, h, w) for c, h, w in zip(det, dh, dw, strict=True)])
+    gb = np.array([to_bbox(c, h, w) for c, h, w in zip(gt, gh, gw, strict=True)])
+    out = bbox_iou(db.reshape(-1, 4), gb.reshape(-1, 4), crowd)
     dar = [area(c) for c in det]
     gar = [area(c) for c in gt]
     for i, j in zip(*np.nonzero(out > 0), strict=True):
-        inter = intersection(det[i], gt[j])
-        union = dar[i] if crowd[j] else dar[i] + gar[j] - inter
+        if dh[i] != gh[j] or dw[i] != gw[j]:
+            out[i, j] = -1.0
+            continue
+        if has_inner_empty_run(det[i]) and has_inner_empty_run(gt[j]):
+            inter, union = joint_walk(det[i], gt[j])
+        else:
+            inter = intersection(det[i], gt[j])
+            union = dar[i] + gar[j] - inter
+        union = dar[i] if crowd[j] else union
         out[i, j] = 0.0 if inter == 0 else inter / union
     return out
 
 
 def _kernel_rle_iou(
-    k: Any, det: Sequence[npt.ArrayLike], gt: Sequence[npt.ArrayLike], crowd: Any, h: int
+    k: Any,
+    det: Sequence[npt.ArrayLike],
+    gt: Sequence[npt.ArrayLike],
+    crowd: Any,
+    sizes: tuple[Counts, Counts, Counts, Counts],
 ) -> npt.NDArray[np.float64] | None:
     """``rle_iou`` on the kernel (every pair), or ``None`` where it declines."""
     tables = []
-    for masks in (det, gt):
+    for masks, h, w in ((det, *sizes[:2]), (gt, *sizes[2:])):
         parts = [np.asarray(c, dtype=np.int64).reshape(-1) for c in masks]
         counts = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         offsets = np.cumsum([0] + [len(p) for p in parts], dtype=np.int64)
-        heights = np.full(len(parts), h, dtype=np.int64)
-        tables.append((counts, offsets, heights, k.bboxes(counts, offsets, heights)))
-    (dc, do, dh, db), (gc, go, gh, gb) = tables
+        tables.append((counts, offsets, h, w, k.bboxes(counts, offsets, h, w)))
+    (dc, do, dh, dw, db), (gc, go, gh, gw, gb) = tables
     nd, ng = len(do) - 1, len(go) - 1
     rows_d = np.repeat(np.arange(nd, dtype=np.int64), ng)
     rows_g = np.tile(np.arange(ng, dtype=np.int64), nd)
-    out = k.iou_pairs(dc, do, dh, dh, gc, go, gh, gh, rows_d, rows_g, crowd[rows_g], db, gb)
+    out = k.iou_pairs(dc, do, dh, dw, gc, go, gh, gw, rows_d, rows_g, crowd[rows_g], db, gb)
     return None if out is None else np.asarray(out).reshape(nd, ng)
 
 

@@ -196,48 +196,49 @@ def _areas(counts: IntArray, offsets: IntArray) -> IntArray:
     return np.asarray(np.where(odd_is_odd, from_odd, from_even), dtype=np.int64)
 
 
-def bboxes(counts: IntArray, offsets: IntArray, height: IntArray) -> FloatArray:
-    """``rleToBbox`` of every mask: float64 (N, 4) ``x, y, w, h`` (see ``core.masks.to_bbox``:
-    an odd last run is dropped, an empty RLE gives zeros, a run that wraps a column spans the
-    full height)."""
+def bboxes(counts: IntArray, offsets: IntArray, height: IntArray, width: IntArray) -> FloatArray:
+    """``rleToBbox`` of every mask of ``height x width`` pixels: float64 (N, 4) ``x, y, w, h``
+    (see ``core.masks.to_bbox``: fewer than two runs give zeros, empty foreground runs are
+    skipped and none of a pixel gives maskApi's ``empty_box``, a run that wraps a column spans
+    the full height)."""
     if (kern := kernel.load("_rle")) is not None:
-        return kern.bboxes(counts, offsets, height)  # type: ignore[no-any-return]
+        return kern.bboxes(counts, offsets, height, width)  # type: ignore[no-any-return]
     h = np.asarray(height, dtype=np.int64)
+    w = np.asarray(width, dtype=np.int64)
     parts = [
-        _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b])
+        _bboxes(counts[offsets[a] : offsets[b]], offsets[a : b + 1] - offsets[a], h[a:b], w[a:b])
         for a, b in _blocks(offsets)
     ]
     return np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.float64)
 
 
-def _bboxes(counts: IntArray, offsets: IntArray, h: IntArray) -> FloatArray:
-    # rleToBbox visits the first and the last pixel of every foreground run (an odd last run is
-    # a background run): its pairs (j even, j + 1) are exactly the foreground runs
+def _bboxes(counts: IntArray, offsets: IntArray, h: IntArray, w: IntArray) -> FloatArray:
+    # rleToBbox visits the first and the last pixel of every foreground run of a pixel or more
     n = len(offsets) - 1
     out = np.zeros((n, 4), dtype=np.float64)
     start, end, fg_off = foreground_runs(counts, offsets)
-    nf = np.diff(fg_off)
-    ok = (nf > 0) & (h > 0)
-    if not ok.all():
-        nf = np.where(ok, nf, 0)
-        keep = np.repeat(ok, np.diff(fg_off))
-        start, end = start[keep], end[keep]
-        fg_off = np.concatenate(([0], np.cumsum(nf)))
-    if len(start) == 0:
+    nonempty = end > start
+    runs = np.diff(fg_off)
+    nf = np.bincount(np.repeat(np.arange(n), runs)[nonempty], minlength=n)
+    none = (runs > 0) & (nf == 0)
+    out[none] = np.column_stack((w, h, (1 - w) % 2**32, (1 - h) % 2**32))[none]
+    ok = (nf > 0) & (h > 0)  # (h <= 0 with a pixel: maskApi divides by zero; zeros here)
+    keep = nonempty & np.repeat(ok, runs)
+    start, end = start[keep], end[keep] - 1
+    nf = np.where(ok, nf, 0)
+    if not ok.any():
         return out
+    first = np.concatenate(([0], np.cumsum(nf)))[:-1][ok]
     hh = np.repeat(h, nf)
-    end -= 1
     x0, x1 = start // hh, end // hh
     y0, y1 = start - x0 * hh, end - x1 * hh
-    first = fg_off[:-1][ok]
-    xs = np.minimum.reduceat(np.minimum(x0, x1), first)
-    xe = np.maximum.reduceat(np.maximum(x0, x1), first)
-    ys = np.minimum.reduceat(np.minimum(y0, y1), first)
-    ye = np.maximum.reduceat(np.maximum(y0, y1), first)
+    xs = np.minimum.reduceat(x0, first)
+    xe = np.maximum.reduceat(x1, first)
+    ys = np.minimum.reduceat(y0, first)
+    ye = np.maximum.reduceat(y1, first)
     wrap = np.maximum.reduceat(x0 < x1, first)
-    hk = h[ok]
     ys = np.where(wrap, 0, ys)
-    ye = np.where(wrap, np.maximum(ye, hk - 1), ye)
+    ye = np.where(wrap, h[ok] - 1, ye)
     out[ok] = np.column_stack((xs, ys, xe - xs + 1, ye - ys + 1))
     return out
 

@@ -346,52 +346,85 @@ static int64_t mask_area(const int64_t *runs, int64_t m) {
     return a;
 }
 
-/* bb[4] = x, y, w, h of the columns xs..xe and rows ys..ye a mask's runs visited (`wrap`: a
- * foreground run went on into a later column, so the box spans the full height h). */
-static inline void visited_box(int64_t xs, int64_t xe, int64_t ys, int64_t ye, int64_t h, int wrap,
-                               double *bb) {
-    if (wrap) {
-        ys = 0;
-        if (ye < h - 1) ye = h - 1;
+/* rleToBbox (pycocotools 2.0.11) walked one foreground run at a time, for h > 0: a run of
+ * length zero is skipped; a run's first and last pixel set the columns xs..xe and, when both
+ * are in one column, the rows ys..ye; a run going on into a later column makes the box span
+ * the full height h. Column x starts at `base` = x * h; columns are found by one step forward
+ * where they can, floor division otherwise (maskApi's unsigned arithmetic agrees on valid
+ * masks). It starts at column -2, so the first pixel visited always finds its column. */
+typedef struct {
+    int64_t x, base, xs, xe, ys, ye;
+    int wrap;
+} BoxWalk;
+
+static inline BoxWalk box_start(int64_t h) {
+    return (BoxWalk){-2, -2 * h, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0};
+}
+
+static inline void box_visit(BoxWalk *b, int64_t t, int64_t h) {
+    if ((uint64_t)(t - b->base) >= (uint64_t)h) {
+        b->x = t - b->base < 2 * h && t >= b->base ? b->x + 1 : floor_div(t, h);
+        b->base = b->x * h;
+        b->xs = b->x < b->xs ? b->x : b->xs;
+        b->xe = b->x > b->xe ? b->x : b->xe;
     }
-    bb[0] = (double)xs;
+    int64_t y = t - b->base;
+    b->ys = y < b->ys ? y : b->ys;
+    b->ye = y > b->ye ? y : b->ye;
+}
+
+/* The foreground run of `len` pixels from flat index `start` (h > 0). */
+static inline void box_run(BoxWalk *b, int64_t start, int64_t len, int64_t h) {
+    if (len == 0) return;
+    box_visit(b, start, h);
+    int64_t xp = b->x;
+    box_visit(b, start + len - 1, h);
+    b->wrap |= xp < b->x;
+}
+
+/* bb[4] = x, y, w, h of a mask of h x w pixels, at least two runs, walked if h > 0; `area`
+ * nonzero if it has a foreground pixel. Without one, maskApi's initial box with its unsigned
+ * sizes: xs = w, ys = h, xe - xs + 1 = 1 - w and 1 - h modulo 2^32. With one and h <= 0
+ * (maskApi divides by zero): zeros. */
+static inline void box_done(const BoxWalk *b, int64_t h, int64_t w, int64_t area, double *bb) {
+    if (area == 0) {
+        bb[0] = (double)w;
+        bb[1] = (double)h;
+        bb[2] = (double)(uint32_t)(1 - w);
+        bb[3] = (double)(uint32_t)(1 - h);
+        return;
+    }
+    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+    if (h <= 0) return;
+    int64_t ys = b->wrap ? 0 : b->ys, ye = b->wrap ? h - 1 : b->ye;
+    bb[0] = (double)b->xs;
     bb[1] = (double)ys;
-    bb[2] = (double)(xe - xs + 1);
+    bb[2] = (double)(b->xe - b->xs + 1);
     bb[3] = (double)(ye - ys + 1);
 }
 
-/* rleToBbox of one mask into bb[4] = x, y, w, h: it visits the first pixel after every even
- * run and the last pixel of every odd run (an odd last run is dropped); a foreground run that
- * starts in one column and ends in a later one spans the full height. Empty: zeros. Floor
- * division as the numpy path (maskApi's unsigned arithmetic agrees on valid masks). */
-static void mask_bbox(const int64_t *runs, int64_t m, int64_t h, double *bb) {
+/* rleToBbox of one mask of h x w pixels into bb[4] = x, y, w, h (an odd last run, background,
+ * is dropped; fewer than two runs: zeros). */
+static void mask_bbox(const int64_t *runs, int64_t m, int64_t h, int64_t w, double *bb) {
     m = (m / 2) * 2;
-    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
-    if (m == 0 || h <= 0) return;
-    int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
-    int64_t x = 0, base = 0; /* the column of the last pixel visited, and its first index */
-    int wrap = 0;
-    for (int64_t j = 0; j < m; j++) {
-        cc += runs[j];
-        int64_t t = cc - (j % 2);
-        if (t < base || t - base >= h) { /* another column (mostly the next): divide */
-            x = t - base < 2 * h && t >= base ? x + 1 : floor_div(t, h);
-            base = x * h;
-        }
-        int64_t y = t - base;
-        if (j % 2 == 0) xp = x;
-        else if (xp < x) wrap = 1;
-        if (x < xs) xs = x;
-        if (x > xe) xe = x;
-        if (y < ys) ys = y;
-        if (y > ye) ye = y;
+    if (m == 0) {
+        bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+        return;
     }
-    visited_box(xs, xe, ys, ye, h, wrap, bb);
+    BoxWalk b = box_start(h);
+    int64_t cc = 0, pixels = 0; /* (nonzero if a foreground run is) */
+    for (int64_t j = 0; j < m; j += 2) {
+        cc += runs[j];
+        if (h > 0) box_run(&b, cc, runs[j + 1], h);
+        cc += runs[j + 1];
+        pixels |= runs[j + 1];
+    }
+    box_done(&b, h, w, pixels, bb);
 }
 
 typedef struct {
     Columns t;
-    const int64_t *h;
+    const int64_t *h, *w;
     int64_t *area;
     double *box;
 } MaskJob;
@@ -410,7 +443,7 @@ static void bbox_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     for (Py_ssize_t i = lo; i < hi; i++) {
         int64_t m;
         const int64_t *runs = mask_runs(&job->t, i, &m);
-        mask_bbox(runs, m, job->h[i], job->box + 4 * i);
+        mask_bbox(runs, m, job->h[i], job->w[i], job->box + 4 * i);
     }
 }
 
@@ -424,7 +457,7 @@ static PyObject *py_areas(PyObject *self, PyObject *args) {
     npy_intp dims[1] = {t.n};
     res = PyArray_SimpleNew(1, dims, NPY_INT64);
     if (res == NULL) goto done;
-    MaskJob job = {t, NULL, PyArray_DATA((PyArrayObject *)res), NULL};
+    MaskJob job = {t, NULL, NULL, PyArray_DATA((PyArrayObject *)res), NULL};
     Py_BEGIN_ALLOW_THREADS;
     split_range(area_range, &job, t.n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
@@ -434,22 +467,24 @@ done:
     return res;
 }
 
-/* bboxes(counts, offsets, height) -> float64 (N, 4). */
+/* bboxes(counts, offsets, height, width) -> float64 (N, 4). */
 static PyObject *py_bboxes(PyObject *self, PyObject *args) {
-    PyObject *oc, *oo, *oh, *res = NULL;
-    if (!PyArg_ParseTuple(args, "OOO", &oc, &oo, &oh)) return NULL;
+    PyObject *oc, *oo, *oh, *ow, *res = NULL;
+    if (!PyArg_ParseTuple(args, "OOOO", &oc, &oo, &oh, &ow)) return NULL;
     PyArrayObject *ac = as_array(oc, NPY_INT64), *ao = as_array(oo, NPY_INT64);
-    PyArrayObject *ah = as_array(oh, NPY_INT64);
+    PyArrayObject *ah = as_array(oh, NPY_INT64), *aw = as_array(ow, NPY_INT64);
     Columns t;
-    if (ac == NULL || ao == NULL || ah == NULL || columns_from(ac, ao, &t) < 0) goto done;
-    if (PyArray_SIZE(ah) != t.n) {
-        PyErr_SetString(PyExc_ValueError, "one height per mask");
+    if (ac == NULL || ao == NULL || ah == NULL || aw == NULL || columns_from(ac, ao, &t) < 0)
+        goto done;
+    if (PyArray_SIZE(ah) != t.n || PyArray_SIZE(aw) != t.n) {
+        PyErr_SetString(PyExc_ValueError, "one height and width per mask");
         goto done;
     }
     npy_intp dims[2] = {t.n, 4};
     res = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
     if (res == NULL) goto done;
-    MaskJob job = {t, PyArray_DATA(ah), NULL, PyArray_DATA((PyArrayObject *)res)};
+    MaskJob job = {t, PyArray_DATA(ah), PyArray_DATA(aw), NULL,
+                   PyArray_DATA((PyArrayObject *)res)};
     Py_BEGIN_ALLOW_THREADS;
     split_range(bbox_range, &job, t.n, PAIRS_PER_THREAD);
     Py_END_ALLOW_THREADS;
@@ -457,6 +492,7 @@ done:
     Py_XDECREF(ac);
     Py_XDECREF(ao);
     Py_XDECREF(ah);
+    Py_XDECREF(aw);
     return res;
 }
 
@@ -576,11 +612,9 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
     const unsigned char *s;
     Py_ssize_t len, p = 0;
     if (string_body(t, i, &s, &len)) return -1;
-    int64_t want = t->runs[i + 1] - t->runs[i], boxed = (want / 2) * 2; /* as mask_bbox */
+    int64_t want = t->runs[i + 1] - t->runs[i];
     int64_t m = 0, sum = 0, a = 0, two_back = 0, one_back = 0;
-    int64_t cc = 0, xs = INT64_MAX, ys = INT64_MAX, xe = INT64_MIN, ye = INT64_MIN, xp = 0;
-    int64_t x = 0, base = 0;
-    int wrap = 0;
+    BoxWalk b = box_start(h);
     while (string_more(s, len, p, t->raw)) {
         int64_t v;
         if (m >= want || next_value(s, len, &p, &v, t->raw)) return -1;
@@ -588,30 +622,19 @@ static int string_measure(const Strings *t, Py_ssize_t i, int64_t h, int64_t w, 
         two_back = one_back;
         one_back = v;
         if (v < 0 || v > top) return -1;
-        sum += v; /* runs within 0 .. top: no overflow for any real mask count */
-        if (m % 2) a += v;
-        if (m < boxed && h > 0) { /* mask_bbox's step j = m */
-            cc += v;
-            int64_t c = cc - (m % 2);
-            if (c < base || c - base >= h) {
-                x = c - base < 2 * h && c >= base ? x + 1 : floor_div(c, h);
-                base = x * h;
-            }
-            int64_t y = c - base;
-            if (m % 2 == 0) xp = x;
-            else if (xp < x) wrap = 1;
-            if (x < xs) xs = x;
-            if (x > xe) xe = x;
-            if (y < ys) ys = y;
-            if (y > ye) ye = y;
+        if (m % 2) { /* mask_bbox's foreground run */
+            a += v;
+            if (h > 0) box_run(&b, sum, v, h);
         }
+        sum += v; /* runs within 0 .. top: no overflow for any real mask count */
         m++;
     }
     if (!string_done(s, len, p, t->raw) || m != want || m == 0 || sum != h * w) return -1;
     *area = a;
-    bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
-    if (boxed == 0 || h <= 0) return 0;
-    visited_box(xs, xe, ys, ye, h, wrap, bb);
+    if (want < 2)
+        bb[0] = bb[1] = bb[2] = bb[3] = 0.0;
+    else
+        box_done(&b, h, w, a, bb);
     return 0;
 }
 
@@ -633,21 +656,6 @@ static inline int take_value(const unsigned char **p, const unsigned char *end, 
     return r;
 }
 
-/* One visited pixel t of mask_bbox (the column x, its first index base, y's bounds). */
-#define VISIT(t)                                                                   \
-    do {                                                                           \
-        int64_t t_ = (t);                                                          \
-        if ((uint64_t)(t_ - base) >= (uint64_t)h) {                                \
-            x = t_ - base < 2 * h && t_ >= base ? x + 1 : floor_div(t_, h);        \
-            base = x * h;                                                          \
-            xs = x < xs ? x : xs;                                                  \
-            xe = x > xe ? x : xe;                                                  \
-        }                                                                          \
-        int64_t y_ = t_ - base;                                                    \
-        ys = y_ < ys ? y_ : ys;                                                    \
-        ye = y_ > ye ? y_ : ye;                                                    \
-    } while (0)
-
 /* string_measure for h > 0 and at least two values, a pair of runs (background, foreground)
  * per step: the same checks and the same numbers. */
 static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64_t w,
@@ -659,21 +667,13 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
     int raw = t->raw;
     int64_t want = t->runs[i + 1] - t->runs[i], pairs = want / 2;
     int64_t a, cc, ev = 0, od, e, o;
-    int64_t x, base, xs, xe, ys, ye, xp;
-    int wrap = 0;
-    /* the first pair: no delta; x starts at column 0 (visited or not, xs / xe as visited) */
+    BoxWalk b = box_start(h);
+    /* the first pair: no delta */
     if (take_value(&p, end, &e, raw) || take_value(&p, end, &o, raw)) return -1;
     if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
-    cc = e;
-    x = floor_div(cc, h);
-    base = x * h;
-    xs = xe = x;
-    ys = ye = cc - base;
-    xp = x;
-    cc += o;
+    box_run(&b, e, o, h);
+    cc = e + o;
     a = o;
-    VISIT(cc - 1);
-    wrap |= xp < x;
     od = o; /* the value two back of the third is not added (m > 2 only): ev stays 0 */
     for (int64_t k = 1; k < pairs; k++) {
         int64_t ce, co;
@@ -684,12 +684,9 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
         od = o;
         if ((uint64_t)e > (uint64_t)top || (uint64_t)o > (uint64_t)top) return -1;
         cc += e;
-        VISIT(cc);
-        xp = x;
+        box_run(&b, cc, o, h);
         cc += o;
         a += o;
-        VISIT(cc - 1);
-        wrap |= xp < x;
     }
     int64_t sum = cc;
     if (want % 2) { /* a last background run, not boxed */
@@ -701,10 +698,9 @@ static int string_measure_pairs(const Strings *t, Py_ssize_t i, int64_t h, int64
     }
     if (!string_done(p, end - p, 0, raw) || sum != h * w) return -1;
     *area = a;
-    visited_box(xs, xe, ys, ye, h, wrap, bb);
+    box_done(&b, h, w, a, bb);
     return 0;
 }
-#undef VISIT
 
 typedef struct {
     Strings t;
@@ -882,9 +878,46 @@ static int fg_next(FgWalk *w) {
     return 1;
 }
 
+/* rleIou's joint walk over two masks' runs, step for step (maskApi.c): *inter and *uni the
+ * pixels it counts. It ends where both masks' next runs are empty at once: after a boundary
+ * the two share, which only masks that both hold an empty run after their first can reach
+ * before their end. */
+static void joint_walk(const int64_t *a, int64_t ma, const int64_t *b, int64_t mb,
+                       int64_t *inter, int64_t *uni) {
+    int64_t ca = ma > 0 ? a[0] : 0, cb = mb > 0 ? b[0] : 0, ia = 1, ib = 1, i = 0, u = 0, ct = 1;
+    int va = 0, vb = 0;
+    while (ct > 0) {
+        int64_t c = ca < cb ? ca : cb;
+        if (va || vb) {
+            u += c;
+            if (va && vb) i += c;
+        }
+        ca -= c;
+        if (!ca && ia < ma) {
+            ca = a[ia++];
+            va = !va;
+        }
+        cb -= c;
+        if (!cb && ib < mb) {
+            cb = b[ib++];
+            vb = !vb;
+        }
+        ct = ca + cb;
+    }
+    *inter = i;
+    *uni = u;
+}
+
+/* Whether a mask holds a run of length zero after its first (its encoder never writes one). */
+static int inner_empty_run(const int64_t *runs, int64_t m) {
+    for (int64_t j = 1; j < m; j++)
+        if (runs[j] == 0) return 1;
+    return 0;
+}
+
 /* Pixels set in both masks (the overlaps of their foreground intervals, walked together: what
- * rleIou's joint run walk counts as `i`), and each mask's area (rleArea) on the way; -1 on a
- * negative run (the numpy path then decides). */
+ * rleIou's joint run walk counts as `i` unless joint_walk stops early), and each mask's area
+ * (rleArea) on the way; -1 on a negative run (the numpy path then decides). */
 static int64_t mask_intersection(const int64_t *a, int64_t ma, const int64_t *b, int64_t mb,
                                  int64_t *area_a, int64_t *area_b) {
     FgWalk wa, wb;
@@ -933,10 +966,13 @@ typedef struct {
     volatile int declined;
 } IouJob;
 
-/* A thread's last decoded detection (the pairs of one detection come together). */
+/* A thread's last decoded detection (the pairs of one detection come together), and whether
+ * the last detection it checked (`checked`) holds an empty run after its first. */
 typedef struct {
     int64_t row, cap, m;
     int64_t *buf;
+    int64_t checked;
+    int empty;
 } DetCache;
 
 /* Detection i's runs: its slice of the columns, or its string decoded into the cache; NULL
@@ -979,13 +1015,22 @@ static double pair_iou(IouJob *job, DetCache *cache, Py_ssize_t e) {
         return 0.0;
     }
     if (inter == 0) return 0.0;
-    int64_t uni = crowd ? d_area : d_area + g_area - inter;
+    int64_t uni = d_area + g_area - inter;
+    if (cache->checked != i) {
+        cache->empty = inner_empty_run(d, md);
+        cache->checked = i;
+    }
+    if (cache->empty && inner_empty_run(g, mg)) {
+        joint_walk(d, md, g, mg, &inter, &uni); /* (rleIou may stop early: see joint_walk) */
+        if (inter == 0) return 0.0;
+    }
+    if (crowd) uni = d_area;
     return (double)inter / (double)(uni > 1 ? uni : 1);
 }
 
 static void iou_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     IouJob *job = (IouJob *)ctx;
-    DetCache cache = {-1, 0, 0, NULL};
+    DetCache cache = {-1, 0, 0, NULL, -1, 0};
     for (Py_ssize_t e = lo; e < hi && !job->declined; e++) job->out[e] = pair_iou(job, &cache, e);
     free(cache.buf);
 }
@@ -2101,7 +2146,7 @@ static PyMethodDef methods[] = {
     {"to_strings", py_to_strings, METH_VARARGS,
      "to_strings(counts, offsets) -> list[str]: compressed RLE strings."},
     {"areas", py_areas, METH_VARARGS, "areas(counts, offsets) -> int64 (N,)."},
-    {"bboxes", py_bboxes, METH_VARARGS, "bboxes(counts, offsets, height) -> float64 (N, 4)."},
+    {"bboxes", py_bboxes, METH_VARARGS, "bboxes(counts, offsets, height, width) -> float64 (N, 4)."},
     {"runs_fit", py_runs_fit, METH_VARARGS,
      "runs_fit(counts, offsets, hw) -> bool: runs within 0 .. max(hw), summing to hw."},
     {"string_masks", py_string_masks, METH_VARARGS,

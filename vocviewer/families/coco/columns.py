@@ -100,7 +100,7 @@ class RleTable:
 
     def bboxes(self) -> FloatArray:
         """Each mask's ``rleToBbox``, float64 (N, 4) ``x, y, w, h`` (``rle_columns.bboxes``)."""
-        return rc.bboxes(self.counts, self.offsets, self.height)
+        return rc.bboxes(self.counts, self.offsets, self.height, self.width)
 
     def mask_boxes(self) -> FloatArray:
         """``bboxes`` for reading only: a table that keeps them gives its own (no copy)."""

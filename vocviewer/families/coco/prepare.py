@@ -232,7 +232,7 @@ def _boundaries(prep: Prepared) -> tuple[RleTable, RleTable, FloatArray, FloatAr
         done = np.zeros(len(t), dtype=bool) if old is None else old[2].copy()
         done[rows] = True
         table = RleTable(c, o, t.height, t.width)
-        cache[j] = (table, rc.bboxes(table.counts, table.offsets, table.height), done)
+        cache[j] = (table, rc.bboxes(table.counts, table.offsets, table.height, table.width), done)
     (d_tab, d_box, _), (g_tab, g_box, _) = cache[1], cache[2]
     return d_tab, g_tab, d_box, g_box
 

@@ -159,7 +159,7 @@ def _rasterise(cols: dict[str, list[Any]], kind: str) -> None:
         if kind == "segm":
             cols["area"][j] = mk.area(c)
             if cols["bbox"][j] is None:
-                cols["bbox"][j] = mk.to_bbox(c, p.h)
+                cols["bbox"][j] = mk.to_bbox(c, p.h, p.w)
 
 
 def _known(
@@ -222,7 +222,7 @@ def _entry(
         if not isinstance(rle, _Polygons):
             area = mk.area(rle[0])
             if bb is None:
-                bb = mk.to_bbox(rle[0], rle[1])
+                bb = mk.to_bbox(*rle)
     else:
         kp = _keypoints(path, a, where, flags)
         x, y = kp[:, 0], kp[:, 1]

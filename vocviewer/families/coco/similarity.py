@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
+from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.families.coco.columns import RleTable
@@ -113,9 +114,21 @@ def mask_iou_pairs(
     gc, go = rc.take(gt.counts, gt.offsets, uj)
     inter = rc.intersections(rc.Intervals(dc, do), rc.Intervals(gc, go), ii, jj)
     d_area = rc.areas(dc, do)[ii]
-    union = np.where(crowd[cand], d_area, d_area + rc.areas(gc, go)[jj] - inter)
+    union = d_area + rc.areas(gc, go)[jj] - inter
+    for e in np.flatnonzero(_inner_empty(dc, do)[ii] & _inner_empty(gc, go)[jj]):
+        walked = mk.joint_walk(dc[do[ii[e]] : do[ii[e] + 1]], gc[go[jj[e]] : go[jj[e] + 1]])
+        inter[e], union[e] = walked  # (rleIou's walk stops early on these: see joint_walk)
+    union = np.where(crowd[cand], d_area, union)
     out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
     return out
+
+
+def _inner_empty(counts: IntArray, offsets: IntArray) -> npt.NDArray[np.bool_]:
+    """Per mask: a run of length zero after its first (``core.masks.has_inner_empty_run``)."""
+    first = np.zeros(len(counts), dtype=bool)
+    first[offsets[:-1][np.diff(offsets) > 0]] = True
+    rows = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+    return np.bincount(rows[(counts == 0) & ~first], minlength=len(offsets) - 1) > 0
 
 
 def boundary_iou(
