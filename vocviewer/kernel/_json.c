@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "_bus_guard.h"
+#include "_owned_array.h"
 #ifndef _WIN32
 #include <pthread.h>
 #include <unistd.h>
@@ -1580,7 +1581,6 @@ static int parse_annotations_any(Scan *s, Column *c, int threads, long part_byte
 
 typedef int (*ParseFn)(Scan *, Column *, int threads, long part_bytes);
 
-static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
 
 /* The buffer as a 1-d array that takes over its memory (no copy: a results file's runs can
  * take hundreds of MB); the buffer is left empty. */
@@ -1588,20 +1588,9 @@ static PyObject *take_array(Buf *b, int type) {
     npy_intp len = (npy_intp)b->len;
     if (len == 0) return PyArray_SimpleNew(1, &len, type);
     char *data = realloc(b->data, b->len * b->item); /* give back the unused capacity */
-    if (data) b->data = data;
-    PyObject *a = PyArray_SimpleNewFromData(1, &len, type, b->data);
-    if (!a) return NULL;
-    PyObject *owner = PyCapsule_New(b->data, NULL, free_capsule);
-    if (!owner) {
-        Py_DECREF(a);
-        return NULL;
-    }
-    b->data = NULL; /* the capsule frees it, once the array (its base) goes */
+    PyObject *a = array_owning(data ? data : b->data, len, type);
+    b->data = NULL;
     b->len = b->cap = 0;
-    if (PyArray_SetBaseObject((PyArrayObject *)a, owner)) {
-        Py_DECREF(a);
-        return NULL;
-    }
     return a;
 }
 

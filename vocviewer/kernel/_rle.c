@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "_bus_guard.h"
+#include "_owned_array.h"
 #include "_threads.h"
 
 #define PAIRS_PER_THREAD 2048 /* fewer pairs than this per thread: not worth a thread */
@@ -1319,24 +1320,12 @@ static int vec_reserve(Vec *b, int64_t cap) {
     return 0;
 }
 
-static void free_capsule(PyObject *capsule) { free(PyCapsule_GetPointer(capsule, NULL)); }
-
 /* The first n values of b as a 1-d int64 array that takes over b's memory (no copy; b is left
  * empty), or NULL. */
 static PyObject *vec_array(Vec *b, npy_intp n) {
-    PyObject *a = PyArray_SimpleNewFromData(1, &n, NPY_INT64, b->v);
-    if (!a) return NULL;
-    PyObject *owner = PyCapsule_New(b->v, NULL, free_capsule);
-    if (!owner) {
-        Py_DECREF(a);
-        return NULL;
-    }
-    b->v = NULL; /* the capsule frees it, once the array (its base) goes */
+    PyObject *a = array_owning(b->v, n, NPY_INT64);
+    b->v = NULL;
     b->n = b->cap = 0;
-    if (PyArray_SetBaseObject((PyArrayObject *)a, owner)) {
-        Py_DECREF(a);
-        return NULL;
-    }
     return a;
 }
 
