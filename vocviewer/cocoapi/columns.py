@@ -16,7 +16,6 @@ import itertools
 import operator
 from dataclasses import dataclass
 from operator import itemgetter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ import numpy.typing as npt
 import vocviewer.cocoapi.mask as mask_utils
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
+from vocviewer.core.paths import PathColumn
 from vocviewer.core.results import Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
@@ -246,7 +246,7 @@ def build_ground_truth(
     )
     images = ImageTable(
         np.array([str(i) for i in img_id.tolist()], dtype=np.str_),
-        tuple(Path(str(i.get("file_name", ""))) for i in imgs),
+        PathColumn([str(i.get("file_name", "")) for i in imgs]),  # (Paths made when read)
         frame.width.astype(np.int32),
         frame.height.astype(np.int32),
         np.zeros(len(imgs), dtype=bool),

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vocviewer import kernel
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
+from vocviewer.core.paths import PathColumn
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
 from vocviewer.families.coco.lazy_masks import LazyRleTable, Shapes
@@ -152,17 +153,17 @@ def kernel_dataset(
     return _dataset(path, c, cat_order, rows, label, files, rles, img_dir)
 
 
-def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool) -> list[Path]:
+def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool) -> PathColumn:
     """Each image's file: ``file_name``, else (LVIS) the last part of ``coco_url``, else
-    ``<id>.jpg``, in the image folder."""
+    ``<id>.jpg``, in the image folder (each ``Path`` made when first read)."""
     names = c.strings("file_off", "file_len")
     urls = c.strings("url_off", "url_len") if url_names else [None] * len(names)
     out = []
     for name, url, iid in zip(names, urls, ids.tolist(), strict=True):
         if name is None and url is not None:
             name = url.rstrip("/").rsplit("/", 1)[-1]
-        out.append(img_dir / (name if name is not None else f"{iid}.jpg"))
-    return out
+        out.append(name if name is not None else f"{iid}.jpg")
+    return PathColumn(out, img_dir)
 
 
 def _masks(
@@ -211,7 +212,7 @@ def _dataset(
     cat_order: IntArray,
     rows: IntArray,
     label: IntArray,
-    files: list[Path],
+    files: PathColumn,
     segm: Shapes | None,
     img_dir: Path,
 ) -> Dataset:
@@ -265,7 +266,7 @@ def _dataset(
     )
     images_table = ImageTable(
         np.array([str(i) for i in ids.tolist()], dtype=np.str_),
-        tuple(files),
+        files,
         c["width"].copy(),
         c["height"].copy(),
         np.zeros(len(ids), dtype=bool),
