@@ -123,6 +123,31 @@ def test_object_rows_are_the_slice_positions_rows(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+@pytest.mark.parametrize("max_dets", [(1, 10, 100), (100, 1, 10)])
+def test_curves_alone_without_the_evidence(max_dets: tuple[int, ...], tmp_path: Path) -> None:
+    """``evidence=False`` (the drop-in's): ``match0`` and ``verdict0`` empty, every other
+    output the same as with them (and as the numpy path's curves)."""
+    from tests.parity.test_coco_parity import gen_bbox
+    from vocviewer.families.coco.match_kernel import kernel_categories
+
+    ann = MINI / "instances_val2017.json"
+    res = tmp_path / "dt.json"
+    res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
+    ds = read_coco(ann, masks=False)
+    prep = prepare(ds, read_coco_results(ds, res), CocoParams(max_dets=max_dets))
+    n = prep.n_categories
+    with_, alone = (kernel_categories(prep, 0, n, evidence=e) for e in (True, False))
+    assert with_ is not None and alone is not None and len(alone) == n
+    for k, (w, a) in enumerate(zip(with_, alone, strict=True)):
+        assert a.match0.shape == a.verdict0.shape == (0, 0)
+        assert w.match0.shape == w.verdict0.shape == (10, len(w.curves.order))
+        assert_same(a.curves, w.curves, f"category {k}")
+        assert_same(a.npig, w.npig, f"category {k}")
+        with numpy_path():
+            assert_same(a.curves, match_category(prep, k).curves, f"category {k}")
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 def test_coco_mini_keypoints(tmp_path: Path) -> None:
     pytest.importorskip("pycocotools")
     from tests.parity.test_coco_parity import gen_keypoints

@@ -64,6 +64,7 @@ typedef struct {
     int8_t code_tp, code_fp, code_ignored;
     const int64_t *gt_rows;    /* by prepared position: match0 holds gt_rows[position] (the
                                   object row); NULL: the GT slice position */
+    int evidence;              /* 0: no match0 / code0 (empty arrays; the curves alone) */
 } Shared;
 
 /* One category's outputs (borrowed from numpy arrays allocated before the GIL is released).
@@ -664,7 +665,7 @@ static npy_intp block_size(const Shared *S, int64_t k, int j)
     case 1: return T * A * M;
     case 3: return D;
     case 4: return A;
-    default: return T * D;
+    default: return S->evidence ? T * D : 0;
     }
 }
 
@@ -696,8 +697,9 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject **blo
     npy_intp T = S->T, R = S->R, A = S->A, M = S->M;
     npy_intp D = S->dt_off[k + 1] - S->dt_off[k], G = S->gt_off[k + 1] - S->gt_off[k];
     npy_intp d_prec[4] = {T, R, A, M}, d_rec[3] = {T, A, M}, d_td[2] = {T, D};
-    npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G};
-    npy_intp *dims[N_BLOCKS] = {d_prec, d_rec, d_prec, &D, &A, d_td, d_td};
+    npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G}, d_none[2] = {0, 0};
+    npy_intp *td = S->evidence ? d_td : d_none;
+    npy_intp *dims[N_BLOCKS] = {d_prec, d_rec, d_prec, &D, &A, td, td};
     const int nds[N_BLOCKS] = {4, 3, 4, 1, 1, 2, 2};
     PyObject *o[12] = {NULL};
     int n_out = full ? 12 : 7;
@@ -725,7 +727,8 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject **blo
     q->k = k;
     q->precision = DATA(0, double), q->recall = DATA(1, double), q->scores = DATA(2, double);
     q->order = DATA(3, int64_t), q->npig = DATA(4, int64_t);
-    q->match0 = DATA(5, int32_t), q->code0 = DATA(6, int8_t);
+    if (S->evidence)
+        q->match0 = DATA(5, int32_t), q->code0 = DATA(6, int8_t);
     if (full) {
         q->match = DATA(7, int64_t), q->gt_ig = DATA(8, uint8_t), q->dt_ig = DATA(9, uint8_t);
         q->tp = DATA(10, uint8_t), q->fp = DATA(11, uint8_t);
@@ -754,12 +757,13 @@ static void largest_first(const Shared *S, const Out *outs, int64_t *todo, int64
 static PyObject *evaluate(PyObject *self, PyObject *args)
 {
     PyObject *in[N_ARGS], *in_rows = Py_None;
-    int full = 0;
+    int full = 0, evidence = 1;
     Py_ssize_t n_threads = 1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn|O", &in[0], &in[1], &in[2], &in[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn|Op", &in[0], &in[1], &in[2], &in[3],
                           &in[4], &in[5], &in[6], &in[7], &in[8], &in[9], &in[10], &in[11],
                           &in[12], &in[13], &in[14], &in[15], &in[16], &in[17], &in[18],
-                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows))
+                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows,
+                          &evidence))
         return NULL;
     PyArrayObject *arr[N_ARGS] = {NULL}, *rows = NULL;
     PyObject *keep = NULL, *result = NULL, *blocks[N_BLOCKS] = {NULL};
@@ -784,6 +788,7 @@ static PyObject *evaluate(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "evaluate: give boxes, or sim with sim_off");
         goto done;
     }
+    S.evidence = evidence;
     S.T = PyArray_SIZE(arr[THR]), S.A = PyArray_SIZE(arr[AREA_LO]);
     S.M = PyArray_SIZE(arr[CAPS]), S.R = PyArray_SIZE(arr[REC]);
     int64_t K = PyArray_SIZE(arr[GT_OFF]) - 1, n = PyArray_SIZE(arr[CATEGORIES]);
@@ -942,7 +947,8 @@ static PyMethodDef methods[] = {
     {"evaluate", evaluate, METH_VARARGS,
      "evaluate(gt_box, gt_group, gt_crowd, gt_ignore, gt_area, gt_id0, gt_off,\n"
      "         dt_box, dt_group, dt_rank, dt_score, dt_area, dt_extra, dt_off, sim, sim_off,\n"
-     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads[, gt_rows])\n"
+     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads[, gt_rows\n"
+     "         [, evidence]])\n"
      "\n"
      "Evaluate `categories` (int64, indices into the *_off ranges) on up to `threads`\n"
      "threads. Columns are by prepared position: boxes float64 (N, 4) x, y, w, h (None with\n"
@@ -952,7 +958,8 @@ static PyMethodDef methods[] = {
      "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 int32 (T, D), code0 (T, D)\n"
      "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
      "dt_ignore, tp, fp (A, T, D). `gt_rows` int64 by GT position (each < 2**31), or None:\n"
-     "match0 then holds gt_rows at the matched position (-1: none), not the slice position."},
+     "match0 then holds gt_rows at the matched position (-1: none), not the slice position.\n"
+     "`evidence` false: match0 and code0 are left empty (0, 0) (the curves alone)."},
     {NULL, NULL, 0, NULL},
 };
 
