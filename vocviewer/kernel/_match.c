@@ -99,6 +99,7 @@ typedef struct {
     double *best; size_t n_best;       /* each detection's largest similarity */
     int64_t *at; size_t n_at;          /* rank of each TP */
     Keyed *keys; size_t n_keys;        /* the rank sort's two buffers */
+    int64_t *by_rank; size_t n_by_rank; /* each rank position's rank in its group */
 } Scratch;
 
 static int grow(void **buf, size_t *have, size_t want, size_t size)
@@ -398,14 +399,25 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
  * (the c-th TP, where c / npig first reaches the threshold) or rank 0 (a threshold <= 0);
  * between two TPs precision only falls. So the maximum right of the c-th TP is the maximum
  * over the c-th and later TPs, and only the TPs' precisions are computed, with the same
- * operations on the same values (tp, fp exact in doubles): the same bits. */
+ * operations on the same values (tp, fp exact in doubles): the same bits. Without `sel`, runs
+ * of 8 flags without a TP are counted in one step (their FPs: the flags' bit 1). */
 static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t *flag,
                   const double *score, int64_t npig, double *tp_pr, int64_t *tp_at,
                   double *recall, double *precision, double *scores, int64_t r_stride)
 {
     double n_pos = (double)npig;
     int64_t n_tp = 0, n_fp = 0;
-    for (int64_t i = 0; i < n; i++) {
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    for (int64_t i = 0; i < n;) {
+        if (sel == NULL && i + 8 <= n) { /* 8 flags at once while they hold no TP */
+            uint64_t w;
+            memcpy(&w, flag + i, sizeof w);
+            if ((w & ones) == 0) { /* FPs (2) and ignored (0) only: count the FPs */
+                n_fp += (int64_t)((((w >> 1) & ones) * ones) >> 56);
+                i += 8;
+                continue;
+            }
+        }
         int64_t p = sel != NULL ? sel[i] : i;
         uint8_t f = flag[p];
         n_fp += f == 2;
@@ -414,6 +426,7 @@ static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t 
             tp_pr[n_tp] = tp_sum / (fp_sum + tp_sum + DBL_EPSILON); /* + np.spacing(1) */
             tp_at[n_tp++] = p;
         }
+        i++;
     }
     *recall = n ? (double)n_tp / n_pos : 0;
     for (int64_t c = n_tp - 1; c > 0; c--) /* the right-to-left maximum, at the TPs */
@@ -433,19 +446,19 @@ static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t 
     }
 }
 
-/* All caps and thresholds of one area range `a`. `flag` (T, D) and `score` (D,) by rank
- * position. Caps that keep as many detections as an earlier one keep the same ones (the caps
+/* All caps and thresholds of one area range `a`. `flag` (T, D), `score` (D,) and `by_rank`
+ * (each detection's rank in its group: the caps keep rank < cap) by rank position. Caps that keep as many detections as an earlier one keep the same ones (the caps
  * nest), so their curves are copied. */
-static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_lo, int64_t nd,
-                            const uint8_t *flag, const double *score, int64_t npig, int64_t *sel,
-                            double *tp_pr, int64_t *tp_at)
+static void accumulate_area(const Shared *S, const Out *o, int64_t a, const int64_t *by_rank,
+                            int64_t nd, const uint8_t *flag, const double *score, int64_t npig,
+                            int64_t *sel, double *tp_pr, int64_t *tp_at)
 {
     int64_t T = S->T, R = S->R, A = S->A, M = S->M;
     int64_t prev_n = -1, prev_m = -1;
     for (int64_t m = 0; m < M; m++) {
         int64_t n = 0;
         for (int64_t i = 0; i < nd; i++)
-            if (S->dt_rank[d_lo + o->order[i]] < S->caps[m])
+            if (by_rank[i] < S->caps[m])
                 sel[n++] = i;
         for (int64_t t = 0; t < T; t++) {
             double *rc = o->recall + (t * A + a) * M + m;
@@ -493,7 +506,8 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
         GROW(s, taken, (size_t)(ng + 1)) < 0 ||
         GROW(s, flags, (size_t)(T * nd + ng + nd + 1)) < 0 ||
         GROW(s, pr, (size_t)(2 * nd + 1)) < 0 || GROW(s, at, (size_t)(nd + 1)) < 0 ||
-        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
+        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0 ||
+        GROW(s, by_rank, (size_t)(nd + 1)) < 0)
         return -1;
     for (int64_t d = 0; d < nd; d++)
         s->best[d] = -INFINITY; /* (no GT in its group) */
@@ -501,8 +515,10 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
     rank_order(S->dt_score + d_lo, nd, o->order, s->tmp, s->keys, s->keys + nd);
     int64_t *inv = s->tmp + ng + nd; /* each detection's rank position */
     double *score = s->pr + nd;      /* scores by rank position */
-    for (int64_t i = 0; i < nd; i++)
-        inv[o->order[i]] = i, score[i] = S->dt_score[d_lo + o->order[i]];
+    for (int64_t i = 0; i < nd; i++) {
+        int64_t d = d_lo + o->order[i];
+        inv[o->order[i]] = i, score[i] = S->dt_score[d], s->by_rank[i] = S->dt_rank[d];
+    }
     for (int64_t a = 0; a < S->A; a++) {
         double lo = S->area_lo[a], hi = S->area_hi[a];
         uint8_t *flag = s->flags, *ig = s->flags + T * nd, *out = ig + ng;
@@ -517,7 +533,8 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
                  full ? o->fp + at : NULL, full ? o->dt_ig + at : NULL,
                  a == 0 ? o->match0 : NULL, a == 0 ? o->code0 : NULL);
         if (o->npig[a] > 0)
-            accumulate_area(S, o, a, d_lo, nd, flag, score, o->npig[a], s->tmp, s->pr, s->at);
+            accumulate_area(S, o, a, s->by_rank, nd, flag, score, o->npig[a], s->tmp, s->pr,
+                            s->at);
     }
     return 0;
 }
@@ -565,7 +582,7 @@ static void *worker(void *arg)
         }
     }
     free(s.sim), free(s.groups), free(s.match), free(s.flags), free(s.tmp), free(s.pr), free(s.taken);
-    free(s.at), free(s.best), free(s.keys);
+    free(s.at), free(s.best), free(s.keys), free(s.by_rank);
     return NULL;
 }
 
