@@ -285,6 +285,34 @@ def test_generated_cases(
         )
 
 
+def test_many_images_tied_scores(tmp_path: Path) -> None:
+    """A category on more images (groups: runs of the rank sort) than the kernel merges (it
+    sorts by radix then): tied scores across images, -0.0 and 0.0, infinite and NaN ones keep
+    the numpy path's order and curves."""
+    rng = np.random.default_rng(5)
+    scores = [0.1, 0.5, 0.9, 1.0, 0.0, -0.0, float("inf"), float("nan")]
+    anns: list[dict[str, Any]] = []
+    dets: list[dict[str, Any]] = []
+    for img in range(1, 701):
+        for _ in range(int(rng.integers(1, 3))):
+            x, y = (float(v) for v in rng.integers(0, 200, 2))
+            anns.append({"id": len(anns) + 1, "image_id": img, "category_id": 1})
+            anns[-1]["bbox"] = [x, y, 40.0, float(rng.choice([20, 40, 120]))]
+        for _ in range(int(rng.integers(1, 5))):
+            x, y, w, h = anns[int(rng.integers(0, len(anns)))]["bbox"]
+            box = [x + float(rng.choice([0, 4, 30])), y, w, h]
+            score = scores[int(rng.integers(0, len(scores)))]
+            dets.append({"image_id": img, "category_id": 1, "bbox": box, "score": score})
+    for a in anns:
+        x, y, w, h = a["bbox"]
+        a["area"], a["segmentation"] = w * h, [[x, y, x, y + h, x + w, y + h, x + w, y]]
+    images = [{"id": i, "width": 640, "height": 480} for i in range(1, 701)]
+    gt = {"images": images, "categories": [{"id": 1, "name": "a"}], "annotations": anns}
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    (tmp_path / "dt.json").write_text(json.dumps(dets))
+    check_coco(tmp_path / "gt.json", tmp_path / "dt.json", "bbox", max_dets=(1, 2, 100))
+
+
 def test_non_finite_values(tmp_path: Path) -> None:
     """NaN widths (a NaN IoU passes every comparison in evaluateImg's loop), NaN and infinite
     scores (ranked last / first), -0.0 tied with 0.0, an infinite GT area."""

@@ -357,10 +357,40 @@ static void merge(const Keyed *a, Keyed *b, int64_t lo, int64_t mid, int64_t hi)
         b[o++] = a[j++];
 }
 
-/* Positions [0, n) in rank order: a stable merge sort by descending score (ties keep the
- * positions' order, which is image then rank order: cocoeval.py l. 364-366), starting from
- * the runs already in order (each (image, category) group is). `runs` holds n + 1 int64,
+/* Positions [0, n) in rank order: a stable sort by descending score (ties keep the
+ * positions' order, which is image then rank order: cocoeval.py l. 364-366): a merge sort
+ * starting from the runs already in order (each (image, category) group is), or with many
+ * runs a radix sort (stable too: the same order). `runs` holds n + 1 int64,
  * `a` and `b` n Keyed each. */
+enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, DIGITS = 6 }; /* 6 x 11 bits >= 64 */
+
+/* `a` sorted by key, stably (a least-significant-digit radix sort through `b`: each pass
+ * keeps the order of equal digits), a digit every key shares skipped; the positions into
+ * `order`. */
+static void radix_order(Keyed *a, Keyed *b, int64_t n, int64_t *order)
+{
+    int64_t count[DIGITS][RADIX];
+    memset(count, 0, sizeof count);
+    for (int64_t i = 0; i < n; i++)
+        for (int d = 0; d < DIGITS; d++)
+            count[d][(a[i].key >> (d * RADIX_BITS)) & (RADIX - 1)]++;
+    for (int d = 0; d < DIGITS; d++) {
+        int64_t *c = count[d], sum = 0;
+        if (c[(a[0].key >> (d * RADIX_BITS)) & (RADIX - 1)] == n)
+            continue; /* one digit for all: the pass would keep the order */
+        for (int j = 0; j < RADIX; j++) {
+            int64_t here = c[j];
+            c[j] = sum, sum += here;
+        }
+        for (int64_t i = 0; i < n; i++)
+            b[c[(a[i].key >> (d * RADIX_BITS)) & (RADIX - 1)]++] = a[i];
+        Keyed *swap = a;
+        a = b, b = swap;
+    }
+    for (int64_t i = 0; i < n; i++)
+        order[i] = a[i].pos;
+}
+
 static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *runs, Keyed *a,
                        Keyed *b)
 {
@@ -371,6 +401,10 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
             runs[n_runs++] = i;
     }
     runs[n_runs] = n;
+    if (n_runs > 256) { /* more merge passes (log2 of the runs) than radix passes */
+        radix_order(a, b, n, order);
+        return;
+    }
     while (n_runs > 1) {
         int64_t kept = 0;
         for (int64_t r = 0; r < n_runs; r += 2) {
