@@ -100,6 +100,8 @@ typedef struct {
     int64_t *at; size_t n_at;          /* rank of each TP */
     Keyed *keys; size_t n_keys;        /* the rank sort's two buffers */
     int64_t *by_rank; size_t n_by_rank; /* each rank position's rank in its group */
+    int64_t *sels; size_t n_sels;      /* (M, D) each cap's kept rank positions, */
+    int64_t *n_sel; size_t n_n_sel;    /* (M,) how many (D: all, its row of `sels` unused) */
 } Scratch;
 
 static int grow(void **buf, size_t *have, size_t want, size_t size)
@@ -297,10 +299,12 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
     const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
     const uint8_t *id0 = S->gt_id0 + g_lo;
     const int64_t *rows = S->gt_rows != NULL ? S->gt_rows + g_lo : NULL;
-    for (int64_t d = 0; d < nd; d++) {
-        double a = S->dt_area[d_lo + d];
-        out[d] = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
-    }
+    const double *area = S->dt_area + d_lo;
+    for (int64_t d = 0; d < nd; d++) /* (no branch: NaN areas compare false either way) */
+        out[d] = (area[d] < lo) | (area[d] > hi);
+    if (S->dt_extra != NULL)
+        for (int64_t d = 0; d < nd; d++)
+            out[d] |= S->dt_extra[d_lo + d] != 0;
     for (int64_t t = 0, T = S->T; t < T; t++) {
         const int64_t *mt = match + t * nd;
         uint8_t *ft = flag + t * nd;
@@ -480,20 +484,39 @@ static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t 
     }
 }
 
-/* All caps and thresholds of one area range `a`. `flag` (T, D), `score` (D,) and `by_rank`
- * (each detection's rank in its group: the caps keep rank < cap) by rank position. Caps that keep as many detections as an earlier one keep the same ones (the caps
+/* The rank positions each cap keeps (rank in its group < cap; `by_rank` by rank position):
+ * `n_sel[m]` of them, listed in row m of `sels` (M, D) unless all D are. */
+static void cap_selections(const Shared *S, const int64_t *by_rank, int64_t nd, int64_t *sels,
+                           int64_t *n_sel)
+{
+    int64_t top = -1; /* the largest rank: a cap above it keeps all */
+    for (int64_t i = 0; i < nd; i++)
+        top = by_rank[i] > top ? by_rank[i] : top;
+    for (int64_t m = 0; m < S->M; m++) {
+        int64_t n = 0, cap = S->caps[m], *sel = sels + m * nd;
+        if (cap > top) {
+            n_sel[m] = nd;
+            continue;
+        }
+        for (int64_t i = 0; i < nd; i++)
+            if (by_rank[i] < cap)
+                sel[n++] = i;
+        n_sel[m] = n;
+    }
+}
+
+/* All caps and thresholds of one area range `a`. `flag` (T, D) and `score` (D,) by rank
+ * position; `sels` and `n_sel` the rank positions each cap keeps (`cap_selections`). Caps that keep as many detections as an earlier one keep the same ones (the caps
  * nest), so their curves are copied. */
-static void accumulate_area(const Shared *S, const Out *o, int64_t a, const int64_t *by_rank,
-                            int64_t nd, const uint8_t *flag, const double *score, int64_t npig,
-                            int64_t *sel, double *tp_pr, int64_t *tp_at)
+static void accumulate_area(const Shared *S, const Out *o, int64_t a, const int64_t *sels,
+                            const int64_t *n_sel, int64_t nd, const uint8_t *flag,
+                            const double *score, int64_t npig, double *tp_pr, int64_t *tp_at)
 {
     int64_t T = S->T, R = S->R, A = S->A, M = S->M;
     int64_t prev_n = -1, prev_m = -1;
     for (int64_t m = 0; m < M; m++) {
-        int64_t n = 0;
-        for (int64_t i = 0; i < nd; i++)
-            if (by_rank[i] < S->caps[m])
-                sel[n++] = i;
+        int64_t n = n_sel[m];
+        const int64_t *sel = sels + m * nd;
         for (int64_t t = 0; t < T; t++) {
             double *rc = o->recall + (t * A + a) * M + m;
             double *p = o->precision + ((t * R) * A + a) * M + m;
@@ -541,7 +564,8 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
         GROW(s, flags, (size_t)(T * nd + ng + nd + 1)) < 0 ||
         GROW(s, pr, (size_t)(2 * nd + 1)) < 0 || GROW(s, at, (size_t)(nd + 1)) < 0 ||
         GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0 ||
-        GROW(s, by_rank, (size_t)(nd + 1)) < 0)
+        GROW(s, by_rank, (size_t)(nd + 1)) < 0 || GROW(s, sels, (size_t)(S->M * nd + 1)) < 0 ||
+        GROW(s, n_sel, (size_t)(S->M + 1)) < 0)
         return -1;
     for (int64_t d = 0; d < nd; d++)
         s->best[d] = -INFINITY; /* (no GT in its group) */
@@ -553,6 +577,7 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
         int64_t d = d_lo + o->order[i];
         inv[o->order[i]] = i, score[i] = S->dt_score[d], s->by_rank[i] = S->dt_rank[d];
     }
+    cap_selections(S, s->by_rank, nd, s->sels, s->n_sel);
     for (int64_t a = 0; a < S->A; a++) {
         double lo = S->area_lo[a], hi = S->area_hi[a];
         uint8_t *flag = s->flags, *ig = s->flags + T * nd, *out = ig + ng;
@@ -567,8 +592,7 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
                  full ? o->fp + at : NULL, full ? o->dt_ig + at : NULL,
                  a == 0 ? o->match0 : NULL, a == 0 ? o->code0 : NULL);
         if (o->npig[a] > 0)
-            accumulate_area(S, o, a, s->by_rank, nd, flag, score, o->npig[a], s->tmp, s->pr,
-                            s->at);
+            accumulate_area(S, o, a, s->sels, s->n_sel, nd, flag, score, o->npig[a], s->pr, s->at);
     }
     return 0;
 }
@@ -616,7 +640,7 @@ static void *worker(void *arg)
         }
     }
     free(s.sim), free(s.groups), free(s.match), free(s.flags), free(s.tmp), free(s.pr), free(s.taken);
-    free(s.at), free(s.best), free(s.keys), free(s.by_rank);
+    free(s.at), free(s.best), free(s.keys), free(s.by_rank), free(s.sels), free(s.n_sel);
     return NULL;
 }
 
