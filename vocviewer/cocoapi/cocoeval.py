@@ -14,6 +14,7 @@ import copy
 import datetime
 import time
 from collections import defaultdict
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ class Params:
         for name, value in self.__dict__.items():
             if id(value) in memo:
                 new.__dict__[name] = memo[id(value)]
-            elif type(value) is list and all(isinstance(x, _ATOMS) for x in value):
+            elif type(value) is list and all(map(isinstance, value, repeat(_ATOMS))):
                 new.__dict__[name] = memo[id(value)] = list(value)
             else:
                 new.__dict__[name] = copy.deepcopy(value, memo)
