@@ -409,7 +409,8 @@ def _dataset(
             kps[j, : len(r.keypoints)] = r.keypoints
     image_index = np.array([r.row for r in rows], dtype=np.int64)
     xywh = np.array([r.bbox for r in rows], dtype=np.float64).reshape(n, 4)
-    box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    with np.errstate(over="ignore"):  # (x + w past the largest double: inf, as the kernel's reader)
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     order_in_image = np.arange(n) - np.searchsorted(image_index, image_index, side="left")
     zeros = np.zeros(n, dtype=bool)
     objects = ObjectTable(

@@ -223,7 +223,8 @@ def _dataset(
     image_index = rows[order]
     label = label[order]
     xywh = c["bbox"].reshape(-1, 4)[order]
-    box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    with np.errstate(over="ignore"):  # (x + w past the largest double: inf, as the Python's)
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     order_in_image = np.arange(n) - np.searchsorted(image_index, image_index, side="left")
     zeros = np.zeros(n, dtype=bool)
     objects = ObjectTable(
