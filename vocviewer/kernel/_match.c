@@ -94,7 +94,8 @@ typedef struct {
     int64_t *match; size_t n_match;    /* (T, D) of one area range */
     uint8_t *flags; size_t n_flags;    /* TP / FP flag (T, D), then GT ignore (G) */
     int64_t *tmp; size_t n_tmp;        /* merge sort buffer, GT order, selection */
-    uint8_t *taken; size_t n_taken;    /* GT used up at one threshold, by slice position */
+    int64_t *taken; size_t n_taken;    /* GT used up at one threshold: its (group, threshold)
+                                          stamp, by slice position */
     double *pr; size_t n_pr;           /* precision at each TP */
     double *best; size_t n_best;       /* each detection's largest similarity */
     int64_t *at; size_t n_at;          /* rank of each TP */
@@ -214,14 +215,15 @@ static void gt_order(const uint8_t *ig, int64_t g0, int64_t g1, int64_t *perm)
  * scan stops at the first ignored one; a GT qualifies when its similarity is not below the
  * best so far (ties go to the later GT; a NaN passes, as `<` is false). */
 static int64_t match_one(const double *row, int64_t g0, const int64_t *perm, int64_t n_gt,
-                         const uint8_t *taken, const uint8_t *crowd, const uint8_t *ig,
+                         const int64_t *taken, int64_t stamp, const uint8_t *crowd,
+                         const uint8_t *ig,
                          double t)
 {
     double iou = t < 1 - 1e-10 ? t : 1 - 1e-10; /* min([t, 1-1e-10]) */
     int64_t m = -1;
     for (int64_t j = 0; j < n_gt; j++) {
         int64_t g = perm[j];
-        if (taken[g] && !crowd[g])
+        if (taken[g] == stamp && !crowd[g])
             continue;
         if (m > -1 && !ig[m] && ig[g])
             break;
@@ -237,12 +239,16 @@ static int64_t match_one(const double *row, int64_t g0, const int64_t *perm, int
 /* Match every group of the category at one area range, every threshold: match (T, D) gets the
  * GT position in the category's slice (-1: none). `ig` is the area's GT ignore flag by slice
  * position; `best` each detection's largest similarity (`row_best`: below the threshold, no
- * match); `perm` holds a group's GT order, `taken` a flag per slice position. */
+ * match); `perm` holds a group's GT order, `taken` a stamp per slice position (taken at this
+ * group and threshold: the stamp of the pair, never cleared). */
 static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t *groups,
                        int64_t n_groups, const double *sim, const double *best,
-                       const uint8_t *ig, int64_t *match, int64_t *perm, uint8_t *taken)
+                       const uint8_t *ig, int64_t *match, int64_t *perm, int64_t *taken)
 {
     const uint8_t *crowd = S->gt_crowd + g_lo;
+    int64_t stamp = 0, ng = groups != NULL && n_groups ? groups[5 * (n_groups - 1) + 3] : 0;
+    for (int64_t g = 0; g < ng; g++)
+        taken[g] = 0;
     for (int64_t i = 0, n = S->T * nd; i < n; i++)
         match[i] = -1;
     for (int64_t q = 0; q < n_groups; q++) {
@@ -253,16 +259,16 @@ static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t 
         gt_order(ig, g0, G[3], perm);
         for (int64_t t = 0; t < S->T; t++) {
             double thr = S->thr[t] < 1 - 1e-10 ? S->thr[t] : 1 - 1e-10;
-            memset(taken + g0, 0, (size_t)n_gt);
+            stamp++;
             for (int64_t d = G[0]; d < G[1]; d++) {
                 if (best[d] < thr)
                     continue;
                 const double *row = sim + G[4] + (d - G[0]) * n_gt;
-                int64_t m = match_one(row, g0, perm, n_gt, taken, crowd, ig, S->thr[t]);
+                int64_t m = match_one(row, g0, perm, n_gt, taken, stamp, crowd, ig, S->thr[t]);
                 if (m < 0)
                     continue;
                 match[t * nd + d] = m;
-                taken[m] = 1;
+                taken[m] = stamp;
             }
         }
     }
