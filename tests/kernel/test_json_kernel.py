@@ -370,6 +370,22 @@ def test_generated_ground_truth(data: dict[str, Any], indent: int | None, masks:
         assert diff(py, k) is None
 
 
+def test_box_corner_past_the_largest_double(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``y + h`` of a box ``[0, 1e308, 0, 1e308]`` overflows: inf on both paths, no warning
+    (found by ``test_generated_ground_truth``)."""
+    image = {"id": 0, "width": 30, "height": 20, "file_name": "a.jpg"}
+    ann = {"id": 1, "image_id": 0, "category_id": 1, "bbox": [0, 1e308, 0, 1e308]}
+    ann |= {"area": 0, "iscrowd": 0, "segmentation": []}
+    data = {"images": [image], "categories": [{"id": 1, "name": "c"}], "annotations": [ann]}
+    path = tmp_path / "instances_x.json"
+    path.write_text(json.dumps(data))
+    py, k = both(monkeypatch, read_coco, path, masks=False)
+    assert diff(py, k) is None
+    assert k.objects.box.tolist() == [[0.0, 1e308, 0.0, float("inf")]]
+
+
 _coord = st.one_of(st.integers(0, 600), st.floats(0, 600, allow_nan=False))
 _name = st.text(st.characters(min_codepoint=1, max_codepoint=127), max_size=8)
 

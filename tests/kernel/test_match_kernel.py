@@ -130,6 +130,31 @@ def test_object_rows_are_the_slice_positions_rows(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
+@pytest.mark.parametrize("max_dets", [(1, 10, 100), (100, 1, 10)])
+def test_curves_alone_without_the_evidence(max_dets: tuple[int, ...], tmp_path: Path) -> None:
+    """``evidence=False`` (the drop-in's): ``match0`` and ``verdict0`` empty, every other
+    output the same as with them (and as the numpy path's curves)."""
+    from tests.parity.test_coco_parity import gen_bbox
+    from vocviewer.families.coco.match_kernel import kernel_categories
+
+    ann = MINI / "instances_val2017.json"
+    res = tmp_path / "dt.json"
+    res.write_text(json.dumps(gen_bbox(json.loads(ann.read_text()))))
+    ds = read_coco(ann, masks=False)
+    prep = prepare(ds, read_coco_results(ds, res), CocoParams(max_dets=max_dets))
+    n = prep.n_categories
+    with_, alone = (kernel_categories(prep, 0, n, evidence=e) for e in (True, False))
+    assert with_ is not None and alone is not None and len(alone) == n
+    for k, (w, a) in enumerate(zip(with_, alone, strict=True)):
+        assert a.match0.shape == a.verdict0.shape == (0, 0)
+        assert w.match0.shape == w.verdict0.shape == (10, len(w.curves.order))
+        assert_same(a.curves, w.curves, f"category {k}")
+        assert_same(a.npig, w.npig, f"category {k}")
+        with numpy_path():
+            assert_same(a.curves, match_category(prep, k).curves, f"category {k}")
+
+
+@pytest.mark.skipif(not MINI.is_dir(), reason="coco-mini not available")
 def test_coco_mini_keypoints(tmp_path: Path) -> None:
     pytest.importorskip("pycocotools")
     from tests.parity.test_coco_parity import gen_keypoints
@@ -265,6 +290,34 @@ def test_generated_cases(
             max_dets=max_dets,
             fix_id0=fix_id0,
         )
+
+
+def test_many_images_tied_scores(tmp_path: Path) -> None:
+    """A category on more images (groups: runs of the rank sort) than the kernel merges (it
+    sorts by radix then): tied scores across images, -0.0 and 0.0, infinite and NaN ones keep
+    the numpy path's order and curves."""
+    rng = np.random.default_rng(5)
+    scores = [0.1, 0.5, 0.9, 1.0, 0.0, -0.0, float("inf"), float("nan")]
+    anns: list[dict[str, Any]] = []
+    dets: list[dict[str, Any]] = []
+    for img in range(1, 701):
+        for _ in range(int(rng.integers(1, 3))):
+            x, y = (float(v) for v in rng.integers(0, 200, 2))
+            anns.append({"id": len(anns) + 1, "image_id": img, "category_id": 1})
+            anns[-1]["bbox"] = [x, y, 40.0, float(rng.choice([20, 40, 120]))]
+        for _ in range(int(rng.integers(1, 5))):
+            x, y, w, h = anns[int(rng.integers(0, len(anns)))]["bbox"]
+            box = [x + float(rng.choice([0, 4, 30])), y, w, h]
+            score = scores[int(rng.integers(0, len(scores)))]
+            dets.append({"image_id": img, "category_id": 1, "bbox": box, "score": score})
+    for a in anns:
+        x, y, w, h = a["bbox"]
+        a["area"], a["segmentation"] = w * h, [[x, y, x, y + h, x + w, y + h, x + w, y]]
+    images = [{"id": i, "width": 640, "height": 480} for i in range(1, 701)]
+    gt = {"images": images, "categories": [{"id": 1, "name": "a"}], "annotations": anns}
+    (tmp_path / "gt.json").write_text(json.dumps(gt))
+    (tmp_path / "dt.json").write_text(json.dumps(dets))
+    check_coco(tmp_path / "gt.json", tmp_path / "dt.json", "bbox", max_dets=(1, 2, 100))
 
 
 def test_non_finite_values(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import copy
 import datetime
 import time
 from collections import defaultdict
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -36,9 +37,26 @@ from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS
 
+#: Immutable values a deep copy may share: a list of only these is copied as a list.
+_ATOMS = (int, float, str, np.integer, np.floating)
+
 
 class Params:
     """pycocotools' ``Params`` (same attributes and defaults)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Params:
+        """``copy.deepcopy`` (``evaluate()`` keeps one), a list of numbers (``imgIds``:
+        thousands of numpy integers) copied as a new list of the same immutable numbers."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if id(value) in memo:
+                new.__dict__[name] = memo[id(value)]
+            elif type(value) is list and all(map(isinstance, value, repeat(_ATOMS))):
+                new.__dict__[name] = memo[id(value)] = list(value)
+            else:
+                new.__dict__[name] = copy.deepcopy(value, memo)
+        return new
 
     def setDetParams(self) -> None:
         self.imgIds: list[Any] = []

@@ -16,7 +16,6 @@ import itertools
 import operator
 from dataclasses import dataclass
 from operator import itemgetter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,8 @@ import numpy.typing as npt
 import vocviewer.cocoapi.mask as mask_utils
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
-from vocviewer.core.results import Detections, ResultSet
+from vocviewer.core.paths import PathColumn
+from vocviewer.core.results import Derived, Detections, ResultSet
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults, RleTable
 from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle
 
@@ -67,6 +67,11 @@ def rows_of(keys: IntArray, values: IntArray) -> IntArray:
     pos = np.minimum(np.searchsorted(keys[order], values), len(keys) - 1)
     rows = order[pos]
     return np.where(keys[rows] == values, rows, -1).astype(np.int64)
+
+
+def _sealed_corners(xywh: FloatArray) -> FloatArray:
+    """``_corners(xywh)``, ``sealed`` (a result set's box column, made when first read)."""
+    return sealed(_corners(xywh))
 
 
 def _corners(xywh: FloatArray) -> FloatArray:
@@ -246,7 +251,7 @@ def build_ground_truth(
     )
     images = ImageTable(
         np.array([str(i) for i in img_id.tolist()], dtype=np.str_),
-        tuple(Path(str(i.get("file_name", ""))) for i in imgs),
+        PathColumn([str(i.get("file_name", "")) for i in imgs]),  # (Paths made when read)
         frame.width.astype(np.int32),
         frame.height.astype(np.int32),
         np.zeros(len(imgs), dtype=bool),
@@ -353,7 +358,7 @@ def build_results(
         keypoints=keypoints,
         masks=masks,
     )
-    box = sealed(_corners(xywh))
+    box: Any = Derived(_sealed_corners, xywh, rowwise=True)  # (made when read: not to evaluate)
     z = sealed(np.zeros(len(row), dtype=np.int64))
     return ResultSet(
         "results",

@@ -127,7 +127,10 @@ def _keypoints(c: dict[str, Any], keep: npt.NDArray[np.int64]) -> FloatArray:
     kept = lens[keep]
     p = int(kept.max(initial=0))
     if p and (lens == p).all():  # every entry has p points (the usual file)
-        out: FloatArray = np.take(c["keypoints"].reshape(-1, p, 3), keep, axis=0)
+        every: FloatArray = c["keypoints"].reshape(-1, p, 3)  # (read-only: the scanner's)
+        if np.array_equal(keep, np.arange(len(every))):
+            return every  # every entry kept, in order: no copy
+        out: FloatArray = np.take(every, keep, axis=0)
         return out
     out = np.zeros((len(keep), p, 3))
     if p:

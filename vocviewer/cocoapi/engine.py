@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from vocviewer.families.coco import similarity as sim
 from vocviewer.families.coco.accumulate import CategoryCurves
-from vocviewer.families.coco.evaluate import _chunks, category_matches
+from vocviewer.families.coco.evaluate import _chunks
 from vocviewer.families.coco.evaluate import match_category as coco_match
 from vocviewer.families.coco.match_kernel import available, kernel_categories
 from vocviewer.families.coco.prepare import Prepared, similarities
@@ -68,15 +68,18 @@ def category_curves(
     n = prep.n_categories
     if not available() or not len(p.area_ranges):
         return [match_category(prep, k, sigmas).curves for k in range(n)]
-    if p.iou_type == "bbox":
-        return [m.curves for m in category_matches(prep)]
-    whole_g, whole_d = slice(0, int(prep.gt_offsets[-1])), slice(0, int(prep.dt_offsets[-1]))
-    ent_det, _, s = _similarities(prep, whole_g, whole_d, sigmas)
-    cut = np.searchsorted(ent_det, prep.dt_offsets).tolist()  # (pairs sorted by detection)
-    sims = {k: s[cut[k] : cut[k + 1]] for k in range(n)}
+    sims = None  # (box IoU: computed by the kernel)
+    if p.iou_type != "bbox":
+        whole_g = slice(0, int(prep.gt_offsets[-1]))
+        whole_d = slice(0, int(prep.dt_offsets[-1]))
+        ent_det, _, s = _similarities(prep, whole_g, whole_d, sigmas)
+        cut = np.searchsorted(ent_det, prep.dt_offsets).tolist()  # (pairs sorted by detection)
+        sims = {k: s[cut[k] : cut[k + 1]] for k in range(n)}
     out: list[CategoryCurves] = []
     for k0, k1 in _chunks(prep.dt_offsets):
-        got = kernel_categories(prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0)
+        got = kernel_categories(
+            prep, k0, k1, similarities=sims, id0_quirk=not p.fix_id0, evidence=False
+        )
         assert got is not None
         out += [c.curves for c in got]
     return out

@@ -69,14 +69,15 @@ VOC_POSES: tuple[str, ...] = ("Unspecified", "Left", "Right", "Frontal", "Rear")
 class ImageTable:
     """Per-image columns, all of length ``I``.
 
-    ``id`` is the image identifier (``2008_000123``), ``path`` the image file (may not exist),
+    ``id`` is the image identifier (``2008_000123``), ``path`` the image file (may not exist; a
+    tuple, or a ``core.paths.PathColumn`` that makes each ``Path`` when first read),
     ``width``/``height`` in pixels from the annotation (0 if unknown), ``segmented`` the
     annotation's ``<segmented>`` flag, ``fields`` the annotation's other image-level text fields
     by element path (``folder``, ``source/database``, ``source/annotation``, ``size/depth``, ...).
     """
 
     id: npt.NDArray[np.str_]
-    path: tuple[Path, ...]
+    path: Sequence[Path]
     width: npt.NDArray[np.int32]
     height: npt.NDArray[np.int32]
     segmented: npt.NDArray[np.bool_]

@@ -64,6 +64,7 @@ typedef struct {
     int8_t code_tp, code_fp, code_ignored;
     const int64_t *gt_rows;    /* by prepared position: match0 holds gt_rows[position] (the
                                   object row); NULL: the GT slice position */
+    int evidence;              /* 0: no match0 / code0 (empty arrays; the curves alone) */
 } Shared;
 
 /* One category's outputs (borrowed from numpy arrays allocated before the GIL is released).
@@ -93,11 +94,15 @@ typedef struct {
     int64_t *match; size_t n_match;    /* (T, D) of one area range */
     uint8_t *flags; size_t n_flags;    /* TP / FP flag (T, D), then GT ignore (G) */
     int64_t *tmp; size_t n_tmp;        /* merge sort buffer, GT order, selection */
-    uint8_t *taken; size_t n_taken;    /* GT used up at one threshold, by slice position */
+    int64_t *taken; size_t n_taken;    /* GT used up at one threshold: its (group, threshold)
+                                          stamp, by slice position */
     double *pr; size_t n_pr;           /* precision at each TP */
     double *best; size_t n_best;       /* each detection's largest similarity */
     int64_t *at; size_t n_at;          /* rank of each TP */
     Keyed *keys; size_t n_keys;        /* the rank sort's two buffers */
+    int64_t *by_rank; size_t n_by_rank; /* each rank position's rank in its group */
+    int64_t *sels; size_t n_sels;      /* (M, D) each cap's kept rank positions, */
+    int64_t *n_sel; size_t n_n_sel;    /* (M,) how many (D: all, its row of `sels` unused) */
 } Scratch;
 
 static int grow(void **buf, size_t *have, size_t want, size_t size)
@@ -210,14 +215,15 @@ static void gt_order(const uint8_t *ig, int64_t g0, int64_t g1, int64_t *perm)
  * scan stops at the first ignored one; a GT qualifies when its similarity is not below the
  * best so far (ties go to the later GT; a NaN passes, as `<` is false). */
 static int64_t match_one(const double *row, int64_t g0, const int64_t *perm, int64_t n_gt,
-                         const uint8_t *taken, const uint8_t *crowd, const uint8_t *ig,
+                         const int64_t *taken, int64_t stamp, const uint8_t *crowd,
+                         const uint8_t *ig,
                          double t)
 {
     double iou = t < 1 - 1e-10 ? t : 1 - 1e-10; /* min([t, 1-1e-10]) */
     int64_t m = -1;
     for (int64_t j = 0; j < n_gt; j++) {
         int64_t g = perm[j];
-        if (taken[g] && !crowd[g])
+        if (taken[g] == stamp && !crowd[g])
             continue;
         if (m > -1 && !ig[m] && ig[g])
             break;
@@ -233,12 +239,16 @@ static int64_t match_one(const double *row, int64_t g0, const int64_t *perm, int
 /* Match every group of the category at one area range, every threshold: match (T, D) gets the
  * GT position in the category's slice (-1: none). `ig` is the area's GT ignore flag by slice
  * position; `best` each detection's largest similarity (`row_best`: below the threshold, no
- * match); `perm` holds a group's GT order, `taken` a flag per slice position. */
+ * match); `perm` holds a group's GT order, `taken` a stamp per slice position (taken at this
+ * group and threshold: the stamp of the pair, never cleared). */
 static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t *groups,
                        int64_t n_groups, const double *sim, const double *best,
-                       const uint8_t *ig, int64_t *match, int64_t *perm, uint8_t *taken)
+                       const uint8_t *ig, int64_t *match, int64_t *perm, int64_t *taken)
 {
     const uint8_t *crowd = S->gt_crowd + g_lo;
+    int64_t stamp = 0, ng = groups != NULL && n_groups ? groups[5 * (n_groups - 1) + 3] : 0;
+    for (int64_t g = 0; g < ng; g++)
+        taken[g] = 0;
     for (int64_t i = 0, n = S->T * nd; i < n; i++)
         match[i] = -1;
     for (int64_t q = 0; q < n_groups; q++) {
@@ -249,16 +259,16 @@ static void match_area(const Shared *S, int64_t g_lo, int64_t nd, const int64_t 
         gt_order(ig, g0, G[3], perm);
         for (int64_t t = 0; t < S->T; t++) {
             double thr = S->thr[t] < 1 - 1e-10 ? S->thr[t] : 1 - 1e-10;
-            memset(taken + g0, 0, (size_t)n_gt);
+            stamp++;
             for (int64_t d = G[0]; d < G[1]; d++) {
                 if (best[d] < thr)
                     continue;
                 const double *row = sim + G[4] + (d - G[0]) * n_gt;
-                int64_t m = match_one(row, g0, perm, n_gt, taken, crowd, ig, S->thr[t]);
+                int64_t m = match_one(row, g0, perm, n_gt, taken, stamp, crowd, ig, S->thr[t]);
                 if (m < 0)
                     continue;
                 match[t * nd + d] = m;
-                taken[m] = 1;
+                taken[m] = stamp;
             }
         }
     }
@@ -295,10 +305,12 @@ static void verdicts(const Shared *S, int64_t g_lo, int64_t d_lo, int64_t nd, co
     const int8_t code[3] = {S->code_ignored, S->code_tp, S->code_fp};
     const uint8_t *id0 = S->gt_id0 + g_lo;
     const int64_t *rows = S->gt_rows != NULL ? S->gt_rows + g_lo : NULL;
-    for (int64_t d = 0; d < nd; d++) {
-        double a = S->dt_area[d_lo + d];
-        out[d] = a < lo || a > hi || (S->dt_extra != NULL && S->dt_extra[d_lo + d]);
-    }
+    const double *area = S->dt_area + d_lo;
+    for (int64_t d = 0; d < nd; d++) /* (no branch: NaN areas compare false either way) */
+        out[d] = (area[d] < lo) | (area[d] > hi);
+    if (S->dt_extra != NULL)
+        for (int64_t d = 0; d < nd; d++)
+            out[d] |= S->dt_extra[d_lo + d] != 0;
     for (int64_t t = 0, T = S->T; t < T; t++) {
         const int64_t *mt = match + t * nd;
         uint8_t *ft = flag + t * nd;
@@ -355,10 +367,40 @@ static void merge(const Keyed *a, Keyed *b, int64_t lo, int64_t mid, int64_t hi)
         b[o++] = a[j++];
 }
 
-/* Positions [0, n) in rank order: a stable merge sort by descending score (ties keep the
- * positions' order, which is image then rank order: cocoeval.py l. 364-366), starting from
- * the runs already in order (each (image, category) group is). `runs` holds n + 1 int64,
+/* Positions [0, n) in rank order: a stable sort by descending score (ties keep the
+ * positions' order, which is image then rank order: cocoeval.py l. 364-366): a merge sort
+ * starting from the runs already in order (each (image, category) group is), or with many
+ * runs a radix sort (stable too: the same order). `runs` holds n + 1 int64,
  * `a` and `b` n Keyed each. */
+enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS, DIGITS = 6 }; /* 6 x 11 bits >= 64 */
+
+/* `a` sorted by key, stably (a least-significant-digit radix sort through `b`: each pass
+ * keeps the order of equal digits), a digit every key shares skipped; the positions into
+ * `order`. */
+static void radix_order(Keyed *a, Keyed *b, int64_t n, int64_t *order)
+{
+    int64_t count[DIGITS][RADIX];
+    memset(count, 0, sizeof count);
+    for (int64_t i = 0; i < n; i++)
+        for (int d = 0; d < DIGITS; d++)
+            count[d][(a[i].key >> (d * RADIX_BITS)) & (RADIX - 1)]++;
+    for (int d = 0; d < DIGITS; d++) {
+        int64_t *c = count[d], sum = 0;
+        if (c[(a[0].key >> (d * RADIX_BITS)) & (RADIX - 1)] == n)
+            continue; /* one digit for all: the pass would keep the order */
+        for (int j = 0; j < RADIX; j++) {
+            int64_t here = c[j];
+            c[j] = sum, sum += here;
+        }
+        for (int64_t i = 0; i < n; i++)
+            b[c[(a[i].key >> (d * RADIX_BITS)) & (RADIX - 1)]++] = a[i];
+        Keyed *swap = a;
+        a = b, b = swap;
+    }
+    for (int64_t i = 0; i < n; i++)
+        order[i] = a[i].pos;
+}
+
 static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *runs, Keyed *a,
                        Keyed *b)
 {
@@ -369,6 +411,10 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
             runs[n_runs++] = i;
     }
     runs[n_runs] = n;
+    if (n_runs > 256) { /* more merge passes (log2 of the runs) than radix passes */
+        radix_order(a, b, n, order);
+        return;
+    }
     while (n_runs > 1) {
         int64_t kept = 0;
         for (int64_t r = 0; r < n_runs; r += 2) {
@@ -397,14 +443,25 @@ static void rank_order(const double *score, int64_t n, int64_t *order, int64_t *
  * (the c-th TP, where c / npig first reaches the threshold) or rank 0 (a threshold <= 0);
  * between two TPs precision only falls. So the maximum right of the c-th TP is the maximum
  * over the c-th and later TPs, and only the TPs' precisions are computed, with the same
- * operations on the same values (tp, fp exact in doubles): the same bits. */
+ * operations on the same values (tp, fp exact in doubles): the same bits. Without `sel`, runs
+ * of 8 flags without a TP are counted in one step (their FPs: the flags' bit 1). */
 static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t *flag,
                   const double *score, int64_t npig, double *tp_pr, int64_t *tp_at,
                   double *recall, double *precision, double *scores, int64_t r_stride)
 {
     double n_pos = (double)npig;
     int64_t n_tp = 0, n_fp = 0;
-    for (int64_t i = 0; i < n; i++) {
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    for (int64_t i = 0; i < n;) {
+        if (sel == NULL && i + 8 <= n) { /* 8 flags at once while they hold no TP */
+            uint64_t w;
+            memcpy(&w, flag + i, sizeof w);
+            if ((w & ones) == 0) { /* FPs (2) and ignored (0) only: count the FPs */
+                n_fp += (int64_t)((((w >> 1) & ones) * ones) >> 56);
+                i += 8;
+                continue;
+            }
+        }
         int64_t p = sel != NULL ? sel[i] : i;
         uint8_t f = flag[p];
         n_fp += f == 2;
@@ -413,6 +470,7 @@ static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t 
             tp_pr[n_tp] = tp_sum / (fp_sum + tp_sum + DBL_EPSILON); /* + np.spacing(1) */
             tp_at[n_tp++] = p;
         }
+        i++;
     }
     *recall = n ? (double)n_tp / n_pos : 0;
     for (int64_t c = n_tp - 1; c > 0; c--) /* the right-to-left maximum, at the TPs */
@@ -432,20 +490,39 @@ static void curve(const Shared *S, const int64_t *sel, int64_t n, const uint8_t 
     }
 }
 
+/* The rank positions each cap keeps (rank in its group < cap; `by_rank` by rank position):
+ * `n_sel[m]` of them, listed in row m of `sels` (M, D) unless all D are. */
+static void cap_selections(const Shared *S, const int64_t *by_rank, int64_t nd, int64_t *sels,
+                           int64_t *n_sel)
+{
+    int64_t top = -1; /* the largest rank: a cap above it keeps all */
+    for (int64_t i = 0; i < nd; i++)
+        top = by_rank[i] > top ? by_rank[i] : top;
+    for (int64_t m = 0; m < S->M; m++) {
+        int64_t n = 0, cap = S->caps[m], *sel = sels + m * nd;
+        if (cap > top) {
+            n_sel[m] = nd;
+            continue;
+        }
+        for (int64_t i = 0; i < nd; i++)
+            if (by_rank[i] < cap)
+                sel[n++] = i;
+        n_sel[m] = n;
+    }
+}
+
 /* All caps and thresholds of one area range `a`. `flag` (T, D) and `score` (D,) by rank
- * position. Caps that keep as many detections as an earlier one keep the same ones (the caps
+ * position; `sels` and `n_sel` the rank positions each cap keeps (`cap_selections`). Caps that keep as many detections as an earlier one keep the same ones (the caps
  * nest), so their curves are copied. */
-static void accumulate_area(const Shared *S, const Out *o, int64_t a, int64_t d_lo, int64_t nd,
-                            const uint8_t *flag, const double *score, int64_t npig, int64_t *sel,
-                            double *tp_pr, int64_t *tp_at)
+static void accumulate_area(const Shared *S, const Out *o, int64_t a, const int64_t *sels,
+                            const int64_t *n_sel, int64_t nd, const uint8_t *flag,
+                            const double *score, int64_t npig, double *tp_pr, int64_t *tp_at)
 {
     int64_t T = S->T, R = S->R, A = S->A, M = S->M;
     int64_t prev_n = -1, prev_m = -1;
     for (int64_t m = 0; m < M; m++) {
-        int64_t n = 0;
-        for (int64_t i = 0; i < nd; i++)
-            if (S->dt_rank[d_lo + o->order[i]] < S->caps[m])
-                sel[n++] = i;
+        int64_t n = n_sel[m];
+        const int64_t *sel = sels + m * nd;
         for (int64_t t = 0; t < T; t++) {
             double *rc = o->recall + (t * A + a) * M + m;
             double *p = o->precision + ((t * R) * A + a) * M + m;
@@ -492,7 +569,9 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
         GROW(s, taken, (size_t)(ng + 1)) < 0 ||
         GROW(s, flags, (size_t)(T * nd + ng + nd + 1)) < 0 ||
         GROW(s, pr, (size_t)(2 * nd + 1)) < 0 || GROW(s, at, (size_t)(nd + 1)) < 0 ||
-        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0)
+        GROW(s, best, (size_t)(nd + 1)) < 0 || GROW(s, keys, (size_t)(2 * nd + 1)) < 0 ||
+        GROW(s, by_rank, (size_t)(nd + 1)) < 0 || GROW(s, sels, (size_t)(S->M * nd + 1)) < 0 ||
+        GROW(s, n_sel, (size_t)(S->M + 1)) < 0)
         return -1;
     for (int64_t d = 0; d < nd; d++)
         s->best[d] = -INFINITY; /* (no GT in its group) */
@@ -500,8 +579,11 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
     rank_order(S->dt_score + d_lo, nd, o->order, s->tmp, s->keys, s->keys + nd);
     int64_t *inv = s->tmp + ng + nd; /* each detection's rank position */
     double *score = s->pr + nd;      /* scores by rank position */
-    for (int64_t i = 0; i < nd; i++)
-        inv[o->order[i]] = i, score[i] = S->dt_score[d_lo + o->order[i]];
+    for (int64_t i = 0; i < nd; i++) {
+        int64_t d = d_lo + o->order[i];
+        inv[o->order[i]] = i, score[i] = S->dt_score[d], s->by_rank[i] = S->dt_rank[d];
+    }
+    cap_selections(S, s->by_rank, nd, s->sels, s->n_sel);
     for (int64_t a = 0; a < S->A; a++) {
         double lo = S->area_lo[a], hi = S->area_hi[a];
         uint8_t *flag = s->flags, *ig = s->flags + T * nd, *out = ig + ng;
@@ -516,7 +598,7 @@ static int evaluate_category(const Shared *S, const Out *o, Scratch *s)
                  full ? o->fp + at : NULL, full ? o->dt_ig + at : NULL,
                  a == 0 ? o->match0 : NULL, a == 0 ? o->code0 : NULL);
         if (o->npig[a] > 0)
-            accumulate_area(S, o, a, d_lo, nd, flag, score, o->npig[a], s->tmp, s->pr, s->at);
+            accumulate_area(S, o, a, s->sels, s->n_sel, nd, flag, score, o->npig[a], s->pr, s->at);
     }
     return 0;
 }
@@ -564,7 +646,7 @@ static void *worker(void *arg)
         }
     }
     free(s.sim), free(s.groups), free(s.match), free(s.flags), free(s.tmp), free(s.pr), free(s.taken);
-    free(s.at), free(s.best), free(s.keys);
+    free(s.at), free(s.best), free(s.keys), free(s.by_rank), free(s.sels), free(s.n_sel);
     return NULL;
 }
 
@@ -664,7 +746,7 @@ static npy_intp block_size(const Shared *S, int64_t k, int j)
     case 1: return T * A * M;
     case 3: return D;
     case 4: return A;
-    default: return T * D;
+    default: return S->evidence ? T * D : 0;
     }
 }
 
@@ -696,8 +778,9 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject **blo
     npy_intp T = S->T, R = S->R, A = S->A, M = S->M;
     npy_intp D = S->dt_off[k + 1] - S->dt_off[k], G = S->gt_off[k + 1] - S->gt_off[k];
     npy_intp d_prec[4] = {T, R, A, M}, d_rec[3] = {T, A, M}, d_td[2] = {T, D};
-    npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G};
-    npy_intp *dims[N_BLOCKS] = {d_prec, d_rec, d_prec, &D, &A, d_td, d_td};
+    npy_intp d_atd[3] = {A, T, D}, d_ag[2] = {A, G}, d_none[2] = {0, 0};
+    npy_intp *td = S->evidence ? d_td : d_none;
+    npy_intp *dims[N_BLOCKS] = {d_prec, d_rec, d_prec, &D, &A, td, td};
     const int nds[N_BLOCKS] = {4, 3, 4, 1, 1, 2, 2};
     PyObject *o[12] = {NULL};
     int n_out = full ? 12 : 7;
@@ -725,7 +808,8 @@ static int category_outputs(const Shared *S, int64_t k, int full, PyObject **blo
     q->k = k;
     q->precision = DATA(0, double), q->recall = DATA(1, double), q->scores = DATA(2, double);
     q->order = DATA(3, int64_t), q->npig = DATA(4, int64_t);
-    q->match0 = DATA(5, int32_t), q->code0 = DATA(6, int8_t);
+    if (S->evidence)
+        q->match0 = DATA(5, int32_t), q->code0 = DATA(6, int8_t);
     if (full) {
         q->match = DATA(7, int64_t), q->gt_ig = DATA(8, uint8_t), q->dt_ig = DATA(9, uint8_t);
         q->tp = DATA(10, uint8_t), q->fp = DATA(11, uint8_t);
@@ -754,12 +838,13 @@ static void largest_first(const Shared *S, const Out *outs, int64_t *todo, int64
 static PyObject *evaluate(PyObject *self, PyObject *args)
 {
     PyObject *in[N_ARGS], *in_rows = Py_None;
-    int full = 0;
+    int full = 0, evidence = 1;
     Py_ssize_t n_threads = 1;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn|O", &in[0], &in[1], &in[2], &in[3],
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOOOOOOOOpn|Op", &in[0], &in[1], &in[2], &in[3],
                           &in[4], &in[5], &in[6], &in[7], &in[8], &in[9], &in[10], &in[11],
                           &in[12], &in[13], &in[14], &in[15], &in[16], &in[17], &in[18],
-                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows))
+                          &in[19], &in[20], &in[21], &in[22], &full, &n_threads, &in_rows,
+                          &evidence))
         return NULL;
     PyArrayObject *arr[N_ARGS] = {NULL}, *rows = NULL;
     PyObject *keep = NULL, *result = NULL, *blocks[N_BLOCKS] = {NULL};
@@ -784,6 +869,7 @@ static PyObject *evaluate(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "evaluate: give boxes, or sim with sim_off");
         goto done;
     }
+    S.evidence = evidence;
     S.T = PyArray_SIZE(arr[THR]), S.A = PyArray_SIZE(arr[AREA_LO]);
     S.M = PyArray_SIZE(arr[CAPS]), S.R = PyArray_SIZE(arr[REC]);
     int64_t K = PyArray_SIZE(arr[GT_OFF]) - 1, n = PyArray_SIZE(arr[CATEGORIES]);
@@ -942,7 +1028,8 @@ static PyMethodDef methods[] = {
     {"evaluate", evaluate, METH_VARARGS,
      "evaluate(gt_box, gt_group, gt_crowd, gt_ignore, gt_area, gt_id0, gt_off,\n"
      "         dt_box, dt_group, dt_rank, dt_score, dt_area, dt_extra, dt_off, sim, sim_off,\n"
-     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads[, gt_rows])\n"
+     "         thr, area_lo, area_hi, caps, rec, codes, categories, full, threads[, gt_rows\n"
+     "         [, evidence]])\n"
      "\n"
      "Evaluate `categories` (int64, indices into the *_off ranges) on up to `threads`\n"
      "threads. Columns are by prepared position: boxes float64 (N, 4) x, y, w, h (None with\n"
@@ -952,7 +1039,8 @@ static PyMethodDef methods[] = {
      "(T, A, M), scores (T, R, A, M), order (D,), npig (A,), match0 int32 (T, D), code0 (T, D)\n"
      "(area range 0, rank order) and, with `full`, match (A, T, D), gt_ignore (A, G),\n"
      "dt_ignore, tp, fp (A, T, D). `gt_rows` int64 by GT position (each < 2**31), or None:\n"
-     "match0 then holds gt_rows at the matched position (-1: none), not the slice position."},
+     "match0 then holds gt_rows at the matched position (-1: none), not the slice position.\n"
+     "`evidence` false: match0 and code0 are left empty (0, 0) (the curves alone)."},
     {NULL, NULL, 0, NULL},
 };
 

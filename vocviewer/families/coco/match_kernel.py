@@ -81,6 +81,7 @@ def kernel_categories(
     id0_quirk: bool = True,
     full: bool = False,
     object_rows: bool = False,
+    evidence: bool = True,
 ) -> list[KernelCategory] | None:
     """Categories ``k0 .. k1-1`` of ``prep`` (``None``: the kernel is not available).
 
@@ -94,7 +95,8 @@ def kernel_categories(
     every area range's matching (``FullMatches``). ``object_rows``: ``match0`` holds the
     matched objects' rows (``prep.gt_rows``, written by the kernel: no gather after it) where
     every row fits int32, else slice positions as without it (``KernelCategory.object_rows``
-    says which)."""
+    says which). ``evidence`` off: ``match0`` and ``verdict0`` are left empty (0, 0) (the
+    curves alone, e.g. for the pycocotools drop-in)."""
     mod = kernel.load("_match")
     p = prep.params
     g0, g1 = int(prep.gt_offsets[k0]), int(prep.gt_offsets[k1])
@@ -144,6 +146,7 @@ def kernel_categories(
         full,
         kernel.cores(),
         prep.gt_rows[gs] if rows else None,
+        evidence,
     )
     out = []
     for r in raw:

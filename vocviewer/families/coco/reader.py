@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vocviewer.core import masks as mk
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
 from vocviewer.core.errors import FormatError
+from vocviewer.core.paths import PathColumn
 from vocviewer.families.coco import reader_kernel, schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
 from vocviewer.families.coco.lazy_masks import LazyRleTable
@@ -180,12 +181,12 @@ def _categories(path: Path, data: dict[str, Any], anns: list[Any]) -> list[_Cate
 
 def _images(
     path: Path, entries: list[Any], img_dir: Path, problems: list[FormatError]
-) -> tuple[list[int], list[Path], list[int], list[int]]:
+) -> tuple[list[int], PathColumn, list[int], list[int]]:
     """Ids, files, widths, heights (0 = unknown) of the images. An image whose size is not a
     positive integer or is over the limit is kept with size 0 (its polygons are not
     rasterised), with a problem: pycocotools' box evaluation never reads the size."""
     ids: list[int] = []
-    files: list[Path] = []
+    names: list[str] = []
     widths: list[int] = []
     heights: list[int] = []
     seen: set[int] = set()
@@ -207,10 +208,10 @@ def _images(
             problems.append(FormatError(path, msg, element=e.element))
             w = h = 0
         ids.append(iid)
-        files.append(img_dir / str(im.get("file_name", f"{iid}.jpg")))
+        names.append(str(im.get("file_name", f"{iid}.jpg")))
         widths.append(w)
         heights.append(h)
-    return ids, files, widths, heights
+    return ids, PathColumn(names, img_dir), widths, heights
 
 
 @dataclass
@@ -388,7 +389,7 @@ def _dataset(
     rows: list[_Row],
     cats: list[_Category],
     ids: list[int],
-    files: list[Path],
+    files: PathColumn,
     widths: list[int],
     heights: list[int],
     captions: list[list[str]],
@@ -408,7 +409,8 @@ def _dataset(
             kps[j, : len(r.keypoints)] = r.keypoints
     image_index = np.array([r.row for r in rows], dtype=np.int64)
     xywh = np.array([r.bbox for r in rows], dtype=np.float64).reshape(n, 4)
-    box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    with np.errstate(over="ignore"):  # (x + w past the largest double: inf, as the kernel's reader)
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     order_in_image = np.arange(n) - np.searchsorted(image_index, image_index, side="left")
     zeros = np.zeros(n, dtype=bool)
     objects = ObjectTable(
@@ -445,7 +447,7 @@ def _dataset(
     names = tuple(c[1] for c in cats)
     images_table = ImageTable(
         np.array([str(i) for i in ids], dtype=np.str_),
-        tuple(files),
+        files,
         np.array(widths),
         np.array(heights),
         np.zeros(len(ids), dtype=bool),

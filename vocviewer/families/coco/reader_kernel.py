@@ -20,6 +20,7 @@ import numpy.typing as npt
 from vocviewer import kernel
 from vocviewer.core.arrays import sealed
 from vocviewer.core.dataset import Dataset, ImageTable, ObjectTable
+from vocviewer.core.paths import PathColumn
 from vocviewer.families.coco import schema
 from vocviewer.families.coco.columns import CocoAnnotations, RleTable
 from vocviewer.families.coco.lazy_masks import LazyRleTable, Shapes
@@ -152,17 +153,17 @@ def kernel_dataset(
     return _dataset(path, c, cat_order, rows, label, files, rles, img_dir)
 
 
-def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool) -> list[Path]:
+def _files(c: GroundTruthColumns, ids: IntArray, img_dir: Path, url_names: bool) -> PathColumn:
     """Each image's file: ``file_name``, else (LVIS) the last part of ``coco_url``, else
-    ``<id>.jpg``, in the image folder."""
+    ``<id>.jpg``, in the image folder (each ``Path`` made when first read)."""
     names = c.strings("file_off", "file_len")
     urls = c.strings("url_off", "url_len") if url_names else [None] * len(names)
     out = []
     for name, url, iid in zip(names, urls, ids.tolist(), strict=True):
         if name is None and url is not None:
             name = url.rstrip("/").rsplit("/", 1)[-1]
-        out.append(img_dir / (name if name is not None else f"{iid}.jpg"))
-    return out
+        out.append(name if name is not None else f"{iid}.jpg")
+    return PathColumn(out, img_dir)
 
 
 def _masks(
@@ -211,7 +212,7 @@ def _dataset(
     cat_order: IntArray,
     rows: IntArray,
     label: IntArray,
-    files: list[Path],
+    files: PathColumn,
     segm: Shapes | None,
     img_dir: Path,
 ) -> Dataset:
@@ -222,7 +223,8 @@ def _dataset(
     image_index = rows[order]
     label = label[order]
     xywh = c["bbox"].reshape(-1, 4)[order]
-    box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
+    with np.errstate(over="ignore"):  # (x + w past the largest double: inf, as the Python's)
+        box = np.column_stack((xywh[:, :2], xywh[:, :2] + xywh[:, 2:]))
     order_in_image = np.arange(n) - np.searchsorted(image_index, image_index, side="left")
     zeros = np.zeros(n, dtype=bool)
     objects = ObjectTable(
@@ -265,7 +267,7 @@ def _dataset(
     )
     images_table = ImageTable(
         np.array([str(i) for i in ids.tolist()], dtype=np.str_),
-        tuple(files),
+        files,
         c["width"].copy(),
         c["height"].copy(),
         np.zeros(len(ids), dtype=bool),
