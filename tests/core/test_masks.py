@@ -10,6 +10,7 @@ import pytest
 
 from tests.core import polygon_oracle
 from tests.core.polygon_oracle import polygon_to_rle_oracle
+from vocviewer.core import mask_iou
 from vocviewer.core import masks as mk
 
 MINI = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "coco-mini" / "annotations"
@@ -47,7 +48,7 @@ def test_merge_iou_crowd() -> None:
     assert np.array_equal(mk.decode(mk.merge([ca, cb], 10, 10), 10, 10), a | b)
     assert np.array_equal(mk.decode(mk.merge([ca, cb], 10, 10, intersect=True), 10, 10), a & b)
     assert mk.intersection(ca, cb) == 9
-    iou = mk.rle_iou([ca], [cb, cb], [False, True], [(10, 10)], [(10, 10)] * 2)
+    iou = mask_iou.rle_iou([ca], [cb, cb], [False, True], [(10, 10)], [(10, 10)] * 2)
     assert iou[0, 0] == 9 / (25 + 36 - 9)
     assert iou[0, 1] == 9 / 25
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from tests.core.test_masks import _random_polygons
 from tests.kernel.switch import numpy_path
 from vocviewer import kernel
+from vocviewer.core import mask_iou
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
 from vocviewer.families.coco import similarity
@@ -319,7 +320,7 @@ def test_rle_iou_with_crowd_matches_pycocotools() -> None:
         crowd = rng.random(len(gt)) < 0.4
         dc, gc = [mk.encode(m) for m in det], [mk.encode(m) for m in gt]
         sizes = [m.shape for m in det], [m.shape for m in gt]
-        out, out0 = _both(mk.rle_iou, dc, gc, crowd, *sizes)
+        out, out0 = _both(mask_iou.rle_iou, dc, gc, crowd, *sizes)
         _same(out, out0)
         seen |= {float(v) for v in np.unique(np.sign(out))}
         if gt:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer.core import mask_iou
 from vocviewer.core import masks as mk
 from vocviewer.core import rle_columns as rc
 
@@ -161,9 +162,9 @@ def iou(dt: Any, gt: Any, pyiscrowd: Any) -> Any:
             "The dt and gt should have the same data type, either RLEs, list or np.ndarray"
         )
     if kd == "box":
-        return mk.bbox_iou(d, g, crowd)
+        return mask_iou.bbox_iou(d, g, crowd)
     counts = [counts_of(r) for r in d], [counts_of(r) for r in g]
-    return mk.rle_iou(*counts, crowd, np.column_stack(_sizes(d)), np.column_stack(_sizes(g)))
+    return mask_iou.rle_iou(*counts, crowd, np.column_stack(_sizes(d)), np.column_stack(_sizes(g)))
 
 
 def frPyObjects(pyobj: Any, h: int, w: int) -> Rle | list[Rle]:

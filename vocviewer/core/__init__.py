@@ -14,6 +14,8 @@ errors
     Errors for bad input.
 masks
     COCO run-length encoded (RLE) masks, numpy only.
+mask_iou
+    Mask IoU of RLEs as pycocotools' ``rleIou`` (its box filter, crowd, sizes, early stop).
 mask_boundary
     Mask boundaries for Boundary IoU (boundary-iou-api's ``mask_to_boundary``) on RLE masks.
 palette

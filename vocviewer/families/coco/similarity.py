@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
-from vocviewer.core import masks as mk
+from vocviewer.core import mask_iou
 from vocviewer.core import rle_columns as rc
 from vocviewer.core.boxes import box_iou_pairs
 from vocviewer.families.coco.columns import RleTable
@@ -116,7 +116,7 @@ def mask_iou_pairs(
     d_area = rc.areas(dc, do)[ii]
     union = d_area + rc.areas(gc, go)[jj] - inter
     for e in np.flatnonzero(_inner_empty(dc, do)[ii] & _inner_empty(gc, go)[jj]):
-        walked = mk.joint_walk(dc[do[ii[e]] : do[ii[e] + 1]], gc[go[jj[e]] : go[jj[e] + 1]])
+        walked = mask_iou.joint_walk(dc[do[ii[e]] : do[ii[e] + 1]], gc[go[jj[e]] : go[jj[e] + 1]])
         inter[e], union[e] = walked  # (rleIou's walk stops early on these: see joint_walk)
     union = np.where(crowd[cand], d_area, union)
     out[cand] = np.where(inter == 0, 0.0, inter / np.maximum(union, 1))
