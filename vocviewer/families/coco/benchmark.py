@@ -35,9 +35,9 @@ from vocviewer.families.coco.chosen_params import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.declared import CocoDeclarations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
+from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.families.coco.results_kernel import file_located_masks, file_result_columns
 from vocviewer.families.coco.results_reader import (
     BoxColumns,
