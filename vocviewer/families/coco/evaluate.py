@@ -341,14 +341,19 @@ def _evaluate_one(
 
 def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
     """``match_category`` on the numpy path, in the kernel's shape (area range "all", rank
-    order)."""
-    m = _match_category_numpy(prep, k)
+    order; masks: the TPs' IoU kept, as on the kernel)."""
+    pairs = None
+    if prep.params.iou_type == "segm":
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        pairs = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+    m = _match_category_numpy(prep, k, pairs)
     verdict0 = np.where(m.tp[0], Verdict.TP, np.where(m.fp[0], Verdict.FP, Verdict.IGNORED))
     order = m.curves.order  # (``[:, order]`` is not C-ordered)
     match0 = np.take(m.match[0], order, axis=1)
-    return KernelCategory(
+    out = KernelCategory(
         m.curves, m.npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
     )
+    return out if pairs is None else with_tp_similarity(prep, k, out, pairs[2], None)
 
 
 def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
@@ -426,7 +431,12 @@ def _one_category(prep: Prepared, k: int) -> KernelCategory:
         sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
     fix = prep.params.fix_id0
     one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix, object_rows=True)
-    return one[0] if one is not None else _numpy_category(prep, k)
+    if one is None:
+        return _numpy_category(prep, k)
+    if sims is None or prep.params.iou_type != "segm":
+        return one[0]
+    gt_pos = _inverse(prep.gt_rows, len(prep.gt_anno.ann_id), None)
+    return with_tp_similarity(prep, k, one[0], sims[k], gt_pos)
 
 
 def iter_evaluate_coco(

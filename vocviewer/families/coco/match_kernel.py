@@ -65,12 +65,13 @@ class KernelCategory:
 
 
 def with_tp_similarity(
-    prep: Prepared, k: int, m: KernelCategory, sim: FloatArray, gt_pos: IntArray
+    prep: Prepared, k: int, m: KernelCategory, sim: FloatArray, gt_pos: IntArray | None
 ) -> KernelCategory:
     """``m`` (category ``k``) with ``tp_iou0`` read in ``sim``, the similarities its matching
     read (``kernel_categories``' ``similarities[k]``: each TP's is there, the very number a
     second computation for the pair would give; none is computed again). ``gt_pos``: each
-    object row's position in ``prep``'s GT order (``prep.gt_rows`` inverted)."""
+    object row's position in ``prep``'s GT order (``prep.gt_rows`` inverted; needed where
+    ``m.object_rows``)."""
     gs, ds = prep.gt_slice(k), prep.dt_slice(k)
     g_group, d_group = prep.gt_group[gs], prep.dt_group[ds]
     lo = np.searchsorted(g_group, d_group, side="left")  # (pair_up's layout: by detection,
@@ -80,6 +81,7 @@ def with_tp_similarity(
     hit = np.flatnonzero(tp & (match >= 0))
     q = match[hit].astype(np.int64)
     if m.object_rows:
+        assert gt_pos is not None
         q = gt_pos[q] - gs.start
     p = m.curves.order[hit]
     out = np.full(len(match), np.nan)

@@ -236,7 +236,8 @@ def _segm(
     if masks is None:
         return None
     boxed = np.flatnonzero(r["has_bbox"])
-    given = r["bbox"].reshape(-1, 4)[boxed]
+    boxes = r["bbox"].reshape(-1, 4)
+    given = boxes if len(boxed) == len(boxes) else boxes[boxed]  # (every one boxed: no copy)
     return bulk.segm_result(img, label, r["score"], masks, boxed, given, box_kind)
 
 
