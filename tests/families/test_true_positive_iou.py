@@ -96,3 +96,37 @@ def test_the_api_reads_mask_results_with_their_masks(tmp_path: Path) -> None:
     rs = read_coco_results(ds, dt, task="segm")
     assert by_path == vocviewer.beyond_ap(ds, rs, evidence=evidence_for(ds, rs)).to_dict()
     assert by_path["lrp"]["moLRP"] is not None
+
+
+@needs_mini
+def test_mask_true_positives_keep_the_iou_their_matching_read(tmp_path: Path) -> None:
+    """Mask evaluation keeps each TP's IoU from the similarities its matching read
+    (``tp_iou0``, on either path), not computed a second time: bit for bit what
+    ``task_pair_iou`` computes for the pair (at the first threshold; other thresholds compute
+    it)."""
+    from vocviewer.families.coco import view as coco_view
+    from vocviewer.families.coco.evaluate import CocoParams, iter_evaluate_coco
+    from vocviewer.families.views import ClassView, ViewChoice
+
+    name, gen = CASES["segm"]
+    gt = MINI / name
+    dt = tmp_path / "segm.json"
+    dt.write_text(json.dumps(gen(json.loads(gt.read_text()))))
+    ds = read_coco(gt, masks=True)
+    rs = read_coco_results(ds, dt, task="segm")
+    kept = [raw.tp_iou0 for raw in iter_evaluate_coco(ds, rs, CocoParams.for_task("segm"))]
+    assert all(k is not None for k in kept)  # (on the kernel and on the numpy path)
+    pair_iou = coco_view.task_pair_iou(ds, rs, "segm")
+    assert pair_iou is not None
+    checked = 0
+    for choice in (ViewChoice(), ViewChoice(iou=0.75)):
+        for v in coco_view.evaluate_coco_views(ds, rs, choice, task="segm", diagnose=False):
+            if not isinstance(v, ClassView):
+                continue
+            ev = v.evaluation
+            hit = np.flatnonzero((ev.verdict == Verdict.TP) & (ev.best_gt >= 0))
+            want = np.full(len(ev.order), np.nan)
+            want[hit] = pair_iou(ev.order[hit], ev.best_gt[hit])
+            assert ev.best_iou.tobytes() == want.tobytes(), (choice.iou, ev.class_index)
+            checked += len(hit)
+    assert checked > 50

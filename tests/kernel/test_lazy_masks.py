@@ -101,3 +101,15 @@ def test_box_evaluation_rasterises_nothing(tmp_path: Path) -> None:
     assert len(views) > 1
     masks = ds.data(CocoAnnotations).masks
     assert isinstance(masks, LazyRleTable) and masks._table is None
+
+
+def test_mask_boxes_measured_once_by_the_prefetch() -> None:
+    """``mask_boxes``: the rasterised table's ``bboxes`` (read-only), measured once, by
+    ``prefetch``'s thread where it ran; a second ``prefetch`` starts nothing."""
+    masks = read_coco(ANN, masks=True).data(CocoAnnotations).masks
+    assert isinstance(masks, LazyRleTable)
+    masks.prefetch()
+    masks.prefetch()  # (under way: nothing more)
+    boxes = masks.mask_boxes()
+    assert np.array_equal(boxes, masks.rasterised().bboxes())
+    assert not boxes.flags.writeable and masks.mask_boxes() is boxes

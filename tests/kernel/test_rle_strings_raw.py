@@ -24,6 +24,7 @@ from tests.kernel.test_rle_strings_table import COCO_MINI, _masks, _one
 from vocviewer import kernel
 from vocviewer.core import masks as cm
 from vocviewer.core import rle_columns as rc
+from vocviewer.families.coco import results_kernel
 from vocviewer.families.coco.columns import CocoResults, RleTable
 from vocviewer.families.coco.evaluate import CocoParams, evaluate_coco
 from vocviewer.families.coco.reader import read_coco
@@ -156,14 +157,20 @@ def test_mask_iou_of_raw_strings() -> None:
     assert not raw.decoded
 
 
+def _segm_file(tmp_path: Path) -> Path:
+    """A segm results file on coco-mini: each object's box, shifted, as a mask string."""
+    path = tmp_path / "segm.json"
+    write_box_mask_results(COCO_MINI / "instances_val2017.json", path, seed=1)
+    assert b"\\\\" in path.read_bytes()  # (escaped backslashes among the strings)
+    return path
+
+
 def test_mapped_file_evaluated_as_read(tmp_path: Path) -> None:
     """``read_coco_results(mapped=True)`` (the CLI) keeps the masks in the mapped file; the
     evaluation equals that of the strings copied out and of the numpy path, bit for bit."""
     gt_path = COCO_MINI / "instances_val2017.json"
     gt = read_coco(gt_path, masks=True)
-    path = tmp_path / "segm.json"
-    write_box_mask_results(gt_path, path, seed=1)
-    assert b"\\\\" in path.read_bytes()  # (escaped backslashes among the strings)
+    path = _segm_file(tmp_path)
     got = read_coco_results(gt, path, task="segm", mapped=True)
     table = got.data(CocoResults).masks
     assert isinstance(table, RleStrings) and table.raw
@@ -179,6 +186,33 @@ def test_mapped_file_evaluated_as_read(tmp_path: Path) -> None:
             getattr(a, name).tobytes() == getattr(b, name).tobytes() == getattr(c, name).tobytes()
         )
     assert not table.decoded
+
+
+def test_scanned_before_the_ground_truth_is_read(tmp_path: Path) -> None:
+    """``file_located_masks`` (the CLI scans the file while the annotation file is read) gives
+    ``read_coco_results`` the columns it would scan itself: the same result set, masks left in
+    the mapped file, the same evaluation bit for bit; ``None`` where the file is not one."""
+    gt_path = COCO_MINI / "instances_val2017.json"
+    path = _segm_file(tmp_path)
+    scanned = results_kernel.file_located_masks(path)
+    assert scanned is not None and "rle_start" in scanned
+    gt = read_coco(gt_path, masks=True)
+    got = read_coco_results(gt, path, task="segm", scanned=scanned)
+    table = got.data(CocoResults).masks
+    assert isinstance(table, RleStrings) and table.raw
+    mapped = read_coco_results(gt, path, task="segm", mapped=True)
+    want = mapped.data(CocoResults).masks
+    assert isinstance(want, RleStrings)
+    for name in ("start", "offsets", "height", "width", "box", "area"):
+        assert getattr(table, name).tobytes() == getattr(want, name).tobytes(), name
+    assert np.array_equal(got.detections.score, mapped.detections.score)
+    params = CocoParams.for_task("segm")
+    a, b = evaluate_coco(gt, got, params), evaluate_coco(gt, mapped, params)
+    for name in ("precision", "recall", "scores"):
+        assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+    assert results_kernel.file_located_masks(tmp_path / "missing.json") is None
+    (tmp_path / "empty.json").write_text("")
+    assert results_kernel.file_located_masks(tmp_path / "empty.json") is None
 
 
 def test_mapped_file_cut_short_is_an_error_not_the_end(tmp_path: Path) -> None:

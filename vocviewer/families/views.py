@@ -235,6 +235,7 @@ def ranked_evaluation(
     npos: int,
     ap: float,
     pair_iou: PairIoU | None = None,
+    tp_iou: FloatArray | None = None,
 ) -> ClassEvaluation:
     """A detection ``ClassEvaluation`` from ranked evidence (``order``: detection rows in rank
     order); precision/recall after each rank count TPs and FPs (ignored ranks change neither;
@@ -242,15 +243,15 @@ def ranked_evaluation(
 
     ``pair_iou``: the protocol's similarity of (detection row, object row) pairs; each TP's
     ``best_iou`` is then its similarity with the matched object (NaN elsewhere, and for every
-    rank without it)."""
+    rank without it); ``tp_iou``: those already known, by rank (NaN elsewhere), used instead."""
     tp = np.cumsum(verdict == Verdict.TP).astype(np.float64)
     fp = np.cumsum(verdict == Verdict.FP).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
         recall = tp / npos if npos > 0 else np.full(len(tp), np.nan)
     n = len(order)
-    best_iou = np.full(n, np.nan)
-    if pair_iou is not None:
+    best_iou = np.full(n, np.nan) if tp_iou is None else tp_iou
+    if pair_iou is not None and tp_iou is None:
         hit = np.flatnonzero((verdict == Verdict.TP) & (matched >= 0))
         best_iou[hit] = pair_iou(order[hit], matched[hit])
     return ClassEvaluation(

@@ -35,9 +35,10 @@ from vocviewer.families.coco.chosen_params import (
 from vocviewer.families.coco.columns import CocoAnnotations
 from vocviewer.families.coco.declared import CocoDeclarations
 from vocviewer.families.coco.evaluate import collect_coco, summary_lines
+from vocviewer.families.coco.lazy_masks import LazyRleTable
 from vocviewer.families.coco.params import CocoParams, reading_task
 from vocviewer.families.coco.reader import read_coco
-from vocviewer.families.coco.results_kernel import file_result_columns
+from vocviewer.families.coco.results_kernel import file_located_masks, file_result_columns
 from vocviewer.families.coco.results_reader import (
     BoxColumns,
     box_columns,
@@ -58,8 +59,9 @@ if TYPE_CHECKING:
 def run_eval(request: EvalRequest) -> EvalOutput:
     """Evaluate ``request.results[0]`` against the annotation JSON ``request.path`` (``--task``).
 
-    A box or keypoint results file is parsed (``box_columns``, ``file_result_columns``: the
-    compiled scanner, without the GIL) in a second thread while the annotation file is read."""
+    A results file is parsed (``box_columns``, ``file_result_columns``, segm:
+    ``file_located_masks``: the compiled scanner, without the GIL) in a second thread while
+    the annotation file is read (segm: then its polygons rasterised meanwhile)."""
     task = request.task or "bbox"
     images = request.option("images")
     masks = reading_task(task) == "segm"
@@ -71,16 +73,20 @@ def run_eval(request: EvalRequest) -> EvalOutput:
         try:
             if task == "keypoints":
                 scanned.append(file_result_columns(request.results[0]))
+            elif masks:
+                scanned.append(file_located_masks(request.results[0]))
             else:
                 boxes.append(box_columns(request.results[0]))
         except BaseException as e:  # (MemoryError): raised again in the caller's thread
             failed.append(e)
 
     parse = Thread(target=parse_results)
-    if reading_task(task) in ("bbox", "keypoints") and len(request.results) == 1:
+    if len(request.results) == 1:
         parse.start()
     try:
         dataset = opened(request, read_coco(request.path, images, masks=masks))
+        if masks and isinstance(gt_masks := dataset.data(CocoAnnotations).masks, LazyRleTable):
+            gt_masks.prefetch()  # rasterised while the results file is scanned
     finally:
         if parse.ident is not None:
             parse.join()

@@ -23,7 +23,12 @@ from vocviewer.core.results import Derived, DerivedColumn, ResultSet
 from vocviewer.evaluation.result import Verdict
 from vocviewer.families.coco.accumulate import accumulate_category
 from vocviewer.families.coco.columns import CocoResults
-from vocviewer.families.coco.match_kernel import KernelCategory, available, kernel_categories
+from vocviewer.families.coco.match_kernel import (
+    KernelCategory,
+    available,
+    kernel_categories,
+    with_tp_similarity,
+)
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, run_similarities, similarities
@@ -53,6 +58,8 @@ class CocoCategoryEvaluation:
     score : float64 (N,); verdict : int8 (T, N) ``Verdict`` (TP / FP / IGNORED);
     matched_gt : int32 (T, N) ``Dataset.objects`` row matched (-1: none); int64 for 2**31 or
     more objects (half the memory of the largest evidence array).
+    tp_iou0 : float64 (N,) or None: each TP's similarity with its match at the first
+    threshold (NaN elsewhere), kept where the matching read it (masks).
     """
 
     category_id: int
@@ -66,6 +73,7 @@ class CocoCategoryEvaluation:
     score: FloatArray
     verdict: npt.NDArray[np.int8]
     matched_gt: npt.NDArray[np.signedinteger[Any]]
+    tp_iou0: FloatArray | None = None
 
     @property
     def ap(self) -> float:
@@ -327,19 +335,25 @@ def _evaluate_one(
         score=prep.dt_score[ds][order],
         verdict=m.verdict0,
         matched_gt=matched,
+        tp_iou0=m.tp_iou0,
     )
 
 
 def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
     """``match_category`` on the numpy path, in the kernel's shape (area range "all", rank
-    order)."""
-    m = _match_category_numpy(prep, k)
+    order; masks: the TPs' IoU kept, as on the kernel)."""
+    pairs = None
+    if prep.params.iou_type == "segm":
+        gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+        pairs = similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])
+    m = _match_category_numpy(prep, k, pairs)
     verdict0 = np.where(m.tp[0], Verdict.TP, np.where(m.fp[0], Verdict.FP, Verdict.IGNORED))
     order = m.curves.order  # (``[:, order]`` is not C-ordered)
     match0 = np.take(m.match[0], order, axis=1)
-    return KernelCategory(
+    out = KernelCategory(
         m.curves, m.npig, match0, np.take(verdict0.astype(np.int8), order, axis=1), None
     )
+    return out if pairs is None else with_tp_similarity(prep, k, out, pairs[2], None)
 
 
 def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
@@ -350,6 +364,7 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
     p = prep.params
     n = prep.n_categories
     if available():  # runs of categories at once: the kernel's threads share a run's categories
+        gt_pos = None
         for k0, k1 in _chunks(prep.dt_offsets):
             sims = None if p.iou_type == "bbox" else _similarities(prep, k0, k1)
             fix = p.fix_id0
@@ -357,12 +372,25 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
                 prep, k0, k1, similarities=sims, id0_quirk=not fix, object_rows=True
             )
             assert got is not None
+            if sims is not None and p.iou_type == "segm":  # the TPs' mask IoU, kept
+                gt_pos = _inverse(prep.gt_rows, len(prep.gt_anno.ann_id), gt_pos)
+                got = [
+                    with_tp_similarity(prep, k, m, sims[k], gt_pos) for k, m in enumerate(got, k0)
+                ]
             got.reverse()
             while got:
                 yield got.pop()  # (each category's arrays freed once its evidence is made)
         return
     for k in range(n):
         yield _one_category(prep, k)
+
+
+def _inverse(rows: Any, n: int, done: IntArray | None) -> IntArray:
+    """Each of ``n`` rows' position in ``rows`` (``done``: made already)."""
+    if done is None:
+        done = np.full(n, -1, dtype=np.int64)
+        done[rows] = np.arange(len(rows))
+    return done
 
 
 #: The kernel evaluates categories in runs of at least this share of the detections: their
@@ -403,7 +431,12 @@ def _one_category(prep: Prepared, k: int) -> KernelCategory:
         sims = {k: similarities(prep, gs, ds, prep.gt_group[gs], prep.dt_group[ds])[2]}
     fix = prep.params.fix_id0
     one = kernel_categories(prep, k, k + 1, similarities=sims, id0_quirk=not fix, object_rows=True)
-    return one[0] if one is not None else _numpy_category(prep, k)
+    if one is None:
+        return _numpy_category(prep, k)
+    if sims is None or prep.params.iou_type != "segm":
+        return one[0]
+    gt_pos = _inverse(prep.gt_rows, len(prep.gt_anno.ann_id), None)
+    return with_tp_similarity(prep, k, one[0], sims[k], gt_pos)
 
 
 def iter_evaluate_coco(

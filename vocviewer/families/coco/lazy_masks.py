@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vocviewer import kernel
-from vocviewer.core.arrays import frozen
+from vocviewer.core.arrays import frozen, sealed
 from vocviewer.families.coco.columns import RleTable
 from vocviewer.families.coco.polygon_sets import polygon_sets_to_rle, segmentations_to_rle
 
@@ -39,6 +39,8 @@ class LazyRleTable(RleTable):
 
     _shapes: Shapes
     _table: RleTable | None
+    _boxes: npt.NDArray[np.float64] | None
+    _prefetching: bool
 
     def __init__(self, segm: list[Segmentation], height: npt.ArrayLike, width: npt.ArrayLike):
         hh = np.array(height, dtype=np.int64)
@@ -53,6 +55,8 @@ class LazyRleTable(RleTable):
         object.__setattr__(self, "width", frozen(width, np.int64))
         object.__setattr__(self, "_shapes", shapes)
         object.__setattr__(self, "_table", None)
+        object.__setattr__(self, "_boxes", None)
+        object.__setattr__(self, "_prefetching", False)
 
     @classmethod
     def of_shapes(cls, shapes: Shapes, height: IntArray, width: IntArray) -> LazyRleTable:
@@ -83,16 +87,31 @@ class LazyRleTable(RleTable):
                     object.__setattr__(self, "_table", table)
         return table
 
+    def mask_boxes(self) -> npt.NDArray[np.float64]:
+        """``bboxes`` for reading only (read-only), measured once: by ``prefetch``'s thread
+        where it ran (mask evaluation reads them twice: the IoU's filter, the TPs' IoU)."""
+        boxes = self._boxes
+        if boxes is None:
+            table = self.rasterised()
+            with _LOCK:
+                boxes = self._boxes
+                if boxes is None:
+                    boxes = sealed(table.bboxes())
+                    object.__setattr__(self, "_boxes", boxes)
+        return boxes
+
     def prefetch(self) -> None:
-        """Start rasterising every mask in a background thread (the kernel's, without the
-        GIL), for a caller that will read them soon and has other work meanwhile; a read
-        then waits for it. Nothing if already rasterised or without the kernel."""
-        if self._table is None and kernel.load("_rle") is not None:
+        """Start rasterising every mask (and measuring its box, ``mask_boxes``) in a
+        background thread (the kernel's, without the GIL), for a caller that will read them
+        soon and has other work meanwhile; a read then waits for it. Nothing if already
+        rasterised, under way or without the kernel."""
+        if self._table is None and not self._prefetching and kernel.load("_rle") is not None:
+            object.__setattr__(self, "_prefetching", True)
             threading.Thread(target=self._rasterise_quietly, name="rasterise", daemon=True).start()
 
     def _rasterise_quietly(self) -> None:
         with contextlib.suppress(Exception):  # the next read rasterises again, raises it there
-            self.rasterised()
+            self.mask_boxes()
 
     def __getitem__(self, i: int) -> IntArray:
         table = self._table

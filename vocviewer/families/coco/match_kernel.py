@@ -12,7 +12,7 @@ same arrays, bit for bit.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,9 @@ class KernelCategory:
     int64 (A,); ``match0`` int32 (T, D) (GT slice position, -1: none; int64 on the numpy
     path; with ``object_rows`` the matched object's ``Dataset.objects`` row instead) and
     ``verdict0`` int8 (T, D) (``Verdict``) of area range 0 ("all"), detections in rank order;
-    ``full``: every area range's matching (slice order) when asked for, else ``None``."""
+    ``full``: every area range's matching (slice order) when asked for, else ``None``;
+    ``tp_iou0``: float64 (D,) each true positive's similarity with its match at the first
+    threshold, NaN elsewhere (rank order; ``with_tp_similarity``), else ``None``."""
 
     curves: CategoryCurves
     npig: IntArray
@@ -59,6 +61,33 @@ class KernelCategory:
     verdict0: npt.NDArray[np.int8]
     full: FullMatches | None
     object_rows: bool = False
+    tp_iou0: FloatArray | None = None
+
+
+def with_tp_similarity(
+    prep: Prepared, k: int, m: KernelCategory, sim: FloatArray, gt_pos: IntArray | None
+) -> KernelCategory:
+    """``m`` (category ``k``) with ``tp_iou0`` read in ``sim``, the similarities its matching
+    read (``kernel_categories``' ``similarities[k]``: each TP's is there, the very number a
+    second computation for the pair would give; none is computed again). ``gt_pos``: each
+    object row's position in ``prep``'s GT order (``prep.gt_rows`` inverted; needed where
+    ``m.object_rows``)."""
+    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
+    g_group, d_group = prep.gt_group[gs], prep.dt_group[ds]
+    lo = np.searchsorted(g_group, d_group, side="left")  # (pair_up's layout: by detection,
+    count = np.searchsorted(g_group, d_group, side="right") - lo  # its group's GT in order)
+    first = np.cumsum(count) - count
+    match, tp = m.match0[0], m.verdict0[0] == Verdict.TP
+    hit = np.flatnonzero(tp & (match >= 0))
+    q = match[hit].astype(np.int64)
+    if m.object_rows:
+        assert gt_pos is not None
+        q = gt_pos[q] - gs.start
+    p = m.curves.order[hit]
+    out = np.full(len(match), np.nan)
+    out[hit] = sim[first[p] + q - lo[p]]
+    out.flags.writeable = False  # (the views' best_iou: shared, never written)
+    return replace(m, tp_iou0=out)
 
 
 def _flags(a: npt.ArrayLike) -> npt.NDArray[np.uint8]:

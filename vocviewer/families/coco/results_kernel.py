@@ -33,6 +33,7 @@ __all__ = [
     "box_columns",
     "file_box_columns",
     "file_bytes",
+    "file_located_masks",
     "file_mapped",
     "file_result_columns",
     "plain_columns",
@@ -73,6 +74,26 @@ def file_result_columns(path: Path) -> dict[str, Any] | None:
     ``None`` (the readers then read the file and name what they find). Runs without the GIL:
     the CLI scans a keypoint results file while the annotation file is read."""
     return _scan_mapped(path, lambda view: result_columns(view, masks=0))  # (scanned in parts)
+
+
+def file_located_masks(path: Path) -> dict[str, Any] | None:
+    """``result_columns`` of the regular file ``path`` mapped into memory read-only
+    (``file_mapped``), its masks' strings located where the text holds them (``masks=3``:
+    nothing copied), the mapping under ``"data"`` (``plain_columns`` takes them as ``scanned``
+    for segm: the masks read there), or ``None`` (the readers then read the file and name what
+    they find). Runs without the GIL: the CLI scans a segm results file while the annotation
+    file is read."""
+    if kernel.load("_json") is None or (view := file_mapped(path)) is None:
+        return None
+    try:
+        r = result_columns(view, masks=3)
+    except (OSError, ValueError):
+        r = None
+    if r is None:
+        view.close()
+        return None
+    r["data"] = view
+    return r
 
 
 def _scan_mapped(path: Path, scan: Callable[[mmap.mmap], T | None]) -> T | None:
@@ -160,8 +181,11 @@ def plain_columns(
     ``scanned``: its ``result_columns`` already. ``image_ids``, ``category_ids``: the
     annotation file's, int64 (I,), (K,); ``height``, ``width``: per image row, int64 (I,).
     ``data`` from ``file_bytes`` (writable): the masks' strings are kept at its front (``data``
-    is not read again)."""
+    is not read again); ``scanned`` from ``file_located_masks``: its strings are read in its
+    ``"data"``."""
     r = scanned
+    if r is not None and "data" in r:
+        data = r["data"]
     if r is None and data is not None and task == "segm" and memoryview(data).readonly:
         r = result_columns(data, masks=3)  # (strings located where they are: nothing copied)
     if r is None and data is not None and task in ("segm", "keypoints"):
@@ -200,7 +224,7 @@ def _segm(
     img, label = bulk.lookup(image_ids, r["image_id"]), bulk.lookup(category_ids, r["category_id"])
     if img is None or label is None:
         return None
-    h, w = r["segm_h"], r["segm_w"]
+    h, w = sealed(r["segm_h"]), sealed(r["segm_w"])  # handed over: the masks keep them
     if not (np.array_equal(h, height[img]) and np.array_equal(w, width[img])):
         return None
     if (h <= 0).any() or (w <= 0).any() or (h > MAX_IMAGE_PIXELS).any():
@@ -212,7 +236,8 @@ def _segm(
     if masks is None:
         return None
     boxed = np.flatnonzero(r["has_bbox"])
-    given = r["bbox"].reshape(-1, 4)[boxed]
+    boxes = r["bbox"].reshape(-1, 4)
+    given = boxes if len(boxed) == len(boxes) else boxes[boxed]  # (every one boxed: no copy)
     return bulk.segm_result(img, label, r["score"], masks, boxed, given, box_kind)
 
 

@@ -107,7 +107,9 @@ class RleStrings(RleTable):
         got = k.string_masks(chars, start, offsets, height, width, raw)
         if got is None:
             return None
-        return cls(chars, start, offsets, height, width, got[0], got[1], raw)
+        box, area = got
+        made = (sealed(start), sealed(offsets), height, width, sealed(box), sealed(area))
+        return cls(chars, *made, raw)  # (made here: taken over, not copied)
 
     @property
     def counts(self) -> IntArray:

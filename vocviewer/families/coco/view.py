@@ -122,6 +122,7 @@ def coco_class(
         int(raw.npig[0]),
         raw.ap,
         pair_iou,
+        getattr(raw, "tp_iou0", None) if t == 0 and pair_iou is not None else None,
     )
     if exclude is None:
         exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
