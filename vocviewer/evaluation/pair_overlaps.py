@@ -3,13 +3,14 @@
 its similar classes and all other classes). ``BestOverlaps`` gives those three reductions, in one
 pass of the compiled kernel ``vocviewer.kernel._match`` where it is built; ``remembered_best``
 keeps them per result set, dataset and class, so another IoU threshold or area range (which
-change which detections need them, never what they are) only looks them up."""
+change which detections need them, never what they are) only looks them up;
+``remembered_best_all`` does so for every class's detections at once."""
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,36 +115,38 @@ class BestOverlaps:
 
 
 @dataclass(eq=False)
-class _Known:
-    """``BestOverlaps.all`` of one class's detections (result rows ``order`` (D,)) as searched:
-    ``best`` int64 (3, F), ``iou`` float64 (3, F), rank ``r``'s in column ``col[r]`` (int64
-    (D,); -1: not searched yet). Each search's columns are appended as they came (no scatter
-    of the (3, F) tables: 500,000 ranks' take ~25 ms, mostly in fresh pages)."""
+class _Rows:
+    """``BestOverlaps.all`` of detection rows as searched, by result row: ``best`` int64 and
+    ``iou`` float64 (N, 3) (a row's three reductions side by side: one cache line per rank
+    read; allocated empty: only searched rows' pages are ever written),
+    ``key`` int32 (N,): the search (``keys``: (label, similar classes) -> id) that filled the
+    row, -1 where none yet. A row's search depends only on the row (its image and box) and the
+    key, never on the IoU threshold, area range or the ranks it came in."""
 
-    order: IntArray
     best: IntArray
     iou: FloatArray
-    col: IntArray
+    key: npt.NDArray[np.int32]
+    keys: dict[tuple[int, tuple[int, ...]], int]
 
     @classmethod
-    def of(cls, order: IntArray, ranks: IntArray, best: IntArray, iou: FloatArray) -> _Known:
-        """What one search of ``ranks`` found (``best``, ``iou``: (3, M), kept as they are)."""
-        col = np.full(len(order), -1, dtype=np.int64)
-        col[ranks] = np.arange(len(ranks))
-        return cls(order, best, iou, col)
+    def empty(cls, n: int) -> _Rows:
+        best, iou = np.empty((n, 3), dtype=np.int64), np.empty((n, 3), dtype=np.float64)
+        return cls(best, iou, np.full(n, -1, dtype=np.int32), {})
 
-    def add(self, ranks: IntArray, best: IntArray, iou: FloatArray) -> None:
-        """Append another search of ``ranks`` (not searched before)."""
-        n = self.best.shape[1]
-        self.best = np.concatenate((self.best, best), axis=1)
-        self.iou = np.concatenate((self.iou, iou), axis=1)
-        self.col[ranks] = np.arange(n, n + len(ranks))
+    def key_of(self, label: int, similar: list[int]) -> int:
+        return self.keys.setdefault((int(label), tuple(sorted(similar))), len(self.keys))
+
+    def put(
+        self, rows: IntArray, key: npt.NDArray[np.int32], best: IntArray, iou: FloatArray
+    ) -> None:
+        """Keep the searches ``best``, ``iou`` ((3, M), ``BestOverlaps.all``) of ``rows``."""
+        self.best[rows], self.iou[rows], self.key[rows] = best.T, iou.T, key
 
 
 @dataclass(frozen=True, eq=False)
 class Bests:
     """What ``remembered_best`` found for the needed ranks: ``best`` int64 and ``iou`` float64
-    (3, F), the needed ranks' in columns ``col`` (M,) (``None``: columns 0 .. M - 1)."""
+    (F, 3), the needed ranks' in rows ``col`` (M,) (``None``: rows 0 .. M - 1)."""
 
     best: IntArray
     iou: FloatArray
@@ -153,15 +156,23 @@ class Bests:
         """Reduction ``which`` (0 same, 1 similar, 2 other class) of the needed ranks at
         positions ``at`` among them: (best object row (-1: none), its overlap)."""
         c = at if self.col is None else self.col[at]
-        return self.best[which][c], self.iou[which][c]
+        return self.best[c, which], self.iou[c, which]
 
 
-#: per result set, per dataset (both held weakly: forgotten with them), per class key
+#: per result set, per dataset (both held weakly: forgotten with them), per ``plus_one``
 _KNOWN: weakref.WeakKeyDictionary[
-    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[Hashable, _Known]]
+    ResultSet, weakref.WeakKeyDictionary[Dataset, dict[bool, _Rows]]
 ] = weakref.WeakKeyDictionary()
 #: ``remembered_best`` runs in more than one worker (re-derive, analyses): one at a time
 _LOCK = threading.Lock()
+
+
+def _rows_of(dataset: Dataset, results: ResultSet, plus_one: bool) -> _Rows:
+    per = _KNOWN.setdefault(results, weakref.WeakKeyDictionary()).setdefault(dataset, {})
+    known = per.get(bool(plus_one))
+    if known is None:
+        known = per[bool(plus_one)] = _Rows.empty(len(results.detections))
+    return known
 
 
 def remembered_best(
@@ -177,23 +188,98 @@ def remembered_best(
     """``BestOverlaps(dataset, image[needed], results' boxes of order[needed], plus_one, label,
     similar).all()`` for the ``needed`` ranks (int64 (M,)) of one class's ranked detections
     (``order``: their result rows, ``image``: their image rows; ``Bests.take`` reads them),
-    each rank searched once per result set, dataset, ``order`` and (``plus_one``, ``label``,
+    each detection row searched once per result set, dataset, ``plus_one`` and (``label``,
     ``similar``) and remembered: the search does not depend on the IoU threshold or area
     range, so a later call (another choice) looks up what it knows and searches only the
-    ranks it has not seen."""
-    key = (bool(plus_one), int(label), tuple(sorted(similar)))
+    rows it has not seen."""
+    rows = order[needed]
+
+    def search(at: IntArray) -> tuple[IntArray, FloatArray]:
+        return _search(dataset, results, order, image, needed[at], plus_one, label, similar)
+
     with _LOCK:
-        per_class = _KNOWN.setdefault(results, weakref.WeakKeyDictionary()).setdefault(dataset, {})
-        known = per_class.get(key)
-        same = known is not None and (known.order is order or np.array_equal(known.order, order))
-        if known is None or not same:  # the first search: kept as it is (no copy)
-            best, iou = _search(dataset, results, order, image, needed, plus_one, label, similar)
-            per_class[key] = _Known.of(order, needed, best, iou)
-            return Bests(best, iou, None)
-        new = needed[known.col[needed] < 0]
-        if len(new):
-            known.add(new, *_search(dataset, results, order, image, new, plus_one, label, similar))
-        return Bests(known.best, known.iou, known.col[needed])
+        known = _rows_of(dataset, results, plus_one)
+        want = np.full(len(rows), known.key_of(label, similar), dtype=np.int32)
+        return _looked_up(known, rows, want, search)
+
+
+def remembered_best_all(
+    dataset: Dataset,
+    results: ResultSet,
+    rows: IntArray,
+    image: IntArray,
+    cls: IntArray,
+    similar: list[list[int]],
+    plus_one: bool,
+) -> Bests:
+    """``remembered_best`` of detection ``rows`` (int64 (M,), their images ``image`` and the
+    classes ``cls`` they were ranked in) of every class at once: ``similar[k]``, class ``k``'s
+    similar classes; the rows not searched before are searched in one pass
+    (``best_by_class``)."""
+    with _LOCK:
+        known = _rows_of(dataset, results, plus_one)
+        key_of = np.array([known.key_of(k, s) for k, s in enumerate(similar)], dtype=np.int32)
+
+        def search(at: IntArray) -> tuple[IntArray, FloatArray]:
+            box = results.detections.box[rows[at]]
+            return best_by_class(dataset, image[at], box, cls[at], similar, plus_one)
+
+        return _looked_up(known, rows, key_of[cls], search)
+
+
+def _looked_up(
+    known: _Rows,
+    rows: IntArray,
+    want: npt.NDArray[np.int32],
+    search: Callable[[IntArray], tuple[IntArray, FloatArray]],
+) -> Bests:
+    """``rows``' searches under keys ``want`` (int32 (M,)): the rows not searched yet are
+    (``search(positions among rows)``) and kept; a row kept under another key (another
+    class or similar set asked of the same detection) is searched again for this answer only
+    (a copy of the rows' columns: what another caller holds is never overwritten)."""
+    have = known.key[rows]
+    new = np.flatnonzero(have != want)
+    fresh, other = new[have[new] < 0], new[have[new] >= 0]
+    if len(fresh):
+        known.put(rows[fresh], want[fresh], *search(fresh))
+    if not len(other):
+        return Bests(known.best, known.iou, rows)
+    best, iou = known.best[rows], known.iou[rows]
+    found = search(other)
+    best[other], iou[other] = found[0].T, found[1].T
+    return Bests(best, iou, None)
+
+
+def kind_table(n_classes: int, similar: list[list[int]]) -> npt.NDArray[np.uint8]:
+    """uint8 (C, C): row ``k`` the kind of each class for a detection of class ``k`` (0 its
+    own, 1 similar, 2 other), as ``BestOverlaps`` gives it."""
+    table = np.full((n_classes, n_classes), 2, dtype=np.uint8)
+    for k, s in enumerate(similar):
+        table[k, s] = 1
+    table[np.arange(n_classes), np.arange(n_classes)] = 0
+    return table
+
+
+def best_by_class(
+    dataset: Dataset,
+    image: IntArray,
+    box: FloatArray,
+    cls: IntArray,
+    similar: list[list[int]],
+    plus_one: bool,
+) -> tuple[IntArray, FloatArray]:
+    """``BestOverlaps(...).all()`` of detections of many classes at once (``cls`` int64 (D,):
+    each one's class; ``similar[k]``: class ``k``'s similar classes): one pass of the compiled
+    kernel where it is built, else ``PairOverlaps`` reduced by each pair's kind."""
+    table, obj = kind_table(len(dataset.classes), similar), dataset.objects
+    k = load_kernel("_match") if len(image) else None
+    if k is not None:
+        off, label = dataset.object_offsets, obj.label.astype(np.int64, copy=False)
+        return k.best_by_class(image, box, cls, off, obj.box, label, table, plus_one)  # type: ignore[no-any-return]
+    pairs = PairOverlaps(dataset, image, box, plus_one)
+    kind = table[cls[pairs.det], obj.label[pairs.gt]]
+    found = [pairs.best(kind == 0), pairs.best(kind == 1), pairs.best(kind != 0)]
+    return np.stack([b for b, _ in found]), np.stack([o for _, o in found])
 
 
 def _search(

@@ -11,8 +11,7 @@ else evaluates anew. Nothing outside this module writes its fields.
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,6 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.drawn import Thresholds, threshold_key
-from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
@@ -39,6 +37,7 @@ from vocviewer.families.views import (
     ViewChoice,
     ViewSettings,
 )
+from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
 
@@ -466,28 +465,3 @@ def _rederive(
     if threshold is not None:
         out.missed_at(ds, threshold)
     return out
-
-
-def normalised_aps(views: Mapping[int, ClassView], ap_rule: str) -> tuple[float, dict[int, float]]:
-    """``N`` (the mean positives over the classes) and each class's detection AP_N under
-    ``ap_rule`` (``normalised_ap.normalised_det_ap``) of the ``views`` by class."""
-    evs = {k: v.evaluation for k, v in views.items()}
-    n_pos = mean_positives([e.npos for e in evs.values()])
-    return n_pos, {k: _det_ap_n(e, ap_rule, n_pos) for k, e in evs.items()}
-
-
-#: each evaluation's last AP_N: (AP rule, N, AP_N); a kept view (another area at a threshold
-#: seen before) brings back the same evaluation, so re-deriving takes its AP_N from here
-_AP_N: weakref.WeakKeyDictionary[ClassEvaluation, tuple[str, float, float]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _det_ap_n(evaluation: ClassEvaluation, ap_rule: str, n_pos: float) -> float:
-    """``normalised_det_ap`` of ``evaluation``, kept per evaluation for its rule and ``N``."""
-    kept = _AP_N.get(evaluation)
-    if kept is not None and kept[0] == ap_rule and kept[1] == n_pos:
-        return kept[2]
-    value = normalised_det_ap(evaluation, ap_rule, n_pos)
-    _AP_N[evaluation] = (ap_rule, n_pos, value)
-    return value

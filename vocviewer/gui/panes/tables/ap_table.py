@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
 from vocviewer.families.official import explain, mark
+from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.models.evaluation import normalised_aps
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
