@@ -37,10 +37,16 @@ def similar_classes(
 ) -> list[list[int]]:
     """Per class index, the other classes of its similarity group (as ``classify_false_positives``
     finds them for a class named ``names[k]``; classes not in ``names``: none)."""
+    members: dict[str, list[int]] = {}
     out: list[list[int]] = [[] for _ in classes]
     for k, name in names.items():
-        group = groups.get(similarity_group(name, groups) or "", frozenset())
-        out[k] = [j for j, c in enumerate(classes) if c in group and j != k]
+        g = similarity_group(name, groups)
+        if g is None:
+            continue
+        if g not in members:
+            group = groups[g]
+            members[g] = [j for j, c in enumerate(classes) if c in group]
+        out[k] = [j for j in members[g] if j != k]
     return out
 
 
@@ -123,11 +129,34 @@ def _searched(
     """``remembered_best_all`` of the ``needed`` ranks (of ``evaluations`` laid end to end)."""
     names = {ev.class_index: ev.class_name for ev in evaluations}
     similar = similar_classes(dataset.classes, names, groups)
-    sizes = [len(ev) for ev in evaluations]
+    order, image, cls = _laid_out(evaluations)
+    rows = order[needed]
+    return remembered_best_all(
+        dataset, results, rows, image[needed], cls[needed], similar, plus_one
+    )
+
+
+#: the last ``_laid_out``: the ``order`` arrays it was made of (held: their ids stay theirs)
+#: and what it gave (the same ranked detections again at another threshold: no new copies)
+_LAID: list[tuple[tuple[IntArray, ...], tuple[IntArray, IntArray, IntArray]]] = []
+
+
+def _laid_out(evaluations: Sequence[ClassEvaluation]) -> tuple[IntArray, IntArray, IntArray]:
+    """The detection rows, image rows and class of the ranks of ``evaluations`` laid end to
+    end, int64 each (kept for the last ones asked: they do not change with the threshold)."""
+    orders = tuple(ev.order for ev in evaluations)
+    kept = _LAID[0] if _LAID else None
+    same = kept is not None and len(kept[0]) == len(orders)
+    if kept is not None and same and all(a is b for a, b in zip(kept[0], orders, strict=True)):
+        return kept[1]
+    sizes = [len(o) for o in orders]
     cls = np.repeat(np.array([ev.class_index for ev in evaluations], dtype=np.int64), sizes)
-    rows = np.concatenate([ev.order for ev in evaluations])[needed]
-    image = np.concatenate([ev.image_index for ev in evaluations])[needed]
-    return remembered_best_all(dataset, results, rows, image, cls[needed], similar, plus_one)
+    order = np.concatenate(orders).astype(np.int64, copy=False)
+    image = np.concatenate([ev.image_index for ev in evaluations]).astype(np.int64, copy=False)
+    for a in (order, image, cls):
+        a.flags.writeable = False
+    _LAID[:] = [(orders, (order, image, cls))]
+    return order, image, cls
 
 
 _CODES = np.array([Verdict.FP, Verdict.DUPLICATE], dtype=np.int8)
@@ -153,7 +182,7 @@ def _diagnose_kernel(
     verdict, same_gt, same_iou = columns[:3]
     needed = k.needed(verdict, same_iou, min_overlap, int(Verdict.FP))
     bests = _searched(dataset, results, evaluations, needed, groups, plus_one)
-    col = np.arange(len(needed), dtype=np.int64) if bests.col is None else bests.col
+    col = np.arange(len(needed), dtype=np.int32) if bests.col is None else bests.col
     thr = math.nan if iou_threshold is None else float(iou_threshold)
     return tuple(  # type: ignore[no-any-return]
         k.diagnose(

@@ -12,6 +12,7 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -116,31 +117,42 @@ class BestOverlaps:
 
 @dataclass(eq=False)
 class _Rows:
-    """``BestOverlaps.all`` of detection rows as searched, by result row: ``best`` int64 and
-    ``iou`` float64 (N, 3) (a row's three reductions side by side: one cache line per rank
-    read; allocated empty: only searched rows' pages are ever written),
-    ``key`` int32 (N,): the search (``keys``: (label, similar classes) -> id) that filled the
-    row, -1 where none yet. A row's search depends only on the row (its image and box) and the
-    key, never on the IoU threshold, area range or the ranks it came in."""
+    """``BestOverlaps.all`` of detection rows as searched: detection row ``r``'s in slot
+    ``slot[r]`` (int32 (N,), -1: not searched yet) of ``best`` int64 and ``iou`` float64
+    (N, 3) (a row's three reductions side by side; allocated empty, slots handed out in the
+    order the rows were first searched — class by class, rank by rank — so that reading
+    every class's ranks again reads the tables nearly in order, not at random) and ``key``
+    int32 (N,): the search (``keys``: (label, similar classes) -> id) that filled the slot.
+    A row's search depends only on the row (its image and box) and the key, never on the IoU
+    threshold, area range or the ranks it came in."""
 
+    slot: npt.NDArray[np.int32]
     best: IntArray
     iou: FloatArray
     key: npt.NDArray[np.int32]
     keys: dict[tuple[int, tuple[int, ...]], int]
+    used: int = 0
 
     @classmethod
     def empty(cls, n: int) -> _Rows:
         best, iou = np.empty((n, 3), dtype=np.int64), np.empty((n, 3), dtype=np.float64)
-        return cls(best, iou, np.full(n, -1, dtype=np.int32), {})
+        slot = np.full(n, -1, dtype=np.int32)
+        return cls(slot, best, iou, np.empty(n, dtype=np.int32), {})
 
     def key_of(self, label: int, similar: list[int]) -> int:
         return self.keys.setdefault((int(label), tuple(sorted(similar))), len(self.keys))
 
     def put(
         self, rows: IntArray, key: npt.NDArray[np.int32], best: IntArray, iou: FloatArray
-    ) -> None:
-        """Keep the searches ``best``, ``iou`` ((3, M), ``BestOverlaps.all``) of ``rows``."""
-        self.best[rows], self.iou[rows], self.key[rows] = best.T, iou.T, key
+    ) -> npt.NDArray[np.int32]:
+        """Keep the searches ``best``, ``iou`` ((3, M), ``BestOverlaps.all``) of ``rows`` (not
+        searched before) in the next free slots; returns those slots."""
+        slots = np.arange(self.used, self.used + len(rows), dtype=np.int32)
+        self.used += len(rows)
+        at = slice(int(slots[0]), self.used) if len(rows) else slice(0, 0)
+        self.best[at], self.iou[at], self.key[at] = best.T, iou.T, key
+        self.slot[rows] = slots
+        return slots
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +162,7 @@ class Bests:
 
     best: IntArray
     iou: FloatArray
-    col: IntArray | None
+    col: npt.NDArray[np.integer[Any]] | None
 
     def take(self, which: int, at: IntArray) -> tuple[IntArray, FloatArray]:
         """Reduction ``which`` (0 same, 1 similar, 2 other class) of the needed ranks at
@@ -237,14 +249,15 @@ def _looked_up(
     (``search(positions among rows)``) and kept; a row kept under another key (another
     class or similar set asked of the same detection) is searched again for this answer only
     (a copy of the rows' columns: what another caller holds is never overwritten)."""
-    have = known.key[rows]
+    col = known.slot[rows]
+    have = np.where(col >= 0, known.key[col], np.int32(-1))
     new = np.flatnonzero(have != want)
     fresh, other = new[have[new] < 0], new[have[new] >= 0]
     if len(fresh):
-        known.put(rows[fresh], want[fresh], *search(fresh))
+        col[fresh] = known.put(rows[fresh], want[fresh], *search(fresh))
     if not len(other):
-        return Bests(known.best, known.iou, rows)
-    best, iou = known.best[rows], known.iou[rows]
+        return Bests(known.best, known.iou, col)
+    best, iou = known.best[col], known.iou[col]
     found = search(other)
     best[other], iou[other] = found[0].T, found[1].T
     return Bests(best, iou, None)

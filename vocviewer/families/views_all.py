@@ -58,8 +58,16 @@ def ranked_evaluations(
     dataset: Dataset, parts: Sequence[Ranked], pair_iou: PairIoU | None = None
 ) -> list[ClassEvaluation]:
     """``views.ranked_evaluation`` of each of ``parts``, value for value."""
+    return ranked_and_taken(dataset, parts, pair_iou)[0]
+
+
+def ranked_and_taken(
+    dataset: Dataset, parts: Sequence[Ranked], pair_iou: PairIoU | None = None
+) -> tuple[list[ClassEvaluation], IntArray]:
+    """``ranked_evaluations`` and the object rows their true positives matched (int64, for
+    ``missed_rows_all``)."""
     if not parts:
-        return []
+        return [], np.zeros(0, dtype=np.int64)
     sizes = np.array([len(p.order) for p in parts], dtype=np.int64)
     bounds = np.concatenate(([0], np.cumsum(sizes)))
     verdict = np.concatenate([p.verdict for p in parts]).astype(np.int8, copy=False)
@@ -76,9 +84,9 @@ def ranked_evaluations(
             precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
             recall = np.where(per_rank > 0, tp / per_rank, np.nan)
     best_iou = np.full(len(verdict), np.nan)
+    matched = np.concatenate([p.matched for p in parts])
+    hit = np.flatnonzero(is_tp & (matched >= 0))
     if pair_iou is not None:
-        matched = np.concatenate([p.matched for p in parts])
-        hit = np.flatnonzero(is_tp & (matched >= 0))
         order = np.concatenate([p.order for p in parts])
         best_iou[hit] = pair_iou(order[hit], matched[hit])
     out = []
@@ -104,21 +112,26 @@ def ranked_evaluations(
                 ap=p.ap,
             )
         )
-    return out
+    return out, matched[hit].astype(np.int64, copy=False)
 
 
 def missed_rows_all(
     dataset: Dataset,
     evaluations: Sequence[ClassEvaluation],
     exclude: npt.NDArray[np.bool_] | None = None,
+    taken: IntArray | None = None,
 ) -> list[IntArray]:
     """``views.missed_rows(dataset, ev, exclude)`` of each of ``evaluations`` (each matching
-    only objects of its own class, as every protocol here does)."""
+    only objects of its own class, as every protocol here does); ``taken``: the object rows
+    their true positives matched, if known (``ranked_and_taken``)."""
     label = dataset.objects.label
     by_label, offsets = _objects_by_label(dataset)
     unmatched = np.ones(len(label), dtype=bool) if exclude is None else ~exclude
-    for ev in evaluations:
-        unmatched[ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]] = False
+    if taken is not None:
+        unmatched[taken] = False
+    else:
+        for ev in evaluations:
+            unmatched[ev.best_gt[(ev.verdict == Verdict.TP) & (ev.best_gt >= 0)]] = False
     out = []
     for ev in evaluations:
         k = ev.class_index

@@ -78,7 +78,7 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *gt = as_array(a_gt, NPY_INT64);
     PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64), *need = as_array(a_need, NPY_INT64);
-    PyArrayObject *col = as_array(a_col, NPY_INT64), *best = as_array(a_best, NPY_INT64);
+    PyArrayObject *col = as_array(a_col, NPY_INT32), *best = as_array(a_best, NPY_INT64);
     PyArrayObject *biou = as_array(a_biou, NPY_FLOAT64), *codes = as_array(a_codes, NPY_INT8);
     PyArrayObject *kinds = as_array(a_kinds, NPY_INT8);
     PyObject *kind = NULL, *conf = NULL, *conf_iou = NULL, *sgt = NULL, *siou = NULL, *out = NULL;
@@ -94,7 +94,8 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     sgt = new_1d(n, NPY_INT64), siou = new_1d(n, NPY_FLOAT64);
     if (!kind || !conf || !conf_iou || !sgt || !siou) goto done;
     const int8_t *vd = PyArray_DATA(v), *cd = PyArray_DATA(codes), *kd = PyArray_DATA(kinds);
-    const int64_t *gd = PyArray_DATA(gt), *nd = PyArray_DATA(need), *cl = PyArray_DATA(col);
+    const int64_t *gd = PyArray_DATA(gt), *nd = PyArray_DATA(need);
+    const int32_t *cl = PyArray_DATA(col);
     const int64_t *bb = PyArray_DATA(best);
     const double *od = PyArray_DATA(iou), *bi = PyArray_DATA(biou);
     int8_t *ko = PyArray_DATA((PyArrayObject *)kind);
@@ -258,7 +259,7 @@ static PyMethodDef methods[] = {
      "\n"
      "Ranks with verdict fp_code whose best_iou is NaN or below min_overlap."},
     {"diagnose", diagnose, METH_VARARGS,
-     "diagnose(verdict, best_gt, best_iou, needed, col, best (S, 3), iou (S, 3), threshold,\n"
+     "diagnose(verdict, best_gt, best_iou, needed, col int32, best (S, 3), iou (S, 3), threshold,\n"
      "         has_threshold, min_overlap, codes int8 (fp, duplicate),\n"
      "         kinds int8 (duplicate, localization, similar, other, background))\n"
      "    -> (kind, confused_gt, confused_iou, same_gt, same_iou)\n"

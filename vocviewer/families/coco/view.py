@@ -50,7 +50,7 @@ from vocviewer.families.views import (
     threshold_index,
     with_view_extras,
 )
-from vocviewer.families.views_all import Ranked, diagnosed_all, missed_rows_all, ranked_evaluations
+from vocviewer.families.views_all import Ranked, diagnosed_all, missed_rows_all, ranked_and_taken
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -314,10 +314,10 @@ def coco_classes(
         )
         for k, t, raw in raws
     ]
-    evs = ranked_evaluations(dataset, parts, pair_iou)
+    evs, taken = ranked_and_taken(dataset, parts, pair_iou)
     out = []
     for (_, t, raw), ev, missed in zip(
-        raws, evs, missed_rows_all(dataset, evs, exclude), strict=True
+        raws, evs, missed_rows_all(dataset, evs, exclude, taken), strict=True
     ):
         area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds)
         out.append(ClassView(ev, missed, rt, curve, ap_at, IOU_CHOICES[t], raw, area))
