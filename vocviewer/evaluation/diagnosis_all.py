@@ -142,20 +142,31 @@ _LAID: list[tuple[tuple[IntArray, ...], tuple[IntArray, IntArray, IntArray]]] = 
 
 
 def _laid_out(evaluations: Sequence[ClassEvaluation]) -> tuple[IntArray, IntArray, IntArray]:
-    """The detection rows, image rows and class of the ranks of ``evaluations`` laid end to
-    end, int64 each (kept for the last ones asked: they do not change with the threshold)."""
-    orders = tuple(ev.order for ev in evaluations)
+    orders = [ev.order for ev in evaluations]
+    images = [ev.image_index for ev in evaluations]
+    return laid_out(orders, images, [ev.class_index for ev in evaluations])
+
+
+def laid_out(
+    orders: Sequence[IntArray], images: Sequence[IntArray], classes: Sequence[int]
+) -> tuple[IntArray, IntArray, IntArray]:
+    """The detection rows ``orders``, their image rows ``images`` and each rank's class of
+    ranked detections laid end to end, int64 each (kept for the last ``orders`` asked: the
+    same arrays again at another threshold give the same columns, not new copies)."""
+    nonempty = [i for i, o in enumerate(orders) if len(o)]  # (empty ones add no rank)
+    orders, images = [orders[i] for i in nonempty], [images[i] for i in nonempty]
+    classes = [classes[i] for i in nonempty]
+    key = tuple(orders)
     kept = _LAID[0] if _LAID else None
-    same = kept is not None and len(kept[0]) == len(orders)
-    if kept is not None and same and all(a is b for a, b in zip(kept[0], orders, strict=True)):
+    same = kept is not None and len(kept[0]) == len(key)
+    if kept is not None and same and all(a is b for a, b in zip(kept[0], key, strict=True)):
         return kept[1]
-    sizes = [len(o) for o in orders]
-    cls = np.repeat(np.array([ev.class_index for ev in evaluations], dtype=np.int64), sizes)
+    cls = np.repeat(np.asarray(classes, dtype=np.int64), [len(o) for o in orders])
     order = np.concatenate(orders).astype(np.int64, copy=False)
-    image = np.concatenate([ev.image_index for ev in evaluations]).astype(np.int64, copy=False)
+    image = np.concatenate(images).astype(np.int64, copy=False)
     for a in (order, image, cls):
         a.flags.writeable = False
-    _LAID[:] = [(orders, (order, image, cls))]
+    _LAID[:] = [(key, (order, image, cls))]
     return order, image, cls
 
 
@@ -198,6 +209,7 @@ def _diagnose_kernel(
             min_overlap,
             _CODES,
             _KINDS,
+            True,  # same_gt, same_iou: this pass's own columns, written over
         )
     )
 

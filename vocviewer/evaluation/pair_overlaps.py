@@ -236,7 +236,11 @@ def remembered_best_all(
             box = results.detections.box[rows[at]]
             return best_by_class(dataset, image[at], box, cls[at], similar, plus_one)
 
-        return _looked_up(known, rows, key_of[cls], search)
+        k = load_kernel("_diagnose")
+        if k is None or not len(known.key):
+            return _looked_up(known, rows, key_of[cls], search)
+        col, fresh, other = k.lookup(known.slot, known.key, rows, cls, key_of)
+        return _kept(known, rows, key_of[cls[fresh]], search, col, fresh, other)
 
 
 def _looked_up(
@@ -253,8 +257,22 @@ def _looked_up(
     have = np.where(col >= 0, known.key[col], np.int32(-1))
     new = np.flatnonzero(have != want)
     fresh, other = new[have[new] < 0], new[have[new] >= 0]
+    return _kept(known, rows, want[fresh], search, col, fresh, other)
+
+
+def _kept(
+    known: _Rows,
+    rows: IntArray,
+    want: npt.NDArray[np.int32],
+    search: Callable[[IntArray], tuple[IntArray, FloatArray]],
+    col: npt.NDArray[np.int32],
+    fresh: IntArray,
+    other: IntArray,
+) -> Bests:
+    """``_looked_up``'s end: ``fresh`` (positions among ``rows``, keys ``want``) searched and
+    kept, ``other`` searched for this answer only; ``col``: each row's slot (written in)."""
     if len(fresh):
-        col[fresh] = known.put(rows[fresh], want[fresh], *search(fresh))
+        col[fresh] = known.put(rows[fresh], want, *search(fresh))
     if not len(other):
         return Bests(known.best, known.iou, col)
     best, iou = known.best[col], known.iou[col]

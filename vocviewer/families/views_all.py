@@ -18,7 +18,7 @@ import numpy.typing as npt
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
-from vocviewer.evaluation.diagnosis_all import classify_all_false_positives
+from vocviewer.evaluation.diagnosis_all import classify_all_false_positives, laid_out
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.views import _NO_DUPLICATE, ClassView, PairIoU
 from vocviewer.kernel import load as load_kernel
@@ -87,7 +87,9 @@ def ranked_and_taken(
     matched = np.concatenate([p.matched for p in parts])
     hit = np.flatnonzero(is_tp & (matched >= 0))
     if pair_iou is not None:
-        order = np.concatenate([p.order for p in parts])
+        order = laid_out(
+            [p.order for p in parts], [p.image_index for p in parts], [p.k for p in parts]
+        )[0]
         best_iou[hit] = pair_iou(order[hit], matched[hit])
     out = []
     for p, lo, hi in zip(parts, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):

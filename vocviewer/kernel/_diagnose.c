@@ -72,9 +72,9 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
 {
     PyObject *a_v, *a_gt, *a_iou, *a_need, *a_col, *a_best, *a_biou, *a_codes, *a_kinds;
     double thr, min_overlap;
-    int has_thr;
-    if (!PyArg_ParseTuple(args, "OOOOOOOdpdOO", &a_v, &a_gt, &a_iou, &a_need, &a_col, &a_best,
-                          &a_biou, &thr, &has_thr, &min_overlap, &a_codes, &a_kinds))
+    int has_thr, in_place = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOOdpdOO|p", &a_v, &a_gt, &a_iou, &a_need, &a_col, &a_best,
+                          &a_biou, &thr, &has_thr, &min_overlap, &a_codes, &a_kinds, &in_place))
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *gt = as_array(a_gt, NPY_INT64);
     PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64), *need = as_array(a_need, NPY_INT64);
@@ -91,7 +91,18 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
         goto done;
     }
     kind = new_1d(n, NPY_INT8), conf = new_1d(n, NPY_INT64), conf_iou = new_1d(n, NPY_FLOAT64);
-    sgt = new_1d(n, NPY_INT64), siou = new_1d(n, NPY_FLOAT64);
+    if (in_place) { /* same_gt, same_iou written over best_gt, best_iou (the caller's own) */
+        if ((PyObject *)gt != a_gt || (PyObject *)iou != a_iou || !PyArray_ISWRITEABLE(gt)
+            || !PyArray_ISWRITEABLE(iou)) {
+            PyErr_SetString(PyExc_ValueError, "diagnose: in_place needs writable int64 best_gt "
+                                              "and float64 best_iou, contiguous");
+            goto done;
+        }
+        sgt = a_gt, siou = a_iou;
+        Py_INCREF(sgt), Py_INCREF(siou);
+    } else {
+        sgt = new_1d(n, NPY_INT64), siou = new_1d(n, NPY_FLOAT64);
+    }
     if (!kind || !conf || !conf_iou || !sgt || !siou) goto done;
     const int8_t *vd = PyArray_DATA(v), *cd = PyArray_DATA(codes), *kd = PyArray_DATA(kinds);
     const int64_t *gd = PyArray_DATA(gt), *nd = PyArray_DATA(need);
@@ -141,6 +152,64 @@ done:
     Py_XDECREF(v); Py_XDECREF(gt); Py_XDECREF(iou); Py_XDECREF(need); Py_XDECREF(col);
     Py_XDECREF(best); Py_XDECREF(biou); Py_XDECREF(codes); Py_XDECREF(kinds);
     Py_XDECREF(kind); Py_XDECREF(conf); Py_XDECREF(conf_iou); Py_XDECREF(sgt); Py_XDECREF(siou);
+    return out;
+}
+
+/* pair_overlaps._looked_up's first steps: for each of rows (int64 (M,), detection rows) the
+ * slot it was kept in (slot int32 (N,) by row, -1: none) and whether that slot's key (key
+ * int32 (S,)) is want[cls[i]] (want int32 (C,), cls int64 (M,)). Returns col int32 (M,) (the
+ * slot, -1: none), fresh int64 (positions of rows never searched) and other int64 (positions
+ * of rows kept under another key). */
+static PyObject *lookup(PyObject *self, PyObject *args)
+{
+    PyObject *a_slot, *a_key, *a_rows, *a_cls, *a_want;
+    if (!PyArg_ParseTuple(args, "OOOOO", &a_slot, &a_key, &a_rows, &a_cls, &a_want))
+        return NULL;
+    PyArrayObject *slot = as_array(a_slot, NPY_INT32), *key = as_array(a_key, NPY_INT32);
+    PyArrayObject *rows = as_array(a_rows, NPY_INT64), *cls = as_array(a_cls, NPY_INT64);
+    PyArrayObject *want = as_array(a_want, NPY_INT32);
+    PyObject *col = NULL, *fresh = NULL, *other = NULL, *out = NULL;
+    if (!slot || !key || !rows || !cls || !want) goto done;
+    npy_intp n = PyArray_SIZE(slot), s = PyArray_SIZE(key), m = PyArray_SIZE(rows);
+    npy_intp c = PyArray_SIZE(want);
+    if (PyArray_SIZE(cls) != m) {
+        PyErr_SetString(PyExc_ValueError, "lookup: rows and cls differ in length");
+        goto done;
+    }
+    if (!(col = new_1d(m, NPY_INT32))) goto done;
+    const int32_t *sl = PyArray_DATA(slot), *ky = PyArray_DATA(key), *wt = PyArray_DATA(want);
+    const int64_t *rw = PyArray_DATA(rows), *cl = PyArray_DATA(cls);
+    int32_t *co = PyArray_DATA((PyArrayObject *)col);
+    npy_intp n_fresh = 0, n_other = 0;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0; i < m; i++) {
+        int64_t r = rw[i], k = cl[i];
+        if (r < 0 || r >= n || k < 0 || k >= c) { bad = 1; break; }
+        int32_t t = sl[r];
+        if (t >= s) { bad = 1; break; }
+        co[i] = t;
+        if (t < 0) n_fresh++;
+        else if (ky[t] != wt[k]) n_other++;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "lookup: a row, class or slot out of range");
+        goto done;
+    }
+    if (!(fresh = new_1d(n_fresh, NPY_INT64)) || !(other = new_1d(n_other, NPY_INT64))) goto done;
+    int64_t *fo = PyArray_DATA((PyArrayObject *)fresh), *oo = PyArray_DATA((PyArrayObject *)other);
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp i = 0, f = 0, o = 0; i < m; i++) {
+        int32_t t = co[i];
+        if (t < 0) fo[f++] = i;
+        else if (ky[t] != wt[cl[i]]) oo[o++] = i;
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_BuildValue("(OOO)", col, fresh, other);
+done:
+    Py_XDECREF(slot); Py_XDECREF(key); Py_XDECREF(rows); Py_XDECREF(cls); Py_XDECREF(want);
+    Py_XDECREF(col); Py_XDECREF(fresh); Py_XDECREF(other);
     return out;
 }
 
@@ -261,11 +330,17 @@ static PyMethodDef methods[] = {
     {"diagnose", diagnose, METH_VARARGS,
      "diagnose(verdict, best_gt, best_iou, needed, col int32, best (S, 3), iou (S, 3), threshold,\n"
      "         has_threshold, min_overlap, codes int8 (fp, duplicate),\n"
-     "         kinds int8 (duplicate, localization, similar, other, background))\n"
+     "         kinds int8 (duplicate, localization, similar, other, background)[, in_place])\n"
      "    -> (kind, confused_gt, confused_iou, same_gt, same_iou)\n"
      "\n"
-     "analysis.classify_false_positives over ranks laid end to end; needed ranks' overlap\n"
+     "analysis.classify_false_positives over ranks laid end to end (in_place: same_gt and\n"
+     "same_iou written over best_gt and best_iou, which are returned); needed ranks' overlap\n"
      "searches are rows col of best / iou (columns: same, similar, other class)."},
+    {"lookup", lookup, METH_VARARGS,
+     "lookup(slot int32 (N,), key int32 (S,), rows int64, cls int64, want int32 (C,))\n"
+     "    -> (col int32, fresh int64, other int64)\n"
+     "\n"
+     "Each row's slot, the positions of rows not kept yet and of rows kept under another key."},
     {"ranked", ranked, METH_VARARGS,
      "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code)\n"
      "    -> (precision, recall)\n"
