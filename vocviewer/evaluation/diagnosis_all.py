@@ -195,7 +195,7 @@ def _diagnose_kernel(
     bests = _searched(dataset, results, evaluations, needed, groups, plus_one)
     col = np.arange(len(needed), dtype=np.int32) if bests.col is None else bests.col
     thr = math.nan if iou_threshold is None else float(iou_threshold)
-    return tuple(  # type: ignore[no-any-return]
+    return tuple(
         k.diagnose(
             verdict,
             same_gt,

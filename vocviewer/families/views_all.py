@@ -51,7 +51,8 @@ def _segment_cumsum(flags: npt.NDArray[np.bool_], bounds: IntArray) -> FloatArra
     if not len(c):
         return c.astype(np.float64)
     base = np.where(start > 0, c[np.maximum(start - 1, 0)], 0)
-    return (c - np.repeat(base, np.diff(bounds))).astype(np.float64)
+    out: FloatArray = (c - np.repeat(base, np.diff(bounds))).astype(np.float64)
+    return out
 
 
 def ranked_evaluations(
