@@ -79,25 +79,25 @@ def classify_all_false_positives(
     sizes = np.array([len(ev) if ev.task == "det" else 0 for ev in evaluations], dtype=np.int64)
     bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
     cut = [ev for ev, n in zip(evaluations, sizes.tolist(), strict=True) if n]
-    n = int(bounds[-1])
-    kind = np.zeros(n, dtype=np.int8)
-    confused = np.full(n, -1, dtype=np.int64)
-    confused_iou = np.full(n, np.nan)
+    n, k = int(bounds[-1]), load_kernel("_diagnose")
+    kind, confused = np.zeros(0, dtype=np.int8), np.full(0, -1, dtype=np.int64)
+    confused_iou, same_iou = np.full(0, np.nan), np.full(0, np.nan)
+    same_gt = np.full(0, -1, dtype=np.int64)
     if cut:
         verdict = np.concatenate([ev.verdict for ev in cut])
         same_gt = np.concatenate([ev.best_gt for ev in cut]).astype(np.int64, copy=False)
         same_iou = np.concatenate([ev.best_iou for ev in cut]).astype(np.float64, copy=False)
-        columns = (verdict, same_gt, same_iou, kind, confused, confused_iou)
         rules = (plus_one, min_overlap, groups, iou_threshold)
-        k = load_kernel("_diagnose")
-        if k is not None:
+        if k is not None:  # the kernel makes the kinds and confusions
             kind, confused, confused_iou, same_gt, same_iou = _diagnose_kernel(
-                k, dataset, results, cut, columns, *rules
+                k, dataset, results, cut, (verdict, same_gt, same_iou), *rules
             )
         else:
+            kind = np.zeros(n, dtype=np.int8)
+            confused = np.full(n, -1, dtype=np.int64)
+            confused_iou = np.full(n, np.nan)
+            columns = (verdict, same_gt, same_iou, kind, confused, confused_iou)
             _diagnose(dataset, results, cut, columns, *rules)
-    else:
-        same_gt, same_iou = np.full(0, -1, dtype=np.int64), np.full(0, np.nan)
     out = []
     for ev, lo, hi in zip(evaluations, bounds[:-1], bounds[1:], strict=True):
         if ev.task != "det":  # as classify_false_positives leaves it
@@ -130,10 +130,7 @@ def _searched(
     names = {ev.class_index: ev.class_name for ev in evaluations}
     similar = similar_classes(dataset.classes, names, groups)
     order, image, cls = _laid_out(evaluations)
-    rows = order[needed]
-    return remembered_best_all(
-        dataset, results, rows, image[needed], cls[needed], similar, plus_one
-    )
+    return remembered_best_all(dataset, results, order, image, cls, similar, plus_one, needed)
 
 
 #: the last ``_laid_out``: the ``order`` arrays it was made of (held: their ids stay theirs)

@@ -223,24 +223,34 @@ def remembered_best_all(
     cls: IntArray,
     similar: list[list[int]],
     plus_one: bool,
+    at: IntArray | None = None,
 ) -> Bests:
     """``remembered_best`` of detection ``rows`` (int64 (M,), their images ``image`` and the
-    classes ``cls`` they were ranked in) of every class at once: ``similar[k]``, class ``k``'s
-    similar classes; the rows not searched before are searched in one pass
-    (``best_by_class``)."""
+    classes ``cls`` they were ranked in; ``at``: only those at these positions) of every class
+    at once: ``similar[k]``, class ``k``'s similar classes; the rows not searched before are
+    searched in one pass (``best_by_class``)."""
     with _LOCK:
         known = _rows_of(dataset, results, plus_one)
         key_of = np.array([known.key_of(k, s) for k, s in enumerate(similar)], dtype=np.int32)
-
-        def search(at: IntArray) -> tuple[IntArray, FloatArray]:
-            box = results.detections.box[rows[at]]
-            return best_by_class(dataset, image[at], box, cls[at], similar, plus_one)
-
         k = load_kernel("_diagnose")
         if k is None or not len(known.key):
+            if at is not None:
+                rows, image, cls, at = rows[at], image[at], cls[at], None
+
+            def search(i: IntArray) -> tuple[IntArray, FloatArray]:
+                box = results.detections.box[rows[i]]
+                return best_by_class(dataset, image[i], box, cls[i], similar, plus_one)
+
             return _looked_up(known, rows, key_of[cls], search)
-        col, fresh, other = k.lookup(known.slot, known.key, rows, cls, key_of)
-        return _kept(known, rows, key_of[cls[fresh]], search, col, fresh, other)
+
+        def search_at(i: IntArray) -> tuple[IntArray, FloatArray]:
+            j = i if at is None else at[i]  # positions in rows, image, cls
+            box = results.detections.box[rows[j]]
+            return best_by_class(dataset, image[j], box, cls[j], similar, plus_one)
+
+        col, fresh, other = k.lookup(known.slot, known.key, rows, cls, key_of, at)
+        where = fresh if at is None else at[fresh]
+        return _kept(known, rows[where], key_of[cls[where]], col, fresh, other, search_at)
 
 
 def _looked_up(
@@ -257,22 +267,23 @@ def _looked_up(
     have = np.where(col >= 0, known.key[col], np.int32(-1))
     new = np.flatnonzero(have != want)
     fresh, other = new[have[new] < 0], new[have[new] >= 0]
-    return _kept(known, rows, want[fresh], search, col, fresh, other)
+    return _kept(known, rows[fresh], want[fresh], col, fresh, other, search)
 
 
 def _kept(
     known: _Rows,
-    rows: IntArray,
+    fresh_rows: IntArray,
     want: npt.NDArray[np.int32],
-    search: Callable[[IntArray], tuple[IntArray, FloatArray]],
     col: npt.NDArray[np.int32],
     fresh: IntArray,
     other: IntArray,
+    search: Callable[[IntArray], tuple[IntArray, FloatArray]],
 ) -> Bests:
-    """``_looked_up``'s end: ``fresh`` (positions among ``rows``, keys ``want``) searched and
-    kept, ``other`` searched for this answer only; ``col``: each row's slot (written in)."""
+    """``_looked_up``'s end: the ``fresh`` rows (``fresh_rows``, keys ``want``; positions
+    ``fresh`` of ``col``) searched (``search(positions)``) and kept, the ``other`` ones
+    searched for this answer only; ``col``: each row's slot (written in)."""
     if len(fresh):
-        col[fresh] = known.put(rows[fresh], want, *search(fresh))
+        col[fresh] = known.put(fresh_rows, want, *search(fresh))
     if not len(other):
         return Bests(known.best, known.iou, col)
     best, iou = known.best[col], known.iou[col]

@@ -162,20 +162,22 @@ done:
  * of rows kept under another key). */
 static PyObject *lookup(PyObject *self, PyObject *args)
 {
-    PyObject *a_slot, *a_key, *a_rows, *a_cls, *a_want;
-    if (!PyArg_ParseTuple(args, "OOOOO", &a_slot, &a_key, &a_rows, &a_cls, &a_want))
+    PyObject *a_slot, *a_key, *a_rows, *a_cls, *a_want, *a_at = Py_None;
+    if (!PyArg_ParseTuple(args, "OOOOO|O", &a_slot, &a_key, &a_rows, &a_cls, &a_want, &a_at))
         return NULL;
     PyArrayObject *slot = as_array(a_slot, NPY_INT32), *key = as_array(a_key, NPY_INT32);
     PyArrayObject *rows = as_array(a_rows, NPY_INT64), *cls = as_array(a_cls, NPY_INT64);
     PyArrayObject *want = as_array(a_want, NPY_INT32);
+    PyArrayObject *at = a_at == Py_None ? NULL : as_array(a_at, NPY_INT64);
     PyObject *col = NULL, *fresh = NULL, *other = NULL, *out = NULL;
-    if (!slot || !key || !rows || !cls || !want) goto done;
-    npy_intp n = PyArray_SIZE(slot), s = PyArray_SIZE(key), m = PyArray_SIZE(rows);
-    npy_intp c = PyArray_SIZE(want);
-    if (PyArray_SIZE(cls) != m) {
+    if (!slot || !key || !rows || !cls || !want || (a_at != Py_None && !at)) goto done;
+    npy_intp n = PyArray_SIZE(slot), s = PyArray_SIZE(key), m_all = PyArray_SIZE(rows);
+    npy_intp c = PyArray_SIZE(want), m = at ? PyArray_SIZE(at) : m_all;
+    if (PyArray_SIZE(cls) != m_all) {
         PyErr_SetString(PyExc_ValueError, "lookup: rows and cls differ in length");
         goto done;
     }
+    const int64_t *ap = at ? PyArray_DATA(at) : NULL;
     if (!(col = new_1d(m, NPY_INT32))) goto done;
     const int32_t *sl = PyArray_DATA(slot), *ky = PyArray_DATA(key), *wt = PyArray_DATA(want);
     const int64_t *rw = PyArray_DATA(rows), *cl = PyArray_DATA(cls);
@@ -184,7 +186,9 @@ static PyObject *lookup(PyObject *self, PyObject *args)
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     for (npy_intp i = 0; i < m; i++) {
-        int64_t r = rw[i], k = cl[i];
+        int64_t p = ap ? ap[i] : i;
+        if (p < 0 || p >= m_all) { bad = 1; break; }
+        int64_t r = rw[p], k = cl[p];
         if (r < 0 || r >= n || k < 0 || k >= c) { bad = 1; break; }
         int32_t t = sl[r];
         if (t >= s) { bad = 1; break; }
@@ -203,13 +207,13 @@ static PyObject *lookup(PyObject *self, PyObject *args)
     for (npy_intp i = 0, f = 0, o = 0; i < m; i++) {
         int32_t t = co[i];
         if (t < 0) fo[f++] = i;
-        else if (ky[t] != wt[cl[i]]) oo[o++] = i;
+        else if (ky[t] != wt[cl[ap ? ap[i] : i]]) oo[o++] = i;
     }
     Py_END_ALLOW_THREADS
     out = Py_BuildValue("(OOO)", col, fresh, other);
 done:
     Py_XDECREF(slot); Py_XDECREF(key); Py_XDECREF(rows); Py_XDECREF(cls); Py_XDECREF(want);
-    Py_XDECREF(col); Py_XDECREF(fresh); Py_XDECREF(other);
+    Py_XDECREF(at); Py_XDECREF(col); Py_XDECREF(fresh); Py_XDECREF(other);
     return out;
 }
 
@@ -337,10 +341,11 @@ static PyMethodDef methods[] = {
      "same_iou written over best_gt and best_iou, which are returned); needed ranks' overlap\n"
      "searches are rows col of best / iou (columns: same, similar, other class)."},
     {"lookup", lookup, METH_VARARGS,
-     "lookup(slot int32 (N,), key int32 (S,), rows int64, cls int64, want int32 (C,))\n"
+     "lookup(slot int32 (N,), key int32 (S,), rows int64, cls int64, want int32 (C,)[, at])\n"
      "    -> (col int32, fresh int64, other int64)\n"
      "\n"
-     "Each row's slot, the positions of rows not kept yet and of rows kept under another key."},
+     "Each row's slot, the positions of rows not kept yet and of rows kept under another key\n"
+     "(at int64: only rows[at], positions among them)."},
     {"ranked", ranked, METH_VARARGS,
      "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code)\n"
      "    -> (precision, recall)\n"
