@@ -30,3 +30,24 @@ def test_remembered_best_equals_a_fresh_search_whatever_was_searched_before(seed
                 b, o = got.take(which, at)
                 np.testing.assert_array_equal(b, best[which][at])
                 np.testing.assert_array_equal(o, iou[which][at])
+
+
+def test_a_detection_asked_under_another_similar_set_is_searched_again():
+    """The store is by detection row: a row kept under one (class, similar classes) asked
+    under another is searched afresh, and what the first caller holds stays as it was."""
+    ds, rs, evs = _case(0)
+    ev = max(evs, key=len)
+    label, n = ev.class_index, len(ds.classes)
+    needed = np.arange(len(ev), dtype=np.int64)
+    box = rs.detections.box[ev.order]
+    first = remembered_best(ds, rs, ev.order, ev.image_index, needed, True, label, [])
+    held = [first.take(w, needed) for w in range(3)]
+    for similar in ([(label + 1) % n, (label + 2) % n], []):
+        got = remembered_best(ds, rs, ev.order, ev.image_index, needed, True, label, similar)
+        best, iou = BestOverlaps(ds, ev.image_index, box, True, label, similar).all()
+        for w in range(3):
+            np.testing.assert_array_equal(got.take(w, needed)[0], best[w])
+            np.testing.assert_array_equal(got.take(w, needed)[1], iou[w])
+    for w, (b, o) in enumerate(held):
+        np.testing.assert_array_equal(first.take(w, needed)[0], b)
+        np.testing.assert_array_equal(first.take(w, needed)[1], o)

@@ -75,3 +75,35 @@ def test_a_kept_view_brings_its_normalised_ap_back_unchanged(qtbot, make_window,
             np.testing.assert_array_equal(
                 [evals.normalised[2][k] for k in sorted(fresh)], [fresh[k] for k in sorted(fresh)]
             )
+
+
+def test_every_pane_after_a_rederive_equals_a_rebuild(qtbot, make_window, tmp_path):
+    """After each change: the per-row arrays equal the views added afresh (the ranks by row are
+    shared with the evaluations re-derived from), the All-classes plot (curves re-set from
+    kept polylines, title set only when it changed) the pixels of a plot drawn anew, and the
+    AP table every cell of a table filled anew."""
+    from vocviewer.gui.models.evaluation import ResultEvaluations
+
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev, pane = win.state, win.state.evaluation, win.pr_pane
+    st.select_class(-1)
+    win.resize(1200, 800)
+    for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.5), ("iou", 0.75)):
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        for i, evals in enumerate(st.evaluations):
+            fresh = ResultEvaluations(len(st.results[i].results.detections), len(evals.missed))
+            for k in sorted(evals.views):
+                fresh.add(evals.views[k])
+            for col in ("verdict_by_row", "fp_kind_by_row", "rank_by_row", "missed"):
+                assert np.array_equal(getattr(evals, col), getattr(fresh, col)), (value, col)
+        plot = pane.plot.grab().toImage()
+        table = win.ap_table.ap_model.shown(), win.ap_table.ap_model.shown_values()
+        pane.classes.clear()
+        pane._title_set = None
+        pane.refresh()
+        win.ap_table.ap_model._cells = {}
+        win.ap_table.ap_model.refresh()
+        assert pane.plot.grab().toImage() == plot, (what, value)
+        assert (win.ap_table.ap_model.shown(), win.ap_table.ap_model.shown_values()) == table

@@ -25,6 +25,8 @@ confusion
 curve_style
     How a precision/recall figure draws each curve and where its legend goes (shared by the SVG
     writer ``figure_svg`` and the window's PNG / PDF figures.
+diagnosis_all
+    Every class's false-positive diagnosis at once (``analysis.classify_false_positives``).
 drawn
     The one rule for which detections are drawn at a score threshold (``is_drawn``).
 figure_svg

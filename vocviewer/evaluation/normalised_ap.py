@@ -17,11 +17,15 @@ Ranks are treated as in ``ap.voc_precision_recall``: an ignored item keeps its s
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
 from vocviewer.evaluation.ap import voc_ap_11_point, voc_ap_all_points
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult, Verdict
+from vocviewer.kernel import load as load_kernel
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -162,3 +166,23 @@ def normalised_det_ap(evaluation: ClassEvaluation, ap_rule: str, n_pos: float) -
     return normalised_ap_101(
         v == Verdict.TP, v >= Verdict.FP, evaluation.npos, n_pos, COCO_RECALL_THRESHOLDS
     )
+
+
+def normalised_det_aps_101(evaluations: Sequence[ClassEvaluation], n_pos: float) -> list[float]:
+    """``normalised_det_ap(ev, "coco101", n_pos)`` of each detection evaluation, value for
+    value: eq. 6's sampled envelope of every class in one pass of the compiled kernel
+    ``_diagnose`` where it is built (each class's mean then taken as ``normalised_ap_101``
+    takes it), else class by class."""
+    k = load_kernel("_diagnose")
+    if k is None or not evaluations:
+        return [normalised_det_ap(ev, "coco101", n_pos) for ev in evaluations]
+    sizes = np.array([len(ev.verdict) for ev in evaluations], dtype=np.int64)
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    verdict = np.concatenate([ev.verdict for ev in evaluations]).astype(np.int8, copy=False)
+    npos = np.array([ev.npos for ev in evaluations], dtype=np.float64)
+    rt = COCO_RECALL_THRESHOLDS
+    q = k.normalised_101(verdict, bounds, npos, n_pos, rt, int(Verdict.TP), int(Verdict.FP))
+    return [
+        math.nan if ev.npos == 0 else 0.0 if n == 0 else float(np.mean(q[i]))
+        for i, (ev, n) in enumerate(zip(evaluations, sizes.tolist(), strict=True))
+    ]

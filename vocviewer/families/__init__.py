@@ -53,6 +53,8 @@ view_analysis
     per family.
 views
     What a benchmark gives the window.
+views_all
+    Every class's view at once from stored ranked evidence (re-deriving at another IoU).
 visdrone/
     VisDrone-DET.
 voc/

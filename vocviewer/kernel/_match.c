@@ -1014,7 +1014,95 @@ static PyObject *best_by_kind(PyObject *self, PyObject *args)
     return best_entry(args, 1, "best_by_kind");
 }
 
+/* best_scan with each detection's own kinds: object j's kind for detection i is
+ * table[cls[i] * n_cls + label[j]] (0 its class, 1 a similar class, else other). Returns 1 if
+ * an image, offset, class or label is out of range. */
+static int best_scan_class(const int64_t *im, npy_intp d, const int64_t *cls, const int64_t *of,
+                           npy_intp n_off, const double *db, const double *gb, npy_intp g,
+                           const int64_t *label, const uint8_t *table, npy_intp n_cls,
+                           double one, int64_t *bo, double *bv)
+{
+    for (npy_intp i = 0; i < d; i++) {
+        int64_t k = im[i], c = cls[i];
+        if (k < 0 || k + 1 >= n_off || c < 0 || c >= n_cls) return 1;
+        int64_t lo = of[k], hi = of[k + 1];
+        if (lo < 0 || hi > g || lo > hi) return 1;
+        const double *b = db + 4 * i;
+        const uint8_t *kinds = table + c * n_cls;
+        int64_t found[3] = {-1, -1, -1};
+        double top[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int64_t j = lo; j < hi; j++) {
+            if (label[j] < 0 || label[j] >= n_cls) return 1;
+            double ov;
+            if (!pair_overlap(b, gb + 4 * j, one, &ov)) continue;
+            uint8_t kd = kinds[label[j]];
+            int r = kd == 0 ? 0 : 2;
+            if (ov > top[r]) { top[r] = ov; found[r] = j; }
+            if (kd == 1 && ov > top[1]) { top[1] = ov; found[1] = j; }
+        }
+        for (int r = 0; r < 3; r++) {
+            bo[r * d + i] = found[r];
+            bv[r * d + i] = found[r] >= 0 ? top[r] : NAN;
+        }
+    }
+    return 0;
+}
+
+/* evaluation/pair_overlaps.best_by_class: best_by_kind for detections of many classes at once,
+ * each with its class's kinds (row cls[i] of the (C, C) uint8 table, by object label). */
+static PyObject *best_by_class(PyObject *self, PyObject *args)
+{
+    PyObject *a_img, *a_dbox, *a_cls, *a_off, *a_gbox, *a_lab, *a_tab;
+    int plus_one;
+    if (!PyArg_ParseTuple(args, "OOOOOOOp", &a_img, &a_dbox, &a_cls, &a_off, &a_gbox, &a_lab,
+                          &a_tab, &plus_one))
+        return NULL;
+    PyArrayObject *img = as_array(a_img, NPY_INT64), *dbox = as_array(a_dbox, NPY_FLOAT64);
+    PyArrayObject *cls = as_array(a_cls, NPY_INT64), *off = as_array(a_off, NPY_INT64);
+    PyArrayObject *gbox = as_array(a_gbox, NPY_FLOAT64), *lab = as_array(a_lab, NPY_INT64);
+    PyArrayObject *tab = as_array(a_tab, NPY_UINT8);
+    PyObject *best = NULL, *best_ov = NULL, *out = NULL;
+    if (!img || !dbox || !cls || !off || !gbox || !lab || !tab) goto done;
+    npy_intp d = PyArray_SIZE(img), n_off = PyArray_SIZE(off), g = PyArray_SIZE(gbox) / 4;
+    npy_intp n_tab = PyArray_SIZE(tab), c = 0;
+    while ((c + 1) * (c + 1) <= n_tab) c++;
+    if (PyArray_SIZE(dbox) != 4 * d || PyArray_SIZE(cls) != d || PyArray_SIZE(gbox) != 4 * g
+        || PyArray_SIZE(lab) != g || n_off < 1 || c * c != n_tab) {
+        PyErr_SetString(PyExc_ValueError, "best_by_class: inconsistent shapes");
+        goto done;
+    }
+    npy_intp dims[2] = {3, d};
+    best = PyArray_SimpleNew(2, dims, NPY_INT64);
+    best_ov = PyArray_SimpleNew(2, dims, NPY_FLOAT64);
+    if (!best || !best_ov) goto done;
+    const int64_t *im = PyArray_DATA(img), *of = PyArray_DATA(off), *cl = PyArray_DATA(cls);
+    const int64_t *lb = PyArray_DATA(lab);
+    const double *db = PyArray_DATA(dbox), *gb = PyArray_DATA(gbox);
+    const uint8_t *tb = PyArray_DATA(tab);
+    int64_t *bo = PyArray_DATA((PyArrayObject *)best);
+    double *bv = PyArray_DATA((PyArrayObject *)best_ov);
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = best_scan_class(im, d, cl, of, n_off, db, gb, g, lb, tb, c, plus_one ? 1.0 : 0.0, bo, bv);
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "best_by_class: an image, offset, class or label out of range");
+        goto done;
+    }
+    out = Py_BuildValue("(OO)", best, best_ov);
+done:
+    Py_XDECREF(img); Py_XDECREF(dbox); Py_XDECREF(cls); Py_XDECREF(off); Py_XDECREF(gbox);
+    Py_XDECREF(lab); Py_XDECREF(tab); Py_XDECREF(best); Py_XDECREF(best_ov);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"best_by_class", best_by_class, METH_VARARGS,
+     "best_by_class(det_image, det_box, det_class, obj_offsets, obj_box, obj_label, table,\n"
+     "              plus_one) -> (best (3, D), overlap (3, D))\n"
+     "\n"
+     "best_by_kind of detections of many classes in one pass: object j's kind for detection i\n"
+     "is table[det_class[i], obj_label[j]] (table uint8 (C, C))."},
     {"best_by_kind", best_by_kind, METH_VARARGS,
      "best_by_kind(det_image, det_box, obj_offsets, obj_box, obj_kind, plus_one)\n"
      "    -> (best (3, D), overlap (3, D))\n"

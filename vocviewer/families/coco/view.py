@@ -50,6 +50,7 @@ from vocviewer.families.views import (
     threshold_index,
     with_view_extras,
 )
+from vocviewer.families.views_all import Ranked, diagnosed_all, missed_rows_all, ranked_and_taken
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -257,9 +258,8 @@ def rederive_coco_views(
     area "all") and takes the curve of the new range."""
     rt, rules = CocoParams().recall_thresholds, coco_rules(dataset)
     task = chosen_task(iou_type(results), choice)
-    pair_iou = task_pair_iou(dataset, results, task)
-    never = never_missed(dataset, CocoParams.for_task(task))
-    out = []
+    out: dict[int, ClassView] = {}
+    fresh: list[tuple[int, int, Any]] = []  # (class, threshold index, raw) not kept
     for k in sorted(raws):
         raw = raws[k]
         t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
@@ -272,17 +272,56 @@ def rederive_coco_views(
             ),
             None,
         )
-        if last is not None:
-            area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
-            view = dataclasses.replace(
-                last, curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
-            )
-        else:
-            view = diagnosed(
-                dataset, results, coco_class(dataset, raw, k, choice, rt, pair_iou, never), rules
-            )
-        _remember(raw, dataset, results, key, view)
-        out.append(view)
+        if last is None:
+            fresh.append((k, t, raw))
+            continue
+        area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
+        out[k] = dataclasses.replace(
+            last, curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
+        )
+        _remember(raw, dataset, results, key, out[k])
+    if fresh:  # every class not kept at once (80 classes: a few passes, not 80 of each)
+        pair_iou = task_pair_iou(dataset, results, task)
+        never = never_missed(dataset, CocoParams.for_task(task))
+        views = diagnosed_all(
+            dataset, results, coco_classes(dataset, fresh, choice, rt, pair_iou, never), rules
+        )
+        for (k, t, raw), view in zip(fresh, views, strict=True):
+            out[k] = view
+            _remember(raw, dataset, results, (t, task), view)
+    return [out[k] for k in sorted(raws)]
+
+
+def coco_classes(
+    dataset: Dataset,
+    raws: list[tuple[int, int, Any]],
+    choice: ViewChoice,
+    recall_thresholds: FloatArray,
+    pair_iou: PairIoU | None,
+    exclude: npt.NDArray[np.bool_],
+) -> list[ClassView]:
+    """``coco_class`` of each (class ``k``, threshold index ``t``, raw) of ``raws`` at the
+    protocol's thresholds, undiagnosed, all at once (``views_all``)."""
+    parts = [
+        Ranked(
+            k,
+            raw.det_rows,
+            raw.image_index,
+            raw.score,
+            raw.verdict[t],
+            raw.matched_gt[t],
+            int(raw.npig[0]),
+            raw.ap,
+        )
+        for k, t, raw in raws
+    ]
+    evs, taken = ranked_and_taken(dataset, parts, pair_iou)
+    out = []
+    for (_, t, raw), ev, missed in zip(
+        raws, evs, missed_rows_all(dataset, evs, exclude, taken), strict=True
+    ):
+        area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds)
+        out.append(ClassView(ev, missed, rt, curve, ap_at, IOU_CHOICES[t], raw, area))
     return out
 
 

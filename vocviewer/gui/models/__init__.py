@@ -7,6 +7,8 @@ state
 evaluation
     ``EvaluationModel``: every result set evaluated through its benchmark family at the
     user's choice (IoU, area, image set) — one path for every family; ``ResultEvaluations``.
+ap_n
+    Each class's normalised AP of the views shown, kept per evaluation.
 display_settings
     Score threshold, view mode and drawing toggles.
 image_filter

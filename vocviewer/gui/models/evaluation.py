@@ -11,8 +11,7 @@ else evaluates anew. Nothing outside this module writes its fields.
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,6 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import FalsePositives
 from vocviewer.evaluation.confusion import missed_at
 from vocviewer.evaluation.drawn import Thresholds, threshold_key
-from vocviewer.evaluation.normalised_ap import mean_positives, normalised_det_ap
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
@@ -39,6 +37,7 @@ from vocviewer.families.views import (
     ViewChoice,
     ViewSettings,
 )
+from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
 
@@ -54,14 +53,18 @@ class ResultEvaluations:
     them computed it (``normalised_aps``; the AP table computes it itself otherwise).
     """
 
-    def __init__(self, n_detections: int, n_objects: int = 0) -> None:
+    def __init__(
+        self, n_detections: int, n_objects: int = 0, ranks: npt.NDArray[np.int64] | None = None
+    ) -> None:
         self.det: dict[int, ClassEvaluation] = {}
         self.cls: dict[int, ClassEvaluation] = {}
         self.views: dict[int, ClassView] = {}
         self.diagnosis: dict[int, FalsePositives] = {}
         self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
         self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
-        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64)
+        #: (``ranks``: another's, of the same ranked detections; then ``add`` leaves it be)
+        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64) if ranks is None else ranks
+        self._ranked = ranks is not None
         self.missed = np.zeros(n_objects, dtype=bool)
         self.summary: Summary | None = None
         self.normalised: tuple[str, float, dict[int, float]] | None = None
@@ -86,7 +89,8 @@ class ResultEvaluations:
             self.fp_kind_by_row[ev.order] = view.false_positives.kind
         self.det[k] = ev
         self.verdict_by_row[ev.order] = ev.verdict
-        self.rank_by_row[ev.order] = np.arange(len(ev.order))
+        if not self._ranked:
+            self.rank_by_row[ev.order] = np.arange(len(ev.order))
 
     def missed_at(self, dataset: Dataset, threshold: Thresholds) -> npt.NDArray[np.bool_]:
         """bool (O,): objects missed as drawn at score ``threshold`` (one number or per class;
@@ -414,6 +418,7 @@ class EvaluationModel(QObject):
                     self.choice(),
                     self.settings.ap_rule,
                     evals.last_threshold,
+                    evals,
                 ),
                 on_returned=lambda out, i=i: self._replace(i, out),
                 on_errored=lambda exc, i=i: self._failed(i, "re-evaluation", exc),
@@ -450,44 +455,29 @@ def _rederive(
     choice: ViewChoice,
     ap_rule: str,
     threshold: Thresholds | None = None,
+    previous: ResultEvaluations | None = None,
 ) -> ResultEvaluations | None:
     """The family's views at ``choice`` from the stored evidence, filled into new
     ``ResultEvaluations`` here in the worker (their per-row arrays: 500,000 rows take the GUI
     thread ~15 ms) with their AP_N under ``ap_rule`` (80 classes: ~30 ms); ``None`` if the
     family evaluates anew. ``threshold``: the score threshold the panes last drew at, whose
-    missed objects (``ResultEvaluations.missed_at``, ~10 ms) are worked out here too."""
+    missed objects (``ResultEvaluations.missed_at``, ~10 ms) are worked out here too.
+    ``previous``: the evaluations re-derived from; where every class ranks the same detections
+    (the same ``order``), their ranks by row are shared, not worked out again."""
     views = bench.rederive_views(ds, res, raws, choice)
     if views is None:
         return None
-    out = ResultEvaluations(len(res.detections), len(ds.objects))
+    det = {} if previous is None else previous.det
+    same = [det.get(v.class_index) for v in views if v.evaluation.task == "det"]
+    kept = len(same) == len(det) and all(
+        e is not None and e.order is v.evaluation.order
+        for e, v in zip(same, [v for v in views if v.evaluation.task == "det"], strict=True)
+    )
+    ranks = previous.rank_by_row if kept and previous is not None else None
+    out = ResultEvaluations(len(res.detections), len(ds.objects), ranks)
     for view in views:
         out.add(view)
     out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
     if threshold is not None:
         out.missed_at(ds, threshold)
     return out
-
-
-def normalised_aps(views: Mapping[int, ClassView], ap_rule: str) -> tuple[float, dict[int, float]]:
-    """``N`` (the mean positives over the classes) and each class's detection AP_N under
-    ``ap_rule`` (``normalised_ap.normalised_det_ap``) of the ``views`` by class."""
-    evs = {k: v.evaluation for k, v in views.items()}
-    n_pos = mean_positives([e.npos for e in evs.values()])
-    return n_pos, {k: _det_ap_n(e, ap_rule, n_pos) for k, e in evs.items()}
-
-
-#: each evaluation's last AP_N: (AP rule, N, AP_N); a kept view (another area at a threshold
-#: seen before) brings back the same evaluation, so re-deriving takes its AP_N from here
-_AP_N: weakref.WeakKeyDictionary[ClassEvaluation, tuple[str, float, float]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _det_ap_n(evaluation: ClassEvaluation, ap_rule: str, n_pos: float) -> float:
-    """``normalised_det_ap`` of ``evaluation``, kept per evaluation for its rule and ``N``."""
-    kept = _AP_N.get(evaluation)
-    if kept is not None and kept[0] == ap_rule and kept[1] == n_pos:
-        return kept[2]
-    value = normalised_det_ap(evaluation, ap_rule, n_pos)
-    _AP_N[evaluation] = (ap_rule, n_pos, value)
-    return value

@@ -130,6 +130,7 @@ class PRPane(QWidget):
         item.hideButtons()
         item.layout.setContentsMargins(4, 4, 10, 4)
         self._title, self._ink, self._muted = "", "#202124", "#5f6368"  # palette: apply_palette
+        self._title_set: tuple[str, str] | None = None  # (rich text, ink) the plot shows
         self.legend = item.addLegend(  # bottom left: where precision/recall curves rarely go
             offset=(8, -8),
             labelTextColor="#202124",
@@ -396,7 +397,9 @@ class PRPane(QWidget):
         self._title = html
         if not fits_title(html, self.width()):  # a narrow pane keeps the essentials
             html = re.sub(r"\s*(&nbsp;\s*)*<span[^>]*>.*?</span>", "", html)
-        item.setTitle(html, color=self._ink, size="10pt")
+        if (html, self._ink) != self._title_set:  # laying out rich text costs ~5 ms
+            item.setTitle(html, color=self._ink, size="10pt")
+            self._title_set = (html, self._ink)
         reasons = self.state.evaluation.not_official(self.state.current_results)
         item.titleLabel.setToolTip(explain(reasons) if NOT_OFFICIAL in html else "")
         item.titleLabel.setMinimumWidth(0)  # a long title must not widen the plot past the pane

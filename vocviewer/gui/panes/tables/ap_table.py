@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHeaderView, QTableView, QWidget
 
 from vocviewer.families.official import explain, mark
+from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.debounce import REFRESH_DELAY_MS, Debounced
-from vocviewer.gui.models.evaluation import normalised_aps
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.tables.ap_cells import (
     APN_HELP,
@@ -60,6 +60,11 @@ class ApTableModel(QStandardItemModel):
         headers, self._n_sets = self._make_headers(), max(1, len(self.ap_sets()))
         n = len(self.classes())
         n_rows = n + 1 if n else 0
+        if headers != self._headers and len(headers) == self.columnCount():
+            # titles only (the AP_N column's IoU, a NOT OFFICIAL line): the items stay, each
+            # cell is compared below (rebuilding 405 items took ~15 ms per IoU change)
+            self._headers = headers
+            self.setHorizontalHeaderLabels(headers)
         if headers != self._headers or n_rows != self.rowCount():
             self._headers = headers
             self._cells = {}
@@ -363,6 +368,7 @@ class ApTable(QTableView):
         make_compact(self)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self._arrived: set[int] = set()  # classes arrived since the table's last update
+        self._widths: dict[tuple[Any, ...], int] = {}  # a column's width by what it must hold
         self._reset()
 
         self.selectionModel().currentRowChanged.connect(self._on_row_changed)
@@ -396,11 +402,16 @@ class ApTable(QTableView):
         # widths from the texts they must hold, once: sizing to contents would read every cell
         # again on each update (80 classes x every column, many times during an evaluation)
         fm, pad = self.fontMetrics(), 18
-        names = [*self.ap_model.classes(), "mean"]
+        names = (*self.ap_model.classes(), "mean")
         for c, title in enumerate(self.ap_model.headers()):
-            texts = names if c == 0 else ["0.000", "00000"]
-            width = max(fm.horizontalAdvance(t) for t in [*texts, *title.split("\n")]) + pad
-            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
+            texts = names if c == 0 else ("0.000", "00000")
+            key = (texts, title, self.font().key())
+            width = self._widths.get(key)  # measuring 81 names takes ~5 ms: once
+            if width is None:
+                width = max(fm.horizontalAdvance(t) for t in [*texts, *title.split("\n")]) + pad
+                self._widths[key] = width
+            if header.sectionResizeMode(c) != QHeaderView.ResizeMode.Interactive:
+                header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(c, width)
         self._sync_selection(self.app_state.selected_class)
 
