@@ -13,6 +13,7 @@ table, curves) are shown first, then a diagnosis job diagnoses every class
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
+from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations, normalised_aps
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
@@ -90,6 +92,11 @@ class EvaluationModel(QObject):
         self._next: tuple[float | None, str | None, str | None, float | None] = (None,) * 4
         self._told: set[str] = set()  # "not official" reasons posted for this dataset
         self._done = self._total = 0
+        #: result sets whose evaluation came undiagnosed, diagnosed once it is shown; the
+        #: diagnosis jobs' go-ahead (``_DIAGNOSIS_WAIT_S``), given a turn after the panes drew
+        self._to_diagnose: set[int] = set()
+        self._go: dict[int, _Go] = {}
+        self._go_turn = Debounced(self._go_ahead, 0, self)
         jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- what is evaluated -------------------------------------------------------------------
@@ -220,7 +227,7 @@ class EvaluationModel(QObject):
                 f"eval/{i}",
                 Worker(_evaluate, bench, ds, res, self.choice()),
                 on_yielded=lambda v, i=i: self._arrived(i, v),
-                on_returned=lambda _v, i=i: self._diagnose(i),
+                on_returned=lambda _v, i=i: self._to_diagnose.add(i),
                 on_errored=lambda exc, i=i: self._failed(i, "evaluation", exc),
             )
             tasks = int(len(res.detections) > 0 or "det" in res.classes_with_files)
@@ -246,10 +253,16 @@ class EvaluationModel(QObject):
 
     def _diagnose(self, index: int) -> None:
         """Diagnose result set ``index``'s detection classes that came undiagnosed, in a
-        worker (``_diagnosed``); its evidence is then replaced (``_replace``)."""
-        ds, bench, evals = self.dataset, self.benchmark, self.sets[index]
-        if ds is None or bench is None or evals.diagnosed():
+        worker (``_diagnosed``); its evidence is then replaced (``_replace``). The worker
+        starts at once (the window is not idle) but waits for its go-ahead, given in the
+        event-loop turn after the panes' queued refreshes (``_go_turn``): its Python would
+        slow down their drawing of the numbers (both want the interpreter lock)."""
+        ds, bench = self.dataset, self.benchmark
+        evals = self.sets[index] if index < len(self.sets) else None
+        if ds is None or bench is None or evals is None or evals.diagnosed():
             return
+        self._drop_diagnosis(index)
+        go = self._go[index] = _Go()
         self.jobs.start(
             f"diagnose/{index}",
             Worker(
@@ -260,10 +273,25 @@ class EvaluationModel(QObject):
                 dict(evals.views),
                 self.settings.ap_rule,
                 evals.last_threshold,
+                go,
             ),
-            on_returned=lambda out, i=index, was=evals: self._replace(i, out, was),
+            on_returned=lambda out, i=index, was=evals: out and self._replace(i, out, was),
             on_errored=lambda exc, i=index: self._failed(i, "diagnosis", exc),
         )
+
+    def _go_ahead(self) -> None:
+        """The waiting diagnosis jobs start."""
+        go, self._go = self._go, {}
+        for event in go.values():
+            event.set()
+
+    def _drop_diagnosis(self, index: int) -> None:
+        """Cancel result set ``index``'s diagnosis job (if waiting, it ends at once)."""
+        self.jobs.cancel(f"diagnose/{index}")
+        go = self._go.pop(index, None)
+        if go is not None:
+            go.dropped = True
+            go.set()
 
     def _failed(self, index: int, what: str, exc: BaseException) -> None:
         name = self._results[index].name
@@ -273,14 +301,23 @@ class EvaluationModel(QObject):
         """Stop every evaluation (what arrived stays)."""
         self.jobs.cancel_matching("eval/")
         self.jobs.cancel_matching("rederive/")
+        for i in list(self._go):
+            self._drop_diagnosis(i)
         self.jobs.cancel_matching("diagnose/")
+        self._to_diagnose.clear()
         self._done = self._total = 0
 
     def _on_jobs_changed(self, _count: int) -> None:
-        running = any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys())
-        if not running and self._total:
-            self._done = self._total = 0
+        if any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys()):
+            return
+        finish, self._done, self._total = bool(self._total), 0, 0
+        todo, self._to_diagnose = sorted(self._to_diagnose), set()
+        for i in todo:  # started before ``finished`` (they wait): the analyses wait for them
+            self._diagnose(i)
+        if finish:
             self.finished.emit()
+        if todo:
+            self._go_turn.request_now()  # (after the refreshes ``finished`` queued)
 
     def is_running(self) -> bool:
         """Whether an evaluation, re-derive or diagnosis is under way (``evidence`` follows)."""
@@ -340,7 +377,7 @@ class EvaluationModel(QObject):
         running = set(self.jobs.running_keys())
         anew = []
         for i, evals in enumerate(self.sets):
-            self.jobs.cancel(f"diagnose/{i}")  # (the re-derived views are diagnosed)
+            self._drop_diagnosis(i)  # (the re-derived views come diagnosed)
             partial = len(evals.views) < len(ds.classes)
             if not self.settings.rederives or f"eval/{i}" in running or partial:
                 anew.append(i)
@@ -379,6 +416,7 @@ class EvaluationModel(QObject):
         self.sets[index] = new
         self.evidence_replaced.emit(index)
         self._diagnose(index)  # (a family's re-derived views may come undiagnosed)
+        self._go_turn.request_now()
 
 
 def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
@@ -388,6 +426,16 @@ def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice)
     yield from ready if ready is not None else bench.evaluate_views(ds, res, choice, False)
 
 
+#: how long a diagnosis job waits for its go-ahead at most (s)
+_DIAGNOSIS_WAIT_S = 2.0
+
+
+class _Go(threading.Event):
+    """A diagnosis job's go-ahead; ``dropped``: it was cancelled meanwhile."""
+
+    dropped = False
+
+
 def _diagnosed(
     bench: Benchmark,
     ds: Dataset,
@@ -395,9 +443,14 @@ def _diagnosed(
     views: dict[int, ClassView],
     ap_rule: str,
     threshold: Thresholds | None,
-) -> ResultEvaluations:
+    go: _Go,
+) -> ResultEvaluations | None:
     """The ``views`` by class with their false positives diagnosed (``diagnose_pending``),
-    filled into new ``ResultEvaluations`` here in the worker as ``_rederive`` fills them."""
+    filled into new ``ResultEvaluations`` here in the worker as ``_rederive`` fills them,
+    once ``go`` is set (at most ``_DIAGNOSIS_WAIT_S`` later; ``None`` if it was dropped)."""
+    go.wait(_DIAGNOSIS_WAIT_S)
+    if go.dropped:
+        return None
     rules = bench.view_settings(ds).rules
     out = ResultEvaluations(len(res.detections), len(ds.objects))
     for k in sorted(views):
