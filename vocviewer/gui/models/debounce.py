@@ -11,10 +11,11 @@ the event loop, letting input, painting and timers in between.
 A callback that takes long waits longer before it runs again: a burst's delay is at least
 ``BUSY_FACTOR`` times the callback's last duration (at most ``MAX_DELAY_MS``), so redrawing a big
 table while classes arrive keeps the GUI thread busy a fraction of the time, not all of it, and
-the evaluation behind it is not slowed down. ``flush`` (the evaluation finished) runs at once,
-but the flushes falling due in one event-loop turn (every view answers ``finished``) run there
-only until they took ``FLUSH_BUDGET_MS``: the rest queue, one per turn (a fast evaluation leaves
-every view's first full drawing to its end, and run back to back they would be one long stall).
+the evaluation behind it is not slowed down. ``flush`` runs a pending call at once;
+``flush_soon`` (the evaluation finished: every view answers) too, unless the flushes of that
+event-loop turn would then take more than ``FLUSH_BUDGET_MS``: it queues, one per turn (a fast
+evaluation leaves every view's first full drawing to its end, and run back to back they would
+be one long stall).
 """
 
 from __future__ import annotations
@@ -109,17 +110,24 @@ class Debounced(QObject):
         _turns().add(self)
 
     def flush(self, *_args: object) -> None:
-        """Run a pending callback now (or, if the flushes of this event-loop turn already took
-        ``FLUSH_BUDGET_MS``, in the next free turn)."""
-        turns = _turns()
-        pending, queued = self._timer.isActive(), turns.take(self)
+        """Run a pending callback now."""
+        pending, queued = self._timer.isActive(), _turns().take(self)
         if pending or queued:
             self._timer.stop()
-            if turns.flushed_ms >= FLUSH_BUDGET_MS:
-                turns.add(self)
-                return
             self.run_now()
-            turns.spent(self._took_ms)
+            _turns().spent(self._took_ms)
+
+    def flush_soon(self, *_args: object) -> None:
+        """``flush``, unless the flushes of this event-loop turn and this callback's last
+        duration come to more than ``FLUSH_BUDGET_MS``: then it runs in the next free turn
+        (every view answers ``finished``: one long stall otherwise)."""
+        turns = _turns()
+        busy = turns.flushed_ms > 0 and turns.flushed_ms + self._took_ms > FLUSH_BUDGET_MS
+        if busy and (self._timer.isActive() or self in turns.queue):
+            self._timer.stop()
+            turns.add(self)
+            return
+        self.flush()
 
     def _due(self) -> None:
         _turns().add(self)
@@ -138,6 +146,6 @@ REFRESH_DELAY_MS = 40
 BUSY_FACTOR = 3.0
 #: ... but never longer than this (ms).
 MAX_DELAY_MS = 400
-#: The flushes of one event-loop turn run at once until they took this long (ms); the rest
-#: queue, one per turn (``Debounced.flush``).
-FLUSH_BUDGET_MS = 50
+#: ``flush_soon`` calls of one event-loop turn run at once while they take no longer than this
+#: together (ms; by each callback's last duration); the rest queue, one per turn.
+FLUSH_BUDGET_MS = 10
