@@ -87,10 +87,10 @@ def test_request_now_runs_on_the_next_turn_without_the_delay(qtbot):
 
 
 def test_flushes_soon_of_one_turn_stop_at_the_budget_and_queue_the_rest(qtbot):
-    """Every view flushes when the evaluation finishes (``flush_soon``): they run at once while
-    they take no more than ``FLUSH_BUDGET_MS`` together in that event-loop turn; the rest run
-    in the next turns, one each (the longest stall is one redraw, not their sum), and none is
-    lost. ``flush`` itself always runs at once (a caller may act on it: hide what it shows)."""
+    """Every view flushes when the evaluation finishes (``flush_soon``): they run at once until
+    they took ``FLUSH_BUDGET_MS`` in that event-loop turn; the rest run in the next turns, one
+    each (the longest stall is one redraw, not their sum), and none is lost. ``flush`` itself
+    always runs at once (a caller may act on it: hide what it shows)."""
     import time
 
     from vocviewer.gui.models import debounce

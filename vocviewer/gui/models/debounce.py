@@ -13,7 +13,7 @@ A callback that takes long waits longer before it runs again: a burst's delay is
 table while classes arrive keeps the GUI thread busy a fraction of the time, not all of it, and
 the evaluation behind it is not slowed down. ``flush`` runs a pending call at once;
 ``flush_soon`` (the evaluation finished: every view answers) too, unless the flushes of that
-event-loop turn would then take more than ``FLUSH_BUDGET_MS``: it queues, one per turn (a fast
+event-loop turn already took ``FLUSH_BUDGET_MS``: it queues, one per turn (a fast
 evaluation leaves every view's first full drawing to its end, and run back to back they would
 be one long stall).
 """
@@ -118,12 +118,11 @@ class Debounced(QObject):
             _turns().spent(self._took_ms)
 
     def flush_soon(self, *_args: object) -> None:
-        """``flush``, unless the flushes of this event-loop turn and this callback's last
-        duration come to more than ``FLUSH_BUDGET_MS``: then it runs in the next free turn
-        (every view answers ``finished``: one long stall otherwise)."""
+        """``flush``, unless the flushes of this event-loop turn already took
+        ``FLUSH_BUDGET_MS``: then it runs in the next free turn (every view answers
+        ``finished``: one long stall otherwise)."""
         turns = _turns()
-        busy = turns.flushed_ms > 0 and turns.flushed_ms + self._took_ms > FLUSH_BUDGET_MS
-        if busy and (self._timer.isActive() or self in turns.queue):
+        if turns.flushed_ms >= FLUSH_BUDGET_MS and (self._timer.isActive() or self in turns.queue):
             self._timer.stop()
             turns.add(self)
             return
@@ -146,6 +145,6 @@ REFRESH_DELAY_MS = 40
 BUSY_FACTOR = 3.0
 #: ... but never longer than this (ms).
 MAX_DELAY_MS = 400
-#: ``flush_soon`` calls of one event-loop turn run at once while they take no longer than this
-#: together (ms; by each callback's last duration); the rest queue, one per turn.
-FLUSH_BUDGET_MS = 10
+#: ``flush_soon`` calls of one event-loop turn run at once until the turn's flushes took this
+#: long (ms); the rest queue, one per turn.
+FLUSH_BUDGET_MS = 25
