@@ -147,4 +147,4 @@ BUSY_FACTOR = 3.0
 MAX_DELAY_MS = 400
 #: ``flush_soon`` calls of one event-loop turn run at once until the turn's flushes took this
 #: long (ms); the rest queue, one per turn.
-FLUSH_BUDGET_MS = 25
+FLUSH_BUDGET_MS = 10

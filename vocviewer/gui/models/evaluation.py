@@ -251,7 +251,7 @@ class EvaluationModel(QObject):
             self.class_evaluated.emit(index, value.evaluation)
             self.progress.emit(self._done, self._total)
 
-    def _diagnose(self, index: int) -> None:
+    def _diagnose(self, index: int) -> bool:
         """Diagnose result set ``index``'s detection classes that came undiagnosed, in a
         worker (``_diagnosed``); its evidence is then replaced (``_replace``). The worker
         starts at once (the window is not idle) but waits for its go-ahead, given in the
@@ -260,7 +260,7 @@ class EvaluationModel(QObject):
         ds, bench = self.dataset, self.benchmark
         evals = self.sets[index] if index < len(self.sets) else None
         if ds is None or bench is None or evals is None or evals.diagnosed():
-            return
+            return False
         self._drop_diagnosis(index)
         go = self._go[index] = _Go()
         self.jobs.start(
@@ -278,6 +278,7 @@ class EvaluationModel(QObject):
             on_returned=lambda out, i=index, was=evals: out and self._replace(i, out, was),
             on_errored=lambda exc, i=index: self._failed(i, "diagnosis", exc),
         )
+        return True
 
     def _go_ahead(self) -> None:
         """The waiting diagnosis jobs start."""
@@ -312,11 +313,11 @@ class EvaluationModel(QObject):
             return
         finish, self._done, self._total = bool(self._total), 0, 0
         todo, self._to_diagnose = sorted(self._to_diagnose), set()
-        for i in todo:  # started before ``finished`` (they wait): the analyses wait for them
-            self._diagnose(i)
+        # started before ``finished`` (they wait): the analyses wait for them
+        started = [i for i in todo if self._diagnose(i)]
         if finish:
             self.finished.emit()
-        if todo:
+        if started:
             self._go_turn.request_now()  # (after the refreshes ``finished`` queued)
 
     def is_running(self) -> bool:
@@ -415,8 +416,8 @@ class EvaluationModel(QObject):
         new.cls, new.summary = old.cls, old.summary
         self.sets[index] = new
         self.evidence_replaced.emit(index)
-        self._diagnose(index)  # (a family's re-derived views may come undiagnosed)
-        self._go_turn.request_now()
+        if self._diagnose(index):  # (a family's re-derived views may come undiagnosed)
+            self._go_turn.request_now()
 
 
 def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
