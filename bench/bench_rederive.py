@@ -5,8 +5,9 @@ The workload is the shared realistic generator's (``../shared/bench/gen_coco_wor
 ``--data`` holds ``instances_gt.json`` and ``detections_bbox.json``, e.g. the cached
 ``/work/benchdata/coco-5000x100-s0``: 5,000 images, 500k detections). Each run is a fresh
 process (offscreen) that opens both as ``vocviewer open GT --results R`` does, waits until
-evaluation is done as the user sees it (``finished``, and the AP table's mean row shows the
-number; then every job done), then changes the choice (IoU 0.75, 0.5, area small, all) and times
+evaluation is done as the user sees it (``finished``, the AP table's mean row shows the number
+and neither the AP table nor the PR pane has a refresh waiting; then every job done, the false
+positives' diagnosis too), then changes the choice (IoU 0.75, 0.5, area small, all) and times
 each change from ``set_iou`` / ``set_area`` to the new evidence on every pane: the re-derive job
 returned (``evidence_replaced``), the jobs idle, the panes' coalesced refreshes run
 (``Debounced``) and the queued paints done (``processEvents`` until nothing is pending), plus
@@ -48,6 +49,8 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
 
     from bench.bench_gui_open import quiet_qt
     from bench.gui_probes import StallProbe
+    from vocviewer.gui.models import debounce
+    from vocviewer.gui.models.debounce import Debounced
     from vocviewer.gui.window.app import make_app
     from vocviewer.gui.window.main_window import MainWindow
 
@@ -80,7 +83,14 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
         item = model.item(n, 1) if n >= 0 and model.rowCount() > n else None
         return item is not None and item.text()[:1].isdigit()
 
-    wait(lambda: bool(finished) and len(st.evaluations) > 0 and table_filled())
+    shown = [d for pane in (win.ap_table, win.pr_pane) for d in pane.findChildren(Debounced)]
+
+    def drawn() -> bool:  # the AP table and the PR pane drew the last classes
+        turns = debounce._TURNS
+        queued = turns.queue if turns is not None else []
+        return not any(d._timer.isActive() or d in queued for d in shown)
+
+    wait(lambda: bool(finished) and len(st.evaluations) > 0 and table_filled() and drawn())
     out["eval_done_from_spawn"] = time.time() - t_spawn
     out["finished_signal_from_spawn"] = finished[0] - t_spawn
     out["cpu_at_eval"] = process_cpu()

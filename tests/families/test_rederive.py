@@ -115,3 +115,36 @@ def test_coco_goes_back_to_the_views_it_derived_without_deriving_them_again(tmp_
     assert all(back[k].evaluation is opened[k].evaluation for k in opened)
     again = derived(ViewChoice(0.75, "large"))
     assert all(again[k].evaluation is other[k].evaluation for k in opened)
+
+
+def test_coco_keeps_the_views_the_window_evaluated_undiagnosed_and_diagnosed_after(
+    tmp_path: Path,
+) -> None:
+    """The window evaluates undiagnosed and diagnoses afterwards (``views.diagnose_pending``):
+    another area right after, and going back to the first threshold, keep those very views with
+    that very diagnosis (not diagnosed again), equal to a fresh evaluation's."""
+    from vocviewer.families.views import diagnose_pending
+
+    case = coco_case(tmp_path)
+    dataset = registry.open_dataset(case.path, **case.sources)
+    bench = registry.benchmark_of(dataset)
+    settings = bench.view_settings(dataset)
+    results = registry.open_results(dataset, case.sets[0])
+    first = settings.default_choice()
+    plain = list(bench.evaluate_views(dataset, results, first, diagnose=False))
+    opened = {v.class_index: v for v in plain if isinstance(v, ClassView)}
+    assert all(v.false_positives is None for v in opened.values())
+    shown = {k: diagnose_pending(dataset, results, v, settings.rules) for k, v in opened.items()}
+    raws = {k: v.raw for k, v in opened.items()}
+    cold = registry.open_results(dataset, case.sets[0])
+    fresh = bench.evaluate_views(dataset, cold, first)  # evaluated and diagnosed at once
+    want = {v.class_index: v for v in fresh if isinstance(v, ClassView)}
+    for choice in (ViewChoice(first.iou, "small"), ViewChoice(0.75), first):
+        got = bench.rederive_views(dataset, results, raws, choice)
+        assert got is not None
+        if choice.iou == first.iou:
+            for v in got:
+                assert v.evaluation is opened[v.class_index].evaluation
+                assert v.false_positives is shown[v.class_index].false_positives
+    for v in got:  # back at the first choice
+        assert_same_view(v, want[v.class_index])

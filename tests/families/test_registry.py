@@ -261,3 +261,37 @@ def test_analyze_names_a_family_it_does_not_analyse(
     err = capsys.readouterr().err
     titles = ", ".join(b.title for b in registry.registered() if b.analyze_tasks)
     assert err == f"vocviewer: error: {gt}: analyze: Toy is not analysed yet (only {titles})\n"
+
+
+def test_a_thread_asking_while_another_imports_the_families_gets_them_all(monkeypatch):
+    """The window imports the families in a thread while another reads the dataset: that one's
+    ``families()`` (the sniff) takes the cheap declarations meanwhile, never a part of the
+    families; its ``registered()`` (``benchmark_of``) waits until every one is imported."""
+    import threading
+
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_loaded", False)
+    real, last = registry._builtin, registry.BUILTIN[-1]
+    importing, release = threading.Event(), threading.Event()
+
+    def slow(spec: str) -> Any:
+        if spec == last:
+            importing.set()
+            release.wait(10)
+        return real(spec)
+
+    monkeypatch.setattr(registry, "_builtin", slow)
+    loader = threading.Thread(target=registry.registered)
+    loader.start()
+    assert importing.wait(10)
+    names = {f.name for f in registry.families()}  # meanwhile: every family, declared
+    assert len(names) == len(registry.BUILTIN)
+    got: list[list[Any]] = []
+    asking = threading.Thread(target=lambda: got.append(registry.registered()))
+    asking.start()
+    asking.join(0.2)
+    assert asking.is_alive()  # waits for the last family
+    release.set()
+    loader.join(10)
+    asking.join(10)
+    assert {b.name for b in got[0]} == names and len(got[0]) == len(registry.BUILTIN)

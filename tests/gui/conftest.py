@@ -151,4 +151,5 @@ def window(qtbot, make_window, tiny):
     with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
         win.state.add_result_set(results)
     qtbot.waitUntil(lambda: win.view.shown_image == win.state.current_image == 0, timeout=5000)
+    qtbot.waitUntil(win.state.is_idle, timeout=10_000)  # (the diagnosis, then every pane)
     return win

@@ -84,3 +84,37 @@ def test_request_now_runs_on_the_next_turn_without_the_delay(qtbot):
     job.request_now()
     qtbot.waitUntil(lambda: calls == [1], timeout=2000)
     assert not job._timer.isActive()
+
+
+def test_flushes_soon_of_one_turn_stop_at_the_budget_and_queue_the_rest(qtbot):
+    """Every view flushes when the evaluation finishes (``flush_soon``): they run at once until
+    they took ``FLUSH_BUDGET_MS`` in that event-loop turn; the rest run in the next turns, one
+    each (the longest stall is one redraw, not their sum), and none is lost. ``flush`` itself
+    always runs at once (a caller may act on it: hide what it shows)."""
+    import time
+
+    from vocviewer.gui.models import debounce
+
+    owner, ran = QObject(), []
+
+    def slow(name: str) -> None:
+        ran.append(name)
+        time.sleep(debounce.FLUSH_BUDGET_MS / 1e3 * 0.6)
+
+    jobs = [Debounced(lambda n=n: slow(n), 10_000, owner) for n in "abcd"]
+    qtbot.wait(10)  # (a new turn: nothing flushed in it yet)
+    for job in jobs:
+        job.request()
+    for job in jobs:  # as the views' slots connected to ``finished`` do, in one turn
+        job.flush_soon()
+    assert ran == ["a", "b"]  # the second took the turn past the budget
+    qtbot.waitUntil(lambda: len(ran) == 4, timeout=2000)
+    assert ran == ["a", "b", "c", "d"]
+    qtbot.wait(20)
+    jobs[0].request()
+    jobs[0].flush_soon()  # a later turn: runs at once again
+    assert ran[-1] == "a" and len(ran) == 5
+    for job in jobs[1:]:
+        job.request()
+        job.flush()  # past the budget, and still at once
+    assert ran[-3:] == ["b", "c", "d"]

@@ -7,6 +7,7 @@ chosen) or the helper dies mid-stream."""
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -90,6 +91,49 @@ def test_a_prefetched_evaluation_at_another_choice_is_not_used(qtbot, make_windo
     st = _open(qtbot, window, INSTANCES, coco_results)
     assert st.evaluation.iou == 0.75
     _same(st.evaluation.sets[0], _plain(coco_results, 0.75))
+
+
+def test_the_results_are_parsed_while_the_dataset_is_read(
+    qtbot, make_window, coco_results, monkeypatch
+):
+    """As ``eval`` does: the family parses the results file (``box_columns``) in a thread of
+    its own from the start (``parse_results_ahead``), once; the window shows the same."""
+    from vocviewer.families.coco import view as coco_view
+
+    monkeypatch.setenv("VOCVIEWER_KERNEL", "1")
+    if helper_process.needed():
+        pytest.skip("the compiled JSON kernel is not built: the helper process reads")
+    real, threads = coco_view.box_columns, []
+
+    def recorded(path):
+        threads.append(threading.current_thread().name)
+        return real(path)
+
+    monkeypatch.setattr(coco_view, "box_columns", recorded)
+    prefetch_open(INSTANCES, (coco_results,))
+    st = _open(qtbot, make_window(), INSTANCES, coco_results)
+    assert threads == ["vocviewer-parse"]
+    _same(st.evaluation.sets[0], _plain(coco_results, 0.5))
+
+
+def test_a_parse_started_ahead_answers_its_own_call_once_and_raises_what_it_raised():
+    from vocviewer.families.eval_sets import ParsedAhead
+
+    calls = []
+
+    def parse(x):
+        calls.append(x)
+        if x == "bad":
+            raise MemoryError(x)
+        return x * 2
+
+    ahead = ParsedAhead(parse, "ab")
+    assert ahead(parse, "ab") == "abab"  # the one started
+    assert ahead(parse, "ab") == "abab" and ahead(parse, "cd") == "cdcd"  # others: here
+    assert calls == ["ab", "ab", "cd"]
+    failing = ParsedAhead(parse, "bad")
+    with pytest.raises(MemoryError):
+        failing(parse, "bad")
 
 
 def _send_two_then_die(key):

@@ -27,6 +27,7 @@ def evaluated(qtbot, state, tiny):
     state.set_dataset(dataset)
     with qtbot.waitSignal(state.evaluation.finished, timeout=10_000):
         state.add_result_set(results)
+    qtbot.waitUntil(state.is_idle, timeout=10_000)  # (the diagnosis follows the numbers)
     return dataset, results
 
 
@@ -90,7 +91,8 @@ def test_evaluation_runs_per_class_in_a_worker(qtbot, state, tiny):
         state.add_result_set(results)
     assert arrived == list(range(20))
     assert progress[0] == (0, 20) and progress[-1] == (20, 20)
-    assert state.is_idle() and state.current_results == 0
+    qtbot.waitUntil(state.is_idle, timeout=10_000)  # (the diagnosis follows the numbers)
+    assert state.current_results == 0
     dog = state.class_evaluation(DOG)
     assert dog is not None and dog.ap == pytest.approx(5 / 6)
     ev = state.evaluations[0]

@@ -253,6 +253,12 @@ class Benchmark(Declarations, Protocol):
         parse away from the window's interpreter."""
         ...
 
+    def parse_results_ahead(self, paths: list[Path]) -> Callable[..., Any] | None:
+        """Start parsing the result files ``paths`` now, in a thread, where that needs no
+        dataset (the window's open: while the dataset is read); the ``offload`` for
+        ``read_view_results`` that hands the parse over, else ``None`` (nothing started)."""
+        ...
+
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True
     ) -> Iterator[ClassView | Summary | Notice]:
@@ -333,6 +339,9 @@ class ViewDefaults:
         offload: Callable[..., Any],
     ) -> ResultSet:
         return self.read_results(dataset, paths)
+
+    def parse_results_ahead(self, paths: list[Path]) -> Callable[..., Any] | None:
+        return None
 
     def evaluate_views(
         self, dataset: Dataset, results: ResultSet, choice: ViewChoice, diagnose: bool = True

@@ -16,7 +16,9 @@ the window reads it (``run_here``: its reader's work done in this process).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +108,32 @@ def run_here(fn: Any, *args: Any, **kw: Any) -> Any:
     """``fn(*args, **kw)`` in this process (the ``offload`` of a family's window reader, where
     there is no helper process)."""
     return fn(*args, **kw)
+
+
+class ParsedAhead:
+    """An ``offload`` whose one call ``fn(*args)`` started now, in a thread (a family's
+    ``parse_results_ahead``: the results parsed while the dataset is read, as ``eval`` does):
+    asked for exactly that call, it waits for that answer (raising what it raised), once; any
+    other call runs here (``run_here``)."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._call: tuple[Callable[..., Any], tuple[Any, ...]] | None = (fn, args)
+        self._answer: Future[Any] = Future()
+        threading.Thread(
+            target=self._run, args=(fn, args), name="vocviewer-parse", daemon=True
+        ).start()
+
+    def _run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        try:
+            self._answer.set_result(fn(*args))
+        except BaseException as exc:  # (MemoryError): raised again in the caller's thread
+            self._answer.set_exception(exc)
+
+    def __call__(self, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        if kw or self._call != (fn, args):
+            return fn(*args, **kw)
+        self._call = None
+        return self._answer.result()
 
 
 def read_sets(

@@ -17,6 +17,7 @@ No family is named outside its own folder (``BUILTIN`` lists the classes to inst
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ BUILTIN = (
 )
 _REGISTRY: dict[str, Benchmark] = {}
 _loaded = False
+_LOADING = threading.RLock()  # held while ``registered`` imports the built-in families
+_loader: int | None = None  # the thread doing so
 #: the built-in families imported so far, by ``BUILTIN`` line
 _IMPORTED: dict[str, Benchmark] = {}
 
@@ -63,12 +66,17 @@ def unregister(name: str) -> None:
 
 
 def registered() -> list[Benchmark]:
-    """Every registered family, in registration order (the built-in ones first)."""
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for spec in BUILTIN:
-            register(_builtin(spec))
+    """Every registered family, in registration order (the built-in ones first). Another
+    thread asking while the built-in ones are imported waits for them all."""
+    global _loaded, _loader
+    with _LOADING:  # (the importing thread asking again gets those registered so far)
+        if not _loaded:
+            _loaded, _loader = True, threading.get_ident()
+            try:
+                for spec in BUILTIN:
+                    register(_builtin(spec))
+            finally:
+                _loader = None
     return list(_REGISTRY.values())
 
 
@@ -95,8 +103,9 @@ def _declared(spec: str) -> Declarations:
 
 def families() -> list[Declarations]:
     """Every registered family in ``registered``'s order, a built-in one not imported yet by its
-    declarations (cheap: no reader, evaluator or view is imported)."""
-    if _loaded:
+    declarations (cheap: no reader, evaluator or view is imported; also while another thread
+    imports them all)."""
+    if _loaded and _loader in (None, threading.get_ident()):
         return list(registered())
     found: dict[str, Declarations] = dict(_REGISTRY)
     for spec in BUILTIN:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -309,15 +310,28 @@ def diagnosed(
     ``diagnose_pending``)."""
     if view.evaluation.task != "det" or not diagnose:
         return view
+    ev, kept = view.evaluation, _DIAGNOSED.get(view.evaluation)
+    asked = (rules.groups, view.iou)
+    if kept is not None and kept[0]() is dataset and kept[1]() is results and kept[2] == asked:
+        return dataclasses.replace(view, false_positives=kept[3])
     fp = classify_false_positives(
         dataset,
         results,
-        view.evaluation,
+        ev,
         plus_one=dataset.plus_one,
         groups=rules.groups,
         iou_threshold=view.iou,
     )
+    _DIAGNOSED[ev] = (weakref.ref(dataset), weakref.ref(results), asked, fp)
     return dataclasses.replace(view, false_positives=fp)
+
+
+#: each evaluation's last diagnosis (held weakly): its dataset and results (weakly), (groups,
+#: IoU) and its ``FalsePositives``; a view derived again from the same evaluation (a family's
+#: re-derive keeping a view evaluated undiagnosed) takes it from here
+_DIAGNOSED: weakref.WeakKeyDictionary[ClassEvaluation, tuple[Any, Any, Any, FalsePositives]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def curve_view(

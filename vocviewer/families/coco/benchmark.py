@@ -200,6 +200,9 @@ class CocoDocumentViews(ViewDefaults):
     def prepare_view(self, dataset: Dataset, path: Path) -> Dataset:
         return coco_view.attach_companions(dataset, path)
 
+    def parse_results_ahead(self, paths: list[Path]) -> Callable[..., Any] | None:
+        return coco_view.parse_coco_results_ahead(paths)
+
     def read_view_results(
         self,
         dataset: Dataset,

@@ -44,6 +44,7 @@ from vocviewer.families.views import (
     ViewExtras,
     ViewSettings,
     box_pair_iou,
+    diagnose_pending,
     diagnosed,
     missed_rows,
     ranked_evaluation,
@@ -240,7 +241,7 @@ def evaluate_coco_views(
         rt = params.recall_thresholds
         view = coco_class(dataset, raw, k, choice, rt, pair_iou, never, params=chosen)
         view = diagnosed(dataset, results, view, rules, diagnose)
-        if chosen is None and diagnose:  # what ``rederive_coco_views`` may start from
+        if chosen is None:  # what ``rederive_coco_views`` may start from (diagnosed there)
             t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
             _remember(raw, dataset, results, (t, kind), view)
         yield view
@@ -276,9 +277,11 @@ def rederive_coco_views(
             fresh.append((k, t, raw))
             continue
         area, curve_rt, curve, ap_at = coco_curve(raw, t, choice.area, rt)
-        out[k] = dataclasses.replace(
+        view = dataclasses.replace(
             last, curve_recall=curve_rt, curve_precision=curve, ap_at=ap_at, area=area
         )
+        # (evaluated undiagnosed for the window, which diagnosed it afterwards: kept)
+        out[k] = diagnose_pending(dataset, results, view, rules)
         _remember(raw, dataset, results, key, out[k])
     if fresh:  # every class not kept at once (80 classes: a few passes, not 80 of each)
         pair_iou = task_pair_iou(dataset, results, task)
@@ -361,6 +364,16 @@ def read_coco_view_results(
     if b'"segmentation"' in first:
         return reader(dataset, path, task="segm")
     return reader(dataset, path, boxes=None)
+
+
+def parse_coco_results_ahead(paths: list[Path]) -> Callable[..., Any] | None:
+    """The parse ``read_coco_view_results`` offloads (``box_columns`` of one box results file),
+    started now in a thread (``eval_sets.ParsedAhead``); ``None`` for other results."""
+    from vocviewer.families.eval_sets import ParsedAhead  # (the window's: not ``eval``'s)
+
+    if len(paths) != 1 or not _boxes_only(_first_entry(paths[0])):
+        return None
+    return ParsedAhead(box_columns, Path(paths[0]))
 
 
 def _first_entry(path: Path) -> bytes:

@@ -6,7 +6,9 @@ state
     ``AppState``: what is open and what is selected, composed of the models below.
 evaluation
     ``EvaluationModel``: every result set evaluated through its benchmark family at the
-    user's choice (IoU, area, image set) — one path for every family; ``ResultEvaluations``.
+    user's choice (IoU, area, image set) — one path for every family.
+result_evaluations
+    ``ResultEvaluations``: one result set's evaluation as the window stores it.
 ap_n
     Each class's normalised AP of the views shown, kept per evaluation.
 display_settings

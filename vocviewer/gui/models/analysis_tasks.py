@@ -226,6 +226,7 @@ class AnalysisJobs(QObject):
         self.outcome: BootstrapOutcome | None = None
         state.dataset_loaded.connect(lambda _ds: self._forget())
         state.evaluation.finished.connect(self._evaluated)
+        state.evaluation.evidence_replaced.connect(lambda _i: self._evaluated())  # (diagnosed)
 
     def _evaluated(self) -> None:
         waiting, self._waiting = self._waiting, None

@@ -11,7 +11,11 @@ the event loop, letting input, painting and timers in between.
 A callback that takes long waits longer before it runs again: a burst's delay is at least
 ``BUSY_FACTOR`` times the callback's last duration (at most ``MAX_DELAY_MS``), so redrawing a big
 table while classes arrive keeps the GUI thread busy a fraction of the time, not all of it, and
-the evaluation behind it is not slowed down. ``flush`` (the evaluation finished) runs at once.
+the evaluation behind it is not slowed down. ``flush`` runs a pending call at once;
+``flush_soon`` (the evaluation finished: every view answers) too, unless the flushes of that
+event-loop turn already took ``FLUSH_BUDGET_MS``: it queues, one per turn (a fast
+evaluation leaves every view's first full drawing to its end, and run back to back they would
+be one long stall).
 """
 
 from __future__ import annotations
@@ -33,6 +37,20 @@ class _Turns(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._next)
+        self.flushed_ms = 0.0  # how long ``flush`` calls ran in this event-loop turn
+        self._turn = QTimer(self)  # (fires at the next turn: the flushes' time starts again)
+        self._turn.setSingleShot(True)
+        self._turn.setInterval(0)
+        self._turn.timeout.connect(self._new_turn)
+
+    def spent(self, ms: float) -> None:
+        """``flush`` ran a callback for ``ms`` in this event-loop turn."""
+        self.flushed_ms += ms
+        if not self._turn.isActive():
+            self._turn.start()
+
+    def _new_turn(self) -> None:
+        self.flushed_ms = 0.0
 
     def add(self, job: Debounced) -> None:
         if job not in self.queue:
@@ -97,6 +115,18 @@ class Debounced(QObject):
         if pending or queued:
             self._timer.stop()
             self.run_now()
+            _turns().spent(self._took_ms)
+
+    def flush_soon(self, *_args: object) -> None:
+        """``flush``, unless the flushes of this event-loop turn already took
+        ``FLUSH_BUDGET_MS``: then it runs in the next free turn (every view answers
+        ``finished``: one long stall otherwise)."""
+        turns = _turns()
+        if turns.flushed_ms >= FLUSH_BUDGET_MS and (self._timer.isActive() or self in turns.queue):
+            self._timer.stop()
+            turns.add(self)
+            return
+        self.flush()
 
     def _due(self) -> None:
         _turns().add(self)
@@ -115,3 +145,6 @@ REFRESH_DELAY_MS = 40
 BUSY_FACTOR = 3.0
 #: ... but never longer than this (ms).
 MAX_DELAY_MS = 400
+#: ``flush_soon`` calls of one event-loop turn run at once until the turn's flushes took this
+#: long (ms); the rest queue, one per turn.
+FLUSH_BUDGET_MS = 10

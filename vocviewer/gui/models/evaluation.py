@@ -5,25 +5,23 @@ The dataset's benchmark (``families.registry.benchmark_of``) says what may be ch
 (``evaluate_views``), yielding one ``ClassView`` per class, notices and a ``Summary``; the model
 stores them per result set (``ResultEvaluations``) on the GUI thread and announces each. A new
 choice re-shapes the stored evidence in a worker where the family allows (``rederive_views``),
-else evaluates anew. Nothing outside this module writes its fields.
+else evaluates anew. The evaluation leaves the false positives undiagnosed: its numbers (AP
+table, curves) are shown first, then a diagnosis job diagnoses every class
+(``views.diagnose_pending``) and the set's evidence is replaced by the diagnosed one
+(``evidence_replaced``). Nothing outside this module writes its fields.
 """
 
 from __future__ import annotations
 
-import math
+import threading
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
-from vocviewer.evaluation.analysis import FalsePositives
-from vocviewer.evaluation.confusion import missed_at
-from vocviewer.evaluation.drawn import Thresholds, threshold_key
-from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.evaluation.drawn import Thresholds
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
 from vocviewer.families.official import Reason, explain, not_official_reasons
@@ -36,97 +34,13 @@ from vocviewer.families.views import (
     Summary,
     ViewChoice,
     ViewSettings,
+    diagnose_pending,
 )
 from vocviewer.gui.models.ap_n import normalised_aps
+from vocviewer.gui.models.debounce import Debounced
+from vocviewer.gui.models.result_evaluations import ResultEvaluations
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
 from vocviewer.gui.models.worker import Jobs, Worker
-
-
-class ResultEvaluations:
-    """One result set's per-class evaluations, filled as classes arrive.
-
-    ``verdict_by_row`` int8 (D,), ``fp_kind_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,)
-    give each detection row its ``Verdict``, ``FPKind`` and rank (-1 where not evaluated, e.g.
-    images outside the evaluated set); ``missed`` bool (O,) flags the objects no TP matched;
-    ``views`` the detection ``ClassView`` by class; ``summary`` the protocol's, once it came;
-    ``normalised``: (AP rule, N, AP_N by class) of the views, where the worker that re-derived
-    them computed it (``normalised_aps``; the AP table computes it itself otherwise).
-    """
-
-    def __init__(
-        self, n_detections: int, n_objects: int = 0, ranks: npt.NDArray[np.int64] | None = None
-    ) -> None:
-        self.det: dict[int, ClassEvaluation] = {}
-        self.cls: dict[int, ClassEvaluation] = {}
-        self.views: dict[int, ClassView] = {}
-        self.diagnosis: dict[int, FalsePositives] = {}
-        self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
-        self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
-        #: (``ranks``: another's, of the same ranked detections; then ``add`` leaves it be)
-        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64) if ranks is None else ranks
-        self._ranked = ranks is not None
-        self.missed = np.zeros(n_objects, dtype=bool)
-        self.summary: Summary | None = None
-        self.normalised: tuple[str, float, dict[int, float]] | None = None
-        self._missed_at: tuple[object, npt.NDArray[np.bool_], set[int]] | None = None
-        #: the score threshold ``missed_at`` was last asked for (a re-derive works it out ahead)
-        self.last_threshold: Thresholds | None = None
-
-    def pristine(self) -> bool:
-        """Nothing arrived yet (as made)."""
-        return not (self.det or self.cls or self.views or self.diagnosis) and self.summary is None
-
-    def add(self, view: ClassView) -> None:
-        """Store one class's view (detection or classification)."""
-        ev, k = view.evaluation, view.class_index
-        if ev.task == "cls":
-            self.cls[k] = ev
-            return
-        self.views[k] = view
-        self.missed[view.missed[view.missed < len(self.missed)]] = True
-        if view.false_positives is not None:
-            self.diagnosis[k] = view.false_positives
-            self.fp_kind_by_row[ev.order] = view.false_positives.kind
-        self.det[k] = ev
-        self.verdict_by_row[ev.order] = ev.verdict
-        if not self._ranked:
-            self.rank_by_row[ev.order] = np.arange(len(ev.order))
-
-    def missed_at(self, dataset: Dataset, threshold: Thresholds) -> npt.NDArray[np.bool_]:
-        """bool (O,): objects missed as drawn at score ``threshold`` (one number or per class;
-        ``confusion.missed_at``: no true positive scoring at least that matched them). Kept per
-        threshold and brought up to date class by class as evaluations arrive (classes own
-        disjoint objects)."""
-        key = threshold_key(threshold)
-        self.last_threshold = (
-            np.array(threshold) if isinstance(threshold, np.ndarray) else threshold
-        )
-        if self._missed_at is None or self._missed_at[0] != key:
-            self._missed_at = (key, np.zeros(len(self.missed), dtype=bool), set())
-        _, out, done = self._missed_at
-        new = {k: ev for k, ev in self.det.items() if k not in done}
-        if new:
-            out |= missed_at(dataset, new, self.missed, threshold)
-            done.update(new)
-        return out
-
-    def mean_ap(self, task: str, n_classes: int) -> float | None:
-        """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
-        arrived (NaN if no class qualifies)."""
-        done = self.det if task == "det" else self.cls
-        if not done or len(done) < n_classes:
-            return None
-        classes = tuple(done[k] for k in sorted(done))
-        return EvalResult("", task, "", "", math.nan, classes).mean_ap()
-
-    def headline(self, task: str, n_classes: int) -> float | None:
-        """The result set's one number: the protocol summary's headline (COCO's AP, VisDrone's
-        AP as a fraction, ILSVRC's mAP) once it came, else the mean AP (``mean_ap``)."""
-        s = self.summary
-        if task == "det" and s is not None and s.headline is not None:
-            value = float(s.stats[s.headline])
-            return value / 100 if s.percent else value
-        return self.mean_ap(task, n_classes)
 
 
 class EvaluationModel(QObject):
@@ -145,7 +59,8 @@ class EvaluationModel(QObject):
     summary_changed(int)
         Result set ``index`` got its protocol ``Summary``.
     evidence_replaced(int)
-        Result set ``index``'s classes were re-derived at a new choice.
+        Result set ``index``'s classes were re-derived at a new choice, or their false
+        positives were diagnosed (after ``finished``).
     iou_changed(float), area_changed(str)
         The choice changed (verdicts, curves and AP follow).
     messages_posted(object)
@@ -178,6 +93,11 @@ class EvaluationModel(QObject):
         self._next: tuple[float | None, str | None, str | None, float | None] = (None,) * 4
         self._told: set[str] = set()  # "not official" reasons posted for this dataset
         self._done = self._total = 0
+        #: result sets whose evaluation came undiagnosed, diagnosed once it is shown; the
+        #: diagnosis jobs' go-ahead (``_DIAGNOSIS_WAIT_S``), given a turn after the panes drew
+        self._to_diagnose: set[int] = set()
+        self._go: dict[int, _Go] = {}
+        self._go_turn = Debounced(self._go_ahead, 0, self)
         jobs.running_changed.connect(self._on_jobs_changed)
 
     # --- what is evaluated -------------------------------------------------------------------
@@ -264,12 +184,13 @@ class EvaluationModel(QObject):
 
     def evidence(self, index: int) -> Evidence | None:
         """Result set ``index``'s evidence at the current choice, once every class and the
-        summary arrived and no job is re-shaping it (else ``None``): what the analyses read."""
+        summary arrived, diagnosed, and no job is re-shaping it (else ``None``): what the
+        analyses read."""
         running = set(self.jobs.running_keys())
         if not 0 <= index < len(self.sets) or {f"eval/{index}", f"rederive/{index}"} & running:
             return None
         evals = self.sets[index]
-        if evals.summary is None or not evals.views:
+        if evals.summary is None or not evals.views or not evals.diagnosed():
             return None
         return Evidence(
             self.choice(),
@@ -307,6 +228,7 @@ class EvaluationModel(QObject):
                 f"eval/{i}",
                 Worker(_evaluate, bench, ds, res, self.choice()),
                 on_yielded=lambda v, i=i: self._arrived(i, v),
+                on_returned=lambda _v, i=i: self._to_diagnose.add(i),
                 on_errored=lambda exc, i=i: self._failed(i, "evaluation", exc),
             )
             tasks = int(len(res.detections) > 0 or "det" in res.classes_with_files)
@@ -330,6 +252,49 @@ class EvaluationModel(QObject):
             self.class_evaluated.emit(index, value.evaluation)
             self.progress.emit(self._done, self._total)
 
+    def _diagnose(self, index: int) -> bool:
+        """Diagnose result set ``index``'s detection classes that came undiagnosed, in a
+        worker (``_diagnosed``); its evidence is then replaced (``_replace``). The worker
+        starts at once (the window is not idle) but waits for its go-ahead, given in the
+        event-loop turn after the panes' queued refreshes (``_go_turn``): its Python would
+        slow down their drawing of the numbers (both want the interpreter lock)."""
+        ds, bench = self.dataset, self.benchmark
+        evals = self.sets[index] if index < len(self.sets) else None
+        if ds is None or bench is None or evals is None or evals.diagnosed():
+            return False
+        self._drop_diagnosis(index)
+        go = self._go[index] = _Go()
+        self.jobs.start(
+            f"diagnose/{index}",
+            Worker(
+                _diagnosed,
+                bench,
+                ds,
+                self._results[index],
+                dict(evals.views),
+                self.settings.ap_rule,
+                evals.last_threshold,
+                go,
+            ),
+            on_returned=lambda out, i=index, was=evals: out and self._replace(i, out, was),
+            on_errored=lambda exc, i=index: self._failed(i, "diagnosis", exc),
+        )
+        return True
+
+    def _go_ahead(self) -> None:
+        """The waiting diagnosis jobs start."""
+        go, self._go = self._go, {}
+        for event in go.values():
+            event.set()
+
+    def _drop_diagnosis(self, index: int) -> None:
+        """Cancel result set ``index``'s diagnosis job (if waiting, it ends at once)."""
+        self.jobs.cancel(f"diagnose/{index}")
+        go = self._go.pop(index, None)
+        if go is not None:
+            go.dropped = True
+            go.set()
+
     def _failed(self, index: int, what: str, exc: BaseException) -> None:
         name = self._results[index].name
         self.messages_posted.emit([error_message(exc, f"{what.capitalize()} of {name} stopped")])
@@ -338,16 +303,28 @@ class EvaluationModel(QObject):
         """Stop every evaluation (what arrived stays)."""
         self.jobs.cancel_matching("eval/")
         self.jobs.cancel_matching("rederive/")
+        for i in list(self._go):
+            self._drop_diagnosis(i)
+        self.jobs.cancel_matching("diagnose/")
+        self._to_diagnose.clear()
         self._done = self._total = 0
 
     def _on_jobs_changed(self, _count: int) -> None:
-        running = any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys())
-        if not running and self._total:
-            self._done = self._total = 0
+        if any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys()):
+            return
+        finish, self._done, self._total = bool(self._total), 0, 0
+        todo, self._to_diagnose = sorted(self._to_diagnose), set()
+        # started before ``finished`` (they wait): the analyses wait for them
+        started = [i for i in todo if self._diagnose(i)]
+        if finish:
             self.finished.emit()
+        if started:
+            self._go_turn.request_now()  # (after the refreshes ``finished`` queued)
 
     def is_running(self) -> bool:
-        return any(k.startswith(("eval/", "rederive/")) for k in self.jobs.running_keys())
+        """Whether an evaluation, re-derive or diagnosis is under way (``evidence`` follows)."""
+        jobs = ("eval/", "rederive/", "diagnose/")
+        return any(k.startswith(jobs) for k in self.jobs.running_keys())
 
     # --- choices -----------------------------------------------------------------------------
     def set_iou(self, iou: float) -> None:
@@ -402,6 +379,7 @@ class EvaluationModel(QObject):
         running = set(self.jobs.running_keys())
         anew = []
         for i, evals in enumerate(self.sets):
+            self._drop_diagnosis(i)  # (the re-derived views come diagnosed)
             partial = len(evals.views) < len(ds.classes)
             if not self.settings.rederives or f"eval/{i}" in running or partial:
                 anew.append(i)
@@ -420,7 +398,7 @@ class EvaluationModel(QObject):
                     evals.last_threshold,
                     evals,
                 ),
-                on_returned=lambda out, i=i: self._replace(i, out),
+                on_returned=lambda out, i=i, was=evals: self._replace(i, out, was),
                 on_errored=lambda exc, i=i: self._failed(i, "re-evaluation", exc),
             )
         if anew:
@@ -429,22 +407,61 @@ class EvaluationModel(QObject):
             self._done = self._total = 0
             self.start(anew)
 
-    def _replace(self, index: int, new: ResultEvaluations | None) -> None:
+    def _replace(self, index: int, new: ResultEvaluations | None, old: ResultEvaluations) -> None:
+        """Result set ``index``'s evidence ``old`` re-derived or diagnosed as ``new``."""
+        if index >= len(self.sets) or self.sets[index] is not old:
+            return  # (evaluated anew meanwhile)
         if new is None:  # the family evaluates anew
             self.jobs.cancel(f"eval/{index}")
             self.start([index])
             return
-        old = self.sets[index]
         new.cls, new.summary = old.cls, old.summary
         self.sets[index] = new
         self.evidence_replaced.emit(index)
+        if self._diagnose(index):  # (a family's re-derived views may come undiagnosed)
+            self._go_turn.request_now()
 
 
 def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
-    """The family's evaluation as a generator a worker drives (the one ``prefetch_open`` had
-    the helper process compute, if it matches)."""
+    """The family's evaluation, undiagnosed (``EvaluationModel._diagnose`` follows), as a
+    generator a worker drives (the one ``prefetch_open`` computed ahead, if it matches)."""
     ready = take_evaluation(ds, res, choice)
-    yield from ready if ready is not None else bench.evaluate_views(ds, res, choice)
+    yield from ready if ready is not None else bench.evaluate_views(ds, res, choice, False)
+
+
+#: how long a diagnosis job waits for its go-ahead at most (s)
+_DIAGNOSIS_WAIT_S = 2.0
+
+
+class _Go(threading.Event):
+    """A diagnosis job's go-ahead; ``dropped``: it was cancelled meanwhile."""
+
+    dropped = False
+
+
+def _diagnosed(
+    bench: Benchmark,
+    ds: Dataset,
+    res: ResultSet,
+    views: dict[int, ClassView],
+    ap_rule: str,
+    threshold: Thresholds | None,
+    go: _Go,
+) -> ResultEvaluations | None:
+    """The ``views`` by class with their false positives diagnosed (``diagnose_pending``),
+    filled into new ``ResultEvaluations`` here in the worker as ``_rederive`` fills them,
+    once ``go`` is set (at most ``_DIAGNOSIS_WAIT_S`` later; ``None`` if it was dropped)."""
+    go.wait(_DIAGNOSIS_WAIT_S)
+    if go.dropped:
+        return None
+    rules = bench.view_settings(ds).rules
+    out = ResultEvaluations(len(res.detections), len(ds.objects))
+    for k in sorted(views):
+        out.add(diagnose_pending(ds, res, views[k], rules))
+    out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
+    if threshold is not None:
+        out.missed_at(ds, threshold)
+    return out
 
 
 def _rederive(

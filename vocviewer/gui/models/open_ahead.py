@@ -10,9 +10,10 @@ that worker would compute (else ``None``: it does the work itself).
 This is the path where the compiled JSON kernel is built (``helper_process.needed`` is False): it
 scans the files and the matching kernels evaluate with the interpreter lock released, so the
 thread stalls the window's event loop no more than a worker does, and nothing is pickled across
-processes. The evaluation comes class by class (``queue.SimpleQueue``), diagnosed here too (while
-the window is still being built, the family's views exactly as the window's own evaluation makes
-them, so that the family can re-derive them at another choice).
+processes. The evaluation comes class by class (``queue.SimpleQueue``), undiagnosed, exactly as
+the window's own evaluation makes them (so that the family can re-derive them at another
+choice); the window diagnoses them once their numbers are shown. The results file is parsed
+while the dataset is read where the family can (``parse_results_ahead``), as ``eval`` does.
 """
 
 from __future__ import annotations
@@ -59,8 +60,11 @@ class _Ahead:
 
     def _run(self) -> None:
         from vocviewer.families.eval_sets import run_here
-        from vocviewer.families.registry import benchmark_of
+        from vocviewer.families.registry import benchmark_of, registered
 
+        offload = self._parse_ahead() or run_here
+        # the families' imports (``benchmark_of`` asks them all) beside the dataset's read
+        threading.Thread(target=registered, name="vocviewer-families", daemon=True).start()
         try:
             ds = self.read(self.path, **self.sources)
         except BaseException as exc:  # the window's own attempt reports it
@@ -72,7 +76,7 @@ class _Ahead:
         bench = benchmark_of(ds)
         try:
             paths = [Path(p) for p in self.rkey[0]]  # type: ignore[index]
-            res = bench.read_view_results(ds, paths, None, None, run_here)
+            res = bench.read_view_results(ds, paths, None, None, offload)
         except BaseException as exc:
             self.results.set_exception(exc)
             return
@@ -84,7 +88,7 @@ class _Ahead:
             return
         self.choice.set_result(choice)
         try:
-            for item in bench.evaluate_views(ds, res, choice):
+            for item in bench.evaluate_views(ds, res, choice, diagnose=False):
                 if self.dropped.is_set():
                     break
                 self.stream.put(item)
@@ -94,6 +98,20 @@ class _Ahead:
         except Exception:  # the window evaluates the rest itself and reports the error
             pass
         self.stream.put(STOPPED)
+
+    def _parse_ahead(self) -> Callable[..., Any] | None:
+        """The results' parse that needs no dataset, started now by the family the dataset
+        file sniffs as (``parse_results_ahead``), as ``eval`` parses them while it reads."""
+        from vocviewer.families.registry import sniff
+
+        if self.rkey is None:
+            return None
+        try:
+            bench = sniff(self.path, {k: Path(v) for k, v in self.sources.items() if v})[1]
+            paths = [Path(p) for p in self.rkey[0]]  # type: ignore[index]
+            return None if bench is None else bench.parse_results_ahead(paths)
+        except Exception:  # (the reads after it report what is wrong)
+            return None
 
 
 def dataset_key(path: str | Path, sources: dict[str, Any]) -> Hashable:

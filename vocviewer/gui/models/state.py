@@ -198,14 +198,14 @@ class AppState(ListedImages, DisplaySettings, QObject):
         self.eval_set = chosen if chosen in mains else preferred_set(mains)
         self.image_set = chosen if chosen is not None else self.eval_set
         self.evaluation.reset(dataset, benchmark_of(dataset), self.eval_set)
+        if paths:  # (its worker reads while the panes take the dataset in)
+            self.add_results(paths)
         self.dataset_loaded.emit(dataset)
         self.post([Message("warning", str(p)) for p in dataset.problems])
         self.image_set_changed.emit(self.image_set)
         self.class_changed.emit(-1)
         self.current_results_changed.emit(-1)
         self._refresh_visible()
-        if paths:
-            self.add_results(paths)
 
     def add_result_set(
         self, results: ResultSet | LoadedResults, paths: Sequence[Path] = ()

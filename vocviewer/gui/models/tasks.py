@@ -68,6 +68,9 @@ class LoadedResults:
 
     @classmethod
     def build(cls, dataset: Dataset, results: ResultSet) -> LoadedResults:
+        """Index ``results`` by image; its box column (a ``Derived`` one, made when first read:
+        the panes read it whole, 500,000 rows take ~40 ms) is made here in the worker too."""
+        _ = results.detections.box
         img = results.detections.image_index
         # 16-bit keys sort by radix in a few ms (a 64-bit stable sort holds the lock for tens)
         small = len(dataset.images) <= 1 << 16 and (not len(img) or img.min() >= 0)
@@ -177,14 +180,15 @@ def prefetch_open(
 
 
 def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterator[Any] | None:
-    """The evaluation (``ClassView``s, notices, summary) of ``results`` at ``choice`` that
-    ``prefetch_open`` has the helper compute, class by class as it comes (each diagnosed here,
-    ``views.diagnose_pending``: both cores work), if it is exactly that (else ``None``).
+    """The evaluation (``ClassView``s undiagnosed, notices, summary) of ``results`` at
+    ``choice`` that ``prefetch_open`` computes ahead (in a thread here or in the helper), class
+    by class as it comes, if it is exactly that (else ``None``); the window diagnoses the
+    views after it (``EvaluationModel._diagnose``).
 
     If the helper fails on the way, the rest is evaluated here (what came is not repeated)."""
     ahead = open_ahead.take_evaluation(results, choice)
     if ahead is not None:
-        return _diagnosed(dataset, results, choice, ahead)
+        return _completed(dataset, results, choice, ahead)
     stream = take_stream(("evaluation", _results_key([Path(p) for p in results.files], None, None)))
     if stream is None:
         return None
@@ -193,20 +197,18 @@ def take_evaluation(dataset: Dataset, results: ResultSet, choice: Any) -> Iterat
         threading.Thread(target=collections.deque, args=(stream, 0), daemon=True).start()  # drain
         return None
     unpickled = (b if isinstance(b, str) else pickle.loads(b) for b in stream)
-    return _diagnosed(dataset, results, choice, unpickled)
+    return _completed(dataset, results, choice, unpickled)
 
 
-def _diagnosed(
+def _completed(
     dataset: Dataset, results: ResultSet, choice: Any, items: Iterator[Any]
 ) -> Iterator[Any]:
     """``items`` (views evaluated elsewhere, undiagnosed; then a ``COMPLETE`` mark) as the
-    window's evaluation yields them, each view diagnosed here (``views.diagnose_pending``); if
-    they stop without the mark (the helper died, an error), the rest is evaluated here."""
+    window's evaluation yields them; if they stop without the mark (the helper died, an
+    error), the rest is evaluated here (undiagnosed too)."""
     from vocviewer.families.registry import benchmark_of
-    from vocviewer.families.views import ClassView, diagnose_pending
 
     bench = benchmark_of(dataset)
-    rules = bench.view_settings(dataset).rules
     done = 0
     for item in items:
         if isinstance(item, str) and item in (_COMPLETE, open_ahead.COMPLETE):
@@ -214,10 +216,9 @@ def _diagnosed(
         if isinstance(item, str):  # STOPPED
             break
         done += 1
-        yield (
-            diagnose_pending(dataset, results, item, rules) if isinstance(item, ClassView) else item
-        )
-    yield from itertools.islice(bench.evaluate_views(dataset, results, choice), done, None)
+        yield item
+    rest = bench.evaluate_views(dataset, results, choice, diagnose=False)
+    yield from itertools.islice(rest, done, None)
 
 
 def _dataset_key(path: str | Path, sources: dict[str, str | Path | None]) -> Hashable:
@@ -278,7 +279,7 @@ class _Chain:
                 self.read.set()
             choice = bench.view_settings(self.dataset).default_choice()
             send(skey, (_fingerprint(self.dataset), choice, len(results.detections)))
-            # the window diagnoses each view as it arrives (``diagnose_pending``)
+            # the window diagnoses the views after the evaluation (``diagnose_pending``)
             for view in bench.evaluate_views(self.dataset, results, choice, diagnose=False):
                 send(skey, pickle.dumps(view, protocol=5))
             send(skey, _COMPLETE)

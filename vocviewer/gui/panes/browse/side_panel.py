@@ -89,7 +89,7 @@ class SidePanel(QWidget):
         state.image_filter_changed.connect(self.refresh_image)  # marks what it filters out
         self._image_later = Debounced(self.refresh_image, REFRESH_DELAY_MS, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation.finished.connect(self._image_later.flush)
+        state.evaluation.finished.connect(self._image_later.flush_soon)
         state.selection_changed.connect(self._on_selection_changed)
         state.object_selected.connect(self._on_object_selected)
         state.pr_point_clicked.connect(self._on_pr_point_clicked)

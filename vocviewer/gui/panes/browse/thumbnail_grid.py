@@ -265,7 +265,7 @@ class ThumbnailGrid(QListView):
             signal.connect(self.restyle)
         state.evaluation.class_evaluated.connect(self._restyle_later.request)
         state.evaluation.evidence_replaced.connect(self._restyle_later.request_now)
-        state.evaluation.finished.connect(self._restyle_later.flush)
+        state.evaluation.finished.connect(self._restyle_later.flush_soon)
 
     def cell_size(self) -> QSize:
         tw, th = self.thumb_w, thumb_height(self.thumb_w)

@@ -133,8 +133,8 @@ class ImageView(QGraphicsView):
         # a result set arriving redraws in a turn of its own (not with every pane's refresh)
         state.current_results_changed.connect(self._on_results_changed)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation.finished.connect(self._recolour_later.flush)
-        state.evaluation.finished.connect(self._overlays_later.flush)
+        state.evaluation.finished.connect(self._recolour_later.flush_soon)
+        state.evaluation.finished.connect(self._overlays_later.flush_soon)
 
     # --- zoom ----------------------------------------------------------------------------------
     def fit_to_window(self) -> None:

@@ -209,15 +209,24 @@ class PRPane(QWidget):
         state.current_results_changed.connect(self.refresh)
         state.evaluation.started.connect(self.refresh)
         self._refresh_later = Debounced(self.refresh, REFRESH_DELAY_MS, self)
+        self._prepare_later = Debounced(self._prepare_curves, 0, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation.finished.connect(self._refresh_later.flush)
+        state.evaluation.finished.connect(self._refresh_later.flush_soon)
         state.selection_changed.connect(self._update_marker)
         state.evaluation.evidence_replaced.connect(self.refresh)
 
     # --- drawing -------------------------------------------------------------------------------
-    def _on_dataset_loaded(self, _dataset: Dataset) -> None:
+    def _on_dataset_loaded(self, dataset: Dataset) -> None:
         self.classes.clear()
         self.refresh()
+        self._prepare_later.request_now()  # the class curves, in a turn of their own
+
+    def _prepare_curves(self) -> None:
+        ds = self.state.dataset
+        if ds is None or self.state.current_results >= 0:  # (results in: made on use)
+            return
+        if self.classes.prepare(len(ds.classes)):
+            self._prepare_later.request_now()  # the next ones in the next turn
 
     def _style_dots(self) -> None:
         """Brushes of the dots and legend samples in the active palette, glyph per verdict."""

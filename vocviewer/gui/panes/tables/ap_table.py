@@ -385,8 +385,8 @@ class ApTable(QTableView):
         state.evaluation.evidence_replaced.connect(self._reset_later.request_now)  # one change
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
-        state.evaluation.finished.connect(self._reset_later.flush)
-        state.evaluation.finished.connect(self._rows_later.flush)
+        state.evaluation.finished.connect(self._reset_later.flush_soon)
+        state.evaluation.finished.connect(self._rows_later.flush_soon)
         state.class_changed.connect(self._sync_selection)
 
     def selectRow(self, row: int) -> None:

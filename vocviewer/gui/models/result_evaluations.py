@@ -1,0 +1,109 @@
+"""``ResultEvaluations``: one result set's evaluation as the window stores it (per class, per
+detection row). Filled on the GUI thread as classes arrive, or in a worker (a re-derive, the
+diagnosis) and handed over whole."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from vocviewer.core.dataset import Dataset
+from vocviewer.evaluation.analysis import FalsePositives
+from vocviewer.evaluation.confusion import missed_at
+from vocviewer.evaluation.drawn import Thresholds, threshold_key
+from vocviewer.evaluation.result import ClassEvaluation, EvalResult
+from vocviewer.families.views import ClassView, Summary
+
+
+class ResultEvaluations:
+    """One result set's per-class evaluations, filled as classes arrive.
+
+    ``verdict_by_row`` int8 (D,), ``fp_kind_by_row`` int8 (D,) and ``rank_by_row`` int64 (D,)
+    give each detection row its ``Verdict``, ``FPKind`` and rank (-1 where not evaluated, e.g.
+    images outside the evaluated set); ``missed`` bool (O,) flags the objects no TP matched;
+    ``views`` the detection ``ClassView`` by class; ``summary`` the protocol's, once it came;
+    ``normalised``: (AP rule, N, AP_N by class) of the views, where the worker that re-derived
+    them computed it (``normalised_aps``; the AP table computes it itself otherwise).
+    """
+
+    def __init__(
+        self, n_detections: int, n_objects: int = 0, ranks: npt.NDArray[np.int64] | None = None
+    ) -> None:
+        self.det: dict[int, ClassEvaluation] = {}
+        self.cls: dict[int, ClassEvaluation] = {}
+        self.views: dict[int, ClassView] = {}
+        self.diagnosis: dict[int, FalsePositives] = {}
+        self.verdict_by_row = np.full(n_detections, -1, dtype=np.int8)
+        self.fp_kind_by_row = np.full(n_detections, -1, dtype=np.int8)
+        #: (``ranks``: another's, of the same ranked detections; then ``add`` leaves it be)
+        self.rank_by_row = np.full(n_detections, -1, dtype=np.int64) if ranks is None else ranks
+        self._ranked = ranks is not None
+        self.missed = np.zeros(n_objects, dtype=bool)
+        self.summary: Summary | None = None
+        self.normalised: tuple[str, float, dict[int, float]] | None = None
+        self._missed_at: tuple[object, npt.NDArray[np.bool_], set[int]] | None = None
+        #: the score threshold ``missed_at`` was last asked for (a re-derive works it out ahead)
+        self.last_threshold: Thresholds | None = None
+
+    def pristine(self) -> bool:
+        """Nothing arrived yet (as made)."""
+        return not (self.det or self.cls or self.views or self.diagnosis) and self.summary is None
+
+    def diagnosed(self) -> bool:
+        """Whether every detection view came with its false positives diagnosed (the window's
+        evaluation leaves them to a diagnosis job, ``EvaluationModel._diagnose``)."""
+        return all(v.false_positives is not None for v in self.views.values())
+
+    def add(self, view: ClassView) -> None:
+        """Store one class's view (detection or classification)."""
+        ev, k = view.evaluation, view.class_index
+        if ev.task == "cls":
+            self.cls[k] = ev
+            return
+        self.views[k] = view
+        self.missed[view.missed[view.missed < len(self.missed)]] = True
+        if view.false_positives is not None:
+            self.diagnosis[k] = view.false_positives
+            self.fp_kind_by_row[ev.order] = view.false_positives.kind
+        self.det[k] = ev
+        self.verdict_by_row[ev.order] = ev.verdict
+        if not self._ranked:
+            self.rank_by_row[ev.order] = np.arange(len(ev.order))
+
+    def missed_at(self, dataset: Dataset, threshold: Thresholds) -> npt.NDArray[np.bool_]:
+        """bool (O,): objects missed as drawn at score ``threshold`` (one number or per class;
+        ``confusion.missed_at``: no true positive scoring at least that matched them). Kept per
+        threshold and brought up to date class by class as evaluations arrive (classes own
+        disjoint objects)."""
+        key = threshold_key(threshold)
+        self.last_threshold = (
+            np.array(threshold) if isinstance(threshold, np.ndarray) else threshold
+        )
+        if self._missed_at is None or self._missed_at[0] != key:
+            self._missed_at = (key, np.zeros(len(self.missed), dtype=bool), set())
+        _, out, done = self._missed_at
+        new = {k: ev for k, ev in self.det.items() if k not in done}
+        if new:
+            out |= missed_at(dataset, new, self.missed, threshold)
+            done.update(new)
+        return out
+
+    def mean_ap(self, task: str, n_classes: int) -> float | None:
+        """``EvalResult.mean_ap`` over the arrived classes; ``None`` until all ``n_classes``
+        arrived (NaN if no class qualifies)."""
+        done = self.det if task == "det" else self.cls
+        if not done or len(done) < n_classes:
+            return None
+        classes = tuple(done[k] for k in sorted(done))
+        return EvalResult("", task, "", "", math.nan, classes).mean_ap()
+
+    def headline(self, task: str, n_classes: int) -> float | None:
+        """The result set's one number: the protocol summary's headline (COCO's AP, VisDrone's
+        AP as a fraction, ILSVRC's mAP) once it came, else the mean AP (``mean_ap``)."""
+        s = self.summary
+        if task == "det" and s is not None and s.headline is not None:
+            value = float(s.stats[s.headline])
+            return value / 100 if s.percent else value
+        return self.mean_ap(task, n_classes)
