@@ -22,7 +22,8 @@ from vocviewer.families.official import mark
 from vocviewer.formats import output
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.panes.image.view import ImageView
-from vocviewer.gui.panes.pr.pane import PRPane, plain_title
+from vocviewer.gui.panes.pr.pane import PRPane
+from vocviewer.gui.panes.pr.title import plain_title
 from vocviewer.gui.panes.tables.ap_table import ApTable
 from vocviewer.gui.panes.tables.confusion import ConfusionPane
 from vocviewer.gui.window import export

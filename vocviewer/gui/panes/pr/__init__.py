@@ -10,4 +10,6 @@ overview
     The All-classes PR plot.
 ranks
     The ranked detections around a PR point.
+title
+    The PR pane's title: its plain text, and whether it fits the pane.
 """

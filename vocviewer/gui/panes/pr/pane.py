@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QPalette, QResizeEvent
+from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QVBoxLayout, QWidget
 
 from vocviewer.core.dataset import Dataset
@@ -29,6 +29,7 @@ from vocviewer.gui.models.state import AppState
 from vocviewer.gui.panes.pane_sizes import keep_plot
 from vocviewer.gui.panes.pr.band import PRBand
 from vocviewer.gui.panes.pr.overview import SHOWN, ClassOverview
+from vocviewer.gui.panes.pr.title import fits_title
 from vocviewer.gui.widgets.plot_theme import theme_plot
 from vocviewer.gui.widgets.verdict_style import (
     FP_KIND_STYLE,
@@ -85,20 +86,6 @@ def reached(recall: np.ndarray, precision: np.ndarray) -> tuple[np.ndarray, np.n
     hit = np.flatnonzero(precision > 0)
     end = int(hit[-1]) + 1 if len(hit) else 0
     return recall[:end], precision[:end]
-
-
-def plain_title(html: str) -> str:
-    """The title's text without its markup (what an exported figure's title says)."""
-    return " ".join(re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ").split())
-
-
-def fits_title(html: str, width: int) -> bool:
-    """Whether the title's text (10 pt, bold at worst) fits a pane ``width`` pixels wide."""
-    font = QFont()
-    font.setPointSizeF(10.0)
-    font.setBold(True)
-    text = re.sub(r"<[^>]+>", "", html).replace("&nbsp;", " ")
-    return QFontMetrics(font).horizontalAdvance(text) + 24 <= width
 
 
 class PRPane(QWidget):
