@@ -8,13 +8,12 @@ from __future__ import annotations
 import copy
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.bad_input.peak_memory import peak_kb
 from tests.formats import test_coco_validation as validation
 from vocviewer.cli import main
 
@@ -367,34 +366,6 @@ for i in range(len(ds.images)):
     decode_view(ds.images.path[i], ds, i)
 print(len(ds.problems))
 """
-_MEASURE = """
-import resource, runpy, sys
-args = sys.argv[1:]
-try:
-    if args[0] == "-c":
-        sys.argv = ["-c", *args[2:]]
-        exec(args[1], {"__name__": "__main__"})
-    else:
-        sys.argv = args
-        runpy.run_module(args[0], run_name="__main__")
-except SystemExit:
-    pass
-print("MAXRSS_KB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-"""
-
-
-def _peak_kb(args: list[str]) -> tuple[int, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
-    p = subprocess.run(
-        [sys.executable, "-c", _MEASURE, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    line = [ln for ln in p.stdout.splitlines() if ln.startswith("MAXRSS_KB")]
-    assert line, p.stdout + p.stderr
-    return int(line[0].split()[1]), p.stdout + p.stderr
 
 
 @pytest.mark.parametrize("case", ["3-rle-size-100000", "3-image-100000"])
@@ -412,10 +383,10 @@ def test_coco_oversized_declarations_stay_under_1gb(case: str, tmp_path: Path) -
     ann2.parent.mkdir()
     ann2.write_text(json.dumps(gt))
     runs = [
-        _peak_kb(["vocviewer", "eval", str(ann), "--results", str(res), "--task", task])
+        peak_kb(["vocviewer", "eval", str(ann), "--results", str(res), "--task", task])
         for task in ("segm", "bbox")
     ]
-    kb, out = _peak_kb(["-c", _WINDOW_LOAD, str(ann2)])
+    kb, out = peak_kb(["-c", _WINDOW_LOAD, str(ann2)])
     assert all(k < 1 << 20 for k, _ in runs), runs
     assert "over the 178,956,970-pixel limit" in runs[0][1], runs[0][1]
     assert kb < 1 << 20 and out.split()[0] == "1", (kb, out)
