@@ -28,6 +28,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -36,7 +37,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.drawn import is_drawn
 from vocviewer.evaluation.matching import best_overlaps, group_offsets
-from vocviewer.evaluation.pair_overlaps import remembered_best
+from vocviewer.evaluation.pair_overlaps import Bests, remembered_best
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -192,12 +193,30 @@ def classify_false_positives(
     similar = [k for k, c in enumerate(dataset.classes) if c in group and k != ev.class_index]
     label, order, image = ev.class_index, ev.order, ev.image_index
     bests = remembered_best(dataset, results, order, image, needed, plus_one, label, similar)
+    columns = (ev.verdict, same_gt, same_iou, kind, confused, confused_iou)
+    classify_kinds(columns, needed, unmeasured, bests, min_overlap, iou_threshold)
+    return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
+
+
+def classify_kinds(
+    columns: tuple[npt.NDArray[Any], ...],
+    needed: npt.NDArray[np.int64],
+    unmeasured: npt.NDArray[np.bool_],
+    bests: Bests,
+    min_overlap: float,
+    iou_threshold: float | None,
+) -> None:
+    """``classify_false_positives``' last steps, in place: ``columns`` = verdict, same_gt,
+    same_iou (filled in where ``unmeasured``), kind, confused, confused_iou (written) by rank;
+    ``bests``: the searched overlaps of the ``needed`` ranks."""
+    verdict, same_gt, same_iou, kind, confused, confused_iou = columns
+    fp = verdict == np.int8(Verdict.FP)
     um = np.flatnonzero(unmeasured[needed])
     if len(um):
         ranks = needed[um]
         same_gt[ranks], same_iou[ranks] = bests.take(0, um)
     overlap = same_iou  # NaN (no overlap measured) compares False, as -inf would
-    dup = ev.verdict == np.int8(Verdict.DUPLICATE)
+    dup = verdict == np.int8(Verdict.DUPLICATE)
     if iou_threshold is not None:
         dup |= fp & (overlap >= iou_threshold)
     loc = fp & ~dup & (overlap >= min_overlap)
@@ -215,7 +234,6 @@ def classify_false_positives(
             found = rest[hit]
             kind[found], confused[found], confused_iou[found] = new_kind, best[hit], ov[hit]
             todo &= ~hit
-    return FalsePositives(kind, confused, confused_iou, same_gt, same_iou)
 
 
 # --- per image --------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from vocviewer.evaluation.analysis import (
     FalsePositives,
     FPKind,
     classify_false_positives,
+    classify_kinds,
     similarity_group,
 )
 from vocviewer.evaluation.pair_overlaps import Bests, remembered_best_all
@@ -224,31 +225,9 @@ def _diagnose(
     """``classify_false_positives``' steps over the concatenated ranks of ``evaluations``
     (each with ranks): ``columns`` = verdict, same_gt, same_iou (filled in where measured),
     kind, confused, confused_iou (written)."""
-    verdict, same_gt, same_iou, kind, confused, confused_iou = columns
+    verdict, same_iou = columns[0], columns[2]
     fp = verdict == np.int8(Verdict.FP)
     unmeasured = fp & np.isnan(same_iou)
     needed = np.flatnonzero(unmeasured | (fp & ~(same_iou >= min_overlap)))
     bests = _searched(dataset, results, evaluations, needed, groups, plus_one)
-    um = np.flatnonzero(unmeasured[needed])
-    if len(um):
-        ranks = needed[um]
-        same_gt[ranks], same_iou[ranks] = bests.take(0, um)
-    overlap = same_iou  # NaN (no overlap measured) compares False, as -inf would
-    dup = verdict == np.int8(Verdict.DUPLICATE)
-    if iou_threshold is not None:
-        dup |= fp & (overlap >= iou_threshold)
-    loc = fp & ~dup & (overlap >= min_overlap)
-    kind[dup] = FPKind.DUPLICATE
-    kind[loc] = FPKind.LOCALIZATION
-    rest_mask = fp & ~dup & ~loc
-    if rest_mask.any():
-        kind[rest_mask] = FPKind.BACKGROUND
-        at = np.flatnonzero(rest_mask[needed])  # every rest rank is a needed one
-        rest = needed[at]
-        todo = np.ones(len(rest), dtype=bool)
-        for new_kind, which in ((FPKind.SIMILAR, 1), (FPKind.OTHER, 2)):
-            best, ov = bests.take(which, at)
-            hit = todo & (best >= 0) & (ov >= min_overlap)  # NaN: False
-            found = rest[hit]
-            kind[found], confused[found], confused_iou[found] = new_kind, best[hit], ov[hit]
-            todo &= ~hit
+    classify_kinds(columns, needed, unmeasured, bests, min_overlap, iou_threshold)
