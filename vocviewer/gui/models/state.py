@@ -410,6 +410,8 @@ class AppState(ListedImages, DisplaySettings, QObject):
             self.messages_posted.emit(list(messages))
 
     def shutdown(self, timeout_ms: int = 5000) -> None:
-        """Quit every job and wait for the pool (window close, tests)."""
+        """Quit every job and wait for the pool (window close, tests); a diagnosis job still
+        waiting for its go-ahead ends at once (``EvaluationModel.cancel``)."""
+        self.evaluation.cancel()
         self.jobs.cancel_all()
         QThreadPool.globalInstance().waitForDone(timeout_ms)
