@@ -43,3 +43,37 @@ def test_a_page_is_built_when_chosen_and_forwards_zoom_requests(qtbot, window):
     assert len(_built_pages(pane)) == 2
     assert set(pane.pages) == set(pane.page_types)  # ``pages`` reaches (builds) every one
     assert len(_built_pages(pane)) == 1 + len(pane.page_types)
+
+
+def test_the_analysis_tab_itself_is_built_when_first_shown(qtbot, make_window, tiny):
+    """``MainWindow.analysis``: a window whose Analysis tab is never shown never builds it (nor
+    imports it); showing the tab builds it in its place, in front, as if built with the window."""
+    from vocviewer.gui.panes.analysis.pane import AnalysisPane
+
+    win = make_window()
+    win.state.set_dataset(tiny[0])
+    with qtbot.waitSignal(win.state.evaluation.finished, timeout=10_000):
+        win.state.add_result_set(tiny[1])
+    qtbot.waitUntil(win.state.is_idle, timeout=10_000)
+    tabs = win.right_tabs
+    index = next(i for i in range(tabs.count()) if tabs.tabText(i) == "Analysis")
+    assert win.findChildren(AnalysisPane) == [] and win._analysis is None
+    changed: list[int] = []
+    tabs.currentChanged.connect(changed.append)
+    tabs.setCurrentIndex(index)
+    pane = tabs.currentWidget()
+    assert isinstance(pane, AnalysisPane) and win.analysis is pane
+    assert tabs.indexOf(pane) == index and tabs.tabText(index) == "Analysis"
+    assert changed == [index] and pane.isVisible()
+    assert win.findChildren(AnalysisPane) == [pane]  # once
+    qtbot.waitUntil(lambda: pane.tide is not None, timeout=30_000)  # it works as before
+    with qtbot.waitSignal(win.pr_pane.band.changed, timeout=1000):  # the PR plot's bootstrap
+        pane.jobs.outcome_changed.emit()  # band follows its jobs
+
+
+def test_asking_for_the_analysis_tab_builds_it_behind(qtbot, make_window):
+    win = make_window()
+    front = win.right_tabs.currentWidget()
+    pane = win.analysis
+    assert win.right_tabs.currentWidget() is front and not pane.isVisible()
+    assert win.right_tabs.indexOf(pane) >= 0 and win.analysis is pane

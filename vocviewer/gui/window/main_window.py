@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QSize, Qt, QThreadPool
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
@@ -36,7 +37,6 @@ from PySide6.QtWidgets import (
 from vocviewer.gui.models.saved_views import SavedViews
 from vocviewer.gui.models.state import AppState
 from vocviewer.gui.models.walk import DetectionWalk
-from vocviewer.gui.panes.analysis.pane import AnalysisPane
 from vocviewer.gui.panes.browse.filter_panel import FilterPanel
 from vocviewer.gui.panes.browse.image_area import ImageArea
 from vocviewer.gui.panes.browse.image_browser import ImageBrowser
@@ -65,6 +65,9 @@ from vocviewer.gui.window.theme import ThemeControl
 from vocviewer.gui.window.threshold_actions import ThresholdController
 from vocviewer.gui.window.toolbar_rows import ToolbarRows
 from vocviewer.gui.window.walk_actions import WalkController
+
+if TYPE_CHECKING:
+    from vocviewer.gui.panes.analysis.pane import AnalysisPane
 
 
 class MainWindow(QMainWindow):
@@ -317,12 +320,12 @@ class MainWindow(QMainWindow):
         """The panes to each other: zoom requests, the comparison, the Analysis tab, the
         right-click menus, the messages button and the window title."""
         st, view, d, x = self.state, self.view, self.display, self.exporting
-        self.analysis = AnalysisPane(st, self.walk_model)  # TIDE, its members, the bootstrap
-        self.right_tabs.addTab(self.analysis, "Analysis")
-        self.right_room = KeepRoom(self.right, self._analysis_room, self.analysis.content)
-        self.pr_pane.band.follow(self.analysis.jobs)  # the bootstrap's band on the PR plot
-        for pane in (self.side, self.confusion, self.analysis, self.curation.pane):
-            pane.zoom_requested.connect(view.zoom_to_highlight)
+        self._analysis: AnalysisPane | None = None  # (``analysis``: built when first shown)
+        self._analysis_tab = QWidget()  # its tab's page until then
+        self.right_tabs.addTab(self._analysis_tab, "Analysis")
+        self.right_tabs.currentChanged.connect(self._on_right_tab)
+        for zooming in (self.side, self.confusion, self.curation.pane):
+            zooming.zoom_requested.connect(view.zoom_to_highlight)
         for pane, acts in (
             (view, (x.act_export_image, d.act_fit, d.act_one, d.act_zoom_sel)),
             (self.ap_table, (x.act_export_table, x.act_export_pr)),
@@ -337,12 +340,42 @@ class MainWindow(QMainWindow):
         self.messages.cleared.connect(self.status.messages_cleared)
         st.dataset_loaded.connect(self._on_dataset_loaded)
 
+    @property
+    def analysis(self) -> AnalysisPane:
+        """The Analysis tab (TIDE, its members, the bootstrap), built the first time it is shown
+        or asked for: a window that never shows it does not pay for it (~35 ms of start-up)."""
+        pane = self._analysis
+        if pane is None:
+            from vocviewer.gui.panes.analysis.pane import AnalysisPane
+
+            pane = self._analysis = AnalysisPane(self.state, self.walk_model)
+            tabs, placeholder = self.right_tabs, self._analysis_tab
+            index, current = tabs.indexOf(placeholder), tabs.currentWidget() is placeholder
+            blocked = tabs.blockSignals(True)  # (the same tab stays in front)
+            tabs.insertTab(index, pane, tabs.tabText(index))
+            tabs.removeTab(index + 1)
+            if current:
+                tabs.setCurrentIndex(index)
+            tabs.blockSignals(blocked)
+            placeholder.deleteLater()
+            self.right_room = KeepRoom(self.right, self._analysis_room, pane.content)
+            self.pr_pane.band.follow(pane.jobs)  # the bootstrap's band on the PR plot
+            pane.zoom_requested.connect(self.view.zoom_to_highlight)
+            if current:
+                self.right_room.apply()
+        return pane
+
+    def _on_right_tab(self, _index: int) -> None:
+        if self.right_tabs.currentWidget() is self._analysis_tab:
+            _ = self.analysis  # built as it is shown
+
     def _analysis_room(self) -> int:
         """The right-hand tabs' height that shows the Analysis charts and lists unscrolled
         (while the Analysis tab is in front; else 0: the PR plot keeps its room)."""
-        if self.right_tabs.currentWidget() is not self.analysis:
+        pane = self._analysis
+        if pane is None or self.right_tabs.currentWidget() is not pane:
             return 0
-        return self.analysis.room() + self.right_tabs.tabBar().sizeHint().height()
+        return pane.room() + self.right_tabs.tabBar().sizeHint().height()
 
     # --- commands (delegations to the controllers) ---------------------------------------------
     def open_dataset(
