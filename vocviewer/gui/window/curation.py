@@ -25,7 +25,6 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMenu, QWidget
 
 from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.core.tags import COMMON_TAGS, Fix, Target
-from vocviewer.formats.tag_export import write_patches, write_tag_tables
 from vocviewer.gui.models.state import AppState, Message
 from vocviewer.gui.models.tags import TagsModel
 from vocviewer.gui.panes.browse.image_area import ImageArea
@@ -172,6 +171,8 @@ class CurationController(QObject):
         results = [loaded.results for loaded in st.results]
         protected = [*ds.protected_roots, *(p for paths in st.result_paths for p in paths)]
         try:
+            from vocviewer.formats.tag_export import write_patches, write_tag_tables
+
             written = write_tag_tables(folder, self.tags.tags, ds, results, protected)
             written += write_patches(folder, self.tags.tags, ds, protected)
         except (OutputError, FormatError) as e:

@@ -160,6 +160,7 @@ class AnalysisPane(QWidget):
         ):
             signal.connect(self._invalidate)
         state.class_changed.connect(lambda _k: self._show())
+        self.boot.update_sets()  # (the window builds it when first shown: sets may be in)
 
     # --- the pages, built when first shown (building them all takes the window ~0.1 s) -------
     def built(self, key: str) -> QWidget:

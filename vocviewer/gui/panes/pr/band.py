@@ -12,15 +12,17 @@ bootstrap band") hides it.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QColor
 
-from vocviewer.gui.models.analysis_tasks import BAND_IOU, AnalysisJobs, BootstrapOutcome
 from vocviewer.gui.models.state import AppState
+
+if TYPE_CHECKING:  # (the analyses' models come with the Analysis tab, which makes the outcome)
+    from vocviewer.gui.models.analysis_tasks import AnalysisJobs, BootstrapOutcome
 
 #: the band's opacity over the set's colour (0-255)
 BAND_ALPHA = 70
@@ -77,6 +79,8 @@ class PRBand(QObject):
         ev = st.evaluation
         if out is None or out.boot.bands is None:
             return "no bootstrap with bands yet"
+        from vocviewer.gui.models.analysis_tasks import BAND_IOU
+
         if not self.toggle.isChecked():
             return "hidden"
         if out.dataset is not st.dataset or out.image_set != ev.image_set:

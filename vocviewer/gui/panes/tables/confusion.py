@@ -40,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from vocviewer.core.dataset import Dataset
-from vocviewer.evaluation.analyses.operating_point import row_normalised
 from vocviewer.evaluation.analysis import fmt_iou, object_name
 from vocviewer.evaluation.confusion import ConfusionMatrix, confusion_matrix
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
@@ -100,6 +99,8 @@ class ConfusionModel(QAbstractTableModel):
     def set_matrix(self, matrix: ConfusionMatrix | None, compact: bool) -> None:
         self.beginResetModel()
         self.matrix = matrix
+        from vocviewer.evaluation.analyses.operating_point import row_normalised
+
         self.shares = row_normalised(matrix.counts) if matrix is not None else np.zeros((0, 0))
         if matrix is None:
             self.rows = self.cols = np.zeros(0, dtype=np.int64)
