@@ -147,6 +147,26 @@ def test_its_sniff_claims_its_dataset(family: str, build: Callable[[str], Built]
 
 
 @pytest.mark.parametrize("family", families("read"))
+def test_its_dataset_is_claimed_by_it_before_the_families_are_all_imported(
+    family: str, build: Callable[[str], Built], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchmark_of`` before every family is imported (the window's open) asks the families
+    that may claim the dataset (those defining one of its records; all for one without) and
+    answers as asking them all does."""
+    case = build(family).case
+    dataset = registry.open_dataset(case.path, **case.sources)
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    pool = [b.name for b in registry._may_claim(dataset)]
+    assert family in pool
+    assert registry.benchmark_of(dataset).name == family
+    if dataset.family_data:  # e.g. COCO's: COCO, and none of the families extending it
+        owners = {type(x).__module__.split(".")[2] for x in dataset.family_data}
+        monkeypatch.setattr(registry, "_IMPORTED", {})
+        assert {b.name for b in registry._may_claim(dataset)} == owners
+
+
+@pytest.mark.parametrize("family", families("read"))
 def test_the_registry_reads_it_back(family: str, build: Callable[[str], Built]) -> None:
     """The dataset read through the registry is its family's, and so are its results: every
     row of the set is read."""

@@ -264,7 +264,7 @@ def test_analyze_names_a_family_it_does_not_analyse(
 
 
 def test_a_thread_asking_while_another_imports_the_families_gets_them_all(monkeypatch):
-    """The window imports the families in a thread while another reads the dataset: that one's
+    """A thread imports the families (``registered``) while another reads a dataset: that one's
     ``families()`` (the sniff) takes the cheap declarations meanwhile, never a part of the
     families; its ``registered()`` (``benchmark_of``) waits until every one is imported."""
     import threading

@@ -174,3 +174,51 @@ def test_a_prefetched_unreadable_results_file_is_reported_as_the_window_reports_
         texts.append(failed.args[0])
         assert st.dataset is not None and not st.results
     assert "image_id 1 is not an image" in texts[0] and texts[1] == texts[0]
+
+
+#: a fresh ``vocviewer open GT --results R`` window (``argv[1:3]``) until its evaluation is done,
+#: then every family benchmark module it imported
+OPEN_CHILD = """
+import sys, time
+from pathlib import Path
+from vocviewer.gui.models.tasks import prefetch_open
+gt, res = Path(sys.argv[1]), Path(sys.argv[2])
+prefetch_open(gt, (res,))
+from vocviewer.gui.window.app import make_app
+from vocviewer.gui.window.main_window import MainWindow
+app = make_app()
+win = MainWindow()
+win.show()
+win.open_dataset(gt, (res,))
+st, end = win.state, time.time() + 120
+while not (st.dataset is not None and len(st.results) == 1 and st.is_idle()) and time.time() < end:
+    app.processEvents()
+    time.sleep(0.005)
+assert st.evaluation.sets[0].summary is not None
+print(" ".join(sorted(m for m in sys.modules if m.endswith(".benchmark"))))
+win.close()
+"""
+
+
+def test_opening_a_coco_file_imports_no_other_family(coco_results, tmp_path):
+    """As ``eval`` (``test_cli_imports``): the read-ahead and the window ask only the family
+    that read the dataset (``registry.benchmark_of``), not every family (~55 ms of imports
+    under the interpreter lock the read-ahead and the window's start-up want)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
+    env["PYTHONPATH"] = str(root)
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN_CHILD, str(INSTANCES), str(coco_results)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["vocviewer.families.coco.benchmark"], done.stdout

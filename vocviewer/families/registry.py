@@ -286,11 +286,30 @@ def refuse_foreign_options(benchmark: Declarations, args: Any, command: str = "e
 
 def benchmark_of(dataset: Dataset) -> Benchmark:
     """The family that read ``dataset`` (``FormatError`` if none claims it); a family
-    extending another (higher ``priority``) is asked first."""
-    for b in sorted(registered(), key=lambda b: -b.priority):
-        if b.reads_results_of(dataset):
-            return b
+    extending another (higher ``priority``) is asked first. Until every family is imported,
+    only those that may claim it are (``_may_claim``), then, if none does, all of them."""
+    for pool in (_may_claim(dataset), None):
+        for b in sorted(registered() if pool is None else pool, key=lambda b: -b.priority):
+            if b.reads_results_of(dataset):
+                return b
     raise FormatError(dataset.root, f"no benchmark evaluates {dataset.name}")
+
+
+def _may_claim(dataset: Dataset) -> list[Benchmark]:
+    """The families that may claim ``dataset`` without importing the others: those registered
+    or imported so far, and each built-in one whose folder defines one of the dataset's
+    records (``family_data``: a built-in family claims a dataset by a record of its own, or,
+    VOC's, by carrying none); every family where it carries none or all are imported."""
+    if _loaded or not dataset.family_data:
+        return registered()
+    modules = {type(x).__module__ for x in dataset.family_data}
+    owners = [
+        spec
+        for spec in BUILTIN
+        if any(m.startswith(spec.partition(":")[0].rpartition(".")[0] + ".") for m in modules)
+    ]
+    found = {**_REGISTRY, **{b.name: b for b in _IMPORTED.values()}}
+    return list({**found, **{b.name: b for b in map(_builtin, owners)}}.values())
 
 
 def open_results(

@@ -60,11 +60,9 @@ class _Ahead:
 
     def _run(self) -> None:
         from vocviewer.families.eval_sets import run_here
-        from vocviewer.families.registry import benchmark_of, registered
+        from vocviewer.families.registry import benchmark_of
 
         offload = self._parse_ahead() or run_here
-        # the families' imports (``benchmark_of`` asks them all) beside the dataset's read
-        threading.Thread(target=registered, name="vocviewer-families", daemon=True).start()
         try:
             ds = self.read(self.path, **self.sources)
         except BaseException as exc:  # the window's own attempt reports it

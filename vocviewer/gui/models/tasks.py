@@ -97,10 +97,8 @@ def load_dataset(path: str | Path, **sources: str | Path | None) -> Dataset:
     or take the one ``prefetch_open`` read. Without the compiled JSON kernel, JSON annotation
     files are read in the helper process (``helper_process.in_process``)."""
     if _is_json(path):
-        from vocviewer.families import registry
         from vocviewer.families.registry import benchmark_of
 
-        registry.registered()  # the families' imports, here rather than on the GUI thread
         ready = open_ahead.take_dataset(path, sources) or take(
             ("dataset", _dataset_key(path, sources))
         )
