@@ -99,12 +99,13 @@ class ConfusionModel(QAbstractTableModel):
     def set_matrix(self, matrix: ConfusionMatrix | None, compact: bool) -> None:
         self.beginResetModel()
         self.matrix = matrix
-        from vocviewer.evaluation.analyses.operating_point import row_normalised
-
-        self.shares = row_normalised(matrix.counts) if matrix is not None else np.zeros((0, 0))
+        self.shares = np.zeros((0, 0))
         if matrix is None:
             self.rows = self.cols = np.zeros(0, dtype=np.int64)
         else:
+            from vocviewer.evaluation.analyses.operating_point import row_normalised
+
+            self.shares = row_normalised(matrix.counts)
             c = matrix.counts
             k = len(matrix.classes)
             self.rows = np.arange(k, dtype=np.int64)
