@@ -42,6 +42,12 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(root))  # the checkout measured
+    try:  # as ``vocviewer open`` starts the window (in the checkout measured, where it does)
+        from vocviewer.gui.startup import begin
+    except ImportError:
+        begin = None
+    if begin is not None:
+        begin()
     from vocviewer.gui.models.tasks import prefetch_open
 
     prefetch_open(gt, (res,))  # as ``vocviewer open`` does before it imports Qt

@@ -330,6 +330,9 @@ def _run_gui(
         _error(problem)
         return 3
     sets = registry.result_sets_of(path, results, sources)
+    from vocviewer.gui.startup import begin
+
+    begin()  # (no automatic collection during the window's imports)
     if path is not None:  # a JSON dataset, its first results and evaluation start while Qt loads
         from vocviewer.gui.models.tasks import prefetch_open
 

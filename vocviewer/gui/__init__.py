@@ -13,7 +13,8 @@ window
     The application, the main window with its actions and menus, open and export.
 
 Importing it makes pyqtgraph's mirror of the Qt modules lazy (``qt_mirror``: ~100 ms less
-start-up where pyqtgraph still copies them whole).
+start-up where pyqtgraph still copies them whole); ``startup.begin`` pauses automatic garbage
+collection for the window's imports in a fresh process (``vocviewer open``).
 """
 
 from vocviewer.gui import qt_mirror
