@@ -107,3 +107,47 @@ def test_every_pane_after_a_rederive_equals_a_rebuild(qtbot, make_window, tmp_pa
         win.ap_table.ap_model.refresh()
         assert pane.plot.grab().toImage() == plot, (what, value)
         assert (win.ap_table.ap_model.shown(), win.ap_table.ap_model.shown_values()) == table
+
+
+def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    """The diagnosis job lays every result set's ranks end to end (``lay_out``: its first
+    re-derive does not), and a re-derive works out every class's PR polyline in its worker:
+    the GUI thread works none out, and the All-classes plot draws ``pr_polyline``'s points."""
+    import threading
+
+    from vocviewer.evaluation import diagnosis_all, polylines
+    from vocviewer.evaluation.result import pr_polyline
+
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev, pane = win.state, win.state.evaluation, win.pr_pane
+    st.select_class(-1)
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    laid = [key for key, _ in diagnosis_all._LAID]
+    for evals in st.evaluations:
+        orders = [evals.det[k].order for k in sorted(evals.det) if len(evals.det[k].order)]
+        assert any(
+            len(key) == len(orders) and all(a is b for a, b in zip(key, orders, strict=True))
+            for key in laid
+        )
+    threads: list[threading.Thread] = []
+    worked = polylines.pr_polyline
+
+    def traced(*args: Any) -> Any:
+        threads.append(threading.current_thread())
+        return worked(*args)
+
+    monkeypatch.setattr(polylines, "pr_polyline", traced)
+    for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.95)):
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        assert threading.main_thread() not in threads, (what, value)
+        det = st.evaluations[st.current_results].det
+        drawn = {k for k, c in pane.overview.items() if c.isVisible()}
+        assert drawn == {k for k, e in det.items() if len(e)}
+        for k in drawn:
+            x, y = pane.overview[k].getData()
+            want = pr_polyline(det[k].recall, det[k].precision)
+            assert np.array_equal(x, want[0]) and np.array_equal(y, want[1]), (value, k)

@@ -36,7 +36,6 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
-from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
@@ -458,10 +457,7 @@ def _diagnosed(
     out = ResultEvaluations(len(res.detections), len(ds.objects))
     for k in sorted(views):
         out.add(diagnose_pending(ds, res, views[k], rules))
-    out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
-    if threshold is not None:
-        out.missed_at(ds, threshold)
-    return out
+    return out.work_ahead(ds, ap_rule, threshold)
 
 
 def _rederive(
@@ -476,11 +472,11 @@ def _rederive(
 ) -> ResultEvaluations | None:
     """The family's views at ``choice`` from the stored evidence, filled into new
     ``ResultEvaluations`` here in the worker (their per-row arrays: 500,000 rows take the GUI
-    thread ~15 ms) with their AP_N under ``ap_rule`` (80 classes: ~30 ms); ``None`` if the
-    family evaluates anew. ``threshold``: the score threshold the panes last drew at, whose
-    missed objects (``ResultEvaluations.missed_at``, ~10 ms) are worked out here too.
-    ``previous``: the evaluations re-derived from; where every class ranks the same detections
-    (the same ``order``), their ranks by row are shared, not worked out again."""
+    thread ~15 ms), with what ``ResultEvaluations.work_ahead`` works out (their AP_N under
+    ``ap_rule``, the objects missed at the score ``threshold`` the panes last drew at, ...);
+    ``None`` if the family evaluates anew. ``previous``: the evaluations re-derived from; where
+    every class ranks the same detections (the same ``order``), their ranks by row are shared,
+    not worked out again."""
     views = bench.rederive_views(ds, res, raws, choice)
     if views is None:
         return None
@@ -494,7 +490,4 @@ def _rederive(
     out = ResultEvaluations(len(res.detections), len(ds.objects), ranks)
     for view in views:
         out.add(view)
-    out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
-    if threshold is not None:
-        out.missed_at(ds, threshold)
-    return out
+    return out.work_ahead(ds, ap_rule, threshold)

@@ -10,15 +10,13 @@ drawn curve at once, in screen pixels.
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
-import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
 from vocviewer.evaluation.curve_style import CurveStyle
-from vocviewer.evaluation.result import ClassEvaluation, pr_polyline
+from vocviewer.evaluation.polylines import polyline_of
+from vocviewer.evaluation.result import ClassEvaluation
 from vocviewer.gui.models.state import AppState
 
 #: Legend choices: (menu text, "best" / "worst" / "", how many)
@@ -42,21 +40,6 @@ LISTED_STYLE_WIDTH, UNLISTED_STYLE = 2.0, CurveStyle("#969696", 1.0, False, 110 
 HOVER_COLOR = "#111111"
 #: How close (screen pixels) the mouse must come to a curve to name or click it.
 PICK_PX = 8.0
-
-
-#: each evaluation's ``pr_polyline`` as last drawn (held weakly): going back to a threshold
-#: seen before (a kept view: the same evaluation) redraws its curve without working it out
-_POLYLINES: weakref.WeakKeyDictionary[
-    ClassEvaluation, tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
-] = weakref.WeakKeyDictionary()
-
-
-def polyline_of(ev: ClassEvaluation) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """``pr_polyline(ev.recall, ev.precision)``, kept per evaluation."""
-    line = _POLYLINES.get(ev)
-    if line is None:
-        line = _POLYLINES[ev] = pr_polyline(ev.recall, ev.precision)
-    return line
 
 
 class ClassOverview:
