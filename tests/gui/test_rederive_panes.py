@@ -113,11 +113,13 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
     qtbot, make_window, tmp_path, monkeypatch
 ):
     """The diagnosis job lays every result set's ranks end to end (``lay_out``: its first
-    re-derive does not), and a re-derive works out every class's PR polyline in its worker:
-    the GUI thread works none out, and the All-classes plot draws ``pr_polyline``'s points."""
+    re-derive does not) and searches the overlaps of all of them (``search_ahead``: a
+    re-derive searches none), and a re-derive works out every class's PR polyline in its
+    worker: the GUI thread works none out, and the All-classes plot draws ``pr_polyline``'s
+    points."""
     import threading
 
-    from vocviewer.evaluation import diagnosis_all, polylines
+    from vocviewer.evaluation import diagnosis_all, pair_overlaps, polylines
     from vocviewer.evaluation.result import pr_polyline
 
     win = open_case(qtbot, make_window, coco_case(tmp_path))
@@ -131,6 +133,15 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
             len(key) == len(orders) and all(a is b for a, b in zip(key, orders, strict=True))
             for key in laid
         )
+
+    def searched() -> list[int]:  # rows searched, per result set
+        rows = [
+            pair_overlaps._rows_of(st.dataset, r.results, st.dataset.plus_one) for r in st.results
+        ]
+        return [r.used for r in rows]
+
+    before = searched()
+    assert all(n > 0 for n in before)
     threads: list[threading.Thread] = []
     worked = polylines.pr_polyline
 
@@ -144,6 +155,7 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
             (ev.set_iou if what == "iou" else ev.set_area)(value)
         qtbot.waitUntil(lambda: settled(win), timeout=60_000)
         assert threading.main_thread() not in threads, (what, value)
+        assert searched() == before, (what, value)
         det = st.evaluations[st.current_results].det
         drawn = {k for k, c in pane.overview.items() if c.isVisible()}
         assert drawn == {k for k, e in det.items() if len(e)}

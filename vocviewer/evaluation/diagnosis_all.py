@@ -134,6 +134,23 @@ def _searched(
     return remembered_best_all(dataset, results, order, image, cls, similar, plus_one, needed)
 
 
+def search_ahead(
+    dataset: Dataset,
+    results: ResultSet,
+    evaluations: Sequence[ClassEvaluation],
+    groups: Mapping[str, frozenset[str]] = SIMILAR_GROUPS,
+) -> None:
+    """Search the overlaps of every rank of ``evaluations`` (one per class, from ``results``)
+    that the diagnosis has not searched yet (``remembered_best_all``, kept): the false
+    positives at another IoU threshold (a re-derive) then only look theirs up (the window
+    does this once its evaluation is diagnosed: ~4 ms that a new threshold no longer waits
+    for)."""
+    cut = [ev for ev in evaluations if ev.task == "det" and len(ev)]
+    if len({ev.class_index for ev in cut}) == len(cut) and cut:
+        every = np.arange(sum(len(ev) for ev in cut), dtype=np.int64)
+        _searched(dataset, results, cut, every, groups, dataset.plus_one)
+
+
 #: the last ``_LAID_KEPT`` ``laid_out``, newest first: the ``order`` arrays each was made of
 #: (held: their ids stay theirs) and what it gave (the same ranked detections again at another
 #: threshold: no new copies; two: the window's two result sets compared)

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.diagnosis_all import search_ahead
 from vocviewer.evaluation.drawn import Thresholds
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
@@ -453,10 +454,12 @@ def _diagnosed(
     go.wait(_DIAGNOSIS_WAIT_S)
     if go.dropped:
         return None
-    rules = bench.view_settings(ds).rules
+    settings = bench.view_settings(ds)
     out = ResultEvaluations(len(res.detections), len(ds.objects))
     for k in sorted(views):
-        out.add(diagnose_pending(ds, res, views[k], rules))
+        out.add(diagnose_pending(ds, res, views[k], settings.rules))
+    if settings.rederives:  # (what a re-derive's false positives need)
+        search_ahead(ds, res, [out.det[k] for k in sorted(out.det)], settings.rules.groups)
     return out.work_ahead(ds, ap_rule, threshold)
 
 
