@@ -163,3 +163,26 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
             x, y = pane.overview[k].getData()
             want = pr_polyline(det[k].recall, det[k].precision)
             assert np.array_equal(x, want[0]) and np.array_equal(y, want[1]), (value, k)
+
+
+def test_an_overview_curve_bounds_its_polyline_as_pyqtgraph_does(qtbot):
+    """The All-classes plot's curves (``overview._Curve``) read their data bounds straight off
+    the polyline: what pyqtgraph's own look gives, a hover's shadow pen and a NaN (then its
+    look) included."""
+    import pyqtgraph as pg
+
+    from vocviewer.gui.panes.pr.overview import _Curve
+
+    rng = np.random.default_rng(3)
+    x, y = np.sort(rng.random(500)), rng.random(500)
+    cases = [(x, y, "all"), (x, np.r_[y[:-1], np.nan], "finite"), (x[:1], y[:1], "all")]
+    for xs, ys, connect in cases:
+        ours, theirs = _Curve(), pg.PlotCurveItem()
+        for curve in (ours, theirs):
+            curve.setData(xs, ys, connect=connect, skipFiniteCheck=connect == "all")
+        for shadow in (None, pg.mkPen("#111111", width=3.5)):
+            for curve in (ours, theirs):
+                curve.setShadowPen(shadow)
+            for ax in (0, 1):
+                assert ours.dataBounds(ax) == theirs.dataBounds(ax), (connect, ax)
+            assert ours.boundingRect() == theirs.boundingRect()

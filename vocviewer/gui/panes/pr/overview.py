@@ -10,6 +10,9 @@ drawn curve at once, in screen pixels.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
@@ -40,6 +43,25 @@ LISTED_STYLE_WIDTH, UNLISTED_STYLE = 2.0, CurveStyle("#969696", 1.0, False, 110 
 HOVER_COLOR = "#111111"
 #: How close (screen pixels) the mouse must come to a curve to name or click it.
 PICK_PX = 8.0
+
+
+class _Curve(pg.PlotCurveItem):
+    """A class's curve, whose data bounds are read straight off its polyline (all finite):
+    pyqtgraph's own look, per axis after each new polyline, guards against NaN and infinity
+    (~3 ms of the GUI thread per IoU change for 80 curves)."""
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange: Any = None) -> Any:
+        data, cache = (self.xData, self.yData)[ax], self._boundsCache[ax]
+        plain = frac >= 1.0 and orthoRange is None and self.opts.get("connect") == "all"
+        pens = (self.opts["pen"], self.opts["shadowPen"])
+        plain = plain and all(p is None or p.isCosmetic() for p in pens)  # (no pen margin)
+        if cache is not None or not plain or data is None or not len(data):
+            return super().dataBounds(ax, frac, orthoRange)
+        bounds = (float(data.min()), float(data.max()))
+        if not (math.isfinite(bounds[0]) and math.isfinite(bounds[1])):
+            return super().dataBounds(ax, frac, orthoRange)
+        self._boundsCache[ax] = [(frac, orthoRange), bounds]
+        return bounds
 
 
 class ClassOverview:
@@ -93,7 +115,7 @@ class ClassOverview:
     def _curve(self, k: int) -> pg.PlotCurveItem:
         """Class ``k``'s curve (created on first use, or by ``prepare``)."""
         if k not in self.curves:
-            curve = pg.PlotCurveItem(connect="finite")
+            curve = _Curve(connect="finite")
             self.plot_item.addItem(curve)
             self.curves[k] = curve
         return self.curves[k]
