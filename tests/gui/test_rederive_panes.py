@@ -114,13 +114,14 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
 ):
     """The diagnosis job lays every result set's ranks end to end (``lay_out``: its first
     re-derive does not) and searches the overlaps of all of them (``search_ahead``: a
-    re-derive searches none), and a re-derive works out every class's PR polyline in its
-    worker: the GUI thread works none out, and the All-classes plot draws ``pr_polyline``'s
-    points."""
+    re-derive searches none), and a re-derive works out every class's PR polyline and its
+    path in its worker: the GUI thread works none out, and the All-classes plot draws
+    ``pr_polyline``'s points by the path its curve would build."""
     import threading
 
     from vocviewer.evaluation import diagnosis_all, pair_overlaps, polylines
     from vocviewer.evaluation.result import pr_polyline
+    from vocviewer.gui.models.curve_paths import path_of
 
     win = open_case(qtbot, make_window, coco_case(tmp_path))
     st, ev, pane = win.state, win.state.evaluation, win.pr_pane
@@ -160,9 +161,12 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
         drawn = {k for k, c in pane.overview.items() if c.isVisible()}
         assert drawn == {k for k, e in det.items() if len(e)}
         for k in drawn:
-            x, y = pane.overview[k].getData()
+            curve = pane.overview[k]
+            x, y = curve.getData()
             want = pr_polyline(det[k].recall, det[k].precision)
             assert np.array_equal(x, want[0]) and np.array_equal(y, want[1]), (value, k)
+            assert curve.getPath() is path_of(det[k]), (value, k)  # built in the worker
+            assert curve.getPath() == curve.generatePath(x, y), (value, k)  # as it would
 
 
 def test_an_overview_curve_bounds_its_polyline_as_pyqtgraph_does(qtbot):

@@ -18,6 +18,7 @@ from vocviewer.evaluation.polylines import remember_polylines
 from vocviewer.evaluation.result import ClassEvaluation, EvalResult
 from vocviewer.families.views import ClassView, Summary
 from vocviewer.gui.models.ap_n import normalised_aps
+from vocviewer.gui.models.curve_paths import remember_paths
 
 
 class ResultEvaluations:
@@ -100,12 +101,13 @@ class ResultEvaluations:
         would otherwise work out while the user waits, and return them: the AP_N under
         ``ap_rule`` (``normalised_aps``; 80 classes: ~30 ms), the objects missed at the score
         ``threshold`` the panes last drew at (``missed_at``, ~10 ms; ``None``: none), every
-        class's PR polyline (``remember_polylines``: the PR plot draws them; ~5 ms on the GUI
-        thread) and their ranks laid end to end (``lay_out``: a re-derive at another IoU
+        class's PR polyline and its path (``remember_polylines``, ``remember_paths``: the PR
+        plot draws them; ~10 ms on the GUI thread) and their ranks laid end to end (``lay_out``: a re-derive at another IoU
         threshold reads them; ~6 ms)."""
         self.normalised = (ap_rule, *normalised_aps(self.views, ap_rule))
         det = [self.det[k] for k in sorted(self.det)]
         remember_polylines(det)
+        remember_paths(det)
         lay_out(det)
         if threshold is not None:
             self.missed_at(dataset, threshold)

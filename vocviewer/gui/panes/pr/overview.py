@@ -20,6 +20,7 @@ from PySide6.QtCore import QPointF
 from vocviewer.evaluation.curve_style import CurveStyle
 from vocviewer.evaluation.polylines import polyline_of
 from vocviewer.evaluation.result import ClassEvaluation
+from vocviewer.gui.models.curve_paths import path_of
 from vocviewer.gui.models.state import AppState
 
 #: Legend choices: (menu text, "best" / "worst" / "", how many)
@@ -133,6 +134,9 @@ class ClassOverview:
             if self._drawn.get(k) is not ev:  # new arrivals only: setData is costly
                 # the polyline's points are all finite: one polygon, no looking for gaps
                 curve.setData(*polyline_of(ev), connect="all", skipFiniteCheck=True)
+                path = path_of(ev)  # (the path it would build, built in the worker)
+                if path is not None:
+                    curve.path = path
                 self._drawn[k] = ev
             curve.setVisible(True)
         self._segments_due = done  # gathered when a pick needs them, not on every redraw
