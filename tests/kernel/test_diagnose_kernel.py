@@ -216,3 +216,18 @@ def test_polylines_equal_pr_polyline(workload):
         want_x, want_y = pr_polyline(r, p)
         _same(x, want_x)
         _same(y, want_y)
+
+
+def test_ranked_split_over_threads_equals_class_by_class():
+    """``ranked`` over many ranks (classes shared out over threads) gives each class's precision
+    and recall as that class alone does."""
+    k = load("_diagnose")
+    s = _synthetic(4)
+    bounds, verdict, npos = s["bounds"], s["verdict"], s["npos"]
+    precision, recall = k.ranked(verdict, bounds, npos, 1, 2)
+    assert len(verdict) >= MANY
+    for c in range(80):
+        lo, hi = int(bounds[c]), int(bounds[c + 1])
+        p, r = k.ranked(verdict[lo:hi], np.array([0, hi - lo]), npos[c : c + 1], 1, 2)
+        _same(precision[lo:hi], p)
+        _same(recall[lo:hi], r)

@@ -275,6 +275,52 @@ static int good_bounds(const int64_t *b, npy_intp nb, npy_intp n)
     return 1;
 }
 
+/* The classes [*k0, *k1) of share t of `shares` equal shares of the n ranks (bounds bd, C + 1):
+ * those whose first rank lies in it (whole classes, so each class's running sums run in one
+ * thread, in the order one thread runs them); the last share takes the rest. */
+static void share_classes(const int64_t *bd, npy_intp classes, int64_t n, Py_ssize_t shares,
+                          Py_ssize_t t, npy_intp *k0, npy_intp *k1)
+{
+    int64_t from = (int64_t)(n * t / shares), to = (int64_t)(n * (t + 1) / shares);
+    npy_intp a = 0, b;
+    while (a < classes && bd[a] < from) a++;
+    for (b = a; b < classes && (t + 1 == shares || bd[b] < to); b++) {}
+    *k0 = a, *k1 = b;
+}
+
+/* ranked's work: the classes of a share of the ranks (share_classes). */
+typedef struct {
+    const int8_t *vd;
+    const int64_t *bd;
+    const double *pos;
+    double *po, *ro;
+    npy_intp classes, n;
+    int tp_code, fp_code;
+    Py_ssize_t shares;
+} RankedJob;
+
+static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
+{
+    const RankedJob *j = (const RankedJob *)ctx;
+    const int8_t *vd = j->vd;
+    const int64_t *bd = j->bd;
+    for (Py_ssize_t t = t0; t < t1; t++) {
+        npy_intp k0, k1;
+        share_classes(bd, j->classes, j->n, j->shares, t, &k0, &k1);
+        for (npy_intp k = k0; k < k1; k++) {
+            int64_t tp = 0, fp = 0;
+            double npos = j->pos[k];
+            for (int64_t i = bd[k]; i < bd[k + 1]; i++) {
+                tp += vd[i] == j->tp_code;
+                fp += vd[i] == j->fp_code;
+                double tt = (double)tp, s = tt + (double)fp;
+                j->po[i] = s > 0 ? tt / (s > 1.0 ? s : 1.0) : NAN;
+                j->ro[i] = npos > 0 ? tt / npos : NAN;
+            }
+        }
+    }
+}
+
 /* Per class k (ranks bounds[k] .. bounds[k + 1]): precision tp / max(tp + fp, 1) where
  * tp + fp > 0 (else NaN), recall tp / npos[k] where npos[k] > 0 (else NaN); tp, fp: running
  * counts of verdicts == tp_code, == fp_code. */
@@ -295,21 +341,11 @@ static PyObject *ranked(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(prec = new_1d(n, NPY_FLOAT64)) || !(rec = new_1d(n, NPY_FLOAT64))) goto done;
-    const int8_t *vd = PyArray_DATA(v);
-    const double *pos = PyArray_DATA(np_);
-    double *po = PyArray_DATA((PyArrayObject *)prec), *ro = PyArray_DATA((PyArrayObject *)rec);
+    RankedJob job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA((PyArrayObject *)prec),
+                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1};
+    job.shares = thread_count(n, RANKS_PER_THREAD);
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp k = 0; k + 1 < nb; k++) {
-        int64_t tp = 0, fp = 0;
-        double npos = pos[k];
-        for (int64_t i = bd[k]; i < bd[k + 1]; i++) {
-            tp += vd[i] == tp_code;
-            fp += vd[i] == fp_code;
-            double t = (double)tp, s = t + (double)fp;
-            po[i] = s > 0 ? t / (s > 1.0 ? s : 1.0) : NAN;
-            ro[i] = npos > 0 ? t / npos : NAN;
-        }
-    }
+    split_range(ranked_classes, &job, job.shares, 1);
     Py_END_ALLOW_THREADS
     out = Py_BuildValue("(OO)", prec, rec);
 done:
@@ -317,9 +353,8 @@ done:
     return out;
 }
 
-/* normalised_101's work: the classes whose first rank lies in share t of `shares` equal shares
- * of the ranks (whole classes: each class's sums run in the same order as in one thread), with
- * buffers the size of the largest of them. */
+/* normalised_101's work: the classes of a share of the ranks (share_classes), with buffers the
+ * size of the largest of them. */
 typedef struct {
     const int8_t *vd;
     const int64_t *bd;
@@ -362,13 +397,11 @@ static void normalised_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
     Norm101Job *j = (Norm101Job *)ctx;
     const int64_t *bd = j->bd;
     for (Py_ssize_t t = t0; t < t1; t++) {
-        int64_t from = (int64_t)(j->n * t / j->shares), to = (int64_t)(j->n * (t + 1) / j->shares);
-        int last = t + 1 == j->shares;
-        npy_intp k0 = 0, k1;
-        while (k0 < j->classes && bd[k0] < from) k0++;
+        npy_intp k0, k1;
+        share_classes(bd, j->classes, j->n, j->shares, t, &k0, &k1);
         int64_t most = 1;
-        for (k1 = k0; k1 < j->classes && (last || bd[k1] < to); k1++)
-            if (bd[k1 + 1] - bd[k1] > most) most = bd[k1 + 1] - bd[k1];
+        for (npy_intp k = k0; k < k1; k++)
+            if (bd[k + 1] - bd[k] > most) most = bd[k + 1] - bd[k];
         double *env = malloc(sizeof(double) * (size_t)most);
         double *rec = malloc(sizeof(double) * (size_t)most);
         if (!env || !rec) j->no_memory = 1;
