@@ -190,3 +190,37 @@ def test_an_overview_curve_bounds_its_polyline_as_pyqtgraph_does(qtbot):
             for ax in (0, 1):
                 assert ours.dataBounds(ax) == theirs.dataBounds(ax), (connect, ax)
             assert ours.boundingRect() == theirs.boundingRect()
+
+
+def test_going_back_to_the_choice_shown_before_takes_its_evidence_again(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    """The evidence shown before a change (diagnosed) is kept one step: going back to that
+    choice takes it again at once, no re-derive job; another choice re-derives."""
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev = win.state, win.state.evaluation
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    started: list[str] = []
+    start = ev.jobs.start
+
+    def recorded(key: str, *args: Any, **kw: Any) -> int:
+        started.append(key)
+        return start(key, *args, **kw)
+
+    monkeypatch.setattr(ev.jobs, "start", recorded)
+    shown = {ev.choice(): list(st.evaluations)}
+    steps = (("iou", 0.75, True), ("iou", 0.5, False), ("iou", 0.75, False))
+    steps += (("area", "small", True), ("area", "all", False), ("iou", 0.95, True))
+    for what, value, rederived in steps:
+        started.clear()
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        jobs = [k for k in started if k.startswith("rederive/")]
+        assert bool(jobs) == rederived, (what, value, started)
+        if not rederived:
+            assert all(a is b for a, b in zip(st.evaluations, shown[ev.choice()], strict=True))
+        for evals in st.evaluations:
+            assert evals.choice == ev.choice() and evals.diagnosed()
+            assert evals.before is None or evals.before.before is None  # one step kept
+        shown[ev.choice()] = list(st.evaluations)

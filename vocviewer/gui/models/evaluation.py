@@ -224,6 +224,7 @@ class EvaluationModel(QObject):
             res = self._results[i]
             fresh = self._empty_like(self.sets[i], res)  # add_set's is kept: 3 arrays of N
             self.sets[i] = fresh or self._empty(res)
+            self.sets[i].choice = self.choice()
             self.jobs.start(
                 f"eval/{i}",
                 Worker(_evaluate, bench, ds, res, self.choice()),
@@ -384,6 +385,11 @@ class EvaluationModel(QObject):
             if not self.settings.rederives or f"eval/{i}" in running or partial:
                 anew.append(i)
                 continue
+            back = evals.back_to(self.choice())  # (the evidence shown before: no job)
+            if back is not None:
+                self.jobs.cancel(f"rederive/{i}")
+                self._replace(i, back, evals)
+                continue
             raws = {k: v.raw for k, v in evals.views.items()}
             self.jobs.start(
                 f"rederive/{i}",
@@ -415,7 +421,7 @@ class EvaluationModel(QObject):
             self.jobs.cancel(f"eval/{index}")
             self.start([index])
             return
-        new.cls, new.summary = old.cls, old.summary
+        new.replacing(old)
         self.sets[index] = new
         self.evidence_replaced.emit(index)
         if self._diagnose(index):  # (a family's re-derived views may come undiagnosed)
@@ -473,13 +479,11 @@ def _rederive(
     threshold: Thresholds | None = None,
     previous: ResultEvaluations | None = None,
 ) -> ResultEvaluations | None:
-    """The family's views at ``choice`` from the stored evidence, filled into new
-    ``ResultEvaluations`` here in the worker (their per-row arrays: 500,000 rows take the GUI
-    thread ~15 ms), with what ``ResultEvaluations.work_ahead`` works out (their AP_N under
-    ``ap_rule``, the objects missed at the score ``threshold`` the panes last drew at, ...);
-    ``None`` if the family evaluates anew. ``previous``: the evaluations re-derived from; where
-    every class ranks the same detections (the same ``order``), their ranks by row are shared,
-    not worked out again."""
+    """The family's views at ``choice`` from the stored evidence in new ``ResultEvaluations``
+    here in the worker (per-row arrays: 500,000 rows take the GUI thread ~15 ms) with what
+    ``work_ahead`` works out (AP_N under ``ap_rule``, objects missed at the score ``threshold``
+    the panes last drew at, ...); ``None`` if the family evaluates anew. ``previous``: the
+    evaluations re-derived from (where every class ranks the same detections, ranks shared)."""
     views = bench.rederive_views(ds, res, raws, choice)
     if views is None:
         return None
@@ -490,7 +494,7 @@ def _rederive(
         for e, v in zip(same, [v for v in views if v.evaluation.task == "det"], strict=True)
     )
     ranks = previous.rank_by_row if kept and previous is not None else None
-    out = ResultEvaluations(len(res.detections), len(ds.objects), ranks)
+    out = ResultEvaluations(len(res.detections), len(ds.objects), ranks, choice)
     for view in views:
         out.add(view)
     return out.work_ahead(ds, ap_rule, threshold)
