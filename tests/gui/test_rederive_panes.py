@@ -107,3 +107,120 @@ def test_every_pane_after_a_rederive_equals_a_rebuild(qtbot, make_window, tmp_pa
         win.ap_table.ap_model.refresh()
         assert pane.plot.grab().toImage() == plot, (what, value)
         assert (win.ap_table.ap_model.shown(), win.ap_table.ap_model.shown_values()) == table
+
+
+def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    """The diagnosis job lays every result set's ranks end to end (``lay_out``: its first
+    re-derive does not) and searches the overlaps of all of them (``search_ahead``: a
+    re-derive searches none), and a re-derive works out every class's PR polyline and its
+    path in its worker: the GUI thread works none out, and the All-classes plot draws
+    ``pr_polyline``'s points by the path its curve would build."""
+    import threading
+
+    from vocviewer.evaluation import diagnosis_all, pair_overlaps, polylines
+    from vocviewer.evaluation.result import pr_polyline
+    from vocviewer.gui.models.curve_paths import path_of
+
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev, pane = win.state, win.state.evaluation, win.pr_pane
+    st.select_class(-1)
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    laid = [key for key, _ in diagnosis_all._LAID]
+    for evals in st.evaluations:
+        orders = [evals.det[k].order for k in sorted(evals.det) if len(evals.det[k].order)]
+        assert any(
+            len(key) == len(orders) and all(a is b for a, b in zip(key, orders, strict=True))
+            for key in laid
+        )
+
+    def searched() -> list[int]:  # rows searched, per result set
+        rows = [
+            pair_overlaps._rows_of(st.dataset, r.results, st.dataset.plus_one) for r in st.results
+        ]
+        return [r.used for r in rows]
+
+    before = searched()
+    assert all(n > 0 for n in before)
+    threads: list[threading.Thread] = []
+    worked = polylines.pr_polyline
+
+    def traced(*args: Any) -> Any:
+        threads.append(threading.current_thread())
+        return worked(*args)
+
+    monkeypatch.setattr(polylines, "pr_polyline", traced)
+    for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.95)):
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        assert threading.main_thread() not in threads, (what, value)
+        assert searched() == before, (what, value)
+        det = st.evaluations[st.current_results].det
+        drawn = {k for k, c in pane.overview.items() if c.isVisible()}
+        assert drawn == {k for k, e in det.items() if len(e)}
+        for k in drawn:
+            curve = pane.overview[k]
+            x, y = curve.getData()
+            want = pr_polyline(det[k].recall, det[k].precision)
+            assert np.array_equal(x, want[0]) and np.array_equal(y, want[1]), (value, k)
+            assert curve.getPath() is path_of(det[k]), (value, k)  # built in the worker
+            assert curve.getPath() == curve.generatePath(x, y), (value, k)  # as it would
+
+
+def test_an_overview_curve_bounds_its_polyline_as_pyqtgraph_does(qtbot):
+    """The All-classes plot's curves (``overview._Curve``) read their data bounds straight off
+    the polyline: what pyqtgraph's own look gives, a hover's shadow pen and a NaN (then its
+    look) included."""
+    import pyqtgraph as pg
+
+    from vocviewer.gui.panes.pr.overview import _Curve
+
+    rng = np.random.default_rng(3)
+    x, y = np.sort(rng.random(500)), rng.random(500)
+    cases = [(x, y, "all"), (x, np.r_[y[:-1], np.nan], "finite"), (x[:1], y[:1], "all")]
+    for xs, ys, connect in cases:
+        ours, theirs = _Curve(), pg.PlotCurveItem()
+        for curve in (ours, theirs):
+            curve.setData(xs, ys, connect=connect, skipFiniteCheck=connect == "all")
+        for shadow in (None, pg.mkPen("#111111", width=3.5)):
+            for curve in (ours, theirs):
+                curve.setShadowPen(shadow)
+            for ax in (0, 1):
+                assert ours.dataBounds(ax) == theirs.dataBounds(ax), (connect, ax)
+            assert ours.boundingRect() == theirs.boundingRect()
+
+
+def test_going_back_to_the_choice_shown_before_takes_its_evidence_again(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    """The evidence shown before a change (diagnosed) is kept one step: going back to that
+    choice takes it again at once, no re-derive job; another choice re-derives."""
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, ev = win.state, win.state.evaluation
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    started: list[str] = []
+    start = ev.jobs.start
+
+    def recorded(key: str, *args: Any, **kw: Any) -> int:
+        started.append(key)
+        return start(key, *args, **kw)
+
+    monkeypatch.setattr(ev.jobs, "start", recorded)
+    shown = {ev.choice(): list(st.evaluations)}
+    steps = (("iou", 0.75, True), ("iou", 0.5, False), ("iou", 0.75, False))
+    steps += (("area", "small", True), ("area", "all", False), ("iou", 0.95, True))
+    for what, value, rederived in steps:
+        started.clear()
+        with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+            (ev.set_iou if what == "iou" else ev.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        jobs = [k for k in started if k.startswith("rederive/")]
+        assert bool(jobs) == rederived, (what, value, started)
+        if not rederived:
+            assert all(a is b for a, b in zip(st.evaluations, shown[ev.choice()], strict=True))
+        for evals in st.evaluations:
+            assert evals.choice == ev.choice() and evals.diagnosed()
+            assert evals.before is None or evals.before.before is None  # one step kept
+        shown[ev.choice()] = list(st.evaluations)

@@ -108,3 +108,126 @@ def test_normalised_aps_at_once_equal_class_by_class(workload, t):
     for g, w in zip(got, want, strict=True):
         assert g == w or (math.isnan(g) and math.isnan(w))
     assert t == 9 or any(not math.isnan(w) and 0 < w < 1 for w in want)  # 0.95: all 0
+
+
+#: ranks enough for the kernel to split them over threads (``RANKS_PER_THREAD`` each)
+MANY = 450_000
+
+
+def _synthetic(seed: int = 0) -> dict[str, np.ndarray]:
+    """Ranks laid end to end as the window's re-derive gives them (80 classes, one of a
+    quarter of the ranks), with random verdicts, matches and overlaps."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(0, 9000, 80)
+    sizes[3], sizes[10] = MANY // 4, 0
+    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = int(bounds[-1])
+    verdict = rng.choice(np.array([0, 1, 2, 2, 2, 3], dtype=np.int8), n)
+    best_iou = np.where(rng.random(n) < 0.3, rng.random(n), np.nan)
+    best_gt = np.where(np.isnan(best_iou), -1, rng.integers(0, 50_000, n)).astype(np.int64)
+    npos = rng.integers(0, 3000, 80).astype(np.float64)
+    npos[5] = np.nan
+    return {
+        "bounds": bounds,
+        "verdict": verdict,
+        "best_iou": best_iou,
+        "best_gt": best_gt,
+        "npos": npos,
+    }
+
+
+def test_diagnose_split_over_threads_equals_one_pass():
+    """``diagnose`` over many ranks (split over threads) gives what it gives over short runs of
+    them one at a time (one thread each: the sequential pass the numpy path is held to)."""
+    k = load("_diagnose")
+    s, rng = _synthetic(), np.random.default_rng(1)
+    verdict, best_gt, best_iou = s["verdict"], s["best_gt"], s["best_iou"]
+    needed = k.needed(verdict, best_iou, 0.1, 2)
+    m = len(needed)
+    col = rng.permutation(m).astype(np.int32)
+    best = rng.integers(-1, 50_000, (m, 3)).astype(np.int64)
+    iou = np.where(best >= 0, rng.random((m, 3)), np.nan)
+    codes, kinds = np.array([2, 3], dtype=np.int8), np.array([1, 2, 3, 4, 5], dtype=np.int8)
+    rest = (0.5, True, 0.1, codes, kinds)
+    whole = k.diagnose(verdict, best_gt, best_iou, needed, col, best, iou, *rest)
+    parts = []
+    for lo in range(0, len(verdict), 40_000):
+        hi = min(lo + 40_000, len(verdict))
+        at = (needed >= lo) & (needed < hi)
+        sub = (verdict[lo:hi], best_gt[lo:hi], best_iou[lo:hi], needed[at] - lo, col[at])
+        parts.append(k.diagnose(*sub, best, iou, *rest))
+    assert len(verdict) >= MANY
+    for got, want in zip(whole, zip(*parts, strict=True), strict=True):
+        _same(got, np.concatenate(want))
+    assert np.count_nonzero(whole[0] == 3) and np.count_nonzero(whole[0] == 4)  # similar, other
+
+
+def test_normalised_101_split_over_threads_equals_class_by_class():
+    """``normalised_101`` of many ranks (classes shared out over threads) gives each class's
+    row as that class alone does."""
+    k = load("_diagnose")
+    s = _synthetic(2)
+    bounds, verdict, npos = s["bounds"], s["verdict"], s["npos"]
+    rt = np.linspace(0.0, 1.0, 101)
+    whole = k.normalised_101(verdict, bounds, npos, 500.0, rt, 1, 2)
+    assert whole.shape == (80, 101) and np.count_nonzero(whole.any(axis=1)) > 70
+    for c in range(80):
+        lo, hi = int(bounds[c]), int(bounds[c + 1])
+        one = k.normalised_101(
+            verdict[lo:hi], np.array([0, hi - lo]), npos[c : c + 1], 500.0, rt, 1, 2
+        )
+        _same(whole[c], one[0])
+
+
+def test_polylines_equal_pr_polyline(workload):
+    """``polylines`` (every class's PR polyline in one call) gives ``pr_polyline``'s points,
+    on the workload's ranked classes and on edge cases (no point, one, non-finite ones, runs
+    of equal recall at both ends)."""
+    from vocviewer.evaluation.result import pr_polyline
+
+    ds, _, raws = workload
+    evs = [
+        ranked_evaluation(
+            ds,
+            k,
+            r.det_rows,
+            r.image_index,
+            r.score,
+            r.verdict[3],
+            r.matched_gt[3],
+            int(r.npig[0]),
+            r.ap,
+        )
+        for k, r in enumerate(raws)
+    ]
+    recalls = [e.recall for e in evs] + [
+        np.zeros(0),
+        np.array([0.5]),
+        np.array([np.nan, 0.2, np.inf, 0.2, 0.2, 0.4, 0.4]),
+    ]
+    precisions = [e.precision for e in evs] + [
+        np.zeros(0),
+        np.array([1.0]),
+        np.array([1.0, 1.0, 0.5, np.nan, 0.3, 0.2, 0.1]),
+    ]
+    got = load("_diagnose").polylines(recalls, precisions)
+    assert len(got) == len(recalls)
+    for (x, y), r, p in zip(got, recalls, precisions, strict=True):
+        want_x, want_y = pr_polyline(r, p)
+        _same(x, want_x)
+        _same(y, want_y)
+
+
+def test_ranked_split_over_threads_equals_class_by_class():
+    """``ranked`` over many ranks (classes shared out over threads) gives each class's precision
+    and recall as that class alone does."""
+    k = load("_diagnose")
+    s = _synthetic(4)
+    bounds, verdict, npos = s["bounds"], s["verdict"], s["npos"]
+    precision, recall = k.ranked(verdict, bounds, npos, 1, 2)
+    assert len(verdict) >= MANY
+    for c in range(80):
+        lo, hi = int(bounds[c]), int(bounds[c + 1])
+        p, r = k.ranked(verdict[lo:hi], np.array([0, hi - lo]), npos[c : c + 1], 1, 2)
+        _same(precision[lo:hi], p)
+        _same(recall[lo:hi], r)

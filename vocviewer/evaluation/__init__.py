@@ -43,6 +43,8 @@ patches
 pair_overlaps
     Overlaps of detections with every object of their image, reduced per wanted set of objects
     (the false-positive diagnosis of ``analysis``.
+polylines
+    Each evaluation's PR polyline, kept while it lives (a re-derive works out all at once).
 protocol_rules
     Box AP at one IoU threshold under switchable protocol rules (COCO AP50, VOC2012, VOC2007).
 reconcile

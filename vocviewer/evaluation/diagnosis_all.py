@@ -130,16 +130,38 @@ def _searched(
     """``remembered_best_all`` of the ``needed`` ranks (of ``evaluations`` laid end to end)."""
     names = {ev.class_index: ev.class_name for ev in evaluations}
     similar = similar_classes(dataset.classes, names, groups)
-    order, image, cls = _laid_out(evaluations)
+    order, image, cls = lay_out(evaluations)
     return remembered_best_all(dataset, results, order, image, cls, similar, plus_one, needed)
 
 
-#: the last ``_laid_out``: the ``order`` arrays it was made of (held: their ids stay theirs)
-#: and what it gave (the same ranked detections again at another threshold: no new copies)
+def search_ahead(
+    dataset: Dataset,
+    results: ResultSet,
+    evaluations: Sequence[ClassEvaluation],
+    groups: Mapping[str, frozenset[str]] = SIMILAR_GROUPS,
+) -> None:
+    """Search the overlaps of every rank of ``evaluations`` (one per class, from ``results``)
+    that the diagnosis has not searched yet (``remembered_best_all``, kept): the false
+    positives at another IoU threshold (a re-derive) then only look theirs up (the window
+    does this once its evaluation is diagnosed: ~4 ms that a new threshold no longer waits
+    for)."""
+    cut = [ev for ev in evaluations if ev.task == "det" and len(ev)]
+    if len({ev.class_index for ev in cut}) == len(cut) and cut:
+        every = np.arange(sum(len(ev) for ev in cut), dtype=np.int64)
+        _searched(dataset, results, cut, every, groups, dataset.plus_one)
+
+
+#: the last ``_LAID_KEPT`` ``laid_out``, newest first: the ``order`` arrays each was made of
+#: (held: their ids stay theirs) and what it gave (the same ranked detections again at another
+#: threshold: no new copies; two: the window's two result sets compared)
 _LAID: list[tuple[tuple[IntArray, ...], tuple[IntArray, IntArray, IntArray]]] = []
+_LAID_KEPT = 2
 
 
-def _laid_out(evaluations: Sequence[ClassEvaluation]) -> tuple[IntArray, IntArray, IntArray]:
+def lay_out(evaluations: Sequence[ClassEvaluation]) -> tuple[IntArray, IntArray, IntArray]:
+    """``laid_out`` of ``evaluations``' ranked detections (one per class, in class order):
+    what a later re-derive at another IoU threshold reads (the window lays them out when the
+    diagnosis of its evaluation ends, so its first re-derive does not)."""
     orders = [ev.order for ev in evaluations]
     images = [ev.image_index for ev in evaluations]
     return laid_out(orders, images, [ev.class_index for ev in evaluations])
@@ -149,22 +171,22 @@ def laid_out(
     orders: Sequence[IntArray], images: Sequence[IntArray], classes: Sequence[int]
 ) -> tuple[IntArray, IntArray, IntArray]:
     """The detection rows ``orders``, their image rows ``images`` and each rank's class of
-    ranked detections laid end to end, int64 each (kept for the last ``orders`` asked: the
-    same arrays again at another threshold give the same columns, not new copies)."""
+    ranked detections laid end to end, int64 each (kept for the last ``orders`` asked,
+    ``_LAID``: the same arrays again at another threshold give the same columns, not new
+    copies)."""
     nonempty = [i for i, o in enumerate(orders) if len(o)]  # (empty ones add no rank)
     orders, images = [orders[i] for i in nonempty], [images[i] for i in nonempty]
     classes = [classes[i] for i in nonempty]
     key = tuple(orders)
-    kept = _LAID[0] if _LAID else None
-    same = kept is not None and len(kept[0]) == len(key)
-    if kept is not None and same and all(a is b for a, b in zip(kept[0], key, strict=True)):
-        return kept[1]
+    for kept, columns in list(_LAID):
+        if len(kept) == len(key) and all(a is b for a, b in zip(kept, key, strict=True)):
+            return columns
     cls = np.repeat(np.asarray(classes, dtype=np.int64), [len(o) for o in orders])
     order = np.concatenate(orders).astype(np.int64, copy=False)
     image = np.concatenate(images).astype(np.int64, copy=False)
     for a in (order, image, cls):
         a.flags.writeable = False
-    _LAID[:] = [(key, (order, image, cls))]
+    _LAID[:] = [(key, (order, image, cls)), *_LAID][:_LAID_KEPT]
     return order, image, cls
 
 

@@ -9,6 +9,7 @@
  *                                                            recall, class by class
  *   normalised_101(verdict, bounds, npos, n_pos, rt, tp, fp) normalised_ap.normalised_ap_101's
  *                                                            sampled envelope, (C, R)
+ *   polylines(recalls, precisions)                          result.pr_polyline of each class
  *
  * Each gives what its numpy path gives, bit for bit (the same IEEE operations in the same order;
  * built with -ffp-contract=off). The numpy paths stay beside them (VOCVIEWER_KERNEL=0).
@@ -21,6 +22,11 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "_threads.h" /* split_range */
+
+/* ranks a thread is worth starting for (diagnose, normalised_101) */
+#define RANKS_PER_THREAD 100000
 
 static PyArrayObject *as_array(PyObject *obj, int type)
 {
@@ -63,6 +69,72 @@ static PyObject *needed(PyObject *self, PyObject *args)
 done:
     Py_XDECREF(v); Py_XDECREF(iou);
     return out;
+}
+
+/* diagnose's work over ranks [lo, hi) (a thread's share; shares are disjoint). */
+typedef struct {
+    const int8_t *vd;
+    const int64_t *gd, *nd;
+    const int32_t *cl;
+    const int64_t *bb;
+    const double *od, *bi;
+    int8_t *ko;
+    int64_t *co, *go;
+    double *cio, *io;
+    npy_intp m, s;
+    int8_t fp_code, dup_code, kd[5];
+    int has_thr;
+    double thr, min_overlap;
+    volatile int bad; /* 1: a column out of range, 2: a false positive not in needed */
+} DiagnoseJob;
+
+static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
+{
+    DiagnoseJob *d = (DiagnoseJob *)ctx;
+    const int8_t *vd = d->vd, *kd = d->kd;
+    const int64_t *gd = d->gd, *nd = d->nd, *bb = d->bb;
+    const int32_t *cl = d->cl;
+    const double *od = d->od, *bi = d->bi;
+    int8_t *ko = d->ko;
+    int64_t *co = d->co, *go = d->go;
+    double *cio = d->cio, *io = d->io;
+    const npy_intp m = d->m, s = d->s;
+    const int8_t FP = d->fp_code, DUP = d->dup_code;
+    const int has_thr = d->has_thr;
+    const double thr = d->thr, min_overlap = d->min_overlap;
+    npy_intp a = 0, b = m; /* the first needed rank >= lo (needed ascends) */
+    while (a < b) {
+        npy_intp mid = a + (b - a) / 2;
+        if (nd[mid] < lo) a = mid + 1;
+        else b = mid;
+    }
+    npy_intp j = a;
+    int bad = 0;
+    for (npy_intp i = lo; i < hi && !bad; i++) {
+        int fp = vd[i] == FP;
+        int64_t g = gd[i], c = -1;
+        double o = od[i];
+        while (j < m && nd[j] < i) j++;
+        int is_needed = j < m && nd[j] == i;
+        if (is_needed) {
+            c = cl[j];
+            if (c < 0 || c >= s) { bad = 1; break; }
+            if (fp && isnan(o)) { g = bb[3 * c]; o = bi[3 * c]; }
+        }
+        go[i] = g, io[i] = o, co[i] = -1, cio[i] = NAN, ko[i] = 0;
+        int dup = vd[i] == DUP || (has_thr && fp && o >= thr);
+        if (dup) { ko[i] = kd[0]; continue; }
+        if (!fp) continue;
+        if (o >= min_overlap) { ko[i] = kd[1]; continue; }
+        ko[i] = kd[4];
+        if (!is_needed) { bad = 2; break; }
+        for (int w = 1; w < 3; w++) {
+            int64_t bw = bb[3 * c + w];
+            double ov = bi[3 * c + w];
+            if (bw >= 0 && ov >= min_overlap) { ko[i] = kd[1 + w]; co[i] = bw; cio[i] = ov; break; }
+        }
+    }
+    if (bad) d->bad = bad;
 }
 
 /* codes: int8 (fp, duplicate) verdicts; kinds: int8 (duplicate, localization, similar, other,
@@ -113,35 +185,12 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     int64_t *co = PyArray_DATA((PyArrayObject *)conf), *go = PyArray_DATA((PyArrayObject *)sgt);
     double *cio = PyArray_DATA((PyArrayObject *)conf_iou);
     double *io = PyArray_DATA((PyArrayObject *)siou);
-    const int8_t FP = cd[0], DUP = cd[1];
-    int bad = 0;
+    DiagnoseJob job = {vd, gd, nd, cl, bb, od, bi, ko, co, go, cio, io, m, s, cd[0], cd[1],
+                       {kd[0], kd[1], kd[2], kd[3], kd[4]}, has_thr, thr, min_overlap, 0};
     Py_BEGIN_ALLOW_THREADS
-    npy_intp j = 0;
-    for (npy_intp i = 0; i < n && !bad; i++) {
-        int fp = vd[i] == FP;
-        int64_t g = gd[i], c = -1;
-        double o = od[i];
-        while (j < m && nd[j] < i) j++;
-        int is_needed = j < m && nd[j] == i;
-        if (is_needed) {
-            c = cl[j];
-            if (c < 0 || c >= s) { bad = 1; break; }
-            if (fp && isnan(o)) { g = bb[3 * c]; o = bi[3 * c]; }
-        }
-        go[i] = g, io[i] = o, co[i] = -1, cio[i] = NAN, ko[i] = 0;
-        int dup = vd[i] == DUP || (has_thr && fp && o >= thr);
-        if (dup) { ko[i] = kd[0]; continue; }
-        if (!fp) continue;
-        if (o >= min_overlap) { ko[i] = kd[1]; continue; }
-        ko[i] = kd[4];
-        if (!is_needed) { bad = 2; break; }
-        for (int w = 1; w < 3; w++) {
-            int64_t b = bb[3 * c + w];
-            double ov = bi[3 * c + w];
-            if (b >= 0 && ov >= min_overlap) { ko[i] = kd[1 + w]; co[i] = b; cio[i] = ov; break; }
-        }
-    }
+    split_range(diagnose_range, &job, n, RANKS_PER_THREAD);
     Py_END_ALLOW_THREADS
+    int bad = job.bad;
     if (bad) {
         PyErr_SetString(PyExc_ValueError, bad == 1 ? "diagnose: a column out of range"
                                                    : "diagnose: a false positive not in needed");
@@ -226,6 +275,52 @@ static int good_bounds(const int64_t *b, npy_intp nb, npy_intp n)
     return 1;
 }
 
+/* The classes [*k0, *k1) of share t of `shares` equal shares of the n ranks (bounds bd, C + 1):
+ * those whose first rank lies in it (whole classes, so each class's running sums run in one
+ * thread, in the order one thread runs them); the last share takes the rest. */
+static void share_classes(const int64_t *bd, npy_intp classes, int64_t n, Py_ssize_t shares,
+                          Py_ssize_t t, npy_intp *k0, npy_intp *k1)
+{
+    int64_t from = (int64_t)(n * t / shares), to = (int64_t)(n * (t + 1) / shares);
+    npy_intp a = 0, b;
+    while (a < classes && bd[a] < from) a++;
+    for (b = a; b < classes && (t + 1 == shares || bd[b] < to); b++) {}
+    *k0 = a, *k1 = b;
+}
+
+/* ranked's work: the classes of a share of the ranks (share_classes). */
+typedef struct {
+    const int8_t *vd;
+    const int64_t *bd;
+    const double *pos;
+    double *po, *ro;
+    npy_intp classes, n;
+    int tp_code, fp_code;
+    Py_ssize_t shares;
+} RankedJob;
+
+static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
+{
+    const RankedJob *j = (const RankedJob *)ctx;
+    const int8_t *vd = j->vd;
+    const int64_t *bd = j->bd;
+    for (Py_ssize_t t = t0; t < t1; t++) {
+        npy_intp k0, k1;
+        share_classes(bd, j->classes, j->n, j->shares, t, &k0, &k1);
+        for (npy_intp k = k0; k < k1; k++) {
+            int64_t tp = 0, fp = 0;
+            double npos = j->pos[k];
+            for (int64_t i = bd[k]; i < bd[k + 1]; i++) {
+                tp += vd[i] == j->tp_code;
+                fp += vd[i] == j->fp_code;
+                double tt = (double)tp, s = tt + (double)fp;
+                j->po[i] = s > 0 ? tt / (s > 1.0 ? s : 1.0) : NAN;
+                j->ro[i] = npos > 0 ? tt / npos : NAN;
+            }
+        }
+    }
+}
+
 /* Per class k (ranks bounds[k] .. bounds[k + 1]): precision tp / max(tp + fp, 1) where
  * tp + fp > 0 (else NaN), recall tp / npos[k] where npos[k] > 0 (else NaN); tp, fp: running
  * counts of verdicts == tp_code, == fp_code. */
@@ -246,26 +341,75 @@ static PyObject *ranked(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(prec = new_1d(n, NPY_FLOAT64)) || !(rec = new_1d(n, NPY_FLOAT64))) goto done;
-    const int8_t *vd = PyArray_DATA(v);
-    const double *pos = PyArray_DATA(np_);
-    double *po = PyArray_DATA((PyArrayObject *)prec), *ro = PyArray_DATA((PyArrayObject *)rec);
+    RankedJob job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA((PyArrayObject *)prec),
+                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1};
+    job.shares = thread_count(n, RANKS_PER_THREAD);
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp k = 0; k + 1 < nb; k++) {
-        int64_t tp = 0, fp = 0;
-        double npos = pos[k];
-        for (int64_t i = bd[k]; i < bd[k + 1]; i++) {
-            tp += vd[i] == tp_code;
-            fp += vd[i] == fp_code;
-            double t = (double)tp, s = t + (double)fp;
-            po[i] = s > 0 ? t / (s > 1.0 ? s : 1.0) : NAN;
-            ro[i] = npos > 0 ? t / npos : NAN;
-        }
-    }
+    split_range(ranked_classes, &job, job.shares, 1);
     Py_END_ALLOW_THREADS
     out = Py_BuildValue("(OO)", prec, rec);
 done:
     Py_XDECREF(v); Py_XDECREF(b); Py_XDECREF(np_); Py_XDECREF(prec); Py_XDECREF(rec);
     return out;
+}
+
+/* normalised_101's work: the classes of a share of the ranks (share_classes), with buffers the
+ * size of the largest of them. */
+typedef struct {
+    const int8_t *vd;
+    const int64_t *bd;
+    const double *pos, *th;
+    double n_pos;
+    npy_intp r, classes, n;
+    int tp_code, fp_code;
+    double *qo;
+    Py_ssize_t shares;
+    volatile int no_memory;
+} Norm101Job;
+
+/* Class k's row of q; env, rec: buffers of at least its ranks. */
+static void normalised_class(const Norm101Job *j, npy_intp k, double *env, double *rec)
+{
+    const int8_t *vd = j->vd;
+    const double *pos = j->pos, *th = j->th;
+    int64_t lo = j->bd[k], hi = j->bd[k + 1];
+    if (!(pos[k] != 0) || hi == lo) return; /* NaN / 0 rows: the caller's */
+    env -= lo, rec -= lo;                   /* indexed by rank */
+    double ctp = 0, cfp = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        ctp += vd[i] == j->tp_code;
+        cfp += vd[i] >= j->fp_code;
+        double re = ctp / pos[k], num = re * j->n_pos, p = num / (num + cfp);
+        rec[i] = re;
+        env[i] = isnan(p) ? 0.0 : isinf(p) ? (p > 0 ? DBL_MAX : -DBL_MAX) : p;
+    }
+    for (int64_t i = hi - 2; i >= lo; i--)
+        if (env[i + 1] > env[i]) env[i] = env[i + 1]; /* no NaN left */
+    int64_t at = lo; /* searchsorted(rec, rt, "left"): rec is non-decreasing */
+    for (npy_intp t = 0; t < j->r; t++) {
+        while (at < hi && rec[at] < th[t]) at++;
+        j->qo[k * j->r + t] = at < hi ? env[at] : 0.0;
+    }
+}
+
+static void normalised_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
+{
+    Norm101Job *j = (Norm101Job *)ctx;
+    const int64_t *bd = j->bd;
+    for (Py_ssize_t t = t0; t < t1; t++) {
+        npy_intp k0, k1;
+        share_classes(bd, j->classes, j->n, j->shares, t, &k0, &k1);
+        int64_t most = 1;
+        for (npy_intp k = k0; k < k1; k++)
+            if (bd[k + 1] - bd[k] > most) most = bd[k + 1] - bd[k];
+        double *env = malloc(sizeof(double) * (size_t)most);
+        double *rec = malloc(sizeof(double) * (size_t)most);
+        if (!env || !rec) j->no_memory = 1;
+        else
+            for (npy_intp k = k0; k < k1; k++) normalised_class(j, k, env, rec);
+        free(env);
+        free(rec);
+    }
 }
 
 /* Per class k with npos[k] > 0 and ranks: eq. 6 (rec = ctp / npos, prec = rec n_pos /
@@ -283,7 +427,6 @@ static PyObject *normalised_101(PyObject *self, PyObject *args)
     PyArrayObject *v = as_array(a_v, NPY_INT8), *b = as_array(a_b, NPY_INT64);
     PyArrayObject *np_ = as_array(a_npos, NPY_FLOAT64), *rt = as_array(a_rt, NPY_FLOAT64);
     PyObject *q = NULL;
-    double *env = NULL, *rec = NULL;
     if (!v || !b || !np_ || !rt) goto done;
     npy_intp n = PyArray_SIZE(v), nb = PyArray_SIZE(b), r = PyArray_SIZE(rt);
     const int64_t *bd = PyArray_DATA(b);
@@ -293,37 +436,70 @@ static PyObject *normalised_101(PyObject *self, PyObject *args)
     }
     npy_intp dims[2] = {nb - 1, r};
     if (!(q = PyArray_ZEROS(2, dims, NPY_FLOAT64, 0))) goto done;
-    env = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    rec = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!env || !rec) { PyErr_NoMemory(); Py_CLEAR(q); goto done; }
-    const int8_t *vd = PyArray_DATA(v);
-    const double *pos = PyArray_DATA(np_), *th = PyArray_DATA(rt);
-    double *qo = PyArray_DATA((PyArrayObject *)q);
+    Norm101Job job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA(rt), n_pos, r,
+                      nb - 1, n, tp_code, fp_code, PyArray_DATA((PyArrayObject *)q), 1, 0};
+    job.shares = thread_count(n, RANKS_PER_THREAD);
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp k = 0; k + 1 < nb; k++) {
-        int64_t lo = bd[k], hi = bd[k + 1];
-        if (!(pos[k] != 0) || hi == lo) continue; /* NaN / 0 rows: the caller's */
-        double ctp = 0, cfp = 0;
-        for (int64_t i = lo; i < hi; i++) {
-            ctp += vd[i] == tp_code;
-            cfp += vd[i] >= fp_code;
-            double re = ctp / pos[k], num = re * n_pos, p = num / (num + cfp);
-            rec[i] = re;
-            env[i] = isnan(p) ? 0.0 : isinf(p) ? (p > 0 ? DBL_MAX : -DBL_MAX) : p;
-        }
-        for (int64_t i = hi - 2; i >= lo; i--)
-            if (env[i + 1] > env[i]) env[i] = env[i + 1]; /* no NaN left */
-        int64_t at = lo; /* searchsorted(rec, rt, "left"): rec is non-decreasing */
-        for (npy_intp t = 0; t < r; t++) {
-            while (at < hi && rec[at] < th[t]) at++;
-            qo[k * r + t] = at < hi ? env[at] : 0.0;
-        }
-    }
+    split_range(normalised_classes, &job, job.shares, 1);
     Py_END_ALLOW_THREADS
+    if (job.no_memory) { PyErr_NoMemory(); Py_CLEAR(q); }
 done:
-    free(env); free(rec);
     Py_XDECREF(v); Py_XDECREF(b); Py_XDECREF(np_); Py_XDECREF(rt);
     return q;
+}
+
+/* evaluation.result.pr_polyline of each class: of its finite (recall, precision) points, those
+ * not inside a run of equal recall (a run's first and last draw the same vertical segment). */
+static PyObject *polylines(PyObject *self, PyObject *args)
+{
+    PyObject *a_rec, *a_prec;
+    if (!PyArg_ParseTuple(args, "OO", &a_rec, &a_prec)) return NULL;
+    PyObject *recs = PySequence_Fast(a_rec, "polylines: recalls must be a sequence");
+    PyObject *precs = recs ? PySequence_Fast(a_prec, "polylines: precisions must be a sequence") : NULL;
+    PyObject *out = NULL;
+    if (!recs || !precs) goto done;
+    Py_ssize_t c = PySequence_Fast_GET_SIZE(recs);
+    if (PySequence_Fast_GET_SIZE(precs) != c) {
+        PyErr_SetString(PyExc_ValueError, "polylines: as many recalls as precisions");
+        goto done;
+    }
+    if (!(out = PyList_New(c))) goto done;
+    for (Py_ssize_t k = 0; k < c; k++) {
+        PyArrayObject *r = as_array(PySequence_Fast_GET_ITEM(recs, k), NPY_FLOAT64);
+        PyArrayObject *p = r ? as_array(PySequence_Fast_GET_ITEM(precs, k), NPY_FLOAT64) : NULL;
+        PyObject *x = NULL, *y = NULL, *pair = NULL;
+        if (p && PyArray_SIZE(p) != PyArray_SIZE(r))
+            PyErr_SetString(PyExc_ValueError, "polylines: recall and precision differ in length");
+        else if (p) {
+            npy_intp n = PyArray_SIZE(r), m = 0, kept = 0;
+            const double *rd = PyArray_DATA(r), *pd = PyArray_DATA(p);
+            for (npy_intp i = 0; i < n; i++) m += isfinite(rd[i]) && isfinite(pd[i]);
+            npy_intp *at = malloc(sizeof(npy_intp) * (size_t)(m > 0 ? m : 1));
+            if (!at) PyErr_NoMemory();
+            else {
+                for (npy_intp i = 0, j = 0; i < n; i++)
+                    if (isfinite(rd[i]) && isfinite(pd[i])) at[j++] = i;
+                for (npy_intp j = 0; j < m; j++) { /* fewer than 3 points: all kept */
+                    int inside = m >= 3 && j > 0 && j + 1 < m && rd[at[j]] == rd[at[j - 1]]
+                                 && rd[at[j]] == rd[at[j + 1]];
+                    if (!inside) at[kept++] = at[j];
+                }
+                if ((x = new_1d(kept, NPY_FLOAT64)) && (y = new_1d(kept, NPY_FLOAT64))) {
+                    double *xo = PyArray_DATA((PyArrayObject *)x);
+                    double *yo = PyArray_DATA((PyArrayObject *)y);
+                    for (npy_intp j = 0; j < kept; j++) xo[j] = rd[at[j]], yo[j] = pd[at[j]];
+                    pair = PyTuple_Pack(2, x, y);
+                }
+                free(at);
+            }
+        }
+        Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(x); Py_XDECREF(y);
+        if (!pair) { Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, k, pair);
+    }
+done:
+    Py_XDECREF(recs); Py_XDECREF(precs);
+    return out;
 }
 
 static PyMethodDef methods[] = {
@@ -355,6 +531,10 @@ static PyMethodDef methods[] = {
      "normalised_101(verdict, bounds, npos, n_pos, rt, tp_code, fp_code) -> q (C, R)\n"
      "\n"
      "normalised_ap.normalised_ap_101's sampled envelope per class (its mean is the AP_N)."},
+    {"polylines", polylines, METH_VARARGS,
+     "polylines(recalls, precisions) -> [(x, y), ...]\n"
+     "\n"
+     "evaluation.result.pr_polyline of each (recall, precision) pair of float64 arrays."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,6 +11,8 @@ result_evaluations
     ``ResultEvaluations``: one result set's evaluation as the window stores it.
 ap_n
     Each class's normalised AP of the views shown, kept per evaluation.
+curve_paths
+    Each evaluation's PR polyline as the All-classes plot draws it, built in a worker.
 display_settings
     Score threshold, view mode and drawing toggles.
 image_filter

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
+from vocviewer.evaluation.diagnosis_all import search_ahead
 from vocviewer.evaluation.drawn import Thresholds
 from vocviewer.families.base import Benchmark
 from vocviewer.families.evidence import Evidence
@@ -36,7 +37,6 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
-from vocviewer.gui.models.ap_n import normalised_aps
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
@@ -224,6 +224,7 @@ class EvaluationModel(QObject):
             res = self._results[i]
             fresh = self._empty_like(self.sets[i], res)  # add_set's is kept: 3 arrays of N
             self.sets[i] = fresh or self._empty(res)
+            self.sets[i].choice = self.choice()
             self.jobs.start(
                 f"eval/{i}",
                 Worker(_evaluate, bench, ds, res, self.choice()),
@@ -384,6 +385,11 @@ class EvaluationModel(QObject):
             if not self.settings.rederives or f"eval/{i}" in running or partial:
                 anew.append(i)
                 continue
+            back = evals.back_to(self.choice())  # (the evidence shown before: no job)
+            if back is not None:
+                self.jobs.cancel(f"rederive/{i}")
+                self._replace(i, back, evals)
+                continue
             raws = {k: v.raw for k, v in evals.views.items()}
             self.jobs.start(
                 f"rederive/{i}",
@@ -415,7 +421,7 @@ class EvaluationModel(QObject):
             self.jobs.cancel(f"eval/{index}")
             self.start([index])
             return
-        new.cls, new.summary = old.cls, old.summary
+        new.replacing(old)
         self.sets[index] = new
         self.evidence_replaced.emit(index)
         if self._diagnose(index):  # (a family's re-derived views may come undiagnosed)
@@ -454,14 +460,13 @@ def _diagnosed(
     go.wait(_DIAGNOSIS_WAIT_S)
     if go.dropped:
         return None
-    rules = bench.view_settings(ds).rules
+    settings = bench.view_settings(ds)
     out = ResultEvaluations(len(res.detections), len(ds.objects))
     for k in sorted(views):
-        out.add(diagnose_pending(ds, res, views[k], rules))
-    out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
-    if threshold is not None:
-        out.missed_at(ds, threshold)
-    return out
+        out.add(diagnose_pending(ds, res, views[k], settings.rules))
+    if settings.rederives:  # (what a re-derive's false positives need)
+        search_ahead(ds, res, [out.det[k] for k in sorted(out.det)], settings.rules.groups)
+    return out.work_ahead(ds, ap_rule, threshold)
 
 
 def _rederive(
@@ -474,13 +479,11 @@ def _rederive(
     threshold: Thresholds | None = None,
     previous: ResultEvaluations | None = None,
 ) -> ResultEvaluations | None:
-    """The family's views at ``choice`` from the stored evidence, filled into new
-    ``ResultEvaluations`` here in the worker (their per-row arrays: 500,000 rows take the GUI
-    thread ~15 ms) with their AP_N under ``ap_rule`` (80 classes: ~30 ms); ``None`` if the
-    family evaluates anew. ``threshold``: the score threshold the panes last drew at, whose
-    missed objects (``ResultEvaluations.missed_at``, ~10 ms) are worked out here too.
-    ``previous``: the evaluations re-derived from; where every class ranks the same detections
-    (the same ``order``), their ranks by row are shared, not worked out again."""
+    """The family's views at ``choice`` from the stored evidence in new ``ResultEvaluations``
+    here in the worker (per-row arrays: 500,000 rows take the GUI thread ~15 ms) with what
+    ``work_ahead`` works out (AP_N under ``ap_rule``, objects missed at the score ``threshold``
+    the panes last drew at, ...); ``None`` if the family evaluates anew. ``previous``: the
+    evaluations re-derived from (where every class ranks the same detections, ranks shared)."""
     views = bench.rederive_views(ds, res, raws, choice)
     if views is None:
         return None
@@ -491,10 +494,7 @@ def _rederive(
         for e, v in zip(same, [v for v in views if v.evaluation.task == "det"], strict=True)
     )
     ranks = previous.rank_by_row if kept and previous is not None else None
-    out = ResultEvaluations(len(res.detections), len(ds.objects), ranks)
+    out = ResultEvaluations(len(res.detections), len(ds.objects), ranks, choice)
     for view in views:
         out.add(view)
-    out.normalised = (ap_rule, *normalised_aps(out.views, ap_rule))
-    if threshold is not None:
-        out.missed_at(ds, threshold)
-    return out
+    return out.work_ahead(ds, ap_rule, threshold)
