@@ -225,10 +225,10 @@ def evaluate_coco_views(
             views = [
                 coco_class(dataset, r, j, choice, rt, pair_iou, never, chosen) for j, r in waiting
             ]
+        t = threshold_index(_thresholds(waiting[0][1].verdict.shape[0]), choice.iou)
         for (_, r), view in zip(waiting, views, strict=True):
             view = diagnosed(dataset, results, view, rules, diagnose)
             if chosen is None:  # what ``rederive_coco_views`` may start from (diagnosed there)
-                t = threshold_index(_thresholds(r.verdict.shape[0]), choice.iou)
                 _remember(r, dataset, results, (t, kind), view)
             yield view
         waiting, runs[:] = [], []
