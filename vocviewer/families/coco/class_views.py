@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vocviewer import kernel
 from vocviewer.core.dataset import Dataset
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.coco.evaluate import CocoCategoryEvaluation, CocoParams
@@ -77,6 +78,28 @@ def _running(is_hit: npt.NDArray[np.bool_], starts: IntArray, lengths: IntArray)
     total = np.concatenate(([0], np.cumsum(is_hit)))
     running: FloatArray = (total[1:] - np.repeat(total[starts], lengths)).astype(np.float64)
     return running
+
+
+def _ranked(
+    verdict: npt.NDArray[np.int8], starts: IntArray, lengths: IntArray, npos: IntArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each category's running precision and recall (its ranks ``starts[i]`` ..
+    ``+ lengths[i]`` of ``verdict``; NaN before a counted rank, recall NaN without
+    positives): ``views.ranked_evaluation``'s, in one pass of the ``_diagnose`` kernel where it
+    is built (the same IEEE operations), else in whole-array numpy steps."""
+    module = kernel.load("_diagnose")
+    if module is not None:
+        bounds = np.append(starts, starts[-1] + lengths[-1]).astype(np.int64)
+        codes = int(Verdict.TP), int(Verdict.FP)
+        out: tuple[FloatArray, FloatArray] = module.ranked(verdict, bounds, npos * 1.0, *codes)
+        return out
+    tp = _running(verdict == Verdict.TP, starts, lengths)
+    fp = _running(verdict == Verdict.FP, starts, lengths)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
+        per_rank = np.repeat(npos, lengths)
+        recall = np.where(per_rank > 0, tp / np.maximum(per_rank, 1), np.nan)
+    return precision, recall
 
 
 def _means(rows: FloatArray) -> FloatArray:
@@ -156,12 +179,7 @@ def class_views(
     order = np.concatenate([r.det_rows for _, r in raws])
     verdict = np.concatenate([r.verdict[t] for _, r in raws]).astype(np.int8)
     matched = np.concatenate([r.matched_gt[t] for _, r in raws])
-    tp = _running(verdict == Verdict.TP, starts, lengths)
-    fp = _running(verdict == Verdict.FP, starts, lengths)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1.0), np.nan)
-        per_rank = np.repeat(npos, lengths)
-        recall = np.where(per_rank > 0, tp / np.maximum(per_rank, 1), np.nan)
+    precision, recall = _ranked(verdict, starts, lengths, npos)
     best_iou = np.full(len(order), np.nan)
     kept = [t == 0 and pair_iou is not None and r.tp_iou0 is not None for _, r in raws]
     if pair_iou is not None and not all(kept):
