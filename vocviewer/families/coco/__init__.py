@@ -13,6 +13,8 @@ benchmark
     COCO.
 bootstrap
     Bootstrap over images for COCO boxes and masks.
+class_views
+    ``view.coco_class`` for a run of categories at once (COCO's and LVIS's views).
 chosen_params
     COCOeval parameters the user chooses (``--max-dets``, ``--area-ranges``, ``--iou-thresholds``).
 columns
@@ -56,6 +58,8 @@ schema
     Schema checks for COCO annotation and results JSON.
 similarity
     Similarity of (detection, ground truth) pairs for COCOeval.
+summarize
+    COCOeval's ``summarize()`` numbers and printed lines.
 tide
     TIDE's error breakdown on COCO boxes and masks, as ``tidecv``'s ``TIDE().evaluate(gt, preds,
     mode=TIDE.BOX)`` (or ``mode=TIDE.MASK``) on ``datasets.COCO`` / ``datasets.COCOResult``

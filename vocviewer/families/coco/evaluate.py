@@ -11,7 +11,7 @@ Rules: PROTOCOLS.md §8. Modules: ``coco_params`` (``CocoParams``, re-exported h
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from vocviewer.families.coco.match_kernel import (
 from vocviewer.families.coco.matching import greedy_match
 from vocviewer.families.coco.params import CocoParams
 from vocviewer.families.coco.prepare import Prepared, prepare, run_similarities, similarities
+from vocviewer.families.coco.summarize import summary_lines, summary_rows
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -156,7 +157,7 @@ class CocoEvalResult:
 
     def stats(self) -> dict[str, float]:
         """The 12 (bbox/segm) or 10 (keypoints) summary numbers, in ``summarize()`` order."""
-        return {name: value for name, value, _ in _summary_rows(self)}
+        return {name: value for name, value, _ in summary_rows(self)}
 
 
 def _one(positions: list[int]) -> slice | list[int]:
@@ -175,55 +176,6 @@ def _stacked(arrays: tuple[FloatArray, ...], axis: int) -> FloatArray:
     """``np.stack(arrays, axis)``: ``CocoEvalResult.scores``, made when first read (the printed
     summary never reads it)."""
     return np.stack(arrays, axis=axis)
-
-
-def _summary_rows(r: CocoEvalResult) -> list[tuple[str, float, str]]:
-    """(name, value, printed line) for every ``summarize()`` line."""
-    p = r.params
-    fmt = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}"
-    t0, t1 = p.iou_thresholds[0], p.iou_thresholds[-1]
-
-    def row(name: str, ap: bool, iou: float | None, area: str, cap: int) -> tuple[str, float, str]:
-        v = r.ap(iou, area, cap) if ap else r.ar(iou, area, cap)
-        title = "Average Precision" if ap else "Average Recall"
-        kind = "(AP)" if ap else "(AR)"
-        ious = f"{t0:0.2f}:{t1:0.2f}" if iou is None else f"{iou:0.2f}"
-        return name, v, fmt.format(title, kind, ious, area, cap, v)
-
-    if p.iou_type == "keypoints":
-        c = 20
-        return [
-            row("AP", True, None, "all", c),
-            row("AP50", True, 0.5, "all", c),
-            row("AP75", True, 0.75, "all", c),
-            row("APm", True, None, "medium", c),
-            row("APl", True, None, "large", c),
-            row("AR", False, None, "all", c),
-            row("AR50", False, 0.5, "all", c),
-            row("AR75", False, 0.75, "all", c),
-            row("ARm", False, None, "medium", c),
-            row("ARl", False, None, "large", c),
-        ]
-    m = p.max_dets
-    return [
-        row("AP", True, None, "all", 100),
-        row("AP50", True, 0.5, "all", m[2]),
-        row("AP75", True, 0.75, "all", m[2]),
-        row("APs", True, None, "small", m[2]),
-        row("APm", True, None, "medium", m[2]),
-        row("APl", True, None, "large", m[2]),
-        row("AR1", False, None, "all", m[0]),
-        row("AR10", False, None, "all", m[1]),
-        row("AR100", False, None, "all", m[2]),
-        row("ARs", False, None, "small", m[2]),
-        row("ARm", False, None, "medium", m[2]),
-        row("ARl", False, None, "large", m[2]),
-    ]
-
-
-def summary_lines(result: CocoEvalResult) -> list[str]:
-    """The lines ``COCOeval.summarize()`` prints, character for character."""
-    return [line for _, _, line in _summary_rows(result)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,31 +264,48 @@ def _match_category_numpy(
 def _evaluate_one(
     prep: Prepared, k: int, m: KernelCategory | None = None
 ) -> CocoCategoryEvaluation:
-    """Category ``k``'s evidence from its matching ``m`` (area range "all", slice order) and
-    curves (``None``: matched here)."""
-    m = m or _one_category(prep, k)
-    gs, ds = prep.gt_slice(k), prep.dt_slice(k)
-    order = m.curves.order
-    if m.object_rows:  # (the kernel wrote the rows: int32)
-        matched = m.match0
-    else:
-        row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
-        gt_rows = np.append(prep.gt_rows[gs], -1).astype(row_type)  # match -1 picks the -1
-        matched = np.asarray(gt_rows[m.match0], dtype=row_type)
-    return CocoCategoryEvaluation(
-        category_id=prep.category_id_of(k),
-        name=prep.category_name_of(k),
-        precision=m.curves.precision,
-        recall=m.curves.recall,
-        scores=m.curves.scores,
-        npig=m.npig,
-        det_rows=prep.dt_rows[ds][order].astype(np.int64),
-        image_index=prep.dt_image_index[ds][order].astype(np.int64),
-        score=prep.dt_score[ds][order],
-        verdict=m.verdict0,
-        matched_gt=matched,
-        tp_iou0=m.tp_iou0,
-    )
+    """Category ``k``'s evidence from its matching ``m`` (``None``: matched here)."""
+    return _evaluate_run(prep, k, [m or _one_category(prep, k)])[0]
+
+
+def _evaluate_run(
+    prep: Prepared, k0: int, run: list[KernelCategory]
+) -> list[CocoCategoryEvaluation]:
+    """The evidence of categories ``k0, k0 + 1, ...`` from their matchings ``run`` (area range
+    "all", slice order) and curves; their detections' rows, images and scores gathered in rank
+    order for the whole run at once (each category's evidence holds its slice)."""
+    d0, d1 = int(prep.dt_offsets[k0]), int(prep.dt_offsets[k0 + len(run)])
+    lengths = [len(m.curves.order) for m in run]
+    at = np.concatenate([m.curves.order for m in run] or [np.zeros(0, dtype=np.int64)])
+    at += np.repeat(prep.dt_offsets[k0 : k0 + len(run)] - d0, lengths)  # (positions in the run)
+    det_rows = prep.dt_rows[d0:d1].take(at).astype(np.int64)
+    image_index = prep.dt_image_index[d0:d1].take(at).astype(np.int64)
+    score = prep.dt_score[d0:d1].take(at)
+    bounds = np.cumsum([0, *lengths]).tolist()
+    out = []
+    for k, m, a, b in zip(range(k0, k0 + len(run)), run, bounds[:-1], bounds[1:], strict=True):
+        if m.object_rows:  # (the kernel wrote the rows: int32)
+            matched = m.match0
+        else:
+            row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
+            gt_rows = np.append(prep.gt_rows[prep.gt_slice(k)], -1).astype(row_type)
+            matched = np.asarray(gt_rows[m.match0], dtype=row_type)  # (match -1 picks the -1)
+        cat = CocoCategoryEvaluation(
+            category_id=prep.category_id_of(k),
+            name=prep.category_name_of(k),
+            precision=m.curves.precision,
+            recall=m.curves.recall,
+            scores=m.curves.scores,
+            npig=m.npig,
+            det_rows=det_rows[a:b],
+            image_index=image_index[a:b],
+            score=score[a:b],
+            verdict=m.verdict0,
+            matched_gt=matched,
+            tp_iou0=m.tp_iou0,
+        )
+        out.append(cat)
+    return out
 
 
 def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
@@ -356,11 +325,11 @@ def _numpy_category(prep: Prepared, k: int) -> KernelCategory:
     return out if pairs is None else with_tp_similarity(prep, k, out, pairs[2], None)
 
 
-def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
-    """Every category's matching and curves, in order: on the kernel where it is built, runs of
-    categories at once (box IoU there; masks and keypoints: their similarity computed here,
-    category by category), the categories spread over the cores; else one by one, with
-    numpy."""
+def category_runs(prep: Prepared) -> Iterator[list[KernelCategory]]:
+    """Every category's matching and curves, in order, in the runs they finish in: on the
+    kernel where it is built, runs of categories at once (box IoU there; masks and keypoints:
+    their similarity computed here, category by category), the categories spread over the
+    cores; else one by one, with numpy."""
     p = prep.params
     n = prep.n_categories
     if available():  # runs of categories at once: the kernel's threads share a run's categories
@@ -377,12 +346,11 @@ def category_matches(prep: Prepared) -> Iterator[KernelCategory]:
                 got = [
                     with_tp_similarity(prep, k, m, sims[k], gt_pos) for k, m in enumerate(got, k0)
                 ]
-            got.reverse()
-            while got:
-                yield got.pop()  # (each category's arrays freed once its evidence is made)
+            del sims
+            yield got
         return
     for k in range(n):
-        yield _one_category(prep, k)
+        yield [_one_category(prep, k)]
 
 
 def _inverse(rows: Any, n: int, done: IntArray | None) -> IntArray:
@@ -440,15 +408,26 @@ def _one_category(prep: Prepared, k: int) -> KernelCategory:
 
 
 def iter_evaluate_coco(
-    dataset: Dataset, results: ResultSet, params: CocoParams | None = None
+    dataset: Dataset,
+    results: ResultSet,
+    params: CocoParams | None = None,
+    on_run: Callable[[list[CocoCategoryEvaluation]], None] | None = None,
 ) -> Iterator[CocoCategoryEvaluation]:
     """Evaluate category by category (ascending id); yields as each finishes.
 
     ``dataset`` from ``families.coco.reader.read_coco`` and ``results`` from
-    ``families.coco.results_reader.read_coco_results`` (both carry a ``CocoResults``)."""
+    ``families.coco.results_reader.read_coco_results`` (both carry a ``CocoResults``).
+    ``on_run``: called with each run of categories that finish together (``category_runs``),
+    before they are yielded."""
     prep = prepare(dataset, results, params or CocoParams())
-    for k, m in enumerate(category_matches(prep)):
-        yield _evaluate_one(prep, k, m)
+    k = 0
+    for run in category_runs(prep):
+        placed = _evaluate_run(prep, k, run)
+        k += len(run)
+        del run  # (the matchings' rank orders are not kept while the run is yielded)
+        if on_run is not None:
+            on_run(placed)
+        yield from placed
 
 
 def evaluate_coco(

@@ -37,7 +37,10 @@ class LazyRleTable(RleTable):
     empty mask (runs ``[0]``). The segmentations are kept as flat columns (``Shapes``: tens of
     thousands of small arrays would take seconds to pickle)."""
 
-    _shapes: Shapes
+    #: the segmentations and the row of them each row of this table is (``None``: the same
+    #: row), replaced by one pair in row order when every row is first read (one attribute:
+    #: a thread drawing a row reads a consistent pair)
+    _src: tuple[Shapes, IntArray | None]
     _table: RleTable | None
     _boxes: npt.NDArray[np.float64] | None
     _prefetching: bool
@@ -50,19 +53,25 @@ class LazyRleTable(RleTable):
                 hh[j], ww[j] = h, w
         self._init(Shapes.of(segm), hh, ww)
 
-    def _init(self, shapes: Shapes, height: IntArray, width: IntArray) -> None:
+    def _init(
+        self, shapes: Shapes, height: IntArray, width: IntArray, order: IntArray | None = None
+    ) -> None:
         object.__setattr__(self, "height", frozen(height, np.int64))
         object.__setattr__(self, "width", frozen(width, np.int64))
-        object.__setattr__(self, "_shapes", shapes)
+        object.__setattr__(self, "_src", (shapes, order))
         object.__setattr__(self, "_table", None)
         object.__setattr__(self, "_boxes", None)
         object.__setattr__(self, "_prefetching", False)
 
     @classmethod
-    def of_shapes(cls, shapes: Shapes, height: IntArray, width: IntArray) -> LazyRleTable:
-        """From columns (``height`` / ``width``: an RLE's own size on its rows)."""
+    def of_shapes(
+        cls, shapes: Shapes, height: IntArray, width: IntArray, order: IntArray | None = None
+    ) -> LazyRleTable:
+        """From columns (``height`` / ``width``: an RLE's own size on its rows); ``order``:
+        row ``i`` is ``shapes``' row ``order[i]`` (gathered when every row is first read, not
+        before: the window draws one image at a time)."""
         table = cls.__new__(cls)
-        table._init(shapes, height, width)
+        table._init(shapes, height, width, order)
         return table
 
     @property
@@ -73,6 +82,14 @@ class LazyRleTable(RleTable):
     def offsets(self) -> IntArray:
         return self.rasterised().offsets
 
+    def _in_order(self) -> Shapes:
+        """The segmentations in this table's row order, gathered once (``_LOCK`` held)."""
+        shapes, order = self._src
+        if order is not None:
+            shapes = shapes.take(order)
+            object.__setattr__(self, "_src", (shapes, None))
+        return shapes
+
     def rasterised(self) -> RleTable:
         """Every mask, rasterised once (``segmentations_to_rle``: the polygons on the compiled
         kernel where it is built)."""
@@ -81,7 +98,7 @@ class LazyRleTable(RleTable):
             with _LOCK:
                 table = self._table
                 if table is None:
-                    sh, hh, ww = self._shapes, self.height, self.width
+                    sh, hh, ww = self._in_order(), self.height, self.width
                     segm = (sh.kind, sh.xy, sh.part_len, sh.nparts, sh.runs, sh.run_len)
                     table = RleTable(*segmentations_to_rle(*segm, hh, ww), hh, ww)
                     object.__setattr__(self, "_table", table)
@@ -121,17 +138,18 @@ class LazyRleTable(RleTable):
 
     def _rows(self, rows: Any) -> list[IntArray]:
         """The runs of ``rows`` (their polygons rasterised in one batch)."""
-        sh, out = self._shapes, {}
+        (sh, order), out = self._src, {}
         poly = []
         for j in rows:
-            kind = sh.kind[j]
+            g = j if order is None else int(order[j])  # (its row in ``_given``)
+            kind = sh.kind[g]
             if kind == _RLE:
-                out[j] = sh.runs[sh.run_start[j] : sh.run_start[j] + sh.run_len[j]]
+                out[j] = sh.runs[sh.run_start[g] : sh.run_start[g] + sh.run_len[g]]
             elif kind == _POLYGONS and self.height[j] and self.width[j]:
                 poly.append(j)
             else:
                 out[j] = np.zeros(1, dtype=np.int64)
-        sets = [sh.parts(j) for j in poly]
+        sets = [sh.parts(j if order is None else int(order[j])) for j in poly]
         counts = polygon_sets_to_rle(sets, self.height[poly], self.width[poly])
         out.update(zip(poly, counts, strict=True))
         return [out[j] for j in rows]
@@ -141,7 +159,8 @@ class LazyRleTable(RleTable):
         table = self._table
         if table is not None:
             return (RleTable, (table.counts, table.offsets, self.height, self.width))
-        return (LazyRleTable.of_shapes, (self._shapes, self.height, self.width))
+        shapes, order = self._src
+        return (LazyRleTable.of_shapes, (shapes, self.height, self.width, order))
 
     def __repr__(self) -> str:
         state = "rasterised" if self._table is not None else "not rasterised yet"

@@ -320,4 +320,4 @@ def _mask_table(
     ww = c["width"][image_index].copy()
     rle = segm.kind[order] == 2
     hh[rle], ww[rle] = c["rle_h"][order][rle], c["rle_w"][order][rle]
-    return LazyRleTable.of_shapes(segm.take(order), hh, ww)
+    return LazyRleTable.of_shapes(segm, hh, ww, order)

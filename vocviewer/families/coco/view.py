@@ -10,8 +10,6 @@ one view shows masks, keypoints and captions together.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import math
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -25,6 +23,9 @@ from vocviewer.core.errors import FormatError
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.chosen_params import with_param_notes
+from vocviewer.families.coco.class_views import COCO_AREAS as COCO_AREAS
+from vocviewer.families.coco.class_views import class_views, coco_curve
+from vocviewer.families.coco.class_views import protocol_thresholds as _thresholds
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
 from vocviewer.families.coco.reader import read_coco
@@ -35,7 +36,6 @@ from vocviewer.families.coco.results_reader import (
 )
 from vocviewer.families.coco.similarity import KEYPOINT_SIGMAS, mask_iou_pairs, oks_pairs
 from vocviewer.families.views import (
-    AREA_CHOICES,
     IOU_CHOICES,
     ClassView,
     PairIoU,
@@ -55,8 +55,6 @@ from vocviewer.families.views_all import Ranked, diagnosed_all, missed_rows_all,
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-#: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
-COCO_AREAS: tuple[str, ...] = AREA_CHOICES
 IGNORED_REASON = "It matched a crowd region (or an object outside the area range): not counted."
 
 
@@ -132,29 +130,6 @@ def coco_class(
     iou = IOU_CHOICES[t] if params is None else float(ious[t])
     area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds, params)
     return ClassView(ev, missed, rt, curve, ap_at, iou, raw, area)
-
-
-@functools.cache
-def _thresholds(n: int) -> FloatArray:
-    """COCO's ``n`` IoU thresholds .50:.95 (read-only; one array per ``n``)."""
-    out = np.linspace(0.5, 0.95, n)
-    out.flags.writeable = False
-    return out
-
-
-def coco_curve(
-    raw: Any, t: int, area: str, recall_thresholds: FloatArray, params: CocoParams | None = None
-) -> tuple[str, FloatArray, FloatArray, float]:
-    """``raw``'s curve at threshold index ``t`` and area range ``area`` (``all`` where the task
-    has no such range; the largest detection cap): the area used, the recall thresholds where
-    precision is defined, that precision and its mean (``ap_at``; NaN if none)."""
-    areas = COCO_AREAS if raw.precision.shape[2] == 4 else ("all", "medium", "large")
-    areas = areas if params is None else params.area_names
-    area = area if area in areas else "all"
-    curve = raw.precision[t, :, areas.index(area), -1]
-    ok = curve > -1
-    ap_at = float(np.mean(curve[ok])) if np.any(ok) else math.nan
-    return area, np.asarray(recall_thresholds)[ok], curve[ok], ap_at
 
 
 def iou_type(results: ResultSet) -> str:
@@ -236,15 +211,27 @@ def evaluate_coco_views(
     chosen, params = params, params or CocoParams.for_task(kind)
     rules, cats = coco_rules(dataset), []
     never, pair_iou = never_missed(dataset, params), task_pair_iou(dataset, results, kind)
-    for k, raw in enumerate(iter_evaluate_coco(dataset, results, params)):
+    rt = params.recall_thresholds
+    runs: list[list[Any]] = []  # (the run of categories arriving now)
+    waiting: list[tuple[int, Any]] = []
+    for k, raw in enumerate(iter_evaluate_coco(dataset, results, params, on_run=runs.append)):
         cats.append(raw)
-        rt = params.recall_thresholds
-        view = coco_class(dataset, raw, k, choice, rt, pair_iou, never, params=chosen)
-        view = diagnosed(dataset, results, view, rules, diagnose)
-        if chosen is None:  # what ``rederive_coco_views`` may start from (diagnosed there)
-            t = threshold_index(_thresholds(raw.verdict.shape[0]), choice.iou)
-            _remember(raw, dataset, results, (t, kind), view)
-        yield view
+        waiting.append((k, raw))
+        if len(waiting) < len(runs[-1]):
+            continue
+        if chosen is None:  # a run's categories shaped together (its own thresholds: one by one)
+            views = class_views(dataset, waiting, choice, rt, pair_iou, never)
+        else:
+            views = [
+                coco_class(dataset, r, j, choice, rt, pair_iou, never, chosen) for j, r in waiting
+            ]
+        t = threshold_index(_thresholds(waiting[0][1].verdict.shape[0]), choice.iou)
+        for (_, r), view in zip(waiting, views, strict=True):
+            view = diagnosed(dataset, results, view, rules, diagnose)
+            if chosen is None:  # what ``rederive_coco_views`` may start from (diagnosed there)
+                _remember(r, dataset, results, (t, kind), view)
+            yield view
+        waiting, runs[:] = [], []
     result = with_param_notes(collect_coco(tuple(cats), params, results))
     yield Summary(f"{title} {kind}", result.stats(), result.notes, headline="AP")
 

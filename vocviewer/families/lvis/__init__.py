@@ -13,7 +13,7 @@ benchmark
 bootstrap
     Bootstrap over images for LVIS.
 class_views
-    COCO's ``coco_class`` for many categories at once (the window's and the CLI's views).
+    COCO's ``coco.class_views`` under its old name.
 columns
     LVIS-specific columns.
 declared
