@@ -98,6 +98,11 @@ class ApTableModel(QStandardItemModel):
             "shows_apn": self._shows_apn(),
             "sets": self.ap_sets(),
         }
+        cols = range(self.columnCount())
+        self._pass["ap"] = [self._is_ap(c) for c in cols]  # each column's kind, once a pass
+        self._pass["apn"] = [self._is_apn(c) for c in cols]
+        self._pass["left_out"] = {}  # (result set, class) -> ``_left_out``
+        self._pass["classes"], self._pass["cls_col"] = self.classes(), self._cls_col()
         try:
             n = len(self.classes())
             every = range(self.rowCount())
@@ -121,6 +126,8 @@ class ApTableModel(QStandardItemModel):
             self._pass = {}
 
     def classes(self) -> tuple[str, ...]:
+        if "classes" in self._pass:
+            return self._pass["classes"]  # type: ignore[no-any-return]
         return self.state.dataset.classes if self.state.dataset is not None else ()
 
     def _has_cls(self) -> bool:
@@ -217,6 +224,8 @@ class ApTableModel(QStandardItemModel):
         return values
 
     def _cls_col(self) -> int:
+        if "cls_col" in self._pass:
+            return int(self._pass["cls_col"])
         return self.n_sets() + 3 + self._shows_apn()
 
     def normalised(self) -> tuple[float, dict[int, float]] | None:
@@ -252,9 +261,13 @@ class ApTableModel(QStandardItemModel):
         return None
 
     def _is_ap(self, col: int) -> bool:
+        if "ap" in self._pass:
+            return bool(self._pass["ap"][col])
         return 1 <= col <= self.n_sets() or (col == self._cls_col() and self._has_cls())
 
     def _is_apn(self, col: int) -> bool:
+        if "apn" in self._pass:
+            return bool(self._pass["apn"][col])
         return col == self.n_sets() + 3 and self._shows_apn()
 
     def _left_out(self, row: int, col: int) -> str | None:
@@ -262,8 +275,14 @@ class ApTableModel(QStandardItemModel):
         AP column ``col``'s result set (the current one's for AP_N); ``None``: it counts."""
         st, n = self.state, self.n_sets()
         i = col - 1 if 1 <= col <= n else st.current_results
+        memo = self._pass.get("left_out")
+        if memo is not None and (i, row) in memo:
+            return memo[i, row]  # type: ignore[no-any-return]
         view = st.evaluation.view_of(i, row) if row < len(self.classes()) else None
-        return view.left_out if view is not None and view.left_out else None
+        got = view.left_out if view is not None and view.left_out else None
+        if memo is not None:
+            memo[i, row] = got
+        return got
 
     def _apn(self, row: int) -> float | None:
         got = self.normalised()
@@ -280,7 +299,11 @@ class ApTableModel(QStandardItemModel):
             return f"{left_out}: not in the averages (as the official code)"
         if self._is_apn(col):
             got = self.normalised()
-            return None if got is None else apn_tooltip(got[0], self.state)
+            if got is None or not self._pass:
+                return None if got is None else apn_tooltip(got[0], self.state)
+            if "apn_tip" not in self._pass:  # one text for every class of a pass
+                self._pass["apn_tip"] = apn_tooltip(got[0], self.state)
+            return self._pass["apn_tip"]  # type: ignore[no-any-return]
         if not self._is_ap(col) or row == len(self.classes()):
             return None
         return ap_tooltip(ev)
