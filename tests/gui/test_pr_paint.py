@@ -1,13 +1,15 @@
 """The PR plot paints its axes from a pixmap kept while they do not change, and the pixels are
 those of axes drawn afresh: after an IoU change (new curves, same axes), a resize, a zoom and a
-change of theme."""
+change of theme. It repaints the changes of many curves at once as one rectangle, and what is
+on screen after each change (repainted in parts) is what a whole new rendering gives."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QImage, QPalette
-from PySide6.QtWidgets import QApplication, QGraphicsItem
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsView
 
 from tests.gui.test_consistency import coco_case, open_case
 from tests.gui.test_rederive_panes import settled
@@ -59,3 +61,26 @@ def test_cached_axes_paint_as_axes_drawn_afresh(qtbot, make_window, tmp_path):
     pane.setPalette(palette)  # another theme: the axes' pens change
     pane.apply_palette()
     same()
+
+
+def on_screen(win: Any, widget: Any) -> QImage:
+    """What the window shows of ``widget`` (the screen's copy, updated in parts by repaints)."""
+    top = widget.mapTo(win, QPoint(0, 0))
+    shot = win.screen().grabWindow(win.winId(), top.x(), top.y(), widget.width(), widget.height())
+    return shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+
+
+def test_a_change_repaints_as_a_whole_rendering_would(qtbot, make_window, tmp_path):
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    pane, st = win.pr_pane, win.state
+    one_rect = QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate
+    assert pane.plot.viewportUpdateMode() == one_rect
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    assert pane.classes.on
+    for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.5), ("area", "all")):
+        with qtbot.waitSignal(st.evaluation.evidence_replaced, timeout=60_000):
+            (st.evaluation.set_iou if what == "iou" else st.evaluation.set_area)(value)
+        qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+        qtbot.wait(30)  # the queued repaints
+        whole = pane.plot.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+        assert on_screen(win, pane.plot) == whole, (what, value)
