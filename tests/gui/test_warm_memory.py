@@ -60,8 +60,10 @@ def _faults(mode: str) -> int:
 
 @glibc
 def test_warmed_memory_is_filled_by_another_thread_without_page_faults() -> None:
-    cold, warmed = _faults("cold"), _faults("warm")
-    assert cold > 2000  # 32 MB fresh (8,192 pages of 4 KB, fewer where numpy asks for huge ones)
+    cold = _faults("cold")  # 32 MB fresh: 8,192 pages of 4 KB (fewer where some are huge)
+    if cold < 2000:
+        pytest.skip("transparent huge pages: few faults to save")
+    warmed = _faults("warm")
     assert warmed < cold // 10
 
 
