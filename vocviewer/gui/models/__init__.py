@@ -13,6 +13,8 @@ ap_n
     Each class's normalised AP of the views shown, kept per evaluation.
 curve_paths
     Each evaluation's PR polyline as the All-classes plot draws it, built in a worker.
+warm_memory
+    Memory a re-derive at a new IoU threshold will fill, faulted in ahead (kept by the heap).
 display_settings
     Score threshold, view mode and drawing toggles.
 image_filter

@@ -9,12 +9,13 @@ dropped).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
@@ -41,6 +42,7 @@ from vocviewer.gui.models.tasks import (
     load_results,
     preferred_set,
 )
+from vocviewer.gui.models.warm_memory import WARM_DELAY_MS, wanted_bytes, warm
 from vocviewer.gui.models.worker import Jobs, Worker
 
 __all__ = ["AppState", "Message"]
@@ -128,6 +130,14 @@ class AppState(ListedImages, DisplaySettings, QObject):
         self.init_listing()
         self._errors_changed = Debounced(self._refresh_errors, REFRESH_DELAY_MS, self)
         self.evaluation.evidence_replaced.connect(self._errors_changed.request_now)
+        self.evaluation.evidence_replaced.connect(self._warm)
+        self._warm_stop = threading.Event()
+        self._warm_index = -1
+        self._warm_later = QTimer(self)
+        self._warm_later.setSingleShot(True)
+        self._warm_later.timeout.connect(lambda: self._start_warming(self._warm_index, False))
+        for changed in (self.evaluation.iou_changed, self.evaluation.area_changed):
+            changed.connect(self._stop_warming)
         for signal in (
             self.evaluation.class_evaluated,
             self.threshold_changed,
@@ -252,6 +262,34 @@ class AppState(ListedImages, DisplaySettings, QObject):
         if (count > 0) != self._busy:
             self._busy = count > 0
             self.busy_changed.emit(self._busy)
+
+    def _warm(self, index: int) -> None:
+        """Memory for result set ``index``'s next re-derive faulted in ahead (``warm_memory``):
+        just evaluated, in a job (part of the evaluation's work); re-derived, a pause later in
+        the background (idle time: nothing waits for it)."""
+        sets = self.evaluation.sets
+        if 0 <= index < len(sets) and sets[index].before is None:
+            self._start_warming(index, True)
+        elif 0 <= index < len(sets):
+            self._warm_index = index
+            self._warm_later.start(WARM_DELAY_MS)
+
+    def _start_warming(self, index: int, as_job: bool) -> None:
+        sets = self.evaluation.sets
+        nbytes = wanted_bytes(len(sets[index].rank_by_row)) if index < len(sets) else 0
+        if not nbytes:
+            return
+        self._warm_stop = threading.Event()
+        worker = Worker(warm, nbytes, self._warm_stop)
+        if as_job:
+            self.jobs.start("warm", worker)
+        else:
+            worker.start()
+
+    def _stop_warming(self) -> None:
+        self._warm_later.stop()
+        self._warm_stop.set()
+        self.jobs.cancel("warm")
 
     def is_idle(self) -> bool:
         """No loading or evaluation job is running."""

@@ -29,6 +29,7 @@ from vocviewer.core.errors import FormatError, OutputError
 from vocviewer.formats.session import read_session
 from vocviewer.gui.models.helper_process import warm_up_process
 from vocviewer.gui.models.tasks import Message, error_message, internal_error_text
+from vocviewer.gui.models.warm_memory import keep_freed
 from vocviewer.gui.window.export import save_screenshot
 from vocviewer.gui.window.main_window import MainWindow
 from vocviewer.gui.window.recent import default_settings
@@ -58,6 +59,7 @@ def make_app(argv: Sequence[str] | None = None) -> QApplication:
     app.setApplicationVersion(vocviewer.__version__)
     app.setOrganizationName("vocviewer")
     configure_pyqtgraph()
+    keep_freed()  # (before the worker threads start: see warm_memory)
     # workers hand the interpreter back every millisecond (Python's default: 5 ms), so the event
     # loop never waits long behind a worker's pure-Python stretch
     sys.setswitchinterval(0.001)
