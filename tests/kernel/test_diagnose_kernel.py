@@ -49,6 +49,24 @@ def _same(a: np.ndarray, b: np.ndarray) -> None:
     assert np.array_equal(a, b, equal_nan=True)
 
 
+def _ranked_at(ds, raws, t):
+    """Every class's ``ranked_evaluation`` at IoU threshold index ``t``, one by one."""
+    return [
+        ranked_evaluation(
+            ds,
+            k,
+            r.det_rows,
+            r.image_index,
+            r.score,
+            r.verdict[t],
+            r.matched_gt[t],
+            int(r.npig[0]),
+            r.ap,
+        )
+        for k, r in enumerate(raws)
+    ]
+
+
 @pytest.mark.parametrize("kernel", ["1", "0"])
 @pytest.mark.parametrize("t", [0, 5, 9])
 def test_ranked_evaluations_equal_ranked_evaluation(workload, t, kernel, monkeypatch):
@@ -87,20 +105,7 @@ def test_ranked_evaluations_equal_ranked_evaluation(workload, t, kernel, monkeyp
 @pytest.mark.parametrize("t", [0, 5, 9])
 def test_normalised_aps_at_once_equal_class_by_class(workload, t):
     ds, _, raws = workload
-    evs = [
-        ranked_evaluation(
-            ds,
-            k,
-            r.det_rows,
-            r.image_index,
-            r.score,
-            r.verdict[t],
-            r.matched_gt[t],
-            int(r.npig[0]),
-            r.ap,
-        )
-        for k, r in enumerate(raws)
-    ]
+    evs = _ranked_at(ds, raws, t)
     n_pos = mean_positives([e.npos for e in evs])
     got = normalised_det_aps_101(evs, n_pos)
     want = [normalised_det_ap(e, "coco101", n_pos) for e in evs]
@@ -186,20 +191,7 @@ def test_polylines_equal_pr_polyline(workload):
     from vocviewer.evaluation.result import pr_polyline
 
     ds, _, raws = workload
-    evs = [
-        ranked_evaluation(
-            ds,
-            k,
-            r.det_rows,
-            r.image_index,
-            r.score,
-            r.verdict[3],
-            r.matched_gt[3],
-            int(r.npig[0]),
-            r.ap,
-        )
-        for k, r in enumerate(raws)
-    ]
+    evs = _ranked_at(ds, raws, 3)
     recalls = [e.recall for e in evs] + [
         np.zeros(0),
         np.array([0.5]),

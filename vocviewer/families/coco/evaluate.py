@@ -76,6 +76,22 @@ class CocoCategoryEvaluation:
     matched_gt: npt.NDArray[np.signedinteger[Any]]
     tp_iou0: FloatArray | None = None
 
+    @classmethod
+    def of_matching(
+        cls, prep: Prepared, k: int, m: KernelCategory, **evidence: Any
+    ) -> CocoCategoryEvaluation:
+        """Category ``k`` of ``prep``: its curves and ``npig`` from its matching ``m``, its
+        per-detection ``evidence`` (``det_rows`` ... ``matched_gt``, ``tp_iou0``) as given."""
+        return cls(
+            category_id=prep.category_id_of(k),
+            name=prep.category_name_of(k),
+            precision=m.curves.precision,
+            recall=m.curves.recall,
+            scores=m.curves.scores,
+            npig=m.npig,
+            **evidence,
+        )
+
     @property
     def ap(self) -> float:
         """AP over IoU .50:.95, area all, largest cap; NaN if undefined (no ground truth)."""
@@ -290,13 +306,10 @@ def _evaluate_run(
             row_type = np.int32 if len(prep.gt_anno.ann_id) < 2**31 else np.int64
             gt_rows = np.append(prep.gt_rows[prep.gt_slice(k)], -1).astype(row_type)
             matched = np.asarray(gt_rows[m.match0], dtype=row_type)  # (match -1 picks the -1)
-        cat = CocoCategoryEvaluation(
-            category_id=prep.category_id_of(k),
-            name=prep.category_name_of(k),
-            precision=m.curves.precision,
-            recall=m.curves.recall,
-            scores=m.curves.scores,
-            npig=m.npig,
+        cat = CocoCategoryEvaluation.of_matching(
+            prep,
+            k,
+            m,
             det_rows=det_rows[a:b],
             image_index=image_index[a:b],
             score=score[a:b],

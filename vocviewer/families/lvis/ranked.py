@@ -134,13 +134,10 @@ def category_evidence(
     for k, m in enumerate(matches, start=k0):
         a, b = int(ro.offsets[k]) - e0, int(ro.offsets[k + 1]) - e0
         out.append(
-            CocoCategoryEvaluation(
-                category_id=prep.category_id_of(k),
-                name=prep.category_name_of(k),
-                precision=m.curves.precision,
-                recall=m.curves.recall,
-                scores=m.curves.scores,
-                npig=m.npig,
+            CocoCategoryEvaluation.of_matching(
+                prep,
+                k,
+                m,
                 det_rows=rows[a:b],
                 image_index=image_index[a:b],
                 score=score[a:b],
