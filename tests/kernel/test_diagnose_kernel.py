@@ -51,20 +51,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> None:
 
 def _ranked_at(ds, raws, t):
     """Every class's ``ranked_evaluation`` at IoU threshold index ``t``, one by one."""
-    return [
-        ranked_evaluation(
-            ds,
-            k,
-            r.det_rows,
-            r.image_index,
-            r.score,
-            r.verdict[t],
-            r.matched_gt[t],
-            int(r.npig[0]),
-            r.ap,
-        )
-        for k, r in enumerate(raws)
-    ]
+    return [Ranked.of_raw(k, t, r).evaluation(ds) for k, r in enumerate(raws)]
 
 
 @pytest.mark.parametrize("kernel", ["1", "0"])
@@ -73,19 +60,7 @@ def test_ranked_evaluations_equal_ranked_evaluation(workload, t, kernel, monkeyp
     monkeypatch.setenv("VOCVIEWER_KERNEL", kernel)
     ds, rs, raws = workload
     pair_iou = task_pair_iou(ds, rs, "bbox")
-    parts = [
-        Ranked(
-            k,
-            r.det_rows,
-            r.image_index,
-            r.score,
-            r.verdict[t],
-            r.matched_gt[t],
-            int(r.npig[0]),
-            r.ap,
-        )
-        for k, r in enumerate(raws)
-    ]
+    parts = [Ranked.of_raw(k, t, r) for k, r in enumerate(raws)]
     parts.insert(1, Ranked(len(raws) - 1, *(a[:0] for a in (raws[0].det_rows,) * 5), 0, 0.0))
     got = ranked_evaluations(ds, parts, pair_iou)
     for p, ev in zip(parts, got, strict=True):

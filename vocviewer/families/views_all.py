@@ -11,6 +11,7 @@ import dataclasses
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -20,7 +21,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.evaluation.diagnosis_all import classify_all_false_positives, laid_out
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
-from vocviewer.families.views import _NO_DUPLICATE, ClassView, PairIoU
+from vocviewer.families.views import _NO_DUPLICATE, ClassView, PairIoU, ranked_evaluation
 from vocviewer.kernel import load as load_kernel
 
 IntArray = npt.NDArray[np.int64]
@@ -41,6 +42,40 @@ class Ranked:
     matched: IntArray
     npos: int
     ap: float
+
+    @classmethod
+    def of_raw(cls, k: int, t: int, raw: Any) -> Ranked:
+        """Class ``k`` at threshold index ``t`` of a family's per-class record ``raw``
+        (``det_rows``, ``image_index``, ``score``, ``verdict`` and ``matched_gt`` (T, N),
+        ``npig``, ``ap``: e.g. COCO's ``CocoCategoryEvaluation``)."""
+        return cls(
+            k,
+            raw.det_rows,
+            raw.image_index,
+            raw.score,
+            raw.verdict[t],
+            raw.matched_gt[t],
+            int(raw.npig[0]),
+            raw.ap,
+        )
+
+    def evaluation(
+        self, dataset: Dataset, pair_iou: PairIoU | None = None, tp_iou: FloatArray | None = None
+    ) -> ClassEvaluation:
+        """``views.ranked_evaluation`` of this class alone."""
+        return ranked_evaluation(
+            dataset,
+            self.k,
+            self.order,
+            self.image_index,
+            self.score,
+            self.verdict,
+            self.matched,
+            self.npos,
+            self.ap,
+            pair_iou,
+            tp_iou,
+        )
 
 
 def _segment_cumsum(flags: npt.NDArray[np.bool_], bounds: IntArray) -> FloatArray:

@@ -47,7 +47,6 @@ from vocviewer.families.views import (
     diagnose_pending,
     diagnosed,
     missed_rows,
-    ranked_evaluation,
     threshold_index,
     with_view_extras,
 )
@@ -111,19 +110,8 @@ def coco_class(
     crowd regions). ``params``: chosen (not the protocol's) thresholds and area ranges."""
     ious = _thresholds(raw.verdict.shape[0]) if params is None else params.iou_thresholds
     t = threshold_index(ious, choice.iou)
-    ev = ranked_evaluation(
-        dataset,
-        k,
-        raw.det_rows,
-        raw.image_index,
-        raw.score,
-        raw.verdict[t],
-        raw.matched_gt[t],
-        int(raw.npig[0]),
-        raw.ap,
-        pair_iou,
-        getattr(raw, "tp_iou0", None) if t == 0 and pair_iou is not None else None,
-    )
+    tp_iou = getattr(raw, "tp_iou0", None) if t == 0 and pair_iou is not None else None
+    ev = Ranked.of_raw(k, t, raw).evaluation(dataset, pair_iou, tp_iou)
     if exclude is None:
         exclude = np.asarray(dataset.data(CocoAnnotations).iscrowd, dtype=bool)
     missed = missed_rows(dataset, ev, exclude)
@@ -292,19 +280,7 @@ def coco_classes(
 ) -> list[ClassView]:
     """``coco_class`` of each (class ``k``, threshold index ``t``, raw) of ``raws`` at the
     protocol's thresholds, undiagnosed, all at once (``views_all``)."""
-    parts = [
-        Ranked(
-            k,
-            raw.det_rows,
-            raw.image_index,
-            raw.score,
-            raw.verdict[t],
-            raw.matched_gt[t],
-            int(raw.npig[0]),
-            raw.ap,
-        )
-        for k, t, raw in raws
-    ]
+    parts = [Ranked.of_raw(k, t, raw) for k, t, raw in raws]
     evs, taken = ranked_and_taken(dataset, parts, pair_iou)
     out = []
     for (_, t, raw), ev, missed in zip(
