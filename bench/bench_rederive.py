@@ -51,7 +51,7 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
     from vocviewer.gui.models.tasks import prefetch_open
 
     prefetch_open(gt, (res,))  # as ``vocviewer open`` does before it imports Qt
-    from PySide6.QtCore import QCoreApplication, QTimer
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
     from bench.bench_gui_open import quiet_qt
     from bench.gui_probes import StallProbe
@@ -74,14 +74,16 @@ def child(gt: Path, res: Path, t_spawn: float, root: Path) -> dict[str, Any]:
         while not cond():
             if time.perf_counter() > end:
                 raise SystemExit("timed out")
-            app.processEvents()
-            time.sleep(0.001)
+            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
 
     finished: list[float] = []
     ev.finished.connect(lambda: finished.append(time.time()))
     model = win.ap_table.ap_model
     probe = StallProbe()
     probe.start()
+    beat = QTimer()  # wakes a wait whose condition turns true without an event (a job's end)
+    beat.setInterval(1)
+    beat.start()
     win.open_dataset(gt, (res,))
 
     def table_filled() -> bool:  # the mean row's AP of the first result set is a number
