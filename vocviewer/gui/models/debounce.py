@@ -109,6 +109,13 @@ class Debounced(QObject):
         self._timer.stop()
         _turns().add(self)
 
+    def run_at_once(self, *_args: object) -> None:
+        """Run the callback now, a pending run included (one change whose drawing goes into the
+        same repaint as the other panes')."""
+        self._timer.stop()
+        _turns().take(self)
+        self.run_now()
+
     def flush(self, *_args: object) -> None:
         """Run a pending callback now."""
         pending, queued = self._timer.isActive(), _turns().take(self)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
 
 def theme_plot(plot: pg.PlotWidget, palette: QPalette) -> tuple[QColor, QColor, QColor]:
@@ -51,3 +51,17 @@ def fixed_plot(left_label: str, min_height: int = 130) -> pg.PlotWidget:
     plot.setMinimumHeight(min_height)
     plot.getPlotItem().setLabel("left", left_label)
     return plot
+
+
+def paint_with_window(scene: QGraphicsScene) -> None:
+    """Let the changes of ``scene``'s items wait for the window's next repaint instead of
+    repainting the window at once: a scene whose ``changed`` signal nobody hears sends its
+    views' repaint at once when it gathers its changes (``QGraphicsView``'s direct updates),
+    so two scenes changed together (an IoU change: the PR plot, the image) repaint the window
+    twice. Heard, the views are told of the changes by that signal and repaint with the rest
+    of the window, once. The pixels are the same: what is repainted is drawn afresh."""
+    scene.changed.connect(_ignore)
+
+
+def _ignore(*_args: object) -> None:
+    pass

@@ -47,6 +47,7 @@ from vocviewer.gui.panes.image.layers import decode_image as decode_image  # re-
 from vocviewer.gui.panes.image.overlay_scene import overlay_options
 from vocviewer.gui.panes.image.overlays import BoxItem, OverlayOptions
 from vocviewer.gui.panes.image.shown_overlays import ShownOverlays
+from vocviewer.gui.widgets.plot_theme import paint_with_window
 
 BACKGROUND = QColor("#2b2d30")
 PLACEHOLDER = QColor("#5f6368")
@@ -79,6 +80,7 @@ class ImageView(QGraphicsView):
         self._scene = QGraphicsScene(self)
         # hundreds of items are replaced on every image: a BSP index costs more than it saves
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        paint_with_window(self._scene)  # one repaint with the plots' and the tables' changes
         self._pixmap = QGraphicsPixmapItem()
         self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._scene.addItem(self._pixmap)

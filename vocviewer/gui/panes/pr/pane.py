@@ -30,7 +30,12 @@ from vocviewer.gui.panes.pane_sizes import keep_plot
 from vocviewer.gui.panes.pr.band import PRBand
 from vocviewer.gui.panes.pr.overview import SHOWN, ClassOverview
 from vocviewer.gui.panes.pr.title import fits_title
-from vocviewer.gui.widgets.plot_theme import cache_axes, repaint_one_rect, theme_plot
+from vocviewer.gui.widgets.plot_theme import (
+    cache_axes,
+    paint_with_window,
+    repaint_one_rect,
+    theme_plot,
+)
 from vocviewer.gui.widgets.verdict_style import (
     FP_KIND_STYLE,
     detection_role,
@@ -113,6 +118,7 @@ class PRPane(QWidget):
         item.showGrid(x=True, y=True, alpha=0.2)
         cache_axes(self.plot)  # not redrawn with every new curve
         repaint_one_rect(self.plot)  # 80 new curves: one rectangle repainted, not 80
+        paint_with_window(self.plot.scene())  # with the image's and the tables' changes
         item.setXRange(-0.02, 1.05, padding=0.0)  # room for the "1.0" tick label
         item.setYRange(-0.02, 1.04, padding=0.0)
         item.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.1)

@@ -405,7 +405,7 @@ class ApTable(QTableView):
             state.evaluation.summary_changed,
         ):
             signal.connect(self._reset_later.request)
-        state.evaluation.evidence_replaced.connect(self._reset_later.request_now)  # one change
+        state.evaluation.evidence_replaced.connect(self._reset_later.run_at_once)  # one change
         self._rows_later = Debounced(self._update_all_rows, REFRESH_DELAY_MS, self)
         state.evaluation.class_evaluated.connect(self._on_class_evaluated)
         state.evaluation.finished.connect(self._reset_later.flush_soon)
@@ -437,6 +437,7 @@ class ApTable(QTableView):
                 header.setSectionResizeMode(c, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(c, width)
         self._sync_selection(self.app_state.selected_class)
+        self.executeDelayedItemsLayout()
 
     def _on_class_evaluated(self, index: int, ev: Any) -> None:
         self._arrived.add(ev.class_index)
