@@ -147,7 +147,7 @@ def title_number(win: Any) -> str:
 
 def table_text(win: Any, row: int, col: int) -> str:
     model = win.ap_table.ap_model
-    return str(model._text(row, col, model._evaluation(row, col)))
+    return model.text_of(row, col)
 
 
 def fmt(x: float | None, undefined: str = "—") -> str:

@@ -85,8 +85,8 @@ def test_a_segmentation_set_has_no_curve_no_ap_column_and_keeps_the_image(qtbot,
     cols = headers(win)
     assert cols == ["Class", "comp4+comp2", "npos", "ndet"]  # no empty AP column (nor AP_N)
     model = win.ap_table.ap_model
-    assert model._text(train, 1, model._evaluation(train, 1)) == f"{ev.ap:.3f}"
-    assert "…" not in {model._text(r, c, None) for r in range(model.rowCount()) for c in (2, 3)}
+    assert model.text_of(train, 1) == f"{ev.ap:.3f}"
+    assert "…" not in {model.text_of(r, c) for r in range(model.rowCount()) for c in (2, 3)}
     # the image being looked at stays current and listed, where the list shows it
     assert st.current_image == image
     assert image in st.visible_images

@@ -47,7 +47,7 @@ def test_segmentation_results_are_evaluated_and_drawn(qtbot, make_window, demo, 
         assert same(shown[f"IoU {name}"], row["iou"]), name
     # the AP table does not wait forever for detections this set does not have
     model = win.ap_table.ap_model
-    assert "…" not in {model._text(r, 1, None) for r in range(model.rowCount())}
+    assert "…" not in {model.text_of(r, 1) for r in range(model.rowCount())}
     # the result PNGs drawn over the image, as the ground truth's can be
     combo = win.protocol.seg_combo
     assert combo.findData("result") >= 0
