@@ -89,7 +89,6 @@ class ApTableModel(QStandardItemModel):
         """Re-read every cell's text, sort value and tooltip (of class rows ``rows`` and the mean
         row only, if given, while the AP_N column waits for every class); only changed cells
         are set."""
-        display, tip = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole
         # worked out once per pass, not per cell (81 rows x the columns)
         self._pass = {}
         self._pass = {
