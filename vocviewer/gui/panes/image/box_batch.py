@@ -84,13 +84,19 @@ class BoxBatch(QGraphicsRectItem):
         if not exact:
             strokes = [halos[k] for k in sorted(halos, key=lambda k: (k[2], k[1]))]
             strokes += [lines[k] for k in sorted(lines, key=lambda k: (k[3], k[2]))]
+        # the same pens and rectangles (another area range, most of an IoU change's boxes):
+        # no repaint (the image view repaints the whole image for any change, ~4 ms)
+        same = len(strokes) == len(self._strokes) and all(
+            p == q and r == s for (p, r), (q, s) in zip(strokes, self._strokes, strict=True)
+        )
         self._strokes = strokes
         # a crowded image's outlines are kept as pixels: repaints for other reasons (tags
         # arriving, hover) blit them instead of drawing a thousand rectangles again
         self.setCacheMode(_NO_CACHE if exact else _DEVICE_CACHE)
         m = 2.0 + 0.01 * max(bounds.width(), bounds.height())
         self.setRect(bounds.adjusted(-m, -m, m, m))
-        self.update()
+        if not same:
+            self.update()
 
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
