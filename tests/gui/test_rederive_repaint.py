@@ -1,0 +1,125 @@
+"""What a re-derive (another IoU threshold or area range) costs the window's painting: the new
+evidence reaches the screen in one repaint of the window (the PR plot's scene, the image's scene
+and the AP table's reset painted together, not one repaint each), and what it leaves unchanged
+is not repainted (a box batch whose pens and rectangles stay, the PR plot's empty curves)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, QRectF
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView
+
+from tests.gui.test_consistency import coco_case, open_case
+from tests.gui.test_rederive_panes import busiest_image, settled
+from vocviewer.gui.widgets.plot_theme import paint_with_window
+
+
+class Repaints(QObject):
+    """Counts the window's repaints (``UpdateRequest``) and the widgets each one painted."""
+
+    def __init__(self, window: Any) -> None:
+        super().__init__()
+        self.window = window
+        self.rounds: list[set[Any]] = []
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:
+        if event.type() == QEvent.Type.UpdateRequest and obj is self.window:
+            self.rounds.append(set())
+        elif event.type() == QEvent.Type.Paint and self.rounds:
+            self.rounds[-1].add(obj)
+        return False
+
+
+def test_a_rederive_repaints_the_window_once(qtbot, make_window, tmp_path):
+    """One result set (each set's evidence arrives in a turn of its own)."""
+    case = coco_case(tmp_path)
+    win = make_window()
+    win.open_dataset(case.path, tuple(case.sets[0]), None, **case.sources)
+    st, ev = win.state, win.state.evaluation
+    qtbot.waitUntil(lambda: len(st.results) == 1 and st.is_idle(), timeout=60_000)
+    st.select_class(-1)  # the All-classes plot: every curve changes
+    st.set_current_image(busiest_image(win))
+    qtbot.waitUntil(lambda: settled(win) and bool(win.view._shown.items), timeout=60_000)
+    repaints = Repaints(win)
+
+    def restart(_index: int) -> None:  # count from the evidence's arrival
+        repaints.rounds.clear()
+
+    QApplication.instance().installEventFilter(repaints)
+    try:
+        for what, value in (("iou", 0.75), ("iou", 0.5), ("area", "small"), ("iou", 0.95)):
+            QApplication.processEvents()
+            ev.evidence_replaced.connect(restart)  # (after the panes' slots)
+            with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+                (ev.set_iou if what == "iou" else ev.set_area)(value)
+            ev.evidence_replaced.disconnect(restart)
+            qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+            for _ in range(5):
+                QApplication.processEvents()
+            rounds = repaints.rounds
+            assert len(rounds) == 1, (what, value, [len(r) for r in rounds])
+            painted = rounds[0]
+            assert win.ap_table.viewport() in painted, (what, value)
+            if what == "iou":  # new curves
+                assert win.pr_pane.plot.viewport() in painted, (what, value)
+            model = win.ap_table.ap_model
+            heads, cells = model.shown()
+            for r, row in enumerate(cells):
+                assert row == [model.text_of(r, c) for c in range(len(heads))], (value, r)
+    finally:
+        QApplication.instance().removeEventFilter(repaints)
+
+
+def scene_changes(scene: QGraphicsScene) -> list[list[QRectF]]:
+    got: list[list[QRectF]] = []
+    scene.changed.connect(lambda rects: got.append(list(rects)))
+    return got
+
+
+def test_a_box_batch_whose_pens_stay_is_not_repainted(qtbot):
+    from vocviewer.gui.panes.image.box_batch import BoxBatch
+    from vocviewer.gui.panes.image.overlays import BoxItem
+
+    scene = QGraphicsScene()
+    view = QGraphicsView(scene)
+    qtbot.addWidget(view)
+    paint_with_window(scene)
+    boxes = [
+        BoxItem(QRectF(10 * i, 10, 30, 20), QColor("#1e8e3e"), kind="det", row=i) for i in range(4)
+    ]
+    for box in boxes:
+        scene.addItem(box)
+    batch = BoxBatch(boxes, 2.0)
+    scene.addItem(batch)
+    view.show()
+    QApplication.processEvents()
+    got = scene_changes(scene)
+    for box in boxes:  # the same look again (an area range that keeps every verdict)
+        box.set_look(QColor("#1e8e3e"), box.pen().style(), box.pen().widthF())
+    batch.restyle()
+    QApplication.processEvents()
+    assert got == []
+    boxes[1].set_look(QColor("#d93025"), boxes[1].pen().style(), boxes[1].pen().widthF())
+    batch.restyle()
+    QApplication.processEvents()
+    assert got and any(r.intersects(batch.sceneBoundingRect()) for r in got[0])
+
+
+def test_the_pr_plot_redrawn_unchanged_is_not_repainted(qtbot, make_window, tmp_path):
+    win = open_case(qtbot, make_window, coco_case(tmp_path))
+    st, pane = win.state, win.pr_pane
+    st.select_class(-1)
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    QApplication.processEvents()
+    got = scene_changes(pane.plot.scene())
+    pane.refresh()  # nothing new: the same curves, an empty class curve emptied again
+    QApplication.processEvents()
+    assert got == []
+    before = pane.plot.grab().toImage()
+    st.select_class(0)
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    st.select_class(-1)
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    assert pane.plot.grab().toImage() == before  # (the class curve emptied when it had points)
