@@ -123,3 +123,33 @@ def test_the_pr_plot_redrawn_unchanged_is_not_repainted(qtbot, make_window, tmp_
     st.select_class(-1)
     qtbot.waitUntil(lambda: settled(win), timeout=60_000)
     assert pane.plot.grab().toImage() == before  # (the class curve emptied when it had points)
+
+
+def test_an_overview_curve_given_the_pixel_bounds_itself_as_pyqtgraph_does(qtbot):
+    """``overview._Curve`` with the length of a pixel given (worked out once for every curve)
+    has the rectangle pyqtgraph works out per curve: in a plot, plain and with a hover's
+    shadow pen, and after the plot's transform changed (the length worked out again)."""
+    import numpy as np
+    import pyqtgraph as pg
+
+    from vocviewer.gui.panes.pr.overview import _Curve, pixel_lengths
+
+    plot = pg.PlotWidget()
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.show()
+    rng = np.random.default_rng(5)
+    x, y = np.sort(rng.random(300)), rng.random(300)
+    ours, theirs = _Curve(), pg.PlotCurveItem()
+    for curve in (ours, theirs):
+        plot.addItem(curve)
+        curve.setData(x, y, connect="all", skipFiniteCheck=True)
+    for size in ((400, 300), (520, 260)):
+        plot.resize(*size)
+        QApplication.processEvents()
+        for shadow in (None, pg.mkPen("#111111", width=3.5)):
+            ours.pixel = pixel_lengths(ours)
+            for curve in (ours, theirs):
+                curve.setShadowPen(shadow)  # (and a new rectangle)
+            assert ours.boundingRect() == theirs.boundingRect(), (size, shadow)
+            assert ours.pixel is not None and ours.pixel[0] > 0
