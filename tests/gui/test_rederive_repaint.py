@@ -32,7 +32,7 @@ class Repaints(QObject):
         return False
 
 
-def test_a_rederive_repaints_the_window_once(qtbot, make_window, tmp_path):
+def test_a_rederive_repaints_its_panes_in_one_window_repaint(qtbot, make_window, tmp_path):
     """One result set (each set's evidence arrives in a turn of its own)."""
     case = coco_case(tmp_path)
     win = make_window()
@@ -59,11 +59,14 @@ def test_a_rederive_repaints_the_window_once(qtbot, make_window, tmp_path):
             for _ in range(5):
                 QApplication.processEvents()
             rounds = repaints.rounds
-            assert len(rounds) == 1, (what, value, [len(r) for r in rounds])
-            painted = rounds[0]
-            assert win.ap_table.viewport() in painted, (what, value)
-            if what == "iou":  # new curves
-                assert win.pr_pane.plot.viewport() in painted, (what, value)
+            # the first repaint paints the plot and the table, no later one does (the image's
+            # tags of a rebuilt overlay may come over the next turns: ``ShownOverlays``)
+            first = rounds[0] if rounds else set()  # (none: nothing drawn changed)
+            later = set().union(*rounds[1:])
+            panes = (win.pr_pane.plot.viewport(), win.ap_table.viewport())
+            assert not later & set(panes), (what, value, [len(r) for r in rounds])
+            if what == "iou":  # new curves, a new AP_N column
+                assert all(pane in first for pane in panes), (what, value)
             model = win.ap_table.ap_model
             heads, cells = model.shown()
             for r, row in enumerate(cells):
@@ -114,9 +117,16 @@ def test_the_pr_plot_redrawn_unchanged_is_not_repainted(qtbot, make_window, tmp_
     qtbot.waitUntil(lambda: settled(win), timeout=60_000)
     QApplication.processEvents()
     got = scene_changes(pane.plot.scene())
-    pane.refresh()  # nothing new: the same curves, an empty class curve emptied again
-    QApplication.processEvents()
+    paints = Repaints(win)
+    QApplication.instance().installEventFilter(paints)
+    try:  # nothing new: the same curves and legend, an empty class curve emptied again
+        pane.refresh()
+        for _ in range(3):
+            QApplication.processEvents()
+    finally:
+        QApplication.instance().removeEventFilter(paints)
     assert got == []
+    assert not any(pane.plot.viewport() in painted for painted in paints.rounds)
     before = pane.plot.grab().toImage()
     st.select_class(0)
     qtbot.waitUntil(lambda: settled(win), timeout=60_000)

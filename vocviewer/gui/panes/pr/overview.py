@@ -179,6 +179,8 @@ class ClassOverview:
         self._restyle(done)
         if not done:
             self._set_hover(-1)
+            if on:  # no curve yet: no legend (``_restyle`` shows it with curves)
+                self.legend.setVisible(False)
 
     def _segments_of(self, done: dict[int, ClassEvaluation]) -> None:
         parts, owners = [], []

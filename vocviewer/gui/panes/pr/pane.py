@@ -272,11 +272,13 @@ class PRPane(QWidget):
     def show_evaluation(self, ev: ClassEvaluation | None) -> None:
         """Draw one class's ranked evaluation (``None`` clears the plot)."""
         self.evaluation = ev
-        if ev is not None or self.state.selected_class >= 0:  # else the overview's legend
+        overview = ev is None and self.state.selected_class < 0  # the legend is the overview's
+        if not overview:
             self.legend.clear()
         self._show_others(-1)
         self.band.hide()
-        self.legend.setVisible(ev is not None and len(ev) > 0)
+        if not overview:  # (hidden and shown again by the overview: its area repainted, ~3 ms)
+            self.legend.setVisible(ev is not None and len(ev) > 0)
         _clear(self.interpolated)
         if ev is None or not len(ev):
             for item in (self.curve, self.spots, self.marker):
