@@ -1,7 +1,8 @@
 """Plots of the panes: ``fixed_plot`` (no mouse panning, zoom or menu), ``theme_plot`` (a
 pyqtgraph plot in its widget's palette colours: the window's theme), ``cache_axes`` (axes
-painted from a pixmap while they do not change) and ``repaint_one_rect`` (many items changed at
-once repainted as one rectangle)."""
+painted from a pixmap while they do not change), ``repaint_one_rect`` (many items changed at
+once repainted as one rectangle), ``clear_item`` (a curve or dots emptied unless empty) and
+``paint_with_window`` (a scene's changes repainted with the window's next repaint)."""
 
 from __future__ import annotations
 
@@ -55,13 +56,26 @@ def fixed_plot(left_label: str, min_height: int = 130) -> pg.PlotWidget:
 
 def paint_with_window(scene: QGraphicsScene) -> None:
     """Let the changes of ``scene``'s items wait for the window's next repaint instead of
-    repainting the window at once: a scene whose ``changed`` signal nobody hears sends its
-    views' repaint at once when it gathers its changes (``QGraphicsView``'s direct updates),
-    so two scenes changed together (an IoU change: the PR plot, the image) repaint the window
-    twice. Heard, the views are told of the changes by that signal and repaint with the rest
-    of the window, once. The pixels are the same: what is repainted is drawn afresh."""
+    repainting the window at once: a scene whose ``changed`` signal nobody hears repaints the
+    window as soon as it gathers its changes (``QGraphicsView``'s direct updates), so two
+    scenes changed together (an IoU change: the image, the PR plot) repaint it twice. Heard,
+    its views learn the changes from that signal and repaint with the next repaint of the
+    window. Only for a view that repaints its whole viewport (``FullViewportUpdate``): heard,
+    the scene reports an item's new rectangle, not the one it leaves, and an item that moves
+    its rectangle before telling Qt (pyqtgraph's curves) would leave its old pixels."""
     scene.changed.connect(_ignore)
 
 
 def _ignore(*_args: object) -> None:
     pass
+
+
+def clear_item(item: pg.PlotCurveItem | pg.ScatterPlotItem) -> None:
+    """Empty ``item`` unless it is empty already: emptying an empty item repaints the plot
+    around it, e.g. the class curve and dots on each change of the area range while the
+    All-classes curves are shown, whose drawing does not change."""
+    if isinstance(item, pg.ScatterPlotItem):
+        if len(item.data):
+            item.setData([])
+    elif item.xData is None or len(item.xData):
+        item.setData([], [])

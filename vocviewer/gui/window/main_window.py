@@ -179,6 +179,9 @@ class MainWindow(QMainWindow):
         st = self.state
         self.browser = ImageBrowser(st)
         self.view = ImageView(st)
+        # the first pane to hear a re-derive: the image's changes are gathered before the PR
+        # plot's scene repaints the window (``paint_with_window``), so the window repaints once
+        st.evaluation.evidence_replaced.connect(self.view.evidence_replaced)
         self.captions = CaptionBar(st)
         self.pr_pane = PRPane(st)
         self.ap_table = ApTable(st)

@@ -95,7 +95,6 @@ class ProtocolControls(QObject):
         self.dilation.valueChanged.connect(self._on_kind)
         ev.iou_changed.connect(self._sync_iou)
         ev.area_changed.connect(self._sync_area)
-        ev.evidence_replaced.connect(view.evidence_replaced)
         ev.evidence_replaced.connect(side.refresh_image)
 
     def window_actions(self) -> list[QAction]:

@@ -3,8 +3,7 @@
 Images are decoded in a worker (Pillow → ``QImage``); the GUI thread only turns the ``QImage`` into
 a pixmap and draws. A missing or unreadable file gives a neutral placeholder of the annotated size
 saying why, and a message (once per file). Fit-to-window on open, wheel zoom under the mouse, drag
-to pan.
-"""
+to pan."""
 
 from __future__ import annotations
 
@@ -80,7 +79,7 @@ class ImageView(QGraphicsView):
         self._scene = QGraphicsScene(self)
         # hundreds of items are replaced on every image: a BSP index costs more than it saves
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
-        paint_with_window(self._scene)  # one repaint with the plots' and the tables' changes
+        paint_with_window(self._scene)  # repainted with the window (the PR plot's repaint)
         self._pixmap = QGraphicsPixmapItem()
         self._pixmap.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
         self._scene.addItem(self._pixmap)

@@ -30,12 +30,7 @@ from vocviewer.gui.panes.pane_sizes import keep_plot
 from vocviewer.gui.panes.pr.band import PRBand
 from vocviewer.gui.panes.pr.overview import SHOWN, ClassOverview
 from vocviewer.gui.panes.pr.title import fits_title
-from vocviewer.gui.widgets.plot_theme import (
-    cache_axes,
-    paint_with_window,
-    repaint_one_rect,
-    theme_plot,
-)
+from vocviewer.gui.widgets.plot_theme import cache_axes, clear_item, repaint_one_rect, theme_plot
 from vocviewer.gui.widgets.verdict_style import (
     FP_KIND_STYLE,
     detection_role,
@@ -118,7 +113,6 @@ class PRPane(QWidget):
         item.showGrid(x=True, y=True, alpha=0.2)
         cache_axes(self.plot)  # not redrawn with every new curve
         repaint_one_rect(self.plot)  # 80 new curves: one rectangle repainted, not 80
-        paint_with_window(self.plot.scene())  # with the image's and the tables' changes
         item.setXRange(-0.02, 1.05, padding=0.0)  # room for the "1.0" tick label
         item.setYRange(-0.02, 1.04, padding=0.0)
         item.setLimits(xMin=-0.05, xMax=1.05, yMin=-0.05, yMax=1.1)
@@ -279,10 +273,10 @@ class PRPane(QWidget):
         self.band.hide()
         if not overview:  # (hidden and shown again by the overview: its area repainted, ~3 ms)
             self.legend.setVisible(ev is not None and len(ev) > 0)
-        _clear(self.interpolated)
+        clear_item(self.interpolated)
         if ev is None or not len(ev):
             for item in (self.curve, self.spots, self.marker):
-                _clear(item)
+                clear_item(item)
             if ev is not None:
                 view = self.state.evaluation.view_of(self.state.current_results, ev.class_index)
                 left = view.left_out if view is not None else ""
@@ -497,14 +491,3 @@ class PRPane(QWidget):
         ]
         best = min(range(len(points)), key=lambda i: (d[i], ranks[i]))
         return ranks[best]
-
-
-def _clear(item: pg.PlotCurveItem | pg.ScatterPlotItem) -> None:
-    """Empty ``item`` unless it is empty already: emptying an empty item repaints the whole
-    plot (its empty rectangle stands for all of it), e.g. on every change of the area range
-    while the All-classes curves are shown, whose drawing does not change (~5 ms)."""
-    if isinstance(item, pg.ScatterPlotItem):
-        if len(item.data):
-            item.setData([])
-    elif item.xData is None or len(item.xData):
-        item.setData([], [])
