@@ -74,6 +74,15 @@ def test_a_rederive_repaints_its_panes_in_one_window_repaint(qtbot, make_window,
             heads, cells = model.shown()
             for r, row in enumerate(cells):
                 assert row == [model.text_of(r, c) for c in range(len(heads))], (value, r)
+        st.select_class(0)  # a class's curve and dots, its legend
+        for value in (0.75, 0.5):
+            with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
+                ev.set_iou(value)
+            qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+            for _ in range(5):
+                QApplication.processEvents()
+            on_screen = QApplication.primaryScreen().grabWindow(win.winId()).toImage()
+            assert on_screen == win.grab().toImage(), value
     finally:
         QApplication.instance().removeEventFilter(repaints)
 
