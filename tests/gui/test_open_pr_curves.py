@@ -73,12 +73,15 @@ def test_class_curves_are_made_ahead_in_turns_while_the_results_are_evaluated(
         lambda self, *a, **k: made.append(len(self.curves)) or prepare(self, *a, **k),
     )
     pane.classes.clear()
-    monkeypatch.setattr(type(st.evaluation), "is_running", lambda _self: True)
+    monkeypatch.setattr(type(st.jobs), "running_keys", lambda _self: ["diagnose/0"])
+    pane._prepare_curves()  # evaluated (its false positives being diagnosed): made on use
+    assert len(pane.overview) == 0
+    monkeypatch.setattr(type(st.jobs), "running_keys", lambda _self: ["eval/0", "diagnose/1"])
     pane._prepare_curves()
     assert 0 < len(pane.overview) < n  # some in this turn
     qtbot.waitUntil(lambda: len(pane.overview) == n, timeout=10_000)  # the rest in the next ones
     assert len(made) > 2
-    monkeypatch.setattr(type(st.evaluation), "is_running", lambda _self: False)
+    monkeypatch.setattr(type(st.jobs), "running_keys", lambda _self: [])
     pane.classes.clear()
     pane._prepare_curves()  # evaluated: made on use
     assert len(pane.overview) == 0

@@ -215,7 +215,8 @@ class PRPane(QWidget):
         being evaluated (made on use after: the first drawing of every class, at the end of a
         fast evaluation, made the half not made yet in its stall)."""
         ds, st = self.state.dataset, self.state
-        if ds is None or (st.current_results >= 0 and not st.evaluation.is_running()):
+        evaluating = any(k.startswith("eval/") for k in st.jobs.running_keys())
+        if ds is None or (st.current_results >= 0 and not evaluating):
             return
         if self.classes.prepare(len(ds.classes)):
             self._prepare_later.request_now()  # the next ones in the next turn
