@@ -84,6 +84,29 @@ def test_prefetched_open_shows_what_the_window_computes_and_takes_every_answer(
     _same(st.evaluation.sets[0], _plain(coco_results, 0.5))
 
 
+def test_a_window_built_after_the_evaluation_takes_the_results_index_made_ahead(
+    qtbot, make_window, coco_results
+):
+    """Where the evaluation ahead is sent before the window takes the results (its window is
+    still being built), the read-ahead thread makes the window's index of them next
+    (``LoadedResults``): the results' loading job takes it, the same rows and offsets."""
+    from vocviewer.gui.models.tasks import LoadedResults
+
+    if helper_process.needed():
+        pytest.skip("no compiled JSON kernel: the helper process reads ahead")
+    prefetch_open(INSTANCES, (coco_results,))
+    ahead = open_ahead._CURRENT
+    assert ahead is not None
+    qtbot.waitUntil(ahead.index.done, timeout=60_000)
+    st = _open(qtbot, make_window(), INSTANCES, coco_results)
+    loaded = st.results[0]
+    assert loaded is ahead.index.result()
+    fresh = LoadedResults.build(st.dataset, loaded.results)
+    np.testing.assert_array_equal(loaded.det_rows, fresh.det_rows)
+    np.testing.assert_array_equal(loaded.det_offsets, fresh.det_offsets)
+    _same(st.evaluation.sets[0], _plain(coco_results, 0.5))
+
+
 def test_a_prefetched_evaluation_at_another_choice_is_not_used(qtbot, make_window, coco_results):
     window = make_window()
     window.state.evaluation.choose_next(0.75)  # a saved session's deviation, say

@@ -92,6 +92,7 @@ class Debounced(QObject):
         self._callback = callback
         self._delay_ms = delay_ms
         self._took_ms = 0.0  # how long the callback ran last time
+        self._ran = False  # (whether it ran: ``_took_ms`` is known)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(delay_ms)
@@ -126,10 +127,13 @@ class Debounced(QObject):
 
     def flush_soon(self, *_args: object) -> None:
         """``flush``, unless the flushes of this event-loop turn already took
-        ``FLUSH_BUDGET_MS``: then it runs in the next free turn (every view answers
-        ``finished``: one long stall otherwise)."""
+        ``FLUSH_BUDGET_MS`` or would with this one (as long as it took last time; unknown
+        before it first ran; the turn's first always runs): then it runs in the next free
+        turn (every view answers ``finished``: one long stall otherwise)."""
         turns = _turns()
-        if turns.flushed_ms >= FLUSH_BUDGET_MS and (self._timer.isActive() or self in turns.queue):
+        spent, took = turns.flushed_ms, self._took_ms if self._ran else FLUSH_BUDGET_MS
+        over = spent >= FLUSH_BUDGET_MS or (spent > 0 and spent + took > FLUSH_BUDGET_MS)
+        if over and (self._timer.isActive() or self in turns.queue):
             self._timer.stop()
             turns.add(self)
             return
@@ -143,7 +147,7 @@ class Debounced(QObject):
         try:
             self._callback()
         finally:
-            self._took_ms = 1e3 * (time.perf_counter() - start)
+            self._took_ms, self._ran = 1e3 * (time.perf_counter() - start), True
 
 
 #: How long views wait for more evaluation results before redrawing (ms).

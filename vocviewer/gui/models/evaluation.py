@@ -37,6 +37,7 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
+from vocviewer.gui.models.curve_paths import with_paths
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
@@ -429,14 +430,13 @@ class EvaluationModel(QObject):
 
 
 def _evaluate(bench: Benchmark, ds: Dataset, res: ResultSet, choice: ViewChoice) -> Any:
-    """The family's evaluation, undiagnosed (``EvaluationModel._diagnose`` follows), as a
-    generator a worker drives (the one ``prefetch_open`` computed ahead, if it matches)."""
+    """The family's evaluation, undiagnosed (``EvaluationModel._diagnose`` follows), with its
+    curves (``with_paths``), as a worker drives it (``prefetch_open``'s, if it matches)."""
     ready = take_evaluation(ds, res, choice)
-    yield from ready if ready is not None else bench.evaluate_views(ds, res, choice, False)
+    yield from with_paths(ready or bench.evaluate_views(ds, res, choice, False))
 
 
-#: how long a diagnosis job waits for its go-ahead at most (s)
-_DIAGNOSIS_WAIT_S = 2.0
+_DIAGNOSIS_WAIT_S = 2.0  # how long a diagnosis job waits for its go-ahead at most (s)
 
 
 class _Go(threading.Event):

@@ -5,7 +5,9 @@ imported. ``start`` reads the dataset, then the results, then evaluates them at 
 default choice, one after the other in a thread of this process, while the window is built;
 ``take_dataset``, ``take_results`` and ``take_evaluation`` hand each answer to the window's own
 loading worker (which waits for it without the interpreter lock), once, where it is exactly what
-that worker would compute (else ``None``: it does the work itself).
+that worker would compute (else ``None``: it does the work itself); once the evaluation is
+sent, the window's index of the results is made here too if the window has not taken them yet
+(``indexed``: it was still being built).
 
 This is the path where the compiled JSON kernel is built (``helper_process.needed`` is False): it
 scans the files and the matching kernels evaluate with the interpreter lock released, so the
@@ -38,8 +40,9 @@ _CURRENT: _Ahead | None = None
 
 class _Ahead:
     """One open's work: ``dataset`` and ``results`` futures, the evaluation's ``stream`` (items
-    after the ``choice`` it was evaluated at, ``COMPLETE`` or ``STOPPED`` last); ``taken`` names
-    the answers handed out (each once)."""
+    after the ``choice`` it was evaluated at, ``COMPLETE`` or ``STOPPED`` last), the ``index``
+    of the results the window makes (``indexer``); ``taken`` names the answers handed out (each
+    once)."""
 
     def __init__(
         self,
@@ -47,8 +50,11 @@ class _Ahead:
         rkey: Hashable | None,
         read: Callable[..., Dataset],
         sources: dict[str, Any],
+        indexer: Callable[[Dataset, ResultSet], Any] | None = None,
     ) -> None:
         self.dkey, self.rkey, self.sources = dataset_key(path, sources), rkey, sources
+        self.indexer = indexer
+        self.index: Future[Any] = Future()
         self.path, self.read = path, read
         self.dataset: Future[Dataset] = Future()
         self.results: Future[ResultSet] = Future()
@@ -92,10 +98,22 @@ class _Ahead:
                 self.stream.put(item)
             else:
                 self.stream.put(COMPLETE)
+                self._index(ds, res)
                 return
         except Exception:  # the window evaluates the rest itself and reports the error
             pass
         self.stream.put(STOPPED)
+
+    def _index(self, ds: Dataset, res: ResultSet) -> None:
+        """The window's index of the results (``indexer``), made here once the evaluation is
+        sent, if the window has not taken them yet (its window was still being built: the
+        results' loading job then only takes it, ``indexed``)."""
+        if self.indexer is None or "results" in self.taken or self.dropped.is_set():
+            return
+        try:
+            self.index.set_result(self.indexer(ds, res))
+        except BaseException as exc:  # (the window makes it again and reports)
+            self.index.set_exception(exc)
 
     def _parse_ahead(self) -> Callable[..., Any] | None:
         """The results' parse that needs no dataset, started now by the family the dataset
@@ -119,14 +137,19 @@ def dataset_key(path: str | Path, sources: dict[str, Any]) -> Hashable:
 
 
 def start(
-    path: str | Path, rkey: Hashable | None, read: Callable[..., Dataset], **sources: Any
+    path: str | Path,
+    rkey: Hashable | None,
+    read: Callable[..., Dataset],
+    indexer: Callable[[Dataset, ResultSet], Any] | None = None,
+    **sources: Any,
 ) -> None:
     """Read the dataset ``path`` with ``read(path, **sources)`` (as the window draws it) in a
     thread now, then (if ``rkey``, the results' key ``((paths...), None, None)``) its results,
-    then their evaluation. Drops what an earlier ``start`` left untaken."""
+    then their evaluation, then (if the window has not taken the results yet)
+    ``indexer(dataset, results)``. Drops what an earlier ``start`` left untaken."""
     global _CURRENT
     forget()
-    ahead = _Ahead(Path(path), rkey, read, dict(sources))
+    ahead = _Ahead(Path(path), rkey, read, dict(sources), indexer)
     with _LOCK:
         _CURRENT = ahead
     ahead.thread.start()
@@ -186,6 +209,16 @@ def take_results(dataset: Dataset, rkey: Hashable) -> ResultSet | None:
     except BaseException:
         forget()
         return None
+
+
+def indexed(results: ResultSet) -> Any | None:
+    """``indexer``'s answer for exactly ``results`` if it is made by now (never waits), else
+    ``None``."""
+    with _LOCK:
+        ahead = _CURRENT
+    if ahead is None or not _is_result(ahead.results, results) or not ahead.index.done():
+        return None
+    return None if ahead.index.exception() is not None else ahead.index.result()
 
 
 def take_evaluation(results: ResultSet, choice: Any) -> Iterator[Any] | None:

@@ -145,7 +145,8 @@ def load_results(
     rkey = _results_key(given, image_set, fallback_set)
     ahead = open_ahead.take_results(dataset, rkey)
     if ahead is not None:
-        return LoadedResults.build(dataset, ahead)
+        made = open_ahead.indexed(ahead)  # (made ahead while the window was being built)
+        return made if isinstance(made, LoadedResults) else LoadedResults.build(dataset, ahead)
     ready = take(("results", rkey))
     if isinstance(ready, tuple) and ready[0] == _fingerprint(dataset):
         return LoadedResults.build(dataset, ready[1])
@@ -169,7 +170,7 @@ def prefetch_open(
     dkey = _dataset_key(path, sources)
     rkey = _results_key([Path(p) for p in results_paths], None, None) if results_paths else None
     if not needed():
-        open_ahead.start(path, rkey, read_dataset, **sources)
+        open_ahead.start(path, rkey, read_dataset, LoadedResults.build, **sources)
         return
     prefetch(("dataset", dkey), _read_dataset_held, (dkey, rkey), path, **sources)
     if rkey is not None:

@@ -136,11 +136,11 @@ class ClassOverview:
         self._segments_due = {}  # no segments
         self._set_hover(-1)
 
-    def prepare(self, n_classes: int, most: int = 40) -> bool:
+    def prepare(self, n_classes: int, most: int = 20) -> bool:
         """Create up to ``most`` more of the curves of ``n_classes`` classes, hidden (80 cost
-        ~30 ms; done in turns of their own while the results load, so the first drawing of
-        every class, when a fast evaluation's classes arrive together, does not add that to
-        its stall); whether some are still to make."""
+        ~30 ms; done in turns of their own while the results load and are evaluated, so the
+        first drawing of every class, when a fast evaluation's classes arrive together, does
+        not add that to its stall); whether some are still to make."""
         todo = [k for k in range(n_classes) if k not in self.curves]
         for k in todo[:most]:
             self._curve(k).setVisible(False)

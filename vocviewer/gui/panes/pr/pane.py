@@ -211,8 +211,12 @@ class PRPane(QWidget):
         self._prepare_later.request_now()  # the class curves, in a turn of their own
 
     def _prepare_curves(self) -> None:
-        ds = self.state.dataset
-        if ds is None or self.state.current_results >= 0:  # (results in: made on use)
+        """The class curves made ahead, some per turn, while no results are in or they are
+        being evaluated (made on use after: the first drawing of every class, at the end of a
+        fast evaluation, made the half not made yet in its stall)."""
+        ds, st = self.state.dataset, self.state
+        evaluating = any(k.startswith("eval/") for k in st.jobs.running_keys())
+        if ds is None or (st.current_results >= 0 and not evaluating):
             return
         if self.classes.prepare(len(ds.classes)):
             self._prepare_later.request_now()  # the next ones in the next turn
