@@ -162,7 +162,20 @@ def missed_at(
     ``>= score_threshold`` (per class: ``score_threshold[k]``) count — those in ``missed``
     (no TP at any score) plus those matched only by a TP scoring below the threshold."""
     out = missed & np.isin(dataset.objects.label, list(evaluations))
-    for ev in evaluations.values():
+    evs = list(evaluations.values())
+    if len(evs) > 1 and all(ev.score.dtype == np.float64 for ev in evs):  # all at once
+        sizes = [len(ev) for ev in evs]
+        score = np.concatenate([ev.score for ev in evs])
+        if isinstance(score_threshold, np.ndarray | tuple):
+            per_class = [class_threshold(score_threshold, ev.class_index) for ev in evs]
+            at: float | FloatArray = np.repeat(np.array(per_class, dtype=np.float64), sizes)
+        else:
+            at = float(score_threshold)
+        best_gt = np.concatenate([ev.best_gt for ev in evs])
+        tp = np.concatenate([ev.verdict for ev in evs]) == Verdict.TP
+        out[best_gt[~is_drawn(score, at) & tp & (best_gt >= 0)]] = True
+        return out
+    for ev in evs:
         late_tp = (
             ~is_drawn(ev.score, class_threshold(score_threshold, ev.class_index))
             & (ev.verdict == Verdict.TP)

@@ -44,10 +44,11 @@ class Ranked:
     ap: float
 
     @classmethod
-    def of_raw(cls, k: int, t: int, raw: Any) -> Ranked:
+    def of_raw(cls, k: int, t: int, raw: Any, ap: float | None = None) -> Ranked:
         """Class ``k`` at threshold index ``t`` of a family's per-class record ``raw``
         (``det_rows``, ``image_index``, ``score``, ``verdict`` and ``matched_gt`` (T, N),
-        ``npig``, ``ap``: e.g. COCO's ``CocoCategoryEvaluation``)."""
+        ``npig``, ``ap``: e.g. COCO's ``CocoCategoryEvaluation``; ``ap``: its ``ap``, if
+        known)."""
         return cls(
             k,
             raw.det_rows,
@@ -56,7 +57,7 @@ class Ranked:
             raw.verdict[t],
             raw.matched_gt[t],
             int(raw.npig[0]),
-            raw.ap,
+            raw.ap if ap is None else ap,
         )
 
     def evaluation(

@@ -5,6 +5,7 @@
  *                                                            whose diagnosis needs an overlap search
  *   diagnose(verdict, best_gt, best_iou, needed, col, best, iou, threshold, min_overlap, codes)
  *                                                            analysis.classify_false_positives' steps
+ *                                                            (needed None: found in the same pass)
  *   ranked(verdict, bounds, npos, tp, fp)                    views.ranked_evaluation's precision and
  *                                                            recall, class by class
  *   normalised_101(verdict, bounds, npos, n_pos, rt, tp, fp) normalised_ap.normalised_ap_101's
@@ -103,7 +104,7 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
     const int has_thr = d->has_thr;
     const double thr = d->thr, min_overlap = d->min_overlap;
     npy_intp a = 0, b = m; /* the first needed rank >= lo (needed ascends) */
-    while (a < b) {
+    while (nd && a < b) {
         npy_intp mid = a + (b - a) / 2;
         if (nd[mid] < lo) a = mid + 1;
         else b = mid;
@@ -114,10 +115,14 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
         int fp = vd[i] == FP;
         int64_t g = gd[i], c = -1;
         double o = od[i];
-        while (j < m && nd[j] < i) j++;
-        int is_needed = j < m && nd[j] == i;
+        int is_needed;
+        if (nd) { /* the ranks needed, given */
+            while (j < m && nd[j] < i) j++;
+            is_needed = j < m && nd[j] == i;
+        } else /* every rank's column given: those `needed` would give */
+            is_needed = fp && !(o >= min_overlap);
         if (is_needed) {
-            c = cl[j];
+            c = cl[nd ? j : i];
             if (c < 0 || c >= s) { bad = 1; break; }
             if (fp && isnan(o)) { g = bb[3 * c]; o = bi[3 * c]; }
         }
@@ -139,7 +144,8 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
 
 /* codes: int8 (fp, duplicate) verdicts; kinds: int8 (duplicate, localization, similar, other,
  * background). needed: ascending ranks, col[j] the row of needed[j] in best / iou (S, 3):
- * its best object and overlap of its own, a similar and any other class. */
+ * its best object and overlap of its own, a similar and any other class; needed None: col
+ * (N,) gives every rank's row, and the ranks needed are those `needed` gives (in one pass). */
 static PyObject *diagnose(PyObject *self, PyObject *args)
 {
     PyObject *a_v, *a_gt, *a_iou, *a_need, *a_col, *a_best, *a_biou, *a_codes, *a_kinds;
@@ -149,13 +155,14 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
                           &a_biou, &thr, &has_thr, &min_overlap, &a_codes, &a_kinds, &in_place))
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *gt = as_array(a_gt, NPY_INT64);
-    PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64), *need = as_array(a_need, NPY_INT64);
+    PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64);
+    PyArrayObject *need = a_need == Py_None ? NULL : as_array(a_need, NPY_INT64);
     PyArrayObject *col = as_array(a_col, NPY_INT32), *best = as_array(a_best, NPY_INT64);
     PyArrayObject *biou = as_array(a_biou, NPY_FLOAT64), *codes = as_array(a_codes, NPY_INT8);
     PyArrayObject *kinds = as_array(a_kinds, NPY_INT8);
     PyObject *kind = NULL, *conf = NULL, *conf_iou = NULL, *sgt = NULL, *siou = NULL, *out = NULL;
-    if (!v || !gt || !iou || !need || !col || !best || !biou || !codes || !kinds) goto done;
-    npy_intp n = PyArray_SIZE(v), m = PyArray_SIZE(need), s = PyArray_SIZE(best) / 3;
+    if (!v || !gt || !iou || (a_need != Py_None && !need) || !col || !best || !biou || !codes || !kinds) goto done;
+    npy_intp n = PyArray_SIZE(v), m = need ? PyArray_SIZE(need) : n, s = PyArray_SIZE(best) / 3;
     if (PyArray_SIZE(gt) != n || PyArray_SIZE(iou) != n || PyArray_SIZE(col) != m
         || PyArray_SIZE(best) != 3 * s || PyArray_SIZE(biou) != 3 * s || PyArray_SIZE(codes) != 2
         || PyArray_SIZE(kinds) != 5) {
@@ -177,7 +184,7 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     }
     if (!kind || !conf || !conf_iou || !sgt || !siou) goto done;
     const int8_t *vd = PyArray_DATA(v), *cd = PyArray_DATA(codes), *kd = PyArray_DATA(kinds);
-    const int64_t *gd = PyArray_DATA(gt), *nd = PyArray_DATA(need);
+    const int64_t *gd = PyArray_DATA(gt), *nd = need ? PyArray_DATA(need) : NULL;
     const int32_t *cl = PyArray_DATA(col);
     const int64_t *bb = PyArray_DATA(best);
     const double *od = PyArray_DATA(iou), *bi = PyArray_DATA(biou);
@@ -508,14 +515,16 @@ static PyMethodDef methods[] = {
      "\n"
      "Ranks with verdict fp_code whose best_iou is NaN or below min_overlap."},
     {"diagnose", diagnose, METH_VARARGS,
-     "diagnose(verdict, best_gt, best_iou, needed, col int32, best (S, 3), iou (S, 3), threshold,\n"
+     "diagnose(verdict, best_gt, best_iou, needed | None, col int32, best (S, 3), iou (S, 3),\n"
+     "         threshold,\n"
      "         has_threshold, min_overlap, codes int8 (fp, duplicate),\n"
      "         kinds int8 (duplicate, localization, similar, other, background)[, in_place])\n"
      "    -> (kind, confused_gt, confused_iou, same_gt, same_iou)\n"
      "\n"
      "analysis.classify_false_positives over ranks laid end to end (in_place: same_gt and\n"
      "same_iou written over best_gt and best_iou, which are returned); needed ranks' overlap\n"
-     "searches are rows col of best / iou (columns: same, similar, other class)."},
+     "searches are rows col of best / iou (columns: same, similar, other class); needed None:\n"
+     "col gives every rank's row and the needed ranks are found in the same pass."},
     {"lookup", lookup, METH_VARARGS,
      "lookup(slot int32 (N,), key int32 (S,), rows int64, cls int64, want int32 (C,)[, at])\n"
      "    -> (col int32, fresh int64, other int64)\n"

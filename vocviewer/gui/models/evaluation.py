@@ -495,6 +495,5 @@ def _rederive(
     )
     ranks = previous.rank_by_row if kept and previous is not None else None
     out = ResultEvaluations(len(res.detections), len(ds.objects), ranks, choice)
-    for view in views:
-        out.add(view)
+    out.add_all(views)
     return out.work_ahead(ds, ap_rule, threshold)
