@@ -86,8 +86,8 @@ def classify_all_false_positives(
     same_gt = np.full(0, -1, dtype=np.int64)
     if cut:
         verdict = np.concatenate([ev.verdict for ev in cut])
-        same_gt = np.concatenate([ev.best_gt for ev in cut]).astype(np.int64, copy=False)
-        same_iou = np.concatenate([ev.best_iou for ev in cut]).astype(np.float64, copy=False)
+        same_gt = np.concatenate([ev.best_gt for ev in cut], dtype=np.int64)
+        same_iou = np.concatenate([ev.best_iou for ev in cut], dtype=np.float64)
         rules = (plus_one, min_overlap, groups, iou_threshold)
         if k is not None:  # the kernel makes the kinds and confusions
             kind, confused, confused_iou, same_gt, same_iou = _diagnose_kernel(

@@ -164,7 +164,7 @@ def missed_rows_all(
     only objects of its own class, as every protocol here does); ``taken``: the object rows
     their true positives matched, if known (``ranked_and_taken``)."""
     label = dataset.objects.label
-    by_label, offsets = _objects_by_label(dataset)
+    by_label, offsets = objects_by_label(dataset)
     unmatched = np.ones(len(label), dtype=bool) if exclude is None else ~exclude
     if taken is not None:
         unmatched[taken] = False
@@ -185,9 +185,10 @@ _BY_LABEL: weakref.WeakKeyDictionary[Dataset, tuple[IntArray, IntArray]] = (
 )
 
 
-def _objects_by_label(dataset: Dataset) -> tuple[IntArray, IntArray]:
+def objects_by_label(dataset: Dataset) -> tuple[IntArray, IntArray]:
     """Object rows grouped by class (ascending within each; rows of no class first) and each
-    class's offsets into them, int64 (C + 1,)."""
+    class's offsets into them, int64 (C + 1,); kept per dataset (the window works them out
+    ahead of its first re-derive, ``EvaluationModel``)."""
     kept = _BY_LABEL.get(dataset)
     if kept is None:
         label = dataset.objects.label

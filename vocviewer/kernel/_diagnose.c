@@ -455,56 +455,110 @@ done:
     return q;
 }
 
+/* pr_polyline of one class (n points): the finite points not inside a run of equal recall,
+ * counted (xo NULL) or written to xo, yo; returns how many. A point is inside where the finite
+ * points before and after it have its recall (so fewer than 3 finite points: all kept). */
+static npy_intp polyline_walk(const double *rd, const double *pd, npy_intp n, double *xo,
+                              double *yo)
+{
+    npy_intp kept = 0, prev = -1, cur = -1;
+    for (npy_intp i = 0; i <= n; i++) {
+        npy_intp next = -1;
+        if (i < n) {
+            if (!(isfinite(rd[i]) && isfinite(pd[i]))) continue;
+            next = i;
+        }
+        if (cur >= 0) {
+            int inside = prev >= 0 && next >= 0 && rd[cur] == rd[prev] && rd[cur] == rd[next];
+            if (!inside) {
+                if (xo) xo[kept] = rd[cur], yo[kept] = pd[cur];
+                kept++;
+            }
+        }
+        prev = cur, cur = next;
+    }
+    return kept;
+}
+
+/* polylines' work over classes [lo, hi): counted (xo NULL) or written. */
+typedef struct {
+    const double **rd, **pd;
+    const npy_intp *n;
+    npy_intp *kept;
+    double **xo, **yo;
+} PolylineJob;
+
+static void polylines_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
+{
+    PolylineJob *j = (PolylineJob *)ctx;
+    for (Py_ssize_t k = lo; k < hi; k++)
+        j->kept[k] = polyline_walk(j->rd[k], j->pd[k], j->n[k], j->xo ? j->xo[k] : NULL,
+                                   j->xo ? j->yo[k] : NULL);
+}
+
 /* evaluation.result.pr_polyline of each class: of its finite (recall, precision) points, those
- * not inside a run of equal recall (a run's first and last draw the same vertical segment). */
+ * not inside a run of equal recall (a run's first and last draw the same vertical segment).
+ * Counted, then written, without the GIL, classes shared among threads. */
 static PyObject *polylines(PyObject *self, PyObject *args)
 {
     PyObject *a_rec, *a_prec;
     if (!PyArg_ParseTuple(args, "OO", &a_rec, &a_prec)) return NULL;
     PyObject *recs = PySequence_Fast(a_rec, "polylines: recalls must be a sequence");
     PyObject *precs = recs ? PySequence_Fast(a_prec, "polylines: precisions must be a sequence") : NULL;
-    PyObject *out = NULL;
+    PyObject *out = NULL, **held = NULL;
+    void **mem = NULL;
+    Py_ssize_t c = 0;
+    npy_intp total = 0; /* ranks */
     if (!recs || !precs) goto done;
-    Py_ssize_t c = PySequence_Fast_GET_SIZE(recs);
+    c = PySequence_Fast_GET_SIZE(recs);
     if (PySequence_Fast_GET_SIZE(precs) != c) {
         PyErr_SetString(PyExc_ValueError, "polylines: as many recalls as precisions");
         goto done;
     }
-    if (!(out = PyList_New(c))) goto done;
+    /* held: 2c input arrays, then 2c outputs; mem: rd, pd, xo, yo (c each), n, kept (c each) */
+    held = calloc((size_t)(4 * c + 1), sizeof(PyObject *));
+    mem = calloc((size_t)(6 * c + 1), sizeof(void *));
+    if (!held || !mem) { PyErr_NoMemory(); goto done; }
+    const double **rd = (const double **)mem, **pd = (const double **)mem + c;
+    double **xo = (double **)mem + 2 * c, **yo = (double **)mem + 3 * c;
+    npy_intp *n = (npy_intp *)(mem + 4 * c), *kept = (npy_intp *)(mem + 5 * c);
     for (Py_ssize_t k = 0; k < c; k++) {
         PyArrayObject *r = as_array(PySequence_Fast_GET_ITEM(recs, k), NPY_FLOAT64);
+        held[2 * k] = (PyObject *)r;
         PyArrayObject *p = r ? as_array(PySequence_Fast_GET_ITEM(precs, k), NPY_FLOAT64) : NULL;
-        PyObject *x = NULL, *y = NULL, *pair = NULL;
-        if (p && PyArray_SIZE(p) != PyArray_SIZE(r))
+        held[2 * k + 1] = (PyObject *)p;
+        if (!p) goto done;
+        if (PyArray_SIZE(p) != PyArray_SIZE(r)) {
             PyErr_SetString(PyExc_ValueError, "polylines: recall and precision differ in length");
-        else if (p) {
-            npy_intp n = PyArray_SIZE(r), m = 0, kept = 0;
-            const double *rd = PyArray_DATA(r), *pd = PyArray_DATA(p);
-            for (npy_intp i = 0; i < n; i++) m += isfinite(rd[i]) && isfinite(pd[i]);
-            npy_intp *at = malloc(sizeof(npy_intp) * (size_t)(m > 0 ? m : 1));
-            if (!at) PyErr_NoMemory();
-            else {
-                for (npy_intp i = 0, j = 0; i < n; i++)
-                    if (isfinite(rd[i]) && isfinite(pd[i])) at[j++] = i;
-                for (npy_intp j = 0; j < m; j++) { /* fewer than 3 points: all kept */
-                    int inside = m >= 3 && j > 0 && j + 1 < m && rd[at[j]] == rd[at[j - 1]]
-                                 && rd[at[j]] == rd[at[j + 1]];
-                    if (!inside) at[kept++] = at[j];
-                }
-                if ((x = new_1d(kept, NPY_FLOAT64)) && (y = new_1d(kept, NPY_FLOAT64))) {
-                    double *xo = PyArray_DATA((PyArrayObject *)x);
-                    double *yo = PyArray_DATA((PyArrayObject *)y);
-                    for (npy_intp j = 0; j < kept; j++) xo[j] = rd[at[j]], yo[j] = pd[at[j]];
-                    pair = PyTuple_Pack(2, x, y);
-                }
-                free(at);
-            }
+            goto done;
         }
-        Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(x); Py_XDECREF(y);
+        rd[k] = PyArray_DATA(r), pd[k] = PyArray_DATA(p), n[k] = PyArray_SIZE(r);
+        total += n[k];
+    }
+    Py_ssize_t per_thread = total >= RANKS_PER_THREAD ? 1 : c + 1; /* (few ranks: one thread) */
+    PolylineJob job = {rd, pd, n, kept, NULL, NULL};
+    Py_BEGIN_ALLOW_THREADS
+    split_range(polylines_range, &job, c, per_thread);
+    Py_END_ALLOW_THREADS
+    if (!(out = PyList_New(c))) goto done;
+    for (Py_ssize_t k = 0; k < c; k++) {
+        PyObject *x = new_1d(kept[k], NPY_FLOAT64), *y = x ? new_1d(kept[k], NPY_FLOAT64) : NULL;
+        held[2 * c + 2 * k] = x, held[2 * c + 2 * k + 1] = y;
+        if (!y) { Py_CLEAR(out); goto done; }
+        xo[k] = PyArray_DATA((PyArrayObject *)x), yo[k] = PyArray_DATA((PyArrayObject *)y);
+        PyObject *pair = PyTuple_Pack(2, x, y);
         if (!pair) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, k, pair);
     }
+    job.xo = xo, job.yo = yo;
+    Py_BEGIN_ALLOW_THREADS
+    split_range(polylines_range, &job, c, per_thread);
+    Py_END_ALLOW_THREADS
 done:
+    if (held)
+        for (Py_ssize_t i = 0; i < 4 * c; i++) Py_XDECREF(held[i]);
+    free(held);
+    free(mem);
     Py_XDECREF(recs); Py_XDECREF(precs);
     return out;
 }

@@ -37,6 +37,7 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
+from vocviewer.families.views_all import objects_by_label
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations
 from vocviewer.gui.models.tasks import Message, error_message, take_evaluation
@@ -464,8 +465,9 @@ def _diagnosed(
     out = ResultEvaluations(len(res.detections), len(ds.objects))
     for k in sorted(views):
         out.add(diagnose_pending(ds, res, views[k], settings.rules))
-    if settings.rederives:  # (what a re-derive's false positives need)
+    if settings.rederives:  # (what a re-derive's false positives and missed objects need)
         search_ahead(ds, res, [out.det[k] for k in sorted(out.det)], settings.rules.groups)
+        objects_by_label(ds)
     return out.work_ahead(ds, ap_rule, threshold)
 
 
