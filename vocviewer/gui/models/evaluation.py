@@ -463,8 +463,7 @@ def _diagnosed(
         return None
     settings = bench.view_settings(ds)
     out = ResultEvaluations(len(res.detections), len(ds.objects))
-    for k in sorted(views):
-        out.add(diagnose_pending(ds, res, views[k], settings.rules))
+    out.add_all([diagnose_pending(ds, res, views[k], settings.rules) for k in sorted(views)])
     if settings.rederives:  # (what a re-derive's false positives and missed objects need)
         search_ahead(ds, res, [out.det[k] for k in sorted(out.det)], settings.rules.groups)
         objects_by_label(ds)

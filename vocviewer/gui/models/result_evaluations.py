@@ -97,7 +97,7 @@ class ResultEvaluations:
             if view.evaluation.task == "cls":
                 self.add(view)
         evs = [v.evaluation for v in det]
-        order = np.concatenate([ev.order for ev in evs])
+        order = lay_out(evs)[0]  # (the same ranked detections again: kept, no copy)
         self.verdict_by_row[order] = np.concatenate([ev.verdict for ev in evs])
         diagnosed = [v for v in det if v.false_positives is not None]
         if diagnosed:
