@@ -22,12 +22,56 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <string.h>
 
-#include "_threads.h" /* split_range */
+#include "_threads.h" /* thread_count, MAX_THREADS */
+
+/* (its even split_range is not used here: split_taken) */
+static void split_range(RangeWork, void *, Py_ssize_t, Py_ssize_t) __attribute__((unused));
 
 /* ranks a thread is worth starting for (diagnose, normalised_101) */
 #define RANKS_PER_THREAD 100000
+/* pieces per thread the work is cut into (split_taken) */
+#define PIECES_PER_THREAD 4
+
+/* split_taken's state: the next piece not taken yet, shared by the threads. */
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t n, piece;
+    atomic_llong next;
+} TakenJob;
+
+static void *take_pieces(void *arg)
+{
+    TakenJob *j = (TakenJob *)arg;
+    for (;;) {
+        Py_ssize_t lo = (Py_ssize_t)atomic_fetch_add(&j->next, (long long)j->piece);
+        if (lo >= j->n) return NULL;
+        j->work(j->ctx, lo, lo + j->piece < j->n ? lo + j->piece : j->n);
+    }
+}
+
+/* `work(ctx, lo, hi)` over [0, n) cut into PIECES_PER_THREAD pieces per thread of
+ * thread_count(n, per_thread), each piece taken by whichever thread is free: this one takes
+ * pieces until none is left, so a thread the machine starts late (a loaded machine) takes
+ * fewer or none instead of being waited for. The pieces are disjoint; which thread ran one
+ * never changes what it wrote. */
+static void split_taken(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread)
+{
+    int k = thread_count(n, per_thread);
+    Py_ssize_t pieces = (Py_ssize_t)k * PIECES_PER_THREAD;
+    TakenJob job = {work, ctx, n, n / pieces + (n % pieces != 0), 0};
+    if (job.piece < 1) job.piece = 1;
+    pthread_t threads[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < k; t++)
+        started[t] = pthread_create(&threads[t], NULL, take_pieces, &job) == 0;
+    take_pieces(&job);
+    for (int t = 1; t < k; t++)
+        if (started[t]) pthread_join(threads[t], NULL);
+}
 
 static PyArrayObject *as_array(PyObject *obj, int type)
 {
@@ -195,7 +239,7 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     DiagnoseJob job = {vd, gd, nd, cl, bb, od, bi, ko, co, go, cio, io, m, s, cd[0], cd[1],
                        {kd[0], kd[1], kd[2], kd[3], kd[4]}, has_thr, thr, min_overlap, 0};
     Py_BEGIN_ALLOW_THREADS
-    split_range(diagnose_range, &job, n, RANKS_PER_THREAD);
+    split_taken(diagnose_range, &job, n, RANKS_PER_THREAD);
     Py_END_ALLOW_THREADS
     int bad = job.bad;
     if (bad) {
@@ -350,9 +394,9 @@ static PyObject *ranked(PyObject *self, PyObject *args)
     if (!(prec = new_1d(n, NPY_FLOAT64)) || !(rec = new_1d(n, NPY_FLOAT64))) goto done;
     RankedJob job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA((PyArrayObject *)prec),
                      PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1};
-    job.shares = thread_count(n, RANKS_PER_THREAD);
+    job.shares = (Py_ssize_t)thread_count(n, RANKS_PER_THREAD) * PIECES_PER_THREAD;
     Py_BEGIN_ALLOW_THREADS
-    split_range(ranked_classes, &job, job.shares, 1);
+    split_taken(ranked_classes, &job, job.shares, PIECES_PER_THREAD);
     Py_END_ALLOW_THREADS
     out = Py_BuildValue("(OO)", prec, rec);
 done:
@@ -445,9 +489,9 @@ static PyObject *normalised_101(PyObject *self, PyObject *args)
     if (!(q = PyArray_ZEROS(2, dims, NPY_FLOAT64, 0))) goto done;
     Norm101Job job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA(rt), n_pos, r,
                       nb - 1, n, tp_code, fp_code, PyArray_DATA((PyArrayObject *)q), 1, 0};
-    job.shares = thread_count(n, RANKS_PER_THREAD);
+    job.shares = (Py_ssize_t)thread_count(n, RANKS_PER_THREAD) * PIECES_PER_THREAD;
     Py_BEGIN_ALLOW_THREADS
-    split_range(normalised_classes, &job, job.shares, 1);
+    split_taken(normalised_classes, &job, job.shares, PIECES_PER_THREAD);
     Py_END_ALLOW_THREADS
     if (job.no_memory) { PyErr_NoMemory(); Py_CLEAR(q); }
 done:
@@ -538,7 +582,7 @@ static PyObject *polylines(PyObject *self, PyObject *args)
     Py_ssize_t per_thread = total >= RANKS_PER_THREAD ? 1 : c + 1; /* (few ranks: one thread) */
     PolylineJob job = {rd, pd, n, kept, NULL, NULL};
     Py_BEGIN_ALLOW_THREADS
-    split_range(polylines_range, &job, c, per_thread);
+    split_taken(polylines_range, &job, c, per_thread);
     Py_END_ALLOW_THREADS
     if (!(out = PyList_New(c))) goto done;
     for (Py_ssize_t k = 0; k < c; k++) {
@@ -552,7 +596,7 @@ static PyObject *polylines(PyObject *self, PyObject *args)
     }
     job.xo = xo, job.yo = yo;
     Py_BEGIN_ALLOW_THREADS
-    split_range(polylines_range, &job, c, per_thread);
+    split_taken(polylines_range, &job, c, per_thread);
     Py_END_ALLOW_THREADS
 done:
     if (held)
