@@ -20,6 +20,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.evaluation.diagnosis_all import classify_all_false_positives, laid_out
+from vocviewer.evaluation.polylines import keep_polylines
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.views import _NO_DUPLICATE, ClassView, PairIoU, ranked_evaluation
 from vocviewer.kernel import load as load_kernel
@@ -111,8 +112,10 @@ def ranked_and_taken(
     is_tp = verdict == Verdict.TP
     npos = np.array([p.npos for p in parts], dtype=np.float64)
     k = load_kernel("_diagnose")
+    lines = None  # (the kernel's: each class's PR polyline, made in the same pass)
     if k is not None:
-        precision, recall = k.ranked(verdict, bounds, npos, int(Verdict.TP), int(Verdict.FP))
+        codes = int(Verdict.TP), int(Verdict.FP)
+        precision, recall, lines = k.ranked(verdict, bounds, npos, *codes, True)
     else:
         tp = _segment_cumsum(is_tp, bounds)
         fp = _segment_cumsum(verdict == Verdict.FP, bounds)
@@ -151,6 +154,8 @@ def ranked_and_taken(
                 ap=p.ap,
             )
         )
+    if lines is not None:
+        keep_polylines(out, lines)
     return out, matched[hit].astype(np.int64, copy=False)
 
 

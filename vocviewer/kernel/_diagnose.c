@@ -339,6 +339,31 @@ static void share_classes(const int64_t *bd, npy_intp classes, int64_t n, Py_ssi
     *k0 = a, *k1 = b;
 }
 
+/* pr_polyline of one class (n points): the finite points not inside a run of equal recall,
+ * counted (xo NULL) or written to xo, yo; returns how many. A point is inside where the finite
+ * points before and after it have its recall (so fewer than 3 finite points: all kept). */
+static npy_intp polyline_walk(const double *rd, const double *pd, npy_intp n, double *xo,
+                              double *yo)
+{
+    npy_intp kept = 0, prev = -1, cur = -1;
+    for (npy_intp i = 0; i <= n; i++) {
+        npy_intp next = -1;
+        if (i < n) {
+            if (!(isfinite(rd[i]) && isfinite(pd[i]))) continue;
+            next = i;
+        }
+        if (cur >= 0) {
+            int inside = prev >= 0 && next >= 0 && rd[cur] == rd[prev] && rd[cur] == rd[next];
+            if (!inside) {
+                if (xo) xo[kept] = rd[cur], yo[kept] = pd[cur];
+                kept++;
+            }
+        }
+        prev = cur, cur = next;
+    }
+    return kept;
+}
+
 /* ranked's work: the classes of a share of the ranks (share_classes). */
 typedef struct {
     const int8_t *vd;
@@ -348,6 +373,8 @@ typedef struct {
     npy_intp classes, n;
     int tp_code, fp_code;
     Py_ssize_t shares;
+    double *xs, *ys; /* (lines) class k's polyline at its ranks' offsets, NULL: none */
+    npy_intp *kept;  /* (lines) its number of points */
 } RankedJob;
 
 static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
@@ -368,22 +395,29 @@ static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
                 j->po[i] = s > 0 ? tt / (s > 1.0 ? s : 1.0) : NAN;
                 j->ro[i] = npos > 0 ? tt / npos : NAN;
             }
+            if (j->xs) { /* (its ranks just written: read again from the cache) */
+                int64_t lo = bd[k];
+                j->kept[k] = polyline_walk(j->ro + lo, j->po + lo, bd[k + 1] - lo, j->xs + lo,
+                                           j->ys + lo);
+            }
         }
     }
 }
 
 /* Per class k (ranks bounds[k] .. bounds[k + 1]): precision tp / max(tp + fp, 1) where
  * tp + fp > 0 (else NaN), recall tp / npos[k] where npos[k] > 0 (else NaN); tp, fp: running
- * counts of verdicts == tp_code, == fp_code. */
+ * counts of verdicts == tp_code, == fp_code. lines: each class's polyline too (polylines'). */
 static PyObject *ranked(PyObject *self, PyObject *args)
 {
     PyObject *a_v, *a_b, *a_npos;
-    int tp_code, fp_code;
-    if (!PyArg_ParseTuple(args, "OOOii", &a_v, &a_b, &a_npos, &tp_code, &fp_code))
+    int tp_code, fp_code, lines = 0;
+    if (!PyArg_ParseTuple(args, "OOOii|p", &a_v, &a_b, &a_npos, &tp_code, &fp_code, &lines))
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *b = as_array(a_b, NPY_INT64);
     PyArrayObject *np_ = as_array(a_npos, NPY_FLOAT64);
-    PyObject *prec = NULL, *rec = NULL, *out = NULL;
+    PyObject *prec = NULL, *rec = NULL, *out = NULL, *list = NULL;
+    double *xs = NULL, *ys = NULL;
+    npy_intp *kept = NULL;
     if (!v || !b || !np_) goto done;
     npy_intp n = PyArray_SIZE(v), nb = PyArray_SIZE(b);
     const int64_t *bd = PyArray_DATA(b);
@@ -392,15 +426,41 @@ static PyObject *ranked(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(prec = new_1d(n, NPY_FLOAT64)) || !(rec = new_1d(n, NPY_FLOAT64))) goto done;
+    if (lines) { /* (only the pages of the points kept are touched) */
+        xs = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+        ys = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+        kept = calloc((size_t)nb, sizeof(npy_intp));
+        if (!xs || !ys || !kept) { PyErr_NoMemory(); goto done; }
+    }
     RankedJob job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA((PyArrayObject *)prec),
-                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1};
+                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1, xs, ys,
+                     kept};
     job.shares = (Py_ssize_t)thread_count(n, RANKS_PER_THREAD) * PIECES_PER_THREAD;
     Py_BEGIN_ALLOW_THREADS
     split_taken(ranked_classes, &job, job.shares, PIECES_PER_THREAD);
     Py_END_ALLOW_THREADS
-    out = Py_BuildValue("(OO)", prec, rec);
+    if (!lines) {
+        out = Py_BuildValue("(OO)", prec, rec);
+        goto done;
+    }
+    if (!(list = PyList_New(nb - 1))) goto done;
+    for (npy_intp k = 0; k < nb - 1; k++) {
+        PyObject *x = new_1d(kept[k], NPY_FLOAT64), *y = x ? new_1d(kept[k], NPY_FLOAT64) : NULL;
+        PyObject *pair = y ? PyTuple_Pack(2, x, y) : NULL;
+        if (pair) {
+            size_t bytes = sizeof(double) * (size_t)kept[k];
+            memcpy(PyArray_DATA((PyArrayObject *)x), xs + bd[k], bytes);
+            memcpy(PyArray_DATA((PyArrayObject *)y), ys + bd[k], bytes);
+        }
+        Py_XDECREF(x); Py_XDECREF(y);
+        if (!pair) goto done;
+        PyList_SET_ITEM(list, k, pair);
+    }
+    out = Py_BuildValue("(OOO)", prec, rec, list);
 done:
     Py_XDECREF(v); Py_XDECREF(b); Py_XDECREF(np_); Py_XDECREF(prec); Py_XDECREF(rec);
+    Py_XDECREF(list);
+    free(xs); free(ys); free(kept);
     return out;
 }
 
@@ -497,31 +557,6 @@ static PyObject *normalised_101(PyObject *self, PyObject *args)
 done:
     Py_XDECREF(v); Py_XDECREF(b); Py_XDECREF(np_); Py_XDECREF(rt);
     return q;
-}
-
-/* pr_polyline of one class (n points): the finite points not inside a run of equal recall,
- * counted (xo NULL) or written to xo, yo; returns how many. A point is inside where the finite
- * points before and after it have its recall (so fewer than 3 finite points: all kept). */
-static npy_intp polyline_walk(const double *rd, const double *pd, npy_intp n, double *xo,
-                              double *yo)
-{
-    npy_intp kept = 0, prev = -1, cur = -1;
-    for (npy_intp i = 0; i <= n; i++) {
-        npy_intp next = -1;
-        if (i < n) {
-            if (!(isfinite(rd[i]) && isfinite(pd[i]))) continue;
-            next = i;
-        }
-        if (cur >= 0) {
-            int inside = prev >= 0 && next >= 0 && rd[cur] == rd[prev] && rd[cur] == rd[next];
-            if (!inside) {
-                if (xo) xo[kept] = rd[cur], yo[kept] = pd[cur];
-                kept++;
-            }
-        }
-        prev = cur, cur = next;
-    }
-    return kept;
 }
 
 /* polylines' work over classes [lo, hi): counted (xo NULL) or written. */
@@ -630,10 +665,11 @@ static PyMethodDef methods[] = {
      "Each row's slot, the positions of rows not kept yet and of rows kept under another key\n"
      "(at int64: only rows[at], positions among them)."},
     {"ranked", ranked, METH_VARARGS,
-     "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code)\n"
-     "    -> (precision, recall)\n"
+     "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code[, lines])\n"
+     "    -> (precision, recall[, [(x, y), ...]])\n"
      "\n"
-     "views.ranked_evaluation's precision and recall of each class's ranks."},
+     "views.ranked_evaluation's precision and recall of each class's ranks (lines: and each\n"
+     "class's result.pr_polyline, as polylines gives it)."},
     {"normalised_101", normalised_101, METH_VARARGS,
      "normalised_101(verdict, bounds, npos, n_pos, rt, tp_code, fp_code) -> q (C, R)\n"
      "\n"
