@@ -162,7 +162,22 @@ def missed_at(
     ``>= score_threshold`` (per class: ``score_threshold[k]``) count — those in ``missed``
     (no TP at any score) plus those matched only by a TP scoring below the threshold."""
     out = missed & np.isin(dataset.objects.label, list(evaluations))
-    for ev in evaluations.values():
+    evs = list(evaluations.values())
+    if len(evs) > 1 and all(ev.score.dtype == np.float64 for ev in evs):  # all at once
+        tp = np.flatnonzero(np.concatenate([ev.verdict for ev in evs]) == Verdict.TP)
+        score = _laid_scores(evs)[tp]
+        if isinstance(score_threshold, np.ndarray | tuple):
+            per_class = [class_threshold(score_threshold, ev.class_index) for ev in evs]
+            bounds = np.cumsum([len(ev) for ev in evs])
+            at: float | FloatArray = np.array(per_class, dtype=np.float64)[
+                np.searchsorted(bounds, tp, side="right")
+            ]
+        else:
+            at = float(score_threshold)
+        best_gt = np.concatenate([ev.best_gt for ev in evs])[tp]
+        out[best_gt[~is_drawn(score, at) & (best_gt >= 0)]] = True
+        return out
+    for ev in evs:
         late_tp = (
             ~is_drawn(ev.score, class_threshold(score_threshold, ev.class_index))
             & (ev.verdict == Verdict.TP)
@@ -170,6 +185,25 @@ def missed_at(
         )
         out[ev.best_gt[late_tp]] = True
     return out
+
+
+#: the last ``_SCORES_KEPT`` ``_laid_scores``: the score arrays each was made of (held: their
+#: ids stay theirs) and their concatenation (the same ranked detections at another IoU
+#: threshold: no new copy)
+_SCORES: list[tuple[tuple[FloatArray, ...], FloatArray]] = []
+_SCORES_KEPT = 2
+
+
+def _laid_scores(evaluations: list[ClassEvaluation]) -> FloatArray:
+    """The scores of ``evaluations`` laid end to end (read-only; kept, ``_SCORES``)."""
+    key = tuple(ev.score for ev in evaluations)
+    for kept, score in _SCORES:
+        if len(kept) == len(key) and all(a is b for a, b in zip(kept, key, strict=True)):
+            return score
+    score = np.concatenate(key)
+    score.flags.writeable = False
+    _SCORES[:] = [(key, score), *_SCORES][:_SCORES_KEPT]
+    return score
 
 
 def confusion_matrix(

@@ -26,7 +26,7 @@ from vocviewer.evaluation.analysis import (
     classify_kinds,
     similarity_group,
 )
-from vocviewer.evaluation.pair_overlaps import Bests, remembered_best_all
+from vocviewer.evaluation.pair_overlaps import Bests, remembered_best_all, searched_by_rank
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.kernel import load as load_kernel
 
@@ -86,8 +86,8 @@ def classify_all_false_positives(
     same_gt = np.full(0, -1, dtype=np.int64)
     if cut:
         verdict = np.concatenate([ev.verdict for ev in cut])
-        same_gt = np.concatenate([ev.best_gt for ev in cut]).astype(np.int64, copy=False)
-        same_iou = np.concatenate([ev.best_iou for ev in cut]).astype(np.float64, copy=False)
+        same_gt = np.concatenate([ev.best_gt for ev in cut], dtype=np.int64)
+        same_iou = np.concatenate([ev.best_iou for ev in cut], dtype=np.float64)
         rules = (plus_one, min_overlap, groups, iou_threshold)
         if k is not None:  # the kernel makes the kinds and confusions
             kind, confused, confused_iou, same_gt, same_iou = _diagnose_kernel(
@@ -149,6 +149,22 @@ def search_ahead(
     if len({ev.class_index for ev in cut}) == len(cut) and cut:
         every = np.arange(sum(len(ev) for ev in cut), dtype=np.int64)
         _searched(dataset, results, cut, every, groups, dataset.plus_one)
+        _searched_by_rank(dataset, results, cut, groups, dataset.plus_one)  # (kept)
+
+
+def _searched_by_rank(
+    dataset: Dataset,
+    results: ResultSet,
+    evaluations: list[ClassEvaluation],
+    groups: Mapping[str, frozenset[str]],
+    plus_one: bool,
+) -> Bests | None:
+    """``searched_by_rank`` of the ranks of ``evaluations`` laid end to end: every rank's
+    search where all were searched before (``search_ahead``), else ``None``."""
+    names = {ev.class_index: ev.class_name for ev in evaluations}
+    similar = similar_classes(dataset.classes, names, groups)
+    order, _, cls = lay_out(evaluations)
+    return searched_by_rank(dataset, results, order, cls, similar, plus_one)
 
 
 #: the last ``_LAID_KEPT`` ``laid_out``, newest first: the ``order`` arrays each was made of
@@ -211,9 +227,14 @@ def _diagnose_kernel(
     """``_diagnose`` in one pass of the compiled kernel ``_diagnose``: the new columns kind,
     confused, confused_iou, same_gt, same_iou."""
     verdict, same_gt, same_iou = columns[:3]
-    needed = k.needed(verdict, same_iou, min_overlap, int(Verdict.FP))
-    bests = _searched(dataset, results, evaluations, needed, groups, plus_one)
-    col = np.arange(len(needed), dtype=np.int32) if bests.col is None else bests.col
+    bests = _searched_by_rank(dataset, results, evaluations, groups, plus_one)
+    needed: IntArray | None = None  # (every rank searched: the kernel finds the needed ones)
+    if bests is None:
+        needed = k.needed(verdict, same_iou, min_overlap, int(Verdict.FP))
+        bests = _searched(dataset, results, evaluations, needed, groups, plus_one)
+    col = bests.col
+    if col is None:
+        col = np.arange(len(needed) if needed is not None else 0, dtype=np.int32)
     thr = math.nan if iou_threshold is None else float(iou_threshold)
     return tuple(
         k.diagnose(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -132,6 +132,10 @@ class _Rows:
     key: npt.NDArray[np.int32]
     keys: dict[tuple[int, tuple[int, ...]], int]
     used: int = 0
+    #: ``searched_by_rank``'s last answers: (rows, cls, their keys, each row's slot)
+    by_rank: list[tuple[IntArray, IntArray, npt.NDArray[np.int32], npt.NDArray[np.int32]]] = field(
+        default_factory=list
+    )
 
     @classmethod
     def empty(cls, n: int) -> _Rows:
@@ -251,6 +255,42 @@ def remembered_best_all(
         col, fresh, other = k.lookup(known.slot, known.key, rows, cls, key_of, at)
         where = fresh if at is None else at[fresh]
         return _kept(known, rows[where], key_of[cls[where]], col, fresh, other, search_at)
+
+
+def searched_by_rank(
+    dataset: Dataset,
+    results: ResultSet,
+    rows: IntArray,
+    cls: IntArray,
+    similar: list[list[int]],
+    plus_one: bool,
+) -> Bests | None:
+    """``remembered_best_all`` of every one of ``rows`` (as there) where each was searched
+    before under its class's key (``search_ahead``), as ``Bests`` whose ``col`` gives each
+    row's slot, int32 (M,), read-only; else ``None`` (nothing searched). A slot once filled
+    never changes, so the answer is kept (``_Rows.by_rank``, the last ``_BY_RANK_KEPT``) for
+    these very ``rows`` and ``cls`` arrays: the same ranked detections at another IoU
+    threshold take it again without a look-up. Needs the compiled ``_diagnose`` kernel
+    (``None`` without it)."""
+    k = load_kernel("_diagnose")
+    with _LOCK:
+        known = _rows_of(dataset, results, plus_one)
+        key_of = np.array([known.key_of(c, s) for c, s in enumerate(similar)], dtype=np.int32)
+        for kept_rows, kept_cls, kept_keys, col in known.by_rank:
+            if kept_rows is rows and kept_cls is cls and np.array_equal(kept_keys, key_of):
+                return Bests(known.best, known.iou, col)
+        if k is None or not len(known.key):
+            return None
+        col, fresh, other = k.lookup(known.slot, known.key, rows, cls, key_of)
+        if len(fresh) or len(other):
+            return None
+        col.flags.writeable = False
+        known.by_rank = [(rows, cls, key_of, col), *known.by_rank][:_BY_RANK_KEPT]
+        return Bests(known.best, known.iou, col)
+
+
+#: ``searched_by_rank`` answers kept per result set (two: the window's two compared)
+_BY_RANK_KEPT = 2
 
 
 def _looked_up(

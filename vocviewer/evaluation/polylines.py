@@ -44,3 +44,12 @@ def remember_polylines(evaluations: Iterable[ClassEvaluation]) -> None:
     precisions = [np.asarray(ev.precision, dtype=np.float64) for ev in todo]
     for ev, line in zip(todo, k.polylines(recalls, precisions), strict=True):
         _POLYLINES[ev] = line
+
+
+def keep_polylines(
+    evaluations: Iterable[ClassEvaluation], lines: Iterable[tuple[FloatArray, FloatArray]]
+) -> None:
+    """Keep ``lines`` as the polylines of ``evaluations`` (worked out with their curves by the
+    kernel's ``ranked``: ``pr_polyline``'s points; ``polyline_of`` then looks them up)."""
+    for ev, line in zip(evaluations, lines, strict=True):
+        _POLYLINES[ev] = line

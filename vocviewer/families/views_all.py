@@ -20,6 +20,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.evaluation.diagnosis_all import classify_all_false_positives, laid_out
+from vocviewer.evaluation.polylines import keep_polylines
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.families.views import _NO_DUPLICATE, ClassView, PairIoU, ranked_evaluation
 from vocviewer.kernel import load as load_kernel
@@ -44,10 +45,11 @@ class Ranked:
     ap: float
 
     @classmethod
-    def of_raw(cls, k: int, t: int, raw: Any) -> Ranked:
+    def of_raw(cls, k: int, t: int, raw: Any, ap: float | None = None) -> Ranked:
         """Class ``k`` at threshold index ``t`` of a family's per-class record ``raw``
         (``det_rows``, ``image_index``, ``score``, ``verdict`` and ``matched_gt`` (T, N),
-        ``npig``, ``ap``: e.g. COCO's ``CocoCategoryEvaluation``)."""
+        ``npig``, ``ap``: e.g. COCO's ``CocoCategoryEvaluation``; ``ap``: its ``ap``, if
+        known)."""
         return cls(
             k,
             raw.det_rows,
@@ -56,7 +58,7 @@ class Ranked:
             raw.verdict[t],
             raw.matched_gt[t],
             int(raw.npig[0]),
-            raw.ap,
+            raw.ap if ap is None else ap,
         )
 
     def evaluation(
@@ -110,8 +112,10 @@ def ranked_and_taken(
     is_tp = verdict == Verdict.TP
     npos = np.array([p.npos for p in parts], dtype=np.float64)
     k = load_kernel("_diagnose")
+    lines = None  # (the kernel's: each class's PR polyline, made in the same pass)
     if k is not None:
-        precision, recall = k.ranked(verdict, bounds, npos, int(Verdict.TP), int(Verdict.FP))
+        codes = int(Verdict.TP), int(Verdict.FP)
+        precision, recall, lines = k.ranked(verdict, bounds, npos, *codes, True)
     else:
         tp = _segment_cumsum(is_tp, bounds)
         fp = _segment_cumsum(verdict == Verdict.FP, bounds)
@@ -150,6 +154,8 @@ def ranked_and_taken(
                 ap=p.ap,
             )
         )
+    if lines is not None:
+        keep_polylines(out, lines)
     return out, matched[hit].astype(np.int64, copy=False)
 
 
@@ -163,7 +169,7 @@ def missed_rows_all(
     only objects of its own class, as every protocol here does); ``taken``: the object rows
     their true positives matched, if known (``ranked_and_taken``)."""
     label = dataset.objects.label
-    by_label, offsets = _objects_by_label(dataset)
+    by_label, offsets = objects_by_label(dataset)
     unmatched = np.ones(len(label), dtype=bool) if exclude is None else ~exclude
     if taken is not None:
         unmatched[taken] = False
@@ -184,9 +190,10 @@ _BY_LABEL: weakref.WeakKeyDictionary[Dataset, tuple[IntArray, IntArray]] = (
 )
 
 
-def _objects_by_label(dataset: Dataset) -> tuple[IntArray, IntArray]:
+def objects_by_label(dataset: Dataset) -> tuple[IntArray, IntArray]:
     """Object rows grouped by class (ascending within each; rows of no class first) and each
-    class's offsets into them, int64 (C + 1,)."""
+    class's offsets into them, int64 (C + 1,); kept per dataset (the window works them out
+    ahead of its first re-derive, ``EvaluationModel``)."""
     kept = _BY_LABEL.get(dataset)
     if kept is None:
         label = dataset.objects.label

@@ -5,6 +5,7 @@
  *                                                            whose diagnosis needs an overlap search
  *   diagnose(verdict, best_gt, best_iou, needed, col, best, iou, threshold, min_overlap, codes)
  *                                                            analysis.classify_false_positives' steps
+ *                                                            (needed None: found in the same pass)
  *   ranked(verdict, bounds, npos, tp, fp)                    views.ranked_evaluation's precision and
  *                                                            recall, class by class
  *   normalised_101(verdict, bounds, npos, n_pos, rt, tp, fp) normalised_ap.normalised_ap_101's
@@ -21,12 +22,56 @@
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <string.h>
 
-#include "_threads.h" /* split_range */
+#include "_threads.h" /* thread_count, MAX_THREADS */
+
+/* (its even split_range is not used here: split_taken) */
+static void split_range(RangeWork, void *, Py_ssize_t, Py_ssize_t) __attribute__((unused));
 
 /* ranks a thread is worth starting for (diagnose, normalised_101) */
 #define RANKS_PER_THREAD 100000
+/* pieces per thread the work is cut into (split_taken) */
+#define PIECES_PER_THREAD 4
+
+/* split_taken's state: the next piece not taken yet, shared by the threads. */
+typedef struct {
+    RangeWork work;
+    void *ctx;
+    Py_ssize_t n, piece;
+    atomic_llong next;
+} TakenJob;
+
+static void *take_pieces(void *arg)
+{
+    TakenJob *j = (TakenJob *)arg;
+    for (;;) {
+        Py_ssize_t lo = (Py_ssize_t)atomic_fetch_add(&j->next, (long long)j->piece);
+        if (lo >= j->n) return NULL;
+        j->work(j->ctx, lo, lo + j->piece < j->n ? lo + j->piece : j->n);
+    }
+}
+
+/* `work(ctx, lo, hi)` over [0, n) cut into PIECES_PER_THREAD pieces per thread of
+ * thread_count(n, per_thread), each piece taken by whichever thread is free: this one takes
+ * pieces until none is left, so a thread the machine starts late (a loaded machine) takes
+ * fewer or none instead of being waited for. The pieces are disjoint; which thread ran one
+ * never changes what it wrote. */
+static void split_taken(RangeWork work, void *ctx, Py_ssize_t n, Py_ssize_t per_thread)
+{
+    int k = thread_count(n, per_thread);
+    Py_ssize_t pieces = (Py_ssize_t)k * PIECES_PER_THREAD;
+    TakenJob job = {work, ctx, n, n / pieces + (n % pieces != 0), 0};
+    if (job.piece < 1) job.piece = 1;
+    pthread_t threads[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 1; t < k; t++)
+        started[t] = pthread_create(&threads[t], NULL, take_pieces, &job) == 0;
+    take_pieces(&job);
+    for (int t = 1; t < k; t++)
+        if (started[t]) pthread_join(threads[t], NULL);
+}
 
 static PyArrayObject *as_array(PyObject *obj, int type)
 {
@@ -103,7 +148,7 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
     const int has_thr = d->has_thr;
     const double thr = d->thr, min_overlap = d->min_overlap;
     npy_intp a = 0, b = m; /* the first needed rank >= lo (needed ascends) */
-    while (a < b) {
+    while (nd && a < b) {
         npy_intp mid = a + (b - a) / 2;
         if (nd[mid] < lo) a = mid + 1;
         else b = mid;
@@ -114,10 +159,14 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
         int fp = vd[i] == FP;
         int64_t g = gd[i], c = -1;
         double o = od[i];
-        while (j < m && nd[j] < i) j++;
-        int is_needed = j < m && nd[j] == i;
+        int is_needed;
+        if (nd) { /* the ranks needed, given */
+            while (j < m && nd[j] < i) j++;
+            is_needed = j < m && nd[j] == i;
+        } else /* every rank's column given: those `needed` would give */
+            is_needed = fp && !(o >= min_overlap);
         if (is_needed) {
-            c = cl[j];
+            c = cl[nd ? j : i];
             if (c < 0 || c >= s) { bad = 1; break; }
             if (fp && isnan(o)) { g = bb[3 * c]; o = bi[3 * c]; }
         }
@@ -139,7 +188,8 @@ static void diagnose_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
 
 /* codes: int8 (fp, duplicate) verdicts; kinds: int8 (duplicate, localization, similar, other,
  * background). needed: ascending ranks, col[j] the row of needed[j] in best / iou (S, 3):
- * its best object and overlap of its own, a similar and any other class. */
+ * its best object and overlap of its own, a similar and any other class; needed None: col
+ * (N,) gives every rank's row, and the ranks needed are those `needed` gives (in one pass). */
 static PyObject *diagnose(PyObject *self, PyObject *args)
 {
     PyObject *a_v, *a_gt, *a_iou, *a_need, *a_col, *a_best, *a_biou, *a_codes, *a_kinds;
@@ -149,13 +199,14 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
                           &a_biou, &thr, &has_thr, &min_overlap, &a_codes, &a_kinds, &in_place))
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *gt = as_array(a_gt, NPY_INT64);
-    PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64), *need = as_array(a_need, NPY_INT64);
+    PyArrayObject *iou = as_array(a_iou, NPY_FLOAT64);
+    PyArrayObject *need = a_need == Py_None ? NULL : as_array(a_need, NPY_INT64);
     PyArrayObject *col = as_array(a_col, NPY_INT32), *best = as_array(a_best, NPY_INT64);
     PyArrayObject *biou = as_array(a_biou, NPY_FLOAT64), *codes = as_array(a_codes, NPY_INT8);
     PyArrayObject *kinds = as_array(a_kinds, NPY_INT8);
     PyObject *kind = NULL, *conf = NULL, *conf_iou = NULL, *sgt = NULL, *siou = NULL, *out = NULL;
-    if (!v || !gt || !iou || !need || !col || !best || !biou || !codes || !kinds) goto done;
-    npy_intp n = PyArray_SIZE(v), m = PyArray_SIZE(need), s = PyArray_SIZE(best) / 3;
+    if (!v || !gt || !iou || (a_need != Py_None && !need) || !col || !best || !biou || !codes || !kinds) goto done;
+    npy_intp n = PyArray_SIZE(v), m = need ? PyArray_SIZE(need) : n, s = PyArray_SIZE(best) / 3;
     if (PyArray_SIZE(gt) != n || PyArray_SIZE(iou) != n || PyArray_SIZE(col) != m
         || PyArray_SIZE(best) != 3 * s || PyArray_SIZE(biou) != 3 * s || PyArray_SIZE(codes) != 2
         || PyArray_SIZE(kinds) != 5) {
@@ -177,7 +228,7 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     }
     if (!kind || !conf || !conf_iou || !sgt || !siou) goto done;
     const int8_t *vd = PyArray_DATA(v), *cd = PyArray_DATA(codes), *kd = PyArray_DATA(kinds);
-    const int64_t *gd = PyArray_DATA(gt), *nd = PyArray_DATA(need);
+    const int64_t *gd = PyArray_DATA(gt), *nd = need ? PyArray_DATA(need) : NULL;
     const int32_t *cl = PyArray_DATA(col);
     const int64_t *bb = PyArray_DATA(best);
     const double *od = PyArray_DATA(iou), *bi = PyArray_DATA(biou);
@@ -188,7 +239,7 @@ static PyObject *diagnose(PyObject *self, PyObject *args)
     DiagnoseJob job = {vd, gd, nd, cl, bb, od, bi, ko, co, go, cio, io, m, s, cd[0], cd[1],
                        {kd[0], kd[1], kd[2], kd[3], kd[4]}, has_thr, thr, min_overlap, 0};
     Py_BEGIN_ALLOW_THREADS
-    split_range(diagnose_range, &job, n, RANKS_PER_THREAD);
+    split_taken(diagnose_range, &job, n, RANKS_PER_THREAD);
     Py_END_ALLOW_THREADS
     int bad = job.bad;
     if (bad) {
@@ -288,6 +339,31 @@ static void share_classes(const int64_t *bd, npy_intp classes, int64_t n, Py_ssi
     *k0 = a, *k1 = b;
 }
 
+/* pr_polyline of one class (n points): the finite points not inside a run of equal recall,
+ * counted (xo NULL) or written to xo, yo; returns how many. A point is inside where the finite
+ * points before and after it have its recall (so fewer than 3 finite points: all kept). */
+static npy_intp polyline_walk(const double *rd, const double *pd, npy_intp n, double *xo,
+                              double *yo)
+{
+    npy_intp kept = 0, prev = -1, cur = -1;
+    for (npy_intp i = 0; i <= n; i++) {
+        npy_intp next = -1;
+        if (i < n) {
+            if (!(isfinite(rd[i]) && isfinite(pd[i]))) continue;
+            next = i;
+        }
+        if (cur >= 0) {
+            int inside = prev >= 0 && next >= 0 && rd[cur] == rd[prev] && rd[cur] == rd[next];
+            if (!inside) {
+                if (xo) xo[kept] = rd[cur], yo[kept] = pd[cur];
+                kept++;
+            }
+        }
+        prev = cur, cur = next;
+    }
+    return kept;
+}
+
 /* ranked's work: the classes of a share of the ranks (share_classes). */
 typedef struct {
     const int8_t *vd;
@@ -297,6 +373,8 @@ typedef struct {
     npy_intp classes, n;
     int tp_code, fp_code;
     Py_ssize_t shares;
+    double *xs, *ys; /* (lines) class k's polyline at its ranks' offsets, NULL: none */
+    npy_intp *kept;  /* (lines) its number of points */
 } RankedJob;
 
 static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
@@ -317,22 +395,29 @@ static void ranked_classes(void *ctx, Py_ssize_t t0, Py_ssize_t t1)
                 j->po[i] = s > 0 ? tt / (s > 1.0 ? s : 1.0) : NAN;
                 j->ro[i] = npos > 0 ? tt / npos : NAN;
             }
+            if (j->xs) { /* (its ranks just written: read again from the cache) */
+                int64_t lo = bd[k];
+                j->kept[k] = polyline_walk(j->ro + lo, j->po + lo, bd[k + 1] - lo, j->xs + lo,
+                                           j->ys + lo);
+            }
         }
     }
 }
 
 /* Per class k (ranks bounds[k] .. bounds[k + 1]): precision tp / max(tp + fp, 1) where
  * tp + fp > 0 (else NaN), recall tp / npos[k] where npos[k] > 0 (else NaN); tp, fp: running
- * counts of verdicts == tp_code, == fp_code. */
+ * counts of verdicts == tp_code, == fp_code. lines: each class's polyline too (polylines'). */
 static PyObject *ranked(PyObject *self, PyObject *args)
 {
     PyObject *a_v, *a_b, *a_npos;
-    int tp_code, fp_code;
-    if (!PyArg_ParseTuple(args, "OOOii", &a_v, &a_b, &a_npos, &tp_code, &fp_code))
+    int tp_code, fp_code, lines = 0;
+    if (!PyArg_ParseTuple(args, "OOOii|p", &a_v, &a_b, &a_npos, &tp_code, &fp_code, &lines))
         return NULL;
     PyArrayObject *v = as_array(a_v, NPY_INT8), *b = as_array(a_b, NPY_INT64);
     PyArrayObject *np_ = as_array(a_npos, NPY_FLOAT64);
-    PyObject *prec = NULL, *rec = NULL, *out = NULL;
+    PyObject *prec = NULL, *rec = NULL, *out = NULL, *list = NULL;
+    double *xs = NULL, *ys = NULL;
+    npy_intp *kept = NULL;
     if (!v || !b || !np_) goto done;
     npy_intp n = PyArray_SIZE(v), nb = PyArray_SIZE(b);
     const int64_t *bd = PyArray_DATA(b);
@@ -341,15 +426,41 @@ static PyObject *ranked(PyObject *self, PyObject *args)
         goto done;
     }
     if (!(prec = new_1d(n, NPY_FLOAT64)) || !(rec = new_1d(n, NPY_FLOAT64))) goto done;
+    if (lines) { /* (only the pages of the points kept are touched) */
+        xs = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+        ys = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+        kept = calloc((size_t)nb, sizeof(npy_intp));
+        if (!xs || !ys || !kept) { PyErr_NoMemory(); goto done; }
+    }
     RankedJob job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA((PyArrayObject *)prec),
-                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1};
-    job.shares = thread_count(n, RANKS_PER_THREAD);
+                     PyArray_DATA((PyArrayObject *)rec), nb - 1, n, tp_code, fp_code, 1, xs, ys,
+                     kept};
+    job.shares = (Py_ssize_t)thread_count(n, RANKS_PER_THREAD) * PIECES_PER_THREAD;
     Py_BEGIN_ALLOW_THREADS
-    split_range(ranked_classes, &job, job.shares, 1);
+    split_taken(ranked_classes, &job, job.shares, PIECES_PER_THREAD);
     Py_END_ALLOW_THREADS
-    out = Py_BuildValue("(OO)", prec, rec);
+    if (!lines) {
+        out = Py_BuildValue("(OO)", prec, rec);
+        goto done;
+    }
+    if (!(list = PyList_New(nb - 1))) goto done;
+    for (npy_intp k = 0; k < nb - 1; k++) {
+        PyObject *x = new_1d(kept[k], NPY_FLOAT64), *y = x ? new_1d(kept[k], NPY_FLOAT64) : NULL;
+        PyObject *pair = y ? PyTuple_Pack(2, x, y) : NULL;
+        if (pair) {
+            size_t bytes = sizeof(double) * (size_t)kept[k];
+            memcpy(PyArray_DATA((PyArrayObject *)x), xs + bd[k], bytes);
+            memcpy(PyArray_DATA((PyArrayObject *)y), ys + bd[k], bytes);
+        }
+        Py_XDECREF(x); Py_XDECREF(y);
+        if (!pair) goto done;
+        PyList_SET_ITEM(list, k, pair);
+    }
+    out = Py_BuildValue("(OOO)", prec, rec, list);
 done:
     Py_XDECREF(v); Py_XDECREF(b); Py_XDECREF(np_); Py_XDECREF(prec); Py_XDECREF(rec);
+    Py_XDECREF(list);
+    free(xs); free(ys); free(kept);
     return out;
 }
 
@@ -438,9 +549,9 @@ static PyObject *normalised_101(PyObject *self, PyObject *args)
     if (!(q = PyArray_ZEROS(2, dims, NPY_FLOAT64, 0))) goto done;
     Norm101Job job = {PyArray_DATA(v), bd, PyArray_DATA(np_), PyArray_DATA(rt), n_pos, r,
                       nb - 1, n, tp_code, fp_code, PyArray_DATA((PyArrayObject *)q), 1, 0};
-    job.shares = thread_count(n, RANKS_PER_THREAD);
+    job.shares = (Py_ssize_t)thread_count(n, RANKS_PER_THREAD) * PIECES_PER_THREAD;
     Py_BEGIN_ALLOW_THREADS
-    split_range(normalised_classes, &job, job.shares, 1);
+    split_taken(normalised_classes, &job, job.shares, PIECES_PER_THREAD);
     Py_END_ALLOW_THREADS
     if (job.no_memory) { PyErr_NoMemory(); Py_CLEAR(q); }
 done:
@@ -448,56 +559,85 @@ done:
     return q;
 }
 
+/* polylines' work over classes [lo, hi): counted (xo NULL) or written. */
+typedef struct {
+    const double **rd, **pd;
+    const npy_intp *n;
+    npy_intp *kept;
+    double **xo, **yo;
+} PolylineJob;
+
+static void polylines_range(void *ctx, Py_ssize_t lo, Py_ssize_t hi)
+{
+    PolylineJob *j = (PolylineJob *)ctx;
+    for (Py_ssize_t k = lo; k < hi; k++)
+        j->kept[k] = polyline_walk(j->rd[k], j->pd[k], j->n[k], j->xo ? j->xo[k] : NULL,
+                                   j->xo ? j->yo[k] : NULL);
+}
+
 /* evaluation.result.pr_polyline of each class: of its finite (recall, precision) points, those
- * not inside a run of equal recall (a run's first and last draw the same vertical segment). */
+ * not inside a run of equal recall (a run's first and last draw the same vertical segment).
+ * Counted, then written, without the GIL, classes shared among threads. */
 static PyObject *polylines(PyObject *self, PyObject *args)
 {
     PyObject *a_rec, *a_prec;
     if (!PyArg_ParseTuple(args, "OO", &a_rec, &a_prec)) return NULL;
     PyObject *recs = PySequence_Fast(a_rec, "polylines: recalls must be a sequence");
     PyObject *precs = recs ? PySequence_Fast(a_prec, "polylines: precisions must be a sequence") : NULL;
-    PyObject *out = NULL;
+    PyObject *out = NULL, **held = NULL;
+    void **mem = NULL;
+    Py_ssize_t c = 0;
+    npy_intp total = 0; /* ranks */
     if (!recs || !precs) goto done;
-    Py_ssize_t c = PySequence_Fast_GET_SIZE(recs);
+    c = PySequence_Fast_GET_SIZE(recs);
     if (PySequence_Fast_GET_SIZE(precs) != c) {
         PyErr_SetString(PyExc_ValueError, "polylines: as many recalls as precisions");
         goto done;
     }
-    if (!(out = PyList_New(c))) goto done;
+    /* held: 2c input arrays, then 2c outputs; mem: rd, pd, xo, yo (c each), n, kept (c each) */
+    held = calloc((size_t)(4 * c + 1), sizeof(PyObject *));
+    mem = calloc((size_t)(6 * c + 1), sizeof(void *));
+    if (!held || !mem) { PyErr_NoMemory(); goto done; }
+    const double **rd = (const double **)mem, **pd = (const double **)mem + c;
+    double **xo = (double **)mem + 2 * c, **yo = (double **)mem + 3 * c;
+    npy_intp *n = (npy_intp *)(mem + 4 * c), *kept = (npy_intp *)(mem + 5 * c);
     for (Py_ssize_t k = 0; k < c; k++) {
         PyArrayObject *r = as_array(PySequence_Fast_GET_ITEM(recs, k), NPY_FLOAT64);
+        held[2 * k] = (PyObject *)r;
         PyArrayObject *p = r ? as_array(PySequence_Fast_GET_ITEM(precs, k), NPY_FLOAT64) : NULL;
-        PyObject *x = NULL, *y = NULL, *pair = NULL;
-        if (p && PyArray_SIZE(p) != PyArray_SIZE(r))
+        held[2 * k + 1] = (PyObject *)p;
+        if (!p) goto done;
+        if (PyArray_SIZE(p) != PyArray_SIZE(r)) {
             PyErr_SetString(PyExc_ValueError, "polylines: recall and precision differ in length");
-        else if (p) {
-            npy_intp n = PyArray_SIZE(r), m = 0, kept = 0;
-            const double *rd = PyArray_DATA(r), *pd = PyArray_DATA(p);
-            for (npy_intp i = 0; i < n; i++) m += isfinite(rd[i]) && isfinite(pd[i]);
-            npy_intp *at = malloc(sizeof(npy_intp) * (size_t)(m > 0 ? m : 1));
-            if (!at) PyErr_NoMemory();
-            else {
-                for (npy_intp i = 0, j = 0; i < n; i++)
-                    if (isfinite(rd[i]) && isfinite(pd[i])) at[j++] = i;
-                for (npy_intp j = 0; j < m; j++) { /* fewer than 3 points: all kept */
-                    int inside = m >= 3 && j > 0 && j + 1 < m && rd[at[j]] == rd[at[j - 1]]
-                                 && rd[at[j]] == rd[at[j + 1]];
-                    if (!inside) at[kept++] = at[j];
-                }
-                if ((x = new_1d(kept, NPY_FLOAT64)) && (y = new_1d(kept, NPY_FLOAT64))) {
-                    double *xo = PyArray_DATA((PyArrayObject *)x);
-                    double *yo = PyArray_DATA((PyArrayObject *)y);
-                    for (npy_intp j = 0; j < kept; j++) xo[j] = rd[at[j]], yo[j] = pd[at[j]];
-                    pair = PyTuple_Pack(2, x, y);
-                }
-                free(at);
-            }
+            goto done;
         }
-        Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(x); Py_XDECREF(y);
+        rd[k] = PyArray_DATA(r), pd[k] = PyArray_DATA(p), n[k] = PyArray_SIZE(r);
+        total += n[k];
+    }
+    Py_ssize_t per_thread = total >= RANKS_PER_THREAD ? 1 : c + 1; /* (few ranks: one thread) */
+    PolylineJob job = {rd, pd, n, kept, NULL, NULL};
+    Py_BEGIN_ALLOW_THREADS
+    split_taken(polylines_range, &job, c, per_thread);
+    Py_END_ALLOW_THREADS
+    if (!(out = PyList_New(c))) goto done;
+    for (Py_ssize_t k = 0; k < c; k++) {
+        PyObject *x = new_1d(kept[k], NPY_FLOAT64), *y = x ? new_1d(kept[k], NPY_FLOAT64) : NULL;
+        held[2 * c + 2 * k] = x, held[2 * c + 2 * k + 1] = y;
+        if (!y) { Py_CLEAR(out); goto done; }
+        xo[k] = PyArray_DATA((PyArrayObject *)x), yo[k] = PyArray_DATA((PyArrayObject *)y);
+        PyObject *pair = PyTuple_Pack(2, x, y);
         if (!pair) { Py_CLEAR(out); goto done; }
         PyList_SET_ITEM(out, k, pair);
     }
+    job.xo = xo, job.yo = yo;
+    Py_BEGIN_ALLOW_THREADS
+    split_taken(polylines_range, &job, c, per_thread);
+    Py_END_ALLOW_THREADS
 done:
+    if (held)
+        for (Py_ssize_t i = 0; i < 4 * c; i++) Py_XDECREF(held[i]);
+    free(held);
+    free(mem);
     Py_XDECREF(recs); Py_XDECREF(precs);
     return out;
 }
@@ -508,14 +648,16 @@ static PyMethodDef methods[] = {
      "\n"
      "Ranks with verdict fp_code whose best_iou is NaN or below min_overlap."},
     {"diagnose", diagnose, METH_VARARGS,
-     "diagnose(verdict, best_gt, best_iou, needed, col int32, best (S, 3), iou (S, 3), threshold,\n"
+     "diagnose(verdict, best_gt, best_iou, needed | None, col int32, best (S, 3), iou (S, 3),\n"
+     "         threshold,\n"
      "         has_threshold, min_overlap, codes int8 (fp, duplicate),\n"
      "         kinds int8 (duplicate, localization, similar, other, background)[, in_place])\n"
      "    -> (kind, confused_gt, confused_iou, same_gt, same_iou)\n"
      "\n"
      "analysis.classify_false_positives over ranks laid end to end (in_place: same_gt and\n"
      "same_iou written over best_gt and best_iou, which are returned); needed ranks' overlap\n"
-     "searches are rows col of best / iou (columns: same, similar, other class)."},
+     "searches are rows col of best / iou (columns: same, similar, other class); needed None:\n"
+     "col gives every rank's row and the needed ranks are found in the same pass."},
     {"lookup", lookup, METH_VARARGS,
      "lookup(slot int32 (N,), key int32 (S,), rows int64, cls int64, want int32 (C,)[, at])\n"
      "    -> (col int32, fresh int64, other int64)\n"
@@ -523,10 +665,11 @@ static PyMethodDef methods[] = {
      "Each row's slot, the positions of rows not kept yet and of rows kept under another key\n"
      "(at int64: only rows[at], positions among them)."},
     {"ranked", ranked, METH_VARARGS,
-     "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code)\n"
-     "    -> (precision, recall)\n"
+     "ranked(verdict int8, bounds int64 (C + 1,), npos float64 (C,), tp_code, fp_code[, lines])\n"
+     "    -> (precision, recall[, [(x, y), ...]])\n"
      "\n"
-     "views.ranked_evaluation's precision and recall of each class's ranks."},
+     "views.ranked_evaluation's precision and recall of each class's ranks (lines: and each\n"
+     "class's result.pr_polyline, as polylines gives it)."},
     {"normalised_101", normalised_101, METH_VARARGS,
      "normalised_101(verdict, bounds, npos, n_pos, rt, tp_code, fp_code) -> q (C, R)\n"
      "\n"

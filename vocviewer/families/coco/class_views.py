@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +46,14 @@ from vocviewer.families.views import (
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-__all__ = ["COCO_AREAS", "class_views", "coco_curve", "protocol_thresholds"]
+__all__ = [
+    "COCO_AREAS",
+    "class_views",
+    "coco_aps",
+    "coco_curve",
+    "coco_curves",
+    "protocol_thresholds",
+]
 #: COCO area ranges, in the order of the precision array's axis 2 (keypoints: no "small").
 COCO_AREAS: tuple[str, ...] = AREA_CHOICES
 
@@ -133,6 +141,32 @@ def _curves(
     ap_at: list[float] = _means(curves).tolist()
     rt = np.asarray(recall_thresholds)
     return [(area, rt[ok[i]], curves[i][ok[i]], ap_at[i]) for i in range(len(raws))]
+
+
+def coco_curves(
+    raws: Sequence[tuple[int, Any]], t: int, area: str, recall_thresholds: FloatArray
+) -> list[tuple[str, FloatArray, FloatArray, float]]:
+    """``coco_curve(raw, t, area, recall_thresholds)`` of every ``(k, raw)``, in one step where
+    their precision arrays are all of COCO's four area ranges (``_curves``)."""
+    curves = _curves(raws, t, area, recall_thresholds) if raws else []
+    if curves is None:
+        return [coco_curve(raw, t, area, recall_thresholds) for _, raw in raws]
+    return curves
+
+
+#: each category evidence's ``ap`` (held weakly): it does not change with the threshold or area
+_AP: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+def coco_aps(raws: Sequence[tuple[int, Any]]) -> list[float]:
+    """``raw.ap`` of every ``(k, raw)`` (``CocoCategoryEvaluation.ap``, value for value), those
+    not asked before in one step (``_aps``), kept per raw."""
+    new = [(k, raw) for k, raw in raws if raw not in _AP]
+    shapes = {raw.precision.shape[:2] if raw.precision.ndim == 4 else None for _, raw in new}
+    fresh = _aps(new) if len(shapes) == 1 and None not in shapes else [r.ap for _, r in new]
+    for (_, raw), ap in zip(new, fresh, strict=True):
+        _AP[raw] = ap
+    return [_AP[raw] for _, raw in raws]
 
 
 def _aps(raws: Sequence[tuple[int, CocoCategoryEvaluation]]) -> list[float]:

@@ -24,7 +24,7 @@ from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import DiagnosisRules
 from vocviewer.families.coco.chosen_params import with_param_notes
 from vocviewer.families.coco.class_views import COCO_AREAS as COCO_AREAS
-from vocviewer.families.coco.class_views import class_views, coco_curve
+from vocviewer.families.coco.class_views import class_views, coco_aps, coco_curve, coco_curves
 from vocviewer.families.coco.class_views import protocol_thresholds as _thresholds
 from vocviewer.families.coco.columns import CocoAnnotations, CocoResults
 from vocviewer.families.coco.evaluate import CocoParams, collect_coco, iter_evaluate_coco
@@ -280,13 +280,20 @@ def coco_classes(
 ) -> list[ClassView]:
     """``coco_class`` of each (class ``k``, threshold index ``t``, raw) of ``raws`` at the
     protocol's thresholds, undiagnosed, all at once (``views_all``)."""
-    parts = [Ranked.of_raw(k, t, raw) for k, t, raw in raws]
+    pairs = [(k, raw) for k, _, raw in raws]
+    parts = [
+        Ranked.of_raw(k, t, raw, ap) for (k, t, raw), ap in zip(raws, coco_aps(pairs), strict=True)
+    ]
     evs, taken = ranked_and_taken(dataset, parts, pair_iou)
+    ts = {t for _, t, _ in raws}
+    if len(ts) == 1:  # (every class at one threshold: their curves in one step)
+        curves = coco_curves(pairs, ts.pop(), choice.area, recall_thresholds)
+    else:
+        curves = [coco_curve(raw, t, choice.area, recall_thresholds) for _, t, raw in raws]
     out = []
-    for (_, t, raw), ev, missed in zip(
-        raws, evs, missed_rows_all(dataset, evs, exclude, taken), strict=True
+    for (_, t, raw), ev, missed, (area, rt, curve, ap_at) in zip(
+        raws, evs, missed_rows_all(dataset, evs, exclude, taken), curves, strict=True
     ):
-        area, rt, curve, ap_at = coco_curve(raw, t, choice.area, recall_thresholds)
         out.append(ClassView(ev, missed, rt, curve, ap_at, IOU_CHOICES[t], raw, area))
     return out
 

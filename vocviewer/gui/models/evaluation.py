@@ -37,6 +37,7 @@ from vocviewer.families.views import (
     ViewSettings,
     diagnose_pending,
 )
+from vocviewer.families.views_all import objects_by_label
 from vocviewer.gui.models.curve_paths import with_paths
 from vocviewer.gui.models.debounce import Debounced
 from vocviewer.gui.models.result_evaluations import ResultEvaluations
@@ -462,10 +463,10 @@ def _diagnosed(
         return None
     settings = bench.view_settings(ds)
     out = ResultEvaluations(len(res.detections), len(ds.objects))
-    for k in sorted(views):
-        out.add(diagnose_pending(ds, res, views[k], settings.rules))
-    if settings.rederives:  # (what a re-derive's false positives need)
+    out.add_all([diagnose_pending(ds, res, views[k], settings.rules) for k in sorted(views)])
+    if settings.rederives:  # (what a re-derive's false positives and missed objects need)
         search_ahead(ds, res, [out.det[k] for k in sorted(out.det)], settings.rules.groups)
+        objects_by_label(ds)
     return out.work_ahead(ds, ap_rule, threshold)
 
 
@@ -495,6 +496,5 @@ def _rederive(
     )
     ranks = previous.rank_by_row if kept and previous is not None else None
     out = ResultEvaluations(len(res.detections), len(ds.objects), ranks, choice)
-    for view in views:
-        out.add(view)
+    out.add_all(views)
     return out.work_ahead(ds, ap_rule, threshold)

@@ -84,6 +84,38 @@ class ResultEvaluations:
         if not self._ranked:
             self.rank_by_row[ev.order] = np.arange(len(ev.order))
 
+    def add_all(self, views: list[ClassView]) -> None:
+        """``add`` each of ``views`` (one per class; detection classes rank disjoint detection
+        rows), the per-row arrays filled in one step each."""
+        det = [v for v in views if v.evaluation.task == "det"]
+        classes = {v.class_index for v in det}
+        if len(det) < 2 or len(classes) < len(det) or any(v.class_index in self.det for v in det):
+            for view in views:
+                self.add(view)
+            return
+        for view in views:
+            if view.evaluation.task == "cls":
+                self.add(view)
+        evs = [v.evaluation for v in det]
+        order = lay_out(evs)[0]  # (the same ranked detections again: kept, no copy)
+        self.verdict_by_row[order] = np.concatenate([ev.verdict for ev in evs])
+        diagnosed = [v for v in det if v.false_positives is not None]
+        if diagnosed:
+            rows = order if len(diagnosed) == len(det) else None
+            if rows is None:
+                rows = np.concatenate([v.evaluation.order for v in diagnosed])
+            kinds = [v.false_positives.kind for v in diagnosed if v.false_positives is not None]
+            self.fp_kind_by_row[rows] = np.concatenate(kinds)
+        if not self._ranked:
+            self.rank_by_row[order] = np.concatenate([np.arange(len(ev)) for ev in evs])
+        missed = np.concatenate([v.missed for v in det])
+        self.missed[missed[missed < len(self.missed)]] = True
+        for view in det:
+            k = view.class_index
+            self.views[k], self.det[k] = view, view.evaluation
+            if view.false_positives is not None:
+                self.diagnosis[k] = view.false_positives
+
     def missed_at(self, dataset: Dataset, threshold: Thresholds) -> npt.NDArray[np.bool_]:
         """bool (O,): objects missed as drawn at score ``threshold`` (one number or per class;
         ``confusion.missed_at``: no true positive scoring at least that matched them). Kept per
