@@ -70,3 +70,20 @@ def test_nothing_is_installed_once_pyqtgraph_is_imported():
         "print(qt_mirror.install(), qt_mirror.installed())"
     )
     assert _run(code) == "False False"
+
+
+@pytest.mark.skipif(not _copies_whole(), reason="this pyqtgraph fills its mirrors lazily itself")
+def test_a_mirror_asked_before_pyqtgraph_is_imported_has_no_such_attribute():
+    """``getattr(module, "__file__", None)`` over ``sys.modules`` (as hypothesis's pytest plugin
+    does while collecting) must not fail where ``vocviewer.gui`` put the mirrors in place and
+    pyqtgraph is not imported yet."""
+    code = (
+        "import sys, vocviewer.gui\n"
+        "from vocviewer.gui import qt_mirror\n"
+        "assert qt_mirror.installed() and 'pyqtgraph.Qt' not in sys.modules\n"
+        "m = sys.modules['pyqtgraph.Qt.QtCore']\n"
+        "print(getattr(m, '__file__', None), getattr(m, 'QPointF', None), hasattr(m, 'Qt'))\n"
+        "import pyqtgraph.Qt, PySide6.QtCore\n"
+        "print(pyqtgraph.Qt.QtCore.QPointF is PySide6.QtCore.QPointF)"
+    )
+    assert _run(code) == "None None False\nTrue"

@@ -39,7 +39,10 @@ class LazyMirror(types.ModuleType):
         caller = sys._getframe(1)
         if caller.f_code.co_name == "_copy_attrs" and caller.f_globals.get("__name__") == _PACKAGE:
             return True  # ``hasattr(dst, o)`` in the copy: "present" (fetched when used)
-        lib = sys.modules[_PACKAGE].QT_LIB  # (set before pyqtgraph imports its mirrors)
+        package = sys.modules.get(_PACKAGE)
+        lib = getattr(package, "QT_LIB", None)  # (set before pyqtgraph imports its mirrors)
+        if lib is None:  # (asked before pyqtgraph is imported: e.g. a walk over ``sys.modules``)
+            raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r}")
         value = getattr(importlib.import_module(f"{lib}.{self.__name__.rsplit('.', 1)[1]}"), attr)
         setattr(self, attr, value)
         return value
