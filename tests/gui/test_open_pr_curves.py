@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tests.gui.test_consistency import coco_case
+from tests.gui.test_rederive_panes import threads_making_polylines
 
 
 def test_the_first_evaluation_brings_every_class_with_its_pr_curve_worked_out(
@@ -21,14 +22,7 @@ def test_the_first_evaluation_brings_every_class_with_its_pr_curve_worked_out(
     from vocviewer.gui.models.curve_paths import path_of
 
     case = coco_case(tmp_path)
-    threads: list[threading.Thread] = []
-    worked = polylines.pr_polyline
-
-    def traced(*args: Any) -> Any:
-        threads.append(threading.current_thread())
-        return worked(*args)
-
-    monkeypatch.setattr(polylines, "pr_polyline", traced)
+    threads = threads_making_polylines(monkeypatch)
     win = make_window()
     st = win.state
     arrived: list[tuple[Any, bool, bool]] = []  # (evaluation, path kept, polyline kept) on arrival

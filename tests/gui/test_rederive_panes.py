@@ -5,6 +5,7 @@ a kept view's AP_N (``normalised_aps``, kept per evaluation) equals eq. 6 worked
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,21 @@ def settled(win: Any) -> bool:
     waiting = any(d._timer.isActive() for d in win.findChildren(debounce.Debounced))
     queued = turns is not None and bool(turns.queue)
     return win.state.is_idle() and not waiting and not queued and not win.view.overlays_pending()
+
+
+def threads_making_polylines(monkeypatch: Any) -> list[threading.Thread]:
+    """The threads that make a PR polyline from now on (``polylines.pr_polyline`` traced)."""
+    from vocviewer.evaluation import polylines
+
+    threads: list[threading.Thread] = []
+    worked = polylines.pr_polyline
+
+    def traced(*args: Any) -> Any:
+        threads.append(threading.current_thread())
+        return worked(*args)
+
+    monkeypatch.setattr(polylines, "pr_polyline", traced)
+    return threads
 
 
 def busiest_image(win: Any) -> int:
@@ -119,7 +135,7 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
     ``pr_polyline``'s points by the path its curve would build."""
     import threading
 
-    from vocviewer.evaluation import diagnosis_all, pair_overlaps, polylines
+    from vocviewer.evaluation import diagnosis_all, pair_overlaps
     from vocviewer.evaluation.result import pr_polyline
     from vocviewer.gui.models.curve_paths import path_of
 
@@ -143,14 +159,7 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
 
     before = searched()
     assert all(n > 0 for n in before)
-    threads: list[threading.Thread] = []
-    worked = polylines.pr_polyline
-
-    def traced(*args: Any) -> Any:
-        threads.append(threading.current_thread())
-        return worked(*args)
-
-    monkeypatch.setattr(polylines, "pr_polyline", traced)
+    threads = threads_making_polylines(monkeypatch)
     for what, value in (("iou", 0.75), ("area", "small"), ("iou", 0.95)):
         with qtbot.waitSignal(ev.evidence_replaced, timeout=60_000):
             (ev.set_iou if what == "iou" else ev.set_area)(value)
