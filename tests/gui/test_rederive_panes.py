@@ -133,7 +133,6 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
     re-derive searches none), and a re-derive works out every class's PR polyline and its
     path in its worker: the GUI thread works none out, and the All-classes plot draws
     ``pr_polyline``'s points by the path its curve would build."""
-    import threading
 
     from vocviewer.evaluation import diagnosis_all, pair_overlaps
     from vocviewer.evaluation.result import pr_polyline
