@@ -142,7 +142,7 @@ def test_the_workers_work_ahead_what_the_rederive_and_the_pr_plot_read(
     st, ev, pane = win.state, win.state.evaluation, win.pr_pane
     st.select_class(-1)
     qtbot.waitUntil(lambda: settled(win), timeout=60_000)
-    laid = [key for key, _ in diagnosis_all._LAID]
+    laid = diagnosis_all._LAID.keys()
     for evals in st.evaluations:
         orders = [evals.det[k].order for k in sorted(evals.det) if len(evals.det[k].order)]
         assert any(

@@ -31,6 +31,8 @@ drawn
     The one rule for which detections are drawn at a score threshold (``is_drawn``).
 figure_svg
     Precision/recall figures as standalone SVG text (pure strings, no Qt).
+kept_by_identity
+    Columns worked out from given arrays, kept for the last few and found again by those arrays.
 label_errors
     The label-error queue: likely missing annotations, wrong labels, loose boxes, duplicates.
 matching

@@ -36,6 +36,7 @@ from vocviewer.core.dataset import Dataset
 from vocviewer.core.results import ResultSet
 from vocviewer.evaluation.analysis import best_among
 from vocviewer.evaluation.drawn import Thresholds, class_threshold, is_drawn
+from vocviewer.evaluation.kept_by_identity import KeptByIdentity
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 
 IntArray = npt.NDArray[np.int64]
@@ -187,22 +188,19 @@ def missed_at(
     return out
 
 
-#: the last ``_SCORES_KEPT`` ``_laid_scores``: the score arrays each was made of (held: their
-#: ids stay theirs) and their concatenation (the same ranked detections at another IoU
-#: threshold: no new copy)
-_SCORES: list[tuple[tuple[FloatArray, ...], FloatArray]] = []
-_SCORES_KEPT = 2
+#: the last two ``_laid_scores`` by the score arrays each was made of (the same ranked
+#: detections at another IoU threshold: no new copy)
+_SCORES: KeptByIdentity[FloatArray] = KeptByIdentity(2)
 
 
 def _laid_scores(evaluations: list[ClassEvaluation]) -> FloatArray:
     """The scores of ``evaluations`` laid end to end (read-only; kept, ``_SCORES``)."""
-    key = tuple(ev.score for ev in evaluations)
-    for kept, score in _SCORES:
-        if len(kept) == len(key) and all(a is b for a, b in zip(kept, key, strict=True)):
-            return score
-    score = np.concatenate(key)
-    score.flags.writeable = False
-    _SCORES[:] = [(key, score), *_SCORES][:_SCORES_KEPT]
+    key = [ev.score for ev in evaluations]
+    score = _SCORES.get(key)
+    if score is None:
+        score = np.concatenate(key)
+        score.flags.writeable = False
+        _SCORES.put(key, score)
     return score
 
 

@@ -26,6 +26,7 @@ from vocviewer.evaluation.analysis import (
     classify_kinds,
     similarity_group,
 )
+from vocviewer.evaluation.kept_by_identity import KeptByIdentity
 from vocviewer.evaluation.pair_overlaps import Bests, remembered_best_all, searched_by_rank
 from vocviewer.evaluation.result import ClassEvaluation, Verdict
 from vocviewer.kernel import load as load_kernel
@@ -167,11 +168,9 @@ def _searched_by_rank(
     return searched_by_rank(dataset, results, order, cls, similar, plus_one)
 
 
-#: the last ``_LAID_KEPT`` ``laid_out``, newest first: the ``order`` arrays each was made of
-#: (held: their ids stay theirs) and what it gave (the same ranked detections again at another
-#: threshold: no new copies; two: the window's two result sets compared)
-_LAID: list[tuple[tuple[IntArray, ...], tuple[IntArray, IntArray, IntArray]]] = []
-_LAID_KEPT = 2
+#: the last two ``laid_out`` by the ``order`` arrays each was made of (the same ranked
+#: detections again at another threshold: no new copies; two: the window's two result sets)
+_LAID: KeptByIdentity[tuple[IntArray, IntArray, IntArray]] = KeptByIdentity(2)
 
 
 def lay_out(evaluations: Sequence[ClassEvaluation]) -> tuple[IntArray, IntArray, IntArray]:
@@ -193,17 +192,15 @@ def laid_out(
     nonempty = [i for i, o in enumerate(orders) if len(o)]  # (empty ones add no rank)
     orders, images = [orders[i] for i in nonempty], [images[i] for i in nonempty]
     classes = [classes[i] for i in nonempty]
-    key = tuple(orders)
-    for kept, columns in list(_LAID):
-        if len(kept) == len(key) and all(a is b for a, b in zip(kept, key, strict=True)):
-            return columns
+    kept = _LAID.get(orders)
+    if kept is not None:
+        return kept
     cls = np.repeat(np.asarray(classes, dtype=np.int64), [len(o) for o in orders])
     order = np.concatenate(orders).astype(np.int64, copy=False)
     image = np.concatenate(images).astype(np.int64, copy=False)
     for a in (order, image, cls):
         a.flags.writeable = False
-    _LAID[:] = [(key, (order, image, cls)), *_LAID][:_LAID_KEPT]
-    return order, image, cls
+    return _LAID.put(orders, (order, image, cls))
 
 
 _CODES = np.array([Verdict.FP, Verdict.DUPLICATE], dtype=np.int8)
